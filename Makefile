@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: MIT
+# tally — one GNU Makefile, output in build/ (build-asan/ for the sanitized
+# analyzer and unit tests).  `make help` lists the targets.
+
+CC         ?= gcc
+PKG_CONFIG ?= pkg-config
+WERROR     ?= 1
+SANITIZE   ?=
+BUILD      ?= build
+
+PKGS := libelf libdw capstone libprotobuf-c zlib
+ifneq ($(filter-out deps help clean distclean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
+$(error missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev libprotobuf-c-dev zlib1g-dev)
+endif
+endif
+
+# snprintf truncation is deliberate where we use it: gcc's guesses are noise.
+WARN   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wformat=2 -Wvla -Wundef $(if $(filter 1,$(WERROR)),-Werror) \
+          $(if $(findstring clang,$(CC)),,-Wno-format-truncation)
+BASE   := -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer $(WARN) -MMD -MP \
+          -Isrc -Iinclude
+SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-sanitize-recover=all)
+CFLAGS_AN  := $(BASE) $(SANFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LIBS_AN    := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -liberty -lm
+# The collector runs inside the target: PIC, hidden, initial-exec TLS, libc only.
+CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec
+
+# --- sources -------------------------------------------------------------
+FORMAT_RD  := $(wildcard src/format/exp_read*.c src/format/exp_names.c)
+FORMAT_WR  := $(wildcard src/format/exp_write*.c)
+ANALYZER   := $(FORMAT_RD) $(wildcard src/symbols/*.c src/model/*.c src/report/*.c)
+CLI        := $(wildcard src/cli/*.c)
+COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR)
+COLLECTOR_S:= $(wildcard src/collector/*.S)
+MCOUNT     := $(wildcard src/mcount/*.c)
+MCOUNT_S   := $(wildcard src/mcount/*.S)
+UNIT       := $(wildcard tests/unit/test_*.c)
+FUZZ       := $(wildcard tests/fuzz/fuzz_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+pic = $(patsubst %.S,$(BUILD)/pic/%.o,$(patsubst %.c,$(BUILD)/pic/%.o,$(1)))
+
+TALLY      := $(BUILD)/bin/tally
+COLLECTLIB := $(BUILD)/lib/libtally-collector.so
+MCOUNTLIB  := $(BUILD)/lib/libtally-mcount.so
+APILIB     := $(BUILD)/lib/libtally.so
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT))
+
+all: $(TALLY) $(COLLECTLIB) $(APILIB)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_AN) -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COL) -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) -fPIC -c -o $@ $<
+
+$(TALLY): $(call obj,$(CLI) $(ANALYZER))
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS_AN)
+
+$(COLLECTLIB): $(call pic,$(COLLECTOR) $(COLLECTOR_S)) src/collector/collector.map
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -Wl,--version-script=src/collector/collector.map \
+	    -Wl,-soname,libtally-collector.so -o $@ $(call pic,$(COLLECTOR) $(COLLECTOR_S)) -ldl -pthread
+
+$(MCOUNTLIB): $(call pic,$(MCOUNT) $(MCOUNT_S)) src/mcount/mcount.map $(COLLECTLIB)
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -Wl,--version-script=src/mcount/mcount.map \
+	    -Wl,-soname,libtally-mcount.so -o $@ $(call pic,$(MCOUNT) $(MCOUNT_S)) \
+	    -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN'
+
+$(APILIB): $(COLLECTLIB)
+	@mkdir -p $(@D)
+	ln -sf libtally-collector.so $@
+
+# Unit tests link the analyzer objects, or the collector's, as they need.
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(call pic,$(COLLECTOR) $(COLLECTOR_S))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER)) \
+	    $(if $(findstring test_col,$@),$(call pic,$(COLLECTOR) $(COLLECTOR_S)) -ldl -pthread) $(LIBS_AN)
+
+tests: all $(UNIT_BINS)
+
+# --- the README's commands ------------------------------------------------
+deps:
+	@scripts/install-deps.sh test
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined build-asan/bin/tally unit-asan
+	@tests/run.sh build build-asan
+
+check-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined build-asan/bin/tally unit-asan
+	@tests/run.sh --unit-only build-asan
+
+unit-asan: $(UNIT_BINS)
+
+bench: deps
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh
+
+# libFuzzer targets over the experiment reader (clang).
+fuzz: deps
+	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz SANITIZE=fuzzer-no-link,address,undefined fuzzers
+	@tests/fuzz/run.sh build-fuzz
+
+fuzzers: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ))
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(call obj,$(ANALYZER))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_AN) -fsanitize=fuzzer -o $@ $^ $(LIBS_AN)
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+help:
+	@echo "make [all] | demo | check | check-asan | bench | fuzz | clean"
+
+.PHONY: all tests deps demo check check-asan unit-asan bench fuzz fuzzers clean help
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli.h — the `tally` subcommands and what they share.
+ *
+ * main.c dispatches `tally CMD ARGS...` to cmd_CMD (like perf.c's command
+ * table).  Only src/cli/ exits; the commands return the process exit status:
+ *   0 success, 1 some input was bad but a result was produced,
+ *   2 fatal error (a one-line message was printed), 64 usage error;
+ * `tally record` returns the target's status instead (128+N for signal N,
+ * 126/127 when it could not be run).
+ */
+#ifndef TALLY_CLI_H
+#define TALLY_CLI_H
+
+#include <stdbool.h>
+
+#define CLI_OK 0
+#define CLI_PARTIAL 1
+#define CLI_FATAL 2
+#define CLI_USAGE 64
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* Print "tally CMD: message" on stderr (one line). */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Directory holding libtally-*.so, next to the tally binary. */
+const char *cli_lib_dir(void);
+
+/* Flush and check stdout; returns CLI_FATAL (with a message) if it failed. */
+int cli_finish_stdout(const char *cmd, int rc);
+
+#endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_target.c — can `tally record` run and profile this program?
+ *
+ * Resolves the program as execvp would (PATH search), and tells the shell's
+ * answers (127 not found, 126 not executable) and the cases where preloading
+ * cannot work: a statically linked executable (no PT_INTERP) and a set-user-
+ * or set-group-ID program, for which the dynamic loader ignores LD_PRELOAD.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli_target.h"
+
+static int check_file(const char *path, struct cli_target *t)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		snprintf(t->why, sizeof(t->why), "%s", strerror(errno));
+		return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(t->why, sizeof(t->why), "Is a directory");
+		return 126;
+	}
+	if (access(path, X_OK) != 0) {
+		snprintf(t->why, sizeof(t->why), "%s", strerror(errno));
+		return 126;
+	}
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		snprintf(t->why, sizeof(t->why),
+			 "set-user-ID or set-group-ID program: the loader ignores LD_PRELOAD for it, "
+			 "so it cannot be profiled (run a copy without the bit)");
+		return 126;
+	}
+	return 0;
+}
+
+/* 1 if `path` is an ELF executable without PT_INTERP, 0 if not (or not ELF). */
+static int is_static_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), res = 0;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 && eh.e_phnum < 4096) {
+		res = 1;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph)) {
+				res = 0;
+				break;
+			}
+			if (ph.p_type == PT_INTERP) {
+				res = 0;
+				break;
+			}
+		}
+		/* A static-PIE or plain static executable has no interpreter;
+		 * a shared library run directly (ET_DYN without PT_INTERP) is
+		 * not something we can preload into either. */
+	}
+	close(fd);
+	return res;
+}
+
+int cli_target_resolve(const char *prog, struct cli_target *t)
+{
+	int rc = 127;
+
+	t->why[0] = 0;
+	if (strchr(prog, '/')) {
+		snprintf(t->path, sizeof(t->path), "%s", prog);
+		rc = check_file(t->path, t);
+	} else {
+		const char *path = getenv("PATH");
+		if (!path || !*path)
+			path = "/usr/local/bin:/usr/bin:/bin";
+		snprintf(t->why, sizeof(t->why), "command not found");
+		for (const char *p = path; ; ) {
+			const char *colon = strchr(p, ':');
+			size_t n = colon ? (size_t)(colon - p) : strlen(p);
+			if (n + strlen(prog) + 2 < sizeof(t->path)) {
+				struct cli_target cand;
+				snprintf(cand.path, sizeof(cand.path), "%.*s%s%s", (int)n, p, n ? "/" : "", prog);
+				int r = check_file(cand.path, &cand);
+				if (r == 0) {
+					*t = cand;
+					rc = 0;
+					break;
+				}
+				if (r == 126 && rc == 127) {   /* found but not runnable */
+					*t = cand;
+					rc = 126;
+				}
+			}
+			if (!colon)
+				break;
+			p = colon + 1;
+		}
+	}
+	if (rc == 0 && is_static_elf(t->path)) {
+		snprintf(t->why, sizeof(t->why),
+			 "statically linked: tally's collector is preloaded into the program and "
+			 "cannot be loaded into a static executable (link it dynamically)");
+		rc = 126;
+	}
+	return rc;
+}

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cmd_record.c — `tally record [OPTIONS] [--] PROGRAM [ARGS...]`.
+ *
+ * Creates the experiment directory, writes the head of its log, runs the
+ * program with the collector preloaded (its own stdin, stdout and stderr),
+ * waits for it, writes how it ended and the CPU time the kernel accounted to
+ * it (wait4's rusage, descendants included) and exits with its status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_target.h"
+#include "format/exp_records.h"
+
+#define CMD "record"
+
+struct record_opts {
+	const char *out;
+	unsigned hz;
+	bool heap, io, follow;
+	long long sync_ns;         /* -1 off, -2 calibrate */
+	unsigned frames;
+};
+
+static pid_t child_pid;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
+		"  -o EXP            experiment directory (default tally.N.exp, first unused N)\n"
+		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off)\n"
+		"  -H                trace heap allocations (heap.bytes, heap.count, heap.leak)\n"
+		"  -s [NS]           trace synchronization waits longer than NS ns (default: calibrated)\n"
+		"  -i                trace I/O calls (io.bytes, io.time, io.count)\n"
+		"  --follow=all|none follow descendant processes into sub-experiments (default all)\n"
+		"  --frames N        deepest stack recorded (default and maximum %d)\n"
+		"Environment passed to the program: LD_PRELOAD (the collector), TALLY_EXP,\n"
+		"TALLY_OPTIONS, TALLY_ROOT, TALLY_LINEAGE, TALLY_PID; TALLY_LIB_DIR overrides\n"
+		"where tally finds libtally-collector.so.\n",
+		EXP_MAX_FRAMES);
+}
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* Parse "-s [NS]": an optional duration such as 1000, 5us, 2ms. */
+static bool parse_duration_ns(const char *s, long long *ns)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+
+	if (end == s || v < 0)
+		return false;
+	if (!*end || !strcmp(end, "ns"))
+		*ns = v;
+	else if (!strcmp(end, "us"))
+		*ns = v * 1000;
+	else if (!strcmp(end, "ms"))
+		*ns = v * 1000000;
+	else
+		return false;
+	return true;
+}
+
+static int make_experiment_dir(const char *out, char *path, size_t len)
+{
+	if (out) {
+		snprintf(path, len, "%s", out);
+		if (mkdir(path, 0755) != 0) {
+			if (errno == EEXIST)
+				cli_error(CMD, "%s: already exists (remove it, or choose another -o name)", path);
+			else
+				cli_error(CMD, "%s: cannot create the experiment: %s", path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	for (int n = 1; n < 100000; n++) {
+		snprintf(path, len, "tally.%d.exp", n);
+		if (mkdir(path, 0755) == 0)
+			return 0;
+		if (errno != EEXIST) {
+			cli_error(CMD, "%s: cannot create the experiment: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	cli_error(CMD, "no unused name tally.N.exp in this directory");
+	return -1;
+}
+
+static void log_line(FILE *log, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void log_line(FILE *log, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(log, "%s: ", key);
+	va_start(ap, fmt);
+	vfprintf(log, fmt, ap);
+	va_end(ap);
+	fputc('\n', log);
+}
+
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void write_log_head(const char *dir, const struct record_opts *o,
+			   const struct cli_target *t, int argc, char **argv)
+{
+	char path[PATH_MAX + 16], host[256] = "", when[64];
+	struct utsname u;
+	time_t now = time(NULL);
+
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	FILE *log = fopen(path, "a");
+	if (!log)
+		return;
+	gethostname(host, sizeof(host) - 1);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	log_line(log, "tally.format", "%d", EXP_FORMAT_VERSION);
+	log_line(log, "target", "%s", t->path);
+	fprintf(log, "command:");
+	for (int i = 0; i < argc; i++)
+		fprintf(log, " %s", argv[i]);
+	fputc('\n', log);
+	log_line(log, "host", "%s", host);
+	if (uname(&u) == 0)
+		log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+	log_line(log, "start", "%s", when);
+	log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)now_ns(CLOCK_MONOTONIC));
+	log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d follow=%s frames=%u", o->hz,
+		 o->heap, o->sync_ns, o->io, o->follow ? "all" : "none", o->frames);
+	fclose(log);
+}
+
+static void write_log_end(const char *dir, int status, const struct rusage *ru, uint64_t wall_ns)
+{
+	char path[PATH_MAX + 16], when[64];
+	time_t now = time(NULL);
+
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	FILE *log = fopen(path, "a");
+	if (!log)
+		return;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	log_line(log, "end", "%s", when);
+	log_line(log, "record.end.mono_ns", "%llu", (unsigned long long)now_ns(CLOCK_MONOTONIC));
+	log_line(log, "wall_ns", "%llu", (unsigned long long)wall_ns);
+	if (WIFEXITED(status))
+		log_line(log, "exit.status", "%d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		log_line(log, "exit.signal", "%d %s%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 WCOREDUMP(status) ? " (core dumped)" : "");
+	log_line(log, "rusage.user_ns", "%llu",
+		 (unsigned long long)ru->ru_utime.tv_sec * 1000000000ull + (unsigned long long)ru->ru_utime.tv_usec * 1000ull);
+	log_line(log, "rusage.sys_ns", "%llu",
+		 (unsigned long long)ru->ru_stime.tv_sec * 1000000000ull + (unsigned long long)ru->ru_stime.tv_usec * 1000ull);
+	log_line(log, "rusage.maxrss_kb", "%ld", ru->ru_maxrss);
+	fclose(log);
+}
+
+/* LD_PRELOAD for the child: our libraries first, then what was there. */
+static int build_preload(char *buf, size_t len)
+{
+	const char *dir = cli_lib_dir();
+	const char *old = getenv("LD_PRELOAD");
+	char col[PATH_MAX], mc[PATH_MAX], rcol[PATH_MAX], rmc[PATH_MAX];
+
+	snprintf(col, sizeof(col), "%s/libtally-collector.so", dir);
+	snprintf(mc, sizeof(mc), "%s/libtally-mcount.so", dir);
+	if (!realpath(col, rcol)) {
+		cli_error(CMD, "%s: %s (is tally installed? TALLY_LIB_DIR names its lib directory)",
+			  col, strerror(errno));
+		return -1;
+	}
+	int n = snprintf(buf, len, "%s", rcol);
+	if (realpath(mc, rmc))
+		n += snprintf(buf + n, len - (size_t)n, " %s", rmc);
+	if (old && *old)
+		n += snprintf(buf + n, len - (size_t)n, " %s", old);
+	return (size_t)n < len ? 0 : -1;
+}
+
+static void remove_experiment(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	static const char *const names[] = { "log.txt", "counters.dat", "samples.dat", "stacks.dat",
+					     "maps.dat", "threads.dat", "heap.dat", "sync.dat",
+					     "io.dat", "arcs.dat" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "heap", no_argument, NULL, 'H' },
+		{ "sync", optional_argument, NULL, 's' },
+		{ "io", no_argument, NULL, 'i' },
+		{ "follow", required_argument, NULL, 'f' },
+		{ "frames", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+
+	o->hz = 1000;
+	o->sync_ns = -1;
+	o->follow = true;
+	o->frames = EXP_MAX_FRAMES;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:F:Hsih", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 'F':
+			o->hz = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || o->hz > 100000) {
+				cli_error(CMD, "-F %s: expected a rate in Hz, 0..100000", optarg);
+				return -1;
+			}
+			break;
+		case 'H': o->heap = true; break;
+		case 'i': o->io = true; break;
+		case 's':
+			o->sync_ns = -2;
+			if (optarg) {
+				if (!parse_duration_ns(optarg, &o->sync_ns)) {
+					cli_error(CMD, "--sync=%s: expected a duration (1000, 5us, 2ms)", optarg);
+					return -1;
+				}
+			} else if (optind < argc && parse_duration_ns(argv[optind], &o->sync_ns)) {
+				optind++;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "all"))
+				o->follow = true;
+			else if (!strcmp(optarg, "none"))
+				o->follow = false;
+			else {
+				cli_error(CMD, "--follow=%s: expected all or none", optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			o->frames = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || o->frames < 1 || o->frames > EXP_MAX_FRAMES) {
+				cli_error(CMD, "--frames %s: expected 1..%d", optarg, EXP_MAX_FRAMES);
+				return -1;
+			}
+			break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind >= argc) {
+		cli_error(CMD, "no program to run (tally record [OPTIONS] -- PROGRAM [ARGS...])");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { 0 };
+	struct cli_target target;
+	char dir[PATH_MAX], absdir[PATH_MAX], preload[3 * PATH_MAX], options[256];
+
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? cli_finish_stdout(CMD, CLI_OK) : CLI_USAGE;
+	char **prog = argv + optind;
+	int nprog = argc - optind;
+
+	rc = cli_target_resolve(prog[0], &target);
+	if (rc) {
+		cli_error(CMD, "%s: %s", prog[0], target.why);
+		return rc;
+	}
+	if (build_preload(preload, sizeof(preload)) != 0)
+		return CLI_FATAL;
+	if (make_experiment_dir(o.out, dir, sizeof(dir)) != 0)
+		return CLI_FATAL;
+	if (!realpath(dir, absdir)) {
+		cli_error(CMD, "%s: %s", dir, strerror(errno));
+		return CLI_FATAL;
+	}
+	write_log_head(dir, &o, &target, nprog, prog);
+	snprintf(options, sizeof(options), "hz=%u,heap=%d,sync=%lld,io=%d,follow=%d,frames=%u",
+		 o.hz, o.heap, o.sync_ns, o.io, o.follow, o.frames);
+
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		cli_error(CMD, "pipe: %s", strerror(errno));
+		return CLI_FATAL;
+	}
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	fflush(NULL);
+	child_pid = fork();
+	if (child_pid < 0) {
+		cli_error(CMD, "fork: %s", strerror(errno));
+		return CLI_FATAL;
+	}
+	if (child_pid == 0) {
+		close(pipefd[0]);
+		setenv("LD_PRELOAD", preload, 1);
+		setenv("TALLY_EXP", absdir, 1);
+		setenv("TALLY_OPTIONS", options, 1);
+		unsetenv("TALLY_ROOT");
+		unsetenv("TALLY_PID");
+		unsetenv("TALLY_LINEAGE");
+		execv(target.path, prog);
+		int e = errno;
+		if (write(pipefd[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(pipefd[1]);
+	int exec_errno = 0;
+	ssize_t got;
+	do
+		got = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+	while (got < 0 && errno == EINTR);
+	close(pipefd[0]);
+
+	/* The terminal's ^C and ^\ reach the program directly; we wait for it
+	 * to decide what they mean.  Signals sent to tally alone go on to it. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, forward_signal);
+	signal(SIGHUP, forward_signal);
+	signal(SIGUSR1, forward_signal);
+	signal(SIGUSR2, forward_signal);
+
+	int status = 0;
+	struct rusage ru;
+	while (wait4(child_pid, &status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			cli_error(CMD, "wait4: %s", strerror(errno));
+			return CLI_FATAL;
+		}
+	}
+	if (got == sizeof(exec_errno)) {
+		cli_error(CMD, "%s: %s", prog[0], strerror(exec_errno));
+		remove_experiment(dir);
+		return exec_errno == ENOENT ? 127 : 126;
+	}
+	write_log_end(dir, status, &ru, now_ns(CLOCK_MONOTONIC) - t0);
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "tally record: %s was killed by signal %d (%s); experiment in %s\n",
+			prog[0], WTERMSIG(status), strsignal(WTERMSIG(status)), dir);
+		return 128 + WTERMSIG(status);
+	}
+	fprintf(stderr, "tally record: experiment in %s\n", dir);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FATAL;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_descend.c — descendants write sub-experiments inside the founder's
+ * experiment, named as in the Sun seed: `_f1.exp` for a process's first fork,
+ * `_f1_x1.exp` when that child execs.
+ *
+ * Every collecting process publishes in its environment where it writes
+ * (TALLY_EXP, TALLY_LINEAGE, TALLY_PID; TALLY_ROOT is the founder's
+ * directory).  A new image reading them knows what it is:
+ *   - no TALLY_PID: the founder, started by `tally record`;
+ *   - TALLY_PID is its own pid: the process exec'd: LINEAGE_xN;
+ *   - another pid: a child that exec'd without passing through fork() in the
+ *     parent (posix_spawn, system, popen, vfork): LINEAGE_fN_x1.
+ * A fork() child is handled by the pthread_atfork child handler: LINEAGE_fN.
+ * N comes from the parent experiment's counters.dat (EXP_CTR_FORKS/EXECS),
+ * shared memory across processes, so concurrent children never collide.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/col_descend.h"
+#include "collector/col_internal.h"
+#include "collector/col_objects.h"
+#include "collector/col_sys.h"
+
+/* Take the next number from the counter `c` of the experiment in `dir`. */
+static uint64_t bump_counter(const char *dir, enum exp_counter c)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/counters.dat", dir);
+	int fd = col_sys_openat(AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 1;
+	void *p = mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	col_sys_close(fd);
+	if (p == MAP_FAILED)
+		return 1;
+	_Atomic uint64_t *ctr = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
+	uint64_t n = atomic_fetch_add(&ctr[c], 1) + 1;
+	munmap(p, EXP_COUNTERS_BYTES);
+	return n;
+}
+
+static void publish_env(void)
+{
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
+	setenv("TALLY_ROOT", col_proc.root, 1);
+	setenv("TALLY_EXP", col_proc.dir, 1);
+	setenv("TALLY_LINEAGE", col_proc.lineage, 1);
+	setenv("TALLY_PID", pid, 1);
+}
+
+/* Set col_proc.lineage to `parent` + `suffix` and create the directory. */
+static int make_descendant_dir(const char *parent, const char *suffix)
+{
+	if (snprintf(col_proc.lineage, sizeof(col_proc.lineage), "%s%s", parent, suffix) >=
+	    (int)sizeof(col_proc.lineage))
+		return -1;
+	if (snprintf(col_proc.dir, sizeof(col_proc.dir), "%s/%s.exp", col_proc.root,
+		     col_proc.lineage) >= (int)sizeof(col_proc.dir))
+		return -1;
+	if (mkdir(col_proc.dir, 0755) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int col_descend_place(const char *env_dir)
+{
+	const char *root = getenv("TALLY_ROOT");
+	const char *writer = getenv("TALLY_PID");
+	const char *lineage = getenv("TALLY_LINEAGE");
+	char suffix[64];
+
+	snprintf(col_proc.root, sizeof(col_proc.root), "%s", root && *root ? root : env_dir);
+	if (!writer || !*writer) {
+		snprintf(col_proc.dir, sizeof(col_proc.dir), "%s", env_dir);
+		col_proc.lineage[0] = 0;
+	} else {
+		char parent[256];
+		snprintf(parent, sizeof(parent), "%s", lineage ? lineage : "");
+		if (atoi(writer) == (int)col_proc.pid)
+			snprintf(suffix, sizeof(suffix), "_x%llu",
+				 (unsigned long long)bump_counter(env_dir, EXP_CTR_EXECS));
+		else
+			snprintf(suffix, sizeof(suffix), "_f%llu_x1",
+				 (unsigned long long)bump_counter(env_dir, EXP_CTR_FORKS));
+		if (make_descendant_dir(parent, suffix) != 0)
+			return -1;
+	}
+	publish_env();
+	return 0;
+}
+
+static void close_files(void)
+{
+	for (int i = 0; i < EXP_FILE_COUNT_; i++)
+		exp_writer_close(&col_proc.file[i]);
+	if (col_proc.log_fd >= 0)
+		col_sys_close(col_proc.log_fd);
+	if (col_proc.dirfd >= 0)
+		col_sys_close(col_proc.dirfd);
+	col_proc.log_fd = col_proc.dirfd = -1;
+}
+
+static void on_fork_child(void)
+{
+	char parent[256], suffix[32];
+
+	if (!col_proc.active)
+		return;
+	col_thread_reset_after_fork();
+	uint64_t n = atomic_fetch_add(&col_proc.counters[EXP_CTR_FORKS], 1) + 1;
+	close_files();
+	col_proc.counters = NULL;
+	col_proc.pid = getpid();
+	col_proc.start_ns = col_now_ns_sigsafe();
+	if (!col_proc.opt.follow) {
+		col_proc.active = false;
+		unsetenv("TALLY_EXP");
+		return;
+	}
+	snprintf(parent, sizeof(parent), "%s", col_proc.lineage);
+	snprintf(suffix, sizeof(suffix), "_f%llu", (unsigned long long)n);
+	if (make_descendant_dir(parent, suffix) != 0 || col_open_experiment() != 0) {
+		col_proc.active = false;
+		unsetenv("TALLY_EXP");
+		return;
+	}
+	col_stacks_init();
+	publish_env();
+	col_thread_attach(0, 0);
+	col_log_start("fork");
+	col_objects_reset_after_fork();
+}
+
+void col_descend_install(void)
+{
+	static int done;
+
+	if (!done++)
+		pthread_atfork(NULL, NULL, on_fork_child);
+}

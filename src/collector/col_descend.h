@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_descend.h — following descendant processes into sub-experiments.
+ */
+#ifndef TALLY_COL_DESCEND_H
+#define TALLY_COL_DESCEND_H
+
+/* Decide where this process writes, from the environment it inherited, and
+ * create that directory: the founder writes `env_dir`; an exec'd image or a
+ * spawned child writes ROOT/LINEAGE.exp.  Publishes TALLY_* for children.
+ * Returns 0, or -1 to stay inactive. */
+int col_descend_place(const char *env_dir);
+
+/* Register the fork handlers (once). */
+void col_descend_install(void);
+
+/* col_init.c: open this process's files in col_proc.dir; log who we are. */
+int col_open_experiment(void);
+void col_log_start(const char *created_by);
+
+#endif

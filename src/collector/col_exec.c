@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_exec.c — the exec family, interposed so that an exec is safe and noted.
+ *
+ * A profiling signal raised while execve runs would stay pending across it
+ * and kill the new image, whose handlers are reset to the default: so before
+ * the real call we stop the calling thread's clock and drain any SIGPROF of
+ * ours that is pending; if the exec fails, the clock starts again.  The log
+ * notes each exec, and says when the new program is statically linked or
+ * set-user-ID, where the collector cannot follow (its sub-experiment will be
+ * missing).  The variadic execl* forms are rebuilt as argument vectors.
+ * Called from any thread of the target, never from a signal handler.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/col_internal.h"
+#include "collector/col_sys.h"
+
+/* Why `path` will not run with the collector, or NULL if it will (as far as
+ * we can tell without resolving a PATH search). */
+static const char *unprofilable(const char *path)
+{
+	struct stat st;
+	Elf64_Ehdr eh;
+
+	if (!path || stat(path, &st) != 0)
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		return "set-user-ID: not profiled";
+	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	const char *why = NULL;
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+	    eh.e_phnum < 512) {
+		why = "statically linked: not profiled";
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph) || ph.p_type == PT_INTERP) {
+				why = NULL;
+				break;
+			}
+		}
+	}
+	col_sys_close(fd);
+	return why;
+}
+
+/* Quiesce our clock in this thread before the image goes away. */
+static void before_exec(const char *path)
+{
+	char line[1100];
+	const char *why;
+	sigset_t prof, old;
+	struct timespec zero = { 0, 0 };
+
+	col_ensure_init();
+	if (!col_proc.active)
+		return;
+	why = unprofilable(path);
+	snprintf(line, sizeof(line), "%s%s%s", path ? path : "?", why ? ": " : "", why ? why : "");
+	col_log_sigsafe("exec", line);
+	struct col_thread *t = col_thread_self_sigsafe();
+	if (t)
+		col_clock_stop(t);
+	sigemptyset(&prof);
+	sigaddset(&prof, COL_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &prof, &old);
+	siginfo_t si;
+	while (sigtimedwait(&prof, &si, &zero) == COL_SIGNAL) {
+		/* A drained signal that was the target's own goes to its handler. */
+		if (si.si_code != POLL_HUP && si.si_code != POLL_IN &&
+		    !(si.si_code == SI_TIMER && si.si_value.sival_ptr == &col_proc))
+			col_signal_forward(COL_SIGNAL, &si, NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The exec failed: this image goes on, and so does its profile. */
+static int after_failed_exec(int rc)
+{
+	int e = errno;
+	struct col_thread *t = col_thread_self_sigsafe();
+
+	if (col_proc.active && t) {
+		col_log_sigsafe("exec.failed", strerror(e));
+		t->last_cpu_ns = 0;
+		col_clock_start(t);
+		if (t->perf_fd < 0 && !t->has_timer)
+			col_log_sigsafe("warning", "sampling clock not restarted after a failed exec");
+	}
+	errno = e;
+	return rc;
+}
+
+#define REAL(name)                                                           \
+	static __typeof__(&name) real_##name;                                \
+	if (!real_##name)                                                    \
+		real_##name = (__typeof__(&name))col_real(#name)
+
+COL_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	REAL(execve);
+	before_exec(path);
+	return after_failed_exec(real_execve(path, argv, envp));
+}
+
+COL_API int execv(const char *path, char *const argv[])
+{
+	REAL(execv);
+	before_exec(path);
+	return after_failed_exec(real_execv(path, argv));
+}
+
+COL_API int execvp(const char *file, char *const argv[])
+{
+	REAL(execvp);
+	before_exec(file);
+	return after_failed_exec(real_execvp(file, argv));
+}
+
+COL_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	REAL(execvpe);
+	before_exec(file);
+	return after_failed_exec(real_execvpe(file, argv, envp));
+}
+
+COL_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	REAL(fexecve);
+	(void)argv;
+	before_exec("(fexecve)");
+	return after_failed_exec(real_fexecve(fd, argv, envp));
+}
+
+/* The arguments of execl* after `arg0`, as a vector (malloc'd; freed only if
+ * the exec fails, like the rest of a failed image's state).  `envp`, if not
+ * NULL, receives the pointer after the terminating NULL (execle). */
+static char **collect_args(const char *arg0, va_list ap, char *const **envp)
+{
+	va_list count;
+	size_t n = 1;
+
+	va_copy(count, ap);
+	while (va_arg(count, char *))
+		n++;
+	va_end(count);
+	char **argv = malloc((n + 1) * sizeof(*argv));
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char *const *);
+	return argv;
+}
+
+COL_API int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int rc = execv(path, argv);
+	free(argv);
+	return rc;
+}
+
+COL_API int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int rc = execvp(file, argv);
+	free(argv);
+	return rc;
+}
+
+COL_API int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char *const *envp;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, &envp);
+	va_end(ap);
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int rc = execve(path, argv, envp);
+	free(argv);
+	return rc;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_objects.c — the load-object map over time, and the unwinder's view of
+ * the loaded objects (see col_objects.h).
+ *
+ * Called at start-up, from the dlopen/dlclose interposers below, at thread
+ * creation and after fork; never from a signal handler.  A scan walks
+ * dl_iterate_phdr, compares with the previous scan, writes MAP records for new
+ * executable segments and UNMAP records for vanished ones, and publishes a new
+ * sorted snapshot for the handler.  A spinlock serializes scans.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/col_internal.h"
+#include "collector/col_objects.h"
+
+#define MAX_SEGMENTS 8192
+
+/* One executable segment as found by a scan. */
+struct seen {
+	struct col_object o;
+	uint64_t name_hash;
+	uint32_t flags;               /* EXP_MAP_* */
+	uint8_t build_id[EXP_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	char path[512];
+};
+
+static _Atomic(const struct col_object_set *) current;
+static atomic_flag scan_lock = ATOMIC_FLAG_INIT;
+static struct seen *known, *scratch;   /* previous scan, this scan */
+static uint32_t nknown, nscratch;
+static uint64_t last_scan_ns, generation;
+static bool vdso_archived;
+
+const struct col_object_set *col_objects_current_sigsafe(void)
+{
+	return atomic_load_explicit(&current, memory_order_acquire);
+}
+
+const struct col_object *col_objects_find_sigsafe(const struct col_object_set *s, uint64_t pc)
+{
+	uint32_t lo = 0, hi = s ? s->n : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (pc < s->obj[mid].text_lo)
+			hi = mid;
+		else if (pc >= s->obj[mid].text_hi)
+			lo = mid + 1;
+		else
+			return &s->obj[mid];
+	}
+	return NULL;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+static void read_build_id(const struct dl_phdr_info *info, struct seen *s)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+		while (end - p >= 12) {
+			ElfW(Nhdr) nh;
+			memcpy(&nh, p, sizeof(nh));
+			size_t name = (nh.n_namesz + 3) & ~3u, desc = (nh.n_descsz + 3) & ~3u;
+			if ((size_t)(end - p) < 12 + name + desc)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp(p + 12, "GNU", 4) == 0) {
+				s->build_id_len = nh.n_descsz > EXP_BUILD_ID_MAX ? EXP_BUILD_ID_MAX
+										  : (uint8_t)nh.n_descsz;
+				memcpy(s->build_id, p + 12 + name, s->build_id_len);
+				return;
+			}
+			p += 12 + name + desc;
+		}
+	}
+}
+
+/* Locate .eh_frame_hdr's search table; leaves fde_table NULL if unusable. */
+static void read_eh_frame_hdr(const struct dl_phdr_info *info, struct col_object *o)
+{
+	const ElfW(Phdr) *hdr_ph = NULL;
+
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			hdr_ph = &info->dlpi_phdr[i];
+	if (!hdr_ph || hdr_ph->p_memsz < 12)
+		return;
+	const uint8_t *h = (const uint8_t *)(info->dlpi_addr + hdr_ph->p_vaddr);
+	/* version 1, eh_frame_ptr encoding, fde_count encoding, table encoding */
+	if (h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
+		return;
+	int32_t eh_frame_rel;
+	memcpy(&eh_frame_rel, h + 4, 4);
+	uint64_t eh_frame;
+	if (h[1] == 0x1b)                  /* pcrel sdata4 */
+		eh_frame = (uint64_t)(uintptr_t)(h + 4) + (uint64_t)(int64_t)eh_frame_rel;
+	else if (h[1] == 0x3b)             /* datarel sdata4 */
+		eh_frame = (uint64_t)(uintptr_t)h + (uint64_t)(int64_t)eh_frame_rel;
+	else
+		return;
+	uint32_t count;
+	memcpy(&count, h + 8, 4);
+	if ((uint64_t)count * 8 > hdr_ph->p_memsz - 12)
+		return;
+	/* The readable segment holding .eh_frame bounds every CFI read. */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && eh_frame >= lo && eh_frame < hi) {
+			o->ro_lo = lo;
+			o->ro_hi = hi;
+		}
+	}
+	if (!o->ro_hi || (uint64_t)(uintptr_t)h < o->ro_lo || (uint64_t)(uintptr_t)h >= o->ro_hi)
+		return;
+	o->eh_hdr = h;
+	o->fde_table = h + 12;
+	o->fde_count = count;
+}
+
+static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char name[64] = "archive/";
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info->dlpi_addr;
+
+	if (vdso_archived || !s->build_id_len || col_proc.lineage[0])
+		return;
+	vdso_archived = true;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return;
+	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size > (1u << 20))
+		return;
+	int n = 8;
+	for (int i = 0; i < s->build_id_len; i++) {
+		name[n++] = hex[s->build_id[i] >> 4];
+		name[n++] = hex[s->build_id[i] & 15];
+	}
+	name[n] = 0;
+	mkdirat(col_proc.dirfd, "archive", 0755);
+	int fd = openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, eh, size) != (ssize_t)size)
+		col_log_sigsafe("warning", "could not archive the vDSO");
+	close(fd);
+}
+
+static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	struct seen base;
+	memset(&base, 0, sizeof(base));
+	base.o.bias = info->dlpi_addr;
+
+	const char *name = info->dlpi_name;
+	if (!name || !name[0]) {
+		/* dl_iterate_phdr names the executable "". */
+		ssize_t n = readlink("/proc/self/exe", base.path, sizeof(base.path) - 1);
+		base.path[n > 0 ? n : 0] = 0;
+		base.flags = EXP_MAP_MAIN;
+	} else if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0) {
+		strcpy(base.path, "[vdso]");
+		base.flags = EXP_MAP_VDSO;
+	} else if (name[0] != '/' && realpath(name, base.path)) {
+		/* relative dlopen path, made absolute */
+	} else {
+		strncpy(base.path, name, sizeof(base.path) - 1);
+	}
+	read_build_id(info, &base);
+	read_eh_frame_hdr(info, &base.o);
+	base.name_hash = hash_str(base.path);
+	if (base.flags & EXP_MAP_VDSO)
+		archive_vdso(info, &base);
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || nscratch >= MAX_SEGMENTS)
+			continue;
+		struct seen *s = &scratch[nscratch++];
+		*s = base;
+		s->o.text_lo = info->dlpi_addr + ph->p_vaddr;
+		s->o.text_hi = s->o.text_lo + ph->p_memsz;
+	}
+	return 0;
+}
+
+static bool same(const struct seen *a, const struct seen *b)
+{
+	return a->o.text_lo == b->o.text_lo && a->o.text_hi == b->o.text_hi &&
+	       a->o.bias == b->o.bias && a->name_hash == b->name_hash;
+}
+
+static void write_map(struct col_thread *t, const struct seen *s, uint64_t time_ns)
+{
+	union {
+		struct exp_map m;
+		char buf[sizeof(struct exp_map) + sizeof(s->path) + 8];
+	} u;
+	size_t plen = strlen(s->path) + 1;
+	uint32_t len = (uint32_t)((sizeof(struct exp_map) + plen + 7) & ~(size_t)7);
+
+	memset(&u, 0, len);
+	u.m.flags = s->flags;
+	u.m.time_ns = time_ns;
+	u.m.start = s->o.text_lo;
+	u.m.end = s->o.text_hi;
+	u.m.bias = s->o.bias;
+	u.m.build_id_len = s->build_id_len;
+	memcpy(u.m.build_id, s->build_id, s->build_id_len);
+	memcpy(u.m.path, s->path, plen);
+	col_write_sigsafe(t, EXP_FILE_MAPS, EXP_REC_MAP, &u, len);
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	return x->o.text_lo < y->o.text_lo ? -1 : x->o.text_lo > y->o.text_lo;
+}
+
+static void publish(void)
+{
+	struct col_object_set *set = col_alloc(sizeof(*set) + nknown * sizeof(struct col_object));
+	uint64_t self = (uint64_t)(uintptr_t)&col_objects_init;
+
+	if (!set)
+		return;
+	set->generation = ++generation;
+	set->n = nknown;
+	for (uint32_t i = 0; i < nknown; i++) {
+		set->obj[i] = known[i].o;
+		set->obj[i].self = self >= known[i].o.text_lo && self < known[i].o.text_hi;
+	}
+	atomic_store_explicit(&current, set, memory_order_release);
+}
+
+static void scan(uint64_t map_ns, bool record_all)
+{
+	struct col_thread *t = col_enter();
+
+	if (!t)
+		return;      /* nothing could be recorded: keep the old view */
+	while (atomic_flag_test_and_set_explicit(&scan_lock, memory_order_acquire))
+		;
+	if (!known) {
+		known = col_alloc(MAX_SEGMENTS * sizeof(struct seen));
+		scratch = col_alloc(MAX_SEGMENTS * sizeof(struct seen));
+	}
+	if (known && scratch) {
+		uint64_t now = col_now_ns_sigsafe();
+		nscratch = 0;
+		dl_iterate_phdr(scan_one, NULL);
+		qsort(scratch, nscratch, sizeof(*scratch), cmp_seen);
+		{
+			for (uint32_t i = 0; i < nscratch; i++) {
+				bool found = false;
+				for (uint32_t j = 0; j < nknown && !record_all && !found; j++)
+					found = same(&scratch[i], &known[j]);
+				if (!found)
+					write_map(t, &scratch[i], map_ns ? map_ns : last_scan_ns);
+			}
+			for (uint32_t j = 0; j < nknown && !record_all; j++) {
+				bool found = false;
+				for (uint32_t i = 0; i < nscratch && !found; i++)
+					found = same(&scratch[i], &known[j]);
+				if (!found) {
+					struct exp_unmap u = { 0, 0, now, known[j].o.text_lo, known[j].o.text_hi };
+					col_write_sigsafe(t, EXP_FILE_MAPS, EXP_REC_UNMAP, &u, sizeof(u));
+				}
+			}
+		}
+		struct seen *tmp = known;
+		known = scratch;
+		scratch = tmp;
+		nknown = nscratch;
+		last_scan_ns = now;
+		publish();
+	}
+	atomic_flag_clear_explicit(&scan_lock, memory_order_release);
+	col_leave(t);
+}
+
+void col_objects_init(void)
+{
+	scan(col_proc.start_ns, true);
+}
+
+void col_objects_rescan(uint64_t map_ns)
+{
+	scan(map_ns, false);
+}
+
+void col_objects_reset_after_fork(void)
+{
+	atomic_flag_clear(&scan_lock);
+	vdso_archived = true;   /* the founder archived it */
+	scan(col_now_ns_sigsafe(), true);
+}
+
+/* ---- interposers ----------------------------------------------------- */
+
+COL_API void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	if (!real)
+		real = col_real("dlopen");
+	col_ensure_init();
+	uint64_t t0 = col_now_ns_sigsafe();
+	void *h = real(file, mode);
+	if (h && col_proc.active)
+		col_objects_rescan(t0);
+	return h;
+}
+
+COL_API int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	if (!real)
+		real = col_real("dlclose");
+	int rc = real(handle);
+	if (col_proc.active)
+		col_objects_rescan(0);
+	return rc;
+}

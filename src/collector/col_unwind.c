@@ -1,0 +1,813 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_unwind.c — the CFI unwinder (see col_unwind.h).
+ *
+ * Runs in the signal handler and in interposers, in any thread.  For each
+ * frame: look the pc up in the per-thread rule cache; on a miss, find the
+ * object (col_objects snapshot), binary-search its .eh_frame_hdr table for
+ * the FDE, run the CIE and FDE call-frame programs up to the pc, and cache the
+ * resulting row when it has the simple shape (CFA = register + offset,
+ * registers saved at CFA + offset), which is nearly always.  Rows with DWARF
+ * expressions (PLT0, stack realignment) are evaluated each time.  Addresses
+ * without CFI use the frame-pointer chain.  The kernel's signal trampoline
+ * (__restore_rt) is recognized by its bytes, and the interrupted registers are
+ * taken from the ucontext it will restore.
+ *
+ * Every read of .eh_frame is bounded by the object's mapped segment; every
+ * stack read by the thread's stack (or done with process_vm_readv, which
+ * fails instead of faulting).  Sigsafe file: no stdio, malloc or locks.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "collector/col_objects.h"
+#include "collector/col_unwind.h"
+
+enum { UW_SAME, UW_UNDEF, UW_OFFSET, UW_VAL_OFFSET, UW_REGISTER, UW_EXPR, UW_VAL_EXPR };
+enum { UW_RULE_SIMPLE = 1, UW_RULE_END = 2 };
+
+#define UW_CFA_EXPR 0xff          /* cfa_reg value meaning "CFA is cfa_expr" */
+#define UW_SAVE_SAME INT32_MIN    /* col_unwind_rule.save: not saved */
+#define UW_SAVE_UNDEF (INT32_MIN + 1)
+
+/* The registers a cached rule tracks, in col_unwind_rule.save order. */
+static const uint8_t tracked[7] = { UW_RBX, UW_RBP, UW_R12, UW_R13, UW_R14, UW_R15, UW_RIP };
+
+/* ---- memory ------------------------------------------------------------ */
+
+static bool read_mem(const struct col_unwind_ctx *ctx, uint64_t addr, uint64_t *out)
+{
+	if (addr >= ctx->stack_lo && addr <= ctx->stack_hi - 8 && ctx->stack_hi >= 8) {
+		memcpy(out, (const void *)(uintptr_t)addr, 8);
+		return true;
+	}
+	if (addr < 4096)
+		return false;
+	/* Off the known stack (an alternate signal stack, a coroutine): ask the
+	 * kernel, which reports EFAULT instead of delivering SIGSEGV. */
+	struct iovec local = { out, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 8;
+}
+
+/* A bounded cursor over an object's mapped, read-only data. */
+struct rd {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t rd_bytes(struct rd *r, int n)
+{
+	uint64_t v = 0;
+
+	if (r->bad || r->end - r->p < n) {
+		r->bad = true;
+		return 0;
+	}
+	memcpy(&v, r->p, (size_t)n);   /* little-endian host */
+	r->p += n;
+	return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (!r->bad) {
+		if (r->p >= r->end) {
+			r->bad = true;
+			break;
+		}
+		uint8_t b = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b = 0;
+
+	while (!r->bad) {
+		if (r->p >= r->end) {
+			r->bad = true;
+			return 0;
+		}
+		b = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	if (shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
+}
+
+/* A DW_EH_PE-encoded pointer. `datarel` is the .eh_frame_hdr address. */
+static uint64_t rd_ptr(struct rd *r, uint8_t enc, uint64_t datarel)
+{
+	uint64_t at = (uint64_t)(uintptr_t)r->p, v;
+
+	if (enc == 0xff)
+		return 0;
+	switch (enc & 0x0f) {
+	case 0x00: v = rd_bytes(r, 8); break;
+	case 0x01: v = rd_uleb(r); break;
+	case 0x02: v = rd_bytes(r, 2); break;
+	case 0x03: v = rd_bytes(r, 4); break;
+	case 0x04: v = rd_bytes(r, 8); break;
+	case 0x09: v = (uint64_t)rd_sleb(r); break;
+	case 0x0a: v = (uint64_t)(int64_t)(int16_t)rd_bytes(r, 2); break;
+	case 0x0b: v = (uint64_t)(int64_t)(int32_t)rd_bytes(r, 4); break;
+	case 0x0c: v = rd_bytes(r, 8); break;
+	default: r->bad = true; return 0;
+	}
+	switch (enc & 0x70) {
+	case 0x00: break;
+	case 0x10: v += at; break;
+	case 0x30: v += datarel; break;
+	default: r->bad = true; return 0;
+	}
+	return v;   /* DW_EH_PE_indirect (0x80) only occurs for personalities, unused */
+}
+
+/* ---- DWARF expressions --------------------------------------------------- */
+
+/* Evaluate `expr` (uleb length, then ops) with `initial` pushed first (the CFA
+ * for register rules).  Returns false on anything unsupported or unreadable. */
+static bool eval_expr(const struct col_unwind_ctx *ctx, const struct col_object *o,
+		      const uint8_t *expr, const struct col_regs *regs, bool push_initial,
+		      uint64_t initial, uint64_t *out)
+{
+	struct rd r = { expr, (const uint8_t *)(uintptr_t)o->ro_hi, false };
+	uint64_t len = rd_uleb(&r);
+	uint64_t st[16];
+	int sp = 0, steps = 0;
+
+	if (r.bad || len > (uint64_t)(r.end - r.p))
+		return false;
+	r.end = r.p + len;
+	if (push_initial)
+		st[sp++] = initial;
+	while (r.p < r.end && !r.bad) {
+		uint8_t op = (uint8_t)rd_bytes(&r, 1);
+		uint64_t a, b;
+
+		if (++steps > 64)
+			return false;
+		if (op >= 0x70 && op <= 0x7f) {          /* DW_OP_breg0..15 */
+			int reg = op - 0x70;
+			int64_t off = rd_sleb(&r);
+			if (!(regs->valid & (1u << reg)) || sp >= 16)
+				return false;
+			st[sp++] = regs->r[reg] + (uint64_t)off;
+			continue;
+		}
+		if (op >= 0x30 && op <= 0x4f) {          /* DW_OP_lit0..31 */
+			if (sp >= 16)
+				return false;
+			st[sp++] = op - 0x30u;
+			continue;
+		}
+		switch (op) {
+		case 0x92: {                              /* DW_OP_bregx */
+			uint64_t reg = rd_uleb(&r);
+			int64_t off = rd_sleb(&r);
+			if (reg >= UW_NREGS || !(regs->valid & (1u << reg)) || sp >= 16)
+				return false;
+			st[sp++] = regs->r[reg] + (uint64_t)off;
+			continue;
+		}
+		case 0x08: a = rd_bytes(&r, 1); goto push;
+		case 0x09: a = (uint64_t)(int64_t)(int8_t)rd_bytes(&r, 1); goto push;
+		case 0x0a: a = rd_bytes(&r, 2); goto push;
+		case 0x0b: a = (uint64_t)(int64_t)(int16_t)rd_bytes(&r, 2); goto push;
+		case 0x0c: a = rd_bytes(&r, 4); goto push;
+		case 0x0d: a = (uint64_t)(int64_t)(int32_t)rd_bytes(&r, 4); goto push;
+		case 0x0e: case 0x0f: a = rd_bytes(&r, 8); goto push;
+		case 0x10: a = rd_uleb(&r); goto push;
+		case 0x11: a = (uint64_t)rd_sleb(&r); goto push;
+		case 0x12: if (sp < 1) return false; a = st[sp - 1]; goto push;    /* dup */
+		case 0x14: if (sp < 2) return false; a = st[sp - 2]; goto push;    /* over */
+		case 0x13: if (sp < 1) return false; sp--; continue;               /* drop */
+		case 0x16: if (sp < 2) return false;                               /* swap */
+			a = st[sp - 1]; st[sp - 1] = st[sp - 2]; st[sp - 2] = a; continue;
+		case 0x06:                                                         /* deref */
+			if (sp < 1 || !read_mem(ctx, st[sp - 1], &st[sp - 1]))
+				return false;
+			continue;
+		case 0x23: if (sp < 1) return false; st[sp - 1] += rd_uleb(&r); continue;
+		case 0x1f: if (sp < 1) return false; st[sp - 1] = -st[sp - 1]; continue;
+		case 0x20: if (sp < 1) return false; st[sp - 1] = ~st[sp - 1]; continue;
+		case 0x96: continue;                                               /* nop */
+		case 0x1a: case 0x1c: case 0x1e: case 0x21: case 0x22: case 0x24:
+		case 0x25: case 0x27: case 0x29: case 0x2a: case 0x2b: case 0x2c:
+		case 0x2d: case 0x2e:
+			if (sp < 2)
+				return false;
+			b = st[--sp];
+			a = st[sp - 1];
+			switch (op) {
+			case 0x1a: a &= b; break;
+			case 0x1c: a -= b; break;
+			case 0x1e: a *= b; break;
+			case 0x21: a |= b; break;
+			case 0x22: a += b; break;
+			case 0x24: a = b < 64 ? a << b : 0; break;
+			case 0x25: a = b < 64 ? a >> b : 0; break;
+			case 0x27: a ^= b; break;
+			case 0x29: a = a == b; break;
+			case 0x2a: a = (int64_t)a >= (int64_t)b; break;
+			case 0x2b: a = (int64_t)a > (int64_t)b; break;
+			case 0x2c: a = (int64_t)a <= (int64_t)b; break;
+			case 0x2d: a = (int64_t)a < (int64_t)b; break;
+			case 0x2e: a = a != b; break;
+			}
+			st[sp - 1] = a;
+			continue;
+		default:
+			return false;
+		}
+push:
+		if (sp >= 16)
+			return false;
+		st[sp++] = a;
+	}
+	if (r.bad || sp < 1)
+		return false;
+	*out = st[sp - 1];
+	return true;
+}
+
+/* ---- CIE / FDE ----------------------------------------------------------- */
+
+struct cie {
+	uint64_t code_align;
+	int64_t data_align;
+	uint64_t ra_reg;
+	uint8_t fde_enc;
+	bool aug_z;
+	struct rd insns;
+};
+
+/* Read a length-prefixed .eh_frame entry at `p`: returns a cursor over its
+ * body (after the length) or bad. */
+static struct rd entry_at(const struct col_object *o, const uint8_t *p)
+{
+	struct rd r = { p, (const uint8_t *)(uintptr_t)o->ro_hi, false };
+
+	if ((uint64_t)(uintptr_t)p < o->ro_lo) {
+		r.bad = true;
+		return r;
+	}
+	uint64_t len = rd_bytes(&r, 4);
+	if (len == 0xffffffffu)
+		len = rd_bytes(&r, 8);
+	if (r.bad || len == 0 || len > (uint64_t)(r.end - r.p)) {
+		r.bad = true;
+		return r;
+	}
+	r.end = r.p + len;
+	return r;
+}
+
+static bool parse_cie(const struct col_object *o, const uint8_t *p, struct cie *c)
+{
+	struct rd r = entry_at(o, p);
+	char aug[8];
+	int n = 0;
+
+	if (r.bad || rd_bytes(&r, 4) != 0)          /* CIE id is 0 in .eh_frame */
+		return false;
+	uint8_t version = (uint8_t)rd_bytes(&r, 1);
+	if (version != 1 && version != 3)
+		return false;
+	while (!r.bad) {
+		uint8_t ch = (uint8_t)rd_bytes(&r, 1);
+		if (ch == 0)
+			break;
+		if (n >= (int)sizeof(aug) - 1)
+			return false;
+		aug[n++] = (char)ch;
+	}
+	aug[n] = 0;
+	c->code_align = rd_uleb(&r);
+	c->data_align = rd_sleb(&r);
+	c->ra_reg = version == 1 ? rd_bytes(&r, 1) : rd_uleb(&r);
+	c->fde_enc = 0;
+	c->aug_z = aug[0] == 'z';
+	if (c->aug_z) {
+		uint64_t alen = rd_uleb(&r);
+		if (r.bad || alen > (uint64_t)(r.end - r.p))
+			return false;
+		struct rd a = { r.p, r.p + alen, false };
+		for (int i = 1; aug[i] && !a.bad; i++) {
+			switch (aug[i]) {
+			case 'R': c->fde_enc = (uint8_t)rd_bytes(&a, 1); break;
+			case 'L': rd_bytes(&a, 1); break;
+			case 'P': {
+				uint8_t enc = (uint8_t)rd_bytes(&a, 1);
+				rd_ptr(&a, enc & 0x7f, (uint64_t)(uintptr_t)o->eh_hdr);
+				break;
+			}
+			case 'S': case 'B': case 'G': break;
+			default: return false;
+			}
+		}
+		if (a.bad)
+			return false;
+		r.p += alen;
+	} else if (n > 0) {
+		return false;                            /* unknown augmentation */
+	}
+	if (r.bad || c->ra_reg >= UW_NREGS || c->code_align == 0)
+		return false;
+	c->insns = r;
+	return true;
+}
+
+/* Find the FDE covering `pc`; returns its instructions, CIE and start. */
+static bool find_fde(const struct col_object *o, uint64_t pc, struct cie *c,
+		     struct rd *insns, uint64_t *fde_start)
+{
+	const uint8_t *t = o->fde_table;
+	uint64_t hdr = (uint64_t)(uintptr_t)o->eh_hdr;
+	uint64_t lo = 0, hi = o->fde_count;
+
+	if (!t || hi == 0)
+		return false;
+	/* Largest entry with initial_loc <= pc. */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		int32_t loc;
+		memcpy(&loc, t + mid * 8, 4);
+		if (hdr + (uint64_t)(int64_t)loc <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	int32_t loc, fde_off;
+	memcpy(&loc, t + lo * 8, 4);
+	memcpy(&fde_off, t + lo * 8 + 4, 4);
+	if (hdr + (uint64_t)(int64_t)loc > pc)
+		return false;
+	const uint8_t *fde = (const uint8_t *)(uintptr_t)(hdr + (uint64_t)(int64_t)fde_off);
+	struct rd r = entry_at(o, fde);
+	if (r.bad)
+		return false;
+	const uint8_t *id_at = r.p;
+	uint64_t cie_off = rd_bytes(&r, 4);
+	if (r.bad || cie_off == 0 || cie_off > (uint64_t)(id_at - (const uint8_t *)(uintptr_t)o->ro_lo))
+		return false;
+	if (!parse_cie(o, id_at - cie_off, c))
+		return false;
+	uint64_t start = rd_ptr(&r, c->fde_enc, hdr);
+	uint64_t range = rd_ptr(&r, c->fde_enc & 0x0f, hdr);
+	if (r.bad || pc < start || pc - start >= range)
+		return false;
+	if (c->aug_z) {
+		uint64_t alen = rd_uleb(&r);
+		if (r.bad || alen > (uint64_t)(r.end - r.p))
+			return false;
+		r.p += alen;
+	}
+	*insns = r;
+	*fde_start = start;
+	return true;
+}
+
+static void set_rule(struct col_cfa_row *row, uint64_t reg, uint8_t how, int64_t off,
+		     const uint8_t *expr)
+{
+	if (reg >= UW_NREGS)
+		return;                                  /* vector registers: not needed */
+	row->reg[reg].how = how;
+	row->reg[reg].off = (int32_t)off;
+	row->reg[reg].expr = expr;
+}
+
+/* Skip an expression operand (uleb length + bytes); returns its start. */
+static const uint8_t *skip_expr(struct rd *r)
+{
+	const uint8_t *at = r->p;
+	uint64_t len = rd_uleb(r);
+
+	if (r->bad || len > (uint64_t)(r->end - r->p)) {
+		r->bad = true;
+		return NULL;
+	}
+	r->p += len;
+	return at;
+}
+
+/* Run a call-frame program from `loc` until the row for `pc` is complete.
+ * `init` is the row after the CIE program (for DW_CFA_restore). */
+static bool run_cfa(struct col_unwind_ctx *ctx, struct rd r, const struct cie *c,
+		    uint64_t loc, uint64_t pc, struct col_cfa_row *row,
+		    const struct col_cfa_row *init, uint64_t datarel)
+{
+	int depth = 0;
+
+	while (r.p < r.end && !r.bad) {
+		uint8_t op = (uint8_t)rd_bytes(&r, 1);
+		uint64_t reg, delta;
+
+		switch (op & 0xc0) {
+		case 0x40:                               /* advance_loc */
+			loc += (op & 0x3f) * c->code_align;
+			if (loc > pc)
+				return true;
+			continue;
+		case 0x80:                               /* offset */
+			set_rule(row, op & 0x3f, UW_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, NULL);
+			continue;
+		case 0xc0:                               /* restore */
+			if (init && (op & 0x3f) < UW_NREGS)
+				row->reg[op & 0x3f] = init->reg[op & 0x3f];
+			continue;
+		}
+		switch (op) {
+		case 0x00: break;
+		case 0x01:
+			loc = rd_ptr(&r, c->fde_enc, datarel);
+			if (loc > pc)
+				return true;
+			break;
+		case 0x02: case 0x03: case 0x04:
+			delta = rd_bytes(&r, op == 0x02 ? 1 : op == 0x03 ? 2 : 4);
+			loc += delta * c->code_align;
+			if (loc > pc)
+				return true;
+			break;
+		case 0x05:
+			reg = rd_uleb(&r);
+			set_rule(row, reg, UW_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, NULL);
+			break;
+		case 0x06:
+			reg = rd_uleb(&r);
+			if (init && reg < UW_NREGS)
+				row->reg[reg] = init->reg[reg];
+			break;
+		case 0x07: set_rule(row, rd_uleb(&r), UW_UNDEF, 0, NULL); break;
+		case 0x08: set_rule(row, rd_uleb(&r), UW_SAME, 0, NULL); break;
+		case 0x09:
+			reg = rd_uleb(&r);
+			delta = rd_uleb(&r);
+			if (reg < UW_NREGS && delta < UW_NREGS) {
+				row->reg[reg].how = UW_REGISTER;
+				row->reg[reg].reg = (uint8_t)delta;
+			}
+			break;
+		case 0x0a:
+			if (depth >= COL_CFA_STATES)
+				return false;
+			ctx->saved[depth++] = *row;
+			break;
+		case 0x0b:
+			/* The CFA rule is part of the remembered state (GCC
+			 * brackets epilogues with remember/restore). */
+			if (depth <= 0)
+				return false;
+			*row = ctx->saved[--depth];
+			break;
+		case 0x0c:
+			row->cfa_reg = (uint8_t)rd_uleb(&r);
+			row->cfa_off = (int32_t)rd_uleb(&r);
+			break;
+		case 0x0d: row->cfa_reg = (uint8_t)rd_uleb(&r); break;
+		case 0x0e: row->cfa_off = (int32_t)rd_uleb(&r); break;
+		case 0x0f:
+			row->cfa_reg = UW_CFA_EXPR;
+			row->cfa_expr = skip_expr(&r);
+			break;
+		case 0x10:
+			reg = rd_uleb(&r);
+			set_rule(row, reg, UW_EXPR, 0, skip_expr(&r));
+			break;
+		case 0x11:
+			reg = rd_uleb(&r);
+			set_rule(row, reg, UW_OFFSET, rd_sleb(&r) * c->data_align, NULL);
+			break;
+		case 0x12:
+			row->cfa_reg = (uint8_t)rd_uleb(&r);
+			row->cfa_off = (int32_t)(rd_sleb(&r) * c->data_align);
+			break;
+		case 0x13: row->cfa_off = (int32_t)(rd_sleb(&r) * c->data_align); break;
+		case 0x14:
+			reg = rd_uleb(&r);
+			set_rule(row, reg, UW_VAL_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, NULL);
+			break;
+		case 0x15:
+			reg = rd_uleb(&r);
+			set_rule(row, reg, UW_VAL_OFFSET, rd_sleb(&r) * c->data_align, NULL);
+			break;
+		case 0x16:
+			reg = rd_uleb(&r);
+			set_rule(row, reg, UW_VAL_EXPR, 0, skip_expr(&r));
+			break;
+		case 0x2e: rd_uleb(&r); break;           /* GNU_args_size */
+		case 0x2f:
+			reg = rd_uleb(&r);
+			set_rule(row, reg, UW_OFFSET, -(int64_t)rd_uleb(&r) * c->data_align, NULL);
+			break;
+		default:
+			return false;
+		}
+	}
+	return !r.bad;
+}
+
+/* The CFA row for `pc` in object `o`, into ctx->row. */
+static bool row_for_pc(struct col_unwind_ctx *ctx, const struct col_object *o, uint64_t pc)
+{
+	struct cie c;
+	struct rd insns;
+	uint64_t start, datarel = (uint64_t)(uintptr_t)o->eh_hdr;
+	struct col_cfa_row *row = &ctx->row;
+
+	if (!find_fde(o, pc, &c, &insns, &start))
+		return false;
+	memset(row, 0, sizeof(*row));             /* every register: UW_SAME */
+	row->cfa_reg = UW_RSP;
+	if (!run_cfa(ctx, c.insns, &c, start, UINT64_MAX, row, NULL, datarel))
+		return false;
+	ctx->init_row = *row;
+	if (!run_cfa(ctx, insns, &c, start, pc, row, &ctx->init_row, datarel))
+		return false;
+	if (c.ra_reg != UW_RIP)
+		row->reg[UW_RIP] = row->reg[c.ra_reg];
+	return row->cfa_reg < UW_NREGS || row->cfa_reg == UW_CFA_EXPR;
+}
+
+/* Compress ctx->row into a cacheable rule, if it has the simple shape. */
+static bool row_to_rule(const struct col_cfa_row *row, struct col_unwind_rule *rule)
+{
+	if (row->cfa_reg >= UW_NREGS)
+		return false;
+	rule->kind = UW_RULE_SIMPLE;
+	rule->cfa_reg = (int8_t)row->cfa_reg;
+	rule->cfa_off = row->cfa_off;
+	for (int i = 0; i < 7; i++) {
+		const struct col_reg_rule *rr = &row->reg[tracked[i]];
+		switch (rr->how) {
+		case UW_SAME: rule->save[i] = UW_SAVE_SAME; break;
+		case UW_UNDEF: rule->save[i] = UW_SAVE_UNDEF; break;
+		case UW_OFFSET: rule->save[i] = rr->off; break;
+		default: return false;
+		}
+	}
+	if (rule->save[6] == UW_SAVE_UNDEF)
+		rule->kind = UW_RULE_END;
+	return true;
+}
+
+/* Frame-pointer rule: CFA = rbp + 16, ra at CFA - 8, rbp at CFA - 16. */
+static void fp_rule(struct col_unwind_rule *rule)
+{
+	rule->kind = UW_RULE_SIMPLE;
+	rule->cfa_reg = UW_RBP;
+	rule->cfa_off = 16;
+	for (int i = 0; i < 7; i++)
+		rule->save[i] = UW_SAVE_SAME;
+	rule->save[1] = -16;
+	rule->save[6] = -8;
+}
+
+/* Apply a simple rule.  Returns 1 (next frame), 0 (outermost frame), -1 (bad). */
+static int apply_rule(const struct col_unwind_ctx *ctx, const struct col_unwind_rule *rule,
+		      struct col_regs *regs)
+{
+	if (rule->kind == UW_RULE_END)
+		return 0;
+	if (!(regs->valid & (1u << rule->cfa_reg)))
+		return -1;
+	uint64_t cfa = regs->r[rule->cfa_reg] + (uint64_t)(int64_t)rule->cfa_off;
+	uint64_t val[7];
+	for (int i = 0; i < 7; i++) {
+		int32_t off = rule->save[i];
+		if (off == UW_SAVE_SAME) {
+			val[i] = regs->r[tracked[i]];
+		} else if (off == UW_SAVE_UNDEF) {
+			val[i] = 0;
+		} else if (!read_mem(ctx, cfa + (uint64_t)(int64_t)off, &val[i])) {
+			return -1;
+		}
+	}
+	for (int i = 0; i < 7; i++)
+		regs->r[tracked[i]] = val[i];
+	regs->r[UW_RSP] = cfa;
+	/* Only callee-saved registers survive a call. */
+	regs->valid &= (1u << UW_RBX) | (1u << UW_RBP) | (1u << UW_R12) | (1u << UW_R13) |
+		       (1u << UW_R14) | (1u << UW_R15);
+	regs->valid |= (1u << UW_RSP) | (1u << UW_RIP);
+	return 1;
+}
+
+/* Apply a general row (expressions, register rules).  Same returns. */
+static int apply_row(const struct col_unwind_ctx *ctx, const struct col_object *o,
+		     const struct col_cfa_row *row, struct col_regs *regs)
+{
+	uint64_t cfa, nv[UW_NREGS];
+	uint32_t nvalid = 0;
+
+	if (row->reg[UW_RIP].how == UW_UNDEF)
+		return 0;
+	if (row->cfa_reg == UW_CFA_EXPR) {
+		if (!row->cfa_expr || !eval_expr(ctx, o, row->cfa_expr, regs, false, 0, &cfa))
+			return -1;
+	} else {
+		if (!(regs->valid & (1u << row->cfa_reg)))
+			return -1;
+		cfa = regs->r[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
+	}
+	for (int i = 0; i < UW_NREGS; i++) {
+		const struct col_reg_rule *rr = &row->reg[i];
+		uint64_t addr;
+		switch (rr->how) {
+		case UW_SAME:
+			nv[i] = regs->r[i];
+			if (regs->valid & (1u << i))
+				nvalid |= 1u << i;
+			break;
+		case UW_UNDEF:
+			nv[i] = 0;
+			break;
+		case UW_OFFSET:
+			if (!read_mem(ctx, cfa + (uint64_t)(int64_t)rr->off, &nv[i]))
+				return -1;
+			nvalid |= 1u << i;
+			break;
+		case UW_VAL_OFFSET:
+			nv[i] = cfa + (uint64_t)(int64_t)rr->off;
+			nvalid |= 1u << i;
+			break;
+		case UW_REGISTER:
+			nv[i] = regs->r[rr->reg];
+			if (regs->valid & (1u << rr->reg))
+				nvalid |= 1u << i;
+			break;
+		case UW_EXPR:
+			if (!rr->expr || !eval_expr(ctx, o, rr->expr, regs, true, cfa, &addr) ||
+			    !read_mem(ctx, addr, &nv[i]))
+				return -1;
+			nvalid |= 1u << i;
+			break;
+		case UW_VAL_EXPR:
+			if (!rr->expr || !eval_expr(ctx, o, rr->expr, regs, true, cfa, &nv[i]))
+				return -1;
+			nvalid |= 1u << i;
+			break;
+		}
+	}
+	memcpy(regs->r, nv, sizeof(nv));
+	regs->r[UW_RSP] = cfa;
+	regs->valid = nvalid | (1u << UW_RSP);
+	if (!(nvalid & (1u << UW_RIP)))
+		return -1;
+	return 1;
+}
+
+/* ---- signal frames ------------------------------------------------------- */
+
+void col_regs_from_ucontext(const void *ucontext, struct col_regs *regs)
+{
+	const ucontext_t *uc = ucontext;
+	const greg_t *g = uc->uc_mcontext.gregs;
+
+	regs->r[UW_RAX] = (uint64_t)g[REG_RAX];
+	regs->r[UW_RDX] = (uint64_t)g[REG_RDX];
+	regs->r[UW_RCX] = (uint64_t)g[REG_RCX];
+	regs->r[UW_RBX] = (uint64_t)g[REG_RBX];
+	regs->r[UW_RSI] = (uint64_t)g[REG_RSI];
+	regs->r[UW_RDI] = (uint64_t)g[REG_RDI];
+	regs->r[UW_RBP] = (uint64_t)g[REG_RBP];
+	regs->r[UW_RSP] = (uint64_t)g[REG_RSP];
+	regs->r[UW_R8] = (uint64_t)g[REG_R8];
+	regs->r[UW_R9] = (uint64_t)g[REG_R9];
+	regs->r[UW_R10] = (uint64_t)g[REG_R10];
+	regs->r[UW_R11] = (uint64_t)g[REG_R11];
+	regs->r[UW_R12] = (uint64_t)g[REG_R12];
+	regs->r[UW_R13] = (uint64_t)g[REG_R13];
+	regs->r[UW_R14] = (uint64_t)g[REG_R14];
+	regs->r[UW_R15] = (uint64_t)g[REG_R15];
+	regs->r[UW_RIP] = (uint64_t)g[REG_RIP];
+	regs->valid = (1u << UW_NREGS) - 1;
+}
+
+/* Is `pc` the rt_sigreturn trampoline (mov $15,%rax; syscall)? */
+static bool is_sigreturn(const struct col_object *o, uint64_t pc)
+{
+	static const uint8_t code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+
+	return o && pc >= o->text_lo && pc + sizeof(code) <= o->text_hi &&
+	       memcmp((const void *)(uintptr_t)pc, code, sizeof(code)) == 0;
+}
+
+/* Registers saved by the kernel in the signal frame at `uc_addr`. */
+static bool regs_from_sigframe(const struct col_unwind_ctx *ctx, uint64_t uc_addr,
+			       struct col_regs *regs)
+{
+	static const uint8_t map[UW_NREGS] = {
+		[UW_RAX] = REG_RAX, [UW_RDX] = REG_RDX, [UW_RCX] = REG_RCX, [UW_RBX] = REG_RBX,
+		[UW_RSI] = REG_RSI, [UW_RDI] = REG_RDI, [UW_RBP] = REG_RBP, [UW_RSP] = REG_RSP,
+		[UW_R8] = REG_R8, [UW_R9] = REG_R9, [UW_R10] = REG_R10, [UW_R11] = REG_R11,
+		[UW_R12] = REG_R12, [UW_R13] = REG_R13, [UW_R14] = REG_R14, [UW_R15] = REG_R15,
+		[UW_RIP] = REG_RIP,
+	};
+	uint64_t gregs = uc_addr + offsetof(ucontext_t, uc_mcontext.gregs);
+
+	for (int i = 0; i < UW_NREGS; i++)
+		if (!read_mem(ctx, gregs + 8u * map[i], &regs->r[i]))
+			return false;
+	regs->valid = (1u << UW_NREGS) - 1;
+	return true;
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+static struct col_unwind_rule *cache_slot(struct col_unwind_ctx *ctx, uint64_t pc)
+{
+	uint64_t h = pc * 0x9e3779b97f4a7c15ull;
+	return &ctx->cache[h >> (64 - 9)];
+}
+
+int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
+		       uint64_t *pcs, int max, int *truncated, int *broken)
+{
+	_Static_assert(COL_UNWIND_CACHE == 512, "cache_slot uses 9 bits");
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	bool exact = true;     /* pc is an interrupted pc, not a return address */
+	int n = 0;
+
+	*truncated = *broken = 0;
+	if (!set)
+		return 0;
+	if (ctx->generation != set->generation) {
+		memset(ctx->cache, 0, sizeof(ctx->cache));
+		ctx->generation = set->generation;
+	}
+	for (;;) {
+		uint64_t pc = regs->r[UW_RIP];
+		uint64_t sp = regs->r[UW_RSP];
+
+		if (pc == 0)
+			break;                          /* outermost frame */
+		if (n == max) {
+			*truncated = 1;
+			break;
+		}
+		pcs[n++] = pc;
+		uint64_t lookup = exact ? pc : pc - 1;
+		const struct col_object *o = col_objects_find_sigsafe(set, lookup);
+
+		if (!exact && is_sigreturn(o, pc)) {
+			/* Return into the signal trampoline: the frame below is
+			 * the interrupted context, saved at the current rsp. */
+			if (!regs_from_sigframe(ctx, sp, regs)) {
+				*broken = 1;
+				break;
+			}
+			exact = true;
+			continue;
+		}
+
+		struct col_unwind_rule *slot = cache_slot(ctx, lookup);
+		struct col_unwind_rule rule;
+		int rc;
+		if (slot->pc == lookup) {
+			rc = apply_rule(ctx, slot, regs);
+		} else if (o && o->fde_table && row_for_pc(ctx, o, lookup)) {
+			if (row_to_rule(&ctx->row, &rule)) {
+				rule.pc = lookup;
+				*slot = rule;
+				rc = apply_rule(ctx, &rule, regs);
+			} else {
+				rc = apply_row(ctx, o, &ctx->row, regs);
+			}
+		} else {
+			fp_rule(&rule);
+			rc = apply_rule(ctx, &rule, regs);
+		}
+		if (rc == 0)
+			break;
+		if (rc < 0 || regs->r[UW_RSP] <= sp) {
+			if (regs->r[UW_RIP] != 0 || rc < 0)
+				*broken = 1;
+			break;
+		}
+		exact = false;
+	}
+	return n;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_unwind.h — call-stack unwinding inside the target, from a signal
+ * handler or an interposer.
+ *
+ * The unwinder follows DWARF call-frame information (.eh_frame, found through
+ * each object's .eh_frame_hdr search table, registered outside the handler by
+ * col_objects.c) and falls back to the frame-pointer chain where an address has
+ * no CFI.  It is async-signal-safe: no allocation, no locks, and every memory
+ * read is checked against the thread's stack or the object's mapped segment
+ * first.  A per-thread cache remembers the unwind rule of recently seen pcs.
+ */
+#ifndef TALLY_COL_UNWIND_H
+#define TALLY_COL_UNWIND_H
+
+#include <stdint.h>
+
+/* DWARF register numbers on x86-64. */
+enum {
+	UW_RAX, UW_RDX, UW_RCX, UW_RBX, UW_RSI, UW_RDI, UW_RBP, UW_RSP,
+	UW_R8, UW_R9, UW_R10, UW_R11, UW_R12, UW_R13, UW_R14, UW_R15,
+	UW_RIP, UW_NREGS
+};
+
+struct col_regs {
+	uint64_t r[UW_NREGS];
+	uint32_t valid;            /* bit i: r[i] is known */
+};
+
+#define COL_UNWIND_CACHE 512       /* entries per thread, a power of two */
+
+struct col_unwind_rule {
+	uint64_t pc;               /* lookup pc; 0 = empty slot */
+	int8_t kind;               /* UW_RULE_* */
+	int8_t cfa_reg;            /* CFA = r[cfa_reg] + cfa_off */
+	int16_t pad;
+	int32_t cfa_off;
+	int32_t save[7];           /* rbx rbp r12 r13 r14 r15 ra: saved at CFA+off */
+};
+
+/* One register's rule while a CFA program runs (col_unwind.c). */
+struct col_reg_rule {
+	uint8_t how;               /* UW_SAME, UW_UNDEF, UW_OFFSET, ... */
+	uint8_t reg;               /* UW_REGISTER: the register holding it */
+	int32_t off;               /* UW_OFFSET / UW_VAL_OFFSET: CFA + off */
+	const uint8_t *expr;       /* UW_EXPR / UW_VAL_EXPR: uleb length, then ops */
+};
+
+struct col_cfa_row {
+	uint8_t cfa_reg;           /* CFA = r[cfa_reg] + cfa_off ... */
+	int32_t cfa_off;
+	const uint8_t *cfa_expr;   /* ... or the value of this expression */
+	struct col_reg_rule reg[UW_NREGS];
+};
+
+#define COL_CFA_STATES 8           /* DW_CFA_remember_state depth */
+
+/* Per-thread unwinder state: where it may read, the rule cache, and scratch
+ * space for the CFA interpreter (kept off the possibly small signal stack). */
+struct col_unwind_ctx {
+	uint64_t stack_lo, stack_hi;   /* the thread's stack */
+	uint64_t generation;           /* object-set generation the cache is valid for */
+	struct col_unwind_rule cache[COL_UNWIND_CACHE];
+	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];
+};
+
+/* Unwind from `regs` (all registers of the interrupted or current frame).
+ * Writes at most `max` pcs, leaf first: pcs[0] = regs->r[UW_RIP], then return
+ * addresses.  Sets *truncated if the stack had more than `max` frames and
+ * *broken if the walk stopped at an unreadable or invalid frame before the
+ * outermost frame (whose return address CFI marks undefined).
+ * Returns the number of pcs.  Async-signal-safe. */
+int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
+		       uint64_t *pcs, int max, int *truncated, int *broken);
+
+/* Registers of an interrupted context (signal handler's ucontext_t). */
+void col_regs_from_ucontext(const void *ucontext, struct col_regs *regs);
+
+/* Fill `regs` with the caller's registers, as if it were interrupted right
+ * after this call returns (for interposers).  Implemented in assembly. */
+void col_regs_capture(struct col_regs *regs);
+
+#endif

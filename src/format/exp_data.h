@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_data.h — a whole experiment loaded into memory: the founder process and
+ * its descendants, each with its log, counters, samples, stacks, load-object
+ * map, threads, traced events and arcs.
+ *
+ * This is the "events" stage of the analyzer (design.md's data flow): no
+ * symbols, no aggregation, just validated records in arrays.  The loader reads
+ * a live experiment as well as a finished or SIGKILLed one; every problem with
+ * the files is one line in struct exp_error naming the file and the offset.
+ */
+#ifndef TALLY_EXP_DATA_H
+#define TALLY_EXP_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/exp_read.h"
+
+struct exp_kv {
+	char *key, *value;
+};
+
+struct exp_stack_ref {
+	const uint64_t *pcs;       /* leaf first */
+	uint16_t n;
+	uint16_t flags;            /* EXP_STACK_* */
+};
+
+struct exp_map_ev {
+	bool unmap;
+	uint32_t flags;            /* EXP_MAP_* */
+	uint64_t time_ns, start, end, bias;
+	uint8_t build_id[EXP_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	char *path;
+};
+
+struct exp_thread_ev {
+	uint32_t tid, creator_tid;
+	uint64_t start_ns, end_ns;       /* end 0: no THREAD_END (still running, killed) */
+	uint64_t start_routine;
+	uint64_t cpu_ns, samples;        /* from THREAD_END */
+	char name[17];
+};
+
+struct exp_fd_ev {
+	int32_t fd;
+	uint64_t time_ns;
+	char *name;
+};
+
+/* An arc, summed over the threads' tables. */
+struct exp_arc_ev {
+	uint64_t frompc, selfpc, count, incl_ns;
+	uint32_t flags;                  /* EXP_ARCS_* of the table */
+};
+
+struct exp_proc {
+	char *dir;                       /* directory of this (sub-)experiment */
+	char *lineage;                   /* "" for the founder, "_f1", "_f1_x1" ... */
+	char *exe;                       /* from the log or the main mapping */
+	char *name;                      /* basename of exe */
+	uint32_t pid, ppid;
+	uint64_t start_ns, end_ns;       /* CLOCK_MONOTONIC; end 0 if unknown */
+	struct exp_kv *log;
+	size_t nlog;
+	uint64_t counters[EXP_CTR_COUNT_];
+	bool has_counters;
+
+	struct exp_sample *samples;      /* copies, in file order */
+	size_t nsamples;
+	struct exp_stack_ref *stacks;    /* indexed by stack id; n == 0: absent */
+	uint32_t nstacks;                /* highest id + 1 */
+	uint64_t *pc_pool;               /* storage of every stack's pcs */
+	struct exp_map_ev *maps;         /* in file order */
+	size_t nmaps;
+	struct exp_thread_ev *threads;
+	size_t nthreads;
+	struct exp_heap *heap;
+	size_t nheap;
+	struct exp_sync *sync;
+	size_t nsync;
+	struct exp_io *io;
+	size_t nio;
+	struct exp_fd_ev *fds;
+	size_t nfds;
+	struct exp_arc_ev *arcs;
+	size_t narcs;
+	size_t missing_stacks;           /* events naming a stack id never written */
+};
+
+struct exp_experiment {
+	char *path;                      /* as given */
+	struct exp_proc *procs;          /* [0] the founder, then descendants by lineage */
+	size_t nprocs;
+	size_t empty_descendants;        /* sub-experiment directories without data */
+};
+
+/* Load the experiment in directory `path`.  Returns 0, or -EXP_ECORRUPT /
+ * -errno with `err` filled (one line: file, offset, cause). */
+int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_error *err);
+void exp_experiment_free(struct exp_experiment *e);
+
+/* Value of `key` in a process's log, or NULL (the last one wins). */
+const char *exp_proc_log(const struct exp_proc *p, const char *key);
+
+#endif

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_read.c — walking a record file (see exp_read.h and exp_records.h).
+ *
+ * Trusts nothing in the file: the header is checked against what this reader
+ * understands, each record's length against the block it lives in and the
+ * end of the file.  A zero word ends the records of a block.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/exp_read.h"
+
+int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
+		const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err->msg, sizeof(err->msg), "%s: at 0x%zx: ", path, offset);
+
+	if (n < 0 || (size_t)n >= sizeof(err->msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EXP_ECORRUPT;
+}
+
+int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
+		  struct exp_error *err)
+{
+	struct stat st;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e != ENOENT)
+			snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	f->size = (size_t)st.st_size;
+	if (f->size < EXP_HEADER_BYTES) {
+		close(fd);
+		return exp_corrupt(err, path, 0, "file of %zu bytes is shorter than its %d-byte header",
+				   f->size, EXP_HEADER_BYTES);
+	}
+	void *p = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		snprintf(err->msg, sizeof(err->msg), "%s: mmap: %s", path, strerror(errno));
+		return -EIO;
+	}
+	f->data = p;
+	memcpy(&f->hdr, p, sizeof(f->hdr));
+	int rc = 0;
+	if (memcmp(f->hdr.magic, EXP_MAGIC, 8) != 0)
+		rc = exp_corrupt(err, path, 0, "not a tally experiment file (bad magic)");
+	else if (f->hdr.version != EXP_FORMAT_VERSION)
+		rc = exp_corrupt(err, path, 8, "format version %u, this tally reads version %d",
+				 f->hdr.version, EXP_FORMAT_VERSION);
+	else if (kind && f->hdr.kind != kind)
+		rc = exp_corrupt(err, path, 12, "file kind %u, expected %u", f->hdr.kind, kind);
+	else if (f->hdr.header_bytes != EXP_HEADER_BYTES)
+		rc = exp_corrupt(err, path, 20, "header size %u, expected %d",
+				 f->hdr.header_bytes, EXP_HEADER_BYTES);
+	else if (f->hdr.block_bytes < 4096 || f->hdr.block_bytes > (1u << 24) ||
+		 (f->hdr.block_bytes & (f->hdr.block_bytes - 1)))
+		rc = exp_corrupt(err, path, 16, "block size %u is not a power of two in 4 KiB..16 MiB",
+				 f->hdr.block_bytes);
+	if (rc) {
+		exp_file_close(f);
+		return rc;
+	}
+	f->pos = EXP_HEADER_BYTES;
+	return 0;
+}
+
+int exp_file_next(struct exp_file *f, struct exp_rec *rec, struct exp_error *err)
+{
+	const size_t bs = f->hdr.block_bytes;
+
+	while (f->pos + 4 <= f->size) {
+		size_t pos = f->pos;
+		size_t block_end = (pos / bs + 1) * bs;
+		uint32_t word;
+
+		if (pos % 8)
+			return exp_corrupt(err, f->path, pos, "record not 8-byte aligned");
+		memcpy(&word, f->data + pos, 4);
+		if (word == 0) {            /* rest of this block is unused */
+			f->pos = block_end;
+			continue;
+		}
+		uint32_t type = EXP_REC_TYPE(word), len = EXP_REC_LEN(word);
+		if (len < 8 || len % 8)
+			return exp_corrupt(err, f->path, pos, "record length %u is not a multiple of 8 >= 8", len);
+		bool large = pos % bs == 0;
+		if (!large && pos + len > block_end)
+			return exp_corrupt(err, f->path, pos, "record of %u bytes crosses its block end at 0x%zx",
+					   len, block_end);
+		if (len > f->size - pos)
+			return exp_corrupt(err, f->path, pos, "record of %u bytes runs past the end of the file (%zu bytes)",
+					   len, f->size);
+		rec->type = type;
+		rec->len = len;
+		rec->offset = pos;
+		rec->p = f->data + pos;
+		size_t next = pos + len;
+		if (large && next > block_end)
+			next = (next + bs - 1) / bs * bs;
+		f->pos = next;
+		return 1;
+	}
+	return 0;
+}
+
+void exp_file_close(struct exp_file *f)
+{
+	if (f->data)
+		munmap((void *)f->data, f->size);
+	f->data = NULL;
+}
+
+const char *exp_counter_name(enum exp_counter c)
+{
+	static const char *const names[EXP_CTR_COUNT_] = {
+		[EXP_CTR_SAMPLES] = "samples",
+		[EXP_CTR_LOST_REENTRY] = "lost.reentry",
+		[EXP_CTR_LOST_BUFFER] = "lost.no-space",
+		[EXP_CTR_UNWIND_BROKEN] = "unwind.broken",
+		[EXP_CTR_UNWIND_TRUNCATED] = "unwind.truncated",
+		[EXP_CTR_STACK_TABLE_FULL] = "stacks.not-deduplicated",
+		[EXP_CTR_FOREIGN_SIGNALS] = "signals.forwarded",
+		[EXP_CTR_NO_THREAD_STATE] = "lost.unknown-thread",
+		[EXP_CTR_HEAP_EVENTS] = "heap.events",
+		[EXP_CTR_SYNC_EVENTS] = "sync.events",
+		[EXP_CTR_IO_EVENTS] = "io.events",
+		[EXP_CTR_LOST_EVENTS] = "lost.trace-events",
+		[EXP_CTR_ARCS_LOST] = "lost.arcs",
+		[EXP_CTR_FORKS] = "descendants",
+		[EXP_CTR_EXECS] = "execs",
+	};
+	return (unsigned)c < EXP_CTR_COUNT_ && names[c] ? names[c] : "unknown";
+}

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_read_data.c — loading an experiment directory (see exp_data.h).
+ *
+ * For each process directory (the founder, then every `_*.exp` inside it):
+ * parse log.txt, map counters.dat, and walk each record file with
+ * exp_file_next, checking each record's length and fields before copying it.
+ * Event files are read before stacks.dat, so that in a live experiment every
+ * stack an event names has been published before the stacks are read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/exp_data.h"
+
+#define MAX_STACK_ID (1u << 28)
+
+/* Grow *arr (of *cap elements of `size`) to hold n + 1. */
+static int grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void **p = arr;
+
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *q = realloc(*p, ncap * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+static int nomem(struct exp_error *err, const char *path)
+{
+	snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+	return -ENOMEM;
+}
+
+const char *exp_proc_log(const struct exp_proc *p, const char *key)
+{
+	for (size_t i = p->nlog; i-- > 0;)
+		if (!strcmp(p->log[i].key, key))
+			return p->log[i].value;
+	return NULL;
+}
+
+static int load_log(struct exp_proc *p, struct exp_error *err)
+{
+	char path[4200], *line = NULL;
+	size_t linecap = 0, cap = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/log.txt", p->dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? -ENOENT : (snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno)), -errno);
+	while ((n = getline(&line, &linecap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		char *colon = strstr(line, ": ");
+		if (!colon)
+			continue;
+		*colon = 0;
+		if (grow(&p->log, &cap, p->nlog, sizeof(*p->log))) {
+			free(line);
+			fclose(f);
+			return nomem(err, path);
+		}
+		p->log[p->nlog].key = strdup(line);
+		p->log[p->nlog].value = strdup(colon + 2);
+		p->nlog++;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+static void load_counters(struct exp_proc *p)
+{
+	char path[4200];
+	uint8_t buf[EXP_COUNTERS_BYTES];
+
+	snprintf(path, sizeof(path), "%s/counters.dat", p->dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	if (n < EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_ || memcmp(buf, EXP_MAGIC, 8) != 0)
+		return;
+	memcpy(p->counters, buf + EXP_HEADER_BYTES, sizeof(p->counters));
+	p->has_counters = true;
+}
+
+/* Loader state for one process. */
+struct loader {
+	struct exp_proc *p;
+	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
+	size_t pool_used, pool_cap;
+};
+
+static struct exp_thread_ev *thread_of(struct loader *l, uint32_t tid)
+{
+	struct exp_proc *p = l->p;
+
+	for (size_t i = p->nthreads; i-- > 0;)
+		if (p->threads[i].tid == tid)
+			return &p->threads[i];
+	if (grow(&p->threads, &l->cap_threads, p->nthreads, sizeof(*p->threads)))
+		return NULL;
+	struct exp_thread_ev *t = &p->threads[p->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+/* Check that a NUL terminates the string at `off` of the record. */
+static bool has_nul(const struct exp_rec *r, size_t off)
+{
+	return off < r->len && memchr((const char *)r->p + off, 0, r->len - off) != NULL;
+}
+
+#define EXPECT_LEN(want)                                                                   \
+	do {                                                                               \
+		if (r->len != (want))                                                      \
+			return exp_corrupt(err, f->path, r->offset,                        \
+					   "record type %u has length %u, expected %u",     \
+					   r->type, r->len, (unsigned)(want));             \
+	} while (0)
+
+static int take_record(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		       struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	const uint32_t kind = f->hdr.kind;
+
+	switch (r->type) {
+	case EXP_REC_SAMPLE:
+		if (kind != EXP_FILE_SAMPLES)
+			break;
+		EXPECT_LEN(sizeof(struct exp_sample));
+		if (grow(&p->samples, &l->cap_samples, p->nsamples, sizeof(*p->samples)))
+			return nomem(err, f->path);
+		memcpy(&p->samples[p->nsamples++], r->p, sizeof(struct exp_sample));
+		return 0;
+	case EXP_REC_STACK: {
+		if (kind != EXP_FILE_STACKS)
+			break;
+		struct exp_stack s;
+		if (r->len < sizeof(s))
+			return exp_corrupt(err, f->path, r->offset, "stack record of %u bytes", r->len);
+		memcpy(&s, r->p, sizeof(s));
+		if (s.nframes > EXP_MAX_FRAMES)
+			return exp_corrupt(err, f->path, r->offset, "stack depth %u > %d",
+					   s.nframes, EXP_MAX_FRAMES);
+		EXPECT_LEN(sizeof(s) + 8u * s.nframes);
+		if (s.stack_id == 0 || s.stack_id >= MAX_STACK_ID)
+			return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", s.stack_id);
+		if (s.stack_id >= p->nstacks) {
+			uint32_t n = p->nstacks ? p->nstacks : 256;
+			while (n <= s.stack_id)
+				n *= 2;
+			struct exp_stack_ref *q = realloc(p->stacks, n * sizeof(*q));
+			if (!q)
+				return nomem(err, f->path);
+			memset(q + p->nstacks, 0, (n - p->nstacks) * sizeof(*q));
+			p->stacks = q;
+			p->nstacks = n;
+		}
+		if (p->stacks[s.stack_id].pcs)
+			return exp_corrupt(err, f->path, r->offset, "stack id %u defined twice", s.stack_id);
+		/* pcs are copied into the pool after the walk (realloc moves it). */
+		if (l->pool_used + s.nframes + 1 > l->pool_cap) {
+			size_t n = l->pool_cap ? l->pool_cap : 4096;
+			while (n < l->pool_used + s.nframes + 1)
+				n *= 2;
+			uint64_t *q = realloc(p->pc_pool, n * 8);
+			if (!q)
+				return nomem(err, f->path);
+			p->pc_pool = q;
+			l->pool_cap = n;
+		}
+		memcpy(p->pc_pool + l->pool_used, (const char *)r->p + sizeof(s), 8u * s.nframes);
+		/* Remember the offset in .pcs until the pool stops moving. */
+		p->stacks[s.stack_id].pcs = (const uint64_t *)(uintptr_t)(l->pool_used + 1);
+		p->stacks[s.stack_id].n = s.nframes;
+		p->stacks[s.stack_id].flags = s.flags;
+		l->pool_used += s.nframes;
+		return 0;
+	}
+	case EXP_REC_MAP: {
+		if (kind != EXP_FILE_MAPS)
+			break;
+		struct exp_map m;
+		if (r->len < sizeof(m) + 8 || !has_nul(r, sizeof(m)))
+			return exp_corrupt(err, f->path, r->offset, "map record without a path");
+		memcpy(&m, r->p, sizeof(m));
+		if (m.start >= m.end || m.build_id_len > EXP_BUILD_ID_MAX)
+			return exp_corrupt(err, f->path, r->offset, "map record with range 0x%llx-0x%llx",
+					   (unsigned long long)m.start, (unsigned long long)m.end);
+		if (grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
+			return nomem(err, f->path);
+		struct exp_map_ev *e = &p->maps[p->nmaps++];
+		memset(e, 0, sizeof(*e));
+		e->flags = m.flags;
+		e->time_ns = m.time_ns;
+		e->start = m.start;
+		e->end = m.end;
+		e->bias = m.bias;
+		e->build_id_len = m.build_id_len;
+		memcpy(e->build_id, m.build_id, m.build_id_len);
+		e->path = strdup((const char *)r->p + sizeof(m));
+		return e->path ? 0 : nomem(err, f->path);
+	}
+	case EXP_REC_UNMAP: {
+		if (kind != EXP_FILE_MAPS)
+			break;
+		struct exp_unmap u;
+		EXPECT_LEN(sizeof(u));
+		memcpy(&u, r->p, sizeof(u));
+		if (grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
+			return nomem(err, f->path);
+		struct exp_map_ev *e = &p->maps[p->nmaps++];
+		memset(e, 0, sizeof(*e));
+		e->unmap = true;
+		e->time_ns = u.time_ns;
+		e->start = u.start;
+		e->end = u.end;
+		return 0;
+	}
+	case EXP_REC_THREAD_START: {
+		if (kind != EXP_FILE_THREADS)
+			break;
+		struct exp_thread_start ts;
+		EXPECT_LEN(sizeof(ts));
+		memcpy(&ts, r->p, sizeof(ts));
+		struct exp_thread_ev *t = thread_of(l, ts.tid);
+		if (!t)
+			return nomem(err, f->path);
+		t->start_ns = ts.time_ns;
+		t->start_routine = ts.start_routine;
+		t->creator_tid = ts.creator_tid;
+		memcpy(t->name, ts.name, 16);
+		t->name[16] = 0;
+		return 0;
+	}
+	case EXP_REC_THREAD_END: {
+		if (kind != EXP_FILE_THREADS)
+			break;
+		struct exp_thread_end te;
+		EXPECT_LEN(sizeof(te));
+		memcpy(&te, r->p, sizeof(te));
+		struct exp_thread_ev *t = thread_of(l, te.tid);
+		if (!t)
+			return nomem(err, f->path);
+		t->end_ns = te.time_ns;
+		t->cpu_ns = te.cpu_ns;
+		t->samples = te.samples;
+		return 0;
+	}
+	case EXP_REC_HEAP:
+		if (kind != EXP_FILE_HEAP)
+			break;
+		EXPECT_LEN(sizeof(struct exp_heap));
+		if (grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
+			return nomem(err, f->path);
+		memcpy(&p->heap[p->nheap++], r->p, sizeof(struct exp_heap));
+		return 0;
+	case EXP_REC_SYNC:
+		if (kind != EXP_FILE_SYNC)
+			break;
+		EXPECT_LEN(sizeof(struct exp_sync));
+		if (grow(&p->sync, &l->cap_sync, p->nsync, sizeof(*p->sync)))
+			return nomem(err, f->path);
+		memcpy(&p->sync[p->nsync++], r->p, sizeof(struct exp_sync));
+		return 0;
+	case EXP_REC_IO:
+		if (kind != EXP_FILE_IO)
+			break;
+		EXPECT_LEN(sizeof(struct exp_io));
+		if (grow(&p->io, &l->cap_io, p->nio, sizeof(*p->io)))
+			return nomem(err, f->path);
+		memcpy(&p->io[p->nio++], r->p, sizeof(struct exp_io));
+		return 0;
+	case EXP_REC_FD_NAME: {
+		if (kind != EXP_FILE_IO)
+			break;
+		struct exp_fd_name fn;
+		if (r->len < sizeof(fn) + 8 || !has_nul(r, sizeof(fn)))
+			return exp_corrupt(err, f->path, r->offset, "fd-name record without a name");
+		memcpy(&fn, r->p, sizeof(fn));
+		if (grow(&p->fds, &l->cap_fds, p->nfds, sizeof(*p->fds)))
+			return nomem(err, f->path);
+		struct exp_fd_ev *e = &p->fds[p->nfds++];
+		e->fd = fn.fd;
+		e->time_ns = fn.time_ns;
+		e->name = strdup((const char *)r->p + sizeof(fn));
+		return e->name ? 0 : nomem(err, f->path);
+	}
+	case EXP_REC_ARC_TABLE: {
+		if (kind != EXP_FILE_ARCS)
+			break;
+		struct exp_arc_table t;
+		if (r->len < sizeof(t))
+			return exp_corrupt(err, f->path, r->offset, "arc table of %u bytes", r->len);
+		memcpy(&t, r->p, sizeof(t));
+		if (t.nslots == 0 || (t.nslots & (t.nslots - 1)) ||
+		    (uint64_t)t.nslots * sizeof(struct exp_arc) + sizeof(t) != r->len)
+			return exp_corrupt(err, f->path, r->offset, "arc table of %u slots in %u bytes",
+					   t.nslots, r->len);
+		const struct exp_arc *slots = (const void *)((const char *)r->p + sizeof(t));
+		for (uint32_t i = 0; i < t.nslots; i++) {
+			struct exp_arc a;
+			memcpy(&a, &slots[i], sizeof(a));
+			if (!a.frompc || !a.count)
+				continue;
+			if (grow(&p->arcs, &l->cap_arcs, p->narcs, sizeof(*p->arcs)))
+				return nomem(err, f->path);
+			p->arcs[p->narcs++] = (struct exp_arc_ev){ a.frompc, a.selfpc, a.count,
+								    a.incl_ns, t.flags };
+		}
+		return 0;
+	}
+	default:
+		return 0;              /* a newer record type: skipped by length */
+	}
+	return exp_corrupt(err, f->path, r->offset, "record type %u does not belong in this file",
+			   r->type);
+}
+
+static int load_file(struct loader *l, const char *name, uint32_t kind, struct exp_error *err)
+{
+	char path[4200];
+	struct exp_file f;
+	struct exp_rec r;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", l->p->dir, name);
+	rc = exp_file_open(&f, path, kind, err);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc)
+		return rc;
+	while ((rc = exp_file_next(&f, &r, err)) > 0)
+		if ((rc = take_record(l, &f, &r, err)) < 0)
+			break;
+	exp_file_close(&f);
+	return rc < 0 ? rc : 0;
+}
+
+static int cmp_arc(const void *a, const void *b)
+{
+	const struct exp_arc_ev *x = a, *y = b;
+
+	if (x->frompc != y->frompc)
+		return x->frompc < y->frompc ? -1 : 1;
+	return x->selfpc < y->selfpc ? -1 : x->selfpc > y->selfpc;
+}
+
+/* Sum the arcs of all threads' tables. */
+static void merge_arcs(struct exp_proc *p)
+{
+	size_t n = 0;
+
+	if (p->narcs)
+		qsort(p->arcs, p->narcs, sizeof(*p->arcs), cmp_arc);
+	for (size_t i = 0; i < p->narcs; i++) {
+		if (n && p->arcs[n - 1].frompc == p->arcs[i].frompc &&
+		    p->arcs[n - 1].selfpc == p->arcs[i].selfpc) {
+			p->arcs[n - 1].count += p->arcs[i].count;
+			p->arcs[n - 1].incl_ns += p->arcs[i].incl_ns;
+			p->arcs[n - 1].flags |= p->arcs[i].flags;
+		} else {
+			p->arcs[n++] = p->arcs[i];
+		}
+	}
+	p->narcs = n;
+}
+
+static uint64_t log_u64(const struct exp_proc *p, const char *key)
+{
+	const char *v = exp_proc_log(p, key);
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static int load_proc(struct exp_proc *p, struct exp_error *err)
+{
+	static const struct { const char *name; uint32_t kind; } files[] = {
+		{ "samples.dat", EXP_FILE_SAMPLES }, { "heap.dat", EXP_FILE_HEAP },
+		{ "sync.dat", EXP_FILE_SYNC },       { "io.dat", EXP_FILE_IO },
+		{ "arcs.dat", EXP_FILE_ARCS },       { "threads.dat", EXP_FILE_THREADS },
+		{ "maps.dat", EXP_FILE_MAPS },       { "stacks.dat", EXP_FILE_STACKS },
+	};
+	struct loader l = { .p = p };
+	int rc = load_log(p, err);
+
+	if (rc && rc != -ENOENT)
+		return rc;
+	load_counters(p);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if ((rc = load_file(&l, files[i].name, files[i].kind, err)) < 0)
+			return rc;
+	for (uint32_t i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].pcs)
+			p->stacks[i].pcs = p->pc_pool + ((uintptr_t)p->stacks[i].pcs - 1);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t id = p->samples[i].stack_id;
+		if (id >= p->nstacks || !p->stacks[id].pcs)
+			p->missing_stacks++;
+	}
+	merge_arcs(p);
+
+	p->pid = (uint32_t)log_u64(p, "pid");
+	p->ppid = (uint32_t)log_u64(p, "ppid");
+	p->start_ns = log_u64(p, "start.mono_ns");
+	p->end_ns = log_u64(p, "end.mono_ns");
+	if (!p->end_ns)
+		p->end_ns = log_u64(p, "record.end.mono_ns");
+	const char *exe = exp_proc_log(p, "exe");
+	for (size_t i = 0; !exe && i < p->nmaps; i++)
+		if (p->maps[i].flags & EXP_MAP_MAIN)
+			exe = p->maps[i].path;
+	if (!exe)
+		exe = exp_proc_log(p, "target");
+	p->exe = strdup(exe ? exe : "?");
+	const char *slash = strrchr(p->exe, '/');
+	p->name = strdup(slash ? slash + 1 : p->exe);
+	return 0;
+}
+
+static int cmp_lineage(const void *a, const void *b)
+{
+	return strverscmp(((const struct exp_proc *)a)->lineage, ((const struct exp_proc *)b)->lineage);
+}
+
+static bool has_data(const char *dir)
+{
+	char path[4200];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	return stat(path, &st) == 0;
+}
+
+int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_error *err)
+{
+	struct stat st;
+	size_t cap = 8;
+
+	memset(e, 0, sizeof(*e));
+	e->path = strdup(path);
+	if (stat(path, &st) != 0) {
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err->msg, sizeof(err->msg), "%s: not an experiment directory", path);
+		return -ENOTDIR;
+	}
+	if (!has_data(path)) {
+		snprintf(err->msg, sizeof(err->msg), "%s: not a tally experiment (no log.txt)", path);
+		return -ENOENT;
+	}
+	e->procs = calloc(cap, sizeof(*e->procs));
+	if (!e->procs)
+		return nomem(err, path);
+	e->procs[0].dir = strdup(path);
+	e->procs[0].lineage = strdup("");
+	e->nprocs = 1;
+
+	DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (de->d_name[0] != '_' || n < 6 || strcmp(de->d_name + n - 4, ".exp"))
+			continue;
+		char sub[4200];
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		if (!has_data(sub)) {
+			e->empty_descendants++;
+			continue;
+		}
+		if (e->nprocs == cap) {
+			struct exp_proc *q = realloc(e->procs, 2 * cap * sizeof(*q));
+			if (!q) {
+				closedir(d);
+				return nomem(err, path);
+			}
+			memset(q + cap, 0, cap * sizeof(*q));
+			e->procs = q;
+			cap *= 2;
+		}
+		struct exp_proc *p = &e->procs[e->nprocs++];
+		p->dir = strdup(sub);
+		p->lineage = strndup(de->d_name, n - 4);
+	}
+	if (d)
+		closedir(d);
+	qsort(e->procs + 1, e->nprocs - 1, sizeof(*e->procs), cmp_lineage);
+	for (size_t i = 0; i < e->nprocs; i++) {
+		int rc = load_proc(&e->procs[i], err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void free_proc(struct exp_proc *p)
+{
+	for (size_t i = 0; i < p->nlog; i++) {
+		free(p->log[i].key);
+		free(p->log[i].value);
+	}
+	for (size_t i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	for (size_t i = 0; i < p->nfds; i++)
+		free(p->fds[i].name);
+	free(p->log);
+	free(p->maps);
+	free(p->fds);
+	free(p->dir);
+	free(p->lineage);
+	free(p->exe);
+	free(p->name);
+	free(p->samples);
+	free(p->stacks);
+	free(p->pc_pool);
+	free(p->threads);
+	free(p->heap);
+	free(p->sync);
+	free(p->io);
+	free(p->arcs);
+}
+
+void exp_experiment_free(struct exp_experiment *e)
+{
+	for (size_t i = 0; i < e->nprocs; i++)
+		free_proc(&e->procs[i]);
+	free(e->procs);
+	free(e->path);
+	memset(e, 0, sizeof(*e));
+}

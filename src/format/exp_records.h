@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_records.h — the on-disk layout of a tally experiment (format version 1).
+ *
+ * Shared by every writer (collector, mcount runtime, `tally record`) and by the
+ * reader.  docs/experiment-format.md is the same specification in prose; the
+ * two and EXP_FORMAT_VERSION change in the same commit.
+ *
+ * An experiment is a directory.  Each kind of event lives in its own *record
+ * file* (samples.dat, stacks.dat, maps.dat, threads.dat, heap.dat, sync.dat,
+ * io.dat, arcs.dat), plus counters.dat (a fixed table of loss counters updated
+ * in place) and log.txt (human-readable).
+ *
+ * Record file layout (all integers little-endian):
+ *
+ *   offset 0: struct exp_file_header (64 bytes), then records.
+ *   The file is a sequence of blocks of `block_bytes` (a power of two, at
+ *   least 4096).  Block 0 starts with the header.  A writer owns a block while
+ *   it appends records to it; records are 8-byte aligned and start with a
+ *   32-bit word  (type << 24) | length_bytes  (length includes the word, is a
+ *   multiple of 8 and at least 8).  A zero word means "no more records in this
+ *   block": the rest of the block is zero.  A record never crosses a block
+ *   boundary, except a record written at the start of a block, which may span
+ *   several whole blocks (arc tables); reading resumes at the next block
+ *   boundary after such a record.
+ *
+ * Every file is valid at every instant: a writer fills the payload first and
+ * publishes the header word last with a release store, so a reader (running
+ * concurrently, or after the writer was SIGKILLed) sees complete records and
+ * zeros, never a partial record.  Unknown record types are skipped by length,
+ * which is how the format is extended without breaking old readers; changing
+ * an existing layout bumps EXP_FORMAT_VERSION.
+ */
+#ifndef TALLY_EXP_RECORDS_H
+#define TALLY_EXP_RECORDS_H
+
+#include <stdint.h>
+
+#define EXP_MAGIC "TALLYEXP"
+#define EXP_FORMAT_VERSION 1
+#define EXP_HEADER_BYTES 64
+#define EXP_BLOCK_BYTES 16384u
+#define EXP_MAX_FRAMES 1024        /* deepest stack a record may hold */
+#define EXP_BUILD_ID_MAX 20
+
+/* Which data a record file holds (exp_file_header.kind). */
+enum exp_file_kind {
+	EXP_FILE_SAMPLES = 1,      /* clock samples */
+	EXP_FILE_STACKS = 2,       /* distinct call stacks */
+	EXP_FILE_MAPS = 3,         /* load-object map over time */
+	EXP_FILE_THREADS = 4,      /* thread start / end */
+	EXP_FILE_HEAP = 5,         /* heap tracing */
+	EXP_FILE_SYNC = 6,         /* synchronization waits */
+	EXP_FILE_IO = 7,           /* I/O tracing */
+	EXP_FILE_ARCS = 8,         /* -pg / -finstrument-functions arc tables */
+	EXP_FILE_COUNT_ = 9
+};
+
+/* Record types (top 8 bits of the record word). 0 is never a type. */
+enum exp_rec_type {
+	EXP_REC_SAMPLE = 1,
+	EXP_REC_STACK = 2,
+	EXP_REC_MAP = 3,
+	EXP_REC_UNMAP = 4,
+	EXP_REC_THREAD_START = 5,
+	EXP_REC_THREAD_END = 6,
+	EXP_REC_HEAP = 7,
+	EXP_REC_SYNC = 8,
+	EXP_REC_IO = 9,
+	EXP_REC_FD_NAME = 10,
+	EXP_REC_ARC_TABLE = 11,
+};
+
+#define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
+#define EXP_REC_TYPE(word) ((word) >> 24)
+#define EXP_REC_LEN(word) ((word) & 0xffffffu)
+
+/* File header, 64 bytes at offset 0 of every record file.
+ *  off size field
+ *    0    8 magic "TALLYEXP" (doubles as the endianness probe)
+ *    8    4 version         EXP_FORMAT_VERSION
+ *   12    4 kind            enum exp_file_kind
+ *   16    4 block_bytes     block size of this file
+ *   20    4 header_bytes    64
+ *   24    4 pid             process that writes the file
+ *   28    4 reserved        0
+ *   32    8 mono_ns         CLOCK_MONOTONIC at creation
+ *   40    8 real_ns         CLOCK_REALTIME at creation
+ *   48   16 reserved        0                                               */
+struct exp_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t kind;
+	uint32_t block_bytes;
+	uint32_t header_bytes;
+	uint32_t pid;
+	uint32_t reserved0;
+	uint64_t mono_ns;
+	uint64_t real_ns;
+	uint64_t reserved1[2];
+};
+
+/* EXP_REC_SAMPLE, 32 bytes: one clock-profiling sample.
+ *   0 4 word     type 1, length 32
+ *   4 4 tid      thread id (gettid)
+ *   8 8 time_ns  CLOCK_MONOTONIC when the sample was taken
+ *  16 4 stack_id EXP_REC_STACK id of the call stack
+ *  20 2 cpu      processor the thread ran on (0xffff: unknown)
+ *  22 2 flags    reserved, 0
+ *  24 8 weight_ns CPU time this sample stands for: the thread's task clock
+ *               advanced by this much since its previous sample             */
+struct exp_sample {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t cpu;
+	uint16_t flags;
+	uint64_t weight_ns;
+};
+
+/* EXP_REC_STACK, 16 + 8 * nframes bytes: a distinct call stack, stored once.
+ *   0 4 word
+ *   4 4 stack_id  >= 1, unique within the experiment (process)
+ *   8 2 nframes   <= EXP_MAX_FRAMES
+ *  10 2 flags     EXP_STACK_*
+ *  12 4 reserved  0
+ *  16 8*n pcs     leaf first.  pcs[0] is the interrupted pc unless
+ *                 EXP_STACK_LEAF_IS_RETADDR; every other pc is a return
+ *                 address (symbolize pc - 1).                               */
+struct exp_stack {
+	uint32_t word;
+	uint32_t stack_id;
+	uint16_t nframes;
+	uint16_t flags;
+	uint32_t reserved;
+	uint64_t pcs[];
+};
+#define EXP_STACK_TRUNCATED 0x1       /* deeper than the collector's limit */
+#define EXP_STACK_BROKEN 0x2          /* the unwind stopped on a bad frame */
+#define EXP_STACK_LEAF_IS_RETADDR 0x4 /* traced event: pcs[0] is a return address */
+
+/* EXP_REC_MAP, 64 + path bytes: an executable mapping appeared.
+ *   0 4 word
+ *   4 4 flags        EXP_MAP_*
+ *   8 8 time_ns      mapped no later than this (CLOCK_MONOTONIC)
+ *  16 8 start        first address of the executable segment
+ *  24 8 end          one past its last address
+ *  32 8 bias         runtime address - ELF virtual address
+ *  40 1 build_id_len 0..20
+ *  41 20 build_id
+ *  61 3 reserved
+ *  64 .. path        NUL-terminated, zero-padded to a multiple of 8         */
+struct exp_map {
+	uint32_t word;
+	uint32_t flags;
+	uint64_t time_ns;
+	uint64_t start;
+	uint64_t end;
+	uint64_t bias;
+	uint8_t build_id_len;
+	uint8_t build_id[EXP_BUILD_ID_MAX];
+	uint8_t reserved[3];
+	char path[];
+};
+#define EXP_MAP_MAIN 0x1     /* the executable itself */
+#define EXP_MAP_VDSO 0x2     /* the kernel's vDSO (archived as archive/<build-id in hex>) */
+
+/* EXP_REC_UNMAP, 32 bytes: the mapping that started at `start` is gone.
+ *   0 4 word; 4 4 reserved; 8 8 time_ns; 16 8 start; 24 8 end               */
+struct exp_unmap {
+	uint32_t word;
+	uint32_t reserved;
+	uint64_t time_ns;
+	uint64_t start;
+	uint64_t end;
+};
+
+/* EXP_REC_THREAD_START, 48 bytes.
+ *   0 4 word; 4 4 tid; 8 8 time_ns;
+ *  16 8 start_routine  address passed to pthread_create (0: main thread)
+ *  24 4 creator_tid    thread that created it (0: none)
+ *  28 4 reserved
+ *  32 16 name          NUL-padded                                           */
+struct exp_thread_start {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t start_routine;
+	uint32_t creator_tid;
+	uint32_t reserved;
+	char name[16];
+};
+
+/* EXP_REC_THREAD_END, 32 bytes.
+ *   0 4 word; 4 4 tid; 8 8 time_ns;
+ *  16 8 cpu_ns    CPU time the kernel accounted to the thread (user + system)
+ *  24 8 samples   clock samples the thread recorded                         */
+struct exp_thread_end {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t cpu_ns;
+	uint64_t samples;
+};
+
+/* EXP_REC_HEAP, 48 bytes: one allocation or release.
+ *   0 4 word; 4 4 tid; 8 8 time_ns;
+ *  16 4 stack_id; 20 2 op (enum exp_heap_op); 22 2 reserved
+ *  24 8 size      bytes requested (0 for free)
+ *  32 8 addr      address returned (allocations) or released (free)
+ *  40 8 old_addr  realloc: the block it replaced (0 otherwise)              */
+struct exp_heap {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t op;
+	uint16_t reserved;
+	uint64_t size;
+	uint64_t addr;
+	uint64_t old_addr;
+};
+enum exp_heap_op {
+	EXP_HEAP_MALLOC = 1, EXP_HEAP_CALLOC, EXP_HEAP_REALLOC, EXP_HEAP_FREE,
+	EXP_HEAP_MEMALIGN, EXP_HEAP_NEW, EXP_HEAP_DELETE,
+};
+
+/* EXP_REC_SYNC, 40 bytes: a wait above the threshold, written at the grant.
+ *   0 4 word; 4 4 tid; 8 8 time_ns (grant)
+ *  16 4 stack_id; 20 2 op (enum exp_sync_op); 22 2 reserved
+ *  24 8 wait_ns   request to grant
+ *  32 8 object    address of the mutex / condvar / ... waited on           */
+struct exp_sync {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t op;
+	uint16_t reserved;
+	uint64_t wait_ns;
+	uint64_t object;
+};
+enum exp_sync_op {
+	EXP_SYNC_MUTEX = 1, EXP_SYNC_RWLOCK_RD, EXP_SYNC_RWLOCK_WR, EXP_SYNC_COND,
+	EXP_SYNC_SEM, EXP_SYNC_BARRIER, EXP_SYNC_JOIN,
+};
+
+/* EXP_REC_IO, 48 bytes: one I/O call.
+ *   0 4 word; 4 4 tid; 8 8 time_ns (call start)
+ *  16 4 stack_id; 20 2 op (enum exp_io_op); 22 2 reserved
+ *  24 4 fd; 28 4 reserved
+ *  32 8 bytes     bytes moved (negative: the call failed, -errno)
+ *  40 8 dur_ns    time spent in the call                                    */
+struct exp_io {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t op;
+	uint16_t reserved;
+	int32_t fd;
+	uint32_t reserved2;
+	int64_t bytes;
+	uint64_t dur_ns;
+};
+enum exp_io_op {
+	EXP_IO_OPEN = 1, EXP_IO_CLOSE, EXP_IO_READ, EXP_IO_WRITE, EXP_IO_SYNC,
+	EXP_IO_SEEK, EXP_IO_OTHER,
+};
+
+/* EXP_REC_FD_NAME, 24 + name bytes: descriptor `fd` now names `name`.
+ *   0 4 word; 4 4 fd; 8 8 time_ns; 16 8 reserved; 24 .. name (NUL, padded) */
+struct exp_fd_name {
+	uint32_t word;
+	int32_t fd;
+	uint64_t time_ns;
+	uint64_t reserved;
+	char name[];
+};
+
+/* EXP_REC_ARC_TABLE, 32 + 32 * nslots bytes, starts at a block boundary:
+ * one thread's open-addressing table of call-graph arcs, updated in place
+ * while the thread runs.  A slot with frompc 0 is empty; a writer fills
+ * selfpc and the counters before it publishes frompc.
+ *   0 4 word; 4 4 tid; 8 4 nslots (a power of two); 12 4 flags (EXP_ARCS_*)
+ *  16 8 time_ns   table created; 24 8 reserved
+ *  32 .. slots    struct exp_arc[nslots]                                    */
+struct exp_arc {
+	uint64_t frompc;     /* call site: return address in the caller */
+	uint64_t selfpc;     /* callee: its entry, or the pc of its mcount call */
+	uint64_t count;      /* traversals */
+	uint64_t incl_ns;    /* -finstrument-functions: time from entry to exit */
+};
+struct exp_arc_table {
+	uint32_t word;
+	uint32_t tid;
+	uint32_t nslots;
+	uint32_t flags;
+	uint64_t time_ns;
+	uint64_t reserved;
+	struct exp_arc slots[];
+};
+#define EXP_ARCS_MCOUNT 0x1      /* selfpc is inside the callee (after its prologue) */
+#define EXP_ARCS_FENTRY 0x2      /* selfpc is the callee's first instruction (+5) */
+#define EXP_ARCS_CYG 0x4         /* -finstrument-functions: selfpc is the entry, incl_ns valid */
+
+/* counters.dat: a 64-byte header like the record files (kind 0), then
+ * EXP_COUNTER_COUNT_ little-endian u64 counters updated in place with atomic
+ * adds.  Every loss has a counter; the report header shows the nonzero ones. */
+enum exp_counter {
+	EXP_CTR_SAMPLES,          /* clock samples written */
+	EXP_CTR_LOST_REENTRY,     /* signal arrived while the collector was busy */
+	EXP_CTR_LOST_BUFFER,      /* no space: a block could not be claimed */
+	EXP_CTR_UNWIND_BROKEN,    /* stacks cut short by an unreadable frame */
+	EXP_CTR_UNWIND_TRUNCATED, /* stacks deeper than the limit */
+	EXP_CTR_STACK_TABLE_FULL, /* stacks written without de-duplication */
+	EXP_CTR_FOREIGN_SIGNALS,  /* profiling signals passed on to the target's handler */
+	EXP_CTR_NO_THREAD_STATE,  /* samples in threads the collector did not set up */
+	EXP_CTR_HEAP_EVENTS,
+	EXP_CTR_SYNC_EVENTS,
+	EXP_CTR_IO_EVENTS,
+	EXP_CTR_LOST_EVENTS,      /* trace events dropped (reentry or no space) */
+	EXP_CTR_ARCS_LOST,        /* arcs dropped: a table could not grow */
+	EXP_CTR_FORKS,            /* descendants created (names _fN) */
+	EXP_CTR_EXECS,            /* exec'd images of this process (names _xN) */
+	EXP_CTR_COUNT_
+};
+#define EXP_COUNTERS_BYTES (EXP_HEADER_BYTES + 8 * 32)
+
+#endif

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_write.c — the writer half of the experiment format (see exp_write.h).
+ *
+ * Called from the collector's signal handler and interposers, in any thread.
+ * Invariant: the file is valid at every instant.  Blocks are claimed with one
+ * atomic add, given real disk space with fallocate (so a full disk is an error
+ * here, never a SIGBUS later in the target), mapped MAP_SHARED, and filled
+ * record by record; a record's first word is stored last with release order.
+ * Sigsafe file: raw syscalls only, no stdio, no malloc, no locks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/exp_write.h"
+
+/* Raw system calls: the collector interposes the libc names for I/O tracing,
+ * and its own writes must not be traced. */
+static int sys_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+static ssize_t sys_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return syscall(SYS_pwrite64, fd, buf, n, off);
+}
+
+static void sys_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
+		    enum exp_file_kind kind, uint32_t pid)
+{
+	struct exp_file_header h;
+
+	w->fd = -1;
+	w->block_bytes = EXP_BLOCK_BYTES;
+	atomic_store(&w->next_block, 0);
+	atomic_store(&w->full, 0);
+	w->err = 0;
+
+	int fd = sys_openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, EXP_MAGIC, 8);
+	h.version = EXP_FORMAT_VERSION;
+	h.kind = kind;
+	h.block_bytes = w->block_bytes;
+	h.header_bytes = EXP_HEADER_BYTES;
+	h.pid = pid;
+	h.mono_ns = clock_ns(CLOCK_MONOTONIC);
+	h.real_ns = clock_ns(CLOCK_REALTIME);
+	if (sys_pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		int e = errno ? errno : EIO;
+		sys_close(fd);
+		return -e;
+	}
+	w->fd = fd;
+	return 0;
+}
+
+/* Give blocks [first, first + n) disk space and map them. */
+static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
+{
+	off_t off = (off_t)(first * w->block_bytes);
+	off_t len = (off_t)(n * w->block_bytes);
+	int e = fallocate(w->fd, 0, off, len);
+
+	if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+		/* No fallocate here: write one byte at the end (sparse). */
+		char zero = 0;
+		e = sys_pwrite(w->fd, &zero, 1, off + len - 1) == 1 ? 0 : -1;
+	}
+	if (e != 0) {
+		if (!atomic_exchange(&w->full, 1))
+			w->err = errno;
+		return NULL;
+	}
+	void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
+	if (p == MAP_FAILED) {
+		if (!atomic_exchange(&w->full, 1))
+			w->err = errno;
+		return NULL;
+	}
+	return p;
+}
+
+void exp_cursor_release_sigsafe(struct exp_cursor *c)
+{
+	if (c->block)
+		munmap(c->block, c->size);
+	c->block = NULL;
+	c->used = c->size = 0;
+}
+
+void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
+				 uint32_t len)
+{
+	if (w->fd < 0 || len > w->block_bytes - EXP_HEADER_BYTES)
+		return NULL;
+	if (!c->block || c->size - c->used < len) {
+		if (atomic_load_explicit(&w->full, memory_order_relaxed))
+			return NULL;
+		exp_cursor_release_sigsafe(c);
+		uint64_t b = atomic_fetch_add(&w->next_block, 1);
+		char *p = claim_map(w, b, 1);
+		if (!p)
+			return NULL;
+		c->block = p;
+		c->size = w->block_bytes;
+		c->used = b == 0 ? EXP_HEADER_BYTES : 0;
+	}
+	char *rec = c->block + c->used;
+	c->used += len;
+	return rec;
+}
+
+void exp_record_publish_sigsafe(void *rec, uint32_t type, uint32_t len)
+{
+	atomic_store_explicit((_Atomic uint32_t *)rec, EXP_REC_WORD(type, len),
+			      memory_order_release);
+}
+
+int exp_record_append_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
+			      uint32_t type, const void *rec, uint32_t len)
+{
+	char *p = exp_record_reserve_sigsafe(w, c, len);
+
+	if (!p)
+		return -1;
+	memcpy(p + 4, (const char *)rec + 4, len - 4);
+	exp_record_publish_sigsafe(p, type, len);
+	return 0;
+}
+
+void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t *mapped)
+{
+	if (w->fd < 0 || atomic_load(&w->full))
+		return NULL;
+	uint64_t n = (len + w->block_bytes - 1) / w->block_bytes;
+	uint64_t b = atomic_fetch_add(&w->next_block, n);
+	if (b == 0) {
+		/* Block 0 holds the file header: large records start later. */
+		b = atomic_fetch_add(&w->next_block, n);
+	}
+	char *p = claim_map(w, b, n);
+	if (p)
+		*mapped = n * w->block_bytes;
+	return p;
+}
+
+void exp_large_release_sigsafe(void *p, size_t mapped)
+{
+	if (p)
+		munmap(p, mapped);
+}
+
+void exp_writer_close(struct exp_file_writer *w)
+{
+	if (w->fd >= 0)
+		sys_close(w->fd);
+	w->fd = -1;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_write.h — appending records to an experiment's record files.
+ *
+ * Used by the collector and the mcount runtime inside the target.  A
+ * `struct exp_file_writer` is one open record file shared by all threads; each
+ * thread appends through its own `struct exp_cursor`, which owns one mapped
+ * block at a time, so threads never contend except for one atomic add when
+ * they claim a block.  Everything but exp_writer_open/close is
+ * async-signal-safe and lock-free; a cursor must not be used by two contexts
+ * at once (the collector's per-thread busy flag ensures that).
+ */
+#ifndef TALLY_EXP_WRITE_H
+#define TALLY_EXP_WRITE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/exp_records.h"
+
+struct exp_file_writer {
+	int fd;                        /* -1: not open */
+	uint32_t block_bytes;
+	_Atomic uint64_t next_block;   /* index of the next unclaimed block */
+	_Atomic int full;              /* a claim failed (disk full, I/O error) */
+	int err;                       /* errno of the first failure */
+};
+
+struct exp_cursor {
+	char *block;                   /* mapped block, or NULL */
+	uint32_t used;                 /* bytes of the block already written */
+	uint32_t size;                 /* bytes mapped */
+};
+
+/* Create `name` in directory `dirfd` and write its header.  Not sigsafe.
+ * Returns 0 or -errno. */
+int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
+		    enum exp_file_kind kind, uint32_t pid);
+
+/* Reserve `len` bytes (a multiple of 8, <= block size) in the cursor's block,
+ * claiming a new block if needed.  Returns where the record goes, zeroed, or
+ * NULL if no space could be had (w->full is then set).  Fill the payload, then
+ * call exp_record_publish_sigsafe. */
+void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
+				 uint32_t len);
+
+/* Publish a reserved record: release-store its first word. */
+void exp_record_publish_sigsafe(void *rec, uint32_t type, uint32_t len);
+
+/* Copy a complete record (whose first word is filled in by this call) into
+ * the file.  Returns 0 or -1 (no space). */
+int exp_record_append_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
+			      uint32_t type, const void *rec, uint32_t len);
+
+/* Claim whole blocks for one large record of `len` bytes (arc tables) and map
+ * them.  The caller fills the record in place and publishes its word when it
+ * wishes; the mapping stays until exp_large_release.  Returns NULL on failure.*/
+void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len,
+				size_t *mapped);
+void exp_large_release_sigsafe(void *p, size_t mapped);
+
+/* Drop the cursor's mapping (thread exit, or a fork child that must not write
+ * into its parent's files). */
+void exp_cursor_release_sigsafe(struct exp_cursor *c);
+
+/* Close the file descriptor; mapped blocks stay valid.  Not sigsafe. */
+void exp_writer_close(struct exp_file_writer *w);
+
+#endif

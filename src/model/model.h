@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model.h — what the reports are computed from: the events of one or more
+ * experiments, filtered, symbolized and aggregated into weighted call stacks
+ * of functions.
+ *
+ * model_build() turns every event (clock sample, heap/sync/io event) into a
+ * contribution to an *entry*: one distinct recorded stack of one process at
+ * one state of its address space, rewritten into functions by the seed's
+ * rules (tally's own frames dropped, a thread's stack starting at its start
+ * routine, a PLT stub leaf given to its caller, <Unknown>, <Truncated-stack>).
+ * Views (function table, callers-callees, call tree, threads, objects, gprof
+ * graph) are derived from the entries; inclusive metrics count a function
+ * once per stack, however often it recurs there.
+ */
+#ifndef TALLY_MODEL_H
+#define TALLY_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/exp_data.h"
+
+enum model_metric {
+	MODEL_CPU,                 /* ns of CPU time (clock samples) */
+	MODEL_HEAP_BYTES,          /* bytes requested */
+	MODEL_HEAP_COUNT,          /* allocation calls */
+	MODEL_HEAP_LEAK,           /* bytes allocated and never freed */
+	MODEL_SYNC_WAIT,           /* ns waited */
+	MODEL_SYNC_COUNT,          /* waits above the threshold */
+	MODEL_IO_BYTES,            /* bytes moved by read/write calls */
+	MODEL_IO_TIME,             /* ns inside I/O calls */
+	MODEL_IO_COUNT,            /* read/write calls */
+	MODEL_METRIC_COUNT
+};
+
+struct model_metric_info {
+	const char *name;          /* "cpu", "heap.bytes" ... (the CLI's --metric) */
+	const char *title;         /* column title */
+	bool is_time;              /* ns, shown as seconds */
+};
+
+const struct model_metric_info *model_metric_info(enum model_metric m);
+/* Metric by name, or -1. */
+int model_metric_parse(const char *name);
+
+#define MODEL_FUNC_ARTIFICIAL 0x100    /* <Total>, <Unknown>, <Truncated-stack>, @plt */
+
+struct model_func {
+	char *name;                /* display name (demangled, with arguments) */
+	char *object;              /* load object basename ("" for artificial) */
+	char *path;                /* load object path */
+	char *aliases;             /* other names at the same address, or NULL */
+	uint64_t addr, size;       /* link-time range in the object */
+	uint32_t flags;            /* SYM_FUNC_* | MODEL_FUNC_ARTIFICIAL */
+};
+
+struct model_entry {
+	uint32_t proc;             /* index in model.procs */
+	uint32_t n;                /* frames, root first */
+	uint32_t *funcs;           /* function of each frame */
+	uint64_t *addrs;           /* its link-time address (for annotation), 0 if none */
+	uint64_t v[MODEL_METRIC_COUNT];
+};
+
+struct model_proc {
+	const struct exp_proc *src;
+	const struct exp_experiment *exp;
+	char label[300];           /* "[name pid]" */
+	uint64_t v[MODEL_METRIC_COUNT];
+};
+
+struct model_thread {
+	uint32_t proc, tid;
+	const struct exp_thread_ev *src;  /* NULL if the thread left no record */
+	uint32_t routine;          /* function of its start routine (0: main thread / unknown) */
+	uint64_t samples;
+	uint64_t first_ns, last_ns;
+	uint64_t v[MODEL_METRIC_COUNT];
+};
+
+struct model_options {
+	const uint32_t *tids;      /* only these threads (ntids > 0) */
+	size_t ntids;
+	bool has_time;             /* only events in [from_ns, to_ns) after the founder's start */
+	uint64_t from_ns, to_ns;
+	bool keep_tally_frames;    /* show the collector's own frames */
+};
+
+struct model_heap_peak {
+	uint64_t bytes;            /* live bytes at the peak */
+	uint64_t time_ns;
+	uint32_t entry;            /* the allocation that reached it (entry index + 1; 0 none) */
+};
+
+struct model {
+	struct model_func *funcs;  /* [0] is <Total> */
+	uint32_t nfuncs;
+	struct model_entry *entries;
+	size_t nentries;
+	struct model_proc *procs;
+	size_t nprocs;
+	struct model_thread *threads;
+	size_t nthreads;
+	uint64_t total[MODEL_METRIC_COUNT];
+	uint32_t present;          /* bit m: metric m has events */
+	uint64_t samples;          /* clock samples used */
+	uint64_t unknown_stacks;   /* events whose stack record was missing */
+	struct model_heap_peak heap_peak;
+	void *priv;                /* model_build's indexes */
+};
+
+#define MODEL_TOTAL 0u
+
+/* Build from `nexps` loaded experiments.  Returns 0, or -1 with `err`. */
+int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps,
+		const struct model_options *o, char *err, size_t errlen);
+void model_free(struct model *m);
+
+/* ---- function-level views (model_funcs.c) ------------------------------ */
+
+struct model_func_metrics {
+	uint64_t excl[MODEL_METRIC_COUNT];
+	uint64_t incl[MODEL_METRIC_COUNT];
+};
+
+/* Exclusive and inclusive metrics of every function; out has nfuncs slots.
+ * out[MODEL_TOTAL] holds the totals. */
+void model_func_metrics(const struct model *m, struct model_func_metrics *out);
+
+/* Functions whose display name is `name`, or whose name without its argument
+ * list, or without clone suffixes, is `name`; returns how many (ids in
+ * `ids`, at most `max`). */
+size_t model_func_find(const struct model *m, const char *name, uint32_t *ids, size_t max);
+
+struct model_edge {
+	uint32_t func;
+	uint64_t v[MODEL_METRIC_COUNT];
+};
+
+/* Callers and callees of `focus`, with attributed metrics as the seed
+ * defines them: a caller's is the focus's inclusive metric when called from
+ * it; a callee's is its inclusive metric when called from the focus; each
+ * counted once per stack.  A stack whose root is the focus has caller
+ * <Total>.  Arrays are malloc'd, sorted by the first present metric. */
+int model_callers_callees(const struct model *m, uint32_t focus, enum model_metric sort_by,
+			  struct model_edge **callers, size_t *ncallers,
+			  struct model_edge **callees, size_t *ncallees);
+
+/* ---- the call tree (model_tree.c) -------------------------------------- */
+
+struct model_node {
+	uint32_t func;
+	uint32_t parent;           /* node index; the root (<Total>) is 0 */
+	uint32_t first_child, next_sibling;   /* 0: none */
+	uint64_t incl[MODEL_METRIC_COUNT];
+	uint64_t excl[MODEL_METRIC_COUNT];
+};
+
+/* The call tree of all entries (per process when the model has several,
+ * each under a process node named by model_proc.label when `by_process`).
+ * Children are sorted by inclusive `sort_by`, largest first. */
+int model_tree_build(const struct model *m, enum model_metric sort_by, bool by_process,
+		     struct model_node **nodes, size_t *nnodes);
+
+/* Display name of node `i` (a function, or a process label). */
+const char *model_node_name(const struct model *m, const struct model_node *nodes, size_t i);
+
+#endif

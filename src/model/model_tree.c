@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_tree.c — the call tree: entries merged into a trie of functions from
+ * <Total> down, with each node's inclusive and exclusive metrics.  Unlike
+ * the function table, the tree keeps every level of recursion as its own
+ * node.  Optionally each process gets a node of its own under the root.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "model/model_map.h"
+
+#define PROC_NODE 0x80000000u       /* model_node.func of a process node */
+
+struct tree {
+	struct model_node *nodes;
+	size_t n, cap;
+	struct model_map child;         /* (parent, func) -> node index */
+};
+
+static long child_of(struct tree *t, uint32_t parent, uint32_t func)
+{
+	uint64_t key = ((uint64_t)parent << 32 | func) + 1;
+	bool inserted;
+	uint64_t *v = model_map_put(&t->child, key, 0, &inserted);
+
+	if (!v)
+		return -1;
+	if (!inserted)
+		return (long)*v;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		struct model_node *q = realloc(t->nodes, ncap * sizeof(*q));
+		if (!q)
+			return -1;
+		t->nodes = q;
+		t->cap = ncap;
+	}
+	struct model_node *nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->func = func;
+	nd->parent = parent;
+	nd->next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = (uint32_t)t->n;
+	*model_map_get(&t->child, key) = t->n;
+	return (long)t->n++;
+}
+
+static enum model_metric sort_metric;
+static struct model_node *sort_nodes;
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct model_node *x = &sort_nodes[*(const uint32_t *)a];
+	const struct model_node *y = &sort_nodes[*(const uint32_t *)b];
+
+	if (x->incl[sort_metric] != y->incl[sort_metric])
+		return x->incl[sort_metric] > y->incl[sort_metric] ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* Re-link every node's children in sorted order. */
+static int sort_children(struct tree *t)
+{
+	uint32_t *kids = malloc(t->n * sizeof(*kids));
+
+	if (!kids)
+		return -1;
+	sort_nodes = t->nodes;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t k = 0;
+		for (uint32_t c = t->nodes[i].first_child; c; c = t->nodes[c].next_sibling)
+			kids[k++] = c;
+		if (k < 2)
+			continue;
+		qsort(kids, k, sizeof(*kids), cmp_child);
+		t->nodes[i].first_child = kids[0];
+		for (size_t j = 0; j + 1 < k; j++)
+			t->nodes[kids[j]].next_sibling = kids[j + 1];
+		t->nodes[kids[k - 1]].next_sibling = 0;
+	}
+	free(kids);
+	return 0;
+}
+
+int model_tree_build(const struct model *m, enum model_metric sort_by, bool by_process,
+		     struct model_node **nodes, size_t *nnodes)
+{
+	struct tree t = { 0 };
+
+	t.nodes = calloc(256, sizeof(*t.nodes));
+	if (!t.nodes)
+		return -1;
+	t.cap = 256;
+	t.n = 1;                        /* node 0: <Total> */
+	for (size_t i = 0; i < m->nentries; i++) {
+		const struct model_entry *e = &m->entries[i];
+		long at = 0;
+		if (by_process)
+			at = child_of(&t, 0, PROC_NODE | e->proc);
+		for (uint32_t j = 0; j < e->n && at >= 0; j++)
+			at = child_of(&t, (uint32_t)at, e->funcs[j]);
+		if (at < 0) {
+			free(t.nodes);
+			model_map_free(&t.child);
+			return -1;
+		}
+		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+			t.nodes[at].excl[k] += e->v[k];
+		for (long n = at;; n = t.nodes[n].parent) {
+			for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+				t.nodes[n].incl[k] += e->v[k];
+			if (n == 0)
+				break;
+		}
+	}
+	model_map_free(&t.child);
+	sort_metric = sort_by;
+	if (sort_children(&t)) {
+		free(t.nodes);
+		return -1;
+	}
+	*nodes = t.nodes;
+	*nnodes = t.n;
+	return 0;
+}
+
+const char *model_node_name(const struct model *m, const struct model_node *nodes, size_t i)
+{
+	uint32_t f = nodes[i].func;
+
+	if (f & PROC_NODE)
+		return m->procs[f & ~PROC_NODE].label;
+	return m->funcs[f].name;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_common.c — what the report views share: percentages, function
+ * labels that tell same-named functions of different objects apart, and the
+ * metric columns (value and percent of the total for each shown metric).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+
+double report_pct_of(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+const char *report_func_label(const struct model *m, uint32_t f, char *buf, size_t len)
+{
+	const struct model_func *fn = &m->funcs[f];
+
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		if (i != f && !strcmp(m->funcs[i].name, fn->name) && strcmp(m->funcs[i].path, fn->path) &&
+		    fn->object[0]) {
+			snprintf(buf, len, "%s (%s)", fn->name, fn->object);
+			return buf;
+		}
+	}
+	return fn->name;
+}
+
+void report_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,
+			const char *title)
+{
+	char key[64], head[96];
+
+	for (int i = 0; i < o->nmetrics; i++) {
+		const struct model_metric_info *mi = model_metric_info(o->metrics[i]);
+		snprintf(key, sizeof(key), "%s_%s", kind, mi->name);
+		snprintf(head, sizeof(head), "%s %s%s", title, mi->title, mi->is_time ? " s" : "");
+		report_col(t, key, head, mi->is_time ? COL_SEC : COL_U64);
+		snprintf(key, sizeof(key), "%s_%s_pct", kind, mi->name);
+		report_col(t, key, "%", COL_PCT);
+	}
+}
+
+void report_metric_cells(struct report_table *t, const struct model *m,
+			 const struct report_opts *o, const uint64_t *v)
+{
+	for (int i = 0; i < o->nmetrics; i++) {
+		enum model_metric mm = o->metrics[i];
+		report_u64(t, v[mm]);
+		report_pct(t, report_pct_of(v[mm], m->total[mm]));
+	}
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_overview.c — the head of every report: what ran, how long, how it
+ * ended, what was recorded and lost, and the sampled CPU time beside the CPU
+ * time the kernel accounted for the process (the check on every total).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+static uint64_t log_u64(const struct exp_proc *p, const char *key, bool *found)
+{
+	const char *v = exp_proc_log(p, key);
+
+	if (found)
+		*found = v != NULL;
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static void how_it_ended(struct report_doc *d, const struct exp_proc *p)
+{
+	const char *st = exp_proc_log(p, "exit.status");
+	const char *sig = exp_proc_log(p, "exit.signal");
+
+	if (st)
+		report_kv(d, "ended", "Ended", "exit status %s", st);
+	else if (sig)
+		report_kv(d, "ended", "Ended", "killed by signal %s", sig);
+	else if (p->end_ns)
+		report_kv(d, "ended", "Ended", "exited (status not recorded)");
+	else
+		report_kv(d, "ended", "Ended", "unknown: no end was recorded (still running, or killed)");
+}
+
+void report_overview(struct report_doc *d, const struct model *m,
+		     const struct exp_experiment *exps, size_t nexps)
+{
+	uint64_t counters[EXP_CTR_COUNT_] = { 0 };
+	uint64_t kernel_ns = 0, thread_cpu = 0;
+	bool have_rusage = true;
+
+	for (size_t i = 0; i < nexps; i++)
+		for (size_t j = 0; j < exps[i].nprocs; j++)
+			for (int c = 0; c < EXP_CTR_COUNT_; c++)
+				counters[c] += exps[i].procs[j].counters[c];
+
+	report_kv_begin(d, "overview", "Overview");
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		bool ok_u, ok_s;
+		uint64_t u = log_u64(f, "rusage.user_ns", &ok_u), s = log_u64(f, "rusage.sys_ns", &ok_s);
+		report_kv(d, "experiment", "Experiment", "%s", exps[i].path);
+		const char *cmd = exp_proc_log(f, "command");
+		report_kv(d, "target", "Target", "%s (pid %u)", cmd ? cmd : f->exe, f->pid);
+		const char *start = exp_proc_log(f, "start");
+		if (start)
+			report_kv(d, "started", "Started", "%s", start);
+		bool ok_w;
+		uint64_t wall = log_u64(f, "wall_ns", &ok_w);
+		if (!ok_w && f->end_ns > f->start_ns)
+			wall = f->end_ns - f->start_ns;
+		report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%.3f s", (double)wall / 1e9);
+		how_it_ended(d, f);
+		if (ok_u && ok_s) {
+			kernel_ns += u + s;
+			report_kv_num(d, "kernel_cpu_s", "Kernel CPU", (double)(u + s) / 1e9,
+				      "%.3f s (user %.3f + system %.3f)", (double)(u + s) / 1e9,
+				      (double)u / 1e9, (double)s / 1e9);
+		} else {
+			have_rusage = false;
+		}
+		if (exps[i].nprocs > 1 || exps[i].empty_descendants)
+			report_kv_num(d, "processes", "Processes", (double)exps[i].nprocs, "%zu%s", exps[i].nprocs,
+				  exps[i].empty_descendants ? " (and descendants that recorded nothing: "
+							      "exec'd a static or set-user-ID program?)" : "");
+		for (size_t j = 0; j < exps[i].nprocs; j++)
+			for (size_t t = 0; t < exps[i].procs[j].nthreads; t++)
+				thread_cpu += exps[i].procs[j].threads[t].cpu_ns;
+	}
+	report_kv_num(d, "threads", "Threads", (double)m->nthreads, "%zu", m->nthreads);
+	if (m->present & (1u << MODEL_CPU) || m->samples) {
+		const struct exp_proc *f = &exps[0].procs[0];
+		const char *hz = exp_proc_log(f, "clock.hz");
+		const char *clk = exp_proc_log(f, "clock");
+		report_kv_num(d, "samples", "Samples", (double)m->samples, "%llu (%s Hz per thread, %s)",
+			      (unsigned long long)m->samples, hz ? hz : "?", clk ? clk : "?");
+		report_kv_num(d, "sampled_cpu_s", "Sampled CPU", (double)m->total[MODEL_CPU] / 1e9,
+			      "%.3f s", (double)m->total[MODEL_CPU] / 1e9);
+		if (have_rusage && kernel_ns) {
+			double pct = report_pct_of(m->total[MODEL_CPU], kernel_ns);
+			report_kv_num(d, "sampled_pct", "Sampled / kernel", pct, "%.1f%%", pct);
+		} else if (thread_cpu) {
+			report_kv_num(d, "thread_cpu_s", "Thread CPU", (double)thread_cpu / 1e9,
+				      "%.3f s (threads that ended)", (double)thread_cpu / 1e9);
+		}
+	}
+	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
+		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||
+		    c == EXP_CTR_HEAP_EVENTS || c == EXP_CTR_SYNC_EVENTS || c == EXP_CTR_IO_EVENTS)
+			continue;
+		report_kv_num(d, exp_counter_name(c), exp_counter_name(c), (double)counters[c], "%llu",
+			      (unsigned long long)counters[c]);
+	}
+	if (m->unknown_stacks)
+		report_kv(d, "missing_stacks", "Missing stacks", "%llu events (shown as <Unknown>)",
+			  (unsigned long long)m->unknown_stacks);
+	for (int k = 1; k < MODEL_METRIC_COUNT; k++) {
+		const struct model_metric_info *mi = model_metric_info(k);
+		if (!(m->present & (1u << k)))
+			continue;
+		if (mi->is_time)
+			report_kv_num(d, mi->name, mi->title, (double)m->total[k] / 1e9, "%.3f s",
+				      (double)m->total[k] / 1e9);
+		else
+			report_kv_num(d, mi->name, mi->title, (double)m->total[k], "%llu",
+				      (unsigned long long)m->total[k]);
+	}
+	if (m->heap_peak.bytes)
+		report_kv_num(d, "heap_peak", "Heap peak", (double)m->heap_peak.bytes, "%llu bytes live",
+			      (unsigned long long)m->heap_peak.bytes);
+	report_kv_end(d);
+}

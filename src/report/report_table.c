@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_table.c — rendering report sections as text, CSV or JSON (see
+ * report_table.h).  Cells are stored as strings already formatted for their
+ * type, with the raw number kept for JSON.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_table.h"
+
+struct cell {
+	char *text;
+	bool number;             /* emit unquoted in JSON */
+	int indent;
+};
+
+struct col {
+	char *key, *title;
+	enum report_col_type type;
+};
+
+struct report_table {
+	char *key, *title;
+	struct col *cols;
+	int ncols;
+	struct cell *cells;      /* nrows * ncols */
+	size_t nrows, cap;
+	int cur;                 /* next column of the current row */
+	int depth;               /* indentation for the row's next string cell */
+};
+
+struct report_doc {
+	FILE *out;
+	enum report_format fmt;
+	int sections;
+	int kv_items;
+};
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+	if (!p)
+		abort();
+	return p;
+}
+
+struct report_doc *report_doc_new(FILE *out, enum report_format fmt)
+{
+	struct report_doc *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		abort();
+	d->out = out;
+	d->fmt = fmt;
+	if (fmt == REPORT_JSON)
+		fputs("{", out);
+	return d;
+}
+
+void report_doc_end(struct report_doc *d)
+{
+	if (d->fmt == REPORT_JSON)
+		fputs("\n}\n", d->out);
+	free(d);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void section_begin(struct report_doc *d, const char *key, const char *title)
+{
+	if (d->fmt == REPORT_JSON) {
+		fputs(d->sections ? ",\n" : "\n", d->out);
+		json_string(d->out, key);
+		fputs(": ", d->out);
+	} else if (d->fmt == REPORT_TEXT && title) {
+		fprintf(d->out, "%s%s\n", d->sections ? "\n" : "", title);
+	} else if (d->fmt == REPORT_CSV && d->sections) {
+		fputc('\n', d->out);
+	}
+	d->sections++;
+}
+
+void report_kv_begin(struct report_doc *d, const char *key, const char *title)
+{
+	section_begin(d, key, title);
+	d->kv_items = 0;
+	if (d->fmt == REPORT_JSON)
+		fputs("{", d->out);
+	else if (d->fmt == REPORT_CSV)
+		fputs("key,value\n", d->out);
+}
+
+static void kv_item(struct report_doc *d, const char *key, const char *label, const char *text,
+		    const double *num)
+{
+	char buf[64];
+
+	switch (d->fmt) {
+	case REPORT_TEXT:
+		fprintf(d->out, "  %-18s %s\n", label, text);
+		break;
+	case REPORT_CSV:
+		csv_field(d->out, key);
+		fputc(',', d->out);
+		if (num)
+			snprintf(buf, sizeof(buf), "%.9g", *num), text = buf;
+		csv_field(d->out, text);
+		fputc('\n', d->out);
+		break;
+	case REPORT_JSON:
+		fputs(d->kv_items ? ", " : "", d->out);
+		json_string(d->out, key);
+		fputs(": ", d->out);
+		if (num)
+			fprintf(d->out, "%.9g", *num);
+		else
+			json_string(d->out, text);
+		break;
+	}
+	d->kv_items++;
+}
+
+void report_kv(struct report_doc *d, const char *key, const char *label, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	kv_item(d, key, label, buf, NULL);
+}
+
+void report_kv_num(struct report_doc *d, const char *key, const char *label, double v,
+		   const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	kv_item(d, key, label, buf, &v);
+}
+
+void report_kv_end(struct report_doc *d)
+{
+	if (d->fmt == REPORT_JSON)
+		fputs("}", d->out);
+}
+
+struct report_table *report_table_new(const char *key, const char *title)
+{
+	struct report_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		abort();
+	t->key = xstrdup(key);
+	t->title = title ? xstrdup(title) : NULL;
+	return t;
+}
+
+void report_col(struct report_table *t, const char *key, const char *title, enum report_col_type type)
+{
+	t->cols = realloc(t->cols, (size_t)(t->ncols + 1) * sizeof(*t->cols));
+	if (!t->cols)
+		abort();
+	t->cols[t->ncols++] = (struct col){ xstrdup(key), xstrdup(title), type };
+}
+
+void report_row(struct report_table *t)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->cells = realloc(t->cells, t->cap * (size_t)t->ncols * sizeof(*t->cells));
+		if (!t->cells)
+			abort();
+	}
+	memset(&t->cells[t->nrows * (size_t)t->ncols], 0, (size_t)t->ncols * sizeof(*t->cells));
+	t->nrows++;
+	t->cur = 0;
+	t->depth = 0;
+}
+
+static struct cell *next_cell(struct report_table *t)
+{
+	if (!t->nrows || t->cur >= t->ncols)
+		abort();       /* a view filled more cells than it declared: our bug */
+	return &t->cells[(t->nrows - 1) * (size_t)t->ncols + (size_t)t->cur++];
+}
+
+void report_str(struct report_table *t, const char *s)
+{
+	struct cell *c = next_cell(t);
+	c->text = xstrdup(s);
+	c->indent = t->depth;
+	t->depth = 0;
+}
+
+void report_depth(struct report_table *t, int depth)
+{
+	report_u64(t, (uint64_t)depth);
+	t->depth = depth;
+}
+
+void report_u64(struct report_table *t, uint64_t v)
+{
+	char buf[48];
+	enum report_col_type type = t->cols[t->cur].type;
+	struct cell *c = next_cell(t);
+
+	if (type == COL_SEC)
+		snprintf(buf, sizeof(buf), "%.3f", (double)v / 1e9);
+	else if (type == COL_HEX)
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	else
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	c->text = xstrdup(buf);
+	c->number = type != COL_HEX;
+}
+
+void report_pct(struct report_table *t, double v)
+{
+	char buf[32];
+	struct cell *c = next_cell(t);
+
+	snprintf(buf, sizeof(buf), "%.2f", v);
+	c->text = xstrdup(buf);
+	c->number = true;
+}
+
+void report_note(struct report_doc *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->fmt != REPORT_TEXT)
+		return;
+	va_start(ap, fmt);
+	vfprintf(d->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->out);
+}
+
+static void emit_text(struct report_doc *d, struct report_table *t)
+{
+	size_t *w = calloc((size_t)t->ncols, sizeof(*w));
+
+	for (int c = 0; c < t->ncols; c++)
+		w[c] = strlen(t->cols[c].title);
+	for (size_t r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)c];
+			size_t n = strlen(x->text ? x->text : "") + 2 * (size_t)x->indent;
+			if (n > w[c])
+				w[c] = n;
+		}
+	for (int c = 0; c < t->ncols; c++) {
+		bool last = c == t->ncols - 1;
+		if (t->cols[c].type == COL_DEPTH)
+			continue;
+		if (t->cols[c].type == COL_STR && last)
+			fputs(t->cols[c].title, d->out);
+		else if (t->cols[c].type == COL_STR)
+			fprintf(d->out, "%-*s  ", (int)w[c], t->cols[c].title);
+		else
+			fprintf(d->out, "%*s  ", (int)w[c], t->cols[c].title);
+	}
+	fputc('\n', d->out);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)c];
+			const char *s = x->text ? x->text : "";
+			bool last = c == t->ncols - 1;
+			if (t->cols[c].type == COL_DEPTH)
+				continue;
+			if (t->cols[c].type == COL_STR) {
+				fprintf(d->out, "%*s", 2 * x->indent, "");
+				if (last)
+					fputs(s, d->out);
+				else
+					fprintf(d->out, "%-*s  ", (int)(w[c] - 2 * (size_t)x->indent), s);
+			} else {
+				fprintf(d->out, "%*s  ", (int)w[c], s);
+			}
+		}
+		fputc('\n', d->out);
+	}
+	free(w);
+}
+
+static void emit_csv(struct report_doc *d, struct report_table *t)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		if (c)
+			fputc(',', d->out);
+		csv_field(d->out, t->cols[c].key);
+	}
+	fputc('\n', d->out);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)c];
+			if (c)
+				fputc(',', d->out);
+			csv_field(d->out, x->text ? x->text : "");
+		}
+		fputc('\n', d->out);
+	}
+}
+
+static void emit_json(struct report_doc *d, struct report_table *t)
+{
+	fputs("[", d->out);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs(r ? ",\n  {" : "\n  {", d->out);
+		for (int c = 0; c < t->ncols; c++) {
+			struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)c];
+			if (c)
+				fputs(", ", d->out);
+			json_string(d->out, t->cols[c].key);
+			fputs(": ", d->out);
+			if (x->number && x->text)
+				fputs(x->text, d->out);
+			else
+				json_string(d->out, x->text ? x->text : "");
+		}
+		fputs("}", d->out);
+	}
+	fputs("\n]", d->out);
+}
+
+void report_table_emit(struct report_doc *d, struct report_table *t)
+{
+	section_begin(d, t->key, t->title);
+	if (d->fmt == REPORT_TEXT)
+		emit_text(d, t);
+	else if (d->fmt == REPORT_CSV)
+		emit_csv(d, t);
+	else
+		emit_json(d, t);
+	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i].text);
+	for (int c = 0; c < t->ncols; c++) {
+		free(t->cols[c].key);
+		free(t->cols[c].title);
+	}
+	free(t->cells);
+	free(t->cols);
+	free(t->key);
+	free(t->title);
+	free(t);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_table.h — every report view fills tables; one renderer prints them
+ * as aligned text, CSV or JSON, so each view supports all three formats.
+ *
+ * A document is a sequence of sections; a section is either a table (rows of
+ * typed cells) or a list of key/value pairs.  In JSON the document is one
+ * object whose members are the sections' keys.
+ */
+#ifndef TALLY_REPORT_TABLE_H
+#define TALLY_REPORT_TABLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
+
+enum report_col_type {
+	COL_STR,        /* left-aligned text */
+	COL_U64,        /* integer */
+	COL_SEC,        /* nanoseconds, printed as seconds with 3 decimals */
+	COL_PCT,        /* percentage, 2 decimals */
+	COL_HEX,        /* address */
+	COL_DEPTH,      /* tree depth: indents the row's next text cell; not shown in text */
+};
+
+struct report_doc;
+struct report_table;
+
+struct report_doc *report_doc_new(FILE *out, enum report_format fmt);
+/* Finish the document (closes JSON). */
+void report_doc_end(struct report_doc *d);
+
+/* A key/value section: text prints "Key   value" lines. */
+void report_kv_begin(struct report_doc *d, const char *key, const char *title);
+void report_kv(struct report_doc *d, const char *key, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A numeric item: JSON and CSV get `v`; text gets `fmt`'s rendering. */
+void report_kv_num(struct report_doc *d, const char *key, const char *label, double v,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void report_kv_end(struct report_doc *d);
+
+/* A table section.  `key` names it in JSON; `title` heads it in text. */
+struct report_table *report_table_new(const char *key, const char *title);
+/* Add a column: `key` for CSV/JSON, `title` for text. */
+void report_col(struct report_table *t, const char *key, const char *title, enum report_col_type type);
+void report_row(struct report_table *t);
+void report_str(struct report_table *t, const char *s);
+void report_u64(struct report_table *t, uint64_t v);
+void report_pct(struct report_table *t, double v);
+/* A COL_DEPTH cell: the depth of a tree row, which indents its next string
+ * cell in text. */
+void report_depth(struct report_table *t, int depth);
+/* Print and free the table. */
+void report_table_emit(struct report_doc *d, struct report_table *t);
+
+/* A free-form line of text (text format only; notes and footers). */
+void report_note(struct report_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

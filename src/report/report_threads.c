@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_threads.c — per-thread and per-load-object tables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+void report_threads(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	char buf[4096];
+	struct report_table *t = report_table_new("threads", "Threads");
+
+	report_metric_cols(t, o, "excl", "");
+	report_col(t, "samples", "Samples", COL_U64);
+	report_col(t, "kernel_cpu", "Kernel CPU s", COL_SEC);
+	if (m->nprocs > 1)
+		report_col(t, "process", "Process", COL_STR);
+	report_col(t, "tid", "TID", COL_U64);
+	report_col(t, "name", "Thread", COL_STR);
+	report_col(t, "start", "Start routine", COL_STR);
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct model_thread *th = &m->threads[i];
+		report_row(t);
+		report_metric_cells(t, m, o, th->v);
+		report_u64(t, th->samples);
+		report_u64(t, th->src ? th->src->cpu_ns : 0);
+		if (m->nprocs > 1)
+			report_str(t, m->procs[th->proc].label);
+		report_u64(t, th->tid);
+		report_str(t, th->src ? th->src->name : "");
+		report_str(t, th->routine ? report_func_label(m, th->routine, buf, sizeof(buf))
+					  : (th->src && th->src->start_routine == 0 ? "(main thread)" : ""));
+	}
+	report_table_emit(d, t);
+}
+
+void report_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	/* Exclusive metrics by the object of the leaf function. */
+	char **paths = calloc(m->nfuncs, sizeof(*paths));
+	uint64_t (*v)[MODEL_METRIC_COUNT] = calloc(m->nfuncs, sizeof(*v));
+	size_t n = 0;
+
+	if (!paths || !v)
+		abort();
+	for (size_t i = 0; i < m->nentries; i++) {
+		const struct model_entry *e = &m->entries[i];
+		const char *path = e->n ? m->funcs[e->funcs[e->n - 1]].path : "";
+		size_t k;
+		for (k = 0; k < n && strcmp(paths[k], path); k++)
+			;
+		if (k == n)
+			paths[n++] = (char *)path;
+		for (int j = 0; j < MODEL_METRIC_COUNT; j++)
+			v[k][j] += e->v[j];
+	}
+	struct report_table *t = report_table_new("objects", "Load objects");
+	report_metric_cols(t, o, "excl", "Excl.");
+	report_col(t, "object", "Object", COL_STR);
+	for (int pass = 0; pass < 2; pass++)     /* unsorted is fine: few objects */
+		for (size_t k = 0; k < n; k++) {
+			bool artificial = !paths[k][0];
+			if (artificial != (pass == 1))
+				continue;
+			report_row(t);
+			report_metric_cells(t, m, o, v[k]);
+			report_str(t, artificial ? "<Unknown>" : paths[k]);
+		}
+	report_table_emit(d, t);
+	free(paths);
+	free(v);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * sym.h — from addresses to names: load objects over time, ELF symbols,
+ * DWARF lines, demangling and the artificial names of the analyzer.
+ *
+ * Two layers:
+ *  - struct sym_object: one ELF file (executable, shared library, archived
+ *    vDSO), opened lazily and cached by path + build-id.  Maps a link-time
+ *    virtual address to a function and a source line.
+ *  - struct sym_space: one process's address space over time, built from the
+ *    experiment's MAP / UNMAP records.  Maps (pc, time) to a mapping, so a
+ *    library unloaded and another loaded at the same address are told apart.
+ *
+ * Naming rules (the seed's artificial names):
+ *  - one name per address: among aliases the one chosen is the global
+ *    (strong) symbol over weak over local, then the one without leading
+ *    underscores, then the last in alphabetical order; the others are kept
+ *    in `aliases`;
+ *  - C++ names are demangled with their argument lists;
+ *  - PLT entries are named `callee@plt`;
+ *  - an address inside an executable section that no symbol covers is
+ *    `<static>@0xOFFSET (object)`, OFFSET being the file offset of the start
+ *    of the uncovered region;
+ *  - the analyzer names pcs outside every mapping `<Unknown>` (sym_space).
+ * Not thread-safe; the analyzer is single-threaded.
+ */
+#ifndef TALLY_SYM_H
+#define TALLY_SYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sym_object;
+struct sym_space;
+
+#define SYM_FUNC_PLT 0x1      /* a PLT stub (name ends in @plt) */
+#define SYM_FUNC_STATIC 0x2   /* artificial <static>@0x... region */
+#define SYM_FUNC_LOCAL 0x4    /* a local (file-static) symbol */
+
+struct sym_func {
+	const char *name;         /* display name: demangled, or artificial */
+	const char *link_name;    /* symbol as in the ELF file (mangled) */
+	const char *aliases;      /* other names at this address, ", "-separated; NULL if none */
+	uint64_t start;           /* link-time virtual address */
+	uint64_t size;            /* bytes (>= 1) */
+	uint32_t flags;           /* SYM_FUNC_* */
+	uint32_t id;              /* dense index within its object, stable while open */
+};
+
+/* Open (or find in the cache) the object at `path`.  If `build_id` is given
+ * and the file's differs, the file is still used and *mismatch is set (the
+ * caller warns: the binary changed since the recording).  Looks for DWARF and a
+ * full symbol table also in the separate debug file (build-id path under
+ * /usr/lib/debug, .gnu_debuglink).  Returns NULL with `err` set if the file
+ * cannot be read as ELF. */
+struct sym_object *sym_object_get(const char *path, const uint8_t *build_id,
+				  size_t build_id_len, bool *mismatch,
+				  char *err, size_t errlen);
+
+/* Function containing link-time address `vaddr`, or NULL if `vaddr` is in no
+ * executable section.  The pointer lives as long as the object. */
+const struct sym_func *sym_object_lookup(struct sym_object *o, uint64_t vaddr);
+
+/* Source position of `vaddr` from the DWARF line table: file path and line.
+ * Returns false when there is no line information. */
+bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
+		     int *line);
+
+/* Every function of the object, in address order (for annotate and export). */
+size_t sym_object_functions(struct sym_object *o, const struct sym_func **funcs);
+
+/* Short name of the object (basename of its path). */
+const char *sym_object_name(const struct sym_object *o);
+const char *sym_object_path(const struct sym_object *o);
+
+/* Read up to `len` bytes of the object's file image at link-time address
+ * `vaddr` (for disassembly).  Returns the number of bytes copied. */
+size_t sym_object_read(struct sym_object *o, uint64_t vaddr, void *buf, size_t len);
+
+/* Close every cached object. */
+void sym_objects_free(void);
+
+/* Demangle a C++/Rust symbol with its argument list; returns a string owned by
+ * a cache that lives until sym_objects_free, or `name` itself if it is not
+ * mangled. */
+const char *sym_demangle(const char *name);
+
+/* ---- address space over time ---------------------------------------- */
+
+struct sym_mapping {
+	uint64_t start, end;      /* runtime addresses of the executable segment */
+	uint64_t bias;            /* runtime address - link-time address */
+	uint64_t map_ns;          /* mapped no later than this */
+	uint64_t unmap_ns;        /* UINT64_MAX while mapped */
+	const char *path;
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+	uint32_t flags;           /* EXP_MAP_* */
+	struct sym_object *obj;   /* NULL until first needed, or if unreadable */
+	bool obj_tried;
+};
+
+struct sym_space *sym_space_new(void);
+void sym_space_free(struct sym_space *s);
+
+void sym_space_map(struct sym_space *s, uint64_t time_ns, uint64_t start,
+		   uint64_t end, uint64_t bias, const char *path,
+		   const uint8_t *build_id, size_t build_id_len, uint32_t flags);
+void sym_space_unmap(struct sym_space *s, uint64_t time_ns, uint64_t start);
+
+/* The experiment's archive/ folder: an object whose path cannot be read, or
+ * whose build-id differs from the recorded one, is read from
+ * DIR/<build-id in lowercase hex> (and the vDSO, mapped as `[vdso]`, also from
+ * DIR/vdso.so).  Its name and path stay those of the mapping.  NULL turns it
+ * off; call before the first sym_space_find. */
+void sym_space_set_archive(struct sym_space *s, const char *dir);
+
+/* The mapping holding `pc` at `time_ns`: the latest-mapped one alive then;
+ * failing that, the one holding `pc` closest in time (a sample racing a
+ * dlopen).  NULL if no mapping ever held `pc` (the pc is <Unknown>).
+ * time_ns == UINT64_MAX means "any time, latest first" (arcs have no time).
+ * Opens the mapping's object on first use; a file that cannot be read is
+ * reported once through the warning callback. */
+struct sym_mapping *sym_space_find(struct sym_space *s, uint64_t pc, uint64_t time_ns);
+
+/* Called once per object that cannot be opened or does not match its
+ * build-id; default prints "tally: warning: ..." to stderr. */
+void sym_set_warning_handler(void (*fn)(const char *msg));
+
+#endif

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * sym_demangle.c — C++ and Rust names as people read them, through
+ * libiberty's cplus_demangle(DMGL_PARAMS | DMGL_ANSI): the exact text GNU
+ * gprof, nm -C and objdump -C print, argument lists and [clone .cold]
+ * suffixes included; Rust legacy (_ZN...17h<hash>E) and v0 (_R...) symbols
+ * are recognized by libiberty's automatic style.
+ *
+ * Called by sym_table.c for every symbol of every object (so tens of
+ * thousands of calls), and by the model for names from other sources.  The
+ * results are cached in an open-addressing hash table keyed by the mangled
+ * name, freed by sym_objects_free.  Names that are not mangled, or that
+ * libiberty rejects, come back as the very pointer given.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <libiberty/demangle.h>
+
+#include "symbols/sym_int.h"
+
+struct sym_dem_entry {
+	char *key;                /* mangled name (owned) */
+	char *val;                /* demangled (owned), NULL if it failed */
+};
+
+static struct sym_dem_entry *sym_dem_tab;
+static size_t sym_dem_cap, sym_dem_n;    /* cap: 0 or a power of two */
+
+static uint64_t sym_dem_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;    /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Slot of `key`: its entry, or the empty slot where it belongs. */
+static struct sym_dem_entry *sym_dem_slot(struct sym_dem_entry *tab,
+					  size_t cap, const char *key)
+{
+	size_t i = (size_t)sym_dem_hash(key) & (cap - 1);
+
+	while (tab[i].key && strcmp(tab[i].key, key) != 0)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* Keep the table at most half full.  Returns false when out of memory. */
+static bool sym_dem_grow(void)
+{
+	size_t ncap = sym_dem_cap ? sym_dem_cap * 2 : 1024, i;
+	struct sym_dem_entry *nt;
+
+	if (sym_dem_n + 1 <= sym_dem_cap / 2)
+		return true;
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return false;
+	for (i = 0; i < sym_dem_cap; i++) {
+		if (sym_dem_tab[i].key)
+			*sym_dem_slot(nt, ncap, sym_dem_tab[i].key) =
+				sym_dem_tab[i];
+	}
+	free(sym_dem_tab);
+	sym_dem_tab = nt;
+	sym_dem_cap = ncap;
+	return true;
+}
+
+/* Demangled `name`, or `name` itself if it is not a mangled C++/Rust name
+ * (or cannot be demangled).  The result lives until sym_objects_free. */
+const char *sym_demangle(const char *name)
+{
+	struct sym_dem_entry *e;
+
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	if (sym_dem_cap) {
+		e = sym_dem_slot(sym_dem_tab, sym_dem_cap, name);
+		if (e->key)
+			return e->val ? e->val : name;
+	}
+	if (!sym_dem_grow())
+		return name;
+	e = sym_dem_slot(sym_dem_tab, sym_dem_cap, name);
+	e->key = strdup(name);
+	if (!e->key)
+		return name;
+	e->val = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	sym_dem_n++;
+	return e->val ? e->val : name;
+}
+
+/* Drop the cache (sym_objects_free). */
+void sym_demangle_free(void)
+{
+	for (size_t i = 0; i < sym_dem_cap; i++) {
+		free(sym_dem_tab[i].key);
+		free(sym_dem_tab[i].val);
+	}
+	free(sym_dem_tab);
+	sym_dem_tab = NULL;
+	sym_dem_cap = sym_dem_n = 0;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * sym_lines.c — source file and line of an address, from the DWARF line
+ * table, through libdw.  Opened by sym_object.c on the first
+ * sym_object_line of an object, on the ELF file that has .debug_info (the
+ * object itself or its separate debug file, which sym_debuglink.c already
+ * found: so plain libdw is enough, libdwfl's search is not needed).
+ *
+ * .debug_aranges is optional (GCC omits it in some configurations), so the
+ * address → compilation unit index is built here from every CU's
+ * DW_AT_low_pc/high_pc/ranges: a sorted array searched in O(log n); then
+ * dwarf_getsrc_die finds the row of that CU's line table (libdw parses each
+ * table once and caches it).  libdw bounds-checks the DWARF it reads.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+
+#include "symbols/sym_int.h"
+
+struct sym_cu_range {
+	uint64_t lo, hi;          /* [lo, hi) link-time addresses */
+	Dwarf_Off die;            /* offset of the CU's DIE */
+};
+
+struct sym_lines {
+	Dwarf *dw;
+	struct sym_cu_range *r;   /* sorted by lo */
+	size_t n, cap;
+};
+
+static int sym_cu_cmp(const void *a, const void *b)
+{
+	const struct sym_cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Add the address ranges of `cudie` to the index. */
+static int sym_lines_add_cu(struct sym_lines *l, Dwarf_Die *cudie)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		if (l->n == l->cap) {
+			size_t ncap = l->cap ? l->cap * 2 : 64;
+			struct sym_cu_range *nv = realloc(l->r, ncap * sizeof(*nv));
+
+			if (!nv)
+				return -1;
+			l->r = nv;
+			l->cap = ncap;
+		}
+		l->r[l->n].lo = lo;
+		l->r[l->n].hi = hi;
+		l->r[l->n++].die = dwarf_dieoffset(cudie);
+	}
+	return 0;
+}
+
+/* The line tables of `elf`, or NULL if it has no usable DWARF (or memory
+ * ran out: lines are an extra, the caller just goes without). */
+struct sym_lines *sym_lines_open(Elf *elf)
+{
+	struct sym_lines *l = calloc(1, sizeof(*l));
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+
+	if (!l)
+		return NULL;
+	l->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!l->dw) {
+		free(l);
+		return NULL;
+	}
+	while (dwarf_get_units(l->dw, cu, &next, &version, &unit_type, &cudie,
+			       &subdie) == 0) {
+		cu = next;
+		if ((unit_type == DW_UT_compile || unit_type == DW_UT_partial ||
+		     unit_type == DW_UT_skeleton) &&
+		    sym_lines_add_cu(l, &cudie) < 0) {
+			sym_lines_free(l);
+			return NULL;
+		}
+	}
+	if (l->n == 0) {
+		sym_lines_free(l);
+		return NULL;
+	}
+	qsort(l->r, l->n, sizeof(*l->r), sym_cu_cmp);
+	return l;
+}
+
+/* File and line of the row containing `vaddr`; false if there is none.
+ * *file lives as long as `l`. */
+bool sym_lines_find(struct sym_lines *l, uint64_t vaddr, const char **file,
+		    int *line)
+{
+	size_t lo = 0, hi = l->n;
+	Dwarf_Die die;
+	Dwarf_Line *row;
+	const char *src;
+	int ln;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->r[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || vaddr >= l->r[lo - 1].hi ||
+	    !dwarf_offdie(l->dw, l->r[lo - 1].die, &die))
+		return false;
+	row = dwarf_getsrc_die(&die, vaddr);
+	if (!row || dwarf_lineno(row, &ln) != 0 || ln <= 0)
+		return false;
+	src = dwarf_linesrc(row, NULL, NULL);
+	if (!src)
+		return false;
+	*file = src;
+	*line = ln;
+	return true;
+}
+
+void sym_lines_free(struct sym_lines *l)
+{
+	if (!l)
+		return;
+	dwarf_end(l->dw);
+	free(l->r);
+	free(l);
+}

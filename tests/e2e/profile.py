@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""profile.py — assertions on a collapsed-stack file, for the e2e tests.
+
+usage: profile.py FILE CHECK [CHECK...]
+A CHECK is one string:
+  'excl F SHARE TOL'   share of the weight whose leaf is F
+  'incl F SHARE TOL'   share of stacks containing F (once per stack)
+  'path A;B;C SHARE TOL' share of stacks with A;B;C as consecutive frames
+  'total VALUE RELTOL' sum of the weights
+  'absent F'           no frame is F
+  'depth N'            some stack has at least N frames
+Function names compare without a C++ argument list.  Exit 1 if any fails.
+"""
+import re
+import sys
+
+
+def base(name):
+    return re.sub(r'\(.*\)( const)?$', '', name)
+
+
+def main():
+    stacks = []
+    with open(sys.argv[1]) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if not line:
+                continue
+            frames, w = line.rsplit(' ', 1)
+            stacks.append(([base(x) for x in frames.split(';')], float(w)))
+    total = sum(w for _, w in stacks)
+    bad = 0
+    for spec in sys.argv[2:]:
+        t = spec.split()
+        kind = t[0]
+        if kind == 'total':
+            want, tol = float(t[1]), float(t[2])
+            ok = abs(total - want) <= tol * want
+            got = total
+        elif kind == 'absent':
+            got = sum(w for fr, w in stacks if t[1] in fr)
+            ok = got == 0
+        elif kind == 'depth':
+            got = max((len(fr) for fr, _ in stacks), default=0)
+            ok = got >= int(t[1])
+        else:
+            want, tol = float(t[2]), float(t[3])
+            if kind == 'excl':
+                got = sum(w for fr, w in stacks if fr[-1] == t[1])
+            elif kind == 'incl':
+                got = sum(w for fr, w in stacks if t[1] in fr)
+            elif kind == 'path':
+                p = t[1].split(';')
+                got = sum(w for fr, w in stacks
+                          if any(fr[i:i + len(p)] == p for i in range(len(fr))))
+            else:
+                sys.exit('profile.py: unknown check ' + spec)
+            got = got / total if total else 0
+            ok = abs(got - want) <= tol
+        if not ok:
+            bad += 1
+            print('FAIL %s: got %.4g' % (spec, got))
+    if bad:
+        print('(%d stacks, total %.6g)' % (len(stacks), total))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == '__main__':
+    main()

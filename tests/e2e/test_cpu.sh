@@ -1,0 +1,50 @@
+# test_cpu.sh — clock profiling of unmodified -O2 programs without frame
+# pointers: shares known by construction, threads (including one started
+# before main), a target with its own SIGPROF handler and timers, deep
+# stacks, and the sampled CPU time against the kernel's accounting.
+. "$(dirname "$0")/lib.sh"
+cc_prog spin
+cc_prog threads4 -pthread
+cc_prog own_sigprof
+cc_prog deep
+
+cd "$T"
+"$TALLY" record -o spin.exp ./spin 2>/dev/null
+"$TALLY" export spin.exp --format collapsed >spin.txt
+check cpu_leaf_shares_one_to_two shares spin.txt \
+	'excl leaf_one 0.333 0.03' 'excl leaf_two 0.667 0.03' \
+	'path main;parent;leaf_two 0.667 0.03' 'incl parent 1.0 0.01'
+check cpu_stacks_reach_start shares spin.txt 'path _start;__libc_start_main 0.99 0.02'
+
+# Sampled CPU time within 5% of the kernel's (the issue's figure is 3%,
+# measured in make bench; a test on a shared machine keeps some slack).
+check cpu_sampled_matches_kernel sh -c '
+	"$TALLY" report spin.exp --format json >spin.json &&
+	python3 -c "
+import json, sys
+o = json.load(open(\"spin.json\"))[\"overview\"]
+s, k = o[\"sampled_cpu_s\"], o[\"kernel_cpu_s\"]
+print(\"sampled\", s, \"kernel\", k)
+sys.exit(0 if abs(s - k) <= 0.05 * k else 1)"'
+
+"$TALLY" record -o thr.exp ./threads4 2>/dev/null
+"$TALLY" export thr.exp --format collapsed >thr.txt
+check cpu_threads_get_their_shares shares thr.txt \
+	'incl t1 0.0909 0.025' 'incl t2 0.1818 0.025' 'incl t3 0.2727 0.025' 'incl t4 0.3636 0.025'
+check cpu_thread_from_constructor_profiled shares thr.txt 'incl ctor_worker 0.0909 0.025'
+check cpu_thread_stacks_start_at_routine shares thr.txt 'path t4 0.3636 0.025' 'absent start_thread'
+check cpu_threads_view_lists_five_threads sh -c '
+	"$TALLY" report thr.exp --threads --format csv >thr.csv && test $(grep -c "^[0-9]" thr.csv) -eq 6 &&
+	grep -q ",t4$" thr.csv'
+
+check cpu_target_sigprof_handlers_still_fire sh -c '"$TALLY" record -o own.exp ./own_sigprof 2>/dev/null'
+"$TALLY" export own.exp --format collapsed >own.txt 2>/dev/null
+check cpu_target_with_own_sigprof_profiled shares own.txt 'incl busy 0.98 0.03'
+check cpu_foreign_signals_counted sh -c '
+	"$TALLY" report own.exp | grep -q "signals.forwarded"'
+
+"$TALLY" record -o deep.exp ./deep 2>/dev/null
+"$TALLY" export deep.exp --format collapsed >deep.txt
+check cpu_deep_stack_truncation_marked shares deep.txt \
+	'incl <Truncated-stack> 0.97 0.05' 'depth 1000'
+check cpu_deep_truncation_counted sh -c '"$TALLY" report deep.exp | grep -q "unwind.truncated"'

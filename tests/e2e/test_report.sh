@@ -1,0 +1,54 @@
+# test_report.sh — the views of `tally report` and their formats, filters,
+# and several experiments merged into one report.
+. "$(dirname "$0")/lib.sh"
+cc_prog spin
+cc_prog threads4 -pthread
+cc_prog plugins -ldl
+cc -O2 -g -fPIC -shared -DPLUGIN=1 -o "$T/plugin_one.so" "$PROGS/plugins.c"
+cc -O2 -g -fPIC -shared -DPLUGIN=2 -o "$T/plugin_two.so" "$PROGS/plugins.c"
+
+cd "$T"
+"$TALLY" record -o a.exp ./spin 0.5 2>/dev/null
+"$TALLY" record -o b.exp ./spin 0.5 2>/dev/null
+check report_functions_total_first sh -c '
+	"$TALLY" report a.exp >a.txt && grep -A3 "^Functions" a.txt | grep -q "<Total>" &&
+	grep -q "leaf_two" a.txt && grep -q "Sampled CPU" a.txt'
+check report_callers_of_leaf sh -c '
+	"$TALLY" report a.exp --callers leaf_two --format json >c.json && python3 -c "
+import json; d = json.load(open(\"c.json\"))
+assert [r[\"name\"] for r in d[\"callers\"]] == [\"parent\"], d[\"callers\"]
+assert d[\"callees\"] == [], d[\"callees\"]
+assert abs(d[\"callers\"][0][\"attr_cpu_pct\"] - 66.7) < 3, d[\"callers\"]"'
+check report_callers_unknown_function_fails sh -c '
+	"$TALLY" report a.exp --callers nosuchfn 2>err; test $? -eq 2 && grep -q nosuchfn err'
+check report_tree_nests_calls sh -c '
+	"$TALLY" report a.exp --tree --format csv >t.csv && python3 -c "
+import csv; rows = list(csv.DictReader(open(\"t.csv\")))
+d = {r[\"name\"]: int(r[\"depth\"]) for r in rows}
+assert d[\"leaf_two\"] == d[\"parent\"] + 1 == d[\"main\"] + 2, d"'
+check report_objects_lists_executable sh -c '
+	"$TALLY" report a.exp --objects --format csv | grep -q "/spin$"'
+check report_json_is_valid sh -c '
+	"$TALLY" report a.exp --format json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"functions\"][0][\"name\"] == \"<Total>\""'
+check report_merges_experiments sh -c '
+	"$TALLY" export a.exp --format collapsed >ea.txt && "$TALLY" export b.exp --format collapsed >eb.txt &&
+	"$TALLY" export a.exp b.exp --format collapsed >ab.txt && python3 -c "
+tot = lambda f: sum(float(l.rsplit(None, 1)[1]) for l in open(f) if l.strip())
+a, b, ab = tot(\"ea.txt\"), tot(\"eb.txt\"), tot(\"ab.txt\")
+assert abs(ab - (a + b)) < 1, (a, b, ab)"'
+check report_time_filter sh -c '
+	"$TALLY" export a.exp --format collapsed --time 0-0.1 >early.txt && python3 -c "
+s = sum(float(l.rsplit(None, 1)[1]) for l in open(\"early.txt\") if l.strip())
+assert 0.05e9 < s < 0.13e9, s"'
+"$TALLY" record -o thr.exp ./threads4 2>/dev/null
+tid=$("$TALLY" report thr.exp --threads --format csv | awk -F, '$NF == "t3" || $(NF) ~ /t3/ {print $(NF-2)}' | head -1)
+check report_thread_filter sh -c "
+	\"\$TALLY\" export thr.exp --format collapsed --thread $tid >t3.txt &&
+	python3 \"$E2E/profile.py\" t3.txt 'incl t3 0.98 0.03'"
+"$TALLY" record -o dl.exp ./plugins . 2>/dev/null
+"$TALLY" export dl.exp --format collapsed >dl.txt
+check report_dlopen_same_address_told_apart shares dl.txt \
+	'excl one_work 0.5 0.04' 'excl two_work 0.5 0.04' 'path main;run;two_work 0.5 0.04'
+check report_bad_option_is_usage_error sh -c '"$TALLY" report a.exp --bogus 2>/dev/null; test $? -eq 64'
+check report_missing_experiment_one_line sh -c '
+	"$TALLY" report nope.exp 2>err; test $? -eq 2 && test $(wc -l <err) -eq 1 && grep -q nope.exp err'

@@ -1,0 +1,39 @@
+/* spin.c — a leaf/parent CPU split known by construction: parent() calls
+ * leaf_one() for 1 unit of work and leaf_two() for 2 units, so leaf_one has
+ * 1/3 and leaf_two 2/3 of the CPU, all under main;parent.  Built -O2 without
+ * frame pointers, so unwinding needs the CFI.  usage: spin [units] */
+#include <stdlib.h>
+
+#define NOIPA __attribute__((noinline, noipa))
+
+static volatile unsigned long sink;
+
+/* The loop is in each leaf (a call to a shared helper would be a tail call,
+ * and the leaf would vanish from the stack). */
+#define WORK(n)                                                              \
+	do {                                                                 \
+		unsigned long x = sink;                                      \
+		for (unsigned long i = 0; i < (n); i++) {                    \
+			x = x * 6364136223846793005ul + 1442695040888963407ul; \
+			__asm__ volatile("" : "+r"(x));                      \
+		}                                                            \
+		sink = x;                                                    \
+	} while (0)
+
+NOIPA void leaf_one(unsigned long n) { WORK(n); }
+NOIPA void leaf_two(unsigned long n) { WORK(2 * n); }
+
+NOIPA void parent(unsigned long n)
+{
+	for (int i = 0; i < 10; i++) {
+		leaf_one(n / 10);
+		leaf_two(n / 10);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	double units = argc > 1 ? atof(argv[1]) : 1.0;
+	parent((unsigned long)(units * 250e6));
+	return 0;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * test_col_format.c — the experiment format: what the writer appends (one
+ * thread or several, small and large records, across block boundaries) the
+ * reader reads back exactly; a reserved but unpublished record is invisible;
+ * corrupt files give one-line errors naming the file and the offset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/exp_data.h"
+#include "format/exp_read.h"
+#include "format/exp_write.h"
+#include "testhelp.h"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/tally-unit.XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+}
+
+static int dirfd_of(void)
+{
+	return open(dir, O_RDONLY | O_DIRECTORY);
+}
+
+static void sample_rec(struct exp_sample *s, uint32_t tid, uint64_t i)
+{
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	s->time_ns = i;
+	s->stack_id = (uint32_t)(i % 7 + 1);
+	s->weight_ns = i * 3;
+}
+
+static void roundtrip_one_thread(void)
+{
+	struct exp_file_writer w;
+	struct exp_cursor c = { 0 };
+	int fd = dirfd_of();
+	const uint64_t n = 20000;            /* many blocks */
+
+	CHECK(exp_writer_open(&w, fd, "samples.dat", EXP_FILE_SAMPLES, 42) == 0);
+	for (uint64_t i = 0; i < n; i++) {
+		struct exp_sample s;
+		sample_rec(&s, 7, i);
+		CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_SAMPLE, &s, sizeof(s)) == 0);
+	}
+	exp_cursor_release_sigsafe(&c);
+	exp_writer_close(&w);
+	close(fd);
+
+	char path[128];
+	struct exp_file f;
+	struct exp_rec r;
+	struct exp_error err;
+	uint64_t got = 0;
+	snprintf(path, sizeof(path), "%s/samples.dat", dir);
+	CHECK(exp_file_open(&f, path, EXP_FILE_SAMPLES, &err) == 0);
+	CHECK(f.hdr.pid == 42);
+	while (exp_file_next(&f, &r, &err) == 1) {
+		struct exp_sample s;
+		memcpy(&s, r.p, sizeof(s));
+		CHECKF(s.time_ns == got && s.weight_ns == got * 3, "record %llu", (unsigned long long)got);
+		got++;
+	}
+	CHECKF(got == n, "%llu of %llu records", (unsigned long long)got, (unsigned long long)n);
+	CHECK(f.size % EXP_BLOCK_BYTES == 0);
+	exp_file_close(&f);
+	unlink(path);
+}
+
+struct writer_arg {
+	struct exp_file_writer *w;
+	uint32_t tid;
+};
+
+static void *writer_thread(void *p)
+{
+	struct writer_arg *a = p;
+	struct exp_cursor c = { 0 };
+
+	for (uint64_t i = 0; i < 50000; i++) {
+		struct exp_sample s;
+		sample_rec(&s, a->tid, i);
+		if (exp_record_append_sigsafe(a->w, &c, EXP_REC_SAMPLE, &s, sizeof(s)))
+			break;
+	}
+	exp_cursor_release_sigsafe(&c);
+	return NULL;
+}
+
+static void roundtrip_four_threads(void)
+{
+	struct exp_file_writer w;
+	pthread_t th[4];
+	struct writer_arg args[4];
+	int fd = dirfd_of();
+
+	CHECK(exp_writer_open(&w, fd, "mt.dat", EXP_FILE_SAMPLES, 1) == 0);
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct writer_arg){ &w, (uint32_t)i + 1 };
+		pthread_create(&th[i], NULL, writer_thread, &args[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	exp_writer_close(&w);
+	close(fd);
+
+	char path[128];
+	struct exp_file f;
+	struct exp_rec r;
+	struct exp_error err;
+	uint64_t next[5] = { 0 }, bad = 0;
+	snprintf(path, sizeof(path), "%s/mt.dat", dir);
+	CHECK(exp_file_open(&f, path, EXP_FILE_SAMPLES, &err) == 0);
+	while (exp_file_next(&f, &r, &err) == 1) {
+		struct exp_sample s;
+		memcpy(&s, r.p, sizeof(s));
+		if (s.tid < 1 || s.tid > 4 || s.time_ns != next[s.tid]++)
+			bad++;
+	}
+	exp_file_close(&f);
+	unlink(path);
+	CHECK(bad == 0);
+	for (int i = 1; i <= 4; i++)
+		CHECKF(next[i] == 50000, "thread %d: %llu records", i, (unsigned long long)next[i]);
+}
+
+static void large_record_and_unpublished(void)
+{
+	struct exp_file_writer w;
+	struct exp_cursor c = { 0 };
+	int fd = dirfd_of();
+	size_t mapped;
+	const uint32_t nslots = 1024;           /* 32 KiB + header: three blocks */
+	uint32_t len = (uint32_t)(sizeof(struct exp_arc_table) + nslots * sizeof(struct exp_arc));
+
+	CHECK(exp_writer_open(&w, fd, "arcs.dat", EXP_FILE_ARCS, 1) == 0);
+	struct exp_arc_table *t = exp_large_reserve_sigsafe(&w, len, &mapped);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	t->tid = 9;
+	t->nslots = nslots;
+	t->slots[5] = (struct exp_arc){ 0x1000, 0x2000, 77, 0 };
+	exp_record_publish_sigsafe(t, EXP_REC_ARC_TABLE, len);
+	/* A small record after it, and one reserved but never published. */
+	struct exp_sample s;
+	sample_rec(&s, 1, 1);
+	void *hidden = exp_record_reserve_sigsafe(&w, &c, sizeof(s));
+	CHECK(hidden != NULL);
+	exp_large_release_sigsafe(t, mapped);
+	exp_cursor_release_sigsafe(&c);
+	exp_writer_close(&w);
+	close(fd);
+
+	struct exp_experiment e;
+	struct exp_error err;
+	FILE *log;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	log = fopen(path, "w");
+	fputs("pid: 5\n", log);
+	fclose(log);
+	CHECKF(exp_experiment_load(&e, dir, &err) == 0, "%s", err.msg);
+	CHECK(e.nprocs == 1 && e.procs[0].narcs == 1);
+	if (e.procs[0].narcs == 1)
+		CHECK(e.procs[0].arcs[0].count == 77 && e.procs[0].arcs[0].selfpc == 0x2000);
+	CHECK(e.procs[0].pid == 5);
+	exp_experiment_free(&e);
+	snprintf(path, sizeof(path), "%s/arcs.dat", dir);
+	unlink(path);
+}
+
+/* Write `len` bytes as file `name` of a fresh experiment and load it. */
+static int load_bytes(const char *name, const void *data, size_t len, struct exp_error *err)
+{
+	char path[256];
+	struct exp_experiment e;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	fwrite(data, 1, len, f);
+	fclose(f);
+	int rc = exp_experiment_load(&e, dir, err);
+	exp_experiment_free(&e);
+	unlink(path);
+	return rc;
+}
+
+static void header(uint8_t *buf, uint32_t kind)
+{
+	struct exp_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, EXP_MAGIC, 8);
+	h.version = EXP_FORMAT_VERSION;
+	h.kind = kind;
+	h.block_bytes = 4096;
+	h.header_bytes = EXP_HEADER_BYTES;
+	memcpy(buf, &h, sizeof(h));
+}
+
+static void corrupt_files_name_file_and_offset(void)
+{
+	static uint8_t buf[8192];
+	struct exp_error err;
+	uint32_t word;
+
+	/* Each case: the error names the file and says what is wrong. */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, "NOTTALLY", 8);
+	CHECK(load_bytes("samples.dat", buf, 64, &err) == -EXP_ECORRUPT);
+	CHECKF(strstr(err.msg, "samples.dat: at 0x0: not a tally") != NULL, "%s", err.msg);
+
+	CHECK(load_bytes("stacks.dat", buf, 10, &err) == -EXP_ECORRUPT);
+	CHECKF(strstr(err.msg, "stacks.dat") && strstr(err.msg, "shorter"), "%s", err.msg);
+
+	header(buf, EXP_FILE_SAMPLES);
+	word = EXP_REC_WORD(EXP_REC_SAMPLE, 36);          /* not a multiple of 8 */
+	memcpy(buf + 64, &word, 4);
+	CHECK(load_bytes("samples.dat", buf, 4096, &err) == -EXP_ECORRUPT);
+	CHECKF(strstr(err.msg, "samples.dat: at 0x40: record length 36") != NULL, "%s", err.msg);
+
+	word = EXP_REC_WORD(EXP_REC_SAMPLE, 4096);        /* crosses the block end */
+	memcpy(buf + 64, &word, 4);
+	CHECK(load_bytes("samples.dat", buf, 8192, &err) == -EXP_ECORRUPT);
+	CHECKF(strstr(err.msg, "crosses its block end") != NULL, "%s", err.msg);
+
+	word = EXP_REC_WORD(EXP_REC_SAMPLE, 32);          /* file ends mid-record */
+	memcpy(buf + 64, &word, 4);
+	CHECK(load_bytes("samples.dat", buf, 80, &err) == -EXP_ECORRUPT);
+	CHECKF(strstr(err.msg, "past the end of the file") != NULL, "%s", err.msg);
+
+	header(buf, EXP_FILE_STACKS);
+	memset(buf + 64, 0, 64);
+	struct exp_stack st = { EXP_REC_WORD(EXP_REC_STACK, 16), 1, 5000, 0, 0 };
+	memcpy(buf + 64, &st, sizeof(st));
+	CHECK(load_bytes("stacks.dat", buf, 4096, &err) == -EXP_ECORRUPT);
+	CHECKF(strstr(err.msg, "stack depth 5000") != NULL, "%s", err.msg);
+
+	header(buf, EXP_FILE_MAPS);                        /* a SAMPLE in maps.dat */
+	word = EXP_REC_WORD(EXP_REC_SAMPLE, 32);
+	memcpy(buf + 64, &word, 4);
+	CHECK(load_bytes("maps.dat", buf, 4096, &err) == -EXP_ECORRUPT);
+	CHECKF(strstr(err.msg, "does not belong") != NULL, "%s", err.msg);
+
+	header(buf, EXP_FILE_SAMPLES);                     /* unknown type: skipped */
+	memset(buf + 64, 0, 64);
+	word = EXP_REC_WORD(200, 16);
+	memcpy(buf + 64, &word, 4);
+	CHECKF(load_bytes("samples.dat", buf, 4096, &err) == 0, "%s", err.msg);
+}
+
+static void missing_stacks_are_counted(void)
+{
+	static uint8_t buf[4096];
+	struct exp_experiment e;
+	struct exp_error err;
+	struct exp_sample s;
+	char path[128];
+
+	header(buf, EXP_FILE_SAMPLES);
+	memset(buf + 64, 0, sizeof(buf) - 64);
+	sample_rec(&s, 1, 1);
+	s.word = EXP_REC_WORD(EXP_REC_SAMPLE, 32);
+	s.stack_id = 99;
+	memcpy(buf + 64, &s, sizeof(s));
+	snprintf(path, sizeof(path), "%s/samples.dat", dir);
+	FILE *f = fopen(path, "w");
+	fwrite(buf, 1, sizeof(buf), f);
+	fclose(f);
+	CHECKF(exp_experiment_load(&e, dir, &err) == 0, "%s", err.msg);
+	CHECK(e.procs[0].nsamples == 1 && e.procs[0].missing_stacks == 1);
+	exp_experiment_free(&e);
+	unlink(path);
+}
+
+int main(void)
+{
+	make_dir();
+	RUN(roundtrip_one_thread);
+	RUN(roundtrip_four_threads);
+	RUN(large_record_and_unpublished);
+	RUN(corrupt_files_name_file_and_offset);
+	RUN(missing_stacks_are_counted);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	TEST_EXIT();
+}

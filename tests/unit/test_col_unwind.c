@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * test_col_unwind.c — the collector's unwinder, live: through libc's qsort
+ * (no frame pointers, CFI only), out of a signal handler through the
+ * kernel's signal frame, through generated code that has no CFI (the
+ * frame-pointer fallback), and with a depth limit (truncation).
+ *
+ * The collector must be active to have published its view of the loaded
+ * objects, so the test re-executes itself with TALLY_EXP set to a scratch
+ * experiment directory.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "collector/col_internal.h"
+#include "collector/col_objects.h"
+#include "collector/col_unwind.h"
+#include "testhelp.h"
+
+#define NOIPA __attribute__((noinline, noipa))
+#define MAXF 256
+
+static struct col_unwind_ctx ctx;
+static uint64_t pcs[MAXF];
+static int npcs, truncated, broken;
+
+static void set_stack_bounds(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	pthread_getattr_np(pthread_self(), &a);
+	pthread_attr_getstack(&a, &addr, &size);
+	ctx.stack_lo = (uint64_t)(uintptr_t)addr;
+	ctx.stack_hi = ctx.stack_lo + size;
+	pthread_attr_destroy(&a);
+}
+
+NOIPA static void unwind_here(int max)
+{
+	struct col_regs regs;
+
+	col_regs_capture(&regs);
+	npcs = col_unwind_sigsafe(&ctx, &regs, pcs, max, &truncated, &broken);
+}
+
+/* Is some pc a return address within the first `span` bytes of fn? */
+static bool returns_into(void *fn, uint64_t span)
+{
+	for (int i = 1; i < npcs; i++)
+		if (pcs[i] - (uint64_t)(uintptr_t)fn < span)
+			return true;
+	return false;
+}
+
+/* ---- through libc ------------------------------------------------------- */
+
+static int captured;
+
+static int compare(const void *a, const void *b)
+{
+	if (!captured++)
+		unwind_here(MAXF);
+	return *(const int *)a - *(const int *)b;
+}
+
+NOIPA static void sort_caller(void)
+{
+	int v[64];
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	qsort(v, 64, sizeof(v[0]), compare);
+}
+
+static void through_libc_qsort(void)
+{
+	captured = 0;
+	sort_caller();
+	CHECKF(npcs > 4, "%d frames", npcs);
+	CHECK(returns_into((void *)sort_caller, 1500));
+	CHECK(returns_into((void *)through_libc_qsort, 1500));
+	CHECK(!truncated && !broken);
+	/* Some frame is inside libc (qsort's own frames). */
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	const struct col_object *self_exe = col_objects_find_sigsafe(set, (uint64_t)(uintptr_t)sort_caller);
+	int foreign = 0;
+	for (int i = 1; i < npcs; i++)
+		if (col_objects_find_sigsafe(set, pcs[i] - 1) != self_exe)
+			foreign++;
+	CHECKF(foreign >= 2, "%d frames outside the test binary", foreign);
+}
+
+/* ---- out of a signal handler ------------------------------------------- */
+
+static uint64_t from_uc[MAXF], from_handler[MAXF];
+static int n_uc, n_handler, uc_broken, handler_broken;
+
+static void on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	struct col_regs regs;
+	int t;
+
+	(void)sig, (void)si;
+	col_regs_from_ucontext(uc, &regs);
+	n_uc = col_unwind_sigsafe(&ctx, &regs, from_uc, MAXF, &t, &uc_broken);
+	col_regs_capture(&regs);
+	n_handler = col_unwind_sigsafe(&ctx, &regs, from_handler, MAXF, &t, &handler_broken);
+}
+
+NOIPA static void victim(void)
+{
+	raise(SIGUSR1);
+	__asm__ volatile("" ::: "memory");
+}
+
+static bool has_retaddr(const uint64_t *v, int n, void *fn, uint64_t span)
+{
+	for (int i = 1; i < n; i++)
+		if (v[i] - (uint64_t)(uintptr_t)fn < span)
+			return true;
+	return false;
+}
+
+static void through_signal_frame(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_usr1;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, NULL);
+	victim();
+	CHECK(!uc_broken && !handler_broken);
+	/* From the ucontext: raise's frames, then victim's caller. */
+	CHECKF(has_retaddr(from_uc, n_uc, (void *)through_signal_frame, 2000), "%d frames", n_uc);
+	/* From inside the handler: across __restore_rt, victim, its caller. */
+	CHECKF(has_retaddr(from_handler, n_handler, (void *)victim, 500), "%d frames", n_handler);
+	CHECK(has_retaddr(from_handler, n_handler, (void *)through_signal_frame, 2000));
+	CHECK(n_handler > n_uc);
+}
+
+/* ---- code without CFI: the frame-pointer fallback ----------------------- */
+
+static void (*jit)(void (*)(void));
+
+static void jit_callback(void)
+{
+	unwind_here(MAXF);
+}
+
+NOIPA static void call_jit(void)
+{
+	jit(jit_callback);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void through_code_without_cfi(void)
+{
+	/* push %rbp; mov %rsp,%rbp; call *%rdi; pop %rbp; ret */
+	static const uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0xff, 0xd7, 0x5d, 0xc3 };
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (page == MAP_FAILED)
+		SKIP("no anonymous memory");
+	memcpy(page, code, sizeof(code));
+	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) != 0)
+		SKIP("no executable anonymous memory here");
+	jit = (void (*)(void (*)(void)))page;
+	call_jit();
+	CHECK(has_retaddr(pcs, npcs, page, sizeof(code)));       /* the JIT frame */
+	CHECKF(returns_into((void *)call_jit, 1000), "%d frames", npcs);  /* and past it */
+	CHECK(returns_into((void *)through_code_without_cfi, 2000));
+	munmap(page, 4096);
+}
+
+/* ---- truncation ---------------------------------------------------------- */
+
+NOIPA static int recurse(int n)
+{
+	volatile int pad = n;
+	if (n == 0) {
+		unwind_here(50);
+		return 0;
+	}
+	return recurse(n - 1) + pad;
+}
+
+static void truncated_at_limit(void)
+{
+	recurse(100);
+	CHECK(npcs == 50);
+	CHECK(truncated && !broken);
+}
+
+int main(int argc, char **argv)
+{
+	if (!getenv("TALLY_EXP")) {
+		char dir[] = "/tmp/tally-unwind.XXXXXX";
+		if (!mkdtemp(dir))
+			return 1;
+		setenv("TALLY_EXP", dir, 1);
+		setenv("TALLY_OPTIONS", "hz=0", 1);
+		execv("/proc/self/exe", argv);
+		return 1;
+	}
+	(void)argc;
+	set_stack_bounds();
+	RUN(through_libc_qsort);
+	RUN(through_signal_frame);
+	RUN(through_code_without_cfi);
+	RUN(truncated_at_limit);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", getenv("TALLY_EXP"));
+	if (system(cmd) != 0)
+		return 1;
+	TEST_EXIT();
+}
