@@ -28,7 +28,7 @@ LIBS_AN    := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -liberty -lm
 CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec
 
 # --- sources -------------------------------------------------------------
-FORMAT_RD  := $(wildcard src/format/exp_read*.c src/format/exp_names.c)
+FORMAT_RD  := $(filter-out src/format/exp_write%,$(wildcard src/format/*.c))
 FORMAT_WR  := $(wildcard src/format/exp_write*.c)
 ANALYZER   := $(FORMAT_RD) $(wildcard src/symbols/*.c src/model/*.c src/report/*.c)
 CLI        := $(wildcard src/cli/*.c)
@@ -48,7 +48,7 @@ MCOUNTLIB  := $(BUILD)/lib/libtally-mcount.so
 APILIB     := $(BUILD)/lib/libtally.so
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT))
 
-all: $(TALLY) $(COLLECTLIB) $(APILIB)
+all: $(TALLY) $(COLLECTLIB) $(MCOUNTLIB) $(APILIB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -57,6 +57,9 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COL) -c -o $@ $<
+
+# The -pg hot path must leave the vector registers alone (arguments live there).
+$(BUILD)/pic/src/mcount/mc_hot.o: CFLAGS_COL += -mgeneral-regs-only
 
 $(BUILD)/pic/%.o: %.S
 	@mkdir -p $(@D)

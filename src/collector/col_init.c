@@ -170,7 +170,7 @@ static void start(void)
 {
 	const char *dir = getenv("TALLY_EXP");
 
-	if (!dir || !*dir)
+	if (!dir || !*dir || col_proc.active)
 		return;
 	col_proc.pid = getpid();
 	col_proc.start_ns = col_now_ns_sigsafe();
@@ -188,6 +188,19 @@ static void start(void)
 	col_log_start(col_proc.lineage[0] ? "exec" : "tally record");
 	col_objects_init();
 	col_descend_install();
+}
+
+int col_start_here(const char *dir)
+{
+	static atomic_flag once = ATOMIC_FLAG_INIT;
+
+	if (col_proc.active)
+		return 0;
+	if (atomic_flag_test_and_set(&once))
+		return -1;
+	setenv("TALLY_EXP", dir, 1);
+	start();
+	return col_proc.active ? 0 : -1;
 }
 
 void col_ensure_init(void)

@@ -76,6 +76,9 @@ extern struct col_process col_proc;
 /* Start collecting if TALLY_EXP is set and we have not yet (idempotent; any
  * interposer may call it first, even before our constructor). */
 void col_ensure_init(void);
+/* Start collecting now into the existing directory `dir` (a program linked
+ * with the runtime, started without `tally record`).  0 or -1. */
+int col_start_here(const char *dir);
 void col_count_sigsafe(enum exp_counter c, uint64_t n);
 uint64_t col_now_ns_sigsafe(void);
 

@@ -22,6 +22,7 @@
 
 static __thread struct col_thread *self __attribute__((tls_model("initial-exec")));
 static __thread int attaching __attribute__((tls_model("initial-exec")));
+static _Atomic int entry_caller_logged;   /* per process: reset after fork */
 
 struct col_thread *col_thread_self_sigsafe(void)
 {
@@ -129,6 +130,7 @@ void col_thread_reset_after_fork(void)
 {
 	struct col_thread *t = self;
 
+	atomic_store(&entry_caller_logged, 0);
 	if (!t)
 		return;
 	/* The inherited clock and blocks belong to the parent's thread and
@@ -170,6 +172,23 @@ static void thread_cleanup(void *unused)
 	col_thread_detach();
 }
 
+/* Where the thread library calls a start routine: the caller of our wrapper,
+ * which the analyzer puts in the wrapper's place (arcs of -pg programs). */
+static void log_entry_caller(uint64_t pc)
+{
+	static const char hex[] = "0123456789abcdef";
+	char buf[20];
+	int n = 0;
+
+	if (atomic_exchange(&entry_caller_logged, 1))
+		return;
+	for (int shift = 60; shift >= 0; shift -= 4)
+		if (n || (pc >> shift) & 15 || shift == 0)
+			buf[n++] = hex[(pc >> shift) & 15];
+	buf[n] = 0;
+	col_log_sigsafe("thread.entry.caller_pc", buf);
+}
+
 static void *tally_thread_start(void *p)
 {
 	struct start_arg *a = p;
@@ -180,6 +199,7 @@ static void *tally_thread_start(void *p)
 
 	atomic_store(&a->used, 0);
 	col_thread_attach((uint64_t)(uintptr_t)fn, creator);
+	log_entry_caller((uint64_t)(uintptr_t)__builtin_return_address(0));
 	col_objects_rescan(0);        /* objects loaded behind our back (NSS, ...) */
 	pthread_cleanup_push(thread_cleanup, NULL);
 	ret = fn(arg);

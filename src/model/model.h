@@ -88,6 +88,15 @@ struct model_options {
 	bool keep_tally_frames;    /* show the collector's own frames */
 };
 
+/* A call-graph arc from the -pg / -finstrument-functions runtime, symbolized
+ * and summed over threads and processes. */
+struct model_arc {
+	uint32_t caller, callee;   /* functions */
+	uint64_t count;            /* exact traversals */
+	uint64_t incl_ns;          /* -finstrument-functions: time from entry to exit */
+	uint32_t flags;            /* EXP_ARCS_* */
+};
+
 struct model_heap_peak {
 	uint64_t bytes;            /* live bytes at the peak */
 	uint64_t time_ns;
@@ -103,6 +112,8 @@ struct model {
 	size_t nprocs;
 	struct model_thread *threads;
 	size_t nthreads;
+	struct model_arc *arcs;    /* sorted by (caller, callee) */
+	size_t narcs;
 	uint64_t total[MODEL_METRIC_COUNT];
 	uint32_t present;          /* bit m: metric m has events */
 	uint64_t samples;          /* clock samples used */

@@ -49,6 +49,8 @@ struct build {
 	struct model *m;
 	struct model_map func_by_sym;     /* sym_func pointer -> func id */
 	struct model_map func_by_name;    /* hash(name, object) -> func id */
+	struct model_map arc_of;          /* (caller, callee) -> arc index + 1 */
+	size_t cap_arcs;
 	size_t cap_funcs, cap_entries, cap_threads;
 	uint32_t unknown, truncated;      /* artificial function ids */
 };
@@ -332,6 +334,57 @@ static int add(struct build *b, struct proc_ctx *c, const struct model_options *
 	return 0;
 }
 
+/* Arcs of the instrumentation runtime.  frompc is a return address in the
+ * caller; selfpc is inside the callee (mcount: the return address of its
+ * mcount call; -finstrument-functions: its entry).  An arc out of tally's
+ * thread-start wrapper is the thread library calling the start routine: its
+ * caller is where the wrapper returns to (logged by the collector). */
+static int build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o)
+{
+	struct model *m = b->m;
+	const char *tcaller = exp_proc_log(c->p, "thread.entry.caller_pc");
+	uint64_t thread_caller = tcaller ? strtoull(tcaller, NULL, 16) : 0;
+
+	for (size_t i = 0; i < c->p->narcs; i++) {
+		const struct exp_arc_ev *a = &c->p->arcs[i];
+		struct frame from, to;
+		resolve(b, c, a->frompc - 1, UINT64_MAX, &from);
+		if (from.thread_start && thread_caller)
+			resolve(b, c, thread_caller - 1, UINT64_MAX, &from);
+		resolve(b, c, (a->flags & EXP_ARCS_CYG) ? a->selfpc : a->selfpc - 1, UINT64_MAX, &to);
+		if ((from.tally && !from.thread_start) || to.tally) {
+			if (!o->keep_tally_frames)
+				continue;
+		}
+		uint64_t key = ((uint64_t)from.func << 32 | to.func) + 1;
+		bool inserted;
+		uint64_t *v = model_map_put(&b->arc_of, key, 0, &inserted);
+		if (!v)
+			return -1;
+		if (inserted) {
+			if (grow(&m->arcs, &b->cap_arcs, m->narcs, sizeof(*m->arcs)))
+				return -1;
+			m->arcs[m->narcs] = (struct model_arc){ from.func, to.func, 0, 0, 0 };
+			*model_map_get(&b->arc_of, key) = ++m->narcs;
+			v = model_map_get(&b->arc_of, key);
+		}
+		struct model_arc *ma = &m->arcs[*v - 1];
+		ma->count += a->count;
+		ma->incl_ns += a->incl_ns;
+		ma->flags |= a->flags;
+	}
+	return 0;
+}
+
+static int cmp_arc(const void *x, const void *y)
+{
+	const struct model_arc *a = x, *b = y;
+
+	if (a->caller != b->caller)
+		return a->caller < b->caller ? -1 : 1;
+	return a->callee < b->callee ? -1 : a->callee > b->callee;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -396,7 +449,7 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 			return -1;
 	}
 	heap_replay(b, c, o);
-	return 0;
+	return build_arcs(b, c, o);
 }
 
 static const struct exp_proc *heap_sort_proc;
@@ -521,6 +574,9 @@ int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps
 		model_map_free(&ctx[i].thread_of);
 	}
 	free(ctx);
+	if (m->narcs)
+		qsort(m->arcs, m->narcs, sizeof(*m->arcs), cmp_arc);
+	model_map_free(&b.arc_of);
 	model_map_free(&b.func_by_sym);
 	model_map_free(&b.func_by_name);
 	return rc;
@@ -540,6 +596,7 @@ void model_free(struct model *m)
 	}
 	free(m->funcs);
 	free(m->entries);
+	free(m->arcs);
 	free(m->procs);
 	free(m->threads);
 	memset(m, 0, sizeof(*m));

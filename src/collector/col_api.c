@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_api.c — what libtally-mcount.so asks of the collector (the tally__
+ * functions: an internal interface between our two libraries, not for
+ * programs).
+ *
+ * The mcount runtime keeps its per-thread arc tables in the experiment's
+ * arcs.dat, created here on first use.  A program linked with -ltally-mcount
+ * but started without `tally record` gets an experiment of its own,
+ * tally.N.exp in the current directory, as gprof writes gmon.out there.
+ * Called from normal context (the runtime's slow path), any thread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/col_export.h"
+#include "collector/col_internal.h"
+#include "collector/col_sys.h"
+
+static atomic_flag arcs_lock = ATOMIC_FLAG_INIT;
+
+COL_API int tally__collecting(void)
+{
+	col_ensure_init();
+	return col_proc.active;
+}
+
+COL_API void *tally__arc_table(uint32_t nslots, uint32_t flags, uint64_t *mapped)
+{
+	struct exp_file_writer *w = &col_proc.file[EXP_FILE_ARCS];
+	uint64_t len = sizeof(struct exp_arc_table) + (uint64_t)nslots * sizeof(struct exp_arc);
+	size_t got;
+
+	if (!col_proc.active || len > (1u << 30))
+		return NULL;
+	while (atomic_flag_test_and_set_explicit(&arcs_lock, memory_order_acquire))
+		;
+	if (w->fd < 0 && !atomic_load(&w->full) &&
+	    exp_writer_open(w, col_proc.dirfd, "arcs.dat", EXP_FILE_ARCS, (uint32_t)col_proc.pid) < 0)
+		atomic_store(&w->full, 1);
+	atomic_flag_clear_explicit(&arcs_lock, memory_order_release);
+
+	struct exp_arc_table *t = exp_large_reserve_sigsafe(w, (uint32_t)len, &got);
+	if (!t)
+		return NULL;
+	t->tid = (uint32_t)col_sys_gettid();
+	t->nslots = nslots;
+	t->flags = flags;
+	t->time_ns = col_now_ns_sigsafe();
+	/* Empty slots are valid: the table is a record from now on. */
+	exp_record_publish_sigsafe(t, EXP_REC_ARC_TABLE, (uint32_t)len);
+	*mapped = got;
+	return t;
+}
+
+COL_API void tally__arc_table_release(void *table, uint64_t mapped)
+{
+	exp_large_release_sigsafe(table, (size_t)mapped);
+}
+
+COL_API void tally__lost_arcs(uint64_t n)
+{
+	col_count_sigsafe(EXP_CTR_ARCS_LOST, n);
+}
+
+/* The first unused tally.N.exp in the current directory, created. */
+static int make_dir(char *path, size_t len)
+{
+	for (int n = 1; n < 100000; n++) {
+		snprintf(path, len, "tally.%d.exp", n);
+		if (mkdir(path, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+COL_API int tally__standalone_start(const char *why)
+{
+	char rel[64], dir[4096], cmd[2048];
+	static atomic_flag once = ATOMIC_FLAG_INIT;
+
+	if (col_proc.active)
+		return 1;
+	if (atomic_flag_test_and_set(&once) || getenv("TALLY_EXP"))
+		return col_proc.active;
+	if (make_dir(rel, sizeof(rel)) != 0 || !realpath(rel, dir))
+		return 0;
+	/* The head of the log, as `tally record` would write it. */
+	int fd = col_sys_openat(AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n = fd >= 0 ? col_sys_read(fd, cmd, sizeof(cmd) - 1) : 0;
+	if (fd >= 0)
+		col_sys_close(fd);
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	cmd[n > 0 ? n : 0] = 0;
+	char head[2600];
+	int len = snprintf(head, sizeof(head), "tally.format: %d\ncommand: %s\nstarted-by: %s\n",
+			   EXP_FORMAT_VERSION, cmd, why);
+	char logpath[4200];
+	snprintf(logpath, sizeof(logpath), "%s/log.txt", dir);
+	fd = col_sys_openat(AT_FDCWD, logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		col_sys_write(fd, head, (size_t)len);
+		col_sys_close(fd);
+	}
+	if (col_start_here(dir) != 0)
+		return 0;
+	char msg[4200];
+	len = snprintf(msg, sizeof(msg), "tally: recording this run in %s\n", rel);
+	col_sys_write(2, msg, (size_t)len);
+	return 1;
+}
