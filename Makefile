@@ -8,10 +8,10 @@ WERROR     ?= 1
 SANITIZE   ?=
 BUILD      ?= build
 
-PKGS := libelf libdw capstone libprotobuf-c zlib
+PKGS := libelf libdw capstone zlib
 ifneq ($(filter-out deps help clean distclean,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
-$(error missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev libprotobuf-c-dev zlib1g-dev)
+$(error missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev zlib1g-dev)
 endif
 endif
 
@@ -36,6 +36,7 @@ COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR)
 COLLECTOR_S:= $(wildcard src/collector/*.S)
 MCOUNT     := $(wildcard src/mcount/*.c)
 MCOUNT_S   := $(wildcard src/mcount/*.S)
+TRACERS    := heap sync io
 UNIT       := $(wildcard tests/unit/test_*.c)
 FUZZ       := $(wildcard tests/fuzz/fuzz_*.c)
 
@@ -46,9 +47,10 @@ TALLY      := $(BUILD)/bin/tally
 COLLECTLIB := $(BUILD)/lib/libtally-collector.so
 MCOUNTLIB  := $(BUILD)/lib/libtally-mcount.so
 APILIB     := $(BUILD)/lib/libtally.so
+TRACERLIBS := $(patsubst %,$(BUILD)/lib/libtally-%.so,$(TRACERS))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT))
 
-all: $(TALLY) $(COLLECTLIB) $(MCOUNTLIB) $(APILIB)
+all: $(TALLY) $(COLLECTLIB) $(MCOUNTLIB) $(APILIB) $(TRACERLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -79,6 +81,12 @@ $(MCOUNTLIB): $(call pic,$(MCOUNT) $(MCOUNT_S)) src/mcount/mcount.map $(COLLECTL
 	$(CC) -shared -fPIC -Wl,--version-script=src/mcount/mcount.map \
 	    -Wl,-soname,libtally-mcount.so -o $@ $(call pic,$(MCOUNT) $(MCOUNT_S)) \
 	    -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN'
+
+# Each tracer is its own library, preloaded only when asked for (-H, -s, -i).
+$(TRACERLIBS): $(BUILD)/lib/libtally-%.so: $(BUILD)/pic/src/tracers/%.o src/tracers/%.map $(COLLECTLIB)
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -Wl,--version-script=src/tracers/$*.map -Wl,-soname,libtally-$*.so \
+	    -o $@ $< -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN' -ldl
 
 $(APILIB): $(COLLECTLIB)
 	@mkdir -p $(@D)

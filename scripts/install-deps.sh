@@ -7,7 +7,7 @@ set -eu
 
 # package: what it is for
 BUILD_PKGS="gcc make pkg-config libc6-dev libelf-dev libdw-dev libiberty-dev
-libcapstone-dev libprotobuf-c-dev zlib1g-dev"
+libcapstone-dev zlib1g-dev"
 TEST_PKGS="g++ python3 binutils clang llvm libclang-rt-14-dev gfortran time valgrind"
 BENCH_PKGS="linux-perf hyperfine"
 

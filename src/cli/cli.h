@@ -22,6 +22,8 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+int cmd_gprof(int argc, char **argv);
 
 /* Print "tally CMD: message" on stderr (one line). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

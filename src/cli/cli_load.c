@@ -45,6 +45,10 @@ int cli_input_option(struct cli_input *in, const char *cmd, const char *opt, con
 		}
 		return 1;
 	}
+	if (!strcmp(opt, "--process")) {
+		in->process = arg;
+		return 1;
+	}
 	if (!strcmp(opt, "--time")) {
 		const char *e;
 		in->has_time = true;
@@ -85,9 +89,15 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 	struct model_options mo = {
 		.tids = in->tids, .ntids = in->ntids, .has_time = in->has_time,
 		.from_ns = in->from_ns, .to_ns = in->to_ns, .keep_tally_frames = in->show_collector,
+		.process = in->process,
 	};
 	if (model_build(&in->model, in->exps, in->nexps, &mo, msg, sizeof(msg))) {
 		cli_error(cmd, "%s", msg);
+		return CLI_FATAL;
+	}
+	if (in->process && !in->model.nprocs) {
+		cli_error(cmd, "--process %s: no such process in the experiment (see --processes)",
+			  in->process);
 		return CLI_FATAL;
 	}
 	return 0;

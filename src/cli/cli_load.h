@@ -17,6 +17,7 @@ struct cli_input {
 	bool has_time;
 	uint64_t from_ns, to_ns;
 	bool show_collector;
+	const char *process;         /* --process */
 	struct exp_experiment *exps;
 	size_t nexps;
 	struct model model;

@@ -11,16 +11,22 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "report/report.h"
+#include "report/report_gprof.h"
 
 #define CMD "export"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tally export EXP... --format collapsed [--metric M] [-o FILE]\n"
+		"usage: tally export EXP... --format collapsed|arcs|callgrind|pprof [--metric M] [-o FILE]\n"
 		"  collapsed   `root;...;leaf WEIGHT` per stack (flamegraph.pl), weights in the\n"
 		"              metric's unit: ns of CPU, bytes, counts\n"
-		"  --thread TID[,TID], --time FROM-TO   as for tally report\n");
+		"  arcs        `caller<TAB>callee<TAB>COUNT` per call arc of a -pg or\n"
+		"              -finstrument-functions program (exact counts)\n"
+		"  callgrind   callgrind_annotate / KCachegrind input: every metric, exact call\n"
+		"              counts, inclusive cost per call measured from the stacks\n"
+		"  pprof       Google pprof's profile.proto, gzipped, every metric (needs -o FILE)\n"
+		"  --thread TID[,TID], --time FROM-TO, --process P   as for tally report\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -60,8 +66,15 @@ int cmd_export(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (!format || strcmp(format, "collapsed")) {
-		cli_error(CMD, "--format %s: expected collapsed", format ? format : "(missing)");
+	if (!format || (strcmp(format, "collapsed") && strcmp(format, "arcs") &&
+			strcmp(format, "callgrind") && strcmp(format, "pprof"))) {
+		cli_error(CMD, "--format %s: expected collapsed, arcs, callgrind or pprof",
+			  format ? format : "(missing)");
+		free(paths);
+		return CLI_USAGE;
+	}
+	if (!strcmp(format, "pprof") && !out_path) {
+		cli_error(CMD, "--format pprof writes a compressed file: give -o FILE");
 		free(paths);
 		return CLI_USAGE;
 	}
@@ -73,13 +86,24 @@ int cmd_export(int argc, char **argv)
 	}
 	in.paths = paths;
 	rc = cli_input_load(&in, CMD);
-	if (!rc) {
+	if (!rc && !strcmp(format, "pprof")) {
+		if (report_pprof(out_path, &in.model) != 0) {
+			cli_error(CMD, "%s: write failed: %s", out_path, strerror(errno));
+			rc = CLI_FATAL;
+		}
+	} else if (!rc) {
 		FILE *out = out_path ? fopen(out_path, "w") : stdout;
 		if (!out) {
 			cli_error(CMD, "%s: %s", out_path, strerror(errno));
 			rc = CLI_FATAL;
 		} else {
-			rc = report_collapsed(out, &in.model, (enum model_metric)mm) ? CLI_FATAL : CLI_OK;
+			if (!strcmp(format, "arcs"))
+				rc = report_arcs(out, &in.model);
+			else if (!strcmp(format, "callgrind"))
+				rc = report_callgrind(out, &in.model, in.exps, in.nexps);
+			else
+				rc = report_collapsed(out, &in.model, (enum model_metric)mm);
+			rc = rc ? CLI_FATAL : CLI_OK;
 			if (out != stdout && fclose(out) != 0)
 				rc = CLI_FATAL;
 			if (rc)

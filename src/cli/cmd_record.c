@@ -183,26 +183,40 @@ static void write_log_end(const char *dir, int status, const struct rusage *ru, 
 	fclose(log);
 }
 
-/* LD_PRELOAD for the child: our libraries first, then what was there. */
-static int build_preload(char *buf, size_t len)
+/* LD_PRELOAD for the child: our libraries first (the collector, the -pg
+ * runtime, and the tracers asked for), then what was there. */
+static int build_preload(const struct record_opts *o, char *buf, size_t len)
 {
+	const struct {
+		const char *name;
+		bool wanted;
+	} libs[] = {
+		{ "libtally-collector.so", true }, { "libtally-mcount.so", true },
+		{ "libtally-heap.so", o->heap }, { "libtally-sync.so", o->sync_ns != -1 },
+		{ "libtally-io.so", o->io },
+	};
 	const char *dir = cli_lib_dir();
 	const char *old = getenv("LD_PRELOAD");
-	char col[PATH_MAX], mc[PATH_MAX], rcol[PATH_MAX], rmc[PATH_MAX];
+	size_t n = 0;
 
-	snprintf(col, sizeof(col), "%s/libtally-collector.so", dir);
-	snprintf(mc, sizeof(mc), "%s/libtally-mcount.so", dir);
-	if (!realpath(col, rcol)) {
-		cli_error(CMD, "%s: %s (is tally installed? TALLY_LIB_DIR names its lib directory)",
-			  col, strerror(errno));
-		return -1;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		char path[PATH_MAX], real[PATH_MAX];
+		if (!libs[i].wanted)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, libs[i].name);
+		if (!realpath(path, real)) {
+			cli_error(CMD, "%s: %s (is tally installed? TALLY_LIB_DIR names its lib directory)",
+				  path, strerror(errno));
+			return -1;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", real);
+		if (n >= len)
+			return -1;
 	}
-	int n = snprintf(buf, len, "%s", rcol);
-	if (realpath(mc, rmc))
-		n += snprintf(buf + n, len - (size_t)n, " %s", rmc);
 	if (old && *old)
-		n += snprintf(buf + n, len - (size_t)n, " %s", old);
-	return (size_t)n < len ? 0 : -1;
+		n += (size_t)snprintf(buf + n, len - n, " %s", old);
+	return n < len ? 0 : -1;
 }
 
 static void remove_experiment(const char *dir)
@@ -295,7 +309,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
 	struct cli_target target;
-	char dir[PATH_MAX], absdir[PATH_MAX], preload[3 * PATH_MAX], options[256];
+	char dir[PATH_MAX], absdir[PATH_MAX], preload[6 * PATH_MAX], options[256];
 
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
@@ -308,7 +322,7 @@ int cmd_record(int argc, char **argv)
 		cli_error(CMD, "%s: %s", prog[0], target.why);
 		return rc;
 	}
-	if (build_preload(preload, sizeof(preload)) != 0)
+	if (build_preload(&o, preload, sizeof(preload)) != 0)
 		return CLI_FATAL;
 	if (make_experiment_dir(o.out, dir, sizeof(dir)) != 0)
 		return CLI_FATAL;

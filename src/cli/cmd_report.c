@@ -10,23 +10,30 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "report/report.h"
+#include "report/report_gprof.h"
 
 #define CMD "report"
 
-enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF };
+enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF,
+	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tally report EXP... [--functions | --callers FUNC | --tree | --threads |\n"
-		"                            --objects | --gprof] [OPTIONS]\n"
+		"                            --objects | --gprof[=propagate]] [OPTIONS]\n"
+		"  --gprof             gprof's listing, time per arc measured from the stacks;\n"
+		"                      =propagate: propagated from call counts, as gprof does\n"
 		"  --metric M[,M...]   cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
 		"                      sync.count, io.bytes, io.time, io.count\n"
 		"  --format F          text (default), csv or json\n"
 		"  --limit N           functions shown (default 40 in text, all otherwise; 0: all)\n"
 		"  --sort excl|incl    order of the function table (default excl)\n"
 		"  --threshold PCT     call tree: hide subtrees below PCT%% of the total (default 1)\n"
-		"  --leaks             heap.leak view: the stacks that allocated what was never freed\n"
+		"  --leaks             the stacks that allocated what was never freed, and the peak\n"
+		"  --by-file           I/O by file: bytes, calls, time, opens, seeks, syncs\n"
+		"  --processes         the process tree: descendants followed into sub-experiments\n"
+		"  --process P         only process P (pid, lineage such as _f1_x1, or name)\n"
 		"  --thread TID[,TID]  only these threads\n"
 		"  --time FROM-TO      only events between FROM and TO seconds after the start\n"
 		"  --show-collector    keep tally's own frames in the stacks\n");
@@ -69,6 +76,7 @@ int cmd_report(int argc, char **argv)
 	struct cli_input in = { 0 };
 	struct report_opts o = { .fmt = REPORT_TEXT, .threshold_pct = 1.0 };
 	enum view view = VIEW_FUNCTIONS;
+	enum model_gprof_method gprof_method = MODEL_GPROF_STACKS;
 	const char *focus = NULL, *metric_arg = NULL;
 	long limit = -1;
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
@@ -106,10 +114,18 @@ int cmd_report(int argc, char **argv)
 			view = VIEW_OBJECTS;
 		} else if (!strcmp(opt, "--gprof")) {
 			view = VIEW_GPROF;
+			if (val && strcmp(val, "propagate") && strcmp(val, "stacks")) {
+				cli_error(CMD, "--gprof=%s: expected --gprof or --gprof=propagate", val);
+				goto usage_error;
+			}
+			if (val && !strcmp(val, "propagate"))
+				gprof_method = MODEL_GPROF_PROPAGATE;
 		} else if (!strcmp(opt, "--leaks")) {
-			view = VIEW_TREE;
-			metric_arg = "heap.leak";
-			o.threshold_pct = 0;
+			view = VIEW_LEAKS;
+		} else if (!strcmp(opt, "--by-file") || !strcmp(opt, "--files")) {
+			view = VIEW_FILES;
+		} else if (!strcmp(opt, "--processes")) {
+			view = VIEW_PROCESSES;
 		} else if (!strcmp(opt, "--metric")) {
 			if (!(metric_arg = ARG()))
 				goto usage_error;
@@ -150,7 +166,7 @@ int cmd_report(int argc, char **argv)
 			o.sort_incl = !strcmp(v, "incl");
 		} else if (!strcmp(opt, "--show-collector")) {
 			in.show_collector = true;
-		} else if (!strcmp(opt, "--thread") || !strcmp(opt, "--time")) {
+		} else if (!strcmp(opt, "--thread") || !strcmp(opt, "--time") || !strcmp(opt, "--process")) {
 			const char *v = ARG();
 			if (!v || cli_input_option(&in, CMD, opt, v) < 0)
 				goto usage_error;
@@ -177,6 +193,9 @@ int cmd_report(int argc, char **argv)
 	case VIEW_TREE: report_tree(d, &in.model, &o); break;
 	case VIEW_THREADS: report_threads(d, &in.model, &o); break;
 	case VIEW_OBJECTS: report_objects(d, &in.model, &o); break;
+	case VIEW_LEAKS: report_leaks(d, &in.model, &o); break;
+	case VIEW_FILES: report_files(d, &in.model); break;
+	case VIEW_PROCESSES: report_processes(d, &in.model, &o); break;
 	case VIEW_CALLERS:
 		if (report_callers(d, &in.model, &o, focus)) {
 			report_doc_end(d);
@@ -186,10 +205,13 @@ int cmd_report(int argc, char **argv)
 		}
 		break;
 	case VIEW_GPROF:
-		report_doc_end(d);
-		cli_error(CMD, "--gprof: not available yet");
-		rc = CLI_FATAL;
-		goto out;
+		if (report_gprof(d, &in.model, &o, gprof_method)) {
+			report_doc_end(d);
+			cli_error(CMD, "--gprof: out of memory");
+			rc = CLI_FATAL;
+			goto out;
+		}
+		break;
 	}
 	report_doc_end(d);
 	rc = cli_finish_stdout(CMD, CLI_OK);

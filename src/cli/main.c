@@ -24,6 +24,8 @@ static const struct {
 	{ "record", cmd_record, "run a program and record an experiment" },
 	{ "report", cmd_report, "show where the time (or bytes, waits) went" },
 	{ "export", cmd_export, "write collapsed stacks, arcs, callgrind or pprof" },
+	{ "annotate", cmd_annotate, "source or disassembly of a function, with metrics" },
+	{ "gprof", cmd_gprof, "GNU gprof's listing of gmon.out files (programs built with -pg)" },
 };
 
 static void vmsg(const char *kind, const char *cmd, const char *fmt, va_list ap)

@@ -64,6 +64,62 @@ COL_API void tally__arc_table_release(void *table, uint64_t mapped)
 	exp_large_release_sigsafe(table, (size_t)mapped);
 }
 
+COL_API int64_t tally__trace_option(const char *which)
+{
+	col_ensure_init();
+	if (!col_ready())
+		return INT64_MIN;         /* starting up (an allocation of our own) */
+	if (!col_proc.active)
+		return -1;
+	if (!strcmp(which, "heap"))
+		return col_proc.opt.heap ? 1 : -1;
+	if (!strcmp(which, "io"))
+		return col_proc.opt.io ? 1 : -1;
+	if (!strcmp(which, "sync"))
+		return col_proc.opt.sync_ns;
+	return -1;
+}
+
+COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_t ra,
+			       uint64_t sp, uint64_t fp)
+{
+	struct col_thread *t = col_enter();
+	uint32_t *words = rec;
+	uint64_t time_ns;
+
+	if (!t)
+		return -1;
+	memcpy(&time_ns, words + 2, 8);
+	if (!time_ns) {
+		time_ns = col_now_ns_sigsafe();
+		memcpy(words + 2, &time_ns, 8);
+	}
+	words[1] = (uint32_t)t->tid;
+	if (ra)
+		words[4] = col_stack_from(t, ra, sp, fp);
+	int rc = -1;
+	if (kind > 0 && kind < EXP_FILE_COUNT_ && len >= 24)
+		rc = col_write_sigsafe(t, (enum exp_file_kind)kind, type, rec, len);
+	col_leave(t);
+	return rc;
+}
+
+COL_API uint64_t tally__now(void)
+{
+	return col_now_ns_sigsafe();
+}
+
+COL_API void tally__count(int counter, uint64_t n)
+{
+	if (counter >= 0 && counter < EXP_CTR_COUNT_)
+		col_count_sigsafe((enum exp_counter)counter, n);
+}
+
+COL_API void tally__log(const char *key, const char *value)
+{
+	col_log_sigsafe(key, value);
+}
+
 COL_API void tally__lost_arcs(uint64_t n)
 {
 	col_count_sigsafe(EXP_CTR_ARCS_LOST, n);

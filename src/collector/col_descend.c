@@ -101,6 +101,33 @@ int col_descend_place(const char *env_dir)
 	return 0;
 }
 
+void col_descend_stop_following(void)
+{
+	static const char *const vars[] = { "TALLY_EXP", "TALLY_ROOT", "TALLY_LINEAGE",
+					     "TALLY_PID", "TALLY_OPTIONS" };
+	const char *pre = getenv("LD_PRELOAD");
+	char kept[4096];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+	kept[0] = 0;
+	/* LD_PRELOAD without tally's libraries: words separated by spaces or colons. */
+	for (const char *p = pre; p && *p;) {
+		size_t len = strcspn(p, " :");
+		const char *base = memrchr(p, '/', len);
+		base = base ? base + 1 : p;
+		if (len && strncmp(base, "libtally", 8) && n + len + 2 < sizeof(kept))
+			n += (size_t)snprintf(kept + n, sizeof(kept) - n, "%s%.*s", n ? " " : "", (int)len, p);
+		p += len;
+		p += strspn(p, " :");
+	}
+	if (n)
+		setenv("LD_PRELOAD", kept, 1);
+	else
+		unsetenv("LD_PRELOAD");
+}
+
 static void close_files(void)
 {
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
@@ -149,4 +176,13 @@ void col_descend_install(void)
 
 	if (!done++)
 		pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+/* A vfork child runs in its parent's memory until it execs: our exec
+ * interposer would stop the parent's clock and write into the parent's
+ * files.  vfork may be implemented as fork (POSIX), so it is here, as in
+ * gprofng; the child becomes _fN, and its exec _fN_x1. */
+COL_API pid_t vfork(void)
+{
+	return fork();
 }

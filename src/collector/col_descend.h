@@ -11,6 +11,10 @@
  * Returns 0, or -1 to stay inactive. */
 int col_descend_place(const char *env_dir);
 
+/* --follow=none: take our variables and libraries out of the environment, so
+ * that no descendant is profiled (exec_env and the fork handler do the rest). */
+void col_descend_stop_following(void);
+
 /* Register the fork handlers (once). */
 void col_descend_install(void);
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,46 @@ static void before_exec(const char *path)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The environment for the new image: `envp` with our variables set to this
+ * process's values (a shell passes its own copy of the environment, made
+ * before our fork handler updated it) and LD_PRELOAD kept (a program may
+ * exec with a cleaned environment).  malloc'd; NULL if not collecting. */
+static char **exec_env(char *const envp[])
+{
+	static const char *const ours[] = { "LD_PRELOAD=", "TALLY_EXP=", "TALLY_ROOT=",
+					    "TALLY_LINEAGE=", "TALLY_PID=", "TALLY_OPTIONS=" };
+	size_t n = 0, k = 0;
+
+	if (!col_proc.active || !envp || !col_proc.opt.follow)
+		return NULL;
+	while (envp[n])
+		n++;
+	char **env = malloc((n + 7) * sizeof(*env) + 6 * 4200);
+	if (!env)
+		return NULL;
+	char *buf = (char *)(env + n + 7);
+	const char *values[6] = { col_proc.preload, col_proc.dir, col_proc.root, col_proc.lineage,
+				  NULL, col_proc.options };
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
+	values[4] = pid;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+		for (size_t j = 0; j < 6 && !replaced; j++)
+			replaced = !strncmp(envp[i], ours[j], strlen(ours[j]));
+		if (!replaced)
+			env[k++] = envp[i];
+	}
+	for (size_t j = 0; j < 6; j++) {
+		if (j == 0 && !values[0][0])
+			continue;
+		env[k++] = buf;
+		buf += snprintf(buf, 4200, "%s%s", ours[j], values[j]) + 1;
+	}
+	env[k] = NULL;
+	return env;
+}
+
 /* The exec failed: this image goes on, and so does its profile. */
 static int after_failed_exec(int rc)
 {
@@ -108,40 +149,46 @@ static int after_failed_exec(int rc)
 	if (!real_##name)                                                    \
 		real_##name = (__typeof__(&name))col_real(#name)
 
+extern char **environ;
+
 COL_API int execve(const char *path, char *const argv[], char *const envp[])
 {
 	REAL(execve);
 	before_exec(path);
-	return after_failed_exec(real_execve(path, argv, envp));
+	char **env = exec_env(envp);
+	int rc = after_failed_exec(real_execve(path, argv, env ? env : envp));
+	free(env);
+	return rc;
 }
 
 COL_API int execv(const char *path, char *const argv[])
 {
-	REAL(execv);
-	before_exec(path);
-	return after_failed_exec(real_execv(path, argv));
-}
-
-COL_API int execvp(const char *file, char *const argv[])
-{
-	REAL(execvp);
-	before_exec(file);
-	return after_failed_exec(real_execvp(file, argv));
+	return execve(path, argv, environ);
 }
 
 COL_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	REAL(execvpe);
 	before_exec(file);
-	return after_failed_exec(real_execvpe(file, argv, envp));
+	char **env = exec_env(envp);
+	int rc = after_failed_exec(real_execvpe(file, argv, env ? env : envp));
+	free(env);
+	return rc;
+}
+
+COL_API int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
 }
 
 COL_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	REAL(fexecve);
-	(void)argv;
 	before_exec("(fexecve)");
-	return after_failed_exec(real_fexecve(fd, argv, envp));
+	char **env = exec_env(envp);
+	int rc = after_failed_exec(real_fexecve(fd, argv, env ? env : envp));
+	free(env);
+	return rc;
 }
 
 /* The arguments of execl* after `arg0`, as a vector (malloc'd; freed only if

@@ -24,4 +24,31 @@ void tally__lost_arcs(uint64_t n);
  * current directory (once per process).  Returns 1 if collecting. */
 int tally__standalone_start(const char *why);
 
+/* ---- for the tracers (libtally-heap, -sync, -io) ------------------------- */
+
+/* Start the collector if it has not started (an interposer may run before our
+ * constructor) and say what the caller should trace: INT64_MIN while the
+ * collector is starting (do not trace, ask again later); -1 off; for "heap"
+ * and "io" 1 on; for "sync" the threshold in ns, or -2 "calibrate". */
+int64_t tally__trace_option(const char *which);
+
+/* Record a traced event: HEAP, HEAP_FREE, SYNC, IO or FD_NAME, all of which
+ * have the thread id at offset 4 and the time at offset 8, and (HEAP, SYNC,
+ * IO) the stack id at offset 16.  Fills the thread id; the time if the record
+ * has none; and, when `ra` is nonzero, the call stack from the traced call's
+ * caller: its return address, stack pointer after the return (the traced
+ * function's CFA) and frame pointer.  No frame of tally's is unwound, and
+ * outer frames unchanged since the thread's previous traced call are reused
+ * (col_unwind.h).  Returns 0, or -1 if this thread cannot record now (inside
+ * the collector already: its own allocations; or not set up). */
+int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_t ra,
+		       uint64_t sp, uint64_t fp);
+
+/* CLOCK_MONOTONIC in ns; add to a counter of counters.dat. */
+uint64_t tally__now(void);
+void tally__count(int counter, uint64_t n);
+
+/* A line in the experiment's log. */
+void tally__log(const char *key, const char *value);
+
 #endif

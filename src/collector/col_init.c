@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -28,14 +29,6 @@ struct col_process col_proc = { .dirfd = -1, .log_fd = -1 };
 
 static _Atomic int init_state;          /* 0 not yet, 1 running, 2 done */
 static uint64_t local_counters[EXP_CTR_COUNT_];
-
-uint64_t col_now_ns_sigsafe(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void col_count_sigsafe(enum exp_counter c, uint64_t n)
 {
@@ -173,11 +166,19 @@ static void start(void)
 	if (!dir || !*dir || col_proc.active)
 		return;
 	col_proc.pid = getpid();
+	col_time_init();
 	col_proc.start_ns = col_now_ns_sigsafe();
 	col_proc.clock_is_perf = true;
 	parse_options(getenv("TALLY_OPTIONS"), &col_proc.opt);
+	/* Passed on to exec'd programs even when they get a cleaned environment. */
+	const char *v = getenv("LD_PRELOAD");
+	snprintf(col_proc.preload, sizeof(col_proc.preload), "%s", v ? v : "");
+	v = getenv("TALLY_OPTIONS");
+	snprintf(col_proc.options, sizeof(col_proc.options), "%s", v ? v : "");
 	if (col_descend_place(dir) != 0)
 		return;
+	if (!col_proc.opt.follow)
+		col_descend_stop_following();
 	if (col_open_experiment() != 0)
 		return;
 	col_stacks_init();
@@ -201,6 +202,11 @@ int col_start_here(const char *dir)
 	setenv("TALLY_EXP", dir, 1);
 	start();
 	return col_proc.active ? 0 : -1;
+}
+
+bool col_ready(void)
+{
+	return atomic_load_explicit(&init_state, memory_order_acquire) == 2;
 }
 
 void col_ensure_init(void)

@@ -51,6 +51,7 @@ struct col_thread {
 	struct col_regs regs;          /* scratch for the unwinder */
 	uint64_t frames[EXP_MAX_FRAMES];
 	struct col_unwind_ctx unwind;
+	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */
 };
 
 struct col_process {
@@ -66,8 +67,8 @@ struct col_process {
 	int log_fd;
 	bool clock_is_perf;            /* perf_event task clock, else POSIX timers */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
-	_Atomic uint32_t forks;        /* children forked so far */
-	_Atomic uint32_t execs;        /* exec attempts so far */
+	char preload[4096];            /* LD_PRELOAD we started with */
+	char options[256];             /* TALLY_OPTIONS we started with */
 };
 
 extern struct col_process col_proc;
@@ -76,11 +77,17 @@ extern struct col_process col_proc;
 /* Start collecting if TALLY_EXP is set and we have not yet (idempotent; any
  * interposer may call it first, even before our constructor). */
 void col_ensure_init(void);
+/* The collector finished starting (or found nothing to do). */
+bool col_ready(void);
 /* Start collecting now into the existing directory `dir` (a program linked
  * with the runtime, started without `tally record`).  0 or -1. */
 int col_start_here(const char *dir);
 void col_count_sigsafe(enum exp_counter c, uint64_t n);
+
+/* ---- col_time.c -------------------------------------------------------- */
+/* CLOCK_MONOTONIC in ns, from the TSC where it is invariant. */
 uint64_t col_now_ns_sigsafe(void);
+void col_time_init(void);
 
 /* ---- col_thread.c ------------------------------------------------------- */
 struct col_thread *col_thread_self_sigsafe(void);
@@ -125,6 +132,9 @@ uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs,
 /* Unwind the caller of an interposer and intern its stack (skipping the
  * collector's own frames).  0 on failure. */
 uint32_t col_stack_here(struct col_thread *t);
+/* The same from the traced function's caller: its return address, stack
+ * pointer (the traced function's CFA) and frame pointer. */
+uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp);
 void col_stacks_init(void);
 
 /* ---- col_log.c --------------------------------------------------------- */

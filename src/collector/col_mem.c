@@ -47,7 +47,20 @@ void *col_alloc(size_t bytes)
 	return r;
 }
 
+/* Preloaded, the real function is the next definition after ours.  Loaded
+ * as a dependency (a program linked with -ltally-mcount), libc comes before
+ * us and RTLD_NEXT finds nothing: then the first definition is the real one,
+ * as long as it is not our own. */
 void *col_real(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	void *p = dlsym(RTLD_NEXT, name);
+	Dl_info mine, found;
+
+	if (p)
+		return p;
+	p = dlsym(RTLD_DEFAULT, name);
+	if (p && dladdr((void *)&col_real, &mine) && dladdr(p, &found) &&
+	    mine.dli_fbase == found.dli_fbase)
+		return NULL;
+	return p;
 }

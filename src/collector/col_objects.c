@@ -249,9 +249,17 @@ static void publish(void)
 		return;
 	set->generation = ++generation;
 	set->n = nknown;
+	set->nself = 0;
 	for (uint32_t i = 0; i < nknown; i++) {
+		const char *base = strrchr(known[i].path, '/');
 		set->obj[i] = known[i].o;
-		set->obj[i].self = self >= known[i].o.text_lo && self < known[i].o.text_hi;
+		/* Ours: the collector, and the other libtally-* (runtime, tracers). */
+		set->obj[i].self = (self >= known[i].o.text_lo && self < known[i].o.text_hi) ||
+				   !strncmp(base ? base + 1 : known[i].path, "libtally", 8);
+		if (set->obj[i].self && set->nself < COL_SELF_MAX) {
+			set->self_lo[set->nself] = known[i].o.text_lo;
+			set->self_hi[set->nself++] = known[i].o.text_hi;
+		}
 	}
 	atomic_store_explicit(&current, set, memory_order_release);
 }

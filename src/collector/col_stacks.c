@@ -101,21 +101,8 @@ uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs,
 	return write_stack(t, pcs, n, flags);
 }
 
-uint32_t col_stack_here(struct col_thread *t)
+static uint32_t intern_traced(struct col_thread *t, int n, int skip, int truncated, int broken)
 {
-	int truncated, broken;
-	uint32_t max = col_proc.opt.max_frames;
-
-	col_regs_capture(&t->regs);
-	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)max, &truncated, &broken);
-	const struct col_object_set *set = col_objects_current_sigsafe();
-	int skip = 0;
-	while (skip < n) {
-		const struct col_object *o = col_objects_find_sigsafe(set, t->frames[skip] - 1);
-		if (!o || !o->self)
-			break;
-		skip++;
-	}
 	uint16_t flags = EXP_STACK_LEAF_IS_RETADDR;
 	if (truncated) {
 		flags |= EXP_STACK_TRUNCATED;
@@ -126,4 +113,36 @@ uint32_t col_stack_here(struct col_thread *t)
 		col_count_sigsafe(EXP_CTR_UNWIND_BROKEN, 1);
 	}
 	return col_stack_intern_sigsafe(t, t->frames + skip, (uint32_t)(n - skip), flags);
+}
+
+uint32_t col_stack_here(struct col_thread *t)
+{
+	int truncated, broken;
+
+	col_regs_capture(&t->regs);
+	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
+				   &truncated, &broken);
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	int skip = 0;
+	while (skip < n && col_objects_is_self_sigsafe(set, t->frames[skip] - 1))
+		skip++;
+	return intern_traced(t, n, skip, truncated, broken);
+}
+
+uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp)
+{
+	int truncated, broken;
+
+	t->regs.r[UW_RIP] = ra;
+	t->regs.r[UW_RSP] = sp;
+	t->regs.r[UW_RBP] = fp;
+	t->regs.valid = (1u << UW_RIP) | (1u << UW_RSP) | (1u << UW_RBP);
+	int n = col_unwind_traced_sigsafe(&t->unwind, &t->regs, &t->traced, t->frames,
+					  (int)col_proc.opt.max_frames, &truncated, &broken);
+	/* One interposer calling another (reallocarray -> realloc). */
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	int skip = 0;
+	while (skip < n && col_objects_is_self_sigsafe(set, t->frames[skip] - 1))
+		skip++;
+	return intern_traced(t, n, skip, truncated, broken);
 }

@@ -39,18 +39,24 @@ static const uint8_t tracked[7] = { UW_RBX, UW_RBP, UW_R12, UW_R13, UW_R14, UW_R
 
 /* ---- memory ------------------------------------------------------------ */
 
-static bool read_mem(const struct col_unwind_ctx *ctx, uint64_t addr, uint64_t *out)
+/* Off the known stack (an alternate signal stack, a coroutine): ask the
+ * kernel, which reports EFAULT instead of delivering SIGSEGV. */
+static bool read_mem_slow(uint64_t addr, uint64_t *out)
 {
-	if (addr >= ctx->stack_lo && addr <= ctx->stack_hi - 8 && ctx->stack_hi >= 8) {
+	if (addr < 4096)
+		return false;
+	struct iovec local = { out, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 8;
+}
+
+static inline bool read_mem(const struct col_unwind_ctx *ctx, uint64_t addr, uint64_t *out)
+{
+	if (__builtin_expect(addr - ctx->stack_lo <= ctx->stack_hi - ctx->stack_lo - 8, 1) &&
+	    ctx->stack_hi - ctx->stack_lo >= 8) {
 		memcpy(out, (const void *)(uintptr_t)addr, 8);
 		return true;
 	}
-	if (addr < 4096)
-		return false;
-	/* Off the known stack (an alternate signal stack, a coroutine): ask the
-	 * kernel, which reports EFAULT instead of delivering SIGSEGV. */
-	struct iovec local = { out, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 8;
+	return read_mem_slow(addr, out);
 }
 
 /* A bounded cursor over an object's mapped, read-only data. */
@@ -559,12 +565,13 @@ static bool row_to_rule(const struct col_cfa_row *row, struct col_unwind_rule *r
 	rule->kind = UW_RULE_SIMPLE;
 	rule->cfa_reg = (int8_t)row->cfa_reg;
 	rule->cfa_off = row->cfa_off;
+	rule->saved = rule->undef = 0;
 	for (int i = 0; i < 7; i++) {
 		const struct col_reg_rule *rr = &row->reg[tracked[i]];
 		switch (rr->how) {
 		case UW_SAME: rule->save[i] = UW_SAVE_SAME; break;
-		case UW_UNDEF: rule->save[i] = UW_SAVE_UNDEF; break;
-		case UW_OFFSET: rule->save[i] = rr->off; break;
+		case UW_UNDEF: rule->save[i] = UW_SAVE_UNDEF; rule->undef |= 1u << i; break;
+		case UW_OFFSET: rule->save[i] = rr->off; rule->saved |= 1u << i; break;
 		default: return false;
 		}
 	}
@@ -583,9 +590,12 @@ static void fp_rule(struct col_unwind_rule *rule)
 		rule->save[i] = UW_SAVE_SAME;
 	rule->save[1] = -16;
 	rule->save[6] = -8;
+	rule->saved = (1u << 1) | (1u << 6);
+	rule->undef = 0;
 }
 
-/* Apply a simple rule.  Returns 1 (next frame), 0 (outermost frame), -1 (bad). */
+/* Apply a simple rule: only the registers it saved are read.  Returns 1
+ * (next frame), 0 (outermost frame), -1 (bad frame). */
 static int apply_rule(const struct col_unwind_ctx *ctx, const struct col_unwind_rule *rule,
 		      struct col_regs *regs)
 {
@@ -594,19 +604,13 @@ static int apply_rule(const struct col_unwind_ctx *ctx, const struct col_unwind_
 	if (!(regs->valid & (1u << rule->cfa_reg)))
 		return -1;
 	uint64_t cfa = regs->r[rule->cfa_reg] + (uint64_t)(int64_t)rule->cfa_off;
-	uint64_t val[7];
-	for (int i = 0; i < 7; i++) {
-		int32_t off = rule->save[i];
-		if (off == UW_SAVE_SAME) {
-			val[i] = regs->r[tracked[i]];
-		} else if (off == UW_SAVE_UNDEF) {
-			val[i] = 0;
-		} else if (!read_mem(ctx, cfa + (uint64_t)(int64_t)off, &val[i])) {
+	for (uint32_t m = rule->saved; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+		if (!read_mem(ctx, cfa + (uint64_t)(int64_t)rule->save[i], &regs->r[tracked[i]]))
 			return -1;
-		}
 	}
-	for (int i = 0; i < 7; i++)
-		regs->r[tracked[i]] = val[i];
+	for (uint32_t m = rule->undef; m; m &= m - 1)
+		regs->r[tracked[__builtin_ctz(m)]] = 0;
 	regs->r[UW_RSP] = cfa;
 	/* Only callee-saved registers survive a call. */
 	regs->valid &= (1u << UW_RBX) | (1u << UW_RBP) | (1u << UW_R12) | (1u << UW_R13) |
@@ -743,12 +747,35 @@ static struct col_unwind_rule *cache_slot(struct col_unwind_ctx *ctx, uint64_t p
 	return &ctx->cache[h >> (64 - 9)];
 }
 
-int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
-		       uint64_t *pcs, int max, int *truncated, int *broken)
+/* Frames k+1.. from the previous stack, if frame k (CFA `cfa`, return
+ * address `ra`) is one of its frames and every later return address is still
+ * in place.  Returns the index j of the matching previous frame, or -1. */
+static int reuse_from(const struct col_unwind_ctx *ctx, const struct col_unwind_prev *prev,
+		      uint64_t cfa, uint64_t ra)
 {
-	_Static_assert(COL_UNWIND_CACHE == 512, "cache_slot uses 9 bits");
+	int lo = 0, hi = prev->n - 1;     /* frames with a caller have a CFA */
+
+	while (lo < hi) {                  /* CFAs grow toward the root */
+		int mid = (lo + hi) / 2;
+		if (prev->cfa[mid] < cfa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= prev->n - 1 || prev->cfa[lo] != cfa || prev->pcs[lo + 1] != ra)
+		return -1;
+	for (int i = lo + 1; i < prev->n - 1; i++) {
+		uint64_t v;
+		if (!read_mem(ctx, prev->cfa[i] - 8, &v) || v != prev->pcs[i + 1])
+			return -1;
+	}
+	return lo;
+}
+
+static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
+		struct col_unwind_prev *prev, uint64_t *pcs, int max, int *truncated, int *broken)
+{
 	const struct col_object_set *set = col_objects_current_sigsafe();
-	bool exact = true;     /* pc is an interrupted pc, not a return address */
 	int n = 0;
 
 	*truncated = *broken = 0;
@@ -757,6 +784,8 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 	if (ctx->generation != set->generation) {
 		memset(ctx->cache, 0, sizeof(ctx->cache));
 		ctx->generation = set->generation;
+		if (prev)
+			prev->n = 0;
 	}
 	for (;;) {
 		uint64_t pc = regs->r[UW_RIP];
@@ -770,8 +799,16 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 		}
 		pcs[n++] = pc;
 		uint64_t lookup = exact ? pc : pc - 1;
-		const struct col_object *o = col_objects_find_sigsafe(set, lookup);
+		struct col_unwind_rule *slot = cache_slot(ctx, lookup);
+		int rc;
 
+		/* A cached rule is never a signal frame's (those use DWARF
+		 * expressions, which are not cached). */
+		if (slot->pc == lookup) {
+			rc = apply_rule(ctx, slot, regs);
+			goto next;
+		}
+		const struct col_object *o = col_objects_find_sigsafe(set, lookup);
 		if (!exact && is_sigreturn(o, pc)) {
 			/* Return into the signal trampoline: the frame below is
 			 * the interrupted context, saved at the current rsp. */
@@ -780,15 +817,13 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 				break;
 			}
 			exact = true;
+			if (prev)
+				prev = NULL;            /* no reuse across signal frames */
 			continue;
 		}
 
-		struct col_unwind_rule *slot = cache_slot(ctx, lookup);
 		struct col_unwind_rule rule;
-		int rc;
-		if (slot->pc == lookup) {
-			rc = apply_rule(ctx, slot, regs);
-		} else if (o && o->fde_table && row_for_pc(ctx, o, lookup)) {
+		if (o && o->fde_table && row_for_pc(ctx, o, lookup)) {
 			if (row_to_rule(&ctx->row, &rule)) {
 				rule.pc = lookup;
 				*slot = rule;
@@ -800,6 +835,7 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 			fp_rule(&rule);
 			rc = apply_rule(ctx, &rule, regs);
 		}
+next:
 		if (rc == 0)
 			break;
 		if (rc < 0 || regs->r[UW_RSP] <= sp) {
@@ -808,6 +844,53 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 			break;
 		}
 		exact = false;
+		if (!prev)
+			continue;
+		prev->cur_cfa[n - 1] = regs->r[UW_RSP];
+		int j = prev->n > 1 ? reuse_from(ctx, prev, regs->r[UW_RSP], regs->r[UW_RIP]) : -1;
+		if (j < 0)
+			continue;
+		/* Frames n.. are the previous stack's j+1..: shift them into
+		 * place, then put the new frames 0..n-1 before them. */
+		int tail = prev->n - (j + 1);
+		if (n + tail > max) {
+			tail = max - n;
+			*truncated = 1;
+		} else {
+			*truncated = prev->truncated;
+		}
+		*broken = prev->broken;
+		memmove(&prev->pcs[n], &prev->pcs[j + 1], (size_t)tail * 8);
+		memmove(&prev->cfa[n], &prev->cfa[j + 1], (size_t)tail * 8);
+		memcpy(prev->cfa, prev->cur_cfa, (size_t)n * 8);
+		memcpy(prev->pcs, pcs, (size_t)n * 8);
+		memcpy(&pcs[n], &prev->pcs[n], (size_t)tail * 8);
+		n += tail;
+		prev->n = n;
+		prev->truncated = *truncated;
+		prev->broken = *broken;
+		return n;
+	}
+	if (prev) {
+		memcpy(prev->pcs, pcs, (size_t)n * 8);
+		memcpy(prev->cfa, prev->cur_cfa, (size_t)n * 8);
+		prev->n = n;
+		prev->truncated = *truncated;
+		prev->broken = *broken;
 	}
 	return n;
+}
+
+int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
+		       uint64_t *pcs, int max, int *truncated, int *broken)
+{
+	_Static_assert(COL_UNWIND_CACHE == 512, "cache_slot uses 9 bits");
+	return walk(ctx, regs, true, NULL, pcs, max, truncated, broken);
+}
+
+int col_unwind_traced_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
+			      struct col_unwind_prev *prev, uint64_t *pcs, int max,
+			      int *truncated, int *broken)
+{
+	return walk(ctx, regs, false, prev, pcs, max, truncated, broken);
 }

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "format/exp_records.h"
+
 /* DWARF register numbers on x86-64. */
 enum {
 	UW_RAX, UW_RDX, UW_RCX, UW_RBX, UW_RSI, UW_RDI, UW_RBP, UW_RSP,
@@ -33,7 +35,8 @@ struct col_unwind_rule {
 	uint64_t pc;               /* lookup pc; 0 = empty slot */
 	int8_t kind;               /* UW_RULE_* */
 	int8_t cfa_reg;            /* CFA = r[cfa_reg] + cfa_off */
-	int16_t pad;
+	uint8_t saved;             /* bit i: save[i] is an offset (read from the stack) */
+	uint8_t undef;             /* bit i: register i becomes undefined */
 	int32_t cfa_off;
 	int32_t save[7];           /* rbx rbp r12 r13 r14 r15 ra: saved at CFA+off */
 };
@@ -64,6 +67,16 @@ struct col_unwind_ctx {
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];
 };
 
+/* The previous traced stack of a thread, with each frame's CFA, so the next
+ * event can reuse its outer frames once they are verified unchanged. */
+struct col_unwind_prev {
+	int n;                     /* frames; 0: none */
+	int truncated, broken;
+	uint64_t pcs[EXP_MAX_FRAMES];
+	uint64_t cfa[EXP_MAX_FRAMES];   /* cfa[i]: where frame i's return address + 8 is */
+	uint64_t cur_cfa[EXP_MAX_FRAMES];   /* scratch: the stack being unwound */
+};
+
 /* Unwind from `regs` (all registers of the interrupted or current frame).
  * Writes at most `max` pcs, leaf first: pcs[0] = regs->r[UW_RIP], then return
  * addresses.  Sets *truncated if the stack had more than `max` frames and
@@ -72,6 +85,16 @@ struct col_unwind_ctx {
  * Returns the number of pcs.  Async-signal-safe. */
 int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 		       uint64_t *pcs, int max, int *truncated, int *broken);
+
+/* The same for a traced call: regs->r[UW_RIP] is the return address into the
+ * traced function's caller, with its stack pointer and frame pointer (the
+ * only registers known).  Outer frames are taken from `prev` where they are
+ * verifiably unchanged: a frame whose CFA and return address match a frame of
+ * the previous stack, and every later return address still at its place
+ * (CFA - 8).  `prev` is updated.  Async-signal-safe. */
+int col_unwind_traced_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
+			      struct col_unwind_prev *prev, uint64_t *pcs, int max,
+			      int *truncated, int *broken);
 
 /* Registers of an interrupted context (signal handler's ucontext_t). */
 void col_regs_from_ucontext(const void *ucontext, struct col_regs *regs);

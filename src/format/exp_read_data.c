@@ -274,6 +274,18 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 			return nomem(err, f->path);
 		memcpy(&p->heap[p->nheap++], r->p, sizeof(struct exp_heap));
 		return 0;
+	case EXP_REC_HEAP_FREE: {
+		if (kind != EXP_FILE_HEAP)
+			break;
+		struct exp_heap_free hf;
+		EXPECT_LEN(sizeof(hf));
+		memcpy(&hf, r->p, sizeof(hf));
+		if (grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
+			return nomem(err, f->path);
+		p->heap[p->nheap++] = (struct exp_heap){ .tid = hf.tid, .time_ns = hf.time_ns,
+							 .op = EXP_HEAP_FREE, .addr = hf.addr };
+		return 0;
+	}
 	case EXP_REC_SYNC:
 		if (kind != EXP_FILE_SYNC)
 			break;

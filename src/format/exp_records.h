@@ -69,6 +69,7 @@ enum exp_rec_type {
 	EXP_REC_IO = 9,
 	EXP_REC_FD_NAME = 10,
 	EXP_REC_ARC_TABLE = 11,
+	EXP_REC_HEAP_FREE = 12,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -226,6 +227,16 @@ enum exp_heap_op {
 	EXP_HEAP_MEMALIGN, EXP_HEAP_NEW, EXP_HEAP_DELETE,
 };
 
+/* EXP_REC_HEAP_FREE, 24 bytes: a block released (free, delete, realloc to
+ * zero).  No stack: only the address matters, to find what was never freed.
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 8 addr                               */
+struct exp_heap_free {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t addr;
+};
+
 /* EXP_REC_SYNC, 40 bytes: a wait above the threshold, written at the grant.
  *   0 4 word; 4 4 tid; 8 8 time_ns (grant)
  *  16 4 stack_id; 20 2 op (enum exp_sync_op); 22 2 reserved
@@ -270,12 +281,14 @@ enum exp_io_op {
 };
 
 /* EXP_REC_FD_NAME, 24 + name bytes: descriptor `fd` now names `name`.
- *   0 4 word; 4 4 fd; 8 8 time_ns; 16 8 reserved; 24 .. name (NUL, padded) */
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 4 fd; 20 4 reserved;
+ *  24 .. name (NUL-terminated, zero-padded to 8)                           */
 struct exp_fd_name {
 	uint32_t word;
-	int32_t fd;
+	uint32_t tid;
 	uint64_t time_ns;
-	uint64_t reserved;
+	int32_t fd;
+	uint32_t reserved;
 	char name[];
 };
 
@@ -317,10 +330,10 @@ enum exp_counter {
 	EXP_CTR_STACK_TABLE_FULL, /* stacks written without de-duplication */
 	EXP_CTR_FOREIGN_SIGNALS,  /* profiling signals passed on to the target's handler */
 	EXP_CTR_NO_THREAD_STATE,  /* samples in threads the collector did not set up */
-	EXP_CTR_HEAP_EVENTS,
-	EXP_CTR_SYNC_EVENTS,
-	EXP_CTR_IO_EVENTS,
-	EXP_CTR_LOST_EVENTS,      /* trace events dropped (reentry or no space) */
+	EXP_CTR_UNUSED_8,         /* (reserved) */
+	EXP_CTR_UNUSED_9,
+	EXP_CTR_UNUSED_10,
+	EXP_CTR_LOST_EVENTS,      /* trace events dropped (no space) */
 	EXP_CTR_ARCS_LOST,        /* arcs dropped: a table could not grow */
 	EXP_CTR_FORKS,            /* descendants created (names _fN) */
 	EXP_CTR_EXECS,            /* exec'd images of this process (names _xN) */

@@ -93,7 +93,10 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
 			w->err = errno;
 		return NULL;
 	}
-	void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
+	/* Populated now, in one call: faulting the pages in one by one costs a
+	 * page-cache lookup and readahead each, inside the target. */
+	void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		       w->fd, off);
 	if (p == MAP_FAILED) {
 		if (!atomic_exchange(&w->full, 1))
 			w->err = errno;
@@ -113,19 +116,25 @@ void exp_cursor_release_sigsafe(struct exp_cursor *c)
 void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
 				 uint32_t len)
 {
-	if (w->fd < 0 || len > w->block_bytes - EXP_HEADER_BYTES)
+	const uint32_t bs = w->block_bytes;
+
+	if (w->fd < 0 || len > bs - EXP_HEADER_BYTES)
 		return NULL;
-	if (!c->block || c->size - c->used < len) {
+	if (c->block && bs - c->used % bs < len)
+		c->used = (c->used / bs + 1) * bs;          /* next block of the run */
+	if (!c->block || c->used + len > c->size) {
 		if (atomic_load_explicit(&w->full, memory_order_relaxed))
 			return NULL;
 		exp_cursor_release_sigsafe(c);
-		uint64_t b = atomic_fetch_add(&w->next_block, 1);
-		char *p = claim_map(w, b, 1);
+		uint32_t n = c->next_run ? c->next_run : 1;
+		uint64_t b = atomic_fetch_add(&w->next_block, n);
+		char *p = claim_map(w, b, n);
 		if (!p)
 			return NULL;
 		c->block = p;
-		c->size = w->block_bytes;
+		c->size = n * bs;
 		c->used = b == 0 ? EXP_HEADER_BYTES : 0;
+		c->next_run = n < EXP_RUN_MAX_BLOCKS ? n * 2 : n;
 	}
 	char *rec = c->block + c->used;
 	c->used += len;

@@ -27,11 +27,19 @@ struct exp_file_writer {
 	int err;                       /* errno of the first failure */
 };
 
+/* A thread's place in one file: a run of consecutive blocks mapped at once.
+ * Runs double from one block up to EXP_RUN_MAX_BLOCKS, so a busy thread pays
+ * the claim (fallocate, mmap, munmap) once per 4 MiB, a quiet one wastes
+ * at most a block.  Records never cross a block boundary inside a run: a
+ * record that does not fit leaves the rest of its block zero, which tells the
+ * reader to go on at the next block. */
 struct exp_cursor {
-	char *block;                   /* mapped block, or NULL */
-	uint32_t used;                 /* bytes of the block already written */
+	char *block;                   /* mapped run, or NULL */
+	uint32_t used;                 /* bytes of the run already written */
 	uint32_t size;                 /* bytes mapped */
+	uint32_t next_run;             /* blocks to claim next time (0: one) */
 };
+#define EXP_RUN_MAX_BLOCKS 256
 
 /* Create `name` in directory `dirfd` and write its header.  Not sigsafe.
  * Returns 0 or -errno. */

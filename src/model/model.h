@@ -27,8 +27,9 @@ enum model_metric {
 	MODEL_HEAP_BYTES,          /* bytes requested */
 	MODEL_HEAP_COUNT,          /* allocation calls */
 	MODEL_HEAP_LEAK,           /* bytes allocated and never freed */
-	MODEL_SYNC_WAIT,           /* ns waited */
-	MODEL_SYNC_COUNT,          /* waits above the threshold */
+	MODEL_SYNC_WAIT,           /* ns waited to acquire locks (mutex, rwlock, semaphore) */
+	MODEL_SYNC_COUNT,          /* such waits above the threshold */
+	MODEL_SYNC_OTHER,          /* ns waited in condition variables, barriers, joins */
 	MODEL_IO_BYTES,            /* bytes moved by read/write calls */
 	MODEL_IO_TIME,             /* ns inside I/O calls */
 	MODEL_IO_COUNT,            /* read/write calls */
@@ -86,6 +87,7 @@ struct model_options {
 	bool has_time;             /* only events in [from_ns, to_ns) after the founder's start */
 	uint64_t from_ns, to_ns;
 	bool keep_tally_frames;    /* show the collector's own frames */
+	const char *process;       /* only processes whose pid, lineage or name this is */
 };
 
 /* A call-graph arc from the -pg / -finstrument-functions runtime, symbolized
@@ -95,6 +97,13 @@ struct model_arc {
 	uint64_t count;            /* exact traversals */
 	uint64_t incl_ns;          /* -finstrument-functions: time from entry to exit */
 	uint32_t flags;            /* EXP_ARCS_* */
+};
+
+/* I/O by file: what each descriptor named when the call was made. */
+struct model_file {
+	char *name;                /* path, or "fd N" when its name is unknown */
+	uint64_t v[MODEL_METRIC_COUNT];
+	uint64_t ops[8];           /* calls by enum exp_io_op */
 };
 
 struct model_heap_peak {
@@ -114,6 +123,8 @@ struct model {
 	size_t nthreads;
 	struct model_arc *arcs;    /* sorted by (caller, callee) */
 	size_t narcs;
+	struct model_file *files;  /* I/O by file */
+	size_t nfiles;
 	uint64_t total[MODEL_METRIC_COUNT];
 	uint32_t present;          /* bit m: metric m has events */
 	uint64_t samples;          /* clock samples used */

@@ -26,6 +26,7 @@ static const struct model_metric_info metric_info[MODEL_METRIC_COUNT] = {
 	[MODEL_HEAP_LEAK] = { "heap.leak", "Leaked bytes", false },
 	[MODEL_SYNC_WAIT] = { "sync.wait", "Sync wait", true },
 	[MODEL_SYNC_COUNT] = { "sync.count", "Waits", false },
+	[MODEL_SYNC_OTHER] = { "sync.other", "Other waits", true },
 	[MODEL_IO_BYTES] = { "io.bytes", "I/O bytes", false },
 	[MODEL_IO_TIME] = { "io.time", "I/O time", true },
 	[MODEL_IO_COUNT] = { "io.count", "I/O calls", false },
@@ -50,7 +51,8 @@ struct build {
 	struct model_map func_by_sym;     /* sym_func pointer -> func id */
 	struct model_map func_by_name;    /* hash(name, object) -> func id */
 	struct model_map arc_of;          /* (caller, callee) -> arc index + 1 */
-	size_t cap_arcs;
+	size_t cap_arcs, cap_files;
+	struct model_map file_of;         /* hash(name) -> file index + 1 */
 	size_t cap_funcs, cap_entries, cap_threads;
 	uint32_t unknown, truncated;      /* artificial function ids */
 };
@@ -152,10 +154,15 @@ struct frame {
 	const char *path;
 };
 
-static void resolve(struct build *b, struct proc_ctx *c, uint64_t pc, uint64_t time_ns,
-		    struct frame *fr)
+/* Resolve a frame's pc; `retaddr`: it is a return address, so the call is
+ * the instruction before it.  A return address at the very first byte of a
+ * function came from no call: it is a signal trampoline's (glibc's
+ * __restore_rt), named as itself rather than as whatever precedes it. */
+static void resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retaddr,
+		    uint64_t time_ns, struct frame *fr)
 {
-	struct sym_mapping *mp = sym_space_find(c->space, pc, time_ns);
+	uint64_t at = retaddr ? pc - 1 : pc;
+	struct sym_mapping *mp = sym_space_find(c->space, at, time_ns);
 
 	memset(fr, 0, sizeof(*fr));
 	fr->func = b->unknown;
@@ -165,8 +172,13 @@ static void resolve(struct build *b, struct proc_ctx *c, uint64_t pc, uint64_t t
 	fr->tally = is_tally_object(mp->path);
 	if (!mp->obj)
 		return;
-	uint64_t vaddr = pc - mp->bias;
+	uint64_t vaddr = at - mp->bias;
 	const struct sym_func *sf = sym_object_lookup(mp->obj, vaddr);
+	if (retaddr) {
+		const struct sym_func *here = sym_object_lookup(mp->obj, pc - mp->bias);
+		if (here && here != sf && here->start == pc - mp->bias)
+			sf = here;
+	}
 	if (!sf)
 		return;
 	fr->func = func_of_sym(b, sf, sym_object_path(mp->obj));
@@ -200,9 +212,8 @@ static long new_entry(struct build *b, struct proc_ctx *c, uint32_t stack_id, ui
 	uint32_t first = k;
 	for (uint32_t i = n; i-- > 0;) {
 		bool retaddr = i > 0 || (s->flags & EXP_STACK_LEAF_IS_RETADDR);
-		uint64_t pc = s->pcs[i] - (retaddr ? 1 : 0);
 		struct frame fr;
-		resolve(b, c, pc, time_ns, &fr);
+		resolve(b, c, s->pcs[i], retaddr, time_ns, &fr);
 		if (fr.tally && !o->keep_tally_frames) {
 			if (fr.thread_start)
 				k = first;      /* the thread's stack starts at its routine */
@@ -286,7 +297,7 @@ static struct model_thread *thread_for(struct build *b, struct proc_ctx *c, uint
 			t->src = &c->p->threads[i];
 	if (t->src && t->src->start_routine) {
 		struct frame fr;
-		resolve(b, c, t->src->start_routine, t->src->start_ns, &fr);
+		resolve(b, c, t->src->start_routine, false, t->src->start_ns, &fr);
 		t->routine = fr.func;
 	}
 	*model_map_get(&c->thread_of, (uint64_t)tid + 1) = m->nthreads + 1;
@@ -348,10 +359,10 @@ static int build_arcs(struct build *b, struct proc_ctx *c, const struct model_op
 	for (size_t i = 0; i < c->p->narcs; i++) {
 		const struct exp_arc_ev *a = &c->p->arcs[i];
 		struct frame from, to;
-		resolve(b, c, a->frompc - 1, UINT64_MAX, &from);
+		resolve(b, c, a->frompc, true, UINT64_MAX, &from);
 		if (from.thread_start && thread_caller)
-			resolve(b, c, thread_caller - 1, UINT64_MAX, &from);
-		resolve(b, c, (a->flags & EXP_ARCS_CYG) ? a->selfpc : a->selfpc - 1, UINT64_MAX, &to);
+			resolve(b, c, thread_caller, true, UINT64_MAX, &from);
+		resolve(b, c, a->selfpc, !(a->flags & EXP_ARCS_CYG), UINT64_MAX, &to);
 		if ((from.tally && !from.thread_start) || to.tally) {
 			if (!o->keep_tally_frames)
 				continue;
@@ -383,6 +394,58 @@ static int cmp_arc(const void *x, const void *y)
 	if (a->caller != b->caller)
 		return a->caller < b->caller ? -1 : 1;
 	return a->callee < b->callee ? -1 : a->callee > b->callee;
+}
+
+/* The model_file of `name`, created on first use. */
+static struct model_file *file_named(struct build *b, const char *name)
+{
+	struct model *m = b->m;
+	uint64_t key = model_hash_str(0, name) | 1;
+
+	for (;;) {
+		uint64_t *v = model_map_get(&b->file_of, key);
+		if (!v)
+			break;
+		if (!strcmp(m->files[*v - 1].name, name))
+			return &m->files[*v - 1];
+		key = model_hash64(key) | 1;
+	}
+	if (grow(&m->files, &b->cap_files, m->nfiles, sizeof(*m->files)))
+		return NULL;
+	struct model_file *f = &m->files[m->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	model_map_put(&b->file_of, key, ++m->nfiles, NULL);
+	return f;
+}
+
+static int cmp_fd_ev(const void *a, const void *b)
+{
+	const struct exp_fd_ev *x = a, *y = b;
+
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* What `fd` named at `time`: the last FD_NAME for it at or before then.
+ * `fds` is sorted by (fd, time). */
+static const char *fd_name_at(const struct exp_fd_ev *fds, size_t n, int32_t fd, uint64_t time,
+			      char *buf, size_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {                 /* first entry after (fd, time) */
+		size_t mid = (lo + hi) / 2;
+		if (fds[mid].fd < fd || (fds[mid].fd == fd && fds[mid].time_ns <= time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && fds[lo - 1].fd == fd)
+		return fds[lo - 1].name;
+	snprintf(buf, len, "fd %d", fd);
+	return buf;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -432,22 +495,52 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 		const struct exp_sync *s = &p->sync[i];
 		if (!keep(c, o, s->tid, s->time_ns))
 			continue;
-		if (add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_WAIT, s->wait_ns, NULL) ||
-		    add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_COUNT, 1, NULL))
+		bool lock = s->op == EXP_SYNC_MUTEX || s->op == EXP_SYNC_RWLOCK_RD ||
+			    s->op == EXP_SYNC_RWLOCK_WR || s->op == EXP_SYNC_SEM;
+		if (!lock) {
+			if (add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_OTHER, s->wait_ns, NULL))
+				return -1;
+		} else if (add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_WAIT, s->wait_ns, NULL) ||
+			   add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_COUNT, 1, NULL)) {
 			return -1;
+		}
+	}
+	struct exp_fd_ev *fds = p->nfds ? malloc(p->nfds * sizeof(*fds)) : NULL;
+	if (fds) {
+		memcpy(fds, p->fds, p->nfds * sizeof(*fds));
+		qsort(fds, p->nfds, sizeof(*fds), cmp_fd_ev);
 	}
 	for (size_t i = 0; i < p->nio; i++) {
 		const struct exp_io *s = &p->io[i];
+		char buf[32];
 		if (!keep(c, o, s->tid, s->time_ns))
 			continue;
-		if (add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_TIME, s->dur_ns, NULL))
+		struct model_file *f = file_named(b, fd_name_at(fds, fds ? p->nfds : 0, s->fd,
+								 s->time_ns, buf, sizeof(buf)));
+		if (!f) {
+			free(fds);
 			return -1;
+		}
+		f->ops[s->op < 8 ? s->op : 0]++;
+		f->v[MODEL_IO_TIME] += s->dur_ns;
+		if (s->op == EXP_IO_READ || s->op == EXP_IO_WRITE) {
+			f->v[MODEL_IO_COUNT]++;
+			if (s->bytes > 0)
+				f->v[MODEL_IO_BYTES] += (uint64_t)s->bytes;
+		}
+		if (add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_TIME, s->dur_ns, NULL)) {
+			free(fds);
+			return -1;
+		}
 		if ((s->op == EXP_IO_READ || s->op == EXP_IO_WRITE) &&
 		    (add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_COUNT, 1, NULL) ||
 		     (s->bytes > 0 &&
-		      add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_BYTES, (uint64_t)s->bytes, NULL))))
+		      add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_BYTES, (uint64_t)s->bytes, NULL)))) {
+			free(fds);
 			return -1;
+		}
 	}
+	free(fds);
 	heap_replay(b, c, o);
 	return build_arcs(b, c, o);
 }
@@ -530,6 +623,17 @@ static void heap_replay(struct build *b, struct proc_ctx *c, const struct model_
 	free(order);
 }
 
+/* Does `p` answer to `which`: its pid, its lineage (`founder`, `_f1_x1`) or
+ * its program's name? */
+static bool proc_matches(const struct exp_proc *p, const char *which)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%u", p->pid);
+	return !strcmp(which, pid) || !strcmp(which, p->lineage) || !strcmp(which, p->name) ||
+	       (!p->lineage[0] && !strcmp(which, "founder"));
+}
+
 int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps,
 		const struct model_options *o, char *err, size_t errlen)
 {
@@ -553,6 +657,8 @@ int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps
 	for (size_t i = 0; i < nexps && !rc; i++) {
 		const struct exp_experiment *x = &exps[i];
 		for (size_t j = 0; j < x->nprocs && !rc; j++) {
+			if (o->process && !proc_matches(&x->procs[j], o->process))
+				continue;
 			struct model_proc *mp = &m->procs[m->nprocs];
 			struct proc_ctx *c = &ctx[m->nprocs];
 			mp->src = &x->procs[j];
@@ -577,6 +683,7 @@ int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps
 	if (m->narcs)
 		qsort(m->arcs, m->narcs, sizeof(*m->arcs), cmp_arc);
 	model_map_free(&b.arc_of);
+	model_map_free(&b.file_of);
 	model_map_free(&b.func_by_sym);
 	model_map_free(&b.func_by_name);
 	return rc;
@@ -594,6 +701,9 @@ void model_free(struct model *m)
 		free(m->entries[i].funcs);
 		free(m->entries[i].addrs);
 	}
+	for (size_t i = 0; i < m->nfiles; i++)
+		free(m->files[i].name);
+	free(m->files);
 	free(m->funcs);
 	free(m->entries);
 	free(m->arcs);

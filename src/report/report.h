@@ -36,12 +36,28 @@ int report_callers(struct report_doc *d, const struct model *m, const struct rep
 
 void report_tree(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_threads(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* The process tree: each (sub-)experiment under its parent. */
+void report_processes(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
+
+/* Annotated source (or, with `disasm`, instructions) of the functions named
+ * `name` (report_annotate.c).  -1 with `err` if there is none, or its code
+ * or lines cannot be read. */
+int report_annotate(struct report_doc *d, const struct model *m, const struct report_opts *o,
+		    const char *name, bool disasm, char *err, size_t errlen);
+
+/* Traced data (report_traces.c): the stacks that leaked heap bytes, and the
+ * peak; I/O by file. */
+void report_leaks(struct report_doc *d, const struct model *m, const struct report_opts *o);
+void report_files(struct report_doc *d, const struct model *m);
 
 /* `root;...;leaf WEIGHT` per distinct stack (design.md's contract): weights
  * in the metric's unit, `[name pid]` first when there are several processes.
  * Returns 0 or -1 on an output error. */
 int report_collapsed(FILE *out, const struct model *m, enum model_metric metric);
+
+/* The pprof format (profile.proto, gzipped) into `path`; 0 or -1. */
+int report_pprof(const char *path, const struct model *m);
 
 /* Helpers shared by the views (report_common.c). */
 double report_pct_of(uint64_t v, uint64_t total);

@@ -96,8 +96,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		}
 	}
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
-		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||
-		    c == EXP_CTR_HEAP_EVENTS || c == EXP_CTR_SYNC_EVENTS || c == EXP_CTR_IO_EVENTS)
+		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS)
 			continue;
 		report_kv_num(d, exp_counter_name(c), exp_counter_name(c), (double)counters[c], "%llu",
 			      (unsigned long long)counters[c]);

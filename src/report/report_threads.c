@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  *
- * report_threads.c — per-thread and per-load-object tables.
+ * report_threads.c — per-thread, per-process and per-load-object tables.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,46 @@ void report_threads(struct report_doc *d, const struct model *m, const struct re
 		report_str(t, th->src ? th->src->name : "");
 		report_str(t, th->routine ? report_func_label(m, th->routine, buf, sizeof(buf))
 					  : (th->src && th->src->start_routine == 0 ? "(main thread)" : ""));
+	}
+	report_table_emit(d, t);
+}
+
+/* Depth of a lineage in the process tree: one level per fork or spawn
+ * ("_f1_x1_f2" is 2: an exec continues its process's level). */
+static int lineage_depth(const char *lineage)
+{
+	int depth = 0;
+
+	for (const char *p = lineage; (p = strstr(p, "_f")); p += 2)
+		depth++;
+	return depth;
+}
+
+void report_processes(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	struct report_table *t = report_table_new("processes", "Processes");
+
+	report_metric_cols(t, o, "excl", "");
+	report_col(t, "pid", "PID", COL_U64);
+	report_col(t, "ppid", "PPID", COL_U64);
+	report_col(t, "lineage", "Experiment", COL_STR);
+	report_col(t, "created_by", "Created by", COL_STR);
+	report_col(t, "depth", "depth", COL_DEPTH);
+	report_col(t, "program", "Program", COL_STR);
+	report_col(t, "exec", "Exec'd", COL_STR);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct exp_proc *p = m->procs[i].src;
+		const char *by = exp_proc_log(p, "created-by");
+		report_row(t);
+		report_metric_cells(t, m, o, m->procs[i].v);
+		report_u64(t, p->pid);
+		report_u64(t, p->ppid);
+		report_str(t, p->lineage[0] ? p->lineage : "founder");
+		report_str(t, by ? by : "");
+		report_depth(t, lineage_depth(p->lineage));
+		report_str(t, p->exe);
+		const char *ex = exp_proc_log(p, "exec");
+		report_str(t, ex ? ex : "");
 	}
 	report_table_emit(d, t);
 }

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_callgrind.c — `tally export --format callgrind`: the profile in the
+ * callgrind format (valgrind.org/docs/manual/cl-format.html), for
+ * callgrind_annotate and KCachegrind.
+ *
+ *   events: one per metric the model has (CPU_ns, Heap_bytes, ...);
+ *   self cost: each stack's weight at the source line of its leaf pc;
+ *   calls: one `calls=COUNT LINE` per arc, COUNT the exact count of the
+ *     instrumentation runtime, LINE the callee's first line; an arc seen
+ *     only in stacks says calls=1 (the format has no "unknown", and readers
+ *     take the cost line after calls=0 for self cost); the cost line after it is at the call site (the
+ *     caller's line in the first stack with the arc) and holds the arc's
+ *     inclusive cost measured from the stacks as the gprof view's stack
+ *     method does (model_gprof.h): a stack counts once per arc, and calls
+ *     inside a recursion cycle carry none, so a function's self cost plus
+ *     its calls' costs is its inclusive cost, each stack counted once.
+ * Names are compressed (`fn=(id) name` once, then `fn=(id)`); positions are
+ * absolute line numbers, 0 where the object has no line table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/exp_data.h"
+#include "model/model_map.h"
+#include "report/report_gprof.h"
+#include "symbols/sym.h"
+
+static const char *const cg_event[MODEL_METRIC_COUNT] = {
+	[MODEL_CPU] = "CPU_ns",          [MODEL_HEAP_BYTES] = "Heap_bytes",
+	[MODEL_HEAP_COUNT] = "Heap_allocs", [MODEL_HEAP_LEAK] = "Heap_leaked_bytes",
+	[MODEL_SYNC_WAIT] = "Sync_wait_ns", [MODEL_SYNC_COUNT] = "Sync_waits",
+	[MODEL_IO_BYTES] = "IO_bytes",   [MODEL_IO_TIME] = "IO_time_ns",
+	[MODEL_IO_COUNT] = "IO_calls",
+};
+
+/* Interned strings (files, objects) with their compression ids. */
+struct cg_strs {
+	const char **v;            /* id - 1 -> string */
+	bool *shown;               /* its `(id) name` was written */
+	size_t n, cap;
+	struct model_map of;       /* hash -> id, probing on collisions */
+};
+
+struct cg_self {                   /* self cost at one line of one function */
+	uint32_t func, file, line;
+	uint64_t v[MODEL_METRIC_COUNT];
+};
+
+struct cg_call {                   /* one arc */
+	uint32_t caller, callee;
+	uint32_t file, line;       /* call site; file 0 until found */
+	uint64_t count;
+	uint64_t incl[MODEL_METRIC_COUNT];
+};
+
+struct cg {
+	FILE *out;
+	const struct model *m;
+	enum model_metric ev[MODEL_METRIC_COUNT];
+	int nev;
+	struct sym_object **obj;   /* per function, opened on first use */
+	bool *obj_tried, *fn_shown;
+	uint32_t *fn_file, *fn_line;    /* function's first line */
+	struct cg_strs files, objs;
+	struct cg_self *self;
+	size_t nself, cap_self;
+	struct model_map self_of;
+	struct cg_call *calls;
+	size_t ncalls, cap_calls;
+	struct model_map call_of;  /* (caller, callee) -> index + 1 */
+};
+
+static void *cg_grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	size_t ncap = *cap ? *cap * 2 : 256;
+	void *q = realloc(p, ncap * size);
+	if (!q)
+		abort();
+	*cap = ncap;
+	return q;
+}
+
+static uint32_t cg_intern(struct cg_strs *s, const char *str)
+{
+	uint64_t key = model_hash_str(0, str) | 1;
+
+	for (;;) {
+		uint64_t *v = model_map_get(&s->of, key);
+		if (!v)
+			break;
+		if (!strcmp(s->v[*v - 1], str))
+			return (uint32_t)*v;
+		key = model_hash64(key) | 1;
+	}
+	s->v = cg_grow(s->v, &s->cap, s->n, sizeof(*s->v));
+	s->shown = realloc(s->shown, s->cap * sizeof(*s->shown));
+	if (!s->shown || !model_map_put(&s->of, key, s->n + 1, NULL))
+		abort();
+	s->v[s->n] = str;
+	s->shown[s->n] = false;
+	return (uint32_t)++s->n;
+}
+
+static void cg_name(struct cg *c, struct cg_strs *s, const char *key, uint32_t id)
+{
+	if (s->shown[id - 1]) {
+		fprintf(c->out, "%s=(%u)\n", key, id);
+	} else {
+		fprintf(c->out, "%s=(%u) %s\n", key, id, s->v[id - 1]);
+		s->shown[id - 1] = true;
+	}
+}
+
+static struct sym_object *cg_obj(struct cg *c, uint32_t f)
+{
+	char err[256];
+
+	if (!c->obj_tried[f]) {
+		c->obj_tried[f] = true;
+		if (c->m->funcs[f].path[0])
+			c->obj[f] = sym_object_get(c->m->funcs[f].path, NULL, 0, NULL, err, sizeof(err));
+	}
+	return c->obj[f];
+}
+
+/* Source position of link-time address `addr` in function f's object. */
+static void cg_where(struct cg *c, uint32_t f, uint64_t addr, uint32_t *file, uint32_t *line)
+{
+	const char *path;
+	int ln;
+	struct sym_object *o = addr ? cg_obj(c, f) : NULL;
+
+	if (o && sym_object_line(o, addr, &path, &ln) && ln > 0) {
+		*file = cg_intern(&c->files, path);
+		*line = (uint32_t)ln;
+	} else {
+		*file = cg_intern(&c->files, "???");
+		*line = 0;
+	}
+}
+
+static void cg_func_pos(struct cg *c, uint32_t f)
+{
+	if (!c->fn_file[f])
+		cg_where(c, f, c->m->funcs[f].addr, &c->fn_file[f], &c->fn_line[f]);
+}
+
+static struct cg_self *cg_self_at(struct cg *c, uint32_t f, uint32_t file, uint32_t line)
+{
+	uint64_t key = model_hash64(((uint64_t)f << 32 | file) ^ model_hash64(line)) | 1;
+
+	for (;;) {
+		uint64_t *v = model_map_get(&c->self_of, key);
+		if (!v)
+			break;
+		struct cg_self *s = &c->self[*v - 1];
+		if (s->func == f && s->file == file && s->line == line)
+			return s;
+		key = model_hash64(key) | 1;
+	}
+	c->self = cg_grow(c->self, &c->cap_self, c->nself, sizeof(*c->self));
+	if (!model_map_put(&c->self_of, key, c->nself + 1, NULL))
+		abort();
+	struct cg_self *s = &c->self[c->nself++];
+	memset(s, 0, sizeof(*s));
+	s->func = f;
+	s->file = file;
+	s->line = line;
+	return s;
+}
+
+static struct cg_call *cg_call_of(struct cg *c, uint32_t caller, uint32_t callee, bool add)
+{
+	bool inserted;
+	uint64_t key = ((uint64_t)caller << 32 | callee) + 1;
+	uint64_t *v = add ? model_map_put(&c->call_of, key, 0, &inserted) : model_map_get(&c->call_of, key);
+
+	if (!v) {
+		if (add)
+			abort();
+		return NULL;
+	}
+	if (add && inserted) {
+		c->calls = cg_grow(c->calls, &c->cap_calls, c->ncalls, sizeof(*c->calls));
+		memset(&c->calls[c->ncalls], 0, sizeof(*c->calls));
+		c->calls[c->ncalls].caller = caller;
+		c->calls[c->ncalls].callee = callee;
+		*v = ++c->ncalls;
+	}
+	return &c->calls[*v - 1];
+}
+
+/* Self costs by line, call sites, and every arc's inclusive cost. */
+static int cg_collect(struct cg *c)
+{
+	const struct model *m = c->m;
+
+	for (size_t i = 0; i < m->nentries; i++) {
+		const struct model_entry *e = &m->entries[i];
+		uint32_t file, line, n = e->n;
+		bool any = false;
+		for (int k = 0; k < c->nev; k++)
+			any |= e->v[c->ev[k]] != 0;
+		if (!any || !n)
+			continue;
+		cg_where(c, e->funcs[n - 1], e->addrs[n - 1], &file, &line);
+		struct cg_self *s = cg_self_at(c, e->funcs[n - 1], file, line);
+		for (int k = 0; k < c->nev; k++)
+			s->v[c->ev[k]] += e->v[c->ev[k]];
+	}
+	for (int k = 0; k < c->nev; k++) {
+		struct model_gprof g;
+		if (model_gprof_from_model(&g, m, c->ev[k], MODEL_GPROF_STACKS)) {
+			model_gprof_free(&g);
+			return -1;
+		}
+		for (size_t i = 0; i < g.narcs; i++) {
+			const struct model_gprof_arc *a = &g.arcs[i];
+			struct cg_call *call = cg_call_of(c, a->caller, a->callee, true);
+			call->count = a->count;
+			call->incl[c->ev[k]] = (uint64_t)(a->self + a->child + 0.5);
+		}
+		model_gprof_free(&g);
+	}
+	for (size_t i = 0; i < m->nentries; i++) {
+		const struct model_entry *e = &m->entries[i];
+		for (uint32_t j = 0; j + 1 < e->n; j++) {
+			struct cg_call *call = cg_call_of(c, e->funcs[j], e->funcs[j + 1], false);
+			if (call && !call->file)
+				cg_where(c, e->funcs[j], e->addrs[j], &call->file, &call->line);
+		}
+	}
+	return 0;
+}
+
+static int cg_cmp_self(const void *x, const void *y)
+{
+	const struct cg_self *a = x, *b = y;
+
+	if (a->func != b->func)
+		return a->func < b->func ? -1 : 1;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int cg_cmp_call(const void *x, const void *y)
+{
+	const struct cg_call *a = x, *b = y;
+
+	if (a->caller != b->caller)
+		return a->caller < b->caller ? -1 : 1;
+	return a->callee < b->callee ? -1 : a->callee > b->callee;
+}
+
+static void cg_costs(struct cg *c, uint32_t line, const uint64_t *v)
+{
+	fprintf(c->out, "%u", line);
+	for (int k = 0; k < c->nev; k++)
+		fprintf(c->out, " %llu", (unsigned long long)v[c->ev[k]]);
+	fputc('\n', c->out);
+}
+
+static void cg_fn(struct cg *c, const char *key, uint32_t f)
+{
+	if (c->fn_shown[f]) {
+		fprintf(c->out, "%s=(%u)\n", key, f + 1);
+	} else {
+		fprintf(c->out, "%s=(%u) %s\n", key, f + 1, c->m->funcs[f].name);
+		c->fn_shown[f] = true;
+	}
+}
+
+static uint32_t cg_obj_id(struct cg *c, uint32_t f)
+{
+	const char *path = c->m->funcs[f].path;
+
+	return cg_intern(&c->objs, path[0] ? path : "???");
+}
+
+static void cg_write(struct cg *c)
+{
+	const struct model *m = c->m;
+	size_t s = 0, k = 0;
+	uint32_t cur_obj = 0;
+
+	qsort(c->self, c->nself, sizeof(*c->self), cg_cmp_self);
+	qsort(c->calls, c->ncalls, sizeof(*c->calls), cg_cmp_call);
+	for (uint32_t f = 0; f < m->nfuncs; f++) {
+		bool has_self = s < c->nself && c->self[s].func == f;
+		bool has_calls = k < c->ncalls && c->calls[k].caller == f;
+		if (!has_self && !has_calls)
+			continue;
+		uint32_t ob = cg_obj_id(c, f);
+		if (ob != cur_obj) {
+			cg_name(c, &c->objs, "ob", ob);
+			cur_obj = ob;
+		}
+		cg_func_pos(c, f);
+		uint32_t cur_file = c->fn_file[f];
+		fputc('\n', c->out);
+		cg_name(c, &c->files, "fl", cur_file);
+		cg_fn(c, "fn", f);
+		for (; s < c->nself && c->self[s].func == f; s++) {
+			if (c->self[s].file != cur_file) {
+				cur_file = c->self[s].file;
+				cg_name(c, &c->files, "fi", cur_file);
+			}
+			cg_costs(c, c->self[s].line, c->self[s].v);
+		}
+		for (; k < c->ncalls && c->calls[k].caller == f; k++) {
+			struct cg_call *call = &c->calls[k];
+			uint32_t callee = call->callee;
+			if (!call->file)
+				cg_where(c, f, m->funcs[f].addr, &call->file, &call->line);
+			if (call->file != cur_file) {
+				cur_file = call->file;
+				cg_name(c, &c->files, "fi", cur_file);
+			}
+			cg_func_pos(c, callee);
+			cg_name(c, &c->objs, "cob", cg_obj_id(c, callee));
+			cg_name(c, &c->files, "cfi", c->fn_file[callee]);
+			cg_fn(c, "cfn", callee);
+			fprintf(c->out, "calls=%llu %u\n",
+				(unsigned long long)(call->count ? call->count : 1), c->fn_line[callee]);
+			cg_costs(c, call->line, call->incl);
+		}
+	}
+}
+
+static void cg_header(struct cg *c, const struct exp_experiment *exps, size_t nexps)
+{
+	const struct model *m = c->m;
+
+	fprintf(c->out, "# callgrind format\nversion: 1\ncreator: tally\n");
+	if (nexps && exps[0].nprocs) {
+		fprintf(c->out, "pid: %u\n", exps[0].procs[0].pid);
+		fprintf(c->out, "cmd: %s\n", exps[0].procs[0].exe ? exps[0].procs[0].exe : "");
+	}
+	fprintf(c->out, "part: 1\ndesc: Call counts: %s\npositions: line\nevents:",
+		m->narcs ? "exact, from the -pg / -finstrument-functions runtime"
+			 : "none recorded: calls=1 stands for an arc seen in sampled stacks");
+	for (int k = 0; k < c->nev; k++)
+		fprintf(c->out, " %s", cg_event[c->ev[k]]);
+	fprintf(c->out, "\nsummary:");
+	for (int k = 0; k < c->nev; k++)
+		fprintf(c->out, " %llu", (unsigned long long)m->total[c->ev[k]]);
+	fputc('\n', c->out);
+}
+
+static void cg_free(struct cg *c)
+{
+	free(c->obj);
+	free(c->obj_tried);
+	free(c->fn_shown);
+	free(c->fn_file);
+	free(c->fn_line);
+	free(c->files.v);
+	free(c->files.shown);
+	model_map_free(&c->files.of);
+	free(c->objs.v);
+	free(c->objs.shown);
+	model_map_free(&c->objs.of);
+	free(c->self);
+	model_map_free(&c->self_of);
+	free(c->calls);
+	model_map_free(&c->call_of);
+}
+
+int report_callgrind(FILE *out, const struct model *m, const struct exp_experiment *exps,
+		     size_t nexps)
+{
+	struct cg c = { .out = out, .m = m };
+	size_t n = (size_t)m->nfuncs + 1;
+	int rc = -1;
+
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+		if (m->present & (1u << k))
+			c.ev[c.nev++] = (enum model_metric)k;
+	if (!c.nev)
+		c.ev[c.nev++] = MODEL_CPU;
+	c.obj = calloc(n, sizeof(*c.obj));
+	c.obj_tried = calloc(n, sizeof(*c.obj_tried));
+	c.fn_shown = calloc(n, sizeof(*c.fn_shown));
+	c.fn_file = calloc(n, sizeof(*c.fn_file));
+	c.fn_line = calloc(n, sizeof(*c.fn_line));
+	if (c.obj && c.obj_tried && c.fn_shown && c.fn_file && c.fn_line && !cg_collect(&c)) {
+		cg_header(&c, exps, nexps);
+		cg_write(&c);
+		rc = ferror(out) ? -1 : 0;
+	}
+	cg_free(&c);
+	return rc;
+}

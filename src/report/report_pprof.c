@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_pprof.c — `tally export --format pprof`: the profile.proto format
+ * of Google's pprof (and of Go, Parca, Pyroscope...), gzip-compressed.
+ *
+ * The protobuf wire format is written by hand: a handful of varints and
+ * length-delimited fields, which is less code than generating and linking a
+ * protobuf library for one message.  One Location per function (address =
+ * its link-time start), one Sample per entry (locations leaf first), one
+ * value per metric that has data.  Field numbers follow profile.proto:
+ * Profile{sample_type 1, sample 2, mapping 3, location 4, function 5,
+ * string_table 6, time_nanos 9, duration_nanos 10, period_type 11,
+ * period 12, default_sample_type 14}; ValueType{type 1, unit 2};
+ * Sample{location_id 1, value 2}; Location{id 1, mapping_id 2, address 3,
+ * line 4}; Line{function_id 1}; Function{id 1, name 2, system_name 3,
+ * filename 4}; Mapping{id 1, filename 5, has_functions 7}.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "model/model_map.h"
+#include "report/report.h"
+
+struct buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *data, size_t len)
+{
+	if (b->n + len > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		while (cap < b->n + len)
+			cap *= 2;
+		b->p = realloc(b->p, cap);
+		if (!b->p)
+			abort();
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, data, len);
+	b->n += len;
+}
+
+static void varint(struct buf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	int n = 0;
+
+	do {
+		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	put(b, tmp, (size_t)n);
+}
+
+/* Field `f` as a varint (wire type 0); zero values are left out. */
+static void field_varint(struct buf *b, int f, uint64_t v)
+{
+	if (!v)
+		return;
+	varint(b, (uint64_t)f << 3);
+	varint(b, v);
+}
+
+/* Field `f` holding the bytes of `inner` (wire type 2). */
+static void field_bytes(struct buf *b, int f, const void *data, size_t len)
+{
+	varint(b, (uint64_t)f << 3 | 2);
+	varint(b, len);
+	put(b, data, len);
+}
+
+/* The string table: index of each distinct string (0 is ""). */
+struct strings {
+	struct buf out;            /* the encoded string_table fields */
+	struct model_map index;    /* hash -> index + 1 (collisions checked) */
+	const char **list;
+	size_t n, cap;
+};
+
+static uint64_t str(struct strings *s, const char *v)
+{
+	uint64_t key = model_hash_str(0, v) | 1;
+
+	for (;;) {
+		uint64_t *i = model_map_get(&s->index, key);
+		if (!i)
+			break;
+		if (!strcmp(s->list[*i - 1], v))
+			return *i - 1;
+		key = model_hash64(key) | 1;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->list = realloc(s->list, s->cap * sizeof(*s->list));
+		if (!s->list)
+			abort();
+	}
+	s->list[s->n] = v;
+	model_map_put(&s->index, key, s->n + 1, NULL);
+	field_bytes(&s->out, 6, v, strlen(v));
+	return s->n++;
+}
+
+static void value_type(struct buf *b, int f, struct strings *s, const char *type, const char *unit)
+{
+	struct buf v = { 0 };
+
+	field_varint(&v, 1, str(s, type));
+	field_varint(&v, 2, str(s, unit));
+	field_bytes(b, f, v.p, v.n);
+	free(v.p);
+}
+
+int report_pprof(const char *path, const struct model *m)
+{
+	static const char *const units[MODEL_METRIC_COUNT] = {
+		[MODEL_CPU] = "nanoseconds", [MODEL_HEAP_BYTES] = "bytes", [MODEL_HEAP_COUNT] = "count",
+		[MODEL_HEAP_LEAK] = "bytes", [MODEL_SYNC_WAIT] = "nanoseconds",
+		[MODEL_SYNC_COUNT] = "count", [MODEL_SYNC_OTHER] = "nanoseconds",
+		[MODEL_IO_BYTES] = "bytes", [MODEL_IO_TIME] = "nanoseconds", [MODEL_IO_COUNT] = "count",
+	};
+	struct buf prof = { 0 }, msg = { 0 }, packed = { 0 };
+	struct strings s = { 0 };
+	int metrics[MODEL_METRIC_COUNT], nm = 0;
+
+	str(&s, "");
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+		if (m->present & (1u << k))
+			metrics[nm++] = k;
+	if (!nm)
+		metrics[nm++] = MODEL_CPU;
+	for (int i = 0; i < nm; i++)
+		value_type(&prof, 1, &s, model_metric_info(metrics[i])->name, units[metrics[i]]);
+
+	for (size_t i = 0; i < m->nentries; i++) {
+		const struct model_entry *e = &m->entries[i];
+		bool any = false;
+		for (int k = 0; k < nm; k++)
+			any |= e->v[metrics[k]] != 0;
+		if (!any)
+			continue;
+		msg.n = packed.n = 0;
+		for (uint32_t j = e->n; j-- > 0;)
+			varint(&packed, (uint64_t)e->funcs[j] + 1);     /* location ids, leaf first */
+		field_bytes(&msg, 1, packed.p, packed.n);
+		packed.n = 0;
+		for (int k = 0; k < nm; k++)
+			varint(&packed, e->v[metrics[k]]);
+		field_bytes(&msg, 2, packed.p, packed.n);
+		field_bytes(&prof, 2, msg.p, msg.n);
+	}
+	/* One mapping per load object path, one location and function per function. */
+	struct model_map mapping = { 0 };
+	uint64_t nmap = 0;
+	for (uint32_t f = 0; f < m->nfuncs; f++) {
+		const struct model_func *fn = &m->funcs[f];
+		uint64_t key = model_hash_str(0, fn->path) | 1, mid = 0;
+		if (fn->path[0]) {
+			bool inserted;
+			uint64_t *v = model_map_put(&mapping, key, 0, &inserted);
+			if (inserted) {
+				*v = ++nmap;
+				msg.n = 0;
+				field_varint(&msg, 1, nmap);
+				field_varint(&msg, 5, str(&s, fn->path));
+				field_varint(&msg, 7, 1);
+				field_bytes(&prof, 3, msg.p, msg.n);
+				v = model_map_get(&mapping, key);
+			}
+			mid = *v;
+		}
+		struct buf line = { 0 };
+		field_varint(&line, 1, (uint64_t)f + 1);
+		msg.n = 0;
+		field_varint(&msg, 1, (uint64_t)f + 1);
+		field_varint(&msg, 2, mid);
+		field_varint(&msg, 3, fn->addr);
+		field_bytes(&msg, 4, line.p, line.n);
+		field_bytes(&prof, 4, msg.p, msg.n);
+		free(line.p);
+		msg.n = 0;
+		field_varint(&msg, 1, (uint64_t)f + 1);
+		field_varint(&msg, 2, str(&s, fn->name));
+		field_varint(&msg, 3, str(&s, fn->name));
+		field_varint(&msg, 4, str(&s, fn->object));
+		field_bytes(&prof, 5, msg.p, msg.n);
+	}
+	model_map_free(&mapping);
+	value_type(&prof, 11, &s, model_metric_info(metrics[0])->name, units[metrics[0]]);
+	put(&prof, s.out.p, s.out.n);        /* the string table, complete now */
+
+	int rc = -1;
+	gzFile gz = gzopen(path, "wb");
+	if (gz) {
+		rc = gzwrite(gz, prof.p, (unsigned)prof.n) == (int)prof.n ? 0 : -1;
+		if (gzclose(gz) != Z_OK)
+			rc = -1;
+	}
+	free(prof.p);
+	free(msg.p);
+	free(packed.p);
+	free(s.out.p);
+	free(s.list);
+	model_map_free(&s.index);
+	return rc;
+}

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * heap.c — libtally-heap.so, the heap tracer (`tally record -H`).
+ *
+ * Interposes malloc, calloc, realloc, reallocarray, free, posix_memalign,
+ * aligned_alloc, memalign, valloc and pvalloc (C++ new and delete reach
+ * malloc and free, and show as operator new/delete in the stacks).  Each
+ * allocation becomes a HEAP record with its call stack; a release a smaller
+ * HEAP_FREE record without one (the analyzer needs only the address to find
+ * what was never freed).  The real functions are the next definitions after ours
+ * (RTLD_NEXT: libc's, or another allocator's); while dlsym resolves them it
+ * may itself allocate, and those few blocks come from a static arena that
+ * free() recognizes and ignores.  Called from any thread, and from signal
+ * handlers (a program that allocates in one): the collector refuses reentry.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracers/tracer.h"
+
+static struct {
+	__typeof__(&malloc) malloc;
+	__typeof__(&calloc) calloc;
+	__typeof__(&realloc) realloc;
+	__typeof__(&free) free;
+	__typeof__(&memalign) memalign;
+	__typeof__(&posix_memalign) posix_memalign;
+	__typeof__(&aligned_alloc) aligned_alloc;
+	__typeof__(&valloc) valloc;
+	__typeof__(&pvalloc) pvalloc;
+} real;
+
+/* Blocks handed out while dlsym runs (it may call calloc for its error
+ * state).  A few hundred bytes in practice. */
+static _Alignas(64) char arena[1 << 16];
+static size_t arena_used;
+static int resolving;
+
+static struct trace_switch on;
+
+static bool in_arena(const void *p)
+{
+	return (const char *)p >= arena && (const char *)p < arena + sizeof(arena);
+}
+
+static void *arena_alloc(size_t n, size_t align)
+{
+	size_t at = (arena_used + align - 1) & ~(align - 1);
+
+	if (at + n > sizeof(arena))
+		return NULL;
+	arena_used = at + n;
+	return arena + at;
+}
+
+static void resolve(void)
+{
+	resolving = 1;
+	real.calloc = dlsym(RTLD_NEXT, "calloc");
+	real.malloc = dlsym(RTLD_NEXT, "malloc");
+	real.realloc = dlsym(RTLD_NEXT, "realloc");
+	real.free = dlsym(RTLD_NEXT, "free");
+	real.memalign = dlsym(RTLD_NEXT, "memalign");
+	real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+	real.valloc = dlsym(RTLD_NEXT, "valloc");
+	real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	resolving = 0;
+}
+
+#define READY() (__builtin_expect(real.free != NULL, 1) || (resolving ? 0 : (resolve(), 1)))
+
+/* Record one allocation (with its stack) or release (without). */
+static void note(struct trace_caller at, uint16_t op, uint64_t size, const void *addr, const void *old)
+{
+	if (trace_option(&on, "heap") <= 0)
+		return;
+	if (op == EXP_HEAP_FREE) {
+		struct exp_heap_free f = { 0, 0, 0, (uint64_t)(uintptr_t)addr };
+		tally__trace_event(EXP_FILE_HEAP, EXP_REC_HEAP_FREE, &f, sizeof(f), 0, 0, 0);
+		return;
+	}
+	struct exp_heap h = { .op = op, .size = size, .addr = (uint64_t)(uintptr_t)addr,
+			      .old_addr = (uint64_t)(uintptr_t)old };
+	tally__trace_event(EXP_FILE_HEAP, EXP_REC_HEAP, &h, sizeof(h), at.ra, at.sp, at.fp);
+}
+
+TRACE_API void *malloc(size_t n)
+{
+	if (!READY())
+		return arena_alloc(n, 16);
+	void *p = real.malloc(n);
+	if (p)
+		note(TRACE_CALLER(), EXP_HEAP_MALLOC, n, p, NULL);
+	return p;
+}
+
+TRACE_API void *calloc(size_t n, size_t size)
+{
+	if (!READY()) {
+		if (size && n > SIZE_MAX / size)
+			return NULL;
+		return arena_alloc(n * size, 16);   /* the arena is zeroed */
+	}
+	void *p = real.calloc(n, size);
+	if (p)
+		note(TRACE_CALLER(), EXP_HEAP_CALLOC, (uint64_t)n * size, p, NULL);
+	return p;
+}
+
+TRACE_API void free(void *p)
+{
+	if (!p || in_arena(p))
+		return;
+	if (!READY())
+		return;
+	real.free(p);
+	note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);
+}
+
+TRACE_API void *realloc(void *p, size_t n)
+{
+	if (!READY() || in_arena(p)) {
+		void *q = malloc(n);
+		if (q && p) {
+			size_t room = (size_t)(arena + sizeof(arena) - (char *)p);
+			memcpy(q, p, n < room ? n : room);
+		}
+		return q;
+	}
+	void *q = real.realloc(p, n);
+	if (!p && q)
+		note(TRACE_CALLER(), EXP_HEAP_REALLOC, n, q, NULL);
+	else if (p && n == 0 && !q)
+		note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);         /* realloc(p, 0) frees p */
+	else if (q)
+		note(TRACE_CALLER(), EXP_HEAP_REALLOC, n, q, p);
+	return q;
+}
+
+TRACE_API void *reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, n * size);
+}
+
+TRACE_API void *memalign(size_t align, size_t n)
+{
+	if (!READY())
+		return arena_alloc(n, align >= 16 && !(align & (align - 1)) ? align : 16);
+	void *p = real.memalign(align, n);
+	if (p)
+		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+	return p;
+}
+
+TRACE_API int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (!READY())
+		return (*out = arena_alloc(n, align)) ? 0 : ENOMEM;
+	int rc = real.posix_memalign(out, align, n);
+	if (rc == 0)
+		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, *out, NULL);
+	return rc;
+}
+
+TRACE_API void *aligned_alloc(size_t align, size_t n)
+{
+	if (!READY())
+		return arena_alloc(n, align);
+	void *p = real.aligned_alloc(align, n);
+	if (p)
+		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+	return p;
+}
+
+TRACE_API void *valloc(size_t n)
+{
+	if (!READY())
+		return NULL;
+	void *p = real.valloc(n);
+	if (p)
+		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+	return p;
+}
+
+TRACE_API void *pvalloc(size_t n)
+{
+	if (!READY())
+		return NULL;
+	void *p = real.pvalloc(n);
+	if (p)
+		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+	return p;
+}

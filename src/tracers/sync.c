@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * sync.c — libtally-sync.so, the synchronization tracer (`tally record -s`).
+ *
+ * As the Sun collector does: for each blocking call (mutex, rwlock,
+ * condition variable, semaphore, barrier, join) the time from request to
+ * grant is measured, and a SYNC record with the waiting stack and the object
+ * waited on is written at the grant, if the wait exceeded the threshold.
+ * An uncontended lock costs one extra try: the try-variant is called first,
+ * and only when it would block is the wait timed.  The default threshold is
+ * calibrated at start-up to ten times an uncontended lock and unlock with
+ * its timing (at least 1 us), and shown in the log.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "tracers/tracer.h"
+
+static struct trace_switch on;
+static int64_t threshold_ns = -1;
+
+/* Ten times an uncontended lock/unlock pair with its two clock reads. */
+static int64_t calibrate(void)
+{
+	TRACE_REAL(pthread_mutex_lock);
+	TRACE_REAL(pthread_mutex_unlock);
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	uint64_t best = UINT64_MAX;
+	char msg[96];
+
+	for (int round = 0; round < 5; round++) {
+		uint64_t t0 = tally__now();
+		for (int i = 0; i < 200; i++) {
+			uint64_t a = tally__now();
+			real_pthread_mutex_lock(&m);
+			real_pthread_mutex_unlock(&m);
+			uint64_t b = tally__now();
+			__asm__ volatile("" : : "r"(a), "r"(b));
+		}
+		uint64_t per = (tally__now() - t0) / 200;
+		if (per < best)
+			best = per;
+	}
+	int64_t t = (int64_t)best * 10;
+	if (t < 1000)
+		t = 1000;
+	snprintf(msg, sizeof(msg), "%lld ns (calibrated: an uncontended lock takes %llu ns)",
+		 (long long)t, (unsigned long long)best);
+	tally__log("sync.threshold", msg);
+	return t;
+}
+
+/* The threshold, or -1 when not tracing. */
+static int64_t threshold(void)
+{
+	if (__builtin_expect(threshold_ns >= 0 || on.known, 1))
+		return threshold_ns;
+	int64_t v = trace_option(&on, "sync");
+	if (!on.known)
+		return -1;
+	if (v == -2) {
+		v = calibrate();
+	} else if (v >= 0) {
+		char msg[64];
+		snprintf(msg, sizeof(msg), "%lld ns", (long long)v);
+		tally__log("sync.threshold", msg);
+	}
+	threshold_ns = v;
+	return v;
+}
+
+static void note(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1)
+{
+	if ((int64_t)(t1 - t0) < threshold_ns)
+		return;
+	struct exp_sync s = { .time_ns = t1, .op = op, .wait_ns = t1 - t0,
+			      .object = (uint64_t)(uintptr_t)object };
+	tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC, &s, sizeof(s), at.ra, at.sp, at.fp);
+}
+
+/* Try first; time the blocking call only if the try would have waited. */
+#define TRY_THEN_TIME(op, object, try_call, busy_rc, wait_call)              \
+	do {                                                                 \
+		if (threshold() < 0)                                         \
+			return wait_call;                                    \
+		int rc_ = try_call;                                          \
+		if (rc_ != (busy_rc))                                        \
+			return rc_;                                          \
+		uint64_t t0_ = tally__now();                                 \
+		rc_ = wait_call;                                             \
+		note(TRACE_CALLER(), op, object, t0_, tally__now());                         \
+		return rc_;                                                  \
+	} while (0)
+
+/* Time a call that waits by nature (condition variables, barriers, join). */
+#define TIME(op, object, call)                                               \
+	do {                                                                 \
+		if (threshold() < 0)                                         \
+			return call;                                         \
+		uint64_t t0_ = tally__now();                                 \
+		int rc_ = call;                                              \
+		note(TRACE_CALLER(), op, object, t0_, tally__now());                         \
+		return rc_;                                                  \
+	} while (0)
+
+TRACE_API int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	TRACE_REAL(pthread_mutex_lock);
+	TRACE_REAL(pthread_mutex_trylock);
+	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, real_pthread_mutex_trylock(m), EBUSY,
+		      real_pthread_mutex_lock(m));
+}
+
+TRACE_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
+{
+	TRACE_REAL(pthread_mutex_timedlock);
+	TRACE_REAL(pthread_mutex_trylock);
+	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, real_pthread_mutex_trylock(m), EBUSY,
+		      real_pthread_mutex_timedlock(m, abs));
+}
+
+TRACE_API int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	TRACE_REAL(pthread_rwlock_rdlock);
+	TRACE_REAL(pthread_rwlock_tryrdlock);
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_RD, l, real_pthread_rwlock_tryrdlock(l), EBUSY,
+		      real_pthread_rwlock_rdlock(l));
+}
+
+TRACE_API int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	TRACE_REAL(pthread_rwlock_wrlock);
+	TRACE_REAL(pthread_rwlock_trywrlock);
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_WR, l, real_pthread_rwlock_trywrlock(l), EBUSY,
+		      real_pthread_rwlock_wrlock(l));
+}
+
+TRACE_API int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abs)
+{
+	TRACE_REAL(pthread_rwlock_timedrdlock);
+	TRACE_REAL(pthread_rwlock_tryrdlock);
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_RD, l, real_pthread_rwlock_tryrdlock(l), EBUSY,
+		      real_pthread_rwlock_timedrdlock(l, abs));
+}
+
+TRACE_API int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abs)
+{
+	TRACE_REAL(pthread_rwlock_timedwrlock);
+	TRACE_REAL(pthread_rwlock_trywrlock);
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_WR, l, real_pthread_rwlock_trywrlock(l), EBUSY,
+		      real_pthread_rwlock_timedwrlock(l, abs));
+}
+
+TRACE_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	TRACE_REAL(pthread_cond_wait);
+	TIME(EXP_SYNC_COND, c, real_pthread_cond_wait(c, m));
+}
+
+TRACE_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abs)
+{
+	TRACE_REAL(pthread_cond_timedwait);
+	TIME(EXP_SYNC_COND, c, real_pthread_cond_timedwait(c, m, abs));
+}
+
+TRACE_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+				     const struct timespec *abs)
+{
+	TRACE_REAL(pthread_cond_clockwait);
+	TIME(EXP_SYNC_COND, c, real_pthread_cond_clockwait(c, m, clk, abs));
+}
+
+TRACE_API int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	TRACE_REAL(pthread_barrier_wait);
+	TIME(EXP_SYNC_BARRIER, b, real_pthread_barrier_wait(b));
+}
+
+TRACE_API int pthread_join(pthread_t th, void **ret)
+{
+	TRACE_REAL(pthread_join);
+	TIME(EXP_SYNC_JOIN, (void *)th, real_pthread_join(th, ret));
+}
+
+/* sem_trywait and sem_wait report "would block" as -1 with errno EAGAIN. */
+static int sem_try(sem_t *s)
+{
+	TRACE_REAL(sem_trywait);
+	int saved = errno;
+	int rc = real_sem_trywait(s);
+	if (rc != 0 && errno == EAGAIN) {
+		errno = saved;
+		return EAGAIN;
+	}
+	return rc;
+}
+
+TRACE_API int sem_wait(sem_t *s)
+{
+	TRACE_REAL(sem_wait);
+	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, real_sem_wait(s));
+}
+
+TRACE_API int sem_timedwait(sem_t *s, const struct timespec *abs)
+{
+	TRACE_REAL(sem_timedwait);
+	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, real_sem_timedwait(s, abs));
+}
+
+TRACE_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
+{
+	TRACE_REAL(sem_clockwait);
+	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, real_sem_clockwait(s, clk, abs));
+}

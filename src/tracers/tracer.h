@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * tracer.h — what the tracer libraries share.  Each tracer is its own
+ * preloaded library (libtally-heap.so, libtally-sync.so, libtally-io.so),
+ * added by `tally record` only with -H, -s, -i: a tracer that is off costs
+ * nothing, not even a branch.  They record through the collector
+ * (collector/col_export.h): tally__trace_event refuses reentry, so the
+ * collector's own allocations and I/O are never traced.
+ */
+#ifndef TALLY_TRACER_H
+#define TALLY_TRACER_H
+
+#include <dlfcn.h>
+#include <stdint.h>
+
+#include "collector/col_export.h"
+#include "format/exp_records.h"
+
+#define TRACE_API __attribute__((visibility("default")))
+
+/* `real_NAME`, the next definition of NAME after ours (libc's, or another
+ * interposer's), resolved on first use. */
+#define TRACE_REAL(name)                                                     \
+	static __typeof__(&name) real_##name;                                \
+	if (__builtin_expect(!real_##name, 0))                               \
+		real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
+/* Where the traced call returns to, in the interposer itself (compiled with
+ * frame pointers): the caller's pc, stack pointer after the return, frame
+ * pointer.  Passed down to tally__trace_stack_from. */
+struct trace_caller {
+	uint64_t ra, sp, fp;
+};
+
+#define TRACE_CALLER()                                                       \
+	((struct trace_caller){                                              \
+		(uint64_t)(uintptr_t)__builtin_return_address(0),            \
+		(uint64_t)(uintptr_t)__builtin_frame_address(0) + 16,        \
+		*(uint64_t *)__builtin_frame_address(0) })
+
+/* The state of a tracer's option, cached once the collector has started. */
+struct trace_switch {
+	int64_t value;             /* what tally__trace_option said */
+	int known;
+};
+
+static inline int64_t trace_option(struct trace_switch *s, const char *which)
+{
+	if (__builtin_expect(s->known, 1))
+		return s->value;
+	int64_t v = tally__trace_option(which);
+	if (v == INT64_MIN)
+		return -1;             /* the collector is starting: not yet */
+	s->value = v;
+	__atomic_store_n(&s->known, 1, __ATOMIC_RELEASE);
+	return v;
+}
+
+#endif

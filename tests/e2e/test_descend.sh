@@ -1,0 +1,31 @@
+# test_descend.sh — descendant processes as sub-experiments named as in the
+# Sun seed (fork _fN, exec _xN), by fork, vfork, posix_spawn, system and
+# popen, a child that execs a static program (noted, not fatal), a shell
+# script that execs its program, --follow=none, and reports per process.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog spawny
+cc_prog spin
+if cc -O2 -static -o spin_static "$PROGS/spin.c" 2>/dev/null; then static=./spin_static; else static=; fi
+
+"$TALLY" record -o sp.exp ./spawny ./spin $static 2>/dev/null
+check descend_record_exit_status_zero test $? -eq 0
+check descend_fork_child sh -c "test -f sp.exp/_f1.exp/samples.dat && grep -q 'created-by: fork' sp.exp/_f1.exp/log.txt"
+check descend_vfork_exec test -f sp.exp/_f2_x1.exp/samples.dat
+check descend_posix_spawn test -f sp.exp/_f3_x1.exp/samples.dat
+check descend_system_through_shell sh -c "test -f sp.exp/_f4_x1.exp/log.txt && test -f sp.exp/_f4_x1_f1_x1.exp/samples.dat"
+check descend_popen_through_shell test -f sp.exp/_f5_x1_f1_x1.exp/samples.dat
+if [ -n "$static" ]; then
+	check descend_static_exec_noted sh -c "grep -q 'exec: ./spin_static: statically linked' sp.exp/_f6.exp/log.txt &&
+		\"\$TALLY\" report sp.exp --processes | grep -q 'statically linked'"
+else
+	skip descend_static_exec_noted "no static libc"
+fi
+"$TALLY" export sp.exp --format collapsed >sp.txt
+check descend_collapsed_has_process_first sh -c "grep -q '^\\[spin [0-9]*\\];_start' sp.txt && grep -q '^\\[spawny [0-9]*\\];' sp.txt"
+check descend_child_work_in_child sh -c "grep '^\\[spawny' sp.txt | grep -q child_work"
+check descend_report_one_process sh -c "\"\$TALLY\" export sp.exp --process _f1 --format collapsed >one.txt &&
+	grep -q child_work one.txt && ! grep -q leaf_two one.txt"
+check descend_unknown_process_fails sh -c "\"\$TALLY\" report sp.exp --process nosuch 2>err; test \$? -eq 2 && grep -q nosuch err"
+check descend_follow_none sh -c "\"\$TALLY\" record --follow=none -o none.exp ./spawny ./spin 2>/dev/null &&
+	test -z \"\$(ls -d none.exp/_* 2>/dev/null)\""

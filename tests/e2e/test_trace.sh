@@ -1,0 +1,66 @@
+# test_trace.sh — heap (-H), synchronization (-s) and I/O (-i) tracing: exact
+# bytes and counts by stack, leaks (a constructor's, a signal handler's, a
+# thread's that exits without freeing, realloc to zero), waits from request to
+# grant above a calibrated threshold, I/O bytes by file; all tracers with the
+# clock in one run; and nothing traced (no library preloaded) when off.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog heapy -pthread
+cc_prog syncy -pthread
+cc_prog ioy
+
+# $W FILE STACK-SUFFIX: total weight of the stacks ending with the suffix.
+export W="python3 $E2E/weight.py"
+
+"$TALLY" record -H -o heap.exp ./heapy 2>/dev/null
+"$TALLY" export heap.exp --format collapsed --metric heap.bytes >bytes.txt
+"$TALLY" export heap.exp --format collapsed --metric heap.count >count.txt
+"$TALLY" export heap.exp --format collapsed --metric heap.leak >leak.txt
+check heap_bytes_by_stack sh -c "
+	test \$($W bytes.txt main\\;keep) -eq 3000 && test \$($W bytes.txt main\\;churn) -eq 64000 &&
+	test \$($W bytes.txt main\\;grow) -eq 7680 && test \$($W bytes.txt main\\;aligned) -eq 1152"
+check heap_counts_by_stack sh -c "test \$($W count.txt main\\;churn) -eq 1000 && test \$($W count.txt main\\;aligned) -eq 4"
+check heap_allocation_in_constructor sh -c "test \$($W bytes.txt ctor_alloc) -eq 1000 && test \$($W leak.txt ctor_alloc) -eq 0"
+check heap_allocation_in_signal_handler sh -c "test \$($W leak.txt in_handler) -eq 77"
+check heap_thread_exits_without_freeing sh -c "test \$($W leak.txt thread_leak) -eq 555"
+check heap_realloc_to_zero_frees sh -c "test \$($W leak.txt main\\;grow) -eq 0 && test \$($W leak.txt main\\;churn) -eq 0"
+check heap_leaks_view sh -c "\"\$TALLY\" report heap.exp --leaks >leaks.txt && grep -q 'keep <- main' leaks.txt &&
+	grep -q 'Reached by' leaks.txt"
+check heap_leak_total sh -c "\"\$TALLY\" report heap.exp --format json | python3 -c '
+import json, sys
+o = json.load(sys.stdin)[\"overview\"]
+assert o[\"heap.leak\"] >= 3000 + 555 + 77, o'"
+
+"$TALLY" record -s -o sync.exp ./syncy 2>/dev/null
+"$TALLY" export sync.exp --format collapsed --metric sync.wait >wait.txt
+"$TALLY" export sync.exp --format collapsed --metric sync.other >other.txt
+check sync_threshold_calibrated_and_logged grep -q '^sync.threshold: [0-9]* ns (calibrated' sync.exp/log.txt
+check sync_mutex_wait_measured sh -c "w=\$($W wait.txt wait_mutex); test \$w -gt 120000000 && test \$w -lt 190000000"
+check sync_rwlock_wait_measured sh -c "w=\$($W wait.txt wait_rwlock); test \$w -gt 60000000 && test \$w -lt 110000000"
+check sync_uncontended_locks_not_recorded sh -c "test \$($W wait.txt fast_locks) -eq 0 &&
+	test \$(\"\$TALLY\" export sync.exp --format collapsed --metric sync.count | awk '{s += \$NF} END {print s}') -le 4"
+check sync_condvar_and_join_are_other_waits sh -c "w=\$($W other.txt wait_cond); test \$w -gt 25000000 &&
+	test \$($W other.txt main) -gt 300000000 && test \$($W wait.txt main) -eq 0"
+check sync_explicit_threshold sh -c "\"\$TALLY\" record -s 100ms -o sync2.exp ./syncy 2>/dev/null &&
+	grep -q '^sync.threshold: 100000000 ns' sync2.exp/log.txt &&
+	\"\$TALLY\" export sync2.exp --format collapsed --metric sync.wait >w2.txt &&
+	test \$($W w2.txt wait_mutex) -gt 0 && test \$($W w2.txt wait_rwlock) -eq 0"
+
+mkdir -p io
+"$TALLY" record -i -o io.exp ./ioy io 2>/dev/null
+"$TALLY" export io.exp --format collapsed --metric io.bytes >iob.txt
+"$TALLY" export io.exp --format collapsed --metric io.count >ioc.txt
+check io_bytes_by_stack sh -c "test \$($W iob.txt main\\;put) -eq 100300 && test \$($W iob.txt main\\;get) -eq 100000 &&
+	test \$($W iob.txt main\\;stdio_put) -eq 32768"
+check io_counts_by_stack sh -c "test \$($W ioc.txt main\\;put) -eq 101 && test \$($W ioc.txt main\\;get) -eq 50"
+check io_by_file sh -c "\"\$TALLY\" report io.exp --by-file --format csv >files.csv && python3 -c '
+import csv
+rows = {r[\"file\"].rsplit(\"/\", 1)[-1]: r for r in csv.DictReader(open(\"files.csv\"))}
+assert int(rows[\"out.bin\"][\"bytes\"]) == 200300 and int(rows[\"out.bin\"][\"opens\"]) == 2, rows
+assert int(rows[\"stdio.bin\"][\"bytes\"]) == 32768, rows'"
+
+check all_tracers_with_clock_in_one_run sh -c "\"\$TALLY\" record -H -s -i -o all.exp ./heapy 2>/dev/null &&
+	test -f all.exp/heap.dat && test -f all.exp/sync.dat && test -f all.exp/io.dat &&
+	\"\$TALLY\" export all.exp --format collapsed --metric heap.bytes | grep -q keep"
+check tracers_off_are_not_loaded sh -c "\"\$TALLY\" record -o off.exp ./heapy 2>/dev/null && test ! -e off.exp/heap.dat &&
+	test ! -e off.exp/sync.dat && test ! -e off.exp/io.dat"
