@@ -32,6 +32,10 @@ void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Directory holding libtally-*.so, next to the tally binary. */
 const char *cli_lib_dir(void);
 
+/* After a run: archive the experiment's own load objects by build-id
+ * (cli_archive.c). */
+void cli_archive(const char *expdir);
+
 /* Flush and check stdout; returns CLI_FATAL (with a message) if it failed. */
 int cli_finish_stdout(const char *cmd, int rc);
 

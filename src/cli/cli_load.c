@@ -18,16 +18,48 @@ static void on_sym_warning(const char *msg)
 	cli_warn(warn_cmd, "%s", msg);
 }
 
-static bool parse_seconds(const char *s, uint64_t *ns, const char **end)
+/* One end of --time: seconds since the start, or the name of a marker
+ * (tally_marker) in the first experiment's founder log. */
+static bool parse_end(const char *s, size_t len, const struct exp_experiment *e, uint64_t *ns)
 {
-	char *e;
-	double v = strtod(s, &e);
+	char buf[256], *end;
 
-	if (e == s || v < 0)
+	if (!len || len >= sizeof(buf))
 		return false;
-	*ns = (uint64_t)(v * 1e9 + 0.5);
-	*end = e;
-	return true;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	double v = strtod(buf, &end);
+	if (end != buf && !*end && v >= 0) {
+		*ns = (uint64_t)(v * 1e9 + 0.5);
+		return true;
+	}
+	const struct exp_proc *p = &e->procs[0];
+	for (size_t i = 0; i < p->nlog; i++) {
+		const char *sp = strchr(p->log[i].value, ' ');
+		if (strcmp(p->log[i].key, "marker") || !sp || strcmp(sp + 1, buf))
+			continue;
+		uint64_t t = strtoull(p->log[i].value, NULL, 10);
+		*ns = t > p->start_ns ? t - p->start_ns : 0;
+		return true;
+	}
+	return false;
+}
+
+/* Resolve --time FROM-TO once the experiments are loaded. */
+static int resolve_time(struct cli_input *in, const char *cmd)
+{
+	const char *a = in->time_arg, *dash = strchr(a, '-');
+
+	in->has_time = true;
+	in->from_ns = 0;
+	in->to_ns = UINT64_MAX;
+	if (!dash || !parse_end(a, (size_t)(dash - a), &in->exps[0], &in->from_ns) ||
+	    (dash[1] && !parse_end(dash + 1, strlen(dash + 1), &in->exps[0], &in->to_ns)) ||
+	    in->to_ns <= in->from_ns) {
+		cli_error(cmd, "--time %s: expected FROM-TO, each in seconds since the start or a marker name", a);
+		return -1;
+	}
+	return 0;
 }
 
 int cli_input_option(struct cli_input *in, const char *cmd, const char *opt, const char *arg)
@@ -50,14 +82,7 @@ int cli_input_option(struct cli_input *in, const char *cmd, const char *opt, con
 		return 1;
 	}
 	if (!strcmp(opt, "--time")) {
-		const char *e;
-		in->has_time = true;
-		in->to_ns = UINT64_MAX;
-		if (!parse_seconds(arg, &in->from_ns, &e) || *e != '-' ||
-		    (e[1] && (!parse_seconds(e + 1, &in->to_ns, &e) || *e)) || in->to_ns <= in->from_ns) {
-			cli_error(cmd, "--time %s: expected FROM-TO in seconds since the start (e.g. 0.5-2)", arg);
-			return -1;
-		}
+		in->time_arg = arg;
 		return 1;
 	}
 	return 0;
@@ -86,6 +111,8 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 		}
 		in->nexps = i + 1;
 	}
+	if (in->time_arg && resolve_time(in, cmd))
+		return CLI_USAGE;
 	struct model_options mo = {
 		.tids = in->tids, .ntids = in->ntids, .has_time = in->has_time,
 		.from_ns = in->from_ns, .to_ns = in->to_ns, .keep_tally_frames = in->show_collector,

@@ -14,6 +14,7 @@ struct cli_input {
 	size_t npaths;
 	uint32_t tids[256];
 	size_t ntids;
+	const char *time_arg;        /* --time FROM-TO: seconds or marker names */
 	bool has_time;
 	uint64_t from_ns, to_ns;
 	bool show_collector;

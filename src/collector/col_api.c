@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collector/col_export.h"
+#include "tally.h"
 #include "collector/col_internal.h"
 #include "collector/col_sys.h"
 
@@ -83,11 +84,11 @@ COL_API int64_t tally__trace_option(const char *which)
 COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_t ra,
 			       uint64_t sp, uint64_t fp)
 {
-	struct col_thread *t = col_enter();
+	struct col_thread *t;
 	uint32_t *words = rec;
 	uint64_t time_ns;
 
-	if (!t)
+	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
 		return -1;
 	memcpy(&time_ns, words + 2, 8);
 	if (!time_ns) {
@@ -123,6 +124,36 @@ COL_API void tally__log(const char *key, const char *value)
 COL_API void tally__lost_arcs(uint64_t n)
 {
 	col_count_sigsafe(EXP_CTR_ARCS_LOST, n);
+}
+
+/* ---- include/tally.h --------------------------------------------------- */
+
+COL_API int tally_collecting(void)
+{
+	col_ensure_init();
+	return col_proc.active;
+}
+
+COL_API int tally_pause(void)
+{
+	return col_proc.active && !atomic_exchange(&col_proc.paused, 1);
+}
+
+COL_API int tally_resume(void)
+{
+	return col_proc.active && atomic_exchange(&col_proc.paused, 0);
+}
+
+COL_API void tally_marker(const char *name)
+{
+	char line[256];
+	char num[24];
+
+	if (!col_proc.active || !name)
+		return;
+	col_fmt_u64_sigsafe(num, col_now_ns_sigsafe());
+	snprintf(line, sizeof(line), "%s %s", num, name);
+	col_log_sigsafe("marker", line);
 }
 
 /* The first unused tally.N.exp in the current directory, created. */

@@ -225,7 +225,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
-	take_sample(t, uc);
+	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed))
+		t->last_cpu_ns = col_clock_read_sigsafe(t);   /* time paused counts nowhere */
+	else
+		take_sample(t, uc);
 	rearm(t);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 	errno = saved_errno;

@@ -67,6 +67,7 @@ struct col_process {
 	int log_fd;
 	bool clock_is_perf;            /* perf_event task clock, else POSIX timers */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
+	_Atomic int paused;            /* tally_pause(): record nothing */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char options[256];             /* TALLY_OPTIONS we started with */
 };

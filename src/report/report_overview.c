@@ -79,6 +79,17 @@ void report_overview(struct report_doc *d, const struct model *m,
 				thread_cpu += exps[i].procs[j].threads[t].cpu_ns;
 	}
 	report_kv_num(d, "threads", "Threads", (double)m->nthreads, "%zu", m->nthreads);
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		for (size_t k = 0; k < f->nlog; k++) {
+			const char *sp = strchr(f->log[k].value, ' ');
+			if (strcmp(f->log[k].key, "marker") || !sp)
+				continue;
+			uint64_t t = strtoull(f->log[k].value, NULL, 10);
+			double s = t > f->start_ns ? (double)(t - f->start_ns) / 1e9 : 0;
+			report_kv(d, "marker", "Marker", "%.3f s  %s", s, sp + 1);
+		}
+	}
 	if (m->present & (1u << MODEL_CPU) || m->samples) {
 		const struct exp_proc *f = &exps[0].procs[0];
 		const char *hz = exp_proc_log(f, "clock.hz");

@@ -42,3 +42,20 @@ check record_shell_script_target sh -c '
 	printf "#!/bin/sh\nexec ./spin 0.2\n" >run.sh && chmod +x run.sh &&
 	"$TALLY" record -o sh.exp ./run.sh 2>/dev/null &&
 	"$TALLY" export sh.exp --format collapsed >sh.txt && grep -q "leaf_two" sh.txt'
+
+# The program's own objects are archived by build-id: rebuilding it after the
+# run does not break the report.
+check record_archives_program_for_rebuilds sh -c '
+	cp spin spin2 && "$TALLY" record -o arch.exp ./spin2 0.2 2>/dev/null && test -n "$(ls arch.exp/archive)" &&
+	cc -O1 -o spin2 "$PROGS/spin.c" -DREBUILT && "$TALLY" export arch.exp --format collapsed 2>err >arch.txt &&
+	grep -q "main;parent;leaf_two" arch.txt'
+
+# include/tally.h: pause/resume, markers, --time between markers.
+lib="${TALLY_BUILD:-$(dirname "$TALLY")/..}/lib"
+cc -O2 -g -I"$PROGS/../../include" -o api "$PROGS/api.c" -L"$lib" -ltally -Wl,-rpath,"$lib"
+check api_without_tally_is_harmless ./api 0
+check api_pause_hides_work sh -c '"$TALLY" record -o api.exp ./api 1 2>/dev/null &&
+	"$TALLY" export api.exp --format collapsed >api.txt && grep -q "main;shown;burn" api.txt && ! grep -q hidden api.txt'
+check api_markers_listed_and_select_time sh -c '"$TALLY" report api.exp | grep -q "Marker .* work" &&
+	"$TALLY" export api.exp --format collapsed --time setup-work >setup.txt && ! grep -q shown setup.txt &&
+	"$TALLY" export api.exp --format collapsed --time work-done >work.txt && grep -q shown work.txt'

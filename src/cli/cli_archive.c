@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_archive.c — after a run, keep what the analysis needs if binaries
+ * change or vanish: a copy of each load object the experiment mapped, named
+ * by its build-id in the founder's archive/ directory (where the symbolizer
+ * looks when a file is missing or its build-id differs, see sym.h).
+ *
+ * A hard link where possible (same file system: no space, and the link keeps
+ * the old file when a rebuild replaces it), else a copy.  System libraries
+ * (/usr, /lib*) are left out: they are identified by build-id, have debug
+ * packages, and would cost megabytes per experiment; tally's own libraries
+ * and the vDSO (archived by the collector) too.  An object whose file no
+ * longer has the recorded build-id is not archived (it already changed).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "format/exp_read.h"
+
+/* The GNU build-id of the ELF file `fd`; returns its length (0: none). */
+static size_t file_build_id(int fd, uint8_t *id)
+{
+	Elf64_Ehdr eh;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+		return 0;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		uint8_t notes[1024];
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) != (ssize_t)sizeof(ph) ||
+		    ph.p_type != PT_NOTE)
+			continue;
+		size_t len = ph.p_filesz < sizeof(notes) ? ph.p_filesz : sizeof(notes);
+		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
+			continue;
+		for (size_t off = 0; off + 12 <= len;) {
+			Elf64_Nhdr nh;
+			memcpy(&nh, notes + off, sizeof(nh));
+			size_t name = (nh.n_namesz + 3) & ~3u, desc = (nh.n_descsz + 3) & ~3u;
+			if (off + 12 + name + desc > len)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz <= EXP_BUILD_ID_MAX &&
+			    !memcmp(notes + off + 12, "GNU", 4)) {
+				memcpy(id, notes + off + 12 + name, nh.n_descsz);
+				return nh.n_descsz;
+			}
+			off += 12 + name + desc;
+		}
+	}
+	return 0;
+}
+
+static bool system_path(const char *p)
+{
+	return !strncmp(p, "/usr/", 5) || !strncmp(p, "/lib", 4) || !strncmp(p, "/opt/", 5) ||
+	       !strncmp(strrchr(p, '/') ? strrchr(p, '/') + 1 : p, "libtally", 8);
+}
+
+static int copy_file(int from, const char *to)
+{
+	struct stat st;
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (out < 0)
+		return -1;
+	if (fstat(from, &st) != 0) {
+		close(out);
+		return -1;
+	}
+	off_t off = 0;
+	while (off < st.st_size) {
+		ssize_t n = sendfile(out, from, &off, (size_t)(st.st_size - off));
+		if (n <= 0)
+			break;
+	}
+	int rc = off == st.st_size ? 0 : -1;
+	if (close(out) != 0 || rc) {
+		unlink(to);
+		return -1;
+	}
+	return 0;
+}
+
+/* Archive the objects named by the MAP records of one maps.dat. */
+static void archive_maps(const char *maps, const char *archive)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct exp_file f;
+	struct exp_rec r;
+	struct exp_error err;
+
+	if (exp_file_open(&f, maps, EXP_FILE_MAPS, &err) != 0)
+		return;
+	while (exp_file_next(&f, &r, &err) > 0) {
+		struct exp_map m;
+		if (r.type != EXP_REC_MAP || r.len < sizeof(m) + 8 ||
+		    !memchr((const char *)r.p + sizeof(m), 0, r.len - sizeof(m)))
+			continue;
+		memcpy(&m, r.p, sizeof(m));
+		const char *path = (const char *)r.p + sizeof(m);
+		if (!m.build_id_len || m.build_id_len > EXP_BUILD_ID_MAX || path[0] != '/' ||
+		    system_path(path))
+			continue;
+		char to[PATH_MAX];
+		int n = snprintf(to, sizeof(to), "%s/", archive);
+		for (int i = 0; i < m.build_id_len && n < (int)sizeof(to) - 3; i++) {
+			to[n++] = hex[m.build_id[i] >> 4];
+			to[n++] = hex[m.build_id[i] & 15];
+		}
+		to[n] = 0;
+		if (access(to, F_OK) == 0)
+			continue;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		uint8_t id[EXP_BUILD_ID_MAX];
+		if (fd < 0)
+			continue;
+		if (file_build_id(fd, id) == m.build_id_len && !memcmp(id, m.build_id, m.build_id_len)) {
+			mkdir(archive, 0755);
+			if (link(path, to) != 0)
+				copy_file(fd, to);
+		}
+		close(fd);
+	}
+	exp_file_close(&f);
+}
+
+void cli_archive(const char *expdir)
+{
+	char archive[PATH_MAX], maps[PATH_MAX + 64];
+	DIR *d = opendir(expdir);
+	struct dirent *de;
+
+	snprintf(archive, sizeof(archive), "%s/archive", expdir);
+	snprintf(maps, sizeof(maps), "%s/maps.dat", expdir);
+	archive_maps(maps, archive);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (de->d_name[0] != '_' || n < 5 || strcmp(de->d_name + n - 4, ".exp"))
+			continue;
+		snprintf(maps, sizeof(maps), "%s/%s/maps.dat", expdir, de->d_name);
+		archive_maps(maps, archive);
+	}
+	if (d)
+		closedir(d);
+}
