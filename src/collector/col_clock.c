@@ -175,16 +175,8 @@ static void take_sample(struct col_thread *t, void *uc)
 	col_regs_from_ucontext(uc, &t->regs);
 	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
 				   &truncated, &broken);
-	uint16_t flags = 0;
-	if (truncated) {
-		flags |= EXP_STACK_TRUNCATED;
-		col_count_sigsafe(EXP_CTR_UNWIND_TRUNCATED, 1);
-	}
-	if (broken) {
-		flags |= EXP_STACK_BROKEN;
-		col_count_sigsafe(EXP_CTR_UNWIND_BROKEN, 1);
-	}
-	uint32_t id = col_stack_intern_sigsafe(t, t->frames, (uint32_t)n, flags);
+	uint32_t id = col_stack_intern_sigsafe(t, t->frames, (uint32_t)n,
+					       col_stack_flags_sigsafe(truncated, broken));
 	if (!id)
 		return;
 	struct exp_sample s;

@@ -130,6 +130,8 @@ int col_sigaction_real(int sig, const struct sigaction *act, struct sigaction *o
  * first time it is seen.  0 if it could not be written. */
 uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs,
 				  uint32_t n, uint16_t flags);
+/* EXP_STACK_* flags of an unwind's outcome, counting the losses. */
+uint16_t col_stack_flags_sigsafe(int truncated, int broken);
 /* Unwind the caller of an interposer and intern its stack (skipping the
  * collector's own frames).  0 on failure. */
 uint32_t col_stack_here(struct col_thread *t);

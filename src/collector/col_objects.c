@@ -281,22 +281,20 @@ static void scan(uint64_t map_ns, bool record_all)
 		nscratch = 0;
 		dl_iterate_phdr(scan_one, NULL);
 		qsort(scratch, nscratch, sizeof(*scratch), cmp_seen);
-		{
-			for (uint32_t i = 0; i < nscratch; i++) {
-				bool found = false;
-				for (uint32_t j = 0; j < nknown && !record_all && !found; j++)
-					found = same(&scratch[i], &known[j]);
-				if (!found)
-					write_map(t, &scratch[i], map_ns ? map_ns : last_scan_ns);
-			}
-			for (uint32_t j = 0; j < nknown && !record_all; j++) {
-				bool found = false;
-				for (uint32_t i = 0; i < nscratch && !found; i++)
-					found = same(&scratch[i], &known[j]);
-				if (!found) {
-					struct exp_unmap u = { 0, 0, now, known[j].o.text_lo, known[j].o.text_hi };
-					col_write_sigsafe(t, EXP_FILE_MAPS, EXP_REC_UNMAP, &u, sizeof(u));
-				}
+		for (uint32_t i = 0; i < nscratch; i++) {
+			bool found = false;
+			for (uint32_t j = 0; j < nknown && !record_all && !found; j++)
+				found = same(&scratch[i], &known[j]);
+			if (!found)
+				write_map(t, &scratch[i], map_ns ? map_ns : last_scan_ns);
+		}
+		for (uint32_t j = 0; j < nknown && !record_all; j++) {
+			bool found = false;
+			for (uint32_t i = 0; i < nscratch && !found; i++)
+				found = same(&scratch[i], &known[j]);
+			if (!found) {
+				struct exp_unmap u = { 0, 0, now, known[j].o.text_lo, known[j].o.text_hi };
+				col_write_sigsafe(t, EXP_FILE_MAPS, EXP_REC_UNMAP, &u, sizeof(u));
 			}
 		}
 		struct seen *tmp = known;

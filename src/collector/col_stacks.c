@@ -101,9 +101,10 @@ uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs,
 	return write_stack(t, pcs, n, flags);
 }
 
-static uint32_t intern_traced(struct col_thread *t, int n, int skip, int truncated, int broken)
+uint16_t col_stack_flags_sigsafe(int truncated, int broken)
 {
-	uint16_t flags = EXP_STACK_LEAF_IS_RETADDR;
+	uint16_t flags = 0;
+
 	if (truncated) {
 		flags |= EXP_STACK_TRUNCATED;
 		col_count_sigsafe(EXP_CTR_UNWIND_TRUNCATED, 1);
@@ -112,6 +113,13 @@ static uint32_t intern_traced(struct col_thread *t, int n, int skip, int truncat
 		flags |= EXP_STACK_BROKEN;
 		col_count_sigsafe(EXP_CTR_UNWIND_BROKEN, 1);
 	}
+	return flags;
+}
+
+static uint32_t intern_traced(struct col_thread *t, int n, int skip, int truncated, int broken)
+{
+	uint16_t flags = EXP_STACK_LEAF_IS_RETADDR | col_stack_flags_sigsafe(truncated, broken);
+
 	return col_stack_intern_sigsafe(t, t->frames + skip, (uint32_t)(n - skip), flags);
 }
 

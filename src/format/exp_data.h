@@ -103,6 +103,11 @@ struct exp_experiment {
 int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_error *err);
 void exp_experiment_free(struct exp_experiment *e);
 
+/* Grow the array *arr (of *cap elements of `size` bytes) to hold n + 1,
+ * doubling.  Returns 0, or -1 when out of memory (*arr is unchanged).  The
+ * analyzer's one growable-array helper. */
+int exp_grow(void *arr, size_t *cap, size_t n, size_t size);
+
 /* Value of `key` in a process's log, or NULL (the last one wins). */
 const char *exp_proc_log(const struct exp_proc *p, const char *key);
 

@@ -22,8 +22,7 @@
 
 #define MAX_STACK_ID (1u << 28)
 
-/* Grow *arr (of *cap elements of `size`) to hold n + 1. */
-static int grow(void *arr, size_t *cap, size_t n, size_t size)
+int exp_grow(void *arr, size_t *cap, size_t n, size_t size)
 {
 	void **p = arr;
 
@@ -32,7 +31,7 @@ static int grow(void *arr, size_t *cap, size_t n, size_t size)
 	size_t ncap = *cap ? *cap * 2 : 64;
 	void *q = realloc(*p, ncap * size);
 	if (!q)
-		return -ENOMEM;
+		return -1;
 	*p = q;
 	*cap = ncap;
 	return 0;
@@ -69,7 +68,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 		if (!colon)
 			continue;
 		*colon = 0;
-		if (grow(&p->log, &cap, p->nlog, sizeof(*p->log))) {
+		if (exp_grow(&p->log, &cap, p->nlog, sizeof(*p->log))) {
 			free(line);
 			fclose(f);
 			return nomem(err, path);
@@ -114,7 +113,7 @@ static struct exp_thread_ev *thread_of(struct loader *l, uint32_t tid)
 	for (size_t i = p->nthreads; i-- > 0;)
 		if (p->threads[i].tid == tid)
 			return &p->threads[i];
-	if (grow(&p->threads, &l->cap_threads, p->nthreads, sizeof(*p->threads)))
+	if (exp_grow(&p->threads, &l->cap_threads, p->nthreads, sizeof(*p->threads)))
 		return NULL;
 	struct exp_thread_ev *t = &p->threads[p->nthreads++];
 	memset(t, 0, sizeof(*t));
@@ -147,7 +146,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		if (kind != EXP_FILE_SAMPLES)
 			break;
 		EXPECT_LEN(sizeof(struct exp_sample));
-		if (grow(&p->samples, &l->cap_samples, p->nsamples, sizeof(*p->samples)))
+		if (exp_grow(&p->samples, &l->cap_samples, p->nsamples, sizeof(*p->samples)))
 			return nomem(err, f->path);
 		memcpy(&p->samples[p->nsamples++], r->p, sizeof(struct exp_sample));
 		return 0;
@@ -206,7 +205,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		if (m.start >= m.end || m.build_id_len > EXP_BUILD_ID_MAX)
 			return exp_corrupt(err, f->path, r->offset, "map record with range 0x%llx-0x%llx",
 					   (unsigned long long)m.start, (unsigned long long)m.end);
-		if (grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
+		if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
 			return nomem(err, f->path);
 		struct exp_map_ev *e = &p->maps[p->nmaps++];
 		memset(e, 0, sizeof(*e));
@@ -226,7 +225,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		struct exp_unmap u;
 		EXPECT_LEN(sizeof(u));
 		memcpy(&u, r->p, sizeof(u));
-		if (grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
+		if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
 			return nomem(err, f->path);
 		struct exp_map_ev *e = &p->maps[p->nmaps++];
 		memset(e, 0, sizeof(*e));
@@ -270,7 +269,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		if (kind != EXP_FILE_HEAP)
 			break;
 		EXPECT_LEN(sizeof(struct exp_heap));
-		if (grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
+		if (exp_grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
 			return nomem(err, f->path);
 		memcpy(&p->heap[p->nheap++], r->p, sizeof(struct exp_heap));
 		return 0;
@@ -280,7 +279,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		struct exp_heap_free hf;
 		EXPECT_LEN(sizeof(hf));
 		memcpy(&hf, r->p, sizeof(hf));
-		if (grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
+		if (exp_grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
 			return nomem(err, f->path);
 		p->heap[p->nheap++] = (struct exp_heap){ .tid = hf.tid, .time_ns = hf.time_ns,
 							 .op = EXP_HEAP_FREE, .addr = hf.addr };
@@ -290,7 +289,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		if (kind != EXP_FILE_SYNC)
 			break;
 		EXPECT_LEN(sizeof(struct exp_sync));
-		if (grow(&p->sync, &l->cap_sync, p->nsync, sizeof(*p->sync)))
+		if (exp_grow(&p->sync, &l->cap_sync, p->nsync, sizeof(*p->sync)))
 			return nomem(err, f->path);
 		memcpy(&p->sync[p->nsync++], r->p, sizeof(struct exp_sync));
 		return 0;
@@ -298,7 +297,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		if (kind != EXP_FILE_IO)
 			break;
 		EXPECT_LEN(sizeof(struct exp_io));
-		if (grow(&p->io, &l->cap_io, p->nio, sizeof(*p->io)))
+		if (exp_grow(&p->io, &l->cap_io, p->nio, sizeof(*p->io)))
 			return nomem(err, f->path);
 		memcpy(&p->io[p->nio++], r->p, sizeof(struct exp_io));
 		return 0;
@@ -309,7 +308,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		if (r->len < sizeof(fn) + 8 || !has_nul(r, sizeof(fn)))
 			return exp_corrupt(err, f->path, r->offset, "fd-name record without a name");
 		memcpy(&fn, r->p, sizeof(fn));
-		if (grow(&p->fds, &l->cap_fds, p->nfds, sizeof(*p->fds)))
+		if (exp_grow(&p->fds, &l->cap_fds, p->nfds, sizeof(*p->fds)))
 			return nomem(err, f->path);
 		struct exp_fd_ev *e = &p->fds[p->nfds++];
 		e->fd = fn.fd;
@@ -334,7 +333,7 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 			memcpy(&a, &slots[i], sizeof(a));
 			if (!a.frompc || !a.count)
 				continue;
-			if (grow(&p->arcs, &l->cap_arcs, p->narcs, sizeof(*p->arcs)))
+			if (exp_grow(&p->arcs, &l->cap_arcs, p->narcs, sizeof(*p->arcs)))
 				return nomem(err, f->path);
 			p->arcs[p->narcs++] = (struct exp_arc_ev){ a.frompc, a.selfpc, a.count,
 								    a.incl_ns, t.flags };

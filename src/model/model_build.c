@@ -69,21 +69,6 @@ struct proc_ctx {
 	uint64_t base_ns;                 /* founder's start, for --time */
 };
 
-static int grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **p = arr;
-
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *q = realloc(*p, ncap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static const char *basename_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -95,7 +80,7 @@ static uint32_t add_func(struct build *b, const char *name, const char *path, ui
 {
 	struct model *m = b->m;
 
-	if (grow(&m->funcs, &b->cap_funcs, m->nfuncs, sizeof(*m->funcs)))
+	if (exp_grow(&m->funcs, &b->cap_funcs, m->nfuncs, sizeof(*m->funcs)))
 		return 0;
 	struct model_func *f = &m->funcs[m->nfuncs];
 	f->name = strdup(name);
@@ -230,7 +215,7 @@ static long new_entry(struct build *b, struct proc_ctx *c, uint32_t stack_id, ui
 		funcs[k] = b->unknown;
 		addrs[k++] = 0;
 	}
-	if (grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries))) {
+	if (exp_grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries))) {
 		free(funcs);
 		free(addrs);
 		return -1;
@@ -286,7 +271,7 @@ static struct model_thread *thread_for(struct build *b, struct proc_ctx *c, uint
 		return NULL;
 	if (!inserted)
 		return &m->threads[*v - 1];
-	if (grow(&m->threads, &b->cap_threads, m->nthreads, sizeof(*m->threads)))
+	if (exp_grow(&m->threads, &b->cap_threads, m->nthreads, sizeof(*m->threads)))
 		return NULL;
 	struct model_thread *t = &m->threads[m->nthreads];
 	memset(t, 0, sizeof(*t));
@@ -373,7 +358,7 @@ static int build_arcs(struct build *b, struct proc_ctx *c, const struct model_op
 		if (!v)
 			return -1;
 		if (inserted) {
-			if (grow(&m->arcs, &b->cap_arcs, m->narcs, sizeof(*m->arcs)))
+			if (exp_grow(&m->arcs, &b->cap_arcs, m->narcs, sizeof(*m->arcs)))
 				return -1;
 			m->arcs[m->narcs] = (struct model_arc){ from.func, to.func, 0, 0, 0 };
 			*model_map_get(&b->arc_of, key) = ++m->narcs;
@@ -410,7 +395,7 @@ static struct model_file *file_named(struct build *b, const char *name)
 			return &m->files[*v - 1];
 		key = model_hash64(key) | 1;
 	}
-	if (grow(&m->files, &b->cap_files, m->nfiles, sizeof(*m->files)))
+	if (exp_grow(&m->files, &b->cap_files, m->nfiles, sizeof(*m->files)))
 		return NULL;
 	struct model_file *f = &m->files[m->nfiles];
 	memset(f, 0, sizeof(*f));
