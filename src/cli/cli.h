@@ -33,8 +33,10 @@ void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(print
 const char *cli_lib_dir(void);
 
 /* After a run: archive the experiment's own load objects by build-id
- * (cli_archive.c). */
+ * (cli_archive.c); rewrite the record files of ended processes densely
+ * (cli_compact.c). */
 void cli_archive(const char *expdir);
+void cli_compact(const char *expdir);
 
 /* Flush and check stdout; returns CLI_FATAL (with a message) if it failed. */
 int cli_finish_stdout(const char *cmd, int rc);

@@ -391,6 +391,7 @@ int cmd_record(int argc, char **argv)
 		return exec_errno == ENOENT ? 127 : 126;
 	}
 	write_log_end(dir, status, &ru, now_ns(CLOCK_MONOTONIC) - t0);
+	cli_compact(dir);
 	cli_archive(dir);
 	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "tally record: %s was killed by signal %d (%s); experiment in %s\n",

@@ -75,14 +75,15 @@ static void before_exec(const char *path)
 	if (t)
 		col_clock_stop(t);
 	sigemptyset(&prof);
-	sigaddset(&prof, COL_SIGNAL);
+	sigaddset(&prof, SIGPROF);
+	sigaddset(&prof, SIGTRAP);
 	pthread_sigmask(SIG_BLOCK, &prof, &old);
 	siginfo_t si;
-	while (sigtimedwait(&prof, &si, &zero) == COL_SIGNAL) {
+	int sig;
+	while ((sig = sigtimedwait(&prof, &si, &zero)) > 0) {
 		/* A drained signal that was the target's own goes to its handler. */
-		if (si.si_code != POLL_HUP && si.si_code != POLL_IN &&
-		    !(si.si_code == SI_TIMER && si.si_value.sival_ptr == &col_proc))
-			col_signal_forward(COL_SIGNAL, &si, NULL);
+		if (!col_clock_signal_sigsafe(sig, &si))
+			col_signal_forward(sig, &si, NULL);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

@@ -150,11 +150,8 @@ void col_log_start(const char *created_by)
 	col_log_sigsafe("lineage", col_proc.lineage[0] ? col_proc.lineage : "founder");
 	col_log_sigsafe("created-by", created_by);
 	col_log_u64_sigsafe("start.mono_ns", col_proc.start_ns);
-	if (col_proc.opt.hz) {
+	if (col_proc.opt.hz)
 		col_log_u64_sigsafe("clock.hz", col_proc.opt.hz);
-		if (col_proc.clock_is_perf)
-			col_log_sigsafe("clock", "perf_event task-clock");
-	}
 	col_log_u64_sigsafe("max-frames", col_proc.opt.max_frames);
 }
 
@@ -168,7 +165,6 @@ static void start(void)
 	col_proc.pid = getpid();
 	col_time_init();
 	col_proc.start_ns = col_now_ns_sigsafe();
-	col_proc.clock_is_perf = true;
 	parse_options(getenv("TALLY_OPTIONS"), &col_proc.opt);
 	/* Passed on to exec'd programs even when they get a cleaned environment. */
 	const char *v = getenv("LD_PRELOAD");

@@ -50,6 +50,7 @@ struct col_thread {
 	struct exp_cursor cursor[EXP_FILE_COUNT_];
 	struct col_regs regs;          /* scratch for the unwinder */
 	uint64_t frames[EXP_MAX_FRAMES];
+	uint64_t suffix_hash[EXP_MAX_FRAMES + 1];   /* scratch for col_stacks.c */
 	struct col_unwind_ctx unwind;
 	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */
 };
@@ -65,7 +66,6 @@ struct col_process {
 	struct exp_file_writer file[EXP_FILE_COUNT_];
 	_Atomic uint64_t *counters;    /* counters.dat, mapped */
 	int log_fd;
-	bool clock_is_perf;            /* perf_event task clock, else POSIX timers */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
 	_Atomic int paused;            /* tally_pause(): record nothing */
 	char preload[4096];            /* LD_PRELOAD we started with */
@@ -117,11 +117,12 @@ void col_clock_install_handler(void);
 uint64_t col_clock_read_sigsafe(struct col_thread *t);
 
 /* ---- col_signal.c ------------------------------------------------------ */
-#define COL_SIGNAL SIGPROF
+/* Is this signal from our clock?  (col_clock.c) */
+bool col_clock_signal_sigsafe(int sig, const siginfo_t *si);
 /* Pass a profiling signal that is not ours to the target's own disposition. */
 void col_signal_forward(int sig, siginfo_t *si, void *uc);
-/* Our handler is installed; `prev` was the target's disposition. */
-void col_signal_take(const struct sigaction *prev);
+/* Our handler is installed for `sig`; `prev` was the target's disposition. */
+void col_signal_take(int sig, const struct sigaction *prev);
 /* The real sigaction, bypassing our interposer. */
 int col_sigaction_real(int sig, const struct sigaction *act, struct sigaction *old);
 

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_stacks.c — each distinct call stack is written once to stacks.dat and
- * referred to by id.
+ * col_stacks.c — call stacks stored once, as a trie: each stack is written
+ * as STACK_NODE records (one frame and the id of the stack of its callers)
+ * for the frames that are not in the experiment yet, and referred to by id.
  *
  * Called from the signal handler and from tracing interposers, in any thread.
- * A lock-free open-addressing table maps a 64-bit hash of (pcs, flags) to the
- * stack's id: a slot is claimed by compare-and-swap of its key, the STACK
- * record is written, then the id is published with a release store.  A
- * thread that finds a claimed slot whose id is not yet published writes its
- * own copy (a duplicate id is harmless: the reader merges stacks by content).
- * A collision of two different stacks on all 64 bits would merge them; at a
- * million distinct stacks the chance is about 1 in 10^7 (docs/collector.md).
+ * A lock-free open-addressing table maps a 64-bit hash of each stored stack's
+ * outer part ("suffix": frames k..n, root side) to its node's id.  Every
+ * suffix of a stored stack is stored too, so "is this suffix stored?" only
+ * ever turns from no to yes as k grows toward the root, and the longest
+ * stored suffix of a new stack is found by binary search.  Deep stacks that
+ * differ near the leaf (an interpreter, recursion) then cost 24 bytes per new
+ * frame instead of 8 per frame of every distinct stack.
+ *
+ * A slot is claimed by compare-and-swap of its key, the record written, then
+ * the id published with a release store; a reader of a claimed slot whose id
+ * is not yet published treats the suffix as absent (and may store a
+ * duplicate node: harmless, the analyzer resolves each id by itself).  A
+ * collision of two different suffixes on all 64 bits would merge them; with
+ * millions of nodes the chance is about 10^-7 (docs/collector.md).
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -18,13 +26,13 @@
 #include "collector/col_internal.h"
 #include "collector/col_objects.h"
 
-#define TABLE_BITS 20
+#define TABLE_BITS 22
 #define TABLE_SLOTS (1u << TABLE_BITS)
 #define MAX_PROBES 32
 
 struct slot {
 	_Atomic uint64_t key;          /* hash | 1; 0 = free */
-	_Atomic uint32_t id;           /* 0 until the STACK record is published */
+	_Atomic uint32_t id;           /* 0 until the record is published */
 	uint32_t pad;
 };
 
@@ -42,63 +50,108 @@ void col_stacks_init(void)
 	atomic_store(&next_id, 1);
 }
 
-static uint64_t hash_stack(const uint64_t *pcs, uint32_t n, uint16_t flags)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	uint64_t h = 0x243f6a8885a308d3ull ^ ((uint64_t)flags << 48) ^ n;
-
-	for (uint32_t i = 0; i < n; i++) {
-		h ^= pcs[i];
-		h *= 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return h | 1;
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
 }
 
-static uint32_t write_stack(struct col_thread *t, const uint64_t *pcs, uint32_t n,
-			    uint16_t flags)
+/* The id stored under `key`, 0 if none (or not yet published). */
+static uint32_t lookup(uint64_t key)
 {
-	uint32_t len = (uint32_t)(sizeof(struct exp_stack) + 8u * n);
-	struct exp_stack *s = exp_record_reserve_sigsafe(&col_proc.file[EXP_FILE_STACKS],
-							 &t->cursor[EXP_FILE_STACKS], len);
-	if (!s) {
+	for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
+		struct slot *s = &table[(key + probe) & (TABLE_SLOTS - 1)];
+		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (k == key)
+			return atomic_load_explicit(&s->id, memory_order_acquire);
+		if (k == 0)
+			return 0;
+	}
+	return 0;
+}
+
+/* Claim a slot for `key`; NULL if it is taken already or the table is full. */
+static struct slot *claim(uint64_t key)
+{
+	for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
+		struct slot *s = &table[(key + probe) & (TABLE_SLOTS - 1)];
+		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (k == 0) {
+			uint64_t zero = 0;
+			if (atomic_compare_exchange_strong(&s->key, &zero, key))
+				return s;
+			k = zero;
+		}
+		if (k == key)
+			return NULL;
+	}
+	col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
+	return NULL;
+}
+
+static uint32_t write_node(struct col_thread *t, uint64_t pc, uint32_t parent, uint16_t flags)
+{
+	struct exp_stack_node *r = exp_record_reserve_sigsafe(&col_proc.file[EXP_FILE_STACKS],
+							      &t->cursor[EXP_FILE_STACKS], sizeof(*r));
+	if (!r) {
 		col_count_sigsafe(EXP_CTR_LOST_BUFFER, 1);
 		return 0;
 	}
 	uint32_t id = atomic_fetch_add(&next_id, 1);
-	s->stack_id = id;
-	s->nframes = (uint16_t)n;
-	s->flags = flags;
-	memcpy(s->pcs, pcs, 8u * n);
-	exp_record_publish_sigsafe(s, EXP_REC_STACK, len);
+	r->stack_id = id;
+	r->parent_id = parent;
+	r->flags = flags;
+	r->pc = pc;
+	exp_record_publish_sigsafe(r, EXP_REC_STACK_NODE, sizeof(*r));
 	return id;
 }
 
-uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs,
-				  uint32_t n, uint16_t flags)
+/* Store a node and index it under `key` (if the key is free). */
+static uint32_t add_node(struct col_thread *t, uint64_t key, uint64_t pc, uint32_t parent,
+			 uint16_t flags)
 {
-	uint64_t h = hash_stack(pcs, n, flags);
+	struct slot *s = table ? claim(key) : NULL;
+	uint32_t id = write_node(t, pc, parent, flags);
 
-	if (!table)
-		return write_stack(t, pcs, n, flags);
-	for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
-		struct slot *s = &table[(h + probe) & (TABLE_SLOTS - 1)];
-		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-		if (k == 0) {
-			uint64_t zero = 0;
-			if (atomic_compare_exchange_strong(&s->key, &zero, h)) {
-				uint32_t id = write_stack(t, pcs, n, flags);
-				atomic_store_explicit(&s->id, id, memory_order_release);
-				return id;
-			}
-			k = zero;
-		}
-		if (k == h) {
-			uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-			return id ? id : write_stack(t, pcs, n, flags);
-		}
+	if (s)
+		atomic_store_explicit(&s->id, id, memory_order_release);
+	return id;
+}
+
+uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs, uint32_t n,
+				  uint16_t flags)
+{
+	uint64_t *h = t->suffix_hash;    /* h[k]: key of frames k..n-1 */
+
+	if (n == 0)
+		return 0;
+	h[n] = 0x243f6a8885a308d3ull;
+	for (uint32_t k = n; k-- > 0;)
+		h[k] = mix(h[k + 1], pcs[k]) | 1;
+	uint64_t full = flags ? (mix(h[0], flags) | 1) : h[0];
+	uint32_t id = table ? lookup(full) : 0;
+	if (id)
+		return id;
+	/* The longest stored suffix: the smallest k with key h[k] present. */
+	uint32_t lo = 1, hi = n, parent = 0;
+	while (table && lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (lookup(h[mid]))
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
-	return write_stack(t, pcs, n, flags);
+	if (table && lo < n)
+		parent = lookup(h[lo]);
+	if (!parent)
+		lo = n;                      /* nothing (published) to share */
+	for (uint32_t j = lo; j-- > 1;) {
+		parent = add_node(t, h[j], pcs[j], parent, 0);
+		if (!parent)
+			return 0;
+	}
+	return add_node(t, full, pcs[0], parent, flags);
 }
 
 uint16_t col_stack_flags_sigsafe(int truncated, int broken)

@@ -22,10 +22,15 @@ struct exp_kv {
 	char *key, *value;
 };
 
+/* A stored stack: its own frames (n of them at pcs, leaf first: a STACK
+ * record's, or a STACK_NODE's one), then the frames of stack `parent` (0:
+ * none).  Use exp_stack_frames to get the whole stack. */
 struct exp_stack_ref {
-	const uint64_t *pcs;       /* leaf first */
-	uint16_t n;
+	const uint64_t *pcs;
+	uint32_t parent;
+	uint16_t n;                /* 0 with pcs NULL: no such stack */
 	uint16_t flags;            /* EXP_STACK_* */
+	uint16_t depth;            /* frames of the whole stack */
 };
 
 struct exp_map_ev {
@@ -107,6 +112,11 @@ void exp_experiment_free(struct exp_experiment *e);
  * doubling.  Returns 0, or -1 when out of memory (*arr is unchanged).  The
  * analyzer's one growable-array helper. */
 int exp_grow(void *arr, size_t *cap, size_t n, size_t size);
+
+/* The whole stack `id` of a process, leaf first, into pcs (at most max);
+ * returns the number of frames, or -1 if there is no such stack.  *flags
+ * gets its EXP_STACK_* flags. */
+int exp_stack_frames(const struct exp_proc *p, uint32_t id, uint64_t *pcs, int max, uint16_t *flags);
 
 /* Value of `key` in a process's log, or NULL (the last one wins). */
 const char *exp_proc_log(const struct exp_proc *p, const char *key);

@@ -69,9 +69,9 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 	int rc = 0;
 	if (memcmp(f->hdr.magic, EXP_MAGIC, 8) != 0)
 		rc = exp_corrupt(err, path, 0, "not a tally experiment file (bad magic)");
-	else if (f->hdr.version != EXP_FORMAT_VERSION)
-		rc = exp_corrupt(err, path, 8, "format version %u, this tally reads version %d",
-				 f->hdr.version, EXP_FORMAT_VERSION);
+	else if (f->hdr.version < EXP_FORMAT_OLDEST || f->hdr.version > EXP_FORMAT_VERSION)
+		rc = exp_corrupt(err, path, 8, "format version %u, this tally reads versions %d to %d",
+				 f->hdr.version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
 	else if (kind && f->hdr.kind != kind)
 		rc = exp_corrupt(err, path, 12, "file kind %u, expected %u", f->hdr.kind, kind);
 	else if (f->hdr.header_bytes != EXP_HEADER_BYTES)

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,19 @@ static int nomem(struct exp_error *err, const char *path)
 {
 	snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
 	return -ENOMEM;
+}
+
+int exp_stack_frames(const struct exp_proc *p, uint32_t id, uint64_t *pcs, int max, uint16_t *flags)
+{
+	int n = 0;
+
+	if (id == 0 || id >= p->nstacks || !p->stacks[id].pcs)
+		return -1;
+	*flags = p->stacks[id].flags;
+	for (uint32_t at = id; at && n < max; at = p->stacks[at].parent)
+		for (uint16_t k = 0; k < p->stacks[at].n && n < max; k++)
+			pcs[n++] = p->stacks[at].pcs[k];
+	return n;
 }
 
 const char *exp_proc_log(const struct exp_proc *p, const char *key)
@@ -150,49 +164,72 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 			return nomem(err, f->path);
 		memcpy(&p->samples[p->nsamples++], r->p, sizeof(struct exp_sample));
 		return 0;
-	case EXP_REC_STACK: {
+	case EXP_REC_STACK:
+	case EXP_REC_STACK_NODE: {
 		if (kind != EXP_FILE_STACKS)
 			break;
-		struct exp_stack s;
-		if (r->len < sizeof(s))
-			return exp_corrupt(err, f->path, r->offset, "stack record of %u bytes", r->len);
-		memcpy(&s, r->p, sizeof(s));
-		if (s.nframes > EXP_MAX_FRAMES)
-			return exp_corrupt(err, f->path, r->offset, "stack depth %u > %d",
-					   s.nframes, EXP_MAX_FRAMES);
-		EXPECT_LEN(sizeof(s) + 8u * s.nframes);
-		if (s.stack_id == 0 || s.stack_id >= MAX_STACK_ID)
-			return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", s.stack_id);
-		if (s.stack_id >= p->nstacks) {
-			uint32_t n = p->nstacks ? p->nstacks : 256;
-			while (n <= s.stack_id)
-				n *= 2;
-			struct exp_stack_ref *q = realloc(p->stacks, n * sizeof(*q));
+		uint32_t id, parent = 0;
+		uint16_t n, flags;
+		const void *pcs;
+		if (r->type == EXP_REC_STACK) {
+			struct exp_stack s;
+			if (r->len < sizeof(s))
+				return exp_corrupt(err, f->path, r->offset, "stack record of %u bytes", r->len);
+			memcpy(&s, r->p, sizeof(s));
+			if (s.nframes > EXP_MAX_FRAMES)
+				return exp_corrupt(err, f->path, r->offset, "stack depth %u > %d",
+						   s.nframes, EXP_MAX_FRAMES);
+			EXPECT_LEN(sizeof(s) + 8u * s.nframes);
+			id = s.stack_id;
+			n = s.nframes;
+			flags = s.flags;
+			pcs = (const char *)r->p + sizeof(s);
+		} else {
+			struct exp_stack_node nd;
+			EXPECT_LEN(sizeof(nd));
+			memcpy(&nd, r->p, sizeof(nd));
+			id = nd.stack_id;
+			parent = nd.parent_id;
+			n = 1;
+			flags = nd.flags;
+			pcs = (const char *)r->p + offsetof(struct exp_stack_node, pc);
+			if (parent >= id)
+				return exp_corrupt(err, f->path, r->offset, "stack %u has parent %u (not older)",
+						   id, parent);
+		}
+		if (id == 0 || id >= MAX_STACK_ID)
+			return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", id);
+		if (id >= p->nstacks) {
+			uint32_t cap = p->nstacks ? p->nstacks : 256;
+			while (cap <= id)
+				cap *= 2;
+			struct exp_stack_ref *q = realloc(p->stacks, cap * sizeof(*q));
 			if (!q)
 				return nomem(err, f->path);
-			memset(q + p->nstacks, 0, (n - p->nstacks) * sizeof(*q));
+			memset(q + p->nstacks, 0, (cap - p->nstacks) * sizeof(*q));
 			p->stacks = q;
-			p->nstacks = n;
+			p->nstacks = cap;
 		}
-		if (p->stacks[s.stack_id].pcs)
-			return exp_corrupt(err, f->path, r->offset, "stack id %u defined twice", s.stack_id);
+		if (p->stacks[id].pcs)
+			return exp_corrupt(err, f->path, r->offset, "stack id %u defined twice", id);
 		/* pcs are copied into the pool after the walk (realloc moves it). */
-		if (l->pool_used + s.nframes + 1 > l->pool_cap) {
-			size_t n = l->pool_cap ? l->pool_cap : 4096;
-			while (n < l->pool_used + s.nframes + 1)
-				n *= 2;
-			uint64_t *q = realloc(p->pc_pool, n * 8);
+		if (l->pool_used + n + 1 > l->pool_cap) {
+			size_t cap = l->pool_cap ? l->pool_cap : 4096;
+			while (cap < l->pool_used + n + 1)
+				cap *= 2;
+			uint64_t *q = realloc(p->pc_pool, cap * 8);
 			if (!q)
 				return nomem(err, f->path);
 			p->pc_pool = q;
-			l->pool_cap = n;
+			l->pool_cap = cap;
 		}
-		memcpy(p->pc_pool + l->pool_used, (const char *)r->p + sizeof(s), 8u * s.nframes);
+		memcpy(p->pc_pool + l->pool_used, pcs, 8u * n);
 		/* Remember the offset in .pcs until the pool stops moving. */
-		p->stacks[s.stack_id].pcs = (const uint64_t *)(uintptr_t)(l->pool_used + 1);
-		p->stacks[s.stack_id].n = s.nframes;
-		p->stacks[s.stack_id].flags = s.flags;
-		l->pool_used += s.nframes;
+		p->stacks[id].pcs = (const uint64_t *)(uintptr_t)(l->pool_used + 1);
+		p->stacks[id].n = n;
+		p->stacks[id].flags = flags;
+		p->stacks[id].parent = parent;
+		l->pool_used += n;
 		return 0;
 	}
 	case EXP_REC_MAP: {
@@ -419,9 +456,24 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if ((rc = load_file(&l, files[i].name, files[i].kind, err)) < 0)
 			return rc;
-	for (uint32_t i = 0; i < p->nstacks; i++)
-		if (p->stacks[i].pcs)
-			p->stacks[i].pcs = p->pc_pool + ((uintptr_t)p->stacks[i].pcs - 1);
+	/* Parents have smaller ids: one pass in id order gives every depth. */
+	for (uint32_t i = 0; i < p->nstacks; i++) {
+		struct exp_stack_ref *s = &p->stacks[i];
+		if (!s->pcs)
+			continue;
+		s->pcs = p->pc_pool + ((uintptr_t)s->pcs - 1);
+		uint32_t depth = s->n;
+		if (s->parent) {
+			if (!p->stacks[s->parent].pcs)
+				return exp_corrupt(err, p->dir, 0, "stacks.dat: stack %u has parent %u, which is missing",
+						   i, s->parent);
+			depth += p->stacks[s->parent].depth;
+		}
+		if (depth > EXP_MAX_FRAMES)
+			return exp_corrupt(err, p->dir, 0, "stacks.dat: stack %u is %u frames deep, more than %d",
+					   i, depth, EXP_MAX_FRAMES);
+		s->depth = (uint16_t)depth;
+	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		uint32_t id = p->samples[i].stack_id;
 		if (id >= p->nstacks || !p->stacks[id].pcs)

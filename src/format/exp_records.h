@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * exp_records.h — the on-disk layout of a tally experiment (format version 1).
+ * exp_records.h — the on-disk layout of a tally experiment (format version 2;
+ * version 1 had no STACK_NODE records).
  *
  * Shared by every writer (collector, mcount runtime, `tally record`) and by the
  * reader.  docs/experiment-format.md is the same specification in prose; the
@@ -37,7 +38,8 @@
 #include <stdint.h>
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 1
+#define EXP_FORMAT_VERSION 2
+#define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
 #define EXP_MAX_FRAMES 1024        /* deepest stack a record may hold */
@@ -70,6 +72,7 @@ enum exp_rec_type {
 	EXP_REC_FD_NAME = 10,
 	EXP_REC_ARC_TABLE = 11,
 	EXP_REC_HEAP_FREE = 12,
+	EXP_REC_STACK_NODE = 13,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -140,6 +143,23 @@ struct exp_stack {
 #define EXP_STACK_TRUNCATED 0x1       /* deeper than the collector's limit */
 #define EXP_STACK_BROKEN 0x2          /* the unwind stopped on a bad frame */
 #define EXP_STACK_LEAF_IS_RETADDR 0x4 /* traced event: pcs[0] is a return address */
+
+/* EXP_REC_STACK_NODE, 24 bytes: one frame of the stack trie.  The stack it
+ * denotes is `pc`, then the stack `parent_id` denotes (0: none).  Stacks that
+ * share their outer frames share the nodes for them; a stack is written as
+ * the nodes of its frames not yet in the trie.  Ids are those of STACK records
+ * (one space); a node's parent always has a smaller id.  `flags` (EXP_STACK_*)
+ * apply to the whole stack when the node is the one a sample or event names.
+ *   0 4 word; 4 4 stack_id; 8 4 parent_id; 12 2 flags; 14 2 reserved;
+ *  16 8 pc                                                                  */
+struct exp_stack_node {
+	uint32_t word;
+	uint32_t stack_id;
+	uint32_t parent_id;
+	uint16_t flags;
+	uint16_t reserved;
+	uint64_t pc;
+};
 
 /* EXP_REC_MAP, 64 + path bytes: an executable mapping appeared.
  *   0 4 word

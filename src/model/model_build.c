@@ -177,8 +177,10 @@ static long new_entry(struct build *b, struct proc_ctx *c, uint32_t stack_id, ui
 		      const struct model_options *o)
 {
 	struct model *m = b->m;
-	const struct exp_stack_ref *s = stack_id < c->p->nstacks ? &c->p->stacks[stack_id] : NULL;
-	uint32_t n = s && s->pcs ? s->n : 0;
+	uint64_t pcs[EXP_MAX_FRAMES];
+	uint16_t sflags = 0;
+	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
+	uint32_t n = got > 0 ? (uint32_t)got : 0;
 	uint32_t *funcs = malloc((n + 2) * sizeof(*funcs));
 	uint64_t *addrs = malloc((n + 2) * sizeof(*addrs));
 	uint32_t k = 0;
@@ -188,17 +190,17 @@ static long new_entry(struct build *b, struct proc_ctx *c, uint32_t stack_id, ui
 		free(addrs);
 		return -1;
 	}
-	if (!s || !s->pcs)
+	if (got < 0)
 		m->unknown_stacks++;
-	if (s && (s->flags & EXP_STACK_TRUNCATED)) {
+	if (sflags & EXP_STACK_TRUNCATED) {
 		funcs[k] = b->truncated;
 		addrs[k++] = 0;
 	}
 	uint32_t first = k;
 	for (uint32_t i = n; i-- > 0;) {
-		bool retaddr = i > 0 || (s->flags & EXP_STACK_LEAF_IS_RETADDR);
+		bool retaddr = i > 0 || (sflags & EXP_STACK_LEAF_IS_RETADDR);
 		struct frame fr;
-		resolve(b, c, s->pcs[i], retaddr, time_ns, &fr);
+		resolve(b, c, pcs[i], retaddr, time_ns, &fr);
 		if (fr.tally && !o->keep_tally_frames) {
 			if (fr.thread_start)
 				k = first;      /* the thread's stack starts at its routine */

@@ -1,6 +1,7 @@
 /* own_sigprof.c — a program that profiles itself the old way: it installs a
  * SIGPROF handler with sigaction and runs setitimer(ITIMER_PROF), then
- * installs a second handler with signal() for a timer_create timer.  It must
+ * installs a second handler with signal() for a timer_create timer, then
+ * raises SIGTRAP ten times into a handler of its own.  It must
  * keep working under tally: both handlers fire, and it exits 0 only if they
  * fired often enough.  The work is in busy().  usage: own_sigprof */
 #include <signal.h>
@@ -9,7 +10,13 @@
 #include <sys/time.h>
 #include <time.h>
 
-static volatile sig_atomic_t ticks, timer_ticks;
+static volatile sig_atomic_t ticks, timer_ticks, traps;
+
+static void on_trap(int sig)
+{
+	(void)sig;
+	traps++;
+}
 
 static void on_timer(int sig)
 {
@@ -67,7 +74,12 @@ int main(void)
 	timer_settime(tm, 0, &its, NULL);
 	busy(0.4);
 	timer_delete(tm);
-	printf("ticks %d timer %d\n", (int)ticks, (int)timer_ticks);
+
+	/* Third: the program's own SIGTRAPs (tally samples with SIGTRAP). */
+	signal(SIGTRAP, on_trap);
+	for (int i = 0; i < 10; i++)
+		raise(SIGTRAP);
+	printf("ticks %d timer %d traps %d\n", (int)ticks, (int)timer_ticks, (int)traps);
 	/* 0.6 s and 0.4 s at 100 Hz: ~60 and ~40 expected */
-	return ticks >= 20 && timer_ticks >= 12 ? 0 : 1;
+	return ticks >= 20 && timer_ticks >= 12 && traps == 10 ? 0 : 1;
 }
