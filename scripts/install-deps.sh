@@ -9,7 +9,7 @@ set -eu
 BUILD_PKGS="gcc make pkg-config libc6-dev libelf-dev libdw-dev libiberty-dev
 libcapstone-dev zlib1g-dev"
 TEST_PKGS="g++ python3 binutils clang llvm libclang-rt-14-dev gfortran time valgrind"
-BENCH_PKGS="linux-perf hyperfine"
+BENCH_PKGS="linux-perf hyperfine heaptrack"
 
 want="$BUILD_PKGS"
 case "${1:-build}" in

@@ -11,7 +11,9 @@
  * boundary), arc tables cut down to the smallest power of two that holds
  * their used slots, and nothing after the last record.  The new file is
  * renamed over the old one: a report reading meanwhile sees one or the other.
- * A file that does not parse is left as it is (the report will say why).
+ * A file over 16 MiB only loses the zeros after its last record: rewriting
+ * it would cost more than it saves.  A file that does not parse is left as
+ * it is (the report will say why).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,18 +28,36 @@
 #include "cli/cli.h"
 #include "format/exp_read.h"
 
+#define OUT_BUFFER (1u << 20)
+
 struct out {
 	int fd;
 	uint64_t pos;               /* bytes written so far */
 	uint32_t bs;
 	bool failed;
+	char *buf;                  /* OUT_BUFFER bytes, flushed when full */
+	size_t used;
 };
+
+static void flush(struct out *o)
+{
+	if (o->used && !o->failed && write(o->fd, o->buf, o->used) != (ssize_t)o->used)
+		o->failed = true;
+	o->used = 0;
+}
 
 static void emit(struct out *o, const void *p, size_t len)
 {
-	if (o->failed || write(o->fd, p, len) != (ssize_t)len)
-		o->failed = true;
 	o->pos += len;
+	while (len) {
+		size_t n = OUT_BUFFER - o->used < len ? OUT_BUFFER - o->used : len;
+		memcpy(o->buf + o->used, p, n);
+		o->used += n;
+		p = (const char *)p + n;
+		len -= n;
+		if (o->used == OUT_BUFFER)
+			flush(o);
+	}
 }
 
 static void pad_to(struct out *o, uint64_t pos)
@@ -89,6 +109,28 @@ static void *shrink_arcs(const struct exp_rec *r, uint32_t *len)
 	return c;
 }
 
+/* A big file is not worth rewriting (what runs leave unused is small next to
+ * it): just cut the zeros after its last record. */
+#define REWRITE_MAX (16u << 20)
+
+static void trim_tail(const char *path)
+{
+	struct exp_file f;
+	struct exp_rec r;
+	struct exp_error err;
+	size_t end = EXP_HEADER_BYTES;
+	int rc;
+
+	if (exp_file_open(&f, path, 0, &err) != 0)
+		return;
+	while ((rc = exp_file_next(&f, &r, &err)) > 0)
+		end = r.offset + r.len;            /* records may end in zero bytes */
+	size_t size = f.size;
+	exp_file_close(&f);
+	if (rc == 0 && end < size && truncate(path, (off_t)end) != 0)
+		return;
+}
+
 static void compact_file(const char *path)
 {
 	struct exp_file f;
@@ -98,10 +140,20 @@ static void compact_file(const char *path)
 
 	if (exp_file_open(&f, path, 0, &err) != 0)
 		return;
+	if (f.size > REWRITE_MAX && f.hdr.kind != EXP_FILE_ARCS) {
+		exp_file_close(&f);
+		trim_tail(path);
+		return;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.compact", path);
 	struct out o = { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 0,
-			 f.hdr.block_bytes, false };
-	if (o.fd < 0) {
+			 f.hdr.block_bytes, false, malloc(OUT_BUFFER), 0 };
+	if (o.fd < 0 || !o.buf) {
+		if (o.fd >= 0) {
+			close(o.fd);
+			unlink(tmp);
+		}
+		free(o.buf);
 		exp_file_close(&f);
 		return;
 	}
@@ -122,6 +174,8 @@ static void compact_file(const char *path)
 		}
 	}
 	exp_file_close(&f);
+	flush(&o);
+	free(o.buf);
 	if (close(o.fd) != 0 || o.failed || rc < 0 || rename(tmp, path) != 0)
 		unlink(tmp);
 }

@@ -53,6 +53,9 @@ struct col_thread {
 	uint64_t suffix_hash[EXP_MAX_FRAMES + 1];   /* scratch for col_stacks.c */
 	struct col_unwind_ctx unwind;
 	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */
+	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
+	uint16_t memo_flags;
+	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
 };
 
 struct col_process {

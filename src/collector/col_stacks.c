@@ -169,11 +169,25 @@ uint16_t col_stack_flags_sigsafe(int truncated, int broken)
 	return flags;
 }
 
+/* Traced events come in runs from the same place (a loop that allocates):
+ * the thread's previous traced stack is compared first, which is cheaper than
+ * hashing every frame. */
 static uint32_t intern_traced(struct col_thread *t, int n, int skip, int truncated, int broken)
 {
 	uint16_t flags = EXP_STACK_LEAF_IS_RETADDR | col_stack_flags_sigsafe(truncated, broken);
+	uint32_t len = (uint32_t)(n - skip);
 
-	return col_stack_intern_sigsafe(t, t->frames + skip, (uint32_t)(n - skip), flags);
+	if (t->memo_id && len == t->memo_n && flags == t->memo_flags &&
+	    !memcmp(t->frames + skip, t->memo_pcs, len * 8u))
+		return t->memo_id;
+	uint32_t id = col_stack_intern_sigsafe(t, t->frames + skip, len, flags);
+	if (id) {
+		memcpy(t->memo_pcs, t->frames + skip, len * 8u);
+		t->memo_n = len;
+		t->memo_flags = flags;
+		t->memo_id = id;
+	}
+	return id;
 }
 
 uint32_t col_stack_here(struct col_thread *t)

@@ -860,8 +860,10 @@ next:
 			*truncated = prev->truncated;
 		}
 		*broken = prev->broken;
-		memmove(&prev->pcs[n], &prev->pcs[j + 1], (size_t)tail * 8);
-		memmove(&prev->cfa[n], &prev->cfa[j + 1], (size_t)tail * 8);
+		if (n != j + 1) {
+			memmove(&prev->pcs[n], &prev->pcs[j + 1], (size_t)tail * 8);
+			memmove(&prev->cfa[n], &prev->cfa[j + 1], (size_t)tail * 8);
+		}
 		memcpy(prev->cfa, prev->cur_cfa, (size_t)n * 8);
 		memcpy(prev->pcs, pcs, (size_t)n * 8);
 		memcpy(&pcs[n], &prev->pcs[n], (size_t)tail * 8);

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+# lib.sh — shared by bench/run.sh and the section scripts (bash, sourced).
+#
+# Variables: ROOT (the checkout), BENCH (bench/), OUT (scratch: build/bench),
+# BIN (the workloads, built by run.sh), TALLY, ROUNDS (interleaved rounds for
+# timings), NCPU, CPU_UNITS / CALLS_UNITS (workload sizes of ~1.5 s bare,
+# calibrated by run.sh).
+# Functions: section TITLE, note TEXT, tb ARGS (bench/tb.py), row METRIC VALUE
+# TARGET PEER (a line of the final summary), perf_why / gprofng_why (empty if
+# the peer works, else why not), bytes_of DIR, tally_samples EXP,
+# perf_samples FILE, fmt X [DIGITS], ratio A B [DIGITS].
+
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+BENCH=$ROOT/bench
+OUT=${BENCH_OUT:-$ROOT/build/bench}
+BIN=$OUT/bin
+TALLY=${TALLY:-$ROOT/build/bin/tally}
+SUMMARY=$OUT/summary.tsv
+ROUNDS=${BENCH_ROUNDS:-11}
+NCPU=$(nproc 2>/dev/null || echo 1)
+export ROOT BENCH OUT BIN TALLY SUMMARY ROUNDS NCPU
+
+tb() { python3 "$BENCH/tb.py" "$@"; }
+section() { printf '\n== %s ==\n' "$*"; }
+note() { printf '  %s\n' "$*"; }
+row() { tb row "$SUMMARY" "$@"; }
+
+# fmt X [DIGITS]: a number rounded for display ("n/a" stays).
+fmt() {
+	case $1 in
+	'' | n/a*) printf '%s' "${1:-n/a}" ;;
+	*) printf "%.${2:-3}f" "$1" ;;
+	esac
+}
+
+# perf_why: prints nothing if `perf record --call-graph dwarf` works here,
+# else the reason (cached in $OUT/perf.why).
+perf_why() {
+	if [ ! -f "$OUT/perf.why" ]; then
+		if ! command -v perf >/dev/null 2>&1; then
+			echo "perf not installed" >"$OUT/perf.why"
+		elif ! perf record -q -F 1000 --call-graph dwarf -o "$OUT/probe.perf.data" -- /bin/true \
+			>/dev/null 2>"$OUT/probe.perf.err"; then
+			echo "perf record failed: $(tail -n 1 "$OUT/probe.perf.err")" >"$OUT/perf.why"
+		else
+			: >"$OUT/perf.why"
+		fi
+		rm -f "$OUT/probe.perf.data"
+	fi
+	cat "$OUT/perf.why"
+}
+
+gprofng_why() {
+	if [ ! -f "$OUT/gprofng.why" ]; then
+		rm -rf "$OUT/probe.er"
+		if ! command -v gprofng >/dev/null 2>&1; then
+			echo "gprofng not installed" >"$OUT/gprofng.why"
+		elif ! gprofng collect app -O "$OUT/probe.er" /bin/true >/dev/null 2>"$OUT/probe.gprofng.err"; then
+			echo "gprofng collect failed: $(tail -n 1 "$OUT/probe.gprofng.err")" >"$OUT/gprofng.why"
+		else
+			: >"$OUT/gprofng.why"
+		fi
+		rm -rf "$OUT/probe.er"
+	fi
+	cat "$OUT/gprofng.why"
+}
+
+# bytes_of PATH: "SUM APPARENT ALLOCATED" — the sum of the sizes of the
+# regular files under PATH, `du -B1 --apparent-size` and `du -B1`.
+bytes_of() {
+	local sum app alloc
+	sum=$(find "$1" -type f -printf '%s\n' | awk '{s += $1} END {printf "%.0f", s}')
+	app=$(du -s -B1 --apparent-size "$1" | cut -f1)
+	alloc=$(du -s -B1 "$1" | cut -f1)
+	echo "$sum $app $alloc"
+}
+
+# tally_samples EXP: overview.samples of `tally report EXP --format json`.
+tally_samples() {
+	"$TALLY" report "$1" --format json 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["overview"]["samples"])' 2>/dev/null
+}
+
+# perf_samples FILE: the SAMPLE events in a perf.data file (perf report --stats).
+perf_samples() {
+	perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}'
+}
+
+# ratio A B [DIGITS]
+ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.${3:-1}f}')" "$1" "$2"; }

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# run.sh — tally's benchmarks (`make bench` runs it after building).
+#
+#   bench/run.sh [SECTION...]      e.g.  bench/run.sh overhead fixed
+#
+# Prints one section per measurement, then a summary table: metric, tally's
+# value, the target, the peers' values, PASS/MISS.  Every figure comes from a
+# measurement made in this run: timings are interleaved (A B C, B C A, ...),
+# repeated ($BENCH_ROUNDS rounds, default 11, after a discarded warm-up) and
+# given as median [min-max]; ratios are the median of per-round ratios.  It
+# runs at nice -20 (BENCH_NICE) to keep other users' jobs out of the way.
+# docs/benchmarks.md says what each number means.  Scratch output goes to
+# build/bench/ (BENCH_OUT); the workloads bench/*.c are built there with -O2 -g.
+#
+# ADDING A SECTION: write bench/sections/NN-name.sh (NN orders the sections;
+# `name` is what `bench/run.sh name` selects).  It is run by bash with
+# bench/lib.sh already sourced, so it can use $TALLY, $BIN/cpu, $BIN/calls,
+# $CPU_UNITS, $CALLS_UNITS, $ROUNDS, `section`, `note`, `tb time ...` (the
+# interleaved timer), `row METRIC VALUE TARGET PEER` (a summary line) and
+# `perf_why` / `gprofng_why` (why a peer cannot run, or nothing).  A new
+# workload is a bench/NAME.c plus a line in build_workloads below.  A section
+# that fails is reported and the others still run; a peer that is missing or
+# fails is shown as "n/a (why)".
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+START=$(date +%s)
+# The machine is shared: run at a high priority (nice -20 by default, as root)
+# so that other users' jobs disturb the timings less.  BENCH_NICE=0: don't.
+NICE=${BENCH_NICE:--20}
+if [ "$NICE" != 0 ] && renice -n "$NICE" -p $$ >/dev/null 2>&1; then
+	prio="nice $NICE"
+else
+	prio="nice $(nice) (could not renice to $NICE)"
+fi
+mkdir -p "$OUT" "$BIN"
+rm -f "$SUMMARY" "$OUT/perf.why" "$OUT/gprofng.why"
+CC=${CC:-cc}
+
+build_workloads() {
+	$CC -O2 -g -fomit-frame-pointer -pthread -o "$BIN/cpu" "$BENCH/cpu.c" &&
+		$CC -O2 -g -fomit-frame-pointer -pthread -o "$BIN/calls" "$BENCH/calls.c" &&
+		$CC -O2 -g -shared -fPIC -o "$BIN/libsigfloor.so" "$BENCH/sigfloor.c" &&
+		$CC -O2 -g -pthread -o "$BIN/pgcalls" "$BENCH/pgcalls.c" &&
+		$CC -O2 -g -pg -pthread -o "$BIN/pgcalls.pg" "$BENCH/pgcalls.c" &&
+		$CC -O2 -g -o "$BIN/mallocs" "$BENCH/mallocs.c" &&
+		$CC -O2 -g -pthread -o "$BIN/locky" "$BENCH/locky.c"
+}
+
+# calibrate NAME: the units that make NAME run ~1.5 s bare on this machine
+# (one timed run of 4 units, then a second at the estimate to correct it).
+calibrate() {
+	local u=4 t i
+	for i in 1 2; do
+		t=$(tb time --rounds 1 --warmup 0 --quiet --json "$OUT/calib.json" --dir "$OUT/calib" \
+			--cmd "$1" "$BIN/$1 $u" >/dev/null && tb get "$OUT/calib.json" "$1.wall_med")
+		[ -n "$t" ] || { echo 15; return; }
+		u=$(python3 -c "import sys; print(round(float(sys.argv[1]) * 1.5 / float(sys.argv[2]), 1))" "$u" "$t")
+	done
+	echo "$u"
+}
+
+echo "tally benchmarks — $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n): $(uname -sr), $NCPU CPUs," \
+	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "tally: $TALLY ($(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?'))"
+echo "peers: $(perf --version 2>/dev/null || echo 'perf: none'); $(gprofng --version 2>/dev/null | head -n 1 || echo 'gprofng: none')"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); running at $prio"
+
+if ! [ -x "$TALLY" ]; then
+	echo "run.sh: $TALLY is missing: run make first" >&2
+	exit 2
+fi
+# Measure a snapshot of the build: others may rebuild build/ during the run.
+SNAP=$OUT/tally
+rm -rf "$SNAP" && mkdir -p "$SNAP/bin" "$SNAP/lib"
+if cp "$TALLY" "$SNAP/bin/tally" && cp -P "$(dirname "$TALLY")/../lib/"*.so "$SNAP/lib/"; then
+	echo "tally snapshot: $SNAP (copied from $TALLY and its lib/);" \
+		"sha256: tally $(sha256sum "$SNAP/bin/tally" | cut -c1-12)," \
+		"collector $(sha256sum "$SNAP/lib/libtally-collector.so" | cut -c1-12)"
+	TALLY=$SNAP/bin/tally
+	TALLY_LIB_DIR=$SNAP/lib
+	export TALLY TALLY_LIB_DIR
+else
+	echo "run.sh: cannot copy tally to $SNAP; measuring $TALLY in place" >&2
+fi
+if ! build_workloads; then
+	echo "run.sh: cannot build the workloads" >&2
+	exit 2
+fi
+CPU_UNITS=${CPU_UNITS:-$(calibrate cpu)}
+CALLS_UNITS=${CALLS_UNITS:-$(calibrate calls)}
+export CPU_UNITS CALLS_UNITS
+echo "workloads ($CC -O2 -g -fomit-frame-pointer): cpu $CPU_UNITS units, calls $CALLS_UNITS units (~1.5 s each, bare)"
+echo "perf: $(w=$(perf_why); echo "${w:-usable}");  gprofng: $(w=$(gprofng_why); echo "${w:-usable}")"
+
+# The sections, in order; arguments select some by name.
+want=" $* "
+for f in "$BENCH"/sections/[0-9]*.sh; do
+	name=$(basename "$f" .sh)
+	name=${name#*-}
+	[ $# -eq 0 ] || [[ $want == *" $name "* ]] || continue
+	t0=$(date +%s)
+	bash -c '. "$1"; . "$2"' run.sh "$BENCH/lib.sh" "$f" ||
+		echo "  section $name failed (status $?); continuing"
+	echo "  ($name: $(($(date +%s) - t0)) s)"
+done
+
+section "Summary"
+tb table "$SUMMARY"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "total time: $(($(date +%s) - START)) s"

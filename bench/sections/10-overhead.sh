@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+# 10-overhead.sh — collector overhead: wall time of `tally record -F 1000`
+# over the bare program, on the CPU-bound and the call-heavy workload, with
+# `perf record -F 1000 --call-graph dwarf` beside it (the recording command
+# only: perf's own end-of-run processing counts, `perf report` does not).
+# Also run, as a diagnostic: the bare program under bench/sigfloor.c, which
+# takes the same perf_event task-clock signal 1000 times per CPU second and
+# does nothing else — the floor of this sampling mechanism on this machine.
+# This section runs more rounds than the others ($BENCH_OVERHEAD_ROUNDS,
+# default 2 x BENCH_ROUNDS - 1): a 2% effect under the run-to-run noise of a
+# shared VM (several % on the bare program alone) needs them.
+section "1. Collector overhead (wall time recorded / bare, -F 1000)"
+rounds=${BENCH_OVERHEAD_ROUNDS:-$((ROUNDS * 2 - 1))}
+
+why=$(perf_why)
+for w in cpu calls; do
+	if [ $w = cpu ]; then units=$CPU_UNITS label="CPU-bound"; else units=$CALLS_UNITS label="call-heavy"; fi
+	d=$OUT/overhead/$w
+	rm -rf "$d" && mkdir -p "$d"
+	echo "-- $label workload: $BIN/$w $units"
+	set -- --cmd bare "$BIN/$w $units" \
+		--cmd tally "$TALLY record -F 1000 -o $d/t.exp -- $BIN/$w $units" --pre tally "rm -rf $d/t.exp"
+	[ -z "$why" ] && set -- "$@" \
+		--cmd perf "perf record -q -F 1000 --call-graph dwarf -o $d/perf.data -- $BIN/$w $units" \
+		--pre perf "rm -f $d/perf.data"
+	[ -f "$BIN/libsigfloor.so" ] && set -- "$@" --cmd sigfloor "env LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units"
+	tb time --rounds "$rounds" --base bare --check 'checksum [0-9a-f]+' --json "$d/times.json" \
+		--dir "$d" "$@"
+	j=$d/times.json
+	t=$(tb get "$j" tally.ratio_med)
+	ts=$(tally_samples "$d/t.exp")
+	if [ -n "$why" ]; then
+		peer="perf: n/a ($why)"
+		note "last run: tally ${ts:-?} samples"
+	else
+		p=$(tb get "$j" perf.ratio_med)
+		if [ -n "$p" ]; then
+			peer="perf dwarf: $(fmt "$p")"
+			note "last runs: tally ${ts:-?} samples, perf $(perf_samples "$d/perf.data") samples"
+		else
+			peer="perf: n/a ($(tb get "$j" perf.failed))"
+			note "last run: tally ${ts:-?} samples"
+		fi
+	fi
+	# Cost per sample: (median wall - median bare wall) / samples of the last run.
+	per() { python3 -c "import sys; a, b, n = map(float, sys.argv[1:]); print(f'{(a - b) / n * 1e6:.1f}')" "$@"; }
+	bw=$(tb get "$j" bare.wall_med)
+	tw=$(tb get "$j" tally.wall_med)
+	[ -n "$tw" ] && [ -n "$ts" ] && [ -n "$bw" ] &&
+		note "tally: $(per "$tw" "$bw" "$ts") us of wall time per sample (medians)"
+	f=$(tb get "$j" sigfloor.ratio_med)
+	if [ -n "$f" ]; then
+		peer="$peer; signal floor: $(fmt "$f")"
+		note "signal floor: $(grep -h 'sigfloor:' "$d/sigfloor.err" | tail -n 1)," \
+			"wall ratio $(fmt "$f") [$(fmt "$(tb get "$j" sigfloor.ratio_min)")-$(fmt "$(tb get "$j" sigfloor.ratio_max)")];" \
+			"tally over the floor: $( [ -n "$t" ] && ratio "$t" "$f" 3);" \
+			"$(per "$(tb get "$j" sigfloor.wall_med)" "$bw" "$(grep -h 'sigfloor:' "$d/sigfloor.err" | tail -n 1 | awk '{print $2}')") us per signal"
+	fi
+	[ -n "$t" ] || t="n/a ($(tb get "$j" tally.failed))"
+	case $t in n/a*) ;; *)
+		t="$(fmt "$t") [$(fmt "$(tb get "$j" tally.ratio_min)")-$(fmt "$(tb get "$j" tally.ratio_max)")]" ;;
+	esac
+	row "overhead, $label (wall ratio, -F 1000)" "$t" "<= 1.02" "$peer"
+done
