@@ -132,7 +132,7 @@ fuzz: deps
 fuzzers: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ))
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(call obj,$(ANALYZER))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_AN) -fsanitize=fuzzer -o $@ $^ $(LIBS_AN)
+	$(CC) $(CFLAGS_AN) -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(LIBS_AN)
 
 clean:
 	rm -rf build build-asan build-fuzz

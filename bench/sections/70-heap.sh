@@ -24,7 +24,7 @@ note "allocations traced from level3: $count of $N; with the clock at 1 kHz: $(n
 # Peers are much slower: a tenth of the work, fewer rounds.
 n=$((N / 10))
 set -- --cmd bare "$BIN/mallocs $n"
-command -v valgrind >/dev/null && set -- "$@" --cmd massif "valgrind -q --tool=massif --massif-out-file=$d/massif.out $BIN/mallocs $n"
+command -v valgrind >/dev/null && set -- "$@" --cmd massif "valgrind -q --tool=massif --massif-out-file=$d/massif.data $BIN/mallocs $n"
 command -v heaptrack >/dev/null && set -- "$@" --cmd heaptrack "heaptrack -o $d/ht $BIN/mallocs $n" --pre heaptrack "rm -f $d/ht*"
 peers=""
 if [ $# -gt 2 ]; then
@@ -39,4 +39,4 @@ if [ -n "$t" ]; then
 else
 	row "heap tracing, per allocation (ns)" "n/a (the traced run failed)" "<= 150" "$peers"
 fi
-rm -rf "$d"/*.exp "$d"/ht* "$d"/massif.out
+rm -rf "$d"/*.exp "$d"/ht* "$d"/massif.data

@@ -118,15 +118,22 @@ static void trim_tail(const char *path)
 	struct exp_file f;
 	struct exp_rec r;
 	struct exp_error err;
-	size_t end = EXP_HEADER_BYTES;
-	int rc;
+	size_t end = 0;
+	int rc = 0;
 
 	if (exp_file_open(&f, path, 0, &err) != 0)
 		return;
-	while ((rc = exp_file_next(&f, &r, &err)) > 0)
-		end = r.offset + r.len;            /* records may end in zero bytes */
+	/* Walk back from the end to the last block that holds a record. */
+	const size_t bs = f.hdr.block_bytes;
+	for (size_t b = (f.size + bs - 1) / bs; b-- > 0 && !end && rc == 0;) {
+		f.pos = b ? b * bs : EXP_HEADER_BYTES;
+		while ((rc = exp_file_next(&f, &r, &err)) > 0)
+			end = r.offset + r.len;    /* records may end in zero bytes */
+	}
 	size_t size = f.size;
 	exp_file_close(&f);
+	if (!end)
+		end = EXP_HEADER_BYTES;
 	if (rc == 0 && end < size && truncate(path, (off_t)end) != 0)
 		return;
 }

@@ -36,6 +36,7 @@ struct exp_stack_ref {
 struct exp_map_ev {
 	bool unmap;
 	uint32_t flags;            /* EXP_MAP_* */
+	uint32_t order;            /* place in the file: ties of time_ns */
 	uint64_t time_ns, start, end, bias;
 	uint8_t build_id[EXP_BUILD_ID_MAX];
 	uint8_t build_id_len;

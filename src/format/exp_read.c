@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -30,6 +31,35 @@ int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
 	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
 	va_end(ap);
 	return -EXP_ECORRUPT;
+}
+
+/* Mark the blocks that staging blocks stand for: a MIRROR record opens a
+ * block, and a record larger than a block covers the ones it spans. */
+static int find_mirrors(struct exp_file *f, struct exp_error *err)
+{
+	const size_t bs = f->hdr.block_bytes;
+	size_t nblocks = (f->size + bs - 1) / bs;
+
+	f->skip = calloc(nblocks, 1);
+	if (!f->skip) {
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", f->path);
+		return -ENOMEM;
+	}
+	for (size_t b = 0; b < nblocks; b++) {
+		size_t pos = b ? b * bs : EXP_HEADER_BYTES;
+		struct exp_mirror m;
+		if (pos + sizeof(m) > f->size)
+			break;
+		memcpy(&m, f->data + pos, sizeof(m));
+		uint32_t len = EXP_REC_LEN(m.word);
+		if (EXP_REC_TYPE(m.word) == EXP_REC_MIRROR && len == sizeof(m)) {
+			if (m.block > b && m.block < nblocks)
+				f->skip[m.block] = 1;
+		} else if (m.word && b && len > bs) {
+			b += (len - 1) / bs;            /* a large record */
+		}
+	}
+	return 0;
 }
 
 int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
@@ -81,6 +111,8 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		 (f->hdr.block_bytes & (f->hdr.block_bytes - 1)))
 		rc = exp_corrupt(err, path, 16, "block size %u is not a power of two in 4 KiB..16 MiB",
 				 f->hdr.block_bytes);
+	if (!rc)
+		rc = find_mirrors(f, err);
 	if (rc) {
 		exp_file_close(f);
 		return rc;
@@ -101,7 +133,7 @@ int exp_file_next(struct exp_file *f, struct exp_rec *rec, struct exp_error *err
 		if (pos % 8)
 			return exp_corrupt(err, f->path, pos, "record not 8-byte aligned");
 		memcpy(&word, f->data + pos, 4);
-		if (word == 0) {            /* rest of this block is unused */
+		if (word == 0 || f->skip[pos / bs]) {   /* unused, or mirrored */
 			f->pos = block_end;
 			continue;
 		}
@@ -115,6 +147,10 @@ int exp_file_next(struct exp_file *f, struct exp_rec *rec, struct exp_error *err
 		if (len > f->size - pos)
 			return exp_corrupt(err, f->path, pos, "record of %u bytes runs past the end of the file (%zu bytes)",
 					   len, f->size);
+		if (type == EXP_REC_MIRROR) {
+			f->pos = pos + len;
+			continue;
+		}
 		rec->type = type;
 		rec->len = len;
 		rec->offset = pos;
@@ -133,6 +169,8 @@ void exp_file_close(struct exp_file *f)
 	if (f->data)
 		munmap((void *)f->data, f->size);
 	f->data = NULL;
+	free(f->skip);
+	f->skip = NULL;
 }
 
 const char *exp_counter_name(enum exp_counter c)

@@ -7,7 +7,10 @@
  * against the file before it is used.  Corruption is reported as one line
  * naming the file, the offset and the cause (struct exp_error), never by
  * crashing or exiting.  A file may be read while it is being written: the
- * reader sees the records complete at the time it was opened.
+ * reader sees the records complete at the time it was opened (except that
+ * a staging block being copied out at that instant may be seen half-emptied:
+ * a report during the run can miss or double a block of events; after the
+ * run, or a SIGKILL, every record is seen exactly once).
  */
 #ifndef TALLY_EXP_READ_H
 #define TALLY_EXP_READ_H
@@ -27,6 +30,8 @@ struct exp_file {
 	size_t size;
 	struct exp_file_header hdr;
 	size_t pos;                /* offset of the next record */
+	uint8_t *skip;             /* per block: 1 if a staging block stands
+	                              for it (EXP_REC_MIRROR) */
 };
 
 /* One record as found in the file. */

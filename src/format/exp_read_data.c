@@ -197,7 +197,10 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 				return exp_corrupt(err, f->path, r->offset, "stack %u has parent %u (not older)",
 						   id, parent);
 		}
-		if (id == 0 || id >= MAX_STACK_ID)
+		/* Ids are handed out one by one, each written as a record of at
+		 * least 16 bytes: a bigger id than the file can hold is corrupt
+		 * (and would size the table by it). */
+		if (id == 0 || id >= MAX_STACK_ID || id > f->size / 16)
 			return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", id);
 		if (id >= p->nstacks) {
 			uint32_t cap = p->nstacks ? p->nstacks : 256;
@@ -244,8 +247,9 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 					   (unsigned long long)m.start, (unsigned long long)m.end);
 		if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
 			return nomem(err, f->path);
-		struct exp_map_ev *e = &p->maps[p->nmaps++];
+		struct exp_map_ev *e = &p->maps[p->nmaps];
 		memset(e, 0, sizeof(*e));
+		e->order = (uint32_t)p->nmaps++;
 		e->flags = m.flags;
 		e->time_ns = m.time_ns;
 		e->start = m.start;
@@ -264,8 +268,9 @@ static int take_record(struct loader *l, const struct exp_file *f, const struct 
 		memcpy(&u, r->p, sizeof(u));
 		if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
 			return nomem(err, f->path);
-		struct exp_map_ev *e = &p->maps[p->nmaps++];
+		struct exp_map_ev *e = &p->maps[p->nmaps];
 		memset(e, 0, sizeof(*e));
+		e->order = (uint32_t)p->nmaps++;
 		e->unmap = true;
 		e->time_ns = u.time_ns;
 		e->start = u.start;
@@ -439,6 +444,15 @@ static uint64_t log_u64(const struct exp_proc *p, const char *key)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
+static int cmp_map_time(const void *a, const void *b)
+{
+	const struct exp_map_ev *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 static int load_proc(struct exp_proc *p, struct exp_error *err)
 {
 	static const struct { const char *name; uint32_t kind; } files[] = {
@@ -456,6 +470,10 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if ((rc = load_file(&l, files[i].name, files[i].kind, err)) < 0)
 			return rc;
+	/* Records of one thread are not in time order in the file (a staging
+	 * block comes before the copies of earlier ones), nor are threads'. */
+	if (p->nmaps)
+		qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map_time);
 	/* Parents have smaller ids: one pass in id order gives every depth. */
 	for (uint32_t i = 0; i < p->nstacks; i++) {
 		struct exp_stack_ref *s = &p->stacks[i];

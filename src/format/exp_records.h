@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * exp_records.h — the on-disk layout of a tally experiment (format version 2;
- * version 1 had no STACK_NODE records).
+ * exp_records.h — the on-disk layout of a tally experiment (format version 3;
+ * version 2 had no MIRROR records, version 1 no STACK_NODE records).
  *
  * Shared by every writer (collector, mcount runtime, `tally record`) and by the
  * reader.  docs/experiment-format.md is the same specification in prose; the
@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 2
+#define EXP_FORMAT_VERSION 3
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -73,6 +73,7 @@ enum exp_rec_type {
 	EXP_REC_ARC_TABLE = 11,
 	EXP_REC_HEAP_FREE = 12,
 	EXP_REC_STACK_NODE = 13,
+	EXP_REC_MIRROR = 14,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -159,6 +160,19 @@ struct exp_stack_node {
 	uint16_t flags;
 	uint16_t reserved;
 	uint64_t pc;
+};
+
+/* EXP_REC_MIRROR, 16 bytes, only as the first record of a block: this block
+ * (a writer's staging block) holds the records of block `block`, which is
+ * to be skipped wherever it is found.  The writer copies the staging block
+ * there when it is full and only then zeroes it, so the records are in the
+ * file at every instant, in one of the two places: the staging block wins.
+ * In the copy, `block` names the block itself and means nothing.
+ *   0 4 word; 4 4 reserved; 8 8 block (index: file offset / block_bytes)    */
+struct exp_mirror {
+	uint32_t word;
+	uint32_t reserved;
+	uint64_t block;
 };
 
 /* EXP_REC_MAP, 64 + path bytes: an executable mapping appeared.

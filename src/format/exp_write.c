@@ -7,10 +7,13 @@
  * atomic add, given real disk space with fallocate (so a full disk is an error
  * here, never a SIGBUS later in the target), mapped MAP_SHARED, and filled
  * record by record; a record's first word is stored last with release order.
+ * A busy cursor writes into a staging window instead and copies it out with
+ * pwrite (exp_write.h says why; exp_records.h, EXP_REC_MIRROR, how).
  * Sigsafe file: raw syscalls only, no stdio, no malloc, no locks.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -95,13 +98,14 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
 	}
 	/* Populated now, in one call: faulting the pages in one by one costs a
 	 * page-cache lookup and readahead each, inside the target. */
-	void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		       w->fd, off);
+	void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
 	if (p == MAP_FAILED) {
 		if (!atomic_exchange(&w->full, 1))
 			w->err = errno;
 		return NULL;
 	}
+	if (madvise(p, (size_t)len, 23 /*MADV_POPULATE_WRITE*/) != 0)
+		madvise(p, (size_t)len, MADV_WILLNEED);
 	return p;
 }
 
@@ -111,6 +115,72 @@ void exp_cursor_release_sigsafe(struct exp_cursor *c)
 		munmap(c->block, c->size);
 	c->block = NULL;
 	c->used = c->size = 0;
+	c->dest = 0;
+}
+
+/* Point every block of the window at the block it stands for, from c->dest. */
+static void tag_window(struct exp_cursor *c, uint32_t bs)
+{
+	for (uint32_t i = 0; i < c->size / bs; i++) {
+		struct exp_mirror *m = (struct exp_mirror *)(c->block + (size_t)i * bs);
+		m->block = c->dest + i;
+		exp_record_publish_sigsafe(m, EXP_REC_MIRROR, sizeof(*m));
+	}
+	c->used = sizeof(struct exp_mirror);
+}
+
+/* The window is full: copy it to the blocks it stands for, then empty it
+ * (its first words first, so it never shows records it no longer holds)
+ * and point it at fresh blocks. */
+static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
+{
+	const uint32_t bs = w->block_bytes;
+	off_t off = (off_t)(c->dest * bs);
+
+	for (uint32_t done = 0; done < c->size;) {
+		ssize_t n = sys_pwrite(w->fd, c->block + done, c->size - done, off + done);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (!atomic_exchange(&w->full, 1))
+				w->err = n < 0 ? errno : EIO;
+			return false;
+		}
+		done += (uint32_t)n;
+	}
+	for (uint32_t i = 0; i < c->size / bs; i++)
+		atomic_store_explicit((_Atomic uint32_t *)(c->block + (size_t)i * bs), 0,
+				      memory_order_release);
+	memset(c->block, 0, c->size);
+	c->dest = atomic_fetch_add(&w->next_block, c->size / bs);
+	tag_window(c, bs);
+	return true;
+}
+
+/* Map the cursor's next run of blocks, or, once it has proved busy, its
+ * staging window. */
+static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
+{
+	const uint32_t bs = w->block_bytes;
+	uint32_t n = c->next_run ? c->next_run : 1;
+	bool stage = n > EXP_DIRECT_MAX_BLOCKS;
+
+	exp_cursor_release_sigsafe(c);
+	if (stage)
+		n = EXP_STAGE_BLOCKS;
+	uint64_t b = atomic_fetch_add(&w->next_block, n);
+	char *p = claim_map(w, b, n);
+	if (!p)
+		return false;
+	c->block = p;
+	c->size = n * bs;
+	c->used = b == 0 ? EXP_HEADER_BYTES : 0;
+	c->next_run = n * 2;
+	if (stage) {
+		c->dest = atomic_fetch_add(&w->next_block, n);
+		tag_window(c, bs);
+	}
+	return true;
 }
 
 void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
@@ -120,21 +190,13 @@ void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c
 
 	if (w->fd < 0 || len > bs - EXP_HEADER_BYTES)
 		return NULL;
-	if (c->block && bs - c->used % bs < len)
-		c->used = (c->used / bs + 1) * bs;          /* next block of the run */
+	if (c->block && bs - c->used % bs < len)         /* next block */
+		c->used = (c->used / bs + 1) * bs + (c->dest ? sizeof(struct exp_mirror) : 0);
 	if (!c->block || c->used + len > c->size) {
 		if (atomic_load_explicit(&w->full, memory_order_relaxed))
 			return NULL;
-		exp_cursor_release_sigsafe(c);
-		uint32_t n = c->next_run ? c->next_run : 1;
-		uint64_t b = atomic_fetch_add(&w->next_block, n);
-		char *p = claim_map(w, b, n);
-		if (!p)
+		if (!(c->block && c->dest ? flush_window(w, c) : next_run(w, c)))
 			return NULL;
-		c->block = p;
-		c->size = n * bs;
-		c->used = b == 0 ? EXP_HEADER_BYTES : 0;
-		c->next_run = n < EXP_RUN_MAX_BLOCKS ? n * 2 : n;
 	}
 	char *rec = c->block + c->used;
 	c->used += len;

@@ -27,19 +27,28 @@ struct exp_file_writer {
 	int err;                       /* errno of the first failure */
 };
 
-/* A thread's place in one file: a run of consecutive blocks mapped at once.
- * Runs double from one block up to EXP_RUN_MAX_BLOCKS, so a busy thread pays
- * the claim (fallocate, mmap, munmap) once per 4 MiB, a quiet one wastes
- * at most a block.  Records never cross a block boundary inside a run: a
- * record that does not fit leaves the rest of its block zero, which tells the
- * reader to go on at the next block. */
+/* A thread's place in one file.  It starts with runs of consecutive blocks
+ * mapped at once, doubling from one block (a quiet thread wastes at most a
+ * block).  A thread that has filled EXP_DIRECT_MAX_BLOCKS blocks that way is
+ * busy: it gets a staging window of EXP_STAGE_BLOCKS blocks, mapped once and
+ * reused.  Each window block starts with an EXP_REC_MIRROR record naming the
+ * block it stands for; when the window is full it is copied there with one
+ * pwrite, then zeroed and pointed at fresh blocks.  Copying into the page
+ * cache costs a third of mapping new pages one by one (page faults, dirty
+ * tracking, unmapping), and every record stays in the file at every instant.
+ * Records never cross a block boundary: a record that does not fit leaves
+ * the rest of its block zero, which tells the reader to go on at the next
+ * block. */
 struct exp_cursor {
-	char *block;                   /* mapped run, or NULL */
-	uint32_t used;                 /* bytes of the run already written */
+	char *block;                   /* mapped run or window, or NULL */
+	uint32_t used;                 /* bytes of it already written */
 	uint32_t size;                 /* bytes mapped */
 	uint32_t next_run;             /* blocks to claim next time (0: one) */
+	uint64_t dest;                 /* window: block its first block stands
+	                                  for; 0: a direct run */
 };
-#define EXP_RUN_MAX_BLOCKS 256
+#define EXP_DIRECT_MAX_BLOCKS 4
+#define EXP_STAGE_BLOCKS 8
 
 /* Create `name` in directory `dirfd` and write its header.  Not sigsafe.
  * Returns 0 or -errno. */

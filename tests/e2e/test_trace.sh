@@ -31,6 +31,32 @@ import json, sys
 o = json.load(sys.stdin)[\"overview\"]
 assert o[\"heap.leak\"] >= 3000 + 555 + 77, o'"
 
+# 3 threads x 200,000 allocations: ~29 MB of records, through the writer's
+# staging windows many times over.
+cc_prog churn -pthread
+"$TALLY" record -F 0 -H -o churn.exp ./churn 200000 3 2>/dev/null
+check heap_exact_through_staging_windows sh -c "
+	\"\$TALLY\" export churn.exp --format collapsed --metric heap.count >cc.txt &&
+	\"\$TALLY\" export churn.exp --format collapsed --metric heap.leak >cl.txt &&
+	test \$($W cc.txt churn_leaf) -eq 600000 && test \$($W cl.txt churn_leaf) -eq 0"
+# worker() calls churn_leaf from two call sites (the loop is versioned on
+# n == 0): the export has one line per distinct stack of names all the same.
+check collapsed_one_line_per_distinct_stack sh -c "
+	test \$(grep -c 'worker;churn_leaf ' cc.txt) -eq 1 && ! sort cc.txt | cut -d' ' -f1 | uniq -d | grep -q ."
+# Killed in the middle of churning: every allocation and release up to the
+# kill is read once, so each thread holds 64 or 65 blocks of 100 bytes.
+"$TALLY" record -F 0 -H -o killed.exp ./churn 0 3 >killed.out 2>/dev/null &
+rec=$!
+for i in $(seq 100); do grep -q running killed.out 2>/dev/null && break; sleep 0.05; done
+sleep 0.2
+pkill -KILL -f "^./churn 0 3$"
+wait $rec
+check heap_sigkill_loses_and_doubles_nothing sh -c "
+	\"\$TALLY\" export killed.exp --format collapsed --metric heap.leak >kl.txt &&
+	\"\$TALLY\" export killed.exp --format collapsed --metric heap.count >kc.txt &&
+	l=\$($W kl.txt churn_leaf) && echo leak \$l count \$($W kc.txt churn_leaf) &&
+	test \$l -ge 19200 && test \$l -le 19500 && test \$($W kc.txt churn_leaf) -gt 100000"
+
 "$TALLY" record -s -o sync.exp ./syncy 2>/dev/null
 "$TALLY" export sync.exp --format collapsed --metric sync.wait >wait.txt
 "$TALLY" export sync.exp --format collapsed --metric sync.other >other.txt
