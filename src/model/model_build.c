@@ -581,8 +581,15 @@ static void heap_replay(struct build *b, struct proc_ctx *c, const struct model_
 		if (add(b, c, o, h->tid, h->time_ns, h->stack_id, MODEL_HEAP_BYTES, h->size, &e) ||
 		    add(b, c, o, h->tid, h->time_ns, h->stack_id, MODEL_HEAP_COUNT, 1, NULL))
 			break;
-		model_map_put(&live_size, h->addr, h->size, NULL);
-		*model_map_put(&live, h->addr, 0, NULL) = (uint64_t)e + 1;
+		bool fresh;
+		uint64_t *size = model_map_put(&live_size, h->addr, h->size, &fresh);
+		uint64_t *entry = model_map_put(&live, h->addr, 0, NULL);
+		if (!size || !entry)
+			continue;          /* an address no allocator returns */
+		if (!fresh)
+			live_bytes -= *size;   /* its release was not seen */
+		*size = h->size;
+		*entry = (uint64_t)e + 1;
 		live_bytes += h->size;
 		if (live_bytes > m->heap_peak.bytes) {
 			m->heap_peak.bytes = live_bytes;
