@@ -4,40 +4,54 @@
  * called after the prologue, so the caller's return address is at 8(%rbp))
  * and __fentry__ (-pg -mfentry: called before it, so it is at 8(%rsp)).
  * They must preserve every register an argument may be in.  The common case
- * (the arc is in its first slot) is counted here with two saved registers
- * and two scratch ones; the rest goes to mc_count_arc, which preserves all
+ * (the arc is in its first slot) is counted here with two scratch registers
+ * and none saved; the rest goes to mc_count_arc, which preserves all
  * registers itself (no_caller_saved_registers).  selfpc is our own return
  * address: inside the callee, just after its call to us.
  */
 	.text
 
-/* The fast path, shared by the entries: with frompc in %rdi and selfpc in
- * %rsi (both saved by the caller of the macro), hash to the arc's first slot
- * (the same hash as mc_slot_index in mc_hot.c) and count it if it is there.
- * Uses only %r10 and %r11, which no argument lives in.  Anything else (no
- * table yet, another arc in the slot, an empty slot, moncontrol(0)) goes to
- * mc_count_arc, which preserves every register. */
-.macro COUNT_ARC
+/* The fast path, shared by the entries: selfpc is our return address at
+ * (%rsp), frompc is at \from.  Hash to the arc's first slot (the same hash
+ * as mc_slot_index in mc_hot.c) and count it if it is there, using only
+ * %r10 and %r11, which no argument lives in: no register is saved.
+ * Anything else (no table yet, another arc in the slot, an empty slot,
+ * moncontrol(0)) goes to mc_count_arc, which preserves every register, with
+ * frompc in %rdi and selfpc in %rsi (saved around it); \from_pushed is
+ * where frompc is once they are pushed. */
+.macro COUNT_ARC from, from_pushed
 	cmpl	$0, mc_off(%rip)
 	jne	9f
-	movq	mc_self@GOTTPOFF(%rip), %r10
-	movq	%rsi, %r11
+	movq	(%rsp), %r11
 	shlq	$7, %r11
-	xorq	%rdi, %r11
+	xorq	\from, %r11
 	imulq	$-1640531535, %r11, %r11	/* 0x9e3779b1, sign-extended */
 	shrq	$40, %r11
+	movq	mc_self@GOTTPOFF(%rip), %r10
 	andq	%fs:8(%r10), %r11		/* mc_self.mask */
 	shlq	$5, %r11			/* sizeof(struct exp_arc) */
 	addq	%fs:(%r10), %r11		/* mc_self.slots */
 	jz	8f				/* no table (mask and slots 0) */
-	cmpq	%rdi, (%r11)
+	movq	\from, %r10
+	cmpq	%r10, (%r11)
 	jne	8f
-	cmpq	%rsi, 8(%r11)
+	movq	(%rsp), %r10
+	cmpq	%r10, 8(%r11)
 	jne	8f
 	incq	16(%r11)
-	jmp	9f
-8:	call	mc_count_arc
-9:
+9:	ret
+8:	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	movq	16(%rsp), %rsi
+	movq	\from_pushed, %rdi
+	call	mc_count_arc
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	ret
 .endm
 
 	.p2align 4
@@ -48,18 +62,7 @@
 mcount:
 _mcount:
 	.cfi_startproc
-	pushq	%rdi
-	.cfi_adjust_cfa_offset 8
-	pushq	%rsi
-	.cfi_adjust_cfa_offset 8
-	movq	16(%rsp), %rsi		/* selfpc: our return address, in the callee */
-	movq	8(%rbp), %rdi		/* frompc: the callee's return address */
-	COUNT_ARC
-	popq	%rsi
-	.cfi_adjust_cfa_offset -8
-	popq	%rdi
-	.cfi_adjust_cfa_offset -8
-	ret
+	COUNT_ARC 8(%rbp), 8(%rbp)	/* frompc: the callee's return address */
 	.cfi_endproc
 	.size	mcount, .-mcount
 	.size	_mcount, .-_mcount
@@ -69,18 +72,7 @@ _mcount:
 	.type	__fentry__, @function
 __fentry__:
 	.cfi_startproc
-	pushq	%rdi
-	.cfi_adjust_cfa_offset 8
-	pushq	%rsi
-	.cfi_adjust_cfa_offset 8
-	movq	16(%rsp), %rsi		/* selfpc */
-	movq	24(%rsp), %rdi		/* frompc */
-	COUNT_ARC
-	popq	%rsi
-	.cfi_adjust_cfa_offset -8
-	popq	%rdi
-	.cfi_adjust_cfa_offset -8
-	ret
+	COUNT_ARC 8(%rsp), 24(%rsp)	/* frompc: above our return address */
 	.cfi_endproc
 	.size	__fentry__, .-__fentry__
 
