@@ -3,9 +3,12 @@
 # over the bare program, on the CPU-bound and the call-heavy workload, with
 # `perf record -F 1000 --call-graph dwarf` beside it (the recording command
 # only: perf's own end-of-run processing counts, `perf report` does not).
-# Also run, as a diagnostic: the bare program under bench/sigfloor.c, which
-# takes the same perf_event task-clock signal 1000 times per CPU second and
-# does nothing else — the floor of this sampling mechanism on this machine.
+# Also run, as diagnostics: the bare program under bench/sigfloor.c, which
+# takes the same perf_event task-clock signal (sigtrap, as tally) 1000 times
+# per CPU second and does nothing else — the floor of this sampling mechanism
+# on this machine — and the same event overflowing with no signal at all
+# ("timer alone": what any 1 kHz CPU-time sampler pays here before it does
+# anything).
 # This section runs more rounds than the others ($BENCH_OVERHEAD_ROUNDS,
 # default 2 x BENCH_ROUNDS - 1): a 2% effect under the run-to-run noise of a
 # shared VM (several % on the bare program alone) needs them.
@@ -23,7 +26,8 @@ for w in cpu calls; do
 	[ -z "$why" ] && set -- "$@" \
 		--cmd perf "perf record -q -F 1000 --call-graph dwarf -o $d/perf.data -- $BIN/$w $units" \
 		--pre perf "rm -f $d/perf.data"
-	[ -f "$BIN/libsigfloor.so" ] && set -- "$@" --cmd sigfloor "env LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units"
+	[ -f "$BIN/libsigfloor.so" ] && set -- "$@" --cmd sigfloor "env LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units" \
+		--cmd timer "env SIGFLOOR_MODE=nosignal LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units"
 	tb time --rounds "$rounds" --base bare --check 'checksum [0-9a-f]+' --json "$d/times.json" \
 		--dir "$d" "$@"
 	j=$d/times.json
@@ -49,8 +53,10 @@ for w in cpu calls; do
 	[ -n "$tw" ] && [ -n "$ts" ] && [ -n "$bw" ] &&
 		note "tally: $(per "$tw" "$bw" "$ts") us of wall time per sample (medians)"
 	f=$(tb get "$j" sigfloor.ratio_med)
+	tm=$(tb get "$j" timer.ratio_med)
 	if [ -n "$f" ]; then
-		peer="$peer; signal floor: $(fmt "$f")"
+		peer="$peer; signal floor: $(fmt "$f"); timer alone: $(fmt "${tm:-0}")"
+		note "timer alone (the event overflowing, no signal): wall ratio $(fmt "${tm:-0}")"
 		note "signal floor: $(grep -h 'sigfloor:' "$d/sigfloor.err" | tail -n 1)," \
 			"wall ratio $(fmt "$f") [$(fmt "$(tb get "$j" sigfloor.ratio_min)")-$(fmt "$(tb get "$j" sigfloor.ratio_max)")];" \
 			"tally over the floor: $( [ -n "$t" ] && ratio "$t" "$f" 3);" \
