@@ -173,10 +173,10 @@ static bool eval_expr(const struct col_unwind_ctx *ctx, const struct col_object 
 
 		if (++steps > 64)
 			return false;
-		if (op >= 0x70 && op <= 0x7f) {          /* DW_OP_breg0..15 */
-			int reg = op - 0x70;
+		if (op >= 0x70 && op <= 0x8f) {          /* DW_OP_breg0..31 */
+			int reg = op - 0x70;           /* 16: rip (a PLT entry's CFA) */
 			int64_t off = rd_sleb(&r);
-			if (!(regs->valid & (1u << reg)) || sp >= 16)
+			if (reg >= UW_NREGS || !(regs->valid & (1u << reg)) || sp >= 16)
 				return false;
 			st[sp++] = regs->r[reg] + (uint64_t)off;
 			continue;

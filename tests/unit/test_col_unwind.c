@@ -2,7 +2,8 @@
  *
  * test_col_unwind.c — the collector's unwinder, live: through libc's qsort
  * (no frame pointers, CFI only), out of a signal handler through the
- * kernel's signal frame, through generated code that has no CFI (the
+ * kernel's signal frame, out of a lazy PLT entry (whose CFA is a DWARF
+ * expression on rip), through generated code that has no CFI (the
  * frame-pointer fallback), and with a depth limit (truncation).
  *
  * The collector must be active to have published its view of the loaded
@@ -93,6 +94,56 @@ static void through_libc_qsort(void)
 		if (col_objects_find_sigsafe(set, pcs[i] - 1) != self_exe)
 			foreign++;
 	CHECKF(foreign >= 2, "%d frames outside the test binary", foreign);
+}
+
+/* ---- out of a PLT entry -------------------------------------------------- */
+
+/* The lazy PLT entry sort_caller calls qsort through: `jmp *GOT(%rip)` at
+ * +0, `push $index` at +6, `jmp .plt` at +11.  0 if not found. */
+static uint64_t qsort_plt_entry(void)
+{
+	const uint8_t *f = (const uint8_t *)(uintptr_t)sort_caller;
+
+	for (int i = 0; i < 1024; i++) {          /* sanitizers make it long */
+		if (f[i] != 0xe8)
+			continue;
+		int32_t rel;
+		memcpy(&rel, f + i + 1, 4);
+		const uint8_t *t = f + i + 5 + rel;
+		if (t[0] == 0xff && t[1] == 0x25 && t[6] == 0x68 && t[11] == 0xe9)
+			return (uint64_t)(uintptr_t)t;
+	}
+	return 0;
+}
+
+/* Interrupted at `at` in the entry, with the stack `stack`: the caller's
+ * return address, or 0 if the entry's frame could not be unwound.  (The
+ * caller's own frame is not: `stack` is not its stack.) */
+static uint64_t unwind_from_plt(uint64_t at, uint64_t *stack)
+{
+	struct col_regs regs;
+
+	col_regs_capture(&regs);
+	regs.r[UW_RIP] = at;
+	regs.r[UW_RSP] = (uint64_t)(uintptr_t)stack;
+	npcs = col_unwind_sigsafe(&ctx, &regs, pcs, 2, &truncated, &broken);
+	return npcs == 2 ? pcs[1] : 0;
+}
+
+static void out_of_a_plt_entry(void)
+{
+	uint64_t entry = qsort_plt_entry();
+	uint64_t ra = (uint64_t)(uintptr_t)sort_caller + 16;
+	uint64_t stack[4] = { ra, 0, 0, 0 };
+
+	CHECKF(entry != 0, "no lazy PLT entry found for qsort");
+	if (!entry)
+		return;
+	CHECK(unwind_from_plt(entry, stack) == ra);            /* CFA = rsp + 8 */
+	CHECK(unwind_from_plt(entry + 6, stack) == ra);
+	stack[0] = 42;                                          /* the pushed index */
+	stack[1] = ra;
+	CHECK(unwind_from_plt(entry + 11, stack) == ra);       /* CFA = rsp + 16 */
 }
 
 /* ---- out of a signal handler ------------------------------------------- */
@@ -212,6 +263,7 @@ int main(int argc, char **argv)
 	set_stack_bounds();
 	RUN(through_libc_qsort);
 	RUN(through_signal_frame);
+	RUN(out_of_a_plt_entry);
 	RUN(through_code_without_cfi);
 	RUN(truncated_at_limit);
 	char cmd[128];
