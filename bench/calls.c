@@ -20,12 +20,7 @@
  * -t: work until the process has used SECONDS of CPU time (as in cpu.c); the
  * checksum then depends on how much work was done, which is printed too.
  */
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "workload.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -179,22 +174,7 @@ NOINLINE static uint64_t run_chain(int reps)
 	return h;
 }
 
-static double units = 10.0;
-static double cpu_limit;         /* -t SECONDS, or 0 */
 static struct node *trees[64];
-
-static double process_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-struct job {
-	uint64_t sum;
-	long steps;
-};
 
 static void *worker(void *arg)
 {
@@ -202,65 +182,34 @@ static void *worker(void *arg)
 	uint64_t sum = 0;
 	long steps = (long)(units * 52), s;
 
-	for (s = 0; cpu_limit > 0 || s < steps; s++) {
-		if (cpu_limit > 0 && process_cpu_s() >= cpu_limit)
-			break;
+	for (s = 0; keep_working(s, steps); s++) {
 		sum ^= interpret(trees, 64, 40);
 		sum += run_chain(4000);
 		sum = sum * 7 + rec_a(20);
 	}
 	j->sum = sum;
-	j->steps = s;
+	j->rounds = s;
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	int nthreads;
+	int nthreads = workload_args(argc, argv, "calls");
 	link_fn init[16] = { link0, link1, link2, link3, link4, link5, link6, link7,
 			     link8, link9, link10, link11, link12, link13, link14, link15 };
 
-	if (argc > 2 && strcmp(argv[1], "-t") == 0) {
-		cpu_limit = atof(argv[2]);
-		argv += 1;
-		argc -= 1;
-	} else if (argc > 1)
-		units = atof(argv[1]);
-	nthreads = argc > 2 ? atoi(argv[2]) : 1;
-	if (units <= 0 || cpu_limit < 0 || nthreads < 1 || nthreads > 256) {
-		fprintf(stderr, "usage: calls [UNITS [THREADS]] | calls -t SECONDS [THREADS]\n");
+	if (!nthreads)
 		return 64;
-	}
 	for (int i = 0; i < 16; i++)
 		chain[i] = init[i];
 	for (int i = 0; i < 64; i++)
 		trees[i] = build(12 + i % 11);
-
-	struct job *jobs = calloc((size_t)nthreads, sizeof(*jobs));
-	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
-	if (!jobs || !t)
-		return 1;
-	for (int i = 1; i < nthreads; i++)
-		if (pthread_create(&t[i], NULL, worker, &jobs[i]) != 0) {
-			perror("pthread_create");
-			return 1;
-		}
-	worker(&jobs[0]);
-	uint64_t sum = 0;
-	long steps = 0;
-	for (int i = 0; i < nthreads; i++) {
-		if (i)
-			pthread_join(t[i], NULL);
-		sum += jobs[i].sum;
-		steps += jobs[i].steps;
-	}
+	struct job all = run_workers(worker, nthreads);
 	if (cpu_limit > 0)
 		printf("calls checksum %016llx cpu-seconds %g threads %d steps %ld nodes %d\n",
-		       (unsigned long long)sum, cpu_limit, nthreads, steps, pool_used);
+		       (unsigned long long)all.sum, cpu_limit, nthreads, all.rounds, pool_used);
 	else
-		printf("calls checksum %016llx units %g threads %d nodes %d\n", (unsigned long long)sum,
-		       units, nthreads, pool_used);
-	free(jobs);
-	free(t);
+		printf("calls checksum %016llx units %g threads %d nodes %d\n",
+		       (unsigned long long)all.sum, units, nthreads, pool_used);
 	return 0;
 }

@@ -15,25 +15,9 @@
  * profiled run then yields a known number of CPU-time samples.  The checksum
  * then depends on how much work was done, which is printed too.
  */
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "workload.h"
 
 #define NOINLINE __attribute__((noinline))
-
-static double units = 10.0;
-static double cpu_limit;         /* -t SECONDS, or 0 */
-
-static double process_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* One slice: rows [row0, row0+rows) of a 320-wide image, 256 iterations. */
 NOINLINE static uint64_t mandel_slice(int row0, int rows)
@@ -72,11 +56,6 @@ NOINLINE static uint64_t hash_block(uint64_t *buf, int n, int rounds, uint64_t h
 	return h;
 }
 
-struct job {
-	uint64_t sum;
-	long slices;
-};
-
 static void *worker(void *arg)
 {
 	struct job *j = arg;
@@ -87,57 +66,27 @@ static void *worker(void *arg)
 		buf[i] = (uint64_t)i * 0x9e3779b97f4a7c15ull;
 	uint64_t it = 0;
 	long s;
-	for (s = 0; cpu_limit > 0 || s < slices; s++) {
-		if (cpu_limit > 0 && process_cpu_s() >= cpu_limit)
-			break;
+	for (s = 0; keep_working(s, slices); s++) {
 		it += mandel_slice((int)(s % 240), 6);
 		h = hash_block(buf, 512, 40, h);
 	}
 	j->sum = it * 0x100000001b3ull ^ h;
-	j->slices = s;
+	j->rounds = s;
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	int nthreads = 1;
+	int nthreads = workload_args(argc, argv, "cpu");
 
-	if (argc > 2 && strcmp(argv[1], "-t") == 0) {
-		cpu_limit = atof(argv[2]);
-		argv += 1;
-		argc -= 1;
-	} else if (argc > 1)
-		units = atof(argv[1]);
-	if (argc > 2)
-		nthreads = atoi(argv[2]);
-	if (nthreads < 1 || nthreads > 256 || units <= 0 || cpu_limit < 0) {
-		fprintf(stderr, "usage: cpu [UNITS [THREADS]] | cpu -t SECONDS [THREADS]\n");
+	if (!nthreads)
 		return 64;
-	}
-	struct job *jobs = calloc((size_t)nthreads, sizeof(*jobs));
-	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
-	if (!jobs || !t)
-		return 1;
-	for (int i = 1; i < nthreads; i++)
-		if (pthread_create(&t[i], NULL, worker, &jobs[i]) != 0) {
-			perror("pthread_create");
-			return 1;
-		}
-	worker(&jobs[0]);
-	uint64_t sum = 0;
-	long slices = 0;
-	for (int i = 0; i < nthreads; i++) {
-		if (i)
-			pthread_join(t[i], NULL);
-		sum += jobs[i].sum;
-		slices += jobs[i].slices;
-	}
+	struct job all = run_workers(worker, nthreads);
 	if (cpu_limit > 0)
-		printf("cpu checksum %016llx cpu-seconds %g threads %d slices %ld\n", (unsigned long long)sum,
-		       cpu_limit, nthreads, slices);
+		printf("cpu checksum %016llx cpu-seconds %g threads %d slices %ld\n",
+		       (unsigned long long)all.sum, cpu_limit, nthreads, all.rounds);
 	else
-		printf("cpu checksum %016llx units %g threads %d\n", (unsigned long long)sum, units, nthreads);
-	free(jobs);
-	free(t);
+		printf("cpu checksum %016llx units %g threads %d\n", (unsigned long long)all.sum, units,
+		       nthreads);
 	return 0;
 }

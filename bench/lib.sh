@@ -33,36 +33,34 @@ fmt() {
 	esac
 }
 
-# perf_why: prints nothing if `perf record --call-graph dwarf` works here,
-# else the reason (cached in $OUT/perf.why).
-perf_why() {
-	if [ ! -f "$OUT/perf.why" ]; then
-		if ! command -v perf >/dev/null 2>&1; then
-			echo "perf not installed" >"$OUT/perf.why"
-		elif ! perf record -q -F 1000 --call-graph dwarf -o "$OUT/probe.perf.data" -- /bin/true \
-			>/dev/null 2>"$OUT/probe.perf.err"; then
-			echo "perf record failed: $(tail -n 1 "$OUT/probe.perf.err")" >"$OUT/perf.why"
+# peer_why NAME PROBE...: prints nothing if the peer NAME is installed and
+# the probe command (recording /bin/true) succeeds here, else the reason;
+# cached in $OUT/NAME.why.
+peer_why() {
+	local name=$1
+	shift
+	if [ ! -f "$OUT/$name.why" ]; then
+		rm -rf "$OUT/probe.$name" "$OUT/probe.$name.er"
+		if ! command -v "$name" >/dev/null 2>&1; then
+			echo "$name not installed" >"$OUT/$name.why"
+		elif ! "$@" >/dev/null 2>"$OUT/probe.$name.err"; then
+			echo "$name failed: $(tail -n 1 "$OUT/probe.$name.err")" >"$OUT/$name.why"
 		else
-			: >"$OUT/perf.why"
+			: >"$OUT/$name.why"
 		fi
-		rm -f "$OUT/probe.perf.data"
+		rm -rf "$OUT/probe.$name" "$OUT/probe.$name.er"
 	fi
-	cat "$OUT/perf.why"
+	cat "$OUT/$name.why"
+}
+
+# perf_why, gprofng_why: why `perf record --call-graph dwarf` or `gprofng
+# collect app` cannot be measured here, or nothing.
+perf_why() {
+	peer_why perf perf record -q -F 1000 --call-graph dwarf -o "$OUT/probe.perf" -- /bin/true
 }
 
 gprofng_why() {
-	if [ ! -f "$OUT/gprofng.why" ]; then
-		rm -rf "$OUT/probe.er"
-		if ! command -v gprofng >/dev/null 2>&1; then
-			echo "gprofng not installed" >"$OUT/gprofng.why"
-		elif ! gprofng collect app -O "$OUT/probe.er" /bin/true >/dev/null 2>"$OUT/probe.gprofng.err"; then
-			echo "gprofng collect failed: $(tail -n 1 "$OUT/probe.gprofng.err")" >"$OUT/gprofng.why"
-		else
-			: >"$OUT/gprofng.why"
-		fi
-		rm -rf "$OUT/probe.er"
-	fi
-	cat "$OUT/gprofng.why"
+	peer_why gprofng gprofng collect app -O "$OUT/probe.gprofng.er" /bin/true
 }
 
 # bytes_of PATH: "SUM APPARENT ALLOCATED" — the sum of the sizes of the

@@ -14,41 +14,8 @@
 
 #include "model/model_gprof.h"
 #include "report/report_gprof.h"
+#include "model_fixture.h"
 #include "testhelp.h"
-
-static struct model m;
-
-static void model_reset(void)
-{
-	model_free(&m);
-	memset(&m, 0, sizeof(m));
-	m.procs = calloc(1, sizeof(*m.procs));
-	m.nprocs = 1;
-}
-
-static uint32_t add_func(const char *name)
-{
-	m.funcs = realloc(m.funcs, (m.nfuncs + 1) * sizeof(*m.funcs));
-	memset(&m.funcs[m.nfuncs], 0, sizeof(m.funcs[0]));
-	m.funcs[m.nfuncs].name = strdup(name);
-	m.funcs[m.nfuncs].object = strdup("prog");
-	m.funcs[m.nfuncs].path = strdup("/bin/prog");
-	return m.nfuncs++;
-}
-
-static void add_entry(const uint32_t *f, uint32_t n, uint64_t w)
-{
-	m.entries = realloc(m.entries, (m.nentries + 1) * sizeof(*m.entries));
-	struct model_entry *e = &m.entries[m.nentries++];
-	memset(e, 0, sizeof(*e));
-	e->n = n;
-	e->funcs = malloc(n * sizeof(*e->funcs));
-	e->addrs = calloc(n, sizeof(*e->addrs));
-	memcpy(e->funcs, f, n * sizeof(*f));
-	e->v[MODEL_CPU] = w;
-	m.total[MODEL_CPU] += w;
-	m.present |= 1u << MODEL_CPU;
-}
 
 static void add_arc(uint32_t caller, uint32_t callee, uint64_t count)
 {

@@ -10,44 +10,17 @@
 
 #include "model/model.h"
 #include "model/model_map.h"
+#include "model_fixture.h"
 #include "testhelp.h"
-
-static struct model m;
-
-static void add_func(const char *name)
-{
-	m.funcs = realloc(m.funcs, (m.nfuncs + 1) * sizeof(*m.funcs));
-	memset(&m.funcs[m.nfuncs], 0, sizeof(m.funcs[0]));
-	m.funcs[m.nfuncs].name = strdup(name);
-	m.funcs[m.nfuncs].object = strdup("prog");
-	m.funcs[m.nfuncs].path = strdup("/bin/prog");
-	m.nfuncs++;
-}
-
-/* Add an entry: frames root first as function ids, weight in cpu. */
-static void add_entry(const uint32_t *f, uint32_t n, uint64_t w)
-{
-	m.entries = realloc(m.entries, (m.nentries + 1) * sizeof(*m.entries));
-	struct model_entry *e = &m.entries[m.nentries++];
-	memset(e, 0, sizeof(*e));
-	e->n = n;
-	e->funcs = malloc(n * sizeof(*e->funcs));
-	e->addrs = calloc(n, sizeof(*e->addrs));
-	memcpy(e->funcs, f, n * sizeof(*f));
-	e->v[MODEL_CPU] = w;
-	m.total[MODEL_CPU] += w;
-}
 
 enum { TOTAL, MAIN, FIB, PING, PONG, LEAF, ALT };
 
 static void setup(void)
 {
-	memset(&m, 0, sizeof(m));
+	model_reset();
 	const char *names[] = { "<Total>", "main", "fib", "ping", "pong", "leaf(int)", "leaf.part.0" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		add_func(names[i]);
-	m.procs = calloc(1, sizeof(*m.procs));
-	m.nprocs = 1;
 	add_entry((uint32_t[]){ MAIN, FIB, FIB, FIB, LEAF }, 5, 100);
 	add_entry((uint32_t[]){ MAIN, FIB }, 2, 50);
 	add_entry((uint32_t[]){ MAIN, PING, PONG, PING, PONG, LEAF }, 6, 30);
