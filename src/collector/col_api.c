@@ -38,7 +38,7 @@ COL_API void *tally__arc_table(uint32_t nslots, uint32_t flags, uint64_t *mapped
 	uint64_t len = sizeof(struct exp_arc_table) + (uint64_t)nslots * sizeof(struct exp_arc);
 	size_t got;
 
-	if (!col_proc.active || len > (1u << 30))
+	if (!col_proc.active || len > EXP_REC_LEN_MAX)
 		return NULL;
 	while (atomic_flag_test_and_set_explicit(&arcs_lock, memory_order_acquire))
 		;

@@ -79,6 +79,7 @@ enum exp_rec_type {
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
 #define EXP_REC_TYPE(word) ((word) >> 24)
 #define EXP_REC_LEN(word) ((word) & 0xffffffu)
+#define EXP_REC_LEN_MAX 0xfffff8u   /* the longest record: 24 bits, a multiple of 8 */
 
 /* File header, 64 bytes at offset 0 of every record file.
  *  off size field

@@ -190,6 +190,8 @@ void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c
 
 	if (w->fd < 0 || len > bs - EXP_HEADER_BYTES)
 		return NULL;
+	if (c->dest && c->used % bs == 0)                /* a window block: */
+		c->used += sizeof(struct exp_mirror);   /* past its MIRROR */
 	if (c->block && bs - c->used % bs < len)         /* next block */
 		c->used = (c->used / bs + 1) * bs + (c->dest ? sizeof(struct exp_mirror) : 0);
 	if (!c->block || c->used + len > c->size) {
@@ -223,7 +225,7 @@ int exp_record_append_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
 
 void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t *mapped)
 {
-	if (w->fd < 0 || atomic_load(&w->full))
+	if (w->fd < 0 || atomic_load(&w->full) || len > EXP_REC_LEN_MAX)
 		return NULL;
 	uint64_t n = (len + w->block_bytes - 1) / w->block_bytes;
 	uint64_t b = atomic_fetch_add(&w->next_block, n);

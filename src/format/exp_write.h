@@ -70,8 +70,8 @@ void exp_record_publish_sigsafe(void *rec, uint32_t type, uint32_t len);
 int exp_record_append_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
 			      uint32_t type, const void *rec, uint32_t len);
 
-/* Claim whole blocks for one large record of `len` bytes (arc tables) and map
- * them.  The caller fills the record in place and publishes its word when it
+/* Claim whole blocks for one large record of `len` bytes (arc tables; at most
+ * EXP_REC_LEN_MAX) and map them.  The caller fills the record in place and publishes its word when it
  * wishes; the mapping stays until exp_large_release.  Returns NULL on failure.*/
 void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len,
 				size_t *mapped);

@@ -23,6 +23,11 @@
 #include "mcount/mc_internal.h"
 
 #define FIRST_SLOTS 4096u
+/* The largest table that is one record: a power of two of 32-byte slots
+ * under EXP_REC_LEN_MAX (2^18).  A full one is followed by another. */
+#define MAX_SLOTS (1u << 18)
+_Static_assert(sizeof(struct exp_arc_table) + (uint64_t)MAX_SLOTS * sizeof(struct exp_arc) <= EXP_REC_LEN_MAX,
+	       "an arc table must fit one record");
 
 __thread struct mc_thread mc_self __attribute__((tls_model("initial-exec")));
 int mc_off;
@@ -98,8 +103,8 @@ struct exp_arc *mc_insert_slow(uint64_t frompc, uint64_t selfpc)
 		t->disabled = true;
 	} else {
 		uint32_t n = slots ? (uint32_t)(mask + 1) * 4 : FIRST_SLOTS;
-		if (n > (1u << 24))
-			n = 1u << 24;
+		if (n > MAX_SLOTS)
+			n = MAX_SLOTS;
 		if (new_table(t, n))
 			a = mc_probe_insert(frompc, selfpc);
 		else

@@ -151,10 +151,23 @@ static void roundtrip_four_threads(void)
 	unlink(path);
 }
 
+/* Append sample `i` of thread 3 as a record of `len` bytes (>= 32: the
+ * rest zero), so that records of any size can fill the blocks. */
+static int append_padded(struct exp_file_writer *w, struct exp_cursor *c, uint32_t len, uint64_t i)
+{
+	uint8_t rec[64] = { 0 };
+	struct exp_sample s;
+
+	sample_rec(&s, 3, i);
+	memcpy(rec, &s, sizeof(s));
+	return exp_record_append_sigsafe(w, c, EXP_REC_SAMPLE, rec, len);
+}
+
 /* A process killed while copying a full staging window out: the copy is
  * half done (or done, but the window not yet emptied).  Every record is
- * still read exactly once, from the window. */
-static void killed_mid_copy(void)
+ * still read exactly once, from the window.  Records of `len` bytes: 48
+ * fill a window block exactly (16 + 341 x 48), 32 do not. */
+static void killed_mid_copy_of(uint32_t len)
 {
 	struct exp_file_writer w;
 	struct exp_cursor c = { 0 };
@@ -164,13 +177,15 @@ static void killed_mid_copy(void)
 	CHECK(exp_writer_open(&w, fd, "kill.dat", EXP_FILE_SAMPLES, 1) == 0);
 	/* Write until the cursor is in a window, and the window is full. */
 	for (;; n++) {
-		struct exp_sample s;
-		sample_rec(&s, 3, n);
-		if (c.dest && c.used + sizeof(s) > c.size)
+		if (c.dest && c.used + len > c.size)
 			break;
-		CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_SAMPLE, &s, sizeof(s)) == 0);
+		CHECK(append_padded(&w, &c, len, n) == 0);
 	}
 	CHECK(c.dest != 0);
+	/* Every block of the window still starts with its MIRROR record. */
+	for (uint32_t b = 0; b < c.size / w.block_bytes; b++)
+		CHECKF(EXP_REC_TYPE(*(uint32_t *)(c.block + (size_t)b * w.block_bytes)) == EXP_REC_MIRROR,
+		       "window block %u", b);
 	char path[128];
 	snprintf(path, sizeof(path), "%s/kill.dat", dir);
 	/* Half the copy made, as a SIGKILL during pwrite would leave it; then
@@ -186,11 +201,8 @@ static void killed_mid_copy(void)
 	       (unsigned long long)n);
 	/* And the writer going on from there: the copy is redone, the window
 	 * emptied and refilled. */
-	for (uint64_t i = n; i < n + 100; i++) {
-		struct exp_sample s;
-		sample_rec(&s, 3, i);
-		CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_SAMPLE, &s, sizeof(s)) == 0);
-	}
+	for (uint64_t i = n; i < n + 100; i++)
+		CHECK(append_padded(&w, &c, len, i) == 0);
 	got = read_back(path, 3, n + 100);
 	CHECKF(got == n + 100, "after: %llu of %llu records, each once", (unsigned long long)got,
 	       (unsigned long long)(n + 100));
@@ -198,6 +210,16 @@ static void killed_mid_copy(void)
 	exp_writer_close(&w);
 	close(fd);
 	unlink(path);
+}
+
+static void killed_mid_copy(void)
+{
+	killed_mid_copy_of(32);
+}
+
+static void killed_mid_copy_blocks_filled_exactly(void)
+{
+	killed_mid_copy_of(48);
 }
 
 static void large_record_and_unpublished(void)
@@ -356,6 +378,7 @@ int main(void)
 	RUN(roundtrip_one_thread);
 	RUN(roundtrip_four_threads);
 	RUN(killed_mid_copy);
+	RUN(killed_mid_copy_blocks_filled_exactly);
 	RUN(large_record_and_unpublished);
 	RUN(corrupt_files_name_file_and_offset);
 	RUN(missing_stacks_are_counted);
