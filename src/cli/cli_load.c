@@ -62,9 +62,9 @@ static int resolve_time(struct cli_input *in, const char *cmd)
 	return 0;
 }
 
-int cli_input_option(struct cli_input *in, const char *cmd, const char *opt, const char *arg)
+int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *arg)
 {
-	if (!strcmp(opt, "--thread")) {
+	if (id == CLI_OPT_THREAD) {
 		for (const char *p = arg; *p;) {
 			char *e;
 			unsigned long tid = strtoul(p, &e, 10);
@@ -77,11 +77,11 @@ int cli_input_option(struct cli_input *in, const char *cmd, const char *opt, con
 		}
 		return 1;
 	}
-	if (!strcmp(opt, "--process")) {
+	if (id == CLI_OPT_PROCESS) {
 		in->process = arg;
 		return 1;
 	}
-	if (!strcmp(opt, "--time")) {
+	if (id == CLI_OPT_TIME) {
 		in->time_arg = arg;
 		return 1;
 	}

@@ -6,6 +6,7 @@
 #ifndef TALLY_CLI_LOAD_H
 #define TALLY_CLI_LOAD_H
 
+#include "cli/cli_args.h"
 #include "format/exp_data.h"
 #include "model/model.h"
 
@@ -24,9 +25,20 @@ struct cli_input {
 	struct model model;
 };
 
-/* Parse a filter option shared by the analysis commands; returns 1 if `opt`
- * (with `arg`) was one, 0 if not, -1 on a bad value (message printed). */
-int cli_input_option(struct cli_input *in, const char *cmd, const char *opt, const char *arg);
+/* The filter options every analysis command takes: put CLI_INPUT_OPTS in its
+ * option table and pass their ids to cli_input_option. */
+enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS };
+#define CLI_INPUT_OPTS                                                                     \
+	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
+	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
+	  "only events between FROM and TO seconds after the start\n"                       \
+	  "(or between two markers, by name)" },                                           \
+	{ "process", 0, CLI_ARG_REQUIRED, CLI_OPT_PROCESS, "P",                             \
+	  "only process P (pid, lineage such as _f1_x1, or name)" }
+
+/* Take filter option `id` (CLI_OPT_THREAD...) with its value; returns 1 if
+ * it was one, 0 if not, -1 on a bad value (message printed). */
+int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *arg);
 
 /* Load every experiment and build the model.  Returns 0 or CLI_FATAL
  * (message printed). */

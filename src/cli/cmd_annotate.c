@@ -14,13 +14,25 @@
 
 #define CMD "annotate"
 
+enum { OPT_HELP = 1, OPT_DISASM, OPT_SOURCE, OPT_METRIC, OPT_FORMAT };
+
+static const struct cli_opt options[] = {
+	{ "disasm", 0, CLI_ARG_NONE, OPT_DISASM, NULL, "the instructions, with their metrics" },
+	{ "source", 0, CLI_ARG_NONE, OPT_SOURCE, NULL, "the source lines (the default)" },
+	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]", "metrics shown (default cpu)" },
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
+	CLI_INPUT_OPTS,
+	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tally annotate EXP... FUNCTION [--disasm] [--metric M[,M]] [--format F]\n"
 		"  annotated source (default), or --disasm the instructions, of FUNCTION:\n"
 		"  exclusive metrics on the instruction or line that was executing,\n"
-		"  inclusive ones on the calls.  --thread, --time, --process as for report.\n");
+		"  inclusive ones on the calls.\n");
+	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
 static bool is_dir(const char *p)
@@ -29,61 +41,58 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Take one option or operand; returns 0, 1 after --help, or CLI_USAGE. */
+static int take_arg(struct cli_input *in, struct report_opts *o, const char **func,
+		    const char **metrics, bool *disasm, int id, const char *val)
+{
+	switch (id) {
+	case CLI_ARGS_OPERAND:
+		if (is_dir(val)) {
+			in->paths[in->npaths++] = val;
+		} else if (!*func) {
+			*func = val;
+		} else {
+			cli_error(CMD, "%s: not an experiment directory, and a function was already named", val);
+			return CLI_USAGE;
+		}
+		return 0;
+	case OPT_HELP: usage(stdout); return 1;
+	case OPT_DISASM: *disasm = true; return 0;
+	case OPT_SOURCE: *disasm = false; return 0;
+	case OPT_METRIC: *metrics = val; return 0;
+	case OPT_FORMAT:
+		o->fmt = !strcmp(val, "csv") ? REPORT_CSV : !strcmp(val, "json") ? REPORT_JSON : REPORT_TEXT;
+		if (o->fmt == REPORT_TEXT && strcmp(val, "text")) {
+			cli_error(CMD, "--format %s: expected text, csv or json", val);
+			return CLI_USAGE;
+		}
+		return 0;
+	default:
+		return id != CLI_ARGS_ERROR && cli_input_option(in, CMD, id, val) > 0 ? 0 : CLI_USAGE;
+	}
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	struct cli_input in = { 0 };
 	struct report_opts o = { .fmt = REPORT_TEXT };
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
-	const char *func = NULL, *metrics = "cpu";
+	const char *func = NULL, *metrics = "cpu", *val;
 	bool disasm = false;
-	int rc;
+	struct cli_args a;
+	int rc, id;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a[0] != '-') {
-			if (is_dir(a))
-				paths[in.npaths++] = a;
-			else if (!func)
-				func = a;
-			else {
-				cli_error(CMD, "%s: not an experiment directory, and a function was already named", a);
-				free(paths);
-				return CLI_USAGE;
-			}
-			continue;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
+	if (!paths) {
+		cli_error(CMD, "out of memory");
+		return CLI_FATAL;
+	}
+	in.paths = paths;
+	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
+	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
+		rc = take_arg(&in, &o, &func, &metrics, &disasm, id, val);
+		if (rc) {
 			free(paths);
-			return cli_finish_stdout(CMD, CLI_OK);
-		}
-		if (!strcmp(a, "--disasm")) {
-			disasm = true;
-			continue;
-		}
-		if (!strcmp(a, "--source")) {
-			disasm = false;
-			continue;
-		}
-		const char *v = i + 1 < argc ? argv[++i] : NULL;
-		if (!v) {
-			cli_error(CMD, "%s needs a value", a);
-			free(paths);
-			return CLI_USAGE;
-		}
-		if (!strcmp(a, "--metric")) {
-			metrics = v;
-		} else if (!strcmp(a, "--format")) {
-			o.fmt = !strcmp(v, "csv") ? REPORT_CSV : !strcmp(v, "json") ? REPORT_JSON : REPORT_TEXT;
-			if (o.fmt == REPORT_TEXT && strcmp(v, "text")) {
-				cli_error(CMD, "--format %s: expected text, csv or json", v);
-				free(paths);
-				return CLI_USAGE;
-			}
-		} else if (cli_input_option(&in, CMD, a, v) <= 0) {
-			cli_error(CMD, "unknown option %s", a);
-			free(paths);
-			return CLI_USAGE;
+			return rc == 1 ? cli_finish_stdout(CMD, CLI_OK) : rc;
 		}
 	}
 	if (!func) {
@@ -102,7 +111,6 @@ int cmd_annotate(int argc, char **argv)
 		}
 		o.metrics[o.nmetrics++] = (enum model_metric)mm;
 	}
-	in.paths = paths;
 	rc = cli_input_load(&in, CMD);
 	if (!rc) {
 		char err[512];

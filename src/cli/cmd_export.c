@@ -15,55 +15,57 @@
 
 #define CMD "export"
 
+enum { OPT_HELP = 1, OPT_FORMAT, OPT_METRIC, OPT_OUTPUT };
+
+static const struct cli_opt options[] = {
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F",
+	  "collapsed: `root;...;leaf WEIGHT` per stack (flamegraph.pl),\n"
+	  "  weights in the metric's unit: ns of CPU, bytes, counts\n"
+	  "arcs: `caller<TAB>callee<TAB>COUNT` per call arc of a -pg or\n"
+	  "  -finstrument-functions program (exact counts)\n"
+	  "callgrind: callgrind_annotate / KCachegrind input: every metric,\n"
+	  "  exact call counts, inclusive cost per call measured from the stacks\n"
+	  "pprof: Google pprof's profile.proto, gzipped, every metric (needs -o)" },
+	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M", "collapsed: the metric weighed (default cpu)" },
+	{ "output", 'o', CLI_ARG_REQUIRED, OPT_OUTPUT, "FILE", "write there instead of stdout" },
+	CLI_INPUT_OPTS,
+	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: tally export EXP... --format collapsed|arcs|callgrind|pprof [--metric M] [-o FILE]\n"
-		"  collapsed   `root;...;leaf WEIGHT` per stack (flamegraph.pl), weights in the\n"
-		"              metric's unit: ns of CPU, bytes, counts\n"
-		"  arcs        `caller<TAB>callee<TAB>COUNT` per call arc of a -pg or\n"
-		"              -finstrument-functions program (exact counts)\n"
-		"  callgrind   callgrind_annotate / KCachegrind input: every metric, exact call\n"
-		"              counts, inclusive cost per call measured from the stacks\n"
-		"  pprof       Google pprof's profile.proto, gzipped, every metric (needs -o FILE)\n"
-		"  --thread TID[,TID], --time FROM-TO, --process P   as for tally report\n");
+	fprintf(f, "usage: tally export EXP... --format collapsed|arcs|callgrind|pprof [--metric M] [-o FILE]\n");
+	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
 int cmd_export(int argc, char **argv)
 {
 	struct cli_input in = { 0 };
-	const char *format = NULL, *metric = "cpu", *out_path = NULL;
+	const char *format = NULL, *metric = "cpu", *out_path = NULL, *val;
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
-	int rc;
+	struct cli_args a;
+	int rc, id;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a[0] != '-' || !a[1]) {
-			paths[in.npaths++] = a;
-			continue;
-		}
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	if (!paths) {
+		cli_error(CMD, "out of memory");
+		return CLI_FATAL;
+	}
+	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
+	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
+		switch (id) {
+		case CLI_ARGS_OPERAND: paths[in.npaths++] = val; break;
+		case OPT_HELP:
 			usage(stdout);
 			free(paths);
 			return cli_finish_stdout(CMD, CLI_OK);
-		}
-		if (!v) {
-			cli_error(CMD, "%s needs a value", a);
-			free(paths);
-			return CLI_USAGE;
-		}
-		i++;
-		if (!strcmp(a, "--format"))
-			format = v;
-		else if (!strcmp(a, "--metric"))
-			metric = v;
-		else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-			out_path = v;
-		else if (cli_input_option(&in, CMD, a, v) == 0) {
-			cli_error(CMD, "unknown option %s", a);
-			free(paths);
-			return CLI_USAGE;
+		case OPT_FORMAT: format = val; break;
+		case OPT_METRIC: metric = val; break;
+		case OPT_OUTPUT: out_path = val; break;
+		default:
+			if (id == CLI_ARGS_ERROR || cli_input_option(&in, CMD, id, val) <= 0) {
+				free(paths);
+				return CLI_USAGE;
+			}
 		}
 	}
 	if (!format || (strcmp(format, "collapsed") && strcmp(format, "arcs") &&

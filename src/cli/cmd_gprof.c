@@ -10,19 +10,28 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_args.h"
 #include "format/gmon_read.h"
 #include "report/report_gprof.h"
 #include "symbols/sym.h"
 
 #define CMD "gprof"
 
+enum { OPT_HELP = 1, OPT_FORMAT };
+
+static const struct cli_opt options[] = {
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default: GNU gprof -b's layout), csv or json" },
+	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tally gprof PROGRAM [GMON...] [--format text|csv|json]\n"
-		"  GMON        gmon.out files written by PROGRAM built with -pg (default gmon.out);\n"
-		"              several are summed, as gprof -s does\n"
-		"  --format F  text (default: GNU gprof -b's layout), csv or json\n"
+		"  GMON                gmon.out files written by PROGRAM built with -pg (default\n"
+		"                      gmon.out); several are summed, as gprof -s does\n");
+	cli_args_help(f, options, CLI_NOPTS(options));
+	fprintf(f,
 		"Time per arc is propagated from call counts (gprof's average-call-time\n"
 		"assumption); `tally record` + `tally report --gprof` measures it from stacks.\n");
 }
@@ -42,37 +51,39 @@ int cmd_gprof(int argc, char **argv)
 	struct model_gprof g = { 0 };
 	struct model_gprof_gmon_stats st;
 	char err[512];
-	int rc = CLI_FATAL;
+	struct cli_args a;
+	const char *val;
+	int rc = CLI_FATAL, id;
 
-	if (!files)
+	if (!files) {
+		cli_error(CMD, "out of memory");
 		return CLI_FATAL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	}
+	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
+	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
+		if (id == CLI_ARGS_ERROR) {
+			free(files);
+			return CLI_USAGE;
+		} else if (id == OPT_HELP) {
 			usage(stdout);
 			free(files);
 			return cli_finish_stdout(CMD, CLI_OK);
-		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
-			if (!strcmp(v, "text"))
+		} else if (id == OPT_FORMAT) {
+			if (!strcmp(val, "text"))
 				fmt = REPORT_TEXT;
-			else if (!strcmp(v, "csv"))
+			else if (!strcmp(val, "csv"))
 				fmt = REPORT_CSV;
-			else if (!strcmp(v, "json"))
+			else if (!strcmp(val, "json"))
 				fmt = REPORT_JSON;
 			else {
-				cli_error(CMD, "--format %s: expected text, csv or json", v);
+				cli_error(CMD, "--format %s: expected text, csv or json", val);
 				free(files);
 				return CLI_USAGE;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			cli_error(CMD, "unknown option %s", a);
-			free(files);
-			return CLI_USAGE;
 		} else if (!program) {
-			program = a;
+			program = val;
 		} else {
-			files[nfiles++] = a;
+			files[nfiles++] = val;
 		}
 	}
 	if (!program) {

@@ -17,26 +17,57 @@
 enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF,
 	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES };
 
+enum {
+	OPT_HELP = 1, OPT_FUNCTIONS, OPT_CALLERS, OPT_TREE, OPT_THREADS, OPT_OBJECTS, OPT_GPROF,
+	OPT_LEAKS, OPT_BY_FILE, OPT_FILES, OPT_PROCESSES, OPT_METRIC, OPT_FORMAT, OPT_LIMIT,
+	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR,
+};
+
+static const struct cli_opt options[] = {
+	{ "functions", 0, CLI_ARG_NONE, OPT_FUNCTIONS, NULL, "the function table (the default view)" },
+	{ "callers", 0, CLI_ARG_REQUIRED, OPT_CALLERS, "FUNC", "callers and callees of FUNC" },
+	{ "tree", 0, CLI_ARG_NONE, OPT_TREE, NULL, "the call tree" },
+	{ "threads", 0, CLI_ARG_NONE, OPT_THREADS, NULL, "metrics by thread" },
+	{ "objects", 0, CLI_ARG_NONE, OPT_OBJECTS, NULL, "metrics by load object" },
+	{ "gprof", 0, CLI_ARG_OPTIONAL, OPT_GPROF, "propagate",
+	  "gprof's listing, time per arc measured from the stacks;\n"
+	  "=propagate: propagated from call counts, as gprof does" },
+	{ "leaks", 0, CLI_ARG_NONE, OPT_LEAKS, NULL,
+	  "the stacks that allocated what was never freed, and the peak" },
+	{ "by-file", 0, CLI_ARG_NONE, OPT_BY_FILE, NULL, "I/O by file: bytes, calls, time, opens, seeks, syncs" },
+	{ "files", 0, CLI_ARG_NONE, OPT_FILES, NULL, NULL },
+	{ "processes", 0, CLI_ARG_NONE, OPT_PROCESSES, NULL,
+	  "the process tree: descendants followed into sub-experiments" },
+	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
+	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
+	  "sync.count, sync.other, io.bytes, io.time, io.count" },
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
+	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N",
+	  "functions shown (default 40 in text, all otherwise; 0: all)" },
+	{ "sort", 0, CLI_ARG_REQUIRED, OPT_SORT, "excl|incl", "order of the function table (default excl)" },
+	{ "threshold", 0, CLI_ARG_REQUIRED, OPT_THRESHOLD, "PCT",
+	  "call tree: hide subtrees below PCT% of the total (default 1)" },
+	CLI_INPUT_OPTS,
+	{ "show-collector", 0, CLI_ARG_NONE, OPT_SHOW_COLLECTOR, NULL, "keep tally's own frames in the stacks" },
+	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
+};
+
+/* What the command line asks for. */
+struct report_cmd {
+	struct cli_input in;
+	struct report_opts o;
+	enum view view;
+	enum model_gprof_method gprof_method;
+	const char *focus;         /* --callers FUNC */
+	const char *metric_arg;
+	long limit;                /* -1: the format's default */
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: tally report EXP... [--functions | --callers FUNC | --tree | --threads |\n"
-		"                            --objects | --gprof[=propagate]] [OPTIONS]\n"
-		"  --gprof             gprof's listing, time per arc measured from the stacks;\n"
-		"                      =propagate: propagated from call counts, as gprof does\n"
-		"  --metric M[,M...]   cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
-		"                      sync.count, io.bytes, io.time, io.count\n"
-		"  --format F          text (default), csv or json\n"
-		"  --limit N           functions shown (default 40 in text, all otherwise; 0: all)\n"
-		"  --sort excl|incl    order of the function table (default excl)\n"
-		"  --threshold PCT     call tree: hide subtrees below PCT%% of the total (default 1)\n"
-		"  --leaks             the stacks that allocated what was never freed, and the peak\n"
-		"  --by-file           I/O by file: bytes, calls, time, opens, seeks, syncs\n"
-		"  --processes         the process tree: descendants followed into sub-experiments\n"
-		"  --process P         only process P (pid, lineage such as _f1_x1, or name)\n"
-		"  --thread TID[,TID]  only these threads\n"
-		"  --time FROM-TO      only events between FROM and TO seconds after the start\n"
-		"  --show-collector    keep tally's own frames in the stacks\n");
+	fprintf(f, "usage: tally report EXP... [VIEW] [OPTIONS]\n"
+		   "  the overview and one view (functions by default) of the experiments, merged\n");
+	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
 /* Parse --metric M,M into o; -1 on an unknown name. */
@@ -71,141 +102,145 @@ static void default_metrics(const struct model *m, struct report_opts *o)
 			o->metrics[o->nmetrics++] = (enum model_metric)k;
 }
 
+/* Take one option; returns 0, or CLI_USAGE (message printed). */
+static int take_option(struct report_cmd *r, int id, const char *val)
+{
+	char *end;
+
+	switch (id) {
+	case OPT_FUNCTIONS: r->view = VIEW_FUNCTIONS; break;
+	case OPT_CALLERS: r->view = VIEW_CALLERS; r->focus = val; break;
+	case OPT_TREE: r->view = VIEW_TREE; break;
+	case OPT_THREADS: r->view = VIEW_THREADS; break;
+	case OPT_OBJECTS: r->view = VIEW_OBJECTS; break;
+	case OPT_GPROF:
+		r->view = VIEW_GPROF;
+		if (val && strcmp(val, "propagate") && strcmp(val, "stacks")) {
+			cli_error(CMD, "--gprof=%s: expected --gprof or --gprof=propagate", val);
+			return CLI_USAGE;
+		}
+		if (val && !strcmp(val, "propagate"))
+			r->gprof_method = MODEL_GPROF_PROPAGATE;
+		break;
+	case OPT_LEAKS: r->view = VIEW_LEAKS; break;
+	case OPT_BY_FILE:
+	case OPT_FILES: r->view = VIEW_FILES; break;
+	case OPT_PROCESSES: r->view = VIEW_PROCESSES; break;
+	case OPT_METRIC: r->metric_arg = val; break;
+	case OPT_FORMAT:
+		if (!strcmp(val, "text"))
+			r->o.fmt = REPORT_TEXT;
+		else if (!strcmp(val, "csv"))
+			r->o.fmt = REPORT_CSV;
+		else if (!strcmp(val, "json"))
+			r->o.fmt = REPORT_JSON;
+		else {
+			cli_error(CMD, "--format %s: expected text, csv or json", val);
+			return CLI_USAGE;
+		}
+		break;
+	case OPT_LIMIT:
+		if ((r->limit = strtol(val, &end, 10), *end) || end == val || r->limit < 0) {
+			cli_error(CMD, "--limit: expected a number of functions");
+			return CLI_USAGE;
+		}
+		break;
+	case OPT_THRESHOLD:
+		if ((r->o.threshold_pct = strtod(val, &end), *end) || end == val ||
+		    r->o.threshold_pct < 0) {
+			cli_error(CMD, "--threshold: expected a percentage");
+			return CLI_USAGE;
+		}
+		break;
+	case OPT_SORT:
+		if (strcmp(val, "incl") && strcmp(val, "excl")) {
+			cli_error(CMD, "--sort: expected excl or incl");
+			return CLI_USAGE;
+		}
+		r->o.sort_incl = !strcmp(val, "incl");
+		break;
+	case OPT_SHOW_COLLECTOR: r->in.show_collector = true; break;
+	default:
+		if (cli_input_option(&r->in, CMD, id, val) <= 0)
+			return CLI_USAGE;
+	}
+	return 0;
+}
+
+/* Parse the command line into r (paths: room for argc operands).  Returns 0,
+ * 1 after --help, or CLI_USAGE (message printed). */
+static int parse_args(struct report_cmd *r, int argc, char **argv, const char **paths)
+{
+	struct cli_args a;
+	const char *val;
+	int id;
+
+	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
+	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
+		if (id == CLI_ARGS_ERROR)
+			return CLI_USAGE;
+		if (id == CLI_ARGS_OPERAND) {
+			paths[r->in.npaths++] = val;
+		} else if (id == OPT_HELP) {
+			usage(stdout);
+			return 1;
+		} else if (take_option(r, id, val)) {
+			return CLI_USAGE;
+		}
+	}
+	if (r->metric_arg && parse_metrics(r->metric_arg, &r->o))
+		return CLI_USAGE;
+	r->in.paths = paths;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct cli_input in = { 0 };
-	struct report_opts o = { .fmt = REPORT_TEXT, .threshold_pct = 1.0 };
-	enum view view = VIEW_FUNCTIONS;
-	enum model_gprof_method gprof_method = MODEL_GPROF_STACKS;
-	const char *focus = NULL, *metric_arg = NULL;
-	long limit = -1;
+	struct report_cmd r = {
+		.o = { .fmt = REPORT_TEXT, .threshold_pct = 1.0 },
+		.view = VIEW_FUNCTIONS, .gprof_method = MODEL_GPROF_STACKS, .limit = -1,
+	};
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
-	int rc = CLI_OK;
+	struct cli_input *in = &r.in;
+	struct report_opts *o = &r.o;
+	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		char *a = argv[i], *val = NULL;
-		char opt[64];
-		if (a[0] != '-' || !a[1]) {
-			paths[in.npaths++] = a;
-			continue;
-		}
-		snprintf(opt, sizeof(opt), "%s", a);
-		char *eq = strchr(opt, '=');
-		if (eq) {
-			*eq = 0;
-			val = a + (eq - opt) + 1;
-		}
-#define ARG() (val ? val : (i + 1 < argc ? argv[++i] : (cli_error(CMD, "%s needs a value", opt), (char *)NULL)))
-		if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-			usage(stdout);
-			free(paths);
-			return cli_finish_stdout(CMD, CLI_OK);
-		} else if (!strcmp(opt, "--functions")) {
-			view = VIEW_FUNCTIONS;
-		} else if (!strcmp(opt, "--callers")) {
-			view = VIEW_CALLERS;
-			if (!(focus = ARG()))
-				goto usage_error;
-		} else if (!strcmp(opt, "--tree")) {
-			view = VIEW_TREE;
-		} else if (!strcmp(opt, "--threads")) {
-			view = VIEW_THREADS;
-		} else if (!strcmp(opt, "--objects")) {
-			view = VIEW_OBJECTS;
-		} else if (!strcmp(opt, "--gprof")) {
-			view = VIEW_GPROF;
-			if (val && strcmp(val, "propagate") && strcmp(val, "stacks")) {
-				cli_error(CMD, "--gprof=%s: expected --gprof or --gprof=propagate", val);
-				goto usage_error;
-			}
-			if (val && !strcmp(val, "propagate"))
-				gprof_method = MODEL_GPROF_PROPAGATE;
-		} else if (!strcmp(opt, "--leaks")) {
-			view = VIEW_LEAKS;
-		} else if (!strcmp(opt, "--by-file") || !strcmp(opt, "--files")) {
-			view = VIEW_FILES;
-		} else if (!strcmp(opt, "--processes")) {
-			view = VIEW_PROCESSES;
-		} else if (!strcmp(opt, "--metric")) {
-			if (!(metric_arg = ARG()))
-				goto usage_error;
-		} else if (!strcmp(opt, "--format")) {
-			const char *f = ARG();
-			if (!f)
-				goto usage_error;
-			if (!strcmp(f, "text"))
-				o.fmt = REPORT_TEXT;
-			else if (!strcmp(f, "csv"))
-				o.fmt = REPORT_CSV;
-			else if (!strcmp(f, "json"))
-				o.fmt = REPORT_JSON;
-			else {
-				cli_error(CMD, "--format %s: expected text, csv or json", f);
-				goto usage_error;
-			}
-		} else if (!strcmp(opt, "--limit")) {
-			const char *v = ARG();
-			char *e;
-			if (!v || (limit = strtol(v, &e, 10), *e) || limit < 0) {
-				cli_error(CMD, "--limit: expected a number of functions");
-				goto usage_error;
-			}
-		} else if (!strcmp(opt, "--threshold")) {
-			const char *v = ARG();
-			char *e;
-			if (!v || (o.threshold_pct = strtod(v, &e), *e) || o.threshold_pct < 0) {
-				cli_error(CMD, "--threshold: expected a percentage");
-				goto usage_error;
-			}
-		} else if (!strcmp(opt, "--sort")) {
-			const char *v = ARG();
-			if (!v || (strcmp(v, "incl") && strcmp(v, "excl"))) {
-				cli_error(CMD, "--sort: expected excl or incl");
-				goto usage_error;
-			}
-			o.sort_incl = !strcmp(v, "incl");
-		} else if (!strcmp(opt, "--show-collector")) {
-			in.show_collector = true;
-		} else if (!strcmp(opt, "--thread") || !strcmp(opt, "--time") || !strcmp(opt, "--process")) {
-			const char *v = ARG();
-			if (!v || cli_input_option(&in, CMD, opt, v) < 0)
-				goto usage_error;
-		} else {
-			cli_error(CMD, "unknown option %s", a);
-			goto usage_error;
-		}
-#undef ARG
+	if (!paths) {
+		cli_error(CMD, "out of memory");
+		return CLI_FATAL;
 	}
-	if (metric_arg && parse_metrics(metric_arg, &o))
-		goto usage_error;
-	in.paths = paths;
-	rc = cli_input_load(&in, CMD);
+	rc = parse_args(&r, argc, argv, paths);
+	if (rc) {
+		free(paths);
+		return rc == 1 ? cli_finish_stdout(CMD, CLI_OK) : rc;
+	}
+	rc = cli_input_load(in, CMD);
 	if (rc)
 		goto out;
-	default_metrics(&in.model, &o);
-	o.limit = limit >= 0 ? (size_t)limit : (o.fmt == REPORT_TEXT ? 40 : 0);
+	default_metrics(&in->model, o);
+	o->limit = r.limit >= 0 ? (size_t)r.limit : (o->fmt == REPORT_TEXT ? 40 : 0);
 
-	struct report_doc *d = report_doc_new(stdout, o.fmt);
-	if (o.fmt != REPORT_CSV)
-		report_overview(d, &in.model, in.exps, in.nexps);
-	switch (view) {
-	case VIEW_FUNCTIONS: report_functions(d, &in.model, &o); break;
-	case VIEW_TREE: report_tree(d, &in.model, &o); break;
-	case VIEW_THREADS: report_threads(d, &in.model, &o); break;
-	case VIEW_OBJECTS: report_objects(d, &in.model, &o); break;
-	case VIEW_LEAKS: report_leaks(d, &in.model, &o); break;
-	case VIEW_FILES: report_files(d, &in.model); break;
-	case VIEW_PROCESSES: report_processes(d, &in.model, &o); break;
+	struct report_doc *d = report_doc_new(stdout, o->fmt);
+	if (o->fmt != REPORT_CSV)
+		report_overview(d, &in->model, in->exps, in->nexps);
+	switch (r.view) {
+	case VIEW_FUNCTIONS: report_functions(d, &in->model, o); break;
+	case VIEW_TREE: report_tree(d, &in->model, o); break;
+	case VIEW_THREADS: report_threads(d, &in->model, o); break;
+	case VIEW_OBJECTS: report_objects(d, &in->model, o); break;
+	case VIEW_LEAKS: report_leaks(d, &in->model, o); break;
+	case VIEW_FILES: report_files(d, &in->model); break;
+	case VIEW_PROCESSES: report_processes(d, &in->model, o); break;
 	case VIEW_CALLERS:
-		if (report_callers(d, &in.model, &o, focus)) {
+		if (report_callers(d, &in->model, o, r.focus)) {
 			report_doc_end(d);
-			cli_error(CMD, "no function named '%s' in the profile", focus);
+			cli_error(CMD, "no function named '%s' in the profile", r.focus);
 			rc = CLI_FATAL;
 			goto out;
 		}
 		break;
 	case VIEW_GPROF:
-		if (report_gprof(d, &in.model, &o, gprof_method)) {
+		if (report_gprof(d, &in->model, o, r.gprof_method)) {
 			report_doc_end(d);
 			cli_error(CMD, "--gprof: out of memory");
 			rc = CLI_FATAL;
@@ -216,10 +251,7 @@ int cmd_report(int argc, char **argv)
 	report_doc_end(d);
 	rc = cli_finish_stdout(CMD, CLI_OK);
 out:
-	cli_input_free(&in);
+	cli_input_free(in);
 	free(paths);
 	return rc;
-usage_error:
-	free(paths);
-	return CLI_USAGE;
 }

@@ -50,5 +50,21 @@ check report_thread_filter sh -c "
 check report_dlopen_same_address_told_apart shares dl.txt \
 	'excl one_work 0.5 0.04' 'excl two_work 0.5 0.04' 'path main;run;two_work 0.5 0.04'
 check report_bad_option_is_usage_error sh -c '"$TALLY" report a.exp --bogus 2>/dev/null; test $? -eq 64'
+check cli_errors_say_what_is_wrong sh -c '
+	for c in report export annotate gprof; do
+		"$TALLY" $c a.exp --bogus 2>err; test $? -eq 64 || exit 1
+		test "$(cat err)" = "tally $c: unknown option --bogus" || { cat err; exit 1; }
+		"$TALLY" $c a.exp --format 2>err; test $? -eq 64 || exit 1
+		test "$(cat err)" = "tally $c: --format needs a value" || { cat err; exit 1; }
+	done
+	"$TALLY" report a.exp --tree=x 2>err; test $? -eq 64 && grep -q "^tally report: --tree takes no value" err &&
+	"$TALLY" report a.exp --th 2>err; test $? -eq 64 && grep -q "^tally report: ambiguous option --th:" err &&
+	"$TALLY" export a.exp -o 2>err; test $? -eq 64 && grep -q "^tally export: -o needs a value" err'
+check cli_option_forms_agree sh -c '
+	"$TALLY" report --limit 3 a.exp --format=csv >f1.csv && "$TALLY" report a.exp --format csv --limit=3 >f2.csv &&
+	cmp f1.csv f2.csv && test $(wc -l <f1.csv) -eq 5 &&
+	"$TALLY" report a.exp --callers=leaf_two --format=json >c2.json && cmp c.json c2.json &&
+	"$TALLY" export --format collapsed -o e1.txt -- a.exp && "$TALLY" export a.exp --output=e2.txt --format collapsed &&
+	cmp e1.txt e2.txt && cmp e1.txt ea.txt'
 check report_missing_experiment_one_line sh -c '
 	"$TALLY" report nope.exp 2>err; test $? -eq 2 && test $(wc -l <err) -eq 1 && grep -q nope.exp err'
