@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_entries.c — aggregation: each event's value goes to its entry, its
+ * process, its thread and the total (model_build_int.h lists the files).
+ *
+ * An event's entry is looked up by (stack id, epoch): the epoch counts the
+ * load-object map changes before the event, so a stack whose pcs were a
+ * plugin at one time and another plugin at the same address later becomes
+ * two entries.  A new (stack, epoch) is made into an entry once, by
+ * model_entry_new (model_frames.c).
+ */
+#include <string.h>
+
+#include "model/model_build_int.h"
+
+static size_t epoch_of(const struct proc_ctx *c, uint64_t t)
+{
+	size_t lo = 0, hi = c->nepochs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->epochs[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The entry for an event with this stack at this time; -1 if out of memory. */
+static long entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
+		      const struct model_options *o)
+{
+	uint64_t key = ((uint64_t)stack_id << 32 | epoch_of(c, time_ns)) + 1;
+	bool inserted;
+	uint64_t *v = model_map_put(&c->entry_of, key, 0, &inserted);
+
+	if (!v)
+		return -1;
+	if (!inserted)
+		return (long)*v - 1;
+	long e = model_entry_new(b, c, stack_id, time_ns, o);
+	v = model_map_get(&c->entry_of, key);
+	*v = (uint64_t)(e + 1);
+	return e;
+}
+
+struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid)
+{
+	struct model *m = b->m;
+	bool inserted;
+	uint64_t *v = model_map_put(&c->thread_of, (uint64_t)tid + 1, 0, &inserted);
+
+	if (!v)
+		return NULL;
+	if (!inserted)
+		return &m->threads[*v - 1];
+	if (exp_grow(&m->threads, &b->cap_threads, m->nthreads, sizeof(*m->threads)))
+		return NULL;
+	struct model_thread *t = &m->threads[m->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->proc = c->index;
+	t->tid = tid;
+	for (size_t i = 0; i < c->p->nthreads; i++)
+		if (c->p->threads[i].tid == tid)
+			t->src = &c->p->threads[i];
+	if (t->src && t->src->start_routine) {
+		struct frame fr;
+		model_frame_resolve(b, c, t->src->start_routine, false, t->src->start_ns, &fr);
+		t->routine = fr.func;
+	}
+	*model_map_get(&c->thread_of, (uint64_t)tid + 1) = m->nthreads + 1;
+	return &m->threads[m->nthreads++];
+}
+
+bool model_keep(const struct proc_ctx *c, const struct model_options *o, uint32_t tid, uint64_t t)
+{
+	if (o->ntids) {
+		bool found = false;
+		for (size_t i = 0; i < o->ntids && !found; i++)
+			found = o->tids[i] == tid;
+		if (!found)
+			return false;
+	}
+	if (o->has_time) {
+		uint64_t rel = t > c->base_ns ? t - c->base_ns : 0;
+		if (rel < o->from_ns || rel >= o->to_ns)
+			return false;
+	}
+	return true;
+}
+
+int model_add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
+	      uint64_t t, uint32_t stack_id, enum model_metric mm, uint64_t value, long *entry_out)
+{
+	struct model *m = b->m;
+	long e = entry_for(b, c, stack_id, t, o);
+	struct model_thread *th = model_thread_for(b, c, tid);
+
+	if (e < 0 || !th)
+		return -1;
+	m->entries[e].v[mm] += value;
+	m->procs[c->index].v[mm] += value;
+	m->total[mm] += value;
+	m->present |= 1u << mm;
+	th->v[mm] += value;
+	if (!th->first_ns || t < th->first_ns)
+		th->first_ns = t;
+	if (t > th->last_ns)
+		th->last_ns = t;
+	if (entry_out)
+		*entry_out = e;
+	return 0;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_frames.c — from a recorded stack to the functions of an entry, by
+ * the seed's rules (model_build_int.h lists its neighbours).
+ *
+ * Each pc is resolved in the process's address space at the event's time;
+ * a return address is looked up at pc - 1.  Then: tally's own frames are
+ * dropped (and the thread-start wrapper cuts the stack, which then starts at
+ * the thread's routine); a PLT stub inside the stack is `@plt` of its
+ * object, a PLT stub at the leaf gives its time to the call; a stack with no
+ * frame left is <Unknown>; a truncated stack starts with <Truncated-stack>.
+ * Functions are created on first use, one per sym_func (the same function
+ * seen through two mappings of a file is one).  Called once per new (stack,
+ * epoch) by model_entries.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_build_int.h"
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+uint32_t model_func_add(struct build *b, const char *name, const char *path, uint64_t addr,
+			uint64_t size, uint32_t flags, const char *aliases)
+{
+	struct model *m = b->m;
+
+	if (exp_grow(&m->funcs, &b->cap_funcs, m->nfuncs, sizeof(*m->funcs)))
+		return 0;
+	struct model_func *f = &m->funcs[m->nfuncs];
+	f->name = strdup(name);
+	f->path = strdup(path ? path : "");
+	f->object = strdup(basename_of(f->path));
+	f->aliases = aliases ? strdup(aliases) : NULL;
+	f->addr = addr;
+	f->size = size;
+	f->flags = flags;
+	return m->nfuncs++;
+}
+
+uint32_t model_func_by_name(struct build *b, const char *name, const char *path, uint32_t flags)
+{
+	uint64_t key = model_hash_str(model_hash_str(0, name), path ? path : "") | 1;
+
+	for (;;) {
+		uint64_t *v = model_map_get(&b->func_by_name, key);
+		if (!v) {
+			uint32_t id = model_func_add(b, name, path, 0, 0, flags, NULL);
+			model_map_put(&b->func_by_name, key, id, NULL);
+			return id;
+		}
+		const struct model_func *f = &b->m->funcs[*v];
+		if (!strcmp(f->name, name) && !strcmp(f->path, path ? path : ""))
+			return (uint32_t)*v;
+		key = model_hash64(key) | 1;
+	}
+}
+
+static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, const char *path)
+{
+	uint64_t *v = model_map_get(&b->func_by_sym, (uint64_t)(uintptr_t)sf);
+
+	if (v)
+		return (uint32_t)*v;
+	/* The same function seen through another mapping of the same file
+	 * shares its sym_func, so the pointer identifies it. */
+	uint32_t id = model_func_add(b, sf->name, path, sf->start, sf->size, sf->flags, sf->aliases);
+	model_map_put(&b->func_by_sym, (uint64_t)(uintptr_t)sf, id, NULL);
+	return id;
+}
+
+static bool is_tally_object(const char *path)
+{
+	return !strncmp(basename_of(path), "libtally", 8);
+}
+
+/* A return address at the very first byte of a function came from no call:
+ * it is a signal trampoline's (glibc's __restore_rt), named as itself rather
+ * than as whatever precedes it. */
+void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retaddr,
+			 uint64_t time_ns, struct frame *fr)
+{
+	uint64_t at = retaddr ? pc - 1 : pc;
+	struct sym_mapping *mp = sym_space_find(c->space, at, time_ns);
+
+	memset(fr, 0, sizeof(*fr));
+	fr->func = b->unknown;
+	if (!mp)
+		return;
+	fr->path = mp->path;
+	fr->tally = is_tally_object(mp->path);
+	if (!mp->obj)
+		return;
+	uint64_t vaddr = at - mp->bias;
+	const struct sym_func *sf = sym_object_lookup(mp->obj, vaddr);
+	if (retaddr) {
+		const struct sym_func *here = sym_object_lookup(mp->obj, pc - mp->bias);
+		if (here && here != sf && here->start == pc - mp->bias)
+			sf = here;
+	}
+	if (!sf)
+		return;
+	fr->func = func_of_sym(b, sf, sym_object_path(mp->obj));
+	fr->addr = vaddr;
+	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
+	fr->thread_start = fr->tally && !strcmp(sf->name, "tally_thread_start");
+}
+
+long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
+		     const struct model_options *o)
+{
+	struct model *m = b->m;
+	uint64_t pcs[EXP_MAX_FRAMES];
+	uint16_t sflags = 0;
+	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
+	uint32_t n = got > 0 ? (uint32_t)got : 0;
+	uint32_t *funcs = malloc((n + 2) * sizeof(*funcs));
+	uint64_t *addrs = malloc((n + 2) * sizeof(*addrs));
+	uint32_t k = 0;
+
+	if (!funcs || !addrs) {
+		free(funcs);
+		free(addrs);
+		return -1;
+	}
+	if (got < 0)
+		m->unknown_stacks++;
+	if (sflags & EXP_STACK_TRUNCATED) {
+		funcs[k] = b->truncated;
+		addrs[k++] = 0;
+	}
+	uint32_t first = k;
+	for (uint32_t i = n; i-- > 0;) {
+		bool retaddr = i > 0 || (sflags & EXP_STACK_LEAF_IS_RETADDR);
+		struct frame fr;
+		model_frame_resolve(b, c, pcs[i], retaddr, time_ns, &fr);
+		if (fr.tally && !o->keep_tally_frames) {
+			if (fr.thread_start)
+				k = first;      /* the thread's stack starts at its routine */
+			continue;
+		}
+		if (fr.plt && i > 0)
+			fr.func = model_func_by_name(b, "@plt", fr.path, MODEL_FUNC_ARTIFICIAL);
+		else if (fr.plt && i == 0 && k > first)
+			continue;           /* a PLT stub's time goes to the call */
+		funcs[k] = fr.func;
+		addrs[k++] = fr.addr;
+	}
+	if (k == first) {
+		funcs[k] = b->unknown;
+		addrs[k++] = 0;
+	}
+	if (exp_grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries))) {
+		free(funcs);
+		free(addrs);
+		return -1;
+	}
+	struct model_entry *e = &m->entries[m->nentries];
+	memset(e, 0, sizeof(*e));
+	e->proc = c->index;
+	e->n = k;
+	e->funcs = funcs;
+	e->addrs = addrs;
+	return (long)m->nentries++;
+}
