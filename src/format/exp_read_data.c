@@ -141,252 +141,309 @@ static bool has_nul(const struct exp_rec *r, size_t off)
 	return off < r->len && memchr((const char *)r->p + off, 0, r->len - off) != NULL;
 }
 
-#define EXPECT_LEN(want)                                                                   \
-	do {                                                                               \
-		if (r->len != (want))                                                      \
-			return exp_corrupt(err, f->path, r->offset,                        \
-					   "record type %u has length %u, expected %u",     \
-					   r->type, r->len, (unsigned)(want));             \
-	} while (0)
+static int take_sample(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		       struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+
+	if (exp_grow(&p->samples, &l->cap_samples, p->nsamples, sizeof(*p->samples)))
+		return nomem(err, f->path);
+	memcpy(&p->samples[p->nsamples++], r->p, sizeof(struct exp_sample));
+	return 0;
+}
+
+/* Store stack `id`: n pcs (leaf first), then the stack `parent`. */
+static int add_stack(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		     uint32_t id, uint32_t parent, uint16_t n, uint16_t flags, const void *pcs,
+		     struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+
+	/* Ids are handed out one by one, each written as a record of at least
+	 * 16 bytes: a bigger id than the file can hold is corrupt (and would
+	 * size the table by it). */
+	if (id == 0 || id >= MAX_STACK_ID || id > f->size / 16)
+		return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", id);
+	if (id >= p->nstacks) {
+		uint32_t cap = p->nstacks ? p->nstacks : 256;
+		while (cap <= id)
+			cap *= 2;
+		struct exp_stack_ref *q = realloc(p->stacks, cap * sizeof(*q));
+		if (!q)
+			return nomem(err, f->path);
+		memset(q + p->nstacks, 0, (cap - p->nstacks) * sizeof(*q));
+		p->stacks = q;
+		p->nstacks = cap;
+	}
+	if (p->stacks[id].pcs)
+		return exp_corrupt(err, f->path, r->offset, "stack id %u defined twice", id);
+	/* pcs are copied into the pool after the walk (realloc moves it). */
+	if (l->pool_used + n + 1 > l->pool_cap) {
+		size_t cap = l->pool_cap ? l->pool_cap : 4096;
+		while (cap < l->pool_used + n + 1)
+			cap *= 2;
+		uint64_t *q = realloc(p->pc_pool, cap * 8);
+		if (!q)
+			return nomem(err, f->path);
+		p->pc_pool = q;
+		l->pool_cap = cap;
+	}
+	memcpy(p->pc_pool + l->pool_used, pcs, 8u * n);
+	/* Remember the offset in .pcs until the pool stops moving. */
+	p->stacks[id].pcs = (const uint64_t *)(uintptr_t)(l->pool_used + 1);
+	p->stacks[id].n = n;
+	p->stacks[id].flags = flags;
+	p->stacks[id].parent = parent;
+	l->pool_used += n;
+	return 0;
+}
+
+static int take_stack(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		      struct exp_error *err)
+{
+	struct exp_stack s;
+
+	memcpy(&s, r->p, sizeof(s));
+	if (s.nframes > EXP_MAX_FRAMES)
+		return exp_corrupt(err, f->path, r->offset, "stack depth %u > %d", s.nframes,
+				   EXP_MAX_FRAMES);
+	if (r->len != sizeof(s) + 8u * s.nframes)
+		return exp_corrupt(err, f->path, r->offset, "stack record of %u frames has length %u",
+				   s.nframes, r->len);
+	return add_stack(l, f, r, s.stack_id, 0, s.nframes, s.flags,
+			 (const char *)r->p + sizeof(s), err);
+}
+
+static int take_stack_node(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	struct exp_stack_node nd;
+
+	memcpy(&nd, r->p, sizeof(nd));
+	if (nd.parent_id >= nd.stack_id)
+		return exp_corrupt(err, f->path, r->offset, "stack %u has parent %u (not older)",
+				   nd.stack_id, nd.parent_id);
+	return add_stack(l, f, r, nd.stack_id, nd.parent_id, 1, nd.flags,
+			 (const char *)r->p + offsetof(struct exp_stack_node, pc), err);
+}
+
+static int take_map(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		    struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_map m;
+
+	if (!has_nul(r, sizeof(m)))
+		return exp_corrupt(err, f->path, r->offset, "map record without a path");
+	memcpy(&m, r->p, sizeof(m));
+	if (m.start >= m.end || m.build_id_len > EXP_BUILD_ID_MAX)
+		return exp_corrupt(err, f->path, r->offset, "map record with range 0x%llx-0x%llx",
+				   (unsigned long long)m.start, (unsigned long long)m.end);
+	if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
+		return nomem(err, f->path);
+	struct exp_map_ev *e = &p->maps[p->nmaps];
+	memset(e, 0, sizeof(*e));
+	e->order = (uint32_t)p->nmaps++;
+	e->flags = m.flags;
+	e->time_ns = m.time_ns;
+	e->start = m.start;
+	e->end = m.end;
+	e->bias = m.bias;
+	e->build_id_len = m.build_id_len;
+	memcpy(e->build_id, m.build_id, m.build_id_len);
+	e->path = strdup((const char *)r->p + sizeof(m));
+	return e->path ? 0 : nomem(err, f->path);
+}
+
+static int take_unmap(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		      struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_unmap u;
+
+	memcpy(&u, r->p, sizeof(u));
+	if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
+		return nomem(err, f->path);
+	struct exp_map_ev *e = &p->maps[p->nmaps];
+	memset(e, 0, sizeof(*e));
+	e->order = (uint32_t)p->nmaps++;
+	e->unmap = true;
+	e->time_ns = u.time_ns;
+	e->start = u.start;
+	e->end = u.end;
+	return 0;
+}
+
+static int take_thread_start(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			     struct exp_error *err)
+{
+	struct exp_thread_start ts;
+
+	memcpy(&ts, r->p, sizeof(ts));
+	struct exp_thread_ev *t = thread_of(l, ts.tid);
+	if (!t)
+		return nomem(err, f->path);
+	t->start_ns = ts.time_ns;
+	t->start_routine = ts.start_routine;
+	t->creator_tid = ts.creator_tid;
+	memcpy(t->name, ts.name, 16);
+	t->name[16] = 0;
+	return 0;
+}
+
+static int take_thread_end(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	struct exp_thread_end te;
+
+	memcpy(&te, r->p, sizeof(te));
+	struct exp_thread_ev *t = thread_of(l, te.tid);
+	if (!t)
+		return nomem(err, f->path);
+	t->end_ns = te.time_ns;
+	t->cpu_ns = te.cpu_ns;
+	t->samples = te.samples;
+	return 0;
+}
+
+static int take_heap(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		     struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+
+	if (exp_grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
+		return nomem(err, f->path);
+	memcpy(&p->heap[p->nheap++], r->p, sizeof(struct exp_heap));
+	return 0;
+}
+
+static int take_heap_free(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			  struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_heap_free hf;
+
+	memcpy(&hf, r->p, sizeof(hf));
+	if (exp_grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
+		return nomem(err, f->path);
+	p->heap[p->nheap++] = (struct exp_heap){ .tid = hf.tid, .time_ns = hf.time_ns,
+						 .op = EXP_HEAP_FREE, .addr = hf.addr };
+	return 0;
+}
+
+static int take_sync(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		     struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+
+	if (exp_grow(&p->sync, &l->cap_sync, p->nsync, sizeof(*p->sync)))
+		return nomem(err, f->path);
+	memcpy(&p->sync[p->nsync++], r->p, sizeof(struct exp_sync));
+	return 0;
+}
+
+static int take_io(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		   struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+
+	if (exp_grow(&p->io, &l->cap_io, p->nio, sizeof(*p->io)))
+		return nomem(err, f->path);
+	memcpy(&p->io[p->nio++], r->p, sizeof(struct exp_io));
+	return 0;
+}
+
+static int take_fd_name(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_fd_name fn;
+
+	if (!has_nul(r, sizeof(fn)))
+		return exp_corrupt(err, f->path, r->offset, "fd-name record without a name");
+	memcpy(&fn, r->p, sizeof(fn));
+	if (exp_grow(&p->fds, &l->cap_fds, p->nfds, sizeof(*p->fds)))
+		return nomem(err, f->path);
+	struct exp_fd_ev *e = &p->fds[p->nfds++];
+	e->fd = fn.fd;
+	e->time_ns = fn.time_ns;
+	e->name = strdup((const char *)r->p + sizeof(fn));
+	return e->name ? 0 : nomem(err, f->path);
+}
+
+static int take_arc_table(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			  struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_arc_table t;
+
+	memcpy(&t, r->p, sizeof(t));
+	if (t.nslots == 0 || (t.nslots & (t.nslots - 1)) ||
+	    (uint64_t)t.nslots * sizeof(struct exp_arc) + sizeof(t) != r->len)
+		return exp_corrupt(err, f->path, r->offset, "arc table of %u slots in %u bytes",
+				   t.nslots, r->len);
+	const struct exp_arc *slots = (const void *)((const char *)r->p + sizeof(t));
+	for (uint32_t i = 0; i < t.nslots; i++) {
+		struct exp_arc a;
+		memcpy(&a, &slots[i], sizeof(a));
+		if (!a.frompc || !a.count)
+			continue;
+		if (exp_grow(&p->arcs, &l->cap_arcs, p->narcs, sizeof(*p->arcs)))
+			return nomem(err, f->path);
+		p->arcs[p->narcs++] = (struct exp_arc_ev){ a.frompc, a.selfpc, a.count,
+							    a.incl_ns, t.flags };
+	}
+	return 0;
+}
+
+/* What the loader knows of each record type: the file it belongs in, its
+ * length (exactly, or at least), and what takes it.  A handler sees a record
+ * of the right file and length; it checks the fields.  Types not here (newer
+ * ones, MIRROR) are skipped by length.  A new record type is one handler and
+ * one line. */
+static const struct rec_type {
+	const char *name;
+	uint32_t kind;             /* enum exp_file_kind */
+	uint32_t len;              /* bytes */
+	bool at_least;             /* len is a minimum (variable-length records) */
+	int (*take)(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		    struct exp_error *err);
+} rec_types[] = {
+	[EXP_REC_SAMPLE] = { "sample", EXP_FILE_SAMPLES, sizeof(struct exp_sample), false, take_sample },
+	[EXP_REC_STACK] = { "stack", EXP_FILE_STACKS, sizeof(struct exp_stack), true, take_stack },
+	[EXP_REC_STACK_NODE] = { "stack-node", EXP_FILE_STACKS, sizeof(struct exp_stack_node), false,
+				 take_stack_node },
+	[EXP_REC_MAP] = { "map", EXP_FILE_MAPS, sizeof(struct exp_map) + 8, true, take_map },
+	[EXP_REC_UNMAP] = { "unmap", EXP_FILE_MAPS, sizeof(struct exp_unmap), false, take_unmap },
+	[EXP_REC_THREAD_START] = { "thread-start", EXP_FILE_THREADS, sizeof(struct exp_thread_start),
+				   false, take_thread_start },
+	[EXP_REC_THREAD_END] = { "thread-end", EXP_FILE_THREADS, sizeof(struct exp_thread_end), false,
+				 take_thread_end },
+	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, take_heap },
+	[EXP_REC_HEAP_FREE] = { "heap-free", EXP_FILE_HEAP, sizeof(struct exp_heap_free), false,
+				take_heap_free },
+	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, take_sync },
+	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, take_io },
+	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name) + 8, true, take_fd_name },
+	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true,
+				take_arc_table },
+};
 
 static int take_record(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
 		       struct exp_error *err)
 {
-	struct exp_proc *p = l->p;
-	const uint32_t kind = f->hdr.kind;
+	const struct rec_type *t = r->type < sizeof(rec_types) / sizeof(rec_types[0]) ?
+					   &rec_types[r->type] : NULL;
 
-	switch (r->type) {
-	case EXP_REC_SAMPLE:
-		if (kind != EXP_FILE_SAMPLES)
-			break;
-		EXPECT_LEN(sizeof(struct exp_sample));
-		if (exp_grow(&p->samples, &l->cap_samples, p->nsamples, sizeof(*p->samples)))
-			return nomem(err, f->path);
-		memcpy(&p->samples[p->nsamples++], r->p, sizeof(struct exp_sample));
-		return 0;
-	case EXP_REC_STACK:
-	case EXP_REC_STACK_NODE: {
-		if (kind != EXP_FILE_STACKS)
-			break;
-		uint32_t id, parent = 0;
-		uint16_t n, flags;
-		const void *pcs;
-		if (r->type == EXP_REC_STACK) {
-			struct exp_stack s;
-			if (r->len < sizeof(s))
-				return exp_corrupt(err, f->path, r->offset, "stack record of %u bytes", r->len);
-			memcpy(&s, r->p, sizeof(s));
-			if (s.nframes > EXP_MAX_FRAMES)
-				return exp_corrupt(err, f->path, r->offset, "stack depth %u > %d",
-						   s.nframes, EXP_MAX_FRAMES);
-			EXPECT_LEN(sizeof(s) + 8u * s.nframes);
-			id = s.stack_id;
-			n = s.nframes;
-			flags = s.flags;
-			pcs = (const char *)r->p + sizeof(s);
-		} else {
-			struct exp_stack_node nd;
-			EXPECT_LEN(sizeof(nd));
-			memcpy(&nd, r->p, sizeof(nd));
-			id = nd.stack_id;
-			parent = nd.parent_id;
-			n = 1;
-			flags = nd.flags;
-			pcs = (const char *)r->p + offsetof(struct exp_stack_node, pc);
-			if (parent >= id)
-				return exp_corrupt(err, f->path, r->offset, "stack %u has parent %u (not older)",
-						   id, parent);
-		}
-		/* Ids are handed out one by one, each written as a record of at
-		 * least 16 bytes: a bigger id than the file can hold is corrupt
-		 * (and would size the table by it). */
-		if (id == 0 || id >= MAX_STACK_ID || id > f->size / 16)
-			return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", id);
-		if (id >= p->nstacks) {
-			uint32_t cap = p->nstacks ? p->nstacks : 256;
-			while (cap <= id)
-				cap *= 2;
-			struct exp_stack_ref *q = realloc(p->stacks, cap * sizeof(*q));
-			if (!q)
-				return nomem(err, f->path);
-			memset(q + p->nstacks, 0, (cap - p->nstacks) * sizeof(*q));
-			p->stacks = q;
-			p->nstacks = cap;
-		}
-		if (p->stacks[id].pcs)
-			return exp_corrupt(err, f->path, r->offset, "stack id %u defined twice", id);
-		/* pcs are copied into the pool after the walk (realloc moves it). */
-		if (l->pool_used + n + 1 > l->pool_cap) {
-			size_t cap = l->pool_cap ? l->pool_cap : 4096;
-			while (cap < l->pool_used + n + 1)
-				cap *= 2;
-			uint64_t *q = realloc(p->pc_pool, cap * 8);
-			if (!q)
-				return nomem(err, f->path);
-			p->pc_pool = q;
-			l->pool_cap = cap;
-		}
-		memcpy(p->pc_pool + l->pool_used, pcs, 8u * n);
-		/* Remember the offset in .pcs until the pool stops moving. */
-		p->stacks[id].pcs = (const uint64_t *)(uintptr_t)(l->pool_used + 1);
-		p->stacks[id].n = n;
-		p->stacks[id].flags = flags;
-		p->stacks[id].parent = parent;
-		l->pool_used += n;
-		return 0;
-	}
-	case EXP_REC_MAP: {
-		if (kind != EXP_FILE_MAPS)
-			break;
-		struct exp_map m;
-		if (r->len < sizeof(m) + 8 || !has_nul(r, sizeof(m)))
-			return exp_corrupt(err, f->path, r->offset, "map record without a path");
-		memcpy(&m, r->p, sizeof(m));
-		if (m.start >= m.end || m.build_id_len > EXP_BUILD_ID_MAX)
-			return exp_corrupt(err, f->path, r->offset, "map record with range 0x%llx-0x%llx",
-					   (unsigned long long)m.start, (unsigned long long)m.end);
-		if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
-			return nomem(err, f->path);
-		struct exp_map_ev *e = &p->maps[p->nmaps];
-		memset(e, 0, sizeof(*e));
-		e->order = (uint32_t)p->nmaps++;
-		e->flags = m.flags;
-		e->time_ns = m.time_ns;
-		e->start = m.start;
-		e->end = m.end;
-		e->bias = m.bias;
-		e->build_id_len = m.build_id_len;
-		memcpy(e->build_id, m.build_id, m.build_id_len);
-		e->path = strdup((const char *)r->p + sizeof(m));
-		return e->path ? 0 : nomem(err, f->path);
-	}
-	case EXP_REC_UNMAP: {
-		if (kind != EXP_FILE_MAPS)
-			break;
-		struct exp_unmap u;
-		EXPECT_LEN(sizeof(u));
-		memcpy(&u, r->p, sizeof(u));
-		if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
-			return nomem(err, f->path);
-		struct exp_map_ev *e = &p->maps[p->nmaps];
-		memset(e, 0, sizeof(*e));
-		e->order = (uint32_t)p->nmaps++;
-		e->unmap = true;
-		e->time_ns = u.time_ns;
-		e->start = u.start;
-		e->end = u.end;
-		return 0;
-	}
-	case EXP_REC_THREAD_START: {
-		if (kind != EXP_FILE_THREADS)
-			break;
-		struct exp_thread_start ts;
-		EXPECT_LEN(sizeof(ts));
-		memcpy(&ts, r->p, sizeof(ts));
-		struct exp_thread_ev *t = thread_of(l, ts.tid);
-		if (!t)
-			return nomem(err, f->path);
-		t->start_ns = ts.time_ns;
-		t->start_routine = ts.start_routine;
-		t->creator_tid = ts.creator_tid;
-		memcpy(t->name, ts.name, 16);
-		t->name[16] = 0;
-		return 0;
-	}
-	case EXP_REC_THREAD_END: {
-		if (kind != EXP_FILE_THREADS)
-			break;
-		struct exp_thread_end te;
-		EXPECT_LEN(sizeof(te));
-		memcpy(&te, r->p, sizeof(te));
-		struct exp_thread_ev *t = thread_of(l, te.tid);
-		if (!t)
-			return nomem(err, f->path);
-		t->end_ns = te.time_ns;
-		t->cpu_ns = te.cpu_ns;
-		t->samples = te.samples;
-		return 0;
-	}
-	case EXP_REC_HEAP:
-		if (kind != EXP_FILE_HEAP)
-			break;
-		EXPECT_LEN(sizeof(struct exp_heap));
-		if (exp_grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
-			return nomem(err, f->path);
-		memcpy(&p->heap[p->nheap++], r->p, sizeof(struct exp_heap));
-		return 0;
-	case EXP_REC_HEAP_FREE: {
-		if (kind != EXP_FILE_HEAP)
-			break;
-		struct exp_heap_free hf;
-		EXPECT_LEN(sizeof(hf));
-		memcpy(&hf, r->p, sizeof(hf));
-		if (exp_grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
-			return nomem(err, f->path);
-		p->heap[p->nheap++] = (struct exp_heap){ .tid = hf.tid, .time_ns = hf.time_ns,
-							 .op = EXP_HEAP_FREE, .addr = hf.addr };
-		return 0;
-	}
-	case EXP_REC_SYNC:
-		if (kind != EXP_FILE_SYNC)
-			break;
-		EXPECT_LEN(sizeof(struct exp_sync));
-		if (exp_grow(&p->sync, &l->cap_sync, p->nsync, sizeof(*p->sync)))
-			return nomem(err, f->path);
-		memcpy(&p->sync[p->nsync++], r->p, sizeof(struct exp_sync));
-		return 0;
-	case EXP_REC_IO:
-		if (kind != EXP_FILE_IO)
-			break;
-		EXPECT_LEN(sizeof(struct exp_io));
-		if (exp_grow(&p->io, &l->cap_io, p->nio, sizeof(*p->io)))
-			return nomem(err, f->path);
-		memcpy(&p->io[p->nio++], r->p, sizeof(struct exp_io));
-		return 0;
-	case EXP_REC_FD_NAME: {
-		if (kind != EXP_FILE_IO)
-			break;
-		struct exp_fd_name fn;
-		if (r->len < sizeof(fn) + 8 || !has_nul(r, sizeof(fn)))
-			return exp_corrupt(err, f->path, r->offset, "fd-name record without a name");
-		memcpy(&fn, r->p, sizeof(fn));
-		if (exp_grow(&p->fds, &l->cap_fds, p->nfds, sizeof(*p->fds)))
-			return nomem(err, f->path);
-		struct exp_fd_ev *e = &p->fds[p->nfds++];
-		e->fd = fn.fd;
-		e->time_ns = fn.time_ns;
-		e->name = strdup((const char *)r->p + sizeof(fn));
-		return e->name ? 0 : nomem(err, f->path);
-	}
-	case EXP_REC_ARC_TABLE: {
-		if (kind != EXP_FILE_ARCS)
-			break;
-		struct exp_arc_table t;
-		if (r->len < sizeof(t))
-			return exp_corrupt(err, f->path, r->offset, "arc table of %u bytes", r->len);
-		memcpy(&t, r->p, sizeof(t));
-		if (t.nslots == 0 || (t.nslots & (t.nslots - 1)) ||
-		    (uint64_t)t.nslots * sizeof(struct exp_arc) + sizeof(t) != r->len)
-			return exp_corrupt(err, f->path, r->offset, "arc table of %u slots in %u bytes",
-					   t.nslots, r->len);
-		const struct exp_arc *slots = (const void *)((const char *)r->p + sizeof(t));
-		for (uint32_t i = 0; i < t.nslots; i++) {
-			struct exp_arc a;
-			memcpy(&a, &slots[i], sizeof(a));
-			if (!a.frompc || !a.count)
-				continue;
-			if (exp_grow(&p->arcs, &l->cap_arcs, p->narcs, sizeof(*p->arcs)))
-				return nomem(err, f->path);
-			p->arcs[p->narcs++] = (struct exp_arc_ev){ a.frompc, a.selfpc, a.count,
-								    a.incl_ns, t.flags };
-		}
-		return 0;
-	}
-	default:
+	if (!t || !t->take)
 		return 0;              /* a newer record type: skipped by length */
-	}
-	return exp_corrupt(err, f->path, r->offset, "record type %u does not belong in this file",
-			   r->type);
+	if (t->kind != f->hdr.kind)
+		return exp_corrupt(err, f->path, r->offset, "record type %u does not belong in this file",
+				   r->type);
+	if (t->at_least ? r->len < t->len : r->len != t->len)
+		return exp_corrupt(err, f->path, r->offset, "%s record (type %u) has length %u, expected %s%u",
+				   t->name, r->type, r->len, t->at_least ? "at least " : "", t->len);
+	return t->take(l, f, r, err);
 }
 
 static int load_file(struct loader *l, const char *name, uint32_t kind, struct exp_error *err)
