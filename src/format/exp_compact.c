@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_compact.c — a finished record file rewritten densely (see
+ * exp_compact.h): read with exp_file_next, written through a 1 MiB buffer
+ * with the block rules of exp_records.h applied to each record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/exp_compact.h"
+
+#define OUT_BUFFER (1u << 20)
+
+/* The file being written. */
+struct out {
+	int fd;
+	uint64_t pos;               /* bytes written so far */
+	uint32_t bs;                /* block size */
+	int err;                    /* errno of the first failure, 0 */
+	char *buf;                  /* OUT_BUFFER bytes, flushed when full */
+	size_t used;
+};
+
+static void flush(struct out *o)
+{
+	if (o->used && !o->err) {
+		ssize_t n = write(o->fd, o->buf, o->used);
+		if (n != (ssize_t)o->used)
+			o->err = n < 0 ? errno : ENOSPC;
+	}
+	o->used = 0;
+}
+
+static void emit(struct out *o, const void *p, size_t len)
+{
+	o->pos += len;
+	while (len) {
+		size_t n = OUT_BUFFER - o->used < len ? OUT_BUFFER - o->used : len;
+		memcpy(o->buf + o->used, p, n);
+		o->used += n;
+		p = (const char *)p + n;
+		len -= n;
+		if (o->used == OUT_BUFFER)
+			flush(o);
+	}
+}
+
+static void pad_to(struct out *o, uint64_t pos)
+{
+	static const char zeros[4096];
+
+	while (o->pos < pos) {
+		size_t n = pos - o->pos < sizeof(zeros) ? (size_t)(pos - o->pos) : sizeof(zeros);
+		emit(o, zeros, n);
+	}
+}
+
+/* Append one record under the block rules: one that does not fit in what is
+ * left of the block goes to the next block (the rest stays zero); one
+ * larger than a block starts at a boundary and the next record starts at
+ * the boundary after it. */
+static void put_record(struct out *o, const void *rec, uint32_t len)
+{
+	uint64_t in_block = o->pos % o->bs;
+
+	if (len > o->bs - in_block && in_block)
+		pad_to(o, o->pos - in_block + o->bs);
+	bool large = len > o->bs;
+	emit(o, rec, len);
+	if (large && o->pos % o->bs)
+		pad_to(o, o->pos - o->pos % o->bs + o->bs);
+}
+
+/* An arc table with only its used slots, in the smallest table that holds
+ * them; written in place of the original.  NULL if out of memory. */
+static void *shrink_arcs(const struct exp_rec *r, uint32_t *len)
+{
+	struct exp_arc_table t;
+	memcpy(&t, r->p, sizeof(t));
+	const struct exp_arc *slots = (const void *)((const char *)r->p + sizeof(t));
+	uint32_t used = 0, n = 1;
+	uint32_t fit = (uint32_t)((r->len - sizeof(t)) / sizeof(struct exp_arc));
+	uint32_t nslots = t.nslots < fit ? t.nslots : fit;
+
+	for (uint32_t i = 0; i < nslots; i++)
+		used += slots[i].frompc != 0;
+	while (n < used)
+		n *= 2;
+	*len = (uint32_t)(sizeof(t) + (size_t)n * sizeof(struct exp_arc));
+	struct exp_arc_table *c = calloc(1, *len);
+	if (!c)
+		return NULL;
+	*c = t;
+	c->word = EXP_REC_WORD(EXP_REC_ARC_TABLE, *len);
+	c->nslots = n;
+	for (uint32_t i = 0, k = 0; i < nslots; i++)
+		if (slots[i].frompc)
+			memcpy(&c->slots[k++], &slots[i], sizeof(struct exp_arc));
+	return c;
+}
+
+/* Cut the zeros after the last record.  Returns 0, 1 (does not parse), or
+ * -errno. */
+static int trim_tail(struct exp_file *f, struct exp_error *err)
+{
+	struct exp_rec r;
+	size_t end = 0;
+	int rc = 0;
+
+	/* Walk back from the end to the last block that holds a record. */
+	const size_t bs = f->hdr.block_bytes;
+	for (size_t b = (f->size + bs - 1) / bs; b-- > 0 && !end && rc == 0;) {
+		f->pos = b ? b * bs : EXP_HEADER_BYTES;
+		while ((rc = exp_file_next(f, &r, err)) > 0)
+			end = r.offset + r.len;    /* records may end in zero bytes */
+	}
+	if (rc < 0)
+		return 1;
+	if (!end)
+		end = EXP_HEADER_BYTES;
+	if (end < f->size && truncate(f->path, (off_t)end) != 0) {
+		int e = errno;
+		snprintf(err->msg, sizeof(err->msg), "%s: truncate: %s", f->path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Write every record of f into o; 0, 1 (does not parse) or -ENOMEM. */
+static int copy_records(struct exp_file *f, struct out *o, struct exp_error *err)
+{
+	struct exp_rec r;
+	int rc;
+
+	emit(o, f->data, EXP_HEADER_BYTES);
+	while ((rc = exp_file_next(f, &r, err)) > 0) {
+		if (r.type == EXP_REC_ARC_TABLE && r.len >= sizeof(struct exp_arc_table)) {
+			uint32_t len;
+			void *c = shrink_arcs(&r, &len);
+			if (!c) {
+				snprintf(err->msg, sizeof(err->msg), "%s: out of memory", f->path);
+				return -ENOMEM;
+			}
+			put_record(o, c, len);
+			free(c);
+		} else {
+			put_record(o, r.p, r.len);
+		}
+	}
+	flush(o);
+	return rc < 0 ? 1 : 0;
+}
+
+int exp_file_compact(const char *path, struct exp_error *err)
+{
+	struct exp_file f;
+	char tmp[PATH_MAX + 16];
+	int rc = exp_file_open(&f, path, 0, err);
+
+	if (rc == -EXP_ECORRUPT)
+		return 1;
+	if (rc)
+		return rc;
+	if (f.size > EXP_COMPACT_REWRITE_MAX && f.hdr.kind != EXP_FILE_ARCS) {
+		rc = trim_tail(&f, err);
+		exp_file_close(&f);
+		return rc;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.compact", path);
+	struct out o = { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 0,
+			 f.hdr.block_bytes, 0, malloc(OUT_BUFFER), 0 };
+	if (o.fd < 0 || !o.buf) {
+		rc = o.fd < 0 ? -errno : -ENOMEM;
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", o.fd < 0 ? tmp : path, strerror(-rc));
+		if (o.fd >= 0) {
+			close(o.fd);
+			unlink(tmp);
+		}
+		free(o.buf);
+		exp_file_close(&f);
+		return rc;
+	}
+	rc = copy_records(&f, &o, err);
+	exp_file_close(&f);
+	free(o.buf);
+	if (close(o.fd) != 0 && !o.err)
+		o.err = errno;
+	if (!rc && o.err) {
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", tmp, strerror(o.err));
+		rc = -o.err;
+	}
+	if (!rc && rename(tmp, path) != 0) {
+		rc = -errno;
+		snprintf(err->msg, sizeof(err->msg), "%s: rename: %s", tmp, strerror(-rc));
+	}
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
