@@ -57,12 +57,18 @@ check heap_sigkill_loses_and_doubles_nothing sh -c "
 	l=\$($W kl.txt churn_leaf) && echo leak \$l count \$($W kc.txt churn_leaf) &&
 	test \$l -ge 19200 && test \$l -le 19500 && test \$($W kc.txt churn_leaf) -gt 100000"
 
-"$TALLY" record -s -o sync.exp ./syncy 2>/dev/null
+"$TALLY" record -s -o sync.exp ./syncy >own.txt 2>/dev/null
 "$TALLY" export sync.exp --format collapsed --metric sync.wait >wait.txt
 "$TALLY" export sync.exp --format collapsed --metric sync.other >other.txt
 check sync_threshold_calibrated_and_logged grep -q '^sync.threshold: [0-9]* ns (calibrated' sync.exp/log.txt
-check sync_mutex_wait_measured sh -c "w=\$($W wait.txt wait_mutex); test \$w -gt 120000000 && test \$w -lt 190000000"
-check sync_rwlock_wait_measured sh -c "w=\$($W wait.txt wait_rwlock); test \$w -gt 60000000 && test \$w -lt 110000000"
+# The waits as the program measured them (nominally 150 and 80 ms; they
+# drift under load): the tracer's agree within 5 ms.
+near() {   # near MEASURED OWN
+	echo "tally $1 ns, the program $2 ns"
+	test "$2" -gt 30000000 && test $(($1 - $2)) -lt 5000000 && test $(($2 - $1)) -lt 5000000
+}
+check sync_mutex_wait_measured near $($W wait.txt wait_mutex) $(awk '{print $2}' own.txt)
+check sync_rwlock_wait_measured near $($W wait.txt wait_rwlock) $(awk '{print $4}' own.txt)
 check sync_uncontended_locks_not_recorded sh -c "test \$($W wait.txt fast_locks) -eq 0 &&
 	test \$(\"\$TALLY\" export sync.exp --format collapsed --metric sync.count | awk '{s += \$NF} END {print s}') -le 4"
 check sync_condvar_and_join_are_other_waits sh -c "w=\$($W other.txt wait_cond); test \$w -gt 25000000 &&

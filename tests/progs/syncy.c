@@ -5,9 +5,13 @@
  * wait_sem() waits ~60 ms); then a condition variable signalled after 40 ms
  * (wait_cond(): sync.other) and main's pthread_join (sync.other).
  * Uncontended locks: 100000 lock/unlock pairs in fast_locks(), which must
- * cost no recorded wait.  usage: syncy */
+ * cost no recorded wait.  The waiter measures its own mutex and rwlock
+ * waits and prints them ("mutex NS rwlock NS"): under load the lengths drift,
+ * and the tracer must agree with them, not with the nominal ones.
+ * usage: syncy */
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdio.h>
 #include <time.h>
 
 #define NOIPA __attribute__((noinline, noipa))
@@ -63,12 +67,25 @@ NOIPA void *holder(void *arg)
 	return arg;
 }
 
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static long long mutex_ns, rwlock_ns;
+
 NOIPA void *waiter(void *arg)
 {
 	nap(50);
+	long long t0 = now_ns();
 	wait_mutex();
+	mutex_ns = now_ns() - t0;
 	nap(20);
+	t0 = now_ns();
 	wait_rwlock();
+	rwlock_ns = now_ns() - t0;
 	wait_sem();
 	wait_cond();
 	return arg;
@@ -84,5 +101,6 @@ int main(void)
 	pthread_create(&b, NULL, waiter, NULL);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+	printf("mutex %lld rwlock %lld\n", mutex_ns, rwlock_ns);
 	return 0;
 }
