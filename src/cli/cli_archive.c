@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "format/exp_launch.h"
 #include "format/exp_read.h"
 
 /* The GNU build-id of the ELF file `fd`; returns its length (0: none). */
@@ -142,13 +143,13 @@ void cli_archive(const char *expdir)
 	struct dirent *de;
 
 	snprintf(archive, sizeof(archive), "%s/archive", expdir);
-	snprintf(maps, sizeof(maps), "%s/maps.dat", expdir);
+	snprintf(maps, sizeof(maps), "%s/%s", expdir, exp_file_name(EXP_FILE_MAPS));
 	archive_maps(maps, archive);
 	while (d && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 		if (de->d_name[0] != '_' || n < 5 || strcmp(de->d_name + n - 4, ".exp"))
 			continue;
-		snprintf(maps, sizeof(maps), "%s/%s/maps.dat", expdir, de->d_name);
+		snprintf(maps, sizeof(maps), "%s/%s/%s", expdir, de->d_name, exp_file_name(EXP_FILE_MAPS));
 		archive_maps(maps, archive);
 	}
 	if (d)

@@ -19,13 +19,14 @@
 
 #include "cli/cli.h"
 #include "format/exp_compact.h"
+#include "format/exp_launch.h"
 
 /* Has the process that wrote `dir` ended?  Its log names its pid. */
 static bool process_ended(const char *dir)
 {
 	char path[PATH_MAX + 16], line[256];
 
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *f = fopen(path, "r");
 	long pid = 0;
 	if (!f)
@@ -39,14 +40,15 @@ static bool process_ended(const char *dir)
 
 static void compact_dir(const char *dir)
 {
-	static const char *const files[] = { "samples.dat", "stacks.dat", "maps.dat", "threads.dat",
-					     "heap.dat", "sync.dat", "io.dat", "arcs.dat" };
 	char path[PATH_MAX + 32];
 
 	if (!process_ended(dir))
 		return;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+	for (int k = 1; k < EXP_FILE_COUNT_; k++) {
+		const char *name = exp_file_name((enum exp_file_kind)k);
+		if (!name)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		struct exp_error err;
 		if (access(path, F_OK) == 0 && exp_file_compact(path, &err) < 0)
 			cli_warn("record", "%s (left as it was)", err.msg);

@@ -25,16 +25,14 @@
 
 #include "cli/cli.h"
 #include "cli/cli_target.h"
+#include "format/exp_launch.h"
 #include "format/exp_records.h"
 
 #define CMD "record"
 
 struct record_opts {
 	const char *out;
-	unsigned hz;
-	bool heap, io, follow;
-	long long sync_ns;         /* -1 off, -2 calibrate */
-	unsigned frames;
+	struct exp_launch_options launch;   /* what the collector is told */
 };
 
 static pid_t child_pid;
@@ -50,10 +48,11 @@ static void usage(FILE *f)
 		"  -i                trace I/O calls (io.bytes, io.time, io.count)\n"
 		"  --follow=all|none follow descendant processes into sub-experiments (default all)\n"
 		"  --frames N        deepest stack recorded (default and maximum %d)\n"
-		"Environment passed to the program: LD_PRELOAD (the collector), TALLY_EXP,\n"
-		"TALLY_OPTIONS, TALLY_ROOT, TALLY_LINEAGE, TALLY_PID; TALLY_LIB_DIR overrides\n"
+		"Environment passed to the program: %s (the collector), %s,\n"
+		"%s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
-		EXP_MAX_FRAMES);
+		EXP_MAX_FRAMES, EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS, EXP_ENV_ROOT,
+		EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_LIB_DIR);
 }
 
 static void forward_signal(int sig)
@@ -63,7 +62,7 @@ static void forward_signal(int sig)
 }
 
 /* Parse "-s [NS]": an optional duration such as 1000, 5us, 2ms. */
-static bool parse_duration_ns(const char *s, long long *ns)
+static bool parse_duration_ns(const char *s, int64_t *ns)
 {
 	char *end;
 	long long v = strtoll(s, &end, 10);
@@ -135,7 +134,7 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 	struct utsname u;
 	time_t now = time(NULL);
 
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *log = fopen(path, "a");
 	if (!log)
 		return;
@@ -152,8 +151,9 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 		log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
 	log_line(log, "start", "%s", when);
 	log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)now_ns(CLOCK_MONOTONIC));
-	log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d follow=%s frames=%u", o->hz,
-		 o->heap, o->sync_ns, o->io, o->follow ? "all" : "none", o->frames);
+	log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d follow=%s frames=%u", o->launch.hz,
+		 o->launch.heap, (long long)o->launch.sync_ns, o->launch.io,
+		 o->launch.follow ? "all" : "none", o->launch.max_frames);
 	fclose(log);
 }
 
@@ -162,7 +162,7 @@ static void write_log_end(const char *dir, int status, const struct rusage *ru, 
 	char path[PATH_MAX + 16], when[64];
 	time_t now = time(NULL);
 
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *log = fopen(path, "a");
 	if (!log)
 		return;
@@ -192,8 +192,8 @@ static int build_preload(const struct record_opts *o, char *buf, size_t len)
 		bool wanted;
 	} libs[] = {
 		{ "libtally-collector.so", true }, { "libtally-mcount.so", true },
-		{ "libtally-heap.so", o->heap }, { "libtally-sync.so", o->sync_ns != -1 },
-		{ "libtally-io.so", o->io },
+		{ "libtally-heap.so", o->launch.heap }, { "libtally-sync.so", o->launch.sync_ns != -1 },
+		{ "libtally-io.so", o->launch.io },
 	};
 	const char *dir = cli_lib_dir();
 	const char *old = getenv("LD_PRELOAD");
@@ -206,8 +206,8 @@ static int build_preload(const struct record_opts *o, char *buf, size_t len)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, libs[i].name);
 		if (!realpath(path, real)) {
-			cli_error(CMD, "%s: %s (is tally installed? TALLY_LIB_DIR names its lib directory)",
-				  path, strerror(errno));
+			cli_error(CMD, "%s: %s (is tally installed? %s names its lib directory)",
+				  path, strerror(errno), EXP_ENV_LIB_DIR);
 			return -1;
 		}
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", real);
@@ -222,12 +222,10 @@ static int build_preload(const struct record_opts *o, char *buf, size_t len)
 static void remove_experiment(const char *dir)
 {
 	char path[PATH_MAX + 32];
-	static const char *const names[] = { "log.txt", "counters.dat", "samples.dat", "stacks.dat",
-					     "maps.dat", "threads.dat", "heap.dat", "sync.dat",
-					     "io.dat", "arcs.dat" };
+	const char *name;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+	for (size_t i = 0; (name = exp_dir_file(i)); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		unlink(path);
 	}
 	rmdir(dir);
@@ -249,47 +247,44 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	int c;
 	char *end;
 
-	o->hz = 1000;
-	o->sync_ns = -1;
-	o->follow = true;
-	o->frames = EXP_MAX_FRAMES;
+	exp_launch_defaults(&o->launch);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:F:Hsih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'F':
-			o->hz = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || o->hz > 100000) {
-				cli_error(CMD, "-F %s: expected a rate in Hz, 0..100000", optarg);
+			o->launch.hz = (uint32_t)strtoul(optarg, &end, 10);
+			if (*end || o->launch.hz > EXP_HZ_MAX) {
+				cli_error(CMD, "-F %s: expected a rate in Hz, 0..%u", optarg, EXP_HZ_MAX);
 				return -1;
 			}
 			break;
-		case 'H': o->heap = true; break;
-		case 'i': o->io = true; break;
+		case 'H': o->launch.heap = true; break;
+		case 'i': o->launch.io = true; break;
 		case 's':
-			o->sync_ns = -2;
+			o->launch.sync_ns = -2;
 			if (optarg) {
-				if (!parse_duration_ns(optarg, &o->sync_ns)) {
+				if (!parse_duration_ns(optarg, &o->launch.sync_ns)) {
 					cli_error(CMD, "--sync=%s: expected a duration (1000, 5us, 2ms)", optarg);
 					return -1;
 				}
-			} else if (optind < argc && parse_duration_ns(argv[optind], &o->sync_ns)) {
+			} else if (optind < argc && parse_duration_ns(argv[optind], &o->launch.sync_ns)) {
 				optind++;
 			}
 			break;
 		case 'f':
 			if (!strcmp(optarg, "all"))
-				o->follow = true;
+				o->launch.follow = true;
 			else if (!strcmp(optarg, "none"))
-				o->follow = false;
+				o->launch.follow = false;
 			else {
 				cli_error(CMD, "--follow=%s: expected all or none", optarg);
 				return -1;
 			}
 			break;
 		case 'n':
-			o->frames = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || o->frames < 1 || o->frames > EXP_MAX_FRAMES) {
+			o->launch.max_frames = (uint32_t)strtoul(optarg, &end, 10);
+			if (*end || o->launch.max_frames < 1 || o->launch.max_frames > EXP_MAX_FRAMES) {
 				cli_error(CMD, "--frames %s: expected 1..%d", optarg, EXP_MAX_FRAMES);
 				return -1;
 			}
@@ -309,7 +304,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
 	struct cli_target target;
-	char dir[PATH_MAX], absdir[PATH_MAX], preload[6 * PATH_MAX], options[256];
+	char dir[PATH_MAX], absdir[PATH_MAX], preload[6 * PATH_MAX], options[EXP_OPTIONS_MAX];
 
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
@@ -331,8 +326,10 @@ int cmd_record(int argc, char **argv)
 		return CLI_FATAL;
 	}
 	write_log_head(dir, &o, &target, nprog, prog);
-	snprintf(options, sizeof(options), "hz=%u,heap=%d,sync=%lld,io=%d,follow=%d,frames=%u",
-		 o.hz, o.heap, o.sync_ns, o.io, o.follow, o.frames);
+	if (exp_launch_encode(&o.launch, options, sizeof(options)) < 0) {
+		cli_error(CMD, "the options do not fit in %s", EXP_ENV_OPTIONS);
+		return CLI_FATAL;
+	}
 
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -348,12 +345,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (child_pid == 0) {
 		close(pipefd[0]);
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("TALLY_EXP", absdir, 1);
-		setenv("TALLY_OPTIONS", options, 1);
-		unsetenv("TALLY_ROOT");
-		unsetenv("TALLY_PID");
-		unsetenv("TALLY_LINEAGE");
+		setenv(EXP_ENV_PRELOAD, preload, 1);
+		setenv(EXP_ENV_EXP, absdir, 1);
+		setenv(EXP_ENV_OPTIONS, options, 1);
+		unsetenv(EXP_ENV_ROOT);
+		unsetenv(EXP_ENV_PID);
+		unsetenv(EXP_ENV_LINEAGE);
 		execv(target.path, prog);
 		int e = errno;
 		if (write(pipefd[1], &e, sizeof(e)) != sizeof(e))

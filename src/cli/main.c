@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "format/exp_launch.h"
 
 #define TALLY_VERSION "0.1"
 
@@ -58,7 +59,7 @@ const char *cli_lib_dir(void)
 {
 	static char dir[PATH_MAX];
 	char exe[PATH_MAX];
-	const char *env = getenv("TALLY_LIB_DIR");
+	const char *env = getenv(EXP_ENV_LIB_DIR);
 
 	if (env && *env)
 		return env;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "format/exp_data.h"
+#include "format/exp_launch.h"
 
 #define MAX_STACK_ID (1u << 28)
 
@@ -71,7 +72,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 	size_t linecap = 0, cap = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/log.txt", p->dir);
+	snprintf(path, sizeof(path), "%s/%s", p->dir, EXP_LOG_NAME);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return errno == ENOENT ? -ENOENT : (snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno)), -errno);
@@ -101,7 +102,7 @@ static void load_counters(struct exp_proc *p)
 	char path[4200];
 	uint8_t buf[EXP_COUNTERS_BYTES];
 
-	snprintf(path, sizeof(path), "%s/counters.dat", p->dir);
+	snprintf(path, sizeof(path), "%s/%s", p->dir, EXP_COUNTERS_NAME);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -512,11 +513,9 @@ static int cmp_map_time(const void *a, const void *b)
 
 static int load_proc(struct exp_proc *p, struct exp_error *err)
 {
-	static const struct { const char *name; uint32_t kind; } files[] = {
-		{ "samples.dat", EXP_FILE_SAMPLES }, { "heap.dat", EXP_FILE_HEAP },
-		{ "sync.dat", EXP_FILE_SYNC },       { "io.dat", EXP_FILE_IO },
-		{ "arcs.dat", EXP_FILE_ARCS },       { "threads.dat", EXP_FILE_THREADS },
-		{ "maps.dat", EXP_FILE_MAPS },       { "stacks.dat", EXP_FILE_STACKS },
+	static const enum exp_file_kind files[] = {
+		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
+		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MAPS, EXP_FILE_STACKS,
 	};
 	struct loader l = { .p = p };
 	int rc = load_log(p, err);
@@ -525,7 +524,7 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 		return rc;
 	load_counters(p);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if ((rc = load_file(&l, files[i].name, files[i].kind, err)) < 0)
+		if ((rc = load_file(&l, exp_file_name(files[i]), files[i], err)) < 0)
 			return rc;
 	/* Records of one thread are not in time order in the file (a staging
 	 * block comes before the copies of earlier ones), nor are threads'. */
@@ -584,7 +583,7 @@ static bool has_data(const char *dir)
 	char path[4200];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	return stat(path, &st) == 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_launch.h"
 #include "model/model_build_int.h"
 
 static const char *basename_of(const char *path)
@@ -107,7 +108,7 @@ void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool 
 	fr->func = func_of_sym(b, sf, sym_object_path(mp->obj));
 	fr->addr = vaddr;
 	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
-	fr->thread_start = fr->tally && !strcmp(sf->name, "tally_thread_start");
+	fr->thread_start = fr->tally && !strcmp(sf->name, EXP_THREAD_WRAPPER);
 }
 
 long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,

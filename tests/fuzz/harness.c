@@ -10,14 +10,24 @@
 #include <unistd.h>
 
 #include "format/exp_data.h"
+#include "format/exp_launch.h"
 #include "model/model.h"
 #include "report/report.h"
 #include "harness.h"
 
-static const char *const fuzz_files[] = {
-	"samples.dat", "stacks.dat", "maps.dat", "threads.dat", "heap.dat",
-	"sync.dat", "io.dat", "arcs.dat", "counters.dat", "log.txt",
-};
+/* Which file of the experiment the input becomes: exp_dir_file(i), i from
+ * the first byte: '0'..'9' are 0..9, 'a'..'z' 10..35 (the corpus and the
+ * crashers start with such a byte, so they keep their file as kinds are
+ * added), any other byte modulo the number of files. */
+static size_t pick_file(uint8_t b)
+{
+	size_t n = 0;
+
+	while (exp_dir_file(n))
+		n++;
+	size_t i = b >= '0' && b <= '9' ? (size_t)(b - '0') : b >= 'a' && b <= 'z' ? (size_t)(b - 'a') + 10 : b;
+	return i < n ? i : i % n;
+}
 
 int fuzz_one(const uint8_t *data, size_t size)
 {
@@ -31,19 +41,20 @@ int fuzz_one(const uint8_t *data, size_t size)
 		snprintf(dir, sizeof(dir), "/tmp/tally-fuzz.%d", (int)getpid());
 		mkdir(dir, 0700);
 	}
-	for (size_t i = 0; i < sizeof(fuzz_files) / sizeof(fuzz_files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, fuzz_files[i]);
+	const char *name;
+	for (size_t i = 0; (name = exp_dir_file(i)); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		unlink(path);
 	}
-	size_t which = size ? data[0] % (sizeof(fuzz_files) / sizeof(fuzz_files[0])) : 0;
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	const char *which = exp_dir_file(size ? pick_file(data[0]) : 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return 1;
 	fputs("pid: 1\nstart.mono_ns: 0\n", f);
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/%s", dir, fuzz_files[which]);
-	f = fopen(path, which == 9 ? "a" : "w");
+	snprintf(path, sizeof(path), "%s/%s", dir, which);
+	f = fopen(path, strcmp(which, EXP_LOG_NAME) ? "w" : "a");
 	if (!f)
 		return 1;
 	if (size > 1)

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_launch.c — the launch contract's tables and the options string (see
+ * exp_launch.h).  Linked into both `tally` and the collector.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/exp_launch.h"
+
+static const char *const file_names[EXP_FILE_COUNT_] = {
+	[EXP_FILE_SAMPLES] = "samples.dat", [EXP_FILE_STACKS] = "stacks.dat",
+	[EXP_FILE_MAPS] = "maps.dat",       [EXP_FILE_THREADS] = "threads.dat",
+	[EXP_FILE_HEAP] = "heap.dat",       [EXP_FILE_SYNC] = "sync.dat",
+	[EXP_FILE_IO] = "io.dat",           [EXP_FILE_ARCS] = "arcs.dat",
+};
+
+const char *exp_file_name(enum exp_file_kind kind)
+{
+	return (unsigned)kind < EXP_FILE_COUNT_ ? file_names[kind] : NULL;
+}
+
+const char *exp_dir_file(size_t i)
+{
+	for (int k = 1; k < EXP_FILE_COUNT_; k++)
+		if (file_names[k] && i-- == 0)
+			return file_names[k];
+	if (i == 0)
+		return EXP_COUNTERS_NAME;
+	return i == 1 ? EXP_LOG_NAME : NULL;
+}
+
+const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT] = {
+	EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_OPTIONS,
+};
+
+/* ---- options ------------------------------------------------------------- */
+
+enum opt_type { OPT_U32, OPT_BOOL, OPT_I64 };
+
+static const struct option_def {
+	const char *key;
+	enum opt_type type;
+	size_t offset;
+	int64_t min, max, dflt;
+} options[] = {
+#define OFF(field) offsetof(struct exp_launch_options, field)
+	{ "hz", OPT_U32, OFF(hz), 0, EXP_HZ_MAX, 1000 },
+	{ "heap", OPT_BOOL, OFF(heap), 0, 1, 0 },
+	{ "sync", OPT_I64, OFF(sync_ns), -2, INT64_MAX, -1 },
+	{ "io", OPT_BOOL, OFF(io), 0, 1, 0 },
+	{ "follow", OPT_BOOL, OFF(follow), 0, 1, 1 },
+	{ "frames", OPT_U32, OFF(max_frames), 1, EXP_MAX_FRAMES, EXP_MAX_FRAMES },
+#undef OFF
+};
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
+static void set(struct exp_launch_options *o, const struct option_def *d, int64_t v)
+{
+	char *field = (char *)o + d->offset;
+
+	v = v < d->min ? d->min : v > d->max ? d->max : v;
+	switch (d->type) {
+	case OPT_U32: *(uint32_t *)(void *)field = (uint32_t)v; break;
+	case OPT_BOOL: *(bool *)field = v != 0; break;
+	case OPT_I64: *(int64_t *)(void *)field = v; break;
+	}
+}
+
+static int64_t get(const struct exp_launch_options *o, const struct option_def *d)
+{
+	const char *field = (const char *)o + d->offset;
+
+	switch (d->type) {
+	case OPT_U32: return *(const uint32_t *)(const void *)field;
+	case OPT_BOOL: return *(const bool *)field;
+	case OPT_I64: return *(const int64_t *)(const void *)field;
+	}
+	return 0;
+}
+
+void exp_launch_defaults(struct exp_launch_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < NOPTIONS; i++)
+		set(o, &options[i], options[i].dflt);
+}
+
+int exp_launch_encode(const struct exp_launch_options *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		int w = snprintf(buf + n, len - n, "%s%s=%lld", i ? "," : "", options[i].key,
+				 (long long)get(o, &options[i]));
+		if (w < 0 || (size_t)w >= len - n)
+			return -1;
+		n += (size_t)w;
+	}
+	return (int)n;
+}
+
+int exp_launch_decode(const char *s, struct exp_launch_options *o)
+{
+	int bad = 0;
+
+	exp_launch_defaults(o);
+	while (s && *s) {
+		const char *end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		const char *eq = memchr(s, '=', (size_t)(end - s));
+		const struct option_def *d = NULL;
+		for (size_t i = 0; eq && i < NOPTIONS && !d; i++)
+			if (strlen(options[i].key) == (size_t)(eq - s) &&
+			    !strncmp(s, options[i].key, (size_t)(eq - s)))
+				d = &options[i];
+		char *num_end = NULL;
+		long long v = d ? strtoll(eq + 1, &num_end, 10) : 0;
+		if (d && num_end != eq + 1 && num_end == end)
+			set(o, d, v);
+		else if (end > s)
+			bad++;
+		s = *end ? end + 1 : end;
+	}
+	return bad;
+}

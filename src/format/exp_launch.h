@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_launch.h — the launch contract: what `tally record` and the collector
+ * inside the target agree on, in one place.
+ *
+ *   - the files of an experiment directory (record files by kind, the
+ *     counters, the log);
+ *   - the environment variables that carry an experiment from `tally record`
+ *     to the target and from a collecting process to its descendants;
+ *   - the options string in TALLY_OPTIONS, written by exp_launch_encode and
+ *     read by exp_launch_decode (a table of keys: adding an option is one
+ *     field in struct exp_launch_options and one line in exp_launch.c);
+ *   - the name of the collector's thread wrapper, which the analyzer hides
+ *     from stacks.
+ *
+ * Used by the CLI (cmd_record.c), the collector (inside the target, before
+ * main: exp_launch_decode and the tables use no malloc and no stdio), the
+ * reader and the tests.  Extending it: append; never reuse a name.
+ */
+#ifndef TALLY_EXP_LAUNCH_H
+#define TALLY_EXP_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/exp_records.h"
+
+/* ---- files of one experiment directory ----------------------------------- */
+
+#define EXP_LOG_NAME "log.txt"             /* human-readable "key: value" lines */
+#define EXP_COUNTERS_NAME "counters.dat"   /* loss counters, mapped shared */
+
+/* The record file of `kind` ("samples.dat", ...), or NULL if `kind` has none. */
+const char *exp_file_name(enum exp_file_kind kind);
+
+/* The i-th file a process may create in its directory (record files in kind
+ * order, then counters.dat, then log.txt), or NULL past the last one.  The
+ * order is fixed: tests/fuzz selects a file by its index. */
+const char *exp_dir_file(size_t i);
+
+/* ---- environment --------------------------------------------------------- */
+
+#define EXP_ENV_EXP "TALLY_EXP"             /* absolute directory this process writes */
+#define EXP_ENV_OPTIONS "TALLY_OPTIONS"     /* exp_launch_encode's string */
+#define EXP_ENV_ROOT "TALLY_ROOT"           /* the founder's directory */
+#define EXP_ENV_LINEAGE "TALLY_LINEAGE"     /* "", "_f1", "_f1_x1", ... */
+#define EXP_ENV_PID "TALLY_PID"             /* pid of the process that set them */
+#define EXP_ENV_LIB_DIR "TALLY_LIB_DIR"     /* where `tally` finds its libraries */
+#define EXP_ENV_PRELOAD "LD_PRELOAD"        /* the collector and the tracers */
+
+/* The variables a collecting process publishes for its descendants, in the
+ * order exec'd images receive them (LD_PRELOAD first). */
+#define EXP_ENV_INHERITED_COUNT 6
+extern const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT];
+
+/* ---- options (TALLY_OPTIONS) --------------------------------------------- */
+
+struct exp_launch_options {
+	uint32_t hz;               /* clock samples per second of CPU time; 0: no clock */
+	bool heap;                 /* -H: trace heap calls */
+	int64_t sync_ns;           /* -s: wait threshold in ns; -1 off; -2 calibrate */
+	bool io;                   /* -i: trace I/O calls */
+	bool follow;               /* --follow=all */
+	uint32_t max_frames;       /* --frames: 1..EXP_MAX_FRAMES */
+};
+
+#define EXP_HZ_MAX 100000u         /* the highest sampling rate accepted */
+#define EXP_OPTIONS_MAX 256        /* bytes of an encoded options string, NUL included */
+
+/* The options of a plain `tally record PROGRAM`. */
+void exp_launch_defaults(struct exp_launch_options *o);
+
+/* Write `o` as "key=value,..." (every key, in table order) into buf.
+ * Returns the length, or -1 if it does not fit in `len` bytes. */
+int exp_launch_encode(const struct exp_launch_options *o, char *buf, size_t len);
+
+/* Read a string written by exp_launch_encode (NULL: the defaults).  Keys not
+ * given keep their default; out-of-range values are clamped to the nearest
+ * bound.  Returns the number of items that were not understood (unknown
+ * key, no '=', not a number), 0 if none; they are skipped. */
+int exp_launch_decode(const char *s, struct exp_launch_options *o);
+
+/* ---- the collector's thread wrapper ---------------------------------------- */
+
+/* Every thread the target creates starts in this function of the collector
+ * (col_interpose_thread.c); the analyzer starts a thread's stacks at the
+ * routine it calls. */
+#define EXP_THREAD_WRAPPER "tally_thread_start"
+
+#endif

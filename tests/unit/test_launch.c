@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * test_launch.c — the launch contract (format/exp_launch.h): every options
+ * value written by `tally record` reads back the same in the collector
+ * (random round trips, the extremes, the defaults), what a hand-made
+ * TALLY_OPTIONS gets (unknown keys, garbage, out-of-range values), and the
+ * file-name table the CLI, the collector, the reader and the fuzzer share.
+ */
+#include <stdlib.h>
+
+#include "format/exp_launch.h"
+#include "testhelp.h"
+
+static bool same(const struct exp_launch_options *a, const struct exp_launch_options *b)
+{
+	return a->hz == b->hz && a->heap == b->heap && a->sync_ns == b->sync_ns &&
+	       a->io == b->io && a->follow == b->follow && a->max_frames == b->max_frames;
+}
+
+static uint64_t rnd(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+static void random_round_trips(void)
+{
+	uint64_t st = 0x9e3779b97f4a7c15ull;
+	char buf[EXP_OPTIONS_MAX];
+
+	for (int i = 0; i < 20000; i++) {
+		struct exp_launch_options o, back;
+		exp_launch_defaults(&o);
+		o.hz = (uint32_t)(rnd(&st) % (EXP_HZ_MAX + 1));
+		o.heap = rnd(&st) & 1;
+		uint64_t r = rnd(&st);
+		o.sync_ns = r % 3 == 0 ? -1 : r % 3 == 1 ? -2 : (int64_t)(rnd(&st) >> (1 + rnd(&st) % 63));
+		o.io = rnd(&st) & 1;
+		o.follow = rnd(&st) & 1;
+		o.max_frames = 1 + (uint32_t)(rnd(&st) % EXP_MAX_FRAMES);
+		int n = exp_launch_encode(&o, buf, sizeof(buf));
+		CHECKF(n > 0 && (size_t)n < sizeof(buf), "%d", n);
+		CHECKF(exp_launch_decode(buf, &back) == 0, "%s", buf);
+		CHECKF(same(&o, &back), "%s", buf);
+		if (th_case_failed)
+			return;
+	}
+}
+
+static void extremes_fit_and_round_trip(void)
+{
+	struct exp_launch_options o, back;
+	char buf[EXP_OPTIONS_MAX];
+
+	exp_launch_defaults(&o);
+	o.hz = EXP_HZ_MAX;
+	o.heap = o.io = o.follow = true;
+	o.sync_ns = INT64_MAX;
+	o.max_frames = EXP_MAX_FRAMES;
+	CHECK(exp_launch_encode(&o, buf, sizeof(buf)) > 0);
+	CHECK(exp_launch_decode(buf, &back) == 0 && same(&o, &back));
+	CHECK(exp_launch_encode(&o, buf, 10) == -1);        /* too small: refused */
+}
+
+static void defaults(void)
+{
+	struct exp_launch_options d, o;
+	char buf[EXP_OPTIONS_MAX];
+
+	exp_launch_defaults(&d);
+	CHECK(d.hz == 1000 && !d.heap && d.sync_ns == -1 && !d.io && d.follow &&
+	      d.max_frames == EXP_MAX_FRAMES);
+	CHECK(exp_launch_decode(NULL, &o) == 0 && same(&o, &d));
+	CHECK(exp_launch_decode("", &o) == 0 && same(&o, &d));
+	CHECK(exp_launch_encode(&d, buf, sizeof(buf)) > 0);
+	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024"), "%s", buf);
+}
+
+static void hand_made_strings(void)
+{
+	struct exp_launch_options o;
+
+	/* A subset of keys, in any order; the rest keep their defaults. */
+	CHECK(exp_launch_decode("io=1,hz=250", &o) == 0);
+	CHECK(o.hz == 250 && o.io && !o.heap && o.sync_ns == -1 && o.follow);
+	/* Unknown keys, no '=', not numbers: counted and skipped. */
+	CHECK(exp_launch_decode("color=red,heap=1,bogus,hz=fast,frames=12x", &o) == 4);
+	CHECK(o.heap && o.hz == 1000 && o.max_frames == EXP_MAX_FRAMES);
+	CHECK(exp_launch_decode(",,heap=1,", &o) == 0 && o.heap);
+	/* Out of range: clamped to the nearest bound. */
+	CHECK(exp_launch_decode("hz=999999,frames=0,sync=-7", &o) == 0);
+	CHECK(o.hz == EXP_HZ_MAX && o.max_frames == 1 && o.sync_ns == -2);
+	CHECK(exp_launch_decode("frames=5000,hz=-3", &o) == 0);
+	CHECK(o.max_frames == EXP_MAX_FRAMES && o.hz == 0);
+	/* A key must match whole: "h" and "hzz" are not "hz". */
+	CHECK(exp_launch_decode("h=5,hzz=5", &o) == 2 && o.hz == 1000);
+}
+
+static void file_names(void)
+{
+	const char *name;
+	size_t n = 0;
+
+	for (int k = 1; k < EXP_FILE_COUNT_; k++) {
+		CHECKF(exp_file_name((enum exp_file_kind)k) != NULL, "kind %d", k);
+		for (int j = 1; j < k; j++)
+			CHECK(strcmp(exp_file_name((enum exp_file_kind)k),
+				     exp_file_name((enum exp_file_kind)j)));
+	}
+	CHECK(exp_file_name(0) == NULL && exp_file_name(EXP_FILE_COUNT_) == NULL);
+	CHECK(!strcmp(exp_file_name(EXP_FILE_SAMPLES), "samples.dat"));
+	/* The directory listing: record files in kind order, then the counters
+	 * and the log (tests/fuzz picks a file by this index). */
+	while ((name = exp_dir_file(n)))
+		n++;
+	CHECK(n == EXP_FILE_COUNT_ + 1);
+	CHECK(!strcmp(exp_dir_file(0), "samples.dat") && !strcmp(exp_dir_file(7), "arcs.dat"));
+	CHECK(!strcmp(exp_dir_file(n - 2), EXP_COUNTERS_NAME));
+	CHECK(!strcmp(exp_dir_file(n - 1), EXP_LOG_NAME));
+}
+
+static void environment(void)
+{
+	CHECK(!strcmp(exp_env_inherited[0], EXP_ENV_PRELOAD));
+	for (int i = 1; i < EXP_ENV_INHERITED_COUNT; i++)
+		CHECKF(!strncmp(exp_env_inherited[i], "TALLY_", 6), "%s", exp_env_inherited[i]);
+	CHECK(!strcmp(EXP_THREAD_WRAPPER, "tally_thread_start"));
+}
+
+int main(void)
+{
+	RUN(random_round_trips);
+	RUN(extremes_fit_and_round_trip);
+	RUN(defaults);
+	RUN(hand_made_strings);
+	RUN(file_names);
+	RUN(environment);
+	TEST_EXIT();
+}
