@@ -32,7 +32,8 @@ FORMAT_RD  := $(filter-out src/format/exp_write%,$(wildcard src/format/*.c))
 FORMAT_WR  := $(wildcard src/format/exp_write*.c)
 ANALYZER   := $(FORMAT_RD) $(wildcard src/symbols/*.c src/model/*.c src/report/*.c)
 CLI        := $(wildcard src/cli/*.c)
-COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR)
+FORMAT_BOTH:= src/format/exp_launch.c
+COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR) $(FORMAT_BOTH)
 COLLECTOR_S:= $(wildcard src/collector/*.S)
 MCOUNT     := $(wildcard src/mcount/*.c)
 MCOUNT_S   := $(wildcard src/mcount/*.S)
@@ -92,11 +93,13 @@ $(APILIB): $(COLLECTLIB)
 	@mkdir -p $(@D)
 	ln -sf libtally-collector.so $@
 
-# Unit tests link the analyzer objects, or the collector's, as they need.
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(call pic,$(COLLECTOR) $(COLLECTOR_S))
+# Unit tests link the analyzer objects, or the collector's, as they need
+# (the format's shared part once).
+COL_TEST   := $(call pic,$(filter-out $(FORMAT_BOTH),$(COLLECTOR)) $(COLLECTOR_S))
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(COL_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER)) \
-	    $(if $(findstring test_col,$@),$(call pic,$(COLLECTOR) $(COLLECTOR_S)) -ldl -pthread) $(LIBS_AN)
+	    $(if $(findstring test_col,$@),$(COL_TEST) -ldl -pthread) $(LIBS_AN)
 
 tests: all $(UNIT_BINS)
 

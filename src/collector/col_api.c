@@ -20,9 +20,16 @@
 #include <unistd.h>
 
 #include "collector/col_export.h"
-#include "tally.h"
-#include "collector/col_internal.h"
+#include "collector/col_files.h"
+#include "collector/col_init.h"
+#include "collector/col_log.h"
+#include "collector/col_real.h"
+#include "collector/col_stacks.h"
+#include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "collector/col_time.h"
+#include "format/exp_launch.h"
+#include "tally.h"
 
 static atomic_flag arcs_lock = ATOMIC_FLAG_INIT;
 
@@ -43,7 +50,8 @@ COL_API void *tally__arc_table(uint32_t nslots, uint32_t flags, uint64_t *mapped
 	while (atomic_flag_test_and_set_explicit(&arcs_lock, memory_order_acquire))
 		;
 	if (w->fd < 0 && !atomic_load(&w->full) &&
-	    exp_writer_open(w, col_proc.dirfd, "arcs.dat", EXP_FILE_ARCS, (uint32_t)col_proc.pid) < 0)
+	    exp_writer_open(w, col_proc.dirfd, exp_file_name(EXP_FILE_ARCS), EXP_FILE_ARCS,
+			    (uint32_t)col_proc.pid) < 0)
 		atomic_store(&w->full, 1);
 	atomic_flag_clear_explicit(&arcs_lock, memory_order_release);
 
@@ -176,7 +184,7 @@ COL_API int tally__standalone_start(const char *why)
 
 	if (col_proc.active)
 		return 1;
-	if (atomic_flag_test_and_set(&once) || getenv("TALLY_EXP"))
+	if (atomic_flag_test_and_set(&once) || getenv(EXP_ENV_EXP))
 		return col_proc.active;
 	if (make_dir(rel, sizeof(rel)) != 0 || !realpath(rel, dir))
 		return 0;
@@ -193,7 +201,7 @@ COL_API int tally__standalone_start(const char *why)
 	int len = snprintf(head, sizeof(head), "tally.format: %d\ncommand: %s\nstarted-by: %s\n",
 			   EXP_FORMAT_VERSION, cmd, why);
 	char logpath[4200];
-	snprintf(logpath, sizeof(logpath), "%s/log.txt", dir);
+	snprintf(logpath, sizeof(logpath), "%s/%s", dir, EXP_LOG_NAME);
 	fd = col_sys_openat(AT_FDCWD, logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		col_sys_write(fd, head, (size_t)len);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_clock.c — per-thread CPU-time sampling and the profiling signal handler.
+ * col_clock.c — a thread's CPU-time clock, which signals it every period of
+ * its CPU time (the handler is col_sample.c).
  *
  * Each thread opens its own PERF_COUNT_SW_TASK_CLOCK event (pid 0, any cpu)
  * that signals that very thread every `period` of its CPU time.  Best is a
@@ -13,28 +14,26 @@
  * does the same at the kernel's tick.  The log says which.  Under a debugger
  * (TracerPid) the SIGTRAP way is skipped: the debugger would stop on each.
  *
- * Each sample weighs the CPU time that really elapsed since the thread's
- * previous sample, read from the clock in the handler: coalesced or late
- * signals then cost no time, and dropped samples pass their time on.
- *
- * The handler is the sequence of style.md §6: save errno; tell our signal
- * from the target's; test-and-set the thread's busy flag; read the clock;
- * unwind from the ucontext; intern the stack; append one SAMPLE; re-arm.
+ * Called at thread start and end (col_thread.c), around exec
+ * (col_interpose_exec.c), and from the handler (read, re-arm, is it ours).
+ * Sigsafe file.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/col_internal.h"
+#include "collector/col_clock.h"
+#include "collector/col_log.h"
+#include "collector/col_real.h"
+#include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "collector/col_time.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -74,7 +73,7 @@ static int perf_open(uint64_t period, int excl_kernel, bool sigtrap)
 		a.remove_on_exec = 1;          /* required with sigtrap */
 		a.sig_data = (uint64_t)(uintptr_t)&col_proc;
 	}
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return col_real.perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static bool traced_by_debugger(void)
@@ -123,25 +122,17 @@ static int open_task_clock(pid_t tid)
 			return -errno;
 	}
 	if (w == WAY_SIGTRAP) {
-		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0)
+		if (col_real.ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0)
 			return fd;
 	} else {
 		struct f_owner_ex owner = { F_OWNER_TID, tid };
-		if (fcntl(fd, F_SETFL, O_ASYNC) == 0 && fcntl(fd, F_SETSIG, SIGPROF) == 0 &&
-		    fcntl(fd, F_SETOWN_EX, &owner) == 0 && ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) == 0)
+		if (col_real.fcntl(fd, F_SETFL, O_ASYNC) == 0 && col_real.fcntl(fd, F_SETSIG, SIGPROF) == 0 &&
+		    col_real.fcntl(fd, F_SETOWN_EX, &owner) == 0 && col_real.ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) == 0)
 			return fd;
 	}
 	int e = errno;
 	col_sys_close(fd);
 	return -e;
-}
-
-static uint64_t thread_cputime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t col_clock_read_sigsafe(struct col_thread *t)
@@ -150,7 +141,7 @@ uint64_t col_clock_read_sigsafe(struct col_thread *t)
 
 	if (t->perf_fd >= 0 && col_sys_read(t->perf_fd, &v, sizeof(v)) == sizeof(v))
 		return v;
-	return thread_cputime_ns();
+	return col_thread_cputime_ns_sigsafe();
 }
 
 void col_clock_start(struct col_thread *t)
@@ -179,21 +170,21 @@ void col_clock_start(struct col_thread *t)
 	sev.sigev_signo = SIGPROF;
 	sev.sigev_value.sival_ptr = &col_proc;
 	sev._sigev_un._tid = t->tid;
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0)
+	if (col_real.timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0)
 		return;
 	struct itimerspec its;
 	its.it_interval.tv_sec = (time_t)(period_ns() / 1000000000u);
 	its.it_interval.tv_nsec = (long)(period_ns() % 1000000000u);
 	its.it_value = its.it_interval;
-	t->last_cpu_ns = thread_cputime_ns();
+	t->last_cpu_ns = col_thread_cputime_ns_sigsafe();
 	t->has_timer = true;
-	timer_settime(t->timer, 0, &its, NULL);
+	col_real.timer_settime(t->timer, 0, &its, NULL);
 }
 
 void col_clock_stop(struct col_thread *t)
 {
 	if (t->perf_fd >= 0) {
-		ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		col_real.ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		col_sys_close(t->perf_fd);
 		t->perf_fd = -1;
 	}
@@ -217,83 +208,8 @@ bool col_clock_signal_sigsafe(int sig, const siginfo_t *si)
 	return si->si_code == SI_TIMER && si->si_value.sival_ptr == &col_proc;
 }
 
-static void rearm(struct col_thread *t)
+void col_clock_rearm_sigsafe(struct col_thread *t)
 {
 	if (t->perf_fd >= 0 && atomic_load_explicit(&way, memory_order_relaxed) == WAY_FASYNC)
-		ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
-}
-
-static void take_sample(struct col_thread *t, void *uc)
-{
-	uint64_t now_cpu = col_clock_read_sigsafe(t);
-	uint64_t weight = now_cpu - t->last_cpu_ns;
-	int truncated, broken;
-
-	t->last_cpu_ns = now_cpu;
-	col_regs_from_ucontext(uc, &t->regs);
-	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
-				   &truncated, &broken);
-	uint32_t id = col_stack_intern_sigsafe(t, t->frames, (uint32_t)n,
-					       col_stack_flags_sigsafe(truncated, broken));
-	if (!id)
-		return;
-	struct exp_sample s;
-	s.word = 0;
-	s.tid = (uint32_t)t->tid;
-	s.time_ns = col_now_ns_sigsafe();
-	s.stack_id = id;
-	int cpu = sched_getcpu();
-	s.cpu = cpu < 0 ? 0xffff : (uint16_t)cpu;
-	s.flags = 0;
-	s.weight_ns = weight;
-	if (col_write_sigsafe(t, EXP_FILE_SAMPLES, EXP_REC_SAMPLE, &s, sizeof(s)) == 0) {
-		t->samples++;
-		col_count_sigsafe(EXP_CTR_SAMPLES, 1);
-	}
-}
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	int saved_errno = errno;
-
-	if (!col_clock_signal_sigsafe(sig, si)) {
-		col_count_sigsafe(EXP_CTR_FOREIGN_SIGNALS, 1);
-		col_signal_forward(sig, si, uc);
-		errno = saved_errno;
-		return;
-	}
-	struct col_thread *t = col_thread_self_sigsafe();
-	if (!t || t->exiting) {
-		if (!t)
-			col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
-		errno = saved_errno;
-		return;
-	}
-	if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire)) {
-		col_count_sigsafe(EXP_CTR_LOST_REENTRY, 1);
-		rearm(t);
-		errno = saved_errno;
-		return;
-	}
-	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed))
-		t->last_cpu_ns = col_clock_read_sigsafe(t);   /* time paused counts nowhere */
-	else
-		take_sample(t, uc);
-	rearm(t);
-	atomic_store_explicit(&t->busy, 0, memory_order_release);
-	errno = saved_errno;
-}
-
-void col_clock_install_handler(void)
-{
-	static const int sigs[] = { SIGTRAP, SIGPROF };
-	struct sigaction sa, prev;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (col_sigaction_real(sigs[i], &sa, &prev) == 0)
-			col_signal_take(sigs[i], &prev);
+		col_real.ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
 }

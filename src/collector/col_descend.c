@@ -26,26 +26,32 @@
 #include <unistd.h>
 
 #include "collector/col_descend.h"
-#include "collector/col_internal.h"
+#include "collector/col_files.h"
 #include "collector/col_objects.h"
+#include "collector/col_real.h"
+#include "collector/col_stacks.h"
+#include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "collector/col_thread.h"
+#include "collector/col_time.h"
+#include "format/exp_launch.h"
 
 /* Take the next number from the counter `c` of the experiment in `dir`. */
 static uint64_t bump_counter(const char *dir, enum exp_counter c)
 {
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/counters.dat", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_COUNTERS_NAME);
 	int fd = col_sys_openat(AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 1;
-	void *p = mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *p = col_sys_mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	col_sys_close(fd);
 	if (p == MAP_FAILED)
 		return 1;
 	_Atomic uint64_t *ctr = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
 	uint64_t n = atomic_fetch_add(&ctr[c], 1) + 1;
-	munmap(p, EXP_COUNTERS_BYTES);
+	col_sys_munmap(p, EXP_COUNTERS_BYTES);
 	return n;
 }
 
@@ -54,10 +60,10 @@ static void publish_env(void)
 	char pid[24];
 
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
-	setenv("TALLY_ROOT", col_proc.root, 1);
-	setenv("TALLY_EXP", col_proc.dir, 1);
-	setenv("TALLY_LINEAGE", col_proc.lineage, 1);
-	setenv("TALLY_PID", pid, 1);
+	setenv(EXP_ENV_ROOT, col_proc.root, 1);
+	setenv(EXP_ENV_EXP, col_proc.dir, 1);
+	setenv(EXP_ENV_LINEAGE, col_proc.lineage, 1);
+	setenv(EXP_ENV_PID, pid, 1);
 }
 
 /* Set col_proc.lineage to `parent` + `suffix` and create the directory. */
@@ -69,16 +75,16 @@ static int make_descendant_dir(const char *parent, const char *suffix)
 	if (snprintf(col_proc.dir, sizeof(col_proc.dir), "%s/%s.exp", col_proc.root,
 		     col_proc.lineage) >= (int)sizeof(col_proc.dir))
 		return -1;
-	if (mkdir(col_proc.dir, 0755) != 0 && errno != EEXIST)
+	if (col_real.mkdir(col_proc.dir, 0755) != 0 && errno != EEXIST)
 		return -1;
 	return 0;
 }
 
 int col_descend_place(const char *env_dir)
 {
-	const char *root = getenv("TALLY_ROOT");
-	const char *writer = getenv("TALLY_PID");
-	const char *lineage = getenv("TALLY_LINEAGE");
+	const char *root = getenv(EXP_ENV_ROOT);
+	const char *writer = getenv(EXP_ENV_PID);
+	const char *lineage = getenv(EXP_ENV_LINEAGE);
 	char suffix[64];
 
 	snprintf(col_proc.root, sizeof(col_proc.root), "%s", root && *root ? root : env_dir);
@@ -103,14 +109,13 @@ int col_descend_place(const char *env_dir)
 
 void col_descend_stop_following(void)
 {
-	static const char *const vars[] = { "TALLY_EXP", "TALLY_ROOT", "TALLY_LINEAGE",
-					     "TALLY_PID", "TALLY_OPTIONS" };
-	const char *pre = getenv("LD_PRELOAD");
+	const char *pre = getenv(EXP_ENV_PRELOAD);
 	char kept[4096];
 	size_t n = 0;
 
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		unsetenv(vars[i]);
+	for (size_t i = 0; i < EXP_ENV_INHERITED_COUNT; i++)
+		if (strcmp(exp_env_inherited[i], EXP_ENV_PRELOAD))
+			unsetenv(exp_env_inherited[i]);
 	kept[0] = 0;
 	/* LD_PRELOAD without tally's libraries: words separated by spaces or colons. */
 	for (const char *p = pre; p && *p;) {
@@ -123,20 +128,9 @@ void col_descend_stop_following(void)
 		p += strspn(p, " :");
 	}
 	if (n)
-		setenv("LD_PRELOAD", kept, 1);
+		setenv(EXP_ENV_PRELOAD, kept, 1);
 	else
-		unsetenv("LD_PRELOAD");
-}
-
-static void close_files(void)
-{
-	for (int i = 0; i < EXP_FILE_COUNT_; i++)
-		exp_writer_close(&col_proc.file[i]);
-	if (col_proc.log_fd >= 0)
-		col_sys_close(col_proc.log_fd);
-	if (col_proc.dirfd >= 0)
-		col_sys_close(col_proc.dirfd);
-	col_proc.log_fd = col_proc.dirfd = -1;
+		unsetenv(EXP_ENV_PRELOAD);
 }
 
 static void on_fork_child(void)
@@ -147,20 +141,20 @@ static void on_fork_child(void)
 		return;
 	col_thread_reset_after_fork();
 	uint64_t n = atomic_fetch_add(&col_proc.counters[EXP_CTR_FORKS], 1) + 1;
-	close_files();
+	col_close_files();
 	col_proc.counters = NULL;
 	col_proc.pid = getpid();
 	col_proc.start_ns = col_now_ns_sigsafe();
 	if (!col_proc.opt.follow) {
 		col_proc.active = false;
-		unsetenv("TALLY_EXP");
+		unsetenv(EXP_ENV_EXP);
 		return;
 	}
 	snprintf(parent, sizeof(parent), "%s", col_proc.lineage);
 	snprintf(suffix, sizeof(suffix), "_f%llu", (unsigned long long)n);
 	if (make_descendant_dir(parent, suffix) != 0 || col_open_experiment() != 0) {
 		col_proc.active = false;
-		unsetenv("TALLY_EXP");
+		unsetenv(EXP_ENV_EXP);
 		return;
 	}
 	col_stacks_init();
@@ -176,13 +170,4 @@ void col_descend_install(void)
 
 	if (!done++)
 		pthread_atfork(NULL, NULL, on_fork_child);
-}
-
-/* A vfork child runs in its parent's memory until it execs: our exec
- * interposer would stop the parent's clock and write into the parent's
- * files.  vfork may be implemented as fork (POSIX), so it is here, as in
- * gprofng; the child becomes _fN, and its exec _fN_x1. */
-COL_API pid_t vfork(void)
-{
-	return fork();
 }

@@ -12,14 +12,11 @@
 int col_descend_place(const char *env_dir);
 
 /* --follow=none: take our variables and libraries out of the environment, so
- * that no descendant is profiled (exec_env and the fork handler do the rest). */
+ * that no descendant is profiled (the exec interposer and the fork handler do
+ * the rest). */
 void col_descend_stop_following(void);
 
 /* Register the fork handlers (once). */
 void col_descend_install(void);
-
-/* col_init.c: open this process's files in col_proc.dir; log who we are. */
-int col_open_experiment(void);
-void col_log_start(const char *created_by);
 
 #endif

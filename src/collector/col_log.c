@@ -5,11 +5,12 @@
  * Callable from any context, signal handlers included: lines are formatted
  * into a stack buffer without stdio and appended with one write(2) to a file
  * opened O_APPEND, so lines from several threads and processes never mix.
- * Never writes to the target's stdout or stderr.
+ * Never writes to the target's stdout or stderr.  Sigsafe file.
  */
 #include <string.h>
 
-#include "collector/col_internal.h"
+#include "collector/col_log.h"
+#include "collector/col_state.h"
 #include "collector/col_sys.h"
 
 int col_fmt_u64_sigsafe(char *buf, uint64_t v)

@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_mem.c — memory for the collector's own tables, and the real functions
- * behind our interposers.
+ * col_mem.c — memory for the collector's own tables (see col_mem.h).
  *
  * col_alloc is a bump allocator over mmap'd chunks: the collector must not
  * use the target's malloc (which it may be tracing, and which is not
  * async-signal-safe), and its tables live as long as the process.  Called from
  * normal context only (a spinlock guards the chunk).
  */
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "collector/col_internal.h"
+#include "collector/col_mem.h"
+#include "collector/col_sys.h"
 
 #define CHUNK_BYTES (1u << 20)
 
@@ -25,14 +24,14 @@ void *col_alloc(size_t bytes)
 {
 	bytes = (bytes + 15) & ~(size_t)15;
 	if (bytes >= CHUNK_BYTES / 4) {
-		void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = col_sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		return p == MAP_FAILED ? NULL : p;
 	}
 	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
 		;
 	if (chunk_left < bytes) {
-		void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = col_sys_mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
 			atomic_flag_clear_explicit(&lock, memory_order_release);
 			return NULL;
@@ -45,22 +44,4 @@ void *col_alloc(size_t bytes)
 	chunk_left -= bytes;
 	atomic_flag_clear_explicit(&lock, memory_order_release);
 	return r;
-}
-
-/* Preloaded, the real function is the next definition after ours.  Loaded
- * as a dependency (a program linked with -ltally-mcount), libc comes before
- * us and RTLD_NEXT finds nothing: then the first definition is the real one,
- * as long as it is not our own. */
-void *col_real(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	Dl_info mine, found;
-
-	if (p)
-		return p;
-	p = dlsym(RTLD_DEFAULT, name);
-	if (p && dladdr((void *)&col_real, &mine) && dladdr(p, &found) &&
-	    mine.dli_fbase == found.dli_fbase)
-		return NULL;
-	return p;
 }

@@ -3,8 +3,9 @@
  * col_objects.c — the load-object map over time, and the unwinder's view of
  * the loaded objects (see col_objects.h).
  *
- * Called at start-up, from the dlopen/dlclose interposers below, at thread
- * creation and after fork; never from a signal handler.  A scan walks
+ * Called at start-up, from the dlopen/dlclose interposers
+ * (col_interpose_dlopen.c), at thread creation and after fork; never from a
+ * signal handler.  A scan walks
  * dl_iterate_phdr, compares with the previous scan, writes MAP records for new
  * executable segments and UNMAP records for vanished ones, and publishes a new
  * sorted snapshot for the handler.  A spinlock serializes scans.
@@ -18,8 +19,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/col_internal.h"
+#include "collector/col_files.h"
+#include "collector/col_log.h"
+#include "collector/col_mem.h"
 #include "collector/col_objects.h"
+#include "collector/col_objset.h"
+#include "collector/col_state.h"
+#include "collector/col_sys.h"
+#include "collector/col_time.h"
 
 #define MAX_SEGMENTS 8192
 
@@ -33,33 +40,11 @@ struct seen {
 	char path[512];
 };
 
-static _Atomic(const struct col_object_set *) current;
 static atomic_flag scan_lock = ATOMIC_FLAG_INIT;
 static struct seen *known, *scratch;   /* previous scan, this scan */
 static uint32_t nknown, nscratch;
 static uint64_t last_scan_ns, generation;
 static bool vdso_archived;
-
-const struct col_object_set *col_objects_current_sigsafe(void)
-{
-	return atomic_load_explicit(&current, memory_order_acquire);
-}
-
-const struct col_object *col_objects_find_sigsafe(const struct col_object_set *s, uint64_t pc)
-{
-	uint32_t lo = 0, hi = s ? s->n : 0;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (pc < s->obj[mid].text_lo)
-			hi = mid;
-		else if (pc >= s->obj[mid].text_hi)
-			lo = mid + 1;
-		else
-			return &s->obj[mid];
-	}
-	return NULL;
-}
 
 static uint64_t hash_str(const char *s)
 {
@@ -160,12 +145,12 @@ static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
 	}
 	name[n] = 0;
 	mkdirat(col_proc.dirfd, "archive", 0755);
-	int fd = openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = col_sys_openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	if (write(fd, eh, size) != (ssize_t)size)
+	if (col_sys_write(fd, eh, size) != (ssize_t)size)
 		col_log_sigsafe("warning", "could not archive the vDSO");
-	close(fd);
+	col_sys_close(fd);
 }
 
 static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
@@ -261,7 +246,7 @@ static void publish(void)
 			set->self_hi[set->nself++] = known[i].o.text_hi;
 		}
 	}
-	atomic_store_explicit(&current, set, memory_order_release);
+	col_objects_publish(set);
 }
 
 static void scan(uint64_t map_ns, bool record_all)
@@ -323,30 +308,4 @@ void col_objects_reset_after_fork(void)
 	atomic_flag_clear(&scan_lock);
 	vdso_archived = true;   /* the founder archived it */
 	scan(col_now_ns_sigsafe(), true);
-}
-
-/* ---- interposers ----------------------------------------------------- */
-
-COL_API void *dlopen(const char *file, int mode)
-{
-	static void *(*real)(const char *, int);
-	if (!real)
-		real = col_real("dlopen");
-	col_ensure_init();
-	uint64_t t0 = col_now_ns_sigsafe();
-	void *h = real(file, mode);
-	if (h && col_proc.active)
-		col_objects_rescan(t0);
-	return h;
-}
-
-COL_API int dlclose(void *handle)
-{
-	static int (*real)(void *);
-	if (!real)
-		real = col_real("dlclose");
-	int rc = real(handle);
-	if (col_proc.active)
-		col_objects_rescan(0);
-	return rc;
 }

@@ -4,35 +4,40 @@
  * perf's sigtrap events, SIGPROF from the fallbacks).
  *
  * As the Sun collector does, we interpose sigaction() and the signal()
- * family: while collecting, the kernel-level handlers of our signals stay
- * ours, and what the target installs is remembered as its disposition.  A
- * signal that is not from our clock (the target's own setitimer or
- * timer_create, a breakpoint's SIGTRAP) is passed on to that disposition, so
- * the target keeps working and is still profiled.  Called from the target's
- * threads and from our signal handler.
+ * family (col_interpose_signal.c): while collecting, the kernel-level
+ * handlers of our signals stay ours, and what the target installs is
+ * remembered here as its disposition.  A signal that is not from our clock
+ * (the target's own setitimer or timer_create, a breakpoint's SIGTRAP) is
+ * passed on to that disposition, so the target keeps working and is still
+ * profiled.  Called from the target's threads and from our signal handler.
+ * Sigsafe file.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collector/col_internal.h"
+#include "collector/col_real.h"
+#include "collector/col_signal.h"
 
 static struct sigaction user_act[NSIG];   /* the target's dispositions */
 static _Atomic int owned[NSIG];            /* our handler is installed */
 
-static bool ours(int sig)
+bool col_signal_owned(int sig)
 {
 	return sig > 0 && sig < NSIG && atomic_load(&owned[sig]);
 }
 
+struct sigaction *col_signal_disposition(int sig)
+{
+	return &user_act[sig];
+}
+
 int col_sigaction_real(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	static int (*real)(int, const struct sigaction *, struct sigaction *);
-	if (!real)
-		real = col_real("sigaction");
-	return real(sig, act, old);
+	return col_real_table()->sigaction(sig, act, old);
 }
 
 void col_signal_take(int sig, const struct sigaction *prev)
@@ -71,52 +76,4 @@ void col_signal_forward(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	a.sa_handler(sig);
-}
-
-COL_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-	col_ensure_init();
-	if (!ours(sig))
-		return col_sigaction_real(sig, act, old);
-	if (old)
-		*old = user_act[sig];
-	if (act)
-		user_act[sig] = *act;
-	return 0;
-}
-
-static sighandler_t set_handler(int sig, sighandler_t h, int flags, const char *real_name)
-{
-	col_ensure_init();
-	if (!ours(sig)) {
-		sighandler_t (*real)(int, sighandler_t) = col_real(real_name);
-		if (!real) {
-			errno = ENOSYS;
-			return SIG_ERR;
-		}
-		return real(sig, h);
-	}
-	struct sigaction *u = &user_act[sig];
-	sighandler_t old = (u->sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))u->sa_sigaction
-						       : u->sa_handler;
-	memset(u, 0, sizeof(*u));
-	u->sa_handler = h;
-	u->sa_flags = flags;
-	return old;
-}
-
-COL_API sighandler_t signal(int sig, sighandler_t h)
-{
-	return set_handler(sig, h, SA_RESTART, "signal");
-}
-
-sighandler_t bsd_signal(int sig, sighandler_t h);   /* not declared by <signal.h> */
-COL_API sighandler_t bsd_signal(int sig, sighandler_t h)
-{
-	return set_handler(sig, h, SA_RESTART, "bsd_signal");
-}
-
-COL_API sighandler_t sysv_signal(int sig, sighandler_t h)
-{
-	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, "sysv_signal");
 }

@@ -19,12 +19,15 @@
  * duplicate node: harmless, the analyzer resolves each id by itself).  A
  * collision of two different suffixes on all 64 bits would merge them; with
  * millions of nodes the chance is about 10^-7 (docs/collector.md).
+ * Sigsafe file.
  */
 #include <string.h>
 #include <sys/mman.h>
 
-#include "collector/col_internal.h"
-#include "collector/col_objects.h"
+#include "collector/col_objset.h"
+#include "collector/col_stacks.h"
+#include "collector/col_state.h"
+#include "collector/col_sys.h"
 
 #define TABLE_BITS 22
 #define TABLE_SLOTS (1u << TABLE_BITS)
@@ -41,11 +44,11 @@ static _Atomic uint32_t next_id = 1;
 
 void col_stacks_init(void)
 {
-	void *p = mmap(NULL, TABLE_SLOTS * sizeof(struct slot), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = col_sys_mmap(NULL, TABLE_SLOTS * sizeof(struct slot), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (table)
-		munmap(table, TABLE_SLOTS * sizeof(struct slot));
+		col_sys_munmap(table, TABLE_SLOTS * sizeof(struct slot));
 	table = p == MAP_FAILED ? NULL : p;
 	atomic_store(&next_id, 1);
 }
@@ -169,11 +172,18 @@ uint16_t col_stack_flags_sigsafe(int truncated, int broken)
 	return flags;
 }
 
-/* Traced events come in runs from the same place (a loop that allocates):
- * the thread's previous traced stack is compared first, which is cheaper than
- * hashing every frame. */
-static uint32_t intern_traced(struct col_thread *t, int n, int skip, int truncated, int broken)
+/* Intern the traced stack in t->frames[0..n), without its leading frames in
+ * tally's own code (the interposer; or one interposer calling another:
+ * reallocarray -> realloc).  Traced events come in runs from the same place
+ * (a loop that allocates): the thread's previous traced stack is compared
+ * first, which is cheaper than hashing every frame. */
+static uint32_t intern_traced(struct col_thread *t, int n, int truncated, int broken)
 {
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	int skip = 0;
+
+	while (skip < n && col_objects_is_self_sigsafe(set, t->frames[skip] - 1))
+		skip++;
 	uint16_t flags = EXP_STACK_LEAF_IS_RETADDR | col_stack_flags_sigsafe(truncated, broken);
 	uint32_t len = (uint32_t)(n - skip);
 
@@ -197,11 +207,7 @@ uint32_t col_stack_here(struct col_thread *t)
 	col_regs_capture(&t->regs);
 	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
 				   &truncated, &broken);
-	const struct col_object_set *set = col_objects_current_sigsafe();
-	int skip = 0;
-	while (skip < n && col_objects_is_self_sigsafe(set, t->frames[skip] - 1))
-		skip++;
-	return intern_traced(t, n, skip, truncated, broken);
+	return intern_traced(t, n, truncated, broken);
 }
 
 uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp)
@@ -214,10 +220,5 @@ uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t
 	t->regs.valid = (1u << UW_RIP) | (1u << UW_RSP) | (1u << UW_RBP);
 	int n = col_unwind_traced_sigsafe(&t->unwind, &t->regs, &t->traced, t->frames,
 					  (int)col_proc.opt.max_frames, &truncated, &broken);
-	/* One interposer calling another (reallocarray -> realloc). */
-	const struct col_object_set *set = col_objects_current_sigsafe();
-	int skip = 0;
-	while (skip < n && col_objects_is_self_sigsafe(set, t->frames[skip] - 1))
-		skip++;
-	return intern_traced(t, n, skip, truncated, broken);
+	return intern_traced(t, n, truncated, broken);
 }

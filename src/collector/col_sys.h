@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_sys.h — raw system calls for the collector's own I/O.
- *
- * The collector interposes open/read/write/close and friends for I/O tracing;
- * calls from inside the library to those names would reach its own
- * interposers.  These wrappers go straight to the kernel, and are
- * async-signal-safe.
+ * col_sys.h — the collector's own I/O, through the table of real functions
+ * (col_real.h: raw system calls by default, so that the I/O tracer never
+ * sees them).  Async-signal-safe.  Layer 0, with col_real.
  */
 #ifndef TALLY_COL_SYS_H
 #define TALLY_COL_SYS_H
@@ -15,29 +12,46 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "collector/col_real.h"
+
 static inline ssize_t col_sys_write(int fd, const void *buf, size_t n)
 {
-	return syscall(SYS_write, fd, buf, n);
+	return col_real.sys.write(fd, buf, n);
 }
 
 static inline ssize_t col_sys_read(int fd, void *buf, size_t n)
 {
-	return syscall(SYS_read, fd, buf, n);
+	return col_real.sys.read(fd, buf, n);
 }
 
 static inline ssize_t col_sys_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	return syscall(SYS_pwrite64, fd, buf, n, off);
+	return col_real.sys.pwrite(fd, buf, n, off);
 }
 
 static inline int col_sys_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+	return col_real.sys.openat(dirfd, path, flags, mode);
 }
 
 static inline int col_sys_close(int fd)
 {
-	return (int)syscall(SYS_close, fd);
+	return col_real.sys.close(fd);
+}
+
+static inline void *col_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return col_real.sys.mmap(addr, len, prot, flags, fd, off);
+}
+
+static inline int col_sys_munmap(void *addr, size_t len)
+{
+	return col_real.sys.munmap(addr, len);
+}
+
+static inline int col_sys_fallocate(int fd, int mode, off_t off, off_t len)
+{
+	return col_real.sys.fallocate(fd, mode, off, len);
 }
 
 static inline pid_t col_sys_gettid(void)

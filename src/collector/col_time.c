@@ -10,14 +10,16 @@
  * first 10 ms, then the anchor (a pair of readings) is renewed every second,
  * the ratio from the whole run so far, so the two clocks never drift apart by
  * more than microseconds.  Readers use a sequence count; whoever finds the
- * anchor stale renews it, one thread at a time.  Async-signal-safe.
+ * anchor stale renews it, one thread at a time.  Sigsafe file.
+ * Layer 1: includes and calls nothing of the collector.
  */
 #include <cpuid.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <time.h>
 #include <x86intrin.h>
 
-#include "collector/col_internal.h"
+#include "collector/col_time.h"
 
 #define CALIBRATE_NS 10000000ull        /* first ratio after 10 ms */
 #define RENEW_NS 1000000000ull          /* new anchor every second */
@@ -84,4 +86,12 @@ uint64_t col_now_ns_sigsafe(void)
 			return renew();
 		return an + (uint64_t)(((unsigned __int128)d * m) >> 32);
 	}
+}
+
+uint64_t col_thread_cputime_ns_sigsafe(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

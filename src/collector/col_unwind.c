@@ -4,7 +4,7 @@
  *
  * Runs in the signal handler and in interposers, in any thread.  For each
  * frame: look the pc up in the per-thread rule cache; on a miss, find the
- * object (col_objects snapshot), binary-search its .eh_frame_hdr table for
+ * object (col_objset.h snapshot), binary-search its .eh_frame_hdr table for
  * the FDE, run the CIE and FDE call-frame programs up to the pc, and cache the
  * resulting row when it has the simple shape (CFA = register + offset,
  * registers saved at CFA + offset), which is nearly always.  Rows with DWARF
@@ -24,7 +24,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "collector/col_objects.h"
+#include "collector/col_objset.h"
 #include "collector/col_unwind.h"
 
 enum { UW_SAME, UW_UNDEF, UW_OFFSET, UW_VAL_OFFSET, UW_REGISTER, UW_EXPR, UW_VAL_EXPR };

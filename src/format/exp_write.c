@@ -9,35 +9,19 @@
  * record by record; a record's first word is stored last with release order.
  * A busy cursor writes into a staging window instead and copies it out with
  * pwrite (exp_write.h says why; exp_records.h, EXP_REC_MIRROR, how).
- * Sigsafe file: raw syscalls only, no stdio, no malloc, no locks.
+ * Sigsafe file: system calls through exp_sys (exp_write_sys.h) only, no
+ * stdio, no malloc, no locks.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "format/exp_write.h"
-
-/* Raw system calls: the collector interposes the libc names for I/O tracing,
- * and its own writes must not be traced. */
-static int sys_openat(int dirfd, const char *path, int flags, mode_t mode)
-{
-	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
-}
-
-static ssize_t sys_pwrite(int fd, const void *buf, size_t n, off_t off)
-{
-	return syscall(SYS_pwrite64, fd, buf, n, off);
-}
-
-static void sys_close(int fd)
-{
-	syscall(SYS_close, fd);
-}
+#include "format/exp_write_sys.h"
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -58,7 +42,7 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	atomic_store(&w->full, 0);
 	w->err = 0;
 
-	int fd = sys_openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = exp_sys->openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	memset(&h, 0, sizeof(h));
@@ -70,9 +54,9 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	h.pid = pid;
 	h.mono_ns = clock_ns(CLOCK_MONOTONIC);
 	h.real_ns = clock_ns(CLOCK_REALTIME);
-	if (sys_pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+	if (exp_sys->pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		int e = errno ? errno : EIO;
-		sys_close(fd);
+		exp_sys->close(fd);
 		return -e;
 	}
 	w->fd = fd;
@@ -84,12 +68,12 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
 {
 	off_t off = (off_t)(first * w->block_bytes);
 	off_t len = (off_t)(n * w->block_bytes);
-	int e = fallocate(w->fd, 0, off, len);
+	int e = exp_sys->fallocate(w->fd, 0, off, len);
 
 	if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
 		/* No fallocate here: write one byte at the end (sparse). */
 		char zero = 0;
-		e = sys_pwrite(w->fd, &zero, 1, off + len - 1) == 1 ? 0 : -1;
+		e = exp_sys->pwrite(w->fd, &zero, 1, off + len - 1) == 1 ? 0 : -1;
 	}
 	if (e != 0) {
 		if (!atomic_exchange(&w->full, 1))
@@ -98,7 +82,7 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
 	}
 	/* Populated now, in one call: faulting the pages in one by one costs a
 	 * page-cache lookup and readahead each, inside the target. */
-	void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
+	void *p = exp_sys->mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
 	if (p == MAP_FAILED) {
 		if (!atomic_exchange(&w->full, 1))
 			w->err = errno;
@@ -112,7 +96,7 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
 void exp_cursor_release_sigsafe(struct exp_cursor *c)
 {
 	if (c->block)
-		munmap(c->block, c->size);
+		exp_sys->munmap(c->block, c->size);
 	c->block = NULL;
 	c->used = c->size = 0;
 	c->dest = 0;
@@ -138,7 +122,7 @@ static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
 	off_t off = (off_t)(c->dest * bs);
 
 	for (uint32_t done = 0; done < c->size;) {
-		ssize_t n = sys_pwrite(w->fd, c->block + done, c->size - done, off + done);
+		ssize_t n = exp_sys->pwrite(w->fd, c->block + done, c->size - done, off + done);
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -242,12 +226,12 @@ void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t 
 void exp_large_release_sigsafe(void *p, size_t mapped)
 {
 	if (p)
-		munmap(p, mapped);
+		exp_sys->munmap(p, mapped);
 }
 
 void exp_writer_close(struct exp_file_writer *w)
 {
 	if (w->fd >= 0)
-		sys_close(w->fd);
+		exp_sys->close(w->fd);
 	w->fd = -1;
 }

@@ -7,10 +7,10 @@
  * malloc and free, and show as operator new/delete in the stacks).  Each
  * allocation becomes a HEAP record with its call stack; a release a smaller
  * HEAP_FREE record without one (the analyzer needs only the address to find
- * what was never freed).  The real functions are the next definitions after ours
- * (RTLD_NEXT: libc's, or another allocator's); while dlsym resolves them it
- * may itself allocate, and those few blocks come from a static arena that
- * free() recognizes and ignores.  Called from any thread, and from signal
+ * what was never freed).  The real functions are the collector's table
+ * (col_real.h: libc's, or another allocator's); while the collector resolves
+ * it, dlsym may itself allocate, and those few blocks come from a static
+ * arena that free() recognizes and ignores.  Called from any thread, and from signal
  * handlers (a program that allocates in one): the collector refuses reentry.
  */
 #include <errno.h>
@@ -22,23 +22,13 @@
 
 #include "tracers/tracer.h"
 
-static struct {
-	__typeof__(&malloc) malloc;
-	__typeof__(&calloc) calloc;
-	__typeof__(&realloc) realloc;
-	__typeof__(&free) free;
-	__typeof__(&memalign) memalign;
-	__typeof__(&posix_memalign) posix_memalign;
-	__typeof__(&aligned_alloc) aligned_alloc;
-	__typeof__(&valloc) valloc;
-	__typeof__(&pvalloc) pvalloc;
-} real;
+/* The table of real functions (collector/col_real.h), once resolved. */
+static const struct col_real *real;
 
-/* Blocks handed out while dlsym runs (it may call calloc for its error
- * state).  A few hundred bytes in practice. */
+/* Blocks handed out while the collector resolves that table (dlsym may call
+ * calloc for its error state).  A few hundred bytes in practice. */
 static _Alignas(64) char arena[1 << 16];
 static size_t arena_used;
-static int resolving;
 
 static struct trace_switch on;
 
@@ -57,22 +47,7 @@ static void *arena_alloc(size_t n, size_t align)
 	return arena + at;
 }
 
-static void resolve(void)
-{
-	resolving = 1;
-	real.calloc = dlsym(RTLD_NEXT, "calloc");
-	real.malloc = dlsym(RTLD_NEXT, "malloc");
-	real.realloc = dlsym(RTLD_NEXT, "realloc");
-	real.free = dlsym(RTLD_NEXT, "free");
-	real.memalign = dlsym(RTLD_NEXT, "memalign");
-	real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-	real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
-	real.valloc = dlsym(RTLD_NEXT, "valloc");
-	real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
-	resolving = 0;
-}
-
-#define READY() (__builtin_expect(real.free != NULL, 1) || (resolving ? 0 : (resolve(), 1)))
+#define READY() (__builtin_expect(real != NULL, 1) || (real = tally__real()) != NULL)
 
 /* Record one allocation (with its stack) or release (without). */
 static void note(struct trace_caller at, uint16_t op, uint64_t size, const void *addr, const void *old)
@@ -93,7 +68,7 @@ TRACE_API void *malloc(size_t n)
 {
 	if (!READY())
 		return arena_alloc(n, 16);
-	void *p = real.malloc(n);
+	void *p = real->malloc(n);
 	if (p)
 		note(TRACE_CALLER(), EXP_HEAP_MALLOC, n, p, NULL);
 	return p;
@@ -106,7 +81,7 @@ TRACE_API void *calloc(size_t n, size_t size)
 			return NULL;
 		return arena_alloc(n * size, 16);   /* the arena is zeroed */
 	}
-	void *p = real.calloc(n, size);
+	void *p = real->calloc(n, size);
 	if (p)
 		note(TRACE_CALLER(), EXP_HEAP_CALLOC, (uint64_t)n * size, p, NULL);
 	return p;
@@ -118,7 +93,7 @@ TRACE_API void free(void *p)
 		return;
 	if (!READY())
 		return;
-	real.free(p);
+	real->free(p);
 	note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);
 }
 
@@ -132,7 +107,7 @@ TRACE_API void *realloc(void *p, size_t n)
 		}
 		return q;
 	}
-	void *q = real.realloc(p, n);
+	void *q = real->realloc(p, n);
 	if (!p && q)
 		note(TRACE_CALLER(), EXP_HEAP_REALLOC, n, q, NULL);
 	else if (p && n == 0 && !q)
@@ -155,7 +130,7 @@ TRACE_API void *memalign(size_t align, size_t n)
 {
 	if (!READY())
 		return arena_alloc(n, align >= 16 && !(align & (align - 1)) ? align : 16);
-	void *p = real.memalign(align, n);
+	void *p = real->memalign(align, n);
 	if (p)
 		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
 	return p;
@@ -165,7 +140,7 @@ TRACE_API int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (!READY())
 		return (*out = arena_alloc(n, align)) ? 0 : ENOMEM;
-	int rc = real.posix_memalign(out, align, n);
+	int rc = real->posix_memalign(out, align, n);
 	if (rc == 0)
 		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, *out, NULL);
 	return rc;
@@ -175,7 +150,7 @@ TRACE_API void *aligned_alloc(size_t align, size_t n)
 {
 	if (!READY())
 		return arena_alloc(n, align);
-	void *p = real.aligned_alloc(align, n);
+	void *p = real->aligned_alloc(align, n);
 	if (p)
 		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
 	return p;
@@ -185,7 +160,7 @@ TRACE_API void *valloc(size_t n)
 {
 	if (!READY())
 		return NULL;
-	void *p = real.valloc(n);
+	void *p = real->valloc(n);
 	if (p)
 		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
 	return p;
@@ -195,7 +170,7 @@ TRACE_API void *pvalloc(size_t n)
 {
 	if (!READY())
 		return NULL;
-	void *p = real.pvalloc(n);
+	void *p = real->pvalloc(n);
 	if (p)
 		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
 	return p;

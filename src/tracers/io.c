@@ -112,83 +112,76 @@ static mode_t mode_arg(int flags, va_list ap)
 
 TRACE_API int open(const char *path, int flags, ...)
 {
-	TRACE_REAL(open);
 	va_list ap;
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (!tracing())
-		return real_open(path, flags, mode);
+		return REAL(open)(path, flags, mode);
 	uint64_t t0 = tally__now();
-	return opened(real_open(path, flags, mode), path, t0);
+	return opened(REAL(open)(path, flags, mode), path, t0);
 }
 
 TRACE_API int open64(const char *path, int flags, ...)
 {
-	TRACE_REAL(open64);
 	va_list ap;
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (!tracing())
-		return real_open64(path, flags, mode);
+		return REAL(open64)(path, flags, mode);
 	uint64_t t0 = tally__now();
-	return opened(real_open64(path, flags, mode), path, t0);
+	return opened(REAL(open64)(path, flags, mode), path, t0);
 }
 
 TRACE_API int openat(int dir, const char *path, int flags, ...)
 {
-	TRACE_REAL(openat);
 	va_list ap;
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (!tracing())
-		return real_openat(dir, path, flags, mode);
+		return REAL(openat)(dir, path, flags, mode);
 	uint64_t t0 = tally__now();
-	int fd = real_openat(dir, path, flags, mode);
+	int fd = REAL(openat)(dir, path, flags, mode);
 	return opened(fd, dir == AT_FDCWD || path[0] == '/' ? path : NULL, t0);
 }
 
 TRACE_API int openat64(int dir, const char *path, int flags, ...)
 {
-	TRACE_REAL(openat64);
 	va_list ap;
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
 	if (!tracing())
-		return real_openat64(dir, path, flags, mode);
+		return REAL(openat64)(dir, path, flags, mode);
 	uint64_t t0 = tally__now();
-	int fd = real_openat64(dir, path, flags, mode);
+	int fd = REAL(openat64)(dir, path, flags, mode);
 	return opened(fd, dir == AT_FDCWD || path[0] == '/' ? path : NULL, t0);
 }
 
 TRACE_API int creat(const char *path, mode_t mode)
 {
-	TRACE_REAL(creat);
 	if (!tracing())
-		return real_creat(path, mode);
+		return REAL(creat)(path, mode);
 	uint64_t t0 = tally__now();
-	return opened(real_creat(path, mode), path, t0);
+	return opened(REAL(creat)(path, mode), path, t0);
 }
 
 TRACE_API int creat64(const char *path, mode_t mode)
 {
-	TRACE_REAL(creat64);
 	if (!tracing())
-		return real_creat64(path, mode);
+		return REAL(creat64)(path, mode);
 	uint64_t t0 = tally__now();
-	return opened(real_creat64(path, mode), path, t0);
+	return opened(REAL(creat64)(path, mode), path, t0);
 }
 
 TRACE_API int close(int fd)
 {
-	TRACE_REAL(close);
 	if (!tracing())
-		return real_close(fd);
+		return REAL(close)(fd);
 	uint64_t t0 = tally__now();
-	int rc = real_close(fd);
+	int rc = REAL(close)(fd);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_CLOSE, fd, result(rc), t0);
 	errno = saved;
@@ -197,8 +190,7 @@ TRACE_API int close(int fd)
 
 TRACE_API int dup(int fd)
 {
-	TRACE_REAL(dup);
-	int rc = real_dup(fd);
+	int rc = REAL(dup)(fd);
 	if (rc >= 0 && tracing()) {
 		int saved = errno;
 		name_fd(rc, NULL, 0);
@@ -209,8 +201,7 @@ TRACE_API int dup(int fd)
 
 TRACE_API int dup2(int fd, int to)
 {
-	TRACE_REAL(dup2);
-	int rc = real_dup2(fd, to);
+	int rc = REAL(dup2)(fd, to);
 	if (rc >= 0 && tracing()) {
 		int saved = errno;
 		name_fd(rc, NULL, 0);
@@ -236,72 +227,61 @@ TRACE_API int dup2(int fd, int to)
 
 TRACE_API ssize_t read(int fd, void *buf, size_t n)
 {
-	TRACE_REAL(read);
-	TRACED(EXP_IO_READ, fd, real_read(fd, buf, n));
+	TRACED(EXP_IO_READ, fd, REAL(read)(fd, buf, n));
 }
 
 TRACE_API ssize_t write(int fd, const void *buf, size_t n)
 {
-	TRACE_REAL(write);
-	TRACED(EXP_IO_WRITE, fd, real_write(fd, buf, n));
+	TRACED(EXP_IO_WRITE, fd, REAL(write)(fd, buf, n));
 }
 
 TRACE_API ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	TRACE_REAL(pread);
-	TRACED(EXP_IO_READ, fd, real_pread(fd, buf, n, off));
+	TRACED(EXP_IO_READ, fd, REAL(pread)(fd, buf, n, off));
 }
 
 TRACE_API ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
-	TRACE_REAL(pread64);
-	TRACED(EXP_IO_READ, fd, real_pread64(fd, buf, n, off));
+	TRACED(EXP_IO_READ, fd, REAL(pread64)(fd, buf, n, off));
 }
 
 TRACE_API ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	TRACE_REAL(pwrite);
-	TRACED(EXP_IO_WRITE, fd, real_pwrite(fd, buf, n, off));
+	TRACED(EXP_IO_WRITE, fd, REAL(pwrite)(fd, buf, n, off));
 }
 
 TRACE_API ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
-	TRACE_REAL(pwrite64);
-	TRACED(EXP_IO_WRITE, fd, real_pwrite64(fd, buf, n, off));
+	TRACED(EXP_IO_WRITE, fd, REAL(pwrite64)(fd, buf, n, off));
 }
 
 TRACE_API ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-	TRACE_REAL(readv);
-	TRACED(EXP_IO_READ, fd, real_readv(fd, iov, n));
+	TRACED(EXP_IO_READ, fd, REAL(readv)(fd, iov, n));
 }
 
 TRACE_API ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	TRACE_REAL(writev);
-	TRACED(EXP_IO_WRITE, fd, real_writev(fd, iov, n));
+	TRACED(EXP_IO_WRITE, fd, REAL(writev)(fd, iov, n));
 }
 
 TRACE_API int fsync(int fd)
 {
-	TRACE_REAL(fsync);
-	TRACED(EXP_IO_SYNC, fd, real_fsync(fd));
+	TRACED(EXP_IO_SYNC, fd, REAL(fsync)(fd));
 }
 
 TRACE_API int fdatasync(int fd)
 {
-	TRACE_REAL(fdatasync);
-	TRACED(EXP_IO_SYNC, fd, real_fdatasync(fd));
+	TRACED(EXP_IO_SYNC, fd, REAL(fdatasync)(fd));
 }
 
 /* lseek's result is an offset, not bytes moved: record 0 (or -errno). */
 TRACE_API off_t lseek(int fd, off_t off, int whence)
 {
-	TRACE_REAL(lseek);
 	if (!tracing())
-		return real_lseek(fd, off, whence);
+		return REAL(lseek)(fd, off, whence);
 	uint64_t t0 = tally__now();
-	off_t rc = real_lseek(fd, off, whence);
+	off_t rc = REAL(lseek)(fd, off, whence);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_SEEK, fd, rc < 0 ? -(int64_t)errno : 0, t0);
 	errno = saved;
@@ -329,46 +309,41 @@ static FILE *fopened(FILE *f, const char *path, uint64_t t0)
 
 TRACE_API FILE *fopen(const char *path, const char *mode)
 {
-	TRACE_REAL(fopen);
 	if (!tracing())
-		return real_fopen(path, mode);
+		return REAL(fopen)(path, mode);
 	uint64_t t0 = tally__now();
-	return fopened(real_fopen(path, mode), path, t0);
+	return fopened(REAL(fopen)(path, mode), path, t0);
 }
 
 TRACE_API FILE *fopen64(const char *path, const char *mode)
 {
-	TRACE_REAL(fopen64);
 	if (!tracing())
-		return real_fopen64(path, mode);
+		return REAL(fopen64)(path, mode);
 	uint64_t t0 = tally__now();
-	return fopened(real_fopen64(path, mode), path, t0);
+	return fopened(REAL(fopen64)(path, mode), path, t0);
 }
 
 TRACE_API FILE *fdopen(int fd, const char *mode)
 {
-	TRACE_REAL(fdopen);
 	if (!tracing())
-		return real_fdopen(fd, mode);
+		return REAL(fdopen)(fd, mode);
 	uint64_t t0 = tally__now();
-	return fopened(real_fdopen(fd, mode), NULL, t0);
+	return fopened(REAL(fdopen)(fd, mode), NULL, t0);
 }
 
 TRACE_API int fclose(FILE *f)
 {
-	TRACE_REAL(fclose);
 	int fd = f ? fileno(f) : -1;
-	TRACED(EXP_IO_CLOSE, fd, real_fclose(f));
+	TRACED(EXP_IO_CLOSE, fd, REAL(fclose)(f));
 }
 
 /* fread/fwrite count the bytes moved: items * size. */
 TRACE_API size_t fread(void *buf, size_t size, size_t n, FILE *f)
 {
-	TRACE_REAL(fread);
 	if (!tracing())
-		return real_fread(buf, size, n, f);
+		return REAL(fread)(buf, size, n, f);
 	uint64_t t0 = tally__now();
-	size_t rc = real_fread(buf, size, n, f);
+	size_t rc = REAL(fread)(buf, size, n, f);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_READ, fileno(f), (int64_t)(rc * size), t0);
 	errno = saved;
@@ -377,11 +352,10 @@ TRACE_API size_t fread(void *buf, size_t size, size_t n, FILE *f)
 
 TRACE_API size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
 {
-	TRACE_REAL(fwrite);
 	if (!tracing())
-		return real_fwrite(buf, size, n, f);
+		return REAL(fwrite)(buf, size, n, f);
 	uint64_t t0 = tally__now();
-	size_t rc = real_fwrite(buf, size, n, f);
+	size_t rc = REAL(fwrite)(buf, size, n, f);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(f), (int64_t)(rc * size), t0);
 	errno = saved;
@@ -390,11 +364,10 @@ TRACE_API size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
 
 TRACE_API int fputs(const char *s, FILE *f)
 {
-	TRACE_REAL(fputs);
 	if (!tracing())
-		return real_fputs(s, f);
+		return REAL(fputs)(s, f);
 	uint64_t t0 = tally__now();
-	int rc = real_fputs(s, f);
+	int rc = REAL(fputs)(s, f);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(f), rc < 0 ? -(int64_t)errno : (int64_t)strlen(s), t0);
 	errno = saved;
@@ -403,11 +376,10 @@ TRACE_API int fputs(const char *s, FILE *f)
 
 TRACE_API int puts(const char *s)
 {
-	TRACE_REAL(puts);
 	if (!tracing())
-		return real_puts(s);
+		return REAL(puts)(s);
 	uint64_t t0 = tally__now();
-	int rc = real_puts(s);
+	int rc = REAL(puts)(s);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(stdout), rc < 0 ? -(int64_t)errno : (int64_t)strlen(s) + 1, t0);
 	errno = saved;
@@ -416,11 +388,10 @@ TRACE_API int puts(const char *s)
 
 TRACE_API char *fgets(char *s, int n, FILE *f)
 {
-	TRACE_REAL(fgets);
 	if (!tracing())
-		return real_fgets(s, n, f);
+		return REAL(fgets)(s, n, f);
 	uint64_t t0 = tally__now();
-	char *rc = real_fgets(s, n, f);
+	char *rc = REAL(fgets)(s, n, f);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_READ, fileno(f), rc ? (int64_t)strlen(rc) : 0, t0);
 	errno = saved;
@@ -429,11 +400,10 @@ TRACE_API char *fgets(char *s, int n, FILE *f)
 
 TRACE_API int vfprintf(FILE *f, const char *fmt, va_list ap)
 {
-	TRACE_REAL(vfprintf);
 	if (!tracing())
-		return real_vfprintf(f, fmt, ap);
+		return REAL(vfprintf)(f, fmt, ap);
 	uint64_t t0 = tally__now();
-	int rc = real_vfprintf(f, fmt, ap);
+	int rc = REAL(vfprintf)(f, fmt, ap);
 	int saved = errno;
 	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(f), rc < 0 ? -(int64_t)errno : rc, t0);
 	errno = saved;
@@ -465,9 +435,8 @@ TRACE_API int printf(const char *fmt, ...)
 
 TRACE_API int fflush(FILE *f)
 {
-	TRACE_REAL(fflush);
 	if (!tracing() || !f)
-		return real_fflush(f);
+		return REAL(fflush)(f);
 	int fd = fileno(f);
-	TRACED(EXP_IO_SYNC, fd, real_fflush(f));
+	TRACED(EXP_IO_SYNC, fd, REAL(fflush)(f));
 }

@@ -26,8 +26,6 @@ static int64_t threshold_ns = -1;
 /* Ten times an uncontended lock/unlock pair with its two clock reads. */
 static int64_t calibrate(void)
 {
-	TRACE_REAL(pthread_mutex_lock);
-	TRACE_REAL(pthread_mutex_unlock);
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 	uint64_t best = UINT64_MAX;
 	char msg[96];
@@ -36,8 +34,8 @@ static int64_t calibrate(void)
 		uint64_t t0 = tally__now();
 		for (int i = 0; i < 200; i++) {
 			uint64_t a = tally__now();
-			real_pthread_mutex_lock(&m);
-			real_pthread_mutex_unlock(&m);
+			REAL(pthread_mutex_lock)(&m);
+			REAL(pthread_mutex_unlock)(&m);
 			uint64_t b = tally__now();
 			__asm__ volatile("" : : "r"(a), "r"(b));
 		}
@@ -109,89 +107,71 @@ static void note(struct trace_caller at, uint16_t op, const void *object, uint64
 
 TRACE_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	TRACE_REAL(pthread_mutex_lock);
-	TRACE_REAL(pthread_mutex_trylock);
-	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, real_pthread_mutex_trylock(m), EBUSY,
-		      real_pthread_mutex_lock(m));
+	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(pthread_mutex_trylock)(m), EBUSY,
+		      REAL(pthread_mutex_lock)(m));
 }
 
 TRACE_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
 {
-	TRACE_REAL(pthread_mutex_timedlock);
-	TRACE_REAL(pthread_mutex_trylock);
-	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, real_pthread_mutex_trylock(m), EBUSY,
-		      real_pthread_mutex_timedlock(m, abs));
+	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(pthread_mutex_trylock)(m), EBUSY,
+		      REAL(pthread_mutex_timedlock)(m, abs));
 }
 
 TRACE_API int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	TRACE_REAL(pthread_rwlock_rdlock);
-	TRACE_REAL(pthread_rwlock_tryrdlock);
-	TRY_THEN_TIME(EXP_SYNC_RWLOCK_RD, l, real_pthread_rwlock_tryrdlock(l), EBUSY,
-		      real_pthread_rwlock_rdlock(l));
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_RD, l, REAL(pthread_rwlock_tryrdlock)(l), EBUSY,
+		      REAL(pthread_rwlock_rdlock)(l));
 }
 
 TRACE_API int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	TRACE_REAL(pthread_rwlock_wrlock);
-	TRACE_REAL(pthread_rwlock_trywrlock);
-	TRY_THEN_TIME(EXP_SYNC_RWLOCK_WR, l, real_pthread_rwlock_trywrlock(l), EBUSY,
-		      real_pthread_rwlock_wrlock(l));
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_WR, l, REAL(pthread_rwlock_trywrlock)(l), EBUSY,
+		      REAL(pthread_rwlock_wrlock)(l));
 }
 
 TRACE_API int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abs)
 {
-	TRACE_REAL(pthread_rwlock_timedrdlock);
-	TRACE_REAL(pthread_rwlock_tryrdlock);
-	TRY_THEN_TIME(EXP_SYNC_RWLOCK_RD, l, real_pthread_rwlock_tryrdlock(l), EBUSY,
-		      real_pthread_rwlock_timedrdlock(l, abs));
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_RD, l, REAL(pthread_rwlock_tryrdlock)(l), EBUSY,
+		      REAL(pthread_rwlock_timedrdlock)(l, abs));
 }
 
 TRACE_API int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abs)
 {
-	TRACE_REAL(pthread_rwlock_timedwrlock);
-	TRACE_REAL(pthread_rwlock_trywrlock);
-	TRY_THEN_TIME(EXP_SYNC_RWLOCK_WR, l, real_pthread_rwlock_trywrlock(l), EBUSY,
-		      real_pthread_rwlock_timedwrlock(l, abs));
+	TRY_THEN_TIME(EXP_SYNC_RWLOCK_WR, l, REAL(pthread_rwlock_trywrlock)(l), EBUSY,
+		      REAL(pthread_rwlock_timedwrlock)(l, abs));
 }
 
 TRACE_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	TRACE_REAL(pthread_cond_wait);
-	TIME(EXP_SYNC_COND, c, real_pthread_cond_wait(c, m));
+	TIME(EXP_SYNC_COND, c, REAL(pthread_cond_wait)(c, m));
 }
 
 TRACE_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abs)
 {
-	TRACE_REAL(pthread_cond_timedwait);
-	TIME(EXP_SYNC_COND, c, real_pthread_cond_timedwait(c, m, abs));
+	TIME(EXP_SYNC_COND, c, REAL(pthread_cond_timedwait)(c, m, abs));
 }
 
 TRACE_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 				     const struct timespec *abs)
 {
-	TRACE_REAL(pthread_cond_clockwait);
-	TIME(EXP_SYNC_COND, c, real_pthread_cond_clockwait(c, m, clk, abs));
+	TIME(EXP_SYNC_COND, c, REAL(pthread_cond_clockwait)(c, m, clk, abs));
 }
 
 TRACE_API int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	TRACE_REAL(pthread_barrier_wait);
-	TIME(EXP_SYNC_BARRIER, b, real_pthread_barrier_wait(b));
+	TIME(EXP_SYNC_BARRIER, b, REAL(pthread_barrier_wait)(b));
 }
 
 TRACE_API int pthread_join(pthread_t th, void **ret)
 {
-	TRACE_REAL(pthread_join);
-	TIME(EXP_SYNC_JOIN, (void *)th, real_pthread_join(th, ret));
+	TIME(EXP_SYNC_JOIN, (void *)th, REAL(pthread_join)(th, ret));
 }
 
 /* sem_trywait and sem_wait report "would block" as -1 with errno EAGAIN. */
 static int sem_try(sem_t *s)
 {
-	TRACE_REAL(sem_trywait);
 	int saved = errno;
-	int rc = real_sem_trywait(s);
+	int rc = REAL(sem_trywait)(s);
 	if (rc != 0 && errno == EAGAIN) {
 		errno = saved;
 		return EAGAIN;
@@ -201,18 +181,15 @@ static int sem_try(sem_t *s)
 
 TRACE_API int sem_wait(sem_t *s)
 {
-	TRACE_REAL(sem_wait);
-	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, real_sem_wait(s));
+	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, REAL(sem_wait)(s));
 }
 
 TRACE_API int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
-	TRACE_REAL(sem_timedwait);
-	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, real_sem_timedwait(s, abs));
+	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, REAL(sem_timedwait)(s, abs));
 }
 
 TRACE_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
-	TRACE_REAL(sem_clockwait);
-	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, real_sem_clockwait(s, clk, abs));
+	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, REAL(sem_clockwait)(s, clk, abs));
 }

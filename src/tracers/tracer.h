@@ -10,24 +10,33 @@
 #ifndef TALLY_TRACER_H
 #define TALLY_TRACER_H
 
-#include <dlfcn.h>
 #include <stdint.h>
 
 #include "collector/col_export.h"
+#include "collector/col_real.h"
 #include "format/exp_records.h"
 
 #define TRACE_API __attribute__((visibility("default")))
 
-/* `real_NAME`, the next definition of NAME after ours (libc's, or another
- * interposer's), resolved on first use. */
-#define TRACE_REAL(name)                                                     \
-	static __typeof__(&name) real_##name;                                \
-	if (__builtin_expect(!real_##name, 0))                               \
-		real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+/* The table of real functions (collector/col_real.h: the definitions after
+ * tally's libraries), cached by each tracer.  NULL only while the collector
+ * resolves it, for an allocation made by dlsym itself: heap.c serves those
+ * from its arena, and nothing else is called then. */
+static inline const struct col_real *trace_real(void)
+{
+	static const struct col_real *table;
+
+	if (__builtin_expect(table != NULL, 1))
+		return table;
+	return table = tally__real();
+}
+
+/* The real `name`: REAL(read)(fd, buf, n). */
+#define REAL(name) (trace_real()->name)
 
 /* Where the traced call returns to, in the interposer itself (compiled with
  * frame pointers): the caller's pc, stack pointer after the return, frame
- * pointer.  Passed down to tally__trace_stack_from. */
+ * pointer.  Passed down to tally__trace_event. */
 struct trace_caller {
 	uint64_t ra, sp, fp;
 };

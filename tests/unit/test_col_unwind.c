@@ -12,13 +12,13 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "collector/col_internal.h"
-#include "collector/col_objects.h"
+#include "collector/col_objset.h"
 #include "collector/col_unwind.h"
 #include "testhelp.h"
 

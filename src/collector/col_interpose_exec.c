@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_exec.c — the exec family, interposed so that an exec is safe and noted.
+ * col_interpose_exec.c — the exec family and vfork, interposed so that an
+ * exec is safe and noted.
  *
  * A profiling signal raised while execve runs would stay pending across it
  * and kill the new image, whose handlers are reset to the default: so before
@@ -9,7 +10,8 @@
  * notes each exec, and says when the new program is statically linked or
  * set-user-ID, where the collector cannot follow (its sub-experiment will be
  * missing).  The variadic execl* forms are rebuilt as argument vectors.
- * Called from any thread of the target, never from a signal handler.
+ * vfork is fork here (see below).  Called from any thread of the target,
+ * never from a signal handler.
  */
 #include <elf.h>
 #include <errno.h>
@@ -22,8 +24,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/col_internal.h"
+#include "collector/col_clock.h"
+#include "collector/col_init.h"
+#include "collector/col_log.h"
+#include "collector/col_real.h"
+#include "collector/col_signal.h"
+#include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "format/exp_launch.h"
 
 /* Why `path` will not run with the collector, or NULL if it will (as far as
  * we can tell without resolving a PATH search). */
@@ -94,35 +102,37 @@ static void before_exec(const char *path)
  * exec with a cleaned environment).  malloc'd; NULL if not collecting. */
 static char **exec_env(char *const envp[])
 {
-	static const char *const ours[] = { "LD_PRELOAD=", "TALLY_EXP=", "TALLY_ROOT=",
-					    "TALLY_LINEAGE=", "TALLY_PID=", "TALLY_OPTIONS=" };
+	const char *const *ours = exp_env_inherited;
 	size_t n = 0, k = 0;
 
 	if (!col_proc.active || !envp || !col_proc.opt.follow)
 		return NULL;
 	while (envp[n])
 		n++;
-	char **env = malloc((n + 7) * sizeof(*env) + 6 * 4200);
+	char **env = malloc((n + EXP_ENV_INHERITED_COUNT + 1) * sizeof(*env) +
+			    EXP_ENV_INHERITED_COUNT * 4200);
 	if (!env)
 		return NULL;
-	char *buf = (char *)(env + n + 7);
-	const char *values[6] = { col_proc.preload, col_proc.dir, col_proc.root, col_proc.lineage,
-				  NULL, col_proc.options };
+	char *buf = (char *)(env + n + EXP_ENV_INHERITED_COUNT + 1);
+	/* In the order of exp_env_inherited. */
 	char pid[24];
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
-	values[4] = pid;
+	const char *values[EXP_ENV_INHERITED_COUNT] = { col_proc.preload, col_proc.dir, col_proc.root,
+							col_proc.lineage, pid, col_proc.options };
 	for (size_t i = 0; i < n; i++) {
 		bool replaced = false;
-		for (size_t j = 0; j < 6 && !replaced; j++)
-			replaced = !strncmp(envp[i], ours[j], strlen(ours[j]));
+		for (size_t j = 0; j < EXP_ENV_INHERITED_COUNT && !replaced; j++) {
+			size_t len = strlen(ours[j]);
+			replaced = !strncmp(envp[i], ours[j], len) && envp[i][len] == '=';
+		}
 		if (!replaced)
 			env[k++] = envp[i];
 	}
-	for (size_t j = 0; j < 6; j++) {
+	for (size_t j = 0; j < EXP_ENV_INHERITED_COUNT; j++) {
 		if (j == 0 && !values[0][0])
 			continue;
 		env[k++] = buf;
-		buf += snprintf(buf, 4200, "%s%s", ours[j], values[j]) + 1;
+		buf += snprintf(buf, 4200, "%s=%s", ours[j], values[j]) + 1;
 	}
 	env[k] = NULL;
 	return env;
@@ -145,19 +155,15 @@ static int after_failed_exec(int rc)
 	return rc;
 }
 
-#define REAL(name)                                                           \
-	static __typeof__(&name) real_##name;                                \
-	if (!real_##name)                                                    \
-		real_##name = (__typeof__(&name))col_real(#name)
-
 extern char **environ;
 
 COL_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	REAL(execve);
+	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execve;
+
 	before_exec(path);
 	char **env = exec_env(envp);
-	int rc = after_failed_exec(real_execve(path, argv, env ? env : envp));
+	int rc = after_failed_exec(real(path, argv, env ? env : envp));
 	free(env);
 	return rc;
 }
@@ -169,10 +175,11 @@ COL_API int execv(const char *path, char *const argv[])
 
 COL_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	REAL(execvpe);
+	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execvpe;
+
 	before_exec(file);
 	char **env = exec_env(envp);
-	int rc = after_failed_exec(real_execvpe(file, argv, env ? env : envp));
+	int rc = after_failed_exec(real(file, argv, env ? env : envp));
 	free(env);
 	return rc;
 }
@@ -184,10 +191,11 @@ COL_API int execvp(const char *file, char *const argv[])
 
 COL_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	REAL(fexecve);
+	int (*real)(int, char *const[], char *const[]) = col_real_table()->fexecve;
+
 	before_exec("(fexecve)");
 	char **env = exec_env(envp);
-	int rc = after_failed_exec(real_fexecve(fd, argv, env ? env : envp));
+	int rc = after_failed_exec(real(fd, argv, env ? env : envp));
 	free(env);
 	return rc;
 }
@@ -253,4 +261,13 @@ COL_API int execle(const char *path, const char *arg, ...)
 	int rc = execve(path, argv, envp);
 	free(argv);
 	return rc;
+}
+
+/* A vfork child runs in its parent's memory until it execs: our exec
+ * interposer would stop the parent's clock and write into the parent's
+ * files.  vfork may be implemented as fork (POSIX), so it is here, as in
+ * gprofng; the child becomes _fN, and its exec _fN_x1. */
+COL_API pid_t vfork(void)
+{
+	return fork();
 }

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_clock.h — a thread's CPU-time clock: a perf task-clock event (SIGTRAP
+ * by sigtrap, or SIGPROF by fasync) or a POSIX CPU-time timer (SIGPROF),
+ * signalling the thread itself every period of its CPU time.
+ */
+#ifndef TALLY_COL_CLOCK_H
+#define TALLY_COL_CLOCK_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collector/col_state.h"
+
+/* Start / stop the calling thread's sampling clock. */
+void col_clock_start(struct col_thread *t);
+void col_clock_stop(struct col_thread *t);
+
+/* The thread's CPU time so far (task clock), in ns. */
+uint64_t col_clock_read_sigsafe(struct col_thread *t);
+
+/* Is this signal from our clock (this thread's, or a late one from a clock
+ * already stopped)? */
+bool col_clock_signal_sigsafe(int sig, const siginfo_t *si);
+
+/* After a signal: make the clock signal again (the fasync way needs it). */
+void col_clock_rearm_sigsafe(struct col_thread *t);
+
+#endif

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_interpose_thread.c — pthread_create(), interposed, so that every
+ * thread the target creates is profiled from its first instruction.
+ *
+ * Our unversioned definition binds to pthread_create@GLIBC_2.2.5 and @2.34
+ * alike.  The new thread starts in the wrapper below (its symbol is
+ * EXP_THREAD_WRAPPER, which the analyzer hides from stacks), which sets up
+ * the thread's state and clock before calling the target's start routine,
+ * and tears them down when the routine returns or the thread calls
+ * pthread_exit (a cleanup handler).  Called from any thread of the target.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "collector/col_init.h"
+#include "collector/col_log.h"
+#include "collector/col_mem.h"
+#include "collector/col_objects.h"
+#include "collector/col_real.h"
+#include "collector/col_state.h"
+#include "collector/col_sys.h"
+#include "collector/col_thread.h"
+#include "format/exp_launch.h"
+
+struct start_arg {
+	void *(*fn)(void *);
+	void *arg;
+	pid_t creator;
+	_Atomic int used;
+};
+
+#define START_POOL 256
+static struct start_arg pool[START_POOL];
+static _Atomic pid_t entry_caller_logged_by;   /* the process that logged it */
+
+static struct start_arg *start_arg_get(void)
+{
+	for (int i = 0; i < START_POOL; i++)
+		if (!atomic_exchange(&pool[i].used, 1))
+			return &pool[i];
+	struct start_arg *a = col_alloc(sizeof(*a));   /* pool exhausted: rare */
+	if (a)
+		atomic_store(&a->used, 1);
+	return a;
+}
+
+static void thread_cleanup(void *unused)
+{
+	(void)unused;
+	col_thread_detach();
+}
+
+/* Where the thread library calls a start routine: the caller of our wrapper,
+ * which the analyzer puts in the wrapper's place (arcs of -pg programs).
+ * Once per process. */
+static void log_entry_caller(uint64_t pc)
+{
+	static const char hex[] = "0123456789abcdef";
+	char buf[20];
+	int n = 0;
+
+	if (atomic_exchange(&entry_caller_logged_by, col_proc.pid) == col_proc.pid)
+		return;
+	for (int shift = 60; shift >= 0; shift -= 4)
+		if (n || (pc >> shift) & 15 || shift == 0)
+			buf[n++] = hex[(pc >> shift) & 15];
+	buf[n] = 0;
+	col_log_sigsafe("thread.entry.caller_pc", buf);
+}
+
+static void *thread_wrapper(void *p) __asm__(EXP_THREAD_WRAPPER);
+static void *thread_wrapper(void *p)
+{
+	struct start_arg *a = p;
+	void *(*fn)(void *) = a->fn;
+	void *arg = a->arg;
+	pid_t creator = a->creator;
+	void *ret;
+
+	atomic_store(&a->used, 0);
+	col_thread_attach((uint64_t)(uintptr_t)fn, creator);
+	log_entry_caller((uint64_t)(uintptr_t)__builtin_return_address(0));
+	col_objects_rescan(0);        /* objects loaded behind our back (NSS, ...) */
+	pthread_cleanup_push(thread_cleanup, NULL);
+	ret = fn(arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+COL_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+		col_real_table()->pthread_create;
+
+	col_ensure_init();
+	struct start_arg *a = col_proc.active ? start_arg_get() : NULL;
+	if (!a)
+		return real(th, attr, fn, arg);
+	a->fn = fn;
+	a->arg = arg;
+	a->creator = col_sys_gettid();
+	int rc = real(th, attr, thread_wrapper, a);
+	if (rc != 0)
+		atomic_store(&a->used, 0);
+	return rc;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_log.h — the collector's lines in the experiment's log.txt.
+ */
+#ifndef TALLY_COL_LOG_H
+#define TALLY_COL_LOG_H
+
+#include <stdint.h>
+
+/* Append "key: value" lines to log.txt (nothing before it is open).  Any
+ * context, signal handlers included. */
+void col_log_sigsafe(const char *key, const char *value);
+void col_log_u64_sigsafe(const char *key, uint64_t value);
+
+/* Decimal digits of v into buf (>= 21 bytes); returns length. */
+int col_fmt_u64_sigsafe(char *buf, uint64_t v);
+
+#endif

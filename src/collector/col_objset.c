@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_objset.c — the current snapshot of the loaded objects (see
+ * col_objset.h).  Sigsafe file.
+ */
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "collector/col_objset.h"
+
+static _Atomic(const struct col_object_set *) current;
+
+const struct col_object_set *col_objects_current_sigsafe(void)
+{
+	return atomic_load_explicit(&current, memory_order_acquire);
+}
+
+void col_objects_publish(const struct col_object_set *s)
+{
+	atomic_store_explicit(&current, s, memory_order_release);
+}
+
+const struct col_object *col_objects_find_sigsafe(const struct col_object_set *s, uint64_t pc)
+{
+	uint32_t lo = 0, hi = s ? s->n : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (pc < s->obj[mid].text_lo)
+			hi = mid;
+		else if (pc >= s->obj[mid].text_hi)
+			lo = mid + 1;
+		else
+			return &s->obj[mid];
+	}
+	return NULL;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_real.c — the table of real functions (see col_real.h).
+ *
+ * Resolving a name: dlsym(RTLD_NEXT) from here finds the next definition
+ * after the collector, which is the real one unless another of tally's
+ * libraries defines the name too (a tracer preloaded after us: malloc with
+ * -H).  Then the search goes on after that library, object by object in load
+ * order, skipping tally's, until an object that defines the name itself.
+ * Loaded as a dependency (a program linked with -ltally-mcount), libc may
+ * come before us and RTLD_NEXT find nothing: then the first definition is
+ * the real one, unless it is ours.  Normal context, once per process.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "collector/col_real.h"
+
+__sighandler_t bsd_signal(int sig, __sighandler_t h);   /* not declared by <signal.h> */
+
+/* The table's types are the libc declarations' (checked here, where <stdio.h>
+ * and <malloc.h> may be included). */
+#define CHECK_TYPE(type, name, params)                                                   \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(&name), type(*) params), \
+		       #name " has the wrong type in col_real.h");
+COL_REAL_NEXT(CHECK_TYPE)
+#undef CHECK_TYPE
+
+static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			       unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+struct col_real col_real = {
+	.sys = EXP_SYS_RAW,
+	.perf_event_open = perf_event_open_raw,
+	.ioctl = ioctl,
+	.fcntl = fcntl,
+	.timer_create = timer_create,
+	.timer_settime = timer_settime,
+	.mkdir = mkdir,
+};
+
+static _Atomic int resolved;
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+
+static int is_tally(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strncmp(base ? base + 1 : path, "libtally", 8);
+}
+
+/* The object that defines `p`, if it is one of tally's libraries. */
+static struct link_map *tally_owner(void *p)
+{
+	Dl_info info;
+	struct link_map *owner = NULL;
+
+	if (!dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) || !info.dli_fname ||
+	    !is_tally(info.dli_fname))
+		return NULL;
+	return owner;
+}
+
+/* The definition of `name` in the first object after `after` that defines it
+ * and is not tally's. */
+static void *next_after(struct link_map *after, const char *name)
+{
+	for (struct link_map *l = after->l_next; l; l = l->l_next) {
+		if (!l->l_name || !l->l_name[0] || is_tally(l->l_name))
+			continue;
+		void *h = col_real.dlopen ? col_real.dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+		if (!h)
+			continue;
+		void *p = dlsym(h, name);
+		Dl_info info;
+		struct link_map *owner = NULL;
+		int here = p && dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) && owner == l;
+		col_real.dlclose(h);
+		if (here)
+			return p;
+	}
+	return NULL;
+}
+
+static void *resolve(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	struct link_map *owner;
+
+	if (!p)
+		p = dlsym(RTLD_DEFAULT, name);
+	for (int hops = 0; p && hops < 16 && (owner = tally_owner(p)); hops++)
+		p = next_after(owner, name);
+	return p;
+}
+
+static void resolve_all(void)
+{
+	/* dlopen and dlclose first: the search past a tracer uses them. */
+	__atomic_store_n(&col_real.dlopen, (void *(*)(const char *, int))resolve("dlopen"),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&col_real.dlclose, (int (*)(void *))resolve("dlclose"), __ATOMIC_RELAXED);
+#define RESOLVE(type, name, params)                                                   \
+	__atomic_store_n(&col_real.name, (type(*) params)resolve(#name), __ATOMIC_RELAXED);
+	COL_REAL_NEXT(RESOLVE)
+#undef RESOLVE
+}
+
+const struct col_real *col_real_table(void)
+{
+	if (__builtin_expect(atomic_load_explicit(&resolved, memory_order_acquire), 1))
+		return &col_real;
+	if (resolving)
+		return NULL;          /* an allocation of dlsym's, while we resolve */
+	resolving = 1;
+	resolve_all();
+	exp_sys = &col_real.sys;
+	resolving = 0;
+	atomic_store_explicit(&resolved, 1, memory_order_release);
+	return &col_real;
+}
+
+COL_API const struct col_real *tally__real(void)
+{
+	return col_real_table();
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_real.h — the real functions behind tally's libraries: one table,
+ * resolved once, used by the collector and the tracers (src/tracers/).
+ *
+ * Three parts:
+ *   - sys: the system calls the collector and the record writer make for
+ *     themselves (exp_write_sys.h; raw, so the I/O tracer never sees them);
+ *   - the other calls of our own that can fail (the sampling clock's);
+ *   - next: for every function tally interposes, the definition our
+ *     interposer stands in front of: the first one after all of tally's
+ *     libraries (libc's, or another preloaded library's).
+ * The first two are set statically; `next` is resolved by the first call of
+ * col_real_table() (any interposer, the constructor, or a tracer through
+ * tally__real), before anything else.  A test replaces entries to make them
+ * fail (tests/unit/test_col_faults.c): this table is that seam.
+ *
+ * Bottom layer of the collector (col_state.h lists the layers): it includes
+ * and calls nothing of the collector.
+ */
+#ifndef TALLY_COL_REAL_H
+#define TALLY_COL_REAL_H
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "format/exp_write_sys.h"
+
+#define COL_API __attribute__((visibility("default")))
+
+struct _IO_FILE;                   /* FILE, without <stdio.h> (sigsafe files include this) */
+struct perf_event_attr;
+
+/* X(return type, name, (parameters)) for every function tally interposes. */
+#define COL_REAL_COLLECTOR(X)                                                          \
+	X(int, pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) \
+	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))         \
+	X(__sighandler_t, signal, (int, __sighandler_t))                               \
+	X(__sighandler_t, bsd_signal, (int, __sighandler_t))                           \
+	X(__sighandler_t, sysv_signal, (int, __sighandler_t))                          \
+	X(void *, dlopen, (const char *, int))                                         \
+	X(int, dlclose, (void *))                                                      \
+	X(int, execve, (const char *, char *const[], char *const[]))                   \
+	X(int, execvpe, (const char *, char *const[], char *const[]))                  \
+	X(int, fexecve, (int, char *const[], char *const[]))
+
+#define COL_REAL_HEAP(X)                                                               \
+	X(void *, malloc, (size_t))                                                    \
+	X(void *, calloc, (size_t, size_t))                                            \
+	X(void *, realloc, (void *, size_t))                                           \
+	X(void, free, (void *))                                                        \
+	X(void *, memalign, (size_t, size_t))                                          \
+	X(int, posix_memalign, (void **, size_t, size_t))                              \
+	X(void *, aligned_alloc, (size_t, size_t))                                     \
+	X(void *, valloc, (size_t))                                                    \
+	X(void *, pvalloc, (size_t))
+
+#define COL_REAL_SYNC(X)                                                               \
+	X(int, pthread_mutex_lock, (pthread_mutex_t *))                                \
+	X(int, pthread_mutex_trylock, (pthread_mutex_t *))                             \
+	X(int, pthread_mutex_timedlock, (pthread_mutex_t *, const struct timespec *))  \
+	X(int, pthread_mutex_unlock, (pthread_mutex_t *))                              \
+	X(int, pthread_rwlock_rdlock, (pthread_rwlock_t *))                            \
+	X(int, pthread_rwlock_tryrdlock, (pthread_rwlock_t *))                         \
+	X(int, pthread_rwlock_timedrdlock, (pthread_rwlock_t *, const struct timespec *)) \
+	X(int, pthread_rwlock_wrlock, (pthread_rwlock_t *))                            \
+	X(int, pthread_rwlock_trywrlock, (pthread_rwlock_t *))                         \
+	X(int, pthread_rwlock_timedwrlock, (pthread_rwlock_t *, const struct timespec *)) \
+	X(int, pthread_cond_wait, (pthread_cond_t *, pthread_mutex_t *))               \
+	X(int, pthread_cond_timedwait, (pthread_cond_t *, pthread_mutex_t *, const struct timespec *)) \
+	X(int, pthread_cond_clockwait, (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *)) \
+	X(int, pthread_barrier_wait, (pthread_barrier_t *))                            \
+	X(int, pthread_join, (pthread_t, void **))                                     \
+	X(int, sem_wait, (sem_t *))                                                    \
+	X(int, sem_trywait, (sem_t *))                                                 \
+	X(int, sem_timedwait, (sem_t *, const struct timespec *))                      \
+	X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))
+
+#define COL_REAL_IO(X)                                                                 \
+	X(int, open, (const char *, int, ...))                                         \
+	X(int, open64, (const char *, int, ...))                                       \
+	X(int, openat, (int, const char *, int, ...))                                  \
+	X(int, openat64, (int, const char *, int, ...))                                \
+	X(int, creat, (const char *, mode_t))                                          \
+	X(int, creat64, (const char *, mode_t))                                        \
+	X(int, close, (int))                                                           \
+	X(int, dup, (int))                                                             \
+	X(int, dup2, (int, int))                                                       \
+	X(ssize_t, read, (int, void *, size_t))                                        \
+	X(ssize_t, write, (int, const void *, size_t))                                 \
+	X(ssize_t, pread, (int, void *, size_t, off_t))                                \
+	X(ssize_t, pread64, (int, void *, size_t, off_t))                              \
+	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                         \
+	X(ssize_t, pwrite64, (int, const void *, size_t, off_t))                       \
+	X(ssize_t, readv, (int, const struct iovec *, int))                            \
+	X(ssize_t, writev, (int, const struct iovec *, int))                           \
+	X(int, fsync, (int))                                                           \
+	X(int, fdatasync, (int))                                                       \
+	X(off_t, lseek, (int, off_t, int))                                             \
+	X(struct _IO_FILE *, fopen, (const char *, const char *))                      \
+	X(struct _IO_FILE *, fopen64, (const char *, const char *))                    \
+	X(struct _IO_FILE *, fdopen, (int, const char *))                              \
+	X(int, fclose, (struct _IO_FILE *))                                            \
+	X(size_t, fread, (void *, size_t, size_t, struct _IO_FILE *))                  \
+	X(size_t, fwrite, (const void *, size_t, size_t, struct _IO_FILE *))           \
+	X(int, fputs, (const char *, struct _IO_FILE *))                               \
+	X(int, puts, (const char *))                                                   \
+	X(char *, fgets, (char *, int, struct _IO_FILE *))                             \
+	X(int, vfprintf, (struct _IO_FILE *, const char *, va_list))                   \
+	X(int, fflush, (struct _IO_FILE *))
+
+#define COL_REAL_NEXT(X) COL_REAL_COLLECTOR(X) COL_REAL_HEAP(X) COL_REAL_SYNC(X) COL_REAL_IO(X)
+
+struct col_real {
+	/* The system calls of our own I/O and of the record writer. */
+	struct exp_sys sys;
+	/* The sampling clock's calls. */
+	int (*perf_event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			       unsigned long flags);
+	int (*ioctl)(int fd, unsigned long request, ...);
+	int (*fcntl)(int fd, int cmd, ...);
+	int (*timer_create)(clockid_t clock, struct sigevent *sev, timer_t *timer);
+	int (*timer_settime)(timer_t timer, int flags, const struct itimerspec *its,
+			     struct itimerspec *old);
+	/* Directories of descendants' sub-experiments. */
+	int (*mkdir)(const char *path, mode_t mode);
+	/* Next definitions of what we interpose; NULL where there is none. */
+#define COL_REAL_FIELD(type, name, params) type(*name) params;
+	COL_REAL_NEXT(COL_REAL_FIELD)
+#undef COL_REAL_FIELD
+};
+
+/* The table.  Its `next` part is valid once col_real_table() returned it. */
+extern struct col_real col_real;
+
+/* The table, resolving it on first use (and pointing exp_sys at col_real.sys).
+ * NULL only for calls made by the resolution itself (dlsym, dlopen allocate:
+ * the heap tracer serves those from its arena).  Normal context only (the
+ * first call); thread-safe: concurrent first calls each resolve, to the same
+ * values, and never wait for one another. */
+const struct col_real *col_real_table(void);
+
+/* For the tracers: the same, exported from libtally-collector.so. */
+const struct col_real *tally__real(void);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_stacks.h — call stacks stored once (STACK_NODE records), referred to
+ * by id from samples and traced events.
+ */
+#ifndef TALLY_COL_STACKS_H
+#define TALLY_COL_STACKS_H
+
+#include <stdint.h>
+
+#include "collector/col_state.h"
+
+/* A new, empty table (start, and a fork child's new experiment). */
+void col_stacks_init(void);
+
+/* Id of the stack `pcs[0..n)` with `flags`, writing its STACK_NODE records
+ * the first time it is seen.  0 if it could not be written. */
+uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs,
+				  uint32_t n, uint16_t flags);
+
+/* EXP_STACK_* flags of an unwind's outcome, counting the losses. */
+uint16_t col_stack_flags_sigsafe(int truncated, int broken);
+
+/* Unwind the caller of an interposer and intern its stack (skipping the
+ * collector's own frames).  0 on failure. */
+uint32_t col_stack_here(struct col_thread *t);
+
+/* The same from the traced function's caller: its return address, stack
+ * pointer (the traced function's CFA) and frame pointer. */
+uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_state.c — the process's and the threads' collector state (see
+ * col_state.h).  Sigsafe file: read by the signal handler.
+ */
+#include "collector/col_state.h"
+
+struct col_process col_proc = { .dirfd = -1, .log_fd = -1 };
+
+static __thread struct col_thread *self __attribute__((tls_model("initial-exec")));
+static __thread bool attaching __attribute__((tls_model("initial-exec")));
+
+void col_count_sigsafe(enum exp_counter c, uint64_t n)
+{
+	_Atomic uint64_t *ctr = col_proc.counters;
+
+	if (ctr)
+		atomic_fetch_add_explicit(&ctr[c], n, memory_order_relaxed);
+}
+
+struct col_thread *col_thread_self_sigsafe(void)
+{
+	return self;
+}
+
+void col_thread_set_self(struct col_thread *t)
+{
+	self = t;
+}
+
+void col_thread_set_attaching(bool on)
+{
+	attaching = on;
+}
+
+struct col_thread *col_enter(void)
+{
+	struct col_thread *t = self;
+
+	if (!t || attaching || atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
+		return NULL;
+	return t;
+}
+
+void col_leave(struct col_thread *t)
+{
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_state.h — the collector's state: one `struct col_process` for the
+ * experiment this process writes, one `struct col_thread` per thread (its
+ * sampling clock, its cursors into the record files, its unwinder scratch
+ * space), reached through initial-exec TLS so that the signal handler can
+ * use it; the reentry flag; the loss counters.
+ *
+ * Reentry rule: collector code that writes records from normal context calls
+ * col_enter() first; if it returns NULL the thread is already inside the
+ * collector (a malloc from our own code, a signal during an interposer) and the
+ * event is skipped and counted.  The signal handler uses the same flag.
+ *
+ * The collector is a house of layers.  Each file includes and calls only
+ * files on lower lines (or its own header); modules on one line are
+ * independent of each other.  tests/e2e/test_layers.sh checks both, reading
+ * this list ("a:b" is module a with the files b.*, too):
+ *
+ * layers:
+ *   col_real:col_sys        the real functions: one table, resolved once; our I/O
+ *   col_time col_mem col_objset   timestamps; memory for our tables; the object snapshot
+ *   col_unwind:col_regs     the CFI unwinder
+ *   col_state               process and thread state, reentry flag, counters
+ *   col_log                 lines in log.txt
+ *   col_files               the experiment's files; appending records
+ *   col_signal              the target's dispositions of our signals
+ *   col_objects             the load-object map (MAP records, new snapshots)
+ *   col_stacks              call stacks stored once
+ *   col_clock               a thread's CPU-time clock (perf event or timer)
+ *   col_sample              the profiling signal handler
+ *   col_thread              a thread's state from start to end
+ *   col_descend             sub-experiments of descendants; the fork child
+ *   col_init                starting and ending collection in a process
+ *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec
+ * end of layers.
+ *
+ * The top line holds the entry points: the tally__/tally_ functions
+ * (col_export.h, include/tally.h) and the interposers of pthread_create,
+ * sigaction and signal, dlopen and dlclose, the exec family and vfork.
+ */
+#ifndef TALLY_COL_STATE_H
+#define TALLY_COL_STATE_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "collector/col_unwind.h"
+#include "format/exp_launch.h"
+#include "format/exp_write.h"
+
+struct col_thread {
+	_Atomic int busy;              /* inside collector code */
+	pid_t tid;
+	int perf_fd;                   /* task-clock event, -1 if none */
+	timer_t timer;                 /* fallback POSIX CPU-time timer */
+	bool has_timer;
+	uint64_t last_cpu_ns;          /* clock value at the previous sample */
+	uint64_t samples;
+	bool exiting;
+	struct exp_cursor cursor[EXP_FILE_COUNT_];
+	struct col_regs regs;          /* scratch for the unwinder */
+	uint64_t frames[EXP_MAX_FRAMES];
+	uint64_t suffix_hash[EXP_MAX_FRAMES + 1];   /* scratch for col_stacks.c */
+	struct col_unwind_ctx unwind;
+	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */
+	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
+	uint16_t memo_flags;
+	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
+};
+
+struct col_process {
+	bool active;                   /* an experiment is open */
+	pid_t pid;
+	int dirfd;
+	char dir[4096];                /* this process's experiment directory */
+	char root[4096];               /* the founder's experiment directory */
+	char lineage[256];             /* "" founder, "_f1", "_f1_x1", ... */
+	struct exp_launch_options opt; /* from TALLY_OPTIONS (exp_launch_decode) */
+	struct exp_file_writer file[EXP_FILE_COUNT_];
+	_Atomic uint64_t *counters;    /* counters.dat, mapped */
+	int log_fd;
+	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
+	_Atomic int paused;            /* tally_pause(): record nothing */
+	char preload[4096];            /* LD_PRELOAD we started with */
+	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
+};
+
+extern struct col_process col_proc;
+
+/* Add to a loss counter of counters.dat (nothing before it is open). */
+void col_count_sigsafe(enum exp_counter c, uint64_t n);
+
+/* The calling thread's state, or NULL (not set up, or set up is running). */
+struct col_thread *col_thread_self_sigsafe(void);
+
+/* Publish `t` as the calling thread's state (NULL: none).  While
+ * `attaching`, col_enter refuses: the thread's state is being made. */
+void col_thread_set_self(struct col_thread *t);
+void col_thread_set_attaching(bool attaching);
+
+/* Enter collector code from normal context; NULL if already inside. */
+struct col_thread *col_enter(void);
+void col_leave(struct col_thread *t);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_thread.h — a thread's collector state from its start to its end.
+ */
+#ifndef TALLY_COL_THREAD_H
+#define TALLY_COL_THREAD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collector/col_state.h"
+
+/* Set up the calling thread (state, clock, THREAD_START); idempotent. */
+struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator);
+
+/* Tear down the calling thread (THREAD_END); its blocks stay in the files. */
+void col_thread_detach(void);
+
+/* After fork, in the child: the thread's state belongs to the parent's files. */
+void col_thread_reset_after_fork(void);
+
+#endif

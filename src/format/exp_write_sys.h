@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_write_sys.h — the system calls made by code that writes experiments
+ * inside the target (exp_write.c, the collector's own I/O), through one
+ * table of pointers.
+ *
+ * By default they go straight to the kernel: the I/O tracer interposes the
+ * libc names, and our own I/O must never be traced.  The collector points
+ * `exp_sys` at its table of real functions (collector/col_real.h) when it
+ * starts, which is where a test makes any of them fail.  Every function is
+ * async-signal-safe and behaves as its libc namesake (-1 and errno on error).
+ */
+#ifndef TALLY_EXP_WRITE_SYS_H
+#define TALLY_EXP_WRITE_SYS_H
+
+#include <sys/types.h>
+
+struct exp_sys {
+	int (*openat)(int dirfd, const char *path, int flags, mode_t mode);
+	ssize_t (*read)(int fd, void *buf, size_t n);
+	ssize_t (*write)(int fd, const void *buf, size_t n);
+	ssize_t (*pwrite)(int fd, const void *buf, size_t n, off_t off);
+	int (*close)(int fd);
+	int (*fallocate)(int fd, int mode, off_t off, off_t len);
+	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+	int (*munmap)(void *addr, size_t len);
+};
+
+/* The raw system calls, for a static initializer of a struct exp_sys. */
+int exp_sys_openat(int dirfd, const char *path, int flags, mode_t mode);
+ssize_t exp_sys_read(int fd, void *buf, size_t n);
+ssize_t exp_sys_write(int fd, const void *buf, size_t n);
+ssize_t exp_sys_pwrite(int fd, const void *buf, size_t n, off_t off);
+int exp_sys_close(int fd);
+int exp_sys_fallocate(int fd, int mode, off_t off, off_t len);
+void *exp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int exp_sys_munmap(void *addr, size_t len);
+#define EXP_SYS_RAW                                                          \
+	{ exp_sys_openat, exp_sys_read, exp_sys_write, exp_sys_pwrite,       \
+	  exp_sys_close, exp_sys_fallocate, exp_sys_mmap, exp_sys_munmap }
+
+/* What the writer calls: the raw table unless redirected (set it before the
+ * first exp_writer_open; never NULL). */
+extern const struct exp_sys *exp_sys;
+
+#endif
