@@ -5,12 +5,18 @@
  * by its build-id in the founder's archive/ directory (where the symbolizer
  * looks when a file is missing or its build-id differs, see sym.h).
  *
- * A hard link where possible (same file system: no space, and the link keeps
- * the old file when a rebuild replaces it), else a copy.  System libraries
- * (/usr, /lib*) are left out: they are identified by build-id, have debug
- * packages, and would cost megabytes per experiment; tally's own libraries
- * and the vDSO (archived by the collector) too.  An object whose file no
- * longer has the recorded build-id is not archived (it already changed).
+ * Always a copy of its own, never a hard link: a link shares the inode, so
+ * `truncate prog` or `cp new-build prog` (which rewrites the file in place)
+ * would change the old experiment too.  A copy-on-write clone (FICLONE) where
+ * the file system offers one (btrfs, XFS: no space until either side
+ * changes), else an in-kernel copy (copy_file_range), else read and write.
+ * The copy is written under a temporary name and renamed when complete (a
+ * full disk never leaves half an object under a build-id), and is read-only
+ * (0444).  System libraries (/usr, /lib*) are left out: they are identified
+ * by build-id, have debug packages, and would cost megabytes per experiment;
+ * tally's own libraries and the vDSO (archived by the collector) too.  An
+ * object whose file no longer has the recorded build-id is not archived (it
+ * changed during the run): a warning says so.
  */
 #include <elf.h>
 #include <errno.h>
@@ -20,7 +26,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/sendfile.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,29 +75,65 @@ static bool system_path(const char *p)
 	       !strncmp(strrchr(p, '/') ? strrchr(p, '/') + 1 : p, "libtally", 8);
 }
 
+/* Copy the whole file `from` into the new file `to`: a clone where the file
+ * system can, else copy_file_range, else read/write.  Returns 0, or -1 with
+ * errno (`to` removed). */
 static int copy_file(int from, const char *to)
 {
 	struct stat st;
-	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
 
 	if (out < 0)
 		return -1;
-	if (fstat(from, &st) != 0) {
-		close(out);
-		return -1;
+	int rc = fstat(from, &st);
+	if (rc == 0 && ioctl(out, FICLONE, from) != 0) {
+		off_t in_off = 0;
+		while (rc == 0 && in_off < st.st_size) {
+			ssize_t n = copy_file_range(from, &in_off, out, NULL, (size_t)(st.st_size - in_off), 0);
+			if (n > 0)
+				continue;
+			if (n == 0 || (errno != EXDEV && errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL))
+				rc = -1;
+			else
+				break;              /* not here: plain reads and writes */
+		}
+		char buf[65536];
+		while (rc == 0 && in_off < st.st_size) {
+			ssize_t n = pread(from, buf, sizeof(buf), in_off);
+			if (n <= 0 || write(out, buf, (size_t)n) != n)
+				rc = -1;
+			else
+				in_off += n;
+		}
+		if (rc == 0 && in_off != st.st_size)
+			rc = -1;
 	}
-	off_t off = 0;
-	while (off < st.st_size) {
-		ssize_t n = sendfile(out, from, &off, (size_t)(st.st_size - off));
-		if (n <= 0)
-			break;
+	int e = errno;
+	if (close(out) != 0 && rc == 0) {
+		e = errno;
+		rc = -1;
 	}
-	int rc = off == st.st_size ? 0 : -1;
-	if (close(out) != 0 || rc) {
+	if (rc) {
 		unlink(to);
-		return -1;
+		errno = e ? e : EIO;
 	}
-	return 0;
+	return rc;
+}
+
+/* True if `name` was seen before (one warning per object, however many
+ * processes mapped it). */
+static bool once(const char *name)
+{
+	static char seen[64][PATH_MAX / 16];
+	static unsigned nseen;
+	const char *id = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+
+	for (unsigned i = 0; i < nseen && i < 64; i++)
+		if (!strcmp(seen[i], id))
+			return true;
+	if (nseen < 64)
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", id);
+	return false;
 }
 
 /* Archive the objects named by the MAP records of one maps.dat. */
@@ -124,12 +167,26 @@ static void archive_maps(const char *maps, const char *archive)
 			continue;
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		uint8_t id[EXP_BUILD_ID_MAX];
-		if (fd < 0)
+		if (fd < 0) {
+			if (!once(to))
+				cli_warn("record", "%s: not archived: %s", path, strerror(errno));
 			continue;
-		if (file_build_id(fd, id) == m.build_id_len && !memcmp(id, m.build_id, m.build_id_len)) {
+		}
+		if (file_build_id(fd, id) != m.build_id_len || memcmp(id, m.build_id, m.build_id_len)) {
+			if (!once(to))
+				cli_warn("record", "%s changed during the run (its build-id differs): not "
+					 "archived, the report may name its functions wrongly", path);
+		} else {
+			char tmp[PATH_MAX + 16];
+			snprintf(tmp, sizeof(tmp), "%s.part", to);
 			mkdir(archive, 0755);
-			if (link(path, to) != 0)
-				copy_file(fd, to);
+			unlink(tmp);
+			if (copy_file(fd, tmp) != 0 || rename(tmp, to) != 0) {
+				int e = errno;
+				unlink(tmp);
+				if (!once(to))
+					cli_warn("record", "%s: not archived in %s: %s", path, archive, strerror(e));
+			}
 		}
 		close(fd);
 	}
