@@ -83,11 +83,13 @@ $(MCOUNTLIB): $(call pic,$(MCOUNT) $(MCOUNT_S)) src/mcount/mcount.map $(COLLECTL
 	    -Wl,-soname,libtally-mcount.so -o $@ $(call pic,$(MCOUNT) $(MCOUNT_S)) \
 	    -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN'
 
-# Each tracer is its own library, preloaded only when asked for (-H, -s, -i).
+# Each tracer is its own library, preloaded only when asked for (-H, -s, -i),
+# made of src/tracers/NAME.c and any src/tracers/NAME_*.c.
 $(TRACERLIBS): $(BUILD)/lib/libtally-%.so: $(BUILD)/pic/src/tracers/%.o src/tracers/%.map $(COLLECTLIB)
 	@mkdir -p $(@D)
 	$(CC) -shared -fPIC -Wl,--version-script=src/tracers/$*.map -Wl,-soname,libtally-$*.so \
-	    -o $@ $< -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN' -ldl
+	    -o $@ $(filter %.o,$^) -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN' -ldl -pthread
+$(foreach t,$(TRACERS),$(eval $(BUILD)/lib/libtally-$(t).so: $(call pic,$(wildcard src/tracers/$(t)_*.c))))
 
 $(APILIB): $(COLLECTLIB)
 	@mkdir -p $(@D)

@@ -129,6 +129,15 @@ COL_API void tally__log(const char *key, const char *value)
 	col_log_sigsafe(key, value);
 }
 
+COL_API void tally__on_thread_end(void (*fn)(void))
+{
+	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
+		void (*none)(void) = NULL;
+		if (atomic_compare_exchange_strong(&col_proc.thread_end[i], &none, fn))
+			return;
+	}
+}
+
 COL_API void tally__lost_arcs(uint64_t n)
 {
 	col_count_sigsafe(EXP_CTR_ARCS_LOST, n);

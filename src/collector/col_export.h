@@ -39,10 +39,15 @@ int64_t tally__trace_option(const char *which);
  * caller: its return address, stack pointer after the return (the traced
  * function's CFA) and frame pointer.  No frame of tally's is unwound, and
  * outer frames unchanged since the thread's previous traced call are reused
- * (col_unwind.h).  Returns 0, or -1 if this thread cannot record now (inside
+ * (col_unwind.h).  The thread id, time and stack id are filled in `rec`
+ * itself: a caller may keep the stack id for later records (ra 0).  Returns 0, or -1 if this thread cannot record now (inside
  * the collector already: its own allocations; or not set up). */
 int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_t ra,
 		       uint64_t sp, uint64_t fp);
+
+/* Call `fn` in each thread that ends, before its collector state goes (so
+ * it may still record), and at the end of the process's main thread. */
+void tally__on_thread_end(void (*fn)(void));
 
 /* CLOCK_MONOTONIC in ns; add to a counter of counters.dat. */
 uint64_t tally__now(void);

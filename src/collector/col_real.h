@@ -36,7 +36,12 @@
 #define COL_API __attribute__((visibility("default")))
 
 struct _IO_FILE;                   /* FILE, without <stdio.h> (sigsafe files include this) */
+struct _G_fpos_t;                  /* fpos_t */
+struct _G_fpos64_t;
 struct perf_event_attr;
+struct sockaddr;
+struct msghdr;
+struct mmsghdr;
 
 /* X(return type, name, (parameters)) for every function tally interposes. */
 #define COL_REAL_COLLECTOR(X)                                                          \
@@ -83,38 +88,123 @@ struct perf_event_attr;
 	X(int, sem_timedwait, (sem_t *, const struct timespec *))                      \
 	X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))
 
-#define COL_REAL_IO(X)                                                                 \
+#define COL_REAL_IO(X) COL_REAL_IO_FD(X) COL_REAL_IO_STDIO(X)
+
+/* The I/O tracer's calls on descriptors (src/tracers/io.c). */
+#define COL_REAL_IO_FD(X)                                                              \
 	X(int, open, (const char *, int, ...))                                         \
 	X(int, open64, (const char *, int, ...))                                       \
+	X(int, __open_2, (const char *, int))                                          \
+	X(int, __open64_2, (const char *, int))                                        \
 	X(int, openat, (int, const char *, int, ...))                                  \
 	X(int, openat64, (int, const char *, int, ...))                                \
+	X(int, __openat_2, (int, const char *, int))                                   \
+	X(int, __openat64_2, (int, const char *, int))                                 \
 	X(int, creat, (const char *, mode_t))                                          \
 	X(int, creat64, (const char *, mode_t))                                        \
 	X(int, close, (int))                                                           \
+	X(int, close_range, (unsigned int, unsigned int, int))                         \
+	X(void, closefrom, (int))                                                      \
 	X(int, dup, (int))                                                             \
 	X(int, dup2, (int, int))                                                       \
+	X(int, dup3, (int, int, int))                                                  \
 	X(ssize_t, read, (int, void *, size_t))                                        \
 	X(ssize_t, write, (int, const void *, size_t))                                 \
+	X(ssize_t, __read_chk, (int, void *, size_t, size_t))                          \
 	X(ssize_t, pread, (int, void *, size_t, off_t))                                \
 	X(ssize_t, pread64, (int, void *, size_t, off_t))                              \
+	X(ssize_t, __pread_chk, (int, void *, size_t, off_t, size_t))                  \
+	X(ssize_t, __pread64_chk, (int, void *, size_t, off_t, size_t))                \
 	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                         \
 	X(ssize_t, pwrite64, (int, const void *, size_t, off_t))                       \
 	X(ssize_t, readv, (int, const struct iovec *, int))                            \
 	X(ssize_t, writev, (int, const struct iovec *, int))                           \
+	X(ssize_t, preadv, (int, const struct iovec *, int, off_t))                    \
+	X(ssize_t, preadv64, (int, const struct iovec *, int, off_t))                  \
+	X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))                   \
+	X(ssize_t, pwritev64, (int, const struct iovec *, int, off_t))                 \
+	X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int))              \
+	X(ssize_t, preadv64v2, (int, const struct iovec *, int, off_t, int))           \
+	X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))             \
+	X(ssize_t, pwritev64v2, (int, const struct iovec *, int, off_t, int))          \
+	X(ssize_t, send, (int, const void *, size_t, int))                             \
+	X(ssize_t, sendto, (int, const void *, size_t, int, const struct sockaddr *, __socklen_t)) \
+	X(ssize_t, sendmsg, (int, const struct msghdr *, int))                         \
+	X(int, sendmmsg, (int, struct mmsghdr *, unsigned int, int))                   \
+	X(ssize_t, recv, (int, void *, size_t, int))                                   \
+	X(ssize_t, __recv_chk, (int, void *, size_t, size_t, int))                     \
+	X(ssize_t, recvfrom, (int, void *, size_t, int, struct sockaddr *, __socklen_t *)) \
+	X(ssize_t, __recvfrom_chk, (int, void *, size_t, size_t, int, struct sockaddr *, __socklen_t *)) \
+	X(ssize_t, recvmsg, (int, struct msghdr *, int))                               \
+	X(int, recvmmsg, (int, struct mmsghdr *, unsigned int, int, struct timespec *)) \
+	X(ssize_t, sendfile, (int, int, off_t *, size_t))                              \
+	X(ssize_t, sendfile64, (int, int, off_t *, size_t))                            \
+	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned int)) \
+	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned int))         \
+	X(ssize_t, tee, (int, int, size_t, unsigned int))                              \
+	X(ssize_t, vmsplice, (int, const struct iovec *, size_t, unsigned int))        \
 	X(int, fsync, (int))                                                           \
 	X(int, fdatasync, (int))                                                       \
-	X(off_t, lseek, (int, off_t, int))                                             \
-	X(struct _IO_FILE *, fopen, (const char *, const char *))                      \
-	X(struct _IO_FILE *, fopen64, (const char *, const char *))                    \
-	X(struct _IO_FILE *, fdopen, (int, const char *))                              \
-	X(int, fclose, (struct _IO_FILE *))                                            \
-	X(size_t, fread, (void *, size_t, size_t, struct _IO_FILE *))                  \
-	X(size_t, fwrite, (const void *, size_t, size_t, struct _IO_FILE *))           \
-	X(int, fputs, (const char *, struct _IO_FILE *))                               \
+	X(off_t, lseek, (int, off_t, int))
+
+/* ... and on streams (src/tracers/io_stdio.c). */
+#define COL_REAL_IO_STDIO(X)                                                           \
+	X(struct _IO_FILE *, fopen, (const char *, const char *))                                \
+	X(struct _IO_FILE *, fopen64, (const char *, const char *))                              \
+	X(struct _IO_FILE *, fdopen, (int, const char *))                                        \
+	X(struct _IO_FILE *, freopen, (const char *, const char *, struct _IO_FILE *))                     \
+	X(struct _IO_FILE *, tmpfile, (void))                                                    \
+	X(struct _IO_FILE *, tmpfile64, (void))                                                  \
+	X(struct _IO_FILE *, popen, (const char *, const char *))                                \
+	X(int, fclose, (struct _IO_FILE *))                                                      \
+	X(int, pclose, (struct _IO_FILE *))                                                      \
+	X(int, fcloseall, (void))                                                      \
+	X(int, fflush, (struct _IO_FILE *))                                                      \
+	X(int, fflush_unlocked, (struct _IO_FILE *))                                             \
+	X(int, fseek, (struct _IO_FILE *, long, int))                                            \
+	X(int, fseeko, (struct _IO_FILE *, off_t, int))                                          \
+	X(int, fseeko64, (struct _IO_FILE *, off_t, int))                                        \
+	X(int, fsetpos, (struct _IO_FILE *, const struct _G_fpos_t *))                           \
+	X(int, fsetpos64, (struct _IO_FILE *, const struct _G_fpos64_t *))                       \
+	X(void, rewind, (struct _IO_FILE *))                                                     \
+	X(size_t, fread, (void *, size_t, size_t, struct _IO_FILE *))                            \
+	X(size_t, fread_unlocked, (void *, size_t, size_t, struct _IO_FILE *))                   \
+	X(size_t, __fread_chk, (void *, size_t, size_t, size_t, struct _IO_FILE *))              \
+	X(size_t, __fread_unlocked_chk, (void *, size_t, size_t, size_t, struct _IO_FILE *))     \
+	X(size_t, fwrite, (const void *, size_t, size_t, struct _IO_FILE *))                     \
+	X(size_t, fwrite_unlocked, (const void *, size_t, size_t, struct _IO_FILE *))            \
+	X(int, fputs, (const char *, struct _IO_FILE *))                                         \
+	X(int, fputs_unlocked, (const char *, struct _IO_FILE *))                                \
 	X(int, puts, (const char *))                                                   \
-	X(char *, fgets, (char *, int, struct _IO_FILE *))                             \
-	X(int, vfprintf, (struct _IO_FILE *, const char *, va_list))                   \
-	X(int, fflush, (struct _IO_FILE *))
+	X(char *, fgets, (char *, int, struct _IO_FILE *))                                       \
+	X(char *, fgets_unlocked, (char *, int, struct _IO_FILE *))                              \
+	X(char *, __fgets_chk, (char *, size_t, int, struct _IO_FILE *))                         \
+	X(char *, __fgets_unlocked_chk, (char *, size_t, int, struct _IO_FILE *))                \
+	X(ssize_t, getline, (char **, size_t *, struct _IO_FILE *))                              \
+	X(ssize_t, getdelim, (char **, size_t *, int, struct _IO_FILE *))                        \
+	X(ssize_t, __getdelim, (char **, size_t *, int, struct _IO_FILE *))                      \
+	X(int, vfprintf, (struct _IO_FILE *, const char *, va_list))                             \
+	X(int, __vfprintf_chk, (struct _IO_FILE *, int, const char *, va_list))                  \
+	X(int, vdprintf, (int, const char *, va_list))                                 \
+	X(int, __vdprintf_chk, (int, int, const char *, va_list))                      \
+	X(int, vfscanf, (struct _IO_FILE *, const char *, va_list))                              \
+	X(int, __isoc99_vfscanf, (struct _IO_FILE *, const char *, va_list))                     \
+	X(int, fgetc, (struct _IO_FILE *))                                                       \
+	X(int, getc, (struct _IO_FILE *))                                                        \
+	X(int, _IO_getc, (struct _IO_FILE *))                                                    \
+	X(int, fgetc_unlocked, (struct _IO_FILE *))                                              \
+	X(int, getc_unlocked, (struct _IO_FILE *))                                               \
+	X(int, getchar, (void))                                                        \
+	X(int, getchar_unlocked, (void))                                               \
+	X(int, __uflow, (struct _IO_FILE *))                                                     \
+	X(int, fputc, (int, struct _IO_FILE *))                                                  \
+	X(int, putc, (int, struct _IO_FILE *))                                                   \
+	X(int, _IO_putc, (int, struct _IO_FILE *))                                               \
+	X(int, fputc_unlocked, (int, struct _IO_FILE *))                                         \
+	X(int, putc_unlocked, (int, struct _IO_FILE *))                                          \
+	X(int, putchar, (int))                                                         \
+	X(int, putchar_unlocked, (int))                                                \
+	X(int, __overflow, (struct _IO_FILE *, int))
 
 #define COL_REAL_NEXT(X) COL_REAL_COLLECTOR(X) COL_REAL_HEAP(X) COL_REAL_SYNC(X) COL_REAL_IO(X)
 

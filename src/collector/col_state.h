@@ -87,6 +87,7 @@ struct col_process {
 	_Atomic int paused;            /* tally_pause(): record nothing */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
+	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
 };
 
 extern struct col_process col_proc;

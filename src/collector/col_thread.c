@@ -74,6 +74,12 @@ void col_thread_detach(void)
 
 	if (!t)
 		return;
+	/* The tracers' last records while the thread can still write. */
+	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
+		void (*fn)(void) = atomic_load(&col_proc.thread_end[i]);
+		if (fn)
+			fn();
+	}
 	/* A profiling signal arriving from here on finds the thread busy. */
 	while (atomic_exchange(&t->busy, 1))
 		;

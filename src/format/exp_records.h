@@ -292,24 +292,30 @@ enum exp_sync_op {
 	EXP_SYNC_SEM, EXP_SYNC_BARRIER, EXP_SYNC_JOIN,
 };
 
-/* EXP_REC_IO, 48 bytes: one I/O call.
+/* EXP_REC_IO, 48 bytes: one I/O call, or a run of alike calls.
  *   0 4 word; 4 4 tid; 8 8 time_ns (call start)
- *  16 4 stack_id; 20 2 op (enum exp_io_op); 22 2 reserved
- *  24 4 fd; 28 4 reserved
+ *  16 4 stack_id; 20 2 op (enum exp_io_op); 22 2 flags (EXP_IO_*)
+ *  24 4 fd; 28 4 calls   calls the record stands for (0, as older writers
+ *                        wrote it: 1): one-character stdio calls from one
+ *                        call site are gathered
  *  32 8 bytes     bytes moved (negative: the call failed, -errno)
- *  40 8 dur_ns    time spent in the call                                    */
+ *  40 8 dur_ns    time spent in the call(s)                                 */
 struct exp_io {
 	uint32_t word;
 	uint32_t tid;
 	uint64_t time_ns;
 	uint32_t stack_id;
 	uint16_t op;
-	uint16_t reserved;
+	uint16_t flags;
 	int32_t fd;
-	uint32_t reserved2;
+	uint32_t calls;
 	int64_t bytes;
 	uint64_t dur_ns;
 };
+/* The record is the second side of a call already counted by the record
+ * before it (the source of sendfile, copy_file_range, splice, tee; bytes a
+ * stdio call moved for the inline getc/putc before it): bytes, no call. */
+#define EXP_IO_SAME_CALL 0x1
 enum exp_io_op {
 	EXP_IO_OPEN = 1, EXP_IO_CLOSE, EXP_IO_READ, EXP_IO_WRITE, EXP_IO_SYNC,
 	EXP_IO_SEEK, EXP_IO_OTHER,

@@ -70,19 +70,23 @@ static int add_io(struct build *b, struct proc_ctx *c, const struct model_option
 	char buf[32];
 	struct model_file *f = file_named(b, fd_name_at(fds, nfds, s->fd, s->time_ns, buf, sizeof(buf)));
 	bool moves = s->op == EXP_IO_READ || s->op == EXP_IO_WRITE;
+	/* A record may stand for a run of calls, or for bytes riding on the
+	 * call before it (EXP_IO_SAME_CALL: no call of its own). */
+	uint64_t calls = (s->flags & EXP_IO_SAME_CALL) ? 0 : s->calls ? s->calls : 1;
 
 	if (!f)
 		return -1;
-	f->ops[s->op < 8 ? s->op : 0]++;
+	f->ops[s->op < 8 ? s->op : 0] += calls;
 	f->v[MODEL_IO_TIME] += s->dur_ns;
 	if (moves) {
-		f->v[MODEL_IO_COUNT]++;
+		f->v[MODEL_IO_COUNT] += calls;
 		if (s->bytes > 0)
 			f->v[MODEL_IO_BYTES] += (uint64_t)s->bytes;
 	}
 	if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_TIME, s->dur_ns, NULL))
 		return -1;
-	if (moves && (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_COUNT, 1, NULL) ||
+	if (moves && ((calls && model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_IO_COUNT,
+					   calls, NULL)) ||
 		      (s->bytes > 0 && model_add(b, c, o, s->tid, s->time_ns, s->stack_id,
 						 MODEL_IO_BYTES, (uint64_t)s->bytes, NULL))))
 		return -1;

@@ -1,91 +1,43 @@
 /* SPDX-License-Identifier: MIT
  *
- * io.c — libtally-io.so, the I/O tracer (`tally record -i`).
+ * io.c — libtally-io.so, the I/O tracer (`tally record -i`): the calls on
+ * descriptors.  Its stdio half is io_stdio.c; both record through
+ * io_record.c (io.h).
  *
- * Interposes the system-call wrappers that open, close, read, write, sync
- * and seek files, and the stdio calls that move data (stdio reaches the
- * kernel through libc-internal calls no interposer sees, so its calls are
- * traced at the stdio level: the bytes a program hands to or takes from a
- * FILE).  Each call becomes an IO record: the calling stack, the descriptor,
- * the bytes moved (or -errno) and the time spent; opening a file (and dup,
- * fopen) also records which name the descriptor now stands for, so reports
- * can show I/O by file.
+ * Interposed: the open family (with the _FORTIFY_SOURCE __open_2 forms),
+ * close, close_range, closefrom, dup, dup2, dup3; read, write, pread, pwrite,
+ * readv, writev, preadv, pwritev (and their 64 and v2 forms), the fortified
+ * __read_chk family; send and recv on sockets (msg and mmsg forms too);
+ * sendfile, copy_file_range, splice, tee and vmsplice; fsync, fdatasync,
+ * lseek.  A call that moves data from one descriptor to another (sendfile,
+ * copy_file_range, splice, tee) is one call, recorded as a write of its
+ * destination, with the read of its source beside it (same stack, no call
+ * of its own): bytes by file show both.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "tracers/tracer.h"
+#include "tracers/io.h"
 
-static struct trace_switch on;
-
-static void name_fd(int fd, const char *path, uint64_t since_ns);
-
-static int tracing(void)
-{
-	static int named_std;
-
-	if (trace_option(&on, "io") <= 0)
-		return 0;
-	if (!named_std) {
-		/* Inherited descriptors: name what they stand for. */
-		named_std = 1;
-		for (int fd = 0; fd < 3; fd++)
-			name_fd(fd, NULL, 0);
-	}
-	return 1;
-}
-
-static void note(struct trace_caller at, uint16_t op, int fd, int64_t bytes, uint64_t t0)
-{
-	struct exp_io r = { .time_ns = t0, .op = op, .fd = fd, .bytes = bytes,
-			    .dur_ns = tally__now() - t0 };
-	tally__trace_event(EXP_FILE_IO, EXP_REC_IO, &r, sizeof(r), at.ra, at.sp, at.fp);
-}
-
-/* Record that `fd` names `path` (made absolute if relative), or, with a NULL
- * path, whatever /proc says it names (dup, inherited descriptors), from
- * `since_ns` on (0: now; an open passes its start time, so that the open
- * itself is counted for the file). */
-static void name_fd(int fd, const char *path, uint64_t since_ns)
-{
-	char buf[4096];
-	union {
-		struct exp_fd_name f;
-		char bytes[sizeof(struct exp_fd_name) + 40];
-	} r;
-
-	if (fd < 0)
-		return;
-	if (!path) {
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(link, buf, sizeof(buf) - 1);
-		if (n <= 0)
-			return;
-		buf[n] = 0;
-	} else if (path[0] != '/' && getcwd(buf, sizeof(buf) - 1)) {
-		size_t n = strlen(buf);
-		snprintf(buf + n, sizeof(buf) - n, "/%s", path);
-	} else {
-		snprintf(buf, sizeof(buf), "%s", path);
-	}
-	/* The record is small; a long name keeps its last 36 bytes. */
-	size_t len = strlen(buf);
-	const char *name = len > 36 ? buf + len - 36 : buf;
-	memset(&r, 0, sizeof(r));
-	r.f.fd = fd;
-	r.f.time_ns = since_ns;
-	strcpy(r.f.name, name);
-	uint32_t rlen = (uint32_t)((sizeof(struct exp_fd_name) + strlen(name) + 1 + 7) & ~7u);
-	tally__trace_event(EXP_FILE_IO, EXP_REC_FD_NAME, &r, rlen, 0, 0, 0);
-}
+/* glibc's fortified entry points (no header declares them without
+ * _FORTIFY_SOURCE). */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dir, const char *path, int flags);
+int __openat64_2(int dir, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+		       struct sockaddr *addr, socklen_t *addrlen);
 
 static int64_t result(ssize_t rc)
 {
@@ -94,13 +46,14 @@ static int64_t result(ssize_t rc)
 
 /* ---- opening and closing ------------------------------------------------ */
 
-static int opened(int fd, const char *path, uint64_t t0)
+static int opened(struct trace_caller at, int fd, const char *path, uint64_t t0)
 {
 	int saved = errno;
 	int64_t rc = fd < 0 ? -(int64_t)errno : 0;
+	io_run_end();
 	if (fd >= 0)
-		name_fd(fd, path, t0);      /* the open belongs to the file */
-	note(TRACE_CALLER(), EXP_IO_OPEN, fd, rc, t0);
+		io_name_fd(fd, path, t0);      /* the open belongs to the file */
+	io_note(at, EXP_IO_OPEN, fd, rc, t0);
 	errno = saved;
 	return fd;
 }
@@ -110,16 +63,30 @@ static mode_t mode_arg(int flags, va_list ap)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
 }
 
+/* The name an openat-style call opened: the path when it is absolute or
+ * relative to the current directory, else what /proc says. */
+static const char *at_path(int dir, const char *path)
+{
+	return dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL;
+}
+
+/* The body of an open: `name` is called with the arguments after `path`
+ * (the name to record). */
+#define OPEN_LIKE(name, path, ...)                                            \
+	do {                                                                  \
+		if (!io_tracing())                                            \
+			return REAL(name)(__VA_ARGS__);                      \
+		uint64_t t0_ = tally__now();                                  \
+		return opened(TRACE_CALLER(), REAL(name)(__VA_ARGS__), path, t0_); \
+	} while (0)
+
 TRACE_API int open(const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	if (!tracing())
-		return REAL(open)(path, flags, mode);
-	uint64_t t0 = tally__now();
-	return opened(REAL(open)(path, flags, mode), path, t0);
+	OPEN_LIKE(open, path, path, flags, mode);
 }
 
 TRACE_API int open64(const char *path, int flags, ...)
@@ -128,10 +95,27 @@ TRACE_API int open64(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	if (!tracing())
-		return REAL(open64)(path, flags, mode);
-	uint64_t t0 = tally__now();
-	return opened(REAL(open64)(path, flags, mode), path, t0);
+	OPEN_LIKE(open64, path, path, flags, mode);
+}
+
+TRACE_API int __open_2(const char *path, int flags)
+{
+	OPEN_LIKE(__open_2, path, path, flags);
+}
+
+TRACE_API int __open64_2(const char *path, int flags)
+{
+	OPEN_LIKE(__open64_2, path, path, flags);
+}
+
+TRACE_API int creat(const char *path, mode_t mode)
+{
+	OPEN_LIKE(creat, path, path, mode);
+}
+
+TRACE_API int creat64(const char *path, mode_t mode)
+{
+	OPEN_LIKE(creat64, path, path, mode);
 }
 
 TRACE_API int openat(int dir, const char *path, int flags, ...)
@@ -140,11 +124,7 @@ TRACE_API int openat(int dir, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	if (!tracing())
-		return REAL(openat)(dir, path, flags, mode);
-	uint64_t t0 = tally__now();
-	int fd = REAL(openat)(dir, path, flags, mode);
-	return opened(fd, dir == AT_FDCWD || path[0] == '/' ? path : NULL, t0);
+	OPEN_LIKE(openat, at_path(dir, path), dir, path, flags, mode);
 }
 
 TRACE_API int openat64(int dir, const char *path, int flags, ...)
@@ -153,61 +133,72 @@ TRACE_API int openat64(int dir, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	if (!tracing())
-		return REAL(openat64)(dir, path, flags, mode);
-	uint64_t t0 = tally__now();
-	int fd = REAL(openat64)(dir, path, flags, mode);
-	return opened(fd, dir == AT_FDCWD || path[0] == '/' ? path : NULL, t0);
+	OPEN_LIKE(openat64, at_path(dir, path), dir, path, flags, mode);
 }
 
-TRACE_API int creat(const char *path, mode_t mode)
+TRACE_API int __openat_2(int dir, const char *path, int flags)
 {
-	if (!tracing())
-		return REAL(creat)(path, mode);
-	uint64_t t0 = tally__now();
-	return opened(REAL(creat)(path, mode), path, t0);
+	OPEN_LIKE(__openat_2, at_path(dir, path), dir, path, flags);
 }
 
-TRACE_API int creat64(const char *path, mode_t mode)
+TRACE_API int __openat64_2(int dir, const char *path, int flags)
 {
-	if (!tracing())
-		return REAL(creat64)(path, mode);
-	uint64_t t0 = tally__now();
-	return opened(REAL(creat64)(path, mode), path, t0);
+	OPEN_LIKE(__openat64_2, at_path(dir, path), dir, path, flags);
 }
 
 TRACE_API int close(int fd)
 {
-	if (!tracing())
+	if (!io_tracing())
 		return REAL(close)(fd);
 	uint64_t t0 = tally__now();
 	int rc = REAL(close)(fd);
 	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_CLOSE, fd, result(rc), t0);
+	if (rc == 0)
+		io_fd_closed(fd, fd);
+	io_note(TRACE_CALLER(), EXP_IO_CLOSE, fd, result(rc), t0);
 	errno = saved;
+	return rc;
+}
+
+/* Closing many at once: no record, but the names are forgotten. */
+TRACE_API int close_range(unsigned first, unsigned last, int flags)
+{
+	int rc = REAL(close_range)(first, last, flags);
+	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && first <= (unsigned)INT32_MAX)
+		io_fd_closed((int)first, last > (unsigned)INT32_MAX ? INT32_MAX : (int)last);
+	return rc;
+}
+
+TRACE_API void closefrom(int first)
+{
+	REAL(closefrom)(first);
+	io_fd_closed(first < 0 ? 0 : first, INT32_MAX);
+}
+
+/* The new descriptor names what the old one did. */
+static int duplicated(int rc)
+{
+	if (rc >= 0 && io_tracing()) {
+		int saved = errno;
+		io_name_fd(rc, NULL, 0);
+		errno = saved;
+	}
 	return rc;
 }
 
 TRACE_API int dup(int fd)
 {
-	int rc = REAL(dup)(fd);
-	if (rc >= 0 && tracing()) {
-		int saved = errno;
-		name_fd(rc, NULL, 0);
-		errno = saved;
-	}
-	return rc;
+	return duplicated(REAL(dup)(fd));
 }
 
 TRACE_API int dup2(int fd, int to)
 {
-	int rc = REAL(dup2)(fd, to);
-	if (rc >= 0 && tracing()) {
-		int saved = errno;
-		name_fd(rc, NULL, 0);
-		errno = saved;
-	}
-	return rc;
+	return duplicated(REAL(dup2)(fd, to));
+}
+
+TRACE_API int dup3(int fd, int to, int flags)
+{
+	return duplicated(REAL(dup3)(fd, to, flags));
 }
 
 /* ---- moving data -------------------------------------------------------- */
@@ -215,12 +206,12 @@ TRACE_API int dup2(int fd, int to)
 /* The body of every data call: time it and record what it moved. */
 #define TRACED(op, fd, call)                                                 \
 	do {                                                                 \
-		if (!tracing())                                              \
+		if (!io_tracing())                                           \
 			return call;                                         \
 		uint64_t t0_ = tally__now();                                 \
 		__typeof__(call) rc_ = call;                                 \
 		int saved_ = errno;                                          \
-		note(TRACE_CALLER(), op, fd, result((ssize_t)rc_), t0_);                     \
+		io_note(TRACE_CALLER(), op, fd, result((ssize_t)rc_), t0_);  \
 		errno = saved_;                                              \
 		return rc_;                                                  \
 	} while (0)
@@ -235,6 +226,11 @@ TRACE_API ssize_t write(int fd, const void *buf, size_t n)
 	TRACED(EXP_IO_WRITE, fd, REAL(write)(fd, buf, n));
 }
 
+TRACE_API ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	TRACED(EXP_IO_READ, fd, REAL(__read_chk)(fd, buf, n, buflen));
+}
+
 TRACE_API ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	TRACED(EXP_IO_READ, fd, REAL(pread)(fd, buf, n, off));
@@ -243,6 +239,16 @@ TRACE_API ssize_t pread(int fd, void *buf, size_t n, off_t off)
 TRACE_API ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
 	TRACED(EXP_IO_READ, fd, REAL(pread64)(fd, buf, n, off));
+}
+
+TRACE_API ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	TRACED(EXP_IO_READ, fd, REAL(__pread_chk)(fd, buf, n, off, buflen));
+}
+
+TRACE_API ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	TRACED(EXP_IO_READ, fd, REAL(__pread64_chk)(fd, buf, n, off, buflen));
 }
 
 TRACE_API ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -265,6 +271,180 @@ TRACE_API ssize_t writev(int fd, const struct iovec *iov, int n)
 	TRACED(EXP_IO_WRITE, fd, REAL(writev)(fd, iov, n));
 }
 
+TRACE_API ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
+{
+	TRACED(EXP_IO_READ, fd, REAL(preadv)(fd, iov, n, off));
+}
+
+TRACE_API ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
+{
+	TRACED(EXP_IO_READ, fd, REAL(preadv64)(fd, iov, n, off));
+}
+
+TRACE_API ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(pwritev)(fd, iov, n, off));
+}
+
+TRACE_API ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(pwritev64)(fd, iov, n, off));
+}
+
+TRACE_API ssize_t preadv2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+	TRACED(EXP_IO_READ, fd, REAL(preadv2)(fd, iov, n, off, flags));
+}
+
+TRACE_API ssize_t preadv64v2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+	TRACED(EXP_IO_READ, fd, REAL(preadv64v2)(fd, iov, n, off, flags));
+}
+
+TRACE_API ssize_t pwritev2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(pwritev2)(fd, iov, n, off, flags));
+}
+
+TRACE_API ssize_t pwritev64v2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(pwritev64v2)(fd, iov, n, off, flags));
+}
+
+/* ---- sockets ------------------------------------------------------------ */
+
+TRACE_API ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(send)(fd, buf, n, flags));
+}
+
+TRACE_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
+			 const struct sockaddr *to, socklen_t tolen)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(sendto)(fd, buf, n, flags, to, tolen));
+}
+
+TRACE_API ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(sendmsg)(fd, msg, flags));
+}
+
+TRACE_API ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	TRACED(EXP_IO_READ, fd, REAL(recv)(fd, buf, n, flags));
+}
+
+TRACE_API ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+	TRACED(EXP_IO_READ, fd, REAL(__recv_chk)(fd, buf, n, buflen, flags));
+}
+
+TRACE_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
+			   socklen_t *fromlen)
+{
+	TRACED(EXP_IO_READ, fd, REAL(recvfrom)(fd, buf, n, flags, from, fromlen));
+}
+
+TRACE_API ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+				 struct sockaddr *from, socklen_t *fromlen)
+{
+	TRACED(EXP_IO_READ, fd, REAL(__recvfrom_chk)(fd, buf, n, buflen, flags, from, fromlen));
+}
+
+TRACE_API ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	TRACED(EXP_IO_READ, fd, REAL(recvmsg)(fd, msg, flags));
+}
+
+/* sendmmsg/recvmmsg return messages: the bytes are the messages' lengths. */
+static int64_t mmsg_bytes(int rc, const struct mmsghdr *v)
+{
+	int64_t sum = 0;
+
+	if (rc < 0)
+		return -(int64_t)errno;
+	for (int i = 0; i < rc; i++)
+		sum += v[i].msg_len;
+	return sum;
+}
+
+TRACE_API int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
+{
+	if (!io_tracing())
+		return REAL(sendmmsg)(fd, v, n, flags);
+	uint64_t t0 = tally__now();
+	int rc = REAL(sendmmsg)(fd, v, n, flags);
+	int saved = errno;
+	io_note(TRACE_CALLER(), EXP_IO_WRITE, fd, mmsg_bytes(rc, v), t0);
+	errno = saved;
+	return rc;
+}
+
+TRACE_API int recvmmsg(int fd, struct mmsghdr *v, unsigned n, int flags, struct timespec *tmo)
+{
+	if (!io_tracing())
+		return REAL(recvmmsg)(fd, v, n, flags, tmo);
+	uint64_t t0 = tally__now();
+	int rc = REAL(recvmmsg)(fd, v, n, flags, tmo);
+	int saved = errno;
+	io_note(TRACE_CALLER(), EXP_IO_READ, fd, mmsg_bytes(rc, v), t0);
+	errno = saved;
+	return rc;
+}
+
+/* ---- transfers between descriptors -------------------------------------- */
+
+/* One call moved `rc` bytes from `in` to `out`: a write of `out` (the call)
+ * and a read of `in` riding on it. */
+#define TRANSFER(in, out, call)                                              \
+	do {                                                                 \
+		if (!io_tracing())                                           \
+			return call;                                         \
+		uint64_t t0_ = tally__now();                                 \
+		__typeof__(call) rc_ = call;                                 \
+		int saved_ = errno;                                          \
+		uint32_t id_ = io_note(TRACE_CALLER(), EXP_IO_WRITE, out,    \
+				       result((ssize_t)rc_), t0_);           \
+		if (rc_ > 0)                                                 \
+			io_note_same(id_, EXP_IO_READ, in, (int64_t)rc_, t0_); \
+		errno = saved_;                                              \
+		return rc_;                                                  \
+	} while (0)
+
+TRACE_API ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	TRANSFER(in, out, REAL(sendfile)(out, in, off, n));
+}
+
+TRACE_API ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+{
+	TRANSFER(in, out, REAL(sendfile64)(out, in, off, n));
+}
+
+TRACE_API ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t n,
+				  unsigned flags)
+{
+	TRANSFER(in, out, REAL(copy_file_range)(in, in_off, out, out_off, n, flags));
+}
+
+TRACE_API ssize_t splice(int in, off_t *in_off, int out, off_t *out_off, size_t n,
+			 unsigned flags)
+{
+	TRANSFER(in, out, REAL(splice)(in, in_off, out, out_off, n, flags));
+}
+
+TRACE_API ssize_t tee(int in, int out, size_t n, unsigned flags)
+{
+	TRANSFER(in, out, REAL(tee)(in, out, n, flags));
+}
+
+TRACE_API ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned flags)
+{
+	TRACED(EXP_IO_WRITE, fd, REAL(vmsplice)(fd, iov, n, flags));
+}
+
+/* ---- syncing and seeking ------------------------------------------------ */
+
 TRACE_API int fsync(int fd)
 {
 	TRACED(EXP_IO_SYNC, fd, REAL(fsync)(fd));
@@ -278,12 +458,12 @@ TRACE_API int fdatasync(int fd)
 /* lseek's result is an offset, not bytes moved: record 0 (or -errno). */
 TRACE_API off_t lseek(int fd, off_t off, int whence)
 {
-	if (!tracing())
+	if (!io_tracing())
 		return REAL(lseek)(fd, off, whence);
 	uint64_t t0 = tally__now();
 	off_t rc = REAL(lseek)(fd, off, whence);
 	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_SEEK, fd, rc < 0 ? -(int64_t)errno : 0, t0);
+	io_note(TRACE_CALLER(), EXP_IO_SEEK, fd, rc < 0 ? -(int64_t)errno : 0, t0);
 	errno = saved;
 	return rc;
 }
@@ -291,152 +471,4 @@ TRACE_API off_t lseek(int fd, off_t off, int whence)
 TRACE_API off_t lseek64(int fd, off_t off, int whence)
 {
 	return lseek(fd, off, whence);
-}
-
-/* ---- stdio -------------------------------------------------------------- */
-
-static FILE *fopened(FILE *f, const char *path, uint64_t t0)
-{
-	int saved = errno;
-	int fd = f ? fileno(f) : -1;
-	int64_t rc = f ? 0 : -(int64_t)errno;
-	if (f)
-		name_fd(fd, path, t0);
-	note(TRACE_CALLER(), EXP_IO_OPEN, fd, rc, t0);
-	errno = saved;
-	return f;
-}
-
-TRACE_API FILE *fopen(const char *path, const char *mode)
-{
-	if (!tracing())
-		return REAL(fopen)(path, mode);
-	uint64_t t0 = tally__now();
-	return fopened(REAL(fopen)(path, mode), path, t0);
-}
-
-TRACE_API FILE *fopen64(const char *path, const char *mode)
-{
-	if (!tracing())
-		return REAL(fopen64)(path, mode);
-	uint64_t t0 = tally__now();
-	return fopened(REAL(fopen64)(path, mode), path, t0);
-}
-
-TRACE_API FILE *fdopen(int fd, const char *mode)
-{
-	if (!tracing())
-		return REAL(fdopen)(fd, mode);
-	uint64_t t0 = tally__now();
-	return fopened(REAL(fdopen)(fd, mode), NULL, t0);
-}
-
-TRACE_API int fclose(FILE *f)
-{
-	int fd = f ? fileno(f) : -1;
-	TRACED(EXP_IO_CLOSE, fd, REAL(fclose)(f));
-}
-
-/* fread/fwrite count the bytes moved: items * size. */
-TRACE_API size_t fread(void *buf, size_t size, size_t n, FILE *f)
-{
-	if (!tracing())
-		return REAL(fread)(buf, size, n, f);
-	uint64_t t0 = tally__now();
-	size_t rc = REAL(fread)(buf, size, n, f);
-	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_READ, fileno(f), (int64_t)(rc * size), t0);
-	errno = saved;
-	return rc;
-}
-
-TRACE_API size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
-{
-	if (!tracing())
-		return REAL(fwrite)(buf, size, n, f);
-	uint64_t t0 = tally__now();
-	size_t rc = REAL(fwrite)(buf, size, n, f);
-	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(f), (int64_t)(rc * size), t0);
-	errno = saved;
-	return rc;
-}
-
-TRACE_API int fputs(const char *s, FILE *f)
-{
-	if (!tracing())
-		return REAL(fputs)(s, f);
-	uint64_t t0 = tally__now();
-	int rc = REAL(fputs)(s, f);
-	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(f), rc < 0 ? -(int64_t)errno : (int64_t)strlen(s), t0);
-	errno = saved;
-	return rc;
-}
-
-TRACE_API int puts(const char *s)
-{
-	if (!tracing())
-		return REAL(puts)(s);
-	uint64_t t0 = tally__now();
-	int rc = REAL(puts)(s);
-	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(stdout), rc < 0 ? -(int64_t)errno : (int64_t)strlen(s) + 1, t0);
-	errno = saved;
-	return rc;
-}
-
-TRACE_API char *fgets(char *s, int n, FILE *f)
-{
-	if (!tracing())
-		return REAL(fgets)(s, n, f);
-	uint64_t t0 = tally__now();
-	char *rc = REAL(fgets)(s, n, f);
-	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_READ, fileno(f), rc ? (int64_t)strlen(rc) : 0, t0);
-	errno = saved;
-	return rc;
-}
-
-TRACE_API int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
-	if (!tracing())
-		return REAL(vfprintf)(f, fmt, ap);
-	uint64_t t0 = tally__now();
-	int rc = REAL(vfprintf)(f, fmt, ap);
-	int saved = errno;
-	note(TRACE_CALLER(), EXP_IO_WRITE, fileno(f), rc < 0 ? -(int64_t)errno : rc, t0);
-	errno = saved;
-	return rc;
-}
-
-TRACE_API int fprintf(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vfprintf(f, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-TRACE_API int vprintf(const char *fmt, va_list ap)
-{
-	return vfprintf(stdout, fmt, ap);
-}
-
-TRACE_API int printf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vfprintf(stdout, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-TRACE_API int fflush(FILE *f)
-{
-	if (!tracing() || !f)
-		return REAL(fflush)(f);
-	int fd = fileno(f);
-	TRACED(EXP_IO_SYNC, fd, REAL(fflush)(f));
 }

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * io.h — the bottom of libtally-io.so (io_record.c), shared by its two sets
+ * of interposers: io.c (descriptors: open, read, write, transfers, sockets)
+ * and io_stdio.c (stdio).  Neither calls the other.
+ *
+ * Every traced call becomes an IO record (exp_records.h): op, descriptor,
+ * bytes moved (negative: -errno), start time, duration, and the stack of the
+ * traced call's caller.  One-character stdio calls (putc, getc, and the
+ * buffer refills and flushes that glibc's inline getc_unlocked/putc_unlocked
+ * reach) would cost a record each: consecutive ones from the same call site
+ * on the same stream are gathered into one record that says how many calls
+ * it stands for (a *run*).  Any other traced call in the thread ends its run
+ * first, so records keep their order.
+ */
+#ifndef TALLY_TRACER_IO_H
+#define TALLY_TRACER_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracers/tracer.h"
+
+/* Is I/O tracing on?  (The collector has started and -i was given.)  The
+ * first time it is, names the inherited descriptors 0-2. */
+bool io_tracing(void);
+
+/* Record one traced call of `op` on `fd` that started at `t0` and ended now,
+ * moving `bytes` (negative: -errno), with the stack from `at`.  Ends the
+ * thread's run first.  Returns the stack id the record got (0: none), so
+ * that more records of the same call can share it (io_note_same). */
+uint32_t io_note(struct trace_caller at, uint16_t op, int fd, int64_t bytes, uint64_t t0);
+
+/* Bytes that belong to the call just noted (its stack `stack_id`) but not to
+ * its op or file: the source of a transfer (sendfile: the write is the call,
+ * the read of the source rides on it), or the bytes inline getc/putc moved
+ * before a stdio call.  No call is counted and no time (EXP_IO_SAME_CALL). */
+void io_note_same(uint32_t stack_id, uint16_t op, int fd, int64_t bytes, uint64_t t0);
+
+/* A one-character call on stream `key` (FILE *) from `at`: joins the
+ * thread's run if it is the same call site, stream and op, else ends it and
+ * starts one.  `bytes` >= 0 (failures go through io_note). */
+void io_one(const void *key, struct trace_caller at, uint16_t op, int fd, uint64_t bytes,
+	    uint64_t t0);
+
+/* Write the thread's pending run and end it. */
+void io_run_end(void);
+
+/* Record that `fd` names `path` (made absolute if relative) from `since_ns`
+ * (0: now), or, with a NULL path, whatever /proc says it names. */
+void io_name_fd(int fd, const char *path, uint64_t since_ns);
+
+/* `fd` was closed (or [first, last] were): its name is forgotten. */
+void io_fd_closed(int first, int last);
+
+#endif

@@ -1,0 +1,64 @@
+# test_io_stdio.sh — I/O tracing sees every stdio entry point: the _unlocked
+# family, inline getc_unlocked/putc_unlocked (through __uflow/__overflow and
+# the stream's pointers), one-character calls gathered into runs (bytes and
+# calls exact, from a thread that ends too), the _FORTIFY_SOURCE forms,
+# getline, vectors, sockets and transfers (sendfile, copy_file_range,
+# splice); and a real program: `sort -S 1M` of a 20 MB file, whose bytes
+# read and written equal the file's size.
+. "$(dirname "$0")/lib.sh"
+cc -O2 -g -D_FORTIFY_SOURCE=2 -pthread -o "$T/stdioy" "$PROGS/stdioy.c"
+cd "$T"
+export W="python3 $E2E/weight.py"
+
+mkdir -p io
+"$TALLY" record -i -o io.exp ./stdioy io >/dev/null 2>&1
+"$TALLY" export io.exp --format collapsed --metric io.bytes >b.txt
+"$TALLY" export io.exp --format collapsed --metric io.count >c.txt
+# $1 function, $2 bytes, $3 calls
+each() {
+	for spec in "$@"; do
+		set -- $(echo "$spec" | tr : ' ')
+		b=$($W b.txt "main;$1") c=$($W c.txt "main;$1")
+		[ "$b" -eq "$2" ] && [ "$c" -eq "$3" ] || { echo "$1: bytes $b calls $c, expected $2 $3"; return 1; }
+	done
+}
+check stdio_unlocked_family each w_fwrite_unlocked:10000:100 w_fputs_unlocked:500:50 \
+	r_fread_unlocked:5000:50
+# Inline calls are not calls: only the buffer's refills and flushes are
+# (their number depends on the buffer's size).
+check stdio_inline_putc_and_getc sh -c "test \$($W b.txt 'main;w_putc_inline') -eq 10000 &&
+	test \$($W b.txt 'main;r_getc_inline') -eq 5000 && test \$($W c.txt 'main;w_putc_inline') -le 4 &&
+	test \$($W c.txt 'main;r_getc_inline') -le 4"
+check stdio_one_character_calls_in_runs each w_fputc:2000:2000
+check stdio_fortified_printf_and_lines each w_fprintf:60:10 r_fgets:5000:50 r_getline:5000:51 \
+	d_dprintf:6:1
+check io_vectors_and_sockets each v_vectors:4000:4 s_socket:2000:2
+# A transfer is one call: a write of the destination, the source's read beside it.
+check io_transfers each t_sendfile:40000:1 t_copy_file_range:40000:1 t_splice:80000:10
+check stdio_run_of_a_thread_that_ends sh -c "test \$($W c.txt th_fputc) -eq 3000 && test \$($W b.txt th_fputc) -eq 3000"
+"$TALLY" report io.exp --by-file --format csv >files.csv
+check io_by_file_exact python3 -c '
+import csv
+rows = {r["file"].rsplit("/", 1)[-1]: r for r in csv.DictReader(open("files.csv"))}
+want = {"w.txt": 22560, "th.txt": 3000, "t1.txt": 20000, "t2.txt": 20000, "t3.txt": 20000,
+        "v.txt": 4000, "d.txt": 6, "r.txt": 100000}
+for name, n in want.items():
+    assert int(rows[name]["bytes"]) == n, (name, rows[name])'
+
+# sort reads with fread_unlocked and writes with fwrite_unlocked, through
+# temporary files when -S is small.
+python3 -c '
+import random
+random.seed(1)
+with open("big.txt", "w") as f:
+    for i in range(100000):
+        f.write("".join(random.choice("abcdefghij") for _ in range(199)) + "\n")'
+TMPDIR=$T "$TALLY" record -i -o sort.exp sort -S 1M -o sorted.txt big.txt 2>/dev/null
+"$TALLY" report sort.exp --by-file --format csv >sort.csv
+check sort_bytes_equal_file_size python3 -c '
+import csv
+rows = {r["file"].rsplit("/", 1)[-1]: r for r in csv.DictReader(open("sort.csv"))}
+assert int(rows["big.txt"]["bytes"]) == 20000000, rows["big.txt"]
+assert int(rows["sorted.txt"]["bytes"]) == 20000000, rows["sorted.txt"]
+assert sum(1 for n in rows if n.startswith("sort")) >= 2, "no temporary files: -S not honoured?"'
+check sort_output_unchanged sh -c 'sort -S 1M big.txt | cmp - sorted.txt'
