@@ -130,6 +130,22 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 	return 0;
 }
 
+void cli_no_such_function(const char *cmd, const struct model *m, const char *name)
+{
+	uint32_t ids[5];
+	size_t n = model_func_suggest(m, name, ids, 5);
+	char list[2048] = "", label[4096];
+	size_t len = 0;
+
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s'%s'", i ? ", " : "",
+					model_func_label(m, ids[i], label, sizeof(label)));
+	if (n)
+		cli_error(cmd, "no function named '%s' in the profile; nearest: %s", name, list);
+	else
+		cli_error(cmd, "no function named '%s' in the profile (see --functions)", name);
+}
+
 void cli_input_free(struct cli_input *in)
 {
 	model_free(&in->model);

@@ -45,4 +45,8 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 int cli_input_load(struct cli_input *in, const char *cmd);
 void cli_input_free(struct cli_input *in);
 
+/* "tally CMD: no function named 'NAME' in the profile", with the nearest
+ * names when some are near (a mistyped name). */
+void cli_no_such_function(const char *cmd, const struct model *m, const char *name);
+
 #endif

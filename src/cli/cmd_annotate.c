@@ -112,7 +112,11 @@ int cmd_annotate(int argc, char **argv)
 		o.metrics[o.nmetrics++] = (enum model_metric)mm;
 	}
 	rc = cli_input_load(&in, CMD);
-	if (!rc) {
+	uint32_t first;
+	if (!rc && !model_func_find(&in.model, func, &first, 1)) {
+		cli_no_such_function(CMD, &in.model, func);
+		rc = CLI_FATAL;
+	} else if (!rc) {
 		char err[512];
 		struct report_doc *d = report_doc_new(stdout, o.fmt);
 		if (report_annotate(d, &in.model, &o, func, disasm, err, sizeof(err))) {

@@ -234,7 +234,7 @@ int cmd_report(int argc, char **argv)
 	case VIEW_CALLERS:
 		if (report_callers(d, &in->model, o, r.focus)) {
 			report_doc_end(d);
-			cli_error(CMD, "no function named '%s' in the profile", r.focus);
+			cli_no_such_function(CMD, &in->model, r.focus);
 			rc = CLI_FATAL;
 			goto out;
 		}

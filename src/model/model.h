@@ -55,7 +55,12 @@ struct model_func {
 	char *aliases;             /* other names at the same address, or NULL */
 	uint64_t addr, size;       /* link-time range in the object */
 	uint32_t flags;            /* SYM_FUNC_* | MODEL_FUNC_ARTIFICIAL */
+	uint8_t qualify;           /* how views tell it from same-named ones:
+	                              MODEL_QUALIFY_* (model_func_label) */
 };
+#define MODEL_QUALIFY_NONE 0      /* the name is unique */
+#define MODEL_QUALIFY_OBJECT 1    /* "name (object)": the objects' basenames differ */
+#define MODEL_QUALIFY_PATH 2      /* "name (/path/of/object)": even they are alike */
 
 struct model_entry {
 	uint32_t proc;             /* index in model.procs */
@@ -151,10 +156,26 @@ struct model_func_metrics {
  * out[MODEL_TOTAL] holds the totals. */
 void model_func_metrics(const struct model *m, struct model_func_metrics *out);
 
-/* Functions whose display name is `name`, or whose name without its argument
- * list, or without clone suffixes, is `name`; returns how many (ids in
- * `ids`, at most `max`). */
+/* The name views print for function `f`: its display name, qualified by its
+ * object's basename (or path) when another function of another object has
+ * the same name.  A `<static>@0x... (object)` name gets its object replaced
+ * by the path rather than a second one.  Returns the name or `buf`. */
+const char *model_func_label(const struct model *m, uint32_t f, char *buf, size_t len);
+
+/* Set every function's `qualify` (model_build calls it once at the end). */
+void model_func_qualify(struct model *m);
+
+/* Functions answering to `name` as a user types it: a label as views print
+ * it; a display name; a name without its argument list or clone suffixes
+ * (f.part.0, f.constprop.1); any of these followed by " (QUALIFIER)", the
+ * object's basename, its path or the end of its path; a gprof index " [N]"
+ * after it is ignored.  Returns how many (ids in `ids`, at most `max`). */
 size_t model_func_find(const struct model *m, const char *name, uint32_t *ids, size_t max);
+
+/* The functions whose names are nearest to `name` (a mistyped name):
+ * smallest edit distance first, then names that contain it; at most `max`
+ * (ids in `ids`), none farther than a third of the name's length. */
+size_t model_func_suggest(const struct model *m, const char *name, uint32_t *ids, size_t max);
 
 struct model_edge {
 	uint32_t func;
@@ -186,7 +207,9 @@ struct model_node {
 int model_tree_build(const struct model *m, enum model_metric sort_by, bool by_process,
 		     struct model_node **nodes, size_t *nnodes);
 
-/* Display name of node `i` (a function, or a process label). */
-const char *model_node_name(const struct model *m, const struct model_node *nodes, size_t i);
+/* Display name of node `i` (a function's label, or a process label); the
+ * name or `buf`. */
+const char *model_node_name(const struct model *m, const struct model_node *nodes, size_t i,
+			    char *buf, size_t len);
 
 #endif

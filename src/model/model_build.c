@@ -97,15 +97,16 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 	return model_build_arcs(b, c, o);
 }
 
-/* Does `p` answer to `which`: its pid, its lineage (`founder`, `_f1_x1`) or
- * its program's name? */
+/* Does `p` answer to `which`: its pid, its lineage (`founder`, `_f1_x1`),
+ * its program's name, or its label as views print it (`[name pid]`)? */
 static bool proc_matches(const struct exp_proc *p, const char *which)
 {
-	char pid[16];
+	char pid[16], label[300];
 
 	snprintf(pid, sizeof(pid), "%u", p->pid);
+	snprintf(label, sizeof(label), "[%s %u]", p->name, p->pid);
 	return !strcmp(which, pid) || !strcmp(which, p->lineage) || !strcmp(which, p->name) ||
-	       (!p->lineage[0] && !strcmp(which, "founder"));
+	       !strcmp(which, label) || (!p->lineage[0] && !strcmp(which, "founder"));
 }
 
 int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps,
@@ -155,6 +156,7 @@ int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps
 	}
 	free(ctx);
 	model_arcs_sort(m);
+	model_func_qualify(m);
 	model_map_free(&b.arc_of);
 	model_map_free(&b.file_of);
 	model_map_free(&b.func_by_sym);

@@ -7,6 +7,7 @@
  * recurs in it (a generation stamp per function marks "already counted in
  * this entry"); the same rule applies to each caller and callee edge.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,23 +65,135 @@ static size_t base_len(const char *name)
 	return n;
 }
 
-size_t model_func_find(const struct model *m, const char *name, uint32_t *ids, size_t max)
+static int cmp_by_name(const void *a, const void *b, void *arg)
 {
-	size_t found = 0, want = strlen(name);
+	const struct model *m = arg;
+	const struct model_func *x = &m->funcs[*(const uint32_t *)a], *y = &m->funcs[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->path, y->path);
+}
+
+/* Functions the views can show: in a stack, an arc or as a thread's start
+ * routine (the model also holds the collector's own, dropped from stacks). */
+static bool *funcs_shown(const struct model *m)
+{
+	bool *shown = calloc((size_t)m->nfuncs + 1, sizeof(*shown));
+
+	if (!shown)
+		return NULL;
+	for (size_t i = 0; i < m->nentries; i++)
+		for (uint32_t j = 0; j < m->entries[i].n; j++)
+			shown[m->entries[i].funcs[j]] = true;
+	for (size_t i = 0; i < m->narcs; i++)
+		shown[m->arcs[i].caller] = shown[m->arcs[i].callee] = true;
+	for (size_t i = 0; i < m->nthreads; i++)
+		shown[m->threads[i].routine] = true;
+	return shown;
+}
+
+void model_func_qualify(struct model *m)
+{
+	uint32_t *ids = malloc(((size_t)m->nfuncs + 1) * sizeof(*ids));
+	bool *shown = funcs_shown(m);
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < m->nfuncs; i++)
+		m->funcs[i].qualify = MODEL_QUALIFY_NONE;
+	for (uint32_t i = 0; ids && shown && i < m->nfuncs; i++)
+		if (shown[i])
+			ids[n++] = i;
+	free(shown);
+	if (!ids || !n) {
+		free(ids);
+		return;                     /* names stay unqualified */
+	}
+	qsort_r(ids, n, sizeof(*ids), cmp_by_name, m);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i + 1;
+		bool mixed = false, same_base = false;
+		while (j < n && !strcmp(m->funcs[ids[j]].name, m->funcs[ids[i]].name))
+			j++;
+		/* Sorted by path within the name: alike neighbours share a path. */
+		for (uint32_t k = i + 1; k < j; k++) {
+			const struct model_func *a = &m->funcs[ids[k - 1]], *b = &m->funcs[ids[k]];
+			mixed |= strcmp(a->path, b->path) != 0;
+		}
+		for (uint32_t k = i; mixed && k < j; k++)
+			for (uint32_t l = k + 1; l < j && !same_base; l++)
+				same_base = strcmp(m->funcs[ids[k]].path, m->funcs[ids[l]].path) &&
+					    !strcmp(m->funcs[ids[k]].object, m->funcs[ids[l]].object);
+		for (uint32_t k = i; mixed && k < j; k++)
+			if (m->funcs[ids[k]].object[0])
+				m->funcs[ids[k]].qualify = same_base ? MODEL_QUALIFY_PATH : MODEL_QUALIFY_OBJECT;
+		i = j;
+	}
+	free(ids);
+}
+
+/* Does `name` end with " (suffix)"?  Returns the length before it, or 0. */
+static size_t ends_with_paren(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+
+	if (!s || n < s + 4 || name[n - 1] != ')' || strncmp(name + n - 1 - s, suffix, s) ||
+	    strncmp(name + n - s - 3, " (", 2))
+		return 0;
+	return n - s - 3;
+}
+
+const char *model_func_label(const struct model *m, uint32_t f, char *buf, size_t len)
+{
+	const struct model_func *fn = &m->funcs[f];
+
+	switch (fn->qualify) {
+	case MODEL_QUALIFY_OBJECT:
+		snprintf(buf, len, "%s (%s)", fn->name, fn->object);
+		return buf;
+	case MODEL_QUALIFY_PATH: {
+		size_t keep = ends_with_paren(fn->name, fn->object);
+		snprintf(buf, len, "%.*s (%s)", (int)(keep ? keep : strlen(fn->name)), fn->name, fn->path);
+		return buf;
+	}
+	default:
+		return fn->name;
+	}
+}
+
+/* Does the qualifier `q` (what was inside " (...)") name f's object: its
+ * basename, its path, or the end of its path after a '/'? */
+static bool qualifier_matches(const struct model_func *f, const char *q, size_t qlen)
+{
+	size_t plen = strlen(f->path);
+
+	if (!qlen || !f->path[0])
+		return false;
+	if (strlen(f->object) == qlen && !strncmp(f->object, q, qlen))
+		return true;
+	return plen >= qlen && !strncmp(f->path + plen - qlen, q, qlen) &&
+	       (plen == qlen || f->path[plen - qlen - 1] == '/' || q[0] == '/');
+}
+
+/* Functions matching `name` (`want` bytes of it) by the three name passes,
+ * among those whose object `qual` names (NULL: any). */
+static size_t find_by_name(const struct model *m, const char *name, size_t want, const char *qual,
+			   size_t qlen, uint32_t *ids, size_t max)
+{
+	size_t found = 0;
 
 	for (int pass = 0; pass < 3 && !found; pass++) {
 		for (uint32_t i = 0; i < m->nfuncs; i++) {
 			const char *f = m->funcs[i].name;
+			size_t b = base_len(f);
 			bool hit;
-			if (pass == 0) {
-				hit = !strcmp(f, name);
-			} else if (pass == 1) {
-				hit = base_len(f) == want && !strncmp(f, name, want);
-			} else {
-				/* clone suffixes: f.part.0, f.constprop.1, f._omp_fn.0 ... */
-				size_t b = base_len(f);
+			if (pass == 0)
+				hit = strlen(f) == want && !strncmp(f, name, want);
+			else if (pass == 1)
+				hit = b == want && !strncmp(f, name, want);
+			else    /* clone suffixes: f.part.0, f.constprop.1, f._omp_fn.0 ... */
 				hit = b > want && !strncmp(f, name, want) && f[want] == '.';
-			}
+			if (hit && qual && !qualifier_matches(&m->funcs[i], qual, qlen))
+				hit = false;
 			if (hit) {
 				if (found < max)
 					ids[found] = i;
@@ -89,6 +202,122 @@ size_t model_func_find(const struct model *m, const char *name, uint32_t *ids, s
 		}
 	}
 	return found;
+}
+
+size_t model_func_find(const struct model *m, const char *name, uint32_t *ids, size_t max)
+{
+	size_t found = 0, want = strlen(name);
+	char buf[4096];
+
+	/* A gprof listing's index: "name [12]". */
+	if (want > 3 && name[want - 1] == ']') {
+		size_t k = want - 1;
+		while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+			k--;
+		if (k >= 2 && k < want - 1 && name[k - 1] == '[' && name[k - 2] == ' ')
+			want = k - 2;
+	}
+	/* As a view prints it. */
+	for (uint32_t i = 0; i < m->nfuncs; i++) {
+		const char *label = model_func_label(m, i, buf, sizeof(buf));
+		if (strlen(label) == want && !strncmp(label, name, want)) {
+			if (found < max)
+				ids[found] = i;
+			found++;
+		}
+	}
+	if (found)
+		return found;
+	found = find_by_name(m, name, want, NULL, 0, ids, max);
+	if (found)
+		return found;
+	/* "NAME (QUALIFIER)": the qualifier is the text in the last
+	 * parentheses preceded by a space. */
+	if (want > 4 && name[want - 1] == ')') {
+		int depth = 0;
+		for (size_t k = want; k-- > 1;) {
+			if (name[k] == ')')
+				depth++;
+			else if (name[k] == '(' && --depth == 0) {
+				if (name[k - 1] == ' ')
+					found = find_by_name(m, name, k - 1, name + k + 1, want - k - 2, ids, max);
+				break;
+			}
+		}
+	}
+	return found;
+}
+
+/* Edit distance between a and b (at most 255 bytes each), or `limit` + 1
+ * once it must exceed `limit`. */
+static size_t distance(const char *a, size_t na, const char *b, size_t nb, size_t limit)
+{
+	size_t row[256];
+
+	if (na > 255 || nb > 255)
+		return limit + 1;
+	if ((na > nb ? na - nb : nb - na) > limit)
+		return limit + 1;
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t diag = row[0], best;
+		row[0] = best = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j];
+			size_t v = diag + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			if (up + 1 < v)
+				v = up + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return row[nb];
+}
+
+size_t model_func_suggest(const struct model *m, const char *name, uint32_t *ids, size_t max)
+{
+	size_t want = strlen(name), limit = want / 3 > 2 ? want / 3 : 2, n = 0;
+	size_t score[16];
+
+	if (max > 16)
+		max = 16;
+	for (uint32_t i = 1; i < m->nfuncs && max; i++) {
+		const char *f = m->funcs[i].name;
+		size_t d = distance(name, want, f, base_len(f), limit);
+		if (d > limit)
+			d = want >= 3 && strstr(f, name) ? limit + 1 : SIZE_MAX;   /* contains it */
+		if (d == SIZE_MAX)
+			continue;
+		bool dup = false;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = !strcmp(m->funcs[ids[k]].name, f);
+		if (dup)
+			continue;
+		/* Insert in order of score, then name. */
+		size_t at = n;
+		while (at > 0 && (score[at - 1] > d ||
+				  (score[at - 1] == d && strcmp(m->funcs[ids[at - 1]].name, f) > 0)))
+			at--;
+		if (at >= max)
+			continue;
+		size_t last = n < max ? n : max - 1;
+		for (size_t k = last; k > at; k--) {
+			ids[k] = ids[k - 1];
+			score[k] = score[k - 1];
+		}
+		ids[at] = i;
+		score[at] = d;
+		if (n < max)
+			n++;
+	}
+	return n;
 }
 
 static enum model_metric sort_metric;

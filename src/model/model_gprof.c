@@ -493,40 +493,12 @@ static void gprof_measure(struct model_gprof *g, const struct model *m, enum mod
 	}
 }
 
-static int gprof_cmp_name(const void *x, const void *y, void *arg)
-{
-	const struct model *m = arg;
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	int s = strcmp(m->funcs[a].name, m->funcs[b].name);
-
-	return s ? s : (a < b ? -1 : 1);
-}
-
 bool *model_gprof_qualified(const struct model *m)
 {
-	uint32_t *ids = malloc(((size_t)m->nfuncs + 1) * sizeof(*ids));
 	bool *q = calloc((size_t)m->nfuncs + 1, sizeof(*q));
 
-	if (!ids || !q) {
-		free(ids);
-		free(q);
-		return NULL;
-	}
-	for (uint32_t i = 0; i < m->nfuncs; i++)
-		ids[i] = i;
-	qsort_r(ids, m->nfuncs, sizeof(*ids), gprof_cmp_name, (void *)m);
-	for (uint32_t i = 0; i < m->nfuncs;) {
-		uint32_t j = i + 1;
-		bool mixed = false;
-		while (j < m->nfuncs && !strcmp(m->funcs[ids[j]].name, m->funcs[ids[i]].name)) {
-			mixed |= strcmp(m->funcs[ids[j]].path, m->funcs[ids[i]].path) != 0;
-			j++;
-		}
-		for (uint32_t k = i; mixed && k < j; k++)
-			q[ids[k]] = m->funcs[ids[k]].object[0] != 0;
-		i = j;
-	}
-	free(ids);
+	for (uint32_t i = 0; q && i < m->nfuncs; i++)
+		q[i] = m->funcs[i].qualify != MODEL_QUALIFY_NONE;
 	return q;
 }
 

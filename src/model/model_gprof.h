@@ -161,9 +161,8 @@ int model_gprof_from_gmon(struct model_gprof *g, const struct gmon_profile *p,
 void model_gprof_free(struct model_gprof *g);
 
 /* Which of m's functions share their display name with a function of
- * another object, and are shown as "name (object)" (report_func_label's
- * rule, in n log n).  Returns a malloc'd array of m->nfuncs flags, or NULL
- * when out of memory. */
+ * another object, and are shown qualified (model_func_label).  Returns a
+ * malloc'd array of m->nfuncs flags, or NULL when out of memory. */
 bool *model_gprof_qualified(const struct model *m);
 
 #endif

@@ -126,11 +126,12 @@ int model_tree_build(const struct model *m, enum model_metric sort_by, bool by_p
 	return 0;
 }
 
-const char *model_node_name(const struct model *m, const struct model_node *nodes, size_t i)
+const char *model_node_name(const struct model *m, const struct model_node *nodes, size_t i,
+			    char *buf, size_t len)
 {
 	uint32_t f = nodes[i].func;
 
 	if (f & PROC_NODE)
 		return m->procs[f & ~PROC_NODE].label;
-	return m->funcs[f].name;
+	return model_func_label(m, f, buf, len);
 }

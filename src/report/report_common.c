@@ -16,16 +16,7 @@ double report_pct_of(uint64_t v, uint64_t total)
 
 const char *report_func_label(const struct model *m, uint32_t f, char *buf, size_t len)
 {
-	const struct model_func *fn = &m->funcs[f];
-
-	for (uint32_t i = 0; i < m->nfuncs; i++) {
-		if (i != f && !strcmp(m->funcs[i].name, fn->name) && strcmp(m->funcs[i].path, fn->path) &&
-		    fn->object[0]) {
-			snprintf(buf, len, "%s (%s)", fn->name, fn->object);
-			return buf;
-		}
-	}
-	return fn->name;
+	return model_func_label(m, f, buf, len);
 }
 
 void report_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,

@@ -28,6 +28,7 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 	stack[sp] = 0;
 	depth[sp++] = 0;
 	double min = o->threshold_pct / 100.0 * (double)m->total[mm];
+	char name[4096];
 	while (sp) {
 		uint32_t i = stack[--sp];
 		int dp = depth[sp];
@@ -39,7 +40,7 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 		report_metric_cells(t, m, o, nodes[i].incl);
 		report_metric_cells(t, m, o, nodes[i].excl);
 		report_depth(t, dp);
-		report_str(t, model_node_name(m, nodes, i));
+		report_str(t, model_node_name(m, nodes, i, name, sizeof(name)));
 		/* push children in reverse so the largest comes out first */
 		size_t first = sp;
 		for (uint32_t c = nodes[i].first_child; c; c = nodes[c].next_sibling) {

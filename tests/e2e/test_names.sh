@@ -1,0 +1,54 @@
+# test_names.sh — names round-trip: every function name a view prints is
+# accepted by --callers and annotate; two libraries with the same basename
+# are told apart by path (their same-named function, and their stripped
+# <static>@0x... regions, whose names already carry the object); a
+# mistyped name gets the nearest names.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+mkdir -p a b
+cc -O2 -g -DLIB -fPIC -shared -o a/libsame.so "$PROGS/samename.c" && strip a/libsame.so
+cc -O2 -g -DLIB -fPIC -shared -o b/libsame.so "$PROGS/samename.c" && strip b/libsame.so
+cc -O2 -g -o samename "$PROGS/samename.c" -ldl
+"$TALLY" record -o s.exp ./samename "$T" 2>/dev/null
+"$TALLY" report s.exp --format csv --limit 0 >f.csv
+python3 -c '
+import csv
+for r in csv.DictReader(open("f.csv")):
+    print(r["name"])' >names.txt
+
+check same_basename_told_apart_by_path sh -c "
+	grep -qx 'same_work ($T/a/libsame.so)' names.txt && grep -qx 'same_work ($T/b/libsame.so)' names.txt &&
+	grep -q '^<static>@0x[0-9a-f]* ($T/a/libsame.so)\$' names.txt &&
+	grep -q '^<static>@0x[0-9a-f]* ($T/b/libsame.so)\$' names.txt && ! grep -q ') (' names.txt"
+check every_printed_name_accepted_by_callers sh -c '
+	n=0; while IFS= read -r name; do
+		"$TALLY" report s.exp --callers "$name" >out.txt 2>err.txt || { echo "refused: $name"; cat err.txt; exit 1; }
+		grep -qF "Callers of $name" out.txt || { echo "not shown: $name"; exit 1; }
+		n=$((n + 1))
+	done <names.txt; test $n -ge 5'
+check callers_by_basename_finds_both sh -c '
+	"$TALLY" report s.exp --callers "same_work (libsame.so)" >both.txt &&
+	test $(grep -c "^Callers of same_work" both.txt) -eq 2'
+check callers_by_path_end_finds_one sh -c '
+	"$TALLY" report s.exp --callers "same_work (b/libsame.so)" >one.txt &&
+	test $(grep -c "^Callers of same_work" one.txt) -eq 1 && grep -q "b/libsame.so" one.txt'
+check annotate_accepts_printed_name sh -c '
+	"$TALLY" annotate s.exp --disasm "$(grep -m1 "^<static>" names.txt)" >ann.txt && grep -q "Disassembly of" ann.txt'
+check mistyped_name_gets_suggestions sh -c '
+	"$TALLY" report s.exp --callers same_wrok >/dev/null 2>err; test $? -ne 0 &&
+	test $(wc -l <err) -eq 1 && grep -q "nearest: .same_work" err'
+check annotate_mistyped_name_gets_suggestions sh -c '
+	"$TALLY" annotate s.exp mian >/dev/null 2>err; test $? -ne 0 && grep -q "nearest: .main." err'
+check nothing_near_says_where_to_look sh -c '
+	"$TALLY" report s.exp --callers zzzzqqqq >/dev/null 2>err; grep -q "see --functions" err'
+check tree_names_accepted sh -c '
+	"$TALLY" report s.exp --tree --format csv | python3 -c "
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    print(r[\"name\"].strip())" | grep -v "^<Total>" >tree.txt && test -s tree.txt &&
+	while IFS= read -r name; do
+		"$TALLY" report s.exp --callers "$name" >/dev/null 2>&1 || { echo "refused: $name"; exit 1; }
+	done <tree.txt'
+check process_label_accepted sh -c '
+	pid=$(sed -n "s/^pid: //p" s.exp/log.txt) &&
+	"$TALLY" report s.exp --process "[samename $pid]" >p.txt && grep -q same_work p.txt'
