@@ -8,9 +8,14 @@ WERROR     ?= 1
 SANITIZE   ?=
 BUILD      ?= build
 
+# The libraries are checked when a target builds something.  The README's
+# commands (demo, check, ...) first install what is missing (deps), then
+# build in a recursive make, which checks: a fresh machine needs nothing but
+# make and git (tests/fresh/run.sh proves it).
 PKGS := libelf libdw capstone zlib
-ifneq ($(filter-out deps help clean distclean,$(or $(MAKECMDGOALS),all)),)
-ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
+DEPS_FIRST := deps demo check check-asan bench fuzz help clean
+ifneq ($(filter-out $(DEPS_FIRST),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo ok),ok)
 $(error missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev zlib1g-dev)
 endif
 endif

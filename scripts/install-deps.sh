@@ -3,24 +3,52 @@
 # install-deps.sh — install the Debian packages tally needs to build, test and
 # benchmark, and only those that are missing.  Run by `make demo`, `make check`
 # and `make bench`; safe to run again.  docs/dependencies.md says why each one.
+#
+#   scripts/install-deps.sh [build|test|bench]     (default: build)
+#
+# As root, or through sudo; otherwise it names what is missing and fails.
+# When a package is unknown to apt (a fresh machine has no package lists),
+# the lists are updated first.
 set -eu
 
-# package: what it is for
-BUILD_PKGS="gcc make pkg-config libc6-dev libelf-dev libdw-dev libiberty-dev
-libcapstone-dev zlib1g-dev"
-TEST_PKGS="g++ python3 binutils clang llvm libclang-rt-14-dev gfortran time valgrind"
-BENCH_PKGS="linux-perf hyperfine heaptrack"
+# One package per line: PACKAGE GROUP.  A group includes the ones above it
+# (test installs build's, bench installs test's).  To add one: append a line
+# here and a row in docs/dependencies.md.
+packages() {
+	cat <<'EOF'
+gcc                 build
+make                build
+pkg-config          build
+libc6-dev           build
+libelf-dev          build
+libdw-dev           build
+libiberty-dev       build
+libcapstone-dev     build
+zlib1g-dev          build
+g++                 test
+python3             test
+binutils            test
+clang               test
+llvm                test
+libclang-rt-14-dev  test
+gfortran            test
+time                test
+valgrind            test
+linux-perf          bench
+hyperfine           bench
+heaptrack           bench
+EOF
+}
 
-want="$BUILD_PKGS"
 case "${1:-build}" in
-build) ;;
-test) want="$want $TEST_PKGS" ;;
-bench) want="$want $TEST_PKGS $BENCH_PKGS" ;;
+build) groups="build" ;;
+test) groups="build test" ;;
+bench) groups="build test bench" ;;
 *) echo "usage: $0 [build|test|bench]" >&2; exit 64 ;;
 esac
 
 missing=""
-for p in $want; do
+for p in $(packages | awk -v g=" $groups " 'index(g, " " $2 " ") { print $1 }'); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
@@ -30,14 +58,24 @@ if [ "$(id -u)" -eq 0 ]; then
 	SUDO=""
 elif command -v sudo >/dev/null 2>&1; then
 	SUDO="sudo"
-	echo "install-deps: installing with sudo:$missing" >&2
 else
 	echo "install-deps: missing Debian packages:$missing" >&2
 	echo "install-deps: run as root: apt-get install$missing" >&2
 	exit 1
 fi
+echo "install-deps: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
-	$SUDO apt-get update >/dev/null 2>&1
-	$SUDO apt-get install -y --no-install-recommends $missing
+
+# Does apt know every package (a candidate version to install)?
+known() {
+	for p in $missing; do
+		apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' || return 1
+	done
+}
+
+known || $SUDO apt-get update -q >&2
+$SUDO apt-get install -y -q --no-install-recommends $missing >&2 || {
+	# Stale lists (a version no longer on the mirror): update and retry once.
+	$SUDO apt-get update -q >&2
+	$SUDO apt-get install -y -q --no-install-recommends $missing >&2
 }

@@ -7,7 +7,10 @@
 # sanitized); the end-to-end scripts (tests/e2e/test_*.sh) run against the
 # first BUILD's tally.  Each test prints `[Success] name`, `[Failed] name` or
 # `[Skipped: why] name`; this script counts those lines.  A test program that
-# crashes or prints no result counts as one failure.
+# crashes or prints no result counts as one failure.  Each test program has
+# TALLY_TEST_TIMEOUT seconds (default 600); past that it is killed, with every
+# process it started (timeout(1) signals its process group), and counts as
+# one failure.
 set -u
 cd "$(dirname "$0")/.."
 unit_only=0
@@ -18,11 +21,16 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 failed_runs=0
 
+limit=${TALLY_TEST_TIMEOUT:-600}
+
 run() {   # run NAME CMD...: run one test program, keep its result lines
 	name=$1; shift
 	out=$(mktemp)
-	"$@" >"$out" 2>&1
+	timeout -k 10 "$limit" "$@" >"$out" 2>&1 </dev/null
 	rc=$?
+	if [ $rc -eq 124 ]; then
+		echo "[Failed] timed out after $limit s (TALLY_TEST_TIMEOUT)" >>"$out"
+	fi
 	grep -E '^\[(Success|Failed|Skipped)' "$out" | sed "s|^|$name: |" >>"$log"
 	if grep -q '^\[Failed' "$out" || { [ $rc -ne 0 ] && ! grep -q '^\[Failed' "$out"; }; then
 		echo "---- $name (exit $rc)"

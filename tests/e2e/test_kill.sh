@@ -14,7 +14,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 check kill_live_experiment_readable sh -c 'grep -q burn live.txt'
-pkill -KILL -f "^./forever$" || kill -KILL $(pgrep -f "^./forever") 2>/dev/null
+kill_exp KILL k.exp
 wait $rec
 rc=$?
 check kill_record_reports_128_plus_9 test $rc -eq 137

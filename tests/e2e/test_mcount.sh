@@ -44,9 +44,10 @@ check mcount_cyg_counts sh -c "test \$($ARC timed.arcs main fast) -eq 1000 && te
 
 cc -O2 -g -pg -o forever_pg "$PROGS/forever.c"
 "$TALLY" record -o kill.exp ./forever_pg >out 2>/dev/null &
+rec=$!
 for i in $(seq 50); do grep -q running out 2>/dev/null && break; sleep 0.1; done
-pkill -KILL -f "^./forever_pg$"
-wait
+kill_exp KILL kill.exp
+wait $rec
 check mcount_arcs_survive_sigkill sh -c "\"\$TALLY\" export kill.exp --format arcs | awk -F'\t' '\$1 == \"main\" && \$2 == \"burn\" && \$3 > 10 {f = 1} END {exit !f}'"
 
 cat >fork_pg.c <<'C'

@@ -49,7 +49,7 @@ check collapsed_one_line_per_distinct_stack sh -c "
 rec=$!
 for i in $(seq 100); do grep -q running killed.out 2>/dev/null && break; sleep 0.05; done
 sleep 0.2
-pkill -KILL -f "^./churn 0 3$"
+kill_exp KILL killed.exp
 wait $rec
 check heap_sigkill_loses_and_doubles_nothing sh -c "
 	\"\$TALLY\" export killed.exp --format collapsed --metric heap.leak >kl.txt &&

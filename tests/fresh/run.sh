@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# run.sh — prove the README's promise: on a fresh Debian 12 with nothing but
+# make and git, `make demo` and `make check` work.
+#
+#   tests/fresh/run.sh [ROOT]        (as root; default ROOT /var/tmp/tally-fresh)
+#
+# Makes a clean root with `debootstrap --variant=minbase bookworm` (unless
+# ROOT already holds one: then it is used as it is, so start from a copy
+# made right after debootstrap to keep it fresh), installs make and git in
+# it, clones this repository's committed HEAD into ROOT/root/tally, mounts
+# /proc, /sys, /dev, /dev/pts and /dev/shm, and runs `make demo` then
+# `make check` inside with chroot.  Prints each command's time and last
+# lines; the logs stay in ROOT/root/*.log.  Exit status: make check's.
+#
+# Not part of `make check` or CI: it takes long (about an hour on 2 cores,
+# most of it installing packages and the tests) and needs the network.
+# MIRROR overrides the Debian mirror (default http://deb.debian.org/debian).
+set -eu
+ROOT=${1:-/var/tmp/tally-fresh}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+
+[ "$(id -u)" -eq 0 ] || { echo "fresh: run as root (debootstrap, chroot, mount)" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+if ! command -v debootstrap >/dev/null 2>&1; then
+	apt-get install -y -q debootstrap || { apt-get update -q && apt-get install -y -q debootstrap; }
+fi
+if [ ! -x "$ROOT/bin/sh" ]; then
+	echo "== debootstrap --variant=minbase bookworm $ROOT"
+	debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR"
+fi
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+
+mounted=""
+mnt() {   # mnt TARGET ARGS...: mount ARGS on ROOT/TARGET, undone at exit
+	mkdir -p "$ROOT/$1"
+	t=$1; shift
+	mount "$@" "$ROOT/$t"
+	mounted="$ROOT/$t $mounted"
+}
+cleanup() {
+	for m in $mounted; do umount -l "$m" 2>/dev/null || true; done
+}
+trap cleanup EXIT INT TERM
+mnt proc -t proc proc
+mnt sys -t sysfs sys
+mnt dev --bind /dev
+mnt dev/pts --bind /dev/pts
+mnt dev/shm -t tmpfs -o mode=1777 shm
+
+in_root() { chroot "$ROOT" /usr/bin/env -i HOME=/root TERM=dumb \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+
+echo "== apt-get install make git (in the root)"
+in_root sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends make git ca-certificates' \
+	>"$ROOT/root/setup.log" 2>&1 || { tail -n 20 "$ROOT/root/setup.log"; exit 1; }
+rm -rf "$ROOT/root/tally"
+git clone -q "$REPO" "$ROOT/root/tally"
+echo "== HEAD $(git -C "$ROOT/root/tally" log --oneline -1)"
+
+status=0
+for target in demo check; do
+	t0=$(date +%s)
+	rc=0
+	in_root sh -c "cd /root/tally && make $target" >"$ROOT/root/$target.log" 2>&1 || rc=$?
+	t1=$(date +%s)
+	echo "== make $target: exit $rc after $((t1 - t0)) s; last lines:"
+	tail -n 8 "$ROOT/root/$target.log" | sed 's/^/    /'
+	[ $rc -eq 0 ] || status=$rc
+done
+exit $status
