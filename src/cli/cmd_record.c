@@ -219,6 +219,22 @@ static int build_preload(const struct record_opts *o, char *buf, size_t len)
 	return n < len ? 0 : -1;
 }
 
+/* Did the collector start in the program?  It writes "pid: N" first thing
+ * into the log, which only `tally record` had written to before. */
+static bool collector_started(const char *dir)
+{
+	char path[PATH_MAX + 16], line[256];
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
+	FILE *f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "pid: ", 5);
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void remove_experiment(const char *dir)
 {
 	char path[PATH_MAX + 32];
@@ -388,6 +404,9 @@ int cmd_record(int argc, char **argv)
 		return exec_errno == ENOENT ? 127 : 126;
 	}
 	write_log_end(dir, status, &ru, now_ns(CLOCK_MONOTONIC) - t0);
+	if (!collector_started(dir))
+		cli_warn(CMD, "%s: the collector did not start in %s (no \"pid:\" line in %s/%s): "
+			 "nothing was recorded", dir, prog[0], dir, EXP_LOG_NAME);
 	cli_compact(dir);
 	cli_archive(dir);
 	if (WIFSIGNALED(status)) {

@@ -170,15 +170,18 @@ void col_clock_start(struct col_thread *t)
 	sev.sigev_signo = SIGPROF;
 	sev.sigev_value.sival_ptr = &col_proc;
 	sev._sigev_un._tid = t->tid;
-	if (col_real.timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0)
+	if (col_real.timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0) {
+		col_log_error_sigsafe("clock: timer_create", errno, "this thread is not sampled");
 		return;
+	}
 	struct itimerspec its;
 	its.it_interval.tv_sec = (time_t)(period_ns() / 1000000000u);
 	its.it_interval.tv_nsec = (long)(period_ns() % 1000000000u);
 	its.it_value = its.it_interval;
 	t->last_cpu_ns = col_thread_cputime_ns_sigsafe();
 	t->has_timer = true;
-	col_real.timer_settime(t->timer, 0, &its, NULL);
+	if (col_real.timer_settime(t->timer, 0, &its, NULL) != 0)
+		col_log_error_sigsafe("clock: timer_settime", errno, "this thread is not sampled");
 }
 
 void col_clock_stop(struct col_thread *t)

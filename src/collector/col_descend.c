@@ -27,6 +27,7 @@
 
 #include "collector/col_descend.h"
 #include "collector/col_files.h"
+#include "collector/col_log.h"
 #include "collector/col_objects.h"
 #include "collector/col_real.h"
 #include "collector/col_stacks.h"
@@ -100,8 +101,10 @@ int col_descend_place(const char *env_dir)
 		else
 			snprintf(suffix, sizeof(suffix), "_f%llu_x1",
 				 (unsigned long long)bump_counter(env_dir, EXP_CTR_FORKS));
-		if (make_descendant_dir(parent, suffix) != 0)
+		if (make_descendant_dir(parent, suffix) != 0) {
+			col_log_error_in(env_dir, suffix, errno, "descendant not profiled");
 			return -1;
+		}
 	}
 	publish_env();
 	return 0;
@@ -141,6 +144,14 @@ static void on_fork_child(void)
 		return;
 	col_thread_reset_after_fork();
 	uint64_t n = atomic_fetch_add(&col_proc.counters[EXP_CTR_FORKS], 1) + 1;
+	int made = -1;
+	if (col_proc.opt.follow) {
+		snprintf(parent, sizeof(parent), "%s", col_proc.lineage);
+		snprintf(suffix, sizeof(suffix), "_f%llu", (unsigned long long)n);
+		made = make_descendant_dir(parent, suffix);
+		if (made != 0)   /* said in the parent's log, still open here */
+			col_log_error_sigsafe(suffix, errno, "fork child not profiled");
+	}
 	col_close_files();
 	col_proc.counters = NULL;
 	col_proc.pid = getpid();
@@ -150,9 +161,7 @@ static void on_fork_child(void)
 		unsetenv(EXP_ENV_EXP);
 		return;
 	}
-	snprintf(parent, sizeof(parent), "%s", col_proc.lineage);
-	snprintf(suffix, sizeof(suffix), "_f%llu", (unsigned long long)n);
-	if (make_descendant_dir(parent, suffix) != 0 || col_open_experiment() != 0) {
+	if (made != 0 || col_open_experiment() != 0) {
 		col_proc.active = false;
 		unsetenv(EXP_ENV_EXP);
 		return;

@@ -23,13 +23,18 @@
 
 static uint64_t local_counters[EXP_CTR_COUNT_];
 
+/* Map counters.dat; if it cannot be, the counters live in memory, lost with
+ * the process, and the log says so. */
 static int open_counters(void)
 {
 	int fd = col_sys_openat(col_proc.dirfd, EXP_COUNTERS_NAME, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	struct exp_file_header h;
 
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		col_proc.counters = (_Atomic uint64_t *)local_counters;
+		col_log_error_sigsafe(EXP_COUNTERS_NAME, errno, "loss counters kept in memory only");
+		return -1;
+	}
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, EXP_MAGIC, 8);
 	h.version = EXP_FORMAT_VERSION;
@@ -41,7 +46,10 @@ static int open_counters(void)
 		 col_sys_pwrite(fd, &h, sizeof(h), 0) == sizeof(h) ? 0 : -1;
 	void *p = rc == 0 ? col_sys_mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
 			  : MAP_FAILED;
+	int e = errno;
 	col_sys_close(fd);
+	if (p == MAP_FAILED)
+		col_log_error_sigsafe(EXP_COUNTERS_NAME, e, "loss counters kept in memory only");
 	col_proc.counters = p == MAP_FAILED ? (_Atomic uint64_t *)local_counters
 					    : (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
 	return p == MAP_FAILED ? -1 : 0;
@@ -80,7 +88,7 @@ int col_open_experiment(void)
 		int rc = exp_writer_open(&col_proc.file[k], col_proc.dirfd, name, (enum exp_file_kind)k,
 					 (uint32_t)col_proc.pid);
 		if (rc < 0) {
-			col_log_sigsafe("error", name);
+			col_log_error_sigsafe(name, rc, "not collecting");
 			return rc;
 		}
 	}

@@ -12,6 +12,7 @@
 #include "collector/col_log.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "format/exp_launch.h"
 
 int col_fmt_u64_sigsafe(char *buf, uint64_t v)
 {
@@ -28,12 +29,13 @@ int col_fmt_u64_sigsafe(char *buf, uint64_t v)
 	return len;
 }
 
-void col_log_sigsafe(const char *key, const char *value)
+/* One "key: value" line, with one write(2), to the log open as `fd`. */
+static void log_line(int fd, const char *key, const char *value)
 {
 	char line[1024];
 	size_t n = 0, k = strlen(key), v = strlen(value);
 
-	if (col_proc.log_fd < 0)
+	if (fd < 0)
 		return;
 	if (k > 200)
 		k = 200;
@@ -46,7 +48,54 @@ void col_log_sigsafe(const char *key, const char *value)
 	memcpy(line + n, value, v);
 	n += v;
 	line[n++] = '\n';
-	col_sys_write(col_proc.log_fd, line, n);
+	col_sys_write(fd, line, n);
+}
+
+void col_log_sigsafe(const char *key, const char *value)
+{
+	log_line(col_proc.log_fd, key, value);
+}
+
+/* "WHAT: errno N (CONSEQUENCE)" into line (>= 512 bytes). */
+static void error_text(char *line, const char *what, int err, const char *consequence)
+{
+	size_t n = 0;
+
+	for (const char *parts[] = { what, ": errno ", NULL }, **p = parts; *p; p++)
+		for (const char *c = *p; *c && n < 300; c++)
+			line[n++] = *c;
+	n += (size_t)col_fmt_u64_sigsafe(line + n, (uint64_t)(err < 0 ? -err : err));
+	for (const char *c = " ("; *c; c++)
+		line[n++] = *c;
+	for (const char *c = consequence; *c && n < sizeof(line) - 2; c++)
+		line[n++] = *c;
+	line[n++] = ')';
+	line[n] = 0;
+}
+
+void col_log_error_sigsafe(const char *what, int err, const char *consequence)
+{
+	char line[512];
+
+	error_text(line, what, err, consequence);
+	log_line(col_proc.log_fd, "error", line);
+}
+
+void col_log_error_in(const char *dir, const char *what, int err, const char *consequence)
+{
+	char line[512], path[4200];
+	size_t n = strlen(dir);
+
+	if (n + 1 + sizeof(EXP_LOG_NAME) > sizeof(path))
+		return;
+	memcpy(path, dir, n);
+	path[n] = '/';
+	memcpy(path + n + 1, EXP_LOG_NAME, sizeof(EXP_LOG_NAME));
+	int fd = col_sys_openat(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	error_text(line, what, err, consequence);
+	log_line(fd, "error", line);
+	if (fd >= 0)
+		col_sys_close(fd);
 }
 
 void col_log_u64_sigsafe(const char *key, uint64_t value)

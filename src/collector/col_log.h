@@ -12,6 +12,14 @@
 void col_log_sigsafe(const char *key, const char *value);
 void col_log_u64_sigsafe(const char *key, uint64_t value);
 
+/* "error: WHAT: errno N (CONSEQUENCE)": a call of our own failed and what
+ * it cost.  Any context. */
+void col_log_error_sigsafe(const char *what, int err, const char *consequence);
+
+/* The same, in the log of the experiment directory `dir` (another
+ * process's: a descendant that could not make its own). */
+void col_log_error_in(const char *dir, const char *what, int err, const char *consequence);
+
 /* Decimal digits of v into buf (>= 21 bytes); returns length. */
 int col_fmt_u64_sigsafe(char *buf, uint64_t v);
 

@@ -12,6 +12,7 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
@@ -146,8 +147,11 @@ static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
 	name[n] = 0;
 	mkdirat(col_proc.dirfd, "archive", 0755);
 	int fd = col_sys_openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno != EEXIST)
+			col_log_error_sigsafe(name, errno, "vDSO not archived");
 		return;
+	}
 	if (col_sys_write(fd, eh, size) != (ssize_t)size)
 		col_log_sigsafe("warning", "could not archive the vDSO");
 	col_sys_close(fd);
@@ -230,8 +234,10 @@ static void publish(void)
 	struct col_object_set *set = col_alloc(sizeof(*set) + nknown * sizeof(struct col_object));
 	uint64_t self = (uint64_t)(uintptr_t)&col_objects_init;
 
-	if (!set)
+	if (!set) {
+		col_log_error_sigsafe("object snapshot", ENOMEM, "stacks in new objects are cut short");
 		return;
+	}
 	set->generation = ++generation;
 	set->n = nknown;
 	set->nself = 0;
@@ -257,9 +263,11 @@ static void scan(uint64_t map_ns, bool record_all)
 		return;      /* nothing could be recorded: keep the old view */
 	while (atomic_flag_test_and_set_explicit(&scan_lock, memory_order_acquire))
 		;
-	if (!known) {
-		known = col_alloc(MAX_SEGMENTS * sizeof(struct seen));
-		scratch = col_alloc(MAX_SEGMENTS * sizeof(struct seen));
+	if (!known || !scratch) {
+		known = known ? known : col_alloc(MAX_SEGMENTS * sizeof(struct seen));
+		scratch = scratch ? scratch : col_alloc(MAX_SEGMENTS * sizeof(struct seen));
+		if (!known || !scratch)
+			col_log_error_sigsafe("object map", ENOMEM, "loaded objects not recorded");
 	}
 	if (known && scratch) {
 		uint64_t now = col_now_ns_sigsafe();

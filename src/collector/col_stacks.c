@@ -21,9 +21,11 @@
  * millions of nodes the chance is about 10^-7 (docs/collector.md).
  * Sigsafe file.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "collector/col_log.h"
 #include "collector/col_objset.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
@@ -50,6 +52,8 @@ void col_stacks_init(void)
 	if (table)
 		col_sys_munmap(table, TABLE_SLOTS * sizeof(struct slot));
 	table = p == MAP_FAILED ? NULL : p;
+	if (!table)
+		col_log_error_sigsafe("stack table", errno, "stacks stored without sharing");
 	atomic_store(&next_id, 1);
 }
 

@@ -8,6 +8,7 @@
  * process ends.  The state lives in its own mmap'd pages, published through
  * an initial-exec TLS pointer that the signal handler reads (col_state.h).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 
 #include "collector/col_clock.h"
 #include "collector/col_files.h"
+#include "collector/col_log.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_thread.h"
@@ -46,6 +48,7 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t == MAP_FAILED) {
 		col_thread_set_attaching(false);
+		col_log_error_sigsafe("thread state", errno, "this thread is not profiled");
 		return NULL;
 	}
 	t->tid = col_sys_gettid();

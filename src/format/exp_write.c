@@ -57,6 +57,7 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	if (exp_sys->pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		int e = errno ? errno : EIO;
 		exp_sys->close(fd);
+		exp_sys->unlinkat(dirfd, name, 0);   /* no file rather than one without a header */
 		return -e;
 	}
 	w->fd = fd;

@@ -51,7 +51,7 @@ struct exp_cursor {
 #define EXP_STAGE_BLOCKS 8
 
 /* Create `name` in directory `dirfd` and write its header.  Not sigsafe.
- * Returns 0 or -errno. */
+ * Returns 0 or -errno; on failure no file is left behind. */
 int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 		    enum exp_file_kind kind, uint32_t pid);
 

@@ -49,5 +49,10 @@ int exp_sys_munmap(void *addr, size_t len)
 	return munmap(addr, len);
 }
 
+int exp_sys_unlinkat(int dirfd, const char *path, int flags)
+{
+	return (int)syscall(SYS_unlinkat, dirfd, path, flags);
+}
+
 static const struct exp_sys raw = EXP_SYS_RAW;
 const struct exp_sys *exp_sys = &raw;

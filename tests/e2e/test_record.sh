@@ -59,3 +59,13 @@ check api_pause_hides_work sh -c '"$TALLY" record -o api.exp ./api 1 2>/dev/null
 check api_markers_listed_and_select_time sh -c '"$TALLY" report api.exp | grep -q "Marker .* work" &&
 	"$TALLY" export api.exp --format collapsed --time setup-work >setup.txt && ! grep -q shown setup.txt &&
 	"$TALLY" export api.exp --format collapsed --time work-done >work.txt && grep -q shown work.txt'
+
+# A collector that does not start (here: libraries that are not tally's) is
+# said, not silently an empty experiment; the program runs as usual.
+mkdir -p fakelib && echo 'int tally_fake;' >fakelib/x.c &&
+	cc -shared -fPIC -o fakelib/libtally-collector.so fakelib/x.c &&
+	cp fakelib/libtally-collector.so fakelib/libtally-mcount.so
+check record_says_when_collector_did_not_start sh -c '
+	TALLY_LIB_DIR=fakelib "$TALLY" record -o nocol.exp ./status 0 2>err; test $? -eq 0 &&
+	grep -q "the collector did not start" err && ! "$TALLY" record -o yescol.exp ./status 0 2>&1 |
+	grep -q "did not start"'
