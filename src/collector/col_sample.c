@@ -3,9 +3,15 @@
  * col_sample.c — the profiling signal handler: one SAMPLE record per signal
  * of a thread's clock (col_clock.c), with the interrupted call stack.
  *
- * Each sample weighs the CPU time that really elapsed since the thread's
- * previous sample, read from the clock in the handler: coalesced or late
- * signals then cost no time, and dropped samples pass their time on.
+ * Each sample weighs the CPU time the program used since the thread's
+ * previous handler finished: the clock is read on the way in, and its value
+ * on the way out is the value read plus the TSC time since (read again when
+ * that is long: a preempted handler).  The handler's own time is counted as
+ * the collector's (t->collector_ns, the collector.cpu_ns counter), never in
+ * a sample, so a handler that costs more on some stacks does not inflate
+ * the samples after it.  Coalesced or late signals cost no time, and dropped
+ * samples pass their time on.  Each handler run is timed into the thread's
+ * cost histogram (written at thread end as a THREAD_COST record).
  *
  * The handler is the sequence of style.md §6: save errno; tell our signal
  * from the target's; test-and-set the thread's busy flag; read the clock;
@@ -26,13 +32,63 @@
 #include "collector/col_time.h"
 #include "collector/col_unwind.h"
 
-static void take_sample(struct col_thread *t, void *uc)
+/* A handler whose tail (after the clock read) took longer than this was
+ * probably preempted: the clock is read again rather than extrapolated. */
+#define TAIL_REREAD_NS 20000
+
+/* A handler run of `d` ns of CPU: its histogram. */
+static void time_handler(struct col_thread *t, uint64_t d)
 {
-	uint64_t now_cpu = col_clock_read_sigsafe(t);
-	uint64_t weight = now_cpu - t->last_cpu_ns;
+	t->cost_hist[exp_cost_bucket(d)]++;
+	t->handlers++;
+	if (d > t->cost_max_ns)
+		t->cost_max_ns = d;
+}
+
+/* Read the clock on the way in and account the CPU time since the previous
+ * handler finished: the program's (returned, the sample's weight) apart from
+ * collector work done outside the handler meanwhile (t->pending_ns).  The
+ * clock is read a little after entry (a system call): that part, timed with
+ * the TSC, is the collector's.  *in_cpu and *in_ns: the clock and the TSC
+ * at the read, for leave(). */
+static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t *in_cpu, uint64_t *in_ns)
+{
+	uint64_t cpu = col_clock_read_sigsafe(t);
+	uint64_t now = col_now_ns_sigsafe();
+	uint64_t head = now - entry_ns;             /* handler work before the read */
+	uint64_t since = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
+
+	*in_cpu = cpu;
+	*in_ns = now;
+	if (head > TAIL_REREAD_NS)                  /* preempted: no estimate */
+		head = 0;
+	uint64_t collector = head + t->pending_ns;
+	t->pending_ns = 0;
+	return since > collector ? since - collector : 0;
+}
+
+/* On the way out: the clock now, from the TSC since the read on the way in
+ * (or read again if the handler ran long: preempted, its wall time is not
+ * its cost), and the handler's CPU time. */
+static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint64_t in_ns)
+{
+	uint64_t now = col_now_ns_sigsafe();
+	uint64_t tail = now - in_ns, head = in_ns - entry_ns;
+	uint64_t out_cpu = tail > TAIL_REREAD_NS ? col_clock_read_sigsafe(t) : in_cpu + tail;
+
+	if (head > TAIL_REREAD_NS)
+		head = 0;
+	uint64_t cost = out_cpu - in_cpu + head;
+	t->last_cpu_ns = out_cpu;
+	t->collector_ns += cost;
+	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cost);
+	time_handler(t, cost);
+}
+
+static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint64_t weight)
+{
 	int truncated, broken;
 
-	t->last_cpu_ns = now_cpu;
 	col_regs_from_ucontext(uc, &t->regs);
 	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
 				   &truncated, &broken);
@@ -43,7 +99,7 @@ static void take_sample(struct col_thread *t, void *uc)
 	struct exp_sample s;
 	s.word = 0;
 	s.tid = (uint32_t)t->tid;
-	s.time_ns = col_now_ns_sigsafe();
+	s.time_ns = entry_ns;
 	s.stack_id = id;
 	int cpu = sched_getcpu();
 	s.cpu = cpu < 0 ? 0xffff : (uint16_t)cpu;
@@ -57,6 +113,7 @@ static void take_sample(struct col_thread *t, void *uc)
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	uint64_t entry_ns = col_now_ns_sigsafe();
 	int saved_errno = errno;
 
 	if (!col_clock_signal_sigsafe(sig, si)) {
@@ -78,11 +135,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
-	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed))
-		t->last_cpu_ns = col_clock_read_sigsafe(t);   /* time paused counts nowhere */
-	else
-		take_sample(t, uc);
+	uint64_t in_cpu, in_ns;
+	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
+	/* While paused, the time counts nowhere. */
+	if (!atomic_load_explicit(&col_proc.paused, memory_order_relaxed))
+		take_sample(t, uc, entry_ns, weight);
 	col_clock_rearm_sigsafe(t);
+	leave(t, entry_ns, in_cpu, in_ns);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 	errno = saved_errno;
 }

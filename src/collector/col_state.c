@@ -46,3 +46,12 @@ void col_leave(struct col_thread *t)
 {
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
+
+void col_cost_outside(struct col_thread *t, uint64_t ns)
+{
+	if (!t)
+		return;
+	t->collector_ns += ns;
+	t->pending_ns += ns;
+	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, ns);
+}

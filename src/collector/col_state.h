@@ -49,6 +49,7 @@
 #include <time.h>
 
 #include "collector/col_unwind.h"
+#include "format/exp_cost.h"
 #include "format/exp_launch.h"
 #include "format/exp_write.h"
 
@@ -58,8 +59,13 @@ struct col_thread {
 	int perf_fd;                   /* task-clock event, -1 if none */
 	timer_t timer;                 /* fallback POSIX CPU-time timer */
 	bool has_timer;
-	uint64_t last_cpu_ns;          /* clock value at the previous sample */
+	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;
+	uint64_t collector_ns;         /* CPU time the collector used on this thread */
+	uint64_t pending_ns;           /* ... outside the handler since its last run */
+	uint64_t handlers;             /* handler runs timed in cost_hist */
+	uint64_t cost_max_ns;          /* the longest */
+	uint32_t cost_hist[EXP_COST_BUCKETS];   /* handler runs by duration (exp_cost.h) */
 	bool exiting;
 	struct exp_cursor cursor[EXP_FILE_COUNT_];
 	struct col_regs regs;          /* scratch for the unwinder */
@@ -94,6 +100,11 @@ extern struct col_process col_proc;
 
 /* Add to a loss counter of counters.dat (nothing before it is open). */
 void col_count_sigsafe(enum exp_counter c, uint64_t n);
+
+/* Collector work of `ns` on thread t outside the signal handler (thread
+ * set-up, object scans): counted as the collector's, and taken out of the
+ * weight of the thread's next sample.  t may be NULL (not counted then). */
+void col_cost_outside(struct col_thread *t, uint64_t ns);
 
 /* The calling thread's state, or NULL (not set up, or set up is running). */
 struct col_thread *col_thread_self_sigsafe(void);

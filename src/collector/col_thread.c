@@ -43,9 +43,11 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 
 	if (self || !col_proc.active)
 		return self;
+	uint64_t t0 = col_now_ns_sigsafe();
 	col_thread_set_attaching(true);
+	/* Populated now: the signal handler must not take page faults. */
 	struct col_thread *t = col_sys_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+					    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (t == MAP_FAILED) {
 		col_thread_set_attaching(false);
 		col_log_error_sigsafe("thread state", errno, "this thread is not profiled");
@@ -66,9 +68,41 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	col_thread_set_self(t);
 	col_thread_set_attaching(false);
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
+	/* Set-up is the collector's time; what follows the clock's start
+	 * is in the clock and must leave the first sample's weight. */
+	uint64_t t1 = col_now_ns_sigsafe();
+	t->collector_ns = t1 - t0;
+	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, t1 - t0);
 	col_clock_start(t);
+	col_cost_outside(t, col_now_ns_sigsafe() - t1);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 	return t;
+}
+
+/* The thread's THREAD_COST record: its collector time and the histogram of
+ * its handler runs, the buckets that are not zero at both ends cut off. */
+static void write_cost(struct col_thread *t)
+{
+	struct {
+		struct exp_thread_cost c;
+		uint32_t counts[EXP_COST_BUCKETS + 1];
+	} rec;
+	unsigned lo = 0, hi = EXP_COST_BUCKETS;
+
+	while (lo < hi && !t->cost_hist[lo])
+		lo++;
+	while (hi > lo && !t->cost_hist[hi - 1])
+		hi--;
+	memset(&rec, 0, sizeof(rec));
+	rec.c.tid = (uint32_t)t->tid;
+	rec.c.collector_ns = t->collector_ns;
+	rec.c.handlers = t->handlers;
+	rec.c.max_ns = t->cost_max_ns;
+	rec.c.first_bucket = (uint16_t)lo;
+	rec.c.nbuckets = (uint16_t)(hi - lo);
+	memcpy(rec.counts, t->cost_hist + lo, (hi - lo) * sizeof(uint32_t));
+	uint32_t len = (uint32_t)(sizeof(rec.c) + (hi - lo) * sizeof(uint32_t) + 7) & ~7u;
+	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
 }
 
 void col_thread_detach(void)
@@ -91,6 +125,7 @@ void col_thread_detach(void)
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
 				      col_thread_cputime_ns_sigsafe(), t->samples };
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+	write_cost(t);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_self(NULL);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/exp_cost.h"
 #include "format/exp_data.h"
 #include "format/exp_launch.h"
 
@@ -307,6 +308,34 @@ static int take_thread_end(struct loader *l, const struct exp_file *f, const str
 	return 0;
 }
 
+static int take_thread_cost(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			    struct exp_error *err)
+{
+	struct exp_thread_cost tc;
+
+	memcpy(&tc, r->p, sizeof(tc));
+	if ((uint32_t)tc.first_bucket + tc.nbuckets > EXP_COST_BUCKETS)
+		return exp_corrupt(err, f->path, r->offset, "thread-cost buckets %u..%u (at most %d)",
+				   tc.first_bucket, tc.first_bucket + tc.nbuckets, EXP_COST_BUCKETS);
+	if (r->len != ((sizeof(tc) + 4u * tc.nbuckets + 7) & ~7u))
+		return exp_corrupt(err, f->path, r->offset, "thread-cost record of %u buckets has length %u",
+				   tc.nbuckets, r->len);
+	struct exp_thread_ev *t = thread_of(l, tc.tid);
+	if (!t || (!t->handler_hist && !(t->handler_hist = calloc(EXP_COST_BUCKETS, 4))))
+		return nomem(err, f->path);
+	t->collector_ns += tc.collector_ns;
+	t->handlers += tc.handlers;
+	if (tc.max_ns > t->handler_max_ns)
+		t->handler_max_ns = tc.max_ns;
+	const uint8_t *counts = (const uint8_t *)r->p + sizeof(tc);
+	for (uint32_t i = 0; i < tc.nbuckets; i++) {
+		uint32_t c;
+		memcpy(&c, counts + 4 * i, 4);
+		t->handler_hist[tc.first_bucket + i] += c;
+	}
+	return 0;
+}
+
 static int take_heap(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
 		     struct exp_error *err)
 {
@@ -420,6 +449,8 @@ static const struct rec_type {
 				   false, take_thread_start },
 	[EXP_REC_THREAD_END] = { "thread-end", EXP_FILE_THREADS, sizeof(struct exp_thread_end), false,
 				 take_thread_end },
+	[EXP_REC_THREAD_COST] = { "thread-cost", EXP_FILE_THREADS, sizeof(struct exp_thread_cost), true,
+				  take_thread_cost },
 	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, take_heap },
 	[EXP_REC_HEAP_FREE] = { "heap-free", EXP_FILE_HEAP, sizeof(struct exp_heap_free), false,
 				take_heap_free },
@@ -660,6 +691,8 @@ static void free_proc(struct exp_proc *p)
 		free(p->maps[i].path);
 	for (size_t i = 0; i < p->nfds; i++)
 		free(p->fds[i].name);
+	for (size_t i = 0; i < p->nthreads; i++)
+		free(p->threads[i].handler_hist);
 	free(p->log);
 	free(p->maps);
 	free(p->fds);

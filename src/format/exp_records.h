@@ -74,6 +74,7 @@ enum exp_rec_type {
 	EXP_REC_HEAP_FREE = 12,
 	EXP_REC_STACK_NODE = 13,
 	EXP_REC_MIRROR = 14,
+	EXP_REC_THREAD_COST = 15,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -240,6 +241,27 @@ struct exp_thread_end {
 	uint64_t samples;
 };
 
+/* EXP_REC_THREAD_COST, 40 + 4 * nbuckets bytes (padded to 8), in threads.dat
+ * when a thread ends: what the collector cost that thread.  collector_ns is
+ * the CPU time spent in the collector on the thread (signal handlers, thread
+ * set-up, object scans), none of which is in any sample's weight.  The
+ * histogram counts handler runs by duration (ns, TSC), in the buckets of
+ * format/exp_cost.h; counts[i] is bucket first_bucket + i.
+ *   0 4 word; 4 4 tid; 8 8 collector_ns; 16 8 handlers (runs timed);
+ *  24 8 max_ns (the longest run); 32 2 first_bucket; 34 2 nbuckets;
+ *  36 4 reserved; 40 4*n counts                                             */
+struct exp_thread_cost {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t collector_ns;
+	uint64_t handlers;
+	uint64_t max_ns;
+	uint16_t first_bucket;
+	uint16_t nbuckets;
+	uint32_t reserved;
+	uint32_t counts[];
+};
+
 /* EXP_REC_HEAP, 48 bytes: one allocation or release.
  *   0 4 word; 4 4 tid; 8 8 time_ns;
  *  16 4 stack_id; 20 2 op (enum exp_heap_op); 22 2 reserved
@@ -371,7 +393,7 @@ enum exp_counter {
 	EXP_CTR_STACK_TABLE_FULL, /* stacks written without de-duplication */
 	EXP_CTR_FOREIGN_SIGNALS,  /* profiling signals passed on to the target's handler */
 	EXP_CTR_NO_THREAD_STATE,  /* samples in threads the collector did not set up */
-	EXP_CTR_UNUSED_8,         /* (reserved) */
+	EXP_CTR_COLLECTOR_NS,     /* ns of CPU the collector used on the program's threads */
 	EXP_CTR_UNUSED_9,
 	EXP_CTR_UNUSED_10,
 	EXP_CTR_LOST_EVENTS,      /* trace events dropped (no space) */
