@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_sample.c — the profiling signal handler: one SAMPLE record per signal
- * of a thread's clock (col_clock.c), with the interrupted call stack.
+ * col_sample.c — the profiling signal handler: one sample per signal of a
+ * thread's clock (col_clock.c), with the interrupted call stack, appended
+ * to the thread's run (format/exp_write_run.h).
  *
  * Each sample weighs the CPU time the program used since the thread's
  * previous handler finished: the clock is read on the way in, and its value
@@ -15,7 +16,7 @@
  *
  * The handler is the sequence of style.md §6: save errno; tell our signal
  * from the target's; test-and-set the thread's busy flag; read the clock;
- * unwind from the ucontext; intern the stack; append one SAMPLE; re-arm.
+ * unwind from the ucontext; append the sample to the run; re-arm; time it.
  * Sigsafe file.
  */
 #include <errno.h>
@@ -24,7 +25,6 @@
 #include <string.h>
 
 #include "collector/col_clock.h"
-#include "collector/col_files.h"
 #include "collector/col_sample.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
@@ -92,23 +92,25 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	col_regs_from_ucontext(uc, &t->regs);
 	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
 				   &truncated, &broken);
-	uint32_t id = col_stack_intern_sigsafe(t, t->frames, (uint32_t)n,
-					       col_stack_flags_sigsafe(truncated, broken));
-	if (!id)
-		return;
-	struct exp_sample s;
-	s.word = 0;
-	s.tid = (uint32_t)t->tid;
-	s.time_ns = entry_ns;
-	s.stack_id = id;
-	int cpu = sched_getcpu();
-	s.cpu = cpu < 0 ? 0xffff : (uint16_t)cpu;
-	s.flags = 0;
-	s.weight_ns = weight;
-	if (col_write_sigsafe(t, EXP_FILE_SAMPLES, EXP_REC_SAMPLE, &s, sizeof(s)) == 0) {
-		t->samples++;
-		col_count_sigsafe(EXP_CTR_SAMPLES, 1);
+	if (n < 1) {
+		t->frames[0] = t->regs.r[UW_RIP];
+		n = 1;
 	}
+	int cpu = sched_getcpu();
+	struct exp_run_sample s = {
+		.tid = (uint32_t)t->tid,
+		.cpu = cpu < 0 ? 0xffff : (uint16_t)cpu,
+		.flags = col_stack_flags_sigsafe(truncated, broken),
+		.time_ns = entry_ns,
+		.weight_ns = weight,
+	};
+	if (exp_run_append_sigsafe(&t->run, &col_proc.file[EXP_FILE_SAMPLES],
+				   &t->cursor[EXP_FILE_SAMPLES], &s, t->frames, (uint32_t)n) != 0) {
+		col_count_sigsafe(EXP_CTR_LOST_BUFFER, 1);
+		return;
+	}
+	t->samples++;
+	col_count_sigsafe(EXP_CTR_SAMPLES, 1);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)

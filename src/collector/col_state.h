@@ -52,6 +52,7 @@
 #include "format/exp_cost.h"
 #include "format/exp_launch.h"
 #include "format/exp_write.h"
+#include "format/exp_write_run.h"
 
 struct col_thread {
 	_Atomic int busy;              /* inside collector code */
@@ -68,6 +69,7 @@ struct col_thread {
 	uint32_t cost_hist[EXP_COST_BUCKETS];   /* handler runs by duration (exp_cost.h) */
 	bool exiting;
 	struct exp_cursor cursor[EXP_FILE_COUNT_];
+	struct exp_run_writer run;     /* clock samples (through cursor[SAMPLES]) */
 	struct col_regs regs;          /* scratch for the unwinder */
 	uint64_t frames[EXP_MAX_FRAMES];
 	uint64_t suffix_hash[EXP_MAX_FRAMES + 1];   /* scratch for col_stacks.c */

@@ -126,6 +126,7 @@ void col_thread_detach(void)
 				      col_thread_cputime_ns_sigsafe(), t->samples };
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	write_cost(t);
+	exp_run_end_sigsafe(&t->run);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_self(NULL);

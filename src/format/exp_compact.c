@@ -105,6 +105,23 @@ static void *shrink_arcs(const struct exp_rec *r, uint32_t *len)
 	return c;
 }
 
+/* A sample run cut to the bytes it used (it took the rest of its block when
+ * it began); a copy, with its length.  NULL if out of memory. */
+static void *shrink_run(const struct exp_rec *r, uint32_t *len)
+{
+	struct exp_sample_run h;
+
+	memcpy(&h, r->p, sizeof(h));
+	bool fits = h.used <= r->len - sizeof(h);   /* if not, the report will say so */
+	*len = fits ? (uint32_t)(sizeof(h) + h.used + 7) & ~7u : r->len;
+	struct exp_sample_run *c = calloc(1, *len);
+	if (!c)
+		return NULL;
+	memcpy(c, r->p, fits ? sizeof(h) + h.used : r->len);
+	c->word = EXP_REC_WORD(EXP_REC_SAMPLE_RUN, *len);
+	return c;
+}
+
 /* Cut the zeros after the last record.  Returns 0, 1 (does not parse), or
  * -errno. */
 static int trim_tail(struct exp_file *f, struct exp_error *err)
@@ -140,9 +157,11 @@ static int copy_records(struct exp_file *f, struct out *o, struct exp_error *err
 
 	emit(o, f->data, EXP_HEADER_BYTES);
 	while ((rc = exp_file_next(f, &r, err)) > 0) {
-		if (r.type == EXP_REC_ARC_TABLE && r.len >= sizeof(struct exp_arc_table)) {
+		bool arcs = r.type == EXP_REC_ARC_TABLE && r.len >= sizeof(struct exp_arc_table);
+		bool run = r.type == EXP_REC_SAMPLE_RUN && r.len >= sizeof(struct exp_sample_run);
+		if (arcs || run) {
 			uint32_t len;
-			void *c = shrink_arcs(&r, &len);
+			void *c = arcs ? shrink_arcs(&r, &len) : shrink_run(&r, &len);
 			if (!c) {
 				snprintf(err->msg, sizeof(err->msg), "%s: out of memory", f->path);
 				return -ENOMEM;

@@ -9,7 +9,8 @@
  * rewrites it with the same records in the same order, packed block after
  * block under the format's rules (exp_records.h), without MIRROR records,
  * arc tables cut down to the smallest power of two that holds their used
- * slots, and nothing after the last record.  Analyzer side only: it
+ * slots, sample runs to the bytes they used, and nothing after the last
+ * record.  Analyzer side only: it
  * allocates, and is not async-signal-safe.
  */
 #ifndef TALLY_EXP_COMPACT_H

@@ -21,6 +21,7 @@
 
 #include "format/exp_cost.h"
 #include "format/exp_data.h"
+#include "format/exp_read_run.h"
 #include "format/exp_launch.h"
 
 #define MAX_STACK_ID (1u << 28)
@@ -120,6 +121,7 @@ struct loader {
 	struct exp_proc *p;
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
 	size_t pool_used, pool_cap;
+	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 };
 
 static struct exp_thread_ev *thread_of(struct loader *l, uint32_t tid)
@@ -151,10 +153,59 @@ static int take_sample(struct loader *l, const struct exp_file *f, const struct 
 	if (exp_grow(&p->samples, &l->cap_samples, p->nsamples, sizeof(*p->samples)))
 		return nomem(err, f->path);
 	memcpy(&p->samples[p->nsamples++], r->p, sizeof(struct exp_sample));
+	p->samples[p->nsamples - 1].stack_id &= ~EXP_RUN_LOCAL;   /* never valid anyway */
 	return 0;
 }
 
-/* Store stack `id`: n pcs (leaf first), then the stack `parent`. */
+static int take_sample_run(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	int rc = exp_run_decode(&l->trie, f->path, r, &p->samples, &p->nsamples, &l->cap_samples, err);
+
+	return rc == -ENOMEM ? nomem(err, f->path) : rc;
+}
+
+/* Store stack `id` (not yet defined): n pcs (leaf first), copied, then the
+ * stack `parent`.  The pcs go to the pool, whose place is kept as an offset
+ * in .pcs until the pool stops moving (load_proc).  0, or -1: no memory. */
+static int store_stack(struct loader *l, uint32_t id, uint32_t parent, uint16_t n, uint16_t flags,
+		       const void *pcs)
+{
+	struct exp_proc *p = l->p;
+
+	if (id >= p->nstacks) {
+		uint32_t cap = p->nstacks ? p->nstacks : 256;
+		while (cap <= id)
+			cap *= 2;
+		struct exp_stack_ref *q = realloc(p->stacks, cap * sizeof(*q));
+		if (!q)
+			return -1;
+		memset(q + p->nstacks, 0, (cap - p->nstacks) * sizeof(*q));
+		p->stacks = q;
+		p->nstacks = cap;
+	}
+	if (l->pool_used + n + 1 > l->pool_cap) {
+		size_t cap = l->pool_cap ? l->pool_cap : 4096;
+		while (cap < l->pool_used + n + 1)
+			cap *= 2;
+		uint64_t *q = realloc(p->pc_pool, cap * 8);
+		if (!q)
+			return -1;
+		p->pc_pool = q;
+		l->pool_cap = cap;
+	}
+	memcpy(p->pc_pool + l->pool_used, pcs, 8u * n);
+	p->stacks[id].pcs = (const uint64_t *)(uintptr_t)(l->pool_used + 1);
+	p->stacks[id].n = n;
+	p->stacks[id].flags = flags;
+	p->stacks[id].parent = parent;
+	l->pool_used += n;
+	return 0;
+}
+
+/* Store stack `id` of a record of stacks.dat: n pcs (leaf first), then the
+ * stack `parent`. */
 static int add_stack(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
 		     uint32_t id, uint32_t parent, uint16_t n, uint16_t flags, const void *pcs,
 		     struct exp_error *err)
@@ -166,37 +217,30 @@ static int add_stack(struct loader *l, const struct exp_file *f, const struct ex
 	 * size the table by it). */
 	if (id == 0 || id >= MAX_STACK_ID || id > f->size / 16)
 		return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", id);
-	if (id >= p->nstacks) {
-		uint32_t cap = p->nstacks ? p->nstacks : 256;
-		while (cap <= id)
-			cap *= 2;
-		struct exp_stack_ref *q = realloc(p->stacks, cap * sizeof(*q));
-		if (!q)
-			return nomem(err, f->path);
-		memset(q + p->nstacks, 0, (cap - p->nstacks) * sizeof(*q));
-		p->stacks = q;
-		p->nstacks = cap;
-	}
-	if (p->stacks[id].pcs)
+	if (id < p->nstacks && p->stacks[id].pcs)
 		return exp_corrupt(err, f->path, r->offset, "stack id %u defined twice", id);
-	/* pcs are copied into the pool after the walk (realloc moves it). */
-	if (l->pool_used + n + 1 > l->pool_cap) {
-		size_t cap = l->pool_cap ? l->pool_cap : 4096;
-		while (cap < l->pool_used + n + 1)
-			cap *= 2;
-		uint64_t *q = realloc(p->pc_pool, cap * 8);
-		if (!q)
-			return nomem(err, f->path);
-		p->pc_pool = q;
-		l->pool_cap = cap;
-	}
-	memcpy(p->pc_pool + l->pool_used, pcs, 8u * n);
-	/* Remember the offset in .pcs until the pool stops moving. */
-	p->stacks[id].pcs = (const uint64_t *)(uintptr_t)(l->pool_used + 1);
-	p->stacks[id].n = n;
-	p->stacks[id].flags = flags;
-	p->stacks[id].parent = parent;
-	l->pool_used += n;
+	return store_stack(l, id, parent, n, flags, pcs) ? nomem(err, f->path) : 0;
+}
+
+/* Give the run trie's nodes stack ids after those of stacks.dat, and the
+ * samples that name them those ids. */
+static int merge_run_trie(struct loader *l, struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_run_trie *t = &l->trie;
+	uint32_t base = p->nstacks;
+
+	if (!t->n)
+		return 0;
+	if ((uint64_t)base + t->n >= EXP_RUN_LOCAL)
+		return exp_corrupt(err, p->dir, 0, "samples.dat: too many stacks (%zu)", t->n);
+	for (uint32_t i = (uint32_t)t->n; i >= 1; i--)      /* the highest first: one realloc */
+		if (store_stack(l, base + i, t->parent[i] ? base + t->parent[i] : 0, 1, t->flags[i],
+				&t->pc[i]))
+			return nomem(err, p->dir);
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (p->samples[i].stack_id & EXP_RUN_LOCAL)
+			p->samples[i].stack_id = base + (p->samples[i].stack_id & ~EXP_RUN_LOCAL);
 	return 0;
 }
 
@@ -440,6 +484,8 @@ static const struct rec_type {
 		    struct exp_error *err);
 } rec_types[] = {
 	[EXP_REC_SAMPLE] = { "sample", EXP_FILE_SAMPLES, sizeof(struct exp_sample), false, take_sample },
+	[EXP_REC_SAMPLE_RUN] = { "sample-run", EXP_FILE_SAMPLES, sizeof(struct exp_sample_run), true,
+				 take_sample_run },
 	[EXP_REC_STACK] = { "stack", EXP_FILE_STACKS, sizeof(struct exp_stack), true, take_stack },
 	[EXP_REC_STACK_NODE] = { "stack-node", EXP_FILE_STACKS, sizeof(struct exp_stack_node), false,
 				 take_stack_node },
@@ -548,15 +594,23 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
 		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MAPS, EXP_FILE_STACKS,
 	};
-	struct loader l = { .p = p };
 	int rc = load_log(p, err);
 
 	if (rc && rc != -ENOENT)
 		return rc;
+	struct loader *l = calloc(1, sizeof(*l));     /* 24 KiB of scratch */
+	if (!l)
+		return nomem(err, p->dir);
+	l->p = p;
 	load_counters(p);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if ((rc = load_file(&l, exp_file_name(files[i]), files[i], err)) < 0)
-			return rc;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && rc >= 0; i++)
+		rc = load_file(l, exp_file_name(files[i]), files[i], err);
+	if (rc >= 0)
+		rc = merge_run_trie(l, err);
+	exp_run_trie_free(&l->trie);
+	free(l);
+	if (rc < 0)
+		return rc;
 	/* Records of one thread are not in time order in the file (a staging
 	 * block comes before the copies of earlier ones), nor are threads'. */
 	if (p->nmaps)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * exp_records.h — the on-disk layout of a tally experiment (format version 3;
- * version 2 had no MIRROR records, version 1 no STACK_NODE records).
+ * exp_records.h — the on-disk layout of a tally experiment (format version 4;
+ * version 3 wrote SAMPLE records instead of SAMPLE_RUN, version 2 had no
+ * MIRROR records, version 1 no STACK_NODE records; all are read).
  *
  * Shared by every writer (collector, mcount runtime, `tally record`) and by the
  * reader.  docs/experiment-format.md is the same specification in prose; the
@@ -38,7 +39,7 @@
 #include <stdint.h>
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 3
+#define EXP_FORMAT_VERSION 4
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -75,6 +76,7 @@ enum exp_rec_type {
 	EXP_REC_STACK_NODE = 13,
 	EXP_REC_MIRROR = 14,
 	EXP_REC_THREAD_COST = 15,
+	EXP_REC_SAMPLE_RUN = 16,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -124,6 +126,39 @@ struct exp_sample {
 	uint16_t cpu;
 	uint16_t flags;
 	uint64_t weight_ns;
+};
+
+/* EXP_REC_SAMPLE_RUN, 24 + capacity bytes: clock samples of one thread, each
+ * encoded as the change from the previous one (format version 4; the
+ * collector writes no SAMPLE records any more).  The record is published
+ * empty, taking the rest of its block, and filled in place: the writer
+ * appends a sample's bytes, then stores `used` with release order, so a
+ * reader decodes exactly `used` bytes.  Compaction cuts the record to them.
+ *   0 4 word     type 16, length 24 + capacity
+ *   4 4 tid
+ *   8 8 time_ns  base time (CLOCK_MONOTONIC)
+ *  16 4 used     bytes of samples after the header
+ *  20 4 reserved 0
+ *  24 .. samples, each (uN: LEB128 varint; sN: zigzag then LEB128):
+ *     u  head     pop << 3 | cpu_changed << 2 | flags (EXP_STACK_TRUNCATED,
+ *                 EXP_STACK_BROKEN); pop: frames of the previous sample's
+ *                 stack to drop, leaf side
+ *     u  push     frames to add, root side first, then for each one:
+ *     u  code     odd: the pc of dictionary entry code >> 1; even, > 0: a pc
+ *                 `ref` + zigzag⁻¹(code / 2 - 1), where ref is the frame
+ *                 under it (its caller) or 0; 0: a pc as a u follows.  Every
+ *                 pc not from the dictionary is appended to it, in order
+ *     s  dtime    time_ns minus the previous sample's (the first: base)
+ *     s  dweight  weight_ns minus the previous sample's (the first: 0)
+ *     u  cpu      only if cpu_changed (the first sample's previous: 0xffff)
+ * The first sample's previous stack is empty.  Every run stands alone.      */
+struct exp_sample_run {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t used;
+	uint32_t reserved;
+	uint8_t data[];
 };
 
 /* EXP_REC_STACK, 16 + 8 * nframes bytes: a distinct call stack, stored once.

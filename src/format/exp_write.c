@@ -190,6 +190,20 @@ void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c
 	return rec;
 }
 
+void *exp_record_reserve_rest_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
+				      uint32_t min_len, uint32_t *len)
+{
+	char *p = exp_record_reserve_sigsafe(w, c, min_len);
+
+	if (!p)
+		return NULL;
+	uint32_t bs = w->block_bytes;
+	uint32_t end = ((uint32_t)(p - c->block) / bs + 1) * bs;
+	*len = end - (uint32_t)(p - c->block);
+	c->used = end;
+	return p;
+}
+
 void exp_record_publish_sigsafe(void *rec, uint32_t type, uint32_t len)
 {
 	atomic_store_explicit((_Atomic uint32_t *)rec, EXP_REC_WORD(type, len),

@@ -62,6 +62,12 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
 				 uint32_t len);
 
+/* Reserve the rest of a block, at least `min_len` bytes (a multiple of 8):
+ * the rest of the cursor's block if that is enough, else a new block.
+ * *len gets the bytes reserved (a multiple of 8).  NULL as above. */
+void *exp_record_reserve_rest_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
+				      uint32_t min_len, uint32_t *len);
+
 /* Publish a reserved record: release-store its first word. */
 void exp_record_publish_sigsafe(void *rec, uint32_t type, uint32_t len);
 
