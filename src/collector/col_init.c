@@ -36,6 +36,7 @@ static void start(void)
 
 	if (!dir || !*dir || col_proc.active)
 		return;
+	uint64_t cpu0 = col_thread_cputime_ns_sigsafe();
 	col_real_table();
 	col_proc.pid = getpid();
 	col_time_init();
@@ -56,12 +57,23 @@ static void start(void)
 	col_proc.active = true;
 	if (col_proc.opt.hz)
 		col_sample_install();
-	col_thread_attach(0, 0);
+	/* All of this is the collector's CPU time, on the main thread: what
+	 * runs before its clock starts is counted here, what runs after also
+	 * leaves its first sample's weight (col_cost_outside; the scan of the
+	 * objects counts itself). */
+	uint64_t cpu1 = col_thread_cputime_ns_sigsafe();
+	struct col_thread *self = col_thread_attach(0, 0);
+	if (self) {
+		self->collector_ns += cpu1 - cpu0;
+		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cpu1 - cpu0);
+	}
+	uint64_t cpu2 = col_thread_cputime_ns_sigsafe();
 	col_log_start(col_proc.lineage[0] ? "exec" : "tally record");
 	if (bad_options)
 		col_log_sigsafe("warning", "TALLY_OPTIONS: items not understood were ignored");
-	col_objects_init();
 	col_descend_install();
+	col_cost_outside(self, col_thread_cputime_ns_sigsafe() - cpu2);
+	col_objects_init();
 }
 
 int col_start_here(const char *dir)

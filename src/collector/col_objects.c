@@ -257,7 +257,7 @@ static void publish(void)
 
 static void scan(uint64_t map_ns, bool record_all)
 {
-	uint64_t t0 = col_now_ns_sigsafe();
+	uint64_t t0 = col_thread_cputime_ns_sigsafe();     /* CPU, not wall: preemption */
 	struct col_thread *t = col_enter();
 
 	if (!t)
@@ -299,7 +299,7 @@ static void scan(uint64_t map_ns, bool record_all)
 		publish();
 	}
 	atomic_flag_clear_explicit(&scan_lock, memory_order_release);
-	col_cost_outside(t, col_now_ns_sigsafe() - t0);    /* the collector's time */
+	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t0);    /* the collector's time */
 	col_leave(t);
 }
 

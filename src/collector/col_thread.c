@@ -43,7 +43,7 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 
 	if (self || !col_proc.active)
 		return self;
-	uint64_t t0 = col_now_ns_sigsafe();
+	uint64_t t0 = col_thread_cputime_ns_sigsafe();
 	col_thread_set_attaching(true);
 	/* Populated now: the signal handler must not take page faults. */
 	struct col_thread *t = col_sys_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
@@ -68,13 +68,14 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	col_thread_set_self(t);
 	col_thread_set_attaching(false);
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
-	/* Set-up is the collector's time; what follows the clock's start
-	 * is in the clock and must leave the first sample's weight. */
-	uint64_t t1 = col_now_ns_sigsafe();
+	/* Set-up is the collector's time (the thread's CPU time: a wall clock
+	 * would count preemption); what follows the clock's start is in the
+	 * clock and must leave the first sample's weight. */
+	uint64_t t1 = col_thread_cputime_ns_sigsafe();
 	t->collector_ns = t1 - t0;
 	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, t1 - t0);
 	col_clock_start(t);
-	col_cost_outside(t, col_now_ns_sigsafe() - t1);
+	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t1);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 	return t;
 }

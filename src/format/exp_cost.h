@@ -34,4 +34,24 @@ static inline uint64_t exp_cost_bucket_low(unsigned b)
 	return (uint64_t)(8u + sub) << (e - 3u);
 }
 
+/* The duration at quantile `permille`/1000 of a histogram (counts by
+ * bucket, EXP_COST_BUCKETS of them): the middle of the bucket that holds it;
+ * 0 if the histogram is empty.  For readers. */
+static inline uint64_t exp_cost_quantile(const uint64_t *counts, unsigned permille)
+{
+	uint64_t n = 0, seen = 0;
+
+	for (unsigned b = 0; b < EXP_COST_BUCKETS; b++)
+		n += counts[b];
+	uint64_t rank = (n * permille + 999) / 1000;
+	for (unsigned b = 0; b < EXP_COST_BUCKETS && n; b++) {
+		seen += counts[b];
+		if (seen >= rank && counts[b])
+			return b + 1 < EXP_COST_BUCKETS
+				       ? (exp_cost_bucket_low(b) + exp_cost_bucket_low(b + 1)) / 2
+				       : exp_cost_bucket_low(b);
+	}
+	return 0;
+}
+
 #endif

@@ -50,7 +50,7 @@ struct exp_thread_ev {
 	uint64_t cpu_ns, samples;        /* from THREAD_END */
 	uint64_t collector_ns;           /* from THREAD_COST: the collector's CPU time */
 	uint64_t handlers, handler_max_ns;   /* handler runs timed, the longest */
-	uint32_t *handler_hist;          /* EXP_COST_BUCKETS counts (exp_cost.h), or NULL */
+	uint64_t *handler_hist;          /* EXP_COST_BUCKETS counts (exp_cost.h), or NULL */
 	char name[17];
 };
 

@@ -365,7 +365,7 @@ static int take_thread_cost(struct loader *l, const struct exp_file *f, const st
 		return exp_corrupt(err, f->path, r->offset, "thread-cost record of %u buckets has length %u",
 				   tc.nbuckets, r->len);
 	struct exp_thread_ev *t = thread_of(l, tc.tid);
-	if (!t || (!t->handler_hist && !(t->handler_hist = calloc(EXP_COST_BUCKETS, 4))))
+	if (!t || (!t->handler_hist && !(t->handler_hist = calloc(EXP_COST_BUCKETS, 8))))
 		return nomem(err, f->path);
 	t->collector_ns += tc.collector_ns;
 	t->handlers += tc.handlers;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_overview.c — the head of every report: what ran, how long, how it
- * ended, what was recorded and lost, and the sampled CPU time beside the CPU
- * time the kernel accounted for the process (the check on every total).
+ * ended, what was recorded and lost, and the sampled CPU time and the
+ * collector's beside the CPU time the kernel accounted for the process (the
+ * check on every total: sampled + collector ≈ kernel).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_cost.h"
 #include "report/report.h"
 
 static uint64_t log_u64(const struct exp_proc *p, const char *key, bool *found)
@@ -31,6 +33,35 @@ static void how_it_ended(struct report_doc *d, const struct exp_proc *p)
 		report_kv(d, "ended", "Ended", "exited (status not recorded)");
 	else
 		report_kv(d, "ended", "Ended", "unknown: no end was recorded (still running, or killed)");
+}
+
+/* The durations of the collector's signal handlers over every thread that
+ * ended (THREAD_COST records): one text line, and numbers in JSON/CSV. */
+static void handler_costs(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	uint64_t hist[EXP_COST_BUCKETS] = { 0 }, runs = 0, max = 0;
+
+	for (size_t i = 0; i < nexps; i++)
+		for (size_t j = 0; j < exps[i].nprocs; j++)
+			for (size_t t = 0; t < exps[i].procs[j].nthreads; t++) {
+				const struct exp_thread_ev *th = &exps[i].procs[j].threads[t];
+				if (!th->handler_hist)
+					continue;
+				for (unsigned b = 0; b < EXP_COST_BUCKETS; b++)
+					hist[b] += th->handler_hist[b];
+				runs += th->handlers;
+				if (th->handler_max_ns > max)
+					max = th->handler_max_ns;
+			}
+	if (!runs)
+		return;
+	double p50 = (double)exp_cost_quantile(hist, 500) / 1e3, p99 = (double)exp_cost_quantile(hist, 990) / 1e3;
+	report_kv_num(d, "handler_runs", "Handler", (double)runs,
+		      "p50 %.1f us, p99 %.1f us, max %.1f us (%llu runs, CPU time each)", p50, p99,
+		      (double)max / 1e3, (unsigned long long)runs);
+	report_kv_data(d, "handler_p50_us", p50);
+	report_kv_data(d, "handler_p99_us", p99);
+	report_kv_data(d, "handler_max_us", (double)max / 1e3);
 }
 
 void report_overview(struct report_doc *d, const struct model *m,
@@ -96,18 +127,28 @@ void report_overview(struct report_doc *d, const struct model *m,
 		const char *clk = exp_proc_log(f, "clock");
 		report_kv_num(d, "samples", "Samples", (double)m->samples, "%llu (%s Hz per thread, %s)",
 			      (unsigned long long)m->samples, hz ? hz : "?", clk ? clk : "?");
-		report_kv_num(d, "sampled_cpu_s", "Sampled CPU", (double)m->total[MODEL_CPU] / 1e9,
-			      "%.3f s", (double)m->total[MODEL_CPU] / 1e9);
-		if (have_rusage && kernel_ns) {
-			double pct = report_pct_of(m->total[MODEL_CPU], kernel_ns);
-			report_kv_num(d, "sampled_pct", "Sampled / kernel", pct, "%.1f%%", pct);
-		} else if (thread_cpu) {
+		uint64_t sampled = m->total[MODEL_CPU], collector = counters[EXP_CTR_COLLECTOR_NS];
+		uint64_t base = have_rusage && kernel_ns ? kernel_ns : thread_cpu;
+		const char *of = have_rusage && kernel_ns ? "kernel CPU" : "the CPU of threads that ended";
+		report_kv_num(d, "sampled_cpu_s", "Sampled CPU", (double)sampled / 1e9, "%.3f s",
+			      (double)sampled / 1e9);
+		report_kv_num(d, "collector_cpu_s", "Collector CPU", (double)collector / 1e9,
+			      "%.3f s (signal handlers, thread set-up, object scans: in no sample)",
+			      (double)collector / 1e9);
+		handler_costs(d, exps, nexps);
+		if (!have_rusage && thread_cpu)
 			report_kv_num(d, "thread_cpu_s", "Thread CPU", (double)thread_cpu / 1e9,
 				      "%.3f s (threads that ended)", (double)thread_cpu / 1e9);
+		if (base) {
+			double pct = report_pct_of(sampled + collector, base);
+			report_kv_num(d, "accounted_pct", "Sampled+collector", pct, "%.1f%% of %s", pct, of);
+			report_kv_data(d, "sampled_pct", report_pct_of(sampled, base));
+			report_kv_data(d, "collector_pct", report_pct_of(collector, base));
 		}
 	}
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
-		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS)
+		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||
+		    c == EXP_CTR_COLLECTOR_NS)
 			continue;
 		report_kv_num(d, exp_counter_name(c), exp_counter_name(c), (double)counters[c], "%llu",
 			      (unsigned long long)counters[c]);

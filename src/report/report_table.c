@@ -178,6 +178,12 @@ void report_kv_num(struct report_doc *d, const char *key, const char *label, dou
 	kv_item(d, key, label, buf, &v);
 }
 
+void report_kv_data(struct report_doc *d, const char *key, double v)
+{
+	if (d->fmt != REPORT_TEXT)
+		kv_item(d, key, key, "", &v);
+}
+
 void report_kv_end(struct report_doc *d)
 {
 	if (d->fmt == REPORT_JSON)

@@ -38,6 +38,8 @@ void report_kv(struct report_doc *d, const char *key, const char *label, const c
 /* A numeric item: JSON and CSV get `v`; text gets `fmt`'s rendering. */
 void report_kv_num(struct report_doc *d, const char *key, const char *label, double v,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A numeric item for JSON and CSV only: the text shows it in another line. */
+void report_kv_data(struct report_doc *d, const char *key, double v);
 void report_kv_end(struct report_doc *d);
 
 /* A table section.  `key` names it in JSON; `title` heads it in text. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT
  *
- * report_threads.c — per-thread, per-process and per-load-object tables.
+ * report_threads.c — per-thread (with the collector's cost on each thread),
+ * per-process and per-load-object tables.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_cost.h"
 #include "report/report.h"
 
 void report_threads(struct report_doc *d, const struct model *m, const struct report_opts *o)
@@ -15,6 +17,8 @@ void report_threads(struct report_doc *d, const struct model *m, const struct re
 	report_metric_cols(t, o, "excl", "");
 	report_col(t, "samples", "Samples", COL_U64);
 	report_col(t, "kernel_cpu", "Kernel CPU s", COL_SEC);
+	report_col(t, "collector_cpu", "Collector s", COL_SEC);
+	report_col(t, "handler_p99_ns", "Handler p99 ns", COL_U64);
 	if (m->nprocs > 1)
 		report_col(t, "process", "Process", COL_STR);
 	report_col(t, "tid", "TID", COL_U64);
@@ -26,6 +30,8 @@ void report_threads(struct report_doc *d, const struct model *m, const struct re
 		report_metric_cells(t, m, o, th->v);
 		report_u64(t, th->samples);
 		report_u64(t, th->src ? th->src->cpu_ns : 0);
+		report_u64(t, th->src ? th->src->collector_ns : 0);
+		report_u64(t, th->src && th->src->handler_hist ? exp_cost_quantile(th->src->handler_hist, 990) : 0);
 		if (m->nprocs > 1)
 			report_str(t, m->procs[th->proc].label);
 		report_u64(t, th->tid);
