@@ -96,6 +96,28 @@ $(TRACERLIBS): $(BUILD)/lib/libtally-%.so: $(BUILD)/pic/src/tracers/%.o src/trac
 	    -o $@ $(filter %.o,$^) -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN' -ldl -pthread
 $(foreach t,$(TRACERS),$(eval $(BUILD)/lib/libtally-$(t).so: $(call pic,$(wildcard src/tracers/$(t)_*.c))))
 
+# The MPI tracer builds where mpi.h is found (Open MPI's mpicc, or pkg-config's
+# ompi); it does not link libmpi (src/tracers/mpi_trace.h says why).
+MPI_CFLAGS := $(patsubst -I%,-isystem %,$(shell mpicc --showme:compile 2>/dev/null || \
+		$(PKG_CONFIG) --cflags ompi 2>/dev/null))
+HAVE_MPI   := $(shell printf '\043include <mpi.h>\n' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
+MPI_SRC    := $(wildcard src/tracers/mpi_*.c)
+MPILIB     := $(BUILD)/lib/libtally-mpi.so
+$(call pic,$(MPI_SRC)): CFLAGS_COL += $(MPI_CFLAGS)
+ifeq ($(HAVE_MPI),1)
+all: $(MPILIB)
+else
+all: mpi-skipped
+endif
+
+$(MPILIB): $(call pic,$(MPI_SRC)) src/tracers/mpi.map $(COLLECTLIB)
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -Wl,--version-script=src/tracers/mpi.map -Wl,-soname,libtally-mpi.so \
+	    -o $@ $(call pic,$(MPI_SRC)) -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN' -ldl
+
+mpi-skipped:
+	@echo "make: libtally-mpi.so skipped: no mpi.h (mpicc or pkg-config ompi); tally record -m needs it: apt-get install libopenmpi-dev"
+
 $(APILIB): $(COLLECTLIB)
 	@mkdir -p $(@D)
 	ln -sf libtally-collector.so $@
@@ -108,7 +130,14 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(COL_TEST)
 	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER)) \
 	    $(if $(findstring test_col,$@),$(COL_TEST) -ldl -pthread) $(LIBS_AN)
 
-tests: all $(UNIT_BINS)
+# The synthetic MPI job of many ranks (tests/e2e/test_mpi.sh, bench), written
+# with the format's own writer.
+JOBGEN := $(BUILD)/tests/jobgen
+$(JOBGEN): tests/progs/jobgen.c $(call pic,$(FORMAT_WR))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_AN) -o $@ $< $(call pic,$(FORMAT_WR))
+
+tests: all $(UNIT_BINS) $(JOBGEN)
 
 # --- the README's commands ------------------------------------------------
 deps:
@@ -150,5 +179,5 @@ clean:
 help:
 	@echo "make [all] | demo | check | check-asan | bench | fuzz | clean"
 
-.PHONY: all tests deps demo check check-asan unit-asan bench fuzz fuzzers clean help
+.PHONY: all mpi-skipped tests deps demo check check-asan unit-asan bench fuzz fuzzers clean help
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

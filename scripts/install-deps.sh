@@ -34,6 +34,8 @@ libclang-rt-14-dev  test
 gfortran            test
 time                test
 valgrind            test
+openmpi-bin         test
+libopenmpi-dev      test
 linux-perf          bench
 hyperfine           bench
 heaptrack           bench

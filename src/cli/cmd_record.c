@@ -40,12 +40,13 @@ static pid_t child_pid;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
+		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
 		"  -o EXP            experiment directory (default tally.N.exp, first unused N)\n"
 		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off)\n"
 		"  -H                trace heap allocations (heap.bytes, heap.count, heap.leak)\n"
 		"  -s [NS]           trace synchronization waits longer than NS ns (default: calibrated)\n"
 		"  -i                trace I/O calls (io.bytes, io.time, io.count)\n"
+		"  -m                trace MPI calls (mpi.time, mpi.count, mpi.bytes.sent, mpi.bytes.recv)\n"
 		"  --follow=all|none follow descendant processes into sub-experiments (default all)\n"
 		"  --frames N        deepest stack recorded (default and maximum %d)\n"
 		"Environment passed to the program: %s (the collector), %s,\n"
@@ -151,8 +152,8 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 		log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
 	log_line(log, "start", "%s", when);
 	log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)now_ns(CLOCK_MONOTONIC));
-	log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d follow=%s frames=%u", o->launch.hz,
-		 o->launch.heap, (long long)o->launch.sync_ns, o->launch.io,
+	log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u",
+		 o->launch.hz, o->launch.heap, (long long)o->launch.sync_ns, o->launch.io, o->launch.mpi,
 		 o->launch.follow ? "all" : "none", o->launch.max_frames);
 	fclose(log);
 }
@@ -193,7 +194,7 @@ static int build_preload(const struct record_opts *o, char *buf, size_t len)
 	} libs[] = {
 		{ "libtally-collector.so", true }, { "libtally-mcount.so", true },
 		{ "libtally-heap.so", o->launch.heap }, { "libtally-sync.so", o->launch.sync_ns != -1 },
-		{ "libtally-io.so", o->launch.io },
+		{ "libtally-io.so", o->launch.io }, { "libtally-mpi.so", o->launch.mpi },
 	};
 	const char *dir = cli_lib_dir();
 	const char *old = getenv("LD_PRELOAD");
@@ -206,8 +207,12 @@ static int build_preload(const struct record_opts *o, char *buf, size_t len)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, libs[i].name);
 		if (!realpath(path, real)) {
-			cli_error(CMD, "%s: %s (is tally installed? %s names its lib directory)",
-				  path, strerror(errno), EXP_ENV_LIB_DIR);
+			if (!strcmp(libs[i].name, "libtally-mpi.so"))
+				cli_error(CMD, "-m: %s: %s (tally was built without mpi.h: install "
+					  "libopenmpi-dev and rebuild)", path, strerror(errno));
+			else
+				cli_error(CMD, "%s: %s (is tally installed? %s names its lib directory)",
+					  path, strerror(errno), EXP_ENV_LIB_DIR);
 			return -1;
 		}
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", real);
@@ -255,6 +260,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "heap", no_argument, NULL, 'H' },
 		{ "sync", optional_argument, NULL, 's' },
 		{ "io", no_argument, NULL, 'i' },
+		{ "mpi", no_argument, NULL, 'm' },
 		{ "follow", required_argument, NULL, 'f' },
 		{ "frames", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -265,7 +271,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 	exp_launch_defaults(&o->launch);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:F:Hsih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:F:Hsimh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'F':
@@ -277,6 +283,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'H': o->launch.heap = true; break;
 		case 'i': o->launch.io = true; break;
+		case 'm': o->launch.mpi = true; break;
 		case 's':
 			o->launch.sync_ns = -2;
 			if (optarg) {

@@ -84,6 +84,8 @@ COL_API int64_t tally__trace_option(const char *which)
 		return col_proc.opt.heap ? 1 : -1;
 	if (!strcmp(which, "io"))
 		return col_proc.opt.io ? 1 : -1;
+	if (!strcmp(which, "mpi"))
+		return col_proc.opt.mpi ? 1 : -1;
 	if (!strcmp(which, "sync"))
 		return col_proc.opt.sync_ns;
 	return -1;

@@ -67,6 +67,7 @@ static bool wanted(enum exp_file_kind k)
 	case EXP_FILE_HEAP: return col_proc.opt.heap;
 	case EXP_FILE_SYNC: return col_proc.opt.sync_ns != -1;
 	case EXP_FILE_IO: return col_proc.opt.io;
+	case EXP_FILE_MPI: return col_proc.opt.mpi;
 	default: return false;     /* arcs.dat: on first use (col_api.c) */
 	}
 }

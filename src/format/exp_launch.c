@@ -14,6 +14,7 @@ static const char *const file_names[EXP_FILE_COUNT_] = {
 	[EXP_FILE_MAPS] = "maps.dat",       [EXP_FILE_THREADS] = "threads.dat",
 	[EXP_FILE_HEAP] = "heap.dat",       [EXP_FILE_SYNC] = "sync.dat",
 	[EXP_FILE_IO] = "io.dat",           [EXP_FILE_ARCS] = "arcs.dat",
+	[EXP_FILE_MPI] = "mpi.dat",
 };
 
 const char *exp_file_name(enum exp_file_kind kind)
@@ -52,6 +53,7 @@ static const struct option_def {
 	{ "io", OPT_BOOL, OFF(io), 0, 1, 0 },
 	{ "follow", OPT_BOOL, OFF(follow), 0, 1, 1 },
 	{ "frames", OPT_U32, OFF(max_frames), 1, EXP_MAX_FRAMES, EXP_MAX_FRAMES },
+	{ "mpi", OPT_BOOL, OFF(mpi), 0, 1, 0 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

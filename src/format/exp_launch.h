@@ -63,6 +63,7 @@ struct exp_launch_options {
 	bool io;                   /* -i: trace I/O calls */
 	bool follow;               /* --follow=all */
 	uint32_t max_frames;       /* --frames: 1..EXP_MAX_FRAMES */
+	bool mpi;                  /* -m: trace MPI calls */
 };
 
 #define EXP_HZ_MAX 100000u         /* the highest sampling rate accepted */

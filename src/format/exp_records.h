@@ -56,7 +56,8 @@ enum exp_file_kind {
 	EXP_FILE_SYNC = 6,         /* synchronization waits */
 	EXP_FILE_IO = 7,           /* I/O tracing */
 	EXP_FILE_ARCS = 8,         /* -pg / -finstrument-functions arc tables */
-	EXP_FILE_COUNT_ = 9
+	EXP_FILE_MPI = 13,         /* MPI calls (-m, libtally-mpi.so) */
+	EXP_FILE_COUNT_ = 14
 };
 
 /* Record types (top 8 bits of the record word). 0 is never a type. */
@@ -77,6 +78,8 @@ enum exp_rec_type {
 	EXP_REC_MIRROR = 14,
 	EXP_REC_THREAD_COST = 15,
 	EXP_REC_SAMPLE_RUN = 16,
+	EXP_REC_MPI = 40,
+	EXP_REC_MPI_COMM = 41,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -416,6 +419,70 @@ struct exp_arc_table {
 #define EXP_ARCS_FENTRY 0x2      /* selfpc is the callee's first instruction (+5) */
 #define EXP_ARCS_CYG 0x4         /* -finstrument-functions: selfpc is the entry, incl_ns valid */
 
+/* EXP_REC_MPI, 72 bytes: one MPI call (libtally-mpi.so, `tally record -m`),
+ * written when it returns.  Bytes follow the Sun collector's model: what the
+ * call's arguments name (a receive counts its buffer's length), and for the
+ * collectives with a root, as if the root sent to (received from) every
+ * member, itself included (docs/tracing.md has the table).  A nonblocking
+ * start (MPI_Isend) carries the bytes; the call that completes it (MPI_Wait,
+ * a successful MPI_Test) carries the time waited and the peer.
+ *   0 4 word; 4 4 tid; 8 8 time_ns (call start)
+ *  16 4 stack_id  the caller's stack
+ *  20 2 op        enum exp_mpi_op (format/exp_mpi_ops.h)
+ *  22 2 flags     EXP_MPI_*
+ *  24 8 dur_ns    time in the call
+ *  32 8 bytes_sent
+ *  40 8 bytes_recv
+ *  48 4 dest      MPI_COMM_WORLD rank sent to; EXP_MPI_PEER_* when not one
+ *  52 4 source    MPI_COMM_WORLD rank received from; EXP_MPI_PEER_*
+ *  56 4 tag       the message tag (-1: none, or MPI_ANY_TAG unresolved)
+ *  60 4 comm      communicator id: 0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, others
+ *                 numbered as first seen (EXP_REC_MPI_COMM)
+ *  64 4 sends     messages sent, by the same model (a completion: send
+ *                 requests completed)
+ *  68 4 recvs     messages received (a completion: receive requests)       */
+struct exp_mpi {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t op;
+	uint16_t flags;
+	uint64_t dur_ns;
+	uint64_t bytes_sent;
+	uint64_t bytes_recv;
+	int32_t dest;
+	int32_t source;
+	int32_t tag;
+	uint32_t comm;
+	uint32_t sends;
+	uint32_t recvs;
+};
+#define EXP_MPI_FORTRAN 0x1      /* called through the Fortran bindings */
+#define EXP_MPI_FAILED 0x2       /* returned an error code */
+#define EXP_MPI_COMPLETES 0x4    /* completed nonblocking requests (wait, test) */
+#define EXP_MPI_PEER_NONE (-1)   /* no peer: nothing sent / received */
+#define EXP_MPI_PEER_MANY (-2)   /* several peers (collectives, waitall) */
+#define EXP_MPI_PEER_UNKNOWN (-3) /* MPI_ANY_SOURCE unresolved, untranslated */
+#define EXP_MPI_COMM_NONE 0xffffffffu /* no communicator, or not known */
+
+/* EXP_REC_MPI_COMM, 40 bytes: a communicator seen for the first time.
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 4 id (as in EXP_REC_MPI.comm);
+ *  20 4 size; 24 4 rank (this process's); 28 4 flags (EXP_MPI_COMM_*);
+ *  32 4 remote_size (intercommunicators); 36 4 reserved                    */
+struct exp_mpi_comm {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t id;
+	uint32_t size;
+	int32_t rank;
+	uint32_t flags;
+	uint32_t remote_size;
+	uint32_t reserved;
+};
+#define EXP_MPI_COMM_INTER 0x1
+
 /* counters.dat: a 64-byte header like the record files (kind 0), then
  * EXP_COUNTER_COUNT_ little-endian u64 counters updated in place with atomic
  * adds.  Every loss has a counter; the report header shows the nonzero ones. */
@@ -435,7 +502,9 @@ enum exp_counter {
 	EXP_CTR_ARCS_LOST,        /* arcs dropped: a table could not grow */
 	EXP_CTR_FORKS,            /* descendants created (names _fN) */
 	EXP_CTR_EXECS,            /* exec'd images of this process (names _xN) */
-	EXP_CTR_COUNT_
+	EXP_CTR_MPI_UNTRACKED = 24, /* MPI requests completed whose start was not traced */
+	EXP_CTR_MPI_UNKNOWN_PEER = 25, /* MPI peers not translated to MPI_COMM_WORLD ranks */
+	EXP_CTR_COUNT_ = 26
 };
 #define EXP_COUNTERS_BYTES (EXP_HEADER_BYTES + 8 * 32)
 

@@ -14,7 +14,8 @@
 static bool same(const struct exp_launch_options *a, const struct exp_launch_options *b)
 {
 	return a->hz == b->hz && a->heap == b->heap && a->sync_ns == b->sync_ns &&
-	       a->io == b->io && a->follow == b->follow && a->max_frames == b->max_frames;
+	       a->io == b->io && a->follow == b->follow && a->max_frames == b->max_frames &&
+	       a->mpi == b->mpi;
 }
 
 static uint64_t rnd(uint64_t *state)
@@ -38,6 +39,7 @@ static void random_round_trips(void)
 		uint64_t r = rnd(&st);
 		o.sync_ns = r % 3 == 0 ? -1 : r % 3 == 1 ? -2 : (int64_t)(rnd(&st) >> (1 + rnd(&st) % 63));
 		o.io = rnd(&st) & 1;
+		o.mpi = rnd(&st) & 1;
 		o.follow = rnd(&st) & 1;
 		o.max_frames = 1 + (uint32_t)(rnd(&st) % EXP_MAX_FRAMES);
 		int n = exp_launch_encode(&o, buf, sizeof(buf));
@@ -56,7 +58,7 @@ static void extremes_fit_and_round_trip(void)
 
 	exp_launch_defaults(&o);
 	o.hz = EXP_HZ_MAX;
-	o.heap = o.io = o.follow = true;
+	o.heap = o.io = o.mpi = o.follow = true;
 	o.sync_ns = INT64_MAX;
 	o.max_frames = EXP_MAX_FRAMES;
 	CHECK(exp_launch_encode(&o, buf, sizeof(buf)) > 0);
@@ -71,11 +73,11 @@ static void defaults(void)
 
 	exp_launch_defaults(&d);
 	CHECK(d.hz == 1000 && !d.heap && d.sync_ns == -1 && !d.io && d.follow &&
-	      d.max_frames == EXP_MAX_FRAMES);
+	      d.max_frames == EXP_MAX_FRAMES && !d.mpi);
 	CHECK(exp_launch_decode(NULL, &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_decode("", &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_encode(&d, buf, sizeof(buf)) > 0);
-	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024"), "%s", buf);
+	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0"), "%s", buf);
 }
 
 static void hand_made_strings(void)

@@ -1,0 +1,174 @@
+/* mpi_work.c — MPI jobs of known imbalance and traffic, for
+ * tests/e2e/test_mpi.sh and bench/sections/90-mpi.sh.
+ *
+ *   mpi_work imbalance UNIT_MS
+ *       Twice: every rank does work() for 1 UNIT of CPU time, the last rank
+ *       for 3; then the first time all meet in MPI_Barrier, the second time
+ *       the last rank sends 8 bytes to every other one, which wait for it in
+ *       MPI_Wait.  The work split is 1:1:...:3.
+ *   mpi_work bytes
+ *       Rank r sends (r+1) MiB to rank r+1 (the last to rank 0) from
+ *       send_bytes() with MPI_Send, and r messages of 8 bytes to rank 0 from
+ *       send_tokens(); then an MPI_Allreduce of one int.
+ *   mpi_work pingpong N
+ *       Ranks 0 and 1 exchange N messages of 8 bytes (MPI_Send, MPI_Recv).
+ *   mpi_work victim PIDFILE
+ *       Every rank works and meets the others in MPI_Barrier, forever;
+ *       rank 2 writes its pid to PIDFILE after 50 rounds (to be killed).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int rank, size;
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Burn `ms` milliseconds of this thread's CPU time. */
+__attribute__((noinline)) static double work(double ms)
+{
+	volatile double x = 1.0;
+	double until = cpu_ms() + ms;
+	while (cpu_ms() < until)
+		for (int i = 0; i < 20000; i++)
+			x = x * 1.0000001 + 1e-9;
+	return x;
+}
+
+__attribute__((noinline)) static void wait_for_last(void)
+{
+	char token[8];
+	MPI_Request req;
+	MPI_Irecv(token, 8, MPI_BYTE, size - 1, 7, MPI_COMM_WORLD, &req);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+__attribute__((noinline)) static void release_others(void)
+{
+	char token[8] = "go";
+	for (int r = 0; r < size - 1; r++)
+		MPI_Send(token, 8, MPI_BYTE, r, 7, MPI_COMM_WORLD);
+}
+
+static void imbalance(double unit)
+{
+	double units = rank == size - 1 ? 3 : 1;
+
+	work(units * unit);
+	MPI_Barrier(MPI_COMM_WORLD);
+	work(units * unit);
+	if (rank == size - 1)
+		release_others();
+	else
+		wait_for_last();
+}
+
+__attribute__((noinline)) static void send_bytes(const char *buf, int n, int to)
+{
+	MPI_Send(buf, n, MPI_BYTE, to, 1, MPI_COMM_WORLD);
+}
+
+__attribute__((noinline)) static void recv_bytes(char *buf, int n, int from)
+{
+	MPI_Recv(buf, n, MPI_BYTE, from, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+__attribute__((noinline)) static void send_tokens(void)
+{
+	long token = rank;
+	for (int i = 0; i < rank; i++)
+		MPI_Send(&token, 8, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+}
+
+static void bytes(void)
+{
+	int to = (rank + 1) % size, from = (rank + size - 1) % size;
+	int out = (rank + 1) << 20, in = (from + 1) << 20;
+	char *sbuf = calloc(1, (size_t)out), *rbuf = malloc((size_t)in);
+
+	/* Even ranks send first, odd ranks receive first: no cycle of senders. */
+	if (rank % 2 == 0) {
+		send_bytes(sbuf, out, to);
+		recv_bytes(rbuf, in, from);
+	} else {
+		recv_bytes(rbuf, in, from);
+		send_bytes(sbuf, out, to);
+	}
+	send_tokens();
+	if (rank == 0) {
+		long token;
+		for (int i = 0; i < size * (size - 1) / 2; i++)
+			MPI_Recv(&token, 8, MPI_BYTE, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+	int one = 1, sum = 0;
+	MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (sum != size)
+		abort();
+	free(sbuf);
+	free(rbuf);
+}
+
+static void pingpong(long n)
+{
+	char msg[8] = { 0 };
+	struct timespec t0, t1;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n && rank < 2; i++) {
+		if (rank == 0) {
+			MPI_Send(msg, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+			MPI_Recv(msg, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(msg, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(msg, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rank == 0)
+		printf("pingpong %ld round trips %.0f ns each\n", n,
+		       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n);
+}
+
+static void victim(const char *pidfile)
+{
+	for (long round = 0;; round++) {
+		work(2);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 2 && round == 50) {
+			FILE *f = fopen(pidfile, "w");
+			fprintf(f, "%d\n", (int)getpid());
+			fclose(f);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "imbalance") && argc > 2)
+		imbalance(atof(argv[2]));
+	else if (!strcmp(mode, "bytes"))
+		bytes();
+	else if (!strcmp(mode, "pingpong") && argc > 2)
+		pingpong(atol(argv[2]));
+	else if (!strcmp(mode, "victim") && argc > 2)
+		victim(argv[2]);
+	else {
+		fprintf(stderr, "usage: mpi_work imbalance UNIT_MS | bytes | pingpong N | victim PIDFILE\n");
+		MPI_Abort(MPI_COMM_WORLD, 64);
+	}
+	MPI_Finalize();
+	return 0;
+}
