@@ -9,12 +9,24 @@
 
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "format/exp_job.h"
+#include "model/model_map.h"
 #include "symbols/sym.h"
 
 static const char *warn_cmd = "report";
 
+/* Each warning once: a job's ranks map the same objects. */
 static void on_sym_warning(const char *msg)
 {
+	static uint64_t said[256];
+	static size_t nsaid;
+	uint64_t h = model_hash_str(0, msg);
+
+	for (size_t i = 0; i < nsaid; i++)
+		if (said[i] == h)
+			return;
+	if (nsaid < sizeof(said) / sizeof(said[0]))
+		said[nsaid++] = h;
 	cli_warn(warn_cmd, "%s", msg);
 }
 
@@ -85,43 +97,140 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 		in->time_arg = arg;
 		return 1;
 	}
+	if (id == CLI_OPT_RANK) {
+		for (const char *p = arg; *p;) {
+			char *e;
+			long rank = strtol(p, &e, 10);
+			if (e == p || (*e && *e != ',') || rank < 0 || rank > INT32_MAX || in->nranks >= 256) {
+				cli_error(cmd, "--rank %s: expected ranks separated by commas", arg);
+				return -1;
+			}
+			in->ranks[in->nranks++] = (int32_t)rank;
+			p = *e ? e + 1 : e;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* One experiment to load: a directory named, or a rank or the launcher of
+ * a job named. */
+struct item {
+	const char *dir;
+	int32_t rank;              /* a job's rank; -1 otherwise */
+	bool launcher;
+};
+
+static bool rank_wanted(const struct cli_input *in, int32_t rank)
+{
+	for (size_t i = 0; i < in->nranks; i++)
+		if (in->ranks[i] == rank)
+			return true;
+	return !in->nranks;
+}
+
+/* The experiments to load, jobs expanded (jobs[] keeps their listings
+ * alive: items point into them).  Returns the count, or -1 (message printed). */
+static long list_items(struct cli_input *in, const char *cmd, struct exp_job *jobs,
+		       struct item **items)
+{
+	struct exp_error err;
+	size_t n = 0, cap = 0;
+
+	*items = NULL;
+	for (size_t i = 0; i < in->npaths; i++) {
+		int rc = exp_job_open(&jobs[i], in->paths[i], &err);
+		if (rc < 0) {
+			cli_error(cmd, "%s", err.msg);
+			return -1;
+		}
+		struct exp_job *j = &jobs[i];
+		if (!rc && exp_grow(items, &cap, n, sizeof(**items)) == 0)
+			(*items)[n++] = (struct item){ in->paths[i], -1, false };
+		if (rc)
+			in->has_job = true;
+		if (j->size > in->job_size)
+			in->job_size = j->size;
+		if (j->launcher && !in->nranks && exp_grow(items, &cap, n, sizeof(**items)) == 0)
+			(*items)[n++] = (struct item){ j->path, -1, true };
+		for (size_t k = 0; k < j->nranks; k++)
+			if (rank_wanted(in, j->ranks[k].rank) && exp_grow(items, &cap, n, sizeof(**items)) == 0)
+				(*items)[n++] = (struct item){ j->ranks[k].dir, j->ranks[k].rank, false };
+	}
+	if (in->nranks && !in->has_job) {
+		cli_error(cmd, "--rank: %s is not an MPI job (no rankN.exp inside)", in->paths[0]);
+		return -1;
+	}
+	if (in->nranks && !n) {
+		cli_error(cmd, "--rank %d: no such rank in the job (ranks 0-%d)", in->ranks[0],
+			  in->job_size - 1);
+		return -1;
+	}
+	return (long)n;
+}
+
+/* Load item `it` into in->exps[in->nexps] and add it to the model; its
+ * events are dropped once in the model.  0 or CLI_FATAL. */
+static int load_one(struct cli_input *in, const char *cmd, const struct item *it,
+		    struct model_options *mo, bool first)
+{
+	struct exp_error err;
+	char msg[512];
+	struct exp_experiment *x = &in->exps[in->nexps++];
+
+	if (exp_experiment_load(x, it->dir, &err)) {
+		fflush(stdout);
+		fprintf(stderr, "tally %s: %s\n", cmd, err.msg);
+		return CLI_FATAL;
+	}
+	if (it->rank >= 0 && x->rank < 0)
+		x->rank = it->rank;     /* no mpi.rank in its log: its directory's */
+	x->launcher = it->launcher;
+	if (first && in->time_arg) {
+		if (resolve_time(in, cmd))
+			return CLI_USAGE;
+		mo->has_time = true;
+		mo->from_ns = in->from_ns;
+		mo->to_ns = in->to_ns;
+	}
+	if ((first && model_build_begin(&in->model, mo, msg, sizeof(msg))) ||
+	    model_build_add(&in->model, x, mo, msg, sizeof(msg))) {
+		cli_error(cmd, "%s", msg);
+		return CLI_FATAL;
+	}
+	exp_experiment_drop_events(x);
 	return 0;
 }
 
 int cli_input_load(struct cli_input *in, const char *cmd)
 {
-	struct exp_error err;
-	char msg[512];
-
 	warn_cmd = cmd;
 	sym_set_warning_handler(on_sym_warning);
 	if (!in->npaths) {
 		cli_error(cmd, "no experiment named (tally %s EXP...)", cmd);
 		return CLI_USAGE;
 	}
-	in->exps = calloc(in->npaths, sizeof(*in->exps));
-	if (!in->exps)
-		return CLI_FATAL;
-	for (size_t i = 0; i < in->npaths; i++) {
-		if (exp_experiment_load(&in->exps[i], in->paths[i], &err)) {
-			fflush(stdout);
-			fprintf(stderr, "tally %s: %s\n", cmd, err.msg);
-			in->nexps = i + 1;
-			return CLI_FATAL;
-		}
-		in->nexps = i + 1;
-	}
-	if (in->time_arg && resolve_time(in, cmd))
-		return CLI_USAGE;
+	struct exp_job *jobs = calloc(in->npaths, sizeof(*jobs));
+	struct item *items = NULL;
+	long n = jobs ? list_items(in, cmd, jobs, &items) : -1;
+	int rc = n < 0 ? CLI_FATAL : 0;
+	in->exps = n > 0 ? calloc((size_t)n, sizeof(*in->exps)) : NULL;
+	if (n > 0 && !in->exps)
+		rc = CLI_FATAL;
 	struct model_options mo = {
-		.tids = in->tids, .ntids = in->ntids, .has_time = in->has_time,
-		.from_ns = in->from_ns, .to_ns = in->to_ns, .keep_tally_frames = in->show_collector,
-		.process = in->process,
+		.tids = in->tids, .ntids = in->ntids, .keep_tally_frames = in->show_collector,
+		.process = in->process, .merge_procs = in->has_job && n > 1,
+		.ranks_only = in->has_job,
 	};
-	if (model_build(&in->model, in->exps, in->nexps, &mo, msg, sizeof(msg))) {
-		cli_error(cmd, "%s", msg);
-		return CLI_FATAL;
-	}
+	for (long i = 0; i < n && !rc; i++)
+		rc = load_one(in, cmd, &items[i], &mo, i == 0);
+	model_build_end(&in->model);
+	for (size_t i = 0; jobs && i < in->npaths; i++)
+		exp_job_free(&jobs[i]);
+	free(jobs);
+	free(items);
+	if (rc)
+		return rc;
 	if (in->process && !in->model.nprocs) {
 		cli_error(cmd, "--process %s: no such process in the experiment (see --processes)",
 			  in->process);

@@ -20,28 +20,37 @@ struct cli_input {
 	uint64_t from_ns, to_ns;
 	bool show_collector;
 	const char *process;         /* --process */
-	struct exp_experiment *exps;
+	int32_t ranks[256];          /* --rank: only these ranks of a job */
+	size_t nranks;
+	bool has_job;                /* an MPI job was named (exp_job.h) */
+	int32_t job_size;            /* its highest rank + 1 */
+	struct exp_experiment *exps; /* a job's ranks each count as one */
 	size_t nexps;
 	struct model model;
 };
 
 /* The filter options every analysis command takes: put CLI_INPUT_OPTS in its
  * option table and pass their ids to cli_input_option. */
-enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS };
+enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK };
 #define CLI_INPUT_OPTS                                                                     \
 	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
 	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
 	  "only events between FROM and TO seconds after the start\n"                       \
 	  "(or between two markers, by name)" },                                           \
 	{ "process", 0, CLI_ARG_REQUIRED, CLI_OPT_PROCESS, "P",                             \
-	  "only process P (pid, lineage such as _f1_x1, or name)" }
+	  "only process P (pid, lineage such as _f1_x1, or name)" },                      \
+	{ "rank", 0, CLI_ARG_REQUIRED, CLI_OPT_RANK, "N[,N]",                               \
+	  "only these ranks of an MPI job" }
 
 /* Take filter option `id` (CLI_OPT_THREAD...) with its value; returns 1 if
  * it was one, 0 if not, -1 on a bad value (message printed). */
 int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *arg);
 
-/* Load every experiment and build the model.  Returns 0 or CLI_FATAL
- * (message printed). */
+/* Load every experiment and build the model.  A job (a directory of
+ * rankN.exp) is read one rank at a time, each rank's events dropped once
+ * they are in the model; its entries are shared by the ranks, and processes
+ * that are no rank (the launcher) are left out unless --process names them.
+ * Returns 0 or CLI_FATAL (message printed). */
 int cli_input_load(struct cli_input *in, const char *cmd);
 void cli_input_free(struct cli_input *in);
 

@@ -15,12 +15,12 @@
 #define CMD "report"
 
 enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF,
-	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES };
+	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES, VIEW_RANKS, VIEW_MESSAGES };
 
 enum {
 	OPT_HELP = 1, OPT_FUNCTIONS, OPT_CALLERS, OPT_TREE, OPT_THREADS, OPT_OBJECTS, OPT_GPROF,
 	OPT_LEAKS, OPT_BY_FILE, OPT_FILES, OPT_PROCESSES, OPT_METRIC, OPT_FORMAT, OPT_LIMIT,
-	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR,
+	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR, OPT_RANKS, OPT_MESSAGES,
 };
 
 static const struct cli_opt options[] = {
@@ -38,9 +38,14 @@ static const struct cli_opt options[] = {
 	{ "files", 0, CLI_ARG_NONE, OPT_FILES, NULL, NULL },
 	{ "processes", 0, CLI_ARG_NONE, OPT_PROCESSES, NULL,
 	  "the process tree: descendants followed into sub-experiments" },
+	{ "ranks", 0, CLI_ARG_NONE, OPT_RANKS, NULL,
+	  "an MPI job's ranks: CPU, MPI time, bytes; the imbalance" },
+	{ "messages", 0, CLI_ARG_NONE, OPT_MESSAGES, NULL,
+	  "an MPI job's point-to-point bytes and messages, rank to rank" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
 	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
-	  "sync.count, sync.other, io.bytes, io.time, io.count" },
+	  "sync.count, sync.other, io.bytes, io.time, io.count, mpi.time,\n"
+	  "mpi.count, mpi.bytes.sent, mpi.bytes.recv" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N",
 	  "functions shown (default 40 in text, all otherwise; 0: all)" },
@@ -126,6 +131,8 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 	case OPT_BY_FILE:
 	case OPT_FILES: r->view = VIEW_FILES; break;
 	case OPT_PROCESSES: r->view = VIEW_PROCESSES; break;
+	case OPT_RANKS: r->view = VIEW_RANKS; break;
+	case OPT_MESSAGES: r->view = VIEW_MESSAGES; break;
 	case OPT_METRIC: r->metric_arg = val; break;
 	case OPT_FORMAT:
 		if (!strcmp(val, "text"))
@@ -231,6 +238,8 @@ int cmd_report(int argc, char **argv)
 	case VIEW_LEAKS: report_leaks(d, &in->model, o); break;
 	case VIEW_FILES: report_files(d, &in->model); break;
 	case VIEW_PROCESSES: report_processes(d, &in->model, o); break;
+	case VIEW_RANKS: report_ranks(d, &in->model, o); break;
+	case VIEW_MESSAGES: report_messages(d, &in->model, o); break;
 	case VIEW_CALLERS:
 		if (report_callers(d, &in->model, o, r.focus)) {
 			report_doc_end(d);

@@ -97,6 +97,10 @@ struct exp_proc {
 	size_t nfds;
 	struct exp_arc_ev *arcs;
 	size_t narcs;
+	struct exp_mpi *mpi;             /* MPI calls (-m), in file order */
+	size_t nmpi;
+	struct exp_mpi_comm *comms;      /* communicators as first seen */
+	size_t ncomms;
 	size_t missing_stacks;           /* events naming a stack id never written */
 };
 
@@ -105,12 +109,21 @@ struct exp_experiment {
 	struct exp_proc *procs;          /* [0] the founder, then descendants by lineage */
 	size_t nprocs;
 	size_t empty_descendants;        /* sub-experiment directories without data */
+	int32_t rank;                    /* MPI_COMM_WORLD rank of its processes: the
+	                                    founder's mpi.rank, or the job's rankN.exp
+	                                    (exp_job.h); -1: not a rank */
+	bool launcher;                   /* a job's launcher (`tally record -- mpirun`) */
 };
 
 /* Load the experiment in directory `path`.  Returns 0, or -EXP_ECORRUPT /
  * -errno with `err` filled (one line: file, offset, cause). */
 int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_error *err);
 void exp_experiment_free(struct exp_experiment *e);
+/* Free the events (samples, stacks, maps, traced events, arcs) once they are
+ * in a model, keeping what the views read later: the log, the counters, the
+ * threads, the names.  Many experiments (a job's ranks) then cost memory one
+ * at a time. */
+void exp_experiment_drop_events(struct exp_experiment *e);
 
 /* Grow the array *arr (of *cap elements of `size` bytes) to hold n + 1,
  * doubling.  Returns 0, or -1 when out of memory (*arr is unchanged).  The

@@ -8,6 +8,8 @@
 #ifndef TALLY_EXP_MPI_OPS_H
 #define TALLY_EXP_MPI_OPS_H
 
+#include <stdbool.h>
+
 /* X(number, NAME, "MPI_Name") */
 #define EXP_MPI_OPS(X)                                                       \
 	X(1, INIT, "MPI_Init")                                               \
@@ -67,5 +69,16 @@ enum exp_mpi_op {
 #undef EXP_MPI_OP_ENUM
 	EXP_MPI_OP_COUNT_
 };
+
+/* "MPI_Send" for EXP_MPI_SEND; NULL for a number this reader does not know. */
+const char *exp_mpi_op_name(unsigned op);
+
+/* The op of a symbol of the tracer (libtally-mpi.so) that interposes an MPI
+ * function: "MPI_Send", or its Fortran names "mpi_send_", "mpi_send_f08_";
+ * 0 for any other name. */
+unsigned exp_mpi_op_of_symbol(const char *name);
+
+/* Is op a point-to-point send (its dest and bytes make a message)? */
+bool exp_mpi_op_is_send(unsigned op);
 
 #endif

@@ -120,6 +120,7 @@ static void load_counters(struct exp_proc *p)
 struct loader {
 	struct exp_proc *p;
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
+	size_t cap_mpi, cap_comms;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 };
@@ -470,6 +471,28 @@ static int take_arc_table(struct loader *l, const struct exp_file *f, const stru
 	return 0;
 }
 
+static int take_mpi(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+		    struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+
+	if (exp_grow(&p->mpi, &l->cap_mpi, p->nmpi, sizeof(*p->mpi)))
+		return nomem(err, f->path);
+	memcpy(&p->mpi[p->nmpi++], r->p, sizeof(struct exp_mpi));
+	return 0;
+}
+
+static int take_mpi_comm(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+			 struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+
+	if (exp_grow(&p->comms, &l->cap_comms, p->ncomms, sizeof(*p->comms)))
+		return nomem(err, f->path);
+	memcpy(&p->comms[p->ncomms++], r->p, sizeof(struct exp_mpi_comm));
+	return 0;
+}
+
 /* What the loader knows of each record type: the file it belongs in, its
  * length (exactly, or at least), and what takes it.  A handler sees a record
  * of the right file and length; it checks the fields.  Types not here (newer
@@ -505,6 +528,9 @@ static const struct rec_type {
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name) + 8, true, take_fd_name },
 	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true,
 				take_arc_table },
+	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, take_mpi },
+	[EXP_REC_MPI_COMM] = { "mpi-comm", EXP_FILE_MPI, sizeof(struct exp_mpi_comm), false,
+			       take_mpi_comm },
 };
 
 static int take_record(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
@@ -592,7 +618,7 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 {
 	static const enum exp_file_kind files[] = {
 		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
-		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MAPS, EXP_FILE_STACKS,
+		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_MAPS, EXP_FILE_STACKS,
 	};
 	int rc = load_log(p, err);
 
@@ -679,6 +705,7 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 
 	memset(e, 0, sizeof(*e));
 	e->path = strdup(path);
+	e->rank = -1;
 	if (stat(path, &st) != 0) {
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno));
 		return -errno;
@@ -732,7 +759,43 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 		if (rc)
 			return rc;
 	}
+	const char *rank = exp_proc_log(&e->procs[0], "mpi.rank");
+	e->rank = rank ? (int32_t)strtol(rank, NULL, 10) : -1;
 	return 0;
+}
+
+/* A process's events (what exp_experiment_drop_events frees). */
+static void free_events(struct exp_proc *p)
+{
+	for (size_t i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	for (size_t i = 0; i < p->nfds; i++)
+		free(p->fds[i].name);
+	free(p->maps);
+	free(p->fds);
+	free(p->samples);
+	free(p->stacks);
+	free(p->pc_pool);
+	free(p->heap);
+	free(p->sync);
+	free(p->io);
+	free(p->arcs);
+	free(p->mpi);
+	free(p->comms);
+	p->maps = NULL;
+	p->fds = NULL;
+	p->samples = NULL;
+	p->stacks = NULL;
+	p->pc_pool = NULL;
+	p->heap = NULL;
+	p->sync = NULL;
+	p->io = NULL;
+	p->arcs = NULL;
+	p->mpi = NULL;
+	p->comms = NULL;
+	p->nmaps = p->nfds = p->nsamples = p->nheap = p->nsync = p->nio = p->narcs = 0;
+	p->nmpi = p->ncomms = 0;
+	p->nstacks = 0;
 }
 
 static void free_proc(struct exp_proc *p)
@@ -741,27 +804,21 @@ static void free_proc(struct exp_proc *p)
 		free(p->log[i].key);
 		free(p->log[i].value);
 	}
-	for (size_t i = 0; i < p->nmaps; i++)
-		free(p->maps[i].path);
-	for (size_t i = 0; i < p->nfds; i++)
-		free(p->fds[i].name);
+	free_events(p);
 	for (size_t i = 0; i < p->nthreads; i++)
 		free(p->threads[i].handler_hist);
 	free(p->log);
-	free(p->maps);
-	free(p->fds);
 	free(p->dir);
 	free(p->lineage);
 	free(p->exe);
 	free(p->name);
-	free(p->samples);
-	free(p->stacks);
-	free(p->pc_pool);
 	free(p->threads);
-	free(p->heap);
-	free(p->sync);
-	free(p->io);
-	free(p->arcs);
+}
+
+void exp_experiment_drop_events(struct exp_experiment *e)
+{
+	for (size_t i = 0; i < e->nprocs; i++)
+		free_events(&e->procs[i]);
 }
 
 void exp_experiment_free(struct exp_experiment *e)

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "format/exp_data.h"
+#include "format/exp_mpi_ops.h"
 
 enum model_metric {
 	MODEL_CPU,                 /* ns of CPU time (clock samples) */
@@ -33,6 +34,10 @@ enum model_metric {
 	MODEL_IO_BYTES,            /* bytes moved by read/write calls */
 	MODEL_IO_TIME,             /* ns inside I/O calls */
 	MODEL_IO_COUNT,            /* read/write calls */
+	MODEL_MPI_TIME,            /* ns inside MPI calls (-m) */
+	MODEL_MPI_COUNT,           /* MPI calls */
+	MODEL_MPI_BYTES_SENT,      /* bytes sent, by the Sun model (docs/tracing.md) */
+	MODEL_MPI_BYTES_RECV,      /* bytes received: receive buffers' lengths */
 	MODEL_METRIC_COUNT
 };
 
@@ -47,6 +52,8 @@ const struct model_metric_info *model_metric_info(enum model_metric m);
 int model_metric_parse(const char *name);
 
 #define MODEL_FUNC_ARTIFICIAL 0x100    /* <Total>, <Unknown>, <Truncated-stack>, @plt */
+#define MODEL_FUNC_MPI 0x200           /* an MPI function (MPI_Send ...): the tracer's
+                                          wrapper, or the leaf of a traced call */
 
 struct model_func {
 	char *name;                /* display name (demangled, with arguments) */
@@ -63,18 +70,31 @@ struct model_func {
 #define MODEL_QUALIFY_PATH 2      /* "name (/path/of/object)": even they are alike */
 
 struct model_entry {
-	uint32_t proc;             /* index in model.procs */
+	uint32_t proc;             /* index in model.procs (MODEL_PROC_MERGED: several) */
+	uint32_t flags;            /* MODEL_ENTRY_* */
 	uint32_t n;                /* frames, root first */
 	uint32_t *funcs;           /* function of each frame */
 	uint64_t *addrs;           /* its link-time address (for annotation), 0 if none */
 	uint64_t v[MODEL_METRIC_COUNT];
 };
 
+#define MODEL_PROC_MERGED UINT32_MAX   /* model.merged: entries of every process */
+#define MODEL_ENTRY_IN_MPI 0x1         /* inside an MPI call (an MPI function or library frame) */
+
 struct model_proc {
 	const struct exp_proc *src;
 	const struct exp_experiment *exp;
-	char label[300];           /* "[name pid]" */
+	char label[300];           /* "[name pid]", "[name pid rank N]" */
+	int32_t rank;              /* MPI_COMM_WORLD rank (exp->rank); -1: not a rank */
 	uint64_t v[MODEL_METRIC_COUNT];
+	uint64_t cpu_in_mpi;       /* ns of CPU sampled inside MPI calls */
+	uint64_t mpi_op_ns[EXP_MPI_OP_COUNT_];   /* mpi.time by MPI function */
+};
+
+/* Point-to-point MPI traffic from one rank to another (the senders' records). */
+struct model_msg {
+	int32_t from, to;          /* MPI_COMM_WORLD ranks */
+	uint64_t bytes, count;
 };
 
 struct model_thread {
@@ -93,6 +113,10 @@ struct model_options {
 	uint64_t from_ns, to_ns;
 	bool keep_tally_frames;    /* show the collector's own frames */
 	const char *process;       /* only processes whose pid, lineage or name this is */
+	bool merge_procs;          /* one entry per distinct stack, whatever its process
+	                              (a job's ranks: memory grows with stacks, not ranks) */
+	bool ranks_only;           /* leave out processes that are no rank (a job's
+	                              launcher), unless `process` names them */
 };
 
 /* A call-graph arc from the -pg / -finstrument-functions runtime, symbolized
@@ -135,7 +159,11 @@ struct model {
 	uint64_t samples;          /* clock samples used */
 	uint64_t unknown_stacks;   /* events whose stack record was missing */
 	struct model_heap_peak heap_peak;
-	void *priv;                /* model_build's indexes */
+	bool merged;               /* entries are not per process (merge_procs) */
+	struct model_msg *msgs;    /* MPI point-to-point traffic, by (from, to) */
+	size_t nmsgs;
+	size_t left_out;           /* processes left out by ranks_only */
+	void *priv;                /* model_build's indexes while building */
 };
 
 #define MODEL_TOTAL 0u
@@ -143,6 +171,15 @@ struct model {
 /* Build from `nexps` loaded experiments.  Returns 0, or -1 with `err`. */
 int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps,
 		const struct model_options *o, char *err, size_t errlen);
+/* The same, one experiment at a time (a job's ranks, each loaded, added and
+ * its events dropped before the next): begin, add each, end.  The
+ * experiments must stay at their addresses (the model points at their
+ * processes and threads); `o` must be the same for every call.  0, or -1
+ * with `err` (after which only model_free may be called). */
+int model_build_begin(struct model *m, const struct model_options *o, char *err, size_t errlen);
+int model_build_add(struct model *m, const struct exp_experiment *x, const struct model_options *o,
+		    char *err, size_t errlen);
+void model_build_end(struct model *m);
 void model_free(struct model *m);
 
 /* ---- function-level views (model_funcs.c) ------------------------------ */

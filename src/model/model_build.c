@@ -31,7 +31,7 @@ static int build_space(struct build *b, struct proc_ctx *c)
 	c->epochs = malloc((p->nmaps + 1) * sizeof(*c->epochs));
 	if (!c->space || !c->epochs)
 		return -1;
-	snprintf(archive, sizeof(archive), "%s/archive", m->procs[0].exp ? m->procs[c->index].exp->path : p->dir);
+	snprintf(archive, sizeof(archive), "%s/archive", m->procs[c->index].exp ? m->procs[c->index].exp->path : p->dir);
 	sym_space_set_archive(c->space, archive);
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct exp_map_ev *e = &p->maps[i];
@@ -92,7 +92,7 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 		if (!model_thread_for(b, c, c->p->threads[i].tid))
 			return -1;
 	if (build_samples(b, c, o) || build_sync(b, c, o) || model_build_io(b, c, o) ||
-	    model_heap_replay(b, c, o))
+	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o))
 		return -1;
 	return model_build_arcs(b, c, o);
 }
@@ -109,63 +109,106 @@ static bool proc_matches(const struct exp_proc *p, const char *which)
 	       !strcmp(which, label) || (!p->lineage[0] && !strcmp(which, "founder"));
 }
 
+int model_build_begin(struct model *m, const struct model_options *o, char *err, size_t errlen)
+{
+	struct build *b = calloc(1, sizeof(*b));
+
+	memset(m, 0, sizeof(*m));
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	m->priv = b;
+	b->m = m;
+	m->merged = o->merge_procs;
+	model_func_add(b, "<Total>", "", 0, 0, MODEL_FUNC_ARTIFICIAL, NULL);
+	b->unknown = model_func_by_name(b, "<Unknown>", "", MODEL_FUNC_ARTIFICIAL);
+	b->truncated = model_func_by_name(b, "<Truncated-stack>", "", MODEL_FUNC_ARTIFICIAL);
+	return 0;
+}
+
+/* Add process p of experiment x. */
+static int add_proc(struct build *b, const struct exp_experiment *x, const struct exp_proc *p,
+		    const struct model_options *o)
+{
+	struct model *m = b->m;
+	struct proc_ctx c = { .p = p, .index = (uint32_t)m->nprocs, .base_ns = x->procs[0].start_ns };
+
+	if (exp_grow(&m->procs, &b->cap_procs, m->nprocs, sizeof(*m->procs)))
+		return -1;
+	struct model_proc *mp = &m->procs[m->nprocs++];
+	memset(mp, 0, sizeof(*mp));
+	mp->src = p;
+	mp->exp = x;
+	mp->rank = x->rank;
+	if (x->rank >= 0)
+		snprintf(mp->label, sizeof(mp->label), "[%s %u rank %d]", p->name, p->pid, x->rank);
+	else
+		snprintf(mp->label, sizeof(mp->label), "[%s %u]", p->name, p->pid);
+	int rc = build_proc(b, &c, o);
+	sym_space_free(c.space);
+	free(c.epochs);
+	model_map_free(&c.entry_of);
+	model_map_free(&c.thread_of);
+	return rc;
+}
+
+int model_build_add(struct model *m, const struct exp_experiment *x, const struct model_options *o,
+		    char *err, size_t errlen)
+{
+	struct build *b = m->priv;
+
+	for (size_t j = 0; j < x->nprocs; j++) {
+		const struct exp_proc *p = &x->procs[j];
+		bool named = o->process && proc_matches(p, o->process);
+		if (o->process && !named)
+			continue;
+		if (o->ranks_only && x->rank < 0 && !named) {
+			m->left_out++;
+			continue;
+		}
+		if (add_proc(b, x, p, o)) {
+			snprintf(err, errlen, "%s: out of memory", p->dir);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void model_build_end(struct model *m)
+{
+	struct build *b = m->priv;
+
+	if (!b)
+		return;
+	model_arcs_sort(m);
+	model_mpi_sort(m);
+	model_func_qualify(m);
+	model_map_free(&b->arc_of);
+	model_map_free(&b->file_of);
+	model_map_free(&b->func_by_sym);
+	model_map_free(&b->func_by_name);
+	model_map_free(&b->entry_by_content);
+	model_map_free(&b->msg_of);
+	free(b);
+	m->priv = NULL;
+}
+
 int model_build(struct model *m, const struct exp_experiment *exps, size_t nexps,
 		const struct model_options *o, char *err, size_t errlen)
 {
-	struct build b = { .m = m };
-	size_t nprocs = 0;
-
-	memset(m, 0, sizeof(*m));
-	model_func_add(&b, "<Total>", "", 0, 0, MODEL_FUNC_ARTIFICIAL, NULL);
-	b.unknown = model_func_by_name(&b, "<Unknown>", "", MODEL_FUNC_ARTIFICIAL);
-	b.truncated = model_func_by_name(&b, "<Truncated-stack>", "", MODEL_FUNC_ARTIFICIAL);
-	for (size_t i = 0; i < nexps; i++)
-		nprocs += exps[i].nprocs;
-	m->procs = calloc(nprocs ? nprocs : 1, sizeof(*m->procs));
-	struct proc_ctx *ctx = calloc(nprocs ? nprocs : 1, sizeof(*ctx));
-	if (!m->procs || !ctx) {
-		snprintf(err, errlen, "out of memory");
-		free(ctx);
+	if (model_build_begin(m, o, err, errlen))
 		return -1;
-	}
-	int rc = 0;
-	for (size_t i = 0; i < nexps && !rc; i++) {
-		const struct exp_experiment *x = &exps[i];
-		for (size_t j = 0; j < x->nprocs && !rc; j++) {
-			if (o->process && !proc_matches(&x->procs[j], o->process))
-				continue;
-			struct model_proc *mp = &m->procs[m->nprocs];
-			struct proc_ctx *c = &ctx[m->nprocs];
-			mp->src = &x->procs[j];
-			mp->exp = x;
-			snprintf(mp->label, sizeof(mp->label), "[%s %u]", mp->src->name, mp->src->pid);
-			c->p = mp->src;
-			c->index = (uint32_t)m->nprocs++;
-			c->base_ns = x->procs[0].start_ns;
-			if (build_proc(&b, c, o)) {
-				snprintf(err, errlen, "%s: out of memory", x->procs[j].dir);
-				rc = -1;
-			}
-		}
-	}
-	for (size_t i = 0; i < m->nprocs; i++) {
-		sym_space_free(ctx[i].space);
-		free(ctx[i].epochs);
-		model_map_free(&ctx[i].entry_of);
-		model_map_free(&ctx[i].thread_of);
-	}
-	free(ctx);
-	model_arcs_sort(m);
-	model_func_qualify(m);
-	model_map_free(&b.arc_of);
-	model_map_free(&b.file_of);
-	model_map_free(&b.func_by_sym);
-	model_map_free(&b.func_by_name);
-	return rc;
+	for (size_t i = 0; i < nexps; i++)
+		if (model_build_add(m, &exps[i], o, err, errlen))
+			return -1;
+	model_build_end(m);
+	return 0;
 }
 
 void model_free(struct model *m)
 {
+	model_build_end(m);
 	for (uint32_t i = 0; i < m->nfuncs; i++) {
 		free(m->funcs[i].name);
 		free(m->funcs[i].object);
@@ -182,6 +225,7 @@ void model_free(struct model *m)
 	free(m->funcs);
 	free(m->entries);
 	free(m->arcs);
+	free(m->msgs);
 	free(m->procs);
 	free(m->threads);
 	memset(m, 0, sizeof(*m));

@@ -11,6 +11,7 @@
  *   model_io.c       I/O events, by call stack and by file
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
+ *   model_mpi.c      MPI calls (-m): metrics by calling stack, messages
  *   model_build.c    the driver: one pass per process, then the whole model
  */
 #ifndef TALLY_MODEL_BUILD_INT_H
@@ -28,8 +29,10 @@ struct build {
 	struct model_map arc_of;          /* (caller, callee) -> arc index + 1 */
 	size_t cap_arcs, cap_files;
 	struct model_map file_of;         /* hash(name) -> file index + 1 */
-	size_t cap_funcs, cap_entries, cap_threads;
+	size_t cap_funcs, cap_entries, cap_threads, cap_procs, cap_msgs;
 	uint32_t unknown, truncated;      /* artificial function ids */
+	struct model_map entry_by_content; /* merge_procs: hash of frames -> entry index + 1 */
+	struct model_map msg_of;          /* (from, to) ranks -> model.msgs index + 1 */
 };
 
 /* Per process while building. */
@@ -49,6 +52,7 @@ struct frame {
 	uint32_t func;
 	uint64_t addr;
 	bool tally, thread_start, plt;
+	bool mpi;                         /* an MPI function, or in an MPI library */
 	const char *path;
 };
 
@@ -63,10 +67,13 @@ uint32_t model_func_by_name(struct build *b, const char *name, const char *path,
  * return address, so the call is the instruction before it. */
 void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retaddr,
 			 uint64_t time_ns, struct frame *fr);
-/* Symbolize and rewrite stack `stack_id` into a new entry; returns its
- * index, or -1 if out of memory. */
-long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
-		     const struct model_options *o);
+/* Symbolize and rewrite stack `stack_id` into a new entry, with the MPI
+ * function `op` as its leaf if op > 0 (a traced MPI call's stack ends in
+ * its caller); returns its index, or -1 if out of memory. */
+long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
+		     uint64_t time_ns, const struct model_options *o);
+/* The function of MPI function `op` (MPI_Send ...). */
+uint32_t model_mpi_func(struct build *b, unsigned op);
 
 /* ---- model_entries.c ---- */
 
@@ -79,12 +86,19 @@ bool model_keep(const struct proc_ctx *c, const struct model_options *o, uint32_
  * memory. */
 int model_add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
 	      uint64_t t, uint32_t stack_id, enum model_metric mm, uint64_t value, long *entry_out);
+/* The same for a traced MPI call: its stack (the caller's) with the MPI
+ * function `op` as the leaf. */
+int model_add_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
+		  uint64_t t, uint32_t stack_id, unsigned op, enum model_metric mm, uint64_t value);
 
 /* ---- model_io.c, model_heap.c, model_arcs.c: one kind of event each;
  * 0, or -1 if out of memory ---- */
 int model_build_io(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
+int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);
+/* Sort the model's messages by (from, to). */
+void model_mpi_sort(struct model *m);
 /* Sort the model's arcs by (caller, callee). */
 void model_arcs_sort(struct model *m);
 

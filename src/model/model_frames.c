@@ -9,14 +9,22 @@
  * the thread's routine); a PLT stub inside the stack is `@plt` of its
  * object, a PLT stub at the leaf gives its time to the call; a stack with no
  * frame left is <Unknown>; a truncated stack starts with <Truncated-stack>.
+ * The MPI tracer's wrappers are the exception among tally's frames: each is
+ * the MPI function it wraps (MPI_Send, whether called from C or Fortran),
+ * the same function a traced call's entry gets as its leaf, so an MPI
+ * function has both the time waited in it (mpi.time) and the CPU burnt in
+ * it (cpu, inclusive).  An entry with an MPI function, or a frame in an MPI
+ * library, is inside MPI (MODEL_ENTRY_IN_MPI).
  * Functions are created on first use, one per sym_func (the same function
  * seen through two mappings of a file is one).  Called once per new (stack,
  * epoch) by model_entries.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/exp_launch.h"
+#include "format/exp_mpi_ops.h"
 #include "model/model_build_int.h"
 
 static const char *basename_of(const char *path)
@@ -79,6 +87,31 @@ static bool is_tally_object(const char *path)
 	return !strncmp(basename_of(path), "libtally", 8);
 }
 
+/* Open MPI's libraries and components, where a program is inside MPI. */
+static bool is_mpi_object(const char *path)
+{
+	static const char *const prefixes[] = { "libmpi", "libopen-pal", "libopen-rte", "mca_",
+						"libmca_", "libpmix", "libtally-mpi" };
+	const char *base = basename_of(path);
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+uint32_t model_mpi_func(struct build *b, unsigned op)
+{
+	char unknown[32];
+	const char *name = exp_mpi_op_name(op);
+
+	if (!name) {
+		snprintf(unknown, sizeof(unknown), "MPI_op%u", op);
+		name = unknown;
+	}
+	return model_func_by_name(b, name, "", MODEL_FUNC_MPI);
+}
+
 /* A return address at the very first byte of a function came from no call:
  * it is a signal trampoline's (glibc's __restore_rt), named as itself rather
  * than as whatever precedes it. */
@@ -94,6 +127,7 @@ void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool 
 		return;
 	fr->path = mp->path;
 	fr->tally = is_tally_object(mp->path);
+	fr->mpi = is_mpi_object(mp->path);
 	if (!mp->obj)
 		return;
 	uint64_t vaddr = at - mp->bias;
@@ -105,23 +139,29 @@ void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool 
 	}
 	if (!sf)
 		return;
+	unsigned op = fr->tally && fr->mpi ? exp_mpi_op_of_symbol(sf->name) : 0;
+	if (op) {                   /* the MPI tracer's wrapper of MPI function op */
+		fr->tally = false;
+		fr->func = model_mpi_func(b, op);
+		return;
+	}
 	fr->func = func_of_sym(b, sf, sym_object_path(mp->obj));
 	fr->addr = vaddr;
 	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
 	fr->thread_start = fr->tally && !strcmp(sf->name, EXP_THREAD_WRAPPER);
 }
 
-long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
-		     const struct model_options *o)
+long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
+		     uint64_t time_ns, const struct model_options *o)
 {
 	struct model *m = b->m;
 	uint64_t pcs[EXP_MAX_FRAMES];
 	uint16_t sflags = 0;
 	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
 	uint32_t n = got > 0 ? (uint32_t)got : 0;
-	uint32_t *funcs = malloc((n + 2) * sizeof(*funcs));
-	uint64_t *addrs = malloc((n + 2) * sizeof(*addrs));
-	uint32_t k = 0;
+	uint32_t *funcs = malloc((n + 3) * sizeof(*funcs));
+	uint64_t *addrs = malloc((n + 3) * sizeof(*addrs));
+	uint32_t k = 0, flags = 0;
 
 	if (!funcs || !addrs) {
 		free(funcs);
@@ -148,11 +188,18 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uin
 			fr.func = model_func_by_name(b, "@plt", fr.path, MODEL_FUNC_ARTIFICIAL);
 		else if (fr.plt && i == 0 && k > first)
 			continue;           /* a PLT stub's time goes to the call */
+		if (fr.mpi)
+			flags |= MODEL_ENTRY_IN_MPI;
 		funcs[k] = fr.func;
 		addrs[k++] = fr.addr;
 	}
-	if (k == first) {
+	if (k == first && !op) {
 		funcs[k] = b->unknown;
+		addrs[k++] = 0;
+	}
+	if (op) {
+		flags |= MODEL_ENTRY_IN_MPI;
+		funcs[k] = model_mpi_func(b, op);
 		addrs[k++] = 0;
 	}
 	if (exp_grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries))) {
@@ -163,6 +210,7 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uin
 	struct model_entry *e = &m->entries[m->nentries];
 	memset(e, 0, sizeof(*e));
 	e->proc = c->index;
+	e->flags = flags;
 	e->n = k;
 	e->funcs = funcs;
 	e->addrs = addrs;

@@ -23,7 +23,7 @@ static int cmp_heap_time(const void *a, const void *b)
 }
 
 /* Charge the blocks still live at the end to the entries that allocated them. */
-static void charge_leaks(struct model *m, const struct model_map *live,
+static void charge_leaks(struct model *m, uint32_t proc, const struct model_map *live,
 			 const struct model_map *live_size)
 {
 	for (size_t j = 0; j < live->cap; j++) {
@@ -35,7 +35,7 @@ static void charge_leaks(struct model *m, const struct model_map *live,
 		if (!sz)
 			continue;
 		e->v[MODEL_HEAP_LEAK] += *sz;
-		m->procs[e->proc].v[MODEL_HEAP_LEAK] += *sz;
+		m->procs[proc].v[MODEL_HEAP_LEAK] += *sz;
 		m->total[MODEL_HEAP_LEAK] += *sz;
 		m->present |= 1u << MODEL_HEAP_LEAK;
 	}
@@ -96,7 +96,7 @@ int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_op
 			m->heap_peak.entry = (uint32_t)e + 1;
 		}
 	}
-	charge_leaks(m, &live, &live_size);
+	charge_leaks(m, c->index, &live, &live_size);
 	if (p->nheap)
 		m->present |= 1u << MODEL_HEAP_LEAK;
 	model_map_free(&live);

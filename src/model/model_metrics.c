@@ -19,6 +19,10 @@ static const struct model_metric_info metric_info[MODEL_METRIC_COUNT] = {
 	[MODEL_IO_BYTES] = { "io.bytes", "I/O bytes", false },
 	[MODEL_IO_TIME] = { "io.time", "I/O time", true },
 	[MODEL_IO_COUNT] = { "io.count", "I/O calls", false },
+	[MODEL_MPI_TIME] = { "mpi.time", "MPI time", true },
+	[MODEL_MPI_COUNT] = { "mpi.count", "MPI calls", false },
+	[MODEL_MPI_BYTES_SENT] = { "mpi.bytes.sent", "MPI sent", false },
+	[MODEL_MPI_BYTES_RECV] = { "mpi.bytes.recv", "MPI received", false },
 };
 
 const struct model_metric_info *model_metric_info(enum model_metric m)

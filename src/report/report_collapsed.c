@@ -32,7 +32,7 @@ static int cmp_by_funcs(const void *a, const void *b)
 static void print_stack(FILE *out, const struct model *m, const struct model_entry *e,
 			uint64_t weight)
 {
-	if (m->nprocs > 1)
+	if (m->nprocs > 1 && !m->merged)
 		fprintf(out, "%s;", m->procs[e->proc].label);
 	for (uint32_t j = 0; j < e->n; j++)
 		fprintf(out, "%s%s", j ? ";" : "", m->funcs[e->funcs[j]].name);

@@ -77,7 +77,8 @@ void report_overview(struct report_doc *d, const struct model *m,
 				counters[c] += exps[i].procs[j].counters[c];
 
 	report_kv_begin(d, "overview", "Overview");
-	for (size_t i = 0; i < nexps; i++) {
+	bool job = report_job_head(d, exps, nexps, &kernel_ns, &thread_cpu, &have_rusage);
+	for (size_t i = 0; !job && i < nexps; i++) {
 		const struct exp_proc *f = &exps[i].procs[0];
 		bool ok_u, ok_s;
 		uint64_t u = log_u64(f, "rusage.user_ns", &ok_u), s = log_u64(f, "rusage.sys_ns", &ok_s);

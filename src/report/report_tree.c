@@ -13,7 +13,7 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 	size_t n, hidden = 0;
 	enum model_metric mm = o->metrics[0];
 
-	if (model_tree_build(m, mm, m->nprocs > 1, &nodes, &n))
+	if (model_tree_build(m, mm, m->nprocs > 1 && !m->merged, &nodes, &n))
 		return;
 	struct report_table *t = report_table_new("tree", "Call tree");
 	report_metric_cols(t, o, "incl", "Incl.");

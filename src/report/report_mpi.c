@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_mpi.c — the views of an MPI job: its ranks side by side with the
+ * job's imbalance (--ranks), the point-to-point traffic from rank to rank
+ * (--messages), and the job's head in the overview.
+ *
+ * A rank's row sums its processes (the rank and its descendants).  CPU
+ * outside MPI is the CPU a rank spent computing, the CPU sampled inside MPI
+ * calls (MODEL_ENTRY_IN_MPI: polling for messages while waiting) set apart:
+ * the rank with the most is the slowest, the one the others wait for.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+struct rank_row {
+	int32_t rank;
+	uint64_t v[MODEL_METRIC_COUNT];
+	uint64_t cpu_in_mpi;
+	uint64_t op_ns[EXP_MPI_OP_COUNT_];
+	const struct model_proc *first;    /* the rank's own process */
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct rank_row *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The model's ranks, one row each, by rank; *n gets how many. */
+static struct rank_row *rank_rows(const struct model *m, size_t *n)
+{
+	struct rank_row *rows = calloc(m->nprocs ? m->nprocs : 1, sizeof(*rows));
+	size_t k = 0;
+
+	if (!rows)
+		abort();
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct model_proc *p = &m->procs[i];
+		if (p->rank < 0)
+			continue;
+		size_t j;
+		for (j = 0; j < k && rows[j].rank != p->rank; j++)
+			;
+		if (j == k) {
+			rows[k].rank = p->rank;
+			rows[k++].first = p;
+		}
+		for (int t = 0; t < MODEL_METRIC_COUNT; t++)
+			rows[j].v[t] += p->v[t];
+		rows[j].cpu_in_mpi += p->cpu_in_mpi;
+		for (int op = 0; op < EXP_MPI_OP_COUNT_; op++)
+			rows[j].op_ns[op] += p->mpi_op_ns[op];
+	}
+	qsort(rows, k, sizeof(*rows), cmp_row);
+	*n = k;
+	return rows;
+}
+
+static uint64_t outside_mpi(const struct rank_row *r)
+{
+	return r->v[MODEL_CPU] > r->cpu_in_mpi ? r->v[MODEL_CPU] - r->cpu_in_mpi : 0;
+}
+
+/* The MPI function a rank spent the most time in, MPI_Init and
+ * MPI_Finalize aside (starting and ending are not waiting); 0: none. */
+static unsigned top_op(const struct rank_row *r)
+{
+	unsigned best = 0;
+
+	for (unsigned op = 1; op < EXP_MPI_OP_COUNT_; op++)
+		if (op != EXP_MPI_INIT && op != EXP_MPI_INIT_THREAD && op != EXP_MPI_FINALIZE &&
+		    r->op_ns[op] > r->op_ns[best])
+			best = op;
+	return r->op_ns[best] ? best : 0;
+}
+
+/* max / mean of a per-rank quantity, and the rank of the max and min. */
+struct spread {
+	double ratio;
+	uint64_t max, min, sum;
+	int32_t max_rank, min_rank;
+};
+
+static struct spread spread_of(const struct rank_row *rows, size_t n,
+			       uint64_t (*get)(const struct rank_row *))
+{
+	struct spread s = { 0, 0, UINT64_MAX, 0, -1, -1 };
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = get(&rows[i]);
+		s.sum += v;
+		if (s.max_rank < 0 || v > s.max) {
+			s.max = v;
+			s.max_rank = rows[i].rank;
+		}
+		if (s.min_rank < 0 || v < s.min) {
+			s.min = v;
+			s.min_rank = rows[i].rank;
+		}
+	}
+	s.ratio = s.sum ? (double)s.max * (double)n / (double)s.sum : 0;
+	return s;
+}
+
+static uint64_t get_cpu(const struct rank_row *r)
+{
+	return r->v[MODEL_CPU];
+}
+
+static uint64_t get_mpi_time(const struct rank_row *r)
+{
+	return r->v[MODEL_MPI_TIME];
+}
+
+static void imbalance(struct report_doc *d, const struct model *m, const struct rank_row *rows,
+		      size_t n)
+{
+	struct spread cpu = spread_of(rows, n, get_cpu), work = spread_of(rows, n, outside_mpi);
+	struct spread wait = spread_of(rows, n, get_mpi_time);
+	const char *size = exp_proc_log(rows[0].first->src, "mpi.size");
+	bool traced = m->present & (1u << MODEL_MPI_TIME);
+
+	report_kv_begin(d, "imbalance", "Imbalance");
+	report_kv_num(d, "ranks", "Ranks", (double)n, "%zu%s%s%s", n, size ? " (MPI_COMM_WORLD size " : "",
+		      size ? size : "", size ? ")" : "");
+	report_kv_num(d, "cpu_max_mean", "CPU", cpu.ratio, "max/mean %.2f (rank %d: %.3f s)", cpu.ratio,
+		      cpu.max_rank, (double)cpu.max / 1e9);
+	report_kv_num(d, "cpu_outside_mpi_max_mean", "CPU outside MPI", work.ratio,
+		      "max/mean %.2f (rank %d: %.3f s)", work.ratio, work.max_rank, (double)work.max / 1e9);
+	if (traced)
+		report_kv_num(d, "mpi_time_max_mean", "MPI time", wait.ratio,
+			      "max/mean %.2f (rank %d: %.3f s); least %.3f s (rank %d)", wait.ratio,
+			      wait.max_rank, (double)wait.max / 1e9, (double)wait.min / 1e9, wait.min_rank);
+	report_kv_num(d, "slowest_rank", "Slowest rank", work.max_rank,
+		      "%d (the most CPU outside MPI calls%s)", work.max_rank,
+		      traced ? "; the others wait for it in MPI calls" : "; -m traces the waits");
+	if (m->left_out)
+		report_kv_num(d, "left_out", "Not ranks", (double)m->left_out,
+			      "%zu processes left out (the launcher: --process NAME reports them)",
+			      m->left_out);
+	report_kv_end(d);
+}
+
+void report_ranks(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	size_t n;
+	struct rank_row *rows = rank_rows(m, &n);
+
+	if (!n) {
+		report_note(d, "No MPI ranks: not a job (see docs/mpi.md), and no process called MPI_Init "
+			       "under tally record -m.");
+		free(rows);
+		return;
+	}
+	uint64_t work_total = 0;
+	for (size_t i = 0; i < n; i++)
+		work_total += outside_mpi(&rows[i]);
+	struct report_table *t = report_table_new("ranks", "Ranks");
+	report_col(t, "rank", "Rank", COL_U64);
+	report_col(t, "cpu", "CPU s", COL_SEC);
+	report_col(t, "cpu_outside_mpi", "Outside MPI s", COL_SEC);
+	report_col(t, "cpu_outside_mpi_pct", "%", COL_PCT);
+	report_col(t, "cpu_in_mpi", "In MPI s", COL_SEC);
+	report_col(t, "mpi_time", "MPI time s", COL_SEC);
+	report_col(t, "mpi_calls", "MPI calls", COL_U64);
+	report_col(t, "bytes_sent", "Sent", COL_U64);
+	report_col(t, "bytes_recv", "Received", COL_U64);
+	report_col(t, "top_mpi_time", "Waited s", COL_SEC);
+	report_col(t, "top_mpi_call", "most in", COL_STR);
+	report_col(t, "pid", "PID", COL_U64);
+	report_col(t, "host", "Host", COL_STR);
+	size_t shown = o->limit && o->limit < n ? o->limit : n;
+	for (size_t i = 0; i < shown; i++) {
+		const struct rank_row *r = &rows[i];
+		unsigned op = top_op(r);
+		const char *host = exp_proc_log(r->first->src, "mpi.processor");
+		report_row(t);
+		report_u64(t, (uint64_t)r->rank);
+		report_u64(t, r->v[MODEL_CPU]);
+		report_u64(t, outside_mpi(r));
+		report_pct(t, report_pct_of(outside_mpi(r), work_total));
+		report_u64(t, r->cpu_in_mpi);
+		report_u64(t, r->v[MODEL_MPI_TIME]);
+		report_u64(t, r->v[MODEL_MPI_COUNT]);
+		report_u64(t, r->v[MODEL_MPI_BYTES_SENT]);
+		report_u64(t, r->v[MODEL_MPI_BYTES_RECV]);
+		report_u64(t, op ? r->op_ns[op] : 0);
+		report_str(t, op ? exp_mpi_op_name(op) : "");
+		report_u64(t, r->first->src->pid);
+		host = host ? host : exp_proc_log(r->first->src, "host");
+		report_str(t, host ? host : "");
+	}
+	report_table_emit(d, t);
+	if (shown < n)
+		report_note(d, "... %zu more ranks (--limit 0 shows them all)", n - shown);
+	imbalance(d, m, rows, n);
+	free(rows);
+}
+
+/* The highest rank that sent or received, + 1. */
+static int32_t msg_ranks(const struct model *m)
+{
+	int32_t n = 0;
+
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		if (m->msgs[i].from >= n)
+			n = m->msgs[i].from + 1;
+		if (m->msgs[i].to >= n)
+			n = m->msgs[i].to + 1;
+	}
+	return n;
+}
+
+/* Bytes from every rank (rows) to every rank (columns), in text, for a few
+ * ranks. */
+static void matrix(struct report_doc *d, const struct model *m, int32_t n)
+{
+	char key[32], head[32];
+	struct report_table *t = report_table_new("matrix", "Bytes sent, from (rows) to (columns)");
+	size_t k = 0;
+
+	report_col(t, "from", "From", COL_U64);
+	for (int32_t to = 0; to < n; to++) {
+		snprintf(key, sizeof(key), "to_%d", to);
+		snprintf(head, sizeof(head), "%d", to);
+		report_col(t, key, head, COL_U64);
+	}
+	for (int32_t from = 0; from < n; from++) {
+		report_row(t);
+		report_u64(t, (uint64_t)from);
+		for (int32_t to = 0; to < n; to++) {
+			bool here = k < m->nmsgs && m->msgs[k].from == from && m->msgs[k].to == to;
+			report_u64(t, here ? m->msgs[k++].bytes : 0);
+		}
+	}
+	report_table_emit(d, t);
+}
+
+void report_messages(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	int32_t n = msg_ranks(m);
+
+	if (!m->nmsgs) {
+		report_note(d, "No point-to-point messages: record the job with tally record -m "
+			       "(collectives are in --ranks, not here).");
+		return;
+	}
+	if (o->fmt == REPORT_TEXT && n <= 16)
+		matrix(d, m, n);
+	struct report_table *t = report_table_new("messages", "Point-to-point messages");
+	report_col(t, "from", "From", COL_U64);
+	report_col(t, "to", "To", COL_U64);
+	report_col(t, "bytes", "Bytes", COL_U64);
+	report_col(t, "messages", "Messages", COL_U64);
+	report_col(t, "avg_bytes", "Bytes/message", COL_U64);
+	size_t shown = o->limit && o->limit < m->nmsgs ? o->limit : m->nmsgs;
+	for (size_t i = 0; i < shown; i++) {
+		const struct model_msg *g = &m->msgs[i];
+		report_row(t);
+		report_u64(t, (uint64_t)g->from);
+		report_u64(t, (uint64_t)g->to);
+		report_u64(t, g->bytes);
+		report_u64(t, g->count);
+		report_u64(t, g->count ? g->bytes / g->count : 0);
+	}
+	report_table_emit(d, t);
+	if (shown < m->nmsgs)
+		report_note(d, "... %zu more pairs (--limit 0 shows them all)", m->nmsgs - shown);
+	report_note(d, "Sends (MPI_Send, MPI_Isend, MPI_Sendrecv ...) by their senders; collectives "
+		       "are in --ranks.");
+}
+
+/* How ranks ended: "4 exit status 0", "3 exit status 0; killed by signal 9:
+ * rank 2". */
+static void how_ranks_ended(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	char text[512] = "";
+	size_t len = 0, ok = 0;
+
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		const char *st = exp_proc_log(f, "exit.status"), *sig = exp_proc_log(f, "exit.signal");
+		if (exps[i].launcher)
+			continue;
+		if (st && !strcmp(st, "0")) {
+			ok++;
+			continue;
+		}
+		if (len < sizeof(text) - 64)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "; rank %d %s %s",
+						exps[i].rank, st ? "exit status" : sig ? "killed by signal" : "ended",
+						st ? st : sig ? sig : "without a record (still running, or killed)");
+	}
+	report_kv(d, "ended", "Ended", "%zu rank%s exit status 0%s", ok, ok == 1 ? "" : "s", text);
+}
+
+bool report_job_head(struct report_doc *d, const struct exp_experiment *exps, size_t nexps,
+		     uint64_t *kernel_ns, uint64_t *thread_cpu, bool *have_rusage)
+{
+	size_t ranks = 0;
+	uint64_t wall = 0, user = 0, sys = 0;
+	const struct exp_experiment *first = NULL;
+
+	for (size_t i = 0; i < nexps; i++) {
+		if (exps[i].rank < 0 && !exps[i].launcher)
+			return false;
+		if (exps[i].rank >= 0 && !ranks++)
+			first = &exps[i];
+	}
+	if (nexps < 2 || !first)
+		return false;
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		const char *w = exp_proc_log(f, "wall_ns"), *u = exp_proc_log(f, "rusage.user_ns");
+		const char *s = exp_proc_log(f, "rusage.sys_ns");
+		uint64_t ns = w ? strtoull(w, NULL, 10) : f->end_ns > f->start_ns ? f->end_ns - f->start_ns : 0;
+		if (exps[i].launcher)
+			continue;
+		wall = ns > wall ? ns : wall;
+		if (!u || !s)
+			*have_rusage = false;
+		user += u ? strtoull(u, NULL, 10) : 0;
+		sys += s ? strtoull(s, NULL, 10) : 0;
+		for (size_t j = 0; j < exps[i].nprocs; j++)
+			for (size_t t = 0; t < exps[i].procs[j].nthreads; t++)
+				*thread_cpu += exps[i].procs[j].threads[t].cpu_ns;
+	}
+	const char *slash = strrchr(first->path, '/');
+	report_kv(d, "experiment", "Experiment", "%.*s (an MPI job)",
+		  slash ? (int)(slash - first->path) : (int)strlen(first->path), first->path);
+	const char *cmd = exp_proc_log(&first->procs[0], "command");
+	report_kv(d, "target", "Target", "%s", cmd ? cmd : first->procs[0].exe);
+	report_kv_num(d, "ranks", "Ranks", (double)ranks, "%zu", ranks);
+	report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%.3f s (the longest rank)",
+		      (double)wall / 1e9);
+	how_ranks_ended(d, exps, nexps);
+	if (*have_rusage) {
+		*kernel_ns += user + sys;
+		report_kv_num(d, "kernel_cpu_s", "Kernel CPU", (double)(user + sys) / 1e9,
+			      "%.3f s (user %.3f + system %.3f, all ranks)", (double)(user + sys) / 1e9,
+			      (double)user / 1e9, (double)sys / 1e9);
+	}
+	return true;
+}
