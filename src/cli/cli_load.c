@@ -220,7 +220,7 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 	struct model_options mo = {
 		.tids = in->tids, .ntids = in->ntids, .keep_tally_frames = in->show_collector,
 		.process = in->process, .merge_procs = in->has_job && n > 1,
-		.ranks_only = in->has_job,
+		.ranks_only = in->has_job && !in->all_processes,
 	};
 	for (long i = 0; i < n && !rc; i++)
 		rc = load_one(in, cmd, &items[i], &mo, i == 0);

@@ -23,6 +23,7 @@ struct cli_input {
 	int32_t ranks[256];          /* --rank: only these ranks of a job */
 	size_t nranks;
 	bool has_job;                /* an MPI job was named (exp_job.h) */
+	bool all_processes;          /* keep a job's launcher processes (--processes) */
 	int32_t job_size;            /* its highest rank + 1 */
 	struct exp_experiment *exps; /* a job's ranks each count as one */
 	size_t nexps;

@@ -107,6 +107,59 @@ static int make_experiment_dir(const char *out, char *path, size_t len)
 	return -1;
 }
 
+/* The job's directory when no -o is given: tally.job.ID.exp, ID the job's
+ * as the launcher says (PMIx namespace, Open MPI's job id, Slurm's job and
+ * step), or else the launcher's pid (the parent of every rank on a host). */
+static void job_dir_name(char *path, size_t len)
+{
+	const char *ns = getenv("PMIX_NAMESPACE"), *ompi = getenv("OMPI_MCA_ess_base_jobid");
+	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	char id[128];
+
+	if (ns && *ns)
+		snprintf(id, sizeof(id), "%s", ns);
+	else if (ompi && *ompi)
+		snprintf(id, sizeof(id), "%s", ompi);
+	else if (job && *job)
+		snprintf(id, sizeof(id), "%s.%s", job, step ? step : "0");
+	else
+		snprintf(id, sizeof(id), "ppid%d", (int)getppid());
+	for (char *c = id; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      *c == '.' || *c == '-'))
+			*c = '_';
+	snprintf(path, len, "tally.job.%s.exp", id);
+}
+
+/* Rank `rank` of an MPI job writes JOB/rankN.exp: JOB is -o's directory (or
+ * tally.job.ID.exp), made by whichever rank comes first; rankN.exp must be
+ * new. */
+static int make_rank_dir(const char *out, int32_t rank, char *path, size_t len)
+{
+	char job[PATH_MAX];
+	struct stat st;
+
+	if (out)
+		snprintf(job, sizeof(job), "%s", out);
+	else
+		job_dir_name(job, sizeof(job));
+	if (mkdir(job, 0755) != 0 && (errno != EEXIST || stat(job, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		cli_error(CMD, "%s: cannot create the job's experiment: %s", job,
+			  errno == EEXIST ? "not a directory" : strerror(errno));
+		return -1;
+	}
+	snprintf(path, len, "%s/rank%d.exp", job, (int)rank);
+	if (mkdir(path, 0755) != 0) {
+		if (errno == EEXIST)
+			cli_error(CMD, "%s: already exists: rank %d was recorded into %s before (choose "
+				  "another -o name)", path, (int)rank, job);
+		else
+			cli_error(CMD, "%s: cannot create the experiment: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void log_line(FILE *log, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void log_line(FILE *log, const char *key, const char *fmt, ...)
@@ -155,6 +208,19 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 	log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u",
 		 o->launch.hz, o->launch.heap, (long long)o->launch.sync_ns, o->launch.io, o->launch.mpi,
 		 o->launch.follow ? "all" : "none", o->launch.max_frames);
+	fclose(log);
+}
+
+static void log_rank(const char *dir, int32_t rank, const char *from)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
+	FILE *log = fopen(path, "a");
+	if (!log)
+		return;
+	log_line(log, "rank", "%d", (int)rank);
+	log_line(log, "rank.from", "%s", from);
 	fclose(log);
 }
 
@@ -342,13 +408,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (build_preload(&o, preload, sizeof(preload)) != 0)
 		return CLI_FATAL;
-	if (make_experiment_dir(o.out, dir, sizeof(dir)) != 0)
+	const char *rank_from = NULL;
+	int32_t rank = exp_launch_rank(target.path, &rank_from);
+	if ((rank >= 0 ? make_rank_dir(o.out, rank, dir, sizeof(dir))
+		       : make_experiment_dir(o.out, dir, sizeof(dir))) != 0)
 		return CLI_FATAL;
 	if (!realpath(dir, absdir)) {
 		cli_error(CMD, "%s: %s", dir, strerror(errno));
 		return CLI_FATAL;
 	}
 	write_log_head(dir, &o, &target, nprog, prog);
+	if (rank >= 0)
+		log_rank(dir, rank, rank_from);
 	if (exp_launch_encode(&o.launch, options, sizeof(options)) < 0) {
 		cli_error(CMD, "the options do not fit in %s", EXP_ENV_OPTIONS);
 		return CLI_FATAL;
@@ -374,6 +445,9 @@ int cmd_record(int argc, char **argv)
 		unsetenv(EXP_ENV_ROOT);
 		unsetenv(EXP_ENV_PID);
 		unsetenv(EXP_ENV_LINEAGE);
+		char r[24];
+		snprintf(r, sizeof(r), "%d", (int)rank);
+		setenv(EXP_ENV_JOB_RANK, r, 1);
 		execv(target.path, prog);
 		int e = errno;
 		if (write(pipefd[1], &e, sizeof(e)) != sizeof(e))
@@ -421,6 +495,11 @@ int cmd_record(int argc, char **argv)
 			prog[0], WTERMSIG(status), strsignal(WTERMSIG(status)), dir);
 		return 128 + WTERMSIG(status);
 	}
-	fprintf(stderr, "tally record: experiment in %s\n", dir);
+	/* A job's ranks all end here: rank 0 speaks for them. */
+	if (rank == 0)
+		fprintf(stderr, "tally record: experiment in %.*s (a job: one rankN.exp per rank)\n",
+			(int)(strlen(dir) - strlen("/rank0.exp")), dir);
+	else if (rank < 0)
+		fprintf(stderr, "tally record: experiment in %s\n", dir);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FATAL;
 }

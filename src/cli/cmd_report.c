@@ -221,6 +221,7 @@ int cmd_report(int argc, char **argv)
 		free(paths);
 		return rc == 1 ? cli_finish_stdout(CMD, CLI_OK) : rc;
 	}
+	in->all_processes = r.view == VIEW_PROCESSES;
 	rc = cli_input_load(in, CMD);
 	if (rc)
 		goto out;

@@ -14,6 +14,13 @@
  * A fork() child is handled by the pthread_atfork child handler: LINEAGE_fN.
  * N comes from the parent experiment's counters.dat (EXP_CTR_FORKS/EXECS),
  * shared memory across processes, so concurrent children never collide.
+ *
+ * MPI jobs (docs/mpi.md): a process that a launcher made rank N
+ * (exp_launch_rank) and whose parent was not already part of rank N's
+ * experiment (TALLY_JOB_RANK) starts a new one, ROOT/rankN.exp, which is the
+ * root of its own descendants: `tally record -- mpirun ...` leaves the
+ * launcher's experiment with one rankN.exp per rank inside, as
+ * `mpirun ... tally record` does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,13 +65,33 @@ static uint64_t bump_counter(const char *dir, enum exp_counter c)
 
 static void publish_env(void)
 {
-	char pid[24];
+	char pid[24], rank[24];
 
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
+	snprintf(rank, sizeof(rank), "%d", (int)col_proc.rank);
 	setenv(EXP_ENV_ROOT, col_proc.root, 1);
 	setenv(EXP_ENV_EXP, col_proc.dir, 1);
 	setenv(EXP_ENV_LINEAGE, col_proc.lineage, 1);
 	setenv(EXP_ENV_PID, pid, 1);
+	setenv(EXP_ENV_JOB_RANK, rank, 1);
+}
+
+/* A new rank of a job whose launcher is recorded: ROOT/rankN.exp, the root
+ * of its own descendants.  -1 if that directory exists already (a job
+ * directory used twice): the process is then named as a descendant. */
+static int place_rank(int32_t rank, const char *from)
+{
+	char dir[sizeof(col_proc.dir)];
+
+	if (snprintf(dir, sizeof(dir), "%s/rank%d.exp", col_proc.root, (int)rank) >= (int)sizeof(dir) ||
+	    col_real.mkdir(dir, 0755) != 0)
+		return -1;
+	memcpy(col_proc.dir, dir, sizeof(dir));
+	memcpy(col_proc.root, dir, sizeof(dir));
+	col_proc.lineage[0] = 0;
+	col_proc.rank = rank;
+	col_proc.rank_from = from;
+	return 0;
 }
 
 /* Set col_proc.lineage to `parent` + `suffix` and create the directory. */
@@ -86,9 +113,18 @@ int col_descend_place(const char *env_dir)
 	const char *root = getenv(EXP_ENV_ROOT);
 	const char *writer = getenv(EXP_ENV_PID);
 	const char *lineage = getenv(EXP_ENV_LINEAGE);
-	char suffix[64];
+	const char *job_rank = getenv(EXP_ENV_JOB_RANK), *from = NULL;
+	char suffix[64], exe[1024];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
+	exe[n > 0 ? n : 0] = 0;
+	int32_t rank = exp_launch_rank(exe, &from);
+	col_proc.rank = job_rank && *job_rank ? (int32_t)atoi(job_rank) : -1;
 	snprintf(col_proc.root, sizeof(col_proc.root), "%s", root && *root ? root : env_dir);
+	if (writer && *writer && rank >= 0 && rank != col_proc.rank && place_rank(rank, from) == 0) {
+		publish_env();
+		return 0;
+	}
 	if (!writer || !*writer) {
 		snprintf(col_proc.dir, sizeof(col_proc.dir), "%s", env_dir);
 		col_proc.lineage[0] = 0;

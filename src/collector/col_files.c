@@ -118,6 +118,10 @@ void col_log_start(const char *created_by)
 	col_log_sigsafe("exe", exe);
 	col_log_sigsafe("lineage", col_proc.lineage[0] ? col_proc.lineage : "founder");
 	col_log_sigsafe("created-by", created_by);
+	if (col_proc.rank >= 0)
+		col_log_u64_sigsafe("rank", (uint64_t)col_proc.rank);
+	if (col_proc.rank_from)
+		col_log_sigsafe("rank.from", col_proc.rank_from);
 	col_log_u64_sigsafe("start.mono_ns", col_proc.start_ns);
 	if (col_proc.opt.hz)
 		col_log_u64_sigsafe("clock.hz", col_proc.opt.hz);

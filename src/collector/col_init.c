@@ -68,7 +68,7 @@ static void start(void)
 		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cpu1 - cpu0);
 	}
 	uint64_t cpu2 = col_thread_cputime_ns_sigsafe();
-	col_log_start(col_proc.lineage[0] ? "exec" : "tally record");
+	col_log_start(col_proc.lineage[0] ? "exec" : col_proc.rank_from ? "launcher" : "tally record");
 	if (bad_options)
 		col_log_sigsafe("warning", "TALLY_OPTIONS: items not understood were ignored");
 	col_descend_install();

@@ -115,10 +115,11 @@ static char **exec_env(char *const envp[])
 		return NULL;
 	char *buf = (char *)(env + n + EXP_ENV_INHERITED_COUNT + 1);
 	/* In the order of exp_env_inherited. */
-	char pid[24];
+	char pid[24], rank[24];
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
+	snprintf(rank, sizeof(rank), "%d", (int)col_proc.rank);
 	const char *values[EXP_ENV_INHERITED_COUNT] = { col_proc.preload, col_proc.dir, col_proc.root,
-							col_proc.lineage, pid, col_proc.options };
+							col_proc.lineage, pid, col_proc.options, rank };
 	for (size_t i = 0; i < n; i++) {
 		bool replaced = false;
 		for (size_t j = 0; j < EXP_ENV_INHERITED_COUNT && !replaced; j++) {

@@ -5,7 +5,7 @@
  */
 #include "collector/col_state.h"
 
-struct col_process col_proc = { .dirfd = -1, .log_fd = -1 };
+struct col_process col_proc = { .dirfd = -1, .log_fd = -1, .rank = -1 };
 
 static __thread struct col_thread *self __attribute__((tls_model("initial-exec")));
 static __thread bool attaching __attribute__((tls_model("initial-exec")));

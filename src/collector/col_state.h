@@ -87,6 +87,8 @@ struct col_process {
 	char dir[4096];                /* this process's experiment directory */
 	char root[4096];               /* the founder's experiment directory */
 	char lineage[256];             /* "" founder, "_f1", "_f1_x1", ... */
+	int32_t rank;                  /* MPI rank whose experiment this is part of; -1 none */
+	const char *rank_from;         /* the variable that said so (a new rank), or NULL */
 	struct exp_launch_options opt; /* from TALLY_OPTIONS (exp_launch_decode) */
 	struct exp_file_writer file[EXP_FILE_COUNT_];
 	_Atomic uint64_t *counters;    /* counters.dat, mapped */

@@ -34,7 +34,36 @@ const char *exp_dir_file(size_t i)
 
 const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT] = {
 	EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_OPTIONS,
+	EXP_ENV_JOB_RANK,
 };
+
+int32_t exp_launch_rank(const char *program, const char **from)
+{
+	static const char *const vars[] = { EXP_ENV_RANK, "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "MV2_COMM_WORLD_RANK", "SLURM_PROCID" };
+	static const char *const launchers[] = { "mpirun", "mpiexec", "orterun", "orted", "prterun",
+						 "prted", "srun", "hydra_pmi_proxy", "mpiexec.hydra",
+						 "mpirun.openmpi", "mpiexec.openmpi" };
+	const char *base = program ? strrchr(program, '/') : NULL;
+
+	base = base ? base + 1 : program;
+	for (size_t i = 0; base && i < sizeof(launchers) / sizeof(launchers[0]); i++)
+		if (!strcmp(base, launchers[i]))
+			return -1;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		if (!v || !*v || (!strcmp(vars[i], "SLURM_PROCID") && !getenv("SLURM_STEP_ID")))
+			continue;
+		long r = strtol(v, &end, 10);
+		if (*end || r < 0 || r > INT32_MAX)
+			continue;
+		if (from)
+			*from = vars[i];
+		return (int32_t)r;
+	}
+	return -1;
+}
 
 /* ---- options ------------------------------------------------------------- */
 

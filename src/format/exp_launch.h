@@ -48,11 +48,27 @@ const char *exp_dir_file(size_t i);
 #define EXP_ENV_PID "TALLY_PID"             /* pid of the process that set them */
 #define EXP_ENV_LIB_DIR "TALLY_LIB_DIR"     /* where `tally` finds its libraries */
 #define EXP_ENV_PRELOAD "LD_PRELOAD"        /* the collector and the tracers */
+#define EXP_ENV_JOB_RANK "TALLY_JOB_RANK"   /* the MPI rank whose experiment this
+                                               process's belongs to; -1: none */
+#define EXP_ENV_RANK "TALLY_RANK"           /* set by the user: this process is
+                                               that rank (launchers tally does not know) */
 
 /* The variables a collecting process publishes for its descendants, in the
  * order exec'd images receive them (LD_PRELOAD first). */
-#define EXP_ENV_INHERITED_COUNT 6
+#define EXP_ENV_INHERITED_COUNT 7
 extern const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT];
+
+/* ---- MPI jobs (docs/mpi.md) ---------------------------------------------- */
+
+/* The MPI_COMM_WORLD rank a launcher gave this process in its environment:
+ * TALLY_RANK (the user's), OMPI_COMM_WORLD_RANK (Open MPI), PMIX_RANK,
+ * PMI_RANK (MPICH's hydra, Slurm's PMI-2), MV2_COMM_WORLD_RANK (MVAPICH),
+ * SLURM_PROCID (inside a job step only: a batch script has one too), in that
+ * order; *from gets the variable's name.  -1 when there is none, or when
+ * `program` (a path or name) is itself a launcher or its daemon (mpirun,
+ * mpiexec, orterun, orted, prterun, prted, srun, hydra_pmi_proxy).  Uses
+ * getenv only. */
+int32_t exp_launch_rank(const char *program, const char **from);
 
 /* ---- options (TALLY_OPTIONS) --------------------------------------------- */
 

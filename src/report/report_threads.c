@@ -3,6 +3,7 @@
  * report_threads.c — per-thread (with the collector's cost on each thread),
  * per-process and per-load-object tables.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,13 +69,20 @@ void report_processes(struct report_doc *d, const struct model *m, const struct 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct exp_proc *p = m->procs[i].src;
 		const char *by = exp_proc_log(p, "created-by");
+		char name[300];
+		/* A job's experiments: rankN, rankN_f1 ...; the launcher's. */
+		if (m->procs[i].rank >= 0)
+			snprintf(name, sizeof(name), "rank%d%s", m->procs[i].rank, p->lineage);
+		else
+			snprintf(name, sizeof(name), "%s%s", m->procs[i].exp->launcher ? "launcher" : "",
+				 p->lineage[0] ? p->lineage : m->procs[i].exp->launcher ? "" : "founder");
 		report_row(t);
 		report_metric_cells(t, m, o, m->procs[i].v);
 		report_u64(t, p->pid);
 		report_u64(t, p->ppid);
-		report_str(t, p->lineage[0] ? p->lineage : "founder");
+		report_str(t, name);
 		report_str(t, by ? by : "");
-		report_depth(t, lineage_depth(p->lineage));
+		report_depth(t, lineage_depth(p->lineage) + (m->procs[i].rank >= 0 && m->nprocs > 1));
 		report_str(t, p->exe);
 		const char *ex = exp_proc_log(p, "exec");
 		report_str(t, ex ? ex : "");
