@@ -160,7 +160,7 @@ unit-asan: $(UNIT_BINS)
 
 bench: deps
 	@scripts/install-deps.sh bench
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(JOBGEN)
 	@bench/run.sh
 
 # libFuzzer targets over the experiment reader (clang).

@@ -189,6 +189,8 @@ const char *exp_counter_name(enum exp_counter c)
 		[EXP_CTR_ARCS_LOST] = "lost.arcs",
 		[EXP_CTR_FORKS] = "descendants",
 		[EXP_CTR_EXECS] = "execs",
+		[EXP_CTR_MPI_UNTRACKED] = "mpi.untracked-requests",
+		[EXP_CTR_MPI_UNKNOWN_PEER] = "mpi.unknown-peers",
 	};
 	return (unsigned)c < EXP_CTR_COUNT_ && names[c] ? names[c] : "unknown";
 }

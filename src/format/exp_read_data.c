@@ -754,6 +754,10 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 	if (d)
 		closedir(d);
 	qsort(e->procs + 1, e->nprocs - 1, sizeof(*e->procs), cmp_lineage);
+	/* No spare room: a job keeps thousands of these. */
+	struct exp_proc *fit = realloc(e->procs, e->nprocs * sizeof(*e->procs));
+	if (fit)
+		e->procs = fit;
 	for (size_t i = 0; i < e->nprocs; i++) {
 		int rc = load_proc(&e->procs[i], err);
 		if (rc)

@@ -97,16 +97,21 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 	return model_build_arcs(b, c, o);
 }
 
-/* Does `p` answer to `which`: its pid, its lineage (`founder`, `_f1_x1`),
- * its program's name, or its label as views print it (`[name pid]`)? */
-static bool proc_matches(const struct exp_proc *p, const char *which)
+/* Does `p` of `x` answer to `which`: its pid, its lineage (`founder`,
+ * `_f1_x1`), its program's name, its label as views print it (`[name pid]`,
+ * `[name pid rank N]`), or `launcher` for a job's launcher? */
+static bool proc_matches(const struct exp_experiment *x, const struct exp_proc *p,
+			 const char *which)
 {
-	char pid[16], label[300];
+	char pid[16], label[300], ranked[320];
 
 	snprintf(pid, sizeof(pid), "%u", p->pid);
 	snprintf(label, sizeof(label), "[%s %u]", p->name, p->pid);
+	snprintf(ranked, sizeof(ranked), "[%s %u rank %d]", p->name, p->pid, (int)x->rank);
 	return !strcmp(which, pid) || !strcmp(which, p->lineage) || !strcmp(which, p->name) ||
-	       !strcmp(which, label) || (!p->lineage[0] && !strcmp(which, "founder"));
+	       !strcmp(which, label) || (x->rank >= 0 && !strcmp(which, ranked)) ||
+	       (!p->lineage[0] && !strcmp(which, "founder")) ||
+	       (x->launcher && !strcmp(which, "launcher"));
 }
 
 int model_build_begin(struct model *m, const struct model_options *o, char *err, size_t errlen)
@@ -160,7 +165,7 @@ int model_build_add(struct model *m, const struct exp_experiment *x, const struc
 
 	for (size_t j = 0; j < x->nprocs; j++) {
 		const struct exp_proc *p = &x->procs[j];
-		bool named = o->process && proc_matches(p, o->process);
+		bool named = o->process && proc_matches(x, p, o->process);
 		if (o->process && !named)
 			continue;
 		if (o->ranks_only && x->rank < 0 && !named) {

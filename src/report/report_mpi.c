@@ -139,7 +139,7 @@ static void imbalance(struct report_doc *d, const struct model *m, const struct 
 		      traced ? "; the others wait for it in MPI calls" : "; -m traces the waits");
 	if (m->left_out)
 		report_kv_num(d, "left_out", "Not ranks", (double)m->left_out,
-			      "%zu processes left out (the launcher: --process NAME reports them)",
+			      "%zu processes left out (the launcher: --process launcher reports them)",
 			      m->left_out);
 	report_kv_end(d);
 }

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: MIT
+# 90-mpi.sh — MPI: the tracing cost per call and the report of a big job.
+#
+# 1. tests/progs/mpi_work.c pingpong: ranks 0 and 1 of `mpirun -np 2`
+#    exchange N messages of 8 bytes (MPI_Send, MPI_Recv); the program times
+#    its own loop (MPI_Init and the launch excluded).  Three ways, rounds
+#    interleaved: bare; under `tally record -F 0` (the collector, no MPI
+#    tracing); under `tally record -F 0 -m`.  A round trip is four calls on
+#    the critical path (rank 0's send, rank 1's receive and send, rank 0's
+#    receive), so the cost per traced call is the round trip's growth from
+#    the second to the third, / 4.
+# 2. A job of 1,000 ranks written by build/tests/jobgen (2,000 samples and 3
+#    MPI calls per rank, the same 9 stacks in every rank): the wall time and
+#    peak memory of `tally report JOB --ranks`, and the memory for 100 ranks,
+#    to show it grows with ranks by a small constant (no rank's events stay).
+section "9. MPI: tracing cost per call (ping-pong) and a 1,000-rank job's report"
+
+d=$OUT/mpi
+rm -rf "$d" && mkdir -p "$d"
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+lib=${TALLY_LIB_DIR:-$(dirname "$TALLY")/../lib}
+N=${BENCH_PINGPONG:-200000}
+R=${BENCH_MPI_ROUNDS:-5}
+
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+	row "MPI tracing per call (ns)" "n/a (no mpicc/mpirun: apt-get install openmpi-bin libopenmpi-dev)" "-" "-"
+elif ! [ -f "$lib/libtally-mpi.so" ]; then
+	row "MPI tracing per call (ns)" "n/a (libtally-mpi.so not built: no mpi.h)" "-" "-"
+elif ! mpicc -O2 -g -o "$BIN/mpi_work" "$ROOT/tests/progs/mpi_work.c"; then
+	row "MPI tracing per call (ns)" "n/a (mpicc failed)" "-" "-"
+else
+	# one LABEL: the round trip in ns of one run, or nothing if it failed.
+	one() {
+		local pre
+		case $1 in
+		bare) pre="" ;;
+		collector) pre="$TALLY record -F 0 -o $d/c.exp --" ;;
+		traced) pre="$TALLY record -F 0 -m -o $d/m.exp --" ;;
+		esac
+		rm -rf "$d/c.exp" "$d/m.exp"
+		timeout 300 mpirun --oversubscribe -np 2 $pre "$BIN/mpi_work" pingpong "$N" 2>/dev/null |
+			sed -n 's/^pingpong .* round trips \([0-9]*\) ns each$/\1/p'
+	}
+	for r in $(seq "$R"); do
+		for label in bare collector traced; do
+			echo "$(one $label)" >>"$d/$label.ns"
+		done
+	done
+	med() { grep -E '^[0-9]+$' "$d/$1.ns" | tb stats | cut -d' ' -f1 | grep -v n/a; }
+	b=$(med bare) c=$(med collector) m=$(med traced)
+	note "round trip of 8-byte messages, median of $R runs of $N: bare ${b:-?} ns," \
+		"collector ${c:-?} ns, collector + -m ${m:-?} ns (load average $(cut -d' ' -f1 /proc/loadavg))"
+	if [ -n "$c" ] && [ -n "$m" ]; then
+		per=$(python3 -c "import sys; print(f'{(float(sys.argv[2]) - float(sys.argv[1])) / 4:.0f}')" "$c" "$m")
+		calls=$("$TALLY" export "$d/m.exp" --format collapsed --metric mpi.count 2>/dev/null |
+			awk '{n += $NF} END {print n + 0}')
+		note "cost per traced call: $per ns ((traced - collector) / 4 calls per round trip);" \
+			"calls recorded in the last run: $calls"
+		row "MPI tracing per call, ping-pong (ns)" "$per" "-" "-"
+	else
+		row "MPI tracing per call, ping-pong (ns)" "n/a (a run failed: see $d)" "-" "-"
+	fi
+fi
+
+gen=$ROOT/build/tests/jobgen
+if ! [ -x "$gen" ]; then
+	row "report of a 1,000-rank job (s)" "n/a (build/tests/jobgen missing: make tests)" "-" "-"
+else
+	"$gen" "$d/job1000" 1000 2000 >"$d/gen1000.txt" && "$gen" "$d/job100" 100 2000 >/dev/null
+	note "job: $(cat "$d/gen1000.txt"), $(du -sh "$d/job1000" | cut -f1) on disk"
+	tb time --rounds "$R" --warmup 1 --json "$d/r.json" --dir "$d/r" \
+		--cmd report "$TALLY report $d/job1000 --ranks" \
+		--cmd functions "$TALLY report $d/job1000"
+	t=$(tb get "$d/r.json" report.wall_med)
+	rss() { /usr/bin/time -f %M "$TALLY" report "$1" --ranks 2>&1 >/dev/null | tail -n 1; }
+	m1000=$(rss "$d/job1000") m100=$(rss "$d/job100")
+	note "peak memory of report --ranks: $m100 KB for 100 ranks, $m1000 KB for 1,000" \
+		"($(( (m1000 - m100) / 900 )) KB more per rank; each rank's events are $(( $(du -sk "$d/job1000/rank1.exp" | cut -f1) )) KB on disk)"
+	row "report of a 1,000-rank job (s)" "$(fmt "$t" 2)" "<= 10" "-"
+fi
+rm -rf "$d"/*.exp "$d"/job1000 "$d"/job100

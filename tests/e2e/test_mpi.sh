@@ -1,0 +1,145 @@
+# test_mpi.sh — MPI jobs on Open MPI (docs/mpi.md): real jobs of 4 ranks
+# with `mpirun --oversubscribe -np 4` on this small machine, recorded both
+# ways (`mpirun ... tally record` and `tally record -- mpirun ...`):
+# a known imbalance (work 1:1:1:3) in --ranks and the others' waits in
+# MPI_Barrier and MPI_Wait; rank r sending (r+1) MiB, exact in
+# mpi.bytes.sent by sending stack and in --messages; the same result from
+# both recording forms; Fortran's bindings (use mpi, use mpi_f08); a rank
+# killed with SIGKILL mid-job; the tracer loading where there is no MPI;
+# and a generated job of 300 ranks read in one pass.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+BUILDDIR=${TALLY_BUILD:-$(dirname "$TALLY")/..}
+LIB=$BUILDDIR/lib
+W="python3 $E2E/weight.py"
+CHECK="python3 $E2E/mpi_check.py"
+ALL="imbalance_split waits_in_barrier_and_wait work_function_matches_ranks bytes_by_sending_stack
+bytes_per_rank messages_match_pattern recording_forms_agree launcher_left_out fortran_bindings
+sigkill_rank_readable tracer_loads_without_mpi rank_option_errors generated_job_of_300_ranks"
+
+skip_all() {
+	for t in $ALL; do skip "mpi_$t" "$1"; done
+	exit 0
+}
+[ -f "$LIB/libtally-mpi.so" ] || skip_all "libtally-mpi.so not built (no mpi.h: apt-get install libopenmpi-dev)"
+command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip_all "no mpirun/mpicc (openmpi-bin)"
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN="timeout 120 mpirun --oversubscribe -np 4"
+mpicc -O2 -g -o mpi_work "$PROGS/mpi_work.c" || skip_all "mpicc cannot build tests/progs/mpi_work.c"
+
+# Work 1:1:1:3 (units of 60 ms of CPU), twice: the ranks meet in MPI_Barrier,
+# then ranks 0-2 wait for rank 3 in MPI_Wait.
+$MPIRUN "$TALLY" record -m -o imb.exp -- ./mpi_work imbalance 60 >imb.out 2>&1
+"$TALLY" report imb.exp --ranks --format json >imb.json 2>imb.err
+check mpi_imbalance_split $CHECK imb.json "ranks 4" "split 1,1,1,3 0.03" "slowest 3"
+# Waits: ranks 0-2 spend at least 4 units (240 ms) less CPU outside MPI than
+# rank 3 and wait in MPI_Barrier and MPI_Wait; rank 3 waits little in them.
+for r in 0 1 2 3; do
+	"$TALLY" export imb.exp --rank $r --format collapsed --metric mpi.time >w$r.txt 2>/dev/null
+	echo $(($($W w$r.txt MPI_Barrier) + $($W w$r.txt wait_for_last\;MPI_Wait))) >wait$r
+done
+check mpi_waits_in_barrier_and_wait sh -c '
+	for r in 0 1 2; do test $(cat wait$r) -gt 120000000 && test $(cat wait3) -lt $(($(cat wait$r) / 2)) || exit 1; done &&
+	'"$CHECK"' imb.json "top 0 MPI_Barrier|MPI_Wait" "top 1 MPI_Barrier|MPI_Wait" "top 2 MPI_Barrier|MPI_Wait"'
+# The split of --ranks agrees with each rank's CPU in work() (its own profile).
+for r in 0 1 2 3; do
+	"$TALLY" export imb.exp --rank $r --format collapsed 2>/dev/null |
+		awk -v r=$r '/(^|;)work[.a-z0-9]*(;| )/ {s += $NF} END {print r, s}'
+done | awk '{w[$1] = $2; t += $2} END {for (r in w) print r, w[r] / t}' >work.txt
+check mpi_work_function_matches_ranks $CHECK imb.json "shares work.txt 0.03"
+
+# Rank r sends (r+1) MiB to rank r+1 from send_bytes(), and r 8-byte tokens
+# to rank 0 from send_tokens().
+$MPIRUN "$TALLY" record -m -o f1.exp -- ./mpi_work bytes >f1.out 2>&1
+"$TALLY" export f1.exp --format collapsed --metric mpi.bytes.sent >sent.txt 2>/dev/null
+check mpi_bytes_by_sending_stack sh -c "
+	test \$($W sent.txt send_bytes\\;MPI_Send) -eq 10485760 && test \$($W sent.txt send_tokens\\;MPI_Send) -eq 48 &&
+	test \$($W sent.txt MPI_Allreduce) -eq 64"
+check mpi_bytes_per_rank sh -c "
+	for r in 0 1 2 3; do
+		\"\$TALLY\" export f1.exp --rank \$r --format collapsed --metric mpi.bytes.sent >s\$r.txt 2>/dev/null &&
+		test \$($W s\$r.txt send_bytes\\;MPI_Send) -eq \$(((r + 1) * 1048576)) || exit 1
+	done
+	\"\$TALLY\" report f1.exp --ranks --format json >f1.json && $CHECK f1.json 'recv 1 1048592' 'recv 0 4194368'"
+cat >messages.want <<'EOF'
+from,to,bytes,messages,avg_bytes
+0,1,1048576,1,1048576
+1,0,8,1,8
+1,2,2097152,1,2097152
+2,0,16,2,8
+2,3,3145728,1,3145728
+3,0,4194328,4,1048582
+EOF
+"$TALLY" report f1.exp --messages --format csv >messages1.csv 2>/dev/null
+check mpi_messages_match_pattern diff messages.want messages1.csv
+
+# The same job recorded around the launcher: the same ranks, calls, bytes.
+timeout 120 "$TALLY" record -m -o f2.exp -- mpirun --oversubscribe -np 4 ./mpi_work bytes >f2.out 2>&1
+"$TALLY" report f2.exp --messages --format csv >messages2.csv 2>/dev/null
+"$TALLY" report f2.exp --ranks --format json >f2.json 2>/dev/null
+"$TALLY" export f2.exp --format collapsed --metric mpi.bytes.sent 2>/dev/null | sort >sent2.txt
+check mpi_recording_forms_agree sh -c "
+	diff messages1.csv messages2.csv && sort sent.txt | diff - sent2.txt &&
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f))[\"ranks\"] for f in (\"f1.json\", \"f2.json\"))
+keys = (\"rank\", \"mpi_calls\", \"bytes_sent\", \"bytes_recv\")
+sys.exit([[r[k] for k in keys] for r in a] != [[r[k] for k in keys] for r in b])'"
+check mpi_launcher_left_out sh -c "
+	test -f f2.exp/log.txt && test -d f2.exp/rank3.exp && grep -q '^created-by: launcher' f2.exp/rank0.exp/log.txt &&
+	\"\$TALLY\" report f2.exp --processes >procs.txt 2>/dev/null && grep -q '^ *[0-9.]* *[0-9.]* *[0-9]* *[0-9]* *launcher ' procs.txt &&
+	grep -q 'rank3 ' procs.txt && \"\$TALLY\" report f2.exp --ranks | grep -q 'processes left out (the launcher'"
+
+# Fortran: `use mpi` (mpi_send_) from send_old, `use mpi_f08` (mpi_send_f08_)
+# from send_new: rank r sends (r+1) x 1000 and (r+1) x 2000 integers.
+if command -v mpifort >/dev/null && mpifort -O1 -g -o mpi_ftn "$PROGS/mpi_ftn.f90" 2>ftn.err; then
+	$MPIRUN "$TALLY" record -m -o ftn.exp -- ./mpi_ftn >ftn.out 2>&1
+	"$TALLY" export ftn.exp --format collapsed --metric mpi.bytes.sent >fsent.txt 2>/dev/null
+	"$TALLY" report ftn.exp --messages --format csv >fmsg.csv 2>/dev/null
+	check mpi_fortran_bindings sh -c "
+		test \$($W fsent.txt send_old_\\;MPI_Send) -eq 40000 && test \$($W fsent.txt send_new_\\;MPI_Send) -eq 80000 &&
+		test \$(grep -c ',2,' fmsg.csv) -eq 4 && grep -q '^3,0,48000,2,' fmsg.csv &&
+		\"\$TALLY\" export ftn.exp --format collapsed --metric mpi.count 2>/dev/null | grep -q 'send_new_;MPI_Wait 4\$' &&
+		\"\$TALLY\" export ftn.exp --format collapsed --metric mpi.count 2>/dev/null | grep -q 'send_old_;MPI_Barrier 4\$'"
+else
+	skip mpi_fortran_bindings "mpifort cannot build tests/progs/mpi_ftn.f90"
+fi
+
+# Rank 2 killed with SIGKILL after 50 rounds: every rank's experiment reads,
+# rank 2's up to the kill.
+$MPIRUN "$TALLY" record -m -o kill.exp -- ./mpi_work victim "$T/victim.pid" >kill.out 2>&1 &
+job=$!
+for i in $(seq 300); do [ -s victim.pid ] && break; sleep 0.1; done
+sleep 0.3
+[ -s victim.pid ] && kill -KILL "$(cat victim.pid)"
+wait $job
+check mpi_sigkill_rank_readable sh -c "
+	\"\$TALLY\" report kill.exp --ranks >kill.txt 2>&1 && grep -q 'rank 2 killed by signal 9' kill.txt &&
+	\"\$TALLY\" report kill.exp --ranks --format json >kill.json 2>/dev/null && $CHECK kill.json 'ranks 4' &&
+	python3 -c '
+import json
+r = {x[\"rank\"]: x for x in json.load(open(\"kill.json\"))[\"ranks\"]}
+assert all(r[k][\"mpi_calls\"] > 50 and r[k][\"cpu\"] > 0 for k in range(4)), r'"
+
+# Preloaded where there is no MPI (the launcher, shells), even binding every
+# symbol at once: the tracer links no libmpi and refers to its data weakly.
+check mpi_tracer_loads_without_mpi env LD_BIND_NOW=1 LD_PRELOAD="$LIB/libtally-collector.so $LIB/libtally-mpi.so" true
+
+mkdir nompi && ln -s "$LIB/libtally-collector.so" "$LIB/libtally-mcount.so" nompi/
+check mpi_rank_option_errors sh -c "
+	! \"\$TALLY\" report f1.exp --rank 7 2>e1 && grep -q 'no such rank in the job (ranks 0-3)' e1 &&
+	! \"\$TALLY\" report f1.exp/rank1.exp --rank 1 2>e2 && grep -q 'not an MPI job' e2 &&
+	\"\$TALLY\" report f1.exp --rank 2 --ranks --format json >r2.json 2>/dev/null &&
+	$CHECK r2.json 'ranks 1' 'sent 2 3145760' &&
+	! TALLY_LIB_DIR=\$PWD/nompi \"\$TALLY\" record -m -o x.exp true 2>e3 && grep -q -- '-m: .*libopenmpi-dev' e3"
+
+# 300 ranks written by jobgen: every rank read, totals exact.
+"$BUILDDIR/tests/jobgen" gen.exp 300 300 >gen.txt
+check mpi_generated_job_of_300_ranks sh -c "
+	\"\$TALLY\" report gen.exp --ranks --format json >gen.json && $CHECK gen.json 'ranks 300' 'slowest 3' &&
+	python3 -c '
+import json
+o = json.load(open(\"gen.json\"))[\"overview\"]
+_, _, _, cpu, _, sent, _, mpi = open(\"gen.txt\").read().split()
+assert round(o[\"sampled_cpu_s\"] * 1e9) == int(cpu), (o, cpu)
+assert o[\"mpi.bytes.sent\"] == int(sent) and round(o[\"mpi.time\"] * 1e9) == int(mpi), (o, sent, mpi)'"
