@@ -36,7 +36,7 @@ CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec
 FORMAT_RD  := $(filter-out src/format/exp_write%,$(wildcard src/format/*.c))
 FORMAT_WR  := $(wildcard src/format/exp_write*.c)
 ANALYZER   := $(FORMAT_RD) $(wildcard src/symbols/*.c src/model/*.c src/report/*.c)
-CLI        := $(wildcard src/cli/*.c)
+CLI        := $(wildcard src/cli/*.c) $(wildcard src/attach/*.c)
 FORMAT_BOTH:= src/format/exp_launch.c
 COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR) $(FORMAT_BOTH)
 COLLECTOR_S:= $(wildcard src/collector/*.S)

@@ -21,21 +21,25 @@
 #include "format/exp_compact.h"
 #include "format/exp_launch.h"
 
-/* Has the process that wrote `dir` ended?  Its log names its pid. */
+/* Has the process that wrote `dir` ended, or stopped writing it (a
+ * collector attached by `tally record -p` that detached)?  Its log says. */
 static bool process_ended(const char *dir)
 {
 	char path[PATH_MAX + 16], line[256];
+	bool detached = false;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *f = fopen(path, "r");
 	long pid = 0;
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "pid: ", 5))
 			pid = atol(line + 5);
+		detached |= !strncmp(line, "attach.detached: ", 17);
+	}
 	fclose(f);
-	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+	return detached || (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH);
 }
 
 static void compact_dir(const char *dir)

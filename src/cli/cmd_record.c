@@ -24,16 +24,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_record.h"
 #include "cli/cli_target.h"
 #include "format/exp_launch.h"
 #include "format/exp_records.h"
 
 #define CMD "record"
 
-struct record_opts {
-	const char *out;
-	struct exp_launch_options launch;   /* what the collector is told */
-};
 
 static pid_t child_pid;
 
@@ -49,6 +46,9 @@ static void usage(FILE *f)
 		"  -m                trace MPI calls (mpi.time, mpi.count, mpi.bytes.sent, mpi.bytes.recv)\n"
 		"  --follow=all|none follow descendant processes into sub-experiments (default all)\n"
 		"  --frames N        deepest stack recorded (default and maximum %d)\n"
+		"  -p PID            attach to a running process: profile it until Ctrl-C or the\n"
+		"                    end of --duration, then leave it running (docs/attach.md)\n"
+		"  --duration S      with -p: stop after S seconds\n"
 		"Environment passed to the program: %s (the collector), %s,\n"
 		"%s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
@@ -81,7 +81,7 @@ static bool parse_duration_ns(const char *s, int64_t *ns)
 	return true;
 }
 
-static int make_experiment_dir(const char *out, char *path, size_t len)
+int cli_record_make_dir(const char *out, char *path, size_t len)
 {
 	if (out) {
 		snprintf(path, len, "%s", out);
@@ -160,9 +160,7 @@ static int make_rank_dir(const char *out, int32_t rank, char *path, size_t len)
 	return 0;
 }
 
-static void log_line(FILE *log, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void log_line(FILE *log, const char *key, const char *fmt, ...)
+void cli_log_line(FILE *log, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -173,7 +171,7 @@ static void log_line(FILE *log, const char *key, const char *fmt, ...)
 	fputc('\n', log);
 }
 
-static uint64_t now_ns(clockid_t id)
+uint64_t cli_now_ns(clockid_t id)
 {
 	struct timespec ts;
 
@@ -194,18 +192,18 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 		return;
 	gethostname(host, sizeof(host) - 1);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-	log_line(log, "tally.format", "%d", EXP_FORMAT_VERSION);
-	log_line(log, "target", "%s", t->path);
+	cli_log_line(log, "tally.format", "%d", EXP_FORMAT_VERSION);
+	cli_log_line(log, "target", "%s", t->path);
 	fprintf(log, "command:");
 	for (int i = 0; i < argc; i++)
 		fprintf(log, " %s", argv[i]);
 	fputc('\n', log);
-	log_line(log, "host", "%s", host);
+	cli_log_line(log, "host", "%s", host);
 	if (uname(&u) == 0)
-		log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
-	log_line(log, "start", "%s", when);
-	log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)now_ns(CLOCK_MONOTONIC));
-	log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u",
+		cli_log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+	cli_log_line(log, "start", "%s", when);
+	cli_log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
+	cli_log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u",
 		 o->launch.hz, o->launch.heap, (long long)o->launch.sync_ns, o->launch.io, o->launch.mpi,
 		 o->launch.follow ? "all" : "none", o->launch.max_frames);
 	fclose(log);
@@ -219,8 +217,8 @@ static void log_rank(const char *dir, int32_t rank, const char *from)
 	FILE *log = fopen(path, "a");
 	if (!log)
 		return;
-	log_line(log, "rank", "%d", (int)rank);
-	log_line(log, "rank.from", "%s", from);
+	cli_log_line(log, "rank", "%d", (int)rank);
+	cli_log_line(log, "rank.from", "%s", from);
 	fclose(log);
 }
 
@@ -234,19 +232,19 @@ static void write_log_end(const char *dir, int status, const struct rusage *ru, 
 	if (!log)
 		return;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-	log_line(log, "end", "%s", when);
-	log_line(log, "record.end.mono_ns", "%llu", (unsigned long long)now_ns(CLOCK_MONOTONIC));
-	log_line(log, "wall_ns", "%llu", (unsigned long long)wall_ns);
+	cli_log_line(log, "end", "%s", when);
+	cli_log_line(log, "record.end.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
+	cli_log_line(log, "wall_ns", "%llu", (unsigned long long)wall_ns);
 	if (WIFEXITED(status))
-		log_line(log, "exit.status", "%d", WEXITSTATUS(status));
+		cli_log_line(log, "exit.status", "%d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		log_line(log, "exit.signal", "%d %s%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+		cli_log_line(log, "exit.signal", "%d %s%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
 			 WCOREDUMP(status) ? " (core dumped)" : "");
-	log_line(log, "rusage.user_ns", "%llu",
+	cli_log_line(log, "rusage.user_ns", "%llu",
 		 (unsigned long long)ru->ru_utime.tv_sec * 1000000000ull + (unsigned long long)ru->ru_utime.tv_usec * 1000ull);
-	log_line(log, "rusage.sys_ns", "%llu",
+	cli_log_line(log, "rusage.sys_ns", "%llu",
 		 (unsigned long long)ru->ru_stime.tv_sec * 1000000000ull + (unsigned long long)ru->ru_stime.tv_usec * 1000ull);
-	log_line(log, "rusage.maxrss_kb", "%ld", ru->ru_maxrss);
+	cli_log_line(log, "rusage.maxrss_kb", "%ld", ru->ru_maxrss);
 	fclose(log);
 }
 
@@ -306,13 +304,17 @@ static bool collector_started(const char *dir)
 	return found;
 }
 
-static void remove_experiment(const char *dir)
+void cli_record_remove_dir(const char *dir)
 {
 	char path[PATH_MAX + 32];
 	const char *name;
 
 	for (size_t i = 0; (name = exp_dir_file(i)); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		unlink(path);
+	}
+	for (size_t i = 0; i < 2; i++) {            /* an attach's control FIFOs */
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? "attach.ack" : "attach.ctl");
 		unlink(path);
 	}
 	rmdir(dir);
@@ -329,6 +331,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "mpi", no_argument, NULL, 'm' },
 		{ "follow", required_argument, NULL, 'f' },
 		{ "frames", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -337,9 +341,23 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 	exp_launch_defaults(&o->launch);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:F:Hsimh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:F:Hsimhp:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
+		case 'p':
+			o->pid = strtol(optarg, &end, 10);
+			if (*end || o->pid <= 0) {
+				cli_error(CMD, "-p %s: expected a process id", optarg);
+				return -1;
+			}
+			break;
+		case 'd':
+			o->duration_s = strtod(optarg, &end);
+			if (*end || !(o->duration_s > 0)) {
+				cli_error(CMD, "--duration %s: expected seconds, more than 0", optarg);
+				return -1;
+			}
+			break;
 		case 'F':
 			o->launch.hz = (uint32_t)strtoul(optarg, &end, 10);
 			if (*end || o->launch.hz > EXP_HZ_MAX) {
@@ -382,7 +400,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		default: usage(stderr); return -1;
 		}
 	}
-	if (optind >= argc) {
+	if (o->pid && optind < argc) {
+		cli_error(CMD, "-p attaches to a running process: give no program to run");
+		return -1;
+	}
+	if (o->duration_s && !o->pid) {
+		cli_error(CMD, "--duration goes with -p PID (a program run by tally runs to its end)");
+		return -1;
+	}
+	if (!o->pid && optind >= argc) {
 		cli_error(CMD, "no program to run (tally record [OPTIONS] -- PROGRAM [ARGS...])");
 		return -1;
 	}
@@ -398,6 +424,8 @@ int cmd_record(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc > 0 ? cli_finish_stdout(CMD, CLI_OK) : CLI_USAGE;
+	if (o.pid)
+		return cli_attach_record(&o);
 	char **prog = argv + optind;
 	int nprog = argc - optind;
 
@@ -411,7 +439,7 @@ int cmd_record(int argc, char **argv)
 	const char *rank_from = NULL;
 	int32_t rank = exp_launch_rank(target.path, &rank_from);
 	if ((rank >= 0 ? make_rank_dir(o.out, rank, dir, sizeof(dir))
-		       : make_experiment_dir(o.out, dir, sizeof(dir))) != 0)
+		       : cli_record_make_dir(o.out, dir, sizeof(dir))) != 0)
 		return CLI_FATAL;
 	if (!realpath(dir, absdir)) {
 		cli_error(CMD, "%s: %s", dir, strerror(errno));
@@ -430,7 +458,7 @@ int cmd_record(int argc, char **argv)
 		cli_error(CMD, "pipe: %s", strerror(errno));
 		return CLI_FATAL;
 	}
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = cli_now_ns(CLOCK_MONOTONIC);
 	fflush(NULL);
 	child_pid = fork();
 	if (child_pid < 0) {
@@ -481,10 +509,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (got == sizeof(exec_errno)) {
 		cli_error(CMD, "%s: %s", prog[0], strerror(exec_errno));
-		remove_experiment(dir);
+		cli_record_remove_dir(dir);
 		return exec_errno == ENOENT ? 127 : 126;
 	}
-	write_log_end(dir, status, &ru, now_ns(CLOCK_MONOTONIC) - t0);
+	write_log_end(dir, status, &ru, cli_now_ns(CLOCK_MONOTONIC) - t0);
 	if (!collector_started(dir))
 		cli_warn(CMD, "%s: the collector did not start in %s (no \"pid:\" line in %s/%s): "
 			 "nothing was recorded", dir, prog[0], dir, EXP_LOG_NAME);

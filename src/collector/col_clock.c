@@ -56,7 +56,9 @@ static uint64_t period_ns(void)
  * paranoid 2) the time of system calls rides with the next user-mode sample. */
 static _Atomic int exclude_kernel = -1;   /* -1: not yet known */
 
-static int perf_open(uint64_t period, int excl_kernel, bool sigtrap)
+/* The event of thread `pid` (0: the caller); with `inherit` (sigtrap only)
+ * the threads it creates get a copy that signals them. */
+static int perf_open(uint64_t period, int excl_kernel, bool sigtrap, pid_t pid, bool inherit)
 {
 	struct perf_event_attr a;
 
@@ -72,8 +74,10 @@ static int perf_open(uint64_t period, int excl_kernel, bool sigtrap)
 		a.sigtrap = 1;
 		a.remove_on_exec = 1;          /* required with sigtrap */
 		a.sig_data = (uint64_t)(uintptr_t)&col_proc;
+		a.inherit = inherit;
+		a.inherit_thread = inherit;
 	}
-	return col_real.perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return col_real.perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static bool traced_by_debugger(void)
@@ -89,9 +93,23 @@ static bool traced_by_debugger(void)
 	return t && atoi(t + 10) != 0;
 }
 
-/* Open and start the thread's event the best way this system allows; the
- * first thread finds out which and logs it. */
-static int open_task_clock(pid_t tid)
+void col_clock_log_way(void)
+{
+	int w = atomic_load(&way), excl = atomic_load(&exclude_kernel);
+
+	if (w == WAY_UNKNOWN)
+		return;
+	col_log_sigsafe("clock", w == WAY_SIGTRAP ? "perf_event task-clock, sigtrap (SIGTRAP)"
+						  : "perf_event task-clock, fasync (SIGPROF)");
+	col_log_sigsafe("clock.kernel",
+			excl ? "excluded (perf_event_paranoid): system-call time goes to the next sample"
+			     : "included: ticks in system calls sample the calling stack");
+}
+
+/* Open and start the event of thread `tid` (`pid` 0 when it is the caller)
+ * the best way this system allows; the first thread finds out which and
+ * logs it. */
+static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 {
 	int w = atomic_load(&way), excl = atomic_load(&exclude_kernel), fd = -1;
 
@@ -103,7 +121,8 @@ static int open_task_clock(pid_t tid)
 		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]) && fd < 0; i++) {
 			if (tries[i].way == WAY_SIGTRAP && debugged)
 				continue;
-			fd = perf_open(period_ns(), tries[i].excl, tries[i].way == WAY_SIGTRAP);
+			fd = perf_open(period_ns(), tries[i].excl, tries[i].way == WAY_SIGTRAP, pid,
+				       inherit);
 			w = tries[i].way;
 			excl = tries[i].excl;
 		}
@@ -111,13 +130,9 @@ static int open_task_clock(pid_t tid)
 			return -errno;
 		atomic_store(&way, w);
 		atomic_store(&exclude_kernel, excl);
-		col_log_sigsafe("clock", w == WAY_SIGTRAP ? "perf_event task-clock, sigtrap (SIGTRAP)"
-							  : "perf_event task-clock, fasync (SIGPROF)");
-		col_log_sigsafe("clock.kernel",
-				excl ? "excluded (perf_event_paranoid): system-call time goes to the next sample"
-				     : "included: ticks in system calls sample the calling stack");
+		col_clock_log_way();
 	} else {
-		fd = perf_open(period_ns(), excl, w == WAY_SIGTRAP);
+		fd = perf_open(period_ns(), excl, w == WAY_SIGTRAP, pid, inherit);
 		if (fd < 0)
 			return -errno;
 	}
@@ -133,6 +148,14 @@ static int open_task_clock(pid_t tid)
 	int e = errno;
 	col_sys_close(fd);
 	return -e;
+}
+
+int col_clock_open_for(pid_t tid, bool *inherits)
+{
+	int fd = open_task_clock(tid, tid, true);
+
+	*inherits = atomic_load(&way) == WAY_SIGTRAP;
+	return fd;
 }
 
 uint64_t col_clock_read_sigsafe(struct col_thread *t)
@@ -151,7 +174,7 @@ void col_clock_start(struct col_thread *t)
 	if (!col_proc.opt.hz)
 		return;
 	if (!atomic_load(&perf_refused)) {
-		int fd = open_task_clock(t->tid);
+		int fd = open_task_clock(t->tid, 0, false);
 		if (fd >= 0) {
 			t->perf_fd = fd;
 			t->last_cpu_ns = 0;

@@ -27,4 +27,13 @@ bool col_clock_signal_sigsafe(int sig, const siginfo_t *si);
 /* After a signal: make the clock signal again (the fasync way needs it). */
 void col_clock_rearm_sigsafe(struct col_thread *t);
 
+/* Open and start a clock for thread `tid` of this process from another of its
+ * threads (tally record -p): a sigtrap event that the threads it creates
+ * inherit (*inherits true), else a fasync one that the thread's state must
+ * hold (perf_fd) to be re-armed.  fd, or -errno. */
+int col_clock_open_for(pid_t tid, bool *inherits);
+
+/* Log how the clock samples ("clock", "clock.kernel"), once it is known. */
+void col_clock_log_way(void);
+
 #endif

@@ -113,6 +113,13 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	col_count_sigsafe(EXP_CTR_SAMPLES, 1);
 }
 
+static struct col_thread *(*_Atomic adopt)(const void *uc);
+
+void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
+{
+	atomic_store(&adopt, fn);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	uint64_t entry_ns = col_now_ns_sigsafe();
@@ -125,6 +132,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	struct col_thread *t = col_thread_self_sigsafe();
+	struct col_thread *(*adopt_fn)(const void *) = atomic_load(&adopt);
+	if ((!t || t->exiting) && adopt_fn)
+		t = adopt_fn(uc);            /* a thread of a process we attached to */
 	if (!t || t->exiting) {
 		if (!t)
 			col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
@@ -158,6 +168,6 @@ void col_sample_install(void)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (col_sigaction_real(sigs[i], &sa, &prev) == 0)
+		if (col_sigaction_real(sigs[i], &sa, &prev) == 0 && prev.sa_sigaction != on_signal)
 			col_signal_take(sigs[i], &prev);
 }

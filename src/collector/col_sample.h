@@ -9,4 +9,10 @@
  * first clock starts), keeping the target's dispositions (col_signal.h). */
 void col_sample_install(void);
 
+/* For a process we attached to (col_attach.c): called by the handler, on a
+ * signal of our clock in a thread without state, to set its state up; it
+ * returns it, or NULL.  NULL: no such call. */
+struct col_thread;
+void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc));
+
 #endif

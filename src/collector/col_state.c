@@ -3,7 +3,10 @@
  * col_state.c — the process's and the threads' collector state (see
  * col_state.h).  Sigsafe file: read by the signal handler.
  */
+#include <sys/mman.h>
+
 #include "collector/col_state.h"
+#include "collector/col_sys.h"
 
 struct col_process col_proc = { .dirfd = -1, .log_fd = -1, .rank = -1 };
 
@@ -31,6 +34,18 @@ void col_thread_set_self(struct col_thread *t)
 void col_thread_set_attaching(bool on)
 {
 	attaching = on;
+}
+
+struct col_thread *col_thread_new_sigsafe(pid_t tid)
+{
+	struct col_thread *t = col_sys_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (t == MAP_FAILED)
+		return NULL;
+	t->tid = tid;
+	t->perf_fd = -1;
+	return t;
 }
 
 struct col_thread *col_enter(void)

@@ -31,7 +31,7 @@
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec
+ *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec col_attach
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions
@@ -98,6 +98,7 @@ struct col_process {
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
+	bool attached;                 /* loaded by `tally record -p` (col_attach.c) */
 };
 
 extern struct col_process col_proc;
@@ -117,6 +118,9 @@ struct col_thread *col_thread_self_sigsafe(void);
  * `attaching`, col_enter refuses: the thread's state is being made. */
 void col_thread_set_self(struct col_thread *t);
 void col_thread_set_attaching(bool attaching);
+
+/* Fresh state for thread `tid`: mmap'd, zeroed, no clock.  NULL on failure. */
+struct col_thread *col_thread_new_sigsafe(pid_t tid);
 
 /* Enter collector code from normal context; NULL if already inside. */
 struct col_thread *col_enter(void);

@@ -41,7 +41,8 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 {
 	struct col_thread *self = col_thread_self_sigsafe();
 
-	if (self || !col_proc.active)
+	/* In a process we attached to, col_attach.c sets threads up. */
+	if (self || !col_proc.active || col_proc.attached)
 		return self;
 	uint64_t t0 = col_thread_cputime_ns_sigsafe();
 	col_thread_set_attaching(true);
@@ -110,8 +111,8 @@ void col_thread_detach(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
 
-	if (!t)
-		return;
+	if (!t || col_proc.attached)
+		return;      /* attached: col_attach.c ends the thread's state */
 	/* The tracers' last records while the thread can still write. */
 	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
 		void (*fn)(void) = atomic_load(&col_proc.thread_end[i]);

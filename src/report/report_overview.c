@@ -24,8 +24,11 @@ static void how_it_ended(struct report_doc *d, const struct exp_proc *p)
 {
 	const char *st = exp_proc_log(p, "exit.status");
 	const char *sig = exp_proc_log(p, "exit.signal");
+	const char *att = exp_proc_log(p, "attach.end");
 
-	if (st)
+	if (att)
+		report_kv(d, "ended", "Ended", "%s (attached: tally record -p)", att);
+	else if (st)
 		report_kv(d, "ended", "Ended", "exit status %s", st);
 	else if (sig)
 		report_kv(d, "ended", "Ended", "killed by signal %s", sig);

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_attach.c — `tally record -p PID [--duration S] [-o EXP] [-F HZ]`:
+ * profile a running process for a while and leave it running.
+ *
+ * The order of things: refuse what cannot work (tracers, then attach_check:
+ * nothing touched yet); make the experiment directory, owned by the
+ * process's user, with two FIFOs in it (attach.ctl: tally → collector,
+ * attach.ack: collector → tally); load the collector and start it
+ * (attach_inject: one thread borrowed for about a millisecond); wait for its
+ * "started"; wait for Ctrl-C, SIGTERM, the end of --duration or the end of
+ * the process; write "stop" and wait for "stopped"; finish the log (the
+ * process's CPU time over the window, from its CPU clock) and the experiment.
+ * If tally dies, the collector reads end-of-file on attach.ctl and stops too.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach/attach.h"
+#include "cli/cli.h"
+#include "cli/cli_record.h"
+#include "format/exp_records.h"
+
+#define CMD "record"
+#define ANSWER_TIMEOUT_MS 10000
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Fields 14, 15 (utime, stime, clock ticks) and 22 (start time) of /proc/PID/stat. */
+static bool proc_stat(pid_t pid, unsigned long long *utime, unsigned long long *stime,
+		      unsigned long long *start)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');    /* the name may hold spaces */
+	unsigned long long v[20];
+	int got = p ? sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+				    "%*d %*d %llu", &v[0], &v[1], &v[2]) : 0;
+	if (got != 3)
+		return false;
+	*utime = v[0];
+	*stime = v[1];
+	*start = v[2];
+	return true;
+}
+
+static uint64_t process_cpu_ns(pid_t pid)
+{
+	clockid_t id;
+	struct timespec ts;
+
+	if (clock_getcpuclockid(pid, &id) != 0 || clock_gettime(id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Is it still the process we attached to (not ended, pid not reused)? */
+static bool same_process(pid_t pid, unsigned long long start)
+{
+	unsigned long long u, s, st;
+
+	return proc_stat(pid, &u, &s, &st) && st == start;
+}
+
+/* Does the process still hold our control FIFO (the collector is there)? */
+static bool holds_fifo(pid_t pid, const char *ctl)
+{
+	char path[64], fdp[PATH_MAX], link[PATH_MAX];
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		snprintf(fdp, sizeof(fdp), "%s/%s", path, e->d_name);
+		ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = 0;
+			found = !strcmp(link, ctl);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* One line from the collector (attach.ack).  0, -1 timeout or stop signal,
+ * -2 the process ended. */
+static int read_answer(int fd, char *line, size_t len, int timeout_ms, pid_t pid,
+		       unsigned long long start, bool stoppable)
+{
+	size_t n = 0;
+	uint64_t deadline = cli_now_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000u;
+
+	while (cli_now_ns(CLOCK_MONOTONIC) < deadline) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (stoppable && stop_signal)
+			return -1;
+		if (poll(&p, 1, 100) > 0) {
+			ssize_t r = read(fd, line + n, 1);
+			if (r == 1 && line[n] == '\n') {
+				line[n] = 0;
+				return 0;
+			}
+			if (r == 1 && n + 2 < len)
+				n++;
+			continue;
+		}
+		if (!same_process(pid, start))
+			return -2;
+	}
+	return -1;
+}
+
+static void write_head(const char *dir, const struct attach_target *t, const struct record_opts *o)
+{
+	char path[PATH_MAX + 16], host[256] = "", when[64], cmd[4096];
+	struct utsname u;
+	time_t now = time(NULL);
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)t->pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	cmd[n] = 0;
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	FILE *log = fopen(path, "a");
+	if (!log)
+		return;
+	gethostname(host, sizeof(host) - 1);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	cli_log_line(log, "tally.format", "%d", EXP_FORMAT_VERSION);
+	cli_log_line(log, "target", "%s", t->exe);
+	cli_log_line(log, "command", "%s", n ? cmd : t->name);
+	cli_log_line(log, "host", "%s", host);
+	if (uname(&u) == 0)
+		cli_log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+	cli_log_line(log, "start", "%s", when);
+	cli_log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
+	cli_log_line(log, "options", "hz=%u heap=0 sync=-1 io=0 follow=none frames=%u", o->launch.hz,
+		     o->launch.max_frames);
+	cli_log_line(log, "attach.pid", "%d", (int)t->pid);
+	cli_log_line(log, "attach.descendants", "not followed: fork and exec are not interposed after the fact");
+	fclose(log);
+}
+
+static void log_kv(const char *dir, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void log_kv(const char *dir, const char *key, const char *fmt, ...)
+{
+	char path[PATH_MAX + 16], v[1024];
+	va_list ap;
+
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	FILE *log = fopen(path, "a");
+	if (!log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	cli_log_line(log, key, "%s", v);
+	fclose(log);
+}
+
+/* The process's CPU time over the window, split into user and system as
+ * /proc/PID/stat's ticks are (the total is the CPU clock's, to the ns). */
+static void log_cpu(const char *dir, uint64_t cpu_ns, unsigned long long du, unsigned long long ds)
+{
+	double user = du + ds ? (double)du / (double)(du + ds) : 1.0;
+	uint64_t u = (uint64_t)((double)cpu_ns * user);
+
+	log_kv(dir, "rusage.user_ns", "%llu", (unsigned long long)u);
+	log_kv(dir, "rusage.sys_ns", "%llu", (unsigned long long)(cpu_ns - u));
+}
+
+/* A number the collector wrote in the log; 0 if absent. */
+static uint64_t log_u64(const char *dir, const char *key)
+{
+	char path[PATH_MAX + 16], line[512];
+	size_t k = strlen(key);
+	uint64_t v = 0;
+
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, k) && line[k] == ':')
+			v = strtoull(line + k + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static const char *tracer_refused(const struct record_opts *o)
+{
+	if (o->launch.heap)
+		return "-H (heap tracing)";
+	if (o->launch.sync_ns != -1)
+		return "-s (synchronization tracing)";
+	if (o->launch.io)
+		return "-i (I/O tracing)";
+	if (o->launch.mpi)
+		return "-m (MPI tracing)";
+	return NULL;
+}
+
+int cli_attach_record(const struct record_opts *o)
+{
+	struct attach_target t;
+	struct attach_timing tm;
+	char dir[PATH_MAX], absdir[PATH_MAX], lib[PATH_MAX + 32], collector[PATH_MAX];
+	char ctl[PATH_MAX + 16], ack[PATH_MAX + 16], options[EXP_OPTIONS_MAX], line[1024];
+	pid_t pid = (pid_t)o->pid;
+	const char *tr = tracer_refused(o);
+
+	if (tr) {
+		cli_error(CMD, "%s cannot be attached: tracing interposes on the program's calls, which are "
+			  "bound to libc before tally arrives; record the program from its start "
+			  "(`tally record %s -- PROGRAM`), or attach without it", tr, tr);
+		return CLI_FATAL;
+	}
+	snprintf(lib, sizeof(lib), "%s/libtally-collector.so", cli_lib_dir());
+	if (!realpath(lib, collector)) {
+		cli_error(CMD, "%s: %s (is tally installed? TALLY_LIB_DIR names its lib directory)", lib,
+			  strerror(errno));
+		return CLI_FATAL;
+	}
+	if (attach_check(pid, &t) != 0) {
+		cli_error(CMD, "cannot attach to %s", t.why);
+		return CLI_FATAL;
+	}
+	if (cli_record_make_dir(o->out, dir, sizeof(dir)) != 0)
+		return CLI_FATAL;
+	if (!realpath(dir, absdir)) {
+		cli_error(CMD, "%s: %s", dir, strerror(errno));
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	snprintf(ctl, sizeof(ctl), "%s/attach.ctl", absdir);
+	snprintf(ack, sizeof(ack), "%s/attach.ack", absdir);
+	if (mkfifo(ctl, 0600) != 0 || mkfifo(ack, 0600) != 0) {
+		cli_error(CMD, "%s: cannot make its control FIFOs: %s", dir, strerror(errno));
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	/* The collector writes as the process's user. */
+	if (t.euid != geteuid() && (chown(absdir, t.euid, t.egid) != 0 || chown(ctl, t.euid, t.egid) != 0 ||
+				    chown(ack, t.euid, t.egid) != 0)) {
+		cli_error(CMD, "%s: cannot give it to uid %u: %s", dir, (unsigned)t.euid, strerror(errno));
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	if (attach_check_reachable(&t, collector, absdir) != 0) {
+		cli_error(CMD, "cannot attach to %s", t.why);
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	/* O_RDWR: neither open waits for the other side, and the collector's
+	 * end of attach.ctl sees end-of-file only when tally is gone. */
+	int ctl_fd = open(ctl, O_RDWR | O_CLOEXEC), ack_fd = open(ack, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (ctl_fd < 0 || ack_fd < 0) {
+		cli_error(CMD, "%s: %s", ctl, strerror(errno));
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	write_head(dir, &t, o);
+	struct exp_launch_options lo = o->launch;
+	lo.follow = false;
+	if (exp_launch_encode(&lo, options, sizeof(options)) < 0) {
+		cli_error(CMD, "options too long");
+		close(ctl_fd);
+		close(ack_fd);
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+
+	unsigned long long u0, s0, start, u1, s1, st;
+	if (!proc_stat(pid, &u0, &s0, &start)) {
+		cli_error(CMD, "cannot attach to %d: it ended", (int)pid);
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	uint64_t cpu0 = process_cpu_ns(pid), t0 = cli_now_ns(CLOCK_MONOTONIC);
+
+	/* No Ctrl-C while the thread is borrowed: it would leave it mid-call. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	int rc = attach_inject(&t, collector, absdir, options, &tm);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		cli_error(CMD, "cannot attach to %s", t.why);
+		close(ctl_fd);
+		close(ack_fd);
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	log_kv(dir, "attach.thread", "%d (%s)", (int)tm.tid, tm.how);
+	log_kv(dir, "attach.stopped_ns", "%llu", (unsigned long long)tm.stopped_ns);
+	log_kv(dir, "attach.probes", "%u threads looked at, stopped %llu ns in all", tm.probes,
+	       (unsigned long long)tm.probe_ns);
+	log_kv(dir, "attach.syscall_stops", "%u", tm.syscall_stops);
+
+	int a = read_answer(ack_fd, line, sizeof(line), ANSWER_TIMEOUT_MS, pid, start, false);
+	unsigned nthreads = 0, unsampled = 0;
+	char how[32] = "";
+	if (a != 0 || strncmp(line, "started ", 8) ||
+	    sscanf(line + 8, "%u %u %31s", &nthreads, &unsampled, how) != 3) {
+		if (a == 0 && !strncmp(line, "error ", 6))
+			cli_error(CMD, "the collector in %d could not start: %s", (int)pid, line + 6);
+		else
+			cli_error(CMD, "the collector in %d did not answer (%s)", (int)pid,
+				  a == -2 ? "the process ended" : "10 s");
+		close(ctl_fd);
+		close(ack_fd);
+		return CLI_FATAL;
+	}
+	uint64_t started = cli_now_ns(CLOCK_MONOTONIC);
+	fprintf(stderr, "tally record: attached to %d (%s): %u threads%s; thread %d stopped %.2f ms; %s\n",
+		(int)pid, t.name, nthreads, strcmp(how, "inherit") ? ", new ones found every 50 ms" : "",
+		(int)tm.tid, tm.stopped_ns / 1e6,
+		o->duration_s ? "collecting" : "Ctrl-C stops collecting");
+	if (unsampled)
+		cli_warn(CMD, "%u threads could not be given a clock (file descriptors): they are not sampled",
+			 unsampled);
+
+	/* Collect until told, the duration ends, or the process does. */
+	const char *why_end = "stopped by tally";
+	for (int n = 0;; n++) {
+		struct timespec ts = { 0, 20000000 };
+		if (stop_signal) {
+			why_end = stop_signal == SIGINT ? "Ctrl-C" : strsignal(stop_signal);
+			break;
+		}
+		if (o->duration_s && cli_now_ns(CLOCK_MONOTONIC) - started >= (uint64_t)(o->duration_s * 1e9)) {
+			why_end = "--duration";
+			break;
+		}
+		if (n % 5 == 0 && !same_process(pid, start)) {
+			why_end = NULL;
+			break;
+		}
+		if (n % 50 == 49 && !holds_fifo(pid, ctl)) {
+			why_end = NULL;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	uint64_t t_stop = cli_now_ns(CLOCK_MONOTONIC), stop_ns = 0;
+	bool alive = why_end != NULL;
+	if (alive) {
+		stop_signal = 0;
+		if (write(ctl_fd, "stop\n", 5) != 5 ||
+		    read_answer(ack_fd, line, sizeof(line), ANSWER_TIMEOUT_MS, pid, start, false) != 0 ||
+		    strcmp(line, "stopped")) {
+			cli_warn(CMD, "the collector in %d did not confirm the stop: the experiment may "
+				 "lack its last records", (int)pid);
+		}
+		stop_ns = cli_now_ns(CLOCK_MONOTONIC) - t_stop;
+	}
+	uint64_t cpu1 = process_cpu_ns(pid), t1 = cli_now_ns(CLOCK_MONOTONIC);
+	bool still = proc_stat(pid, &u1, &s1, &st) && st == start;
+	close(ctl_fd);
+	close(ack_fd);
+	unlink(ctl);
+	unlink(ack);
+
+	char when[64];
+	time_t now = time(NULL);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	log_kv(dir, "end", "%s", when);
+	log_kv(dir, "record.end.mono_ns", "%llu", (unsigned long long)t1);
+	log_kv(dir, "wall_ns", "%llu", (unsigned long long)(t1 - t0));
+	if (still) {
+		/* The window the collector sampled, by the process's CPU clock;
+		 * else ours (which adds the attach and the stop). */
+		uint64_t c0 = log_u64(dir, "attach.cpu_start_ns"), c1 = log_u64(dir, "attach.cpu_end_ns");
+		if (c0 && c1 > c0)
+			log_cpu(dir, c1 - c0, u1 - u0, s1 - s0);
+		else
+			log_cpu(dir, cpu1 > cpu0 ? cpu1 - cpu0 : 0, u1 - u0, s1 - s0);
+		log_kv(dir, "attach.end", "%s; detached, the process goes on", why_end);
+		log_kv(dir, "attach.stop_ns", "%llu", (unsigned long long)stop_ns);
+	} else {
+		log_kv(dir, "attach.end", "the process ended or exec'd during collection");
+	}
+	cli_compact(dir);
+	cli_archive(dir);
+	if (still)
+		fprintf(stderr, "tally record: detached from %d (%s), which goes on; experiment in %s\n",
+			(int)pid, why_end, dir);
+	else
+		fprintf(stderr, "tally record: %d ended (or exec'd) during collection; experiment in %s\n",
+			(int)pid, dir);
+	return CLI_OK;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_record.h — what `tally record` (cmd_record.c) shares with its attaching
+ * form `tally record -p PID` (cli_attach.c): the options, the experiment
+ * directory, the log's lines.
+ */
+#ifndef TALLY_CLI_RECORD_H
+#define TALLY_CLI_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "format/exp_launch.h"
+
+struct record_opts {
+	const char *out;
+	struct exp_launch_options launch;   /* what the collector is told */
+	long pid;                  /* -p: attach to this process; 0: run a program */
+	double duration_s;         /* --duration (with -p); 0: until Ctrl-C */
+};
+
+/* Create the experiment directory `out`, or the first unused tally.N.exp;
+ * its name goes to path.  0, or -1 with a message printed. */
+int cli_record_make_dir(const char *out, char *path, size_t len);
+/* Remove an experiment directory that holds nothing yet (a failed start). */
+void cli_record_remove_dir(const char *dir);
+/* "key: value" line of an experiment's log.txt. */
+void cli_log_line(FILE *log, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+uint64_t cli_now_ns(clockid_t id);
+
+/* `tally record -p PID` (cli_attach.c): exit status (0, 2 refused or failed). */
+int cli_attach_record(const struct record_opts *o);
+
+#endif

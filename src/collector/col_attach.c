@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_attach.c — collecting in a process that `tally record -p` attached to.
+ *
+ * tally dlopens the collector in one thread of the running process and calls
+ * tally__attach(DIR, OPTIONS) there (src/attach/).  That call only starts a
+ * helper thread ("tally-attach", all signals blocked) and returns, so the
+ * borrowed thread is back to its own work within microseconds.  The helper:
+ *   1. opens the experiment in DIR (its files placed at high descriptor
+ *      numbers, out of the program's way), logs, installs the handler,
+ *      records the loaded objects;
+ *   2. for every thread in /proc/self/task writes THREAD_START and opens a
+ *      task-clock event for it (pid = that tid).  With sigtrap events the
+ *      event is `inherit`ed by the threads it creates afterwards: they are
+ *      sampled from their first instruction without any interposer.  Without
+ *      sigtrap (kernel < 5.13) the events are fasync ones and the helper
+ *      looks for new threads every tick (TICK_MS) instead;
+ *   3. answers "started" on DIR/attach.ack, then waits on DIR/attach.ctl for
+ *      "stop" (or its end of file: tally is gone), ticking every TICK_MS to
+ *      note loaded objects and ended threads;
+ *   4. stops: no more set-ups, every event disabled and closed, THREAD_END for
+ *      every thread, files closed; answers "stopped" and exits.  The
+ *      collector stays loaded and idle; its handler stays installed (a late
+ *      signal is recognised and ignored) and the next attach reuses it all.
+ * A thread's state is set up by the first signal of its clock, in the signal
+ * handler (adopt_sigsafe): memory from mmap, its stack's bounds
+ * from /proc/self/maps, read with raw system calls.
+ * Weights: the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), since an
+ * inherited event's fd is not the thread's own (reading the parent's adds up
+ * its children).  docs/attach.md has the design and its limits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <linux/perf_event.h>
+
+#include "collector/col_clock.h"
+#include "collector/col_files.h"
+#include "collector/col_log.h"
+#include "collector/col_mem.h"
+#include "collector/col_objects.h"
+#include "collector/col_real.h"
+#include "collector/col_sample.h"
+#include "collector/col_stacks.h"
+#include "collector/col_state.h"
+#include "collector/col_sys.h"
+#include "collector/col_time.h"
+
+#define SLOTS 32768                /* threads of one attach (a power of two) */
+#define TICK_MS 50
+
+struct slot {
+	_Atomic int tid;               /* 0: free */
+	bool existing;                 /* there at the attach: the helper wrote THREAD_START */
+	bool ended;                    /* THREAD_END written */
+	int fd;                        /* its clock when the helper opened one, else -1 */
+	uint64_t cpu0_ns;              /* its CPU time when that clock started */
+	struct col_thread *_Atomic t;  /* its state, set up by its first sample */
+};
+
+static struct slot *slots;
+static _Atomic bool collecting;
+static _Atomic int helper_running;
+static bool inherits;              /* threads created later get a clock from their creator */
+static char req_dir[4096], req_options[256];
+static int ctl_fd = -1, ack_fd = -1, fd_floor;
+static pid_t helper_tid;
+static unsigned unsampled;         /* threads we could give no clock (descriptors) */
+
+static uint64_t thread_cpu_ns(pid_t tid)
+{
+	struct timespec ts;
+	clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 6);   /* MAKE_THREAD_CPUCLOCK(tid, SCHED) */
+
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The slot of `tid`; with `claim`, a free one is taken (*claimed set). */
+static struct slot *slot_get_sigsafe(pid_t tid, bool claim, bool *claimed)
+{
+	uint32_t h = (uint32_t)tid * 2654435761u;
+
+	for (uint32_t i = 0; slots && i < SLOTS; i++) {
+		struct slot *s = &slots[(h + i) & (SLOTS - 1)];
+		int cur = atomic_load(&s->tid);
+		if (cur == tid)
+			return s;
+		if (cur)
+			continue;
+		if (!claim)
+			return NULL;
+		if (atomic_compare_exchange_strong(&s->tid, &cur, tid)) {
+			*claimed = true;
+			return s;
+		}
+		if (cur == tid)
+			return s;
+	}
+	return NULL;
+}
+
+static uint64_t hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? (uint64_t)(c - '0') : (uint64_t)((c | 0x20) - 'a' + 10);
+}
+
+/* The mapping of /proc/self/maps that holds `sp`: the thread's stack. */
+static void stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	char buf[4096];
+	int fd = col_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+	uint64_t a = 0, b = 0;
+	int field = 0;            /* 0: start, 1: end, 2: rest of the line */
+	ssize_t n;
+
+	*lo = *hi = 0;
+	if (fd < 0)
+		return;
+	while ((n = col_sys_read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			if (c == '\n') {
+				if (sp >= a && sp < b) {
+					*lo = a;
+					*hi = b;
+					col_sys_close(fd);
+					return;
+				}
+				a = b = 0;
+				field = 0;
+			} else if (field == 0) {
+				if (c == '-')
+					field = 1;
+				else
+					a = a << 4 | hex_digit(c);
+			} else if (field == 1) {
+				if (c == ' ')
+					field = 2;
+				else
+					b = b << 4 | hex_digit(c);
+			}
+		}
+	}
+	col_sys_close(fd);
+}
+
+/* The first signal of our clock in a thread without state (col_sample.c
+ * calls this): set its state up.  NULL if it cannot be (then not counted
+ * as a sample: EXP_CTR_NO_THREAD_STATE). */
+static struct col_thread *adopt_sigsafe(const void *uc)
+{
+	pid_t tid = col_sys_gettid();
+	bool claimed = false;
+
+	if (!atomic_load_explicit(&collecting, memory_order_acquire))
+		return NULL;
+	struct slot *s = slot_get_sigsafe(tid, true, &claimed);
+	if (!s || s->ended)
+		return NULL;
+	struct col_thread *t = col_thread_self_sigsafe();   /* from an earlier attach: reused */
+	if (t) {
+		memset(t, 0, sizeof(*t));
+		t->tid = tid;
+		t->perf_fd = -1;
+	} else if (!(t = col_thread_new_sigsafe(tid))) {
+		return NULL;
+	}
+	const ucontext_t *u = uc;
+	stack_bounds_sigsafe((uint64_t)u->uc_mcontext.gregs[REG_RSP], &t->unwind.stack_lo,
+			     &t->unwind.stack_hi);
+	if (!inherits && s->fd >= 0)
+		t->perf_fd = s->fd;          /* fasync: read and re-armed through it */
+	else
+		t->last_cpu_ns = claimed ? 0 : s->cpu0_ns;
+	if (claimed) {
+		/* Created after the attach: it inherited its creator's clock. */
+		struct exp_thread_start rec;
+		memset(&rec, 0, sizeof(rec));
+		rec.tid = (uint32_t)tid;
+		rec.time_ns = col_now_ns_sigsafe();
+		prctl(PR_GET_NAME, rec.name, 0, 0, 0);
+		col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
+	}
+	atomic_store(&s->t, t);
+	col_thread_set_self(t);
+	return t;
+}
+
+/* Put our descriptor high, out of the range the program uses (select()'s
+ * 1024 included).  Returns the new fd, or -1 (closed) if there is no room. */
+static int move_high(int fd)
+{
+	if (fd < 0 || fd >= fd_floor)
+		return fd;
+	int nfd = col_real.fcntl(fd, F_DUPFD_CLOEXEC, fd_floor);
+	col_sys_close(fd);
+	return nfd;
+}
+
+static void reply(const char *msg)
+{
+	if (ack_fd >= 0 && col_sys_write(ack_fd, msg, strlen(msg)) < 0)
+		col_log_sigsafe("attach.warning", "could not answer tally");
+}
+
+static void write_thread_start(pid_t tid)
+{
+	struct exp_thread_start rec;
+	char path[64];
+
+	memset(&rec, 0, sizeof(rec));
+	rec.tid = (uint32_t)tid;
+	rec.time_ns = col_now_ns_sigsafe();
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		ssize_t n = col_sys_read(fd, rec.name, sizeof(rec.name) - 1);
+		if (n > 0 && rec.name[n - 1] == '\n')
+			rec.name[n - 1] = 0;
+		col_sys_close(fd);
+	}
+	struct col_thread *h = col_enter();
+	if (h) {
+		col_write_sigsafe(h, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
+		col_leave(h);
+	}
+}
+
+/* Give every thread we have no slot for a clock.  Returns how many were
+ * added, or -errno when the very first clock could not be opened. */
+static int add_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int added = 0, err = 0;
+
+	if (!d)
+		return -errno;
+	for (struct dirent *e; (e = readdir(d));) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		bool claimed = false;
+		if (tid <= 0 || tid == helper_tid)
+			continue;
+		struct slot *s = slot_get_sigsafe(tid, true, &claimed);
+		if (!s || !claimed)
+			continue;
+		s->existing = true;
+		write_thread_start(tid);
+		s->cpu0_ns = thread_cpu_ns(tid);
+		bool inh;
+		int fd = col_clock_open_for(tid, &inh);
+		if (fd < 0) {
+			err = fd;
+			unsampled++;
+			continue;
+		}
+		inherits = inh;
+		s->fd = move_high(fd);
+		if (s->fd < 0)
+			unsampled++;
+		added++;
+	}
+	closedir(d);
+	return added || !err ? added : err;
+}
+
+/* CPU time of slot s's thread since the attach (or its creation).  A thread
+ * that ended: as of its last sample (its clock is gone with it). */
+static uint64_t cpu_used(const struct slot *s, const struct col_thread *t, bool dead)
+{
+	uint64_t base = s->existing ? s->cpu0_ns : 0;
+
+	if (!dead) {
+		uint64_t now = thread_cpu_ns(atomic_load(&s->tid));
+		return now > base ? now - base : 0;
+	}
+	if (!t)
+		return 0;
+	if (!inherits)
+		return t->last_cpu_ns;             /* fasync: the event's count since it started */
+	return t->last_cpu_ns > base ? t->last_cpu_ns - base : 0;
+}
+
+/* THREAD_END for the thread of slot s; it has ended when `dead`. */
+static void end_thread(struct slot *s, bool dead)
+{
+	struct col_thread *t = atomic_load(&s->t);
+	pid_t tid = atomic_load(&s->tid);
+	struct exp_thread_end rec = { 0, (uint32_t)tid, col_now_ns_sigsafe(), cpu_used(s, t, dead),
+				      t ? t->samples : 0 };
+
+	if (t) {
+		while (atomic_exchange(&t->busy, 1))
+			;                    /* its handler is at work: a few µs */
+		t->exiting = true;
+		t->perf_fd = -1;
+		col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+		for (int i = 0; i < EXP_FILE_COUNT_; i++)
+			exp_cursor_release_sigsafe(&t->cursor[i]);
+		atomic_store(&t->busy, 0);
+		if (dead) {
+			atomic_store(&s->t, NULL);
+			col_sys_munmap(t, sizeof(*t));   /* its thread is gone: nobody can reach it */
+		}
+	} else {
+		struct col_thread *h = col_enter();
+		if (h) {
+			col_write_sigsafe(h, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+			col_leave(h);
+		}
+	}
+	s->ended = true;
+}
+
+static bool thread_alive(pid_t tid)
+{
+	return !(syscall(SYS_tgkill, col_proc.pid, tid, 0) != 0 && errno == ESRCH);
+}
+
+static void tick(void)
+{
+	col_objects_rescan(0);         /* dlopen is not interposed here */
+	if (col_proc.opt.hz)
+		col_sample_install();          /* again, if the program replaced ours */
+	if (!inherits)
+		add_threads();
+	for (uint32_t i = 0; i < SLOTS; i++) {
+		struct slot *s = &slots[i];
+		pid_t tid = atomic_load(&s->tid);
+		if (tid && !s->ended && !thread_alive(tid))
+			end_thread(s, true);
+	}
+}
+
+static void close_experiment(void)
+{
+	col_close_files();
+	col_proc.counters = NULL;     /* its mapping stays: a late handler may count */
+}
+
+static void stop(void)
+{
+	atomic_store(&collecting, false);
+	/* No handler uses a thread's state or clock past this. */
+	for (uint32_t i = 0; i < SLOTS; i++) {
+		struct col_thread *t = atomic_load(&slots[i].t);
+		if (!t)
+			continue;
+		while (atomic_exchange(&t->busy, 1))
+			;
+		t->exiting = true;
+		t->perf_fd = -1;
+		atomic_store(&t->busy, 0);
+	}
+	for (uint32_t i = 0; i < SLOTS; i++) {
+		if (slots[i].fd >= 0) {
+			col_real.ioctl(slots[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+			col_sys_close(slots[i].fd);
+			slots[i].fd = -1;
+		}
+	}
+	col_log_u64_sigsafe("attach.cpu_end_ns", process_cpu_ns());
+	for (uint32_t i = 0; i < SLOTS; i++) {
+		struct slot *s = &slots[i];
+		pid_t tid = atomic_load(&s->tid);
+		if (tid && !s->ended)
+			end_thread(s, !thread_alive(tid));
+	}
+	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
+	col_log_sigsafe("attach.detached", "collection stopped; the process goes on");
+}
+
+static int start(char *err, size_t len)
+{
+	struct rlimit rl;
+
+	col_proc.pid = getpid();
+	col_time_init();
+	col_proc.start_ns = col_now_ns_sigsafe();
+	exp_launch_decode(req_options, &col_proc.opt);
+	snprintf(col_proc.dir, sizeof(col_proc.dir), "%s", req_dir);
+	snprintf(col_proc.root, sizeof(col_proc.root), "%s", req_dir);
+	col_proc.lineage[0] = 0;
+	fd_floor = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= 2048 ? 1024
+		   : (int)(rl.rlim_cur * 3 / 4);
+	int rc = col_open_experiment();
+	if (rc != 0) {
+		snprintf(err, len, "cannot open the experiment's files in %s: %s", req_dir, strerror(-rc));
+		close_experiment();
+		return -1;
+	}
+	for (int i = 0; i < EXP_FILE_COUNT_; i++)
+		col_proc.file[i].fd = move_high(col_proc.file[i].fd);
+	col_proc.log_fd = move_high(col_proc.log_fd);
+	col_proc.dirfd = move_high(col_proc.dirfd);
+	col_stacks_init();
+	struct col_thread *h = col_thread_new_sigsafe(helper_tid);
+	if (!h) {
+		snprintf(err, len, "out of memory");
+		close_experiment();
+		return -1;
+	}
+	col_thread_set_self(h);
+	col_proc.attached = true;
+	col_proc.active = true;
+	col_log_start("tally record -p");
+	col_sample_set_adopt(adopt_sigsafe);
+	if (col_proc.opt.hz)
+		col_sample_install();
+	col_objects_init();
+	if (!slots)
+		slots = col_alloc(SLOTS * sizeof(*slots));
+	if (!slots) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	memset(slots, 0, SLOTS * sizeof(*slots));
+	for (uint32_t i = 0; i < SLOTS; i++)
+		slots[i].fd = -1;          /* never 0: that is the program's stdin */
+	unsampled = 0;
+	inherits = false;
+	col_log_u64_sigsafe("attach.cpu_start_ns", process_cpu_ns());
+	atomic_store(&collecting, true);
+	int added = 0, n;
+	for (int round = 0; round < 20 && (n = add_threads()) != 0; round++) {
+		if (n < 0 && !added) {
+			snprintf(err, len, "perf_event_open: %s (tally record -p needs it; the perf_event_paranoid "
+				 "setting or a seccomp filter may forbid it)", strerror(-n));
+			return -1;
+		}
+		added += n > 0 ? n : 0;
+	}
+	static bool clock_logged;      /* the first clock opened in the process logs itself */
+	if (clock_logged)
+		col_clock_log_way();
+	clock_logged = true;
+	col_log_sigsafe("attach.threads.new",
+			inherits ? "sampled from their start (inherited sigtrap clock)"
+				 : "found every 50 ms in /proc/self/task (no inherited clock)");
+	col_log_u64_sigsafe("attach.threads", (uint64_t)added);
+	if (unsampled)
+		col_log_u64_sigsafe("attach.threads.unsampled", unsampled);
+	return added;
+}
+
+static void wait_for_stop(void)
+{
+	char buf[64];
+
+	for (;;) {
+		struct pollfd p = { ctl_fd, POLLIN, 0 };
+		int n = poll(&p, 1, TICK_MS);
+		if (n > 0) {
+			ssize_t r = col_sys_read(ctl_fd, buf, sizeof(buf));
+			if (r <= 0 && r != -EAGAIN)
+				return;      /* end of file: tally is gone */
+			if (r > 0 && memmem(buf, (size_t)r, "stop", 4))
+				return;
+		}
+		tick();
+	}
+}
+
+static void *helper_main(void *unused)
+{
+	char path[4200], err[512] = "", msg[600];
+	(void)unused;
+
+	helper_tid = col_sys_gettid();
+	prctl(PR_SET_NAME, "tally-attach", 0, 0, 0);
+	snprintf(path, sizeof(path), "%s/attach.ack", req_dir);
+	ack_fd = col_sys_openat(AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	snprintf(path, sizeof(path), "%s/attach.ctl", req_dir);
+	ctl_fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	if (ack_fd < 0 || ctl_fd < 0) {
+		snprintf(msg, sizeof(msg), "error cannot open %s: %s\n", path, strerror(errno));
+		reply(msg);
+	} else {
+		int n = start(err, sizeof(err));
+		if (n < 0) {
+			if (col_proc.active)
+				stop();
+			snprintf(msg, sizeof(msg), "error %s\n", err);
+		} else {
+			snprintf(msg, sizeof(msg), "started %d %u %s\n", n, unsampled,
+				 inherits ? "inherit" : "scan");
+		}
+		reply(msg);
+		if (n >= 0) {
+			wait_for_stop();
+			stop();
+			reply("stopped\n");
+		}
+	}
+	struct col_thread *h = col_thread_self_sigsafe();
+	if (h) {
+		for (int i = 0; i < EXP_FILE_COUNT_; i++)
+			exp_cursor_release_sigsafe(&h->cursor[i]);
+		col_thread_set_self(NULL);
+		col_sys_munmap(h, sizeof(*h));
+	}
+	close_experiment();
+	col_proc.active = false;
+	col_proc.attached = false;
+	col_sample_set_adopt(NULL);
+	if (ctl_fd >= 0)
+		col_sys_close(ctl_fd);
+	if (ack_fd >= 0)
+		col_sys_close(ack_fd);
+	ctl_fd = ack_fd = -1;
+	atomic_store(&helper_running, 0);
+	return NULL;
+}
+
+/* Called by tally in one thread of the process, through ptrace, once the
+ * collector is loaded: start the helper and return at once.  0, or -EBUSY
+ * (collecting already: started by `tally record`, or attached), -errno. */
+COL_API int tally__attach(const char *dir, const char *options);
+COL_API int tally__attach(const char *dir, const char *options)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	sigset_t all, old;
+
+	if (col_proc.active || atomic_exchange(&helper_running, 1))
+		return -EBUSY;
+	if (strlen(dir) >= sizeof(req_dir) || strlen(options) >= sizeof(req_options)) {
+		atomic_store(&helper_running, 0);
+		return -ENAMETOOLONG;
+	}
+	strcpy(req_dir, dir);
+	strcpy(req_options, options);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);    /* the helper takes no signal of the program's */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	const struct col_real *r = col_real_table();
+	int rc = r && r->pthread_create ? r->pthread_create(&th, &attr, helper_main, NULL) : ENOSYS;
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		atomic_store(&helper_running, 0);
+	return -rc;
+}

@@ -1,0 +1,184 @@
+# test_attach.sh — `tally record -p PID`: attach to running processes,
+# profile them for a while, leave them running unharmed (docs/attach.md).
+# Every target prints a checksum of its computation (registers, vector state,
+# errno and system-call results all feed it): the output with an attach must
+# be the output without one.  Targets are stopped by pid; every wait is
+# bounded.
+. "$(dirname "$0")/lib.sh"
+cc -O2 -g -pthread -o "$T/aw" "$PROGS/attach_work.c"
+cc -O2 -o "$T/tracer" "$PROGS/tracer.c"
+cd "$T"
+
+# wait_ready FILE: until the target printed "ready" there (10 s at most).
+wait_ready() {
+	for _ in $(seq 100); do
+		grep -q '^ready' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# bounded_wait PID SECS: wait for a child, killing it after SECS.
+bounded_wait() {
+	( sleep "$2"; kill -9 "$1" 2>/dev/null ) & w=$!
+	wait "$1"; rc=$?
+	kill "$w" 2>/dev/null; wait "$w" 2>/dev/null
+	return $rc
+}
+cpu_of() {   # the CPU seconds a target said it used
+	awk '/^cpu / { print $2 }' "$1"
+}
+
+# --- shares, twice in a row, run time and output unchanged -------------------
+./aw shares 240 >ref.out 2>ref.err
+./aw shares 240 >sh.out 2>sh.err & P=$!
+wait_ready sh.err
+sleep 0.2
+"$TALLY" record -p $P -F 10000 --duration 1 -o sh1.exp 2>sh1.msg; rc1=$?
+alive1=$(kill -0 $P 2>/dev/null && echo yes)
+maps1=$(grep -c libtally-collector /proc/$P/maps)
+"$TALLY" record -p $P -F 10000 --duration 1 -o sh2.exp 2>sh2.msg; rc2=$?
+alive2=$(kill -0 $P 2>/dev/null && echo yes)
+maps2=$(grep -c libtally-collector /proc/$P/maps)
+bounded_wait $P 60; rcp=$?
+"$TALLY" export sh1.exp --format collapsed >sh1.txt
+"$TALLY" export sh2.exp --format collapsed >sh2.txt
+check attach_cpu_shares sh -c "test $rc1 = 0 && test '$alive1' = yes && python3 '$E2E/profile.py' sh1.txt \
+	'excl leaf_one 0.333 0.03' 'excl leaf_two 0.667 0.03' 'path main;parent;leaf_two 0.667 0.03'"
+check attach_twice_in_a_row sh -c "test $rc2 = 0 && test '$alive2' = yes && python3 '$E2E/profile.py' sh2.txt \
+	'excl leaf_one 0.333 0.03' 'excl leaf_two 0.667 0.03' &&
+	grep -q 'attached to' sh2.msg && test '$maps1' -gt 0 && test '$maps1' = '$maps2'"
+check attach_target_output_unchanged sh -c "test $rcp = 0 && cmp ref.out sh.out"
+check attach_target_cpu_time_unchanged python3 -c "
+ref, att = $(cpu_of ref.err), $(cpu_of sh.err)
+print('cpu without attach', ref, 'with two attaches', att)
+exit(0 if att <= ref * 1.15 + 0.15 else 1)"
+check attach_sampled_matches_kernel sh -c '
+	"$TALLY" report sh1.exp --format json >sh1.json && python3 -c "
+import json, sys
+o = json.load(open(\"sh1.json\"))[\"overview\"]
+s, k = o[\"sampled_cpu_s\"], o[\"kernel_cpu_s\"]
+print(\"sampled\", s, \"kernel\", k)
+sys.exit(0 if abs(s - k) <= 0.05 * k else 1)"'
+check attach_report_says_detached sh -c '
+	"$TALLY" report sh1.exp | grep -q "Ended.*detached, the process goes on" &&
+	grep -q "^created-by: tally record -p" sh1.exp/log.txt && test ! -e sh1.exp/attach.ctl'
+check attach_second_reuses_collector sh -c '
+	s1=$(sed -n "s/^attach.syscall_stops: //p" sh1.exp/log.txt)
+	s2=$(sed -n "s/^attach.syscall_stops: //p" sh2.exp/log.txt)
+	echo "system calls during the calls: first $s1, second $s2"; test "$s2" -lt "$s1"'
+
+# --- threads, one created after the attach -----------------------------------
+rm -f late
+LATE_FLAG=$T/late ./aw threads 3 >th.out 2>th.err & P=$!
+wait_ready th.err
+"$TALLY" record -p $P --duration 1.5 -o th.exp 2>th.msg & R=$!
+sleep 0.6
+touch late
+bounded_wait $R 30; rct=$?
+bounded_wait $P 30
+"$TALLY" export th.exp --format collapsed >th.txt
+check attach_threads_all_sampled sh -c "test $rct = 0 && python3 '$E2E/profile.py' th.txt \
+	'incl work_a 0.25 0.15' 'incl work_b 0.25 0.15' 'incl work_parent 0.25 0.15' &&
+	grep -q 'late thread ran' th.out"
+check attach_thread_created_after_attach_sampled sh -c "python3 '$E2E/profile.py' th.txt 'incl work_late 0.15 0.13' &&
+	'$TALLY' report th.exp --threads --format csv >th.csv && test \$(grep -c '^[0-9]' th.csv) -ge 4"
+
+# --- a read on a pipe, blocked while we attach --------------------------------
+mkfifo fifo
+./aw pipe <fifo >pipe.out 2>pipe.err & P=$!
+exec 3>fifo
+wait_ready pipe.err
+sleep 0.2
+"$TALLY" record -p $P --duration 0.3 -o pipe.exp 2>pipe.msg; rcr=$?
+echo "hello world" >&3
+exec 3>&-
+bounded_wait $P 20; rcp=$?
+check attach_blocked_read_restarts sh -c "test $rcr = 0 && test $rcp = 0 &&
+	grep -q '^attach.thread: .*blocked in system call 0' pipe.exp/log.txt &&
+	grep -qx 'read 12 bytes: hello world' pipe.out && grep -qx 'errno after the read: 77' pipe.out"
+
+# --- a target that forks ------------------------------------------------------
+./aw fork 2.5 >fork.out 2>fork.err & P=$!
+wait_ready fork.err
+"$TALLY" record -p $P --duration 1 -o fork.exp 2>fork.msg; rcf=$?
+bounded_wait $P 30; rcp=$?
+"$TALLY" export fork.exp --format collapsed >fork.txt
+check attach_while_forking sh -c "test $rcf = 0 && test $rcp = 0 && grep -qx 'children all exited 7' fork.out &&
+	python3 '$E2E/profile.py' fork.txt 'incl work_parent 0.75 0.2' 'absent work_child' && test ! -e fork.exp/_f1.exp"
+
+# --- refusals: one line, exit 2, nothing touched -------------------------------
+# refused NAME PATTERN PID [OPTIONS]: tally record -p must refuse with PATTERN.
+refused() {
+	name=$1 pattern=$2 pid=$3
+	shift 3
+	"$TALLY" record -p "$pid" -o "ref_$name.exp" "$@" >"ref_$name.out" 2>"ref_$name.err"
+	rc=$?
+	check "attach_refuses_$name" sh -c "test $rc = 2 && test \$(wc -l <ref_$name.err) = 1 &&
+		grep -q -- '$pattern' ref_$name.err && test ! -e ref_$name.exp"
+}
+./aw sleep 30 >sl.out 2>sl.err & S=$!
+wait_ready sl.err
+sh -c 'exit 0' & gone=$!; wait $gone
+refused no_such_process 'no such process' $gone
+refused tracer_flag 'cannot be attached' $S -H
+./aw threads 5 >tt.out 2>tt.err & TP=$!
+wait_ready tt.err
+refused thread_id 'a thread of process' $(ls /proc/$TP/task | grep -v "^$TP\$" | head -1)
+kill $TP
+cc -O2 -static -pthread -o aw_static "$PROGS/attach_work.c" 2>/dev/null &&
+	{ ./aw_static sleep 30 >st.out 2>st.err & ST=$!; wait_ready st.err
+	  refused static 'statically linked' $ST; kill $ST; } ||
+	skip attach_refuses_static "no static libc"
+if command -v musl-gcc >/dev/null; then
+	musl-gcc -O2 -o aw_musl "$PROGS/attach_work.c" -pthread
+	./aw_musl sleep 30 >mu.out 2>mu.err & MU=$!; wait_ready mu.err
+	refused musl 'ld-musl-x86_64.so.1 (musl libc), not glibc' $MU; kill $MU
+else
+	skip attach_refuses_musl "musl-gcc not installed (scripts/install-deps.sh test)"
+fi
+if as --32 -o sleep_i386.o "$PROGS/sleep_i386.S" 2>/dev/null && ld -m elf_i386 -o sleep_i386 sleep_i386.o 2>/dev/null; then
+	./sleep_i386 & I3=$!; sleep 0.2
+	refused i386 '32-bit x86 (i386) program' $I3; kill $I3
+else
+	skip attach_refuses_i386 "binutils cannot build i386"
+fi
+./tracer $S 20 2>tr.err & TR=$!
+wait_ready tr.err
+refused traced 'traced already by process' $S
+kill $TR; wait $TR 2>/dev/null
+"$TALLY" record -o launched.exp ./aw sleep 30 >la.out 2>la.err & L=$!
+wait_ready la.err
+LP=$(cat /proc/$L/task/$L/children 2>/dev/null | tr -d ' ')
+[ -n "$LP" ] || LP=$(pgrep -P $L)
+refused launched 'started by `tally record`' $LP
+kill $LP; bounded_wait $L 10
+kill -STOP $S
+for _ in $(seq 50); do grep -q '^State:.*T' /proc/$S/status && break; sleep 0.1; done
+refused stopped 'it is stopped' $S
+kill -CONT $S
+"$TALLY" record -p $S --duration 2 -o busy.exp 2>busy.msg & B=$!
+sleep 0.8
+refused attached_already 'another `tally record -p` is attached' $S
+bounded_wait $B 20
+if command -v setpriv >/dev/null; then
+	chmod 755 "$T"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" record -p $S -o /tmp/tally-nobody.$$.exp \
+		>perm.out 2>perm.err; rc=$?
+	check attach_refuses_other_user sh -c "test $rc = 2 && test \$(wc -l <perm.err) = 1 &&
+		grep -q 'no permission to attach: it runs as another user' perm.err && test ! -e /tmp/tally-nobody.$$.exp"
+	# Root attaching to another user's process: the experiment goes to that user.
+	mkdir pub && chmod 1777 pub
+	setpriv --reuid=65534 --regid=65534 --clear-groups ./aw sleep 3 >nb.out 2>nb.err & NB=$!
+	wait_ready nb.err
+	mkdir private && chmod 700 private
+	"$TALLY" record -p $NB -o private/x.exp --duration 0.3 2>nbp.err; rcp=$?
+	"$TALLY" record -p $NB -o pub/nb.exp --duration 0.5 2>nbo.err; rco=$?
+	bounded_wait $NB 20; rcn=$?
+	check attach_other_users_process_as_root sh -c "test $rcp = 2 && grep -q 'who cannot write the experiment' nbp.err &&
+		test $rco = 0 && test $rcn = 0 && test \$(stat -c %u pub/nb.exp/samples.dat) = 65534 &&
+		grep -qx 'checksum 0 0.000000000' nb.out"
+else
+	skip attach_refuses_other_user "setpriv not installed"
+fi
+check attach_refusals_left_target_alone sh -c "kill -0 $S && grep -q ready sl.err"
+kill $S; wait $S 2>/dev/null
