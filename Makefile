@@ -36,7 +36,8 @@ CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec
 FORMAT_RD  := $(filter-out src/format/exp_write%,$(wildcard src/format/*.c))
 FORMAT_WR  := $(wildcard src/format/exp_write*.c)
 ANALYZER   := $(FORMAT_RD) $(wildcard src/symbols/*.c src/model/*.c src/report/*.c)
-CLI        := $(wildcard src/cli/*.c) $(wildcard src/attach/*.c)
+ATTACH     := $(wildcard src/attach/*.c)
+CLI        := $(wildcard src/cli/*.c) $(ATTACH)
 FORMAT_BOTH:= src/format/exp_launch.c
 COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR) $(FORMAT_BOTH)
 COLLECTOR_S:= $(wildcard src/collector/*.S)
@@ -125,10 +126,11 @@ $(APILIB): $(COLLECTLIB)
 # Unit tests link the analyzer objects, or the collector's, as they need
 # (the format's shared part once).
 COL_TEST   := $(call pic,$(filter-out $(FORMAT_BOTH),$(COLLECTOR)) $(COLLECTOR_S))
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(COL_TEST)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(COL_TEST) $(call obj,$(ATTACH))
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER)) \
-	    $(if $(findstring test_col,$@),$(COL_TEST) -ldl -pthread) $(LIBS_AN)
+	    $(if $(findstring test_col,$@),$(COL_TEST) -ldl -pthread) \
+	    $(if $(findstring test_attach,$@),$(call obj,$(ATTACH))) $(LIBS_AN)
 
 # The synthetic MPI job of many ranks (tests/e2e/test_mpi.sh, bench), written
 # with the format's own writer.

@@ -182,3 +182,4 @@ else
 fi
 check attach_refusals_left_target_alone sh -c "kill -0 $S && grep -q ready sl.err"
 kill $S; wait $S 2>/dev/null
+exit 0
