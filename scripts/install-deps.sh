@@ -36,6 +36,7 @@ time                test
 valgrind            test
 openmpi-bin         test
 libopenmpi-dev      test
+musl-tools          test
 linux-perf          bench
 hyperfine           bench
 heaptrack           bench

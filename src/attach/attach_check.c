@@ -14,6 +14,7 @@
  * experiment directory exists: its user can read the collector and write
  * the experiment.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -241,9 +242,10 @@ static int check_not_profiled(struct attach_target *t)
 				      "(experiment %s)", env + i + 10);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)t->pid);
-	for (int i = 0; i < 4096; i++) {
-		char fdp[PATH_MAX + 32];
-		snprintf(fdp, sizeof(fdp), "%s/%d", path, i);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char fdp[PATH_MAX + 300];
+		snprintf(fdp, sizeof(fdp), "%s/%s", path, e->d_name);
 		ssize_t k = readlink(fdp, link, sizeof(link) - 1);
 		if (k <= 0)
 			continue;
@@ -251,9 +253,12 @@ static int check_not_profiled(struct attach_target *t)
 		char *base = strrchr(link, '/');
 		if (base && !strcmp(base, "/attach.ctl")) {
 			*base = 0;
+			closedir(d);
 			return refuse(t, "another `tally record -p` is attached to it (experiment %s)", link);
 		}
 	}
+	if (d)
+		closedir(d);
 	return 0;
 }
 
