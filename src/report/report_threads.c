@@ -38,7 +38,8 @@ void report_threads(struct report_doc *d, const struct model *m, const struct re
 		report_u64(t, th->tid);
 		report_str(t, th->src ? th->src->name : "");
 		report_str(t, th->routine ? report_func_label(m, th->routine, buf, sizeof(buf))
-					  : (th->src && th->src->start_routine == 0 ? "(main thread)" : ""));
+					  : (th->src && th->src->start_routine == 0 &&
+					     th->tid == m->procs[th->proc].src->pid ? "(main thread)" : ""));
 	}
 	report_table_emit(d, t);
 }
