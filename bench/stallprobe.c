@@ -1,4 +1,4 @@
-/* stallprobe.c — a target for `tally record -p` in make bench (section 90):
+/* stallprobe.c — a target for `tally record -p` in make bench (section 95-attach):
  * spins reading CLOCK_MONOTONIC for SECS seconds and, at the end, prints
  * every gap between two reads longer than 0.2 ms ("gap START_NS LENGTH_NS",
  * CLOCK_MONOTONIC), so that the time the process was stopped (by an attach,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# 90-attach.sh — `tally record -p`: how long the target is stopped when tally
+# 95-attach.sh — `tally record -p`: how long the target is stopped when tally
 # attaches and when it detaches, beside `perf record -p` (docs/attach.md).
 # The target is bench/stallprobe.c, which spins reading CLOCK_MONOTONIC and
 # reports every gap over 0.2 ms: a gap during the attach (from tally's start
@@ -9,7 +9,7 @@
 # the collector's stop (attach.stop_ns), the gaps of a quiet second (the
 # machine's own noise), and the wall time of `tally record -p PID --duration 1`
 # and of `perf record -p PID -- sleep 1`, minus the second.
-section "9. Attach: the target's stop at attach and detach (tally record -p)"
+section "10. Attach: the target's stop at attach and detach (tally record -p)"
 
 d=$OUT/attach
 rm -rf "$d" && mkdir -p "$d"
