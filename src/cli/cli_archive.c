@@ -18,7 +18,6 @@
  * object whose file no longer has the recorded build-id is not archived (it
  * changed during the run): a warning says so.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -32,41 +31,20 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "format/elf_peek.h"
 #include "format/exp_launch.h"
 #include "format/exp_read.h"
 
-/* The GNU build-id of the ELF file `fd`; returns its length (0: none). */
-static size_t file_build_id(int fd, uint8_t *id)
+/* Is the file open as `fd` the one mapped: the same build-id, as far as
+ * the map record kept it (EXP_BUILD_ID_MAX bytes)? */
+static bool same_build_id(int fd, const uint8_t *id, size_t len)
 {
-	Elf64_Ehdr eh;
+	struct elf_peek p;
 
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
-		return 0;
-	for (int i = 0; i < eh.e_phnum; i++) {
-		Elf64_Phdr ph;
-		uint8_t notes[1024];
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) != (ssize_t)sizeof(ph) ||
-		    ph.p_type != PT_NOTE)
-			continue;
-		size_t len = ph.p_filesz < sizeof(notes) ? ph.p_filesz : sizeof(notes);
-		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
-			continue;
-		for (size_t off = 0; off + 12 <= len;) {
-			Elf64_Nhdr nh;
-			memcpy(&nh, notes + off, sizeof(nh));
-			size_t name = (nh.n_namesz + 3) & ~3u, desc = (nh.n_descsz + 3) & ~3u;
-			if (off + 12 + name + desc > len)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz <= EXP_BUILD_ID_MAX &&
-			    !memcmp(notes + off + 12, "GNU", 4)) {
-				memcpy(id, notes + off + 12 + name, nh.n_descsz);
-				return nh.n_descsz;
-			}
-			off += 12 + name + desc;
-		}
-	}
-	return 0;
+	if (elf_peek_fd(fd, NULL, &p) != 0)
+		return false;
+	size_t n = p.build_id_len < EXP_BUILD_ID_MAX ? p.build_id_len : EXP_BUILD_ID_MAX;
+	return n == len && !memcmp(p.build_id, id, n);
 }
 
 static bool system_path(const char *p)
@@ -166,13 +144,12 @@ static void archive_maps(const char *maps, const char *archive)
 		if (access(to, F_OK) == 0)
 			continue;
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		uint8_t id[EXP_BUILD_ID_MAX];
 		if (fd < 0) {
 			if (!once(to))
 				cli_warn("record", "%s: not archived: %s", path, strerror(errno));
 			continue;
 		}
-		if (file_build_id(fd, id) != m.build_id_len || memcmp(id, m.build_id, m.build_id_len)) {
+		if (!same_build_id(fd, m.build_id, m.build_id_len)) {
 			if (!once(to))
 				cli_warn("record", "%s changed during the run (its build-id differs): not "
 					 "archived, the report may name its functions wrongly", path);

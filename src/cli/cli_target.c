@@ -7,7 +7,6 @@
  * cannot work: a statically linked executable (no PT_INTERP) and a set-user-
  * or set-group-ID program, for which the dynamic loader ignores LD_PRELOAD.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli_target.h"
+#include "format/elf_peek.h"
 
 static int check_file(const char *path, struct cli_target *t)
 {
@@ -45,36 +45,25 @@ static int check_file(const char *path, struct cli_target *t)
 	return 0;
 }
 
-/* 1 if `path` is an ELF executable without PT_INTERP, 0 if not (or not ELF). */
-static int is_static_elf(const char *path)
+/* Why the program at `path` cannot have the collector preloaded, or NULL. */
+static const char *unprofilable(const char *path)
 {
-	Elf64_Ehdr eh;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), res = 0;
+	struct elf_peek p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-	    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 && eh.e_phnum < 4096) {
-		res = 1;
-		for (int i = 0; i < eh.e_phnum; i++) {
-			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph)) {
-				res = 0;
-				break;
-			}
-			if (ph.p_type == PT_INTERP) {
-				res = 0;
-				break;
-			}
-		}
-		/* A static-PIE or plain static executable has no interpreter;
-		 * a shared library run directly (ET_DYN without PT_INTERP) is
-		 * not something we can preload into either. */
-	}
+		return NULL;
+	int rc = elf_peek_fd(fd, NULL, &p);
 	close(fd);
-	return res;
+	if (rc == -ENOEXEC && p.elf_class)
+		return "a 32-bit program: tally's collector is 64-bit and cannot be loaded into it";
+	/* A static-PIE or plain static executable has no interpreter; a
+	 * shared library run directly (ET_DYN without PT_INTERP) is not
+	 * something we can preload into either. */
+	if (rc == 0 && elf_peek_is_static(&p))
+		return "statically linked: tally's collector is preloaded into the program and "
+		       "cannot be loaded into a static executable (link it dynamically)";
+	return NULL;
 }
 
 int cli_target_resolve(const char *prog, struct cli_target *t)
@@ -112,10 +101,9 @@ int cli_target_resolve(const char *prog, struct cli_target *t)
 			p = colon + 1;
 		}
 	}
-	if (rc == 0 && is_static_elf(t->path)) {
-		snprintf(t->why, sizeof(t->why),
-			 "statically linked: tally's collector is preloaded into the program and "
-			 "cannot be loaded into a static executable (link it dynamically)");
+	const char *why = rc == 0 ? unprofilable(t->path) : NULL;
+	if (why) {
+		snprintf(t->why, sizeof(t->why), "%s", why);
 		rc = 126;
 	}
 	return rc;

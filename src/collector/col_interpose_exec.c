@@ -13,7 +13,6 @@
  * vfork is fork here (see below).  Called from any thread of the target,
  * never from a signal handler.
  */
-#include <elf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +30,7 @@
 #include "collector/col_signal.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "format/elf_peek.h"
 #include "format/exp_launch.h"
 
 /* Why `path` will not run with the collector, or NULL if it will (as far as
@@ -38,7 +38,7 @@
 static const char *unprofilable(const char *path)
 {
 	struct stat st;
-	Elf64_Ehdr eh;
+	struct elf_peek p;
 
 	if (!path || stat(path, &st) != 0)
 		return NULL;
@@ -47,22 +47,11 @@ static const char *unprofilable(const char *path)
 	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	const char *why = NULL;
-	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
-	    eh.e_phnum < 512) {
-		why = "statically linked: not profiled";
-		for (int i = 0; i < eh.e_phnum; i++) {
-			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph) || ph.p_type == PT_INTERP) {
-				why = NULL;
-				break;
-			}
-		}
-	}
+	int rc = elf_peek_fd(fd, col_real.sys.pread, &p);
 	col_sys_close(fd);
-	return why;
+	if (rc == -ENOEXEC && p.elf_class)
+		return "32-bit: not profiled";
+	return rc == 0 && elf_peek_is_static(&p) ? "statically linked: not profiled" : NULL;
 }
 
 /* Quiesce our clock in this thread before the image goes away. */

@@ -28,6 +28,7 @@
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
+#include "format/elf_peek.h"
 
 #define MAX_SEGMENTS 8192
 
@@ -58,27 +59,13 @@ static uint64_t hash_str(const char *s)
 
 static void read_build_id(const struct dl_phdr_info *info, struct seen *s)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
+	for (int i = 0; i < info->dlpi_phnum && !s->build_id_len; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
 			continue;
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		const uint8_t *end = p + ph->p_memsz;
-		while (end - p >= 12) {
-			ElfW(Nhdr) nh;
-			memcpy(&nh, p, sizeof(nh));
-			size_t name = (nh.n_namesz + 3) & ~3u, desc = (nh.n_descsz + 3) & ~3u;
-			if ((size_t)(end - p) < 12 + name + desc)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp(p + 12, "GNU", 4) == 0) {
-				s->build_id_len = nh.n_descsz > EXP_BUILD_ID_MAX ? EXP_BUILD_ID_MAX
-										  : (uint8_t)nh.n_descsz;
-				memcpy(s->build_id, p + 12 + name, s->build_id_len);
-				return;
-			}
-			p += 12 + name + desc;
-		}
+		size_t n = elf_notes_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+					      ph->p_memsz, s->build_id, EXP_BUILD_ID_MAX);
+		s->build_id_len = (uint8_t)(n < EXP_BUILD_ID_MAX ? n : EXP_BUILD_ID_MAX);
 	}
 }
 

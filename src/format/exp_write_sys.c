@@ -19,6 +19,11 @@ ssize_t exp_sys_read(int fd, void *buf, size_t n)
 	return syscall(SYS_read, fd, buf, n);
 }
 
+ssize_t exp_sys_pread(int fd, void *buf, size_t n, off_t off)
+{
+	return syscall(SYS_pread64, fd, buf, n, off);
+}
+
 ssize_t exp_sys_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, fd, buf, n);

@@ -18,6 +18,7 @@
 struct exp_sys {
 	int (*openat)(int dirfd, const char *path, int flags, mode_t mode);
 	ssize_t (*read)(int fd, void *buf, size_t n);
+	ssize_t (*pread)(int fd, void *buf, size_t n, off_t off);
 	ssize_t (*write)(int fd, const void *buf, size_t n);
 	ssize_t (*pwrite)(int fd, const void *buf, size_t n, off_t off);
 	int (*close)(int fd);
@@ -30,6 +31,7 @@ struct exp_sys {
 /* The raw system calls, for a static initializer of a struct exp_sys. */
 int exp_sys_openat(int dirfd, const char *path, int flags, mode_t mode);
 ssize_t exp_sys_read(int fd, void *buf, size_t n);
+ssize_t exp_sys_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t exp_sys_write(int fd, const void *buf, size_t n);
 ssize_t exp_sys_pwrite(int fd, const void *buf, size_t n, off_t off);
 int exp_sys_close(int fd);
@@ -38,7 +40,7 @@ void *exp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 int exp_sys_munmap(void *addr, size_t len);
 int exp_sys_unlinkat(int dirfd, const char *path, int flags);
 #define EXP_SYS_RAW                                                          \
-	{ exp_sys_openat, exp_sys_read, exp_sys_write, exp_sys_pwrite,       \
+	{ exp_sys_openat, exp_sys_read, exp_sys_pread, exp_sys_write, exp_sys_pwrite, \
 	  exp_sys_close, exp_sys_fallocate, exp_sys_mmap, exp_sys_munmap,    \
 	  exp_sys_unlinkat }
 

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * elf_peek.c — see elf_peek.h.  No allocation, no stdio: linked into the
+ * collector as well as into `tally`.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/elf_peek.h"
+
+size_t elf_notes_build_id(const uint8_t *notes, size_t len, uint8_t *id, size_t cap)
+{
+	for (size_t off = 0; len >= 12 && off <= len - 12;) {
+		Elf64_Nhdr nh;
+		memcpy(&nh, notes + off, sizeof(nh));
+		size_t name = ((size_t)nh.n_namesz + 3) & ~(size_t)3;
+		size_t desc = ((size_t)nh.n_descsz + 3) & ~(size_t)3;
+		if (name > len - off - 12 || desc > len - off - 12 - name)
+			return 0;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
+		    !memcmp(notes + off + 12, "GNU", 4)) {
+			memcpy(id, notes + off + 12 + name, nh.n_descsz < cap ? nh.n_descsz : cap);
+			return nh.n_descsz;
+		}
+		off += 12 + name + desc;
+	}
+	return 0;
+}
+
+/* Read exactly `n` bytes at `off`; false if the file is shorter. */
+static bool read_at(int fd, elf_peek_pread_fn rd, void *buf, size_t n, uint64_t off)
+{
+	if (off > (uint64_t)INT64_MAX - n)
+		return false;
+	for (size_t done = 0; done < n;) {
+		ssize_t got = rd(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		done += (size_t)got;
+	}
+	return true;
+}
+
+int elf_peek_fd(int fd, elf_peek_pread_fn rd, struct elf_peek *p)
+{
+	Elf64_Ehdr eh;
+	uint8_t notes[ELF_PEEK_MAX_NOTES];
+
+	memset(p, 0, sizeof(*p));
+	if (!rd)
+		rd = pread;
+	if (!read_at(fd, rd, eh.e_ident, EI_NIDENT, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if (eh.e_ident[EI_CLASS] != ELFCLASS32 && eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return -ENOEXEC;
+	p->elf_class = eh.e_ident[EI_CLASS];
+	if (p->elf_class != ELFCLASS64)
+		return -ENOEXEC;
+	if (!read_at(fd, rd, &eh, sizeof(eh), 0))
+		return -EINVAL;
+	p->type = eh.e_type;
+	if (eh.e_phnum == 0)
+		return 0;
+	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > ELF_PEEK_MAX_PHDRS)
+		return -EINVAL;
+	for (uint16_t i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (!read_at(fd, rd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)))
+			return -EINVAL;
+		p->nphdrs = (uint16_t)(i + 1);
+		if (ph.p_type == PT_INTERP)
+			p->has_interp = true;
+		if (ph.p_type != PT_NOTE || p->build_id_len)
+			continue;
+		size_t len = ph.p_filesz < sizeof(notes) ? (size_t)ph.p_filesz : sizeof(notes);
+		if (len && read_at(fd, rd, notes, len, ph.p_offset)) {
+			size_t n = elf_notes_build_id(notes, len, p->build_id, sizeof(p->build_id));
+			p->build_id_len = (uint8_t)(n < sizeof(p->build_id) ? n : sizeof(p->build_id));
+		}
+	}
+	return 0;
+}
