@@ -117,7 +117,6 @@ static bool once(const char *name)
 /* Archive the objects named by the MAP records of one maps.dat. */
 static void archive_maps(const char *maps, const char *archive)
 {
-	static const char hex[] = "0123456789abcdef";
 	struct exp_file f;
 	struct exp_rec r;
 	struct exp_error err;
@@ -134,13 +133,9 @@ static void archive_maps(const char *maps, const char *archive)
 		if (!m.build_id_len || m.build_id_len > EXP_BUILD_ID_MAX || path[0] != '/' ||
 		    system_path(path))
 			continue;
-		char to[PATH_MAX];
-		int n = snprintf(to, sizeof(to), "%s/", archive);
-		for (int i = 0; i < m.build_id_len && n < (int)sizeof(to) - 3; i++) {
-			to[n++] = hex[m.build_id[i] >> 4];
-			to[n++] = hex[m.build_id[i] & 15];
-		}
-		to[n] = 0;
+		char to[PATH_MAX], hex[2 * EXP_BUILD_ID_MAX + 1];
+		exp_build_id_hex(m.build_id, m.build_id_len, hex);
+		snprintf(to, sizeof(to), "%s/%s", archive, hex);
 		if (access(to, F_OK) == 0)
 			continue;
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -176,7 +171,7 @@ void cli_archive(const char *expdir)
 	DIR *d = opendir(expdir);
 	struct dirent *de;
 
-	snprintf(archive, sizeof(archive), "%s/archive", expdir);
+	snprintf(archive, sizeof(archive), "%s/%s", expdir, EXP_ARCHIVE_DIR);
 	snprintf(maps, sizeof(maps), "%s/%s", expdir, exp_file_name(EXP_FILE_MAPS));
 	archive_maps(maps, archive);
 	while (d && (de = readdir(d))) {

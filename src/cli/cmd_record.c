@@ -94,17 +94,12 @@ int cli_record_make_dir(const char *out, char *path, size_t len)
 		}
 		return 0;
 	}
-	for (int n = 1; n < 100000; n++) {
-		snprintf(path, len, "tally.%d.exp", n);
-		if (mkdir(path, 0755) == 0)
-			return 0;
-		if (errno != EEXIST) {
-			cli_error(CMD, "%s: cannot create the experiment: %s", path, strerror(errno));
-			return -1;
-		}
-	}
-	cli_error(CMD, "no unused name tally.N.exp in this directory");
-	return -1;
+	int rc = exp_dir_create_next(path, len);
+	if (rc == -EEXIST)
+		cli_error(CMD, "no unused name tally.N.exp in this directory");
+	else if (rc < 0)
+		cli_error(CMD, "%s: cannot create the experiment: %s", path, strerror(-rc));
+	return rc < 0 ? -1 : 0;
 }
 
 /* The job's directory when no -o is given: tally.job.ID.exp, ID the job's

@@ -175,19 +175,6 @@ COL_API void tally_marker(const char *name)
 	col_log_sigsafe("marker", line);
 }
 
-/* The first unused tally.N.exp in the current directory, created. */
-static int make_dir(char *path, size_t len)
-{
-	for (int n = 1; n < 100000; n++) {
-		snprintf(path, len, "tally.%d.exp", n);
-		if (mkdir(path, 0755) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
-}
-
 COL_API int tally__standalone_start(const char *why)
 {
 	char rel[64], dir[4096], cmd[2048];
@@ -197,7 +184,7 @@ COL_API int tally__standalone_start(const char *why)
 		return 1;
 	if (atomic_flag_test_and_set(&once) || getenv(EXP_ENV_EXP))
 		return col_proc.active;
-	if (make_dir(rel, sizeof(rel)) != 0 || !realpath(rel, dir))
+	if (exp_dir_create_next(rel, sizeof(rel)) != 0 || !realpath(rel, dir))
 		return 0;
 	/* The head of the log, as `tally record` would write it. */
 	int fd = col_sys_openat(AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);

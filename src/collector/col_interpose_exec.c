@@ -213,16 +213,28 @@ static char **collect_args(const char *arg0, va_list ap, char *const **envp)
 	return argv;
 }
 
+/* How an execl* form runs its vector: execv, execvp, or execve with the
+ * environment after the arguments. */
+enum exec_form { EXEC_PATH, EXEC_SEARCH, EXEC_ENV };
+
+static int exec_list(const char *file, const char *arg, va_list ap, enum exec_form form)
+{
+	char *const *envp = environ;
+	char **argv = collect_args(arg, ap, form == EXEC_ENV ? &envp : NULL);
+
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int rc = form == EXEC_SEARCH ? execvp(file, argv) : execve(file, argv, envp);
+	free(argv);
+	return rc;
+}
+
 COL_API int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, NULL);
+	int rc = exec_list(path, arg, ap, EXEC_PATH);
 	va_end(ap);
-	if (!argv)
-		return errno = ENOMEM, -1;
-	int rc = execv(path, argv);
-	free(argv);
 	return rc;
 }
 
@@ -230,26 +242,17 @@ COL_API int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, NULL);
+	int rc = exec_list(file, arg, ap, EXEC_SEARCH);
 	va_end(ap);
-	if (!argv)
-		return errno = ENOMEM, -1;
-	int rc = execvp(file, argv);
-	free(argv);
 	return rc;
 }
 
 COL_API int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char *const *envp;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, &envp);
+	int rc = exec_list(path, arg, ap, EXEC_ENV);
 	va_end(ap);
-	if (!argv)
-		return errno = ENOMEM, -1;
-	int rc = execve(path, argv, envp);
-	free(argv);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "collector/col_glibc.h"
 #include "collector/col_init.h"
 #include "collector/col_real.h"
 #include "collector/col_signal.h"
@@ -52,7 +53,6 @@ COL_API sighandler_t signal(int sig, sighandler_t h)
 	return set_handler(sig, h, SA_RESTART, col_real_table()->signal);
 }
 
-sighandler_t bsd_signal(int sig, sighandler_t h);   /* not declared by <signal.h> */
 COL_API sighandler_t bsd_signal(int sig, sighandler_t h)
 {
 	return set_handler(sig, h, SA_RESTART, col_real_table()->bsd_signal);

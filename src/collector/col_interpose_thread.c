@@ -56,16 +56,11 @@ static void thread_cleanup(void *unused)
  * Once per process. */
 static void log_entry_caller(uint64_t pc)
 {
-	static const char hex[] = "0123456789abcdef";
 	char buf[20];
-	int n = 0;
 
 	if (atomic_exchange(&entry_caller_logged_by, col_proc.pid) == col_proc.pid)
 		return;
-	for (int shift = 60; shift >= 0; shift -= 4)
-		if (n || (pc >> shift) & 15 || shift == 0)
-			buf[n++] = hex[(pc >> shift) & 15];
-	buf[n] = 0;
+	col_fmt_x64_sigsafe(buf, pc);
 	col_log_sigsafe("thread.entry.caller_pc", buf);
 }
 

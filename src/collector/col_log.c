@@ -56,6 +56,18 @@ void col_log_sigsafe(const char *key, const char *value)
 	log_line(col_proc.log_fd, key, value);
 }
 
+int col_fmt_x64_sigsafe(char *buf, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int n = 0;
+
+	for (int shift = 60; shift >= 0; shift -= 4)
+		if (n || (v >> shift) & 15 || shift == 0)
+			buf[n++] = hex[(v >> shift) & 15];
+	buf[n] = 0;
+	return n;
+}
+
 /* "WHAT: errno N (CONSEQUENCE)" into line (>= 512 bytes). */
 static void error_text(char *line, const char *what, int err, const char *consequence)
 {

@@ -23,4 +23,7 @@ void col_log_error_in(const char *dir, const char *what, int err, const char *co
 /* Decimal digits of v into buf (>= 21 bytes); returns length. */
 int col_fmt_u64_sigsafe(char *buf, uint64_t v);
 
+/* Lowercase hex digits of v, no prefix, into buf (>= 17 bytes). */
+int col_fmt_x64_sigsafe(char *buf, uint64_t v);
+
 #endif

@@ -29,6 +29,7 @@
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
 #include "format/elf_peek.h"
+#include "format/exp_launch.h"
 
 #define MAX_SEGMENTS 8192
 
@@ -114,8 +115,7 @@ static void read_eh_frame_hdr(const struct dl_phdr_info *info, struct col_object
 
 static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	char name[64] = "archive/";
+	char name[sizeof(EXP_ARCHIVE_DIR) + 2 * EXP_BUILD_ID_MAX + 1] = EXP_ARCHIVE_DIR "/";
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info->dlpi_addr;
 
 	if (vdso_archived || !s->build_id_len || col_proc.lineage[0])
@@ -126,13 +126,8 @@ static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
 	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 	if (size > (1u << 20))
 		return;
-	int n = 8;
-	for (int i = 0; i < s->build_id_len; i++) {
-		name[n++] = hex[s->build_id[i] >> 4];
-		name[n++] = hex[s->build_id[i] & 15];
-	}
-	name[n] = 0;
-	mkdirat(col_proc.dirfd, "archive", 0755);
+	exp_build_id_hex(s->build_id, s->build_id_len, name + sizeof(EXP_ARCHIVE_DIR));
+	mkdirat(col_proc.dirfd, EXP_ARCHIVE_DIR, 0755);
 	int fd = col_sys_openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (errno != EEXIST)

@@ -26,30 +26,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "collector/col_glibc.h"
 #include "collector/col_real.h"
-
-/* Not declared by the headers (or only with _FORTIFY_SOURCE). */
-__sighandler_t bsd_signal(int sig, __sighandler_t h);
-int __open_2(const char *path, int flags);
-int __open64_2(const char *path, int flags);
-int __openat_2(int dir, const char *path, int flags);
-int __openat64_2(int dir, const char *path, int flags);
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
-ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
-ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
-ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
-ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-		       struct sockaddr *addr, socklen_t *addrlen);
-size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
-size_t __fread_unlocked_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
-char *__fgets_chk(char *buf, size_t buflen, int n, FILE *f);
-char *__fgets_unlocked_chk(char *buf, size_t buflen, int n, FILE *f);
-ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
-int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
-int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
-int _IO_getc(FILE *f);
-int _IO_putc(int c, FILE *f);
-int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
 
 /* The table's types are the libc declarations' (checked here, where <stdio.h>
  * and <malloc.h> may be included). */

@@ -17,7 +17,7 @@
  * this list ("a:b" is module a with the files b.*, too):
  *
  * layers:
- *   col_real:col_sys        the real functions: one table, resolved once; our I/O
+ *   col_real:col_sys:col_glibc   the real functions: one table, resolved once; our I/O
  *   col_time col_mem col_objset   timestamps; memory for our tables; the object snapshot
  *   col_unwind:col_regs     the CFI unwinder
  *   col_state               process and thread state, reentry flag, counters

@@ -3,9 +3,11 @@
  * exp_launch.c — the launch contract's tables and the options string (see
  * exp_launch.h).  Linked into both `tally` and the collector.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format/exp_launch.h"
 
@@ -30,6 +32,30 @@ const char *exp_dir_file(size_t i)
 	if (i == 0)
 		return EXP_COUNTERS_NAME;
 	return i == 1 ? EXP_LOG_NAME : NULL;
+}
+
+int exp_dir_create_next(char *path, size_t len)
+{
+	for (int n = 1; n < 100000; n++) {
+		snprintf(path, len, EXP_DEFAULT_NAME, n);
+		if (mkdir(path, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+size_t exp_build_id_hex(const uint8_t *id, size_t len, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = hex[id[i] >> 4];
+		out[2 * i + 1] = hex[id[i] & 15];
+	}
+	out[2 * len] = 0;
+	return 2 * len;
 }
 
 const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT] = {

@@ -31,6 +31,19 @@
 #define EXP_LOG_NAME "log.txt"             /* human-readable "key: value" lines */
 #define EXP_COUNTERS_NAME "counters.dat"   /* loss counters, mapped shared */
 
+#define EXP_ARCHIVE_DIR "archive"          /* copies of objects, named by build-id */
+#define EXP_DEFAULT_NAME "tally.%d.exp"     /* tally.1.exp, tally.2.exp, ... */
+
+/* Create the first unused EXP_DEFAULT_NAME (N from 1) in the current
+ * directory and put its name in `path`.  Returns 0; -EEXIST if every N up
+ * to 99999 is taken; or the -errno of mkdir. */
+int exp_dir_create_next(char *path, size_t len);
+
+/* The name of an archived object: its build-id in lowercase hex into `out`
+ * (at least 2 * len + 1 bytes), NUL-terminated.  Returns the length.  No
+ * stdio: the collector archives the vDSO with it. */
+size_t exp_build_id_hex(const uint8_t *id, size_t len, char *out);
+
 /* The record file of `kind` ("samples.dat", ...), or NULL if `kind` has none. */
 const char *exp_file_name(enum exp_file_kind kind);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_launch.h"
 #include "model/model_build_int.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -31,7 +32,8 @@ static int build_space(struct build *b, struct proc_ctx *c)
 	c->epochs = malloc((p->nmaps + 1) * sizeof(*c->epochs));
 	if (!c->space || !c->epochs)
 		return -1;
-	snprintf(archive, sizeof(archive), "%s/archive", m->procs[c->index].exp ? m->procs[c->index].exp->path : p->dir);
+	snprintf(archive, sizeof(archive), "%s/%s",
+		 m->procs[c->index].exp ? m->procs[c->index].exp->path : p->dir, EXP_ARCHIVE_DIR);
 	sym_space_set_archive(c->space, archive);
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct exp_map_ev *e = &p->maps[i];

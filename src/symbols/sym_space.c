@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_launch.h"
 #include "format/exp_records.h"
 #include "symbols/sym_int.h"
 
@@ -324,11 +325,11 @@ static struct sym_object *sym_space_archived(const struct sym_space *s,
 	if (vdso) {
 		n = snprintf(file, sizeof(file), "%s/vdso.so", s->archive);
 	} else {
-		n = snprintf(file, sizeof(file), "%s/", s->archive);
-		for (size_t i = 0; i < m->build_id_len && n > 0 &&
-				   (size_t)n < sizeof(file); i++)
-			n += snprintf(file + n, sizeof(file) - (size_t)n, "%02x",
-				      m->build_id[i]);
+		char hex[2 * EXP_BUILD_ID_MAX + 1];
+		if (m->build_id_len > EXP_BUILD_ID_MAX)
+			return NULL;
+		exp_build_id_hex(m->build_id, m->build_id_len, hex);
+		n = snprintf(file, sizeof(file), "%s/%s", s->archive, hex);
 	}
 	if (n < 0 || (size_t)n >= sizeof(file))
 		return NULL;

@@ -24,20 +24,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "collector/col_glibc.h"
 #include "tracers/io.h"
-
-/* glibc's fortified entry points (no header declares them without
- * _FORTIFY_SOURCE). */
-int __open_2(const char *path, int flags);
-int __open64_2(const char *path, int flags);
-int __openat_2(int dir, const char *path, int flags);
-int __openat64_2(int dir, const char *path, int flags);
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
-ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
-ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
-ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
-ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
-		       struct sockaddr *addr, socklen_t *addrlen);
 
 static int64_t result(ssize_t rc)
 {

@@ -37,27 +37,8 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "collector/col_glibc.h"
 #include "tracers/io.h"
-
-/* glibc's fortified and ISO C99 entry points (declared here: no header
- * declares them without _FORTIFY_SOURCE, and the scanf ones are renamed). */
-int __printf_chk(int flag, const char *fmt, ...);
-int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
-int __vprintf_chk(int flag, const char *fmt, va_list ap);
-int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
-int __dprintf_chk(int fd, int flag, const char *fmt, ...);
-int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
-size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
-size_t __fread_unlocked_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
-char *__fgets_chk(char *buf, size_t buflen, int n, FILE *f);
-char *__fgets_unlocked_chk(char *buf, size_t buflen, int n, FILE *f);
-ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
-int _IO_getc(FILE *f);
-int _IO_putc(int c, FILE *f);
-int __isoc99_fscanf(FILE *f, const char *fmt, ...);
-int __isoc99_scanf(const char *fmt, ...);
-int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
-int __isoc99_vscanf(const char *fmt, va_list ap);
 
 /* glibc's headers define these as macros when optimizing. */
 #undef fread_unlocked
