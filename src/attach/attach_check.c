@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "attach/attach.h"
+#include "format/elf_peek.h"
 
 #define CAP_SYS_PTRACE_BIT 19
 
@@ -145,7 +146,7 @@ static int check_permission(struct attach_target *t)
 static int check_exe(struct attach_target *t)
 {
 	char path[64];
-	Elf64_Ehdr eh;
+	struct elf_peek p;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
 	ssize_t n = readlink(path, t->exe, sizeof(t->exe) - 1);
@@ -153,14 +154,14 @@ static int check_exe(struct attach_target *t)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return refuse(t, "cannot open its executable: %s", strerror(errno));
-	n = pread(fd, &eh, sizeof(eh), 0);
+	elf_peek_fd(fd, NULL, &p);
 	close(fd);
-	if (n < (ssize_t)EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+	if (!p.elf_class)
 		return refuse(t, "%s is not an ELF executable", t->exe);
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || n != (ssize_t)sizeof(eh) || eh.e_machine != EM_X86_64) {
-		const char *what = eh.e_ident[EI_CLASS] == ELFCLASS32
-			? (((Elf32_Ehdr *)&eh)->e_machine == EM_386 ? "a 32-bit x86 (i386) program"
-			   : ((Elf32_Ehdr *)&eh)->e_machine == EM_X86_64 ? "an x32 program"
+	if (p.elf_class != ELFCLASS64 || p.machine != EM_X86_64) {
+		const char *what = p.elf_class == ELFCLASS32
+			? (p.machine == EM_386 ? "a 32-bit x86 (i386) program"
+			   : p.machine == EM_X86_64 ? "an x32 program"
 			   : "a 32-bit program for another architecture")
 			: "a program for another architecture";
 		return refuse(t, "%s is %s: tally attaches to x86-64 processes only", t->exe, what);
@@ -172,25 +173,15 @@ static int check_exe(struct attach_target *t)
 static void interp_of(pid_t pid, char *out, size_t len)
 {
 	char path[64];
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
+	struct elf_peek p;
 
 	out[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) && eh.e_phentsize == sizeof(ph))
-		for (int i = 0; i < eh.e_phnum && i < 4096; i++) {
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph))
-				break;
-			if (ph.p_type == PT_INTERP && ph.p_filesz < len) {
-				ssize_t n = pread(fd, out, ph.p_filesz, (off_t)ph.p_offset);
-				out[n > 0 ? n : 0] = 0;
-				break;
-			}
-		}
+	if (elf_peek_fd(fd, NULL, &p) == 0)
+		snprintf(out, len, "%s", p.interp);
 	close(fd);
 }
 

@@ -5,6 +5,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,16 +54,19 @@ int elf_peek_fd(int fd, elf_peek_pread_fn rd, struct elf_peek *p)
 	memset(p, 0, sizeof(*p));
 	if (!rd)
 		rd = pread;
-	if (!read_at(fd, rd, eh.e_ident, EI_NIDENT, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+	/* e_ident, e_type and e_machine: the same 20 bytes in both classes. */
+	if (!read_at(fd, rd, &eh, offsetof(Elf64_Ehdr, e_version), 0) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
 		return -ENOEXEC;
 	if (eh.e_ident[EI_CLASS] != ELFCLASS32 && eh.e_ident[EI_CLASS] != ELFCLASS64)
 		return -ENOEXEC;
 	p->elf_class = eh.e_ident[EI_CLASS];
+	p->type = eh.e_type;
+	p->machine = eh.e_machine;
 	if (p->elf_class != ELFCLASS64)
 		return -ENOEXEC;
 	if (!read_at(fd, rd, &eh, sizeof(eh), 0))
 		return -EINVAL;
-	p->type = eh.e_type;
 	if (eh.e_phnum == 0)
 		return 0;
 	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > ELF_PEEK_MAX_PHDRS)
@@ -72,8 +76,14 @@ int elf_peek_fd(int fd, elf_peek_pread_fn rd, struct elf_peek *p)
 		if (!read_at(fd, rd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)))
 			return -EINVAL;
 		p->nphdrs = (uint16_t)(i + 1);
-		if (ph.p_type == PT_INTERP)
+		if (ph.p_type == PT_INTERP) {
 			p->has_interp = true;
+			if (ph.p_filesz > 0 && ph.p_filesz <= sizeof(p->interp) &&
+			    read_at(fd, rd, p->interp, (size_t)ph.p_filesz, ph.p_offset))
+				p->interp[ph.p_filesz - 1] = 0;
+			else
+				p->interp[0] = 0;
+		}
 		if (ph.p_type != PT_NOTE || p->build_id_len)
 			continue;
 		size_t len = ph.p_filesz < sizeof(notes) ? (size_t)ph.p_filesz : sizeof(notes);

@@ -6,8 +6,9 @@
  * they point to, and nothing else.
  *
  * Shared by `tally record` (cli_target.c: can the program be profiled?),
- * its archive (cli_archive.c: is this still the file that was mapped?) and
- * the collector (col_interpose_exec.c: will the new image be profiled?), so
+ * its archive (cli_archive.c: is this still the file that was mapped?),
+ * attaching (attach_check.c: which architecture, which loader?) and the
+ * collector (col_interpose_exec.c: will the new image be profiled?), so
  * it lives in format/, the layer below both, and allocates nothing: reads
  * go through a pread the caller chooses (the collector's own, which the I/O
  * tracer does not see).  Every read is bounded by the limits below; a file
@@ -24,21 +25,25 @@
 #define ELF_PEEK_MAX_PHDRS 512      /* program headers read at most */
 #define ELF_PEEK_MAX_NOTES 4096     /* bytes read of one PT_NOTE segment */
 #define ELF_PEEK_BUILD_ID_MAX 64    /* bytes of a build-id kept */
+#define ELF_PEEK_INTERP_MAX 256     /* bytes of the PT_INTERP path kept, NUL included */
 
 struct elf_peek {
 	uint8_t elf_class;             /* ELFCLASS32 or ELFCLASS64; 0: not ELF */
-	uint16_t type;                 /* e_type (ET_EXEC, ET_DYN, ...); ELF64 only */
+	uint16_t type;                 /* e_type (ET_EXEC, ET_DYN, ...) */
+	uint16_t machine;              /* e_machine (EM_X86_64, EM_386, ...) */
 	uint16_t nphdrs;               /* program headers read */
 	bool has_interp;               /* PT_INTERP: needs a dynamic loader */
 	uint8_t build_id_len;          /* 0: none found */
 	uint8_t build_id[ELF_PEEK_BUILD_ID_MAX];
+	char interp[ELF_PEEK_INTERP_MAX];  /* the loader's path; "" if none or longer */
 };
 
 typedef ssize_t (*elf_peek_pread_fn)(int fd, void *buf, size_t n, off_t off);
 
 /* Peek at the ELF file open as `fd` with `pread_fn` (NULL: libc's pread).
  * Returns 0 for an ELF64 file whose program headers were all read;
- * -ENOEXEC if it is not ELF64 (p->elf_class says whether it is ELF32);
+ * -ENOEXEC if it is not ELF64 (p->elf_class says whether it is ELF32, and
+ * then type and machine are set too);
  * -EINVAL if its headers are truncated or inconsistent (entry size,
  * count over ELF_PEEK_MAX_PHDRS, beyond the end of the file). */
 int elf_peek_fd(int fd, elf_peek_pread_fn pread_fn, struct elf_peek *p);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,6 +75,7 @@ static void this_program(void)
 
 	CHECK(peek_path("/proc/self/exe", &p) == 0);
 	CHECK(p.elf_class == ELFCLASS64 && p.has_interp && !elf_peek_is_static(&p));
+	CHECK(p.machine == EM_X86_64 && !strcmp(p.interp, "/lib64/ld-linux-x86-64.so.2"));
 	CHECK(p.type == ET_DYN || p.type == ET_EXEC);
 	dl_iterate_phdr(find_mem_id, &m);
 	CHECKF(m.len > 0, "no build-id in memory");
@@ -122,7 +124,7 @@ static void static_executable(void)
 		SKIP("cc -static failed (libc6-dev's libc.a?)");
 	CHECK(peek_path(exe, &p) == 0);
 	CHECK(p.elf_class == ELFCLASS64 && !p.has_interp && elf_peek_is_static(&p));
-	CHECK(p.build_id_len > 0);
+	CHECK(p.build_id_len > 0 && p.interp[0] == 0);
 }
 
 static void not_elf_and_32_bit(void)
@@ -136,7 +138,9 @@ static void not_elf_and_32_bit(void)
 	memset(&e32, 0, sizeof(e32));
 	memcpy(e32.e_ident, ELFMAG, SELFMAG);
 	e32.e_ident[EI_CLASS] = ELFCLASS32;
-	CHECK(peek_bytes(&e32, sizeof(e32), &p) == -ENOEXEC && p.elf_class == ELFCLASS32);
+	e32.e_machine = EM_386;
+	CHECK(peek_bytes(&e32, sizeof(e32), &p) == -ENOEXEC && p.elf_class == ELFCLASS32 &&
+	      p.machine == EM_386);
 	e32.e_ident[EI_CLASS] = 7;
 	CHECK(peek_bytes(&e32, sizeof(e32), &p) == -ENOEXEC && p.elf_class == 0);
 }
@@ -153,7 +157,7 @@ static void truncated(void)
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
 		size_t len = cuts[i];
 		int rc = peek_bytes(self_bytes, len, &p);
-		if (len < EI_NIDENT)
+		if (len < offsetof(Elf64_Ehdr, e_version))     /* ident, type, machine */
 			CHECKF(rc == -ENOEXEC, "cut at %zu: %d", len, rc);
 		else if (len < end_ph)
 			CHECKF(rc == -EINVAL, "cut at %zu: %d", len, rc);
@@ -236,7 +240,8 @@ static void random_flips(void)
 		}
 		int rc = peek_bytes(b, len, &p);
 		CHECKF(rc == 0 || rc == -EINVAL || rc == -ENOEXEC, "round %d: %d", round, rc);
-		CHECK(p.nphdrs <= ELF_PEEK_MAX_PHDRS && p.build_id_len <= ELF_PEEK_BUILD_ID_MAX);
+		CHECK(p.nphdrs <= ELF_PEEK_MAX_PHDRS && p.build_id_len <= ELF_PEEK_BUILD_ID_MAX &&
+		      memchr(p.interp, 0, sizeof(p.interp)));
 		ok += rc == 0;
 		if (th_case_failed)
 			break;
