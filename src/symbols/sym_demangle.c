@@ -11,7 +11,13 @@
  * results are cached in an open-addressing hash table keyed by the mangled
  * name, freed by sym_objects_free.  Names that are not mangled, or that
  * libiberty rejects, come back as the very pointer given.
+ *
+ * C names with GCC's clone suffixes get the same readable form as C++ ones
+ * (`field.constprop.0` is shown `field [clone .constprop.0]`, as
+ * cplus_demangle shows `_Z5fieldi.constprop.0`): an identifier followed by
+ * groups `.word` or `.word.N...` or `.N`.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,14 +75,64 @@ static bool sym_dem_grow(void)
 	return true;
 }
 
+/* Length of the identifier that starts a C clone name (`field` of
+ * `field.constprop.0`), or 0 if `name` is not one: an identifier, then only
+ * groups of `.` + letters/digits/underscores. */
+static size_t sym_clone_base(const char *name)
+{
+	size_t n = 0;
+
+	while (name[n] == '_' || name[n] == '$' || (name[n] >= 'a' && name[n] <= 'z') ||
+	       (name[n] >= 'A' && name[n] <= 'Z') || (n && name[n] >= '0' && name[n] <= '9'))
+		n++;
+	if (!n || name[n] != '.')
+		return 0;
+	for (const char *p = name + n; *p; p++) {
+		if (*p == '.' ? !p[1] || p[1] == '.' :
+		    !(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return 0;
+	}
+	return n;
+}
+
+/* `base [clone .a.1] [clone .b]` for the C clone name `name` (base length
+ * `n`): a group starts at each `.` followed by a non-digit, as
+ * cplus_demangle groups them.  malloc'd; NULL when out of memory. */
+static char *sym_clone_display(const char *name, size_t n)
+{
+	size_t len = strlen(name), cap = len * 6 + 16, o = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	memcpy(out, name, n);
+	o = n;
+	for (const char *p = name + n; *p;) {
+		const char *q = p + 1;
+		while (*q && !(*q == '.' && !(q[1] >= '0' && q[1] <= '9')))
+			q++;
+		o += (size_t)snprintf(out + o, cap - o, " [clone %.*s]", (int)(q - p), p);
+		p = q;
+	}
+	return out;
+}
+
 /* Demangled `name`, or `name` itself if it is not a mangled C++/Rust name
- * (or cannot be demangled).  The result lives until sym_objects_free. */
+ * (or cannot be demangled) nor a C clone name.  The result lives until
+ * sym_objects_free. */
 const char *sym_demangle(const char *name)
 {
 	struct sym_dem_entry *e;
+	size_t clone = 0;
 
-	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+	if (!name)
 		return name;
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) {
+		clone = strchr(name, '.') ? sym_clone_base(name) : 0;
+		if (!clone)
+			return name;
+	}
 	if (sym_dem_cap) {
 		e = sym_dem_slot(sym_dem_tab, sym_dem_cap, name);
 		if (e->key)
@@ -88,7 +144,7 @@ const char *sym_demangle(const char *name)
 	e->key = strdup(name);
 	if (!e->key)
 		return name;
-	e->val = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	e->val = clone ? sym_clone_display(name, clone) : cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
 	sym_dem_n++;
 	return e->val ? e->val : name;
 }

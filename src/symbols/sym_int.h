@@ -9,6 +9,7 @@
  *   sym_debug_find     separate debug file, if needed         (sym_debuglink.c)
  *   sym_elf_symbols    function symbols of .symtab/.dynsym    (sym_elf.c)
  *   sym_plt_symbols    synthesized name@plt entries           (sym_plt.c)
+ *   sym_elf_fde_starts function starts of the unwind table   (sym_ehframe.c)
  *   sym_table_build    aliases, sizes, <static> regions, index (sym_table.c)
  * DWARF lines are opened on first use (sym_lines.c).
  */
@@ -88,6 +89,8 @@ struct sym_object {
 	size_t nxsecs;
 	struct sym_func *funcs;   /* sorted by start; funcs[i].id == i */
 	size_t nfuncs;
+	uint64_t *fde_starts;     /* function starts from .eh_frame_hdr, sorted */
+	size_t nfde_starts;       /* (only while the table is built) */
 	struct sym_seg *segs;     /* sorted, disjoint: the lookup index */
 	size_t nsegs;
 	struct sym_lines *lines;  /* NULL until first sym_object_line */
@@ -117,6 +120,12 @@ int sym_raw_push(struct sym_rawvec *rv, const struct sym_raw *r);
 int sym_elf_symbols(Elf *elf, const struct sym_xsec *xs, size_t nxs,
 		    struct sym_arena *arena, struct sym_rawvec *out);
 
+/* ---- function starts from .eh_frame_hdr (sym_ehframe.c) ------------- */
+
+/* Sorted start addresses of the object's FDEs (malloc'd into *starts, NULL
+ * when there are none); returns their number. */
+size_t sym_elf_fde_starts(Elf *elf, uint64_t **starts);
+
 /* ---- separate debug files (sym_debuglink.c) -------------------------- */
 
 Elf *sym_debug_find(const char *file, Elf *elf, const uint8_t *build_id,
@@ -137,6 +146,8 @@ struct sym_lines *sym_lines_open(Elf *elf);
 bool sym_lines_find(struct sym_lines *l, uint64_t vaddr, const char **file,
 		    int *line);
 void sym_lines_free(struct sym_lines *l);
+/* Link name of the function the body at `vaddr` was taken from, or NULL. */
+const char *sym_lines_enclosing(struct sym_lines *l, uint64_t vaddr);
 
 /* ---- demangling (sym_demangle.c) ------------------------------------- */
 

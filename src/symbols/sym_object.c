@@ -63,8 +63,13 @@ static int sym_object_load(struct sym_object *o, char *err, size_t errlen)
 		rc = sym_elf_symbols(o->elf, o->xsecs, o->nxsecs, &o->arena, &raw);
 	if (rc >= 0)
 		rc = sym_plt_symbols(o, &raw);
-	if (rc >= 0)
+	if (rc >= 0) {
+		o->nfde_starts = sym_elf_fde_starts(o->elf, &o->fde_starts);
 		rc = sym_table_build(o, &raw);
+		free(o->fde_starts);
+		o->fde_starts = NULL;
+		o->nfde_starts = 0;
+	}
 	free(raw.v);
 	if (rc < 0)
 		snprintf(err, errlen, "%s: out of memory", o->file);
@@ -119,18 +124,28 @@ struct sym_object *sym_object_get(const char *path, const uint8_t *build_id,
 				 err, errlen);
 }
 
-/* Source position of `vaddr`; opens the DWARF on first use. */
-bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
-		     int *line)
+static struct sym_lines *sym_object_lines(struct sym_object *o)
 {
-	if (!o)
-		return false;
 	if (!o->lines_tried) {
 		o->lines_tried = true;
 		if (o->dwarf_elf)
 			o->lines = sym_lines_open(o->dwarf_elf);
 	}
-	return o->lines && sym_lines_find(o->lines, vaddr, file, line);
+	return o->lines;
+}
+
+/* Source position of `vaddr`; opens the DWARF on first use. */
+bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
+		     int *line)
+{
+	return o && sym_object_lines(o) && sym_lines_find(o->lines, vaddr, file, line);
+}
+
+const struct sym_func *sym_object_enclosing(struct sym_object *o, uint64_t vaddr)
+{
+	const char *link = o && sym_object_lines(o) ? sym_lines_enclosing(o->lines, vaddr) : NULL;
+
+	return link ? sym_object_find(o, link) : NULL;
 }
 
 const char *sym_object_name(const struct sym_object *o)

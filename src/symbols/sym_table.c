@@ -17,6 +17,8 @@
  *  - every stretch of an executable section that no function covers is one
  *    artificial function: `<static>@0xOFFSET (object)` with the file offset
  *    of its start, or `@plt` inside a PLT section (PLT0 and lazy stubs);
+ *    a stretch is cut where the unwind table starts a function (one FDE per
+ *    function, kept in stripped objects), so stripped functions stay apart;
  *    except a stretch of mere alignment fill (NOPs, int3, zeros) after a
  *    function, which is no function of its own: lookups there return the
  *    function before it (its size is not changed);
@@ -199,11 +201,49 @@ static bool sym_is_padding(const uint8_t *p, uint64_t len)
 	return true;
 }
 
+/* The next function start of the unwind table after `at` and before
+ * `end`, or `end`. */
+static uint64_t sym_next_fde(const struct sym_object *o, uint64_t at, uint64_t end)
+{
+	size_t lo = 0, hi = o->nfde_starts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->fde_starts[mid] <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < o->nfde_starts && o->fde_starts[lo] < end ? o->fde_starts[lo] : end;
+}
+
+/* Append the artificial function for [start, end) of section x. */
+static int sym_gap_add(struct sym_object *o, const struct sym_xsec *x, uint64_t start,
+		       uint64_t end, struct sym_func *gaps, size_t *ng, size_t cap)
+{
+	struct sym_func *f;
+	bool plt = sym_plt_section(x->name);
+
+	if (*ng == cap)
+		return -1;
+	f = &gaps[(*ng)++];
+	f->start = start;
+	f->size = end - start;
+	f->aliases = NULL;
+	f->flags = plt ? SYM_FUNC_PLT : SYM_FUNC_STATIC;
+	f->name = plt ? "@plt" :
+		  sym_arena_printf(&o->arena, "<static>@0x%llx (%s)",
+				   (unsigned long long)(x->offset + start - x->addr), o->name);
+	f->link_name = f->name;
+	return f->name ? 0 : -1;
+}
+
 /* The artificial functions for the uncovered stretches of every section:
- * appended to gaps[] (room for nxsecs + nf entries). */
+ * appended to gaps[] (room for `cap`). */
 static int sym_table_gaps(struct sym_object *o, const struct sym_func *funcs,
 			  const uint32_t *xsec, size_t nf,
-			  struct sym_func *gaps, size_t *ngaps)
+			  struct sym_func *gaps, size_t *ngaps, size_t cap)
 {
 	size_t g = 0, k, ng = 0;
 
@@ -215,27 +255,14 @@ static int sym_table_gaps(struct sym_object *o, const struct sym_func *funcs,
 			bool last = g >= nf || xsec[g] != k;
 			uint64_t next = last ? end : funcs[g].start;
 
-			if (next > covered &&
-			    (covered == x->addr ||
-			     !sym_is_padding(o->image + x->offset +
-						     (covered - x->addr),
-					     next - covered))) {
-				struct sym_func *f = &gaps[ng++];
-				bool plt = sym_plt_section(x->name);
-
-				f->start = covered;
-				f->size = next - covered;
-				f->aliases = NULL;
-				f->flags = plt ? SYM_FUNC_PLT : SYM_FUNC_STATIC;
-				f->name = plt ? "@plt" :
-					  sym_arena_printf(&o->arena,
-						"<static>@0x%llx (%s)",
-						(unsigned long long)(x->offset +
-								     covered - x->addr),
-						o->name);
-				if (!f->name)
+			while (next > covered) {
+				uint64_t cut = sym_next_fde(o, covered, next);
+				if ((covered == x->addr ||
+				     !sym_is_padding(o->image + x->offset + (covered - x->addr),
+						     cut - covered)) &&
+				    sym_gap_add(o, x, covered, cut, gaps, &ng, cap) < 0)
 					return -1;
-				f->link_name = f->name;
+				covered = cut;
 			}
 			if (last)
 				break;
@@ -310,10 +337,11 @@ int sym_table_build(struct sym_object *o, struct sym_rawvec *raw)
 		qsort(raw->v, raw->n, sizeof(*raw->v), sym_raw_cmp);
 	syms = malloc((raw->n + 1) * sizeof(*syms));
 	xsec = malloc((raw->n + 1) * sizeof(*xsec));
-	gaps = malloc((raw->n + o->nxsecs + 1) * sizeof(*gaps));
+	size_t gcap = raw->n + o->nxsecs + o->nfde_starts + 1;
+	gaps = malloc(gcap * sizeof(*gaps));
 	if (!syms || !xsec || !gaps ||
 	    sym_table_merge(o, raw, syms, xsec, &nsyms) < 0 ||
-	    sym_table_gaps(o, syms, xsec, nsyms, gaps, &ngaps) < 0)
+	    sym_table_gaps(o, syms, xsec, nsyms, gaps, &ngaps, gcap) < 0)
 		goto out;
 	o->funcs = malloc((nsyms + ngaps + 1) * sizeof(*o->funcs));
 	if (!o->funcs)
@@ -362,6 +390,15 @@ const struct sym_func *sym_object_lookup(struct sym_object *o, uint64_t vaddr)
 	k = sym_elf_xsec_find(o->xsecs, o->nxsecs, vaddr);
 	if (k >= 0 && seg->end > o->xsecs[k].addr)
 		return &o->funcs[seg->func];
+	return NULL;
+}
+
+const struct sym_func *sym_object_find(struct sym_object *o, const char *link_name)
+{
+	for (size_t i = 0; o && i < o->nfuncs; i++)
+		if (!(o->funcs[i].flags & (SYM_FUNC_PLT | SYM_FUNC_STATIC)) &&
+		    !strcmp(o->funcs[i].link_name, link_name))
+			return &o->funcs[i];
 	return NULL;
 }
 

@@ -504,15 +504,16 @@ static void test_static_regions(void)
 		CHECKF(addr != 0, "no %s in %s", statics[k], lib_full);
 		if (!addr || !file_section_of(lib_stripped, addr, &start, &size, &off))
 			continue;
-		/* the expected region, from the dynamic symbols nm sees */
-		rs = start;
+		/* the expected region: the function's own, from its start (its
+		 * unwind-table entry) to the next function or dynamic symbol */
+		rs = addr;
 		re = start + size;
-		for (size_t i = 0; i < nd; i++) {
-			if (dyn[i].addr <= addr && dyn[i].addr + dyn[i].size > rs)
-				rs = dyn[i].addr + dyn[i].size;
+		for (size_t i = 0; i < nd; i++)
 			if (dyn[i].addr > addr && dyn[i].addr < re)
 				re = dyn[i].addr;
-		}
+		for (size_t i = 0; i < nf; i++)
+			if (full[i].addr > addr && full[i].addr < re)
+				re = full[i].addr;
 		snprintf(want, sizeof(want), "<static>@0x%" PRIx64 " (libsym_stripped.so)",
 			 rs - start + off);
 		f = sym_object_lookup(o, addr);
@@ -527,7 +528,7 @@ static void test_static_regions(void)
 		CHECK(f && strcmp(f->name, statics[k]) == 0 &&
 		      (f->flags & SYM_FUNC_LOCAL));
 	}
-	/* one sym_func (one id) per region, a region per gap */
+	/* one sym_func (one id) per region, a region per stripped function */
 	CHECKF(region[0] != region[2], "test setup: s1 and s3 in one region");
 	for (int a = 0; a < 3; a++) {
 		for (int b = 0; b < 3; b++)
