@@ -97,6 +97,14 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 		in->time_arg = arg;
 		return 1;
 	}
+	if (id == CLI_OPT_VIEW) {
+		if (strcmp(arg, "user") && strcmp(arg, "machine")) {
+			cli_error(cmd, "--view %s: expected user or machine", arg);
+			return -1;
+		}
+		in->view = strcmp(arg, "user") ? MODEL_VIEW_MACHINE : MODEL_VIEW_USER;
+		return 1;
+	}
 	if (id == CLI_OPT_RANK) {
 		for (const char *p = arg; *p;) {
 			char *e;
@@ -219,7 +227,7 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 		rc = CLI_FATAL;
 	struct model_options mo = {
 		.tids = in->tids, .ntids = in->ntids, .keep_tally_frames = in->show_collector,
-		.process = in->process, .merge_procs = in->has_job && n > 1,
+		.process = in->process, .view = in->view, .merge_procs = in->has_job && n > 1,
 		.ranks_only = in->has_job && !in->all_processes,
 	};
 	for (long i = 0; i < n && !rc; i++)

@@ -20,6 +20,7 @@ struct cli_input {
 	uint64_t from_ns, to_ns;
 	bool show_collector;
 	const char *process;         /* --process */
+	enum model_view view;        /* --view user|machine */
 	int32_t ranks[256];          /* --rank: only these ranks of a job */
 	size_t nranks;
 	bool has_job;                /* an MPI job was named (exp_job.h) */
@@ -32,7 +33,7 @@ struct cli_input {
 
 /* The filter options every analysis command takes: put CLI_INPUT_OPTS in its
  * option table and pass their ids to cli_input_option. */
-enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK };
+enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_OPT_VIEW };
 #define CLI_INPUT_OPTS                                                                     \
 	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
 	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
@@ -41,7 +42,11 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK };
 	{ "process", 0, CLI_ARG_REQUIRED, CLI_OPT_PROCESS, "P",                             \
 	  "only process P (pid, lineage such as _f1_x1, or name)" },                      \
 	{ "rank", 0, CLI_ARG_REQUIRED, CLI_OPT_RANK, "N[,N]",                               \
-	  "only these ranks of an MPI job" }
+	  "only these ranks of an MPI job" },                                              \
+	{ "view", 0, CLI_ARG_REQUIRED, CLI_OPT_VIEW, "user|machine",                        \
+	  "user (default): outlined parts and OpenMP bodies under the function\n"           \
+	  "they came from, <OMP-*> for time in the runtime; machine: the frames\n"         \
+	  "as recorded" }
 
 /* Take filter option `id` (CLI_OPT_THREAD...) with its value; returns 1 if
  * it was one, 0 if not, -1 on a bad value (message printed). */

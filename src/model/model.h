@@ -51,19 +51,28 @@ const struct model_metric_info *model_metric_info(enum model_metric m);
 /* Metric by name, or -1. */
 int model_metric_parse(const char *name);
 
-#define MODEL_FUNC_ARTIFICIAL 0x100    /* <Total>, <Unknown>, <Truncated-stack>, @plt */
+#define MODEL_FUNC_ARTIFICIAL 0x100    /* <Total>, <Unknown>, <Truncated-stack>, @plt, <OMP-*> */
 #define MODEL_FUNC_MPI 0x200           /* an MPI function (MPI_Send ...): the tracer's
                                           wrapper, or the leaf of a traced call */
+#define MODEL_FUNC_OUTLINED 0x400      /* a part split off its parent (.cold, .part.N) */
+#define MODEL_FUNC_OMP_BODY 0x800      /* an OpenMP body (f._omp_fn.N, .omp_outlined.) */
+#define MODEL_FUNC_OMP_RUNTIME 0x1000  /* in the OpenMP runtime (libgomp, libomp) */
+#define MODEL_FUNC_DYNAMIC 0x2000      /* dynamically generated code (tally.h, perf map, jitdump) */
 
 struct model_func {
 	char *name;                /* display name (demangled, with arguments) */
 	char *object;              /* load object basename ("" for artificial) */
 	char *path;                /* load object path */
 	char *aliases;             /* other names at the same address, or NULL */
+	char *link;                /* the symbol as in the object (mangled), or NULL */
+	char *src;                 /* source file basename, set only to tell apart
+	                              same-named functions of one object; or NULL */
 	uint64_t addr, size;       /* link-time range in the object */
-	uint32_t flags;            /* SYM_FUNC_* | MODEL_FUNC_ARTIFICIAL */
+	uint32_t flags;            /* SYM_FUNC_* | MODEL_FUNC_* */
 	uint8_t qualify;           /* how views tell it from same-named ones:
 	                              MODEL_QUALIFY_* (model_func_label) */
+	uint32_t parent;           /* outlined part or OpenMP body: the function it
+	                              came from, whose call is imputed (0: none) */
 };
 #define MODEL_QUALIFY_NONE 0      /* the name is unique */
 #define MODEL_QUALIFY_OBJECT 1    /* "name (object)": the objects' basenames differ */
@@ -75,7 +84,22 @@ struct model_entry {
 	uint32_t n;                /* frames, root first */
 	uint32_t *funcs;           /* function of each frame */
 	uint64_t *addrs;           /* its link-time address (for annotation), 0 if none */
+	uint32_t omp;              /* MODEL_OMP_* (how the OpenMP user view placed it) */
 	uint64_t v[MODEL_METRIC_COUNT];
+};
+
+/* model_entry.omp, in the user view of an OpenMP program. */
+enum model_omp_kind {
+	MODEL_OMP_NONE = 0,        /* serial code of a thread that is no OpenMP worker */
+	MODEL_OMP_IN_REGION,       /* a thread inside a parallel region it started */
+	MODEL_OMP_WORKER,          /* a runtime worker's raw stack: placed by time */
+	MODEL_OMP_PLACED,          /* a worker's stack placed under its region's caller */
+};
+
+enum model_view {
+	MODEL_VIEW_USER = 0,       /* the seed's user view: imputed calls to outlined
+	                              parts and OpenMP bodies, <OMP-*> functions */
+	MODEL_VIEW_MACHINE,        /* the frames as recorded (after PLT and tally rules) */
 };
 
 #define MODEL_PROC_MERGED UINT32_MAX   /* model.merged: entries of every process */
@@ -115,6 +139,7 @@ struct model_options {
 	const char *process;       /* only processes whose pid, lineage or name this is */
 	bool merge_procs;          /* one entry per distinct stack, whatever its process
 	                              (a job's ranks: memory grows with stacks, not ranks) */
+	enum model_view view;
 	bool ranks_only;           /* leave out processes that are no rank (a job's
 	                              launcher), unless `process` names them */
 };

@@ -42,16 +42,28 @@ static int build_space(struct build *b, struct proc_ctx *c)
 		else
 			sym_space_map(c->space, e->time_ns, e->start, e->end, e->bias, e->path,
 				      e->build_id, e->build_id_len, e->flags);
+		const char *base = strrchr(e->path, '/');
+		c->omp |= !e->unmap && model_omp_runtime_object(base ? base + 1 : e->path);
 		c->epochs[c->nepochs++] = e->time_ns;
 	}
 	qsort(c->epochs, c->nepochs, sizeof(*c->epochs), cmp_u64);
 	return 0;
 }
 
+/* With an OpenMP runtime in the user view, every sample is noted first,
+ * filtered out or not (model_omp.c places workers' events by the samples of
+ * the threads that open regions); then the samples are added. */
 static int build_samples(struct build *b, struct proc_ctx *c, const struct model_options *o)
 {
 	const struct exp_proc *p = c->p;
 
+	for (size_t i = 0; c->omp && o->view == MODEL_VIEW_USER && i < p->nsamples; i++) {
+		const struct exp_sample *s = &p->samples[i];
+		long e = model_entry_for(b, c, s->stack_id, s->time_ns, o);
+		if (e < 0 || model_omp_note(b, c, s->tid, s->time_ns, e))
+			return -1;
+	}
+	model_omp_ready(b, c);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct exp_sample *s = &p->samples[i];
 		if (!model_keep(c, o, s->tid, s->time_ns))
@@ -157,6 +169,7 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	free(c.epochs);
 	model_map_free(&c.entry_of);
 	model_map_free(&c.thread_of);
+	model_omp_free(&c);
 	return rc;
 }
 
@@ -188,8 +201,19 @@ void model_build_end(struct model *m)
 
 	if (!b)
 		return;
+	/* Stacks that carry no value (OpenMP workers' raw stacks, counted in
+	 * their placed entries; stacks noted for placing only) are not shown. */
+	for (size_t i = 0; i < m->nentries; i++) {
+		struct model_entry *e = &m->entries[i];
+		bool any = false;
+		for (int k = 0; k < MODEL_METRIC_COUNT && !any; k++)
+			any = e->v[k] != 0;
+		if (!any)
+			e->n = 0;
+	}
 	model_arcs_sort(m);
 	model_mpi_sort(m);
+	model_names_distinguish(m);      /* out of memory: names stay as they are */
 	model_func_qualify(m);
 	model_map_free(&b->arc_of);
 	model_map_free(&b->file_of);
@@ -221,6 +245,8 @@ void model_free(struct model *m)
 		free(m->funcs[i].object);
 		free(m->funcs[i].path);
 		free(m->funcs[i].aliases);
+		free(m->funcs[i].link);
+		free(m->funcs[i].src);
 	}
 	for (size_t i = 0; i < m->nentries; i++) {
 		free(m->entries[i].funcs);

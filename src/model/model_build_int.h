@@ -4,14 +4,19 @@
  * loaded experiments into a model (private to src/model/).
  *
  * The files, bottom up (each calls only those above it in this list):
+ *   model_structure.c  outlined parts, OpenMP bodies and runtime: names to
+ *                    kinds, one stack rewritten for the user view
  *   model_frames.c   functions, frames resolved and rewritten by the seed's
  *                    rules, a stack made into a new entry
+ *   model_omp.c      OpenMP workers' stacks placed by time under the caller
+ *                    of their parallel region, <OMP-idle>
  *   model_entries.c  aggregation: the entry and thread of an event, filters,
  *                    adding a metric's value everywhere it counts
  *   model_io.c       I/O events, by call stack and by file
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
  *   model_mpi.c      MPI calls (-m): metrics by calling stack, messages
+ *   model_names.c    same-named functions of one object told apart
  *   model_build.c    the driver: one pass per process, then the whole model
  */
 #ifndef TALLY_MODEL_BUILD_INT_H
@@ -20,6 +25,10 @@
 #include "model/model.h"
 #include "model/model_map.h"
 #include "symbols/sym.h"
+
+/* The OpenMP pseudo-functions (docs/structure.md). */
+enum { MODEL_OMP_FN_IDLE, MODEL_OMP_FN_BARRIER, MODEL_OMP_FN_LOCK, MODEL_OMP_FN_OVERHEAD,
+       MODEL_OMP_FN_COUNT };
 
 /* Indexes kept while building. */
 struct build {
@@ -33,6 +42,7 @@ struct build {
 	uint32_t unknown, truncated;      /* artificial function ids */
 	struct model_map entry_by_content; /* merge_procs: hash of frames -> entry index + 1 */
 	struct model_map msg_of;          /* (from, to) ranks -> model.msgs index + 1 */
+	uint32_t omp_fn[MODEL_OMP_FN_COUNT];   /* <OMP-*> ids (0 until first needed) */
 };
 
 /* Per process while building. */
@@ -45,6 +55,11 @@ struct proc_ctx {
 	struct model_map entry_of;        /* (stack id, epoch) -> entry index + 1 */
 	struct model_map thread_of;       /* tid -> thread index + 1 */
 	uint64_t base_ns;                 /* founder's start, for --time */
+	bool omp;                         /* an OpenMP runtime is mapped */
+	struct model_map derived;         /* (entry, placement) -> entry index + 1 */
+	struct model_map entry_by_funcs;  /* hash of a placed stack -> entry index + 1 */
+	struct omp_sample *timeline;      /* OpenMP: samples of threads that open regions */
+	size_t ntimeline, cap_timeline;
 };
 
 /* One resolved frame. */
@@ -55,6 +70,24 @@ struct frame {
 	bool mpi;                         /* an MPI function, or in an MPI library */
 	const char *path;
 };
+
+/* ---- model_structure.c ---- */
+
+/* Is `object` (a basename) an OpenMP runtime? */
+bool model_omp_runtime_object(const char *object);
+/* MODEL_FUNC_OUTLINED or MODEL_FUNC_OMP_BODY if the link name says so, with
+ * *parent_len the length of the parent's link name (0: not named); else 0. */
+uint32_t model_struct_kind(const char *link, size_t *parent_len);
+/* The user view of one stack funcs[first..*n): OpenMP runtime frames between
+ * a caller and a body dropped, runtime frames at the leaf made one <OMP-*>
+ * function, a worker's runtime prefix dropped.  Needs b->omp_fn.  Returns
+ * the MODEL_OMP_* kind. */
+uint32_t model_struct_omp(const struct build *b, uint32_t *funcs, uint64_t *addrs, uint32_t *n,
+			  uint32_t first);
+/* Insert the imputed calls of outlined parts and bodies from their parents
+ * (from index `from` on, at most `cap` frames); returns the new count. */
+uint32_t model_struct_impute(const struct build *b, uint32_t *funcs, uint64_t *addrs, uint32_t n,
+			     uint32_t from, uint32_t cap);
 
 /* ---- model_frames.c ---- */
 
@@ -74,8 +107,35 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 		     uint64_t time_ns, const struct model_options *o);
 /* The function of MPI function `op` (MPI_Send ...). */
 uint32_t model_mpi_func(struct build *b, unsigned op);
+/* merge_procs: the last entry made, `e`, is dropped for an older one with
+ * the same frames (another rank's), whose index is returned; -1 if out of
+ * memory. */
+long model_entry_merge(struct build *b, long e);
+/* The entry of process c with exactly these frames, created on first use
+ * (the arrays are copied; merged with other processes' under merge_procs);
+ * its omp kind is `omp` when created.  Its index, or -1 if out of memory. */
+long model_entry_of_frames(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
+			   const uint64_t *addrs, uint32_t n, uint32_t omp);
+
+/* ---- model_omp.c ---- */
+
+/* Note a sample of thread `tid` at `t` whose entry is `e`, before worker
+ * stacks are placed; 0, or -1 if out of memory. */
+int model_omp_note(struct build *b, struct proc_ctx *c, uint32_t tid, uint64_t t, long e);
+/* Sort what was noted: from now on worker entries are placed. */
+void model_omp_ready(struct build *b, struct proc_ctx *c);
+/* The entry an event of entry `e` at `t` counts in: `e` itself, or for a
+ * worker's stack the stack placed under the region open at `t` (or
+ * <OMP-idle>).  -1 if out of memory. */
+long model_omp_place(struct build *b, struct proc_ctx *c, long e, uint64_t t);
+void model_omp_free(struct proc_ctx *c);
 
 /* ---- model_entries.c ---- */
+
+/* The entry of an event with this stack at this time (before OpenMP
+ * placement); -1 if out of memory. */
+long model_entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
+		     const struct model_options *o);
 
 /* The model_thread of `tid`, created on first use; NULL if out of memory. */
 struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid);
@@ -99,6 +159,9 @@ int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_opt
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);
 /* Sort the model's messages by (from, to). */
 void model_mpi_sort(struct model *m);
+/* ---- model_names.c: `f (a.c)` and `f (b.c)`; 0, or -1 if out of memory ---- */
+int model_names_distinguish(struct model *m);
+
 /* Sort the model's arcs by (caller, callee). */
 void model_arcs_sort(struct model *m);
 

@@ -7,7 +7,8 @@
  * load-object map changes before the event, so a stack whose pcs were a
  * plugin at one time and another plugin at the same address later becomes
  * two entries.  A new (stack, epoch) is made into an entry once, by
- * model_entry_new (model_frames.c).
+ * model_entry_new (model_frames.c); an OpenMP worker's entry is then placed
+ * by time (model_omp.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,49 +29,10 @@ static size_t epoch_of(const struct proc_ctx *c, uint64_t t)
 	return lo;
 }
 
-static uint64_t entry_hash(const struct model_entry *e)
-{
-	uint64_t h = model_hash64(e->n + 1);
-
-	for (uint32_t i = 0; i < e->n; i++)
-		h = model_hash64(h ^ ((uint64_t)e->funcs[i] << 40 ^ e->addrs[i]));
-	return h | 1;
-}
-
-static bool same_frames(const struct model_entry *x, const struct model_entry *y)
-{
-	return x->n == y->n && !memcmp(x->funcs, y->funcs, x->n * sizeof(*x->funcs)) &&
-	       !memcmp(x->addrs, y->addrs, x->n * sizeof(*x->addrs));
-}
-
-/* merge_procs: the last entry made is dropped for an older one with the same
- * frames (another rank's), whose index is returned; -1 if out of memory. */
-static long merge(struct build *b, long e)
-{
-	struct model *m = b->m;
-	struct model_entry *new = &m->entries[e];
-	uint64_t key = entry_hash(new);
-
-	for (;;) {
-		uint64_t *v = model_map_get(&b->entry_by_content, key);
-		if (!v)
-			break;
-		if (same_frames(&m->entries[*v - 1], new)) {
-			free(new->funcs);
-			free(new->addrs);
-			m->nentries--;
-			return (long)*v - 1;
-		}
-		key = model_hash64(key) | 1;
-	}
-	new->proc = MODEL_PROC_MERGED;
-	return model_map_put(&b->entry_by_content, key, (uint64_t)e + 1, NULL) ? e : -1;
-}
-
 /* The entry for an event with this stack at this time, with MPI function
  * `op` as its leaf if op > 0; -1 if out of memory. */
-static long entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
-		      uint64_t time_ns, const struct model_options *o)
+static long entry_for_op(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
+			 uint64_t time_ns, const struct model_options *o)
 {
 	uint64_t key = ((uint64_t)stack_id << 32 | (uint64_t)epoch_of(c, time_ns) << 8 | op) + 1;
 	bool inserted;
@@ -82,10 +44,16 @@ static long entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, un
 		return (long)*v - 1;
 	long e = model_entry_new(b, c, stack_id, op, time_ns, o);
 	if (e >= 0 && o->merge_procs)
-		e = merge(b, e);
+		e = model_entry_merge(b, e);
 	v = model_map_get(&c->entry_of, key);
 	*v = (uint64_t)(e + 1);
 	return e;
+}
+
+long model_entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
+		     const struct model_options *o)
+{
+	return entry_for_op(b, c, stack_id, 0, time_ns, o);
 }
 
 struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid)
@@ -138,7 +106,7 @@ static int add(struct build *b, struct proc_ctx *c, const struct model_options *
 	       long *entry_out)
 {
 	struct model *m = b->m;
-	long e = entry_for(b, c, stack_id, op, t, o);
+	long e = model_omp_place(b, c, entry_for_op(b, c, stack_id, op, t, o), t);
 	struct model_thread *th = model_thread_for(b, c, tid);
 
 	if (e < 0 || !th)

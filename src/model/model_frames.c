@@ -14,10 +14,14 @@
  * the same function a traced call's entry gets as its leaf, so an MPI
  * function has both the time waited in it (mpi.time) and the CPU burnt in
  * it (cpu, inclusive).  An entry with an MPI function, or a frame in an MPI
- * library, is inside MPI (MODEL_ENTRY_IN_MPI).
- * Functions are created on first use, one per sym_func (the same function
- * seen through two mappings of a file is one).  Called once per new (stack,
- * epoch) by model_entries.c.
+ * library, is inside MPI (MODEL_ENTRY_IN_MPI).  The lazy resolver (ld.so's
+ * _dl_runtime_resolve* and all it calls) is `@plt` of the calling object, as
+ * the seed says.  In the user view, model_structure.c then imputes the calls
+ * to outlined parts and OpenMP bodies.  Functions are created on first use,
+ * one per sym_func (the same function seen through two mappings of a file is
+ * one), and classified then (outlined part, OpenMP body or runtime, parent).
+ * Called once per new (stack, epoch) by model_entries.c, and to make the
+ * stacks model_omp.c places.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,7 @@ uint32_t model_func_add(struct build *b, const char *name, const char *path, uin
 	if (exp_grow(&m->funcs, &b->cap_funcs, m->nfuncs, sizeof(*m->funcs)))
 		return 0;
 	struct model_func *f = &m->funcs[m->nfuncs];
+	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
 	f->path = strdup(path ? path : "");
 	f->object = strdup(basename_of(f->path));
@@ -69,7 +74,29 @@ uint32_t model_func_by_name(struct build *b, const char *name, const char *path,
 	}
 }
 
-static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, const char *path)
+/* The parent of an outlined part or body named by the first `len` bytes of
+ * its link name: the function of that symbol in the same object, or one
+ * made by name (an inlined parent has no symbol); 0 if out of memory. */
+static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, struct sym_object *obj,
+			    const char *path);
+
+static uint32_t parent_named(struct build *b, struct sym_object *obj, const char *path,
+			     const char *link, size_t len, bool make)
+{
+	char name[1024];
+
+	if (len >= sizeof(name))
+		return 0;
+	memcpy(name, link, len);
+	name[len] = 0;
+	const struct sym_func *p = sym_object_find(obj, name);
+	if (p)
+		return func_of_sym(b, p, obj, path);
+	return make ? model_func_by_name(b, sym_demangle(name), path, 0) : 0;
+}
+
+static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, struct sym_object *obj,
+			    const char *path)
 {
 	uint64_t *v = model_map_get(&b->func_by_sym, (uint64_t)(uintptr_t)sf);
 
@@ -79,7 +106,45 @@ static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, const ch
 	 * shares its sym_func, so the pointer identifies it. */
 	uint32_t id = model_func_add(b, sf->name, path, sf->start, sf->size, sf->flags, sf->aliases);
 	model_map_put(&b->func_by_sym, (uint64_t)(uintptr_t)sf, id, NULL);
+	if (!id)
+		return id;
+	struct model_func *f = &b->m->funcs[id];
+	size_t plen;
+	uint32_t kind = model_struct_kind(sf->link_name, &plen);
+	f->link = sf->link_name ? strdup(sf->link_name) : NULL;
+	if (model_omp_runtime_object(f->object))
+		f->flags |= MODEL_FUNC_OMP_RUNTIME;
+	else if (kind) {
+		f->flags |= kind;
+		uint32_t parent = plen ? parent_named(b, obj, path, sf->link_name, plen,
+						      kind == MODEL_FUNC_OMP_BODY) : 0;
+		const struct sym_func *enc = parent ? NULL : sym_object_enclosing(obj, sf->start);
+		if (enc && enc != sf)
+			parent = func_of_sym(b, enc, obj, path);
+		b->m->funcs[id].parent = parent;
+	}
 	return id;
+}
+
+/* The <OMP-*> functions, made when a first stack goes through a runtime. */
+static void omp_functions(struct build *b)
+{
+	static const char *const names[MODEL_OMP_FN_COUNT] = {
+		[MODEL_OMP_FN_IDLE] = "<OMP-idle>", [MODEL_OMP_FN_BARRIER] = "<OMP-barrier>",
+		[MODEL_OMP_FN_LOCK] = "<OMP-lock>", [MODEL_OMP_FN_OVERHEAD] = "<OMP-overhead>",
+	};
+
+	for (int i = 0; i < MODEL_OMP_FN_COUNT; i++)
+		if (!b->omp_fn[i])
+			b->omp_fn[i] = model_func_by_name(b, names[i], "", MODEL_FUNC_ARTIFICIAL);
+}
+
+/* Is frame `fr` the lazy resolver's entry in ld.so? */
+static bool is_lazy_resolver(const struct build *b, const struct frame *fr)
+{
+	const struct model_func *f = &b->m->funcs[fr->func];
+
+	return !strncmp(f->name, "_dl_runtime_resolve", 19) || !strncmp(f->name, "_dl_runtime_profile", 19);
 }
 
 static bool is_tally_object(const char *path)
@@ -145,10 +210,32 @@ void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool 
 		fr->func = model_mpi_func(b, op);
 		return;
 	}
-	fr->func = func_of_sym(b, sf, sym_object_path(mp->obj));
+	fr->func = func_of_sym(b, sf, mp->obj, sym_object_path(mp->obj));
 	fr->addr = vaddr;
 	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
 	fr->thread_start = fr->tally && !strcmp(sf->name, EXP_THREAD_WRAPPER);
+}
+
+/* Append an entry of process c with frames funcs[0..n) (taken over). */
+static long entry_add(struct build *b, struct proc_ctx *c, uint32_t *funcs, uint64_t *addrs,
+		      uint32_t n, uint32_t flags, uint32_t omp)
+{
+	struct model *m = b->m;
+
+	if (exp_grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries))) {
+		free(funcs);
+		free(addrs);
+		return -1;
+	}
+	struct model_entry *e = &m->entries[m->nentries];
+	memset(e, 0, sizeof(*e));
+	e->proc = c->index;
+	e->flags = flags;
+	e->n = n;
+	e->funcs = funcs;
+	e->addrs = addrs;
+	e->omp = omp;
+	return (long)m->nentries++;
 }
 
 long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
@@ -159,9 +246,12 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 	uint16_t sflags = 0;
 	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
 	uint32_t n = got > 0 ? (uint32_t)got : 0;
-	uint32_t *funcs = malloc((n + 3) * sizeof(*funcs));
-	uint64_t *addrs = malloc((n + 3) * sizeof(*addrs));
-	uint32_t k = 0, flags = 0;
+	uint32_t cap = 2 * n + 5;           /* room for imputed calls */
+	uint32_t *funcs = malloc(cap * sizeof(*funcs));
+	uint64_t *addrs = malloc(cap * sizeof(*addrs));
+	uint32_t k = 0, flags = 0, omp = MODEL_OMP_NONE;
+	const char *last_path = "";
+	bool runtime = false;
 
 	if (!funcs || !addrs) {
 		free(funcs);
@@ -184,16 +274,33 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 				k = first;      /* the thread's stack starts at its routine */
 			continue;
 		}
+		if (o->view == MODEL_VIEW_USER && is_lazy_resolver(b, &fr)) {
+			/* the resolver and all it calls: @plt of the calling object */
+			funcs[k] = model_func_by_name(b, "@plt", last_path, MODEL_FUNC_ARTIFICIAL);
+			addrs[k++] = 0;
+			break;
+		}
 		if (fr.plt && i > 0)
 			fr.func = model_func_by_name(b, "@plt", fr.path, MODEL_FUNC_ARTIFICIAL);
 		else if (fr.plt && i == 0 && k > first)
 			continue;           /* a PLT stub's time goes to the call */
 		if (fr.mpi)
 			flags |= MODEL_ENTRY_IN_MPI;
+		runtime |= (m->funcs[fr.func].flags & MODEL_FUNC_OMP_RUNTIME) != 0;
 		funcs[k] = fr.func;
 		addrs[k++] = fr.addr;
+		last_path = fr.path ? fr.path : "";
 	}
-	if (k == first && !op) {
+	if (o->view == MODEL_VIEW_USER) {
+		if (runtime) {
+			omp_functions(b);
+			omp = model_struct_omp(b, funcs, addrs, &k, first);
+		}
+		/* A worker's first body gets its parent when it is placed. */
+		k = model_struct_impute(b, funcs, addrs, k, omp == MODEL_OMP_WORKER ? first + 1 : first,
+					cap - 1);
+	}
+	if (k == first && !op && omp != MODEL_OMP_WORKER) {
 		funcs[k] = b->unknown;
 		addrs[k++] = 0;
 	}
@@ -202,17 +309,83 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 		funcs[k] = model_mpi_func(b, op);
 		addrs[k++] = 0;
 	}
-	if (exp_grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries))) {
-		free(funcs);
-		free(addrs);
+	return entry_add(b, c, funcs, addrs, k, flags, omp);
+}
+
+static uint64_t entry_hash(const struct model_entry *e)
+{
+	uint64_t h = model_hash64(e->n + 1);
+
+	for (uint32_t i = 0; i < e->n; i++)
+		h = model_hash64(h ^ ((uint64_t)e->funcs[i] << 40 ^ e->addrs[i]));
+	return h | 1;
+}
+
+static bool same_frames(const struct model_entry *x, const struct model_entry *y)
+{
+	return x->n == y->n && x->omp == y->omp && !memcmp(x->funcs, y->funcs, x->n * sizeof(*x->funcs)) &&
+	       !memcmp(x->addrs, y->addrs, x->n * sizeof(*x->addrs));
+}
+
+long model_entry_merge(struct build *b, long e)
+{
+	struct model *m = b->m;
+	struct model_entry *new = &m->entries[e];
+	uint64_t key = entry_hash(new);
+
+	for (;;) {
+		uint64_t *v = model_map_get(&b->entry_by_content, key);
+		if (!v)
+			break;
+		if (same_frames(&m->entries[*v - 1], new)) {
+			free(new->funcs);
+			free(new->addrs);
+			m->nentries--;
+			return (long)*v - 1;
+		}
+		key = model_hash64(key) | 1;
+	}
+	new->proc = MODEL_PROC_MERGED;
+	return model_map_put(&b->entry_by_content, key, (uint64_t)e + 1, NULL) ? e : -1;
+}
+
+
+static uint64_t frames_hash(const uint32_t *funcs, const uint64_t *addrs, uint32_t n)
+{
+	struct model_entry e = { .n = n, .funcs = (uint32_t *)funcs, .addrs = (uint64_t *)addrs };
+
+	return entry_hash(&e);
+}
+
+long model_entry_of_frames(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
+			   const uint64_t *addrs, uint32_t n, uint32_t omp)
+{
+	struct model *m = b->m;
+	uint64_t key = frames_hash(funcs, addrs, n);
+
+	for (;;) {                          /* this process's placed stacks */
+		uint64_t *v = model_map_get(&c->entry_by_funcs, key);
+		if (!v)
+			break;
+		const struct model_entry *e = &m->entries[*v - 1];
+		if (e->n == n && e->omp == omp && !memcmp(e->funcs, funcs, n * sizeof(*funcs)) &&
+		    !memcmp(e->addrs, addrs, n * sizeof(*addrs)))
+			return (long)*v - 1;
+		key = model_hash64(key) | 1;
+	}
+	uint32_t *f = malloc((n + 1) * sizeof(*f));
+	uint64_t *a = malloc((n + 1) * sizeof(*a));
+	if (!f || !a) {
+		free(f);
+		free(a);
 		return -1;
 	}
-	struct model_entry *e = &m->entries[m->nentries];
-	memset(e, 0, sizeof(*e));
-	e->proc = c->index;
-	e->flags = flags;
-	e->n = k;
-	e->funcs = funcs;
-	e->addrs = addrs;
-	return (long)m->nentries++;
+	memcpy(f, funcs, n * sizeof(*f));
+	memcpy(a, addrs, n * sizeof(*a));
+	long e = entry_add(b, c, f, a, n, 0, omp);
+	if (e >= 0 && m->merged)
+		e = model_entry_merge(b, e);
+	if (e >= 0 && !model_map_put(&c->entry_by_funcs, key, (uint64_t)e + 1, NULL))
+		return -1;
+	return e;
 }

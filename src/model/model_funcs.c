@@ -40,10 +40,26 @@ void model_func_metrics(const struct model *m, struct model_func_metrics *out)
 	free(stamp);
 }
 
-/* `name` without a trailing argument list: "ns::A<int>::f(int) const" -> "ns::A<int>::f". */
+/* Length of `name` without trailing " [clone .x]" groups. */
+static size_t unclone_len(const char *name, size_t n)
+{
+	while (n > 0 && name[n - 1] == ']') {
+		size_t k = n;
+		while (k > 0 && name[k - 1] != '[')
+			k--;
+		if (k < 2 || strncmp(name + k, "clone ", 6) || name[k - 2] != ' ')
+			break;
+		n = k - 2;
+	}
+	return n;
+}
+
+/* `name` without clone groups and a trailing argument list:
+ * "ns::A<int>::f(int) const" -> "ns::A<int>::f", "helper (a.c)" -> "helper",
+ * "work [clone .cold]" -> "work". */
 static size_t base_len(const char *name)
 {
-	size_t n = strlen(name);
+	size_t n = unclone_len(name, strlen(name));
 	const char *end = name + n;
 
 	while (end > name && end[-1] != ')') {
@@ -59,10 +75,28 @@ static size_t base_len(const char *name)
 	for (const char *p = end; p-- > name;) {
 		if (*p == ')')
 			depth++;
-		else if (*p == '(' && --depth == 0)
-			return p > name && strncmp(name, "operator", 8) ? (size_t)(p - name) : n;
+		else if (*p == '(' && --depth == 0) {
+			if (p == name || !strncmp(name, "operator", 8))
+				return n;
+			while (p > name && p[-1] == ' ')
+				p--;
+			return (size_t)(p - name);
+		}
 	}
 	return n;
+}
+
+/* Is name[0..len) one of the ", "-separated `aliases`? */
+static bool is_alias(const char *aliases, const char *name, size_t len)
+{
+	for (const char *p = aliases; p && *p;) {
+		const char *e = strstr(p, ", ");
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == len && !strncmp(p, name, len))
+			return true;
+		p = e ? e + 2 : NULL;
+	}
+	return false;
 }
 
 static int cmp_by_name(const void *a, const void *b, void *arg)
@@ -174,25 +208,31 @@ static bool qualifier_matches(const struct model_func *f, const char *q, size_t 
 	       (plen == qlen || f->path[plen - qlen - 1] == '/' || q[0] == '/');
 }
 
-/* Functions matching `name` (`want` bytes of it) by the three name passes,
- * among those whose object `qual` names (NULL: any). */
+/* Functions matching `name` (`want` bytes of it) by the name passes, among
+ * those whose object `qual` names (NULL: any): the display name; the symbol
+ * as in the object or an alias; the name without arguments and clone
+ * groups; with a raw clone suffix (f.part.0, f._omp_fn.0 ...). */
 static size_t find_by_name(const struct model *m, const char *name, size_t want, const char *qual,
 			   size_t qlen, uint32_t *ids, size_t max)
 {
 	size_t found = 0;
 
-	for (int pass = 0; pass < 3 && !found; pass++) {
+	for (int pass = 0; pass < 4 && !found; pass++) {
 		for (uint32_t i = 0; i < m->nfuncs; i++) {
-			const char *f = m->funcs[i].name;
+			const struct model_func *fn = &m->funcs[i];
+			const char *f = fn->name;
 			size_t b = base_len(f);
 			bool hit;
 			if (pass == 0)
 				hit = strlen(f) == want && !strncmp(f, name, want);
 			else if (pass == 1)
+				hit = (fn->link && strlen(fn->link) == want && !strncmp(fn->link, name, want)) ||
+				      is_alias(fn->aliases, name, want);
+			else if (pass == 2)
 				hit = b == want && !strncmp(f, name, want);
-			else    /* clone suffixes: f.part.0, f.constprop.1, f._omp_fn.0 ... */
+			else
 				hit = b > want && !strncmp(f, name, want) && f[want] == '.';
-			if (hit && qual && !qualifier_matches(&m->funcs[i], qual, qlen))
+			if (hit && qual && !qualifier_matches(fn, qual, qlen))
 				hit = false;
 			if (hit) {
 				if (found < max)

@@ -57,11 +57,16 @@ void report_functions(struct report_doc *d, const struct model *m, const struct 
 	report_metric_cols(t, o, "incl", "Incl.");
 	report_col(t, "name", "Name", COL_STR);
 	report_col(t, "object", "Object", COL_STR);
+	bool aliases = o->fmt != REPORT_TEXT;   /* text keeps its width */
+	if (aliases)
+		report_col(t, "aliases", "Aliases", COL_STR);
 	report_row(t);
 	report_metric_cells(t, m, o, fm[MODEL_TOTAL].incl);
 	report_metric_cells(t, m, o, fm[MODEL_TOTAL].incl);
 	report_str(t, "<Total>");
 	report_str(t, "");
+	if (aliases)
+		report_str(t, "");
 	size_t shown = o->limit && o->limit < n ? o->limit : n;
 	for (size_t i = 0; i < shown; i++) {
 		uint32_t f = order[i];
@@ -70,6 +75,8 @@ void report_functions(struct report_doc *d, const struct model *m, const struct 
 		report_metric_cells(t, m, o, fm[f].incl);
 		report_str(t, report_func_label(m, f, buf, sizeof(buf)));
 		report_str(t, m->funcs[f].object);
+		if (aliases)
+			report_str(t, m->funcs[f].aliases ? m->funcs[f].aliases : "");
 	}
 	report_table_emit(d, t);
 	if (shown < n)
@@ -120,10 +127,14 @@ int report_callers(struct report_doc *d, const struct model *m, const struct rep
 		report_metric_cols(t, o, "excl", "Excl.");
 		report_metric_cols(t, o, "incl", "Incl.");
 		report_col(t, "name", "Name", COL_STR);
+		if (m->funcs[f].aliases)
+			report_col(t, "aliases", "Aliases", COL_STR);
 		report_row(t);
 		report_metric_cells(t, m, o, fm[f].excl);
 		report_metric_cells(t, m, o, fm[f].incl);
 		report_str(t, report_func_label(m, f, buf, sizeof(buf)));
+		if (m->funcs[f].aliases)
+			report_str(t, m->funcs[f].aliases);
 		report_table_emit(d, t);
 		snprintf(title, sizeof(title), "Callees of %s", report_func_label(m, f, buf, sizeof(buf)));
 		edge_table(d, m, o, "callees", title, callees, ne);

@@ -67,6 +67,16 @@ const struct sym_func *sym_object_lookup(struct sym_object *o, uint64_t vaddr);
 bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
 		     int *line);
 
+/* The function whose symbol (as in the file, mangled) is `link_name`, or
+ * NULL.  A linear search: for the analyzer's occasional lookups by name
+ * (the parent of an outlined part). */
+const struct sym_func *sym_object_find(struct sym_object *o, const char *link_name);
+
+/* The function a compiler-made body at `vaddr` was taken from, by DWARF:
+ * the last function declared before the body in the same source file;
+ * NULL without DWARF. */
+const struct sym_func *sym_object_enclosing(struct sym_object *o, uint64_t vaddr);
+
 /* Every function of the object, in address order (for annotate and export). */
 size_t sym_object_functions(struct sym_object *o, const struct sym_func **funcs);
 

@@ -11,10 +11,15 @@
  * DW_AT_low_pc/high_pc/ranges: a sorted array searched in O(log n); then
  * dwarf_getsrc_die finds the row of that CU's line table (libdw parses each
  * table once and caches it).  libdw bounds-checks the DWARF it reads.
+ *
+ * Also the function a compiler-made body was taken from (clang's
+ * `.omp_outlined.` has no parent in its name): the last function declared
+ * before the body's own declaration line in the same file of its CU.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbols/sym_int.h"
 
@@ -127,6 +132,68 @@ bool sym_lines_find(struct sym_lines *l, uint64_t vaddr, const char **file,
 	*file = src;
 	*line = ln;
 	return true;
+}
+
+/* The CU DIE holding `vaddr`, or false. */
+static bool sym_lines_cu(struct sym_lines *l, uint64_t vaddr, Dwarf_Die *die)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->r[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && vaddr < l->r[lo - 1].hi && dwarf_offdie(l->dw, l->r[lo - 1].die, die);
+}
+
+static const char *sym_die_link(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+
+	return s ? s : dwarf_diename(d);
+}
+
+const char *sym_lines_enclosing(struct sym_lines *l, uint64_t vaddr)
+{
+	Dwarf_Die cu, child, body;
+	Dwarf_Word file = 0, line = 0, bfile = 0, bline = 0;
+	Dwarf_Attribute a;
+	const char *best = NULL;
+	Dwarf_Word best_line = 0;
+	bool found = false;
+
+	if (!sym_lines_cu(l, vaddr, &cu) || dwarf_child(&cu, &child) != 0)
+		return NULL;
+	body = child;
+	do {                                  /* the body's own DIE */
+		Dwarf_Addr lo, hi;
+		if (dwarf_tag(&body) == DW_TAG_subprogram && dwarf_lowpc(&body, &lo) == 0 &&
+		    dwarf_highpc(&body, &hi) == 0 && vaddr >= lo && vaddr < hi) {
+			found = true;
+			break;
+		}
+	} while (dwarf_siblingof(&body, &body) == 0);
+	if (!found || dwarf_formudata(dwarf_attr_integrate(&body, DW_AT_decl_file, &a), &bfile) ||
+	    dwarf_formudata(dwarf_attr_integrate(&body, DW_AT_decl_line, &a), &bline))
+		return NULL;
+	do {
+		const char *name = sym_die_link(&child);
+		bool art = dwarf_hasattr(&child, DW_AT_artificial);
+		if (dwarf_tag(&child) != DW_TAG_subprogram || !name || name[0] == '.' || art ||
+		    strstr(name, "omp_outlined") ||
+		    dwarf_formudata(dwarf_attr_integrate(&child, DW_AT_decl_file, &a), &file) ||
+		    dwarf_formudata(dwarf_attr_integrate(&child, DW_AT_decl_line, &a), &line) ||
+		    file != bfile || line > bline || line < best_line)
+			continue;
+		best = name;
+		best_line = line;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return best;
 }
 
 void sym_lines_free(struct sym_lines *l)

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_names.c — functions of one object that share a name (file-static
+ * functions of different source files, the seed's "Static functions") are
+ * told apart in every view: each gets its source file after its name,
+ * `helper (a.c)`, from DWARF; or its path when two files share a basename;
+ * or its address, `helper (@0x1149)`, without DWARF.  model_funcs.c still finds
+ * them all by the bare name (the parenthesis reads as an argument list).
+ * Run once by model_build.c when every function is known.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_build_int.h"
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Source file of f's first instruction, or NULL. */
+static const char *source_of(const struct model_func *f)
+{
+	bool mismatch;
+	char err[256];
+	struct sym_object *o = sym_object_get(f->path, NULL, 0, &mismatch, err, sizeof(err));
+	const char *file;
+	int line;
+
+	return o && sym_object_line(o, f->addr, &file, &line) ? file : NULL;
+}
+
+/* Is `s` the source (or basename, `base`) of no other member of the group? */
+static bool unique_in(const char **src, size_t n, size_t i, bool base)
+{
+	for (size_t j = 0; j < n; j++) {
+		if (j == i || !src[j])
+			continue;
+		if (base ? !strcmp(base_of(src[j]), base_of(src[i])) : !strcmp(src[j], src[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Rename the members g[0..n) of one group of same-named functions. */
+static int rename_group(struct model *m, const uint32_t *g, size_t n)
+{
+	const char **src = calloc(n, sizeof(*src));
+	char buf[8192];
+
+	if (!src)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		src[i] = source_of(&m->funcs[g[i]]);
+	for (size_t i = 0; i < n; i++) {
+		struct model_func *f = &m->funcs[g[i]];
+		if (src[i] && unique_in(src, n, i, true))
+			snprintf(buf, sizeof(buf), "%s (%s)", f->name, base_of(src[i]));
+		else if (src[i] && unique_in(src, n, i, false))
+			snprintf(buf, sizeof(buf), "%s (%s)", f->name, src[i]);
+		else
+			snprintf(buf, sizeof(buf), "%s (@0x%llx)", f->name, (unsigned long long)f->addr);
+		char *name = strdup(buf), *s = src[i] ? strdup(base_of(src[i])) : NULL;
+		if (!name) {
+			free(s);
+			free(src);
+			return -1;
+		}
+		free(f->name);
+		f->name = name;
+		f->src = s;
+	}
+	free(src);
+	return 0;
+}
+
+static const struct model_func *sort_funcs;
+
+static int cmp_name_path(const void *a, const void *b)
+{
+	const struct model_func *x = &sort_funcs[*(const uint32_t *)a];
+	const struct model_func *y = &sort_funcs[*(const uint32_t *)b];
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+int model_names_distinguish(struct model *m)
+{
+	uint32_t *ids = malloc((m->nfuncs + 1) * sizeof(*ids));
+	size_t n = 0;
+	int rc = 0;
+
+	if (!ids)
+		return -1;
+	for (uint32_t i = 1; i < m->nfuncs; i++)
+		if (!(m->funcs[i].flags & MODEL_FUNC_ARTIFICIAL) && m->funcs[i].path[0] && m->funcs[i].addr)
+			ids[n++] = i;
+	sort_funcs = m->funcs;
+	qsort(ids, n, sizeof(*ids), cmp_name_path);
+	for (size_t i = 0; i < n && !rc;) {
+		size_t j = i + 1;
+		while (j < n && !cmp_name_path(&ids[i], &ids[j]))
+			j++;
+		if (j - i > 1)
+			rc = rename_group(m, ids + i, j - i);
+		i = j;
+	}
+	free(ids);
+	return rc;
+}

@@ -1,0 +1,103 @@
+# test_structure.sh — program structure as the Sun seed maps it (docs/
+# structure.md): OpenMP bodies under the function of their parallel region
+# on every thread, with <OMP-*> functions for time in the runtime; parts
+# split off a function (.cold) imputed to it; the lazy PLT resolver as @plt;
+# same-named static functions told apart; a stripped binary.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+
+# OpenMP: each phase's share measured by the program itself (process CPU
+# time), on 2 and 4 threads, with gcc (libgomp) and clang (libomp).
+omp_case() {   # omp_case CC THREADS
+	cc=$1 n=$2 exe=ompy_$1
+	"$TALLY" record -o "$exe.$n.exp" -- env OMP_WAIT_POLICY=active OMP_NUM_THREADS=$n \
+		./$exe 0.6 >"$exe.$n.out" 2>/dev/null
+	"$TALLY" export "$exe.$n.exp" --format collapsed >"$exe.$n.txt"
+	check omp_${cc}_${n}_threads_user_function_has_the_parallel_work \
+		python3 "$E2E/omp_shares.py" "$exe.$n.out" "$exe.$n.txt"
+}
+if cc -O2 -g -fopenmp -o ompy_gcc "$PROGS/ompy.c" 2>/dev/null; then
+	omp_case gcc 2
+	omp_case gcc 4
+	"$TALLY" export ompy_gcc.2.exp --format collapsed --view machine >machine.txt
+	check omp_machine_view_keeps_raw_frames sh -c "grep -q 'GOMP_parallel_loop_nonmonotonic_dynamic;compute \\[clone ._omp_fn.0\\]' machine.txt &&
+		! grep -q '<OMP-' machine.txt"
+	check omp_barrier_has_its_callers sh -c "\"\$TALLY\" report ompy_gcc.2.exp --callers '<OMP-barrier>' --format csv >cb.csv &&
+		grep -q '^[0-9.]*,[0-9.]*,imbalance' cb.csv"
+else
+	skip omp_gcc "gcc -fopenmp cannot build"
+fi
+if clang -O2 -g -fopenmp -o ompy_clang "$PROGS/ompy.c" 2>/dev/null; then
+	omp_case clang 2
+	omp_case clang 4
+else
+	skip omp_clang "clang -fopenmp (libomp) not installed"
+fi
+
+# Outlined parts: work.cold is jumped to from work, so its time is work's too.
+cc_prog coldy
+if nm coldy | grep -q ' work.cold$'; then
+	"$TALLY" record -o cold.exp ./coldy >/dev/null 2>&1
+	"$TALLY" export cold.exp --format collapsed >cold.txt
+	"$TALLY" export cold.exp --format collapsed --view machine >cold_m.txt
+	check cold_part_imputed_to_its_parent shares cold.txt 'incl work 1.0 0.02' \
+		'path main;work 1.0 0.02' 'excl work 0.333 0.03'
+	check cold_part_keeps_its_own_name sh -c "grep -q ';work;work \[clone .cold\] ' cold.txt"
+	check cold_machine_view_as_recorded shares cold_m.txt 'incl work 0.333 0.03'
+	check cold_callers_name_the_parent sh -c "\"\$TALLY\" report cold.exp --callers work.cold --format csv | grep -q ',work$'"
+else
+	skip cold_part "gcc made no work.cold"
+fi
+
+# Same-named statics: helper (statics_a.c) and helper (statics_b.c).
+cc -O2 -g -c -o statics_a.o "$PROGS/statics_a.c"
+cp "$PROGS/statics_a.c" statics_b.c
+cc -O2 -g -c -o statics_b.o -Drun_a=run_b -DWORK=2 statics_b.c
+cc -O2 -g -o statics "$PROGS/statics_main.c" statics_a.o statics_b.o
+"$TALLY" record -o st.exp ./statics 2>/dev/null
+check statics_told_apart_by_file sh -c "\"\$TALLY\" report st.exp --format csv >st.csv && python3 -c '
+import csv
+rows = {r[\"name\"]: float(r[\"excl_cpu_pct\"]) for r in csv.DictReader(open(\"st.csv\"))}
+a = [v for k, v in rows.items() if k.startswith(\"helper (\") and k.endswith(\"statics_a.c)\")]
+assert len([k for k in rows if k.startswith(\"helper\")]) == 2, rows
+assert len(a) == 1 and abs(a[0] - 33.3) < 3, rows'"
+check statics_both_found_by_bare_name sh -c "\"\$TALLY\" report st.exp --callers helper | grep -c '^Callers of helper (' | grep -qx 2"
+check statics_one_found_by_its_label sh -c "\"\$TALLY\" report st.exp --callers 'helper (statics_a.c)' | grep -c '^Callers of' | grep -qx 1"
+
+# A stripped binary: each function a <static>@0x... region of its own (cut
+# at the unwind table's function starts), with callers.
+cp statics statics.stripped && strip statics.stripped
+"$TALLY" record -o sts.exp ./statics.stripped 2>/dev/null
+"$TALLY" export sts.exp --format collapsed >sts.txt
+check stripped_functions_apart_with_callers sh -c "python3 -c '
+st = {}
+for l in open(\"sts.txt\"):
+    fr, w = l.rsplit(\" \", 1)
+    fr = fr.split(\";\")
+    st[tuple(fr)] = st.get(tuple(fr), 0) + int(w)
+tot = sum(st.values())
+leaves = {}
+for fr, w in st.items():
+    leaves[fr[-1]] = leaves.get(fr[-1], 0) + w / tot
+shares = sorted(v for k, v in leaves.items() if k.startswith(\"<static>@0x\") and k.endswith(\"(statics.stripped)\"))
+assert len(shares) >= 2 and abs(shares[-1] - 0.667) < 0.03 and abs(shares[-2] - 0.333) < 0.03, leaves
+assert all(\"__libc_start_call_main\" in fr for fr in st), st'"
+
+# PLT: with LD_BIND_NOT=1 every call goes through ld.so's lazy resolver,
+# which the user view shows as @plt (the seed's rule), the machine view as is.
+cc_prog plty -fno-builtin
+LD_BIND_NOT=1 "$TALLY" record -o plt.exp ./plty 2>/dev/null
+"$TALLY" export plt.exp --format collapsed >plt.txt
+"$TALLY" export plt.exp --format collapsed --view machine >plt_m.txt
+check plt_lazy_resolver_is_at_plt shares plt.txt 'path caller;@plt 0.7 0.3' 'absent _dl_fixup'
+check plt_machine_view_shows_resolver sh -c "grep -q '_dl_runtime_resolve' plt_m.txt"
+"$TALLY" record -o plt2.exp ./plty 30000000 2>/dev/null
+check plt_stub_time_on_the_call sh -c "\"\$TALLY\" annotate plt2.exp caller --disasm --format csv >plt.csv &&
+	\"\$TALLY\" report plt2.exp --format csv >plt_f.csv && python3 -c '
+import csv
+rows = list(csv.DictReader(open(\"plt.csv\")))
+call = [r for r in rows if \"labs@plt\" in r[\"instruction\"]]
+assert call and float(call[0][\"excl_cpu\"]) > 0, call
+fn = [r for r in csv.DictReader(open(\"plt_f.csv\")) if r[\"name\"] == \"caller\"][0]
+assert abs(sum(float(r[\"excl_cpu\"]) for r in rows) - float(fn[\"excl_cpu\"])) < 0.0015, fn
+assert not [r for r in csv.DictReader(open(\"plt_f.csv\")) if r[\"name\"].endswith(\"@plt\")]'"
