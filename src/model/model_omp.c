@@ -74,7 +74,8 @@ void model_omp_ready(struct build *b, struct proc_ctx *c)
 	for (size_t i = 0; i < c->ntimeline; i++)
 		if (b->m->entries[c->timeline[i].entry].omp == MODEL_OMP_IN_REGION)
 			openers[nopen++] = c->timeline[i].tid;
-	qsort(openers, nopen, sizeof(*openers), cmp_u32);
+	if (nopen)
+		qsort(openers, nopen, sizeof(*openers), cmp_u32);
 	for (size_t i = 0; i < c->ntimeline; i++) {
 		uint32_t tid = c->timeline[i].tid;
 		if (bsearch(&tid, openers, nopen, sizeof(*openers), cmp_u32))
@@ -82,7 +83,8 @@ void model_omp_ready(struct build *b, struct proc_ctx *c)
 	}
 	c->ntimeline = k;
 	free(openers);
-	qsort(c->timeline, c->ntimeline, sizeof(*c->timeline), cmp_sample);
+	if (c->ntimeline)
+		qsort(c->timeline, c->ntimeline, sizeof(*c->timeline), cmp_sample);
 }
 
 /* Index of the noted sample nearest to t (the timeline is not empty); with

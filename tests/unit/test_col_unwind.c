@@ -100,6 +100,8 @@ static void through_libc_qsort(void)
 
 /* The lazy PLT entry sort_caller calls qsort through: `jmp *GOT(%rip)` at
  * +0, `push $index` at +6, `jmp .plt` at +11.  0 if not found. */
+extern char __executable_start[], etext[];    /* GNU ld: the text's bounds */
+
 static uint64_t qsort_plt_entry(void)
 {
 	const uint8_t *f = (const uint8_t *)(uintptr_t)sort_caller;
@@ -110,6 +112,9 @@ static uint64_t qsort_plt_entry(void)
 		int32_t rel;
 		memcpy(&rel, f + i + 1, 4);
 		const uint8_t *t = f + i + 5 + rel;
+		/* an 0xe8 inside another instruction points anywhere */
+		if ((const char *)t < __executable_start || (const char *)t + 16 > etext)
+			continue;
 		if (t[0] == 0xff && t[1] == 0x25 && t[6] == 0x68 && t[11] == 0xe9)
 			return (uint64_t)(uintptr_t)t;
 	}
