@@ -8,10 +8,13 @@
  * threads that open regions (their stacks hold a body or end in the runtime
  * under user code) are sampled too, so a worker's event at time t is placed
  * under the region open at t, as seen in the opening thread's sample
- * nearest in time:
+ * nearest in time (for a body, the nearest that runs the same body):
  *  - a worker's stack with a body: the opener's frames down to the caller of
  *    its body, then the worker's frames from its body on (the seed's imputed
  *    call from the region's function to the body, on every thread);
+ *  - a worker's stack in the runtime only, through an entry point that names
+ *    its wait (GOMP_barrier, tail-called by a body): the opener's frames,
+ *    then that <OMP-barrier> or <OMP-lock>;
  *  - a worker's stack in the runtime only, while a region is open: the
  *    opener's frames, then <OMP-barrier> (done with its share, the worker
  *    waits for the region to end);
@@ -87,9 +90,19 @@ void model_omp_ready(struct build *b, struct proc_ctx *c)
 		qsort(c->timeline, c->ntimeline, sizeof(*c->timeline), cmp_sample);
 }
 
-/* Index of the noted sample nearest to t (the timeline is not empty); with
- * `in_region`, the nearest one inside a region, or -1 if none is. */
-static long nearest(const struct build *b, const struct proc_ctx *c, uint64_t t, bool in_region)
+static bool has_func(const struct model_entry *e, uint32_t f)
+{
+	for (uint32_t i = 0; i < e->n; i++)
+		if (e->funcs[i] == f)
+			return true;
+	return false;
+}
+
+/* Index of the noted sample nearest to t (the timeline is not empty) that
+ * is inside a region and runs `body` (with `in_region`; body 0: any body),
+ * or just the nearest one; -1 if none is. */
+static long nearest(const struct build *b, const struct proc_ctx *c, uint64_t t, bool in_region,
+		    uint32_t body)
 {
 	size_t lo = 0, hi = c->ntimeline;
 
@@ -107,7 +120,8 @@ static long nearest(const struct build *b, const struct proc_ctx *c, uint64_t t,
 			return -1;
 		long pick = !has_a ? before : !has_b ? after :
 			    t - c->timeline[before].t <= c->timeline[after].t - t ? before : after;
-		if (!in_region || b->m->entries[c->timeline[pick].entry].omp == MODEL_OMP_IN_REGION)
+		const struct model_entry *e = &b->m->entries[c->timeline[pick].entry];
+		if (!in_region || (e->omp == MODEL_OMP_IN_REGION && (!body || has_func(e, body))))
 			return pick;
 		if (pick == before)
 			before--;
@@ -175,8 +189,14 @@ long model_omp_place(struct build *b, struct proc_ctx *c, long e, uint64_t t)
 {
 	if (e < 0 || b->m->entries[e].omp != MODEL_OMP_WORKER)
 		return e;
-	bool has_body = b->m->entries[e].n > 0;
-	long i = c->ntimeline ? nearest(b, c, t, has_body) : -1;
+	/* A worker's body is placed under a sample running the same body: the
+	 * opener may sleep in the region's last barrier, with no samples. */
+	const struct model_entry *w = &b->m->entries[e];
+	bool has_body = w->n > 0;
+	bool named_wait = has_body && (b->m->funcs[w->funcs[0]].flags & MODEL_FUNC_ARTIFICIAL);
+	long i = c->ntimeline ? nearest(b, c, t, has_body, has_body && !named_wait ? w->funcs[0] : 0) : -1;
+	if (i < 0 && has_body && c->ntimeline)
+		i = nearest(b, c, t, true, 0);
 	long op = i >= 0 ? (long)c->timeline[i].entry : -1;
 
 	if (op >= 0 && b->m->entries[op].omp != MODEL_OMP_IN_REGION)

@@ -134,6 +134,18 @@ uint32_t model_struct_omp(const struct build *b, uint32_t *funcs, uint64_t *addr
 		kind = MODEL_OMP_WORKER;
 		while (in < *n && !(flags_of(b, funcs[in]) & MODEL_FUNC_OMP_BODY))
 			in++;
+		if (in == *n) {
+			/* Only the runtime: a named wait (GOMP_barrier tail-called
+			 * by a body) says what it is; else the time will tell. */
+			uint32_t pseudo = span_pseudo(b, funcs, first, *n);
+			*n = first;
+			if (pseudo != b->omp_fn[MODEL_OMP_FN_OVERHEAD]) {
+				funcs[first] = pseudo;
+				addrs[first] = 0;
+				*n = first + 1;
+			}
+			return kind;
+		}
 	}
 	while (in < *n) {
 		uint32_t f = funcs[in];

@@ -3,13 +3,14 @@
 
 usage: omp_shares.py OUTPUT COLLAPSED
 OUTPUT is ompy's line (`prepare P compute C imbalance I lone W tail T
-tail_master M total Z`, seconds of process CPU time); COLLAPSED the profile
-(weights in ns).  Each phase's share of the program's CPU time Z must be the
-inclusive time of its function in the profile over Z (±0.03): compute's
-parallel work on every thread, the barrier wait imputed to imbalance, and
-the workers' spinning during tail as <OMP-idle>.  Every stack holding an
-OpenMP body holds the function of its parallel region.  Exit 1 if any
-fails.
+tail_master M total Z`, seconds of process CPU time); COLLAPSED the profile.
+Each phase's share of the phases' CPU time (P + C + I + T) must be the
+inclusive share of its function in the profile, of the time under main and
+<OMP-idle> (±0.03): compute's parallel work on every thread, the barrier
+wait imputed to imbalance, and the workers' spinning during tail as
+<OMP-idle>.  (Shares, not seconds: the collector's own CPU time is in the
+program's clock and in no sample.)  Every stack holding an OpenMP body holds
+the function of its parallel region.  Exit 1 if any fails.
 """
 import re
 import sys
@@ -22,15 +23,23 @@ for line in open(sys.argv[2]):
     stacks.append((frames.split(';'), float(w)))
 
 
+def incl_w(f):
+    return sum(w for fr, w in stacks if f in fr)
+
+
+whole = incl_w('main') + incl_w('<OMP-idle>')
+phases = v['prepare'] + v['compute'] + v['imbalance'] + v['tail']
+
+
 def incl(f):
-    return sum(w for fr, w in stacks if f in fr) / 1e9 / v['total']
+    return incl_w(f) / whole
 
 
 want = {
-    'compute': v['compute'] / v['total'],
-    'prepare': v['prepare'] / v['total'],
-    'imbalance': v['imbalance'] / v['total'],
-    '<OMP-idle>': (v['tail'] - v['tail_master']) / v['total'],
+    'compute': v['compute'] / phases,
+    'prepare': v['prepare'] / phases,
+    'imbalance': v['imbalance'] / phases,
+    '<OMP-idle>': (v['tail'] - v['tail_master']) / phases,
 }
 bad = 0
 for f, share in want.items():

@@ -9,6 +9,9 @@
  *                explicit barrier at which the others wait
  *   tail()       serial again, while the workers idle
  *
+ * The phases lie between the markers ompy_begin and ompy_end (tally.h's
+ * tally_marker, when the program runs under tally): idle workers keep
+ * spinning after main, while the collector writes the experiment.
  * Prints the process CPU time of each phase (all threads), the master's own
  * CPU time in imbalance's lone work and in tail, and the total:
  *   prepare P compute C imbalance I lone W tail T tail_master M total Z
@@ -26,6 +29,14 @@ static volatile unsigned long sink;
 	sink = x_; } while (0)
 
 static unsigned long unit;
+
+void tally_marker(const char *name) __attribute__((weak));   /* from libtally, if loaded */
+
+static void marker(const char *name)
+{
+	if (tally_marker)
+		tally_marker(name);
+}
 
 static double cpu(clockid_t c)
 {
@@ -66,6 +77,7 @@ int main(int argc, char **argv)
 {
 	double scale = argc > 1 ? atof(argv[1]) : 1.0;
 	unit = (unsigned long)(500000 * scale);
+	marker("ompy_begin");
 	double t0 = cpu(CLOCK_PROCESS_CPUTIME_ID);
 	prepare();
 	double t1 = cpu(CLOCK_PROCESS_CPUTIME_ID);
@@ -75,6 +87,7 @@ int main(int argc, char **argv)
 	double t3 = cpu(CLOCK_PROCESS_CPUTIME_ID), m0 = cpu(CLOCK_THREAD_CPUTIME_ID);
 	tail();
 	double t4 = cpu(CLOCK_PROCESS_CPUTIME_ID), m1 = cpu(CLOCK_THREAD_CPUTIME_ID);
+	marker("ompy_end");
 	printf("prepare %.4f compute %.4f imbalance %.4f lone %.4f tail %.4f tail_master %.4f total %.4f\n",
 	       t1 - t0, t2 - t1, t3 - t2, lone, t4 - t3, m1 - m0, t4);
 	return 0;
