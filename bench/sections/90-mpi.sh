@@ -8,7 +8,10 @@
 #    tracing); under `tally record -F 0 -m`.  A round trip is four calls on
 #    the critical path (rank 0's send, rank 1's receive and send, rank 0's
 #    receive), so the cost per traced call is the round trip's growth from
-#    the second to the third, / 4.
+#    the second to the third, / 4.  Under load the ping-pong's latency is
+#    mostly scheduling (both ranks poll), so the same is measured on a call
+#    without communication: `mpi_work probe`, one rank calling MPI_Iprobe
+#    with nothing to find, per call, the three ways.
 # 2. A job of 1,000 ranks written by build/tests/jobgen (2,000 samples and 3
 #    MPI calls per rank, the same 9 stacks in every rank): the wall time and
 #    peak memory of `tally report JOB --ranks`, and the memory for 100 ranks,
@@ -29,36 +32,55 @@ elif ! [ -f "$lib/libtally-mpi.so" ]; then
 elif ! mpicc -O2 -g -o "$BIN/mpi_work" "$ROOT/tests/progs/mpi_work.c"; then
 	row "MPI tracing per call (ns)" "n/a (mpicc failed)" "-" "-"
 else
-	# one LABEL: the round trip in ns of one run, or nothing if it failed.
+	# one MODE NP N LABEL: the ns per round trip or per call of one run, or
+	# nothing if it failed.
 	one() {
 		local pre
-		case $1 in
+		case $4 in
 		bare) pre="" ;;
 		collector) pre="$TALLY record -F 0 -o $d/c.exp --" ;;
 		traced) pre="$TALLY record -F 0 -m -o $d/m.exp --" ;;
 		esac
 		rm -rf "$d/c.exp" "$d/m.exp"
-		timeout 300 mpirun --oversubscribe -np 2 $pre "$BIN/mpi_work" pingpong "$N" 2>/dev/null |
-			sed -n 's/^pingpong .* round trips \([0-9]*\) ns each$/\1/p'
+		timeout 300 mpirun --oversubscribe -np "$2" $pre "$BIN/mpi_work" "$1" "$3" 2>/dev/null |
+			sed -n 's/^[a-z]* [0-9]* [a-z ]* \([0-9.]*\) ns each$/\1/p'
 	}
-	for r in $(seq "$R"); do
-		for label in bare collector traced; do
-			echo "$(one $label)" >>"$d/$label.ns"
+	# measure MODE NP N: R interleaved rounds of the three ways; prints the
+	# medians and minimums, and the cost per traced call from each.
+	measure() {
+		rm -f "$d"/*.ns
+		for r in $(seq "$R"); do
+			for label in bare collector traced; do
+				echo "$(one "$1" "$2" "$3" $label)" >>"$d/$label.ns"
+			done
 		done
-	done
-	med() { grep -E '^[0-9]+$' "$d/$1.ns" | tb stats | cut -d' ' -f1 | grep -v n/a; }
-	b=$(med bare) c=$(med collector) m=$(med traced)
-	note "round trip of 8-byte messages, median of $R runs of $N: bare ${b:-?} ns," \
-		"collector ${c:-?} ns, collector + -m ${m:-?} ns (load average $(cut -d' ' -f1 /proc/loadavg))"
-	if [ -n "$c" ] && [ -n "$m" ]; then
-		per=$(python3 -c "import sys; print(f'{(float(sys.argv[2]) - float(sys.argv[1])) / 4:.0f}')" "$c" "$m")
-		calls=$("$TALLY" export "$d/m.exp" --format collapsed --metric mpi.count 2>/dev/null |
-			awk '{n += $NF} END {print n + 0}')
-		note "cost per traced call: $per ns ((traced - collector) / 4 calls per round trip);" \
-			"calls recorded in the last run: $calls"
-		row "MPI tracing per call, ping-pong (ns)" "$per" "-" "-"
+		stat() { grep -E '^[0-9.]+$' "$d/$1.ns" | tb stats | grep -v n/a; }
+		set -- "$1" "$(stat bare)" "$(stat collector)" "$(stat traced)"
+		[ -n "$3" ] && [ -n "$4" ] || return 1
+		python3 - "$@" <<-'EOF'
+		import sys
+		mode, b, c, m = sys.argv[1], *(list(map(float, x.split())) for x in sys.argv[2:])
+		calls = 4 if mode == 'pingpong' else 1
+		print(f"{(m[0] - c[0]) / calls:.0f} {(m[1] - c[1]) / calls:.0f} "
+		      f"{b[0]:.0f} {c[0]:.0f} {m[0]:.0f} {b[1]:.0f} {c[1]:.0f} {m[1]:.0f}")
+		EOF
+	}
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	if set -- $(measure pingpong 2 "$N"); then
+		note "ping-pong, ns per round trip of 8-byte messages ($R runs of $N, load $load):" \
+			"median bare $3, collector $4, collector + -m $5; minimum $6, $7, $8"
+		note "cost per traced call (traced - collector, 4 calls per round trip): median $1 ns, from the minimums $2 ns"
+		row "MPI tracing per call, ping-pong (ns)" "$1" "-" "-"
 	else
 		row "MPI tracing per call, ping-pong (ns)" "n/a (a run failed: see $d)" "-" "-"
+	fi
+	if set -- $(measure probe 1 2000000); then
+		note "MPI_Iprobe with nothing to find, ns per call ($R runs of 2,000,000):" \
+			"median bare $3, collector $4, collector + -m $5; minimum $6, $7, $8"
+		note "cost per traced call: median $1 ns, from the minimums $2 ns"
+		row "MPI tracing per call, no communication (ns)" "$1" "-" "-"
+	else
+		row "MPI tracing per call, no communication (ns)" "n/a (a run failed: see $d)" "-" "-"
 	fi
 fi
 

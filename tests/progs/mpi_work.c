@@ -12,6 +12,9 @@
  *       send_tokens(); then an MPI_Allreduce of one int.
  *   mpi_work pingpong N
  *       Ranks 0 and 1 exchange N messages of 8 bytes (MPI_Send, MPI_Recv).
+ *   mpi_work probe N
+ *       Every rank calls MPI_Iprobe N times with nothing to find: the cost of
+ *       a call that does no communication (bench: the tracer's own cost).
  *   mpi_work victim PIDFILE
  *       Every rank works and meets the others in MPI_Barrier, forever;
  *       rank 2 writes its pid to PIDFILE after 50 rounds (to be killed).
@@ -142,6 +145,20 @@ static void pingpong(long n)
 		       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n);
 }
 
+static void probe(long n)
+{
+	struct timespec t0, t1;
+	int flag;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++)
+		MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rank == 0)
+		printf("probe %ld calls %.1f ns each\n", n,
+		       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n);
+}
+
 static void victim(const char *pidfile)
 {
 	for (long round = 0;; round++) {
@@ -167,10 +184,12 @@ int main(int argc, char **argv)
 		bytes();
 	else if (!strcmp(mode, "pingpong") && argc > 2)
 		pingpong(atol(argv[2]));
+	else if (!strcmp(mode, "probe") && argc > 2)
+		probe(atol(argv[2]));
 	else if (!strcmp(mode, "victim") && argc > 2)
 		victim(argv[2]);
 	else {
-		fprintf(stderr, "usage: mpi_work imbalance UNIT_MS | bytes | pingpong N | victim PIDFILE\n");
+		fprintf(stderr, "usage: mpi_work imbalance UNIT_MS | bytes | pingpong N | probe N | victim PIDFILE\n");
 		MPI_Abort(MPI_COMM_WORLD, 64);
 	}
 	MPI_Finalize();
