@@ -226,29 +226,36 @@ TRACE_API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_
 	return mpi_end(&c, TRACE_CALLER(), rc);
 }
 
-TRACE_API int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
-			   MPI_Status statuses[])
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_WAITSOME);
-	MPI_Request *was = mpi_requests_save(&c, n, reqs);
-	int rc = mpi_returned(&c, PMPI(Waitsome)(n, reqs, outcount, indices, statuses));
-	mpi_requests_done(&c, was, *outcount == MPI_UNDEFINED ? 0 : *outcount, indices, statuses);
-	return mpi_end(&c, TRACE_CALLER(), rc);
-}
+#define SOME_LIKE(Name, OP)                                                            \
+	TRACE_API int MPI_##Name(int n, MPI_Request reqs[], int *outcount, int indices[],   \
+				 MPI_Status statuses[])                                      \
+	{                                                                              \
+		struct mpi_call c;                                                     \
+		mpi_begin(&c, OP);                                                     \
+		MPI_Request *was = mpi_requests_save(&c, n, reqs);                     \
+		int rc = mpi_returned(&c, PMPI(Name)(n, reqs, outcount, indices, statuses)); \
+		mpi_requests_done(&c, was, *outcount == MPI_UNDEFINED ? 0 : *outcount, indices, \
+				  statuses);                                           \
+		return mpi_end(&c, TRACE_CALLER(), rc);                                \
+	}
 
-TRACE_API int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
-			   MPI_Status statuses[])
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_TESTSOME);
-	MPI_Request *was = mpi_requests_save(&c, n, reqs);
-	int rc = mpi_returned(&c, PMPI(Testsome)(n, reqs, outcount, indices, statuses));
-	mpi_requests_done(&c, was, *outcount == MPI_UNDEFINED ? 0 : *outcount, indices, statuses);
-	return mpi_end(&c, TRACE_CALLER(), rc);
-}
+SOME_LIKE(Waitsome, EXP_MPI_WAITSOME)
+SOME_LIKE(Testsome, EXP_MPI_TESTSOME)
 
 /* ---- collectives --------------------------------------------------------- */
+
+/* Calls that name no more than their communicator. */
+#define COMM_ONLY(Name, OP, params, ...)                                               \
+	TRACE_API int MPI_##Name params                                                \
+	{                                                                              \
+		struct mpi_call c;                                                     \
+		mpi_begin(&c, OP);                                                     \
+		int rc = mpi_returned(&c, PMPI(Name)(__VA_ARGS__));                    \
+		mpi_comm(&c, comm);                                                    \
+		return mpi_end(&c, TRACE_CALLER(), rc);                                \
+	}
+
+COMM_ONLY(Barrier, EXP_MPI_BARRIER, (MPI_Comm comm), comm)
 
 /* What a member contributes when its send buffer may be MPI_IN_PLACE (its
  * part is then already in the receive buffer, described by rcount, rtype). */
@@ -256,15 +263,6 @@ static uint64_t part(const void *sbuf, int scount, MPI_Datatype stype, int rcoun
 		     MPI_Datatype rtype)
 {
 	return sbuf == MPI_IN_PLACE ? mpi_bytes(rcount, rtype) : mpi_bytes(scount, stype);
-}
-
-TRACE_API int MPI_Barrier(MPI_Comm comm)
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_BARRIER);
-	int rc = mpi_returned(&c, PMPI(Barrier)(comm));
-	mpi_comm(&c, comm);
-	return mpi_end(&c, TRACE_CALLER(), rc);
 }
 
 TRACE_API int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
@@ -344,18 +342,24 @@ TRACE_API int MPI_Scatterv(const void *sbuf, const int scounts[], const int disp
 	return mpi_end(&c, TRACE_CALLER(), rc);
 }
 
-TRACE_API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			    int rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_ALLGATHER);
-	int rc = mpi_returned(&c, PMPI(Allgather)(sbuf, scount, stype, rbuf, rcount, rtype, comm));
-	if (sbuf == MPI_IN_PLACE)
-		mpi_coll_all(&c, comm, rcount, NULL, rtype, rcount, NULL, rtype);
-	else
-		mpi_coll_all(&c, comm, scount, NULL, stype, rcount, NULL, rtype);
-	return mpi_end(&c, TRACE_CALLER(), rc);
-}
+/* Allgather and Alltoall: G parts of scount each way (the send side's is
+ * the receive side's with MPI_IN_PLACE). */
+#define ALL_LIKE(Name, OP)                                                             \
+	TRACE_API int MPI_##Name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, \
+				 int rcount, MPI_Datatype rtype, MPI_Comm comm)              \
+	{                                                                              \
+		struct mpi_call c;                                                     \
+		mpi_begin(&c, OP);                                                     \
+		int rc = mpi_returned(&c, PMPI(Name)(sbuf, scount, stype, rbuf, rcount, rtype, comm)); \
+		if (sbuf == MPI_IN_PLACE)                                              \
+			mpi_coll_all(&c, comm, rcount, NULL, rtype, rcount, NULL, rtype);  \
+		else                                                                   \
+			mpi_coll_all(&c, comm, scount, NULL, stype, rcount, NULL, rtype);  \
+		return mpi_end(&c, TRACE_CALLER(), rc);                                \
+	}
+
+ALL_LIKE(Allgather, EXP_MPI_ALLGATHER)
+ALL_LIKE(Alltoall, EXP_MPI_ALLTOALL)
 
 TRACE_API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 			     const int rcounts[], const int displs[], MPI_Datatype rtype,
@@ -369,19 +373,6 @@ TRACE_API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, v
 		mpi_coll_all(&c, comm, rcounts[mpi_comm_rank(comm)], NULL, rtype, 0, rcounts, rtype);
 	else
 		mpi_coll_all(&c, comm, scount, NULL, stype, 0, rcounts, rtype);
-	return mpi_end(&c, TRACE_CALLER(), rc);
-}
-
-TRACE_API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			   int rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_ALLTOALL);
-	int rc = mpi_returned(&c, PMPI(Alltoall)(sbuf, scount, stype, rbuf, rcount, rtype, comm));
-	if (sbuf == MPI_IN_PLACE)
-		mpi_coll_all(&c, comm, rcount, NULL, rtype, rcount, NULL, rtype);
-	else
-		mpi_coll_all(&c, comm, scount, NULL, stype, rcount, NULL, rtype);
 	return mpi_end(&c, TRACE_CALLER(), rc);
 }
 
@@ -481,32 +472,12 @@ TRACE_API int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 
 /* ---- communicators -------------------------------------------------------- */
 
-TRACE_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_COMM_SPLIT);
-	int rc = mpi_returned(&c, PMPI(Comm_split)(comm, color, key, newcomm));
-	mpi_comm(&c, comm);
-	return mpi_end(&c, TRACE_CALLER(), rc);
-}
+COMM_ONLY(Comm_split, EXP_MPI_COMM_SPLIT, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm),
+	  comm, color, key, newcomm)
+COMM_ONLY(Comm_dup, EXP_MPI_COMM_DUP, (MPI_Comm comm, MPI_Comm *newcomm), comm, newcomm)
+COMM_ONLY(Comm_create, EXP_MPI_COMM_CREATE, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm),
+	  comm, group, newcomm)
 
-TRACE_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_COMM_DUP);
-	int rc = mpi_returned(&c, PMPI(Comm_dup)(comm, newcomm));
-	mpi_comm(&c, comm);
-	return mpi_end(&c, TRACE_CALLER(), rc);
-}
-
-TRACE_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
-{
-	struct mpi_call c;
-	mpi_begin(&c, EXP_MPI_COMM_CREATE);
-	int rc = mpi_returned(&c, PMPI(Comm_create)(comm, group, newcomm));
-	mpi_comm(&c, comm);
-	return mpi_end(&c, TRACE_CALLER(), rc);
-}
 
 TRACE_API int MPI_Comm_free(MPI_Comm *comm)
 {

@@ -44,6 +44,11 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER counts are read
 
 typedef MPI_Fint F;                    /* a Fortran INTEGER */
 
+/* The bodies are inlined into both entry points, so that the frame in a
+ * stack sampled inside MPI is mpi_NAME_'s, which the analyzer names
+ * MPI_Name (a tail call into an out-of-line body would leave no such frame). */
+#define BODY static inline __attribute__((always_inline))
+
 static bool begin(struct mpi_call *c, enum exp_mpi_op op)
 {
 	if (!mpi_begin(c, op))
@@ -89,7 +94,7 @@ typedef void init_fn(F *ierr);
 typedef void init_thread_fn(F *required, F *provided, F *ierr);
 typedef void finalize_fn(F *ierr);
 
-static void f_init(init_fn *real, enum exp_mpi_op op, struct trace_caller at, F *ierr)
+BODY void f_init(init_fn *real, enum exp_mpi_op op, struct trace_caller at, F *ierr)
 {
 	struct mpi_call c;
 	begin(&c, op);
@@ -100,7 +105,7 @@ static void f_init(init_fn *real, enum exp_mpi_op op, struct trace_caller at, F 
 	mpi_end(&c, at, rc);
 }
 
-static void f_init_thread(init_thread_fn *real, enum exp_mpi_op op, struct trace_caller at,
+BODY void f_init_thread(init_thread_fn *real, enum exp_mpi_op op, struct trace_caller at,
 			  F *required, F *provided, F *ierr)
 {
 	struct mpi_call c;
@@ -112,7 +117,7 @@ static void f_init_thread(init_thread_fn *real, enum exp_mpi_op op, struct trace
 	mpi_end(&c, at, rc);
 }
 
-static void f_finalize(finalize_fn *real, enum exp_mpi_op op, struct trace_caller at, F *ierr)
+BODY void f_finalize(finalize_fn *real, enum exp_mpi_op op, struct trace_caller at, F *ierr)
 {
 	struct mpi_call c;
 	if (begin(&c, op))
@@ -138,7 +143,7 @@ typedef void probe_fn(F *source, F *tag, F *comm, F *status, F *ierr);
 typedef void iprobe_fn(F *source, F *tag, F *comm, F *flag, F *status, F *ierr);
 typedef void isend_fn(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);
 
-static void f_send(send_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf, F *count,
+BODY void f_send(send_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf, F *count,
 		   F *type, F *dest, F *tag, F *comm, F *ierr)
 {
 	struct mpi_call c;
@@ -150,7 +155,7 @@ static void f_send(send_fn *real, enum exp_mpi_op op, struct trace_caller at, vo
 	mpi_end(&c, at, rc);
 }
 
-static void f_recv(recv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf, F *count,
+BODY void f_recv(recv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf, F *count,
 		   F *type, F *source, F *tag, F *comm, F *status, F *ierr)
 {
 	struct mpi_call c;
@@ -164,7 +169,7 @@ static void f_recv(recv_fn *real, enum exp_mpi_op op, struct trace_caller at, vo
 	mpi_end(&c, at, rc);
 }
 
-static void f_sendrecv(sendrecv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
+BODY void f_sendrecv(sendrecv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
 		       F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount, F *rtype,
 		       F *source, F *rtag, F *comm, F *status, F *ierr)
 {
@@ -181,7 +186,7 @@ static void f_sendrecv(sendrecv_fn *real, enum exp_mpi_op op, struct trace_calle
 	mpi_end(&c, at, rc);
 }
 
-static void f_sendrecv_replace(sendrecv_replace_fn *real, enum exp_mpi_op op,
+BODY void f_sendrecv_replace(sendrecv_replace_fn *real, enum exp_mpi_op op,
 			       struct trace_caller at, void *buf, F *count, F *type, F *dest,
 			       F *stag, F *source, F *rtag, F *comm, F *status, F *ierr)
 {
@@ -198,7 +203,7 @@ static void f_sendrecv_replace(sendrecv_replace_fn *real, enum exp_mpi_op op,
 	mpi_end(&c, at, rc);
 }
 
-static void f_probe(probe_fn *real, enum exp_mpi_op op, struct trace_caller at, F *source, F *tag,
+BODY void f_probe(probe_fn *real, enum exp_mpi_op op, struct trace_caller at, F *source, F *tag,
 		    F *comm, F *status, F *ierr)
 {
 	struct mpi_call c;
@@ -211,7 +216,7 @@ static void f_probe(probe_fn *real, enum exp_mpi_op op, struct trace_caller at, 
 	mpi_end(&c, at, rc);
 }
 
-static void f_iprobe(iprobe_fn *real, enum exp_mpi_op op, struct trace_caller at, F *source,
+BODY void f_iprobe(iprobe_fn *real, enum exp_mpi_op op, struct trace_caller at, F *source,
 		     F *tag, F *comm, F *flag, F *status, F *ierr)
 {
 	struct mpi_call c;
@@ -224,7 +229,7 @@ static void f_iprobe(iprobe_fn *real, enum exp_mpi_op op, struct trace_caller at
 	mpi_end(&c, at, rc);
 }
 
-static void f_isend(isend_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf,
+BODY void f_isend(isend_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf,
 		    F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)
 {
 	struct mpi_call c;
@@ -295,7 +300,7 @@ static MPI_Request *save(struct mpi_call *c, const F *n, const F *reqs)
 	return was;
 }
 
-static void f_wait(wait_fn *real, enum exp_mpi_op op, struct trace_caller at, F *req, F *status,
+BODY void f_wait(wait_fn *real, enum exp_mpi_op op, struct trace_caller at, F *req, F *status,
 		   F *ierr)
 {
 	struct mpi_call c;
@@ -308,7 +313,7 @@ static void f_wait(wait_fn *real, enum exp_mpi_op op, struct trace_caller at, F 
 	mpi_end(&c, at, rc);
 }
 
-static void f_test(test_fn *real, enum exp_mpi_op op, struct trace_caller at, F *req, F *flag,
+BODY void f_test(test_fn *real, enum exp_mpi_op op, struct trace_caller at, F *req, F *flag,
 		   F *status, F *ierr)
 {
 	struct mpi_call c;
@@ -322,7 +327,7 @@ static void f_test(test_fn *real, enum exp_mpi_op op, struct trace_caller at, F 
 	mpi_end(&c, at, rc);
 }
 
-static void f_waitall(waitall_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
+BODY void f_waitall(waitall_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
 		      F *statuses, F *ierr)
 {
 	struct mpi_call c;
@@ -334,7 +339,7 @@ static void f_waitall(waitall_fn *real, enum exp_mpi_op op, struct trace_caller 
 	mpi_end(&c, at, rc);
 }
 
-static void f_testall(testall_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
+BODY void f_testall(testall_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
 		      F *flag, F *statuses, F *ierr)
 {
 	struct mpi_call c;
@@ -355,7 +360,7 @@ static void one_done(struct mpi_call *c, const MPI_Request *was, F index, const 
 		mpi_request_done(c, was[index - 1], status_of(status, &cst));
 }
 
-static void f_waitany(waitany_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
+BODY void f_waitany(waitany_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
 		      F *index, F *status, F *ierr)
 {
 	struct mpi_call c;
@@ -367,7 +372,7 @@ static void f_waitany(waitany_fn *real, enum exp_mpi_op op, struct trace_caller 
 	mpi_end(&c, at, rc);
 }
 
-static void f_testany(testany_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
+BODY void f_testany(testany_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n, F *reqs,
 		      F *index, F *flag, F *status, F *ierr)
 {
 	struct mpi_call c;
@@ -380,7 +385,7 @@ static void f_testany(testany_fn *real, enum exp_mpi_op op, struct trace_caller 
 	mpi_end(&c, at, rc);
 }
 
-static void f_waitsome(waitsome_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n,
+BODY void f_waitsome(waitsome_fn *real, enum exp_mpi_op op, struct trace_caller at, F *n,
 		       F *reqs, F *outcount, F *indices, F *statuses, F *ierr)
 {
 	struct mpi_call c;
@@ -442,19 +447,24 @@ typedef void reduce_scatter_fn(void *sbuf, void *rbuf, F *rcounts, F *type, F *o
 typedef void reduce_scatter_block_fn(void *sbuf, void *rbuf, F *rcount, F *type, F *op, F *comm,
 				     F *ierr);
 
-static void f_barrier(barrier_fn *real, enum exp_mpi_op op, struct trace_caller at, F *comm,
-		      F *ierr)
-{
-	struct mpi_call c;
-	begin(&c, op);
-	real(comm, ierr);
-	int rc = returned(&c, ierr);
-	if (c.on)
-		mpi_comm(&c, comm_of(comm));
-	mpi_end(&c, at, rc);
-}
+/* Bodies of calls that name no more than their communicator. */
+#define COMM_ONLY(name, params, ...)                                                   \
+	BODY void f_##name(name##_fn *real, enum exp_mpi_op op, struct trace_caller at,  \
+			   UNPAREN params)                                               \
+	{                                                                              \
+		struct mpi_call c;                                                     \
+		begin(&c, op);                                                         \
+		real(__VA_ARGS__);                                                     \
+		int rc = returned(&c, ierr);                                           \
+		if (c.on)                                                              \
+			mpi_comm(&c, comm_of(comm));                                   \
+		mpi_end(&c, at, rc);                                                   \
+	}
+#define UNPAREN(...) __VA_ARGS__
 
-static void f_ibarrier(ibarrier_fn *real, enum exp_mpi_op op, struct trace_caller at, F *comm,
+COMM_ONLY(barrier, (F *comm, F *ierr), comm, ierr)
+
+BODY void f_ibarrier(ibarrier_fn *real, enum exp_mpi_op op, struct trace_caller at, F *comm,
 		       F *req, F *ierr)
 {
 	struct mpi_call c;
@@ -468,7 +478,7 @@ static void f_ibarrier(ibarrier_fn *real, enum exp_mpi_op op, struct trace_calle
 	mpi_end(&c, at, rc);
 }
 
-static void f_bcast(bcast_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf,
+BODY void f_bcast(bcast_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf,
 		    F *count, F *type, F *root, F *comm, F *ierr)
 {
 	struct mpi_call c;
@@ -480,7 +490,7 @@ static void f_bcast(bcast_fn *real, enum exp_mpi_op op, struct trace_caller at, 
 	mpi_end(&c, at, rc);
 }
 
-static void f_ibcast(ibcast_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf,
+BODY void f_ibcast(ibcast_fn *real, enum exp_mpi_op op, struct trace_caller at, void *buf,
 		     F *count, F *type, F *root, F *comm, F *req, F *ierr)
 {
 	struct mpi_call c;
@@ -494,7 +504,7 @@ static void f_ibcast(ibcast_fn *real, enum exp_mpi_op op, struct trace_caller at
 	mpi_end(&c, at, rc);
 }
 
-static void f_reduce(reduce_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
+BODY void f_reduce(reduce_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
 		     void *rbuf, F *count, F *type, F *rop, F *root, F *comm, F *ierr)
 {
 	struct mpi_call c;
@@ -507,7 +517,7 @@ static void f_reduce(reduce_fn *real, enum exp_mpi_op op, struct trace_caller at
 	mpi_end(&c, at, rc);
 }
 
-static void f_ireduce(ireduce_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
+BODY void f_ireduce(ireduce_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
 		      void *rbuf, F *count, F *type, F *rop, F *root, F *comm, F *req, F *ierr)
 {
 	struct mpi_call c;
@@ -524,7 +534,7 @@ static void f_ireduce(ireduce_fn *real, enum exp_mpi_op op, struct trace_caller 
 
 /* Allreduce, and the scans: everyone sends and receives count x type, to
  * all members (allreduce) or one (scan, exscan). */
-static void f_allreduce(allreduce_fn *real, enum exp_mpi_op op, struct trace_caller at,
+BODY void f_allreduce(allreduce_fn *real, enum exp_mpi_op op, struct trace_caller at,
 			void *sbuf, void *rbuf, F *count, F *type, F *rop, F *comm, F *ierr)
 {
 	struct mpi_call c;
@@ -538,7 +548,7 @@ static void f_allreduce(allreduce_fn *real, enum exp_mpi_op op, struct trace_cal
 	mpi_end(&c, at, rc);
 }
 
-static void f_iallreduce(iallreduce_fn *real, enum exp_mpi_op op, struct trace_caller at,
+BODY void f_iallreduce(iallreduce_fn *real, enum exp_mpi_op op, struct trace_caller at,
 			 void *sbuf, void *rbuf, F *count, F *type, F *rop, F *comm, F *req, F *ierr)
 {
 	struct mpi_call c;
@@ -553,7 +563,7 @@ static void f_iallreduce(iallreduce_fn *real, enum exp_mpi_op op, struct trace_c
 }
 
 /* Gather, scatter, allgather, alltoall: the same arguments, four models. */
-static void f_gather(gather_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
+BODY void f_gather(gather_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
 		     F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr)
 {
 	struct mpi_call c;
@@ -578,7 +588,7 @@ static void f_gather(gather_fn *real, enum exp_mpi_op op, struct trace_caller at
 	mpi_end(&c, at, rc);
 }
 
-static void f_allgather(allgather_fn *real, enum exp_mpi_op op, struct trace_caller at,
+BODY void f_allgather(allgather_fn *real, enum exp_mpi_op op, struct trace_caller at,
 			void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
 			F *ierr)
 {
@@ -595,7 +605,7 @@ static void f_allgather(allgather_fn *real, enum exp_mpi_op op, struct trace_cal
 	mpi_end(&c, at, rc);
 }
 
-static void f_gatherv(gatherv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
+BODY void f_gatherv(gatherv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
 		      F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root,
 		      F *comm, F *ierr)
 {
@@ -610,7 +620,7 @@ static void f_gatherv(gatherv_fn *real, enum exp_mpi_op op, struct trace_caller 
 	mpi_end(&c, at, rc);
 }
 
-static void f_scatterv(scatterv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
+BODY void f_scatterv(scatterv_fn *real, enum exp_mpi_op op, struct trace_caller at, void *sbuf,
 		       F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
 		       F *comm, F *ierr)
 {
@@ -624,7 +634,7 @@ static void f_scatterv(scatterv_fn *real, enum exp_mpi_op op, struct trace_calle
 	mpi_end(&c, at, rc);
 }
 
-static void f_allgatherv(allgatherv_fn *real, enum exp_mpi_op op, struct trace_caller at,
+BODY void f_allgatherv(allgatherv_fn *real, enum exp_mpi_op op, struct trace_caller at,
 			 void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
 			 F *rtype, F *comm, F *ierr)
 {
@@ -641,7 +651,7 @@ static void f_allgatherv(allgatherv_fn *real, enum exp_mpi_op op, struct trace_c
 	mpi_end(&c, at, rc);
 }
 
-static void f_alltoallv(alltoallv_fn *real, enum exp_mpi_op op, struct trace_caller at,
+BODY void f_alltoallv(alltoallv_fn *real, enum exp_mpi_op op, struct trace_caller at,
 			void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
 			F *rdispls, F *rtype, F *comm, F *ierr)
 {
@@ -658,7 +668,7 @@ static void f_alltoallv(alltoallv_fn *real, enum exp_mpi_op op, struct trace_cal
 	mpi_end(&c, at, rc);
 }
 
-static void f_reduce_scatter(reduce_scatter_fn *real, enum exp_mpi_op op, struct trace_caller at,
+BODY void f_reduce_scatter(reduce_scatter_fn *real, enum exp_mpi_op op, struct trace_caller at,
 			     void *sbuf, void *rbuf, F *rcounts, F *type, F *rop, F *comm, F *ierr)
 {
 	struct mpi_call c;
@@ -671,7 +681,7 @@ static void f_reduce_scatter(reduce_scatter_fn *real, enum exp_mpi_op op, struct
 	mpi_end(&c, at, rc);
 }
 
-static void f_reduce_scatter_block(reduce_scatter_block_fn *real, enum exp_mpi_op op,
+BODY void f_reduce_scatter_block(reduce_scatter_block_fn *real, enum exp_mpi_op op,
 				   struct trace_caller at, void *sbuf, void *rbuf, F *rcount,
 				   F *type, F *rop, F *comm, F *ierr)
 {
@@ -752,43 +762,11 @@ typedef void comm_create_fn(F *comm, F *group, F *newcomm, F *ierr);
 typedef void comm_dup_fn(F *comm, F *newcomm, F *ierr);
 typedef void comm_free_fn(F *comm, F *ierr);
 
-static void f_comm_split(comm_split_fn *real, enum exp_mpi_op op, struct trace_caller at, F *comm,
-			 F *color, F *key, F *newcomm, F *ierr)
-{
-	struct mpi_call c;
-	begin(&c, op);
-	real(comm, color, key, newcomm, ierr);
-	int rc = returned(&c, ierr);
-	if (c.on)
-		mpi_comm(&c, comm_of(comm));
-	mpi_end(&c, at, rc);
-}
+COMM_ONLY(comm_split, (F *comm, F *color, F *key, F *newcomm, F *ierr), comm, color, key, newcomm, ierr)
+COMM_ONLY(comm_create, (F *comm, F *group, F *newcomm, F *ierr), comm, group, newcomm, ierr)
+COMM_ONLY(comm_dup, (F *comm, F *newcomm, F *ierr), comm, newcomm, ierr)
 
-static void f_comm_create(comm_create_fn *real, enum exp_mpi_op op, struct trace_caller at,
-			  F *comm, F *group, F *newcomm, F *ierr)
-{
-	struct mpi_call c;
-	begin(&c, op);
-	real(comm, group, newcomm, ierr);
-	int rc = returned(&c, ierr);
-	if (c.on)
-		mpi_comm(&c, comm_of(comm));
-	mpi_end(&c, at, rc);
-}
-
-static void f_comm_dup(comm_dup_fn *real, enum exp_mpi_op op, struct trace_caller at, F *comm,
-		       F *newcomm, F *ierr)
-{
-	struct mpi_call c;
-	begin(&c, op);
-	real(comm, newcomm, ierr);
-	int rc = returned(&c, ierr);
-	if (c.on)
-		mpi_comm(&c, comm_of(comm));
-	mpi_end(&c, at, rc);
-}
-
-static void f_comm_free(comm_free_fn *real, enum exp_mpi_op op, struct trace_caller at, F *comm,
+BODY void f_comm_free(comm_free_fn *real, enum exp_mpi_op op, struct trace_caller at, F *comm,
 			F *ierr)
 {
 	struct mpi_call c;
