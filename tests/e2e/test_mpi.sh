@@ -15,7 +15,7 @@ W="python3 $E2E/weight.py"
 CHECK="python3 $E2E/mpi_check.py"
 ALL="imbalance_split waits_in_barrier_and_wait work_function_matches_ranks bytes_by_sending_stack
 bytes_per_rank messages_match_pattern recording_forms_agree launcher_left_out fortran_bindings
-sigkill_rank_readable tracer_loads_without_mpi rank_option_errors generated_job_of_300_ranks"
+sigkill_rank_readable untracked_requests_counted tracer_loads_without_mpi rank_option_errors generated_job_of_300_ranks"
 
 skip_all() {
 	for t in $ALL; do skip "mpi_$t" "$1"; done
@@ -120,6 +120,15 @@ check mpi_sigkill_rank_readable sh -c "
 import json
 r = {x[\"rank\"]: x for x in json.load(open(\"kill.json\"))[\"ranks\"]}
 assert all(r[k][\"mpi_calls\"] > 50 and r[k][\"cpu\"] > 0 for k in range(4)), r'"
+
+# Completions of requests the tracer did not see start (persistent ones) are
+# counted, never silently peerless.
+timeout 120 mpirun --oversubscribe -np 2 "$TALLY" record -m -o pers.exp -- ./mpi_work persistent >pers.out 2>&1
+check mpi_untracked_requests_counted sh -c "
+	\"\$TALLY\" report pers.exp --format json --metric mpi.count | python3 -c '
+import json, sys
+o = json.load(sys.stdin)[\"overview\"]
+assert o[\"mpi.untracked-requests\"] == 6, o'"
 
 # Preloaded where there is no MPI (the launcher, shells), even binding every
 # symbol at once: the tracer links no libmpi and refers to its data weakly.

@@ -15,6 +15,10 @@
  *   mpi_work probe N
  *       Every rank calls MPI_Iprobe N times with nothing to find: the cost of
  *       a call that does no communication (bench: the tracer's own cost).
+ *   mpi_work persistent
+ *       Ranks 0 and 1 exchange 3 messages through persistent requests
+ *       (MPI_Send_init, MPI_Recv_init, MPI_Start, MPI_Wait), which the tracer
+ *       does not trace: 3 completions each it cannot name.
  *   mpi_work victim PIDFILE
  *       Every rank works and meets the others in MPI_Barrier, forever;
  *       rank 2 writes its pid to PIDFILE after 50 rounds (to be killed).
@@ -159,6 +163,24 @@ static void probe(long n)
 		       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n);
 }
 
+static void persistent(void)
+{
+	long msg = rank;
+	MPI_Request req;
+
+	if (rank > 1)
+		return;
+	if (rank == 0)
+		MPI_Send_init(&msg, 1, MPI_LONG, 1, 3, MPI_COMM_WORLD, &req);
+	else
+		MPI_Recv_init(&msg, 1, MPI_LONG, 0, 3, MPI_COMM_WORLD, &req);
+	for (int i = 0; i < 3; i++) {
+		MPI_Start(&req);
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+	}
+	MPI_Request_free(&req);
+}
+
 static void victim(const char *pidfile)
 {
 	for (long round = 0;; round++) {
@@ -184,12 +206,14 @@ int main(int argc, char **argv)
 		bytes();
 	else if (!strcmp(mode, "pingpong") && argc > 2)
 		pingpong(atol(argv[2]));
+	else if (!strcmp(mode, "persistent"))
+		persistent();
 	else if (!strcmp(mode, "probe") && argc > 2)
 		probe(atol(argv[2]));
 	else if (!strcmp(mode, "victim") && argc > 2)
 		victim(argv[2]);
 	else {
-		fprintf(stderr, "usage: mpi_work imbalance UNIT_MS | bytes | pingpong N | probe N | victim PIDFILE\n");
+		fprintf(stderr, "usage: mpi_work imbalance UNIT_MS | bytes | pingpong N | probe N | persistent | victim PIDFILE\n");
 		MPI_Abort(MPI_COMM_WORLD, 64);
 	}
 	MPI_Finalize();
