@@ -122,10 +122,12 @@ r = {x[\"rank\"]: x for x in json.load(open(\"kill.json\"))[\"ranks\"]}
 assert all(r[k][\"mpi_calls\"] > 50 and r[k][\"cpu\"] > 0 for k in range(4)), r'"
 
 # Completions of requests the tracer did not see start (persistent ones) are
-# counted, never silently peerless.
-timeout 120 mpirun --oversubscribe -np 2 "$TALLY" record -m -o pers.exp -- ./mpi_work persistent >pers.out 2>&1
+# counted, never silently peerless.  Without -o, the ranks agree on one
+# directory named after the launcher's job id.
+mkdir noo && (cd noo && timeout 120 mpirun --oversubscribe -np 2 "$TALLY" record -m -- ../mpi_work persistent >../pers.out 2>&1)
 check mpi_untracked_requests_counted sh -c "
-	\"\$TALLY\" report pers.exp --format json --metric mpi.count | python3 -c '
+	test \$(ls noo | wc -l) -eq 1 && test -d noo/tally.job.*.exp/rank1.exp &&
+	\"\$TALLY\" report noo/tally.job.*.exp --format json --metric mpi.count | python3 -c '
 import json, sys
 o = json.load(sys.stdin)[\"overview\"]
 assert o[\"mpi.untracked-requests\"] == 6, o'"
