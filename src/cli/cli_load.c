@@ -3,6 +3,7 @@
  * cli_load.c — loading experiments and building the model for the analysis
  * commands (see cli_load.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,31 @@ static bool rank_wanted(const struct cli_input *in, int32_t rank)
 	return !in->nranks;
 }
 
+/* Is experiment `i` one named before it, or inside one named (a founder's
+ * sub-experiment)?  Then it is counted once, and a warning says so. */
+static bool counted_already(const struct cli_input *in, size_t i, const char *cmd)
+{
+	char me[PATH_MAX], other[PATH_MAX];
+
+	if (!realpath(in->paths[i], me))
+		return false;
+	for (size_t j = 0; j < in->npaths; j++) {
+		if (j == i || !realpath(in->paths[j], other))
+			continue;
+		size_t n = strlen(other);
+		if (j < i && !strcmp(me, other)) {
+			cli_warn(cmd, "%s is %s again: counted once", in->paths[i], in->paths[j]);
+			return true;
+		}
+		if (strcmp(me, other) && !strncmp(me, other, n) && me[n] == '/') {
+			cli_warn(cmd, "%s is part of %s: counted once, as part of it", in->paths[i],
+				 in->paths[j]);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The experiments to load, jobs expanded (jobs[] keeps their listings
  * alive: items point into them).  Returns the count, or -1 (message printed). */
 static long list_items(struct cli_input *in, const char *cmd, struct exp_job *jobs,
@@ -147,6 +173,8 @@ static long list_items(struct cli_input *in, const char *cmd, struct exp_job *jo
 
 	*items = NULL;
 	for (size_t i = 0; i < in->npaths; i++) {
+		if (counted_already(in, i, cmd))
+			continue;
 		int rc = exp_job_open(&jobs[i], in->paths[i], &err);
 		if (rc < 0) {
 			cli_error(cmd, "%s", err.msg);

@@ -19,6 +19,7 @@
 #include "collector/col_log.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "collector/col_time.h"
 #include "format/exp_launch.h"
 
 static uint64_t local_counters[EXP_CTR_COUNT_];
@@ -123,6 +124,8 @@ void col_log_start(const char *created_by)
 	if (col_proc.rank_from)
 		col_log_sigsafe("rank.from", col_proc.rank_from);
 	col_log_u64_sigsafe("start.mono_ns", col_proc.start_ns);
+	/* What the process ran before the collector started: not sampled. */
+	col_log_u64_sigsafe("cpu.start_ns", col_process_cputime_ns_sigsafe());
 	if (col_proc.opt.hz)
 		col_log_u64_sigsafe("clock.hz", col_proc.opt.hz);
 	col_log_u64_sigsafe("max-frames", col_proc.opt.max_frames);

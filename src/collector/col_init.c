@@ -116,5 +116,6 @@ __attribute__((destructor)) static void col_destructor(void)
 	if (!col_proc.active || col_proc.pid != getpid())
 		return;
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
+	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());
 	col_thread_detach();
 }

@@ -30,6 +30,7 @@
 #include "collector/col_signal.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "collector/col_time.h"
 #include "format/elf_peek.h"
 #include "format/exp_launch.h"
 
@@ -68,6 +69,7 @@ static void before_exec(const char *path)
 	why = unprofilable(path);
 	snprintf(line, sizeof(line), "%s%s%s", path ? path : "?", why ? ": " : "", why ? why : "");
 	col_log_sigsafe("exec", line);
+	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());   /* this image's */
 	struct col_thread *t = col_thread_self_sigsafe();
 	if (t)
 		col_clock_stop(t);

@@ -17,5 +17,7 @@ uint64_t col_now_ns_sigsafe(void);
 
 /* The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) in ns. */
 uint64_t col_thread_cputime_ns_sigsafe(void);
+/* CPU time of the whole process (all its threads, living and ended), ns. */
+uint64_t col_process_cputime_ns_sigsafe(void);
 
 #endif

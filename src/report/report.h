@@ -37,6 +37,17 @@ void report_messages(struct report_doc *d, const struct model *m, const struct r
 bool report_job_head(struct report_doc *d, const struct exp_experiment *exps, size_t nexps,
 		     uint64_t *kernel_ns, uint64_t *thread_cpu, bool *have_rusage);
 
+/* The CPU check of the overview (report_cpu.c).  report_cpu_base: the
+ * kernel's CPU time to compare the samples with, from the founders' rusage
+ * (`rusage_ns`): with the processes that outlived `tally record` (daemons,
+ * said so), or for --process the chosen processes' own; 0 if not known.
+ * report_cpu_gap: where a difference above 10% between what was accounted
+ * (sampled + collector) and that went, process by process. */
+uint64_t report_cpu_base(struct report_doc *d, const struct model *m,
+			 const struct exp_experiment *exps, size_t nexps, uint64_t rusage_ns);
+void report_cpu_gap(struct report_doc *d, const struct model *m, const struct exp_experiment *exps,
+		    size_t nexps, uint64_t accounted_ns, uint64_t base_ns);
+
 /* The function table, <Total> first. */
 void report_functions(struct report_doc *d, const struct model *m, const struct report_opts *o);
 

@@ -132,6 +132,10 @@ void report_overview(struct report_doc *d, const struct model *m,
 		report_kv_num(d, "samples", "Samples", (double)m->samples, "%llu (%s Hz per thread, %s)",
 			      (unsigned long long)m->samples, hz ? hz : "?", clk ? clk : "?");
 		uint64_t sampled = m->total[MODEL_CPU], collector = counters[EXP_CTR_COLLECTOR_NS];
+		/* The kernel's count for what was sampled: daemons added, or
+		 * the chosen processes' own (report_cpu.c). */
+		if (!job && have_rusage && kernel_ns)
+			kernel_ns = report_cpu_base(d, m, exps, nexps, kernel_ns);
 		uint64_t base = have_rusage && kernel_ns ? kernel_ns : thread_cpu;
 		const char *of = have_rusage && kernel_ns ? "kernel CPU" : "the CPU of threads that ended";
 		report_kv_num(d, "sampled_cpu_s", "Sampled CPU", (double)sampled / 1e9, "%.3f s",
@@ -148,6 +152,8 @@ void report_overview(struct report_doc *d, const struct model *m,
 			report_kv_num(d, "accounted_pct", "Sampled+collector", pct, "%.1f%% of %s", pct, of);
 			report_kv_data(d, "sampled_pct", report_pct_of(sampled, base));
 			report_kv_data(d, "collector_pct", report_pct_of(collector, base));
+			if (!job && have_rusage && kernel_ns)
+				report_cpu_gap(d, m, exps, nexps, sampled + collector, base);
 		}
 	}
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_cpu.c — the overview's check on the CPU total: what the kernel
+ * counted for what was sampled, and, when sampled + collector time differ
+ * from it by more than a tenth, where the difference went, process by
+ * process.
+ *
+ * What the kernel counted: for the whole tree, the founder's rusage as
+ * `tally record` got it from wait4 (its descendants included, when they were
+ * waited for), plus the processes that outlived `tally record` (daemons: no
+ * one waited for them); for --process, each chosen process's own CPU time.
+ * A process's own CPU time comes from its log: `cpu.start_ns` when the
+ * collector started in it and `cpu.end_ns` when it ended or exec'd
+ * (CLOCK_PROCESS_CPUTIME_ID, all threads).  The CPU before the collector
+ * started (the dynamic loader, constructors) cannot be sampled; neither can
+ * a program the collector cannot be loaded into (static, set-user-ID), nor
+ * a process killed before its first sample.  Reads the experiments' logs and
+ * counters and the model (events are gone by then); prints with report_kv.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+/* One process image's CPU. */
+struct proc_cpu {
+	const struct exp_proc *p;
+	bool chosen;               /* in the model (--process) */
+	uint64_t sampled_ns;
+	bool own_known;            /* cpu.start_ns and cpu.end_ns logged (or derived) */
+	uint64_t own_ns;           /* while the collector ran in it */
+	uint64_t before_ns;        /* before the collector started (its own part) */
+	bool outlived;             /* still writing after `tally record` returned */
+	bool running;              /* outlived, and no end recorded */
+};
+
+struct cpu_table {
+	struct proc_cpu *c;
+	size_t n;
+	bool filtered;             /* --process chose some */
+	size_t outlived, running, unknown, unprofilable;
+	uint64_t outlived_ns, before_ns;
+	char first_exec[300];      /* the first program that could not be profiled */
+};
+
+static bool log_u64(const struct exp_proc *p, const char *key, uint64_t *v)
+{
+	const char *s = exp_proc_log(p, key);
+
+	if (s)
+		*v = strtoull(s, NULL, 10);
+	return s != NULL;
+}
+
+/* The image this one replaced by exec (same pid, lineage minus its _xN). */
+static const struct exp_proc *exec_parent(const struct exp_experiment *x, const struct exp_proc *p)
+{
+	const char *x_at = strrchr(p->lineage, '_');
+	size_t n = x_at ? (size_t)(x_at - p->lineage) : 0;
+
+	if (!x_at || x_at[1] != 'x')
+		return NULL;
+	for (size_t i = 0; i < x->nprocs; i++)
+		if (x->procs[i].pid == p->pid && strlen(x->procs[i].lineage) == n &&
+		    !strncmp(x->procs[i].lineage, p->lineage, n))
+			return &x->procs[i];
+	return NULL;
+}
+
+/* Programs the experiment's processes (or their vfork children) exec'd that
+ * the collector cannot be loaded into, as their logs say. */
+static size_t unprofilable_execs(const struct exp_experiment *x, char *first, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->nprocs; i++) {
+		const struct exp_proc *p = &x->procs[i];
+		for (size_t k = 0; k < p->nlog; k++) {
+			if (strncmp(p->log[k].key, "exec", 4) || !strstr(p->log[k].value, "not profiled"))
+				continue;
+			if (!n++ && first && !first[0])
+				snprintf(first, len, "%s", p->log[k].value);
+		}
+	}
+	return n;
+}
+
+static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struct exp_experiment *x,
+			  const struct exp_proc *p, uint64_t record_end_ns)
+{
+	uint64_t start = 0, end = 0, parent_end = 0, last = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if (m->procs[i].src != p)
+			continue;
+		c->chosen = true;
+		c->sampled_ns = m->procs[i].v[MODEL_CPU];
+		for (size_t t = 0; t < m->nthreads; t++)
+			if (m->threads[t].proc == i && m->threads[t].last_ns > last)
+				last = m->threads[t].last_ns;
+	}
+	bool has_start = log_u64(p, "cpu.start_ns", &start);
+	c->own_known = has_start && log_u64(p, "cpu.end_ns", &end) && end >= start;
+	if (c->own_known)
+		c->own_ns = end - start;
+	/* An exec'd image inherits the CPU of the one before it. */
+	const struct exp_proc *prev = exec_parent(x, p);
+	if (prev && log_u64(prev, "cpu.end_ns", &parent_end) && start >= parent_end)
+		start -= parent_end;
+	c->before_ns = has_start ? start : 0;
+	if (record_end_ns && p->lineage[0]) {
+		c->outlived = p->end_ns > record_end_ns || (!p->end_ns && last > record_end_ns);
+		c->running = c->outlived && !p->end_ns;
+	}
+}
+
+/* Every process of every experiment; NULL c when out of memory. */
+static void cpu_table_build(struct cpu_table *t, const struct model *m,
+			    const struct exp_experiment *exps, size_t nexps)
+{
+	size_t total = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < nexps; i++)
+		total += exps[i].nprocs;
+	t->c = calloc(total ? total : 1, sizeof(*t->c));
+	if (!t->c)
+		return;
+	t->filtered = m->nprocs < total;
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		uint64_t u = 0, s = 0, rec_end = 0, waited_ns = 0;
+		bool waited_known = true;
+		log_u64(f, "rusage.user_ns", &u);
+		log_u64(f, "rusage.sys_ns", &s);
+		log_u64(f, "record.end.mono_ns", &rec_end);
+		size_t first = t->n;
+		for (size_t j = 0; j < exps[i].nprocs; j++) {
+			struct proc_cpu *pc = &t->c[t->n++];
+			proc_cpu_fill(pc, m, &exps[i], &exps[i].procs[j], rec_end);
+			t->outlived += pc->outlived;
+			t->running += pc->running;
+			if (pc->outlived && pc->own_known)
+				t->outlived_ns += pc->own_ns + pc->before_ns;
+			if (j && !pc->outlived) {
+				waited_known &= pc->own_known;
+				waited_ns += pc->own_ns + pc->before_ns;
+			}
+		}
+		size_t lost_children = unprofilable_execs(&exps[i], t->first_exec, sizeof(t->first_exec)) +
+				       exps[i].empty_descendants;
+		t->unprofilable += lost_children;
+		/* A founder that ended without its own count (_exit: daemon()'s
+		 * parent) has what wait4 gave, less its waited descendants' (if
+		 * every one of them is known: none exec'd what we cannot follow). */
+		struct proc_cpu *fc = &t->c[first];
+		if (!fc->own_known && waited_known && !lost_children && u + s >= waited_ns + fc->before_ns &&
+		    (u || s)) {
+			fc->own_known = true;
+			fc->own_ns = u + s - waited_ns - fc->before_ns;
+		}
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->c[i].chosen)
+			continue;
+		t->before_ns += t->c[i].before_ns;
+		t->unknown += !t->c[i].own_known;
+	}
+}
+
+uint64_t report_cpu_base(struct report_doc *d, const struct model *m,
+			 const struct exp_experiment *exps, size_t nexps, uint64_t rusage_ns)
+{
+	struct cpu_table t;
+	uint64_t base = rusage_ns;
+
+	cpu_table_build(&t, m, exps, nexps);
+	if (!t.c)
+		return rusage_ns;
+	if (t.outlived)
+		report_kv_num(d, "outlived", "Outlived record", (double)t.outlived,
+			      "%zu process%s (daemons), recorded until %s", t.outlived,
+			      t.outlived > 1 ? "es" : "",
+			      t.running ? "now: still running or killed" : t.outlived > 1 ? "they ended" : "it ended");
+	if (t.filtered) {
+		base = 0;
+		for (size_t i = 0; i < t.n; i++)
+			if (t.c[i].chosen)
+				base += t.c[i].own_ns + t.c[i].before_ns;
+		if (t.unknown) {
+			report_kv(d, "kernel_cpu_compared", "Kernel CPU (these)",
+				  "not known: %zu of the chosen processes did not record their CPU time "
+				  "(killed, or still running)", t.unknown);
+			base = 0;
+		} else {
+			report_kv_num(d, "kernel_cpu_compared_s", "Kernel CPU (these)", (double)base / 1e9,
+				      "%.3f s: the chosen processes' own", (double)base / 1e9);
+		}
+	} else if (t.outlived_ns) {
+		base += t.outlived_ns;
+		report_kv_num(d, "kernel_cpu_compared_s", "Kernel CPU (all)", (double)base / 1e9,
+			      "%.3f s, with the processes that outlived tally record", (double)base / 1e9);
+	}
+	free(t.c);
+	return base;
+}
+
+/* Samples and events the process lost. */
+static uint64_t lost(const struct exp_proc *p)
+{
+	return p->counters[EXP_CTR_LOST_REENTRY] + p->counters[EXP_CTR_LOST_BUFFER] +
+	       p->counters[EXP_CTR_NO_THREAD_STATE];
+}
+
+/* Why a process's CPU was not sampled, in a few words. */
+static const char *why_not_sampled(const struct proc_cpu *c, char *buf, size_t len)
+{
+	const char *sig = exp_proc_log(c->p, "exit.signal");
+	uint64_t kern = c->own_ns + c->before_ns;
+
+	if (c->running)
+		return "still running when tally record returned: its CPU is not known yet";
+	if (c->before_ns && c->before_ns * 2 >= kern - (c->sampled_ns < kern ? c->sampled_ns : kern))
+		snprintf(buf, len, "%.3f s before the collector started in it (loading, constructors)",
+			 (double)c->before_ns / 1e9);
+	else if (!c->sampled_ns && sig)
+		snprintf(buf, len, "killed by signal %s before its first sample", sig);
+	else if (lost(c->p))
+		snprintf(buf, len, "%llu samples or events lost (see the lost.* counters)",
+			 (unsigned long long)lost(c->p));
+	else if (!c->sampled_ns)
+		snprintf(buf, len, "no sample: it ran less than a sampling period");
+	else
+		snprintf(buf, len, "the rest ran between samples or after its last one");
+	return buf;
+}
+
+static uint64_t unsampled(const struct proc_cpu *c)
+{
+	uint64_t kern = c->own_ns + c->before_ns;
+
+	return kern > c->sampled_ns ? kern - c->sampled_ns : 0;
+}
+
+static int cmp_unsampled(const void *a, const void *b)
+{
+	uint64_t x = unsampled(a), y = unsampled(b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void report_cpu_gap(struct report_doc *d, const struct model *m, const struct exp_experiment *exps,
+		    size_t nexps, uint64_t accounted_ns, uint64_t base_ns)
+{
+	struct cpu_table t;
+	char buf[512], key[32];
+	double pct = report_pct_of(accounted_ns, base_ns);
+
+	if (!base_ns || (pct >= 90.0 && pct <= 110.0))
+		return;
+	cpu_table_build(&t, m, exps, nexps);
+	if (!t.c)
+		return;
+	if (t.before_ns)
+		report_kv_num(d, "before_collector_s", "Not sampled", (double)t.before_ns / 1e9,
+			      "%.3f s before the collector started (dynamic loading, constructors)",
+			      (double)t.before_ns / 1e9);
+	if (t.unprofilable)
+		report_kv_num(d, "unprofilable", "Not sampled", (double)t.unprofilable,
+			      "%zu process%s not profiled: exec'd a static or set-user-ID program%s%s%s",
+			      t.unprofilable, t.unprofilable > 1 ? "es" : "", t.first_exec[0] ? " (" : "",
+			      t.first_exec, t.first_exec[0] ? ")" : "");
+	if (t.running)
+		report_kv_num(d, "running", "Not known", (double)t.running,
+			      "%zu process%s still running: %s CPU is not counted yet", t.running,
+			      t.running > 1 ? "es" : "", t.running > 1 ? "their" : "its");
+	qsort(t.c, t.n, sizeof(*t.c), cmp_unsampled);
+	for (size_t i = 0, shown = 0; i < t.n && shown < 5; i++) {
+		const struct proc_cpu *c = &t.c[i];
+		if (!c->chosen || (!c->own_known && !c->running) || unsampled(c) < base_ns / 50)
+			continue;
+		snprintf(key, sizeof(key), "not_sampled_%zu", ++shown);
+		report_kv(d, key, "  by process", "[%s %u]: kernel %.3f s, sampled %.3f s: %s",
+			  c->p->name, c->p->pid, (double)(c->own_ns + c->before_ns) / 1e9,
+			  (double)c->sampled_ns / 1e9, why_not_sampled(c, buf, sizeof(buf)));
+	}
+	free(t.c);
+}
