@@ -49,9 +49,7 @@ COL_API void *tally__arc_table(uint32_t nslots, uint32_t flags, uint64_t *mapped
 		return NULL;
 	while (atomic_flag_test_and_set_explicit(&arcs_lock, memory_order_acquire))
 		;
-	if (w->fd < 0 && !atomic_load(&w->full) &&
-	    exp_writer_open(w, col_proc.dirfd, exp_file_name(EXP_FILE_ARCS), EXP_FILE_ARCS,
-			    (uint32_t)col_proc.pid) < 0)
+	if (w->fd < 0 && !atomic_load(&w->full) && col_writer_open(EXP_FILE_ARCS) < 0)
 		atomic_store(&w->full, 1);
 	atomic_flag_clear_explicit(&arcs_lock, memory_order_release);
 
@@ -98,6 +96,10 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 	uint32_t *words = rec;
 	uint64_t time_ns;
 
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
+		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
+		return -1;
+	}
 	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
 		return -1;
 	memcpy(&time_ns, words + 2, 8);

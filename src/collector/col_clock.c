@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "collector/col_clock.h"
+#include "collector/col_fds.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
 #include "collector/col_state.h"
@@ -176,7 +177,7 @@ void col_clock_start(struct col_thread *t)
 	if (!atomic_load(&perf_refused)) {
 		int fd = open_task_clock(t->tid, 0, false);
 		if (fd >= 0) {
-			t->perf_fd = fd;
+			col_fd_keep(fd, &t->perf_fd, NULL);   /* out of the program's way */
 			t->last_cpu_ns = 0;
 			return;
 		}
@@ -211,6 +212,7 @@ void col_clock_stop(struct col_thread *t)
 {
 	if (t->perf_fd >= 0) {
 		col_real.ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		col_fd_forget(t->perf_fd);
 		col_sys_close(t->perf_fd);
 		t->perf_fd = -1;
 	}
@@ -232,6 +234,16 @@ bool col_clock_signal_sigsafe(int sig, const siginfo_t *si)
 	if (si->si_code == POLL_HUP || si->si_code == POLL_IN)
 		return true;
 	return si->si_code == SI_TIMER && si->si_value.sival_ptr == &col_proc;
+}
+
+void col_clock_pause_sigsafe(struct col_thread *t)
+{
+	static const struct itimerspec zero;
+
+	if (t->perf_fd >= 0)
+		col_real.ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (t->has_timer)
+		col_real.timer_settime(t->timer, 0, &zero, NULL);
 }
 
 void col_clock_rearm_sigsafe(struct col_thread *t)

@@ -24,6 +24,10 @@ uint64_t col_clock_read_sigsafe(struct col_thread *t);
  * already stopped)? */
 bool col_clock_signal_sigsafe(int sig, const siginfo_t *si);
 
+/* Stop the clock signalling, from its own signal handler (the size limit
+ * was reached); col_clock_stop still ends it. */
+void col_clock_pause_sigsafe(struct col_thread *t);
+
 /* After a signal: make the clock signal again (the fasync way needs it). */
 void col_clock_rearm_sigsafe(struct col_thread *t);
 

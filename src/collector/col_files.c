@@ -13,8 +13,10 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_state.h"
@@ -73,22 +75,110 @@ static bool wanted(enum exp_file_kind k)
 	}
 }
 
+/* The founder's counters, where every process of the experiment counts the
+ * bytes it claims against the size limit: ours in the founder, else mapped
+ * from its directory (once per process; a fork child inherits the mapping). */
+static _Atomic uint64_t *root_counters(void)
+{
+	char path[4200];
+
+	if (!col_proc.lineage[0])
+		return col_proc.counters;
+	if (col_proc.root_counters)
+		return col_proc.root_counters;
+	size_t n = strlen(col_proc.root);
+	if (n + 1 + sizeof(EXP_COUNTERS_NAME) > sizeof(path))
+		return NULL;
+	memcpy(path, col_proc.root, n);
+	path[n] = '/';
+	memcpy(path + n + 1, EXP_COUNTERS_NAME, sizeof(EXP_COUNTERS_NAME));
+	int fd = col_sys_openat(AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	void *p = col_sys_mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	col_sys_close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	return col_proc.root_counters = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
+}
+
+/* The program replaced the descriptor of `w`'s file (with raw system calls:
+ * the interposers would have moved ours first): open the file again by its
+ * path, if it still is the same file.  Sigsafe; 0 or -1. */
+static int reattach(struct exp_file_writer *w)
+{
+	static _Atomic int busy;
+	char path[4200];
+	const char *name = exp_file_name((enum exp_file_kind)w->kind);
+	struct stat st;
+	int rc = -1;
+
+	if (!name || atomic_exchange(&busy, 1))
+		return -1;
+	size_t d = strlen(col_proc.dir), n = strlen(name);
+	int old = __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE);
+	if (d + n + 2 <= sizeof(path)) {
+		memcpy(path, col_proc.dir, d);
+		path[d] = '/';
+		memcpy(path + d + 1, name, n + 1);
+		int fd = col_sys_openat(AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0);
+		if (fd >= 0 && col_sys_fstat(fd, &st) == 0 && (uint64_t)st.st_ino == w->ino &&
+		    (uint64_t)st.st_dev == w->dev) {
+			col_fd_forget(old);        /* the program's now: left alone */
+			col_fd_keep(fd, &w->fd, &w->users);
+			col_count_sigsafe(EXP_CTR_FDS_REPLACED, 1);
+			col_log_sigsafe("fd.replaced", name);
+			rc = 0;
+		} else if (fd >= 0) {
+			col_sys_close(fd);
+		}
+	}
+	atomic_store(&busy, 0);
+	return rc;
+}
+
+int col_writer_open(enum exp_file_kind kind)
+{
+	struct exp_file_writer *w = &col_proc.file[kind];
+	const char *name = exp_file_name(kind);
+	int rc = exp_writer_open(w, col_proc.dirfd, name, kind, (uint32_t)col_proc.pid);
+
+	if (rc < 0)
+		return rc;
+	col_fd_keep(w->fd, &w->fd, &w->users);
+	w->reattach = reattach;
+	_Atomic uint64_t *root = root_counters();
+	if (col_proc.opt.limit_bytes > 0 && root) {
+		w->budget_used = &root[EXP_CTR_BYTES];
+		w->budget_limit = (uint64_t)col_proc.opt.limit_bytes;
+	}
+	return 0;
+}
+
 int col_open_experiment(void)
 {
+	struct stat st;
+
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		col_proc.file[i].fd = -1;
-	col_proc.dirfd = col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	col_fd_keep(col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0),
+		    &col_proc.dirfd, NULL);
 	if (col_proc.dirfd < 0)
 		return -errno;
-	col_proc.log_fd = col_sys_openat(col_proc.dirfd, EXP_LOG_NAME,
-					 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	col_fd_keep(col_sys_openat(col_proc.dirfd, EXP_LOG_NAME, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644),
+		    &col_proc.log_fd, NULL);
+	col_proc.log_dev = col_proc.log_ino = 0;
+	if (col_proc.log_fd >= 0 && col_sys_fstat(col_proc.log_fd, &st) == 0) {
+		col_proc.log_dev = (uint64_t)st.st_dev;
+		col_proc.log_ino = (uint64_t)st.st_ino;
+	}
 	open_counters();
+	atomic_store(&col_proc.failures_logged, 0);
 	for (int k = 1; k < EXP_FILE_COUNT_; k++) {
 		const char *name = exp_file_name((enum exp_file_kind)k);
 		if (!name || !wanted((enum exp_file_kind)k))
 			continue;
-		int rc = exp_writer_open(&col_proc.file[k], col_proc.dirfd, name, (enum exp_file_kind)k,
-					 (uint32_t)col_proc.pid);
+		int rc = col_writer_open((enum exp_file_kind)k);
 		if (rc < 0) {
 			col_log_error_sigsafe(name, rc, "not collecting");
 			return rc;
@@ -99,8 +189,12 @@ int col_open_experiment(void)
 
 void col_close_files(void)
 {
-	for (int i = 0; i < EXP_FILE_COUNT_; i++)
+	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
+		col_fd_forget(col_proc.file[i].fd);
 		exp_writer_close(&col_proc.file[i]);
+	}
+	col_fd_forget(col_proc.log_fd);
+	col_fd_forget(col_proc.dirfd);
 	if (col_proc.log_fd >= 0)
 		col_sys_close(col_proc.log_fd);
 	if (col_proc.dirfd >= 0)
@@ -131,11 +225,39 @@ void col_log_start(const char *created_by)
 	col_log_u64_sigsafe("max-frames", col_proc.opt.max_frames);
 }
 
+/* The first failure of a file: in the log, and, for the size limit, when
+ * (the founder's counter, set once for the whole experiment). */
+static void writer_failed(struct exp_file_writer *w, enum exp_file_kind file)
+{
+	const char *name = exp_file_name(file);
+
+	if (atomic_fetch_or(&col_proc.failures_logged, 1u << file) & (1u << file))
+		return;
+	if (w->err == EFBIG) {
+		_Atomic uint64_t *root = root_counters();
+		uint64_t zero = 0;
+		if (root)
+			atomic_compare_exchange_strong(&root[EXP_CTR_LIMIT_NS], &zero, col_now_ns_sigsafe());
+		atomic_store(&col_proc.stopped, 1);
+		col_log_u64_sigsafe("size-limit.reached", (uint64_t)col_proc.opt.limit_bytes);
+	} else {
+		col_log_error_sigsafe(name ? name : "record file", w->err, "its records are lost from now on");
+	}
+}
+
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len)
 {
-	if (exp_record_append_sigsafe(&col_proc.file[file], &t->cursor[file], type, rec, len) == 0)
+	struct exp_file_writer *w = &col_proc.file[file];
+
+	if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
+	    exp_record_append_sigsafe(w, &t->cursor[file], type, rec, len) == 0)
 		return 0;
-	col_count_sigsafe(file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS, 1);
+	if (atomic_load_explicit(&w->full, memory_order_relaxed))
+		writer_failed(w, file);
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed))
+		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);
+	else
+		col_count_sigsafe(file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS, 1);
 	return -1;
 }

@@ -15,6 +15,11 @@
  * -errno.  Normal context. */
 int col_open_experiment(void);
 
+/* Open (create) the record file of `kind` into col_proc.file[kind]: its
+ * descriptor kept out of the program's way (col_fds.h), reopened if the
+ * program replaces it, counted against the size limit.  0 or -errno. */
+int col_writer_open(enum exp_file_kind kind);
+
 /* Close them (a fork child, before it opens its own). */
 void col_close_files(void);
 
@@ -22,8 +27,11 @@ void col_close_files(void);
 void col_log_start(const char *created_by);
 
 /* Append a record through the calling thread's cursor for `file`, counting
- * it lost if there is no space.  The caller is inside collector code
- * (col_enter or the signal handler).  Returns 0 or -1. */
+ * it lost if there is no space (the file system's, or the size limit's: then
+ * col_proc.stopped is set, and the first process to reach it says when in
+ * the founder's counters).  The first failure of each file is logged.  The
+ * caller is inside collector code (col_enter or the signal handler).
+ * Returns 0 or -1. */
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len);
 

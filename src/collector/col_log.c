@@ -8,7 +8,9 @@
  * Never writes to the target's stdout or stderr.  Sigsafe file.
  */
 #include <string.h>
+#include <sys/stat.h>
 
+#include "collector/col_fds.h"
 #include "collector/col_log.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
@@ -51,9 +53,49 @@ static void log_line(int fd, const char *key, const char *value)
 	col_sys_write(fd, line, n);
 }
 
+/* `dir`/`name` into path (PATH_MAX); false if it does not fit. */
+static bool join(char *path, size_t len, const char *dir, const char *name)
+{
+	size_t d = strlen(dir), n = strlen(name);
+
+	if (d + 1 + n + 1 > len)
+		return false;
+	memcpy(path, dir, d);
+	path[d] = '/';
+	memcpy(path + d + 1, name, n + 1);
+	return true;
+}
+
+/* The log's descriptor, checked to still be the log: a program may have
+ * closed it and put a file of its own there with raw system calls, which no
+ * interposer sees.  Then the log is opened again (and counted). */
+static int log_fd(void)
+{
+	int fd = __atomic_load_n(&col_proc.log_fd, __ATOMIC_ACQUIRE);
+	struct stat st;
+	char path[4200];
+
+	if (fd < 0 || !col_proc.log_ino ||
+	    (col_sys_fstat(fd, &st) == 0 && st.st_ino == col_proc.log_ino && st.st_dev == col_proc.log_dev))
+		return fd;
+	col_fd_forget(fd);                     /* the program's now: left alone */
+	__atomic_store_n(&col_proc.log_fd, -1, __ATOMIC_RELEASE);
+	if (!join(path, sizeof(path), col_proc.dir, EXP_LOG_NAME))
+		return -1;
+	int n = col_sys_openat(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	if (n < 0)
+		return -1;
+	if (col_sys_fstat(n, &st) != 0 || st.st_ino != col_proc.log_ino || st.st_dev != col_proc.log_dev) {
+		col_sys_close(n);
+		return -1;
+	}
+	col_count_sigsafe(EXP_CTR_FDS_REPLACED, 1);
+	return col_fd_keep(n, &col_proc.log_fd, NULL);
+}
+
 void col_log_sigsafe(const char *key, const char *value)
 {
-	log_line(col_proc.log_fd, key, value);
+	log_line(log_fd(), key, value);
 }
 
 int col_fmt_x64_sigsafe(char *buf, uint64_t v)
@@ -90,7 +132,7 @@ void col_log_error_sigsafe(const char *what, int err, const char *consequence)
 	char line[512];
 
 	error_text(line, what, err, consequence);
-	log_line(col_proc.log_fd, "error", line);
+	log_line(log_fd(), "error", line);
 }
 
 void col_log_error_in(const char *dir, const char *what, int err, const char *consequence)

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <malloc.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&name), type(*) params), \
 		       #name " has the wrong type in col_real.h");
 COL_REAL_NEXT(CHECK_TYPE)
+COL_REAL_CHAIN(CHECK_TYPE)
 #undef CHECK_TYPE
 
 static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -43,11 +45,22 @@ static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 
+/* fcntl is interposed by the collector itself (col_interpose_fd.c): its own
+ * calls go to the kernel. */
+static int fcntl_raw(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	long arg = va_arg(ap, long);
+	va_end(ap);
+	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
 struct col_real col_real = {
 	.sys = EXP_SYS_RAW,
 	.perf_event_open = perf_event_open_raw,
 	.ioctl = ioctl,
-	.fcntl = fcntl,
+	.fcntl = fcntl_raw,
 	.timer_create = timer_create,
 	.timer_settime = timer_settime,
 	.mkdir = mkdir,
@@ -108,6 +121,15 @@ static void *resolve(const char *name)
 	return p;
 }
 
+/* The next definition after the collector's, whoever's it is; the real one
+ * when dlsym finds none after us (loaded as a dependency). */
+static void *chain_next(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	return p ? p : resolve(name);
+}
+
 static void resolve_all(void)
 {
 	/* dlopen and dlclose first: the search past a tracer uses them. */
@@ -118,6 +140,11 @@ static void resolve_all(void)
 	__atomic_store_n(&col_real.name, (type(*) params)resolve(#name), __ATOMIC_RELAXED);
 	COL_REAL_NEXT(RESOLVE)
 #undef RESOLVE
+	/* The chain: the very next definition, a tracer's included. */
+#define RESOLVE_NEXT(type, name, params)                                              \
+	__atomic_store_n(&col_real.chain.name, (type(*) params)chain_next(#name), __ATOMIC_RELAXED);
+	COL_REAL_CHAIN(RESOLVE_NEXT)
+#undef RESOLVE_NEXT
 }
 
 const struct col_real *col_real_table(void)

@@ -208,6 +208,19 @@ struct mmsghdr;
 
 #define COL_REAL_NEXT(X) COL_REAL_COLLECTOR(X) COL_REAL_HEAP(X) COL_REAL_SYNC(X) COL_REAL_IO(X)
 
+/* What the collector interposes to keep its descriptors (col_interpose_fd.c)
+ * and the I/O tracer interposes too: the collector calls the next definition
+ * after its own, the tracer's when it is loaded, so that both see the call. */
+#define COL_REAL_CHAIN(X)                                                              \
+	X(int, close, (int))                                                           \
+	X(int, close_range, (unsigned int, unsigned int, int))                         \
+	X(void, closefrom, (int))                                                      \
+	X(int, dup, (int))                                                             \
+	X(int, dup2, (int, int))                                                       \
+	X(int, dup3, (int, int, int))                                                  \
+	X(int, fcntl, (int, int, ...))                                                 \
+	X(int, fcntl64, (int, int, ...))
+
 struct col_real {
 	/* The system calls of our own I/O and of the record writer. */
 	struct exp_sys sys;
@@ -224,6 +237,9 @@ struct col_real {
 	/* Next definitions of what we interpose; NULL where there is none. */
 #define COL_REAL_FIELD(type, name, params) type(*name) params;
 	COL_REAL_NEXT(COL_REAL_FIELD)
+	struct {
+		COL_REAL_CHAIN(COL_REAL_FIELD)
+	} chain;
 #undef COL_REAL_FIELD
 };
 

@@ -147,6 +147,14 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
+		/* The size limit: this thread's clock stops for good. */
+		col_clock_pause_sigsafe(t);
+		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		errno = saved_errno;
+		return;
+	}
 	uint64_t in_cpu, in_ns;
 	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
 	/* While paused, the time counts nowhere. */

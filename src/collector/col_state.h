@@ -21,6 +21,7 @@
  *   col_time col_mem col_objset   timestamps; memory for our tables; the object snapshot
  *   col_unwind:col_regs     the CFI unwinder
  *   col_state               process and thread state, reentry flag, counters
+ *   col_fds                 our descriptors: high, registered, protected
  *   col_log                 lines in log.txt
  *   col_files               the experiment's files; appending records
  *   col_signal              the target's dispositions of our signals
@@ -31,12 +32,13 @@
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec col_attach
+ *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec col_attach col_interpose_fd
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions
  * (col_export.h, include/tally.h) and the interposers of pthread_create,
- * sigaction and signal, dlopen and dlclose, the exec family and vfork.
+ * sigaction and signal, dlopen and dlclose, the exec family and vfork, and
+ * of what closes or replaces descriptors.
  */
 #ifndef TALLY_COL_STATE_H
 #define TALLY_COL_STATE_H
@@ -93,12 +95,16 @@ struct col_process {
 	struct exp_file_writer file[EXP_FILE_COUNT_];
 	_Atomic uint64_t *counters;    /* counters.dat, mapped */
 	int log_fd;
+	uint64_t log_dev, log_ino;     /* log.txt's identity (col_log checks it) */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
 	_Atomic int paused;            /* tally_pause(): record nothing */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
 	bool attached;                 /* loaded by `tally record -p` (col_attach.c) */
+	_Atomic uint64_t *root_counters;  /* the founder's counters.dat (the size limit's) */
+	_Atomic int stopped;           /* the size limit was reached: record nothing more */
+	_Atomic uint32_t failures_logged;  /* bit per file kind: its first failure is in the log */
 };
 
 extern struct col_process col_proc;

@@ -54,6 +54,11 @@ static inline int col_sys_fallocate(int fd, int mode, off_t off, off_t len)
 	return col_real.sys.fallocate(fd, mode, off, len);
 }
 
+static inline int col_sys_fstat(int fd, struct stat *st)
+{
+	return col_real.sys.fstat(fd, st);
+}
+
 static inline pid_t col_sys_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

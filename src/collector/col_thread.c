@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 
 #include "collector/col_clock.h"
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_state.h"
@@ -143,8 +144,10 @@ void col_thread_reset_after_fork(void)
 		return;
 	/* The inherited clock and blocks belong to the parent's thread and
 	 * files: drop them without writing; the child attaches afresh. */
-	if (t->perf_fd >= 0)
+	if (t->perf_fd >= 0) {
+		col_fd_forget(t->perf_fd);
 		col_sys_close(t->perf_fd);
+	}
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_self(NULL);

@@ -109,6 +109,7 @@ static const struct option_def {
 	{ "follow", OPT_BOOL, OFF(follow), 0, 1, 1 },
 	{ "frames", OPT_U32, OFF(max_frames), 1, EXP_MAX_FRAMES, EXP_MAX_FRAMES },
 	{ "mpi", OPT_BOOL, OFF(mpi), 0, 1, 0 },
+	{ "limit", OPT_I64, OFF(limit_bytes), 0, INT64_MAX, 0 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

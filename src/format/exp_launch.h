@@ -93,6 +93,7 @@ struct exp_launch_options {
 	bool follow;               /* --follow=all */
 	uint32_t max_frames;       /* --frames: 1..EXP_MAX_FRAMES */
 	bool mpi;                  /* -m: trace MPI calls */
+	int64_t limit_bytes;       /* -L: the experiment's size limit, all processes; 0: none */
 };
 
 #define EXP_HZ_MAX 100000u         /* the highest sampling rate accepted */

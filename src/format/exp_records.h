@@ -502,6 +502,11 @@ enum exp_counter {
 	EXP_CTR_ARCS_LOST,        /* arcs dropped: a table could not grow */
 	EXP_CTR_FORKS,            /* descendants created (names _fN) */
 	EXP_CTR_EXECS,            /* exec'd images of this process (names _xN) */
+	/* 15-16: issue 7's; 17-20: the collector's descriptors and the size limit. */
+	EXP_CTR_FDS_REPLACED = 17, /* our descriptors found replaced behind our back, reopened */
+	EXP_CTR_LOST_LIMIT = 18,  /* samples and events not recorded: the size limit was reached */
+	EXP_CTR_BYTES = 19,       /* founder's: bytes the whole experiment claimed (for the limit) */
+	EXP_CTR_LIMIT_NS = 20,    /* founder's: CLOCK_MONOTONIC when the size limit was reached (0: not) */
 	EXP_CTR_MPI_UNTRACKED = 24, /* MPI requests completed whose start was not traced */
 	EXP_CTR_MPI_UNKNOWN_PEER = 25, /* MPI peers not translated to MPI_COMM_WORLD ranks */
 	EXP_CTR_COUNT_ = 26

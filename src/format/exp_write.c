@@ -38,9 +38,15 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 
 	w->fd = -1;
 	w->block_bytes = EXP_BLOCK_BYTES;
+	w->kind = kind;
 	atomic_store(&w->next_block, 0);
 	atomic_store(&w->full, 0);
 	w->err = 0;
+	w->dev = w->ino = 0;
+	w->reattach = NULL;
+	atomic_store(&w->users, 0);
+	w->budget_used = NULL;
+	w->budget_limit = 0;
 
 	int fd = exp_sys->openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -60,8 +66,57 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 		exp_sys->unlinkat(dirfd, name, 0);   /* no file rather than one without a header */
 		return -e;
 	}
+	struct stat st;
+	if (exp_sys->fstat(fd, &st) == 0) {
+		w->dev = (uint64_t)st.st_dev;
+		w->ino = (uint64_t)st.st_ino;
+	}
 	w->fd = fd;
 	return 0;
+}
+
+/* A claim failed with `err`: the file takes no more records. */
+static void writer_failed(struct exp_file_writer *w, int err)
+{
+	if (!atomic_exchange(&w->full, 1))
+		w->err = err ? err : EIO;
+}
+
+/* Begin using w's descriptor: the descriptor, checked to still be the
+ * file's (else reattached), or -1 (w->users is then not held).  End with
+ * writer_fd_done. */
+static int writer_fd(struct exp_file_writer *w)
+{
+	struct stat st;
+
+	atomic_fetch_add(&w->users, 1);
+	int fd = __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE);
+	if (!w->ino || (exp_sys->fstat(fd, &st) == 0 && (uint64_t)st.st_ino == w->ino &&
+			(uint64_t)st.st_dev == w->dev))
+		return fd;
+	if (w->reattach && w->reattach(w) == 0)
+		return __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE);
+	atomic_fetch_sub(&w->users, 1);
+	return -1;
+}
+
+static void writer_fd_done(struct exp_file_writer *w)
+{
+	atomic_fetch_sub(&w->users, 1);
+}
+
+/* Count `bytes` more against the experiment's size limit; false (and the
+ * writer failed with EFBIG) if they would pass it. */
+static bool within_budget(struct exp_file_writer *w, uint64_t bytes)
+{
+	if (!w->budget_used)
+		return true;
+	uint64_t used = atomic_fetch_add(w->budget_used, bytes) + bytes;
+	if (used <= w->budget_limit)
+		return true;
+	atomic_fetch_sub(w->budget_used, bytes);
+	writer_failed(w, EFBIG);
+	return false;
 }
 
 /* Give blocks [first, first + n) disk space and map them. */
@@ -69,24 +124,31 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
 {
 	off_t off = (off_t)(first * w->block_bytes);
 	off_t len = (off_t)(n * w->block_bytes);
-	int e = exp_sys->fallocate(w->fd, 0, off, len);
 
+	if (!within_budget(w, (uint64_t)len))
+		return NULL;
+	int fd = writer_fd(w);
+	if (fd < 0) {
+		writer_failed(w, EBADF);
+		return NULL;
+	}
+	int e = exp_sys->fallocate(fd, 0, off, len);
 	if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
 		/* No fallocate here: write one byte at the end (sparse). */
 		char zero = 0;
-		e = exp_sys->pwrite(w->fd, &zero, 1, off + len - 1) == 1 ? 0 : -1;
+		e = exp_sys->pwrite(fd, &zero, 1, off + len - 1) == 1 ? 0 : -1;
 	}
 	if (e != 0) {
-		if (!atomic_exchange(&w->full, 1))
-			w->err = errno;
+		writer_failed(w, errno);
+		writer_fd_done(w);
 		return NULL;
 	}
 	/* Populated now, in one call: faulting the pages in one by one costs a
 	 * page-cache lookup and readahead each, inside the target. */
-	void *p = exp_sys->mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
+	void *p = exp_sys->mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	writer_fd_done(w);
 	if (p == MAP_FAILED) {
-		if (!atomic_exchange(&w->full, 1))
-			w->err = errno;
+		writer_failed(w, errno);
 		return NULL;
 	}
 	if (madvise(p, (size_t)len, 23 /*MADV_POPULATE_WRITE*/) != 0)
@@ -121,22 +183,33 @@ static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
 {
 	const uint32_t bs = w->block_bytes;
 	off_t off = (off_t)(c->dest * bs);
+	int fd = writer_fd(w);
 
+	if (fd < 0) {
+		writer_failed(w, EBADF);
+		return false;
+	}
 	for (uint32_t done = 0; done < c->size;) {
-		ssize_t n = exp_sys->pwrite(w->fd, c->block + done, c->size - done, off + done);
+		ssize_t n = exp_sys->pwrite(fd, c->block + done, c->size - done, off + done);
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
-			if (!atomic_exchange(&w->full, 1))
-				w->err = n < 0 ? errno : EIO;
+			writer_failed(w, n < 0 ? errno : EIO);
+			writer_fd_done(w);
 			return false;
 		}
 		done += (uint32_t)n;
 	}
+	writer_fd_done(w);
 	for (uint32_t i = 0; i < c->size / bs; i++)
 		atomic_store_explicit((_Atomic uint32_t *)(c->block + (size_t)i * bs), 0,
 				      memory_order_release);
 	memset(c->block, 0, c->size);
+	/* The window goes on standing for fresh blocks: they count. */
+	if (!within_budget(w, c->size)) {
+		exp_cursor_release_sigsafe(c);
+		return false;
+	}
 	c->dest = atomic_fetch_add(&w->next_block, c->size / bs);
 	tag_window(c, bs);
 	return true;
@@ -162,6 +235,10 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	c->used = b == 0 ? EXP_HEADER_BYTES : 0;
 	c->next_run = n * 2;
 	if (stage) {
+		if (!within_budget(w, (uint64_t)n * bs)) {
+			exp_cursor_release_sigsafe(c);
+			return false;
+		}
 		c->dest = atomic_fetch_add(&w->next_block, n);
 		tag_window(c, bs);
 	}

@@ -22,9 +22,22 @@
 struct exp_file_writer {
 	int fd;                        /* -1: not open */
 	uint32_t block_bytes;
+	uint32_t kind;                 /* enum exp_file_kind */
 	_Atomic uint64_t next_block;   /* index of the next unclaimed block */
-	_Atomic int full;              /* a claim failed (disk full, I/O error) */
-	int err;                       /* errno of the first failure */
+	_Atomic int full;              /* a claim failed (disk full, I/O error, size limit) */
+	int err;                       /* errno of the first failure (EFBIG: the size limit) */
+	/* The file's identity.  Before each claim the writer checks that `fd`
+	 * still is this file (a program may close or replace descriptors with
+	 * raw system calls); if not, it asks `reattach` (the collector's: open
+	 * the file again, 0 or -1) and never writes through a descriptor that is
+	 * not the file's. */
+	uint64_t dev, ino;
+	int (*reattach)(struct exp_file_writer *w);
+	_Atomic int users;             /* claims using `fd` now (moving it waits) */
+	/* The experiment's size limit, shared by every file of every process:
+	 * bytes claimed so far and the most allowed (NULL: no limit). */
+	_Atomic uint64_t *budget_used;
+	uint64_t budget_limit;
 };
 
 /* A thread's place in one file.  It starts with runs of consecutive blocks

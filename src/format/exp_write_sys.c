@@ -59,5 +59,10 @@ int exp_sys_unlinkat(int dirfd, const char *path, int flags)
 	return (int)syscall(SYS_unlinkat, dirfd, path, flags);
 }
 
+int exp_sys_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
 static const struct exp_sys raw = EXP_SYS_RAW;
 const struct exp_sys *exp_sys = &raw;

@@ -13,6 +13,7 @@
 #ifndef TALLY_EXP_WRITE_SYS_H
 #define TALLY_EXP_WRITE_SYS_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct exp_sys {
@@ -26,6 +27,7 @@ struct exp_sys {
 	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 	int (*munmap)(void *addr, size_t len);
 	int (*unlinkat)(int dirfd, const char *path, int flags);
+	int (*fstat)(int fd, struct stat *st);
 };
 
 /* The raw system calls, for a static initializer of a struct exp_sys. */
@@ -39,10 +41,11 @@ int exp_sys_fallocate(int fd, int mode, off_t off, off_t len);
 void *exp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int exp_sys_munmap(void *addr, size_t len);
 int exp_sys_unlinkat(int dirfd, const char *path, int flags);
+int exp_sys_fstat(int fd, struct stat *st);
 #define EXP_SYS_RAW                                                          \
 	{ exp_sys_openat, exp_sys_read, exp_sys_pread, exp_sys_write, exp_sys_pwrite, \
 	  exp_sys_close, exp_sys_fallocate, exp_sys_mmap, exp_sys_munmap,    \
-	  exp_sys_unlinkat }
+	  exp_sys_unlinkat, exp_sys_fstat }
 
 /* What the writer calls: the raw table unless redirected (set it before the
  * first exp_writer_open; never NULL). */

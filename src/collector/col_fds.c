@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_fds.c — the collector's own descriptors (see col_fds.h).
+ *
+ * A bitmap says which descriptors are ours; beside it, for each, where its
+ * number is kept (so that a move can update it) and the count of uses in
+ * progress.  Registration runs in normal context and in the signal handler
+ * (a record file reopened after a program replaced it); the tables are
+ * static and updated with atomics.  Raw system calls: fcntl and close here
+ * must not be our own interposers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector/col_fds.h"
+
+static _Atomic uint64_t ours[COL_FDS_MAX / 64];
+static int *_Atomic where_of[COL_FDS_MAX];
+static _Atomic int *_Atomic users_of[COL_FDS_MAX];
+static _Atomic int high = -1;          /* where ours start */
+
+/* The first number for ours: COL_FDS_HIGH below the soft limit, or below
+ * 1024 when the limit is higher (select() and programs that size tables by
+ * the limit are then unaffected). */
+static int high_start(void)
+{
+	int h = atomic_load_explicit(&high, memory_order_relaxed);
+	struct rlimit rl;
+
+	if (h >= 0)
+		return h;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
+		rl.rlim_cur = 1024;
+	rlim_t lim = rl.rlim_cur < 1024 ? rl.rlim_cur : 1024;
+	h = lim > 2 * COL_FDS_HIGH ? (int)lim - COL_FDS_HIGH : (int)lim / 2;
+	if (h < 3)
+		h = 3;
+	atomic_store(&high, h);
+	return h;
+}
+
+static void mark(int fd, bool on)
+{
+	if (on)
+		atomic_fetch_or(&ours[fd / 64], 1ull << (fd % 64));
+	else
+		atomic_fetch_and(&ours[fd / 64], ~(1ull << (fd % 64)));
+}
+
+bool col_fd_ours(int fd)
+{
+	return fd >= 0 && fd < COL_FDS_MAX &&
+	       (atomic_load_explicit(&ours[fd / 64], memory_order_acquire) >> (fd % 64) & 1);
+}
+
+/* A copy of `fd` at a free number from our start (or anywhere), close-on-exec. */
+static int dup_high(int fd)
+{
+	int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
+
+	return n >= 0 ? n : (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int col_fd_keep(int fd, int *where, _Atomic int *users)
+{
+	if (fd < 0)
+		return fd;
+	if (fd < high_start()) {
+		int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
+		if (n >= 0) {
+			syscall(SYS_close, fd);
+			fd = n;
+		}
+	}
+	if (fd < COL_FDS_MAX) {
+		atomic_store(&where_of[fd], where);
+		atomic_store(&users_of[fd], users);
+		mark(fd, true);
+	}
+	__atomic_store_n(where, fd, __ATOMIC_RELEASE);
+	return fd;
+}
+
+void col_fd_forget(int fd)
+{
+	if (fd < 0 || fd >= COL_FDS_MAX)
+		return;
+	mark(fd, false);
+	atomic_store(&where_of[fd], NULL);
+	atomic_store(&users_of[fd], NULL);
+}
+
+int col_fd_evict(int fd)
+{
+	if (!col_fd_ours(fd))
+		return 0;
+	int *where = atomic_load(&where_of[fd]);
+	_Atomic int *users = atomic_load(&users_of[fd]);
+	int n = dup_high(fd);
+	if (n < 0 || !where)
+		return -1;
+	col_fd_keep(n, where, users);          /* the owner sees the new number */
+	col_fd_forget(fd);
+	/* Uses that took the old number before the move end before the program
+	 * may reuse it (a signal handler of this very thread cannot be among
+	 * them for long: bounded). */
+	for (int spins = 0; users && atomic_load(users) > 0 && spins < 100000; spins++)
+		sched_yield();
+	return 0;
+}
+
+int col_fd_next(int from, int to)
+{
+	if (from < 0)
+		from = 0;
+	for (int fd = from; fd <= to && fd < COL_FDS_MAX;) {
+		uint64_t word = atomic_load_explicit(&ours[fd / 64], memory_order_acquire) >> (fd % 64);
+		if (word)
+			return fd + __builtin_ctzll(word) <= to ? fd + __builtin_ctzll(word) : -1;
+		fd = (fd / 64 + 1) * 64;
+	}
+	return -1;
+}

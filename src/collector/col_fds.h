@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_fds.h — the collector's own descriptors, out of the program's way.
+ *
+ * Every descriptor the collector keeps open (the experiment's directory, its
+ * log and record files, each thread's perf event) is moved to a high number
+ * (F_DUPFD_CLOEXEC from COL_FDS_HIGH below the descriptor limit), so that
+ * the program's own opens get the numbers they would get without tally, and
+ * registered, so that the interposers of close, close_range, closefrom, dup,
+ * dup2, dup3 and fcntl (col_interpose_fd.c) neither close ours nor let the
+ * program replace them: a descriptor of ours is "not open" to the program,
+ * and one it dup2()s onto is first moved elsewhere, its owner updated.
+ * Layer 3 (col_state.h).
+ */
+#ifndef TALLY_COL_FDS_H
+#define TALLY_COL_FDS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define COL_FDS_MAX 65536          /* descriptors we can register */
+#define COL_FDS_HIGH 64            /* ours go this far below the limit (at most 1024) */
+
+/* Move `fd`, just opened by the collector, high; register it, with the place
+ * `where` that holds it (valid until col_fd_forget) and `users` (uses in
+ * progress that a move must wait for; may be NULL).  Stores the descriptor in
+ * *where and returns it (`fd` itself if it could not move).  Sigsafe. */
+int col_fd_keep(int fd, int *where, _Atomic int *users);
+
+/* `fd` is no longer ours (the collector closes it, or it was replaced
+ * behind our back: then the program's, and left open).  Sigsafe. */
+void col_fd_forget(int fd);
+
+/* Is `fd` one of ours?  Sigsafe. */
+bool col_fd_ours(int fd);
+
+/* The program is about to put something at `fd`, one of ours: move ours to
+ * another number first (its owner sees the new one once the uses in
+ * progress are over).  0, or -1 if it cannot move.  Normal context. */
+int col_fd_evict(int fd);
+
+/* Our lowest descriptor in [from, to], or -1. */
+int col_fd_next(int from, int to);
+
+#endif

@@ -1,0 +1,38 @@
+# test_fds.sh — the collector's descriptors are invisible to the program:
+# moved high (the program's opens get the numbers they get without tally),
+# and protected: a shell's `exec 5>file` (dup2 onto 5), closing 3..1023 one
+# by one, close_range, closefrom, dup2 onto every descriptor, fcntl probes,
+# and even the close_range system call itself (which no interposer sees: the
+# collector notices and reopens its files, counted in fds.replaced).  In
+# every case the program's files hold exactly what it wrote, it exits 0, and
+# the I/O it traced is all there.
+. "$(dirname "$0")/lib.sh"
+cc_prog fdhostile
+cd "$T"
+
+printf 'exec 5>out5.txt\ni=0; while [ $i -lt 100000 ]; do i=$((i+1)); done\necho line >&5\n' >fd5.sh
+if command -v bash >/dev/null; then
+	check fd5_script_file_holds_only_its_line sh -c '
+		"$TALLY" record -o fd5.exp -- bash fd5.sh 2>/dev/null && test "$(cat out5.txt)" = line &&
+		test $(wc -c <out5.txt) -eq 5'
+else
+	skip fd5_script_file_holds_only_its_line "no bash"
+fi
+
+check collector_descriptors_are_high sh -c '
+	sh -c "ls /proc/\$\$/fd" | sort -n >plain.txt &&
+	"$TALLY" record -o high.exp -- sh -c "ls /proc/\$\$/fd" 2>/dev/null | sort -n >under.txt &&
+	comm -13 plain.txt under.txt >ours.txt && test -s ours.txt &&
+	awk "\$1 < 900 { bad = 1 } END { exit bad }" ours.txt'
+
+for mode in close range closefrom dup2 check raw; do
+	mkdir -p $mode
+	check "hostile_${mode}_files_exact" sh -c "
+		\"\$TALLY\" record -i -o $mode.exp ./fdhostile $mode $mode 2>err; rc=\$?; cat err;
+		test \$rc -eq 0 && test \$(cat $mode/*.txt | wc -c) -eq 170000 &&
+		\"\$TALLY\" report $mode.exp --format json | python3 -c '
+import json, sys
+o = json.load(sys.stdin)[\"overview\"]
+assert o[\"io.bytes\"] == 340000, o
+assert (o.get(\"fds.replaced\", 0) > 0) == (\"$mode\" == \"raw\"), o'"
+done
