@@ -10,8 +10,10 @@
  * notes each exec, and says when the new program is statically linked or
  * set-user-ID, where the collector cannot follow (its sub-experiment will be
  * missing).  The variadic execl* forms are rebuilt as argument vectors.
- * vfork is fork here (see below).  Called from any thread of the target,
- * never from a signal handler.
+ * vfork is the real one (col_vfork.S): its child shares its parent's memory,
+ * so in it nothing of the parent's state is touched, and its exec is
+ * followed as a spawned child's.  Called from any thread of the target, never
+ * from a signal handler.
  */
 #include <errno.h>
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,7 +58,16 @@ static const char *unprofilable(const char *path)
 	return rc == 0 && elf_peek_is_static(&p) ? "statically linked: not profiled" : NULL;
 }
 
-/* Quiesce our clock in this thread before the image goes away. */
+/* A vfork child (or a child of clone(CLONE_VM)): it runs in its parent's
+ * memory, on its parent's thread state, with a descriptor table of its own. */
+static bool vfork_child(void)
+{
+	return col_in_vfork_child() || getpid() != col_proc.pid;
+}
+
+/* Quiesce our clock in this thread before the image goes away.  In a vfork
+ * child, change nothing (the clock, the state and the files are the
+ * parent's): only say in the parent's log what the child runs. */
 static void before_exec(const char *path)
 {
 	char line[1100];
@@ -68,6 +80,10 @@ static void before_exec(const char *path)
 		return;
 	why = unprofilable(path);
 	snprintf(line, sizeof(line), "%s%s%s", path ? path : "?", why ? ": " : "", why ? why : "");
+	if (vfork_child()) {
+		col_log_sigsafe("exec.vfork-child", line);
+		return;
+	}
 	col_log_sigsafe("exec", line);
 	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());   /* this image's */
 	struct col_thread *t = col_thread_self_sigsafe();
@@ -90,20 +106,31 @@ static void before_exec(const char *path)
 /* The environment for the new image: `envp` with our variables set to this
  * process's values (a shell passes its own copy of the environment, made
  * before our fork handler updated it) and LD_PRELOAD kept (a program may
- * exec with a cleaned environment).  malloc'd; NULL if not collecting. */
-static char **exec_env(char *const envp[])
+ * exec with a cleaned environment).  In memory of its own (mmap: a vfork
+ * child must not use the parent's malloc); exec_env_free after a failed
+ * exec.  NULL if not collecting.  The values are this process's, which in a
+ * vfork child are its parent's: the new image, a pid that is not TALLY_PID,
+ * is then a spawned child of the parent (_fN_x1), as it is. */
+struct exec_env {
+	char **env;
+	size_t bytes;
+};
+
+static struct exec_env exec_env(char *const envp[])
 {
 	const char *const *ours = exp_env_inherited;
+	struct exec_env e = { NULL, 0 };
 	size_t n = 0, k = 0;
 
 	if (!col_proc.active || !envp || !col_proc.opt.follow)
-		return NULL;
+		return e;
 	while (envp[n])
 		n++;
-	char **env = malloc((n + EXP_ENV_INHERITED_COUNT + 1) * sizeof(*env) +
-			    EXP_ENV_INHERITED_COUNT * 4200);
-	if (!env)
-		return NULL;
+	e.bytes = (n + EXP_ENV_INHERITED_COUNT + 1) * sizeof(*e.env) + EXP_ENV_INHERITED_COUNT * 4200;
+	void *p = col_sys_mmap(NULL, e.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return (struct exec_env){ NULL, 0 };
+	char **env = e.env = p;
 	char *buf = (char *)(env + n + EXP_ENV_INHERITED_COUNT + 1);
 	/* In the order of exp_env_inherited. */
 	char pid[24], rank[24];
@@ -127,7 +154,13 @@ static char **exec_env(char *const envp[])
 		buf += snprintf(buf, 4200, "%s=%s", ours[j], values[j]) + 1;
 	}
 	env[k] = NULL;
-	return env;
+	return e;
+}
+
+static void exec_env_free(struct exec_env e)
+{
+	if (e.env)
+		col_sys_munmap(e.env, e.bytes);
 }
 
 /* The exec failed: this image goes on, and so does its profile. */
@@ -136,7 +169,7 @@ static int after_failed_exec(int rc)
 	int e = errno;
 	struct col_thread *t = col_thread_self_sigsafe();
 
-	if (col_proc.active && t) {
+	if (col_proc.active && t && !vfork_child()) {
 		col_log_sigsafe("exec.failed", strerror(e));
 		t->last_cpu_ns = 0;
 		col_clock_start(t);
@@ -154,9 +187,9 @@ COL_API int execve(const char *path, char *const argv[], char *const envp[])
 	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execve;
 
 	before_exec(path);
-	char **env = exec_env(envp);
-	int rc = after_failed_exec(real(path, argv, env ? env : envp));
-	free(env);
+	struct exec_env env = exec_env(envp);
+	int rc = after_failed_exec(real(path, argv, env.env ? env.env : envp));
+	exec_env_free(env);
 	return rc;
 }
 
@@ -170,9 +203,9 @@ COL_API int execvpe(const char *file, char *const argv[], char *const envp[])
 	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execvpe;
 
 	before_exec(file);
-	char **env = exec_env(envp);
-	int rc = after_failed_exec(real(file, argv, env ? env : envp));
-	free(env);
+	struct exec_env env = exec_env(envp);
+	int rc = after_failed_exec(real(file, argv, env.env ? env.env : envp));
+	exec_env_free(env);
 	return rc;
 }
 
@@ -186,15 +219,16 @@ COL_API int fexecve(int fd, char *const argv[], char *const envp[])
 	int (*real)(int, char *const[], char *const[]) = col_real_table()->fexecve;
 
 	before_exec("(fexecve)");
-	char **env = exec_env(envp);
-	int rc = after_failed_exec(real(fd, argv, env ? env : envp));
-	free(env);
+	struct exec_env env = exec_env(envp);
+	int rc = after_failed_exec(real(fd, argv, env.env ? env.env : envp));
+	exec_env_free(env);
 	return rc;
 }
 
-/* The arguments of execl* after `arg0`, as a vector (malloc'd; freed only if
- * the exec fails, like the rest of a failed image's state).  `envp`, if not
- * NULL, receives the pointer after the terminating NULL (execle). */
+/* The arguments of execl* after `arg0`, as a vector (mapped, not malloc'd:
+ * execl may be called in a vfork child; args_free after a failed exec).
+ * `envp`, if not NULL, receives the pointer after the terminating NULL
+ * (execle). */
 static char **collect_args(const char *arg0, va_list ap, char *const **envp)
 {
 	va_list count;
@@ -204,15 +238,23 @@ static char **collect_args(const char *arg0, va_list ap, char *const **envp)
 	while (va_arg(count, char *))
 		n++;
 	va_end(count);
-	char **argv = malloc((n + 1) * sizeof(*argv));
-	if (!argv)
+	size_t bytes = (n + 2) * sizeof(char *);
+	char **argv = col_sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (argv == MAP_FAILED)
 		return NULL;
+	argv[0] = (char *)bytes;          /* its size, before the vector */
+	argv++;
 	argv[0] = (char *)arg0;
 	for (size_t i = 1; i <= n; i++)
 		argv[i] = va_arg(ap, char *);
 	if (envp)
 		*envp = va_arg(ap, char *const *);
 	return argv;
+}
+
+static void args_free(char **argv)
+{
+	col_sys_munmap(argv - 1, (size_t)argv[-1]);
 }
 
 /* How an execl* form runs its vector: execv, execvp, or execve with the
@@ -227,7 +269,7 @@ static int exec_list(const char *file, const char *arg, va_list ap, enum exec_fo
 	if (!argv)
 		return errno = ENOMEM, -1;
 	int rc = form == EXEC_SEARCH ? execvp(file, argv) : execve(file, argv, envp);
-	free(argv);
+	args_free(argv);
 	return rc;
 }
 
@@ -258,11 +300,30 @@ COL_API int execle(const char *path, const char *arg, ...)
 	return rc;
 }
 
-/* A vfork child runs in its parent's memory until it execs: our exec
- * interposer would stop the parent's clock and write into the parent's
- * files.  vfork may be implemented as fork (POSIX), so it is here, as in
- * gprofng; the child becomes _fN, and its exec _fN_x1. */
-COL_API pid_t vfork(void)
+/* vfork itself is col_vfork.S: the real system call, between these two.
+ * Before it, the calling thread marks its state as its child's for a
+ * while; back in the parent (the child exec'd or exited), it takes it back
+ * and makes the result errno's.  Hidden; called from the assembly only. */
+__attribute__((visibility("hidden"))) void col_vfork_enter(void);
+__attribute__((visibility("hidden"))) long col_vfork_leave(long rc);
+
+void col_vfork_enter(void)
 {
-	return fork();
+	col_ensure_init();
+	struct col_thread *t = col_thread_self_sigsafe();
+	if (t)
+		atomic_store(&t->vfork_child, 1);
+}
+
+long col_vfork_leave(long rc)
+{
+	struct col_thread *t = col_thread_self_sigsafe();
+
+	if (t)
+		atomic_store(&t->vfork_child, 0);
+	if (rc < 0 && rc > -4096) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return rc;
 }

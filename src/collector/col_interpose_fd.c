@@ -9,7 +9,9 @@
  * first move ours elsewhere, then do what was asked.  Everything else goes
  * to the next definition (the I/O tracer's when it is loaded, so that it
  * still records the call; else libc's).  Any thread, normal context (or a
- * signal handler of the program's: nothing here waits on a lock).  Top layer.
+ * signal handler of the program's: nothing here waits on a lock).  A vfork
+ * child has a descriptor table of its own (ours close at its exec): it may
+ * do what it likes with it, and nothing of ours moves.  Top layer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +22,16 @@
 
 #include "collector/col_fds.h"
 #include "collector/col_real.h"
+#include "collector/col_state.h"
 
 /* The next definition of `name` (col_real.h, COL_REAL_CHAIN). */
 #define NEXT(name) (col_real_table()->chain.name)
+
+/* Is `fd` ours, here?  (In a vfork child, nothing is.) */
+static bool ours(int fd)
+{
+	return col_fd_ours(fd) && !col_in_vfork_child();
+}
 
 static int not_open(void)
 {
@@ -32,7 +41,7 @@ static int not_open(void)
 
 COL_API int close(int fd)
 {
-	if (col_fd_ours(fd))
+	if (ours(fd))
 		return not_open();
 	if (!col_real_table())         /* a close while the table resolves */
 		return (int)syscall(SYS_close, fd);
@@ -46,12 +55,12 @@ static int close_around(unsigned first, unsigned last, int flags)
 
 	while (first <= last) {
 		int to = last > (unsigned)INT32_MAX ? INT32_MAX : (int)last;
-		int ours = first > (unsigned)INT32_MAX ? -1 : col_fd_next((int)first, to);
-		if (ours < 0)
+		int mine = first > (unsigned)INT32_MAX || col_in_vfork_child() ? -1 : col_fd_next((int)first, to);
+		if (mine < 0)
 			return NEXT(close_range)(first, last, flags) != 0 ? -1 : rc;
-		if ((unsigned)ours > first && NEXT(close_range)(first, (unsigned)ours - 1, flags) != 0)
+		if ((unsigned)mine > first && NEXT(close_range)(first, (unsigned)mine - 1, flags) != 0)
 			rc = -1;
-		first = (unsigned)ours + 1;
+		first = (unsigned)mine + 1;
 		if (!first)
 			break;
 	}
@@ -69,13 +78,13 @@ COL_API void closefrom(int first)
 {
 	if (first < 0)
 		first = 0;
-	int ours = col_fd_next(first, INT32_MAX);
-	if (ours < 0) {
+	int mine = col_in_vfork_child() ? -1 : col_fd_next(first, INT32_MAX);
+	if (mine < 0) {
 		NEXT(closefrom)(first);
 		return;
 	}
 	/* Up to and past our last one, then everything after it. */
-	int last = ours;
+	int last = mine;
 	for (int next; (next = col_fd_next(last + 1, INT32_MAX)) >= 0;)
 		last = next;
 	close_around((unsigned)first, (unsigned)last, 0);
@@ -84,7 +93,7 @@ COL_API void closefrom(int first)
 
 COL_API int dup(int fd)
 {
-	if (col_fd_ours(fd))
+	if (ours(fd))
 		return not_open();
 	return NEXT(dup)(fd);
 }
@@ -92,7 +101,7 @@ COL_API int dup(int fd)
 /* Before the program's descriptor goes to `to`: ours leaves it. */
 static int make_room(int to)
 {
-	if (col_fd_ours(to) && col_fd_evict(to) != 0) {
+	if (ours(to) && col_fd_evict(to) != 0) {
 		errno = EBUSY;
 		return -1;
 	}
@@ -101,7 +110,7 @@ static int make_room(int to)
 
 COL_API int dup2(int fd, int to)
 {
-	if (col_fd_ours(fd))
+	if (ours(fd))
 		return not_open();
 	if (make_room(to) != 0)
 		return -1;
@@ -110,7 +119,7 @@ COL_API int dup2(int fd, int to)
 
 COL_API int dup3(int fd, int to, int flags)
 {
-	if (col_fd_ours(fd))
+	if (ours(fd))
 		return not_open();
 	if (make_room(to) != 0)
 		return -1;
@@ -124,7 +133,7 @@ COL_API int dup3(int fd, int to, int flags)
 		va_start(ap, cmd);                                           \
 		long arg = va_arg(ap, long);                                 \
 		va_end(ap);                                                  \
-		if (col_fd_ours(fd))                                         \
+		if (ours(fd))                                         \
 			return not_open();                                   \
 		return NEXT(name)(fd, cmd, arg);                             \
 	} while (0)

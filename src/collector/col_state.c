@@ -48,11 +48,19 @@ struct col_thread *col_thread_new_sigsafe(pid_t tid)
 	return t;
 }
 
+bool col_in_vfork_child(void)
+{
+	struct col_thread *t = self;
+
+	return t && atomic_load_explicit(&t->vfork_child, memory_order_relaxed);
+}
+
 struct col_thread *col_enter(void)
 {
 	struct col_thread *t = self;
 
-	if (!t || attaching || atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
+	if (!t || attaching || atomic_load_explicit(&t->vfork_child, memory_order_relaxed) ||
+	    atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
 		return NULL;
 	return t;
 }

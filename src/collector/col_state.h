@@ -32,7 +32,7 @@
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec col_attach col_interpose_fd
+ *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions
@@ -80,6 +80,11 @@ struct col_thread {
 	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
 	uint16_t memo_flags;
 	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
+	/* Set by this thread before vfork and cleared when it returns in the
+	 * parent: meanwhile the only one running on this state is the vfork
+	 * child (same memory, its own descriptors), which must change nothing
+	 * of it. */
+	_Atomic int vfork_child;
 };
 
 struct col_process {
@@ -128,7 +133,11 @@ void col_thread_set_attaching(bool attaching);
 /* Fresh state for thread `tid`: mmap'd, zeroed, no clock.  NULL on failure. */
 struct col_thread *col_thread_new_sigsafe(pid_t tid);
 
-/* Enter collector code from normal context; NULL if already inside. */
+/* Is the caller a vfork child, running on its parent's thread state? */
+bool col_in_vfork_child(void);
+
+/* Enter collector code from normal context; NULL if already inside (or in
+ * a vfork child: nothing is recorded there, the parent's state is not its). */
 struct col_thread *col_enter(void);
 void col_leave(struct col_thread *t);
 

@@ -1,0 +1,21 @@
+# test_vfork.sh — vfork keeps its meaning under tally: the child runs in its
+# parent's memory (its write before _exit or exec is seen by the parent,
+# as without tally; under the old vfork-as-fork the program exited 1), and
+# its exec is still followed (a sub-experiment _f1_x1 with the program's
+# samples); with --follow=none too, and with every tracer on.
+. "$(dirname "$0")/lib.sh"
+cc_prog vforky
+cc_prog spin
+cd "$T"
+
+check vfork_plain_child_writes_parent_memory ./vforky ./spin 0.01
+check vfork_under_tally_child_writes_parent_memory sh -c '
+	"$TALLY" record -o a.exp ./vforky 2>err; rc=$?; cat err; test $rc -eq 0'
+check vfork_exec_followed sh -c '
+	"$TALLY" record -o b.exp ./vforky ./spin 0.2 2>/dev/null && test -d b.exp/_f1_x1.exp &&
+	"$TALLY" export b.exp --format collapsed | grep -q "spin.*;main;parent;leaf_two" &&
+	grep -q "^exec.vfork-child: ./spin" b.exp/log.txt'
+check vfork_follow_none sh -c '
+	"$TALLY" record --follow=none -o c.exp ./vforky ./spin 0.05 2>/dev/null && ! ls -d c.exp/_* 2>/dev/null'
+check vfork_with_every_tracer sh -c '
+	"$TALLY" record -H -s -i -o d.exp ./vforky ./spin 0.05 2>/dev/null && test -d d.exp/_f1_x1.exp'
