@@ -13,6 +13,7 @@
 #define TALLY_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define CLI_OK 0
 #define CLI_PARTIAL 1
@@ -37,6 +38,20 @@ const char *cli_lib_dir(void);
  * (cli_compact.c). */
 void cli_archive(const char *expdir);
 void cli_compact(const char *expdir);
+
+/* The room an experiment takes (cli_space.c).  cli_space_parse: -L's SIZE
+ * (MiB, or with k/M/G; "unlimited": 0) into bytes, 0 or -1.
+ * cli_space_check: before the program runs, refuse a file system already
+ * full (one line printed, -1), and turn a *limit < 0 into the default (half
+ * the free space, at most 2 GiB).  cli_space_report: after the run, one
+ * line on stderr if anything was lost (no space, the size limit, reentry,
+ * broken unwinds, threads that were not sampled), with what to do;
+ * cli_space_full: is the file system (nearly) full now, so that compacting
+ * and archiving would only fail? */
+int cli_space_parse(const char *s, int64_t *bytes);
+int cli_space_check(const char *dir, int64_t *limit);
+bool cli_space_full(const char *dir);
+void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full);
 
 /* Flush and check stdout; returns CLI_FATAL (with a message) if it failed. */
 int cli_finish_stdout(const char *cmd, int rc);

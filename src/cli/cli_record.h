@@ -16,6 +16,7 @@
 
 struct record_opts {
 	const char *out;
+	int64_t limit;             /* -L bytes; 0 none; -1 the default */
 	struct exp_launch_options launch;   /* what the collector is told */
 	long pid;                  /* -p: attach to this process; 0: run a program */
 	double duration_s;         /* --duration (with -p); 0: until Ctrl-C */

@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"  -p PID            attach to a running process: profile it until Ctrl-C or the\n"
 		"                    end of --duration, then leave it running (docs/attach.md)\n"
 		"  --duration S      with -p: stop after S seconds\n"
+		"  -L SIZE           stop recording when the experiment reaches SIZE (MiB, or 500k, 2G;\n"
+		"                    default: half the free space, at most 2 GiB; unlimited: none)\n"
 		"Environment passed to the program: %s (the collector), %s,\n"
 		"%s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
@@ -201,6 +203,7 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 	cli_log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u",
 		 o->launch.hz, o->launch.heap, (long long)o->launch.sync_ns, o->launch.io, o->launch.mpi,
 		 o->launch.follow ? "all" : "none", o->launch.max_frames);
+	cli_log_line(log, "size-limit", "%lld", (long long)o->launch.limit_bytes);
 	fclose(log);
 }
 
@@ -328,6 +331,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "frames", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "limit", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -335,8 +339,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	char *end;
 
 	exp_launch_defaults(&o->launch);
+	o->limit = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:F:Hsimhp:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:F:HsimL:hp:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'p':
@@ -391,6 +396,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			break;
+		case 'L':
+			if (cli_space_parse(optarg, &o->limit) != 0) {
+				cli_error(CMD, "-L %s: expected a size (MiB, or 500k, 20M, 2G; unlimited)", optarg);
+				return -1;
+			}
+			break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -1;
 		}
@@ -440,6 +451,11 @@ int cmd_record(int argc, char **argv)
 		cli_error(CMD, "%s: %s", dir, strerror(errno));
 		return CLI_FATAL;
 	}
+	if (cli_space_check(dir, &o.limit) != 0) {
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	o.launch.limit_bytes = o.limit > 0 ? o.limit : 0;
 	write_log_head(dir, &o, &target, nprog, prog);
 	if (rank >= 0)
 		log_rank(dir, rank, rank_from);
@@ -511,8 +527,14 @@ int cmd_record(int argc, char **argv)
 	if (!collector_started(dir))
 		cli_warn(CMD, "%s: the collector did not start in %s (no \"pid:\" line in %s/%s): "
 			 "nothing was recorded", dir, prog[0], dir, EXP_LOG_NAME);
-	cli_compact(dir);
-	cli_archive(dir);
+	/* On a full file system, compacting and archiving would only fail: the
+	 * loss line says they were not done. */
+	bool full = cli_space_full(dir);
+	if (!full) {
+		cli_compact(dir);
+		cli_archive(dir);
+	}
+	cli_space_report(dir, o.launch.hz, o.launch.limit_bytes, full);
 	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "tally record: %s was killed by signal %d (%s); experiment in %s\n",
 			prog[0], WTERMSIG(status), strsignal(WTERMSIG(status)), dir);

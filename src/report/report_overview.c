@@ -67,6 +67,24 @@ static void handler_costs(struct report_doc *d, const struct exp_experiment *exp
 	report_kv_data(d, "handler_max_us", (double)max / 1e3);
 }
 
+/* The size limit (-L), when an experiment reached it: when, and at what. */
+static void size_limit(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		uint64_t at = f->counters[EXP_CTR_LIMIT_NS];
+		if (!at)
+			continue;
+		bool ok;
+		uint64_t limit = log_u64(f, "size-limit", &ok);
+		double s = at > f->start_ns ? (double)(at - f->start_ns) / 1e9 : 0;
+		report_kv_num(d, "size_limit_reached_s", "Size limit", s,
+			      "%.1f MiB reached at %.3f s: sampling and tracing stopped there, and "
+			      "frees after it were not seen (lost.size-limit; -L raises it)",
+			      (double)limit / (1 << 20), s);
+	}
+}
+
 void report_overview(struct report_doc *d, const struct model *m,
 		     const struct exp_experiment *exps, size_t nexps)
 {
@@ -158,11 +176,12 @@ void report_overview(struct report_doc *d, const struct model *m,
 	}
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
 		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||
-		    c == EXP_CTR_COLLECTOR_NS)
+		    c == EXP_CTR_COLLECTOR_NS || c == EXP_CTR_BYTES || c == EXP_CTR_LIMIT_NS)
 			continue;
 		report_kv_num(d, exp_counter_name(c), exp_counter_name(c), (double)counters[c], "%llu",
 			      (unsigned long long)counters[c]);
 	}
+	size_limit(d, exps, nexps);
 	if (m->unknown_stacks)
 		report_kv(d, "missing_stacks", "Missing stacks", "%llu events (shown as <Unknown>)",
 			  (unsigned long long)m->unknown_stacks);

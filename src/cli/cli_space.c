@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_space.c — `tally record` and the room an experiment takes: the size
+ * limit (-L, or a default that protects the disk), a file system already
+ * full refused before the program starts, and, after the run, one line on
+ * stderr when anything was lost, with the count and what to do.
+ *
+ * The limit is enforced inside the target (format/exp_write.c: every claim of
+ * blocks, by every process, counts against one budget in the founder's
+ * counters.dat); here it is chosen and its outcome read back.  The end of
+ * the run reads only what is small: each process's counters.dat, its log's
+ * error lines, and threads.dat (a thread's CPU time beside its samples).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "format/exp_launch.h"
+#include "format/exp_read.h"
+
+#define MIN_FREE (128u << 10)          /* an experiment's first files */
+#define DEFAULT_CAP (2ull << 30)       /* as gprofng's -L default: 2 GB */
+
+int cli_space_parse(const char *s, int64_t *bytes)
+{
+	char *end;
+
+	if (!strcmp(s, "unlimited") || !strcmp(s, "none")) {
+		*bytes = 0;
+		return 0;
+	}
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		return -1;
+	double unit = 1 << 20;                 /* a plain number is in MiB, as gprofng's -L */
+	if (*end == 'k' || *end == 'K')
+		unit = 1 << 10;
+	else if (*end == 'm' || *end == 'M')
+		unit = 1 << 20;
+	else if (*end == 'g' || *end == 'G')
+		unit = (double)(1u << 30);
+	else if (*end)
+		return -1;
+	if (*end && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB"))
+		return -1;
+	*bytes = (int64_t)(v * unit);
+	return 0;
+}
+
+static void human(char *buf, size_t len, uint64_t bytes)
+{
+	if (bytes >= (1ull << 30))
+		snprintf(buf, len, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+	else if (bytes >= (1u << 20))
+		snprintf(buf, len, "%.1f MiB", (double)bytes / (double)(1u << 20));
+	else
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes >> 10));
+}
+
+int cli_space_check(const char *dir, int64_t *limit)
+{
+	struct statvfs vfs;
+	char a[32], b[32];
+
+	if (statvfs(dir, &vfs) != 0)
+		return 0;                      /* nothing known: no default either */
+	uint64_t free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (free_bytes < MIN_FREE) {
+		human(a, sizeof(a), free_bytes);
+		human(b, sizeof(b), MIN_FREE);
+		cli_error("record", "%s: its file system is full (%s free; an experiment needs at least %s): "
+			  "free some space, or record elsewhere (-o DIR)", dir, a, b);
+		return -1;
+	}
+	if (*limit < 0)                        /* the default: half the free space, at most 2 GiB */
+		*limit = (int64_t)(free_bytes / 2 < DEFAULT_CAP ? free_bytes / 2 : DEFAULT_CAP);
+	return 0;
+}
+
+/* What the end of the run found, over every process. */
+struct losses {
+	uint64_t ctr[EXP_CTR_COUNT_];
+	uint64_t limit_ns, start_ns;       /* founder's: when the limit was reached; start */
+	int err;                           /* an errno the logs name for a record file */
+	size_t blocked;                    /* threads that ran long without a sample */
+	uint64_t blocked_ns;
+	size_t empty;                      /* descendants whose experiment holds nothing */
+};
+
+/* Adds the process's counters to l; returns the samples it lost (0 also
+ * when it has no counters). */
+static uint64_t read_counters(const char *dir, struct losses *l, bool founder)
+{
+	char path[PATH_MAX + 32];
+	uint8_t buf[EXP_COUNTERS_BYTES];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_COUNTERS_NAME);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	if (n < (ssize_t)(EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_) || memcmp(buf, EXP_MAGIC, 8))
+		return 0;
+	uint64_t c[EXP_CTR_COUNT_];
+	memcpy(c, buf + EXP_HEADER_BYTES, sizeof(c));
+	for (int i = 0; i < EXP_CTR_COUNT_; i++)
+		l->ctr[i] += c[i];
+	if (founder)
+		l->limit_ns = c[EXP_CTR_LIMIT_NS];
+	return c[EXP_CTR_LOST_BUFFER] + c[EXP_CTR_LOST_LIMIT] + c[EXP_CTR_LOST_REENTRY];
+}
+
+/* The log's "error: NAME.dat: errno N (...)" lines name why a file failed;
+ * its start.mono_ns dates the limit. */
+static void read_log(const char *dir, struct losses *l, bool founder)
+{
+	char path[PATH_MAX + 32], line[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		const char *e = strstr(line, ".dat: errno ");
+		if (!strncmp(line, "error: ", 7) && e && !l->err)
+			l->err = atoi(e + 12);
+		if (founder && !strncmp(line, "start.mono_ns: ", 15))
+			l->start_ns = strtoull(line + 15, NULL, 10);
+	}
+	fclose(f);
+}
+
+/* Threads that ran at least 50 ms of CPU with samples for less than a
+ * quarter of it: the sampling signal was blocked (or the clock lost). */
+static void read_threads(const char *dir, uint32_t hz, struct losses *l)
+{
+	char path[PATH_MAX + 32];
+	struct exp_file f;
+	struct exp_rec r;
+	struct exp_error err;
+
+	if (!hz)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, exp_file_name(EXP_FILE_THREADS));
+	if (exp_file_open(&f, path, EXP_FILE_THREADS, &err) != 0)
+		return;
+	while (exp_file_next(&f, &r, &err) > 0) {
+		struct exp_thread_end te;
+		if (r.type != EXP_REC_THREAD_END || r.len != sizeof(te))
+			continue;
+		memcpy(&te, r.p, sizeof(te));
+		uint64_t sampled = te.samples * (1000000000ull / hz);
+		if (te.cpu_ns >= 50000000ull && sampled * 4 < te.cpu_ns) {
+			l->blocked++;
+			l->blocked_ns += te.cpu_ns - sampled;
+		}
+	}
+	exp_file_close(&f);
+}
+
+static void scan(const char *dir, uint32_t hz, struct losses *l, bool founder)
+{
+	uint64_t lost = read_counters(dir, l, founder);
+	read_log(dir, l, founder);
+	if (!lost)                     /* samples lost for a reason already said */
+		read_threads(dir, hz, l);
+}
+
+/* Append "; TEXT" (or TEXT first) to the line. */
+static void part(char *line, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void part(char *line, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(line);
+	va_list ap;
+
+	if (n && n + 2 < len) {
+		strcpy(line + n, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+bool cli_space_full(const char *dir)
+{
+	struct statvfs vfs;
+
+	return statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < MIN_FREE;
+}
+
+void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
+{
+	struct losses l = { 0 };
+	char line[2048] = "", sub[PATH_MAX + 300], size[32];
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	scan(dir, hz, &l, true);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (de->d_name[0] != '_' || n < 5 || strcmp(de->d_name + n - 4, ".exp"))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/%s", dir, de->d_name, EXP_LOG_NAME);
+		struct stat st;
+		if (stat(sub, &st) != 0 || st.st_size == 0)
+			l.empty++;           /* it could not even write its log */
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		scan(sub, hz, &l, false);
+	}
+	if (d)
+		closedir(d);
+	uint64_t no_space = l.ctr[EXP_CTR_LOST_BUFFER] + l.ctr[EXP_CTR_LOST_EVENTS];
+	if (l.limit_ns) {
+		human(size, sizeof(size), (uint64_t)limit);
+		part(line, sizeof(line), "the experiment reached its size limit (%s) at %.3f s: sampling and "
+		     "tracing stopped there, %llu samples and events not recorded (-L SIZE raises the limit, "
+		     "-L unlimited lifts it)", size,
+		     l.limit_ns > l.start_ns ? (double)(l.limit_ns - l.start_ns) / 1e9 : 0.0,
+		     (unsigned long long)l.ctr[EXP_CTR_LOST_LIMIT]);
+	}
+	if (no_space || full || l.empty) {
+		char what[256] = "";
+		if (no_space)
+			snprintf(what, sizeof(what), "%llu samples and events lost", (unsigned long long)no_space);
+		if (l.empty)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%zu process%s recorded nothing",
+				 what[0] ? ", " : "", l.empty, l.empty > 1 ? "es" : "");
+		bool enospc = l.err == ENOSPC || full;
+		part(line, sizeof(line), "%s (%s): %s; %s%s",
+		     enospc ? "the experiment's file system is full" : "a record file could not grow",
+		     l.err ? strerror(l.err) : enospc ? strerror(ENOSPC) : "see the error: lines of the logs",
+		     what, enospc ? "free space, or record elsewhere (-o DIR)" : "see the logs",
+		     full ? "; not compacted, the program's objects not archived" : "");
+	}
+	if (l.ctr[EXP_CTR_LOST_REENTRY] * 20 > l.ctr[EXP_CTR_SAMPLES] && l.ctr[EXP_CTR_LOST_REENTRY] > 10)
+		part(line, sizeof(line), "%llu samples lost because the collector was busy (lost.reentry): "
+		     "a lower rate (-F) loses fewer", (unsigned long long)l.ctr[EXP_CTR_LOST_REENTRY]);
+	if (l.ctr[EXP_CTR_UNWIND_BROKEN] * 20 > l.ctr[EXP_CTR_SAMPLES] && l.ctr[EXP_CTR_UNWIND_BROKEN] > 10)
+		part(line, sizeof(line), "%llu stacks broke while unwinding (code without unwind tables: "
+		     "build with -fasynchronous-unwind-tables or frame pointers)",
+		     (unsigned long long)l.ctr[EXP_CTR_UNWIND_BROKEN]);
+	if (l.blocked)
+		part(line, sizeof(line), "%zu thread%s ran %.3f s of CPU without samples (the sampling "
+		     "signal blocked?)", l.blocked, l.blocked > 1 ? "s" : "", (double)l.blocked_ns / 1e9);
+	if (line[0])
+		cli_warn("record", "%s: %s", dir, line);
+}
