@@ -267,10 +267,62 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 	free(items);
 	if (rc)
 		return rc;
+	for (size_t i = 0; i < in->ntids; i++) {
+		bool found = false;
+		for (size_t k = 0; k < in->model.nthreads && !found; k++)
+			found = in->model.threads[k].tid == in->tids[i];
+		if (!found) {
+			cli_error(cmd, "--thread %u: no such thread in the experiment (see --threads)",
+				  in->tids[i]);
+			return CLI_FATAL;
+		}
+	}
 	if (in->process && !in->model.nprocs) {
 		cli_error(cmd, "--process %s: no such process in the experiment (see --processes)",
 			  in->process);
 		return CLI_FATAL;
+	}
+	return 0;
+}
+
+/* The value of `key` in an "options: hz=1000 heap=0 ..." log line, or `dflt`. */
+static long long option_value(const char *options, const char *key, long long dflt)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = options; p && (p = strstr(p, key)); p += n)
+		if ((p == options || p[-1] == ' ') && p[n] == '=')
+			return strtoll(p + n + 1, NULL, 10);
+	return dflt;
+}
+
+int cli_metrics_recorded(const char *cmd, const struct cli_input *in, const enum model_metric *ms, int n)
+{
+	static const struct { const char *prefix, *option, *how; long long off; } how[] = {
+		{ "cpu", "hz", "no clock samples: recorded with -F 0", 0 },
+		{ "heap.", "heap", "no heap events: record with -H", 0 },
+		{ "sync.", "sync", "no synchronization waits: record with -s", -1 },
+		{ "io.", "io", "no I/O events: record with -i", 0 },
+		{ "mpi.", "mpi", "no MPI events: record with -m", 0 },
+	};
+
+	for (int i = 0; i < n; i++) {
+		const char *name = model_metric_info(ms[i])->name;
+		for (size_t k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+			if (strncmp(name, how[k].prefix, strlen(how[k].prefix)))
+				continue;
+			/* Recorded if any experiment was recorded with the option on
+			 * (an experiment without the options line: assume so). */
+			bool on = false;
+			for (size_t e = 0; e < in->nexps && !on; e++) {
+				const char *opts = exp_proc_log(&in->exps[e].procs[0], "options");
+				on = !opts || option_value(opts, how[k].option, how[k].off) != how[k].off;
+			}
+			if (!on) {
+				cli_error(cmd, "--metric %s: %s", name, how[k].how);
+				return CLI_FATAL;
+			}
+		}
 	}
 	return 0;
 }

@@ -60,6 +60,11 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 int cli_input_load(struct cli_input *in, const char *cmd);
 void cli_input_free(struct cli_input *in);
 
+/* Were these metrics recorded (the options in the experiments' logs)?  Else
+ * one line naming the first that was not and the option that records it;
+ * CLI_FATAL.  0 if all were (a filter may still leave them empty). */
+int cli_metrics_recorded(const char *cmd, const struct cli_input *in, const enum model_metric *ms, int n);
+
 /* "tally CMD: no function named 'NAME' in the profile", with the nearest
  * names when some are near (a mistyped name). */
 void cli_no_such_function(const char *cmd, const struct model *m, const char *name);

@@ -88,6 +88,14 @@ int cmd_export(int argc, char **argv)
 	}
 	in.paths = paths;
 	rc = cli_input_load(&in, CMD);
+	enum model_metric want = (enum model_metric)mm;
+	if (!rc && !strcmp(format, "collapsed"))
+		rc = cli_metrics_recorded(CMD, &in, &want, 1);
+	if (!rc && !strcmp(format, "arcs") && !in.model.narcs) {
+		cli_error(CMD, "--format arcs: no call arcs in the experiment (they come from programs "
+			  "built with -pg or -finstrument-functions; --format collapsed has the stacks)");
+		rc = CLI_FATAL;
+	}
 	if (!rc && !strcmp(format, "pprof")) {
 		if (report_pprof(out_path, &in.model) != 0) {
 			cli_error(CMD, "%s: write failed: %s", out_path, strerror(errno));

@@ -37,7 +37,7 @@ static pid_t child_pid;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
+		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-L SIZE] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
 		"  -o EXP            experiment directory (default tally.N.exp, first unused N)\n"
 		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off)\n"
 		"  -H                trace heap allocations (heap.bytes, heap.count, heap.leak)\n"
@@ -341,7 +341,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	exp_launch_defaults(&o->launch);
 	o->limit = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:F:HsimL:hp:", longopts, NULL)) != -1) {
+	opterr = 0;                 /* our messages, "tally record: ...", one line */
+	while ((c = getopt_long(argc, argv, "+:o:F:HsimL:hp:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'p':
@@ -403,7 +404,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -1;
+		case ':':
+			cli_error(CMD, "%s needs a value (tally record --help)", argv[optind - 1]);
+			return -1;
+		default:
+			if (optopt)
+				cli_error(CMD, "unknown option -%c (tally record --help)", optopt);
+			else
+				cli_error(CMD, "unknown option %s (tally record --help)", argv[optind - 1]);
+			return -1;
 		}
 	}
 	if (o->pid && optind < argc) {
@@ -419,6 +428,23 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+/* An executable file the kernel cannot run (no "#!" line) is a shell
+ * script, as for execvp and the shells: run it with /bin/sh.  Returns the
+ * errno if that fails too.  In the child, before the program starts. */
+static int run_as_script(const char *path, char **prog, int nprog)
+{
+	char **argv = calloc((size_t)nprog + 2, sizeof(*argv));
+
+	if (!argv)
+		return ENOEXEC;
+	argv[0] = "sh";
+	argv[1] = (char *)path;
+	for (int i = 1; i < nprog; i++)
+		argv[i + 1] = prog[i];
+	execv("/bin/sh", argv);
+	return errno;
 }
 
 int cmd_record(int argc, char **argv)
@@ -489,6 +515,8 @@ int cmd_record(int argc, char **argv)
 		setenv(EXP_ENV_JOB_RANK, r, 1);
 		execv(target.path, prog);
 		int e = errno;
+		if (e == ENOEXEC)
+			e = run_as_script(target.path, prog, nprog);
 		if (write(pipefd[1], &e, sizeof(e)) != sizeof(e))
 			_exit(127);
 		_exit(e == ENOENT ? 127 : 126);

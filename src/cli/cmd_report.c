@@ -66,6 +66,34 @@ struct report_cmd {
 	const char *focus;         /* --callers FUNC */
 	const char *metric_arg;
 	long limit;                /* -1: the format's default */
+	bool view_given;           /* a view option was given (one only) */
+};
+
+/* The view an option asks for, or -1 if it is not a view. */
+static int view_of(int id)
+{
+	switch (id) {
+	case OPT_FUNCTIONS: return VIEW_FUNCTIONS;
+	case OPT_CALLERS: return VIEW_CALLERS;
+	case OPT_TREE: return VIEW_TREE;
+	case OPT_THREADS: return VIEW_THREADS;
+	case OPT_OBJECTS: return VIEW_OBJECTS;
+	case OPT_GPROF: return VIEW_GPROF;
+	case OPT_LEAKS: return VIEW_LEAKS;
+	case OPT_BY_FILE:
+	case OPT_FILES: return VIEW_FILES;
+	case OPT_PROCESSES: return VIEW_PROCESSES;
+	case OPT_RANKS: return VIEW_RANKS;
+	case OPT_MESSAGES: return VIEW_MESSAGES;
+	default: return -1;
+	}
+}
+
+static const char *const view_option[] = {
+	[VIEW_FUNCTIONS] = "--functions", [VIEW_CALLERS] = "--callers", [VIEW_TREE] = "--tree",
+	[VIEW_THREADS] = "--threads", [VIEW_OBJECTS] = "--objects", [VIEW_GPROF] = "--gprof",
+	[VIEW_LEAKS] = "--leaks", [VIEW_FILES] = "--by-file", [VIEW_PROCESSES] = "--processes",
+	[VIEW_RANKS] = "--ranks", [VIEW_MESSAGES] = "--messages",
 };
 
 static void usage(FILE *f)
@@ -111,7 +139,15 @@ static void default_metrics(const struct model *m, struct report_opts *o)
 static int take_option(struct report_cmd *r, int id, const char *val)
 {
 	char *end;
+	int view = view_of(id);
 
+	/* One view per report: a second one is a mistake, not a preference. */
+	if (view >= 0 && r->view_given && view != (int)r->view) {
+		cli_error(CMD, "%s and %s are two views: give one (a report shows one view)",
+			  view_option[r->view], view_option[view]);
+		return CLI_USAGE;
+	}
+	r->view_given |= view >= 0;
 	switch (id) {
 	case OPT_FUNCTIONS: r->view = VIEW_FUNCTIONS; break;
 	case OPT_CALLERS: r->view = VIEW_CALLERS; r->focus = val; break;
@@ -224,6 +260,8 @@ int cmd_report(int argc, char **argv)
 	in->all_processes = r.view == VIEW_PROCESSES;
 	rc = cli_input_load(in, CMD);
 	if (rc)
+		goto out;
+	if (o->nmetrics && (rc = cli_metrics_recorded(CMD, in, o->metrics, o->nmetrics)))
 		goto out;
 	default_metrics(&in->model, o);
 	o->limit = r.limit >= 0 ? (size_t)r.limit : (o->fmt == REPORT_TEXT ? 40 : 0);

@@ -7,7 +7,8 @@
  * function of that name).
  * Tabs separate the fields because demangled C++ names contain spaces.
  * Arcs come from model.arcs, sorted by caller and callee; an experiment
- * without -pg / -finstrument-functions arcs gives an empty file.
+ * without -pg / -finstrument-functions arcs is refused by `tally export`
+ * (it says why) before this is called.
  */
 #include <stdlib.h>
 

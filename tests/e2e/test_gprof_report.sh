@@ -51,8 +51,9 @@ assert abs(arcs[(\"main\", \"g\")][\"children_ns\"] - gf[\"self_ns\"]) <= 1
 assert all(r[\"pct_time\"] <= 100.0 for r in d[\"graph\"]), d[\"graph\"]"'
 check gprof_report_bad_method_is_usage_error sh -c '
 	"$TALLY" report plain.exp --gprof=guess >/dev/null 2>&1; test $? -eq 64'
-check gprof_export_arcs_empty_without_runtime sh -c '
-	"$TALLY" export plain.exp --format arcs >p.arcs && test ! -s p.arcs'
+check gprof_export_arcs_said_without_runtime sh -c '
+	"$TALLY" export plain.exp --format arcs >p.arcs 2>err; test $? -eq 2 && test ! -s p.arcs &&
+	grep -q "no call arcs" err'
 
 check gprof_report_cycle_from_stacks sh -c '
 	"$TALLY" report cyc.exp --gprof >c.txt &&
