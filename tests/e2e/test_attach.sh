@@ -160,7 +160,12 @@ kill -CONT $S
 sleep 0.8
 refused attached_already 'another `tally record -p` is attached' $S
 bounded_wait $B 20
-if command -v setpriv >/dev/null; then
+if ! command -v setpriv >/dev/null; then
+	skip attach_refuses_other_user "setpriv not installed"
+elif ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TALLY"; then
+	# A checkout in a private directory (root's home): nobody cannot run it.
+	skip attach_refuses_other_user "user 65534 cannot run $TALLY"
+else
 	chmod 755 "$T"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" record -p $S -o /tmp/tally-nobody.$$.exp \
 		>perm.out 2>perm.err; rc=$?
@@ -177,8 +182,6 @@ if command -v setpriv >/dev/null; then
 	check attach_other_users_process_as_root sh -c "test $rcp = 2 && grep -q 'who cannot write the experiment' nbp.err &&
 		test $rco = 0 && test $rcn = 0 && test \$(stat -c %u pub/nb.exp/samples.dat) = 65534 &&
 		grep -qx 'checksum 0 0.000000000' nb.out"
-else
-	skip attach_refuses_other_user "setpriv not installed"
 fi
 check attach_refusals_left_target_alone sh -c "kill -0 $S && grep -q ready sl.err"
 kill $S; wait $S 2>/dev/null

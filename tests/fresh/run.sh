@@ -8,7 +8,8 @@
 # Makes a clean root with `debootstrap --variant=minbase bookworm` (unless
 # ROOT already holds one: then it is used as it is, so start from a copy
 # made right after debootstrap to keep it fresh), installs make and git in
-# it, clones this repository's committed HEAD into ROOT/root/tally, mounts
+# it, clones this repository's committed HEAD into ROOT/usr/local/src/tally
+# (readable by every user: some tests run commands as nobody), mounts
 # /proc, /sys, /dev, /dev/pts and /dev/shm, and runs `make demo` then
 # `make check` inside with chroot.  Prints each command's time and last
 # lines; the logs stay in ROOT/root/*.log.  Exit status: make check's.
@@ -55,15 +56,16 @@ in_root() { chroot "$ROOT" /usr/bin/env -i HOME=/root TERM=dumb \
 echo "== apt-get install make git (in the root)"
 in_root sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends make git ca-certificates' \
 	>"$ROOT/root/setup.log" 2>&1 || { tail -n 20 "$ROOT/root/setup.log"; exit 1; }
-rm -rf "$ROOT/root/tally"
-git clone -q "$REPO" "$ROOT/root/tally"
-echo "== HEAD $(git -C "$ROOT/root/tally" log --oneline -1)"
+SRC=/usr/local/src/tally
+rm -rf "$ROOT$SRC"
+git clone -q "$REPO" "$ROOT$SRC"
+echo "== HEAD $(git -C "$ROOT$SRC" log --oneline -1)"
 
 status=0
 for target in demo check; do
 	t0=$(date +%s)
 	rc=0
-	in_root sh -c "cd /root/tally && make $target" >"$ROOT/root/$target.log" 2>&1 || rc=$?
+	in_root sh -c "cd $SRC && make $target" >"$ROOT/root/$target.log" 2>&1 || rc=$?
 	t1=$(date +%s)
 	echo "== make $target: exit $rc after $((t1 - t0)) s; last lines:"
 	tail -n 8 "$ROOT/root/$target.log" | sed 's/^/    /'
