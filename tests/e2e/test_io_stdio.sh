@@ -48,11 +48,11 @@ for name, n in want.items():
 # sort reads with fread_unlocked and writes with fwrite_unlocked, through
 # temporary files when -S is small.
 python3 -c '
-import random
-random.seed(1)
-with open("big.txt", "w") as f:
+import os
+letters = bytes(ord("a") + i % 10 for i in range(256))
+with open("big.txt", "wb") as f:
     for i in range(100000):
-        f.write("".join(random.choice("abcdefghij") for _ in range(199)) + "\n")'
+        f.write(os.urandom(199).translate(letters) + b"\n")'
 TMPDIR=$T "$TALLY" record -i -o sort.exp sort -S 1M -o sorted.txt big.txt 2>/dev/null
 "$TALLY" report sort.exp --by-file --format csv >sort.csv
 check sort_bytes_equal_file_size python3 -c '
