@@ -3,20 +3,13 @@
  * its experiment is on while it runs.  usage: fillup FILE SECONDS */
 #include <fcntl.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
-static volatile unsigned long sink;
+#include "burn_cpu.h"
 
 static __attribute__((noinline, noipa)) void after_full(double seconds)
 {
-	struct timespec t0, t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 100000; i++)
-			sink = sink * 6364136223846793005ul + 1;
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+	burn_cpu(seconds);
 }
 
 int main(int argc, char **argv)
