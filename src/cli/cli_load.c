@@ -12,6 +12,7 @@
 #include "cli/cli_load.h"
 #include "format/exp_job.h"
 #include "model/model_map.h"
+#include "report/report_table.h"
 #include "symbols/sym.h"
 
 static const char *warn_cmd = "report";
@@ -251,8 +252,10 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 	long n = jobs ? list_items(in, cmd, jobs, &items) : -1;
 	int rc = n < 0 ? CLI_FATAL : 0;
 	in->exps = n > 0 ? calloc((size_t)n, sizeof(*in->exps)) : NULL;
-	if (n > 0 && !in->exps)
+	if (!jobs || (n > 0 && !in->exps)) {
+		cli_error(cmd, "out of memory");
 		rc = CLI_FATAL;
+	}
 	struct model_options mo = {
 		.tids = in->tids, .ntids = in->ntids, .keep_tally_frames = in->show_collector,
 		.process = in->process, .view = in->view, .merge_procs = in->has_job && n > 1,
@@ -341,6 +344,20 @@ void cli_no_such_function(const char *cmd, const struct model *m, const char *na
 		cli_error(cmd, "no function named '%s' in the profile; nearest: %s", name, list);
 	else
 		cli_error(cmd, "no function named '%s' in the profile (see --functions)", name);
+}
+
+int cli_doc_end(struct report_doc *d, const char *cmd, int rc)
+{
+	char msg[200] = "";
+
+	if (report_doc_error(d))
+		snprintf(msg, sizeof(msg), "%s", report_doc_error(d));
+	report_doc_end(d);
+	if (msg[0]) {
+		cli_error(cmd, "%s", msg);
+		return CLI_FATAL;
+	}
+	return cli_finish_stdout(cmd, rc);
 }
 
 void cli_input_free(struct cli_input *in)

@@ -69,4 +69,10 @@ int cli_metrics_recorded(const char *cmd, const struct cli_input *in, const enum
  * names when some are near (a mistyped name). */
 void cli_no_such_function(const char *cmd, const struct model *m, const char *name);
 
+struct report_doc;
+/* End a report document written to stdout: if a view failed (out of
+ * memory), print why and return CLI_FATAL; else flush stdout and return
+ * `rc` (or CLI_FATAL if that failed). */
+int cli_doc_end(struct report_doc *d, const char *cmd, int rc);
+
 #endif

@@ -119,13 +119,15 @@ int cmd_annotate(int argc, char **argv)
 	} else if (!rc) {
 		char err[512];
 		struct report_doc *d = report_doc_new(stdout, o.fmt);
-		if (report_annotate(d, &in.model, &o, func, disasm, err, sizeof(err))) {
+		if (!d) {
+			cli_error(CMD, "out of memory");
+			rc = CLI_FATAL;
+		} else if (report_annotate(d, &in.model, &o, func, disasm, err, sizeof(err))) {
 			report_doc_end(d);
 			cli_error(CMD, "%s", err);
 			rc = CLI_FATAL;
 		} else {
-			report_doc_end(d);
-			rc = cli_finish_stdout(CMD, CLI_OK);
+			rc = cli_doc_end(d, CMD, CLI_OK);
 		}
 	}
 	cli_input_free(&in);

@@ -38,6 +38,45 @@ static void usage(FILE *f)
 	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
+/* Write the export; CLI_OK, or CLI_FATAL with a message naming the file and
+ * the cause (out of memory, or the write's errno). */
+static int write_export(struct cli_input *in, const char *format, enum model_metric metric,
+			const char *out_path)
+{
+	const char *name = out_path ? out_path : "stdout";
+	int rc;
+
+	errno = 0;
+	if (!strcmp(format, "pprof")) {
+		rc = report_pprof(out_path, &in->model);
+	} else {
+		FILE *out = out_path ? fopen(out_path, "w") : stdout;
+		if (!out) {
+			cli_error(CMD, "%s: %s", out_path, strerror(errno));
+			return CLI_FATAL;
+		}
+		if (!strcmp(format, "arcs"))
+			rc = report_arcs(out, &in->model);
+		else if (!strcmp(format, "callgrind"))
+			rc = report_callgrind(out, &in->model, in->exps, in->nexps);
+		else
+			rc = report_collapsed(out, &in->model, metric);
+		int e = errno;
+		if (out != stdout && fclose(out) != 0 && !rc) {
+			rc = -1;
+			e = errno;
+		}
+		errno = e;
+	}
+	if (!rc)
+		return CLI_OK;
+	if (errno == ENOMEM)
+		cli_error(CMD, "%s: out of memory while writing the %s export", name, format);
+	else
+		cli_error(CMD, "%s: write failed: %s", name, errno ? strerror(errno) : "I/O error");
+	return CLI_FATAL;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct cli_input in = { 0 };
@@ -96,30 +135,8 @@ int cmd_export(int argc, char **argv)
 			  "built with -pg or -finstrument-functions; --format collapsed has the stacks)");
 		rc = CLI_FATAL;
 	}
-	if (!rc && !strcmp(format, "pprof")) {
-		if (report_pprof(out_path, &in.model) != 0) {
-			cli_error(CMD, "%s: write failed: %s", out_path, strerror(errno));
-			rc = CLI_FATAL;
-		}
-	} else if (!rc) {
-		FILE *out = out_path ? fopen(out_path, "w") : stdout;
-		if (!out) {
-			cli_error(CMD, "%s: %s", out_path, strerror(errno));
-			rc = CLI_FATAL;
-		} else {
-			if (!strcmp(format, "arcs"))
-				rc = report_arcs(out, &in.model);
-			else if (!strcmp(format, "callgrind"))
-				rc = report_callgrind(out, &in.model, in.exps, in.nexps);
-			else
-				rc = report_collapsed(out, &in.model, (enum model_metric)mm);
-			rc = rc ? CLI_FATAL : CLI_OK;
-			if (out != stdout && fclose(out) != 0)
-				rc = CLI_FATAL;
-			if (rc)
-				cli_error(CMD, "%s: write failed", out_path ? out_path : "stdout");
-		}
-	}
+	if (!rc)
+		rc = write_export(&in, format, (enum model_metric)mm, out_path);
 	cli_input_free(&in);
 	free(paths);
 	return cli_finish_stdout(CMD, rc);

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_args.h"
+#include "cli/cli_load.h"
 #include "format/gmon_read.h"
 #include "report/report_gprof.h"
 #include "symbols/sym.h"
@@ -118,14 +119,17 @@ int cmd_gprof(int argc, char **argv)
 			 (unsigned long long)st.outside_samples, (unsigned long long)prof.samples,
 			 program);
 	struct report_doc *d = report_doc_new(stdout, fmt);
+	if (!d) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
 	report_note(d, "tally gprof: %s, %zu profile%s (%s%s): %llu samples at %.0f Hz, %zu arc "
 		       "records", program, prof.nfiles, prof.nfiles == 1 ? "" : "s", files[0],
 		    nfiles > 1 ? ", ..." : "", (unsigned long long)prof.samples, g.units_per_sec,
 		    prof.narcs);
 	report_gprof_listing(d, fmt, &g);
 	report_gprof_bb(d, &prof, o);
-	report_doc_end(d);
-	rc = cli_finish_stdout(CMD, CLI_OK);
+	rc = cli_doc_end(d, CMD, CLI_OK);
 out:
 	model_gprof_free(&g);
 	gmon_profile_free(&prof);

@@ -267,6 +267,11 @@ int cmd_report(int argc, char **argv)
 	o->limit = r.limit >= 0 ? (size_t)r.limit : (o->fmt == REPORT_TEXT ? 40 : 0);
 
 	struct report_doc *d = report_doc_new(stdout, o->fmt);
+	if (!d) {
+		cli_error(CMD, "out of memory");
+		rc = CLI_FATAL;
+		goto out;
+	}
 	if (o->fmt != REPORT_CSV)
 		report_overview(d, &in->model, in->exps, in->nexps);
 	switch (r.view) {
@@ -288,16 +293,11 @@ int cmd_report(int argc, char **argv)
 		}
 		break;
 	case VIEW_GPROF:
-		if (report_gprof(d, &in->model, o, r.gprof_method)) {
-			report_doc_end(d);
-			cli_error(CMD, "--gprof: out of memory");
-			rc = CLI_FATAL;
-			goto out;
-		}
+		if (report_gprof(d, &in->model, o, r.gprof_method))
+			report_doc_fail(d, "the gprof graph");
 		break;
 	}
-	report_doc_end(d);
-	rc = cli_finish_stdout(CMD, CLI_OK);
+	rc = cli_doc_end(d, CMD, CLI_OK);
 out:
 	cli_input_free(in);
 	free(paths);

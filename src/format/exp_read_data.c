@@ -90,8 +90,16 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 			fclose(f);
 			return nomem(err, path);
 		}
-		p->log[p->nlog].key = strdup(line);
-		p->log[p->nlog].value = strdup(colon + 2);
+		char *key = strdup(line), *value = strdup(colon + 2);
+		if (!key || !value) {
+			free(key);
+			free(value);
+			free(line);
+			fclose(f);
+			return nomem(err, path);
+		}
+		p->log[p->nlog].key = key;
+		p->log[p->nlog].value = value;
 		p->nlog++;
 	}
 	free(line);
@@ -679,9 +687,9 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 	if (!exe)
 		exe = exp_proc_log(p, "target");
 	p->exe = strdup(exe ? exe : "?");
-	const char *slash = strrchr(p->exe, '/');
-	p->name = strdup(slash ? slash + 1 : p->exe);
-	return 0;
+	const char *slash = p->exe ? strrchr(p->exe, '/') : NULL;
+	p->name = p->exe ? strdup(slash ? slash + 1 : p->exe) : NULL;
+	return p->name ? 0 : nomem(err, p->dir);
 }
 
 static int cmp_lineage(const void *a, const void *b)
@@ -706,6 +714,8 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 	memset(e, 0, sizeof(*e));
 	e->path = strdup(path);
 	e->rank = -1;
+	if (!e->path)
+		return nomem(err, path);
 	if (stat(path, &st) != 0) {
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno));
 		return -errno;
@@ -724,6 +734,8 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 	e->procs[0].dir = strdup(path);
 	e->procs[0].lineage = strdup("");
 	e->nprocs = 1;
+	if (!e->procs[0].dir || !e->procs[0].lineage)
+		return nomem(err, path);
 
 	DIR *d = opendir(path);
 	struct dirent *de;
@@ -750,6 +762,10 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 		struct exp_proc *p = &e->procs[e->nprocs++];
 		p->dir = strdup(sub);
 		p->lineage = strndup(de->d_name, n - 4);
+		if (!p->dir || !p->lineage) {
+			closedir(d);
+			return nomem(err, path);
+		}
 	}
 	if (d)
 		closedir(d);

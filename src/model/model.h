@@ -166,6 +166,15 @@ struct model_heap_peak {
 	uint32_t entry;            /* the allocation that reached it (entry index + 1; 0 none) */
 };
 
+/* Heap events the replay could not pair (model_heap.c): not lost from
+ * heap.bytes or heap.count, but they make heap.leak and the peak less sure. */
+struct model_heap_unpaired {
+	uint64_t frees;            /* releases of blocks whose allocation was not
+	                              recorded (before tracing began, outside --time) */
+	uint64_t reuses;           /* blocks allocated again while live: their
+	                              release was not recorded */
+};
+
 struct model {
 	struct model_func *funcs;  /* [0] is <Total> */
 	uint32_t nfuncs;
@@ -188,6 +197,7 @@ struct model {
 	struct model_msg *msgs;    /* MPI point-to-point traffic, by (from, to) */
 	size_t nmsgs;
 	size_t left_out;           /* processes left out by ranks_only */
+	struct model_heap_unpaired heap_unpaired;
 	void *priv;                /* model_build's indexes while building */
 };
 
@@ -215,8 +225,8 @@ struct model_func_metrics {
 };
 
 /* Exclusive and inclusive metrics of every function; out has nfuncs slots.
- * out[MODEL_TOTAL] holds the totals. */
-void model_func_metrics(const struct model *m, struct model_func_metrics *out);
+ * out[MODEL_TOTAL] holds the totals.  0, or -1 if out of memory. */
+int model_func_metrics(const struct model *m, struct model_func_metrics *out);
 
 /* The name views print for function `f`: its display name, qualified by its
  * object's basename (or path) when another function of another object has
@@ -248,7 +258,8 @@ struct model_edge {
  * defines them: a caller's is the focus's inclusive metric when called from
  * it; a callee's is its inclusive metric when called from the focus; each
  * counted once per stack.  A stack whose root is the focus has caller
- * <Total>.  Arrays are malloc'd, sorted by the first present metric. */
+ * <Total>.  Arrays are malloc'd, sorted by the first present metric.  0, or -1 if
+ * out of memory (nothing to free then). */
 int model_callers_callees(const struct model *m, uint32_t focus, enum model_metric sort_by,
 			  struct model_edge **callers, size_t *ncallers,
 			  struct model_edge **callees, size_t *ncallees);

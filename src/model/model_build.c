@@ -143,6 +143,10 @@ int model_build_begin(struct model *m, const struct model_options *o, char *err,
 	model_func_add(b, "<Total>", "", 0, 0, MODEL_FUNC_ARTIFICIAL, NULL);
 	b->unknown = model_func_by_name(b, "<Unknown>", "", MODEL_FUNC_ARTIFICIAL);
 	b->truncated = model_func_by_name(b, "<Truncated-stack>", "", MODEL_FUNC_ARTIFICIAL);
+	if (b->oom) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -187,7 +191,7 @@ int model_build_add(struct model *m, const struct exp_experiment *x, const struc
 			m->left_out++;
 			continue;
 		}
-		if (add_proc(b, x, p, o)) {
+		if (add_proc(b, x, p, o) || b->oom) {
 			snprintf(err, errlen, "%s: out of memory", p->dir);
 			return -1;
 		}

@@ -43,6 +43,8 @@ struct build {
 	struct model_map entry_by_content; /* merge_procs: hash of frames -> entry index + 1 */
 	struct model_map msg_of;          /* (from, to) ranks -> model.msgs index + 1 */
 	uint32_t omp_fn[MODEL_OMP_FN_COUNT];   /* <OMP-*> ids (0 until first needed) */
+	bool oom;                         /* a function could not be added: the
+	                                     build fails at the end */
 };
 
 /* Per process while building. */
@@ -91,7 +93,8 @@ uint32_t model_struct_impute(const struct build *b, uint32_t *funcs, uint64_t *a
 
 /* ---- model_frames.c ---- */
 
-/* Append a function; returns its id (0, <Total>'s, if out of memory). */
+/* Append a function; returns its id (0, <Total>'s, with b->oom set, if out
+ * of memory). */
 uint32_t model_func_add(struct build *b, const char *name, const char *path, uint64_t addr,
 			uint64_t size, uint32_t flags, const char *aliases);
 /* The function called `name` in `path`, created on first use. */

@@ -42,14 +42,24 @@ uint32_t model_func_add(struct build *b, const char *name, const char *path, uin
 {
 	struct model *m = b->m;
 
-	if (exp_grow(&m->funcs, &b->cap_funcs, m->nfuncs, sizeof(*m->funcs)))
+	if (exp_grow(&m->funcs, &b->cap_funcs, m->nfuncs, sizeof(*m->funcs))) {
+		b->oom = true;
 		return 0;
+	}
 	struct model_func *f = &m->funcs[m->nfuncs];
 	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
 	f->path = strdup(path ? path : "");
-	f->object = strdup(basename_of(f->path));
+	f->object = f->path ? strdup(basename_of(f->path)) : NULL;
 	f->aliases = aliases ? strdup(aliases) : NULL;
+	if (!f->name || !f->path || !f->object || (aliases && !f->aliases)) {
+		free(f->name);
+		free(f->path);
+		free(f->object);
+		free(f->aliases);
+		b->oom = true;
+		return 0;
+	}
 	f->addr = addr;
 	f->size = size;
 	f->flags = flags;
@@ -64,7 +74,8 @@ uint32_t model_func_by_name(struct build *b, const char *name, const char *path,
 		uint64_t *v = model_map_get(&b->func_by_name, key);
 		if (!v) {
 			uint32_t id = model_func_add(b, name, path, 0, 0, flags, NULL);
-			model_map_put(&b->func_by_name, key, id, NULL);
+			if (!model_map_put(&b->func_by_name, key, id, NULL))
+				b->oom = true;
 			return id;
 		}
 		const struct model_func *f = &b->m->funcs[*v];
@@ -105,13 +116,16 @@ static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, struct s
 	/* The same function seen through another mapping of the same file
 	 * shares its sym_func, so the pointer identifies it. */
 	uint32_t id = model_func_add(b, sf->name, path, sf->start, sf->size, sf->flags, sf->aliases);
-	model_map_put(&b->func_by_sym, (uint64_t)(uintptr_t)sf, id, NULL);
+	if (!model_map_put(&b->func_by_sym, (uint64_t)(uintptr_t)sf, id, NULL))
+		b->oom = true;
 	if (!id)
 		return id;
 	struct model_func *f = &b->m->funcs[id];
 	size_t plen;
 	uint32_t kind = model_struct_kind(sf->link_name, &plen);
 	f->link = sf->link_name ? strdup(sf->link_name) : NULL;
+	if (sf->link_name && !f->link)
+		b->oom = true;
 	if (model_omp_runtime_object(f->object))
 		f->flags |= MODEL_FUNC_OMP_RUNTIME;
 	else if (kind) {

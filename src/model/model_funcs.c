@@ -13,10 +13,12 @@
 
 #include "model/model.h"
 
-void model_func_metrics(const struct model *m, struct model_func_metrics *out)
+int model_func_metrics(const struct model *m, struct model_func_metrics *out)
 {
 	uint32_t *stamp = calloc(m->nfuncs, sizeof(*stamp));
 
+	if (!stamp && m->nfuncs)
+		return -1;
 	memset(out, 0, m->nfuncs * sizeof(*out));
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
@@ -29,15 +31,15 @@ void model_func_metrics(const struct model *m, struct model_func_metrics *out)
 		}
 		for (uint32_t j = 0; j < e->n; j++) {
 			uint32_t f = e->funcs[j];
-			if (stamp && stamp[f] == gen)
+			if (stamp[f] == gen)
 				continue;
-			if (stamp)
-				stamp[f] = gen;
+			stamp[f] = gen;
 			for (int k = 0; k < MODEL_METRIC_COUNT; k++)
 				out[f].incl[k] += e->v[k];
 		}
 	}
 	free(stamp);
+	return 0;
 }
 
 /* Length of `name` without trailing " [clone .x]" groups. */
@@ -371,14 +373,15 @@ static int cmp_edge(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
-/* Add entry weights to the edge of function f in `idx` (function -> slot + 1). */
-static void edge_add(struct model_edge **arr, size_t *n, uint32_t *idx, uint32_t f,
-		     const uint64_t *v)
+/* Add entry weights to the edge of function f in `idx` (function -> slot + 1);
+ * -1 if out of memory. */
+static int edge_add(struct model_edge **arr, size_t *n, uint32_t *idx, uint32_t f,
+		    const uint64_t *v)
 {
 	if (!idx[f]) {
 		struct model_edge *q = realloc(*arr, (*n + 1) * sizeof(**arr));
 		if (!q)
-			return;
+			return -1;
 		*arr = q;
 		memset(&q[*n], 0, sizeof(q[*n]));
 		q[*n].func = f;
@@ -386,6 +389,7 @@ static void edge_add(struct model_edge **arr, size_t *n, uint32_t *idx, uint32_t
 	}
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
 		(*arr)[idx[f] - 1].v[k] += v[k];
+	return 0;
 }
 
 int model_callers_callees(const struct model *m, uint32_t focus, enum model_metric sort_by,
@@ -401,31 +405,39 @@ int model_callers_callees(const struct model *m, uint32_t focus, enum model_metr
 		free(cidx), free(eidx), free(cstamp), free(estamp);
 		return -1;
 	}
-	for (size_t i = 0; i < m->nentries; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < m->nentries && !rc; i++) {
 		const struct model_entry *e = &m->entries[i];
 		uint32_t gen = (uint32_t)i + 1;
-		for (uint32_t j = 0; j < e->n; j++) {
+		for (uint32_t j = 0; j < e->n && !rc; j++) {
 			if (e->funcs[j] != focus)
 				continue;
 			uint32_t caller = j ? e->funcs[j - 1] : MODEL_TOTAL;
 			if (cstamp[caller] != gen) {
 				cstamp[caller] = gen;
-				edge_add(callers, ncallers, cidx, caller, e->v);
+				rc = edge_add(callers, ncallers, cidx, caller, e->v);
 			}
 			if (j + 1 < e->n) {
 				uint32_t callee = e->funcs[j + 1];
-				if (estamp[callee] != gen) {
+				if (estamp[callee] != gen && !rc) {
 					estamp[callee] = gen;
-					edge_add(callees, ncallees, eidx, callee, e->v);
+					rc = edge_add(callees, ncallees, eidx, callee, e->v);
 				}
 			}
 		}
+	}
+	free(cidx), free(eidx), free(cstamp), free(estamp);
+	if (rc) {
+		free(*callers);
+		free(*callees);
+		*callers = *callees = NULL;
+		*ncallers = *ncallees = 0;
+		return -1;
 	}
 	sort_metric = sort_by;
 	if (*ncallers)
 		qsort(*callers, *ncallers, sizeof(**callers), cmp_edge);
 	if (*ncallees)
 		qsort(*callees, *ncallees, sizeof(**callees), cmp_edge);
-	free(cidx), free(eidx), free(cstamp), free(estamp);
 	return 0;
 }

@@ -70,6 +70,8 @@ int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_op
 				live_bytes -= freed;
 				model_map_del(&live_size, old);
 				model_map_del(&live, old);
+			} else if (old) {
+				m->heap_unpaired.frees++;
 			}
 		}
 		if (h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || !h->addr)
@@ -80,13 +82,19 @@ int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_op
 			rc = -1;
 			break;
 		}
+		if (h->addr == UINT64_MAX)
+			continue;          /* no allocator returns it (a corrupt record): not tracked */
 		bool fresh;
 		uint64_t *size = model_map_put(&live_size, h->addr, h->size, &fresh);
 		uint64_t *entry = model_map_put(&live, h->addr, 0, NULL);
-		if (!size || !entry)
-			continue;          /* an address no allocator returns */
-		if (!fresh)
+		if (!size || !entry) {     /* out of memory */
+			rc = -1;
+			break;
+		}
+		if (!fresh) {
 			live_bytes -= *size;   /* its release was not seen */
+			m->heap_unpaired.reuses++;
+		}
 		*size = h->size;
 		*entry = (uint64_t)e + 1;
 		live_bytes += h->size;

@@ -30,7 +30,11 @@ static struct model_file *file_named(struct build *b, const char *name)
 	struct model_file *f = &m->files[m->nfiles];
 	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
-	model_map_put(&b->file_of, key, ++m->nfiles, NULL);
+	if (!f->name || !model_map_put(&b->file_of, key, m->nfiles + 1, NULL)) {
+		free(f->name);
+		return NULL;
+	}
+	m->nfiles++;
 	return f;
 }
 

@@ -29,31 +29,45 @@ struct pcs {
 	size_t n, cap;
 };
 
-static size_t slot_of(struct pcs *p, uint64_t addr)
+/* Grow one of p's arrays to `cap` elements; false if out of memory. */
+static bool grow(void *arr, size_t cap, size_t size)
+{
+	void **a = arr;
+	void *q = realloc(*a, cap * size);
+
+	if (q)
+		*a = q;
+	return q != NULL;
+}
+
+/* The slot of `addr`, created on first use; -1 if out of memory. */
+static long slot_of(struct pcs *p, uint64_t addr)
 {
 	bool inserted;
 	uint64_t *v = model_map_put(&p->index, addr + 1, 0, &inserted);
 
 	if (!v)
-		abort();
+		return -1;
 	if (!inserted)
-		return *v - 1;
+		return (long)*v - 1;
 	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->addr = realloc(p->addr, p->cap * sizeof(*p->addr));
-		p->excl = realloc(p->excl, p->cap * sizeof(*p->excl));
-		p->incl = realloc(p->incl, p->cap * sizeof(*p->incl));
-		if (!p->addr || !p->excl || !p->incl)
-			abort();
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		if (!grow(&p->addr, cap, sizeof(*p->addr)) || !grow(&p->excl, cap, sizeof(*p->excl)) ||
+		    !grow(&p->incl, cap, sizeof(*p->incl))) {
+			model_map_del(&p->index, addr + 1);
+			return -1;
+		}
+		p->cap = cap;
 	}
 	p->addr[p->n] = addr;
 	memset(p->excl[p->n], 0, sizeof(p->excl[p->n]));
 	memset(p->incl[p->n], 0, sizeof(p->incl[p->n]));
 	*model_map_get(&p->index, addr + 1) = p->n + 1;
-	return p->n++;
+	return (long)p->n++;
 }
 
-static void collect(const struct model *m, uint32_t f, struct pcs *p)
+/* Metrics of function f by address; -1 if out of memory. */
+static int collect(const struct model *m, uint32_t f, struct pcs *p)
 {
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
@@ -62,21 +76,24 @@ static void collect(const struct model *m, uint32_t f, struct pcs *p)
 		for (uint32_t j = 0; j < e->n; j++) {
 			if (e->funcs[j] != f || !e->addrs[j])
 				continue;
-			size_t s = slot_of(p, e->addrs[j]);
+			long s = slot_of(p, e->addrs[j]);
 			bool seen = false;
+			if (s < 0)
+				return -1;
 			for (int k = 0; k < nc; k++)
-				seen |= counted[k] == s;
+				seen |= counted[k] == (size_t)s;
 			if (!seen) {
 				for (int k = 0; k < MODEL_METRIC_COUNT; k++)
 					p->incl[s][k] += e->v[k];
 				if (nc < 8)
-					counted[nc++] = s;
+					counted[nc++] = (size_t)s;
 			}
 			if (j == e->n - 1)
 				for (int k = 0; k < MODEL_METRIC_COUNT; k++)
 					p->excl[s][k] += e->v[k];
 		}
 	}
+	return 0;
 }
 
 static void free_pcs(struct pcs *p)
@@ -138,8 +155,11 @@ static int annotate_source(struct report_doc *d, const struct model *m, const st
 		return -1;
 	}
 	lines = calloc((size_t)(hi - lo + 1), sizeof(*lines));
-	if (!lines)
-		abort();
+	if (!lines) {
+		snprintf(err, errlen, "%s: out of memory for the %d lines of %s", fn->path, hi - lo + 1,
+			 fn->name);
+		return -1;
+	}
 	nlines = (size_t)(hi - lo + 1);
 	for (size_t i = 0; i < nlines; i++)
 		lines[i].line = lo + (int)i;
@@ -207,8 +227,10 @@ static int annotate_disasm(struct report_doc *d, const struct model *m, const st
 	csh cs;
 	cs_insn *insn = NULL;
 
-	if (!code)
-		abort();
+	if (!code) {
+		snprintf(err, errlen, "%s: out of memory for the code of %s", fn->path, fn->name);
+		return -1;
+	}
 	size_t got = sym_object_read(obj, fn->addr, code, size);
 	if (got == 0 || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
 		snprintf(err, errlen, "%s: cannot read the code of %s", fn->path, fn->name);
@@ -281,7 +303,12 @@ int report_annotate(struct report_doc *d, const struct model *m, const struct re
 			return -1;
 		}
 		struct pcs p = { 0 };
-		collect(m, ids[i], &p);
+		if (collect(m, ids[i], &p)) {
+			free_pcs(&p);
+			snprintf(err, errlen, "%s: out of memory collecting the metrics of %s", fn->path,
+				 fn->name);
+			return -1;
+		}
 		int rc = disasm ? annotate_disasm(d, m, o, fn, obj, &p, err, errlen)
 				: annotate_source(d, m, o, fn, obj, &p, err, errlen);
 		free_pcs(&p);

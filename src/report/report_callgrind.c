@@ -16,8 +16,10 @@
  *     inside a recursion cycle carry none, so a function's self cost plus
  *     its calls' costs is its inclusive cost, each stack counted once.
  * Names are compressed (`fn=(id) name` once, then `fn=(id)`); positions are
- * absolute line numbers, 0 where the object has no line table.
+ * absolute line numbers, 0 where the object has no line table.  Out of
+ * memory stops the export with -1 and errno ENOMEM.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,18 +73,24 @@ struct cg {
 	struct model_map call_of;  /* (caller, callee) -> index + 1 */
 };
 
-static void *cg_grow(void *p, size_t *cap, size_t n, size_t size)
+/* Room in the array *arr (of *cap elements) for n + 1; -1 if out of memory. */
+static int cg_grow(void *arr, size_t *cap, size_t n, size_t size)
 {
+	void **p = arr;
+
 	if (n < *cap)
-		return p;
+		return 0;
 	size_t ncap = *cap ? *cap * 2 : 256;
-	void *q = realloc(p, ncap * size);
+	void *q = realloc(*p, ncap * size);
 	if (!q)
-		abort();
+		return -1;
+	*p = q;
 	*cap = ncap;
-	return q;
+	return 0;
 }
 
+/* The id of `str`, interned on first use (ids start at 1); 0 if out of
+ * memory. */
 static uint32_t cg_intern(struct cg_strs *s, const char *str)
 {
 	uint64_t key = model_hash_str(0, str) | 1;
@@ -95,10 +103,16 @@ static uint32_t cg_intern(struct cg_strs *s, const char *str)
 			return (uint32_t)*v;
 		key = model_hash64(key) | 1;
 	}
-	s->v = cg_grow(s->v, &s->cap, s->n, sizeof(*s->v));
-	s->shown = realloc(s->shown, s->cap * sizeof(*s->shown));
-	if (!s->shown || !model_map_put(&s->of, key, s->n + 1, NULL))
-		abort();
+	size_t cap = s->cap;
+	if (cg_grow(&s->v, &cap, s->n, sizeof(*s->v)))
+		return 0;
+	bool *shown = realloc(s->shown, cap * sizeof(*s->shown));
+	if (!shown)
+		return 0;
+	s->shown = shown;
+	s->cap = cap;
+	if (!model_map_put(&s->of, key, s->n + 1, NULL))
+		return 0;
 	s->v[s->n] = str;
 	s->shown[s->n] = false;
 	return (uint32_t)++s->n;
@@ -126,8 +140,9 @@ static struct sym_object *cg_obj(struct cg *c, uint32_t f)
 	return c->obj[f];
 }
 
-/* Source position of link-time address `addr` in function f's object. */
-static void cg_where(struct cg *c, uint32_t f, uint64_t addr, uint32_t *file, uint32_t *line)
+/* Source position of link-time address `addr` in function f's object;
+ * -1 if out of memory. */
+static int cg_where(struct cg *c, uint32_t f, uint64_t addr, uint32_t *file, uint32_t *line)
 {
 	const char *path;
 	int ln;
@@ -140,14 +155,18 @@ static void cg_where(struct cg *c, uint32_t f, uint64_t addr, uint32_t *file, ui
 		*file = cg_intern(&c->files, "???");
 		*line = 0;
 	}
+	return *file ? 0 : -1;
 }
 
-static void cg_func_pos(struct cg *c, uint32_t f)
+static int cg_func_pos(struct cg *c, uint32_t f)
 {
 	if (!c->fn_file[f])
-		cg_where(c, f, c->m->funcs[f].addr, &c->fn_file[f], &c->fn_line[f]);
+		return cg_where(c, f, c->m->funcs[f].addr, &c->fn_file[f], &c->fn_line[f]);
+	return 0;
 }
 
+/* The self cost of f at (file, line), created on first use; NULL if out of
+ * memory. */
 static struct cg_self *cg_self_at(struct cg *c, uint32_t f, uint32_t file, uint32_t line)
 {
 	uint64_t key = model_hash64(((uint64_t)f << 32 | file) ^ model_hash64(line)) | 1;
@@ -161,9 +180,9 @@ static struct cg_self *cg_self_at(struct cg *c, uint32_t f, uint32_t file, uint3
 			return s;
 		key = model_hash64(key) | 1;
 	}
-	c->self = cg_grow(c->self, &c->cap_self, c->nself, sizeof(*c->self));
-	if (!model_map_put(&c->self_of, key, c->nself + 1, NULL))
-		abort();
+	if (cg_grow(&c->self, &c->cap_self, c->nself, sizeof(*c->self)) ||
+	    !model_map_put(&c->self_of, key, c->nself + 1, NULL))
+		return NULL;
 	struct cg_self *s = &c->self[c->nself++];
 	memset(s, 0, sizeof(*s));
 	s->func = f;
@@ -172,19 +191,23 @@ static struct cg_self *cg_self_at(struct cg *c, uint32_t f, uint32_t file, uint3
 	return s;
 }
 
+/* The arc (caller, callee): created on first use if `add` (NULL then means
+ * out of memory), else NULL if there is none. */
 static struct cg_call *cg_call_of(struct cg *c, uint32_t caller, uint32_t callee, bool add)
 {
 	bool inserted;
 	uint64_t key = ((uint64_t)caller << 32 | callee) + 1;
-	uint64_t *v = add ? model_map_put(&c->call_of, key, 0, &inserted) : model_map_get(&c->call_of, key);
 
-	if (!v) {
-		if (add)
-			abort();
-		return NULL;
+	if (!add) {
+		uint64_t *v = model_map_get(&c->call_of, key);
+		return v ? &c->calls[*v - 1] : NULL;
 	}
-	if (add && inserted) {
-		c->calls = cg_grow(c->calls, &c->cap_calls, c->ncalls, sizeof(*c->calls));
+	if (cg_grow(&c->calls, &c->cap_calls, c->ncalls, sizeof(*c->calls)))
+		return NULL;
+	uint64_t *v = model_map_put(&c->call_of, key, 0, &inserted);
+	if (!v)
+		return NULL;
+	if (inserted) {
 		memset(&c->calls[c->ncalls], 0, sizeof(*c->calls));
 		c->calls[c->ncalls].caller = caller;
 		c->calls[c->ncalls].callee = callee;
@@ -206,8 +229,10 @@ static int cg_collect(struct cg *c)
 			any |= e->v[c->ev[k]] != 0;
 		if (!any || !n)
 			continue;
-		cg_where(c, e->funcs[n - 1], e->addrs[n - 1], &file, &line);
-		struct cg_self *s = cg_self_at(c, e->funcs[n - 1], file, line);
+		struct cg_self *s = NULL;
+		if (cg_where(c, e->funcs[n - 1], e->addrs[n - 1], &file, &line) ||
+		    !(s = cg_self_at(c, e->funcs[n - 1], file, line)))
+			return -1;
 		for (int k = 0; k < c->nev; k++)
 			s->v[c->ev[k]] += e->v[c->ev[k]];
 	}
@@ -220,6 +245,10 @@ static int cg_collect(struct cg *c)
 		for (size_t i = 0; i < g.narcs; i++) {
 			const struct model_gprof_arc *a = &g.arcs[i];
 			struct cg_call *call = cg_call_of(c, a->caller, a->callee, true);
+			if (!call) {
+				model_gprof_free(&g);
+				return -1;
+			}
 			call->count = a->count;
 			call->incl[c->ev[k]] = (uint64_t)(a->self + a->child + 0.5);
 		}
@@ -229,8 +258,9 @@ static int cg_collect(struct cg *c)
 		const struct model_entry *e = &m->entries[i];
 		for (uint32_t j = 0; j + 1 < e->n; j++) {
 			struct cg_call *call = cg_call_of(c, e->funcs[j], e->funcs[j + 1], false);
-			if (call && !call->file)
-				cg_where(c, e->funcs[j], e->addrs[j], &call->file, &call->line);
+			if (call && !call->file &&
+			    cg_where(c, e->funcs[j], e->addrs[j], &call->file, &call->line))
+				return -1;
 		}
 	}
 	return 0;
@@ -281,7 +311,8 @@ static uint32_t cg_obj_id(struct cg *c, uint32_t f)
 	return cg_intern(&c->objs, path[0] ? path : "???");
 }
 
-static void cg_write(struct cg *c)
+/* The body; -1 if out of memory. */
+static int cg_write(struct cg *c)
 {
 	const struct model *m = c->m;
 	size_t s = 0, k = 0;
@@ -295,11 +326,12 @@ static void cg_write(struct cg *c)
 		if (!has_self && !has_calls)
 			continue;
 		uint32_t ob = cg_obj_id(c, f);
+		if (!ob || cg_func_pos(c, f))
+			return -1;
 		if (ob != cur_obj) {
 			cg_name(c, &c->objs, "ob", ob);
 			cur_obj = ob;
 		}
-		cg_func_pos(c, f);
 		uint32_t cur_file = c->fn_file[f];
 		fputc('\n', c->out);
 		cg_name(c, &c->files, "fl", cur_file);
@@ -314,14 +346,15 @@ static void cg_write(struct cg *c)
 		for (; k < c->ncalls && c->calls[k].caller == f; k++) {
 			struct cg_call *call = &c->calls[k];
 			uint32_t callee = call->callee;
-			if (!call->file)
-				cg_where(c, f, m->funcs[f].addr, &call->file, &call->line);
+			uint32_t cob = cg_obj_id(c, callee);
+			if ((!call->file && cg_where(c, f, m->funcs[f].addr, &call->file, &call->line)) ||
+			    cg_func_pos(c, callee) || !cob)
+				return -1;
 			if (call->file != cur_file) {
 				cur_file = call->file;
 				cg_name(c, &c->files, "fi", cur_file);
 			}
-			cg_func_pos(c, callee);
-			cg_name(c, &c->objs, "cob", cg_obj_id(c, callee));
+			cg_name(c, &c->objs, "cob", cob);
 			cg_name(c, &c->files, "cfi", c->fn_file[callee]);
 			cg_fn(c, "cfn", callee);
 			fprintf(c->out, "calls=%llu %u\n",
@@ -329,6 +362,7 @@ static void cg_write(struct cg *c)
 			cg_costs(c, call->line, call->incl);
 		}
 	}
+	return 0;
 }
 
 static void cg_header(struct cg *c, const struct exp_experiment *exps, size_t nexps)
@@ -387,10 +421,14 @@ int report_callgrind(FILE *out, const struct model *m, const struct exp_experime
 	c.fn_shown = calloc(n, sizeof(*c.fn_shown));
 	c.fn_file = calloc(n, sizeof(*c.fn_file));
 	c.fn_line = calloc(n, sizeof(*c.fn_line));
-	if (c.obj && c.obj_tried && c.fn_shown && c.fn_file && c.fn_line && !cg_collect(&c)) {
+	if (!c.obj || !c.obj_tried || !c.fn_shown || !c.fn_file || !c.fn_line || cg_collect(&c)) {
+		errno = ENOMEM;
+	} else {
 		cg_header(&c, exps, nexps);
-		cg_write(&c);
-		rc = ferror(out) ? -1 : 0;
+		if (cg_write(&c))
+			errno = ENOMEM;
+		else
+			rc = ferror(out) ? -1 : 0;
 	}
 	cg_free(&c);
 	return rc;

@@ -41,9 +41,12 @@ void report_functions(struct report_doc *d, const struct model *m, const struct 
 	char buf[4096];
 	size_t n = 0;
 
-	if (!fm || !order)
-		abort();
-	model_func_metrics(m, fm);
+	if (!fm || !order || model_func_metrics(m, fm)) {
+		report_doc_fail(d, "the function table");
+		free(fm);
+		free(order);
+		return;
+	}
 	for (uint32_t i = 1; i < m->nfuncs; i++)
 		if (has_any(&fm[i], o))
 			order[n++] = i;
@@ -109,17 +112,21 @@ int report_callers(struct report_doc *d, const struct model *m, const struct rep
 	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 	char buf[4096];
 
-	if (!n || !fm) {
-		free(fm);
+	if (!n)
 		return -1;
+	if (!fm || model_func_metrics(m, fm)) {
+		report_doc_fail(d, "the callers and callees");
+		free(fm);
+		return 0;
 	}
-	model_func_metrics(m, fm);
 	for (size_t i = 0; i < n && i < 64; i++) {
 		struct model_edge *callers, *callees;
 		size_t nc, ne;
 		uint32_t f = ids[i];
-		if (model_callers_callees(m, f, o->metrics[0], &callers, &nc, &callees, &ne))
+		if (model_callers_callees(m, f, o->metrics[0], &callers, &nc, &callees, &ne)) {
+			report_doc_fail(d, "the callers and callees");
 			break;
+		}
 		char title[4200];
 		snprintf(title, sizeof(title), "Callers of %s", report_func_label(m, f, buf, sizeof(buf)));
 		edge_table(d, m, o, "callers", title, callers, nc);

@@ -33,25 +33,34 @@
 #define GPROF_BLOCK 65536           /* text written through report_note in blocks */
 
 /* Text being built: whole lines, handed to report_note a block at a time
- * (report_note ends the block with its last newline). */
+ * (report_note ends the block with its last newline).  Out of memory fails
+ * the document once; the text written after it is dropped. */
 struct gp_text {
 	struct report_doc *d;
 	char *p;
 	size_t len, cap;
+	bool failed;
 };
 
-static void gp_reserve(struct gp_text *t, size_t n)
+/* Room for n more bytes; false if out of memory (now or before). */
+static bool gp_reserve(struct gp_text *t, size_t n)
 {
+	if (t->failed)
+		return false;
 	if (t->len + n < t->cap)
-		return;
+		return true;
 	size_t cap = t->cap ? t->cap : 4096;
 	while (cap <= t->len + n)
 		cap *= 2;
 	char *np = realloc(t->p, cap);
-	if (!np)
-		abort();
+	if (!np) {
+		t->failed = true;
+		report_doc_fail(t->d, "the gprof listing");
+		return false;
+	}
 	t->p = np;
 	t->cap = cap;
+	return true;
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -60,7 +69,8 @@ static void gp_put(struct gp_text *t, const char *fmt, ...)
 	va_list ap;
 
 	for (;;) {
-		gp_reserve(t, 64);
+		if (!gp_reserve(t, 64))
+			return;
 		va_start(ap, fmt);
 		int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
 		va_end(ap);
@@ -70,7 +80,8 @@ static void gp_put(struct gp_text *t, const char *fmt, ...)
 			t->len += (size_t)n;
 			return;
 		}
-		gp_reserve(t, (size_t)n + 1);
+		if (!gp_reserve(t, (size_t)n + 1))
+			return;
 	}
 }
 
@@ -78,14 +89,16 @@ static void gp_cat(struct gp_text *t, const char *s)
 {
 	size_t n = strlen(s);
 
-	gp_reserve(t, n + 1);
+	if (!gp_reserve(t, n + 1))
+		return;
 	memcpy(t->p + t->len, s, n + 1);
 	t->len += n;
 }
 
 static void gp_spaces(struct gp_text *t, size_t n)
 {
-	gp_reserve(t, n + 1);
+	if (!gp_reserve(t, n + 1))
+		return;
 	memset(t->p + t->len, ' ', n);
 	t->len += n;
 	t->p[t->len] = 0;
@@ -102,7 +115,8 @@ static void gp_uint(struct gp_text *t, uint64_t v, size_t width, bool left)
 	while ((v /= 10) && n < sizeof(buf));
 	if (!left && n < width)
 		gp_spaces(t, width - n);
-	gp_reserve(t, n + 1);
+	if (!gp_reserve(t, n + 1))
+		return;
 	memcpy(t->p + t->len, buf + sizeof(buf) - n, n);
 	t->len += n;
 	t->p[t->len] = 0;
@@ -134,7 +148,7 @@ static void gp_fix2(struct gp_text *t, double x, int width)
 /* Hand the complete lines to the document. */
 static void gp_flush(struct gp_text *t)
 {
-	if (!t->len)
+	if (!t->len || t->failed)
 		return;
 	t->p[--t->len] = 0;            /* report_note adds the last newline */
 	report_note(t->d, "%s", t->p);
@@ -229,13 +243,17 @@ static const struct {
 };
 #define GP_NSI (sizeof(gp_si) / sizeof(gp_si[0]))
 
-/* Flat profile order: nodes printed, by self time. */
-static uint32_t *gp_flat_order(const struct model_gprof *g, size_t *n)
+/* Flat profile order: nodes printed, by self time.  NULL if out of memory
+ * (the document then says so). */
+static uint32_t *gp_flat_order(struct gp *p, size_t *n)
 {
+	const struct model_gprof *g = p->g;
 	uint32_t *ids = malloc(((size_t)g->nnodes + 1) * sizeof(*ids));
 
-	if (!ids)
-		abort();
+	if (!ids) {
+		report_doc_fail(p->t.d, "the gprof flat profile");
+		return NULL;
+	}
 	*n = 0;
 	for (uint32_t v = 0; v < g->nnodes; v++)
 		if (!gp_zero(&g->nodes[v]))
@@ -278,11 +296,13 @@ static void gp_flat_text(struct gp *p)
 	const struct model_gprof *g = p->g;
 	struct gp_text *t = &p->t;
 	size_t n;
-	uint32_t *ids = gp_flat_order(g, &n);
+	uint32_t *ids = gp_flat_order(p, &n);
 	unsigned ls = gp_log_scale(g);
 	double total = g->total, accum = 0.0;
 	char unit[64];
 
+	if (!ids)
+		return;
 	gp_cat(t, "Flat profile:\n\n");
 	if (g->bin_bytes)
 		gp_put(t, "Each sample counts as %g %s.\n", 1.0 / g->units_per_sec, g->dimen);
@@ -502,8 +522,10 @@ static void gp_cycle(struct gp *p, uint32_t c)
 	uint32_t k = 0;
 	char buf[32];
 
-	if (!m)
-		abort();
+	if (!m) {
+		report_doc_fail(p->t.d, "the gprof call graph");
+		return;
+	}
 	snprintf(buf, sizeof(buf), "[%u]", cy->index);
 	gp_put(&p->t, "%-6.6s %5.1f %7.2f %7.2f", buf,
 	       100 * (cy->prop_self + cy->prop_child) / gp_print_time(g), gp_sec(p, cy->prop_self),
@@ -587,8 +609,10 @@ static void gp_index_text(struct gp *p)
 	size_t nnames = 0, todo;
 	char buf[32];
 
-	if (!ids)
-		abort();
+	if (!ids) {
+		report_doc_fail(p->t.d, "the gprof index");
+		return;
+	}
 	for (uint32_t v = 0; v < g->nnodes; v++)
 		if (!gp_zero(&g->nodes[v]))
 			ids[nnames++] = v;
@@ -665,8 +689,10 @@ static void gp_tables(struct gp *p, const char *method)
 	double total = g->total > 0 ? g->total : 1.0, pt = g->print_time > 0 ? g->print_time : 1.0;
 	double accum = 0;
 	size_t n;
-	uint32_t *ids = gp_flat_order(g, &n);
+	uint32_t *ids = gp_flat_order(p, &n);
 
+	if (!ids)
+		return;
 	report_kv_begin(p->t.d, "gprof", NULL);
 	report_kv(p->t.d, "method", "Method", "%s",
 		  g->method == MODEL_GPROF_STACKS ? "stacks" : "propagate");
@@ -789,8 +815,12 @@ void report_gprof_listing(struct report_doc *d, enum report_format fmt, const st
 	}
 	p.keys = malloc((g->narcs ? g->narcs : 1) * sizeof(*p.keys));
 	p.cls = malloc(g->narcs ? g->narcs : 1);
-	if (!p.keys || !p.cls)
-		abort();
+	if (!p.keys || !p.cls) {
+		report_doc_fail(d, "the gprof listing");
+		free(p.keys);
+		free(p.cls);
+		return;
+	}
 	for (size_t i = 0; i < g->narcs; i++) {
 		const struct model_gprof_arc *a = &g->arcs[i];
 		p.cls[i] = a->caller == a->callee ? 0 : gp_in_cycle(g, a) ? 1 : 2;

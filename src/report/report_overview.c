@@ -199,5 +199,13 @@ void report_overview(struct report_doc *d, const struct model *m,
 	if (m->heap_peak.bytes)
 		report_kv_num(d, "heap_peak", "Heap peak", (double)m->heap_peak.bytes, "%llu bytes live",
 			      (unsigned long long)m->heap_peak.bytes);
+	if (m->heap_unpaired.frees)
+		report_kv_num(d, "heap_unpaired_frees", "Unpaired frees", (double)m->heap_unpaired.frees,
+			      "%llu (blocks allocated before tracing began, or outside --time)",
+			      (unsigned long long)m->heap_unpaired.frees);
+	if (m->heap_unpaired.reuses)
+		report_kv_num(d, "heap_unseen_frees", "Unseen frees", (double)m->heap_unpaired.reuses,
+			      "%llu (blocks allocated again while live: leaks may be overstated)",
+			      (unsigned long long)m->heap_unpaired.reuses);
 	report_kv_end(d);
 }

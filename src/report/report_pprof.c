@@ -13,8 +13,11 @@
  * period 12, default_sample_type 14}; ValueType{type 1, unit 2};
  * Sample{location_id 1, value 2}; Location{id 1, mapping_id 2, address 3,
  * line 4}; Line{function_id 1}; Function{id 1, name 2, system_name 3,
- * filename 4}; Mapping{id 1, filename 5, has_functions 7}.
+ * filename 4}; Mapping{id 1, filename 5, has_functions 7}.  The message is
+ * built in memory; out of memory sets a flag that every buffer shares, and
+ * nothing is written (-1, errno ENOMEM).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -25,17 +28,23 @@
 struct buf {
 	uint8_t *p;
 	size_t n, cap;
+	bool *oom;                 /* shared by the buffers of one export */
 };
 
 static void put(struct buf *b, const void *data, size_t len)
 {
+	if (*b->oom)
+		return;
 	if (b->n + len > b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 4096;
 		while (cap < b->n + len)
 			cap *= 2;
-		b->p = realloc(b->p, cap);
-		if (!b->p)
-			abort();
+		uint8_t *p = realloc(b->p, cap);
+		if (!p) {
+			*b->oom = true;
+			return;
+		}
+		b->p = p;
 		b->cap = cap;
 	}
 	memcpy(b->p + b->n, data, len);
@@ -92,20 +101,27 @@ static uint64_t str(struct strings *s, const char *v)
 		key = model_hash64(key) | 1;
 	}
 	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		s->list = realloc(s->list, s->cap * sizeof(*s->list));
-		if (!s->list)
-			abort();
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		const char **list = realloc(s->list, cap * sizeof(*s->list));
+		if (!list) {
+			*s->out.oom = true;
+			return 0;
+		}
+		s->list = list;
+		s->cap = cap;
+	}
+	if (!model_map_put(&s->index, key, s->n + 1, NULL)) {
+		*s->out.oom = true;
+		return 0;
 	}
 	s->list[s->n] = v;
-	model_map_put(&s->index, key, s->n + 1, NULL);
 	field_bytes(&s->out, 6, v, strlen(v));
 	return s->n++;
 }
 
 static void value_type(struct buf *b, int f, struct strings *s, const char *type, const char *unit)
 {
-	struct buf v = { 0 };
+	struct buf v = { .oom = b->oom };
 
 	field_varint(&v, 1, str(s, type));
 	field_varint(&v, 2, str(s, unit));
@@ -121,8 +137,9 @@ int report_pprof(const char *path, const struct model *m)
 		[MODEL_SYNC_COUNT] = "count", [MODEL_SYNC_OTHER] = "nanoseconds",
 		[MODEL_IO_BYTES] = "bytes", [MODEL_IO_TIME] = "nanoseconds", [MODEL_IO_COUNT] = "count",
 	};
-	struct buf prof = { 0 }, msg = { 0 }, packed = { 0 };
-	struct strings s = { 0 };
+	bool oom = false;
+	struct buf prof = { .oom = &oom }, msg = { .oom = &oom }, packed = { .oom = &oom };
+	struct strings s = { .out = { .oom = &oom } };
 	int metrics[MODEL_METRIC_COUNT], nm = 0;
 
 	str(&s, "");
@@ -160,6 +177,10 @@ int report_pprof(const char *path, const struct model *m)
 		if (fn->path[0]) {
 			bool inserted;
 			uint64_t *v = model_map_put(&mapping, key, 0, &inserted);
+			if (!v) {
+				oom = true;
+				break;
+			}
 			if (inserted) {
 				*v = ++nmap;
 				msg.n = 0;
@@ -171,7 +192,7 @@ int report_pprof(const char *path, const struct model *m)
 			}
 			mid = *v;
 		}
-		struct buf line = { 0 };
+		struct buf line = { .oom = &oom };
 		field_varint(&line, 1, (uint64_t)f + 1);
 		msg.n = 0;
 		field_varint(&msg, 1, (uint64_t)f + 1);
@@ -192,7 +213,9 @@ int report_pprof(const char *path, const struct model *m)
 	put(&prof, s.out.p, s.out.n);        /* the string table, complete now */
 
 	int rc = -1;
-	gzFile gz = gzopen(path, "wb");
+	gzFile gz = oom ? NULL : gzopen(path, "wb");
+	if (oom)
+		errno = ENOMEM;
 	if (gz) {
 		rc = gzwrite(gz, prof.p, (unsigned)prof.n) == (int)prof.n ? 0 : -1;
 		if (gzclose(gz) != Z_OK)

@@ -2,7 +2,10 @@
  *
  * report_table.c — rendering report sections as text, CSV or JSON (see
  * report_table.h).  Cells are stored as strings already formatted for their
- * type, with the raw number kept for JSON.
+ * type, with the raw number kept for JSON.  Out of memory is sticky, as
+ * stdio's errors are: a table that could not grow ignores what follows and
+ * is dropped when emitted, and the document remembers why
+ * (report_doc_error).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,20 +33,27 @@ struct report_table {
 	size_t nrows, cap;
 	int cur;                 /* next column of the current row */
 	int depth;               /* indentation for the row's next string cell */
+	bool failed;             /* out of memory: the table is dropped */
 };
+
+/* What report_table_new returns when it cannot allocate: every call on it
+ * does nothing, and emitting it fails the document. */
+static struct report_table failed_table = { .key = "table", .failed = true };
 
 struct report_doc {
 	FILE *out;
 	enum report_format fmt;
 	int sections;
 	int kv_items;
+	char err[160];           /* the first failure, "" if none */
 };
 
-static char *xstrdup(const char *s)
+/* A copy of s, or NULL (and the table failed). */
+static char *table_strdup(struct report_table *t, const char *s)
 {
 	char *p = strdup(s ? s : "");
 	if (!p)
-		abort();
+		t->failed = true;
 	return p;
 }
 
@@ -52,12 +62,23 @@ struct report_doc *report_doc_new(FILE *out, enum report_format fmt)
 	struct report_doc *d = calloc(1, sizeof(*d));
 
 	if (!d)
-		abort();
+		return NULL;
 	d->out = out;
 	d->fmt = fmt;
 	if (fmt == REPORT_JSON)
 		fputs("{", out);
 	return d;
+}
+
+void report_doc_fail(struct report_doc *d, const char *what)
+{
+	if (!d->err[0])
+		snprintf(d->err, sizeof(d->err), "out of memory while building %s", what);
+}
+
+const char *report_doc_error(const struct report_doc *d)
+{
+	return d->err[0] ? d->err : NULL;
 }
 
 void report_doc_end(struct report_doc *d)
@@ -195,27 +216,38 @@ struct report_table *report_table_new(const char *key, const char *title)
 	struct report_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
-		abort();
-	t->key = xstrdup(key);
-	t->title = title ? xstrdup(title) : NULL;
+		return &failed_table;
+	t->key = table_strdup(t, key);
+	t->title = title ? table_strdup(t, title) : NULL;
 	return t;
 }
 
 void report_col(struct report_table *t, const char *key, const char *title, enum report_col_type type)
 {
-	t->cols = realloc(t->cols, (size_t)(t->ncols + 1) * sizeof(*t->cols));
-	if (!t->cols)
-		abort();
-	t->cols[t->ncols++] = (struct col){ xstrdup(key), xstrdup(title), type };
+	if (t->failed)
+		return;
+	struct col *cols = realloc(t->cols, (size_t)(t->ncols + 1) * sizeof(*t->cols));
+	if (!cols) {
+		t->failed = true;
+		return;
+	}
+	t->cols = cols;
+	t->cols[t->ncols++] = (struct col){ table_strdup(t, key), table_strdup(t, title), type };
 }
 
 void report_row(struct report_table *t)
 {
+	if (t->failed)
+		return;
 	if (t->nrows == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		t->cells = realloc(t->cells, t->cap * (size_t)t->ncols * sizeof(*t->cells));
-		if (!t->cells)
-			abort();
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct cell *cells = realloc(t->cells, cap * (size_t)t->ncols * sizeof(*t->cells));
+		if (!cells) {
+			t->failed = true;
+			return;
+		}
+		t->cells = cells;
+		t->cap = cap;
 	}
 	memset(&t->cells[t->nrows * (size_t)t->ncols], 0, (size_t)t->ncols * sizeof(*t->cells));
 	t->nrows++;
@@ -223,8 +255,11 @@ void report_row(struct report_table *t)
 	t->depth = 0;
 }
 
+/* The next cell of the current row, or NULL if the table failed. */
 static struct cell *next_cell(struct report_table *t)
 {
+	if (t->failed)
+		return NULL;
 	if (!t->nrows || t->cur >= t->ncols)
 		abort();       /* a view filled more cells than it declared: our bug */
 	return &t->cells[(t->nrows - 1) * (size_t)t->ncols + (size_t)t->cur++];
@@ -233,7 +268,10 @@ static struct cell *next_cell(struct report_table *t)
 void report_str(struct report_table *t, const char *s)
 {
 	struct cell *c = next_cell(t);
-	c->text = xstrdup(s);
+
+	if (!c)
+		return;
+	c->text = table_strdup(t, s);
 	c->indent = t->depth;
 	t->depth = 0;
 }
@@ -247,16 +285,18 @@ void report_depth(struct report_table *t, int depth)
 void report_u64(struct report_table *t, uint64_t v)
 {
 	char buf[48];
-	enum report_col_type type = t->cols[t->cur].type;
 	struct cell *c = next_cell(t);
 
+	if (!c)
+		return;
+	enum report_col_type type = t->cols[t->cur - 1].type;
 	if (type == COL_SEC)
 		snprintf(buf, sizeof(buf), "%.3f", (double)v / 1e9);
 	else if (type == COL_HEX)
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
 	else
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	c->text = xstrdup(buf);
+	c->text = table_strdup(t, buf);
 	c->number = type != COL_HEX;
 }
 
@@ -265,8 +305,10 @@ void report_pct(struct report_table *t, double v)
 	char buf[32];
 	struct cell *c = next_cell(t);
 
+	if (!c)
+		return;
 	snprintf(buf, sizeof(buf), "%.2f", v);
-	c->text = xstrdup(buf);
+	c->text = table_strdup(t, buf);
 	c->number = true;
 }
 
@@ -284,8 +326,12 @@ void report_note(struct report_doc *d, const char *fmt, ...)
 
 static void emit_text(struct report_doc *d, struct report_table *t)
 {
-	size_t *w = calloc((size_t)t->ncols, sizeof(*w));
+	size_t *w = calloc((size_t)t->ncols + 1, sizeof(*w));
 
+	if (!w) {
+		report_doc_fail(d, t->key);
+		return;
+	}
 	for (int c = 0; c < t->ncols; c++)
 		w[c] = strlen(t->cols[c].title);
 	for (size_t r = 0; r < t->nrows; r++)
@@ -369,7 +415,7 @@ static void emit_json(struct report_doc *d, struct report_table *t)
 	fputs("\n]", d->out);
 }
 
-void report_table_emit(struct report_doc *d, struct report_table *t)
+static void emit(struct report_doc *d, struct report_table *t)
 {
 	section_begin(d, t->key, t->title);
 	if (d->fmt == REPORT_TEXT)
@@ -378,6 +424,17 @@ void report_table_emit(struct report_doc *d, struct report_table *t)
 		emit_csv(d, t);
 	else
 		emit_json(d, t);
+}
+
+void report_table_emit(struct report_doc *d, struct report_table *t)
+{
+	if (t->failed) {
+		report_doc_fail(d, t->key ? t->key : "a table");
+		if (t == &failed_table)
+			return;
+	} else {
+		emit(d, t);
+	}
 	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
 		free(t->cells[i].text);
 	for (int c = 0; c < t->ncols; c++) {

@@ -27,9 +27,18 @@ enum report_col_type {
 struct report_doc;
 struct report_table;
 
+/* A document written to `out`; NULL if out of memory. */
 struct report_doc *report_doc_new(FILE *out, enum report_format fmt);
-/* Finish the document (closes JSON). */
+/* Finish the document (closes JSON) and free it. */
 void report_doc_end(struct report_doc *d);
+
+/* Out of memory while building `what` (a section): the first failure is
+ * kept, as "out of memory while building WHAT"; the view goes on or stops
+ * as it can.  Tables that could not grow fail the document by themselves
+ * when emitted (they are dropped). */
+void report_doc_fail(struct report_doc *d, const char *what);
+/* The first failure, or NULL: check it before report_doc_end. */
+const char *report_doc_error(const struct report_doc *d);
 
 /* A key/value section: text prints "Key   value" lines. */
 void report_kv_begin(struct report_doc *d, const char *key, const char *title);
@@ -42,7 +51,9 @@ void report_kv_num(struct report_doc *d, const char *key, const char *label, dou
 void report_kv_data(struct report_doc *d, const char *key, double v);
 void report_kv_end(struct report_doc *d);
 
-/* A table section.  `key` names it in JSON; `title` heads it in text. */
+/* A table section.  `key` names it in JSON; `title` heads it in text.
+ * Never NULL: out of memory gives a table that ignores what is put in it
+ * and fails the document when emitted. */
 struct report_table *report_table_new(const char *key, const char *title);
 /* Add a column: `key` for CSV/JSON, `title` for text. */
 void report_col(struct report_table *t, const char *key, const char *title, enum report_col_type type);

@@ -98,8 +98,12 @@ void report_objects(struct report_doc *d, const struct model *m, const struct re
 	uint64_t (*v)[MODEL_METRIC_COUNT] = calloc(m->nfuncs, sizeof(*v));
 	size_t n = 0;
 
-	if (!paths || !v)
-		abort();
+	if (!paths || !v) {
+		report_doc_fail(d, "the table of load objects");
+		free(paths);
+		free(v);
+		return;
+	}
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
 		const char *path = e->n ? m->funcs[e->funcs[e->n - 1]].path : "";

@@ -38,8 +38,10 @@ void report_leaks(struct report_doc *d, const struct model *m, const struct repo
 	size_t *order = malloc((m->nentries + 1) * sizeof(*order)), n = 0;
 	char buf[4096];
 
-	if (!order)
-		abort();
+	if (!order) {
+		report_doc_fail(d, "the table of leaks");
+		return;
+	}
 	for (size_t i = 0; i < m->nentries; i++)
 		if (m->entries[i].v[MODEL_HEAP_LEAK])
 			order[n++] = i;
@@ -87,8 +89,10 @@ void report_files(struct report_doc *d, const struct model *m)
 {
 	struct model_file *f = malloc((m->nfiles + 1) * sizeof(*f));
 
-	if (!f)
-		abort();
+	if (!f) {
+		report_doc_fail(d, "the table of files");
+		return;
+	}
 	memcpy(f, m->files, m->nfiles * sizeof(*f));
 	qsort(f, m->nfiles, sizeof(*f), cmp_file);
 	struct report_table *t = report_table_new("files", "I/O by file");

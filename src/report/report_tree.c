@@ -13,17 +13,25 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 	size_t n, hidden = 0;
 	enum model_metric mm = o->metrics[0];
 
-	if (model_tree_build(m, mm, m->nprocs > 1 && !m->merged, &nodes, &n))
+	if (model_tree_build(m, mm, m->nprocs > 1 && !m->merged, &nodes, &n)) {
+		report_doc_fail(d, "the call tree");
 		return;
+	}
+	/* Iterative depth-first walk. */
+	uint32_t *stack = malloc((n + 1) * sizeof(*stack));
+	int *depth = malloc((n + 1) * sizeof(*depth));
+	if (!stack || !depth) {
+		report_doc_fail(d, "the call tree");
+		free(stack);
+		free(depth);
+		free(nodes);
+		return;
+	}
 	struct report_table *t = report_table_new("tree", "Call tree");
 	report_metric_cols(t, o, "incl", "Incl.");
 	report_metric_cols(t, o, "excl", "Excl.");
 	report_col(t, "depth", "depth", COL_DEPTH);
 	report_col(t, "name", "Name", COL_STR);
-
-	/* Iterative depth-first walk. */
-	uint32_t *stack = malloc((n + 1) * sizeof(*stack));
-	int *depth = malloc((n + 1) * sizeof(*depth));
 	size_t sp = 0;
 	stack[sp] = 0;
 	depth[sp++] = 0;

@@ -142,6 +142,33 @@ static void map_against_array(void)
 	model_map_free(&map);
 }
 
+/* The heap replay pairs releases with allocations in time order, whatever
+ * the file order; what it cannot pair is counted, not dropped silently. */
+static void heap_replay_counts_unpaired(void)
+{
+	struct exp_heap ev[] = {
+		{ .tid = 1, .time_ns = 50, .op = EXP_HEAP_FREE, .addr = 0x900 },   /* never allocated */
+		{ .tid = 1, .time_ns = 20, .op = EXP_HEAP_MALLOC, .size = 10, .addr = 0x200 },
+		{ .tid = 1, .time_ns = 30, .op = EXP_HEAP_MALLOC, .size = 20, .addr = 0x200 }, /* free unseen */
+		{ .tid = 1, .time_ns = 40, .op = EXP_HEAP_FREE, .addr = 0x200 },
+		{ .tid = 1, .time_ns = 10, .op = EXP_HEAP_MALLOC, .size = 7, .addr = 0x300 },  /* leaked */
+	};
+	struct exp_proc p = { .dir = "/nonexistent", .lineage = "", .exe = "x", .name = "x",
+			      .heap = ev, .nheap = 5 };
+	struct exp_experiment e = { .path = "/nonexistent", .procs = &p, .nprocs = 1 };
+	struct model_options o = { 0 };
+	struct model mm;
+	char err[256];
+
+	CHECKF(model_build(&mm, &e, 1, &o, err, sizeof(err)) == 0, "%s", err);
+	CHECK(mm.total[MODEL_HEAP_BYTES] == 37 && mm.total[MODEL_HEAP_COUNT] == 3);
+	CHECK(mm.total[MODEL_HEAP_LEAK] == 7);
+	CHECKF(mm.heap_unpaired.frees == 1 && mm.heap_unpaired.reuses == 1, "%llu frees, %llu reuses",
+	       (unsigned long long)mm.heap_unpaired.frees, (unsigned long long)mm.heap_unpaired.reuses);
+	CHECK(mm.heap_peak.bytes == 27 && mm.heap_peak.time_ns == 30);
+	model_free(&mm);
+}
+
 int main(void)
 {
 	setup();
@@ -150,6 +177,7 @@ int main(void)
 	RUN(call_tree);
 	RUN(find_by_name);
 	RUN(map_against_array);
+	RUN(heap_replay_counts_unpaired);
 	model_free(&m);
 	TEST_EXIT();
 }
