@@ -176,8 +176,21 @@ uint64_t cli_now_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void write_log_head(const char *dir, const struct record_opts *o,
-			   const struct cli_target *t, int argc, char **argv)
+/* Close the log, checking that everything was written; 0, or -1 with errno. */
+static int log_close(FILE *log)
+{
+	int failed = ferror(log), e = errno;
+
+	if (fclose(log) != 0)
+		return -1;
+	errno = e ? e : EIO;
+	return failed ? -1 : 0;
+}
+
+/* The head of the log, before the program runs.  0, or -1 (message
+ * printed): without it the experiment cannot be read. */
+static int write_log_head(const char *dir, const struct record_opts *o,
+			  const struct cli_target *t, int argc, char **argv)
 {
 	char path[PATH_MAX + 16], host[256] = "", when[64];
 	struct utsname u;
@@ -185,8 +198,10 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *log = fopen(path, "a");
-	if (!log)
-		return;
+	if (!log) {
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+		return -1;
+	}
 	gethostname(host, sizeof(host) - 1);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	cli_log_line(log, "tally.format", "%d", EXP_FORMAT_VERSION);
@@ -204,22 +219,35 @@ static void write_log_head(const char *dir, const struct record_opts *o,
 		 o->launch.hz, o->launch.heap, (long long)o->launch.sync_ns, o->launch.io, o->launch.mpi,
 		 o->launch.follow ? "all" : "none", o->launch.max_frames);
 	cli_log_line(log, "size-limit", "%lld", (long long)o->launch.limit_bytes);
-	fclose(log);
+	if (log_close(log) != 0) {
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
-static void log_rank(const char *dir, int32_t rank, const char *from)
+/* The MPI rank, in the log's head; 0 or -1 (message printed). */
+static int log_rank(const char *dir, int32_t rank, const char *from)
 {
 	char path[PATH_MAX + 16];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *log = fopen(path, "a");
-	if (!log)
-		return;
+	if (!log) {
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+		return -1;
+	}
 	cli_log_line(log, "rank", "%d", (int)rank);
 	cli_log_line(log, "rank.from", "%s", from);
-	fclose(log);
+	if (log_close(log) != 0) {
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
+/* How the run ended, after it did; a failure is a warning (the records are
+ * there, the report says the end is unknown). */
 static void write_log_end(const char *dir, int status, const struct rusage *ru, uint64_t wall_ns)
 {
 	char path[PATH_MAX + 16], when[64];
@@ -227,8 +255,10 @@ static void write_log_end(const char *dir, int status, const struct rusage *ru, 
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *log = fopen(path, "a");
-	if (!log)
+	if (!log) {
+		cli_warn(CMD, "%s: %s (how the run ended is not recorded)", path, strerror(errno));
 		return;
+	}
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	cli_log_line(log, "end", "%s", when);
 	cli_log_line(log, "record.end.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
@@ -243,7 +273,8 @@ static void write_log_end(const char *dir, int status, const struct rusage *ru, 
 	cli_log_line(log, "rusage.sys_ns", "%llu",
 		 (unsigned long long)ru->ru_stime.tv_sec * 1000000000ull + (unsigned long long)ru->ru_stime.tv_usec * 1000ull);
 	cli_log_line(log, "rusage.maxrss_kb", "%ld", ru->ru_maxrss);
-	fclose(log);
+	if (log_close(log) != 0)
+		cli_warn(CMD, "%s: %s (how the run ended is not recorded)", path, strerror(errno));
 }
 
 /* LD_PRELOAD for the child: our libraries first (the collector, the -pg
@@ -482,9 +513,11 @@ int cmd_record(int argc, char **argv)
 		return CLI_FATAL;
 	}
 	o.launch.limit_bytes = o.limit > 0 ? o.limit : 0;
-	write_log_head(dir, &o, &target, nprog, prog);
-	if (rank >= 0)
-		log_rank(dir, rank, rank_from);
+	if (write_log_head(dir, &o, &target, nprog, prog) != 0 ||
+	    (rank >= 0 && log_rank(dir, rank, rank_from) != 0)) {
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
 	if (exp_launch_encode(&o.launch, options, sizeof(options)) < 0) {
 		cli_error(CMD, "the options do not fit in %s", EXP_ENV_OPTIONS);
 		return CLI_FATAL;

@@ -69,3 +69,10 @@ check record_says_when_collector_did_not_start sh -c '
 	TALLY_LIB_DIR=fakelib "$TALLY" record -o nocol.exp ./status 0 2>err; test $? -eq 0 &&
 	grep -q "the collector did not start" err && ! "$TALLY" record -o yescol.exp ./status 0 2>&1 |
 	grep -q "did not start"'
+
+# A log that cannot be written (here: files limited to 0 bytes) stops the
+# recording before the program runs, with one line, and leaves nothing.
+check record_unwritable_log_is_fatal sh -c '
+	(trap "" XFSZ; ulimit -f 0; "$TALLY" record -o nolog.exp ./spin 0.1 2>&1; echo "rc $?") | cat >nolog.txt;
+	grep -qx "tally record: nolog.exp/log.txt: File too large" nolog.txt && grep -qx "rc 2" nolog.txt &&
+	test $(wc -l <nolog.txt) -eq 2 && test ! -e nolog.exp'
