@@ -25,6 +25,7 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_gprof(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* Print "tally CMD: message" on stderr (one line). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -19,6 +19,7 @@ struct cli_input {
 	bool has_time;
 	uint64_t from_ns, to_ns;
 	bool show_collector;
+	bool partial;                /* some data could not be read: exit CLI_PARTIAL */
 	const char *process;         /* --process */
 	enum model_view view;        /* --view user|machine */
 	int32_t ranks[256];          /* --rank: only these ranks of a job */
@@ -56,7 +57,8 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
  * rankN.exp) is read one rank at a time, each rank's events dropped once
  * they are in the model; its entries are shared by the ranks, and processes
  * that are no rank (the launcher) are left out unless --process names them.
- * Returns 0 or CLI_FATAL (message printed). */
+ * Returns 0 or CLI_FATAL (message printed).  Damaged records, blocks or files
+ * are skipped: one warning line names the first, and in->partial is set. */
 int cli_input_load(struct cli_input *in, const char *cmd);
 void cli_input_free(struct cli_input *in);
 

@@ -127,7 +127,7 @@ int cmd_annotate(int argc, char **argv)
 			cli_error(CMD, "%s", err);
 			rc = CLI_FATAL;
 		} else {
-			rc = cli_doc_end(d, CMD, CLI_OK);
+			rc = cli_doc_end(d, CMD, in.partial ? CLI_PARTIAL : CLI_OK);
 		}
 	}
 	cli_input_free(&in);

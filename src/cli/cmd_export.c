@@ -137,6 +137,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!rc)
 		rc = write_export(&in, format, (enum model_metric)mm, out_path);
+	if (!rc && in.partial)
+		rc = CLI_PARTIAL;
 	cli_input_free(&in);
 	free(paths);
 	return cli_finish_stdout(CMD, rc);

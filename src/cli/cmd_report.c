@@ -297,7 +297,7 @@ int cmd_report(int argc, char **argv)
 			report_doc_fail(d, "the gprof graph");
 		break;
 	}
-	rc = cli_doc_end(d, CMD, CLI_OK);
+	rc = cli_doc_end(d, CMD, in->partial ? CLI_PARTIAL : CLI_OK);
 out:
 	cli_input_free(in);
 	free(paths);

@@ -27,6 +27,7 @@ static const struct {
 	{ "export", cmd_export, "write collapsed stacks, arcs, callgrind or pprof" },
 	{ "annotate", cmd_annotate, "source or disassembly of a function, with metrics" },
 	{ "gprof", cmd_gprof, "GNU gprof's listing of gmon.out files (programs built with -pg)" },
+	{ "check", cmd_check, "verify an experiment: list what cannot be read" },
 };
 
 static void vmsg(const char *kind, const char *cmd, const char *fmt, va_list ap)
@@ -89,6 +90,9 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n`tally COMMAND --help` describes a command.  tally %s\n", TALLY_VERSION);
+	fprintf(f, "Exit status: 0 ok; 1 partial (some data could not be read: the rest is\n"
+		   "reported, one warning says where); 2 fatal error; 64 usage error.  `tally\n"
+		   "record` exits with the program's status.\n");
 }
 
 int main(int argc, char **argv)

@@ -137,7 +137,7 @@ static int trim_tail(struct exp_file *f, struct exp_error *err)
 		while ((rc = exp_file_next(f, &r, err)) > 0)
 			end = r.offset + r.len;    /* records may end in zero bytes */
 	}
-	if (rc < 0)
+	if (rc < 0 || f->damage.places)
 		return 1;
 	if (!end)
 		end = EXP_HEADER_BYTES;
@@ -173,7 +173,7 @@ static int copy_records(struct exp_file *f, struct out *o, struct exp_error *err
 		}
 	}
 	flush(o);
-	return rc < 0 ? 1 : 0;
+	return rc < 0 || f->damage.places ? 1 : 0;     /* keep a damaged file as it is */
 }
 
 int exp_file_compact(const char *path, struct exp_error *err)

@@ -31,6 +31,8 @@ struct exp_stack_ref {
 	uint16_t n;                /* 0 with pcs NULL: no such stack */
 	uint16_t flags;            /* EXP_STACK_* */
 	uint16_t depth;            /* frames of the whole stack */
+	bool cut;                  /* its parent was lost (damage): the stack
+	                              ends here, truncated */
 };
 
 struct exp_map_ev {
@@ -102,6 +104,12 @@ struct exp_proc {
 	struct exp_mpi_comm *comms;      /* communicators as first seen */
 	size_t ncomms;
 	size_t missing_stacks;           /* events naming a stack id never written */
+	struct exp_damage damage;        /* what could not be read (exp_read.h) */
+	size_t cut_stacks;               /* stacks whose outer frames were lost with
+	                                    damaged records: flagged truncated */
+	size_t unknown_records;          /* records of types this reader does not
+	                                    know (a newer writer?), skipped */
+	uint64_t records[EXP_FILE_COUNT_]; /* records read, by file kind */
 };
 
 struct exp_experiment {
@@ -115,9 +123,18 @@ struct exp_experiment {
 	bool launcher;                   /* a job's launcher (`tally record -- mpirun`) */
 };
 
-/* Load the experiment in directory `path`.  Returns 0, or -EXP_ECORRUPT /
- * -errno with `err` filled (one line: file, offset, cause). */
+/* Load the experiment in directory `path`.  Corrupt records, blocks and
+ * files cost only themselves: they are counted in each process's `damage`
+ * (and passed to `on_damage` with `arg`, if not NULL), and the rest is
+ * loaded.  Returns 0, or -errno (an unreadable directory or file, out of
+ * memory) / -EXP_ECORRUPT (no experiment there) with `err` filled (one line:
+ * file, offset, cause). */
 int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_error *err);
+int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct exp_error *err,
+			     exp_damage_fn *on_damage, void *arg);
+
+/* Everything that could not be read in e's processes, summed. */
+void exp_experiment_damage(const struct exp_experiment *e, struct exp_damage *total);
 void exp_experiment_free(struct exp_experiment *e);
 /* Free the events (samples, stacks, maps, traced events, arcs) once they are
  * in a model, keeping what the views read later: the log, the counters, the
@@ -132,7 +149,8 @@ int exp_grow(void *arr, size_t *cap, size_t n, size_t size);
 
 /* The whole stack `id` of a process, leaf first, into pcs (at most max);
  * returns the number of frames, or -1 if there is no such stack.  *flags
- * gets its EXP_STACK_* flags. */
+ * gets its EXP_STACK_* flags (TRUNCATED too when a node on the way was cut
+ * from its lost parent). */
 int exp_stack_frames(const struct exp_proc *p, uint32_t id, uint64_t *pcs, int max, uint16_t *flags);
 
 /* Value of `key` in a process's log, or NULL (the last one wins). */

@@ -4,7 +4,14 @@
  *
  * Trusts nothing in the file: the header is checked against what this reader
  * understands, each record's length against the block it lives in and the
- * end of the file.  A zero word ends the records of a block.
+ * end of the file.  A zero word ends the records of a block.  A record whose
+ * framing is wrong is skipped to the next valid point: the first 8-byte
+ * boundary after it from which the rest of the block reads as a chain of
+ * well-framed records (ending at the block's end, or in zeros to it), else
+ * the next block boundary (records never cross one, but a large one, which
+ * starts there).  The skipped bytes are counted in f->damage; a staging
+ * block's MIRROR is believed only if the block it names holds what a copy of
+ * the staging block leaves there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +26,11 @@
 
 #include "format/exp_read.h"
 
+/* A copy of a staging block may differ from it in this many bytes (it or
+ * the copy corrupt), and must match this many of its nonzero ones. */
+#define COPY_MISMATCH_MAX 8
+#define COPY_MATCH_MIN 4
+
 int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
 		const char *fmt, ...)
 {
@@ -27,39 +39,197 @@ int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
 
 	if (n < 0 || (size_t)n >= sizeof(err->msg))
 		n = 0;
+	err->offset = offset;
+	err->cause = err->msg + n;
 	va_start(ap, fmt);
 	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
 	va_end(ap);
 	return -EXP_ECORRUPT;
 }
 
-/* Mark the blocks that staging blocks stand for: a MIRROR record opens a
- * block, and a record larger than a block covers the ones it spans. */
-static int find_mirrors(struct exp_file *f, struct exp_error *err)
+void exp_damage_note(struct exp_damage *d, exp_damage_fn *hook, void *arg, const char *path,
+		     size_t offset, uint64_t bytes, const char *cause)
+{
+	if (!d->places)
+		snprintf(d->first, sizeof(d->first), "%s: at 0x%zx: %s", path, offset, cause);
+	d->places++;
+	d->bytes += bytes;
+	if (hook)
+		hook(arg, path, offset, bytes, cause);
+}
+
+void exp_damage_add(struct exp_damage *to, const struct exp_damage *from)
+{
+	if (!to->places && from->places)
+		snprintf(to->first, sizeof(to->first), "%s", from->first);
+	to->places += from->places;
+	to->bytes += from->bytes;
+}
+
+/* Count [pos, end) of f as damaged for `cause` (printf-like). */
+__attribute__((format(printf, 4, 0)))
+static void note_v(struct exp_file *f, size_t pos, size_t end, const char *fmt, va_list ap)
+{
+	char cause[512];
+
+	vsnprintf(cause, sizeof(cause), fmt, ap);
+	exp_damage_note(&f->damage, f->on_damage, f->damage_arg, f->path, pos,
+			end > pos ? end - pos : 0, cause);
+}
+
+/* Does the rest of q's block read as records: a chain of words with a
+ * type, a length that is a multiple of 8 and stays in the block, ending at
+ * the block's end or at a zero word followed by zeros only? */
+static bool chain_from(const struct exp_file *f, size_t q, size_t end)
+{
+	while (q + 4 <= end) {
+		uint32_t word, len;
+		memcpy(&word, f->data + q, 4);
+		if (!word) {
+			for (size_t k = q; k < end; k++)
+				if (f->data[k])
+					return false;
+			return true;
+		}
+		len = EXP_REC_LEN(word);
+		if (!EXP_REC_TYPE(word) || len < 8 || len % 8 || len > end - q)
+			return false;
+		q += len;
+	}
+	return q == end;
+}
+
+/* Skip the bad record at pos to the next valid point of its block (see the
+ * top of this file), counting what is skipped. */
+__attribute__((format(printf, 3, 0)))
+static void skip_bad(struct exp_file *f, size_t pos, const char *fmt, va_list ap)
+{
+	size_t bs = f->hdr.block_bytes, block_end = (pos / bs + 1) * bs;
+	size_t end = block_end < f->size ? block_end : f->size, q;
+
+	for (q = pos + 8; q < end; q += 8)
+		if (chain_from(f, q, end))
+			break;
+	note_v(f, pos, q < end ? q : end, fmt, ap);
+	f->pos = q < end ? q : block_end;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void skip_block(struct exp_file *f, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	skip_bad(f, pos, fmt, ap);
+	va_end(ap);
+}
+
+void exp_file_reject_block(struct exp_file *f, const struct exp_rec *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	skip_bad(f, r->offset, fmt, ap);
+	va_end(ap);
+}
+
+void exp_file_reject_record(struct exp_file *f, const struct exp_rec *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	note_v(f, r->offset, r->offset + r->len, fmt, ap);
+	va_end(ap);
+}
+
+/* Does block d hold what copying block w there leaves: a prefix of w's
+ * bytes (a copy cut short, or whole), then zeros?  Their MIRROR records (the
+ * first 16 bytes, where a copy names itself) are not compared.  The prefix
+ * runs to d's last nonzero byte; it may differ from w in a few bytes (a
+ * corrupt byte in either), but must match at least a few nonzero ones, so
+ * that a block of other records is never taken for a copy. */
+static bool is_copy(const struct exp_file *f, size_t w, size_t d)
+{
+	const size_t bs = f->hdr.block_bytes;
+	const uint8_t *a = f->data + w * bs, *b = f->data + d * bs;
+	size_t na = f->size - w * bs < bs ? f->size - w * bs : bs;
+	size_t nb = f->size - d * bs < bs ? f->size - d * bs : bs;
+	size_t end = nb, mismatch = 0, matched = 0;
+
+	while (end > sizeof(struct exp_mirror) && !b[end - 1])
+		end--;
+	if (end <= sizeof(struct exp_mirror))
+		return true;                    /* nothing copied yet */
+	for (size_t k = sizeof(struct exp_mirror); k < end && mismatch <= COPY_MISMATCH_MAX; k++) {
+		if (k < na && a[k] == b[k])
+			matched += b[k] != 0;
+		else
+			mismatch++;
+	}
+	return mismatch <= COPY_MISMATCH_MAX && matched >= COPY_MATCH_MIN;
+}
+
+/* Does block d start as a copy does: with a MIRROR word, or a zero one (its
+ * copy not begun)?  Asked of a block named by a damaged MIRROR. */
+static bool starts_as_copy(const struct exp_file *f, size_t d)
+{
+	uint32_t word;
+
+	memcpy(&word, f->data + d * f->hdr.block_bytes, 4);
+	return !word || (EXP_REC_TYPE(word) == EXP_REC_MIRROR && EXP_REC_LEN(word) == sizeof(struct exp_mirror));
+}
+
+/* Mark the blocks that staging blocks stand for.  A staging block starts
+ * with a MIRROR naming a later block, which holds nothing yet, or a copy of
+ * it (the writer was killed while copying), or lies past the end of the file.
+ * Corruption: a staging block whose MIRROR word is damaged is still known by
+ * the copy its block names; one whose block number is damaged has its copy
+ * searched among the later blocks that name themselves (copies do); a MIRROR
+ * naming another block that is no copy of it is counted as damage (both
+ * blocks are read). */
+static void find_mirrors(struct exp_file *f)
 {
 	const size_t bs = f->hdr.block_bytes;
 	size_t nblocks = (f->size + bs - 1) / bs;
 
-	f->skip = calloc(nblocks, 1);
-	if (!f->skip) {
-		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", f->path);
-		return -ENOMEM;
-	}
-	for (size_t b = 0; b < nblocks; b++) {
-		size_t pos = b ? b * bs : EXP_HEADER_BYTES;
+	for (size_t b = 1; b < nblocks; b++) {
 		struct exp_mirror m;
-		if (pos + sizeof(m) > f->size)
+		if (b * bs + sizeof(m) > f->size)
 			break;
-		memcpy(&m, f->data + pos, sizeof(m));
-		uint32_t len = EXP_REC_LEN(m.word);
-		if (EXP_REC_TYPE(m.word) == EXP_REC_MIRROR && len == sizeof(m)) {
-			if (m.block > b && m.block < nblocks)
-				f->skip[m.block] = 1;
-		} else if (m.word && b && len > bs) {
-			b += (len - 1) / bs;            /* a large record */
+		memcpy(&m, f->data + b * bs, sizeof(m));
+		bool mirror = EXP_REC_TYPE(m.word) == EXP_REC_MIRROR && EXP_REC_LEN(m.word) == sizeof(m);
+		if (m.block > b && m.block < nblocks && (mirror || starts_as_copy(f, m.block)) &&
+		    is_copy(f, b, m.block)) {
+			f->skip[m.block] = 1;
+			continue;
 		}
+		if (!mirror || m.block == b)
+			continue;               /* not a MIRROR, or a copy (it names itself) */
+		size_t d;
+		for (d = b + 1; d < nblocks; d++) {
+			struct exp_mirror c;
+			if (d * bs + sizeof(c) > f->size)
+				break;
+			memcpy(&c, f->data + d * bs, sizeof(c));
+			if (c.word == m.word && c.block == d && is_copy(f, b, d))
+				break;
+		}
+		char cause[160];
+		if (d < nblocks && d * bs + sizeof(m) <= f->size) {
+			f->skip[d] = 1;
+			snprintf(cause, sizeof(cause), "a MIRROR names block %llu; its copy is block %zu",
+				 (unsigned long long)m.block, d);
+		} else if (m.block < b) {
+			snprintf(cause, sizeof(cause), "a MIRROR names block %llu, before its own",
+				 (unsigned long long)m.block);
+		} else if (m.block < nblocks) {
+			snprintf(cause, sizeof(cause), "a MIRROR names block %llu, which holds other records",
+				 (unsigned long long)m.block);
+		} else {
+			continue;               /* a block not written yet */
+		}
+		exp_damage_note(&f->damage, f->on_damage, f->damage_arg, f->path, b * bs, 0, cause);
 	}
-	return 0;
 }
 
 int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
@@ -111,8 +281,10 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		 (f->hdr.block_bytes & (f->hdr.block_bytes - 1)))
 		rc = exp_corrupt(err, path, 16, "block size %u is not a power of two in 4 KiB..16 MiB",
 				 f->hdr.block_bytes);
-	if (!rc)
-		rc = find_mirrors(f, err);
+	if (!rc && !(f->skip = calloc((f->size + f->hdr.block_bytes - 1) / f->hdr.block_bytes, 1))) {
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+		rc = -ENOMEM;
+	}
 	if (rc) {
 		exp_file_close(f);
 		return rc;
@@ -125,30 +297,42 @@ int exp_file_next(struct exp_file *f, struct exp_rec *rec, struct exp_error *err
 {
 	const size_t bs = f->hdr.block_bytes;
 
+	(void)err;
+	if (!f->mirrors_found) {                /* now: the damage hook is set */
+		f->mirrors_found = true;
+		find_mirrors(f);
+	}
 	while (f->pos + 4 <= f->size) {
 		size_t pos = f->pos;
 		size_t block_end = (pos / bs + 1) * bs;
 		uint32_t word;
 
-		if (pos % 8)
-			return exp_corrupt(err, f->path, pos, "record not 8-byte aligned");
 		memcpy(&word, f->data + pos, 4);
 		if (word == 0 || f->skip[pos / bs]) {   /* unused, or mirrored */
 			f->pos = block_end;
 			continue;
 		}
 		uint32_t type = EXP_REC_TYPE(word), len = EXP_REC_LEN(word);
-		if (len < 8 || len % 8)
-			return exp_corrupt(err, f->path, pos, "record length %u is not a multiple of 8 >= 8", len);
 		bool large = pos % bs == 0;
-		if (!large && pos + len > block_end)
-			return exp_corrupt(err, f->path, pos, "record of %u bytes crosses its block end at 0x%zx",
-					   len, block_end);
-		if (len > f->size - pos)
-			return exp_corrupt(err, f->path, pos, "record of %u bytes runs past the end of the file (%zu bytes)",
-					   len, f->size);
+		if (len < 8 || len % 8) {
+			skip_block(f, pos, "record length %u is not a multiple of 8 >= 8", len);
+			continue;
+		}
+		if (!large && pos + len > block_end) {
+			skip_block(f, pos, "record of %u bytes crosses its block end at 0x%zx", len, block_end);
+			continue;
+		}
+		if (len > f->size - pos) {
+			skip_block(f, pos, "record of %u bytes runs past the end of the file (%zu bytes)",
+				   len, f->size);
+			continue;
+		}
 		if (type == EXP_REC_MIRROR) {
-			f->pos = pos + len;
+			if (pos % bs || len != sizeof(struct exp_mirror))
+				skip_block(f, pos, "a MIRROR record of %u bytes at 0x%zx into its block", len,
+					   pos % bs);
+			else
+				f->pos = pos + len;
 			continue;
 		}
 		rec->type = type;

@@ -4,9 +4,12 @@
  *
  * Used by the analyzer, `tally check` and the fuzzers.  A file is mapped
  * read-only and walked record by record; every length and offset is checked
- * against the file before it is used.  Corruption is reported as one line
- * naming the file, the offset and the cause (struct exp_error), never by
- * crashing or exiting.  A file may be read while it is being written: the
+ * against the file before it is used.  A corrupt record costs that record or
+ * the rest of its block, never the file: the walk goes on at the next block
+ * boundary (the next point a record must start at), and what was skipped is
+ * counted in struct exp_damage, the first place named as one line ("PATH: at
+ * 0xOFF: cause"), every place passed to an optional hook (`tally check`).
+ * Nothing crashes or exits.  A file may be read while it is being written: the
  * reader sees the records complete at the time it was opened (except that
  * a staging block being copied out at that instant may be seen half-emptied:
  * a report during the run can miss or double a block of events; after the
@@ -15,6 +18,7 @@
 #ifndef TALLY_EXP_READ_H
 #define TALLY_EXP_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +26,20 @@
 
 struct exp_error {
 	char msg[768];
+	size_t offset;             /* exp_corrupt: where in the file */
+	const char *cause;         /* exp_corrupt: msg without "PATH: at 0xOFF: " */
 };
+
+/* What could not be read, in a file or a whole experiment. */
+struct exp_damage {
+	uint64_t places;           /* corrupt places: a block's rest, a record, a file */
+	uint64_t bytes;            /* bytes not read because of them */
+	char first[768];           /* the first place: "PATH: at 0xOFF: cause" */
+};
+
+/* Called for each damaged place, with the bytes skipped there. */
+typedef void exp_damage_fn(void *arg, const char *path, size_t offset, uint64_t bytes,
+			   const char *cause);
 
 struct exp_file {
 	char path[4096];
@@ -32,6 +49,10 @@ struct exp_file {
 	size_t pos;                /* offset of the next record */
 	uint8_t *skip;             /* per block: 1 if a staging block stands
 	                              for it (EXP_REC_MIRROR) */
+	bool mirrors_found;        /* skip is filled in (at the first record) */
+	struct exp_damage damage;  /* what the walk skipped so far */
+	exp_damage_fn *on_damage;  /* optional: told of each place */
+	void *damage_arg;
 };
 
 /* One record as found in the file. */
@@ -48,8 +69,31 @@ struct exp_rec {
 int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		  struct exp_error *err);
 
-/* Next record: 1 and *rec filled, 0 at the end, -EXP_ECORRUPT with `err`. */
+/* Next record: 1 and *rec filled, 0 at the end.  Framing that is wrong
+ * (a length that is not a multiple of 8, crosses its block or the end of the
+ * file, a misplaced MIRROR) is skipped to the next valid point (the first
+ * place after it in its block from which the rest of the block reads as
+ * records, else the next block boundary) and added to f->damage; the walk
+ * never fails.  `err` is unused (kept for callers). */
 int exp_file_next(struct exp_file *f, struct exp_rec *rec, struct exp_error *err);
+
+/* The caller found that record r cannot be what its type says, in a way
+ * that makes its length untrustworthy (a fixed-size type of another
+ * length): skip it to the next valid point, as exp_file_next does, counting
+ * what is skipped.  `fmt` is printf-like. */
+void exp_file_reject_block(struct exp_file *f, const struct exp_rec *r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The caller found record r's fields wrong (its length is fine): count it
+ * as one damaged record; the walk goes on after it. */
+void exp_file_reject_record(struct exp_file *f, const struct exp_rec *r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Count a damaged place in d (and tell `hook`, if any): `bytes` not read at
+ * `offset` of `path`, for `cause`. */
+void exp_damage_note(struct exp_damage *d, exp_damage_fn *hook, void *arg, const char *path,
+		     size_t offset, uint64_t bytes, const char *cause);
+/* Add what `from` counts to `to` (its first place, if `to` has none). */
+void exp_damage_add(struct exp_damage *to, const struct exp_damage *from);
 
 void exp_file_close(struct exp_file *f);
 

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +55,12 @@ int exp_stack_frames(const struct exp_proc *p, uint32_t id, uint64_t *pcs, int m
 	if (id == 0 || id >= p->nstacks || !p->stacks[id].pcs)
 		return -1;
 	*flags = p->stacks[id].flags;
-	for (uint32_t at = id; at && n < max; at = p->stacks[at].parent)
+	for (uint32_t at = id; at && n < max; at = p->stacks[at].parent) {
 		for (uint16_t k = 0; k < p->stacks[at].n && n < max; k++)
 			pcs[n++] = p->stacks[at].pcs[k];
+		if (p->stacks[at].cut)
+			*flags |= EXP_STACK_TRUNCATED;
+	}
 	return n;
 }
 
@@ -107,8 +111,22 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 	return 0;
 }
 
-static void load_counters(struct exp_proc *p)
+/* Loader state for one process. */
+struct loader {
+	struct exp_proc *p;
+	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
+	size_t cap_mpi, cap_comms;
+	size_t pool_used, pool_cap;
+	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
+	exp_damage_fn *on_damage;
+	void *damage_arg;
+};
+
+/* The counters: missing is fine (a process killed before it made them),
+ * unreadable is damage. */
+static void load_counters(struct loader *l)
 {
+	struct exp_proc *p = l->p;
 	char path[4200];
 	uint8_t buf[EXP_COUNTERS_BYTES];
 
@@ -118,20 +136,14 @@ static void load_counters(struct exp_proc *p)
 		return;
 	ssize_t n = pread(fd, buf, sizeof(buf), 0);
 	close(fd);
-	if (n < EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_ || memcmp(buf, EXP_MAGIC, 8) != 0)
+	if (n < EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_ || memcmp(buf, EXP_MAGIC, 8) != 0) {
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, 0, n > 0 ? (uint64_t)n : 0,
+				"not a counters file (short, or bad magic): loss counters unknown");
 		return;
+	}
 	memcpy(p->counters, buf + EXP_HEADER_BYTES, sizeof(p->counters));
 	p->has_counters = true;
 }
-
-/* Loader state for one process. */
-struct loader {
-	struct exp_proc *p;
-	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
-	size_t cap_mpi, cap_comms;
-	size_t pool_used, pool_cap;
-	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
-};
 
 static struct exp_thread_ev *thread_of(struct loader *l, uint32_t tid)
 {
@@ -154,7 +166,22 @@ static bool has_nul(const struct exp_rec *r, size_t off)
 	return off < r->len && memchr((const char *)r->p + off, 0, r->len - off) != NULL;
 }
 
-static int take_sample(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+/* Record r's fields are wrong: count it as damaged and go on (returns 1,
+ * what a handler returns for a record it rejects). */
+__attribute__((format(printf, 3, 4)))
+static int reject(struct exp_file *f, const struct exp_rec *r, const char *fmt, ...)
+{
+	char cause[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cause, sizeof(cause), fmt, ap);
+	va_end(ap);
+	exp_file_reject_record(f, r, "%s", cause);
+	return 1;
+}
+
+static int take_sample(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		       struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -166,12 +193,14 @@ static int take_sample(struct loader *l, const struct exp_file *f, const struct 
 	return 0;
 }
 
-static int take_sample_run(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_sample_run(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			   struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
 	int rc = exp_run_decode(&l->trie, f->path, r, &p->samples, &p->nsamples, &l->cap_samples, err);
 
+	if (rc == -EXP_ECORRUPT)
+		return reject(f, r, "%s", err->cause);
 	return rc == -ENOMEM ? nomem(err, f->path) : rc;
 }
 
@@ -215,7 +244,7 @@ static int store_stack(struct loader *l, uint32_t id, uint32_t parent, uint16_t 
 
 /* Store stack `id` of a record of stacks.dat: n pcs (leaf first), then the
  * stack `parent`. */
-static int add_stack(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int add_stack(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		     uint32_t id, uint32_t parent, uint16_t n, uint16_t flags, const void *pcs,
 		     struct exp_error *err)
 {
@@ -225,9 +254,9 @@ static int add_stack(struct loader *l, const struct exp_file *f, const struct ex
 	 * 16 bytes: a bigger id than the file can hold is corrupt (and would
 	 * size the table by it). */
 	if (id == 0 || id >= MAX_STACK_ID || id > f->size / 16)
-		return exp_corrupt(err, f->path, r->offset, "stack id %u out of range", id);
+		return reject(f, r, "stack id %u out of range", id);
 	if (id < p->nstacks && p->stacks[id].pcs)
-		return exp_corrupt(err, f->path, r->offset, "stack id %u defined twice", id);
+		return reject(f, r, "stack id %u defined twice", id);
 	return store_stack(l, id, parent, n, flags, pcs) ? nomem(err, f->path) : 0;
 }
 
@@ -241,8 +270,16 @@ static int merge_run_trie(struct loader *l, struct exp_error *err)
 
 	if (!t->n)
 		return 0;
-	if ((uint64_t)base + t->n >= EXP_RUN_LOCAL)
-		return exp_corrupt(err, p->dir, 0, "samples.dat: too many stacks (%zu)", t->n);
+	if ((uint64_t)base + t->n >= EXP_RUN_LOCAL) {      /* corrupt runs: their stacks are lost */
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", p->dir, exp_file_name(EXP_FILE_SAMPLES));
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, 0, 0,
+				"too many stacks in sample runs: their samples are shown as <Unknown>");
+		for (size_t i = 0; i < p->nsamples; i++)
+			if (p->samples[i].stack_id & EXP_RUN_LOCAL)
+				p->samples[i].stack_id = 0;
+		return 0;
+	}
 	for (uint32_t i = (uint32_t)t->n; i >= 1; i--)      /* the highest first: one realloc */
 		if (store_stack(l, base + i, t->parent[i] ? base + t->parent[i] : 0, 1, t->flags[i],
 				&t->pc[i]))
@@ -253,47 +290,44 @@ static int merge_run_trie(struct loader *l, struct exp_error *err)
 	return 0;
 }
 
-static int take_stack(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_stack(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		      struct exp_error *err)
 {
 	struct exp_stack s;
 
 	memcpy(&s, r->p, sizeof(s));
 	if (s.nframes > EXP_MAX_FRAMES)
-		return exp_corrupt(err, f->path, r->offset, "stack depth %u > %d", s.nframes,
-				   EXP_MAX_FRAMES);
+		return reject(f, r, "stack depth %u > %d", s.nframes, EXP_MAX_FRAMES);
 	if (r->len != sizeof(s) + 8u * s.nframes)
-		return exp_corrupt(err, f->path, r->offset, "stack record of %u frames has length %u",
-				   s.nframes, r->len);
+		return reject(f, r, "stack record of %u frames has length %u", s.nframes, r->len);
 	return add_stack(l, f, r, s.stack_id, 0, s.nframes, s.flags,
 			 (const char *)r->p + sizeof(s), err);
 }
 
-static int take_stack_node(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_stack_node(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			   struct exp_error *err)
 {
 	struct exp_stack_node nd;
 
 	memcpy(&nd, r->p, sizeof(nd));
 	if (nd.parent_id >= nd.stack_id)
-		return exp_corrupt(err, f->path, r->offset, "stack %u has parent %u (not older)",
-				   nd.stack_id, nd.parent_id);
+		return reject(f, r, "stack %u has parent %u (not older)", nd.stack_id, nd.parent_id);
 	return add_stack(l, f, r, nd.stack_id, nd.parent_id, 1, nd.flags,
 			 (const char *)r->p + offsetof(struct exp_stack_node, pc), err);
 }
 
-static int take_map(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_map(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		    struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
 	struct exp_map m;
 
 	if (!has_nul(r, sizeof(m)))
-		return exp_corrupt(err, f->path, r->offset, "map record without a path");
+		return reject(f, r, "map record without a path");
 	memcpy(&m, r->p, sizeof(m));
 	if (m.start >= m.end || m.build_id_len > EXP_BUILD_ID_MAX)
-		return exp_corrupt(err, f->path, r->offset, "map record with range 0x%llx-0x%llx",
-				   (unsigned long long)m.start, (unsigned long long)m.end);
+		return reject(f, r, "map record with range 0x%llx-0x%llx", (unsigned long long)m.start,
+			      (unsigned long long)m.end);
 	if (exp_grow(&p->maps, &l->cap_maps, p->nmaps, sizeof(*p->maps)))
 		return nomem(err, f->path);
 	struct exp_map_ev *e = &p->maps[p->nmaps];
@@ -310,7 +344,7 @@ static int take_map(struct loader *l, const struct exp_file *f, const struct exp
 	return e->path ? 0 : nomem(err, f->path);
 }
 
-static int take_unmap(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_unmap(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		      struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -329,7 +363,7 @@ static int take_unmap(struct loader *l, const struct exp_file *f, const struct e
 	return 0;
 }
 
-static int take_thread_start(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_thread_start(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			     struct exp_error *err)
 {
 	struct exp_thread_start ts;
@@ -346,7 +380,7 @@ static int take_thread_start(struct loader *l, const struct exp_file *f, const s
 	return 0;
 }
 
-static int take_thread_end(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_thread_end(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			   struct exp_error *err)
 {
 	struct exp_thread_end te;
@@ -361,17 +395,17 @@ static int take_thread_end(struct loader *l, const struct exp_file *f, const str
 	return 0;
 }
 
-static int take_thread_cost(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_thread_cost(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			    struct exp_error *err)
 {
 	struct exp_thread_cost tc;
 
 	memcpy(&tc, r->p, sizeof(tc));
 	if ((uint32_t)tc.first_bucket + tc.nbuckets > EXP_COST_BUCKETS)
-		return exp_corrupt(err, f->path, r->offset, "thread-cost buckets %u..%u (at most %d)",
+		return reject(f, r, "thread-cost buckets %u..%u (at most %d)",
 				   tc.first_bucket, tc.first_bucket + tc.nbuckets, EXP_COST_BUCKETS);
 	if (r->len != ((sizeof(tc) + 4u * tc.nbuckets + 7) & ~7u))
-		return exp_corrupt(err, f->path, r->offset, "thread-cost record of %u buckets has length %u",
+		return reject(f, r, "thread-cost record of %u buckets has length %u",
 				   tc.nbuckets, r->len);
 	struct exp_thread_ev *t = thread_of(l, tc.tid);
 	if (!t || (!t->handler_hist && !(t->handler_hist = calloc(EXP_COST_BUCKETS, 8))))
@@ -389,7 +423,7 @@ static int take_thread_cost(struct loader *l, const struct exp_file *f, const st
 	return 0;
 }
 
-static int take_heap(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_heap(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		     struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -400,7 +434,7 @@ static int take_heap(struct loader *l, const struct exp_file *f, const struct ex
 	return 0;
 }
 
-static int take_heap_free(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_heap_free(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			  struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -414,7 +448,7 @@ static int take_heap_free(struct loader *l, const struct exp_file *f, const stru
 	return 0;
 }
 
-static int take_sync(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_sync(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		     struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -425,7 +459,7 @@ static int take_sync(struct loader *l, const struct exp_file *f, const struct ex
 	return 0;
 }
 
-static int take_io(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_io(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		   struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -436,14 +470,14 @@ static int take_io(struct loader *l, const struct exp_file *f, const struct exp_
 	return 0;
 }
 
-static int take_fd_name(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_fd_name(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
 	struct exp_fd_name fn;
 
 	if (!has_nul(r, sizeof(fn)))
-		return exp_corrupt(err, f->path, r->offset, "fd-name record without a name");
+		return reject(f, r, "fd-name record without a name");
 	memcpy(&fn, r->p, sizeof(fn));
 	if (exp_grow(&p->fds, &l->cap_fds, p->nfds, sizeof(*p->fds)))
 		return nomem(err, f->path);
@@ -454,7 +488,7 @@ static int take_fd_name(struct loader *l, const struct exp_file *f, const struct
 	return e->name ? 0 : nomem(err, f->path);
 }
 
-static int take_arc_table(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_arc_table(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			  struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -462,9 +496,14 @@ static int take_arc_table(struct loader *l, const struct exp_file *f, const stru
 
 	memcpy(&t, r->p, sizeof(t));
 	if (t.nslots == 0 || (t.nslots & (t.nslots - 1)) ||
-	    (uint64_t)t.nslots * sizeof(struct exp_arc) + sizeof(t) != r->len)
-		return exp_corrupt(err, f->path, r->offset, "arc table of %u slots in %u bytes",
-				   t.nslots, r->len);
+	    (uint64_t)t.nslots * sizeof(struct exp_arc) + sizeof(t) != r->len) {
+		/* A length that fits some table: nslots is what is wrong. */
+		uint64_t fits = (r->len - sizeof(t)) / sizeof(struct exp_arc);
+		if ((r->len - sizeof(t)) % sizeof(struct exp_arc) == 0 && fits && !(fits & (fits - 1)))
+			return reject(f, r, "arc table of %u slots in %u bytes", t.nslots, r->len);
+		exp_file_reject_block(f, r, "arc table of %u slots in %u bytes", t.nslots, r->len);
+		return 1;
+	}
 	const struct exp_arc *slots = (const void *)((const char *)r->p + sizeof(t));
 	for (uint32_t i = 0; i < t.nslots; i++) {
 		struct exp_arc a;
@@ -479,7 +518,7 @@ static int take_arc_table(struct loader *l, const struct exp_file *f, const stru
 	return 0;
 }
 
-static int take_mpi(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_mpi(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		    struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -490,7 +529,7 @@ static int take_mpi(struct loader *l, const struct exp_file *f, const struct exp
 	return 0;
 }
 
-static int take_mpi_comm(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_mpi_comm(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			 struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
@@ -502,60 +541,77 @@ static int take_mpi_comm(struct loader *l, const struct exp_file *f, const struc
 }
 
 /* What the loader knows of each record type: the file it belongs in, its
- * length (exactly, or at least), and what takes it.  A handler sees a record
- * of the right file and length; it checks the fields.  Types not here (newer
- * ones, MIRROR) are skipped by length.  A new record type is one handler and
- * one line. */
+ * length (exactly, or at least), whether it may span blocks, and what takes
+ * it.  A handler sees a record of the right file and length; it checks the
+ * fields, and a wrong one costs that record (reject(): the handler returns
+ * 1; 0 when it took the record, <0 out of memory).  Types not here (newer
+ * ones) are skipped by length and counted.  A new record type is one
+ * handler and one line. */
 static const struct rec_type {
 	const char *name;
 	uint32_t kind;             /* enum exp_file_kind */
 	uint32_t len;              /* bytes */
 	bool at_least;             /* len is a minimum (variable-length records) */
-	int (*take)(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+	bool large;                /* may span blocks (starting at a boundary) */
+	int (*take)(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		    struct exp_error *err);
 } rec_types[] = {
-	[EXP_REC_SAMPLE] = { "sample", EXP_FILE_SAMPLES, sizeof(struct exp_sample), false, take_sample },
-	[EXP_REC_SAMPLE_RUN] = { "sample-run", EXP_FILE_SAMPLES, sizeof(struct exp_sample_run), true,
+	[EXP_REC_SAMPLE] = { "sample", EXP_FILE_SAMPLES, sizeof(struct exp_sample), false, false, take_sample },
+	[EXP_REC_SAMPLE_RUN] = { "sample-run", EXP_FILE_SAMPLES, sizeof(struct exp_sample_run), true, false,
 				 take_sample_run },
-	[EXP_REC_STACK] = { "stack", EXP_FILE_STACKS, sizeof(struct exp_stack), true, take_stack },
-	[EXP_REC_STACK_NODE] = { "stack-node", EXP_FILE_STACKS, sizeof(struct exp_stack_node), false,
+	[EXP_REC_STACK] = { "stack", EXP_FILE_STACKS, sizeof(struct exp_stack), true, false, take_stack },
+	[EXP_REC_STACK_NODE] = { "stack-node", EXP_FILE_STACKS, sizeof(struct exp_stack_node), false, false,
 				 take_stack_node },
-	[EXP_REC_MAP] = { "map", EXP_FILE_MAPS, sizeof(struct exp_map) + 8, true, take_map },
-	[EXP_REC_UNMAP] = { "unmap", EXP_FILE_MAPS, sizeof(struct exp_unmap), false, take_unmap },
+	[EXP_REC_MAP] = { "map", EXP_FILE_MAPS, sizeof(struct exp_map) + 8, true, false, take_map },
+	[EXP_REC_UNMAP] = { "unmap", EXP_FILE_MAPS, sizeof(struct exp_unmap), false, false, take_unmap },
 	[EXP_REC_THREAD_START] = { "thread-start", EXP_FILE_THREADS, sizeof(struct exp_thread_start),
-				   false, take_thread_start },
-	[EXP_REC_THREAD_END] = { "thread-end", EXP_FILE_THREADS, sizeof(struct exp_thread_end), false,
+				   false, false, take_thread_start },
+	[EXP_REC_THREAD_END] = { "thread-end", EXP_FILE_THREADS, sizeof(struct exp_thread_end), false, false,
 				 take_thread_end },
-	[EXP_REC_THREAD_COST] = { "thread-cost", EXP_FILE_THREADS, sizeof(struct exp_thread_cost), true,
+	[EXP_REC_THREAD_COST] = { "thread-cost", EXP_FILE_THREADS, sizeof(struct exp_thread_cost), true, false,
 				  take_thread_cost },
-	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, take_heap },
-	[EXP_REC_HEAP_FREE] = { "heap-free", EXP_FILE_HEAP, sizeof(struct exp_heap_free), false,
+	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, false, take_heap },
+	[EXP_REC_HEAP_FREE] = { "heap-free", EXP_FILE_HEAP, sizeof(struct exp_heap_free), false, false,
 				take_heap_free },
-	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, take_sync },
-	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, take_io },
-	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name) + 8, true, take_fd_name },
-	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true,
+	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, false, take_sync },
+	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, take_io },
+	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name) + 8, true, false, take_fd_name },
+	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true, true,
 				take_arc_table },
-	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, take_mpi },
-	[EXP_REC_MPI_COMM] = { "mpi-comm", EXP_FILE_MPI, sizeof(struct exp_mpi_comm), false,
+	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, take_mpi },
+	[EXP_REC_MPI_COMM] = { "mpi-comm", EXP_FILE_MPI, sizeof(struct exp_mpi_comm), false, false,
 			       take_mpi_comm },
 };
 
-static int take_record(struct loader *l, const struct exp_file *f, const struct exp_rec *r,
+static int take_record(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		       struct exp_error *err)
 {
 	const struct rec_type *t = r->type < sizeof(rec_types) / sizeof(rec_types[0]) ?
 					   &rec_types[r->type] : NULL;
+	const size_t bs = f->hdr.block_bytes;
 
-	if (!t || !t->take)
-		return 0;              /* a newer record type: skipped by length */
-	if (t->kind != f->hdr.kind)
-		return exp_corrupt(err, f->path, r->offset, "record type %u does not belong in this file",
-				   r->type);
-	if (t->at_least ? r->len < t->len : r->len != t->len)
-		return exp_corrupt(err, f->path, r->offset, "%s record (type %u) has length %u, expected %s%u",
-				   t->name, r->type, r->len, t->at_least ? "at least " : "", t->len);
-	return t->take(l, f, r, err);
+	if (!t || !t->take) {
+		l->p->unknown_records++;    /* a newer record type: skipped by length */
+		return 0;
+	}
+	/* Its type is wrong for this file, its length intact (a flipped type
+	 * byte): it alone is lost. */
+	if (t->kind != f->hdr.kind) {
+		reject(f, r, "record type %u does not belong in this file", r->type);
+		return 0;
+	}
+	/* Its length is wrong for its type: where the next record starts is
+	 * unknown; skipped to the next valid point. */
+	if ((t->at_least ? r->len < t->len : r->len != t->len) ||
+	    (!t->large && r->offset % bs + r->len > bs)) {
+		exp_file_reject_block(f, r, "%s record (type %u) has length %u, expected %s%u", t->name,
+				      r->type, r->len, t->at_least ? "at least " : "", t->len);
+		return 0;
+	}
+	int rc = t->take(l, f, r, err);
+	if (rc == 0 && t->kind < EXP_FILE_COUNT_)
+		l->p->records[t->kind]++;
+	return rc < 0 ? rc : 0;
 }
 
 static int load_file(struct loader *l, const char *name, uint32_t kind, struct exp_error *err)
@@ -569,11 +625,19 @@ static int load_file(struct loader *l, const char *name, uint32_t kind, struct e
 	rc = exp_file_open(&f, path, kind, err);
 	if (rc == -ENOENT)
 		return 0;
+	if (rc == -EXP_ECORRUPT) {              /* its header: the whole file is lost */
+		exp_damage_note(&l->p->damage, l->on_damage, l->damage_arg, path, err->offset, f.size,
+				err->cause);
+		return 0;
+	}
 	if (rc)
 		return rc;
+	f.on_damage = l->on_damage;
+	f.damage_arg = l->damage_arg;
 	while ((rc = exp_file_next(&f, &r, err)) > 0)
 		if ((rc = take_record(l, &f, &r, err)) < 0)
 			break;
+	exp_damage_add(&l->p->damage, &f.damage);
 	exp_file_close(&f);
 	return rc < 0 ? rc : 0;
 }
@@ -622,7 +686,8 @@ static int cmp_map_time(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int load_proc(struct exp_proc *p, struct exp_error *err)
+static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
+		     struct exp_error *err)
 {
 	static const enum exp_file_kind files[] = {
 		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
@@ -636,7 +701,9 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 	if (!l)
 		return nomem(err, p->dir);
 	l->p = p;
-	load_counters(p);
+	l->on_damage = on_damage;
+	l->damage_arg = arg;
+	load_counters(l);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && rc >= 0; i++)
 		rc = load_file(l, exp_file_name(files[i]), files[i], err);
 	if (rc >= 0)
@@ -655,16 +722,17 @@ static int load_proc(struct exp_proc *p, struct exp_error *err)
 		if (!s->pcs)
 			continue;
 		s->pcs = p->pc_pool + ((uintptr_t)s->pcs - 1);
+		/* A parent lost with a damaged record, or a chain too deep
+		 * (a corrupt parent id): the stack keeps the frames it has. */
 		uint32_t depth = s->n;
-		if (s->parent) {
-			if (!p->stacks[s->parent].pcs)
-				return exp_corrupt(err, p->dir, 0, "stacks.dat: stack %u has parent %u, which is missing",
-						   i, s->parent);
-			depth += p->stacks[s->parent].depth;
+		if (s->parent && (!p->stacks[s->parent].pcs ||
+				  depth + p->stacks[s->parent].depth > EXP_MAX_FRAMES)) {
+			s->parent = 0;
+			s->cut = true;
+			p->cut_stacks++;
 		}
-		if (depth > EXP_MAX_FRAMES)
-			return exp_corrupt(err, p->dir, 0, "stacks.dat: stack %u is %u frames deep, more than %d",
-					   i, depth, EXP_MAX_FRAMES);
+		if (s->parent)
+			depth += p->stacks[s->parent].depth;
 		s->depth = (uint16_t)depth;
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
@@ -706,7 +774,20 @@ static bool has_data(const char *dir)
 	return stat(path, &st) == 0;
 }
 
+void exp_experiment_damage(const struct exp_experiment *e, struct exp_damage *total)
+{
+	memset(total, 0, sizeof(*total));
+	for (size_t i = 0; i < e->nprocs; i++)
+		exp_damage_add(total, &e->procs[i].damage);
+}
+
 int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_error *err)
+{
+	return exp_experiment_load_with(e, path, err, NULL, NULL);
+}
+
+int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct exp_error *err,
+			     exp_damage_fn *on_damage, void *arg)
 {
 	struct stat st;
 	size_t cap = 8;
@@ -775,7 +856,7 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 	if (fit)
 		e->procs = fit;
 	for (size_t i = 0; i < e->nprocs; i++) {
-		int rc = load_proc(&e->procs[i], err);
+		int rc = load_proc(&e->procs[i], on_damage, arg, err);
 		if (rc)
 			return rc;
 	}

@@ -484,7 +484,7 @@ struct exp_mpi_comm {
 #define EXP_MPI_COMM_INTER 0x1
 
 /* counters.dat: a 64-byte header like the record files (kind 0), then
- * EXP_COUNTER_COUNT_ little-endian u64 counters updated in place with atomic
+ * EXP_CTR_COUNT_ little-endian u64 counters updated in place with atomic
  * adds.  Every loss has a counter; the report header shows the nonzero ones. */
 enum exp_counter {
 	EXP_CTR_SAMPLES,          /* clock samples written */

@@ -85,6 +85,32 @@ static void size_limit(struct report_doc *d, const struct exp_experiment *exps, 
 	}
 }
 
+/* What could not be read: damaged places, stacks cut by them, records of
+ * unknown types (exp_data.h). */
+static void damage(struct report_doc *d, const struct exp_experiment *e)
+{
+	struct exp_damage dmg;
+	size_t cut = 0, unknown = 0;
+
+	exp_experiment_damage(e, &dmg);
+	for (size_t j = 0; j < e->nprocs; j++) {
+		cut += e->procs[j].cut_stacks;
+		unknown += e->procs[j].unknown_records;
+	}
+	if (dmg.places)
+		report_kv_num(d, "damaged_places", "Damaged", (double)dmg.places,
+			      "%llu place%s, %llu bytes unread (first: %s; `tally check` lists them)",
+			      (unsigned long long)dmg.places, dmg.places == 1 ? "" : "s",
+			      (unsigned long long)dmg.bytes, dmg.first);
+	if (cut)
+		report_kv_num(d, "cut_stacks", "Cut stacks", (double)cut,
+			      "%zu (their outer frames were in damaged records: shown truncated)", cut);
+	if (unknown)
+		report_kv_num(d, "unknown_records", "Unknown records", (double)unknown,
+			      "%zu skipped (of types this tally does not know: written by a newer one?)",
+			      unknown);
+}
+
 void report_overview(struct report_doc *d, const struct model *m,
 		     const struct exp_experiment *exps, size_t nexps)
 {
@@ -130,6 +156,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		for (size_t j = 0; j < exps[i].nprocs; j++)
 			for (size_t t = 0; t < exps[i].procs[j].nthreads; t++)
 				thread_cpu += exps[i].procs[j].threads[t].cpu_ns;
+		damage(d, &exps[i]);
 	}
 	report_kv_num(d, "threads", "Threads", (double)m->nthreads, "%zu", m->nthreads);
 	for (size_t i = 0; i < nexps; i++) {

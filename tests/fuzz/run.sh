@@ -1,6 +1,8 @@
 #!/bin/sh
-# run.sh — `make fuzz`: run the libFuzzer target for FUZZ_SECONDS (default
-# 120) over tests/fuzz/corpus, keeping any crasher in tests/fuzz/crashers/.
+# run.sh — `make fuzz`: run the libFuzzer targets for FUZZ_SECONDS each
+# (default 120): fuzz_experiment over tests/fuzz/corpus, fuzz_flip (one
+# corrupt byte in tests/data/every.exp), keeping any crasher in
+# tests/fuzz/crashers/.
 set -eu
 cd "$(dirname "$0")/../.."
 b=${1:-build-fuzz}
@@ -8,3 +10,6 @@ mkdir -p "$b/corpus"
 cp tests/fuzz/corpus/* "$b/corpus/" 2>/dev/null || true
 "$b/fuzz/fuzz_experiment" -max_total_time="${FUZZ_SECONDS:-120}" -max_len=65536 \
 	-artifact_prefix=tests/fuzz/crashers/ "$b/corpus"
+mkdir -p "$b/corpus-flip"
+"$b/fuzz/fuzz_flip" -max_total_time="${FUZZ_SECONDS:-120}" -max_len=16 \
+	-artifact_prefix=tests/fuzz/crashers/flip- "$b/corpus-flip"

@@ -4,8 +4,8 @@
  * thread or several, small and large records, across block boundaries and
  * through staging windows) the reader reads back exactly once; a window
  * caught in the middle of its copy loses and doubles nothing; a reserved but
- * unpublished record is invisible; corrupt files give one-line errors naming
- * the file and the offset.
+ * unpublished record is invisible; a corrupt record or header costs only
+ * itself or its block, counted with the file and the offset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -268,17 +268,28 @@ static void large_record_and_unpublished(void)
 	unlink(path);
 }
 
-/* Write `len` bytes as file `name` of a fresh experiment and load it. */
-static int load_bytes(const char *name, const void *data, size_t len, struct exp_error *err)
+/* Write `len` bytes as file `name` of a fresh experiment and load it: its
+ * return, the founder's damage and samples in *d and *nsamples. */
+static int load_bytes(const char *name, const void *data, size_t len, struct exp_damage *d,
+		      size_t *nsamples)
 {
 	char path[256];
 	struct exp_experiment e;
+	struct exp_error err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	fwrite(data, 1, len, f);
 	fclose(f);
-	int rc = exp_experiment_load(&e, dir, err);
+	int rc = exp_experiment_load(&e, dir, &err);
+	memset(d, 0, sizeof(*d));
+	*nsamples = 0;
+	if (rc == 0) {
+		*d = e.procs[0].damage;
+		*nsamples = e.procs[0].nsamples;
+	} else {
+		snprintf(d->first, sizeof(d->first), "load failed: %s", err.msg);
+	}
 	exp_experiment_free(&e);
 	unlink(path);
 	return rc;
@@ -297,55 +308,91 @@ static void header(uint8_t *buf, uint32_t kind)
 	memcpy(buf, &h, sizeof(h));
 }
 
-static void corrupt_files_name_file_and_offset(void)
+/* Put a good sample at `off` of buf. */
+static void good_sample(uint8_t *buf, size_t off)
+{
+	struct exp_sample s;
+
+	sample_rec(&s, 1, 1);
+	s.word = EXP_REC_WORD(EXP_REC_SAMPLE, sizeof(s));
+	memcpy(buf + off, &s, sizeof(s));
+}
+
+/* One corrupt place: the load succeeds, the place is counted once with the
+ * file, the offset and the cause, and `want` samples are read. */
+#define DAMAGED(name, len, want, what)                                                   \
+	do {                                                                             \
+		int rc_ = load_bytes(name, buf, len, &d, &n);                            \
+		CHECKF(rc_ == 0 && d.places == 1 && strstr(d.first, what) && n == (want), \
+		       "rc %d, %llu places, %zu samples: %s", rc_,                       \
+		       (unsigned long long)d.places, n, d.first);                        \
+	} while (0)
+
+static void corrupt_places_cost_only_themselves(void)
 {
 	static uint8_t buf[8192];
-	struct exp_error err;
+	struct exp_damage d;
+	size_t n;
 	uint32_t word;
 
-	/* Each case: the error names the file and says what is wrong. */
+	/* A file whose header is wrong is lost, not the experiment. */
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, "NOTTALLY", 8);
-	CHECK(load_bytes("samples.dat", buf, 64, &err) == -EXP_ECORRUPT);
-	CHECKF(strstr(err.msg, "samples.dat: at 0x0: not a tally") != NULL, "%s", err.msg);
+	DAMAGED("samples.dat", 64, 0, "samples.dat: at 0x0: not a tally");
+	DAMAGED("stacks.dat", 10, 0, "shorter");
 
-	CHECK(load_bytes("stacks.dat", buf, 10, &err) == -EXP_ECORRUPT);
-	CHECKF(strstr(err.msg, "stacks.dat") && strstr(err.msg, "shorter"), "%s", err.msg);
-
+	/* A bad record costs itself when the rest of its block reads as records
+	 * from the next 8-byte boundary on, else the rest of its block; the
+	 * sample in the next block is read. */
 	header(buf, EXP_FILE_SAMPLES);
+	good_sample(buf, 4096);
+	good_sample(buf, 96);
 	word = EXP_REC_WORD(EXP_REC_SAMPLE, 36);          /* not a multiple of 8 */
 	memcpy(buf + 64, &word, 4);
-	CHECK(load_bytes("samples.dat", buf, 4096, &err) == -EXP_ECORRUPT);
-	CHECKF(strstr(err.msg, "samples.dat: at 0x40: record length 36") != NULL, "%s", err.msg);
+	DAMAGED("samples.dat", 8192, 2, "samples.dat: at 0x40: record length 36");
+	CHECKF(d.bytes == 32, "%llu bytes", (unsigned long long)d.bytes);
+	memset(buf + 128, 0xff, 8);                        /* garbage after it: up to the zeros */
+	DAMAGED("samples.dat", 8192, 1, "samples.dat: at 0x40: record length 36");
+	CHECKF(d.bytes == 136 - 64, "%llu bytes", (unsigned long long)d.bytes);
+	memset(buf + 4088, 0xff, 8);                       /* garbage to the end: the block */
+	DAMAGED("samples.dat", 8192, 1, "samples.dat: at 0x40: record length 36");
+	CHECKF(d.bytes == 4096 - 64, "%llu bytes", (unsigned long long)d.bytes);
+	memset(buf + 4088, 0, 8);
+	memset(buf + 96, 0, 40);
 
 	word = EXP_REC_WORD(EXP_REC_SAMPLE, 4096);        /* crosses the block end */
 	memcpy(buf + 64, &word, 4);
-	CHECK(load_bytes("samples.dat", buf, 8192, &err) == -EXP_ECORRUPT);
-	CHECKF(strstr(err.msg, "crosses its block end") != NULL, "%s", err.msg);
+	DAMAGED("samples.dat", 8192, 1, "crosses its block end");
+
+	word = EXP_REC_WORD(EXP_REC_SAMPLE, 40);          /* a sample is 32 bytes */
+	memcpy(buf + 64, &word, 4);
+	DAMAGED("samples.dat", 8192, 1, "sample record (type 1) has length 40, expected 32");
 
 	word = EXP_REC_WORD(EXP_REC_SAMPLE, 32);          /* file ends mid-record */
 	memcpy(buf + 64, &word, 4);
-	CHECK(load_bytes("samples.dat", buf, 80, &err) == -EXP_ECORRUPT);
-	CHECKF(strstr(err.msg, "past the end of the file") != NULL, "%s", err.msg);
+	DAMAGED("samples.dat", 80, 0, "past the end of the file");
 
+	/* A record of the wrong kind, or with wrong fields, costs itself. */
 	header(buf, EXP_FILE_STACKS);
 	memset(buf + 64, 0, 64);
 	struct exp_stack st = { EXP_REC_WORD(EXP_REC_STACK, 16), 1, 5000, 0, 0 };
 	memcpy(buf + 64, &st, sizeof(st));
-	CHECK(load_bytes("stacks.dat", buf, 4096, &err) == -EXP_ECORRUPT);
-	CHECKF(strstr(err.msg, "stack depth 5000") != NULL, "%s", err.msg);
+	DAMAGED("stacks.dat", 4096, 0, "stack depth 5000");
+	CHECK(d.bytes == 16);
 
-	header(buf, EXP_FILE_MAPS);                        /* a SAMPLE in maps.dat */
-	word = EXP_REC_WORD(EXP_REC_SAMPLE, 32);
+	header(buf, EXP_FILE_SAMPLES);                     /* a THREAD_END in samples.dat */
+	memset(buf + 64, 0, 64);
+	word = EXP_REC_WORD(EXP_REC_THREAD_END, 32);
 	memcpy(buf + 64, &word, 4);
-	CHECK(load_bytes("maps.dat", buf, 4096, &err) == -EXP_ECORRUPT);
-	CHECKF(strstr(err.msg, "does not belong") != NULL, "%s", err.msg);
+	good_sample(buf, 96);
+	DAMAGED("samples.dat", 4096, 1, "does not belong");
 
-	header(buf, EXP_FILE_SAMPLES);                     /* unknown type: skipped */
+	header(buf, EXP_FILE_SAMPLES);                     /* unknown type: skipped, no damage */
 	memset(buf + 64, 0, 64);
 	word = EXP_REC_WORD(200, 16);
 	memcpy(buf + 64, &word, 4);
-	CHECKF(load_bytes("samples.dat", buf, 4096, &err) == 0, "%s", err.msg);
+	good_sample(buf, 80);
+	CHECK(load_bytes("samples.dat", buf, 4096, &d, &n) == 0 && d.places == 0 && n == 1);
 }
 
 static void missing_stacks_are_counted(void)
@@ -380,7 +427,7 @@ int main(void)
 	RUN(killed_mid_copy);
 	RUN(killed_mid_copy_blocks_filled_exactly);
 	RUN(large_record_and_unpublished);
-	RUN(corrupt_files_name_file_and_offset);
+	RUN(corrupt_places_cost_only_themselves);
 	RUN(missing_stacks_are_counted);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
