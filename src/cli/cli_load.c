@@ -239,6 +239,26 @@ static int load_one(struct cli_input *in, const char *cmd, const struct item *it
 	return 0;
 }
 
+/* One warning line for everything the experiments lost to damage. */
+static void warn_damage(struct cli_input *in, const char *cmd)
+{
+	struct exp_damage total = { 0 }, d;
+	const char *where = NULL;
+
+	for (size_t i = 0; i < in->nexps; i++) {
+		exp_experiment_damage(&in->exps[i], &d);
+		if (d.places && !where)
+			where = in->exps[i].path;
+		exp_damage_add(&total, &d);
+	}
+	if (!total.places)
+		return;
+	in->partial = true;
+	cli_warn(cmd, "%s: skipped; %llu damaged place%s, %llu bytes unread in all (`tally check %s` "
+		 "lists them)", total.first, (unsigned long long)total.places,
+		 total.places == 1 ? "" : "s", (unsigned long long)total.bytes, where);
+}
+
 int cli_input_load(struct cli_input *in, const char *cmd)
 {
 	warn_cmd = cmd;
@@ -270,6 +290,7 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 	free(items);
 	if (rc)
 		return rc;
+	warn_damage(in, cmd);
 	for (size_t i = 0; i < in->ntids; i++) {
 		bool found = false;
 		for (size_t k = 0; k < in->model.nthreads && !found; k++)

@@ -73,11 +73,13 @@ check cli_option_forms_agree sh -c '
 check report_missing_experiment_one_line sh -c '
 	"$TALLY" report nope.exp 2>err; test $? -eq 2 && test $(wc -l <err) -eq 1 && grep -q nope.exp err'
 
-# One corrupt record costs that record: the length word of one of a.exp's
-# samples made 36; the report shows the rest, warns once, exits 1 (partial);
-# `tally check` names the place; the intact experiment checks sound.
-rm -rf bad.exp && cp -r a.exp bad.exp
-python3 - bad.exp/samples.dat <<'PY'
+# One corrupt record costs that record: the length word of the 100th heap
+# allocation made 36; the report shows the rest, warns once, exits 1
+# (partial); `tally check` names the place; the intact experiment is sound.
+cc_prog heapy -pthread
+"$TALLY" record -H -o h.exp ./heapy 2>/dev/null
+rm -rf bad.exp && cp -r h.exp bad.exp
+python3 - bad.exp/heap.dat <<'PY'
 import struct, sys
 p = sys.argv[1]; b = bytearray(open(p, 'rb').read())
 bs = struct.unpack_from('<I', b, 16)[0]; off = 64; n = 0
@@ -85,24 +87,24 @@ while off < len(b):
     w = struct.unpack_from('<I', b, off)[0]
     if w == 0:
         off = (off // bs + 1) * bs; continue
-    if w >> 24 == 1:
+    if w >> 24 == 7:
         n += 1
         if n == 100:
-            struct.pack_into('<I', b, off, (1 << 24) | 36); break
+            struct.pack_into('<I', b, off, (7 << 24) | 36); break
     off += w & 0xffffff
 open(p, 'wb').write(b)
 PY
-check corrupt_record_costs_one_sample sh -c '
-	"$TALLY" report a.exp --format csv >good.csv && "$TALLY" report bad.exp --format csv >bad.csv 2>bad.err
+check corrupt_record_costs_one_allocation sh -c '
+	"$TALLY" report bad.exp --format csv >bad.csv 2>bad.err
 	test $? -eq 1 && test $(wc -l <bad.err) -eq 1 &&
-	grep -q "^tally report: warning: bad.exp/samples.dat: at 0x[0-9a-f]*: record length 36" bad.err &&
-	"$TALLY" report a.exp | grep "^  Samples" | awk "{print \$2 - 1}" >want &&
-	"$TALLY" report bad.exp 2>/dev/null | grep "^  Samples" | awk "{print \$2}" >got && cmp want got &&
-	"$TALLY" report bad.exp 2>/dev/null | grep -q "^  Damaged  *1 place, 32 bytes unread"'
+	grep -q "^tally report: warning: bad.exp/heap.dat: at 0x[0-9a-f]*: record length 36" bad.err &&
+	"$TALLY" report h.exp | grep "^  Allocs" | awk "{print \$2 - 1}" >want &&
+	"$TALLY" report bad.exp 2>/dev/null | grep "^  Allocs" | awk "{print \$2}" >got && cmp want got &&
+	"$TALLY" report bad.exp 2>/dev/null | grep -q "^  Damaged  *1 place, 48 bytes unread"'
 check corrupt_export_is_partial sh -c '
-	"$TALLY" export bad.exp --format collapsed >bad.txt 2>/dev/null; test $? -eq 1 && test -s bad.txt'
+	"$TALLY" export bad.exp --format collapsed --metric heap.count >bad.txt 2>/dev/null; test $? -eq 1 && test -s bad.txt'
 check check_names_the_damage sh -c '
 	"$TALLY" check bad.exp >chk.txt; test $? -eq 1 &&
-	grep -q "^bad.exp/samples.dat: at 0x[0-9a-f]*: record length 36 .*(32 bytes skipped)$" chk.txt &&
+	grep -q "^bad.exp/heap.dat: at 0x[0-9a-f]*: record length 36 .*(48 bytes skipped)$" chk.txt &&
 	grep -qx "bad.exp: 1 problem" chk.txt &&
 	"$TALLY" check a.exp >ok.txt && grep -q "^a.exp: sound: 1 process, [0-9]* samples" ok.txt'

@@ -225,6 +225,12 @@ static int load_run(const uint8_t *bytes, uint32_t len, uint32_t used, struct ex
 	fwrite(buf, 1, 4096, f);
 	fclose(f);
 	int rc = exp_experiment_load(&e, dir, err);
+	/* A corrupt run costs that record: the load goes on, the place is
+	 * counted and named. */
+	if (rc == 0 && e.procs[0].damage.places) {
+		snprintf(err->msg, sizeof(err->msg), "%s", e.procs[0].damage.first);
+		rc = -EXP_ECORRUPT;
+	}
 	exp_experiment_free(&e);
 	unlink(path);
 	return rc;
