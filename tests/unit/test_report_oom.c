@@ -15,15 +15,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+int main(void)
+{
+	printf("[Skipped: ASan's allocator cannot be replaced] every_failure_is_said\n");
+	return 0;
+}
+#else
 #include "model_fixture.h"
 #include "report/report.h"
 #include "report/report_gprof.h"
 #include "testhelp.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define REPLACED_MALLOC 0
-#else
-#define REPLACED_MALLOC 1
 static long fail_at = -1;          /* the call that fails (0-based); -1: none */
 static bool fail_after;            /* and every one after it */
 static long calls;                 /* counted while armed */
@@ -64,7 +67,6 @@ void free(void *p)
 {
 	__libc_free(p);
 }
-#endif
 
 enum { TOTAL, MAIN, WORK, LEAF, IO, PEER, NFUNCS };
 
@@ -186,9 +188,6 @@ static void every_failure_is_said(void)
 	FILE *f = tmpfile();
 	long runs = 0, said = 0;
 
-	if (!REPLACED_MALLOC)
-		SKIP("ASan's allocator");
-#if REPLACED_MALLOC
 	build();
 	for (int job = 0; job < JOBS; job++) {
 		for (int fmt = REPORT_TEXT; fmt <= REPORT_JSON; fmt++) {
@@ -220,7 +219,6 @@ static void every_failure_is_said(void)
 	}
 	printf("  %ld runs, %ld said out of memory\n", runs, said);
 	CHECK(said > 100);
-#endif
 	fclose(f);
 }
 
@@ -230,3 +228,4 @@ int main(void)
 	model_free(&m);
 	TEST_EXIT();
 }
+#endif
