@@ -29,14 +29,15 @@ static int cmp_row(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* The model's ranks, one row each, by rank; *n gets how many. */
+/* The model's ranks, one row each, by rank; *n gets how many.  NULL if out
+ * of memory. */
 static struct rank_row *rank_rows(const struct model *m, size_t *n)
 {
 	struct rank_row *rows = calloc(m->nprocs ? m->nprocs : 1, sizeof(*rows));
 	size_t k = 0;
 
 	if (!rows)
-		abort();
+		return NULL;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct model_proc *p = &m->procs[i];
 		if (p->rank < 0)
@@ -149,6 +150,10 @@ void report_ranks(struct report_doc *d, const struct model *m, const struct repo
 	size_t n;
 	struct rank_row *rows = rank_rows(m, &n);
 
+	if (!rows) {
+		report_doc_fail(d, "the table of ranks");
+		return;
+	}
 	if (!n) {
 		report_note(d, "No MPI ranks: not a job (see docs/mpi.md), and no process called MPI_Init "
 			       "under tally record -m.");
