@@ -105,6 +105,7 @@ static void build(void)
 	memset(&m.procs[1], 0, sizeof(m.procs[1]));
 	m.procs[0].src = &src[0];
 	m.procs[1].src = &src[1];
+	m.procs[1].rank = 1;                 /* two ranks for --ranks */
 	snprintf(m.procs[0].label, sizeof(m.procs[0].label), "[prog 1]");
 	snprintf(m.procs[1].label, sizeof(m.procs[1].label), "[peer 2]");
 	m.nprocs = 2;
@@ -125,7 +126,8 @@ static void build(void)
 }
 
 enum job { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_LEAKS,
-	   VIEW_FILES, VIEW_PROCESSES, VIEW_GPROF, VIEW_GPROF_PROP, EXPORT_COLLAPSED,
+	   VIEW_FILES, VIEW_PROCESSES, VIEW_GPROF, VIEW_GPROF_PROP, VIEW_RANKS, VIEW_MESSAGES,
+	   EXPORT_COLLAPSED,
 	   EXPORT_ARCS, EXPORT_CALLGRIND, JOBS };
 
 /* Run one job into `out`; returns 1 if it says it failed, 0 if not. */
@@ -158,6 +160,8 @@ static int run(enum job job, enum report_format fmt, FILE *out)
 	case VIEW_PROCESSES: report_processes(d, &m, &o); break;
 	case VIEW_GPROF: rc = report_gprof(d, &m, &o, MODEL_GPROF_STACKS); break;
 	case VIEW_GPROF_PROP: rc = report_gprof(d, &m, &o, MODEL_GPROF_PROPAGATE); break;
+	case VIEW_RANKS: report_ranks(d, &m, &o); break;
+	case VIEW_MESSAGES: report_messages(d, &m, &o); break;
 	default: break;
 	}
 	const char *e = report_doc_error(d);
