@@ -42,7 +42,7 @@ static int build_space(struct build *b, struct proc_ctx *c)
 		else
 			sym_space_map(c->space, e->time_ns, e->start, e->end, e->bias, e->path,
 				      e->build_id, e->build_id_len, e->flags);
-		const char *base = strrchr(e->path, '/');
+		const char *base = e->unmap ? NULL : strrchr(e->path, '/');
 		c->omp |= !e->unmap && model_omp_runtime_object(base ? base + 1 : e->path);
 		c->epochs[c->nepochs++] = e->time_ns;
 	}
