@@ -23,11 +23,15 @@ static volatile unsigned long sink;
 NOIPA void leaf_one(unsigned long n) { WORK(n); }
 NOIPA void leaf_two(unsigned long n) { WORK(2 * n); }
 
+/* The leaves alternate every millisecond or so: on a loaded machine the
+ * speed of an iteration changes over time (another job on the core's
+ * sibling), and short turns give both leaves the same mix of speeds (ten
+ * turns of 100 ms once gave leaf_one 0.387 of the CPU). */
 NOIPA void parent(unsigned long n)
 {
-	for (int i = 0; i < 10; i++) {
-		leaf_one(n / 10);
-		leaf_two(n / 10);
+	for (int i = 0; i < 1000; i++) {
+		leaf_one(n / 1000);
+		leaf_two(n / 1000);
 	}
 }
 
