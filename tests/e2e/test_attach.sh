@@ -104,7 +104,7 @@ wait_ready fork.err
 bounded_wait $P 30; rcp=$?
 "$TALLY" export fork.exp --format collapsed >fork.txt
 check attach_while_forking sh -c "test $rcf = 0 && test $rcp = 0 && grep -qx 'children all exited 7' fork.out &&
-	python3 '$E2E/profile.py' fork.txt 'incl work_parent 0.75 0.2' 'absent work_child' && test ! -e fork.exp/_f1.exp"
+	python3 '$E2E/profile.py' fork.txt 'incl work_parent 0.9 0.1' 'absent work_child' && test ! -e fork.exp/_f1.exp"
 
 # --- refusals: one line, exit 2, nothing touched -------------------------------
 # refused NAME PATTERN PID [OPTIONS]: tally record -p must refuse with PATTERN.
