@@ -14,11 +14,17 @@
 
 #define CMD "annotate"
 
-enum { OPT_HELP = 1, OPT_DISASM, OPT_SOURCE, OPT_METRIC, OPT_FORMAT };
+enum { OPT_HELP = 1, OPT_DISASM, OPT_SOURCE, OPT_METRIC, OPT_FORMAT, OPT_SOURCE_PATH, OPT_COMMENTARY };
 
 static const struct cli_opt options[] = {
 	{ "disasm", 0, CLI_ARG_NONE, OPT_DISASM, NULL, "the instructions, with their metrics" },
 	{ "source", 0, CLI_ARG_NONE, OPT_SOURCE, NULL, "the source lines (the default)" },
+	{ "source-path", 0, CLI_ARG_REQUIRED, OPT_SOURCE_PATH, "DIR[:DIR]",
+	  "look for source files in these directories first (then where\n"
+	  "DWARF says, relative to the compilation directory)" },
+	{ "commentary", 0, CLI_ARG_REQUIRED, OPT_COMMENTARY, "FILE[,FILE]",
+	  "compiler commentary: gcc -fopt-info output or optimization records\n"
+	  "(-fsave-optimization-record files are found by themselves)" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]", "metrics shown (default cpu)" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	CLI_INPUT_OPTS,
@@ -60,6 +66,8 @@ static int take_arg(struct cli_input *in, struct report_opts *o, const char **fu
 	case OPT_DISASM: *disasm = true; return 0;
 	case OPT_SOURCE: *disasm = false; return 0;
 	case OPT_METRIC: *metrics = val; return 0;
+	case OPT_SOURCE_PATH: o->source_path = val; return 0;
+	case OPT_COMMENTARY: o->commentary = val; return 0;
 	case OPT_FORMAT:
 		o->fmt = !strcmp(val, "csv") ? REPORT_CSV : !strcmp(val, "json") ? REPORT_JSON : REPORT_TEXT;
 		if (o->fmt == REPORT_TEXT && strcmp(val, "text")) {

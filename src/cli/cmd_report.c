@@ -15,12 +15,13 @@
 #define CMD "report"
 
 enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF,
-	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES, VIEW_RANKS, VIEW_MESSAGES };
+	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES, VIEW_RANKS, VIEW_MESSAGES, VIEW_LINES, VIEW_PCS };
 
 enum {
 	OPT_HELP = 1, OPT_FUNCTIONS, OPT_CALLERS, OPT_TREE, OPT_THREADS, OPT_OBJECTS, OPT_GPROF,
 	OPT_LEAKS, OPT_BY_FILE, OPT_FILES, OPT_PROCESSES, OPT_METRIC, OPT_FORMAT, OPT_LIMIT,
 	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR, OPT_RANKS, OPT_MESSAGES,
+	OPT_LINES, OPT_PCS, OPT_SOURCE_PATH,
 };
 
 static const struct cli_opt options[] = {
@@ -42,6 +43,10 @@ static const struct cli_opt options[] = {
 	  "an MPI job's ranks: CPU, MPI time, bytes; the imbalance" },
 	{ "messages", 0, CLI_ARG_NONE, OPT_MESSAGES, NULL,
 	  "an MPI job's point-to-point bytes and messages, rank to rank" },
+	{ "lines", 0, CLI_ARG_NONE, OPT_LINES, NULL, "the hottest source lines of the whole program" },
+	{ "pcs", 0, CLI_ARG_NONE, OPT_PCS, NULL, "the hottest instructions of the whole program" },
+	{ "source-path", 0, CLI_ARG_REQUIRED, OPT_SOURCE_PATH, "DIR[:DIR]",
+	  "--lines: where to look for source files first" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
 	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
 	  "sync.count, sync.other, io.bytes, io.time, io.count, mpi.time,\n"
@@ -85,6 +90,8 @@ static int view_of(int id)
 	case OPT_PROCESSES: return VIEW_PROCESSES;
 	case OPT_RANKS: return VIEW_RANKS;
 	case OPT_MESSAGES: return VIEW_MESSAGES;
+	case OPT_LINES: return VIEW_LINES;
+	case OPT_PCS: return VIEW_PCS;
 	default: return -1;
 	}
 }
@@ -93,7 +100,8 @@ static const char *const view_option[] = {
 	[VIEW_FUNCTIONS] = "--functions", [VIEW_CALLERS] = "--callers", [VIEW_TREE] = "--tree",
 	[VIEW_THREADS] = "--threads", [VIEW_OBJECTS] = "--objects", [VIEW_GPROF] = "--gprof",
 	[VIEW_LEAKS] = "--leaks", [VIEW_FILES] = "--by-file", [VIEW_PROCESSES] = "--processes",
-	[VIEW_RANKS] = "--ranks", [VIEW_MESSAGES] = "--messages",
+	[VIEW_RANKS] = "--ranks", [VIEW_MESSAGES] = "--messages", [VIEW_LINES] = "--lines",
+	[VIEW_PCS] = "--pcs",
 };
 
 static void usage(FILE *f)
@@ -168,6 +176,9 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 	case OPT_FILES: r->view = VIEW_FILES; break;
 	case OPT_PROCESSES: r->view = VIEW_PROCESSES; break;
 	case OPT_RANKS: r->view = VIEW_RANKS; break;
+	case OPT_LINES: r->view = VIEW_LINES; break;
+	case OPT_PCS: r->view = VIEW_PCS; break;
+	case OPT_SOURCE_PATH: r->o.source_path = val; break;
 	case OPT_MESSAGES: r->view = VIEW_MESSAGES; break;
 	case OPT_METRIC: r->metric_arg = val; break;
 	case OPT_FORMAT:
@@ -284,6 +295,11 @@ int cmd_report(int argc, char **argv)
 	case VIEW_PROCESSES: report_processes(d, &in->model, o); break;
 	case VIEW_RANKS: report_ranks(d, &in->model, o); break;
 	case VIEW_MESSAGES: report_messages(d, &in->model, o); break;
+	case VIEW_LINES:
+	case VIEW_PCS:
+		if (report_hot(d, &in->model, o, r.view == VIEW_PCS))
+			report_doc_fail(d, r.view == VIEW_PCS ? "the hottest instructions" : "the hottest lines");
+		break;
 	case VIEW_CALLERS:
 		if (report_callers(d, &in->model, o, r.focus)) {
 			report_doc_end(d);

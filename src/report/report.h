@@ -20,6 +20,8 @@ struct report_opts {
 	bool sort_incl;             /* sort functions by inclusive metric */
 	size_t limit;               /* rows of the function table; 0: all */
 	double threshold_pct;       /* tree: hide nodes below this % of the total */
+	const char *source_path;    /* annotate: source directories, DIR:DIR... */
+	const char *commentary;     /* annotate: compiler commentary files, FILE,FILE... */
 };
 
 /* Overview: target, duration, end, samples, threads, losses, CPU time
@@ -66,6 +68,10 @@ void report_objects(struct report_doc *d, const struct model *m, const struct re
  * or lines cannot be read. */
 int report_annotate(struct report_doc *d, const struct model *m, const struct report_opts *o,
 		    const char *name, bool disasm, char *err, size_t errlen);
+
+/* The hottest source lines, or (`pcs`) instructions, of the whole program
+ * (report_hot.c); 0, or -1 if out of memory. */
+int report_hot(struct report_doc *d, const struct model *m, const struct report_opts *o, bool pcs);
 
 /* Traced data (report_traces.c): the stacks that leaked heap bytes, and the
  * peak; I/O by file. */

@@ -1,281 +1,401 @@
 /* SPDX-License-Identifier: MIT
  *
- * report_annotate.c — annotated source and disassembly of a function
- * (`tally annotate`), as the Sun analyzer shows them.
+ * report_annotate.c — annotated source and disassembly (`tally annotate`),
+ * as the Sun seed describes them (ch. 5, "Annotated Code"):
  *
- * Every frame of every entry carries its link-time address: the leaf's is the
- * interrupted instruction (exclusive metrics: time spent waiting for that
- * instruction to execute), a caller's is inside its call instruction
- * (inclusive metrics: the time of the callee called from there).  Addresses
- * map to source lines through DWARF (sym_object_line) and to instructions by
- * disassembling the function with capstone.  A stack that holds the function
- * twice (recursion) counts once per address.
+ *  - source: the whole source file of the function, each line with the
+ *    metrics of every instruction of the object mapped to it (so clones and
+ *    other functions of the file count too); lines whose metric reaches 75%
+ *    of the file's hottest line for that metric are marked `##`; the
+ *    instructions of a function without a line number are one special line
+ *    at the top, `FUNCTION -- <instructions without line numbers>`; the
+ *    compiler's commentary on a line comes right before it;
+ *  - disassembly: the function's instructions with their metrics, call and
+ *    jump targets named (`<f+0x1c>`); source lines interleaved by the seed's
+ *    rule: before an instruction of line N, every line of the function's
+ *    file up to N not yet shown.
+ * Metrics come from report_lines.c: exclusive on the leaf's instruction,
+ * inclusive on each caller's call, an event counted once per instruction
+ * and once per line however often its stack recurs there.  Sources are
+ * found by report_source.c, commentary read by report_commentary.c.
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model_map.h"
 #include "report/report.h"
+#include "report/report_commentary.h"
+#include "report/report_lines.h"
+#include "report/report_source.h"
 #include "symbols/sym.h"
 
-/* Metrics per address of one function. */
-struct pcs {
-	struct model_map index;   /* addr -> slot + 1 */
-	uint64_t *addr;
-	uint64_t (*excl)[MODEL_METRIC_COUNT];
-	uint64_t (*incl)[MODEL_METRIC_COUNT];
-	size_t n, cap;
+#define HOT_FRACTION 0.75       /* `##`: at least this share of the hottest line */
+
+struct want_path {
+	const char *path;
 };
 
-/* Grow one of p's arrays to `cap` elements; false if out of memory. */
-static bool grow(void *arr, size_t cap, size_t size)
+static bool same_object(const struct model *m, uint32_t f, void *arg)
 {
-	void **a = arr;
-	void *q = realloc(*a, cap * size);
-
-	if (q)
-		*a = q;
-	return q != NULL;
+	return !strcmp(m->funcs[f].path, ((struct want_path *)arg)->path);
 }
 
-/* The slot of `addr`, created on first use; -1 if out of memory. */
-static long slot_of(struct pcs *p, uint64_t addr)
+/* The function's source file: that of its first instruction with a line. */
+static const char *file_of(struct sym_object *obj, const struct model_func *fn, int *first_line)
 {
-	bool inserted;
-	uint64_t *v = model_map_put(&p->index, addr + 1, 0, &inserted);
+	const char *file;
+	int line;
+	uint64_t end = fn->addr + (fn->size < 4096 ? fn->size : 4096);
 
-	if (!v)
-		return -1;
-	if (!inserted)
-		return (long)*v - 1;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		if (!grow(&p->addr, cap, sizeof(*p->addr)) || !grow(&p->excl, cap, sizeof(*p->excl)) ||
-		    !grow(&p->incl, cap, sizeof(*p->incl))) {
-			model_map_del(&p->index, addr + 1);
-			return -1;
+	for (uint64_t a = fn->addr; a < end; a++)
+		if (sym_object_line(obj, a, &file, &line)) {
+			*first_line = line;
+			return file;
 		}
-		p->cap = cap;
-	}
-	p->addr[p->n] = addr;
-	memset(p->excl[p->n], 0, sizeof(p->excl[p->n]));
-	memset(p->incl[p->n], 0, sizeof(p->incl[p->n]));
-	*model_map_get(&p->index, addr + 1) = p->n + 1;
-	return (long)p->n++;
+	return NULL;
 }
 
-/* Metrics of function f by address; -1 if out of memory. */
-static int collect(const struct model *m, uint32_t f, struct pcs *p)
+/* Columns of an annotation table: metrics, then kind, hot mark, line, text. */
+static struct report_table *annotation_table(const struct report_opts *o, const char *key,
+					     const char *title, bool disasm)
 {
-	for (size_t i = 0; i < m->nentries; i++) {
-		const struct model_entry *e = &m->entries[i];
-		size_t counted[8];
-		int nc = 0;
-		for (uint32_t j = 0; j < e->n; j++) {
-			if (e->funcs[j] != f || !e->addrs[j])
-				continue;
-			long s = slot_of(p, e->addrs[j]);
-			bool seen = false;
-			if (s < 0)
-				return -1;
-			for (int k = 0; k < nc; k++)
-				seen |= counted[k] == (size_t)s;
-			if (!seen) {
-				for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-					p->incl[s][k] += e->v[k];
-				if (nc < 8)
-					counted[nc++] = (size_t)s;
-			}
-			if (j == e->n - 1)
-				for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-					p->excl[s][k] += e->v[k];
+	struct report_table *t = report_table_new(key, title);
+
+	report_metric_cols(t, o, "excl", "Excl.");
+	report_metric_cols(t, o, "incl", "Incl.");
+	if (o->fmt != REPORT_TEXT)
+		report_col(t, "kind", "Kind", COL_STR);
+	if (disasm)
+		report_col(t, "address", "Address", COL_HEX);
+	else
+		report_col(t, "hot", "", COL_STR);
+	report_col(t, "line", "Line", COL_U64);
+	report_col(t, disasm ? "instruction" : "text", disasm ? "Instruction" : "Source", COL_STR);
+	return t;
+}
+
+/* The kind of a row (line, nolines, commentary, source, insn, undecoded):
+ * a column in CSV and JSON, where rows are read by programs. */
+static void kind_cell(struct report_table *t, const struct report_opts *o, const char *kind)
+{
+	if (o->fmt != REPORT_TEXT)
+		report_str(t, kind);
+}
+
+/* A row without metrics: a source line or a commentary in the disassembly,
+ * commentary in the source. */
+static void text_row(struct report_table *t, const struct report_opts *o, const char *kind,
+		     bool disasm, int line, const char *text)
+{
+	report_row(t);
+	for (int i = 0; i < 4 * o->nmetrics; i++)
+		report_str(t, "");
+	kind_cell(t, o, kind);
+	report_str(t, "");
+	if (line > 0)
+		report_u64(t, (uint64_t)line);
+	else
+		report_str(t, "");
+	(void)disasm;
+	report_str(t, text);
+}
+
+static void commentary_rows(struct report_table *t, const struct report_opts *o,
+			    const struct report_commentary *c, int line, bool disasm)
+{
+	char buf[1200];
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->notes[i].line == line) {
+			snprintf(buf, sizeof(buf), "    // %s", c->notes[i].text);
+			text_row(t, o, "commentary", disasm, 0, buf);
 		}
-	}
-	return 0;
-}
-
-static void free_pcs(struct pcs *p)
-{
-	model_map_free(&p->index);
-	free(p->addr);
-	free(p->excl);
-	free(p->incl);
-}
-
-/* Sum the metrics of the addresses in [lo, hi) into ex and in. */
-static void sum_range(const struct pcs *p, uint64_t lo, uint64_t hi, uint64_t *ex, uint64_t *in)
-{
-	memset(ex, 0, MODEL_METRIC_COUNT * sizeof(*ex));
-	memset(in, 0, MODEL_METRIC_COUNT * sizeof(*in));
-	for (size_t i = 0; i < p->n; i++)
-		if (p->addr[i] >= lo && p->addr[i] < hi)
-			for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
-				ex[k] += p->excl[i][k];
-				in[k] += p->incl[i][k];
-			}
 }
 
 /* ---- source ------------------------------------------------------------ */
 
-struct line_metrics {
+struct line_row {
 	int line;
 	uint64_t excl[MODEL_METRIC_COUNT], incl[MODEL_METRIC_COUNT];
 };
 
-static int annotate_source(struct report_doc *d, const struct model *m, const struct report_opts *o,
-			   const struct model_func *fn, struct sym_object *obj, const struct pcs *p,
-			   char *err, size_t errlen)
+static bool is_hot(const struct report_opts *o, const uint64_t *ex, const uint64_t *in,
+		   const uint64_t *max_ex, const uint64_t *max_in)
 {
-	const char *file = NULL;
-	int lo = 0, hi = 0;
-	struct line_metrics *lines = NULL;
-	size_t nlines = 0;
-	uint64_t nolines[2][MODEL_METRIC_COUNT] = { { 0 } };
+	for (int i = 0; i < o->nmetrics; i++) {
+		enum model_metric k = o->metrics[i];
+		if ((ex[k] && (double)ex[k] >= HOT_FRACTION * (double)max_ex[k]) ||
+		    (in[k] && (double)in[k] >= HOT_FRACTION * (double)max_in[k]))
+			return true;
+	}
+	return false;
+}
 
-	/* The function's lines: from its addresses' line table rows. */
-	for (uint64_t a = fn->addr; a < fn->addr + fn->size; a++) {
-		const char *f;
-		int line;
-		if (!sym_object_line(obj, a, &f, &line))
+static int annotate_source(struct report_doc *d, const struct model *m, const struct report_opts *o,
+			   uint32_t f, struct sym_object *obj)
+{
+	const struct model_func *fn = &m->funcs[f];
+	int first_line = 0;
+	const char *file = file_of(obj, fn, &first_line);
+	struct want_path wp = { fn->path };
+	struct report_pcs p;
+
+	if (report_pcs_collect(m, same_object, &wp, &p))
+		return -1;
+	/* The file's lines with metrics, and functions of the file whose other
+	 * instructions have no line. */
+	int maxline = 0;
+	uint64_t max_ex[MODEL_METRIC_COUNT] = { 0 }, max_in[MODEL_METRIC_COUNT] = { 0 };
+	bool *of_file = calloc(m->nfuncs + 1, sizeof(*of_file));
+	if (!of_file) {
+		report_pcs_free(&p);
+		return -1;
+	}
+	of_file[f] = true;
+	for (size_t i = 0; i < p.npcs; i++) {
+		const struct report_line *l = &p.lines[p.pcs[i].line];
+		if (file && l->file && !strcmp(l->file, file))
+			of_file[p.pcs[i].func] = true;
+	}
+	for (size_t i = 0; i < p.nlines; i++) {
+		const struct report_line *l = &p.lines[i];
+		if (!file || !l->file || strcmp(l->file, file))
 			continue;
-		if (!file)
-			file = f;
-		if (strcmp(f, file))
-			continue;               /* inlined from another file */
-		if (!lo || line < lo)
-			lo = line;
-		if (line > hi)
-			hi = line;
-	}
-	if (!file) {
-		snprintf(err, errlen, "%s: no line information for %s (build with -g), try --disasm",
-			 fn->path, fn->name);
-		return -1;
-	}
-	lines = calloc((size_t)(hi - lo + 1), sizeof(*lines));
-	if (!lines) {
-		snprintf(err, errlen, "%s: out of memory for the %d lines of %s", fn->path, hi - lo + 1,
-			 fn->name);
-		return -1;
-	}
-	nlines = (size_t)(hi - lo + 1);
-	for (size_t i = 0; i < nlines; i++)
-		lines[i].line = lo + (int)i;
-	for (size_t i = 0; i < p->n; i++) {
-		const char *f;
-		int line;
-		bool ok = sym_object_line(obj, p->addr[i], &f, &line) && !strcmp(f, file) &&
-			  line >= lo && line <= hi;
+		if (l->line > maxline)
+			maxline = l->line;
 		for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
-			if (ok) {
-				lines[line - lo].excl[k] += p->excl[i][k];
-				lines[line - lo].incl[k] += p->incl[i][k];
-			} else {
-				nolines[0][k] += p->excl[i][k];
-				nolines[1][k] += p->incl[i][k];
-			}
+			max_ex[k] = l->excl[k] > max_ex[k] ? l->excl[k] : max_ex[k];
+			max_in[k] = l->incl[k] > max_in[k] ? l->incl[k] : max_in[k];
 		}
 	}
-	FILE *src = fopen(file, "r");
-	char title[4300], text[4096];
-	snprintf(title, sizeof(title), "Source of %s: %s%s", fn->name, file,
-		 src ? "" : " (not found: metrics by line number only)");
-	struct report_table *t = report_table_new("source", title);
-	report_metric_cols(t, o, "excl", "Excl.");
-	report_metric_cols(t, o, "incl", "Incl.");
-	report_col(t, "line", "Line", COL_U64);
-	report_col(t, "text", "Source", COL_STR);
-	int at = 1;
-	for (size_t i = 0; i < nlines; i++) {
-		text[0] = 0;
-		while (src && at <= lines[i].line && fgets(text, sizeof(text), src))
-			at++;
-		text[strcspn(text, "\n")] = 0;
+	const char *comp_dir = sym_object_comp_dir(obj, fn->addr);
+	struct report_source src = { 0 };
+	bool found = file && report_source_open(file, comp_dir, o->source_path, &src);
+	struct report_commentary com = { 0 };
+	if (file)
+		report_commentary_load(file, comp_dir, found ? src.found : NULL, o->source_path,
+				       o->commentary, &com);
+	char title[8400], buf[1200];
+	if (file)
+		snprintf(title, sizeof(title), "Source of %s: %s%s%s%s", fn->name, found ? src.found : file,
+			 found ? "" : " (not found: lines with metrics only; see --source-path)",
+			 fn->aliases ? "\n  aliases: " : "", fn->aliases ? fn->aliases : "");
+	else
+		snprintf(title, sizeof(title), "Source of %s: no line information (built without -g?); see --disasm",
+			 fn->name);
+	struct report_table *t = annotation_table(o, "source", title, false);
+
+	/* The special lines: instructions without line numbers, by function. */
+	for (size_t i = 0; i < p.nlines; i++) {
+		const struct report_line *l = &p.lines[i];
+		if (l->file || !of_file[l->func])
+			continue;
+		snprintf(buf, sizeof(buf), "%s -- <instructions without line numbers>", m->funcs[l->func].name);
 		report_row(t);
-		report_metric_cells(t, m, o, lines[i].excl);
-		report_metric_cells(t, m, o, lines[i].incl);
-		report_u64(t, (uint64_t)lines[i].line);
-		report_str(t, text);
+		report_metric_cells(t, m, o, l->excl);
+		report_metric_cells(t, m, o, l->incl);
+		kind_cell(t, o, "nolines");
+		report_str(t, is_hot(o, l->excl, l->incl, max_ex, max_in) ? "##" : "");
+		report_str(t, "");
+		report_str(t, buf);
 	}
-	bool any = false;
-	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-		any |= nolines[1][k] != 0;
-	if (any) {
+	/* Every line of the file (or, without it, the lines with metrics). */
+	int last = found && (int)src.nlines > maxline ? (int)src.nlines : maxline;
+	struct line_row *rows = calloc((size_t)last + 1, sizeof(*rows));
+	if (!rows || com.oom)
+		report_doc_fail(d, "source");
+	for (size_t i = 0; rows && i < p.nlines; i++) {
+		const struct report_line *l = &p.lines[i];
+		if (!file || !l->file || strcmp(l->file, file) || l->line < 1 || l->line > last)
+			continue;
+		for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
+			rows[l->line].excl[k] += l->excl[k];
+			rows[l->line].incl[k] += l->incl[k];
+		}
+	}
+	for (int line = 1; rows && line <= last; line++) {
+		struct line_row *r = &rows[line];
+		bool any = false;
+		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+			any |= r->incl[k] != 0;
+		if (!found && !any)
+			continue;
+		commentary_rows(t, o, &com, line, false);
 		report_row(t);
-		report_metric_cells(t, m, o, nolines[0]);
-		report_metric_cells(t, m, o, nolines[1]);
-		report_u64(t, 0);
-		report_str(t, "<instructions without line numbers, or inlined from elsewhere>");
+		report_metric_cells(t, m, o, r->excl);
+		report_metric_cells(t, m, o, r->incl);
+		kind_cell(t, o, "line");
+		report_str(t, is_hot(o, r->excl, r->incl, max_ex, max_in) ? "##" : "");
+		report_u64(t, (uint64_t)line);
+		const char *text = report_source_line(&src, line);
+		report_str(t, text ? text : "");
 	}
-	if (src)
-		fclose(src);
 	report_table_emit(d, t);
-	free(lines);
+	free(rows);
+	free(of_file);
+	report_commentary_free(&com);
+	report_source_free(&src);
+	report_pcs_free(&p);
 	return 0;
 }
 
 /* ---- disassembly --------------------------------------------------------- */
 
-static int annotate_disasm(struct report_doc *d, const struct model *m, const struct report_opts *o,
-			   const struct model_func *fn, struct sym_object *obj, const struct pcs *p,
-			   char *err, size_t errlen)
+static const struct report_pc *sort_pcs;
+
+static int cmp_pc_addr(const void *a, const void *b)
 {
+	uint64_t x = sort_pcs[*(const size_t *)a].addr, y = sort_pcs[*(const size_t *)b].addr;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool same_func(const struct model *m, uint32_t f, void *arg)
+{
+	(void)m;
+	return f == *(const uint32_t *)arg;
+}
+
+/* " <f+0x1c>" for the target of a direct call or jump, or "". */
+static void name_target(struct sym_object *obj, const cs_insn *in, char *out, size_t len)
+{
+	char *end;
+	unsigned long long target;
+
+	out[0] = 0;
+	if (strncmp(in->op_str, "0x", 2) || (in->mnemonic[0] != 'c' && in->mnemonic[0] != 'j' &&
+					     strncmp(in->mnemonic, "loop", 4) && strncmp(in->mnemonic, "bnd", 3)))
+		return;
+	target = strtoull(in->op_str, &end, 16);
+	if (*end)
+		return;
+	const struct sym_func *sf = sym_object_lookup(obj, target);
+	if (!sf)
+		return;
+	if (target == sf->start)
+		snprintf(out, len, " <%s>", sf->name);
+	else
+		snprintf(out, len, " <%s+0x%llx>", sf->name, (unsigned long long)(target - sf->start));
+}
+
+static int annotate_disasm(struct report_doc *d, const struct model *m, const struct report_opts *o,
+			   uint32_t f, struct sym_object *obj, char *err, size_t errlen)
+{
+	const struct model_func *fn = &m->funcs[f];
 	size_t size = fn->size > (1u << 20) ? (1u << 20) : (size_t)fn->size;
 	uint8_t *code = malloc(size ? size : 1);
+	struct report_pcs p;
 	csh cs;
 	cs_insn *insn = NULL;
 
-	if (!code) {
-		snprintf(err, errlen, "%s: out of memory for the code of %s", fn->path, fn->name);
+	if (!code)
 		return -1;
-	}
 	size_t got = sym_object_read(obj, fn->addr, code, size);
 	if (got == 0 || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
 		snprintf(err, errlen, "%s: cannot read the code of %s", fn->path, fn->name);
 		free(code);
 		return -1;
 	}
+	if (report_pcs_collect(m, same_func, &f, &p)) {
+		cs_close(&cs);
+		free(code);
+		return -1;
+	}
 	size_t n = cs_disasm(cs, code, got, fn->addr, 0, &insn);
-	char title[4300], text[256];
-	snprintf(title, sizeof(title), "Disassembly of %s (%s)", fn->name, fn->object);
-	struct report_table *t = report_table_new("disassembly", title);
-	report_metric_cols(t, o, "excl", "Excl.");
-	report_metric_cols(t, o, "incl", "Incl.");
-	report_col(t, "address", "Address", COL_HEX);
-	report_col(t, "line", "Line", COL_U64);
-	report_col(t, "instruction", "Instruction", COL_STR);
+	int first_line = 0;
+	const char *file = file_of(obj, fn, &first_line);
+	const char *comp_dir = sym_object_comp_dir(obj, fn->addr);
+	struct report_source src = { 0 };
+	bool found = file && report_source_open(file, comp_dir, o->source_path, &src);
+	struct report_commentary com = { 0 };
+	if (file)
+		report_commentary_load(file, comp_dir, found ? src.found : NULL, o->source_path,
+				       o->commentary, &com);
+	/* Interleaving starts at the function's first line in its file. */
+	int shown = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t ex[MODEL_METRIC_COUNT], in[MODEL_METRIC_COUNT];
-		const char *f;
+		const char *lf;
+		int line;
+		if (sym_object_line(obj, insn[i].address, &lf, &line) && file && !strcmp(lf, file) &&
+		    (!shown || line - 1 < shown))
+			shown = line - 1;
+	}
+	char title[8400], text[512], target[300];
+	snprintf(title, sizeof(title), "Disassembly of %s (%s)%s%s", fn->name, fn->object,
+		 fn->aliases ? "\n  aliases: " : "", fn->aliases ? fn->aliases : "");
+	struct report_table *t = annotation_table(o, "disassembly", title, true);
+	bool *used = calloc(p.npcs + 1, sizeof(*used));
+	size_t *by_addr = malloc((p.npcs + 1) * sizeof(*by_addr)), next = 0;
+	if (!used || !by_addr || com.oom)
+		report_doc_fail(d, "disassembly");
+	for (size_t k = 0; by_addr && k < p.npcs; k++)
+		by_addr[k] = k;
+	sort_pcs = p.pcs;
+	if (by_addr && p.npcs)
+		qsort(by_addr, p.npcs, sizeof(*by_addr), cmp_pc_addr);
+	for (size_t i = 0; used && by_addr && i < n; i++) {
+		uint64_t ex[MODEL_METRIC_COUNT] = { 0 }, in[MODEL_METRIC_COUNT] = { 0 };
+		const char *lf = NULL;
 		int line = 0;
-		sum_range(p, insn[i].address, insn[i].address + insn[i].size, ex, in);
-		sym_object_line(obj, insn[i].address, &f, &line);
-		snprintf(text, sizeof(text), "%s %s", insn[i].mnemonic, insn[i].op_str);
-		/* A direct call or jump: name its target. */
-		char *end;
-		unsigned long long target = strtoull(insn[i].op_str, &end, 16);
-		if (!strncmp(insn[i].op_str, "0x", 2) && !*end &&
-		    (insn[i].mnemonic[0] == 'c' || insn[i].mnemonic[0] == 'j')) {
-			const struct sym_func *sf = sym_object_lookup(obj, target);
-			if (sf) {
-				size_t len = strlen(text);
-				snprintf(text + len, sizeof(text) - len, " <%s>", sf->name);
+		bool has_line = sym_object_line(obj, insn[i].address, &lf, &line);
+		bool own = has_line && file && !strcmp(lf, file);
+		for (; found && own && shown < line; shown++) {
+			commentary_rows(t, o, &com, shown + 1, true);
+			const char *s = report_source_line(&src, shown + 1);
+			text_row(t, o, "source", true, shown + 1, s ? s : "");
+		}
+		while (next < p.npcs && p.pcs[by_addr[next]].addr < insn[i].address)
+			next++;
+		for (size_t q = next; q < p.npcs && p.pcs[by_addr[q]].addr < insn[i].address + insn[i].size; q++) {
+			size_t k = by_addr[q];
+			used[k] = true;
+			for (int j = 0; j < MODEL_METRIC_COUNT; j++) {
+				ex[j] += p.pcs[k].excl[j];
+				in[j] += p.pcs[k].incl[j];
 			}
 		}
+		name_target(obj, &insn[i], target, sizeof(target));
+		snprintf(text, sizeof(text), "%s %s%s", insn[i].mnemonic, insn[i].op_str, target);
 		report_row(t);
 		report_metric_cells(t, m, o, ex);
 		report_metric_cells(t, m, o, in);
+		kind_cell(t, o, "insn");
 		report_u64(t, insn[i].address);
-		report_u64(t, (uint64_t)(line > 0 ? line : 0));
+		report_u64(t, (uint64_t)(has_line ? line : 0));
 		report_str(t, text);
 	}
+	/* Addresses no decoded instruction holds (data in code, a bad decode). */
+	uint64_t ex[MODEL_METRIC_COUNT] = { 0 }, in[MODEL_METRIC_COUNT] = { 0 };
+	bool rest = false;
+	for (size_t k = 0; used && k < p.npcs; k++) {
+		if (used[k])
+			continue;
+		rest = true;
+		for (int j = 0; j < MODEL_METRIC_COUNT; j++) {
+			ex[j] += p.pcs[k].excl[j];
+			in[j] += p.pcs[k].incl[j];
+		}
+	}
+	if (rest) {
+		report_row(t);
+		report_metric_cells(t, m, o, ex);
+		report_metric_cells(t, m, o, in);
+		kind_cell(t, o, "undecoded");
+		report_str(t, "");
+		report_str(t, "");
+		report_str(t, "<addresses not decoded as instructions>");
+	}
 	report_table_emit(d, t);
+	free(by_addr);
+	free(used);
 	if (n)
 		cs_free(insn, n);
 	cs_close(&cs);
 	free(code);
+	report_commentary_free(&com);
+	report_source_free(&src);
+	report_pcs_free(&p);
 	return 0;
 }
 
@@ -285,6 +405,7 @@ int report_annotate(struct report_doc *d, const struct model *m, const struct re
 	uint32_t ids[16];
 	size_t n = model_func_find(m, name, ids, 16);
 
+	err[0] = 0;
 	if (!n) {
 		snprintf(err, errlen, "no function named '%s' in the profile", name);
 		return -1;
@@ -302,18 +423,13 @@ int report_annotate(struct report_doc *d, const struct model *m, const struct re
 			snprintf(err, errlen, "%s", e2);
 			return -1;
 		}
-		struct pcs p = { 0 };
-		if (collect(m, ids[i], &p)) {
-			free_pcs(&p);
-			snprintf(err, errlen, "%s: out of memory collecting the metrics of %s", fn->path,
-				 fn->name);
-			return -1;
-		}
-		int rc = disasm ? annotate_disasm(d, m, o, fn, obj, &p, err, errlen)
-				: annotate_source(d, m, o, fn, obj, &p, err, errlen);
-		free_pcs(&p);
-		if (rc)
+		int rc = disasm ? annotate_disasm(d, m, o, ids[i], obj, err, errlen)
+				: annotate_source(d, m, o, ids[i], obj);
+		if (rc) {
+			if (!err[0])
+				snprintf(err, errlen, "out of memory");
 			return rc;
+		}
 	}
 	return 0;
 }

@@ -72,6 +72,10 @@ bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
  * (the parent of an outlined part). */
 const struct sym_func *sym_object_find(struct sym_object *o, const char *link_name);
 
+/* The compilation directory (DW_AT_comp_dir) of the code at `vaddr`, where
+ * its relative source paths start; NULL without DWARF. */
+const char *sym_object_comp_dir(struct sym_object *o, uint64_t vaddr);
+
 /* The function a compiler-made body at `vaddr` was taken from, by DWARF:
  * the last function declared before the body in the same source file;
  * NULL without DWARF. */

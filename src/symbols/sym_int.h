@@ -146,6 +146,8 @@ struct sym_lines *sym_lines_open(Elf *elf);
 bool sym_lines_find(struct sym_lines *l, uint64_t vaddr, const char **file,
 		    int *line);
 void sym_lines_free(struct sym_lines *l);
+/* DW_AT_comp_dir of the CU holding `vaddr`, or NULL. */
+const char *sym_lines_comp_dir(struct sym_lines *l, uint64_t vaddr);
 /* Link name of the function the body at `vaddr` was taken from, or NULL. */
 const char *sym_lines_enclosing(struct sym_lines *l, uint64_t vaddr);
 

@@ -158,6 +158,14 @@ static const char *sym_die_link(Dwarf_Die *d)
 	return s ? s : dwarf_diename(d);
 }
 
+const char *sym_lines_comp_dir(struct sym_lines *l, uint64_t vaddr)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+
+	return sym_lines_cu(l, vaddr, &cu) ? dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a)) : NULL;
+}
+
 const char *sym_lines_enclosing(struct sym_lines *l, uint64_t vaddr)
 {
 	Dwarf_Die cu, child, body;

@@ -141,6 +141,11 @@ bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
 	return o && sym_object_lines(o) && sym_lines_find(o->lines, vaddr, file, line);
 }
 
+const char *sym_object_comp_dir(struct sym_object *o, uint64_t vaddr)
+{
+	return o && sym_object_lines(o) ? sym_lines_comp_dir(o->lines, vaddr) : NULL;
+}
+
 const struct sym_func *sym_object_enclosing(struct sym_object *o, uint64_t vaddr)
 {
 	const char *link = o && sym_object_lines(o) ? sym_lines_enclosing(o->lines, vaddr) : NULL;
