@@ -13,7 +13,7 @@ cc -O2 -c -o build/nog.o src/linecost_nog.c
 # Built from build/ with a relative path: DWARF names ../src/linecost.c,
 # relative to the compilation directory.
 (cd build && cc -O2 -g -fsave-optimization-record -o linecost ../src/linecost.c nog.o)
-"$TALLY" record -o lc.exp ./build/linecost 2>/dev/null
+"$TALLY" record -F 10000 -o lc.exp ./build/linecost 2 2>/dev/null   # 10 kHz: ~4,000 samples
 "$TALLY" annotate lc.exp lines --format csv >lines.csv
 "$TALLY" report lc.exp --format csv >funcs.csv
 
