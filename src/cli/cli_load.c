@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "format/exp_job.h"
+#include "format/exp_launch.h"
 #include "model/model_map.h"
 #include "report/report_table.h"
 #include "symbols/sym.h"
@@ -259,6 +260,37 @@ static void warn_damage(struct cli_input *in, const char *cmd)
 		 total.places == 1 ? "" : "s", (unsigned long long)total.bytes, where);
 }
 
+/* One warning per process that could not be read, or lacks a file its data
+ * needs: what is missing and what it costs.  The report is then partial. */
+static void warn_lost(struct cli_input *in, const char *cmd)
+{
+	static const struct { const char *name, *cost; } costs[] = {
+		{ EXP_LOG_NAME, "its program, pid and end are not known" },
+		{ "maps.dat", "its addresses are <Unknown>" },
+		{ "stacks.dat", "its events have no stacks (<Unknown>)" },
+	};
+
+	for (size_t i = 0; i < in->nexps; i++) {
+		const struct exp_experiment *x = &in->exps[i];
+		if (x->lost_procs) {
+			in->partial = true;
+			cli_warn(cmd, "%s: %zu process%s could not be read, left out (%s); the rest is reported",
+				 x->path, x->lost_procs, x->lost_procs > 1 ? "es" : "", x->lost_why ? x->lost_why : "?");
+		}
+		for (size_t j = 0; j < x->nprocs; j++) {
+			const struct exp_proc *p = &x->procs[j];
+			if (!p->missing)
+				continue;
+			const char *cost = "its data is incomplete";
+			for (size_t k = 0; k < sizeof(costs) / sizeof(costs[0]); k++)
+				if (!strcmp(p->missing, costs[k].name))
+					cost = costs[k].cost;
+			in->partial = true;
+			cli_warn(cmd, "%s/%s is missing: %s", p->dir, p->missing, cost);
+		}
+	}
+}
+
 int cli_input_load(struct cli_input *in, const char *cmd)
 {
 	warn_cmd = cmd;
@@ -291,6 +323,7 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 	if (rc)
 		return rc;
 	warn_damage(in, cmd);
+	warn_lost(in, cmd);
 	for (size_t i = 0; i < in->ntids; i++) {
 		bool found = false;
 		for (size_t k = 0; k < in->model.nthreads && !found; k++)

@@ -110,6 +110,8 @@ struct exp_proc {
 	size_t unknown_records;          /* records of types this reader does not
 	                                    know (a newer writer?), skipped */
 	uint64_t records[EXP_FILE_COUNT_]; /* records read, by file kind */
+	const char *missing;             /* a file its data needs that is absent
+	                                    (EXP_LOG_NAME, maps.dat, stacks.dat), or NULL */
 };
 
 struct exp_experiment {
@@ -121,12 +123,18 @@ struct exp_experiment {
 	                                    founder's mpi.rank, or the job's rankN.exp
 	                                    (exp_job.h); -1: not a rank */
 	bool launcher;                   /* a job's launcher (`tally record -- mpirun`) */
+	size_t lost_procs;               /* processes that could not be read at all:
+	                                    left out, the others loaded */
+	char *lost_why;                  /* the first one's error (file: cause) */
 };
 
-/* Load the experiment in directory `path`.  Corrupt records, blocks and
- * files cost only themselves: they are counted in each process's `damage`
- * (and passed to `on_damage` with `arg`, if not NULL), and the rest is
- * loaded.  Returns 0, or -errno (an unreadable directory or file, out of
+/* Load the experiment in directory `path`: a directory is one when one of
+ * its files has a tally header (counters.dat or a record file).  Corrupt
+ * records, blocks and files cost only themselves: they are counted in each
+ * process's `damage` (and passed to `on_damage` with `arg`, if not NULL),
+ * and the rest is loaded; a process that cannot be read at all (a file that
+ * is not a regular file, a read error) costs only itself (lost_procs); a
+ * file its data needs that is absent is named in its `missing`.  Returns 0, or -errno (an unreadable directory or file, out of
  * memory) / -EXP_ECORRUPT (no experiment there) with `err` filled (one line:
  * file, offset, cause). */
 int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_error *err);

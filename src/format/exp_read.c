@@ -239,7 +239,8 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO left in an experiment must not hang us. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 		if (e != ENOENT)
@@ -251,6 +252,11 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
 		close(fd);
 		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err->msg, sizeof(err->msg), "%s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
 	}
 	f->size = (size_t)st.st_size;
 	if (f->size < EXP_HEADER_BYTES) {

@@ -79,9 +79,23 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", p->dir, EXP_LOG_NAME);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	/* Not blocking on a FIFO someone left there, nor reading a device. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0)
 		return errno == ENOENT ? -ENOENT : (snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno)), -errno);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err->msg, sizeof(err->msg), "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
+		return -e;
+	}
 	while ((n = getline(&line, &linecap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[--n] = 0;
@@ -131,10 +145,11 @@ static void load_counters(struct loader *l)
 	uint8_t buf[EXP_COUNTERS_BYTES];
 
 	snprintf(path, sizeof(path), "%s/%s", p->dir, EXP_COUNTERS_NAME);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
+	struct stat st;
 	if (fd < 0)
 		return;
-	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, buf, sizeof(buf), 0) : -1;
 	close(fd);
 	if (n < EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_ || memcmp(buf, EXP_MAGIC, 8) != 0) {
 		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, 0, n > 0 ? (uint64_t)n : 0,
@@ -686,6 +701,33 @@ static int cmp_map_time(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static bool file_exists(const char *dir, const char *name)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* A file p's data needs that is absent: its log (who it was, how it ended),
+ * the load-object map (what its addresses are), the stacks (what its events
+ * name).  NULL if none. */
+static const char *missing_file(const struct exp_proc *p, bool log_missing)
+{
+	bool events = p->nsamples || p->nheap || p->nsync || p->nio || p->narcs || p->nmpi;
+
+	if (log_missing)
+		return EXP_LOG_NAME;
+	if (events && !file_exists(p->dir, exp_file_name(EXP_FILE_MAPS)))
+		return exp_file_name(EXP_FILE_MAPS);
+	if ((p->nsamples || p->nheap || p->nsync || p->nio) &&
+	    !file_exists(p->dir, exp_file_name(EXP_FILE_STACKS)))
+		return exp_file_name(EXP_FILE_STACKS);
+	return NULL;
+}
+
+static int name_proc(struct exp_proc *p, struct exp_error *err);
+
 static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		     struct exp_error *err)
 {
@@ -694,9 +736,11 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_MAPS, EXP_FILE_STACKS,
 	};
 	int rc = load_log(p, err);
+	bool log_missing = rc == -ENOENT;
 
 	if (rc && rc != -ENOENT)
 		return rc;
+	rc = 0;
 	struct loader *l = calloc(1, sizeof(*l));     /* 24 KiB of scratch */
 	if (!l)
 		return nomem(err, p->dir);
@@ -742,6 +786,13 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	}
 	merge_arcs(p);
 
+	p->missing = missing_file(p, log_missing);
+	return name_proc(p, err);
+}
+
+/* Who p is, from its log (or its main mapping): pid, times, program. */
+static int name_proc(struct exp_proc *p, struct exp_error *err)
+{
 	p->pid = (uint32_t)log_u64(p, "pid");
 	p->ppid = (uint32_t)log_u64(p, "ppid");
 	p->start_ns = log_u64(p, "start.mono_ns");
@@ -765,13 +816,37 @@ static int cmp_lineage(const void *a, const void *b)
 	return strverscmp(((const struct exp_proc *)a)->lineage, ((const struct exp_proc *)b)->lineage);
 }
 
-static bool has_data(const char *dir)
+/* Does the regular file dir/name begin with one of `heads` (n of them)? */
+static bool begins_with(const char *dir, const char *name, const char *const *heads, size_t n)
 {
-	char path[4200];
+	char path[4200], buf[16] = "";
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	return stat(path, &st) == 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t got = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, buf, sizeof(buf), 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < n; i++)
+		if (got >= (ssize_t)strlen(heads[i]) && !memcmp(buf, heads[i], strlen(heads[i])))
+			return true;
+	return false;
+}
+
+/* Is `dir` an experiment: does one of its files say so?  A record file or
+ * counters.dat by its tally header; the log by its first line, the one
+ * `tally record` writes first ("tally.format:") or the collector does in a
+ * descendant ("pid:").  Any other log.txt is any text. */
+static bool is_experiment(const char *dir)
+{
+	static const char *const magic[] = { EXP_MAGIC }, *const log_heads[] = { "tally.format: ", "pid: " };
+	const char *name;
+
+	for (size_t i = 0; (name = exp_dir_file(i)); i++)
+		if (strcmp(name, EXP_LOG_NAME) ? begins_with(dir, name, magic, 1)
+					       : begins_with(dir, name, log_heads, 2))
+			return true;
+	return false;
 }
 
 void exp_experiment_damage(const struct exp_experiment *e, struct exp_damage *total)
@@ -785,6 +860,9 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 {
 	return exp_experiment_load_with(e, path, err, NULL, NULL);
 }
+
+static void free_events(struct exp_proc *p);
+static void free_proc(struct exp_proc *p);
 
 int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct exp_error *err,
 			     exp_damage_fn *on_damage, void *arg)
@@ -805,8 +883,9 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 		snprintf(err->msg, sizeof(err->msg), "%s: not an experiment directory", path);
 		return -ENOTDIR;
 	}
-	if (!has_data(path)) {
-		snprintf(err->msg, sizeof(err->msg), "%s: not a tally experiment (no log.txt)", path);
+	if (!is_experiment(path)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: not a tally experiment (none of its files has a tally header, nor its log.txt tally's first line)", path);
 		return -ENOENT;
 	}
 	e->procs = calloc(cap, sizeof(*e->procs));
@@ -826,7 +905,7 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 			continue;
 		char sub[4200];
 		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		if (!has_data(sub)) {
+		if (!is_experiment(sub)) {
 			e->empty_descendants++;
 			continue;
 		}
@@ -855,11 +934,36 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 	struct exp_proc *fit = realloc(e->procs, e->nprocs * sizeof(*e->procs));
 	if (fit)
 		e->procs = fit;
+	/* A process that cannot be read at all costs only itself: the others
+	 * are loaded (the founder's place is kept, with what could be read). */
+	size_t kept = 0, all = e->nprocs;
+	int first_rc = 0;
 	for (size_t i = 0; i < e->nprocs; i++) {
-		int rc = load_proc(&e->procs[i], on_damage, arg, err);
-		if (rc)
+		struct exp_error why;
+		int rc = load_proc(&e->procs[i], on_damage, arg, &why);
+		if (rc == -ENOMEM) {
+			*err = why;
 			return rc;
+		}
+		if (rc) {
+			if (!e->lost_procs++) {
+				first_rc = rc;
+				*err = why;
+				e->lost_why = strdup(why.msg);
+			}
+			if (i) {
+				free_proc(&e->procs[i]);
+				continue;
+			}
+			free_events(&e->procs[0]);
+			if (!e->procs[0].name && name_proc(&e->procs[0], &why) != 0)
+				return -ENOMEM;
+		}
+		e->procs[kept++] = e->procs[i];
 	}
+	e->nprocs = kept;
+	if (e->lost_procs == all)
+		return first_rc;        /* nothing could be read */
 	const char *rank = exp_proc_log(&e->procs[0], "mpi.rank");
 	e->rank = rank ? (int32_t)strtol(rank, NULL, 10) : -1;
 	return 0;
@@ -928,5 +1032,6 @@ void exp_experiment_free(struct exp_experiment *e)
 		free_proc(&e->procs[i]);
 	free(e->procs);
 	free(e->path);
+	free(e->lost_why);
 	memset(e, 0, sizeof(*e));
 }

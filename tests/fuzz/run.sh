@@ -2,7 +2,8 @@
 # run.sh — `make fuzz`: run the libFuzzer targets for FUZZ_SECONDS each
 # (default 120): fuzz_experiment over tests/fuzz/corpus, fuzz_flip (one
 # corrupt byte in tests/data/every.exp), keeping any crasher in
-# tests/fuzz/crashers/.
+# tests/fuzz/crashers/; fuzz_tree (files of tests/data/tree.exp's processes
+# removed, cut, swapped, replaced), keeping crashers as tree-*.
 set -eu
 cd "$(dirname "$0")/../.."
 b=${1:-build-fuzz}
@@ -13,3 +14,6 @@ cp tests/fuzz/corpus/* "$b/corpus/" 2>/dev/null || true
 mkdir -p "$b/corpus-flip"
 "$b/fuzz/fuzz_flip" -max_total_time="${FUZZ_SECONDS:-120}" -max_len=16 \
 	-artifact_prefix=tests/fuzz/crashers/flip- "$b/corpus-flip"
+mkdir -p "$b/corpus-tree"
+"$b/fuzz/fuzz_tree" -max_total_time="${FUZZ_SECONDS:-120}" -max_len=64 \
+	-artifact_prefix=tests/fuzz/crashers/tree- "$b/corpus-tree"
