@@ -38,7 +38,7 @@ struct cpu_table {
 	struct proc_cpu *c;
 	size_t n;
 	bool filtered;             /* --process chose some */
-	size_t outlived, running, unknown, unprofilable;
+	size_t outlived, running, unknown, unprofilable, started_late;
 	uint64_t outlived_ns, before_ns;
 	char first_exec[300];      /* the first program that could not be profiled */
 };
@@ -166,6 +166,7 @@ static void cpu_table_build(struct cpu_table *t, const struct model *m,
 		if (!t->c[i].chosen)
 			continue;
 		t->before_ns += t->c[i].before_ns;
+		t->started_late += t->c[i].before_ns > 0;
 		t->unknown += !t->c[i].own_known;
 	}
 }
@@ -265,8 +266,9 @@ void report_cpu_gap(struct report_doc *d, const struct model *m, const struct ex
 		return;
 	if (t.before_ns)
 		report_kv_num(d, "before_collector_s", "Not sampled", (double)t.before_ns / 1e9,
-			      "%.3f s before the collector started (dynamic loading, constructors)",
-			      (double)t.before_ns / 1e9);
+			      "%.3f s before the collector started, in %zu process%s (dynamic loading, "
+			      "constructors)", (double)t.before_ns / 1e9, t.started_late,
+			      t.started_late > 1 ? "es" : "");
 	if (t.unprofilable)
 		report_kv_num(d, "unprofilable", "Not sampled", (double)t.unprofilable,
 			      "%zu process%s not profiled: exec'd a static or set-user-ID program%s%s%s",
