@@ -141,6 +141,11 @@ int exp_experiment_load(struct exp_experiment *e, const char *path, struct exp_e
 int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct exp_error *err,
 			     exp_damage_fn *on_damage, void *arg);
 
+/* What the loader knows of record type `type`: its name ("thread-start"),
+ * the file kind it belongs in, its length (the fixed part when *at_least).
+ * 0, or -1 for a type it does not read (MIRROR is the reader's). */
+int exp_rec_info(uint32_t type, const char **name, uint32_t *kind, uint32_t *len, bool *at_least);
+
 /* Everything that could not be read in e's processes, summed. */
 void exp_experiment_damage(const struct exp_experiment *e, struct exp_damage *total);
 void exp_experiment_free(struct exp_experiment *e);

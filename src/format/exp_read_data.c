@@ -577,7 +577,7 @@ static const struct rec_type {
 	[EXP_REC_STACK] = { "stack", EXP_FILE_STACKS, sizeof(struct exp_stack), true, false, take_stack },
 	[EXP_REC_STACK_NODE] = { "stack-node", EXP_FILE_STACKS, sizeof(struct exp_stack_node), false, false,
 				 take_stack_node },
-	[EXP_REC_MAP] = { "map", EXP_FILE_MAPS, sizeof(struct exp_map) + 8, true, false, take_map },
+	[EXP_REC_MAP] = { "map", EXP_FILE_MAPS, sizeof(struct exp_map), true, false, take_map },
 	[EXP_REC_UNMAP] = { "unmap", EXP_FILE_MAPS, sizeof(struct exp_unmap), false, false, take_unmap },
 	[EXP_REC_THREAD_START] = { "thread-start", EXP_FILE_THREADS, sizeof(struct exp_thread_start),
 				   false, false, take_thread_start },
@@ -590,13 +590,25 @@ static const struct rec_type {
 				take_heap_free },
 	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, false, take_sync },
 	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, take_io },
-	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name) + 8, true, false, take_fd_name },
+	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
+			       take_fd_name },
 	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true, true,
 				take_arc_table },
 	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, take_mpi },
 	[EXP_REC_MPI_COMM] = { "mpi-comm", EXP_FILE_MPI, sizeof(struct exp_mpi_comm), false, false,
 			       take_mpi_comm },
 };
+
+int exp_rec_info(uint32_t type, const char **name, uint32_t *kind, uint32_t *len, bool *at_least)
+{
+	if (type >= sizeof(rec_types) / sizeof(rec_types[0]) || !rec_types[type].take)
+		return -1;
+	*name = rec_types[type].name;
+	*kind = rec_types[type].kind;
+	*len = rec_types[type].len;
+	*at_least = rec_types[type].at_least;
+	return 0;
+}
 
 static int take_record(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		       struct exp_error *err)
