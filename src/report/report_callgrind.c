@@ -73,22 +73,6 @@ struct cg {
 	struct model_map call_of;  /* (caller, callee) -> index + 1 */
 };
 
-/* Room in the array *arr (of *cap elements) for n + 1; -1 if out of memory. */
-static int cg_grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **p = arr;
-
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 256;
-	void *q = realloc(*p, ncap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 /* The id of `str`, interned on first use (ids start at 1); 0 if out of
  * memory. */
 static uint32_t cg_intern(struct cg_strs *s, const char *str)
@@ -104,7 +88,7 @@ static uint32_t cg_intern(struct cg_strs *s, const char *str)
 		key = model_hash64(key) | 1;
 	}
 	size_t cap = s->cap;
-	if (cg_grow(&s->v, &cap, s->n, sizeof(*s->v)))
+	if (exp_grow(&s->v, &cap, s->n, sizeof(*s->v)))
 		return 0;
 	bool *shown = realloc(s->shown, cap * sizeof(*s->shown));
 	if (!shown)
@@ -180,7 +164,7 @@ static struct cg_self *cg_self_at(struct cg *c, uint32_t f, uint32_t file, uint3
 			return s;
 		key = model_hash64(key) | 1;
 	}
-	if (cg_grow(&c->self, &c->cap_self, c->nself, sizeof(*c->self)) ||
+	if (exp_grow(&c->self, &c->cap_self, c->nself, sizeof(*c->self)) ||
 	    !model_map_put(&c->self_of, key, c->nself + 1, NULL))
 		return NULL;
 	struct cg_self *s = &c->self[c->nself++];
@@ -202,7 +186,7 @@ static struct cg_call *cg_call_of(struct cg *c, uint32_t caller, uint32_t callee
 		uint64_t *v = model_map_get(&c->call_of, key);
 		return v ? &c->calls[*v - 1] : NULL;
 	}
-	if (cg_grow(&c->calls, &c->cap_calls, c->ncalls, sizeof(*c->calls)))
+	if (exp_grow(&c->calls, &c->cap_calls, c->ncalls, sizeof(*c->calls)))
 		return NULL;
 	uint64_t *v = model_map_put(&c->call_of, key, 0, &inserted);
 	if (!v)

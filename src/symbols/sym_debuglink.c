@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_launch.h"
 #include "symbols/sym_int.h"
 
 #define SYM_DEBUG_ROOT "/usr/lib/debug"
+#define SYM_BUILD_ID_HEX_MAX 64   /* longest build-id looked up by name, in bytes */
 
 /* The CRC-32 of .gnu_debuglink (the zlib/IEEE one, reflected 0xEDB88320). */
 static uint32_t sym_crc32(const uint8_t *p, size_t len)
@@ -129,14 +131,10 @@ Elf *sym_debug_find(const char *file, Elf *elf, const uint8_t *bid,
 	char path[PATH_MAX + 64];
 	Elf *dbg = NULL;
 
-	if (bid_len >= 2) {
-		int n = snprintf(path, sizeof(path), SYM_DEBUG_ROOT
-				 "/.build-id/%02x/", bid[0]);
-
-		for (size_t i = 1; i < bid_len; i++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n,
-				      "%02x", bid[i]);
-		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	if (bid_len >= 2 && bid_len <= SYM_BUILD_ID_HEX_MAX) {
+		char hex[2 * SYM_BUILD_ID_HEX_MAX + 1];
+		exp_build_id_hex(bid, bid_len, hex);
+		snprintf(path, sizeof(path), SYM_DEBUG_ROOT "/.build-id/%.2s/%s.debug", hex, hex + 2);
 		dbg = sym_debug_try(path, bid, bid_len, 0);
 	}
 	if (!dbg)
