@@ -196,16 +196,17 @@ static int reject(struct exp_file *f, const struct exp_rec *r, const char *fmt, 
 	return 1;
 }
 
+static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+		     struct exp_error *err);
+
 static int take_sample(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		       struct exp_error *err)
 {
-	struct exp_proc *p = l->p;
+	int rc = take_copy(l, f, r, err);
 
-	if (exp_grow(&p->samples, &l->cap_samples, p->nsamples, sizeof(*p->samples)))
-		return nomem(err, f->path);
-	memcpy(&p->samples[p->nsamples++], r->p, sizeof(struct exp_sample));
-	p->samples[p->nsamples - 1].stack_id &= ~EXP_RUN_LOCAL;   /* never valid anyway */
-	return 0;
+	if (rc == 0)   /* a run's trie id: never valid in a SAMPLE */
+		l->p->samples[l->p->nsamples - 1].stack_id &= ~EXP_RUN_LOCAL;
+	return rc;
 }
 
 static int take_sample_run(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -438,17 +439,6 @@ static int take_thread_cost(struct loader *l, struct exp_file *f, const struct e
 	return 0;
 }
 
-static int take_heap(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-		     struct exp_error *err)
-{
-	struct exp_proc *p = l->p;
-
-	if (exp_grow(&p->heap, &l->cap_heap, p->nheap, sizeof(*p->heap)))
-		return nomem(err, f->path);
-	memcpy(&p->heap[p->nheap++], r->p, sizeof(struct exp_heap));
-	return 0;
-}
-
 static int take_heap_free(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			  struct exp_error *err)
 {
@@ -460,28 +450,6 @@ static int take_heap_free(struct loader *l, struct exp_file *f, const struct exp
 		return nomem(err, f->path);
 	p->heap[p->nheap++] = (struct exp_heap){ .tid = hf.tid, .time_ns = hf.time_ns,
 						 .op = EXP_HEAP_FREE, .addr = hf.addr };
-	return 0;
-}
-
-static int take_sync(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-		     struct exp_error *err)
-{
-	struct exp_proc *p = l->p;
-
-	if (exp_grow(&p->sync, &l->cap_sync, p->nsync, sizeof(*p->sync)))
-		return nomem(err, f->path);
-	memcpy(&p->sync[p->nsync++], r->p, sizeof(struct exp_sync));
-	return 0;
-}
-
-static int take_io(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-		   struct exp_error *err)
-{
-	struct exp_proc *p = l->p;
-
-	if (exp_grow(&p->io, &l->cap_io, p->nio, sizeof(*p->io)))
-		return nomem(err, f->path);
-	memcpy(&p->io[p->nio++], r->p, sizeof(struct exp_io));
 	return 0;
 }
 
@@ -533,27 +501,11 @@ static int take_arc_table(struct loader *l, struct exp_file *f, const struct exp
 	return 0;
 }
 
-static int take_mpi(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-		    struct exp_error *err)
-{
-	struct exp_proc *p = l->p;
-
-	if (exp_grow(&p->mpi, &l->cap_mpi, p->nmpi, sizeof(*p->mpi)))
-		return nomem(err, f->path);
-	memcpy(&p->mpi[p->nmpi++], r->p, sizeof(struct exp_mpi));
-	return 0;
-}
-
-static int take_mpi_comm(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-			 struct exp_error *err)
-{
-	struct exp_proc *p = l->p;
-
-	if (exp_grow(&p->comms, &l->cap_comms, p->ncomms, sizeof(*p->comms)))
-		return nomem(err, f->path);
-	memcpy(&p->comms[p->ncomms++], r->p, sizeof(struct exp_mpi_comm));
-	return 0;
-}
+/* A record copied as it is to the end of an array of the process (`field`,
+ * `nfield`, the loader's `cap_field`): take_copy. */
+#define COPY_TO(field) offsetof(struct exp_proc, field), offsetof(struct exp_proc, n##field), \
+		       offsetof(struct loader, cap_##field)
+#define COPY(field) take_copy, COPY_TO(field)
 
 /* What the loader knows of each record type: the file it belongs in, its
  * length (exactly, or at least), whether it may span blocks, and what takes
@@ -570,8 +522,11 @@ static const struct rec_type {
 	bool large;                /* may span blocks (starting at a boundary) */
 	int (*take)(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 		    struct exp_error *err);
+	size_t events, count;      /* take_copy: the array and count in struct exp_proc */
+	size_t cap;                /* and its capacity in struct loader */
 } rec_types[] = {
-	[EXP_REC_SAMPLE] = { "sample", EXP_FILE_SAMPLES, sizeof(struct exp_sample), false, false, take_sample },
+	[EXP_REC_SAMPLE] = { "sample", EXP_FILE_SAMPLES, sizeof(struct exp_sample), false, false, take_sample,
+			     COPY_TO(samples) },
 	[EXP_REC_SAMPLE_RUN] = { "sample-run", EXP_FILE_SAMPLES, sizeof(struct exp_sample_run), true, false,
 				 take_sample_run },
 	[EXP_REC_STACK] = { "stack", EXP_FILE_STACKS, sizeof(struct exp_stack), true, false, take_stack },
@@ -585,19 +540,33 @@ static const struct rec_type {
 				 take_thread_end },
 	[EXP_REC_THREAD_COST] = { "thread-cost", EXP_FILE_THREADS, sizeof(struct exp_thread_cost), true, false,
 				  take_thread_cost },
-	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, false, take_heap },
+	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, false, COPY(heap) },
 	[EXP_REC_HEAP_FREE] = { "heap-free", EXP_FILE_HEAP, sizeof(struct exp_heap_free), false, false,
 				take_heap_free },
-	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, false, take_sync },
-	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, take_io },
+	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, false, COPY(sync) },
+	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, COPY(io) },
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
 			       take_fd_name },
 	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true, true,
 				take_arc_table },
-	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, take_mpi },
+	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, COPY(mpi) },
 	[EXP_REC_MPI_COMM] = { "mpi-comm", EXP_FILE_MPI, sizeof(struct exp_mpi_comm), false, false,
-			       take_mpi_comm },
+			       COPY(comms) },
 };
+
+static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+		     struct exp_error *err)
+{
+	const struct rec_type *t = &rec_types[r->type];
+	void **events = (void **)((char *)l->p + t->events);
+	size_t *count = (size_t *)((char *)l->p + t->count);
+	size_t *cap = (size_t *)((char *)l + t->cap);
+
+	if (exp_grow(events, cap, *count, t->len))
+		return nomem(err, f->path);
+	memcpy((char *)*events + (*count)++ * t->len, r->p, t->len);
+	return 0;
+}
 
 int exp_rec_info(uint32_t type, const char **name, uint32_t *kind, uint32_t *len, bool *at_least)
 {
