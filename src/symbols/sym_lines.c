@@ -101,39 +101,6 @@ struct sym_lines *sym_lines_open(Elf *elf)
 	return l;
 }
 
-/* File and line of the row containing `vaddr`; false if there is none.
- * *file lives as long as `l`. */
-bool sym_lines_find(struct sym_lines *l, uint64_t vaddr, const char **file,
-		    int *line)
-{
-	size_t lo = 0, hi = l->n;
-	Dwarf_Die die;
-	Dwarf_Line *row;
-	const char *src;
-	int ln;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->r[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || vaddr >= l->r[lo - 1].hi ||
-	    !dwarf_offdie(l->dw, l->r[lo - 1].die, &die))
-		return false;
-	row = dwarf_getsrc_die(&die, vaddr);
-	if (!row || dwarf_lineno(row, &ln) != 0 || ln <= 0)
-		return false;
-	src = dwarf_linesrc(row, NULL, NULL);
-	if (!src)
-		return false;
-	*file = src;
-	*line = ln;
-	return true;
-}
-
 /* The CU DIE holding `vaddr`, or false. */
 static bool sym_lines_cu(struct sym_lines *l, uint64_t vaddr, Dwarf_Die *die)
 {
@@ -148,6 +115,29 @@ static bool sym_lines_cu(struct sym_lines *l, uint64_t vaddr, Dwarf_Die *die)
 			hi = mid;
 	}
 	return lo > 0 && vaddr < l->r[lo - 1].hi && dwarf_offdie(l->dw, l->r[lo - 1].die, die);
+}
+
+/* File and line of the row containing `vaddr`; false if there is none.
+ * *file lives as long as `l`. */
+bool sym_lines_find(struct sym_lines *l, uint64_t vaddr, const char **file,
+		    int *line)
+{
+	Dwarf_Die die;
+	Dwarf_Line *row;
+	const char *src;
+	int ln;
+
+	if (!sym_lines_cu(l, vaddr, &die))
+		return false;
+	row = dwarf_getsrc_die(&die, vaddr);
+	if (!row || dwarf_lineno(row, &ln) != 0 || ln <= 0)
+		return false;
+	src = dwarf_linesrc(row, NULL, NULL);
+	if (!src)
+		return false;
+	*file = src;
+	*line = ln;
+	return true;
 }
 
 static const char *sym_die_link(Dwarf_Die *d)
