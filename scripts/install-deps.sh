@@ -37,7 +37,11 @@ valgrind            test
 openmpi-bin         test
 libopenmpi-dev      test
 musl-tools          test
-linux-perf          bench
+chromium            test
+golang-go           test
+linux-perf          test
+nodejs              test
+file                test
 hyperfine           bench
 heaptrack           bench
 EOF
@@ -50,12 +54,27 @@ bench) groups="build test bench" ;;
 *) echo "usage: $0 [build|test|bench]" >&2; exit 64 ;;
 esac
 
+# The npm packages of tests/js (consumers of the exports and the HTML
+# report), pinned by its package-lock.json, installed when it changed.
+npm_deps() {
+	case " $groups " in *" test "*) ;; *) return 0 ;; esac
+	js="$(dirname "$0")/../tests/js"
+	[ -f "$js/node_modules/.stamp" ] && [ "$js/node_modules/.stamp" -nt "$js/package-lock.json" ] && return 0
+	(cd "$js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) &&
+		touch "$js/node_modules/.stamp"
+}
+
 missing=""
 for p in $(packages | awk -v g=" $groups " 'index(g, " " $2 " ") { print $1 }'); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# npm comes with some builds of nodejs; Debian's is a package of its own
+case " $groups " in *" test "*) command -v npm >/dev/null 2>&1 || missing="$missing npm" ;; esac
+if [ -z "$missing" ]; then
+	npm_deps
+	exit
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=""
@@ -82,3 +101,4 @@ $SUDO apt-get install -y -q --no-install-recommends $missing >&2 || {
 	$SUDO apt-get update -q >&2
 	$SUDO apt-get install -y -q --no-install-recommends $missing >&2
 }
+npm_deps

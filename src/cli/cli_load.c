@@ -312,6 +312,7 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 		.tids = in->tids, .ntids = in->ntids, .keep_tally_frames = in->show_collector,
 		.process = in->process, .view = in->view, .merge_procs = in->has_job && n > 1,
 		.ranks_only = in->has_job && !in->all_processes,
+		.keep_events = in->keep_events,
 	};
 	for (long i = 0; i < n && !rc; i++)
 		rc = load_one(in, cmd, &items[i], &mo, i == 0);

@@ -27,6 +27,7 @@ struct cli_input {
 	bool has_job;                /* an MPI job was named (exp_job.h) */
 	bool all_processes;          /* keep a job's launcher processes (--processes) */
 	int32_t job_size;            /* its highest rank + 1 */
+	bool keep_events;            /* the command shows time (model_options.keep_events) */
 	struct exp_experiment *exps; /* a job's ranks each count as one */
 	size_t nexps;
 	struct model model;

@@ -25,7 +25,12 @@ static const struct cli_opt options[] = {
 	  "  -finstrument-functions program (exact counts)\n"
 	  "callgrind: callgrind_annotate / KCachegrind input: every metric,\n"
 	  "  exact call counts, inclusive cost per call measured from the stacks\n"
-	  "pprof: Google pprof's profile.proto, gzipped, every metric (needs -o)" },
+	  "pprof: Google pprof's profile.proto, gzipped, every metric (needs -o)\n"
+	  "speedscope: speedscope's JSON, a profile per thread and metric, in\n"
+	  "  time order\n"
+	  "chrome: trace-event JSON (Perfetto, chrome://tracing, Firefox\n"
+	  "  Profiler): a track per thread, samples as a flame chart over time,\n"
+	  "  waits and I/O calls with their durations, markers" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M", "collapsed: the metric weighed (default cpu)" },
 	{ "output", 'o', CLI_ARG_REQUIRED, OPT_OUTPUT, "FILE", "write there instead of stdout" },
 	CLI_INPUT_OPTS,
@@ -34,7 +39,8 @@ static const struct cli_opt options[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tally export EXP... --format collapsed|arcs|callgrind|pprof [--metric M] [-o FILE]\n");
+	fprintf(f, "usage: tally export EXP... --format collapsed|arcs|callgrind|pprof|speedscope|chrome\n"
+		   "                           [--metric M] [-o FILE]\n");
 	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
@@ -59,6 +65,10 @@ static int write_export(struct cli_input *in, const char *format, enum model_met
 			rc = report_arcs(out, &in->model);
 		else if (!strcmp(format, "callgrind"))
 			rc = report_callgrind(out, &in->model, in->exps, in->nexps);
+		else if (!strcmp(format, "speedscope"))
+			rc = report_speedscope(out, &in->model, in->paths[0]);
+		else if (!strcmp(format, "chrome"))
+			rc = report_chrome(out, &in->model);
 		else
 			rc = report_collapsed(out, &in->model, metric);
 		int e = errno;
@@ -108,8 +118,9 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!format || (strcmp(format, "collapsed") && strcmp(format, "arcs") &&
-			strcmp(format, "callgrind") && strcmp(format, "pprof"))) {
-		cli_error(CMD, "--format %s: expected collapsed, arcs, callgrind or pprof",
+			strcmp(format, "callgrind") && strcmp(format, "pprof") &&
+			strcmp(format, "speedscope") && strcmp(format, "chrome"))) {
+		cli_error(CMD, "--format %s: expected collapsed, arcs, callgrind, pprof, speedscope or chrome",
 			  format ? format : "(missing)");
 		free(paths);
 		return CLI_USAGE;
@@ -126,6 +137,7 @@ int cmd_export(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	in.paths = paths;
+	in.keep_events = !strcmp(format, "speedscope") || !strcmp(format, "chrome");
 	rc = cli_input_load(&in, CMD);
 	enum model_metric want = (enum model_metric)mm;
 	if (!rc && !strcmp(format, "collapsed"))

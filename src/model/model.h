@@ -142,6 +142,18 @@ struct model_options {
 	enum model_view view;
 	bool ranks_only;           /* leave out processes that are no rank (a job's
 	                              launcher), unless `process` names them */
+	bool keep_events;          /* fill model.events (timelines, per-thread exports) */
+};
+
+/* One event as the model counted it, kept with model_options.keep_events
+ * for the views over time.  time_ns is the record's: the end of a sample's
+ * or a lock wait's interval (value ns long), the start of an I/O call's. */
+struct model_event {
+	uint64_t time_ns;          /* CLOCK_MONOTONIC */
+	uint64_t value;            /* in the metric's unit */
+	uint32_t thread;           /* index in model.threads */
+	uint32_t entry;            /* index in model.entries */
+	uint32_t metric;           /* enum model_metric */
 };
 
 /* A call-graph arc from the -pg / -finstrument-functions runtime, symbolized
@@ -199,6 +211,8 @@ struct model {
 	size_t left_out;           /* processes left out by ranks_only */
 	struct model_heap_unpaired heap_unpaired;
 	void *priv;                /* model_build's indexes while building */
+	struct model_event *events; /* with keep_events: in the order counted */
+	size_t nevents;
 };
 
 #define MODEL_TOTAL 0u

@@ -265,5 +265,6 @@ void model_free(struct model *m)
 	free(m->msgs);
 	free(m->procs);
 	free(m->threads);
+	free(m->events);
 	memset(m, 0, sizeof(*m));
 }

@@ -38,7 +38,7 @@ struct build {
 	struct model_map arc_of;          /* (caller, callee) -> arc index + 1 */
 	size_t cap_arcs, cap_files;
 	struct model_map file_of;         /* hash(name) -> file index + 1 */
-	size_t cap_funcs, cap_entries, cap_threads, cap_procs, cap_msgs;
+	size_t cap_funcs, cap_entries, cap_threads, cap_procs, cap_msgs, cap_events;
 	uint32_t unknown, truncated;      /* artificial function ids */
 	struct model_map entry_by_content; /* merge_procs: hash of frames -> entry index + 1 */
 	struct model_map msg_of;          /* (from, to) ranks -> model.msgs index + 1 */

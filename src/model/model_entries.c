@@ -124,6 +124,12 @@ static int add(struct build *b, struct proc_ctx *c, const struct model_options *
 		th->last_ns = t;
 	if (entry_out)
 		*entry_out = e;
+	if (o->keep_events) {
+		if (exp_grow(&m->events, &b->cap_events, m->nevents, sizeof(*m->events)))
+			return -1;
+		m->events[m->nevents++] = (struct model_event){
+			t, value, (uint32_t)(th - m->threads), (uint32_t)e, (uint32_t)mm };
+	}
 	return 0;
 }
 

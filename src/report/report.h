@@ -83,6 +83,15 @@ void report_files(struct report_doc *d, const struct model *m);
  * Returns 0 or -1 on an output error. */
 int report_collapsed(FILE *out, const struct model *m, enum model_metric metric);
 
+/* speedscope's JSON format: a profile per thread and metric, stacks in time
+ * order (report_speedscope.c).  Needs a model built with keep_events. */
+int report_speedscope(FILE *out, const struct model *m, const char *title);
+
+/* The trace-event JSON of chrome://tracing and Perfetto: a thread per track
+ * of the timeline, samples as nested complete events (report_chrome.c).
+ * Needs a model built with keep_events. */
+int report_chrome(FILE *out, const struct model *m);
+
 /* The pprof format (profile.proto, gzipped) into `path`; 0 or -1. */
 int report_pprof(const char *path, const struct model *m);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_json_write.h"
 #include "report/report_table.h"
 
 struct cell {
@@ -88,25 +89,6 @@ void report_doc_end(struct report_doc *d)
 	free(d);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void csv_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
@@ -126,7 +108,7 @@ static void section_begin(struct report_doc *d, const char *key, const char *tit
 {
 	if (d->fmt == REPORT_JSON) {
 		fputs(d->sections ? ",\n" : "\n", d->out);
-		json_string(d->out, key);
+		report_json_string(d->out, key);
 		fputs(": ", d->out);
 	} else if (d->fmt == REPORT_TEXT && title) {
 		fprintf(d->out, "%s%s\n", d->sections ? "\n" : "", title);
@@ -165,12 +147,12 @@ static void kv_item(struct report_doc *d, const char *key, const char *label, co
 		break;
 	case REPORT_JSON:
 		fputs(d->kv_items ? ", " : "", d->out);
-		json_string(d->out, key);
+		report_json_string(d->out, key);
 		fputs(": ", d->out);
 		if (num)
 			fprintf(d->out, "%.9g", *num);
 		else
-			json_string(d->out, text);
+			report_json_string(d->out, text);
 		break;
 	}
 	d->kv_items++;
@@ -403,12 +385,12 @@ static void emit_json(struct report_doc *d, struct report_table *t)
 			struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)c];
 			if (c)
 				fputs(", ", d->out);
-			json_string(d->out, t->cols[c].key);
+			report_json_string(d->out, t->cols[c].key);
 			fputs(": ", d->out);
 			if (x->number && x->text)
 				fputs(x->text, d->out);
 			else
-				json_string(d->out, x->text ? x->text : "");
+				report_json_string(d->out, x->text ? x->text : "");
 		}
 		fputs("}", d->out);
 	}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_chrome.c — `tally export --format chrome`: the trace-event JSON of
+ * chrome://tracing, which Perfetto and the Firefox Profiler also open.
+ *
+ * Every track of the timeline (report_timeline.h) becomes a thread of its
+ * process (metadata events name both).  A thread's clock samples become
+ * nested complete events ("X"): consecutive samples that share the start of
+ * their stacks share those frames' events, so each thread reads as a flame
+ * chart over time, and the durations of a thread's outermost events add up
+ * to its sampled CPU time.  Intervals (lock waits, I/O calls, and tracks
+ * added by other views) are async events ("b"/"e", one id each), which may
+ * overlap; markers are process-scoped instant events ("i").  Timestamps are
+ * whole microseconds from the first event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/report_json_write.h"
+#include "report/report_timeline.h"
+
+struct writer {
+	FILE *out;
+	const struct model *m;
+	const struct report_timeline *tl;
+	bool first;
+};
+
+static void sep(struct writer *w)
+{
+	fputs(w->first ? "\n" : ",\n", w->out);
+	w->first = false;
+}
+
+/* Whole microseconds since the first event: integers add up exactly in the
+ * viewers' doubles, so a child that ends where its parent ends stays inside
+ * it (fractions did not, and DevTools dropped such children). */
+static unsigned long long us(const struct writer *w, uint64_t ns)
+{
+	return ns > w->tl->t0 ? (ns - w->tl->t0) / 1000 : 0;
+}
+
+static uint32_t pid_of(const struct writer *w, uint32_t proc)
+{
+	return w->m->procs[proc].src->pid;
+}
+
+static void meta(struct writer *w, const char *what, uint32_t pid, uint32_t tid, const char *name)
+{
+	sep(w);
+	fprintf(w->out, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"%s\",\"args\":{\"name\":",
+		pid, tid, what);
+	report_json_string(w->out, name);
+	fputs("}}", w->out);
+}
+
+/* A closed frame of a thread's flame chart. */
+struct span {
+	uint64_t from, to;
+	uint32_t func, depth;
+};
+
+struct spans {
+	struct span *v;
+	size_t n, cap;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static void complete(struct writer *w, uint32_t pid, uint32_t tid, const struct span *sp)
+{
+	const struct model_func *f = &w->m->funcs[sp->func];
+
+	sep(w);
+	fprintf(w->out, "{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%u,\"ts\":%llu,\"dur\":%llu,\"name\":",
+		pid, tid, us(w, sp->from), us(w, sp->to) - us(w, sp->from));
+	report_json_string(w->out, f->name);
+	if (f->object[0]) {
+		fputs(",\"args\":{\"object\":", w->out);
+		report_json_string(w->out, f->object);
+		fputc('}', w->out);
+	}
+	fputc('}', w->out);
+}
+
+/* The samples of one track as nested complete events, written outermost
+ * first: viewers nest events of equal start and duration in file order. */
+static int samples_out(struct writer *w, const struct report_track *t)
+{
+	uint32_t pid = pid_of(w, t->proc);
+	uint32_t cap = EXP_MAX_FRAMES + 2;
+	uint32_t *open = malloc(cap * sizeof(*open));
+	uint64_t *since = malloc(cap * sizeof(*since));
+	struct spans sp = { 0 };
+	uint32_t depth = 0;
+	uint64_t end = 0;
+	int rc = -1;
+
+	if (!open || !since)
+		goto out;
+	for (size_t i = 0; i <= t->nsamples; i++) {
+		const struct report_sample *s = i < t->nsamples ? &t->samples[i] : NULL;
+		const struct model_entry *e = s ? &w->m->entries[s->entry] : NULL;
+		uint32_t keep = 0;
+		if (s && s->start_ns == end)
+			while (keep < depth && keep < e->n && open[keep] == e->funcs[keep])
+				keep++;
+		while (depth > keep) {
+			depth--;
+			if (exp_grow(&sp.v, &sp.cap, sp.n, sizeof(*sp.v)))
+				goto out;
+			sp.v[sp.n++] = (struct span){ since[depth], end, open[depth], depth };
+		}
+		if (!s)
+			break;
+		for (; depth < e->n && depth < cap; depth++) {
+			open[depth] = e->funcs[depth];
+			since[depth] = s->start_ns;
+		}
+		end = s->end_ns;
+	}
+	qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
+	for (size_t i = 0; i < sp.n; i++)
+		complete(w, pid, t->tid, &sp.v[i]);
+	rc = 0;
+out:
+	free(sp.v);
+	free(open);
+	free(since);
+	return rc;
+}
+
+static void intervals_out(struct writer *w, const struct report_track *t, uint64_t *id)
+{
+	uint32_t pid = pid_of(w, t->proc);
+
+	for (size_t i = 0; i < t->niv; i++) {
+		const struct report_interval *iv = &t->iv[i];
+		const char *label = w->tl->labels[iv->label];
+		for (int k = 0; k < 2; k++) {
+			sep(w);
+			fprintf(w->out, "{\"ph\":\"%s\",\"cat\":\"tally\",\"id\":%llu,\"pid\":%u,\"tid\":%u,"
+				"\"ts\":%llu,\"name\":", k ? "e" : "b", (unsigned long long)*id, pid, t->tid,
+				us(w, k ? iv->end_ns : iv->start_ns));
+			report_json_string(w->out, label);
+			fputc('}', w->out);
+		}
+		++*id;
+	}
+}
+
+int report_chrome(FILE *out, const struct model *m)
+{
+	struct report_timeline tl;
+	struct writer w = { out, m, &tl, true };
+	uint64_t id = 1;
+	int rc = 0;
+
+	if (report_timeline_build(&tl, m))
+		return -1;
+	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"tally\"},\"traceEvents\":[", out);
+	for (size_t i = 0; i < m->nprocs; i++)
+		meta(&w, "process_name", pid_of(&w, (uint32_t)i), 0, m->procs[i].label);
+	for (size_t i = 0; i < tl.ntracks && !rc; i++) {
+		const struct report_track *t = &tl.tracks[i];
+		meta(&w, "thread_name", pid_of(&w, t->proc), t->tid, t->name);
+		rc = samples_out(&w, t);
+		intervals_out(&w, t, &id);
+	}
+	for (size_t i = 0; i < tl.nmarks; i++) {
+		sep(&w);
+		fprintf(out, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"marker\",\"pid\":%u,\"tid\":%u,\"ts\":%llu,\"name\":",
+			pid_of(&w, tl.marks[i].proc), pid_of(&w, tl.marks[i].proc), us(&w, tl.marks[i].time_ns));
+		report_json_string(out, tl.marks[i].label);
+		fputc('}', out);
+	}
+	fputs("\n]}\n", out);
+	report_timeline_free(&tl);
+	return rc || ferror(out) ? -1 : 0;
+}

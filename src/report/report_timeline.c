@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_timeline.c — tracks of samples and intervals over time, from the
+ * events a model kept (see report_timeline.h).  Built once per `tally html`
+ * or `export --format chrome`: one pass over the events, a sort per track.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_map.h"
+#include "report/report_timeline.h"
+
+long report_timeline_track(struct report_timeline *tl, uint32_t proc, uint32_t tid, const char *name)
+{
+	for (size_t i = 0; i < tl->ntracks; i++)
+		if (tl->tracks[i].proc == proc && tl->tracks[i].tid == tid &&
+		    !strcmp(tl->tracks[i].name, name))
+			return (long)i;
+	if (exp_grow(&tl->tracks, &tl->cap_tracks, tl->ntracks, sizeof(*tl->tracks)))
+		return -1;
+	struct report_track *t = &tl->tracks[tl->ntracks];
+	memset(t, 0, sizeof(*t));
+	t->proc = proc;
+	t->tid = tid;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return (long)tl->ntracks++;
+}
+
+/* Index of `label` in tl->labels, added if new; -1 when out of memory. */
+static long label_of(struct report_timeline *tl, const char *label)
+{
+	struct model_map *idx = tl->label_index;
+	uint64_t key = model_hash_str(0, label) | 1;
+
+	if (!idx && !(idx = tl->label_index = calloc(1, sizeof(*idx))))
+		return -1;
+	for (;;) {
+		uint64_t *v = model_map_get(idx, key);
+		if (!v)
+			break;
+		if (!strcmp(tl->labels[*v], label))
+			return (long)*v;
+		key = model_hash64(key) | 1;
+	}
+	char *copy = strdup(label);
+	if (!copy || exp_grow(&tl->labels, &tl->cap_labels, tl->nlabels, sizeof(*tl->labels)) ||
+	    !model_map_put(idx, key, tl->nlabels, NULL)) {
+		free(copy);
+		return -1;
+	}
+	tl->labels[tl->nlabels] = copy;
+	return (long)tl->nlabels++;
+}
+
+int report_timeline_interval(struct report_timeline *tl, size_t track, uint64_t start_ns,
+			     uint64_t end_ns, const char *label, uint32_t entry)
+{
+	struct report_track *t = &tl->tracks[track];
+	long l = label_of(tl, label);
+
+	if (l < 0 || exp_grow(&t->iv, &t->cap_iv, t->niv, sizeof(*t->iv)))
+		return -1;
+	t->iv[t->niv++] = (struct report_interval){ start_ns, end_ns < start_ns ? start_ns : end_ns,
+						    (uint32_t)l, entry };
+	return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct report_sample *x = a, *y = b;
+
+	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+	const struct report_interval *x = a, *y = b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
+}
+
+/* Lay a track's samples end to end: each covers the `weight` ns of CPU
+ * before its time, moved to the end of the one before where it would
+ * overlap it (coalesced timer signals weigh more than the time since the
+ * previous sample) or leave a gap shorter than half its weight (timer
+ * jitter), so runs of samples are contiguous and the busy time of the track
+ * is the sum of the weights. */
+static void lay_samples(struct report_track *t)
+{
+	uint64_t end = 0;
+
+	qsort(t->samples, t->nsamples, sizeof(*t->samples), cmp_sample);
+	for (size_t i = 0; i < t->nsamples; i++) {
+		struct report_sample *s = &t->samples[i];
+		uint64_t w = s->end_ns - s->start_ns;
+		if (i && (s->start_ns < end || s->start_ns - end < w / 2)) {
+			s->start_ns = end;
+			s->end_ns = end + w;
+		}
+		end = s->end_ns;
+	}
+}
+
+void report_timeline_finish(struct report_timeline *tl)
+{
+	tl->t0 = UINT64_MAX;
+	tl->t1 = 0;
+	for (size_t i = 0; i < tl->ntracks; i++) {
+		struct report_track *t = &tl->tracks[i];
+		lay_samples(t);
+		qsort(t->iv, t->niv, sizeof(*t->iv), cmp_interval);
+		if (t->nsamples) {
+			tl->t0 = t->samples[0].start_ns < tl->t0 ? t->samples[0].start_ns : tl->t0;
+			tl->t1 = t->samples[t->nsamples - 1].end_ns > tl->t1 ? t->samples[t->nsamples - 1].end_ns : tl->t1;
+		}
+		for (size_t k = 0; k < t->niv; k++) {
+			tl->t0 = t->iv[k].start_ns < tl->t0 ? t->iv[k].start_ns : tl->t0;
+			tl->t1 = t->iv[k].end_ns > tl->t1 ? t->iv[k].end_ns : tl->t1;
+		}
+	}
+	for (size_t i = 0; i < tl->nmarks; i++) {
+		tl->t0 = tl->marks[i].time_ns < tl->t0 ? tl->marks[i].time_ns : tl->t0;
+		tl->t1 = tl->marks[i].time_ns > tl->t1 ? tl->marks[i].time_ns : tl->t1;
+	}
+	if (tl->t0 > tl->t1)
+		tl->t0 = tl->t1 = 0;
+}
+
+/* The markers a process logged (tally_marker): "marker" = "TIME_NS NAME". */
+static int add_marks(struct report_timeline *tl, const struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct exp_proc *p = m->procs[i].src;
+		for (size_t k = 0; k < p->nlog; k++) {
+			const char *sp = strchr(p->log[k].value, ' ');
+			if (strcmp(p->log[k].key, "marker") || !sp)
+				continue;
+			if (exp_grow(&tl->marks, &tl->cap_marks, tl->nmarks, sizeof(*tl->marks)))
+				return -1;
+			struct report_mark *mk = &tl->marks[tl->nmarks];
+			mk->time_ns = strtoull(p->log[k].value, NULL, 10);
+			mk->proc = (uint32_t)i;
+			if (!(mk->label = strdup(sp + 1)))
+				return -1;
+			tl->nmarks++;
+		}
+	}
+	return 0;
+}
+
+/* Track of thread `ti`, made on first use (tracks[] caches it + 1). */
+static long thread_track(struct report_timeline *tl, const struct model *m, uint32_t ti, long *cache)
+{
+	if (cache[ti])
+		return cache[ti] - 1;
+	const struct model_thread *th = &m->threads[ti];
+	char name[64];
+	snprintf(name, sizeof(name), "%s %u",
+		 th->src && th->src->name[0] ? th->src->name : "thread", th->tid);
+	long k = report_timeline_track(tl, th->proc, th->tid, name);
+	if (k >= 0)
+		cache[ti] = k + 1;
+	return k;
+}
+
+int report_timeline_build(struct report_timeline *tl, const struct model *m)
+{
+	long *cache = calloc(m->nthreads + 1, sizeof(*cache));
+	char label[512];
+
+	memset(tl, 0, sizeof(*tl));
+	if (!cache)
+		return -1;
+	/* threads in the model's order: by process, then first seen */
+	for (uint32_t i = 0; i < m->nthreads; i++)
+		if (thread_track(tl, m, i, cache) < 0)
+			goto oom;
+	for (size_t i = 0; i < m->nevents; i++) {
+		const struct model_event *ev = &m->events[i];
+		long k = thread_track(tl, m, ev->thread, cache);
+		if (k < 0)
+			goto oom;
+		struct report_track *t = &tl->tracks[k];
+		const struct model_entry *e = &m->entries[ev->entry];
+		const char *leaf = e->n ? m->funcs[e->funcs[e->n - 1]].name : "?";
+		switch (ev->metric) {
+		case MODEL_CPU:
+			if (exp_grow(&t->samples, &t->cap_samples, t->nsamples, sizeof(*t->samples)))
+				goto oom;
+			t->samples[t->nsamples++] = (struct report_sample){
+				ev->time_ns - (ev->value < ev->time_ns ? ev->value : 0), ev->time_ns, ev->entry };
+			break;
+		case MODEL_SYNC_WAIT:
+		case MODEL_SYNC_OTHER:
+			snprintf(label, sizeof(label), "%s: %s", model_metric_info(ev->metric)->title, leaf);
+			if (report_timeline_interval(tl, (size_t)k, ev->time_ns - ev->value, ev->time_ns,
+						     label, ev->entry + 1))
+				goto oom;
+			break;
+		case MODEL_IO_TIME:
+			snprintf(label, sizeof(label), "I/O: %s", leaf);
+			if (report_timeline_interval(tl, (size_t)k, ev->time_ns, ev->time_ns + ev->value,
+						     label, ev->entry + 1))
+				goto oom;
+			break;
+		default:
+			break;         /* counts and bytes are no intervals */
+		}
+	}
+	if (add_marks(tl, m))
+		goto oom;
+	free(cache);
+	report_timeline_finish(tl);
+	return 0;
+oom:
+	free(cache);
+	report_timeline_free(tl);
+	return -1;
+}
+
+void report_timeline_free(struct report_timeline *tl)
+{
+	for (size_t i = 0; i < tl->ntracks; i++) {
+		free(tl->tracks[i].samples);
+		free(tl->tracks[i].iv);
+	}
+	for (size_t i = 0; i < tl->nlabels; i++)
+		free(tl->labels[i]);
+	for (size_t i = 0; i < tl->nmarks; i++)
+		free(tl->marks[i].label);
+	if (tl->label_index)
+		model_map_free(tl->label_index);
+	free(tl->label_index);
+	free(tl->tracks);
+	free(tl->labels);
+	free(tl->marks);
+	memset(tl, 0, sizeof(*tl));
+}

@@ -1,0 +1,57 @@
+# test_exports.sh — each export read by its real consumer, whose totals
+# equal `tally report`'s: go tool pprof (golang-go) for pprof; speedscope's
+# schema and its own app in headless Chromium for speedscope; the Trace
+# Event Format and Chrome DevTools' trace engine for chrome.
+. "$(dirname "$0")/lib.sh"
+cc_prog spin
+cc_prog threads4 -pthread
+cc_prog syncy -pthread
+JS="$E2E/../js"
+cd "$T"
+"$TALLY" record -o s.exp ./spin 0.4 2>/dev/null
+"$TALLY" record -o t.exp ./threads4 1 2>/dev/null
+"$TALLY" record -s -o y.exp ./syncy 2>/dev/null
+for x in s t y; do
+	"$TALLY" report $x.exp --format json >$x.json
+	"$TALLY" report $x.exp --threads --format json >$x.threads.json
+done
+
+if ! command -v go >/dev/null 2>&1; then
+	skip pprof_read_by_go_tool_pprof "go is not installed (golang-go)"
+else
+	export HOME="$T" GOCACHE="$T/go-cache" GOPATH="$T/go" GOFLAGS=-mod=mod GOTOOLCHAIN=local
+	for x in s t; do
+		check pprof_read_by_go_tool_pprof_$x sh -c "
+			\"\$TALLY\" export $x.exp --format pprof -o $x.pb.gz &&
+			timeout 120 go tool pprof -top -unit=ns -symbolize=none $x.pb.gz >$x.top 2>&1 &&
+			python3 \"\$E2E/consumers.py\" pprof $x.top $x.json"
+	done
+fi
+
+if [ ! -d "$JS/node_modules/playwright-core" ] || ! command -v node >/dev/null 2>&1; then
+	skip speedscope_and_chrome_consumers "tests/js/node_modules missing (scripts/install-deps.sh test)"
+else
+	check speedscope_read_by_speedscope sh -c "
+		\"\$TALLY\" export s.exp --format speedscope -o s.speedscope.json &&
+		timeout 100 node \"$JS/check_speedscope.mjs\" s.speedscope.json >s.ss.out &&
+		python3 \"\$E2E/consumers.py\" speedscope s.ss.out s.json s.threads.json"
+	check speedscope_profile_per_thread sh -c "
+		\"\$TALLY\" export t.exp --format speedscope -o t.speedscope.json &&
+		timeout 100 node \"$JS/check_speedscope.mjs\" t.speedscope.json >t.ss.out &&
+		python3 -c \"
+import json; d = json.load(open('t.ss.out'))
+names = [p['name'] for p in d['profiles']]
+busy = [t for t in json.load(open('t.threads.json'))['threads'] if t['excl_cpu'] > 0]
+assert len(names) == len(busy) >= 5 and all(n.endswith(': cpu') for n in names), names\" &&
+		python3 \"\$E2E/consumers.py\" speedscope t.ss.out t.json t.threads.json"
+	for x in s t y; do
+		check chrome_read_by_devtools_$x sh -c "
+			\"\$TALLY\" export $x.exp --format chrome -o $x.trace.json &&
+			timeout 60 node \"$JS/check_chrome.mjs\" $x.trace.json >$x.chrome.out &&
+			python3 \"\$E2E/consumers.py\" chrome $x.chrome.out $x.json $x.threads.json"
+	done
+	check chrome_has_sync_waits sh -c '
+		grep -q "\"ph\":\"b\",\"cat\":\"tally\".*Sync wait" y.trace.json'
+fi
+check export_unknown_format_is_usage_error sh -c '
+	"$TALLY" export s.exp --format nope 2>err; test $? -eq 64 && grep -q speedscope err'

@@ -1,0 +1,42 @@
+// browser.mjs — what the consumer checks share: Debian's Chromium, headless,
+// driven by playwright-core, and a static HTTP server on 127.0.0.1 for the
+// pages that fetch their input (speedscope's #profileURL=).
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png' };
+
+// Serve the files of `root`, plus `extra` ({'/name': file}); resolves to
+// { url, close }.
+export async function serve(root, extra = {}) {
+  const srv = http.createServer((req, res) => {
+    const u = decodeURIComponent(req.url.split(/[?#]/)[0]);
+    const f = extra[u] || path.join(root, path.normalize(u).replace(/^(\.\.[/\\])+/, ''));
+    fs.readFile(f, (err, data) => {
+      if (err) { res.writeHead(404); res.end(); return; }
+      res.writeHead(200, { 'content-type': TYPES[path.extname(f)] || 'application/octet-stream' });
+      res.end(data);
+    });
+  });
+  await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${srv.address().port}`, close: () => srv.close() };
+}
+
+// A headless Chromium with a fresh profile and nothing that reaches out.
+export async function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+// Fail the process after `ms` whatever is pending (the tests' time bound).
+export function deadline(ms, what) {
+  setTimeout(() => { console.error(`${what}: timed out after ${ms / 1000} s`); process.exit(3); }, ms).unref();
+}
