@@ -36,6 +36,8 @@ CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec
 FORMAT_RD  := $(filter-out src/format/exp_write%,$(wildcard src/format/*.c))
 FORMAT_WR  := $(wildcard src/format/exp_write*.c)
 ANALYZER   := $(FORMAT_RD) $(wildcard src/symbols/*.c src/model/*.c src/report/*.c)
+# The HTML report's page, style and script, embedded by .incbin.
+HTML_ASSETS:= $(BUILD)/obj/src/report/report_html_assets.o
 ATTACH     := $(wildcard src/attach/*.c)
 CLI        := $(wildcard src/cli/*.c) $(ATTACH)
 FORMAT_BOTH:= src/format/exp_launch.c src/format/elf_peek.c
@@ -67,6 +69,10 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COL) -c -o $@ $<
 
+$(HTML_ASSETS): src/report/report_html_assets.S $(wildcard src/report/html/*)
+	@mkdir -p $(@D)
+	$(CC) -c -o $@ $<
+
 # The -pg hot path must leave the vector registers alone (arguments live there).
 $(BUILD)/pic/src/mcount/mc_hot.o: CFLAGS_COL += -mgeneral-regs-only
 
@@ -74,7 +80,7 @@ $(BUILD)/pic/%.o: %.S
 	@mkdir -p $(@D)
 	$(CC) -fPIC -c -o $@ $<
 
-$(TALLY): $(call obj,$(CLI) $(ANALYZER))
+$(TALLY): $(call obj,$(CLI) $(ANALYZER)) $(HTML_ASSETS)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS_AN)
 
@@ -126,9 +132,9 @@ $(APILIB): $(COLLECTLIB)
 # Unit tests link the analyzer objects, or the collector's, as they need
 # (the format's shared part once).
 COL_TEST   := $(call pic,$(filter-out $(FORMAT_BOTH),$(COLLECTOR)) $(COLLECTOR_S))
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(COL_TEST) $(call obj,$(ATTACH))
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(HTML_ASSETS) $(COL_TEST) $(call obj,$(ATTACH))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER)) \
+	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER)) $(HTML_ASSETS) \
 	    $(if $(findstring test_col,$@),$(COL_TEST) -ldl -pthread) \
 	    $(if $(findstring test_attach,$@),$(call obj,$(ATTACH))) $(LIBS_AN)
 
@@ -171,7 +177,7 @@ fuzz: deps
 	@tests/fuzz/run.sh build-fuzz
 
 fuzzers: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ))
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(call obj,$(ANALYZER))
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(call obj,$(ANALYZER)) $(HTML_ASSETS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_AN) -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(LIBS_AN)
 

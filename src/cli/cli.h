@@ -26,6 +26,8 @@ int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_gprof(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_html(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Print "tally CMD: message" on stderr (one line). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -291,6 +291,23 @@ static void warn_lost(struct cli_input *in, const char *cmd)
 	}
 }
 
+int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out)
+{
+	char buf[256];
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		int m = model_metric_parse(tok);
+		if (m < 0 || n >= MODEL_METRIC_COUNT) {
+			cli_error(cmd, "--metric %s: unknown metric '%s'", list, tok);
+			return -1;
+		}
+		out[n++] = (enum model_metric)m;
+	}
+	return n;
+}
+
 int cli_input_load(struct cli_input *in, const char *cmd)
 {
 	warn_cmd = cmd;

@@ -54,6 +54,10 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
  * it was one, 0 if not, -1 on a bad value (message printed). */
 int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *arg);
 
+/* A --metric list "M[,M...]" into out (room for MODEL_METRIC_COUNT); the
+ * number parsed, or -1 on an unknown name (message printed). */
+int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out);
+
 /* Load every experiment and build the model.  A job (a directory of
  * rankN.exp) is read one rank at a time, each rank's events dropped once
  * they are in the model; its entries are shared by the ranks, and processes

@@ -108,16 +108,9 @@ int cmd_annotate(int argc, char **argv)
 		free(paths);
 		return CLI_USAGE;
 	}
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", metrics);
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		int mm = model_metric_parse(tok);
-		if (mm < 0 || o.nmetrics >= MODEL_METRIC_COUNT) {
-			cli_error(CMD, "--metric %s: unknown metric '%s'", metrics, tok);
-			free(paths);
-			return CLI_USAGE;
-		}
-		o.metrics[o.nmetrics++] = (enum model_metric)mm;
+	if ((o.nmetrics = cli_metrics_parse(CMD, metrics, o.metrics)) < 0) {
+		free(paths);
+		return CLI_USAGE;
 	}
 	rc = cli_input_load(&in, CMD);
 	uint32_t first;

@@ -111,24 +111,6 @@ static void usage(FILE *f)
 	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
-/* Parse --metric M,M into o; -1 on an unknown name. */
-static int parse_metrics(const char *s, struct report_opts *o)
-{
-	char buf[256];
-
-	snprintf(buf, sizeof(buf), "%s", s);
-	o->nmetrics = 0;
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		int m = model_metric_parse(tok);
-		if (m < 0 || o->nmetrics >= MODEL_METRIC_COUNT) {
-			cli_error(CMD, "--metric %s: unknown metric '%s'", s, tok);
-			return -1;
-		}
-		o->metrics[o->nmetrics++] = (enum model_metric)m;
-	}
-	return 0;
-}
-
 /* Without --metric: cpu if it has data, else every traced metric present. */
 static void default_metrics(const struct model *m, struct report_opts *o)
 {
@@ -242,7 +224,7 @@ static int parse_args(struct report_cmd *r, int argc, char **argv, const char **
 			return CLI_USAGE;
 		}
 	}
-	if (r->metric_arg && parse_metrics(r->metric_arg, &r->o))
+	if (r->metric_arg && (r->o.nmetrics = cli_metrics_parse(CMD, r->metric_arg, r->o.metrics)) < 0)
 		return CLI_USAGE;
 	r->in.paths = paths;
 	return 0;

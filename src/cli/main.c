@@ -28,6 +28,8 @@ static const struct {
 	{ "annotate", cmd_annotate, "source or disassembly of a function, with metrics" },
 	{ "gprof", cmd_gprof, "GNU gprof's listing of gmon.out files (programs built with -pg)" },
 	{ "check", cmd_check, "verify an experiment: list what cannot be read" },
+	{ "diff", cmd_diff, "what changed from one experiment to another, by function and call path" },
+	{ "html", cmd_html, "one self-contained HTML page: flame graph, timeline, tables" },
 };
 
 static void vmsg(const char *kind, const char *cmd, const char *fmt, va_list ap)

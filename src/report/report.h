@@ -92,6 +92,24 @@ int report_speedscope(FILE *out, const struct model *m, const char *title);
  * Needs a model built with keep_events. */
 int report_chrome(FILE *out, const struct model *m);
 
+/* `tally diff`: per function and call path, A's and B's values of o's
+ * metrics, change and ratio, by absolute change (report_diff.c); with
+ * `normalised`, A scaled to B's total first.  0, or -1 when out of memory. */
+int report_diff(struct report_doc *d, const struct model *a, const struct model *b,
+		const struct report_opts *o, bool normalised, const char *name_a, const char *name_b);
+
+struct report_html_opts {
+	const char *title;          /* what the page is about (the experiments) */
+	size_t base_nexps;          /* > 0: a diff; experiments [0, base_nexps) are the baseline */
+	bool normalised;            /* a diff compares shares of each run's total */
+};
+
+/* `tally html`: one self-contained page (report_html.c).  Needs a model
+ * built with keep_events.  Returns 0, or -1 when out of memory or on an
+ * output error. */
+int report_html(FILE *out, const struct model *m, const struct exp_experiment *exps, size_t nexps,
+		const struct report_html_opts *o);
+
 /* The pprof format (profile.proto, gzipped) into `path`; 0 or -1. */
 int report_pprof(const char *path, const struct model *m);
 

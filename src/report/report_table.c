@@ -7,6 +7,7 @@
  * is dropped when emitted, and the document remembers why
  * (report_doc_error).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -292,6 +293,28 @@ void report_pct(struct report_table *t, double v)
 	snprintf(buf, sizeof(buf), "%.2f", v);
 	c->text = table_strdup(t, buf);
 	c->number = true;
+}
+
+void report_num(struct report_table *t, double v)
+{
+	char buf[48];
+	struct cell *c = next_cell(t);
+
+	if (!c)
+		return;
+	enum report_col_type type = t->cols[t->cur - 1].type;
+	c->number = isfinite(v);
+	if (!isfinite(v))
+		snprintf(buf, sizeof(buf), "%s", isnan(v) ? "" : v > 0 ? "inf" : "-inf");
+	else if (type == COL_SEC)
+		snprintf(buf, sizeof(buf), "%.3f", v / 1e9);
+	else if (type == COL_PCT)
+		snprintf(buf, sizeof(buf), "%.2f", v);
+	else if (type == COL_RATIO)
+		snprintf(buf, sizeof(buf), "%.3f", v);
+	else
+		snprintf(buf, sizeof(buf), "%.0f", v);
+	c->text = table_strdup(t, buf);
 }
 
 void report_note(struct report_doc *d, const char *fmt, ...)

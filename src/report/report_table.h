@@ -22,6 +22,7 @@ enum report_col_type {
 	COL_PCT,        /* percentage, 2 decimals */
 	COL_HEX,        /* address */
 	COL_DEPTH,      /* tree depth: indents the row's next text cell; not shown in text */
+	COL_RATIO,      /* a ratio, 3 decimals; "inf" when over nothing */
 };
 
 struct report_doc;
@@ -61,6 +62,9 @@ void report_row(struct report_table *t);
 void report_str(struct report_table *t, const char *s);
 void report_u64(struct report_table *t, uint64_t v);
 void report_pct(struct report_table *t, double v);
+/* A number that may be negative or fractional, shown as its column's type
+ * shows numbers (COL_SEC: v ns as seconds; COL_U64: rounded; COL_RATIO). */
+void report_num(struct report_table *t, double v);
 /* A COL_DEPTH cell: the depth of a tree row, which indents its next string
  * cell in text. */
 void report_depth(struct report_table *t, int depth);

@@ -1,0 +1,519 @@
+/* report.js — the interactive part of `tally html` (plain ES2017, no
+ * library, no network; embedded in the page at build time).
+ *
+ * The page's data (a <script type="application/json" id="tally-data">
+ * written by report_html.c) holds the call tree in preorder (function and
+ * depth of each node, its inclusive value per metric, and in a diff the
+ * baseline's), the functions, the timeline's tracks, the overview and the
+ * annotated source of hot functions.  Everything else is derived here:
+ * self values, per-function totals (counted once per stack), callers and
+ * callees, the inverted (bottom-up) tree.  Views draw on demand; the flame
+ * graph is a canvas that skips frames narrower than half a pixel.
+ */
+'use strict';
+(function () {
+  const D = JSON.parse(document.getElementById('tally-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  const M = D.metrics;
+  const NM = M.length;
+  const DIFF = !!D.diff;
+  const state = { metric: 0, view: 'flame', zoom: 0, izoom: 0, search: null, selected: -1,
+    sortCol: 'excl', sortDesc: true };
+  const hooks = { ready: false, drawn: 0, matched: 0, matchedValue: 0 };
+  window.tally = hooks;
+
+  /* ---- numbers ---------------------------------------------------------- */
+  function fmt(v, m) {
+    const u = M[m].unit;
+    const a = Math.abs(v);
+    if (u === 's') {            /* values in µs */
+      if (a >= 1e6) return (v / 1e6).toFixed(3) + ' s';
+      if (a >= 1e3) return (v / 1e3).toFixed(2) + ' ms';
+      return v.toFixed(0) + ' µs';
+    }
+    const suf = u === 'B' ? 'B' : '';
+    if (a >= 1e9) return (v / 1e9).toFixed(2) + ' G' + suf;
+    if (a >= 1e6) return (v / 1e6).toFixed(2) + ' M' + suf;
+    if (a >= 1e4) return (v / 1e3).toFixed(1) + ' k' + suf;
+    return String(v) + (suf ? ' ' + suf : '');
+  }
+  const fmtUs = (us) => (us >= 1e6 ? (us / 1e6).toFixed(3) + ' s' : us >= 1e3 ? (us / 1e3).toFixed(2) + ' ms' : us + ' µs');
+  const pct = (v, t) => (t ? (100 * v / t).toFixed(2) : '0.00') + '%';
+  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+
+  /* ---- the tree --------------------------------------------------------- */
+  /* Preorder arrays: func, parent, value per metric (b: this run; a: the
+   * baseline of a diff), children lists sorted by the shown metric. */
+  function buildTree(f, depth, vals, base) {
+    const n = f.length;
+    const parent = new Int32Array(n);
+    const kids = new Array(n);
+    const stack = [];
+    for (let i = 0; i < n; i++) {
+      kids[i] = [];
+      stack.length = depth[i];
+      parent[i] = depth[i] ? stack[depth[i] - 1] : -1;
+      if (parent[i] >= 0) kids[parent[i]].push(i);
+      stack.push(i);
+    }
+    const self = (v) => {
+      if (!v) return null;
+      const s = Float64Array.from(v);
+      for (let i = 1; i < n; i++) if (parent[i] >= 0) s[parent[i]] -= v[i];
+      return s;
+    };
+    return { n, f, parent, kids, b: vals, a: base,
+      bs: vals.map(self), as: base ? base.map(self) : null, sortedFor: -1 };
+  }
+  const T = buildTree(D.tree.f, D.tree.d, D.tree.v, D.tree.a);
+
+  function sortKids(t, m) {
+    if (t.sortedFor === m) return;
+    for (const k of t.kids) if (k.length > 1) k.sort((x, y) => t.b[m][y] - t.b[m][x] || (t.a ? t.a[m][y] - t.a[m][x] : 0));
+    t.sortedFor = m;
+  }
+
+  /* The bottom-up tree: one path per node with self value, leaf first. */
+  let INV = null;
+  function inverted() {
+    if (INV) return INV;
+    const f = [0], depth = [0], vb = M.map(() => [0]), va = DIFF ? M.map(() => [0]) : null;
+    const childMap = [new Map()];
+    const path = [];
+    for (let i = 1; i < T.n; i++) {
+      let any = false;
+      for (let m = 0; m < NM; m++) if (T.bs[m][i] || (T.as && T.as[m][i])) any = true;
+      if (!any) continue;
+      let at = 0;
+      path.length = 0;
+      for (let j = i; j > 0; j = T.parent[j]) path.push(T.f[j]);
+      for (let m = 0; m < NM; m++) { vb[m][0] += T.bs[m][i]; if (va) va[m][0] += T.as[m][i]; }
+      for (const fn of path) {
+        let c = childMap[at].get(fn);
+        if (c === undefined) {
+          c = f.length;
+          f.push(fn); depth.push(depth[at] + 1); childMap.push(new Map());
+          for (let m = 0; m < NM; m++) { vb[m].push(0); if (va) va[m].push(0); }
+          childMap[at].set(fn, c);
+        }
+        for (let m = 0; m < NM; m++) { vb[m][c] += T.bs[m][i]; if (va) va[m][c] += T.as[m][i]; }
+        at = c;
+      }
+    }
+    /* preorder so buildTree can read it */
+    const order = [];
+    const walk = [0];
+    while (walk.length) {
+      const x = walk.pop();
+      order.push(x);
+      const cs = [...childMap[x].values()];
+      for (let k = cs.length - 1; k >= 0; k--) walk.push(cs[k]);
+    }
+    const pick = (arr) => order.map((x) => arr[x]);
+    INV = buildTree(pick(f), pick(depth), vb.map(pick), va ? va.map(pick) : null);
+    return INV;
+  }
+
+  /* Per function: exclusive and inclusive (once per stack) per metric. */
+  function funcTotals() {
+    const nf = D.funcs.length;
+    const mk = () => M.map(() => new Float64Array(nf));
+    const r = { excl: mk(), incl: mk(), exclA: DIFF ? mk() : null, inclA: DIFF ? mk() : null };
+    const onPath = new Int32Array(nf);
+    const stack = [];
+    for (let i = 0; i < T.n; i++) {
+      while (stack.length && T.parent[i] !== stack[stack.length - 1]) onPath[T.f[stack.pop()]]--;
+      const fn = T.f[i];
+      if (i) {
+        for (let m = 0; m < NM; m++) {
+          r.excl[m][fn] += T.bs[m][i];
+          if (DIFF) r.exclA[m][fn] += T.as[m][i];
+          if (!onPath[fn]) { r.incl[m][fn] += T.b[m][i]; if (DIFF) r.inclA[m][fn] += T.a[m][i]; }
+        }
+      }
+      onPath[fn]++;
+      stack.push(i);
+    }
+    return r;
+  }
+  const FT = funcTotals();
+
+  /* Callers and callees of function fn from the tree (values of each
+   * outermost occurrence, so recursion counts once). */
+  function callersCallees(fn, m) {
+    const callers = new Map(), callees = new Map();
+    const add = (map, k, v) => map.set(k, (map.get(k) || 0) + v);
+    const inside = new Int32Array(T.n);
+    for (let i = 1; i < T.n; i++) {
+      const p = T.parent[i];
+      inside[i] = inside[p] || (T.f[p] === fn && p > 0) ? 1 : 0;
+      if (T.f[i] !== fn) continue;
+      if (!inside[i]) add(callers, p > 0 ? T.f[p] : -1, T.b[m][i]);
+      for (const c of T.kids[i]) if (T.f[c] !== fn) add(callees, T.f[c], T.b[m][c]);
+    }
+    const list = (map) => [...map.entries()].sort((x, y) => y[1] - x[1]);
+    return { callers: list(callers), callees: list(callees) };
+  }
+
+  /* ---- colours ---------------------------------------------------------- */
+  function hash(s) { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619); return h >>> 0; }
+  const colourCache = new Map();
+  function colour(fn) {
+    let c = colourCache.get(fn);
+    if (!c) {
+      const h = hash(D.funcs[fn][0]);
+      const art = D.funcs[fn][0].startsWith('<') || D.funcs[fn][0].startsWith('[');
+      c = art ? `hsl(210,10%,${70 + (h % 10)}%)` : `hsl(${10 + (h % 40)},${60 + (h >> 8) % 25}%,${55 + (h >> 16) % 15}%)`;
+      colourCache.set(fn, c);
+    }
+    return c;
+  }
+  function diffColour(t, m, i) {
+    const a = t.a[m][i], b = t.b[m][i];
+    const ta = M[m].totalA || 1, tb = M[m].total || 1;
+    const d = D.diff.normalised ? b / tb - a / ta : (b - a) / Math.max(ta, tb);
+    const k = Math.min(1, Math.abs(d) * 20);
+    return d > 0 ? `hsl(0,${30 + 60 * k}%,${90 - 30 * k}%)` : `hsl(215,${30 + 60 * k}%,${90 - 30 * k}%)`;
+  }
+
+  /* ---- flame graph (top-down) and its inverted form ------------------------ */
+  const ROW = 17;
+  const fg = { canvas: $('flame'), rects: [], tree: null };
+  function drawFlame() {
+    const inv = state.view === 'inverted';
+    const t = inv ? inverted() : T;
+    const m = state.metric;
+    const canvas = fg.canvas;
+    const wrap = canvas.parentElement;
+    const root = inv ? state.izoom : state.zoom;
+    sortKids(t, m);
+    fg.tree = t;
+    fg.rects = [];
+    /* depth of the tree below root (bounded by what is visible) */
+    const width = wrap.clientWidth || 1000;
+    const total = t.b[m][root] || 1;
+    const scale = width / total;
+    const ancestors = [];
+    for (let j = root; j >= 0; j = t.parent[j]) ancestors.unshift(j);
+    const items = [];
+    let maxDepth = 0;
+    ancestors.forEach((j, k) => { items.push([j, 0, width, k]); });
+    const base = ancestors.length - 1;
+    const stack = [[root, 0, base]];
+    while (stack.length) {
+      const [i, x, dep] = stack.pop();
+      if (i !== root) items.push([i, x, t.b[m][i] * scale, dep]);
+      if (dep > maxDepth) maxDepth = dep;
+      let cx = x;
+      for (const c of t.kids[i]) {
+        const w = t.b[m][c] * scale;
+        if (w >= 0.5) stack.push([c, cx, dep + 1]);
+        cx += w;
+      }
+    }
+    const dpr = window.devicePixelRatio || 1;
+    const height = (maxDepth + 1) * ROW + 4;
+    canvas.width = Math.floor(width * dpr);
+    canvas.height = Math.floor(height * dpr);
+    canvas.style.width = width + 'px';
+    canvas.style.height = height + 'px';
+    const g = canvas.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = '11px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    let matched = 0;
+    const re = state.search;
+    const matchedNodes = new Set();
+    for (const [i, x, w, dep] of items) {
+      const fn = t.f[i];
+      const name = i === 0 ? 'all' : D.funcs[fn][0];
+      const y = dep * ROW;
+      const hit = re && i !== 0 && re.test(name);
+      if (hit) matchedNodes.add(i);
+      g.fillStyle = hit ? '#e040e0' : (t.a && i !== 0 ? diffColour(t, m, i) : (i === 0 ? '#cfd3d8' : colour(fn)));
+      g.fillRect(x, y, Math.max(w - 0.5, 0.5), ROW - 1);
+      if (w > 30) {
+        g.fillStyle = '#000';
+        const label = name.length * 6 > w - 6 ? name.slice(0, Math.max(0, Math.floor((w - 6) / 6) - 1)) + '…' : name;
+        g.fillText(label, x + 3, y + ROW / 2);
+      }
+      fg.rects.push([x, y, w, i]);
+    }
+    /* the matched share: each matched subtree counted once */
+    if (re) {
+      const seen = new Uint8Array(t.n);
+      for (let i = 1; i < t.n; i++) {
+        const hit = re.test(D.funcs[t.f[i]][0]);
+        const p = t.parent[i];
+        seen[i] = (p >= 0 && seen[p]) || hit ? 1 : 0;
+        if (hit && !(p >= 0 && seen[p])) matched += t.b[m][i];
+      }
+    }
+    hooks.drawn = items.length;
+    hooks.matched = matchedNodes.size;
+    hooks.matchedValue = matched;
+    const zoomName = root ? D.funcs[t.f[root]][0] : '';
+    hooks.zoomName = zoomName;
+    $('flame-info').innerHTML = `<span><b>${esc(M[m].title)}</b> ${fmt(t.b[m][0], m)}` +
+      (DIFF ? ` (baseline ${fmt(t.a[m][0], m)}; <span class=up>red grew</span>, <span class=down>blue shrank</span>` +
+        `${D.diff.normalised ? ' as a share of the run' : ''})` : '') + '</span>' +
+      (root ? `<span>zoomed on <b>${esc(zoomName)}</b>: ${fmt(t.b[m][root], m)}, ${pct(t.b[m][root], t.b[m][0])}</span>` +
+        '<button id="unzoom">reset zoom</button>' : '<span>click a frame to zoom</span>') +
+      (re ? `<span>matched: <b>${pct(matched, t.b[m][0])}</b></span>` : '');
+    const un = $('unzoom');
+    if (un) un.onclick = () => { if (inv) state.izoom = 0; else state.zoom = 0; drawFlame(); };
+  }
+
+  function frameAt(ev) {
+    const r = fg.canvas.getBoundingClientRect();
+    const x = ev.clientX - r.left, y = ev.clientY - r.top;
+    for (const q of fg.rects) if (x >= q[0] && x < q[0] + q[2] && y >= q[1] && y < q[1] + ROW) return q[3];
+    return -1;
+  }
+  fg.canvas.addEventListener('click', (ev) => {
+    const i = frameAt(ev);
+    if (i < 0) return;
+    if (state.view === 'inverted') state.izoom = i; else state.zoom = i;
+    if (i > 0) select(fg.tree.f[i], false);
+    drawFlame();
+  });
+  fg.canvas.addEventListener('mousemove', (ev) => {
+    const i = frameAt(ev);
+    if (i < 0) return tip(null);
+    const t = fg.tree, m = state.metric;
+    const fn = t.f[i];
+    let s = `${i ? D.funcs[fn][0] : 'all'}${i && D.funcs[fn][1] ? '  (' + D.objs[D.funcs[fn][1]] + ')' : ''}\n` +
+      `${M[m].title}: ${fmt(t.b[m][i], m)} (${pct(t.b[m][i], t.b[m][0])}), self ${fmt(t.bs[m][i], m)}`;
+    if (t.a) s += `\nbaseline: ${fmt(t.a[m][i], m)} (${pct(t.a[m][i], t.a[m][0])}), change ${fmt(t.b[m][i] - t.a[m][i], m)}`;
+    tip(s, ev);
+  });
+  fg.canvas.addEventListener('mouseleave', () => tip(null));
+  /* test hook: the client rectangle of the first drawn frame named `name` */
+  hooks.frameRect = (name) => {
+    const r = fg.canvas.getBoundingClientRect();
+    for (const q of fg.rects) if (q[3] && D.funcs[fg.tree.f[q[3]]][0] === name) return { x: r.left + q[0], y: r.top + q[1], w: q[2], h: ROW };
+    return null;
+  };
+
+  function tip(text, ev) {
+    const el = $('tip');
+    if (!text) { el.style.display = 'none'; return; }
+    el.textContent = text;
+    el.style.display = 'block';
+    el.style.left = Math.min(ev.clientX + 12, window.innerWidth - el.offsetWidth - 4) + 'px';
+    el.style.top = (ev.clientY + 14) + 'px';
+  }
+
+  /* ---- functions table, callers and callees --------------------------------- */
+  function funcRows() {
+    const m = state.metric;
+    const rows = [];
+    for (let fn = 0; fn < D.funcs.length; fn++) {
+      const any = FT.incl[m][fn] || (DIFF && FT.inclA[m][fn]);
+      if (any) rows.push(fn);
+    }
+    const key = {
+      excl: (fn) => FT.excl[m][fn], incl: (fn) => FT.incl[m][fn],
+      exclA: (fn) => FT.exclA[m][fn], delta: (fn) => FT.excl[m][fn] - FT.exclA[m][fn],
+      adelta: (fn) => Math.abs(FT.incl[m][fn] - FT.inclA[m][fn]), name: (fn) => D.funcs[fn][0],
+      obj: (fn) => D.objs[D.funcs[fn][1]] || '',
+    }[state.sortCol];
+    rows.sort((x, y) => {
+      const a = key(x), b = key(y);
+      const c = typeof a === 'string' ? a.localeCompare(b) : a - b;
+      return state.sortDesc ? -c : c;
+    });
+    return rows;
+  }
+  function drawFunctions() {
+    const m = state.metric;
+    const total = M[m].total, totalA = M[m].totalA;
+    const cols = DIFF ?
+      [['exclA', 'Excl. before'], ['excl', 'Excl. after'], ['delta', 'Excl. change'], ['adelta', 'Incl. change'], ['name', 'Name'], ['obj', 'Object']] :
+      [['excl', 'Excl. ' + M[m].title], ['incl', 'Incl. ' + M[m].title], ['name', 'Name'], ['obj', 'Object']];
+    const rows = funcRows();
+    const re = state.search;
+    const shown = rows.filter((fn) => !re || re.test(D.funcs[fn][0])).slice(0, 500);
+    let h = '<table id="ftable"><thead><tr>' + cols.map(([k, t]) =>
+      `<th data-k="${k}" class="${k === 'name' || k === 'obj' ? 'name' : ''}${state.sortCol === k ? ' sorted' : ''}">${esc(t)}</th>`).join('') +
+      '</tr></thead><tbody>';
+    for (const fn of shown) {
+      const cells = DIFF ? [
+        fmt(FT.exclA[m][fn], m) + ` <span class=pct>${pct(FT.exclA[m][fn], totalA)}</span>`,
+        fmt(FT.excl[m][fn], m) + ` <span class=pct>${pct(FT.excl[m][fn], total)}</span>`,
+        change(FT.exclA[m][fn], FT.excl[m][fn], m),
+        change(FT.inclA[m][fn], FT.incl[m][fn], m),
+      ] : [
+        fmt(FT.excl[m][fn], m) + ` <span class=pct>${pct(FT.excl[m][fn], total)}</span>`,
+        fmt(FT.incl[m][fn], m) + ` <span class=pct>${pct(FT.incl[m][fn], total)}</span>`,
+      ];
+      const tag = DIFF && !FT.inclA[m][fn] ? ' <b class=up>new</b>' : DIFF && !FT.incl[m][fn] ? ' <b class=down>gone</b>' : '';
+      h += `<tr class="fn${fn === state.selected ? ' selected' : ''}${re ? ' match' : ''}" data-f="${fn}">` +
+        cells.map((c) => `<td>${c}</td>`).join('') +
+        `<td class=name>${esc(D.funcs[fn][0])}${tag}</td><td class=obj>${esc(D.objs[D.funcs[fn][1]] || '')}</td></tr>`;
+    }
+    h += '</tbody></table>';
+    if (rows.length > shown.length) h += `<p class=note>${rows.length - shown.length} more rows (search to narrow)</p>`;
+    $('functions-table').innerHTML = h;
+    for (const th of $('functions-table').querySelectorAll('th')) th.onclick = () => {
+      const k = th.dataset.k;
+      state.sortDesc = state.sortCol === k ? !state.sortDesc : k !== 'name' && k !== 'obj';
+      state.sortCol = k;
+      drawFunctions();
+    };
+    for (const tr of $('functions-table').querySelectorAll('tr.fn')) tr.onclick = () => select(+tr.dataset.f, true);
+    drawCallers();
+  }
+  function change(a, b, m) {
+    const d = b - a;
+    const r = a ? ` <span class=pct>${d >= 0 ? '+' : ''}${(100 * d / a).toFixed(1)}%</span>` : '';
+    return `<span class="${d > 0 ? 'up' : d < 0 ? 'down' : ''}">${d > 0 ? '+' : ''}${fmt(d, m)}</span>${r}`;
+  }
+  function select(fn, fromTable) {
+    state.selected = fn;
+    if (state.view === 'functions' || fromTable) drawFunctions();
+    drawCallers();
+  }
+  function drawCallers() {
+    const fn = state.selected;
+    for (const id of ['cc-functions', 'cc-flame']) {
+      const el = $(id);
+      if (!el) continue;
+      if (fn < 0) { el.innerHTML = ''; continue; }
+      const m = state.metric;
+      const { callers, callees } = callersCallees(fn, m);
+      const list = (title, arr) => `<div><h3>${title}</h3><table>` + arr.slice(0, 30).map(([f, v]) =>
+        `<tr class=fn data-f="${f}"><td>${fmt(v, m)}</td><td class=name>${f < 0 ? '&lt;Total&gt;' : esc(D.funcs[f][0])}</td></tr>`).join('') + '</table></div>';
+      el.innerHTML = list('Callers', callers) +
+        `<div><h3>${esc(D.funcs[fn][0])}</h3><div class=kv><div>exclusive</div><div>${fmt(FT.excl[m][fn], m)} (${pct(FT.excl[m][fn], M[m].total)})</div>` +
+        `<div>inclusive</div><div>${fmt(FT.incl[m][fn], m)} (${pct(FT.incl[m][fn], M[m].total)})</div>` +
+        `<div>object</div><div>${esc(D.objs[D.funcs[fn][1]] || '')}</div></div></div>` +
+        list('Callees', callees);
+      for (const tr of el.querySelectorAll('tr.fn')) tr.onclick = () => { if (+tr.dataset.f >= 0) select(+tr.dataset.f, false); };
+    }
+  }
+
+  /* ---- timeline ------------------------------------------------------------- */
+  const TL = D.timeline;
+  const TROW = 22;
+  function drawTimeline() {
+    const canvas = $('timeline');
+    const width = canvas.parentElement.clientWidth || 1000;
+    const LABEL = 180;
+    const plot = width - LABEL - 8;
+    const tracks = TL.tracks;
+    const height = Math.max(1, tracks.length) * TROW + 20;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.floor(width * dpr); canvas.height = Math.floor(height * dpr);
+    canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
+    const g = canvas.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = '11px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    const span = TL.span_us || 1;
+    const X = (us) => LABEL + plot * us / span;
+    const binUs = span / TL.bins;
+    let group = null;
+    tracks.forEach((t, k) => {
+      const y = k * TROW;
+      if (t.group !== group) { group = t.group; g.fillStyle = '#eef0f3'; g.fillRect(0, y, width, 1); }
+      g.fillStyle = '#333';
+      g.fillText((t.name).slice(0, 30), 4, y + TROW / 2);
+      if (t.cpu) t.cpu.forEach((v, b) => {
+        if (!v) return;
+        const u = Math.min(1, v / binUs);
+        g.fillStyle = `rgba(216,80,32,${0.15 + 0.85 * u})`;
+        g.fillRect(X(b * binUs), y + 3, Math.max(1, plot / TL.bins), TROW - 10);
+      });
+      g.fillStyle = 'rgba(40,90,200,0.75)';
+      for (const iv of t.iv || []) g.fillRect(X(iv[0]), y + TROW - 7, Math.max(1, plot * iv[1] / span), 5);
+    });
+    g.strokeStyle = '#2a6fdb';
+    for (const [tu, label] of TL.marks) {
+      g.beginPath(); g.moveTo(X(tu), 0); g.lineTo(X(tu), height - 18); g.stroke();
+      g.fillStyle = '#2a6fdb'; g.fillText(label, X(tu) + 2, height - 10);
+    }
+    g.fillStyle = '#666';
+    for (let i = 0; i <= 10; i++) g.fillText((span * i / 10 / 1e6).toFixed(2) + ' s', X(span * i / 10) - (i === 10 ? 36 : 0), height - 4);
+    canvas.onmousemove = (ev) => {
+      const r = canvas.getBoundingClientRect();
+      const x = ev.clientX - r.left, y = ev.clientY - r.top;
+      const k = Math.floor(y / TROW);
+      if (x < LABEL || k < 0 || k >= tracks.length) return tip(null);
+      const t = tracks[k];
+      const us = (x - LABEL) / plot * span;
+      const b = Math.floor(us / binUs);
+      let s = `${t.group} ${t.name}\n${(us / 1e6).toFixed(3)} s: CPU ${t.cpu ? (100 * (t.cpu[b] || 0) / binUs).toFixed(0) : 0}% of the interval`;
+      for (const iv of t.iv || []) if (us >= iv[0] && us <= iv[0] + Math.max(iv[1], span / plot)) { s += `\n${TL.labels[iv[2]]}: ${fmtUs(iv[1])}`; break; }
+      tip(s, ev);
+    };
+    canvas.onmouseleave = () => tip(null);
+    $('timeline-info').textContent = `${tracks.length} tracks over ${(span / 1e6).toFixed(3)} s` +
+      (TL.dropped ? `; ${TL.dropped} intervals not shown (the shortest)` : '');
+  }
+
+  /* ---- source ---------------------------------------------------------- */
+  function drawSource() {
+    const el = $('source-body');
+    if (!D.source.length) { el.innerHTML = '<p class=note>No source lines: the hot functions have no line information (build with -g), or their sources are not where DWARF says.</p>'; return; }
+    let h = '';
+    for (const s of D.source) {
+      const rows = (s.doc && s.doc.source) || [];
+      const keys = Object.keys(rows[0] || {}).filter((k) => /^(excl|incl)_/.test(k) && !/_pct$/.test(k));
+      const hot = rows.map((r) => keys.some((k) => r[k] > 0));
+      const near = rows.map((_, i) => hot.slice(Math.max(0, i - 3), i + 4).some(Boolean));
+      h += `<h3>${esc(s.name)}</h3><table class=src><tr>${keys.map((k) => `<th>${esc(k)}</th>`).join('')}<th>line</th><th class=name>source</th></tr>`;
+      let gap = false;
+      rows.forEach((r, i) => {
+        if (!near[i]) { if (!gap) h += `<tr><td colspan=${keys.length + 2} class=note>…</td></tr>`; gap = true; return; }
+        gap = false;
+        h += `<tr class="${hot[i] ? 'hot' : ''}">${keys.map((k) => `<td>${r[k] ? r[k] : ''}</td>`).join('')}<td>${r.line}</td><td class=code>${esc(r.text)}</td></tr>`;
+      });
+      h += '</table>';
+    }
+    el.innerHTML = h;
+  }
+
+  /* ---- overview ------------------------------------------------------- */
+  function drawOverview() {
+    const o = (D.overview || {}).overview || {};
+    let h = '<div class=kv>';
+    for (const [k, v] of Object.entries(o)) h += `<div>${esc(k)}</div><div>${esc(Array.isArray(v) ? v.join('\n') : v)}</div>`;
+    h += '</div>';
+    if (D.pruned) h += `<p class=note>${D.pruned} call-tree nodes below ${D.prunedPct}% of every metric were folded into their parents to keep the page small.</p>`;
+    $('overview-body').innerHTML = h;
+  }
+
+  /* ---- wiring ------------------------------------------------------------- */
+  const views = { flame: drawFlame, inverted: drawFlame, functions: drawFunctions, timeline: drawTimeline, source: drawSource, overview: drawOverview };
+  function show(view) {
+    state.view = view;
+    for (const b of document.querySelectorAll('nav button')) b.classList.toggle('on', b.dataset.view === view);
+    for (const s of document.querySelectorAll('main section')) s.classList.toggle('on', s.dataset.views.split(' ').includes(view));
+    views[view]();
+  }
+  for (const b of document.querySelectorAll('nav button')) b.onclick = () => show(b.dataset.view);
+  const sel = $('metric');
+  M.forEach((mi, k) => { const o = document.createElement('option'); o.value = k; o.textContent = mi.title; sel.appendChild(o); });
+  sel.onchange = () => { state.metric = +sel.value; views[state.view](); drawCallers(); };
+  let searchTimer = 0;
+  $('search').addEventListener('input', (ev) => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => {
+      const q = ev.target.value.trim();
+      let re = null;
+      if (q) { try { re = new RegExp(q, 'i'); } catch (e) { re = new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'); } }
+      state.search = re;
+      views[state.view]();
+    }, 120);
+  });
+  window.addEventListener('resize', () => { if (state.view === 'flame' || state.view === 'inverted' || state.view === 'timeline') views[state.view](); });
+  $('title').textContent = D.title;
+  document.title = 'tally: ' + D.title;
+  if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
+  show('flame');
+  hooks.ready = true;
+  document.body.dataset.ready = '1';
+})();

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_html.c — `tally html`: one self-contained page (no network, no
+ * server, works from file://) with the overview, a flame graph and its
+ * bottom-up form, the functions table with callers and callees, a timeline
+ * of the threads and the annotated source of the hot functions; or, with a
+ * baseline, the same comparing two runs (a differential flame graph).
+ *
+ * The page is src/report/html/page.html with its style and script
+ * (report_html_assets.S embeds them at build time) and one JSON object of
+ * data.  The data is aggregated here, not in the browser: the call tree of
+ * deduplicated functions, timeline bins, the overview and the source tables
+ * as the JSON views of `tally report` and `tally annotate` print them; raw
+ * samples are not embedded.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/report_html.h"
+#include "report/report_json_write.h"
+#include "symbols/sym.h"
+
+extern const char report_html_page[], report_html_css[], report_html_js[];
+
+/* Hot functions whose source is annotated in the page. */
+#define HOT_SOURCES 8
+/* A source table larger than this is left out (a 7,000-line function). */
+#define MAX_SOURCE_BYTES (256 * 1024)
+
+static void metrics_out(FILE *out, const struct model *m, const struct report_html_metrics *hm,
+			const uint64_t *base_total)
+{
+	fputs("\"metrics\":[", out);
+	for (int i = 0; i < hm->n; i++) {
+		const struct model_metric_info *mi = model_metric_info(hm->m[i]);
+		bool bytes = strstr(mi->name, "bytes") || hm->m[i] == MODEL_HEAP_LEAK;
+		uint64_t div = mi->is_time ? 1000 : 1;
+		fprintf(out, "%s{\"name\":\"%s\",\"title\":", i ? "," : "", mi->name);
+		report_json_string(out, mi->title);
+		fprintf(out, ",\"unit\":\"%s\",\"total\":%llu", mi->is_time ? "s" : bytes ? "B" : "",
+			(unsigned long long)((m->total[hm->m[i]] - (base_total ? base_total[hm->m[i]] : 0)) / div));
+		if (base_total)
+			fprintf(out, ",\"totalA\":%llu", (unsigned long long)(base_total[hm->m[i]] / div));
+		fputc('}', out);
+	}
+	fputs("],\n", out);
+}
+
+/* A report view rendered as JSON into a string (caller frees), or NULL. */
+static char *json_of(void (*view)(struct report_doc *, const void *), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	struct report_doc *d = report_doc_new(f, REPORT_JSON);
+	view(d, arg);
+	report_doc_end(d);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+struct overview_arg {
+	const struct model *m;
+	const struct exp_experiment *exps;
+	size_t nexps;
+};
+
+static void overview_view(struct report_doc *d, const void *arg)
+{
+	const struct overview_arg *a = arg;
+
+	report_overview(d, a->m, a->exps, a->nexps);
+}
+
+static const struct model_func_metrics *sort_fm;
+static enum model_metric sort_metric;
+
+static int cmp_hot(const void *a, const void *b)
+{
+	uint64_t x = sort_fm[*(const uint32_t *)a].excl[sort_metric];
+	uint64_t y = sort_fm[*(const uint32_t *)b].excl[sort_metric];
+
+	return x > y ? -1 : x < y;
+}
+
+/* `"source":[{"name":..., "doc":{...annotate's JSON...}}...]` for the
+ * hottest functions by the first metric whose lines can be read. */
+static void sources_out(FILE *out, const struct model *m, const struct report_html_metrics *hm)
+{
+	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
+	uint32_t *order = malloc(m->nfuncs * sizeof(*order));
+	size_t n = 0, shown = 0;
+	struct report_opts o = { .fmt = REPORT_JSON, .nmetrics = hm->n };
+
+	fputs("\"source\":[", out);
+	if (!fm || !order || !hm->n)
+		goto out;
+	memcpy(o.metrics, hm->m, sizeof(hm->m[0]) * (size_t)hm->n);
+	model_func_metrics(m, fm);
+	for (uint32_t i = 1; i < m->nfuncs; i++)
+		if (fm[i].excl[hm->m[0]] && !(m->funcs[i].flags & (MODEL_FUNC_ARTIFICIAL | SYM_FUNC_STATIC | SYM_FUNC_PLT)))
+			order[n++] = i;
+	sort_fm = fm;
+	sort_metric = hm->m[0];
+	qsort(order, n, sizeof(*order), cmp_hot);
+	for (size_t i = 0; i < n && shown < HOT_SOURCES; i++) {
+		char *buf = NULL, err[512];
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			break;
+		struct report_doc *d = report_doc_new(f, REPORT_JSON);
+		int rc = report_annotate(d, m, &o, m->funcs[order[i]].name, false, err, sizeof(err));
+		report_doc_end(d);
+		if (fclose(f) == 0 && rc == 0 && len < MAX_SOURCE_BYTES && strstr(buf, "\"source\"")) {
+			fputs(shown++ ? ",\n{\"name\":" : "\n{\"name\":", out);
+			report_json_string(out, m->funcs[order[i]].name);
+			fprintf(out, ",\"doc\":%s}", buf);
+		}
+		free(buf);
+	}
+out:
+	fputs("],\n", out);
+	free(fm);
+	free(order);
+}
+
+/* Write `text` up to the marker `mark`; returns what follows the marker. */
+static const char *upto(FILE *out, const char *text, const char *mark)
+{
+	const char *at = strstr(text, mark);
+
+	if (!at)
+		at = text + strlen(text);
+	fwrite(text, 1, (size_t)(at - text), out);
+	return *at ? at + strlen(mark) : at;
+}
+
+int report_html(FILE *out, const struct model *m, const struct exp_experiment *exps, size_t nexps,
+		const struct report_html_opts *o)
+{
+	struct report_html_metrics hm = { .n = 0 };
+	uint64_t base_total[MODEL_METRIC_COUNT] = { 0 };
+	struct overview_arg oa = { m, exps, nexps };
+
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+		if (m->present & (1u << k) && k != MODEL_HEAP_LEAK)
+			hm.m[hm.n++] = (enum model_metric)k;
+	if (!hm.n)
+		hm.m[hm.n++] = MODEL_CPU;
+	if (o->base_nexps)
+		for (size_t i = 0; i < m->nentries; i++) {
+			const struct model_entry *e = &m->entries[i];
+			if (e->proc < m->nprocs && (size_t)(m->procs[e->proc].exp - exps) < o->base_nexps)
+				for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+					base_total[k] += e->v[k];
+		}
+
+	const char *page = upto(out, report_html_page, "@CSS@");
+	fputs(report_html_css, out);
+	page = upto(out, page, "@DATA@");
+	fputs("{\"version\":1,\"title\":", out);
+	report_json_string(out, o->title);
+	if (o->base_nexps) {
+		fputs(",\"diff\":{\"a\":", out);
+		report_json_string(out, exps[0].path);
+		fputs(",\"b\":", out);
+		report_json_string(out, exps[o->base_nexps < nexps ? o->base_nexps : 0].path);
+		fprintf(out, ",\"normalised\":%s}", o->normalised ? "true" : "false");
+	}
+	fputs(",\n", out);
+	metrics_out(out, m, &hm, o->base_nexps ? base_total : NULL);
+	char *ov = json_of(overview_view, &oa);
+	fprintf(out, "\"overview\":%s,\n", ov ? ov : "{}");
+	free(ov);
+	if (report_html_tree(out, m, &hm, o->base_nexps, exps) || report_html_timeline(out, m))
+		return -1;
+	sources_out(out, m, &hm);
+	fputs("\"end\":true}", out);
+	page = upto(out, page, "@JS@");
+	fputs(report_html_js, out);
+	fputs(page, out);
+	return ferror(out) ? -1 : 0;
+}

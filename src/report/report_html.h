@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_html.h — the parts of `tally html`'s data, shared by the files that
+ * write them (report_html.c drives; report_html_tree.c the functions and the
+ * call tree; report_html_timeline.c the tracks).  Private to src/report/.
+ */
+#ifndef TALLY_REPORT_HTML_H
+#define TALLY_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "model/model.h"
+
+/* Trees above this many nodes fold the smallest subtrees into their
+ * parents (a page of a million-sample experiment stays under 5 MB). */
+#define REPORT_HTML_MAX_NODES 150000
+
+/* The metrics the page shows, in order: those with data. */
+struct report_html_metrics {
+	enum model_metric m[MODEL_METRIC_COUNT];
+	int n;
+};
+
+/* `"funcs":[[name,object]...],"objs":[...],"tree":{...},` and, when
+ * folded, `"pruned":N,"prunedPct":P,` — the call tree of functions
+ * deduplicated by (name, object), in preorder: "f" and "d" the function and
+ * depth of each node, "v" its inclusive value of each metric (time in µs),
+ * and with base_nexps "a" the same for the entries of experiments
+ * [0, base_nexps) while "v" has the others' (the runs compared).  A model
+ * of several processes (and no baseline) has a node per process under the
+ * root.  Returns 0, or -1 when out of memory. */
+int report_html_tree(FILE *out, const struct model *m, const struct report_html_metrics *hm,
+		     size_t base_nexps, const struct exp_experiment *exps);
+
+/* `"timeline":{...}`: per track, CPU time in bins and intervals (µs from
+ * the first event), interval labels, markers.  Needs model.events. */
+int report_html_timeline(FILE *out, const struct model *m);
+
+#endif

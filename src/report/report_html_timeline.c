@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_html_timeline.c — the page's timeline (see report_html.h): every
+ * track of report_timeline.h, its samples summed into TIMELINE_BINS bins of
+ * CPU time and its intervals listed; beyond MAX_INTERVALS intervals the
+ * shortest are left out and counted ("dropped"), so a trace of millions of
+ * lock waits does not make the page heavy.  Times are µs from the first
+ * event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_html.h"
+#include "report/report_json_write.h"
+#include "report/report_timeline.h"
+
+#define TIMELINE_BINS 1000
+#define MAX_INTERVALS 50000
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/* The shortest duration kept so that at most MAX_INTERVALS are. */
+static uint64_t min_duration(const struct report_timeline *tl, size_t *dropped)
+{
+	size_t n = 0;
+
+	*dropped = 0;
+	for (size_t i = 0; i < tl->ntracks; i++)
+		n += tl->tracks[i].niv;
+	if (n <= MAX_INTERVALS)
+		return 0;
+	uint64_t *d = malloc(n * sizeof(*d));
+	if (!d)
+		return UINT64_MAX;
+	n = 0;
+	for (size_t i = 0; i < tl->ntracks; i++)
+		for (size_t k = 0; k < tl->tracks[i].niv; k++)
+			d[n++] = tl->tracks[i].iv[k].end_ns - tl->tracks[i].iv[k].start_ns;
+	qsort(d, n, sizeof(*d), cmp_u64_desc);
+	uint64_t min = d[MAX_INTERVALS - 1] + 1;
+	for (size_t i = 0; i < n; i++)
+		*dropped += d[i] < min;
+	free(d);
+	return min;
+}
+
+int report_html_timeline(FILE *out, const struct model *m)
+{
+	struct report_timeline tl;
+	uint64_t *bins = malloc(TIMELINE_BINS * sizeof(*bins));
+	size_t dropped;
+
+	if (!bins || report_timeline_build(&tl, m)) {
+		free(bins);
+		return -1;
+	}
+	uint64_t span = tl.t1 > tl.t0 ? tl.t1 - tl.t0 : 1;
+	uint64_t min = min_duration(&tl, &dropped);
+	fprintf(out, "\"timeline\":{\"span_us\":%llu,\"bins\":%d,\"dropped\":%zu,\"tracks\":[",
+		(unsigned long long)(span / 1000), TIMELINE_BINS, dropped);
+	for (size_t i = 0; i < tl.ntracks; i++) {
+		const struct report_track *t = &tl.tracks[i];
+		fputs(i ? ",\n{\"group\":" : "\n{\"group\":", out);
+		report_json_string(out, m->procs[t->proc].label);
+		fputs(",\"name\":", out);
+		report_json_string(out, t->name);
+		if (t->nsamples) {
+			memset(bins, 0, TIMELINE_BINS * sizeof(*bins));
+			for (size_t k = 0; k < t->nsamples; k++) {
+				const struct report_sample *s = &t->samples[k];
+				uint64_t b = (s->start_ns - tl.t0) * TIMELINE_BINS / span;
+				bins[b < TIMELINE_BINS ? b : TIMELINE_BINS - 1] += s->end_ns - s->start_ns;
+			}
+			fputs(",\"cpu\":[", out);
+			for (int b = 0; b < TIMELINE_BINS; b++)
+				fprintf(out, b ? ",%llu" : "%llu", (unsigned long long)(bins[b] / 1000));
+			fputc(']', out);
+		}
+		fputs(",\"iv\":[", out);
+		for (size_t k = 0, c = 0; k < t->niv; k++) {
+			const struct report_interval *iv = &t->iv[k];
+			if (iv->end_ns - iv->start_ns < min)
+				continue;
+			fprintf(out, "%s[%llu,%llu,%u]", c++ ? "," : "",
+				(unsigned long long)((iv->start_ns - tl.t0) / 1000),
+				(unsigned long long)((iv->end_ns - iv->start_ns) / 1000), iv->label);
+		}
+		fputs("]}", out);
+	}
+	fputs("],\n\"labels\":[", out);
+	for (size_t i = 0; i < tl.nlabels; i++) {
+		fputs(i ? "," : "", out);
+		report_json_string(out, tl.labels[i]);
+	}
+	fputs("],\"marks\":[", out);
+	for (size_t i = 0; i < tl.nmarks; i++) {
+		fprintf(out, "%s[%llu,", i ? "," : "",
+			(unsigned long long)((tl.marks[i].time_ns - tl.t0) / 1000));
+		report_json_string(out, tl.marks[i].label);
+		fputc(']', out);
+	}
+	fputs("]},\n", out);
+	report_timeline_free(&tl);
+	free(bins);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_html_tree.c — the call tree the HTML page draws its flame graphs,
+ * functions table and callers from (see report_html.h for the JSON).
+ *
+ * Entries are rewritten into sequences of page function ids (functions
+ * deduplicated by name and object, so two runs of a rebuilt binary line up
+ * in a diff), sorted, and walked once: sorted sequences create the trie's
+ * nodes in preorder, each node summing the values of the entries below it.
+ * O(frames · log entries); 10^5 entries of depth 30 take a few ms.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_map.h"
+#include "report/report_html.h"
+#include "report/report_json_write.h"
+
+struct keyed {
+	uint32_t *ids;             /* page function ids, root first */
+	uint32_t n;
+	uint32_t entry;
+};
+
+/* Functions of the page: model function -> page id, and the page's list. */
+struct page_funcs {
+	uint32_t *of_model;        /* nfuncs slots */
+	uint32_t *first_model;     /* page id -> a model function with its name */
+	uint32_t n;
+	struct model_map by_name;  /* hash(name, object) -> page id + 1 */
+	uint32_t nprocs_first;     /* page ids [nprocs_first, +nprocs) are processes */
+};
+
+static int page_funcs_build(struct page_funcs *pf, const struct model *m)
+{
+	pf->of_model = malloc((m->nfuncs + 1) * sizeof(*pf->of_model));
+	pf->first_model = malloc((m->nfuncs + m->nprocs + 1) * sizeof(*pf->first_model));
+	if (!pf->of_model || !pf->first_model)
+		return -1;
+	for (uint32_t f = 0; f < m->nfuncs; f++) {
+		const struct model_func *fn = &m->funcs[f];
+		uint64_t key = model_hash_str(model_hash_str(0, fn->name), fn->object) | 1;
+		for (;;) {
+			bool inserted;
+			uint64_t *v = model_map_put(&pf->by_name, key, pf->n + 1, &inserted);
+			if (!v)
+				return -1;
+			if (inserted) {
+				pf->first_model[pf->n] = f;
+				pf->of_model[f] = pf->n++;
+				break;
+			}
+			const struct model_func *g = &m->funcs[pf->first_model[*v - 1]];
+			if (!strcmp(g->name, fn->name) && !strcmp(g->object, fn->object)) {
+				pf->of_model[f] = (uint32_t)*v - 1;
+				break;
+			}
+			key = model_hash64(key) | 1;
+		}
+	}
+	pf->nprocs_first = pf->n;
+	return 0;
+}
+
+static void page_funcs_out(FILE *out, const struct model *m, const struct page_funcs *pf)
+{
+	struct model_map objs = { 0 };
+	const char **names = malloc((pf->n + 1) * sizeof(*names));
+	uint32_t nobjs = 0;
+
+	fputs("\"funcs\":[", out);
+	for (uint32_t i = 0; i < pf->n + (uint32_t)m->nprocs; i++) {
+		const char *name, *obj = "";
+		if (i < pf->n) {
+			name = m->funcs[pf->first_model[i]].name;
+			obj = m->funcs[pf->first_model[i]].object;
+		} else {
+			name = m->procs[i - pf->n].label;
+		}
+		uint64_t key = model_hash_str(0, obj) | 1;
+		uint64_t *v = NULL;
+		while ((v = model_map_get(&objs, key)) && strcmp(names[*v], obj))
+			key = model_hash64(key) | 1;
+		if (!v && names) {
+			names[nobjs] = obj;
+			model_map_put(&objs, key, nobjs++, NULL);
+			v = model_map_get(&objs, key);
+		}
+		fputs(i ? ",[" : "[", out);
+		report_json_string(out, name);
+		fprintf(out, ",%llu]", v ? (unsigned long long)*v : 0ull);
+	}
+	fputs("],\n\"objs\":[", out);
+	for (uint32_t i = 0; i < nobjs; i++) {
+		fputs(i ? "," : "", out);
+		report_json_string(out, names[i]);
+	}
+	fputs("],\n", out);
+	model_map_free(&objs);
+	free(names);
+}
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	uint32_t n = x->n < y->n ? x->n : y->n;
+
+	for (uint32_t j = 0; j < n; j++)
+		if (x->ids[j] != y->ids[j])
+			return x->ids[j] < y->ids[j] ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* The trie in preorder: node func, depth, values [node][side][metric]. */
+struct trie {
+	uint32_t *func, *depth;
+	uint64_t *val;             /* n x sides x nm */
+	size_t n, cap;
+	int nm, sides;
+};
+
+static long trie_add(struct trie *t, uint32_t func, uint32_t depth)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		uint32_t *f = realloc(t->func, cap * sizeof(*f));
+		if (f)
+			t->func = f;
+		uint32_t *d = realloc(t->depth, cap * sizeof(*d));
+		if (d)
+			t->depth = d;
+		uint64_t *v = realloc(t->val, cap * (size_t)(t->sides * t->nm) * sizeof(*v));
+		if (v)
+			t->val = v;
+		if (!f || !d || !v)
+			return -1;
+		t->cap = cap;
+	}
+	t->func[t->n] = func;
+	t->depth[t->n] = depth;
+	memset(&t->val[t->n * (size_t)(t->sides * t->nm)], 0, (size_t)(t->sides * t->nm) * sizeof(*t->val));
+	return (long)t->n++;
+}
+
+/* Build the trie from the keyed entries (sorted). */
+static int trie_build(struct trie *t, const struct model *m, const struct keyed *k, size_t nk,
+		      const struct report_html_metrics *hm, size_t base_nexps,
+		      const struct exp_experiment *exps)
+{
+	uint32_t *path = malloc((EXP_MAX_FRAMES + 8) * sizeof(*path));
+	uint32_t depth = 0;           /* nodes on path below the root */
+
+	if (!path || trie_add(t, 0, 0) < 0) {
+		free(path);
+		return -1;
+	}
+	for (size_t i = 0; i < nk; i++) {
+		const struct model_entry *e = &m->entries[k[i].entry];
+		uint32_t keep = 0;
+		if (i)
+			while (keep < depth && keep < k[i].n && k[i - 1].ids[keep] == k[i].ids[keep])
+				keep++;
+		depth = keep;
+		for (; depth < k[i].n && depth < EXP_MAX_FRAMES + 8; depth++) {
+			long nd = trie_add(t, k[i].ids[depth], depth + 1);
+			if (nd < 0) {
+				free(path);
+				return -1;
+			}
+			path[depth] = (uint32_t)nd;
+		}
+		int side = base_nexps && e->proc < m->nprocs &&
+			   (size_t)(m->procs[e->proc].exp - exps) >= base_nexps ? 1 : 0;
+		if (base_nexps)
+			side = 1 - side;      /* "v" (side 0) is the run compared, "a" (1) the baseline */
+		for (uint32_t d = 0; d <= depth; d++) {
+			uint64_t *v = &t->val[(d ? path[d - 1] : 0) * (size_t)(t->sides * t->nm) + (size_t)(side * t->nm)];
+			for (int j = 0; j < t->nm; j++)
+				v[j] += e->v[hm->m[j]];
+		}
+	}
+	free(path);
+	return 0;
+}
+
+static uint64_t shown(const struct report_html_metrics *hm, int j, uint64_t v)
+{
+	return model_metric_info(hm->m[j])->is_time ? (v + 500) / 1000 : v;
+}
+
+/* Which nodes to write: all, or with too many, those whose value is at
+ * least `*pct` percent of the total in some metric and side. */
+static uint8_t *trie_keep(const struct trie *t, double *pct, size_t *folded)
+{
+	uint8_t *keep = malloc(t->n + 1);
+	size_t stride = (size_t)(t->sides * t->nm);
+
+	*folded = 0;
+	if (!keep)
+		return NULL;
+	memset(keep, 1, t->n);
+	for (*pct = 0.0001; ; *pct *= 2) {
+		size_t kept = 0;
+		if (t->n <= REPORT_HTML_MAX_NODES) {
+			*pct = 0;
+			return keep;
+		}
+		for (size_t i = 0; i < t->n; i++) {
+			bool big = i == 0;
+			for (size_t j = 0; j < stride && !big; j++)
+				big = (double)t->val[i * stride + j] * 100.0 >= *pct * (double)t->val[j];
+			keep[i] = big;
+			kept += big;
+		}
+		if (kept <= REPORT_HTML_MAX_NODES) {
+			*folded = t->n - kept;
+			return keep;
+		}
+	}
+}
+
+int report_html_tree(FILE *out, const struct model *m, const struct report_html_metrics *hm,
+		     size_t base_nexps, const struct exp_experiment *exps)
+{
+	struct page_funcs pf = { 0 };
+	struct trie t = { .nm = hm->n, .sides = base_nexps ? 2 : 1 };
+	struct keyed *k = malloc((m->nentries + 1) * sizeof(*k));
+	uint32_t *pool = NULL;
+	size_t nk = 0, frames = 0;
+	bool by_proc = m->nprocs > 1 && !base_nexps && !m->merged;
+	int rc = -1;
+
+	if (!k || page_funcs_build(&pf, m))
+		goto out;
+	for (size_t i = 0; i < m->nentries; i++)
+		frames += m->entries[i].n + 1;
+	if (!(pool = malloc((frames + 1) * sizeof(*pool))))
+		goto out;
+	frames = 0;
+	for (size_t i = 0; i < m->nentries; i++) {
+		const struct model_entry *e = &m->entries[i];
+		bool any = false;
+		for (int j = 0; j < hm->n; j++)
+			any |= e->v[hm->m[j]] != 0;
+		if (!any)
+			continue;
+		struct keyed *q = &k[nk++];
+		q->ids = pool + frames;
+		q->n = 0;
+		q->entry = (uint32_t)i;
+		if (by_proc)
+			q->ids[q->n++] = pf.nprocs_first + e->proc;
+		for (uint32_t j = 0; j < e->n; j++)
+			q->ids[q->n++] = pf.of_model[e->funcs[j]];
+		frames += q->n;
+	}
+	qsort(k, nk, sizeof(*k), cmp_keyed);
+	if (trie_build(&t, m, k, nk, hm, base_nexps, exps))
+		goto out;
+	page_funcs_out(out, m, &pf);
+
+	double pct;
+	size_t folded;
+	uint8_t *keep = trie_keep(&t, &pct, &folded);
+	if (!keep)
+		goto out;
+	size_t stride = (size_t)(t.sides * t.nm);
+	fputs("\"tree\":{\"f\":[", out);
+	for (size_t i = 0, c = 0; i < t.n; i++)
+		if (keep[i])
+			fprintf(out, c++ ? ",%u" : "%u", t.func[i]);
+	fputs("],\n\"d\":[", out);
+	for (size_t i = 0, c = 0; i < t.n; i++)
+		if (keep[i])
+			fprintf(out, c++ ? ",%u" : "%u", t.depth[i]);
+	for (int side = 0; side < t.sides; side++) {
+		fputs(side ? "],\n\"a\":[" : "],\n\"v\":[", out);
+		for (int j = 0; j < t.nm; j++) {
+			fputs(j ? "],[" : "[", out);
+			for (size_t i = 0, c = 0; i < t.n; i++)
+				if (keep[i])
+					fprintf(out, c++ ? ",%llu" : "%llu",
+						(unsigned long long)shown(hm, j, t.val[i * stride + (size_t)(side * t.nm + j)]));
+			if (j == t.nm - 1)
+				fputc(']', out);
+		}
+	}
+	fputs("]},\n", out);
+	if (folded)
+		fprintf(out, "\"pruned\":%zu,\"prunedPct\":%g,\n", folded, pct);
+	free(keep);
+	rc = ferror(out) ? -1 : 0;
+out:
+	free(t.func);
+	free(t.depth);
+	free(t.val);
+	free(pool);
+	free(k);
+	free(pf.of_model);
+	free(pf.first_model);
+	model_map_free(&pf.by_name);
+	return rc;
+}

@@ -1,0 +1,59 @@
+# test_html.sh — `tally html` in headless Chromium (tests/js/check_html.mjs):
+# the page, opened from disk with the network off, loads with no console
+# error, the flame graph renders, a click zooms, a search highlights, every
+# view draws; the screenshots stay in BUILD/test-html/.  The page's data
+# holds what tally report says (timeline per thread, the tree's total), and
+# `tally html --diff` shows the function that grew.
+. "$(dirname "$0")/lib.sh"
+cc_prog spin
+cc_prog threads4 -pthread
+JS="$E2E/../js"
+SHOTS="${TALLY_BUILD:-$T}/test-html"
+mkdir -p "$SHOTS"
+cd "$T"
+"$TALLY" record -o s.exp ./spin 0.4 2>/dev/null
+"$TALLY" record -o t.exp ./threads4 1 2>/dev/null
+
+data() {   # data PAGE: the page's embedded JSON
+	python3 -c "
+import re, sys
+s = open(sys.argv[1]).read()
+print(re.search(r'<script type=\"application/json\" id=\"tally-data\">(.*?)</script>', s, re.S).group(1))" "$1"
+}
+
+check html_written_self_contained sh -c '
+	"$TALLY" html s.exp -o s.html && test -s s.html &&
+	! grep -Eiq "(src|href)=\"?(https?:)?//" s.html'
+if [ ! -d "$JS/node_modules/playwright-core" ] || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+	skip html_in_chromium "chromium or tests/js/node_modules missing (scripts/install-deps.sh test)"
+else
+	check html_in_chromium_loads_renders_zooms_searches sh -c "
+		cp s.html \"$SHOTS/spin.html\" &&
+		timeout 100 node \"$JS/check_html.mjs\" \"$SHOTS/spin.html\" \"$SHOTS/spin.png\" leaf_two leaf_one >r.json &&
+		python3 -c \"
+import json; r = json.load(open('r.json'))
+assert not r['errors'], r['errors']
+assert r['drawn'] >= 7 and r['painted'] > 5000, r
+w = r['width']
+assert abs(r['before']['w'] / w - 0.667) < 0.05, (r['before'], w)
+assert r['zoomName'] == 'leaf_two' and abs(r['after']['w'] - w) < 2, r
+assert r['matched'] >= 1 and 'matched: 3' in r['search_info'], r['search_info']
+assert all(v > 0 for v in r['views'].values()), r['views']
+assert r['function_rows'] >= 5, r\" && test -s \"$SHOTS/spin.png\""
+	check html_threads_page_in_chromium sh -c "
+		\"\$TALLY\" html t.exp -o \"$SHOTS/threads.html\" &&
+		timeout 100 node \"$JS/check_html.mjs\" \"$SHOTS/threads.html\" \"$SHOTS/threads.png\" t4 work >r2.json"
+fi
+check html_timeline_has_each_thread sh -c '
+	"$TALLY" html t.exp -o t.html && "$TALLY" report t.exp --threads --format json >th.json &&
+	'"$(command -v python3)"' -c "
+import json, re, sys
+s = open(\"t.html\").read()
+d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", s, re.S).group(1))
+th = {str(t[\"tid\"]): t[\"excl_cpu\"] for t in json.load(open(\"th.json\"))[\"threads\"]}
+tracks = {t[\"name\"].split()[-1]: sum(t.get(\"cpu\", [])) / 1e6 for t in d[\"timeline\"][\"tracks\"]}
+assert set(tracks) == set(th), (tracks, th)
+for tid, cpu in th.items():
+    assert abs(tracks[tid] - cpu) < 0.002, (tid, tracks[tid], cpu)
+assert abs(d[\"tree\"][\"v\"][0][0] / 1e6 - sum(th.values())) < 0.003, d[\"tree\"][\"v\"][0][0]"'
+check html_needs_output sh -c '"$TALLY" html s.exp 2>err; test $? -eq 64 && grep -q -- "-o FILE" err'
