@@ -13,7 +13,7 @@ BUILD      ?= build
 # build in a recursive make, which checks: a fresh machine needs nothing but
 # make and git (tests/fresh/run.sh proves it).
 PKGS := libelf libdw capstone zlib
-DEPS_FIRST := deps demo check check-asan bench fuzz help clean
+DEPS_FIRST := deps demo check check-asan bench fuzz help clean uninstall
 ifneq ($(filter-out $(DEPS_FIRST),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo ok),ok)
 $(error missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev zlib1g-dev)
@@ -181,11 +181,44 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(call obj,$(ANALYZER)) $(HTML_ASSETS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_AN) -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(LIBS_AN)
 
+# --- installing -----------------------------------------------------------
+# tally finds its libraries in ../lib beside itself, so they go to
+# $(PREFIX)/lib; DESTDIR stages the tree (packaging).
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     := $(PREFIX)/bin
+LIBDIR     := $(PREFIX)/lib
+INCLUDEDIR := $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+VERSION    := $(shell sed -n 's/^\#define TALLY_VERSION "\(.*\)"/\1/p' src/cli/main.c)
+INSTALLED_LIBS := $(notdir $(COLLECTLIB) $(MCOUNTLIB) $(TRACERLIBS) $(MPILIB)) libtally.so
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR)
+	install -m 755 $(TALLY) $(DESTDIR)$(BINDIR)/tally
+	install -m 755 $(COLLECTLIB) $(MCOUNTLIB) $(TRACERLIBS) $(if $(HAVE_MPI),$(MPILIB)) $(DESTDIR)$(LIBDIR)/
+	ln -sf libtally-collector.so $(DESTDIR)$(LIBDIR)/libtally.so
+	install -m 644 include/tally.h $(DESTDIR)$(INCLUDEDIR)/tally.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    scripts/tally.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/tally.pc
+	rm -rf $(BUILD)/man && scripts/man.sh $(TALLY) $(BUILD)/man $(VERSION)
+	install -m 644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 scripts/tally.bash $(DESTDIR)$(COMPDIR)/tally
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tally $(addprefix $(DESTDIR)$(LIBDIR)/,$(INSTALLED_LIBS)) \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/tally.pc $(DESTDIR)$(INCLUDEDIR)/tally.h \
+	    $(DESTDIR)$(MANDIR)/man1/tally.1 $(DESTDIR)$(MANDIR)/man1/tally-*.1 \
+	    $(DESTDIR)$(MANDIR)/man5/tally-experiment.5 $(DESTDIR)$(COMPDIR)/tally
+
 clean:
 	rm -rf build build-asan build-fuzz
 
 help:
-	@echo "make [all] | demo | check | check-asan | bench | fuzz | clean"
+	@echo "make [all] | demo | check | check-asan | bench | fuzz | install [PREFIX=...] | uninstall | clean"
 
-.PHONY: all mpi-skipped tests deps demo check check-asan unit-asan bench fuzz fuzzers clean help
+.PHONY: all mpi-skipped tests deps demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
