@@ -213,10 +213,11 @@ def verdict(value, target):
         return "n/a"
     v = float(m.group(1))
     t = target.strip()
-    m = re.fullmatch(r"(<=|>=)\s*([0-9.eE+-]+).*", t)
+    m = re.fullmatch(r"(<=|>=|<|>)\s*([0-9.eE+-]+).*", t)
     if m:
         x = float(m.group(2))
-        return "PASS" if (v <= x if m.group(1) == "<=" else v >= x) else "MISS"
+        ok = {"<=": v <= x, ">=": v >= x, "<": v < x, ">": v > x}[m.group(1)]
+        return "PASS" if ok else "MISS"
     m = re.fullmatch(r"within\s+([0-9.]+)%\s+of\s+([0-9.]+)", t)
     if m:
         return "PASS" if abs(v - float(m.group(2))) <= float(m.group(1)) / 100 * float(m.group(2)) else "MISS"
