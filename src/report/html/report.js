@@ -514,6 +514,7 @@
   document.title = 'tally: ' + D.title;
   if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
   show('flame');
+  hooks.readyMs = performance.now();
   hooks.ready = true;
   document.body.dataset.ready = '1';
 })();
