@@ -288,10 +288,14 @@ struct model_node {
 	uint64_t excl[MODEL_METRIC_COUNT];
 };
 
-/* The call tree of all entries (per process when the model has several,
- * each under a process node named by model_proc.label when `by_process`).
+#define MODEL_TREE_BY_PROCESS 1u      /* a node per process (model_proc.label) under the root */
+#define MODEL_TREE_FOLD_RECURSION 2u  /* a function already on the path takes it back there */
+#define MODEL_TREE_INVERTED 4u        /* bottom-up: leaf functions under the root, callers below;
+				       * a top-level node's excl is the function's own value */
+
+/* The call tree of all entries, shaped by `flags` (MODEL_TREE_*).
  * Children are sorted by inclusive `sort_by`, largest first. */
-int model_tree_build(const struct model *m, enum model_metric sort_by, bool by_process,
+int model_tree_build(const struct model *m, enum model_metric sort_by, unsigned flags,
 		     struct model_node **nodes, size_t *nnodes);
 
 /* Display name of node `i` (a function's label, or a process label); the

@@ -3,7 +3,8 @@
  * model_tree.c — the call tree: entries merged into a trie of functions from
  * <Total> down, with each node's inclusive and exclusive metrics.  Unlike
  * the function table, the tree keeps every level of recursion as its own
- * node.  Optionally each process gets a node of its own under the root.
+ * node, unless asked to fold it.  Optionally each process gets a node of its
+ * own under the root, and the tree can be built bottom-up (inverted).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,37 +85,73 @@ static int sort_children(struct tree *t)
 	return 0;
 }
 
-int model_tree_build(const struct model *m, enum model_metric sort_by, bool by_process,
+/* The path of entry e in the tree, into seq (room for e->n): its functions
+ * root first, or leaf first when inverted; with fold, a function already on
+ * the path takes the path back to it (recursion shown once, at its
+ * outermost call).  Returns the path's length. */
+static uint32_t tree_path(const struct model_entry *e, unsigned flags, uint32_t *seq)
+{
+	uint32_t k = 0;
+
+	for (uint32_t j = 0; j < e->n; j++) {
+		uint32_t f = e->funcs[flags & MODEL_TREE_INVERTED ? e->n - 1 - j : j];
+		uint32_t at = k;
+		if (flags & MODEL_TREE_FOLD_RECURSION)
+			for (at = 0; at < k && seq[at] != f; at++)
+				;
+		if (at < k)
+			k = at + 1;
+		else
+			seq[k++] = f;
+	}
+	return k;
+}
+
+int model_tree_build(const struct model *m, enum model_metric sort_by, unsigned flags,
 		     struct model_node **nodes, size_t *nnodes)
 {
 	struct tree t = { 0 };
+	uint32_t *seq = NULL;
+	size_t maxn = 1;
 
+	for (size_t i = 0; i < m->nentries; i++)
+		maxn = m->entries[i].n > maxn ? m->entries[i].n : maxn;
 	t.nodes = calloc(256, sizeof(*t.nodes));
-	if (!t.nodes)
+	seq = malloc(maxn * sizeof(*seq));
+	if (!t.nodes || !seq) {
+		free(t.nodes);
+		free(seq);
 		return -1;
+	}
 	t.cap = 256;
 	t.n = 1;                        /* node 0: <Total> */
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
+		uint32_t k = tree_path(e, flags, seq);
 		long at = 0;
-		if (by_process)
+		if (flags & MODEL_TREE_BY_PROCESS)
 			at = child_of(&t, 0, PROC_NODE | e->proc);
-		for (uint32_t j = 0; j < e->n && at >= 0; j++)
-			at = child_of(&t, (uint32_t)at, e->funcs[j]);
+		for (uint32_t j = 0; j < k && at >= 0; j++)
+			at = child_of(&t, (uint32_t)at, seq[j]);
 		if (at < 0) {
 			free(t.nodes);
+			free(seq);
 			model_map_free(&t.child);
 			return -1;
 		}
-		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-			t.nodes[at].excl[k] += e->v[k];
+		/* bottom-up: a function's own value is at its top-level node */
+		long own = flags & MODEL_TREE_INVERTED ? (k ? (long)child_of(&t, (flags & MODEL_TREE_BY_PROCESS) ?
+			(uint32_t)child_of(&t, 0, PROC_NODE | e->proc) : 0, seq[0]) : 0) : at;
+		for (int c = 0; c < MODEL_METRIC_COUNT; c++)
+			t.nodes[own].excl[c] += e->v[c];
 		for (long n = at;; n = t.nodes[n].parent) {
-			for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-				t.nodes[n].incl[k] += e->v[k];
+			for (int c = 0; c < MODEL_METRIC_COUNT; c++)
+				t.nodes[n].incl[c] += e->v[c];
 			if (n == 0)
 				break;
 		}
 	}
+	free(seq);
 	model_map_free(&t.child);
 	sort_metric = sort_by;
 	if (sort_children(&t)) {

@@ -11,7 +11,8 @@
  * to its sampled CPU time.  Intervals (lock waits, I/O calls, and tracks
  * added by other views) are async events ("b"/"e", one id each), which may
  * overlap; markers are process-scoped instant events ("i").  Timestamps are
- * whole microseconds from the first event.
+ * whole microseconds from the first event.  Past MAX_SPANS complete events
+ * the shortest inner frames are left out (counted in otherData).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,19 @@
 #include "report/report_json_write.h"
 #include "report/report_timeline.h"
 
+/* Complete events of all threads together; beyond this, a thread's
+ * shortest frames are left out (their time stays in their callers), in
+ * proportion to its samples: a million deep samples would otherwise be a
+ * file of gigabytes. */
+#define MAX_SPANS 500000
+
 struct writer {
 	FILE *out;
 	const struct model *m;
 	const struct report_timeline *tl;
 	bool first;
+	size_t budget_per_sample_x1000;   /* spans a track may have per 1000 samples */
+	size_t dropped;                   /* spans left out */
 };
 
 static void sep(struct writer *w)
@@ -73,6 +82,30 @@ static int cmp_span(const void *a, const void *b)
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/* The shortest duration a span needs to be written so that at most `budget`
+ * are (outermost spans always are); 0 when all fit. */
+static uint64_t min_span(const struct spans *sp, size_t budget)
+{
+	if (sp->n <= budget)
+		return 0;
+	uint64_t *d = malloc(sp->n * sizeof(*d));
+	if (!d)
+		return 0;
+	for (size_t i = 0; i < sp->n; i++)
+		d[i] = sp->v[i].to - sp->v[i].from;
+	qsort(d, sp->n, sizeof(*d), cmp_u64_desc);
+	uint64_t min = d[budget - 1] + 1;
+	free(d);
+	return min;
 }
 
 static void complete(struct writer *w, uint32_t pid, uint32_t tid, const struct span *sp)
@@ -127,9 +160,15 @@ static int samples_out(struct writer *w, const struct report_track *t)
 		}
 		end = s->end_ns;
 	}
+	uint64_t min = min_span(&sp, t->nsamples * w->budget_per_sample_x1000 / 1000 + 1000);
 	qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
-	for (size_t i = 0; i < sp.n; i++)
+	for (size_t i = 0; i < sp.n; i++) {
+		if (sp.v[i].depth && sp.v[i].to - sp.v[i].from < min) {
+			w->dropped++;
+			continue;
+		}
 		complete(w, pid, t->tid, &sp.v[i]);
+	}
 	rc = 0;
 out:
 	free(sp.v);
@@ -160,13 +199,14 @@ static void intervals_out(struct writer *w, const struct report_track *t, uint64
 int report_chrome(FILE *out, const struct model *m)
 {
 	struct report_timeline tl;
-	struct writer w = { out, m, &tl, true };
+	struct writer w = { out, m, &tl, true, 0, 0 };
 	uint64_t id = 1;
 	int rc = 0;
 
 	if (report_timeline_build(&tl, m))
 		return -1;
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"tally\"},\"traceEvents\":[", out);
+	w.budget_per_sample_x1000 = m->samples ? (size_t)((uint64_t)MAX_SPANS * 1000 / m->samples) : 0;
+	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", out);
 	for (size_t i = 0; i < m->nprocs; i++)
 		meta(&w, "process_name", pid_of(&w, (uint32_t)i), 0, m->procs[i].label);
 	for (size_t i = 0; i < tl.ntracks && !rc; i++) {
@@ -182,7 +222,7 @@ int report_chrome(FILE *out, const struct model *m)
 		report_json_string(out, tl.marks[i].label);
 		fputc('}', out);
 	}
-	fputs("\n]}\n", out);
+	fprintf(out, "\n],\"otherData\":{\"producer\":\"tally\",\"frames_left_out\":\"%zu\"}}\n", w.dropped);
 	report_timeline_free(&tl);
 	return rc || ferror(out) ? -1 : 0;
 }

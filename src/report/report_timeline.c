@@ -174,10 +174,18 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 	memset(tl, 0, sizeof(*tl));
 	if (!cache)
 		return -1;
-	/* threads in the model's order: by process, then first seen */
-	for (uint32_t i = 0; i < m->nthreads; i++)
-		if (thread_track(tl, m, i, cache) < 0)
+	/* threads in the model's order: by process, then first seen; their
+	 * samples' arrays sized once */
+	for (uint32_t i = 0; i < m->nthreads; i++) {
+		long k = thread_track(tl, m, i, cache);
+		if (k < 0)
 			goto oom;
+		struct report_track *t = &tl->tracks[k];
+		if (m->threads[i].samples &&
+		    !(t->samples = malloc(m->threads[i].samples * sizeof(*t->samples))))
+			goto oom;
+		t->cap_samples = m->threads[i].samples;
+	}
 	for (size_t i = 0; i < m->nevents; i++) {
 		const struct model_event *ev = &m->events[i];
 		long k = thread_track(tl, m, ev->thread, cache);
@@ -185,7 +193,7 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 			goto oom;
 		struct report_track *t = &tl->tracks[k];
 		const struct model_entry *e = &m->entries[ev->entry];
-		const char *leaf = e->n ? m->funcs[e->funcs[e->n - 1]].name : "?";
+		const char *leaf = ev->metric == MODEL_CPU ? NULL : e->n ? m->funcs[e->funcs[e->n - 1]].name : "?";
 		switch (ev->metric) {
 		case MODEL_CPU:
 			if (exp_grow(&t->samples, &t->cap_samples, t->nsamples, sizeof(*t->samples)))

@@ -13,7 +13,7 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 	size_t n, hidden = 0;
 	enum model_metric mm = o->metrics[0];
 
-	if (model_tree_build(m, mm, m->nprocs > 1 && !m->merged, &nodes, &n)) {
+	if (model_tree_build(m, mm, m->nprocs > 1 && !m->merged ? MODEL_TREE_BY_PROCESS : 0, &nodes, &n)) {
 		report_doc_fail(d, "the call tree");
 		return;
 	}
