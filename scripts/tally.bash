@@ -3,7 +3,7 @@
 # $(PREFIX)/share/bash-completion/completions/tally): commands, their
 # options, --format and --metric values, experiment directories.
 
-_tally_metrics="cpu heap.bytes heap.count heap.leak sync.wait sync.count sync.other io.bytes io.time io.count"
+_tally_metrics="cpu heap.bytes heap.count heap.leak sync.wait sync.count sync.other io.bytes io.time io.count samples"
 
 _tally()
 {
@@ -15,7 +15,14 @@ _tally()
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
+	local filters="--thread --time --process --object --hide-object --symbol --no-args"
 	case "$prev" in
+	--sort)
+		COMPREPLY=($(compgen -W "excl incl name object $_tally_metrics" -- "$cur"))
+		return ;;
+	--columns)
+		COMPREPLY=($(compgen -W "excl,incl,name,object excl,incl,name,object,file name,excl" -- "$cur"))
+		return ;;
 	--format)
 		case "$cmd" in
 		export) COMPREPLY=($(compgen -W "collapsed arcs callgrind pprof speedscope chrome" -- "$cur")) ;;
@@ -34,13 +41,13 @@ _tally()
 	esac
 	case "$cmd" in
 	record) opts="-o -F -H -s -i --follow= --help" ;;
-	report) opts="--functions --callers --tree --threads --objects --gprof --leaks --by-file
-		--processes --process --metric --format --limit --sort --threshold --thread --time
-		--show-collector --help" ;;
-	export) opts="--format --metric -o --output --thread --time --process --help" ;;
-	annotate) opts="--disasm --metric --format --thread --time --process --help" ;;
-	diff) opts="--absolute --normalised --metric --format --limit --thread --time --process --help" ;;
-	html) opts="-o --output --diff --absolute --normalised --title --thread --time --process --help" ;;
+	report) opts="--functions --callers --tree --inverted --no-fold --lines --pcs --threads --objects
+		--gprof --leaks --by-file --processes --metric --format --limit --sort --columns --percent
+		--samples --quiet --name-width --threshold --show-collector $filters --help" ;;
+	export) opts="--format --metric -o --output $filters --help" ;;
+	annotate) opts="--disasm --hot --context --metric --format $filters --help" ;;
+	diff) opts="--absolute --normalised --metric --format --limit $filters --help" ;;
+	html) opts="-o --output --diff --absolute --normalised --title $filters --help" ;;
 	gprof) opts="--help" ;;
 	esac
 	if [ "${cur#-}" != "$cur" ]; then

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_load.h"
@@ -94,6 +96,15 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 	}
 	if (id == CLI_OPT_PROCESS) {
 		in->process = arg;
+		return 1;
+	}
+	if (id == CLI_OPT_OBJECT || id == CLI_OPT_HIDE_OBJECT || id == CLI_OPT_SYMBOL) {
+		*(id == CLI_OPT_OBJECT ? &in->object : id == CLI_OPT_HIDE_OBJECT ? &in->hide_object
+									  : &in->symbol) = arg;
+		return 1;
+	}
+	if (id == CLI_OPT_NO_ARGS) {
+		in->no_args = true;
 		return 1;
 	}
 	if (id == CLI_OPT_TIME) {
@@ -207,6 +218,31 @@ static long list_items(struct cli_input *in, const char *cmd, struct exp_job *jo
 	return (long)n;
 }
 
+/* The progress line: on a terminal's stderr, once the analysis has taken
+ * more than a second, what it is doing now ("what" NULL: done, erase it). */
+static void progress(const char *cmd, const char *what, const char *arg)
+{
+	static struct timespec t0;
+	static bool shown;
+	struct timespec now;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!t0.tv_sec)
+		t0 = now;
+	if (!what) {
+		if (shown)
+			fputs("\r\033[K", stderr);
+		shown = false;
+		return;
+	}
+	if ((double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 < 1.0)
+		return;
+	fprintf(stderr, "\r\033[Ktally %s: %s %s...", cmd, what, arg);
+	shown = true;
+}
+
 /* Load item `it` into in->exps[in->nexps] and add it to the model; its
  * events are dropped once in the model.  0 or CLI_FATAL. */
 static int load_one(struct cli_input *in, const char *cmd, const struct item *it,
@@ -216,6 +252,7 @@ static int load_one(struct cli_input *in, const char *cmd, const struct item *it
 	char msg[512];
 	struct exp_experiment *x = &in->exps[in->nexps++];
 
+	progress(cmd, "reading and aggregating", it->dir);
 	if (exp_experiment_load(x, it->dir, &err)) {
 		fflush(stdout);
 		fprintf(stderr, "tally %s: %s\n", cmd, err.msg);
@@ -291,6 +328,13 @@ static void warn_lost(struct cli_input *in, const char *cmd)
 	}
 }
 
+bool cli_colour(void)
+{
+	const char *no = getenv("NO_COLOR");
+
+	return isatty(STDOUT_FILENO) && !(no && *no);
+}
+
 int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out)
 {
 	char buf[256];
@@ -308,7 +352,8 @@ int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out)
 	return n;
 }
 
-int cli_input_load(struct cli_input *in, const char *cmd)
+/* cli_input_load's work, with progress lines. */
+static int input_load(struct cli_input *in, const char *cmd)
 {
 	warn_cmd = cmd;
 	sym_set_warning_handler(on_sym_warning);
@@ -330,6 +375,7 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 		.process = in->process, .view = in->view, .merge_procs = in->has_job && n > 1,
 		.ranks_only = in->has_job && !in->all_processes,
 		.keep_events = in->keep_events,
+		.object = in->object, .hide_object = in->hide_object, .symbol = in->symbol,
 	};
 	for (long i = 0; i < n && !rc; i++)
 		rc = load_one(in, cmd, &items[i], &mo, i == 0);
@@ -351,6 +397,15 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 				  in->tids[i]);
 			return CLI_FATAL;
 		}
+	}
+	if ((in->object || in->symbol) && !in->model.present) {
+		cli_error(cmd, "--%s %s: no stack passes the filter (see --objects, --functions)",
+			  in->object ? "object" : "symbol", in->object ? in->object : in->symbol);
+		return CLI_FATAL;
+	}
+	if (in->no_args && model_funcs_shorten(&in->model)) {
+		cli_error(cmd, "out of memory");
+		return CLI_FATAL;
 	}
 	if (in->process && !in->model.nprocs) {
 		cli_error(cmd, "--process %s: no such process in the experiment (see --processes)",
@@ -400,6 +455,16 @@ int cli_metrics_recorded(const char *cmd, const struct cli_input *in, const enum
 		}
 	}
 	return 0;
+}
+
+int cli_input_load(struct cli_input *in, const char *cmd)
+{
+	int rc;
+
+	progress(cmd, "starting", "");
+	rc = input_load(in, cmd);
+	progress(cmd, NULL, NULL);
+	return rc;
 }
 
 void cli_no_such_function(const char *cmd, const struct model *m, const char *name)

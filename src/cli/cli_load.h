@@ -28,6 +28,8 @@ struct cli_input {
 	bool all_processes;          /* keep a job's launcher processes (--processes) */
 	int32_t job_size;            /* its highest rank + 1 */
 	bool keep_events;            /* the command shows time (model_options.keep_events) */
+	const char *object, *hide_object, *symbol;   /* --object, --hide-object, --symbol */
+	bool no_args;                /* --no-args: short names */
 	struct exp_experiment *exps; /* a job's ranks each count as one */
 	size_t nexps;
 	struct model model;
@@ -35,7 +37,8 @@ struct cli_input {
 
 /* The filter options every analysis command takes: put CLI_INPUT_OPTS in its
  * option table and pass their ids to cli_input_option. */
-enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_OPT_VIEW };
+enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_OPT_VIEW, CLI_OPT_OBJECT,
+       CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS };
 #define CLI_INPUT_OPTS                                                                     \
 	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
 	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
@@ -48,11 +51,21 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	{ "view", 0, CLI_ARG_REQUIRED, CLI_OPT_VIEW, "user|machine",                        \
 	  "user (default): outlined parts and OpenMP bodies under the function\n"           \
 	  "they came from, <OMP-*> for time in the runtime; machine: the frames\n"         \
-	  "as recorded" }
+	  "as recorded" },                                                                   \
+	{ "object", 0, CLI_ARG_REQUIRED, CLI_OPT_OBJECT, "O",                               \
+	  "only stacks with a frame in load object O (name or path)" },                    \
+	{ "hide-object", 0, CLI_ARG_REQUIRED, CLI_OPT_HIDE_OBJECT, "O",                     \
+	  "O's frames as one frame <O>, charged to their caller's call" },                 \
+	{ "symbol", 0, CLI_ARG_REQUIRED, CLI_OPT_SYMBOL, "F", "only stacks through function F" }, \
+	{ "no-args", 0, CLI_ARG_NONE, CLI_OPT_NO_ARGS, NULL,                                \
+	  "C++ names without argument lists, templates elided (<...>)" }
 
 /* Take filter option `id` (CLI_OPT_THREAD...) with its value; returns 1 if
  * it was one, 0 if not, -1 on a bad value (message printed). */
 int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *arg);
+
+/* Colour for text on stdout: a terminal, and NO_COLOR not set. */
+bool cli_colour(void);
 
 /* A --metric list "M[,M...]" into out (room for MODEL_METRIC_COUNT); the
  * number parsed, or -1 on an unknown name (message printed). */

@@ -14,7 +14,10 @@
 
 #define CMD "annotate"
 
-enum { OPT_HELP = 1, OPT_DISASM, OPT_SOURCE, OPT_METRIC, OPT_FORMAT, OPT_SOURCE_PATH, OPT_COMMENTARY };
+enum {
+	OPT_HELP = 1, OPT_DISASM, OPT_SOURCE, OPT_METRIC, OPT_FORMAT, OPT_SOURCE_PATH, OPT_COMMENTARY,
+	OPT_HOT, OPT_CONTEXT,
+};
 
 static const struct cli_opt options[] = {
 	{ "disasm", 0, CLI_ARG_NONE, OPT_DISASM, NULL, "the instructions, with their metrics" },
@@ -26,6 +29,10 @@ static const struct cli_opt options[] = {
 	  "compiler commentary: gcc -fopt-info output or optimization records\n"
 	  "(-fsave-optimization-record files are found by themselves)" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]", "metrics shown (default cpu)" },
+	{ "hot", 0, CLI_ARG_OPTIONAL, OPT_HOT, "PCT",
+	  "source: only lines at or above PCT% of a total (default 1)\n"
+	  "and the lines around them (--context)" },
+	{ "context", 'C', CLI_ARG_REQUIRED, OPT_CONTEXT, "N", "--hot: N lines around each hot line (default 2)" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	CLI_INPUT_OPTS,
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
@@ -68,6 +75,25 @@ static int take_arg(struct cli_input *in, struct report_opts *o, const char **fu
 	case OPT_METRIC: *metrics = val; return 0;
 	case OPT_SOURCE_PATH: o->source_path = val; return 0;
 	case OPT_COMMENTARY: o->commentary = val; return 0;
+	case OPT_HOT: {
+		char *end;
+		o->hot_pct = val ? strtod(val, &end) : 1.0;
+		if (val && (*end || end == val || o->hot_pct < 0 || o->hot_pct > 100)) {
+			cli_error(CMD, "--hot=%s: expected a percentage", val);
+			return CLI_USAGE;
+		}
+		return 0;
+	}
+	case OPT_CONTEXT: {
+		char *end;
+		long n = strtol(val, &end, 10);
+		if (*end || end == val || n < 0 || n > 1000) {
+			cli_error(CMD, "--context %s: expected a number of lines", val);
+			return CLI_USAGE;
+		}
+		o->context = (int)n;
+		return 0;
+	}
 	case OPT_FORMAT:
 		o->fmt = !strcmp(val, "csv") ? REPORT_CSV : !strcmp(val, "json") ? REPORT_JSON : REPORT_TEXT;
 		if (o->fmt == REPORT_TEXT && strcmp(val, "text")) {
@@ -83,7 +109,7 @@ static int take_arg(struct cli_input *in, struct report_opts *o, const char **fu
 int cmd_annotate(int argc, char **argv)
 {
 	struct cli_input in = { 0 };
-	struct report_opts o = { .fmt = REPORT_TEXT };
+	struct report_opts o = { .fmt = REPORT_TEXT, .context = 2 };
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	const char *func = NULL, *metrics = "cpu", *val;
 	bool disasm = false;

@@ -21,13 +21,17 @@ enum {
 	OPT_HELP = 1, OPT_FUNCTIONS, OPT_CALLERS, OPT_TREE, OPT_THREADS, OPT_OBJECTS, OPT_GPROF,
 	OPT_LEAKS, OPT_BY_FILE, OPT_FILES, OPT_PROCESSES, OPT_METRIC, OPT_FORMAT, OPT_LIMIT,
 	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR, OPT_RANKS, OPT_MESSAGES,
-	OPT_LINES, OPT_PCS, OPT_SOURCE_PATH,
+	OPT_LINES, OPT_PCS, OPT_SOURCE_PATH, OPT_INVERTED, OPT_NO_FOLD, OPT_COLUMNS, OPT_PERCENT,
+	OPT_SAMPLES, OPT_QUIET, OPT_NAME_WIDTH,
 };
 
 static const struct cli_opt options[] = {
 	{ "functions", 0, CLI_ARG_NONE, OPT_FUNCTIONS, NULL, "the function table (the default view)" },
 	{ "callers", 0, CLI_ARG_REQUIRED, OPT_CALLERS, "FUNC", "callers and callees of FUNC" },
-	{ "tree", 0, CLI_ARG_NONE, OPT_TREE, NULL, "the call tree" },
+	{ "tree", 0, CLI_ARG_NONE, OPT_TREE, NULL, "the call tree (recursive calls folded into the outermost)" },
+	{ "inverted", 0, CLI_ARG_NONE, OPT_INVERTED, NULL,
+	  "the call tree bottom-up: each function, its callers below it" },
+	{ "no-fold", 0, CLI_ARG_NONE, OPT_NO_FOLD, NULL, "call tree: every level of recursion its own node" },
 	{ "threads", 0, CLI_ARG_NONE, OPT_THREADS, NULL, "metrics by thread" },
 	{ "objects", 0, CLI_ARG_NONE, OPT_OBJECTS, NULL, "metrics by load object" },
 	{ "gprof", 0, CLI_ARG_OPTIONAL, OPT_GPROF, "propagate",
@@ -54,7 +58,17 @@ static const struct cli_opt options[] = {
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N",
 	  "functions shown (default 40 in text, all otherwise; 0: all)" },
-	{ "sort", 0, CLI_ARG_REQUIRED, OPT_SORT, "excl|incl", "order of the function table (default excl)" },
+	{ "sort", 0, CLI_ARG_REQUIRED, OPT_SORT, "KEY",
+	  "order of the function table: excl (default), incl, name,\n"
+	  "object, or a metric (its excl); excl.M / incl.M for metric M" },
+	{ "columns", 0, CLI_ARG_REQUIRED, OPT_COLUMNS, "LIST",
+	  "function table columns, in order, from excl, incl, name,\n"
+	  "object, file (source file:line); default excl,incl,name,object" },
+	{ "percent", 0, CLI_ARG_NONE, OPT_PERCENT, NULL, "metric columns as shares of the total only" },
+	{ "samples", 'n', CLI_ARG_NONE, OPT_SAMPLES, NULL, "a column of sample counts (metric samples)" },
+	{ "quiet", 'q', CLI_ARG_NONE, OPT_QUIET, NULL, "no overview: the view alone" },
+	{ "name-width", 0, CLI_ARG_REQUIRED, OPT_NAME_WIDTH, "N",
+	  "text: cut function names to N characters (see also --no-args)" },
 	{ "threshold", 0, CLI_ARG_REQUIRED, OPT_THRESHOLD, "PCT",
 	  "call tree: hide subtrees below PCT% of the total (default 1)" },
 	CLI_INPUT_OPTS,
@@ -72,6 +86,9 @@ struct report_cmd {
 	const char *metric_arg;
 	long limit;                /* -1: the format's default */
 	bool view_given;           /* a view option was given (one only) */
+	bool samples;              /* -n: add the samples metric */
+	bool quiet;                /* no overview */
+	int name_width;            /* 0: names as they are */
 };
 
 /* The view an option asks for, or -1 if it is not a view. */
@@ -92,6 +109,7 @@ static int view_of(int id)
 	case OPT_MESSAGES: return VIEW_MESSAGES;
 	case OPT_LINES: return VIEW_LINES;
 	case OPT_PCS: return VIEW_PCS;
+	case OPT_INVERTED: return VIEW_TREE;     /* the tree, bottom-up: with --tree or alone */
 	default: return -1;
 	}
 }
@@ -123,6 +141,38 @@ static void default_metrics(const struct model *m, struct report_opts *o)
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
 		if (m->present & (1u << k))
 			o->metrics[o->nmetrics++] = (enum model_metric)k;
+}
+
+/* --sort KEY: excl, incl, name, object, a metric (its exclusive), or
+ * excl.M / incl.M.  0, or CLI_USAGE (message printed). */
+static int parse_sort(struct report_opts *o, const char *val)
+{
+	const char *dot = strchr(val, '.');
+	size_t klen = dot ? (size_t)(dot - val) : strlen(val);
+	int mm = model_metric_parse(val);
+
+	o->sort_metric = -1;
+	if (mm >= 0) {                   /* a metric alone, even one with a dot */
+		o->sort = REPORT_SORT_EXCL;
+		o->sort_metric = mm;
+		return 0;
+	}
+	if (klen == 4 && !strncmp(val, "excl", 4))
+		o->sort = REPORT_SORT_EXCL;
+	else if (klen == 4 && !strncmp(val, "incl", 4))
+		o->sort = REPORT_SORT_INCL;
+	else if (!strcmp(val, "name"))
+		o->sort = REPORT_SORT_NAME;
+	else if (!strcmp(val, "object"))
+		o->sort = REPORT_SORT_OBJECT;
+	else
+		goto bad;
+	if (dot && (o->sort_metric = model_metric_parse(dot + 1)) < 0)
+		goto bad;
+	return 0;
+bad:
+	cli_error(CMD, "--sort %s: expected excl, incl, name, object, a metric, or excl.M / incl.M", val);
+	return CLI_USAGE;
 }
 
 /* Take one option; returns 0, or CLI_USAGE (message printed). */
@@ -189,12 +239,30 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 		}
 		break;
 	case OPT_SORT:
-		if (strcmp(val, "incl") && strcmp(val, "excl")) {
-			cli_error(CMD, "--sort: expected excl or incl");
+		return parse_sort(&r->o, val);
+	case OPT_COLUMNS: {
+		char err[128];
+		if (report_columns_check(val, err, sizeof(err))) {
+			cli_error(CMD, "--columns %s: %s", val, err);
 			return CLI_USAGE;
 		}
-		r->o.sort_incl = !strcmp(val, "incl");
+		r->o.columns = val;
 		break;
+	}
+	case OPT_PERCENT: r->o.percent_only = true; break;
+	case OPT_SAMPLES: r->samples = true; break;
+	case OPT_QUIET: r->quiet = true; break;
+	case OPT_NAME_WIDTH:
+		if ((r->name_width = (int)strtol(val, &end, 10), *end) || end == val || r->name_width < 8) {
+			cli_error(CMD, "--name-width %s: expected a number of characters, at least 8", val);
+			return CLI_USAGE;
+		}
+		break;
+	case OPT_INVERTED:
+		r->view = VIEW_TREE;
+		r->o.tree_flags |= MODEL_TREE_INVERTED;
+		break;
+	case OPT_NO_FOLD: r->o.tree_flags &= ~MODEL_TREE_FOLD_RECURSION; break;
 	case OPT_SHOW_COLLECTOR: r->in.show_collector = true; break;
 	default:
 		if (cli_input_option(&r->in, CMD, id, val) <= 0)
@@ -233,7 +301,8 @@ static int parse_args(struct report_cmd *r, int argc, char **argv, const char **
 int cmd_report(int argc, char **argv)
 {
 	struct report_cmd r = {
-		.o = { .fmt = REPORT_TEXT, .threshold_pct = 1.0 },
+		.o = { .fmt = REPORT_TEXT, .threshold_pct = 1.0, .sort_metric = -1,
+		       .tree_flags = MODEL_TREE_FOLD_RECURSION },
 		.view = VIEW_FUNCTIONS, .gprof_method = MODEL_GPROF_STACKS, .limit = -1,
 	};
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
@@ -257,6 +326,8 @@ int cmd_report(int argc, char **argv)
 	if (o->nmetrics && (rc = cli_metrics_recorded(CMD, in, o->metrics, o->nmetrics)))
 		goto out;
 	default_metrics(&in->model, o);
+	if (r.samples && o->nmetrics < MODEL_METRIC_COUNT)
+		o->metrics[o->nmetrics++] = MODEL_SAMPLES;
 	o->limit = r.limit >= 0 ? (size_t)r.limit : (o->fmt == REPORT_TEXT ? 40 : 0);
 
 	struct report_doc *d = report_doc_new(stdout, o->fmt);
@@ -265,7 +336,8 @@ int cmd_report(int argc, char **argv)
 		rc = CLI_FATAL;
 		goto out;
 	}
-	if (o->fmt != REPORT_CSV)
+	report_doc_style(d, cli_colour(), r.name_width);
+	if (o->fmt != REPORT_CSV && !r.quiet)
 		report_overview(d, &in->model, in->exps, in->nexps);
 	switch (r.view) {
 	case VIEW_FUNCTIONS: report_functions(d, &in->model, o); break;

@@ -38,6 +38,7 @@ enum model_metric {
 	MODEL_MPI_COUNT,           /* MPI calls */
 	MODEL_MPI_BYTES_SENT,      /* bytes sent, by the Sun model (docs/tracing.md) */
 	MODEL_MPI_BYTES_RECV,      /* bytes received: receive buffers' lengths */
+	MODEL_SAMPLES,             /* clock samples (the count behind cpu) */
 	MODEL_METRIC_COUNT
 };
 
@@ -104,6 +105,7 @@ enum model_view {
 
 #define MODEL_PROC_MERGED UINT32_MAX   /* model.merged: entries of every process */
 #define MODEL_ENTRY_IN_MPI 0x1         /* inside an MPI call (an MPI function or library frame) */
+#define MODEL_ENTRY_FILTERED 0x2       /* left out by --object / --symbol: counts nowhere */
 
 struct model_proc {
 	const struct exp_proc *src;
@@ -143,6 +145,9 @@ struct model_options {
 	bool ranks_only;           /* leave out processes that are no rank (a job's
 	                              launcher), unless `process` names them */
 	bool keep_events;          /* fill model.events (timelines, per-thread exports) */
+	const char *object;        /* only stacks with a frame in this object (basename or path) */
+	const char *hide_object;   /* this object's frames become one frame "<object>" */
+	const char *symbol;        /* only stacks through this function */
 };
 
 /* One event as the model counted it, kept with model_options.keep_events
@@ -262,6 +267,11 @@ size_t model_func_find(const struct model *m, const char *name, uint32_t *ids, s
  * smallest edit distance first, then names that contain it; at most `max`
  * (ids in `ids`), none farther than a third of the name's length. */
 size_t model_func_suggest(const struct model *m, const char *name, uint32_t *ids, size_t max);
+
+/* Rename every function to its short form: no argument list, template
+ * arguments elided ("ns::f<...>::g"), for --no-args.  0, or -1 when out
+ * of memory. */
+int model_funcs_shorten(struct model *m);
 
 struct model_edge {
 	uint32_t func;

@@ -68,7 +68,8 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 		const struct exp_sample *s = &p->samples[i];
 		if (!model_keep(c, o, s->tid, s->time_ns))
 			continue;
-		if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_CPU, s->weight_ns, NULL))
+		if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_CPU, s->weight_ns, NULL) ||
+		    model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SAMPLES, 1, NULL))
 			return -1;
 		b->m->samples++;
 		model_thread_for(b, c, s->tid)->samples++;

@@ -4,6 +4,7 @@
  * loaded experiments into a model (private to src/model/).
  *
  * The files, bottom up (each calls only those above it in this list):
+ *   model_filter.c   --object, --hide-object, --symbol on each new entry
  *   model_structure.c  outlined parts, OpenMP bodies and runtime: names to
  *                    kinds, one stack rewritten for the user view
  *   model_frames.c   functions, frames resolved and rewritten by the seed's
@@ -99,6 +100,14 @@ uint32_t model_func_add(struct build *b, const char *name, const char *path, uin
 			uint64_t size, uint32_t flags, const char *aliases);
 /* The function called `name` in `path`, created on first use. */
 uint32_t model_func_by_name(struct build *b, const char *name, const char *path, uint32_t flags);
+
+/* The filters of model_options (model_filter.c).  Is the object at `path`
+ * the one named `want` (basename, path, or end of path)?  The function
+ * "<object>" standing for a hidden object's frames.  Mark entry e filtered
+ * out unless it passes --object and --symbol. */
+bool model_filter_object_is(const char *path, const char *want);
+uint32_t model_filter_hidden(struct build *b, const char *path);
+void model_filter_entry(const struct build *b, struct model_entry *e, const struct model_options *o);
 /* Resolve pc in the process's address space at time_ns; `retaddr`: it is a
  * return address, so the call is the instruction before it. */
 void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retaddr,

@@ -111,6 +111,10 @@ static int add(struct build *b, struct proc_ctx *c, const struct model_options *
 
 	if (e < 0 || !th)
 		return -1;
+	if (entry_out)
+		*entry_out = e;
+	if (m->entries[e].flags & MODEL_ENTRY_FILTERED)
+		return 0;
 	m->entries[e].v[mm] += value;
 	m->procs[c->index].v[mm] += value;
 	if (mm == MODEL_CPU && (m->entries[e].flags & MODEL_ENTRY_IN_MPI))
@@ -122,9 +126,7 @@ static int add(struct build *b, struct proc_ctx *c, const struct model_options *
 		th->first_ns = t;
 	if (t > th->last_ns)
 		th->last_ns = t;
-	if (entry_out)
-		*entry_out = e;
-	if (o->keep_events) {
+	if (o->keep_events && mm != MODEL_SAMPLES) {     /* a sample's event is its cpu's */
 		if (exp_grow(&m->events, &b->cap_events, m->nevents, sizeof(*m->events)))
 			return -1;
 		m->events[m->nevents++] = (struct model_event){

@@ -301,6 +301,12 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 		if (fr.mpi)
 			flags |= MODEL_ENTRY_IN_MPI;
 		runtime |= (m->funcs[fr.func].flags & MODEL_FUNC_OMP_RUNTIME) != 0;
+		if (o->hide_object && fr.path && model_filter_object_is(fr.path, o->hide_object)) {
+			fr.func = model_filter_hidden(b, fr.path);
+			fr.addr = 0;
+			if (k > first && funcs[k - 1] == fr.func)
+				continue;   /* one frame for a run of them */
+		}
 		funcs[k] = fr.func;
 		addrs[k++] = fr.addr;
 		last_path = fr.path ? fr.path : "";
@@ -323,7 +329,10 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 		funcs[k] = model_mpi_func(b, op);
 		addrs[k++] = 0;
 	}
-	return entry_add(b, c, funcs, addrs, k, flags, omp);
+	long e = entry_add(b, c, funcs, addrs, k, flags, omp);
+	if (e >= 0 && (o->object || o->symbol))
+		model_filter_entry(b, &m->entries[e], o);
+	return e;
 }
 
 static uint64_t entry_hash(const struct model_entry *e)

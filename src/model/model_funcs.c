@@ -246,6 +246,38 @@ static size_t find_by_name(const struct model *m, const char *name, size_t want,
 	return found;
 }
 
+int model_funcs_shorten(struct model *m)
+{
+	for (uint32_t i = 1; i < m->nfuncs; i++) {
+		struct model_func *f = &m->funcs[i];
+		const char *clone = strstr(f->name, " [clone ");
+		if (clone)        /* "f(int) [clone .isra.0]": the clone is f */
+			f->name[clone - f->name] = 0;
+		size_t n = base_len(f->name);
+		char *s = malloc(n + 1), *o = s;
+		int depth = 0;
+		bool op = strstr(f->name, "operator") != NULL;   /* < and > are the name there */
+		if (!s)
+			return -1;
+		for (size_t k = 0; k < n; k++) {
+			char c = f->name[k];
+			if (!op && c == '<' && depth++ == 0) {
+				memcpy(o, "<...", 4);
+				o += 4;
+			} else if (!op && c == '>' && depth > 0) {
+				if (--depth == 0)
+					*o++ = '>';
+			} else if (!depth) {
+				*o++ = c;
+			}
+		}
+		*o = 0;
+		free(f->name);
+		f->name = s;
+	}
+	return 0;
+}
+
 size_t model_func_find(const struct model *m, const char *name, uint32_t *ids, size_t max)
 {
 	size_t found = 0, want = strlen(name);

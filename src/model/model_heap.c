@@ -32,7 +32,7 @@ static void charge_leaks(struct model *m, uint32_t proc, const struct model_map 
 			continue;
 		uint64_t *sz = model_map_get(live_size, addr);
 		struct model_entry *e = &m->entries[live->vals[j] - 1];
-		if (!sz)
+		if (!sz || (e->flags & MODEL_ENTRY_FILTERED))
 			continue;
 		e->v[MODEL_HEAP_LEAK] += *sz;
 		m->procs[proc].v[MODEL_HEAP_LEAK] += *sz;

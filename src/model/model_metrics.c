@@ -23,6 +23,7 @@ static const struct model_metric_info metric_info[MODEL_METRIC_COUNT] = {
 	[MODEL_MPI_COUNT] = { "mpi.count", "MPI calls", false },
 	[MODEL_MPI_BYTES_SENT] = { "mpi.bytes.sent", "MPI sent", false },
 	[MODEL_MPI_BYTES_RECV] = { "mpi.bytes.recv", "MPI received", false },
+	[MODEL_SAMPLES] = { "samples", "Samples", false },
 };
 
 const struct model_metric_info *model_metric_info(enum model_metric m)

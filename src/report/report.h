@@ -13,16 +13,30 @@
 #include "model/model.h"
 #include "report/report_table.h"
 
+/* What the function table is sorted by (--sort). */
+enum report_sort { REPORT_SORT_EXCL, REPORT_SORT_INCL, REPORT_SORT_NAME, REPORT_SORT_OBJECT };
+
 struct report_opts {
 	enum report_format fmt;
 	enum model_metric metrics[MODEL_METRIC_COUNT];   /* columns, in order */
 	int nmetrics;
-	bool sort_incl;             /* sort functions by inclusive metric */
+	enum report_sort sort;      /* function table order */
+	int sort_metric;            /* the metric sorted by; -1: the first shown */
+	const char *columns;        /* function table columns (report_columns_check); NULL: default */
+	bool percent_only;          /* metric columns show shares of the total only */
 	size_t limit;               /* rows of the function table; 0: all */
 	double threshold_pct;       /* tree: hide nodes below this % of the total */
 	const char *source_path;    /* annotate: source directories, DIR:DIR... */
 	const char *commentary;     /* annotate: compiler commentary files, FILE,FILE... */
+	unsigned tree_flags;        /* MODEL_TREE_FOLD_RECURSION, MODEL_TREE_INVERTED */
+	double hot_pct;             /* annotate: only lines at or above this % of a total (0: all) */
+	int context;                /* annotate --hot: lines shown around each hot one */
 };
+
+/* Is `list` a valid --columns for the function table: names among excl,
+ * incl, name, object, file (the function's source file:line), comma
+ * separated?  0, or -1 with the bad name in err. */
+int report_columns_check(const char *list, char *err, size_t errlen);
 
 /* Overview: target, duration, end, samples, threads, losses, CPU time
  * sampled beside the CPU time the kernel accounted. */
@@ -58,6 +72,7 @@ int report_callers(struct report_doc *d, const struct model *m, const struct rep
 		   const char *name);
 
 void report_tree(struct report_doc *d, const struct model *m, const struct report_opts *o);
+
 void report_threads(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* The process tree: each (sub-)experiment under its parent. */
 void report_processes(struct report_doc *d, const struct model *m, const struct report_opts *o);

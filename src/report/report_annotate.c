@@ -132,6 +132,42 @@ static bool is_hot(const struct report_opts *o, const uint64_t *ex, const uint64
 	return false;
 }
 
+/* With --hot (o->hot_pct > 0): does a shown metric, exclusive or inclusive,
+ * reach hot_pct% of its total? */
+static bool above_hot_pct(const struct model *m, const struct report_opts *o, const uint64_t *ex,
+			  const uint64_t *in)
+{
+	for (int i = 0; i < o->nmetrics; i++) {
+		enum model_metric k = o->metrics[i];
+		double min = o->hot_pct / 100.0 * (double)m->total[k];
+		if (m->total[k] && ((double)ex[k] >= min || (double)in[k] >= min))
+			return true;
+	}
+	return false;
+}
+
+/* With --hot: the lines 1..last to show, those within o->context lines of
+ * one above_hot_pct (calloc'd, NULL if out of memory); without: NULL. */
+static bool *hot_shown(const struct model *m, const struct report_opts *o, const struct line_row *rows,
+		       int last, bool *oom)
+{
+	if (o->hot_pct <= 0)
+		return NULL;
+	bool *shown = calloc((size_t)last + 2, sizeof(*shown));
+	if (!shown) {
+		*oom = true;
+		return NULL;
+	}
+	for (int line = 1; line <= last; line++) {
+		if (!above_hot_pct(m, o, rows[line].excl, rows[line].incl))
+			continue;
+		int from = line > o->context ? line - o->context : 1;
+		for (int j = from; j <= line + o->context && j <= last; j++)
+			shown[j] = true;
+	}
+	return shown;
+}
+
 static int annotate_source(struct report_doc *d, const struct model *m, const struct report_opts *o,
 			   uint32_t f, struct sym_object *obj)
 {
@@ -189,7 +225,7 @@ static int annotate_source(struct report_doc *d, const struct model *m, const st
 	/* The special lines: instructions without line numbers, by function. */
 	for (size_t i = 0; i < p.nlines; i++) {
 		const struct report_line *l = &p.lines[i];
-		if (l->file || !of_file[l->func])
+		if (l->file || !of_file[l->func] || (o->hot_pct > 0 && !above_hot_pct(m, o, l->excl, l->incl)))
 			continue;
 		snprintf(buf, sizeof(buf), "%s -- <instructions without line numbers>", m->funcs[l->func].name);
 		report_row(t);
@@ -214,12 +250,16 @@ static int annotate_source(struct report_doc *d, const struct model *m, const st
 			rows[l->line].incl[k] += l->incl[k];
 		}
 	}
-	for (int line = 1; rows && line <= last; line++) {
+	bool oom = false;
+	bool *shown = rows ? hot_shown(m, o, rows, last, &oom) : NULL;
+	if (oom)
+		report_doc_fail(d, "source");
+	for (int line = 1; rows && !oom && line <= last; line++) {
 		struct line_row *r = &rows[line];
 		bool any = false;
 		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
 			any |= r->incl[k] != 0;
-		if (!found && !any)
+		if ((!found && !any) || (shown && !shown[line]))
 			continue;
 		commentary_rows(t, o, &com, line, false);
 		report_row(t);
@@ -232,6 +272,10 @@ static int annotate_source(struct report_doc *d, const struct model *m, const st
 		report_str(t, text ? text : "");
 	}
 	report_table_emit(d, t);
+	if (o->hot_pct > 0)
+		report_note(d, "(lines at or above %.2f%% of a total, with %d lines of context; --hot=0 shows all)",
+			    o->hot_pct, o->context);
+	free(shown);
 	free(rows);
 	free(of_file);
 	report_commentary_free(&com);

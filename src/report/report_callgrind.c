@@ -33,7 +33,7 @@ static const char *const cg_event[MODEL_METRIC_COUNT] = {
 	[MODEL_HEAP_COUNT] = "Heap_allocs", [MODEL_HEAP_LEAK] = "Heap_leaked_bytes",
 	[MODEL_SYNC_WAIT] = "Sync_wait_ns", [MODEL_SYNC_COUNT] = "Sync_waits",
 	[MODEL_IO_BYTES] = "IO_bytes",   [MODEL_IO_TIME] = "IO_time_ns",
-	[MODEL_IO_COUNT] = "IO_calls",
+	[MODEL_IO_COUNT] = "IO_calls",   [MODEL_SAMPLES] = "Samples",
 };
 
 /* Interned strings (files, objects) with their compression ids. */

@@ -28,9 +28,11 @@ void report_metric_cols(struct report_table *t, const struct report_opts *o, con
 		const struct model_metric_info *mi = model_metric_info(o->metrics[i]);
 		snprintf(key, sizeof(key), "%s_%s", kind, mi->name);
 		snprintf(head, sizeof(head), "%s %s%s", title, mi->title, mi->is_time ? " s" : "");
-		report_col(t, key, head, mi->is_time ? COL_SEC : COL_U64);
+		if (!o->percent_only)
+			report_col(t, key, head, mi->is_time ? COL_SEC : COL_U64);
 		snprintf(key, sizeof(key), "%s_%s_pct", kind, mi->name);
-		report_col(t, key, "%", COL_PCT);
+		snprintf(head, sizeof(head), "%s %s %%", title, mi->title);
+		report_col(t, key, o->percent_only ? head : "%", COL_PCT);
 	}
 }
 
@@ -39,7 +41,8 @@ void report_metric_cells(struct report_table *t, const struct model *m,
 {
 	for (int i = 0; i < o->nmetrics; i++) {
 		enum model_metric mm = o->metrics[i];
-		report_u64(t, v[mm]);
+		if (!o->percent_only)
+			report_u64(t, v[mm]);
 		report_pct(t, report_pct_of(v[mm], m->total[mm]));
 	}
 }

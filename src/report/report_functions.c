@@ -3,21 +3,32 @@
  * report_functions.c — the function table (<Total> first, then functions by
  * exclusive or inclusive metric) and the callers-callees view of a function.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
+#include "symbols/sym.h"
 
 static const struct model_func_metrics *sort_fm;
+static const struct model *sort_m;
 static enum model_metric sort_metric;
-static bool sort_by_incl;
+static enum report_sort sort_key;
 
+/* By the sort key (largest value first, names A to Z), then inclusive. */
 static int cmp_func(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t vx = sort_by_incl ? sort_fm[x].incl[sort_metric] : sort_fm[x].excl[sort_metric];
-	uint64_t vy = sort_by_incl ? sort_fm[y].incl[sort_metric] : sort_fm[y].excl[sort_metric];
+	int c = 0;
 
+	if (sort_key == REPORT_SORT_NAME)
+		c = strcmp(sort_m->funcs[x].name, sort_m->funcs[y].name);
+	else if (sort_key == REPORT_SORT_OBJECT)
+		c = strcmp(sort_m->funcs[x].object, sort_m->funcs[y].object);
+	if (c)
+		return c;
+	uint64_t vx = sort_key == REPORT_SORT_EXCL ? sort_fm[x].excl[sort_metric] : sort_fm[x].incl[sort_metric];
+	uint64_t vy = sort_key == REPORT_SORT_EXCL ? sort_fm[y].excl[sort_metric] : sort_fm[y].incl[sort_metric];
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
 	uint64_t ix = sort_fm[x].incl[sort_metric], iy = sort_fm[y].incl[sort_metric];
@@ -34,15 +45,67 @@ static bool has_any(const struct model_func_metrics *fm, const struct report_opt
 	return false;
 }
 
+static const char *const column_names[] = { "excl", "incl", "name", "object", "file", "aliases" };
+enum { C_EXCL, C_INCL, C_NAME, C_OBJECT, C_FILE, C_ALIASES, C_COUNT };
+
+/* The columns of `list` (NULL: the default, with the aliases but in text,
+ * which keeps its width) into cols; their number, or -1 with the unknown
+ * name in err. */
+static int columns_parse(const char *list, bool text, int *cols, char *err, size_t errlen)
+{
+	char buf[256];
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list ? list : text ? "excl,incl,name,object" : "excl,incl,name,object,aliases");
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		int k = 0;
+		while (k < C_COUNT && strcmp(tok, column_names[k]))
+			k++;
+		if (k == C_COUNT || n == 16) {
+			snprintf(err, errlen, "'%s' (expected excl, incl, name, object, file or aliases)", tok);
+			return -1;
+		}
+		cols[n++] = k;
+	}
+	return n;
+}
+
+int report_columns_check(const char *list, char *err, size_t errlen)
+{
+	int cols[16];
+
+	return columns_parse(list, true, cols, err, errlen) < 0 ? -1 : 0;
+}
+
+/* "file:line" of function f's first instruction, or "" without lines. */
+static const char *func_file(const struct model *m, uint32_t f, char *buf, size_t len)
+{
+	const struct model_func *fn = &m->funcs[f];
+	const char *file;
+	int line;
+	bool mismatch;
+	char err[256];
+
+	buf[0] = 0;
+	if (fn->flags & MODEL_FUNC_ARTIFICIAL || !fn->path[0])
+		return buf;
+	struct sym_object *obj = sym_object_get(fn->path, NULL, 0, &mismatch, err, sizeof(err));
+	if (obj && sym_object_line(obj, fn->addr, &file, &line))
+		snprintf(buf, len, "%s:%d", file, line);
+	return buf;
+}
+
 void report_functions(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
 	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 	uint32_t *order = malloc(m->nfuncs * sizeof(*order));
-	char buf[4096];
+	char buf[4096], err[128];
+	int cols[16];
+	int ncols = columns_parse(o->columns, o->fmt == REPORT_TEXT, cols, err, sizeof(err));
 	size_t n = 0;
 
-	if (!fm || !order || model_func_metrics(m, fm)) {
-		report_doc_fail(d, "the function table");
+	if (!fm || !order || ncols < 0 || model_func_metrics(m, fm)) {
+		report_doc_fail(d, "the function table");   /* columns were checked by the command */
 		free(fm);
 		free(order);
 		return;
@@ -51,35 +114,36 @@ void report_functions(struct report_doc *d, const struct model *m, const struct 
 		if (has_any(&fm[i], o))
 			order[n++] = i;
 	sort_fm = fm;
-	sort_metric = o->metrics[0];
-	sort_by_incl = o->sort_incl;
+	sort_m = m;
+	sort_metric = o->sort_metric >= 0 ? (enum model_metric)o->sort_metric : o->metrics[0];
+	sort_key = o->sort;
 	qsort(order, n, sizeof(*order), cmp_func);
 
 	struct report_table *t = report_table_new("functions", "Functions");
-	report_metric_cols(t, o, "excl", "Excl.");
-	report_metric_cols(t, o, "incl", "Incl.");
-	report_col(t, "name", "Name", COL_STR);
-	report_col(t, "object", "Object", COL_STR);
-	bool aliases = o->fmt != REPORT_TEXT;   /* text keeps its width */
-	if (aliases)
-		report_col(t, "aliases", "Aliases", COL_STR);
-	report_row(t);
-	report_metric_cells(t, m, o, fm[MODEL_TOTAL].incl);
-	report_metric_cells(t, m, o, fm[MODEL_TOTAL].incl);
-	report_str(t, "<Total>");
-	report_str(t, "");
-	if (aliases)
-		report_str(t, "");
+	for (int c = 0; c < ncols; c++) {
+		switch (cols[c]) {
+		case C_EXCL: report_metric_cols(t, o, "excl", "Excl."); break;
+		case C_INCL: report_metric_cols(t, o, "incl", "Incl."); break;
+		case C_NAME: report_col(t, "name", "Name", COL_STR); break;
+		case C_OBJECT: report_col(t, "object", "Object", COL_STR); break;
+		case C_FILE: report_col(t, "file", "File", COL_STR); break;
+		case C_ALIASES: report_col(t, "aliases", "Aliases", COL_STR); break;
+		}
+	}
 	size_t shown = o->limit && o->limit < n ? o->limit : n;
-	for (size_t i = 0; i < shown; i++) {
-		uint32_t f = order[i];
+	for (size_t i = 0; i <= shown; i++) {
+		uint32_t f = i ? order[i - 1] : MODEL_TOTAL;   /* <Total> first */
 		report_row(t);
-		report_metric_cells(t, m, o, fm[f].excl);
-		report_metric_cells(t, m, o, fm[f].incl);
-		report_str(t, report_func_label(m, f, buf, sizeof(buf)));
-		report_str(t, m->funcs[f].object);
-		if (aliases)
-			report_str(t, m->funcs[f].aliases ? m->funcs[f].aliases : "");
+		for (int c = 0; c < ncols; c++) {
+			switch (cols[c]) {
+			case C_EXCL: report_metric_cells(t, m, o, i ? fm[f].excl : fm[f].incl); break;
+			case C_INCL: report_metric_cells(t, m, o, fm[f].incl); break;
+			case C_NAME: report_str(t, i ? report_func_label(m, f, buf, sizeof(buf)) : "<Total>"); break;
+			case C_OBJECT: report_str(t, i ? m->funcs[f].object : ""); break;
+			case C_FILE: report_str(t, i ? func_file(m, f, buf, sizeof(buf)) : ""); break;
+			case C_ALIASES: report_str(t, i && m->funcs[f].aliases ? m->funcs[f].aliases : ""); break;
+			}
+		}
 	}
 	report_table_emit(d, t);
 	if (shown < n)

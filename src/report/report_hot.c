@@ -212,8 +212,9 @@ int report_hot(struct report_doc *d, const struct model *m, const struct report_
 		if (shows(o, pcs ? p.pcs[i].incl : p.lines[i].incl))
 			order[n++] = i;
 	sort_base = pcs ? (const void *)p.pcs : (const void *)p.lines;
-	sort_key = pcs ? (o->sort_incl ? pc_incl : pc_excl) : (o->sort_incl ? line_incl : line_excl);
-	sort_metric = o->metrics[0];
+	bool incl = o->sort == REPORT_SORT_INCL;
+	sort_key = pcs ? (incl ? pc_incl : pc_excl) : (incl ? line_incl : line_excl);
+	sort_metric = o->sort_metric >= 0 ? (enum model_metric)o->sort_metric : o->metrics[0];
 	qsort(order, n, sizeof(*order), cmp_rows);
 	size_t shown = o->limit && o->limit < n ? o->limit : n;
 	if (pcs)

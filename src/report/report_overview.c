@@ -214,7 +214,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 			  (unsigned long long)m->unknown_stacks);
 	for (int k = 1; k < MODEL_METRIC_COUNT; k++) {
 		const struct model_metric_info *mi = model_metric_info(k);
-		if (!(m->present & (1u << k)))
+		if (!(m->present & (1u << k)) || k == MODEL_SAMPLES)   /* shown above */
 			continue;
 		if (mi->is_time)
 			report_kv_num(d, mi->name, mi->title, (double)m->total[k] / 1e9, "%.3f s",

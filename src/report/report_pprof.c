@@ -136,6 +136,7 @@ int report_pprof(const char *path, const struct model *m)
 		[MODEL_HEAP_LEAK] = "bytes", [MODEL_SYNC_WAIT] = "nanoseconds",
 		[MODEL_SYNC_COUNT] = "count", [MODEL_SYNC_OTHER] = "nanoseconds",
 		[MODEL_IO_BYTES] = "bytes", [MODEL_IO_TIME] = "nanoseconds", [MODEL_IO_COUNT] = "count",
+		[MODEL_SAMPLES] = "count",
 	};
 	bool oom = false;
 	struct buf prof = { .oom = &oom }, msg = { .oom = &oom }, packed = { .oom = &oom };
@@ -210,6 +211,8 @@ int report_pprof(const char *path, const struct model *m)
 	}
 	model_map_free(&mapping);
 	value_type(&prof, 11, &s, model_metric_info(metrics[0])->name, units[metrics[0]]);
+	/* what pprof shows first: the first metric (cpu), not its last (samples) */
+	field_varint(&prof, 14, str(&s, model_metric_info(metrics[0])->name));
 	put(&prof, s.out.p, s.out.n);        /* the string table, complete now */
 
 	int rc = -1;

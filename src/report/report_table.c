@@ -48,7 +48,45 @@ struct report_doc {
 	int sections;
 	int kv_items;
 	char err[160];           /* the first failure, "" if none */
+	bool colour;             /* text: colour the shares */
+	int name_width;          /* text: cut "name" cells to this (0: no) */
 };
+
+void report_doc_style(struct report_doc *d, bool colour, int name_width)
+{
+	d->colour = colour && d->fmt == REPORT_TEXT;
+	d->name_width = name_width;
+}
+
+/* Cut the cells of "name" columns to d->name_width characters, "..." last
+ * (UTF-8 sequences are not split). */
+static void cut_names(struct report_doc *d, struct report_table *t)
+{
+	size_t w = (size_t)d->name_width;
+
+	for (int c = 0; c < t->ncols && w >= 8; c++) {
+		if (strcmp(t->cols[c].key, "name"))
+			continue;
+		for (size_t r = 0; r < t->nrows; r++) {
+			char *s = t->cells[r * (size_t)t->ncols + (size_t)c].text;
+			if (!s || strlen(s) <= w)
+				continue;
+			size_t k = w - 3;
+			while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+				k--;
+			memcpy(s + k, "...", 4);
+		}
+	}
+}
+
+/* A share in colour: red from 10%, yellow from 1%, dim below. */
+static void coloured_pct(FILE *f, const char *s, int width)
+{
+	double v = atof(s);
+	const char *on = v >= 10 ? "\033[1;31m" : v >= 1 ? "\033[33m" : "\033[2m";
+
+	fprintf(f, "%*s%s%s\033[0m  ", width - (int)strlen(s), "", on, s);
+}
 
 /* A copy of s, or NULL (and the table failed). */
 static char *table_strdup(struct report_table *t, const char *s)
@@ -337,6 +375,8 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 		report_doc_fail(d, t->key);
 		return;
 	}
+	if (d->name_width)
+		cut_names(d, t);
 	for (int c = 0; c < t->ncols; c++)
 		w[c] = strlen(t->cols[c].title);
 	for (size_t r = 0; r < t->nrows; r++)
@@ -371,6 +411,8 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 					fputs(s, d->out);
 				else
 					fprintf(d->out, "%-*s  ", (int)(w[c] - 2 * (size_t)x->indent), s);
+			} else if (d->colour && t->cols[c].type == COL_PCT && *s) {
+				coloured_pct(d->out, s, (int)w[c]);
 			} else {
 				fprintf(d->out, "%*s  ", (int)w[c], s);
 			}

@@ -10,6 +10,7 @@
 #ifndef TALLY_REPORT_TABLE_H
 #define TALLY_REPORT_TABLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,6 +31,9 @@ struct report_table;
 
 /* A document written to `out`; NULL if out of memory. */
 struct report_doc *report_doc_new(FILE *out, enum report_format fmt);
+/* Text only: colour shares (COL_PCT cells: red from 10%, yellow from 1%)
+ * and cut cells of "name" columns to `name_width` characters (0: whole). */
+void report_doc_style(struct report_doc *d, bool colour, int name_width);
 /* Finish the document (closes JSON) and free it. */
 void report_doc_end(struct report_doc *d);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_tree.c — the call tree, depth first, children by inclusive metric,
- * nodes below the threshold (percent of the total) left out and counted.
+ * nodes below the threshold (percent of the total) left out and counted;
+ * recursion folded (by default) and bottom-up (--inverted) as asked.
  */
 #include <stdlib.h>
 
@@ -13,7 +14,10 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 	size_t n, hidden = 0;
 	enum model_metric mm = o->metrics[0];
 
-	if (model_tree_build(m, mm, m->nprocs > 1 && !m->merged ? MODEL_TREE_BY_PROCESS : 0, &nodes, &n)) {
+	bool inverted = o->tree_flags & MODEL_TREE_INVERTED;
+	unsigned flags = o->tree_flags | (m->nprocs > 1 && !m->merged && !inverted ? MODEL_TREE_BY_PROCESS : 0);
+
+	if (model_tree_build(m, mm, flags, &nodes, &n)) {
 		report_doc_fail(d, "the call tree");
 		return;
 	}
@@ -27,7 +31,8 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 		free(nodes);
 		return;
 	}
-	struct report_table *t = report_table_new("tree", "Call tree");
+	struct report_table *t = report_table_new("tree", inverted ? "Call tree, bottom-up (callers below each function)"
+								    : "Call tree");
 	report_metric_cols(t, o, "incl", "Incl.");
 	report_metric_cols(t, o, "excl", "Excl.");
 	report_col(t, "depth", "depth", COL_DEPTH);
@@ -65,6 +70,8 @@ void report_tree(struct report_doc *d, const struct model *m, const struct repor
 	if (hidden)
 		report_note(d, "(%zu subtrees below %.2f%% not shown; --threshold 0 shows all)", hidden,
 			    o->threshold_pct);
+	if (o->tree_flags & MODEL_TREE_FOLD_RECURSION)
+		report_note(d, "(recursive calls folded into their outermost call; --no-fold shows every level)");
 	free(stack);
 	free(depth);
 	free(nodes);

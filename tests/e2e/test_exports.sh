@@ -41,7 +41,7 @@ else
 		python3 -c \"
 import json; d = json.load(open('t.ss.out'))
 names = [p['name'] for p in d['profiles']]
-busy = [t for t in json.load(open('t.threads.json'))['threads'] if t['excl_cpu'] > 0]
+busy = [t for t in json.load(open('t.threads.json'))['threads'] if t['samples']]
 assert len(names) == len(busy) >= 5 and all(n.endswith(': cpu') for n in names), names\" &&
 		python3 \"\$E2E/consumers.py\" speedscope t.ss.out t.json t.threads.json"
 	for x in s t y; do

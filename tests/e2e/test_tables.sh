@@ -1,0 +1,106 @@
+# test_tables.sh — the table options of `tally report` and `annotate`:
+# --sort by any column, --columns, --percent, -n (sample counts), --lines,
+# --pcs, --inverted, recursion folded in --tree, --object, --hide-object,
+# --symbol, --name-width, --no-args, --quiet, colour on a terminal (and
+# NO_COLOR), annotate --hot with context.
+. "$(dirname "$0")/lib.sh"
+cc_prog spin
+cc_prog cycle2
+cc_prog hotloop -O1
+c++ -O2 -g -o "$T/cxx_spin" "$PROGS/cxx_spin.cpp"
+cd "$T"
+"$TALLY" record -o s.exp ./spin 0.4 2>/dev/null
+"$TALLY" record -o c.exp ./cycle2 2>/dev/null
+"$TALLY" record -o h.exp ./hotloop 2>/dev/null
+"$TALLY" record -o x.exp ./cxx_spin 2>/dev/null
+
+csv() { python3 -c "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); $2" "$1"; }
+
+check sort_by_name_incl_and_metric sh -c '
+	"$TALLY" report s.exp --sort name --format csv --limit 0 >n.csv &&
+	"$TALLY" report s.exp --sort incl --format csv --limit 0 >i.csv &&
+	"$TALLY" report s.exp --sort excl.samples -n --format csv --limit 0 >e.csv &&
+	python3 -c "
+import csv
+n = [r[\"name\"] for r in csv.DictReader(open(\"n.csv\"))][1:]
+assert n == sorted(n), n
+i = [float(r[\"incl_cpu\"]) for r in csv.DictReader(open(\"i.csv\"))][1:]
+assert i == sorted(i, reverse=True), i
+e = [int(r[\"excl_samples\"]) for r in csv.DictReader(open(\"e.csv\"))][1:]
+assert e == sorted(e, reverse=True) and e[0] > 0, e"'
+check sort_bad_key_is_usage_error sh -c '"$TALLY" report s.exp --sort bogus 2>/dev/null; test $? -eq 64'
+check columns_choose_and_order sh -c '
+	"$TALLY" report s.exp --columns name,excl,file --format csv >col.csv &&
+	test "$(head -1 col.csv)" = "name,excl_cpu,excl_cpu_pct,file" &&
+	grep -q "^leaf_two,.*spin.c:[0-9]*$" col.csv &&
+	"$TALLY" report s.exp --columns name,bogus 2>err; test $? -eq 64 && grep -q bogus err'
+check percent_only_shares sh -c '
+	"$TALLY" report s.exp --percent --format csv >p.csv &&
+	test "$(head -1 p.csv)" = "excl_cpu_pct,incl_cpu_pct,name,object"'
+check samples_column_counts_every_sample sh -c '
+	"$TALLY" report s.exp -n --format json --limit 0 >j.json && python3 -c "
+import json; d = json.load(open(\"j.json\"))
+rows = d[\"functions\"]
+assert rows[0][\"excl_samples\"] == d[\"overview\"][\"samples\"] > 300, rows[0]
+assert sum(r[\"excl_samples\"] for r in rows[1:]) == d[\"overview\"][\"samples\"]"'
+check lines_view_hottest_lines sh -c '
+	"$TALLY" report s.exp --lines --format csv >l.csv && python3 -c "
+import csv; r = list(csv.DictReader(open(\"l.csv\")))
+assert r[0][\"function\"] == \"leaf_two\" and r[0][\"location\"] == \"spin.c:24\", r[0]
+assert abs(float(r[0][\"excl_cpu_pct\"]) - 66.7) < 5, r[0]
+assert r[1][\"location\"] == \"spin.c:23\", r[1]"'
+check pcs_view_hottest_instructions sh -c '
+	"$TALLY" report s.exp --pcs --format csv >pc.csv && python3 -c "
+import csv; r = list(csv.DictReader(open(\"pc.csv\")))
+assert r[0][\"function\"].startswith(\"leaf_two+0x\") and r[0][\"instruction\"], r[0]
+assert abs(sum(float(x[\"excl_cpu_pct\"]) for x in r if x[\"function\"].startswith(\"leaf_two\")) - 66.7) < 5"'
+check inverted_tree_leaves_first sh -c '
+	"$TALLY" report s.exp --inverted --format csv --threshold 0 >inv.csv && python3 -c "
+import csv; r = list(csv.DictReader(open(\"inv.csv\")))
+top = [x[\"name\"] for x in r if x[\"depth\"] == \"1\"]
+assert top[:2] == [\"leaf_two\", \"leaf_one\"], top
+kids = [x[\"name\"] for x in r if x[\"depth\"] == \"2\"]
+assert set(kids) == {\"parent\"}, kids"'
+check tree_folds_recursion sh -c '
+	"$TALLY" report c.exp --tree --threshold 0 --format csv >f.csv &&
+	"$TALLY" report c.exp --tree --threshold 0 --no-fold --format csv >u.csv && python3 -c "
+import csv
+def paths(f):
+    out, path = [], []
+    for r in csv.DictReader(open(f)):
+        d = int(r[\"depth\"]); path[d:] = [r[\"name\"]]; out.append(list(path))
+    return out
+f, u = paths(\"f.csv\"), paths(\"u.csv\")
+assert all(len(p) == len(set(p)) for p in f), [p for p in f if len(p) != len(set(p))][:2]
+assert any(len(p) != len(set(p)) for p in u)
+assert len(f) * 5 < len(u), (len(f), len(u))"'
+check hide_object_one_frame sh -c '
+	"$TALLY" report s.exp --hide-object libc.so.6 --tree --format csv >ho.csv &&
+	grep -q ",<libc.so.6>$" ho.csv && ! grep -q "__libc_start_main" ho.csv'
+check symbol_keeps_stacks_through_it sh -c '
+	"$TALLY" report s.exp --symbol leaf_one --format json >sy.json && python3 -c "
+import json; r = json.load(open(\"sy.json\"))[\"functions\"]
+names = [x[\"name\"] for x in r]
+assert \"leaf_two\" not in names and r[0][\"incl_cpu\"] == [x for x in r if x[\"name\"] == \"leaf_one\"][0][\"incl_cpu\"], r"'
+check object_filter_and_unknown_object sh -c '
+	"$TALLY" report s.exp --object spin --format csv --limit 0 >ob.csv && grep -q "^[^,]*,[^,]*,[^,]*,100.00,<Total>" ob.csv &&
+	"$TALLY" report s.exp --object nosuch.so 2>err; test $? -eq 2 && grep -q nosuch.so err'
+check no_args_and_name_width sh -c '
+	"$TALLY" report x.exp --no-args --format csv --limit 0 >na.csv && ! cut -d, -f5 na.csv | grep -q "(" &&
+	"$TALLY" report x.exp --format csv --limit 0 | grep -q "(" &&
+	"$TALLY" report x.exp --name-width 12 --columns excl,name -q >nw.txt &&
+	awk "NR > 2 {sub(/^ *[0-9.]+ +[0-9.]+ +/, \"\"); if (length(\$0) > 12) bad = 1} END {exit bad}" nw.txt'
+check quiet_no_overview sh -c '
+	test "$("$TALLY" report s.exp -q | head -1)" = Functions &&
+	"$TALLY" report s.exp | head -1 | grep -q Overview'
+check colour_on_a_terminal_not_with_NO_COLOR sh -c '
+	script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty.txt && grep -q "$(printf "\033")\[" tty.txt &&
+	NO_COLOR=1 script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty2.txt && ! grep -q "$(printf "\033")\[" tty2.txt &&
+	"$TALLY" report s.exp -q | grep -vq "$(printf "\033")"'
+check annotate_hot_lines_with_context sh -c '
+	"$TALLY" annotate h.exp work --hot -C 1 --format csv >hot.csv && python3 -c "
+import csv; r = {int(x[\"line\"]) for x in csv.DictReader(open(\"hot.csv\")) if x[\"kind\"] == \"line\"}
+# work: the hot lines 13-14 with a line around them, none of the cold loops;
+# main (line 23, all inclusive) is of the same file, shown whole
+assert {12, 13, 14, 15} <= r and not r & (set(range(1, 12)) | set(range(16, 22))), r" &&
+	"$TALLY" annotate h.exp work --format csv | wc -l | awk "{exit !(\$1 > 10)}"'
