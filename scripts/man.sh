@@ -50,6 +50,9 @@ see="${see# }"
 	l '.TP'
 	l '.B TALLY_LIB_DIR'
 	l 'where the collector libraries are (default: ../lib beside the tally binary).'
+	l '.TP'
+	l '.B NO_COLOR'
+	l 'when set (and not empty), tables on a terminal are not coloured.'
 	l '.SH SEE ALSO'
 	printf '%s\n' "${see} tally-experiment(5), perf(1), gprof(1)"
 } >"$out/man1/tally.1"
