@@ -209,7 +209,8 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 				goto oom;
 			break;
 		case MODEL_IO_TIME:
-			snprintf(label, sizeof(label), "I/O: %s", leaf);
+		case MODEL_MPI_TIME:        /* both records' times are the call's start */
+			snprintf(label, sizeof(label), "%s: %s", ev->metric == MODEL_IO_TIME ? "I/O" : "MPI", leaf);
 			if (report_timeline_interval(tl, (size_t)k, ev->time_ns, ev->time_ns + ev->value,
 						     label, ev->entry + 1))
 				goto oom;

@@ -62,7 +62,8 @@ struct report_timeline {
 /* The timeline of a model built with keep_events: a track per thread with
  * its clock samples (each covering the CPU time it weighs, laid end to end
  * so the track's busy time is the thread's sampled CPU time) and its traced
- * waits and I/O calls as intervals; the founders' markers.  Returns 0, or -1
+ * waits, I/O and MPI calls as intervals (a job's ranks are its processes);
+ * the founders' markers.  Returns 0, or -1
  * when out of memory. */
 int report_timeline_build(struct report_timeline *tl, const struct model *m);
 
