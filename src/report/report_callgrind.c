@@ -33,7 +33,7 @@ static const char *const cg_event[MODEL_METRIC_COUNT] = {
 	[MODEL_HEAP_COUNT] = "Heap_allocs", [MODEL_HEAP_LEAK] = "Heap_leaked_bytes",
 	[MODEL_SYNC_WAIT] = "Sync_wait_ns", [MODEL_SYNC_COUNT] = "Sync_waits",
 	[MODEL_IO_BYTES] = "IO_bytes",   [MODEL_IO_TIME] = "IO_time_ns",
-	[MODEL_IO_COUNT] = "IO_calls",   [MODEL_SAMPLES] = "Samples",
+	[MODEL_IO_COUNT] = "IO_calls",
 };
 
 /* Interned strings (files, objects) with their compression ids. */
@@ -396,7 +396,7 @@ int report_callgrind(FILE *out, const struct model *m, const struct exp_experime
 	int rc = -1;
 
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-		if (m->present & (1u << k))
+		if ((m->present & (1u << k)) && cg_event[k])   /* samples: cpu already says it */
 			c.ev[c.nev++] = (enum model_metric)k;
 	if (!c.nev)
 		c.ev[c.nev++] = MODEL_CPU;
