@@ -36,7 +36,7 @@ check columns_choose_and_order sh -c '
 	"$TALLY" report s.exp --columns name,bogus 2>err; test $? -eq 64 && grep -q bogus err'
 check percent_only_shares sh -c '
 	"$TALLY" report s.exp --percent --format csv >p.csv &&
-	test "$(head -1 p.csv)" = "excl_cpu_pct,incl_cpu_pct,name,object"'
+	test "$(head -1 p.csv)" = "excl_cpu_pct,incl_cpu_pct,name,object,aliases"'
 check samples_column_counts_every_sample sh -c '
 	"$TALLY" report s.exp -n --format json --limit 0 >j.json && python3 -c "
 import json; d = json.load(open(\"j.json\"))
