@@ -63,7 +63,8 @@ static const struct cli_opt options[] = {
 	  "object, or a metric (its excl); excl.M / incl.M for metric M" },
 	{ "columns", 0, CLI_ARG_REQUIRED, OPT_COLUMNS, "LIST",
 	  "function table columns, in order, from excl, incl, name,\n"
-	  "object, file (source file:line); default excl,incl,name,object" },
+	  "object, file (source file:line), aliases; default\n"
+	  "excl,incl,name,object (and aliases in csv and json)" },
 	{ "percent", 0, CLI_ARG_NONE, OPT_PERCENT, NULL, "metric columns as shares of the total only" },
 	{ "samples", 'n', CLI_ARG_NONE, OPT_SAMPLES, NULL, "a column of sample counts (metric samples)" },
 	{ "quiet", 'q', CLI_ARG_NONE, OPT_QUIET, NULL, "no overview: the view alone" },

@@ -19,17 +19,20 @@ import json; d = json.load(open(\"d.json\"))
 f = {r[\"name\"]: r for r in d[\"functions\"]}
 s, x = f[\"scaled\"], f[\"fixed\"]
 assert d[\"functions\"][0][\"name\"] == \"scaled\", d[\"functions\"][0]
-assert abs(s[\"delta_excl_cpu\"] - 2 * s[\"a_excl_cpu\"]) < 0.15 * 2 * s[\"a_excl_cpu\"], s
-assert abs(s[\"ratio_excl_cpu\"] - 3) < 0.35, s
-assert abs(x[\"ratio_excl_cpu\"] - 1) < 0.2 and abs(x[\"delta_excl_cpu\"]) < 0.2 * s[\"delta_excl_cpu\"], x
+# CPU time per unit of work varies by up to a quarter on a loaded shared
+# machine: the checks allow for that, and still tell 2 units from 0
+unit = (s[\"a_excl_cpu\"] + x[\"a_excl_cpu\"] + x[\"b_excl_cpu\"]) / 3
+assert abs(s[\"delta_excl_cpu\"] - 2 * unit) < 0.35 * 2 * unit, (s, unit)
+assert 2.3 < s[\"ratio_excl_cpu\"] < 3.7, s
+assert 0.7 < x[\"ratio_excl_cpu\"] < 1.4 and abs(x[\"delta_excl_cpu\"]) < 0.25 * s[\"delta_excl_cpu\"], x
 assert d[\"paths\"][0][\"name\"].endswith(\"main;scaled\"), d[\"paths\"][0]
 assert s[\"status\"] == \"\" and x[\"status\"] == \"\""'
 check diff_normalised_compares_shares sh -c '
 	"$TALLY" diff z1.exp z3.exp --normalised --format json >n.json && python3 -c "
 import json; d = json.load(open(\"n.json\"))
 f = {r[\"name\"]: r for r in d[\"functions\"]}
-assert abs(f[\"scaled\"][\"ratio_excl_cpu\"] - 1.5) < 0.2, f[\"scaled\"]
-assert abs(f[\"fixed\"][\"ratio_excl_cpu\"] - 0.5) < 0.1, f[\"fixed\"]"'
+assert 1.2 < f[\"scaled\"][\"ratio_excl_cpu\"] < 1.8, f[\"scaled\"]
+assert 0.3 < f[\"fixed\"][\"ratio_excl_cpu\"] < 0.7, f[\"fixed\"]"'
 check diff_marks_new_and_gone sh -c '
 	"$TALLY" diff sp.exp z1.exp --format csv --limit 0 >g.csv &&
 	grep -q ",new,scaled," g.csv && grep -q ",gone,leaf_two," g.csv'
