@@ -84,7 +84,8 @@ for fr, w in st.items():
     leaves[fr[-1]] = leaves.get(fr[-1], 0) + w / tot
 shares = sorted(v for k, v in leaves.items() if k.startswith(\"<static>@0x\") and k.endswith(\"(statics.stripped)\"))
 assert len(shares) >= 2 and abs(shares[-1] - 0.667) < 0.03 and abs(shares[-2] - 0.333) < 0.03, leaves
-assert all(\"__libc_start_call_main\" in fr for fr in st), st'"
+# (a sample may land in the start-up of ld.so, before main: under 1%)
+assert all(\"__libc_start_call_main\" in fr for fr in st if st[fr] > 0.01 * tot), st'"
 
 # PLT: with LD_BIND_NOT=1 every call goes through ld.so's lazy resolver,
 # which the user view shows as @plt (the seed's rule), the machine view as is.
