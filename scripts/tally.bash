@@ -3,7 +3,7 @@
 # $(PREFIX)/share/bash-completion/completions/tally): commands, their
 # options, --format and --metric values, experiment directories.
 
-_tally_metrics="cpu heap.bytes heap.count heap.leak sync.wait sync.count sync.other io.bytes io.time io.count samples"
+_tally_metrics="cpu heap.bytes heap.count heap.leak sync.wait sync.count sync.other io.bytes io.time io.count mpi.time mpi.count mpi.bytes.sent mpi.bytes.recv samples"
 
 _tally()
 {
@@ -11,11 +11,11 @@ _tally()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "record report export annotate gprof diff html --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "record report export annotate gprof check diff html --help --version" -- "$cur"))
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
-	local filters="--thread --time --process --object --hide-object --symbol --no-args"
+	local filters="--thread --time --process --rank --view --object --hide-object --symbol --no-args"
 	case "$prev" in
 	--sort)
 		COMPREPLY=($(compgen -W "excl incl name object $_tally_metrics" -- "$cur"))
@@ -40,15 +40,16 @@ _tally()
 		return ;;
 	esac
 	case "$cmd" in
-	record) opts="-o -F -H -s -i --follow= --help" ;;
-	report) opts="--functions --callers --tree --inverted --no-fold --lines --pcs --threads --objects
-		--gprof --leaks --by-file --processes --metric --format --limit --sort --columns --percent
-		--samples --quiet --name-width --threshold --show-collector $filters --help" ;;
+	record) opts="-o -F -H -s -i -m --follow= --frames --pid --duration --limit --help" ;;
+	report) opts="--functions --callers --tree --inverted --no-fold --lines --pcs --source-path --threads
+		--objects --gprof --leaks --by-file --processes --ranks --messages --metric --format --limit --sort
+		--columns --percent --samples --quiet --name-width --threshold --show-collector $filters --help" ;;
 	export) opts="--format --metric -o --output $filters --help" ;;
-	annotate) opts="--disasm --hot --context --metric --format $filters --help" ;;
+	annotate) opts="--disasm --source --source-path --commentary --hot --context --metric --format
+		$filters --help" ;;
 	diff) opts="--absolute --normalised --metric --format --limit $filters --help" ;;
 	html) opts="-o --output --diff --absolute --normalised --title $filters --help" ;;
-	gprof) opts="--help" ;;
+	gprof|check) opts="--help" ;;
 	esac
 	if [ "${cur#-}" != "$cur" ]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -24,7 +24,7 @@ static const struct {
 } commands[] = {
 	{ "record", cmd_record, "run a program and record an experiment" },
 	{ "report", cmd_report, "show where the time (or bytes, waits) went" },
-	{ "export", cmd_export, "write collapsed stacks, arcs, callgrind or pprof" },
+	{ "export", cmd_export, "profiles for other tools: collapsed, arcs, callgrind, pprof, speedscope, chrome" },
 	{ "annotate", cmd_annotate, "source or disassembly of a function, with metrics" },
 	{ "gprof", cmd_gprof, "GNU gprof's listing of gmon.out files (programs built with -pg)" },
 	{ "check", cmd_check, "verify an experiment: list what cannot be read" },
