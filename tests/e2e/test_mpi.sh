@@ -4,7 +4,8 @@
 # a known imbalance (work 1:1:1:3) in --ranks and the others' waits in
 # MPI_Barrier and MPI_Wait; rank r sending (r+1) MiB, exact in
 # mpi.bytes.sent by sending stack and in --messages; the same result from
-# both recording forms; Fortran's bindings (use mpi, use mpi_f08); a rank
+# both recording forms; the job's time axis (a process per rank in the chrome
+# export and the HTML timeline, MPI calls as intervals); Fortran's bindings (use mpi, use mpi_f08); a rank
 # killed with SIGKILL mid-job; the tracer loading where there is no MPI;
 # and a generated job of 300 ranks read in one pass.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,7 @@ BUILDDIR=${TALLY_BUILD:-$(dirname "$TALLY")/..}
 LIB=$BUILDDIR/lib
 W="python3 $E2E/weight.py"
 CHECK="python3 $E2E/mpi_check.py"
-ALL="imbalance_split waits_in_barrier_and_wait work_function_matches_ranks bytes_by_sending_stack
+ALL="imbalance_split waits_in_barrier_and_wait work_function_matches_ranks timeline_per_rank bytes_by_sending_stack
 bytes_per_rank messages_match_pattern recording_forms_agree launcher_left_out fortran_bindings
 sigkill_rank_readable untracked_requests_counted tracer_loads_without_mpi rank_option_errors generated_job_of_300_ranks"
 
@@ -47,6 +48,11 @@ for r in 0 1 2 3; do
 		awk -v r=$r '/(^|;)work[.a-z0-9]*(;| )/ {s += $NF} END {print r, s}'
 done | awk '{w[$1] = $2; t += $2} END {for (r in w) print r, w[r] / t}' >work.txt
 check mpi_work_function_matches_ranks $CHECK imb.json "shares work.txt 0.03"
+# The time axis: a process per rank, labelled with it, MPI calls as intervals
+# adding up to each rank's MPI time.
+check mpi_timeline_per_rank sh -c '
+	"$TALLY" export imb.exp --format chrome -o imb.trace.json && "$TALLY" html imb.exp -o imb.html &&
+	python3 "$E2E/mpi_timeline.py" imb.trace.json imb.html imb.json'
 
 # Rank r sends (r+1) MiB to rank r+1 from send_bytes(), and r 8-byte tokens
 # to rank 0 from send_tokens().
