@@ -32,8 +32,13 @@ int main(int argc, char **argv)
 {
 	double scale = argc > 1 ? atof(argv[1]) : 1.0;
 	unsigned long n = (unsigned long)(1000000 * scale);
+	/* lines() in 1,000 short calls: on a loaded machine an iteration's
+	 * speed drifts over time, and short turns give the three lines the same
+	 * mix of speeds (20 calls of n once gave LINE_C 0.536 of the time, for
+	 * 0.5, at load 8). */
 	for (int r = 0; r < 20; r++) {
-		lines(n);
+		for (int k = 0; k < 50; k++)
+			lines(n / 50);
 		sink += rec(8, n / 4);
 		nolines(n);
 	}
