@@ -596,6 +596,7 @@ int cmd_record(int argc, char **argv)
 		cli_archive(dir);
 	}
 	cli_space_report(dir, o.launch.hz, o.launch.limit_bytes, full);
+	cli_unsampled_warn(dir);
 	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "tally record: %s was killed by signal %d (%s); experiment in %s\n",
 			prog[0], WTERMSIG(status), strsignal(WTERMSIG(status)), dir);

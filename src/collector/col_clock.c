@@ -51,6 +51,36 @@ static uint64_t period_ns(void)
 	return 1000000000ull / (col_proc.opt.hz ? col_proc.opt.hz : 1000);
 }
 
+uint64_t col_clock_period_ns(void)
+{
+	return col_proc.opt.hz ? period_ns() : 0;
+}
+
+int col_clock_signal(void)
+{
+	if (!col_proc.opt.hz)
+		return 0;
+	if (!atomic_load(&perf_refused) && atomic_load(&way) == WAY_SIGTRAP)
+		return SIGTRAP;
+	return atomic_load(&way) == WAY_UNKNOWN && !atomic_load(&perf_refused) ? 0 : SIGPROF;
+}
+
+/* A thread starts with its creator's signal mask (a program that blocks
+ * every signal around pthread_create, as xz does): the clock's signal is
+ * unblocked in it, with the real function (the interposed ones would do it
+ * too, col_interpose_sigmask.c). */
+static void unblock_signal(void)
+{
+	sigset_t set;
+	int sig = col_clock_signal();
+
+	if (!sig || !col_real.pthread_sigmask)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	col_real.pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* Kernel-mode ticks count too when allowed (root, perf_event_paranoid <= 1):
  * a tick inside a system call then signals on the return to user mode, with
  * the stack that made the call.  Otherwise (exclude_kernel, allowed at
@@ -179,6 +209,7 @@ void col_clock_start(struct col_thread *t)
 		if (fd >= 0) {
 			col_fd_keep(fd, &t->perf_fd, NULL);   /* out of the program's way */
 			t->last_cpu_ns = 0;
+			unblock_signal();
 			return;
 		}
 		if (!atomic_exchange(&perf_refused, 1)) {
@@ -204,6 +235,7 @@ void col_clock_start(struct col_thread *t)
 	its.it_value = its.it_interval;
 	t->last_cpu_ns = col_thread_cputime_ns_sigsafe();
 	t->has_timer = true;
+	unblock_signal();
 	if (col_real.timer_settime(t->timer, 0, &its, NULL) != 0)
 		col_log_error_sigsafe("clock: timer_settime", errno, "this thread is not sampled");
 }

@@ -17,6 +17,13 @@
 void col_clock_start(struct col_thread *t);
 void col_clock_stop(struct col_thread *t);
 
+/* The signal the clocks send (SIGTRAP or SIGPROF), 0 if none (no clock, or
+ * the first one not yet open).  col_clock_start unblocks it in its thread. */
+int col_clock_signal(void);
+
+/* The sampling period in ns of CPU time, 0 if there is no clock. */
+uint64_t col_clock_period_ns(void);
+
 /* The thread's CPU time so far (task clock), in ns. */
 uint64_t col_clock_read_sigsafe(struct col_thread *t);
 

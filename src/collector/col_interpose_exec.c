@@ -92,15 +92,17 @@ static void before_exec(const char *path)
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);
 	sigaddset(&prof, SIGTRAP);
-	pthread_sigmask(SIG_BLOCK, &prof, &old);
+	/* The real functions: our interposers would not let us block them. */
+	const struct col_real *real = col_real_table();
+	real->pthread_sigmask(SIG_BLOCK, &prof, &old);
 	siginfo_t si;
 	int sig;
-	while ((sig = sigtimedwait(&prof, &si, &zero)) > 0) {
+	while ((sig = real->sigtimedwait(&prof, &si, &zero)) > 0) {
 		/* A drained signal that was the target's own goes to its handler. */
 		if (!col_clock_signal_sigsafe(sig, &si))
 			col_signal_forward(sig, &si, NULL);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	real->pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The environment for the new image: `envp` with our variables set to this

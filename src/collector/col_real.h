@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -54,7 +55,15 @@ struct mmsghdr;
 	X(int, dlclose, (void *))                                                      \
 	X(int, execve, (const char *, char *const[], char *const[]))                   \
 	X(int, execvpe, (const char *, char *const[], char *const[]))                  \
-	X(int, fexecve, (int, char *const[], char *const[]))
+	X(int, fexecve, (int, char *const[], char *const[]))                           \
+	X(int, sigprocmask, (int, const sigset_t *, sigset_t *))                       \
+	X(int, pthread_sigmask, (int, const sigset_t *, sigset_t *))                   \
+	X(int, sigsuspend, (const sigset_t *))                                         \
+	X(int, sigwait, (const sigset_t *, int *))                                     \
+	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *))                           \
+	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *)) \
+	X(int, signalfd, (int, const sigset_t *, int))                                 \
+	X(int, posix_spawnattr_setsigmask, (posix_spawnattr_t *, const sigset_t *))
 
 #define COL_REAL_HEAP(X)                                                               \
 	X(void *, malloc, (size_t))                                                    \

@@ -71,7 +71,7 @@ void col_signal_forward(int sig, siginfo_t *si, void *uc)
 		col_sigaction_real(sig, &dfl, NULL);
 		sigemptyset(&set);
 		sigaddset(&set, sig);
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		col_real.sigprocmask(SIG_UNBLOCK, &set, NULL);
 		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 		return;
 	}

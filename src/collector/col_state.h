@@ -32,12 +32,12 @@
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd
+ *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions
  * (col_export.h, include/tally.h) and the interposers of pthread_create,
- * sigaction and signal, dlopen and dlclose, the exec family and vfork, and
+ * sigaction and signal, the signal-mask functions, dlopen and dlclose, the exec family and vfork, and
  * of what closes or replaces descriptors.
  */
 #ifndef TALLY_COL_STATE_H

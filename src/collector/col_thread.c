@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -18,6 +19,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
+#include "collector/col_real.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_thread.h"
@@ -108,6 +110,39 @@ static void write_cost(struct col_thread *t)
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
 }
 
+/* A thread whose clock ran for more than three periods after its last
+ * sample could not be sampled: it blocked the signal in a way the
+ * interposers do not see (a raw rt_sigprocmask system call).  Counted, and
+ * named in the log ("thread.unsampled: TID NAME: N us of CPU ..."), which
+ * the report and `tally record` show. */
+static void check_sampled(struct col_thread *t)
+{
+	uint64_t period = col_clock_period_ns();
+
+	if (!period || (t->perf_fd < 0 && !t->has_timer))
+		return;
+	uint64_t now = col_clock_read_sigsafe(t), since = t->last_cpu_ns + t->pending_ns;
+	uint64_t missed = now > since ? now - since : 0;
+	if (missed <= 3 * period)
+		return;
+	char line[128], name[17] = { 0 };
+	sigset_t cur;
+	int sig = col_clock_signal();
+	bool blocked = sig && col_real.pthread_sigmask &&
+		       col_real.pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, sig) == 1;
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	int n = col_fmt_u64_sigsafe(line, (uint64_t)t->tid);
+	line[n++] = ' ';
+	n += (int)strlen(strcpy(line + n, name));
+	n += (int)strlen(strcpy(line + n, ": "));
+	n += col_fmt_u64_sigsafe(line + n, missed / 1000);
+	strcpy(line + n, blocked ? " us of CPU after its last sample (it blocks the sampling signal)"
+				 : " us of CPU after its last sample");
+	col_log_sigsafe("thread.unsampled", line);
+	col_count_sigsafe(EXP_CTR_UNSAMPLED_THREADS, 1);
+	col_count_sigsafe(EXP_CTR_UNSAMPLED_NS, missed);
+}
+
 void col_thread_detach(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
@@ -124,6 +159,7 @@ void col_thread_detach(void)
 	while (atomic_exchange(&t->busy, 1))
 		;
 	t->exiting = true;
+	check_sampled(t);
 	col_clock_stop(t);
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
 				      col_thread_cputime_ns_sigsafe(), t->samples };

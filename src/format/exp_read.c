@@ -375,6 +375,8 @@ const char *exp_counter_name(enum exp_counter c)
 		[EXP_CTR_FOREIGN_SIGNALS] = "signals.forwarded",
 		[EXP_CTR_NO_THREAD_STATE] = "lost.unknown-thread",
 		[EXP_CTR_COLLECTOR_NS] = "collector.cpu_ns",
+		[EXP_CTR_UNSAMPLED_THREADS] = "threads.unsampled",
+		[EXP_CTR_UNSAMPLED_NS] = "unsampled.cpu_ns",
 		[EXP_CTR_LOST_EVENTS] = "lost.trace-events",
 		[EXP_CTR_ARCS_LOST] = "lost.arcs",
 		[EXP_CTR_FORKS] = "descendants",

@@ -496,8 +496,8 @@ enum exp_counter {
 	EXP_CTR_FOREIGN_SIGNALS,  /* profiling signals passed on to the target's handler */
 	EXP_CTR_NO_THREAD_STATE,  /* samples in threads the collector did not set up */
 	EXP_CTR_COLLECTOR_NS,     /* ns of CPU the collector used on the program's threads */
-	EXP_CTR_UNUSED_9,
-	EXP_CTR_UNUSED_10,
+	EXP_CTR_UNSAMPLED_THREADS,/* threads that ran for periods without a sample (a blocked signal) */
+	EXP_CTR_UNSAMPLED_NS,     /* ns of CPU those threads used after their last sample */
 	EXP_CTR_LOST_EVENTS,      /* trace events dropped (no space) */
 	EXP_CTR_ARCS_LOST,        /* arcs dropped: a table could not grow */
 	EXP_CTR_FORKS,            /* descendants created (names _fN) */

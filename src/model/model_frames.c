@@ -283,11 +283,8 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 		bool retaddr = i > 0 || (sflags & EXP_STACK_LEAF_IS_RETADDR);
 		struct frame fr;
 		model_frame_resolve(b, c, pcs[i], retaddr, time_ns, &fr);
-		if (fr.tally && !o->keep_tally_frames) {
-			if (fr.thread_start)
-				k = first;      /* the thread's stack starts at its routine */
-			continue;
-		}
+		if (fr.tally && !o->keep_tally_frames)
+			continue;           /* clone3 -> start_thread -> the routine, as in perf */
 		if (o->view == MODEL_VIEW_USER && is_lazy_resolver(b, &fr)) {
 			/* the resolver and all it calls: @plt of the calling object */
 			funcs[k] = model_func_by_name(b, "@plt", last_path, MODEL_FUNC_ARTIFICIAL);

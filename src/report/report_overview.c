@@ -111,6 +111,21 @@ static void damage(struct report_doc *d, const struct exp_experiment *e)
 			      unknown);
 }
 
+/* The threads the collector could not sample, as its logs name them (one
+ * line each: "TID NAME: N us of CPU after its last sample ..."). */
+static void unsampled_threads(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	for (size_t i = 0; i < nexps; i++)
+		for (size_t j = 0; j < exps[i].nprocs; j++) {
+			const struct exp_proc *p = &exps[i].procs[j];
+			for (size_t k = 0; k < p->nlog; k++)
+				if (!strcmp(p->log[k].key, "thread.unsampled"))
+					report_kv(d, "unsampled_thread", "Unsampled thread", "%s%s%s",
+						  p->lineage[0] ? p->lineage : "", p->lineage[0] ? ": " : "",
+						  p->log[k].value);
+		}
+}
+
 void report_overview(struct report_doc *d, const struct model *m,
 		     const struct exp_experiment *exps, size_t nexps)
 {
@@ -194,16 +209,24 @@ void report_overview(struct report_doc *d, const struct model *m,
 				      "%.3f s (threads that ended)", (double)thread_cpu / 1e9);
 		if (base) {
 			double pct = report_pct_of(sampled + collector, base);
-			report_kv_num(d, "accounted_pct", "Sampled+collector", pct, "%.1f%% of %s", pct, of);
+			uint64_t lost = counters[EXP_CTR_UNSAMPLED_NS];
+			if (lost)
+				report_kv_num(d, "accounted_pct", "Sampled+collector", pct,
+					      "%.1f%% of %s (and %.1f%% in threads that could not be sampled)",
+					      pct, of, report_pct_of(lost, base));
+			else
+				report_kv_num(d, "accounted_pct", "Sampled+collector", pct, "%.1f%% of %s", pct, of);
 			report_kv_data(d, "sampled_pct", report_pct_of(sampled, base));
 			report_kv_data(d, "collector_pct", report_pct_of(collector, base));
 			if (!job && have_rusage && kernel_ns)
 				report_cpu_gap(d, m, exps, nexps, sampled + collector, base);
 		}
 	}
+	unsampled_threads(d, exps, nexps);
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
 		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||
-		    c == EXP_CTR_COLLECTOR_NS || c == EXP_CTR_BYTES || c == EXP_CTR_LIMIT_NS)
+		    c == EXP_CTR_COLLECTOR_NS || c == EXP_CTR_BYTES || c == EXP_CTR_LIMIT_NS ||
+		    c == EXP_CTR_UNSAMPLED_NS)
 			continue;
 		report_kv_num(d, exp_counter_name(c), exp_counter_name(c), (double)counters[c], "%llu",
 			      (unsigned long long)counters[c]);

@@ -32,7 +32,8 @@ sys.exit(0 if abs(s - k) <= 0.05 * k else 1)"'
 check cpu_threads_get_their_shares shares thr.txt \
 	'incl t1 0.0909 0.025' 'incl t2 0.1818 0.025' 'incl t3 0.2727 0.025' 'incl t4 0.3636 0.025'
 check cpu_thread_from_constructor_profiled shares thr.txt 'incl ctor_worker 0.0909 0.025'
-check cpu_thread_stacks_start_at_routine shares thr.txt 'path t4 0.3636 0.025' 'absent start_thread'
+check cpu_thread_stacks_start_at_clone3 shares thr.txt 'path clone3;start_thread;t4 0.3636 0.025' \
+	'path clone3;start_thread;ctor_worker 0.0909 0.025' 'absent tally_thread_start'
 check cpu_threads_view_lists_five_threads sh -c '
 	"$TALLY" report thr.exp --threads --format csv >thr.csv && test $(grep -c "^[0-9]" thr.csv) -eq 6 &&
 	grep -q ",t4$" thr.csv'
