@@ -117,5 +117,6 @@ __attribute__((destructor)) static void col_destructor(void)
 		return;
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
 	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());
+	col_thread_end_others();
 	col_thread_detach();
 }

@@ -45,6 +45,7 @@ struct col_thread *col_thread_new_sigsafe(pid_t tid)
 		return NULL;
 	t->tid = tid;
 	t->perf_fd = -1;
+	t->live_slot = -1;
 	return t;
 }
 

@@ -25,6 +25,32 @@
 #include "collector/col_thread.h"
 #include "collector/col_time.h"
 
+/* The threads attached and not yet detached, so that the end of the process
+ * can write the records of those still running (col_thread_end_others).  A
+ * slot is taken by whoever empties it first: the thread detaching (then it
+ * writes its records and frees its state) or the end of the process (then
+ * the state stays: the thread may still run until the process is gone). */
+#define LIVE_MAX 4096
+static struct col_thread *_Atomic live[LIVE_MAX];
+
+static void live_add(struct col_thread *t)
+{
+	t->live_slot = -1;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		struct col_thread *none = NULL;
+		if (atomic_compare_exchange_strong(&live[i], &none, t)) {
+			t->live_slot = i;
+			return;
+		}
+	}
+}
+
+/* Take t out of the list: true if it was there (its records are ours). */
+static bool live_take(struct col_thread *t)
+{
+	return t->live_slot < 0 || atomic_exchange(&live[t->live_slot], NULL) == t;
+}
+
 static void stack_bounds(struct col_thread *t)
 {
 	pthread_attr_t attr;
@@ -71,6 +97,7 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	atomic_store(&t->busy, 1);
 	col_thread_set_self(t);
 	col_thread_set_attaching(false);
+	live_add(t);
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
 	/* Set-up is the collector's time (the thread's CPU time: a wall clock
 	 * would count preemption); what follows the clock's start is in the
@@ -84,9 +111,10 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	return t;
 }
 
-/* The thread's THREAD_COST record: its collector time and the histogram of
- * its handler runs, the buckets that are not zero at both ends cut off. */
-static void write_cost(struct col_thread *t)
+/* Thread t's THREAD_COST record, written through thread `via`'s cursor: its
+ * collector time and the histogram of its handler runs, the buckets that are
+ * zero at both ends cut off. */
+static void write_cost(struct col_thread *t, struct col_thread *via)
 {
 	struct {
 		struct exp_thread_cost c;
@@ -107,7 +135,7 @@ static void write_cost(struct col_thread *t)
 	rec.c.nbuckets = (uint16_t)(hi - lo);
 	memcpy(rec.counts, t->cost_hist + lo, (hi - lo) * sizeof(uint32_t));
 	uint32_t len = (uint32_t)(sizeof(rec.c) + (hi - lo) * sizeof(uint32_t) + 7) & ~7u;
-	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
+	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
 }
 
 /* A thread whose clock ran for more than three periods after its last
@@ -149,6 +177,12 @@ void col_thread_detach(void)
 
 	if (!t || col_proc.attached)
 		return;      /* attached: col_attach.c ends the thread's state */
+	if (!live_take(t)) {
+		/* The process is ending and has written this thread's records
+		 * (col_thread_end_others); its state stays. */
+		col_thread_set_self(NULL);
+		return;
+	}
 	/* The tracers' last records while the thread can still write. */
 	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
 		void (*fn)(void) = atomic_load(&col_proc.thread_end[i]);
@@ -164,7 +198,7 @@ void col_thread_detach(void)
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
 				      col_thread_cputime_ns_sigsafe(), t->samples };
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
-	write_cost(t);
+	write_cost(t, t);
 	exp_run_end_sigsafe(&t->run);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
@@ -172,10 +206,30 @@ void col_thread_detach(void)
 	col_sys_munmap(t, sizeof(*t));
 }
 
+void col_thread_end_others(void)
+{
+	struct col_thread *self = col_thread_self_sigsafe();
+
+	if (!self || atomic_exchange(&self->busy, 1))
+		return;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		struct col_thread *t = atomic_load(&live[i]);
+		if (!t || t == self || atomic_exchange(&live[i], NULL) != t)
+			continue;
+		uint64_t cpu = t->perf_fd >= 0 ? col_clock_read_sigsafe(t) : 0;
+		struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), cpu, t->samples };
+		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+		write_cost(t, self);
+	}
+	atomic_store(&self->busy, 0);
+}
+
 void col_thread_reset_after_fork(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
 
+	for (int i = 0; i < LIVE_MAX; i++)      /* the parent's other threads are not here */
+		atomic_store(&live[i], NULL);
 	if (!t)
 		return;
 	/* The inherited clock and blocks belong to the parent's thread and

@@ -16,6 +16,11 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator);
 /* Tear down the calling thread (THREAD_END); its blocks stay in the files. */
 void col_thread_detach(void);
 
+/* At the end of the process, from the thread that ends it: THREAD_END and
+ * THREAD_COST records for the threads still attached (exit() with workers
+ * still running or blocked, as xz does), through the caller's cursor. */
+void col_thread_end_others(void);
+
 /* After fork, in the child: the thread's state belongs to the parent's files. */
 void col_thread_reset_after_fork(void);
 

@@ -66,6 +66,16 @@ check threads_blocking_signals_sampled shares blocked.txt \
 	'incl w_pthread 0.25 0.03' 'incl w_procmask 0.25 0.03' 'incl w_wait 0.25 0.03' 'incl w_inherit 0.25 0.03'
 check thread_stacks_start_at_clone3 shares blocked.txt 'path clone3;start_thread;w_inherit 0.25 0.03'
 
+"$TALLY" record -o left.exp ./sigblock exit 2 2>/dev/null
+check thread_running_at_exit_has_its_records sh -c '
+	"$TALLY" report left.exp --threads --format csv >left.csv && python3 -c "
+import csv
+rows = {r[\"start\"]: r for r in csv.DictReader(open(\"left.csv\"))}
+w = rows[\"w_inherit\"]
+print(w)
+assert float(w[\"kernel_cpu\"]) > 0.05 and int(w[\"handler_p99_ns\"]) > 0"'
+check fidelity_thread_running_at_exit accounted left.exp
+
 "$TALLY" record -o raw.exp ./sigblock raw 2>raw.err
 check unsampled_thread_named_at_end_of_record sh -c 'grep "could not be sampled" raw.err | grep -q w_raw'
 check unsampled_thread_in_overview sh -c '

@@ -5,7 +5,9 @@
  * do), w_wait blocks everything and polls sigtimedwait on a full set between
  * its slices of work.  With `raw`, a fifth thread w_raw blocks everything
  * with the rt_sigprocmask system call itself, which no interposer sees.
- * usage: sigblock [raw] [UNITS] */
+ * With `exit`, main does not wait for w_inherit (given 3 units of work): the
+ * process ends while it still runs, as xz ends with its workers blocked.
+ * usage: sigblock [raw|exit] [UNITS] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -37,7 +39,8 @@ static void block_all(void)
 }
 
 NOIPA void *w_pthread(void *a) { prctl(PR_SET_NAME, "w_pthread"); block_all(); work(UNIT); return a; }
-NOIPA void *w_inherit(void *a) { prctl(PR_SET_NAME, "w_inherit"); work(UNIT); return a; }
+static int leave_running;
+NOIPA void *w_inherit(void *a) { prctl(PR_SET_NAME, "w_inherit"); work(UNIT * (leave_running ? 3 : 1)); return a; }
 
 NOIPA void *w_procmask(void *a)
 {
@@ -79,8 +82,9 @@ int main(int argc, char **argv)
 	int n = 0, raw = argc > 1 && !strcmp(argv[1], "raw");
 	sigset_t all, old;
 
-	if (argc > 1 + raw)
-		units = atof(argv[1 + raw]);
+	leave_running = argc > 1 && !strcmp(argv[1], "exit");
+	if (argc > 1 + raw + leave_running)
+		units = atof(argv[1 + raw + leave_running]);
 	pthread_create(&t[n++], NULL, w_pthread, NULL);
 	pthread_create(&t[n++], NULL, w_procmask, NULL);
 	pthread_create(&t[n++], NULL, w_wait, NULL);
@@ -91,6 +95,7 @@ int main(int argc, char **argv)
 	if (raw)
 		pthread_create(&t[n++], NULL, w_raw, NULL);
 	for (int i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
+		if (!leave_running || i != 3)
+			pthread_join(t[i], NULL);
 	return 0;
 }
