@@ -552,15 +552,21 @@ COL_API int tally__attach(const char *dir, const char *options)
 	}
 	strcpy(req_dir, dir);
 	strcpy(req_options, options);
+	/* The helper takes no signal of the program's (and not the clock's:
+	 * the real function, which our interposer does not narrow). */
+	const struct col_real *r = col_real_table();
+	if (!r || !r->pthread_sigmask || !r->pthread_create) {
+		atomic_store(&helper_running, 0);
+		return -ENOSYS;
+	}
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);    /* the helper takes no signal of the program's */
+	r->pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
-	const struct col_real *r = col_real_table();
-	int rc = r && r->pthread_create ? r->pthread_create(&th, &attr, helper_main, NULL) : ENOSYS;
+	int rc = r->pthread_create(&th, &attr, helper_main, NULL);
 	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r->pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
 		atomic_store(&helper_running, 0);
 	return -rc;
