@@ -1,6 +1,6 @@
 /* newstacks.c — always-new stacks: a fib-like recursion through two call
  * sites (fa and fb call each other and themselves, 26 deep), so nearly every
- * sample has a stack never seen before, alternating in ~50 ms phases (~1.2 s in all) with
+ * sample has a stack never seen before, alternating in ~120 ms phases (~1.2 s in all) with
  * `flat`, a loop with one shallow stack, doing the same work.  Shares by
  * construction: incl tree 0.5, excl flat 0.5.  A collector whose cost grows
  * with a stack's novelty inflates `tree` (the rate-invariance test in
@@ -57,8 +57,8 @@ int main(int argc, char **argv)
 {
 	double scale = argc > 1 ? atof(argv[1]) : 1.0;
 
-	leaf_n = (unsigned long)(200 * scale);
-	for (int r = 0; r < 12; r++) {
+	leaf_n = (unsigned long)(480 * scale);
+	for (int r = 0; r < 5; r++) {
 		tree();
 		flat();
 	}

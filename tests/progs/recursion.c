@@ -1,6 +1,7 @@
 /* recursion.c — two halves of the CPU, each in recursion: fib (direct, depth
  * 24, work only in the leaves) and ping <-> pong (mutual, 12 levels, work at
- * every level), in alternating phases of ~60 ms (~1.2 s in all).  Shares by construction:
+ * every level), in alternating phases of ~120 ms (~1.2 s in all: few phase
+ * boundaries, where a sample's weight may be the neighbour's, even at 100 Hz).  Shares by construction:
  * excl fib 0.5, excl ping 0.25, excl pong 0.25.  Like the recursion workload
  * of ../shared/workloads, smaller.  usage: recursion [SCALE] */
 #include <stdlib.h>
@@ -45,9 +46,9 @@ int main(int argc, char **argv)
 {
 	double scale = argc > 1 ? atof(argv[1]) : 1.0;
 
-	leaf_n = (unsigned long)(700 * scale);
+	leaf_n = (unsigned long)(1400 * scale);
 	step_n = 75025ul * leaf_n / CYC_CALLS / LEVELS;
-	for (int r = 0; r < 10; r++) {
+	for (int r = 0; r < 5; r++) {
 		fib(FIB_N);
 		for (int i = 0; i < CYC_CALLS; i++)
 			ping(LEVELS - 1);
