@@ -39,7 +39,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-L SIZE] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
 		"  -o EXP            experiment directory (default tally.N.exp, first unused N)\n"
-		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off)\n"
+		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off;\n"
+		"                    at most %u: each sample costs the kernel's timer ~20 us of CPU on a\n"
+		"                    VM, so a higher rate is lowered to it)\n"
 		"  -H                trace heap allocations (heap.bytes, heap.count, heap.leak)\n"
 		"  -s [NS]           trace synchronization waits longer than NS ns (default: calibrated)\n"
 		"  -i                trace I/O calls (io.bytes, io.time, io.count)\n"
@@ -54,7 +56,7 @@ static void usage(FILE *f)
 		"Environment passed to the program: %s (the collector), %s,\n"
 		"%s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
-		EXP_MAX_FRAMES, EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS, EXP_ENV_ROOT,
+		EXP_HZ_MAX, EXP_MAX_FRAMES, EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS, EXP_ENV_ROOT,
 		EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_LIB_DIR);
 }
 
@@ -390,13 +392,21 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			break;
-		case 'F':
-			o->launch.hz = (uint32_t)strtoul(optarg, &end, 10);
-			if (*end || o->launch.hz > EXP_HZ_MAX) {
+		case 'F': {
+			unsigned long hz = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || *optarg == '-') {
 				cli_error(CMD, "-F %s: expected a rate in Hz, 0..%u", optarg, EXP_HZ_MAX);
 				return -1;
 			}
+			if (hz > EXP_HZ_MAX) {
+				cli_warn(CMD, "-F %s: lowered to %u Hz, the most tally samples at: above it the "
+					 "kernel's timer alone takes most of the CPU on a VM (docs/collector.md)",
+					 optarg, EXP_HZ_MAX);
+				hz = EXP_HZ_MAX;
+			}
+			o->launch.hz = (uint32_t)hz;
 			break;
+		}
 		case 'H': o->launch.heap = true; break;
 		case 'i': o->launch.io = true; break;
 		case 'm': o->launch.mpi = true; break;

@@ -81,3 +81,8 @@ check unsampled_thread_named_at_end_of_record sh -c 'grep "could not be sampled"
 check unsampled_thread_in_overview sh -c '
 	"$TALLY" report raw.exp >raw.txt && grep -q "Unsampled thread .* w_raw: " raw.txt &&
 	grep -q "threads.unsampled  *1$" raw.txt'
+
+# A rate above the cap is lowered, with one line saying why; the run ends.
+"$TALLY" record -F 100000 -o capped.exp ./spin 0.3 2>capped.err
+check rate_above_cap_lowered_with_one_line sh -c '
+	test $(grep -c "lowered to 20000 Hz" capped.err) = 1 && grep -q "^clock.hz: 20000$" capped.exp/log.txt'
