@@ -153,6 +153,25 @@ static void omp_functions(struct build *b)
 			b->omp_fn[i] = model_func_by_name(b, names[i], "", MODEL_FUNC_ARTIFICIAL);
 }
 
+/* How many frames at funcs[first..n) are where the thread library starts a
+ * thread: clone3 (or clone) and start_thread, as perf and gdb show them.
+ * The thread's own stack (its start routine, an OpenMP worker's runtime)
+ * begins after them. */
+static uint32_t thread_root_len(const struct build *b, const uint32_t *funcs, uint32_t first, uint32_t n)
+{
+	static const char *const clones[] = { "clone3", "__clone3", "clone", "__clone" };
+	uint32_t i = first;
+
+	for (size_t c = 0; i < n && c < sizeof(clones) / sizeof(clones[0]); c++)
+		if (!strcmp(b->m->funcs[funcs[i]].name, clones[c])) {
+			i++;
+			break;
+		}
+	if (i < n && !strcmp(b->m->funcs[funcs[i]].name, "start_thread"))
+		return i + 1 - first;
+	return 0;
+}
+
 /* Is frame `fr` the lazy resolver's entry in ld.so? */
 static bool is_lazy_resolver(const struct build *b, const struct frame *fr)
 {
@@ -309,12 +328,21 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 		last_path = fr.path ? fr.path : "";
 	}
 	if (o->view == MODEL_VIEW_USER) {
+		uint32_t body = first + thread_root_len(b, funcs, first, k);
 		if (runtime) {
 			omp_functions(b);
-			omp = model_struct_omp(b, funcs, addrs, &k, first);
+			omp = model_struct_omp(b, funcs, addrs, &k, body);
+		}
+		if (omp == MODEL_OMP_WORKER && body > first) {
+			/* A worker is placed under the thread that opened the
+			 * region (model_omp.c), not under its own thread's start. */
+			memmove(funcs + first, funcs + body, (k - body) * sizeof(*funcs));
+			memmove(addrs + first, addrs + body, (k - body) * sizeof(*addrs));
+			k -= body - first;
+			body = first;
 		}
 		/* A worker's first body gets its parent when it is placed. */
-		k = model_struct_impute(b, funcs, addrs, k, omp == MODEL_OMP_WORKER ? first + 1 : first,
+		k = model_struct_impute(b, funcs, addrs, k, omp == MODEL_OMP_WORKER ? body + 1 : body,
 					cap - 1);
 	}
 	if (k == first && !op && omp != MODEL_OMP_WORKER) {
