@@ -83,6 +83,9 @@ void report_objects(struct report_doc *d, const struct model *m, const struct re
  * or lines cannot be read. */
 int report_annotate(struct report_doc *d, const struct model *m, const struct report_opts *o,
 		    const char *name, bool disasm, char *err, size_t errlen);
+/* The source file annotate shows for function `f` (that of its first
+ * instruction with a line), or NULL without line information. */
+const char *report_func_source(const struct model *m, uint32_t f);
 
 /* The hottest source lines, or (`pcs`) instructions, of the whole program
  * (report_hot.c); 0, or -1 if out of memory. */

@@ -56,6 +56,19 @@ static const char *file_of(struct sym_object *obj, const struct model_func *fn, 
 	return NULL;
 }
 
+const char *report_func_source(const struct model *m, uint32_t f)
+{
+	const struct model_func *fn = &m->funcs[f];
+	bool mismatch;
+	char err[512];
+	int line;
+
+	if (fn->flags & MODEL_FUNC_ARTIFICIAL || !fn->path[0])
+		return NULL;
+	struct sym_object *obj = sym_object_get(fn->path, NULL, 0, &mismatch, err, sizeof(err));
+	return obj ? file_of(obj, fn, &line) : NULL;
+}
+
 /* Columns of an annotation table: metrics, then kind, hot mark, line, text. */
 static struct report_table *annotation_table(const struct report_opts *o, const char *key,
 					     const char *title, bool disasm)

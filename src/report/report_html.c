@@ -23,7 +23,7 @@
 
 extern const char report_html_page[], report_html_css[], report_html_js[];
 
-/* Hot functions whose source is annotated in the page. */
+/* Hot functions whose source files are annotated in the page. */
 #define HOT_SOURCES 8
 /* A source table larger than this is left out (a 7,000-line function). */
 #define MAX_SOURCE_BYTES (256 * 1024)
@@ -90,38 +90,63 @@ static int cmp_hot(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-/* `"source":[{"name":..., "doc":{...annotate's JSON...}}...]` for the
- * hottest functions by the first metric whose lines can be read. */
+/* A source file of hot functions: annotated once (annotate shows the whole
+ * file), named by them, hottest first. */
+struct hot_file {
+	const char *object, *file;
+	uint32_t func;             /* the hottest */
+	char names[1024];          /* "FILE: f, g, ..." */
+};
+
+/* `"source":[{"name":..., "doc":{...annotate's JSON...}}...]` for the source
+ * files of the hottest functions by the first metric, each file once. */
 static void sources_out(FILE *out, const struct model *m, const struct report_html_metrics *hm)
 {
 	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 	uint32_t *order = malloc(m->nfuncs * sizeof(*order));
-	size_t n = 0, shown = 0;
+	struct hot_file *files = calloc(HOT_SOURCES, sizeof(*files));
+	size_t n = 0, nfiles = 0, shown = 0;
 	struct report_opts o = { .fmt = REPORT_JSON, .nmetrics = hm->n };
 
 	fputs("\"source\":[", out);
-	if (!fm || !order || !hm->n)
+	if (!fm || !order || !files || !hm->n || model_func_metrics(m, fm))
 		goto out;
 	memcpy(o.metrics, hm->m, sizeof(hm->m[0]) * (size_t)hm->n);
-	model_func_metrics(m, fm);
 	for (uint32_t i = 1; i < m->nfuncs; i++)
 		if (fm[i].excl[hm->m[0]] && !(m->funcs[i].flags & (MODEL_FUNC_ARTIFICIAL | SYM_FUNC_STATIC | SYM_FUNC_PLT)))
 			order[n++] = i;
 	sort_fm = fm;
 	sort_metric = hm->m[0];
 	qsort(order, n, sizeof(*order), cmp_hot);
-	for (size_t i = 0; i < n && shown < HOT_SOURCES; i++) {
+	for (size_t i = 0; i < n && i < HOT_SOURCES; i++) {
+		const struct model_func *fn = &m->funcs[order[i]];
+		const char *file = report_func_source(m, order[i]);
+		size_t k = 0;
+		if (!file)
+			continue;
+		while (k < nfiles && (strcmp(files[k].object, fn->path) || strcmp(files[k].file, file)))
+			k++;
+		if (k == nfiles) {
+			files[nfiles++] = (struct hot_file){ fn->path, file, order[i], "" };
+			snprintf(files[k].names, sizeof(files[k].names), "%s: %s", file, fn->name);
+		} else {
+			size_t len = strlen(files[k].names);
+			snprintf(files[k].names + len, sizeof(files[k].names) - len, ", %s", fn->name);
+		}
+	}
+	for (size_t k = 0; k < nfiles; k++) {
 		char *buf = NULL, err[512];
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
 		if (!f)
 			break;
 		struct report_doc *d = report_doc_new(f, REPORT_JSON);
-		int rc = report_annotate(d, m, &o, m->funcs[order[i]].name, false, err, sizeof(err));
-		report_doc_end(d);
+		int rc = d ? report_annotate(d, m, &o, m->funcs[files[k].func].name, false, err, sizeof(err)) : -1;
+		if (d)
+			report_doc_end(d);
 		if (fclose(f) == 0 && rc == 0 && len < MAX_SOURCE_BYTES && strstr(buf, "\"source\"")) {
 			fputs(shown++ ? ",\n{\"name\":" : "\n{\"name\":", out);
-			report_json_string(out, m->funcs[order[i]].name);
+			report_json_string(out, files[k].names);
 			fprintf(out, ",\"doc\":%s}", buf);
 		}
 		free(buf);
@@ -130,6 +155,7 @@ out:
 	fputs("],\n", out);
 	free(fm);
 	free(order);
+	free(files);
 }
 
 /* Write `text` up to the marker `mark`; returns what follows the marker. */

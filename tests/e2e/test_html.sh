@@ -56,4 +56,16 @@ assert set(tracks) == set(th), (tracks, th)
 for tid, cpu in th.items():
     assert abs(tracks[tid] - cpu) < 0.002, (tid, tracks[tid], cpu)
 assert abs(d[\"tree\"][\"v\"][0][0] / 1e6 - sum(th.values())) < 0.003, d[\"tree\"][\"v\"][0][0]"'
+# The hot source: spin.c once (annotate shows the whole file), named by its
+# hot functions, with leaf_two's loop the hottest line.
+check html_hot_source_file_once sh -c '
+	"$TALLY" html s.exp -o s2.html && "$TALLY" annotate s.exp leaf_two --format json >a.json && python3 -c "
+import json, re
+d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", open(\"s2.html\").read(), re.S).group(1))
+spin = [s for s in d[\"source\"] if s[\"name\"].split(\": \")[0].endswith(\"spin.c\")]
+assert len(spin) == 1, [s[\"name\"] for s in d[\"source\"]]
+names = spin[0][\"name\"].split(\": \", 1)[1].split(\", \")
+assert names[:2] == [\"leaf_two\", \"leaf_one\"], names
+rows = lambda t: [(r[\"line\"], r[\"text\"], r[\"excl_cpu\"], r[\"incl_cpu\"]) for r in t[\"source\"]]
+assert rows(spin[0][\"doc\"]) == rows(json.load(open(\"a.json\"))), (rows(spin[0][\"doc\"])[:5])"'
 check html_needs_output sh -c '"$TALLY" html s.exp 2>err; test $? -eq 64 && grep -q -- "-o FILE" err'
