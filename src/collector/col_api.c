@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/col_dyn.h"
 #include "collector/col_export.h"
 #include "collector/col_files.h"
 #include "collector/col_init.h"
@@ -175,6 +176,28 @@ COL_API void tally_marker(const char *name)
 	col_fmt_u64_sigsafe(num, col_now_ns_sigsafe());
 	snprintf(line, sizeof(line), "%s %s", num, name);
 	col_log_sigsafe("marker", line);
+}
+
+COL_API int tally_func_load(const char *name, const void *addr, size_t size,
+			    const struct tally_line *lines)
+{
+	uint32_t pairs[256][2];
+	uint32_t n = 0;
+
+	col_ensure_init();
+	if (!col_proc.active || !name || !addr || !size)
+		return -1;
+	for (; lines && n < 256 && lines[n].line; n++) {
+		pairs[n][0] = lines[n].offset;
+		pairs[n][1] = lines[n].line;
+	}
+	return col_dyn_func(EXP_DYN_API, col_now_ns_sigsafe(), (uint64_t)(uintptr_t)addr, size, name,
+			    pairs, n, NULL);
+}
+
+COL_API int tally_func_unload(const void *addr)
+{
+	return col_proc.active ? col_dyn_unload((uint64_t)(uintptr_t)addr) : -1;
 }
 
 COL_API int tally__standalone_start(const char *why)

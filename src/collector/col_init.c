@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "collector/col_dyn.h"
 #include "collector/col_descend.h"
 #include "collector/col_files.h"
 #include "collector/col_init.h"
@@ -115,6 +116,7 @@ __attribute__((destructor)) static void col_destructor(void)
 {
 	if (!col_proc.active || col_proc.pid != getpid())
 		return;
+	col_dyn_at_exit();
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
 	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());
 	col_thread_end_others();

@@ -24,6 +24,7 @@
  *   col_fds                 our descriptors: high, registered, protected
  *   col_log                 lines in log.txt
  *   col_files               the experiment's files; appending records
+ *   col_dyn                 dynamic code: tally_func_load, perf maps, jitdumps
  *   col_signal              the target's dispositions of our signals
  *   col_objects             the load-object map (MAP records, new snapshots)
  *   col_stacks              call stacks stored once

@@ -594,6 +594,42 @@ static void fp_rule(struct col_unwind_rule *rule)
 	rule->undef = 0;
 }
 
+/* Is `v` a return address: inside a known object's text, right after a
+ * call instruction (call rel32; call *r/m in its 2- to 7-byte forms)? */
+static bool is_return_address(const struct col_object_set *set, uint64_t v)
+{
+	const struct col_object *o = col_objects_find_sigsafe(set, v - 1);
+
+	if (!o || v - 7 < o->text_lo)
+		return false;
+	const uint8_t *p = (const uint8_t *)(uintptr_t)v;
+	if (p[-5] == 0xe8)
+		return true;
+	for (int len = 2; len <= 7; len++)
+		if (p[-len] == 0xff && (p[1 - len] & 0x38) == 0x10)
+			return true;
+	return false;
+}
+
+/* Code without CFI (dynamically generated code, hand-written assembly):
+ * interrupted at its leaf, a function that has not pushed anything yet has
+ * its return address at rsp, which frame pointers would skip; anywhere
+ * else the frame-pointer chain. */
+static void no_cfi_rule(const struct col_unwind_ctx *ctx, const struct col_object_set *set,
+			const struct col_regs *regs, bool leaf, struct col_unwind_rule *rule)
+{
+	uint64_t top;
+
+	fp_rule(rule);
+	if (leaf && (regs->valid & (1u << UW_RSP)) && read_mem(ctx, regs->r[UW_RSP], &top) &&
+	    is_return_address(set, top)) {
+		rule->cfa_reg = UW_RSP;
+		rule->cfa_off = 8;
+		rule->save[1] = UW_SAVE_SAME;
+		rule->saved = 1u << 6;
+	}
+}
+
 /* Apply a simple rule: only the registers it saved are read.  Returns 1
  * (next frame), 0 (outermost frame), -1 (bad frame). */
 static int apply_rule(const struct col_unwind_ctx *ctx, const struct col_unwind_rule *rule,
@@ -832,7 +868,7 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 				rc = apply_row(ctx, o, &ctx->row, regs);
 			}
 		} else {
-			fp_rule(&rule);
+			no_cfi_rule(ctx, set, regs, exact, &rule);
 			rc = apply_rule(ctx, &rule, regs);
 		}
 next:

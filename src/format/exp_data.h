@@ -62,6 +62,20 @@ struct exp_fd_ev {
 	char *name;
 };
 
+/* A function of dynamically generated code (DYN_FUNC), and when it went
+ * (its DYN_UNLOAD, if any). */
+struct exp_dyn_ev {
+	uint64_t time_ns;                /* there no later than this (0: from the start) */
+	uint64_t unload_ns;              /* UINT64_MAX: never unloaded */
+	uint64_t addr, size;
+	uint32_t flags;                  /* EXP_DYN_* */
+	char *name;
+	uint32_t nlines;
+	uint32_t (*lines)[2];            /* { offset, line }, offsets ascending */
+	uint32_t code_len;
+	uint8_t *code;                   /* the copied instructions */
+};
+
 /* An arc, summed over the threads' tables. */
 struct exp_arc_ev {
 	uint64_t frompc, selfpc, count, incl_ns;
@@ -97,6 +111,8 @@ struct exp_proc {
 	size_t nio;
 	struct exp_fd_ev *fds;
 	size_t nfds;
+	struct exp_dyn_ev *dyn;          /* dynamic code, in file order */
+	size_t ndyn;
 	struct exp_arc_ev *arcs;
 	size_t narcs;
 	struct exp_mpi *mpi;             /* MPI calls (-m), in file order */

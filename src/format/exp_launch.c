@@ -16,7 +16,7 @@ static const char *const file_names[EXP_FILE_COUNT_] = {
 	[EXP_FILE_MAPS] = "maps.dat",       [EXP_FILE_THREADS] = "threads.dat",
 	[EXP_FILE_HEAP] = "heap.dat",       [EXP_FILE_SYNC] = "sync.dat",
 	[EXP_FILE_IO] = "io.dat",           [EXP_FILE_ARCS] = "arcs.dat",
-	[EXP_FILE_MPI] = "mpi.dat",
+	[EXP_FILE_MPI] = "mpi.dat",        [EXP_FILE_DYN] = "dyn.dat",
 };
 
 const char *exp_file_name(enum exp_file_kind kind)

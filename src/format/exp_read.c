@@ -383,6 +383,7 @@ const char *exp_counter_name(enum exp_counter c)
 		[EXP_CTR_EXECS] = "execs",
 		[EXP_CTR_MPI_UNTRACKED] = "mpi.untracked-requests",
 		[EXP_CTR_MPI_UNKNOWN_PEER] = "mpi.unknown-peers",
+		[EXP_CTR_DYN_LOST] = "dyn.code-not-copied",
 		[EXP_CTR_FDS_REPLACED] = "fds.replaced",
 		[EXP_CTR_LOST_LIMIT] = "lost.size-limit",
 		[EXP_CTR_BYTES] = "experiment.bytes",

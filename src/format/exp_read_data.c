@@ -129,7 +129,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 struct loader {
 	struct exp_proc *p;
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
-	size_t cap_mpi, cap_comms;
+	size_t cap_mpi, cap_comms, cap_dyn;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 	exp_damage_fn *on_damage;
@@ -471,6 +471,65 @@ static int take_fd_name(struct loader *l, struct exp_file *f, const struct exp_r
 	return e->name ? 0 : nomem(err, f->path);
 }
 
+static int take_dyn_func(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			 struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_dyn_func d;
+	const uint8_t *b = r->p;
+
+	memcpy(&d, r->p, sizeof(d));
+	uint64_t name_pad = ((uint64_t)d.name_len + 7) & ~7ull;
+	uint64_t need = sizeof(d) + name_pad + 8ull * d.nlines + d.code_len;
+	if (!d.name_len || need > r->len || d.code_len > d.size || b[sizeof(d) + d.name_len - 1] ||
+	    !d.size || d.addr + d.size < d.addr)
+		return reject(f, r, "dynamic function record of inconsistent lengths");
+	if (exp_grow(&p->dyn, &l->cap_dyn, p->ndyn, sizeof(*p->dyn)))
+		return nomem(err, f->path);
+	struct exp_dyn_ev *e = &p->dyn[p->ndyn];
+	memset(e, 0, sizeof(*e));
+	e->time_ns = d.time_ns;
+	e->unload_ns = UINT64_MAX;
+	e->addr = d.addr;
+	e->size = d.size;
+	e->flags = d.flags;
+	e->nlines = d.nlines;
+	e->code_len = d.code_len;
+	e->name = strdup((const char *)b + sizeof(d));
+	e->lines = d.nlines ? malloc(8ull * d.nlines) : NULL;
+	e->code = d.code_len ? malloc(d.code_len) : NULL;
+	if (!e->name || (d.nlines && !e->lines) || (d.code_len && !e->code)) {
+		free(e->name);
+		free(e->lines);
+		free(e->code);
+		return nomem(err, f->path);
+	}
+	if (d.nlines)
+		memcpy(e->lines, b + sizeof(d) + name_pad, 8ull * d.nlines);
+	if (d.code_len)
+		memcpy(e->code, b + sizeof(d) + name_pad + 8ull * d.nlines, d.code_len);
+	p->ndyn++;
+	return 0;
+}
+
+/* The function loaded last at `addr` before the unload is gone then. */
+static int take_dyn_unload(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_dyn_unload u;
+
+	(void)f;
+	(void)err;
+	memcpy(&u, r->p, sizeof(u));
+	for (size_t i = p->ndyn; i-- > 0;)
+		if (p->dyn[i].addr == u.addr && p->dyn[i].unload_ns == UINT64_MAX && p->dyn[i].time_ns <= u.time_ns) {
+			p->dyn[i].unload_ns = u.time_ns;
+			break;
+		}
+	return 0;
+}
+
 static int take_arc_table(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			  struct exp_error *err)
 {
@@ -550,6 +609,10 @@ static const struct rec_type {
 	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true, true,
 				take_arc_table },
 	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, COPY(mpi) },
+	[EXP_REC_DYN_FUNC] = { "dyn-func", EXP_FILE_DYN, sizeof(struct exp_dyn_func) + 8, true, true,
+			       take_dyn_func },
+	[EXP_REC_DYN_UNLOAD] = { "dyn-unload", EXP_FILE_DYN, sizeof(struct exp_dyn_unload), false, false,
+				 take_dyn_unload },
 	[EXP_REC_MPI_COMM] = { "mpi-comm", EXP_FILE_MPI, sizeof(struct exp_mpi_comm), false, false,
 			       COPY(comms) },
 };
@@ -715,6 +778,7 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	static const enum exp_file_kind files[] = {
 		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
 		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_MAPS, EXP_FILE_STACKS,
+		EXP_FILE_DYN,
 	};
 	int rc = load_log(p, err);
 	bool log_missing = rc == -ENOENT;
@@ -957,6 +1021,14 @@ static void free_events(struct exp_proc *p)
 		free(p->maps[i].path);
 	for (size_t i = 0; i < p->nfds; i++)
 		free(p->fds[i].name);
+	for (size_t i = 0; i < p->ndyn; i++) {
+		free(p->dyn[i].name);
+		free(p->dyn[i].lines);
+		free(p->dyn[i].code);
+	}
+	free(p->dyn);
+	p->dyn = NULL;
+	p->ndyn = 0;
 	free(p->maps);
 	free(p->fds);
 	free(p->samples);

@@ -56,6 +56,7 @@ enum exp_file_kind {
 	EXP_FILE_SYNC = 6,         /* synchronization waits */
 	EXP_FILE_IO = 7,           /* I/O tracing */
 	EXP_FILE_ARCS = 8,         /* -pg / -finstrument-functions arc tables */
+	EXP_FILE_DYN = 10,         /* dynamically generated code and its bytes */
 	EXP_FILE_MPI = 13,         /* MPI calls (-m, libtally-mpi.so) */
 	EXP_FILE_COUNT_ = 14
 };
@@ -78,6 +79,8 @@ enum exp_rec_type {
 	EXP_REC_MIRROR = 14,
 	EXP_REC_THREAD_COST = 15,
 	EXP_REC_SAMPLE_RUN = 16,
+	EXP_REC_DYN_FUNC = 25,
+	EXP_REC_DYN_UNLOAD = 26,
 	EXP_REC_MPI = 40,
 	EXP_REC_MPI_COMM = 41,
 };
@@ -393,6 +396,48 @@ struct exp_fd_name {
 	char name[];
 };
 
+/* EXP_REC_DYN_FUNC, 48 + name + lines + code bytes, in dyn.dat: a function
+ * of dynamically generated code (the seed's dynamic functions), with a copy
+ * of its instructions (the seed's dyntext) so that it can be disassembled
+ * after the process is gone.  A record longer than a block starts at a
+ * block boundary, as arc tables do.
+ *   0 4 word
+ *   4 4 flags     EXP_DYN_* : where it was learnt, EXP_DYN_TRUNCATED
+ *   8 8 time_ns   there no later than this (0: since the start)
+ *  16 8 addr      its first instruction
+ *  24 8 size      bytes of code
+ *  32 4 name_len  bytes of the name, NUL included (the field is padded to 8)
+ *  36 4 nlines    line table entries
+ *  40 4 code_len  bytes of code copied (< size if EXP_DYN_TRUNCATED)
+ *  44 4 reserved
+ *  48 .. name; then nlines x { u32 offset, u32 line } (offsets ascending:
+ *        code from offset on is that line); then code_len bytes, padded to 8 */
+struct exp_dyn_func {
+	uint32_t word;
+	uint32_t flags;
+	uint64_t time_ns;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t name_len;
+	uint32_t nlines;
+	uint32_t code_len;
+	uint32_t reserved;
+};
+#define EXP_DYN_API 1            /* tally_func_load (include/tally.h) */
+#define EXP_DYN_PERFMAP 2        /* a line of /tmp/perf-PID.map, read at exit */
+#define EXP_DYN_JITDUMP 3        /* a JIT_CODE_LOAD record of jit-PID.dump */
+#define EXP_DYN_SOURCE_MASK 0xff
+#define EXP_DYN_TRUNCATED 0x100  /* not all of its code could be copied */
+
+/* EXP_REC_DYN_UNLOAD, 24 bytes: the function at `addr` is gone.
+ *   0 4 word; 4 4 reserved; 8 8 time_ns; 16 8 addr                          */
+struct exp_dyn_unload {
+	uint32_t word;
+	uint32_t reserved;
+	uint64_t time_ns;
+	uint64_t addr;
+};
+
 /* EXP_REC_ARC_TABLE, 32 + 32 * nslots bytes, starts at a block boundary:
  * one thread's open-addressing table of call-graph arcs, updated in place
  * while the thread runs.  A slot with frompc 0 is empty; a writer fills
@@ -509,7 +554,8 @@ enum exp_counter {
 	EXP_CTR_LIMIT_NS = 20,    /* founder's: CLOCK_MONOTONIC when the size limit was reached (0: not) */
 	EXP_CTR_MPI_UNTRACKED = 24, /* MPI requests completed whose start was not traced */
 	EXP_CTR_MPI_UNKNOWN_PEER = 25, /* MPI peers not translated to MPI_COMM_WORLD ranks */
-	EXP_CTR_COUNT_ = 26
+	EXP_CTR_DYN_LOST = 28,    /* dynamic functions whose code was not copied whole */
+	EXP_CTR_COUNT_ = 29
 };
 #define EXP_COUNTERS_BYTES (EXP_HEADER_BYTES + 8 * 32)
 

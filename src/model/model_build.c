@@ -29,7 +29,7 @@ static int build_space(struct build *b, struct proc_ctx *c)
 	char archive[4300];
 
 	c->space = sym_space_new();
-	c->epochs = malloc((p->nmaps + 1) * sizeof(*c->epochs));
+	c->epochs = malloc((p->nmaps + 2 * p->ndyn + 1) * sizeof(*c->epochs));
 	if (!c->space || !c->epochs)
 		return -1;
 	snprintf(archive, sizeof(archive), "%s/%s",
@@ -45,6 +45,30 @@ static int build_space(struct build *b, struct proc_ctx *c)
 		const char *base = e->unmap ? NULL : strrchr(e->path, '/');
 		c->omp |= !e->unmap && model_omp_runtime_object(base ? base + 1 : e->path);
 		c->epochs[c->nepochs++] = e->time_ns;
+	}
+	/* Dynamic code: an object of its own per function, mapped from its
+	 * load to its unload. */
+	for (size_t i = 0; i < p->ndyn; i++) {
+		const struct exp_dyn_ev *e = &p->dyn[i];
+		char key[4400], display[64];
+		unsigned src = e->flags & EXP_DYN_SOURCE_MASK;
+		snprintf(key, sizeof(key), "%s/dyn.dat#%zu", p->dir, i);
+		if (src == EXP_DYN_PERFMAP)
+			snprintf(display, sizeof(display), "perf-%u.map", p->pid);
+		else if (src == EXP_DYN_JITDUMP)
+			snprintf(display, sizeof(display), "jit-%u.dump", p->pid);
+		else
+			snprintf(display, sizeof(display), "[dynamic]");
+		struct sym_object *o = sym_object_dynamic(key, display, e->name, e->addr, e->size, e->code,
+							  e->code_len, (const uint32_t (*)[2])e->lines, e->nlines);
+		if (!o)
+			return -1;
+		sym_space_map_object(c->space, e->time_ns, e->addr, e->addr + e->size, o);
+		c->epochs[c->nepochs++] = e->time_ns;
+		if (e->unload_ns != UINT64_MAX) {
+			sym_space_unmap(c->space, e->unload_ns, e->addr);
+			c->epochs[c->nepochs++] = e->unload_ns;
+		}
 	}
 	qsort(c->epochs, c->nepochs, sizeof(*c->epochs), cmp_u64);
 	return 0;

@@ -124,6 +124,15 @@ static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, struct s
 	size_t plen;
 	uint32_t kind = model_struct_kind(sf->link_name, &plen);
 	f->link = sf->link_name ? strdup(sf->link_name) : NULL;
+	if (sf->flags & SYM_FUNC_DYNAMIC) {     /* its object's name, not its key's */
+		char *object = strdup(sym_object_name(obj));
+		if (object) {
+			free(f->object);
+			f->object = object;
+		}
+		f->flags |= MODEL_FUNC_DYNAMIC;
+		return id;
+	}
 	if (sf->link_name && !f->link)
 		b->oom = true;
 	if (model_omp_runtime_object(f->object))

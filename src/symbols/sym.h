@@ -37,6 +37,7 @@ struct sym_space;
 #define SYM_FUNC_PLT 0x1      /* a PLT stub (name ends in @plt) */
 #define SYM_FUNC_STATIC 0x2   /* artificial <static>@0x... region */
 #define SYM_FUNC_LOCAL 0x4    /* a local (file-static) symbol */
+#define SYM_FUNC_DYNAMIC 0x8  /* dynamically generated code (sym_object_dynamic) */
 
 struct sym_func {
 	const char *name;         /* display name: demangled, or artificial */
@@ -92,6 +93,16 @@ const char *sym_object_path(const struct sym_object *o);
  * `vaddr` (for disassembly).  Returns the number of bytes copied. */
 size_t sym_object_read(struct sym_object *o, uint64_t vaddr, void *buf, size_t len);
 
+/* The object of one function of dynamically generated code, made from its
+ * copied instructions (the experiment's DYN_FUNC record) and cached under
+ * `key` (sym_object_get(key) finds it again); `display` is its object name
+ * ("[dynamic]", "perf-1234.map").  Its line table, if any, is `nlines`
+ * { offset, line } pairs; lines are reported in the file `display`.  NULL
+ * if out of memory. */
+struct sym_object *sym_object_dynamic(const char *key, const char *display, const char *name,
+				      uint64_t addr, uint64_t size, const uint8_t *code,
+				      size_t code_len, const uint32_t (*lines)[2], uint32_t nlines);
+
 /* Close every cached object. */
 void sym_objects_free(void);
 
@@ -122,6 +133,10 @@ void sym_space_map(struct sym_space *s, uint64_t time_ns, uint64_t start,
 		   uint64_t end, uint64_t bias, const char *path,
 		   const uint8_t *build_id, size_t build_id_len, uint32_t flags);
 void sym_space_unmap(struct sym_space *s, uint64_t time_ns, uint64_t start);
+/* A mapping of an object already made (dynamic code: sym_object_dynamic),
+ * at link-time addresses (bias 0). */
+void sym_space_map_object(struct sym_space *s, uint64_t time_ns, uint64_t start, uint64_t end,
+			  struct sym_object *obj);
 
 /* The experiment's archive/ folder: an object whose path cannot be read, or
  * whose build-id differs from the recorded one, is read from

@@ -96,6 +96,9 @@ struct sym_object {
 	struct sym_lines *lines;  /* NULL until first sym_object_line */
 	bool lines_tried;
 	struct sym_arena arena;   /* PLT/static names, aliases lists */
+	uint8_t *owned_image;     /* dynamic code: its copied bytes (image), owned */
+	uint32_t (*dyn_lines)[2]; /* dynamic code: { offset, line } pairs, or NULL */
+	uint32_t ndyn_lines;
 	struct sym_object *next;  /* the cache list */
 };
 
@@ -106,6 +109,18 @@ struct sym_object *sym_object_get_as(const char *file, const char *path,
 				     const uint8_t *build_id,
 				     size_t build_id_len, bool *mismatch,
 				     char *err, size_t errlen);
+
+/* The cached object read from `file`, or NULL (sym_object.c). */
+struct sym_object *sym_object_find_cached(const char *file);
+/* Put a made object into the cache (sym_object.c). */
+void sym_object_cache_add(struct sym_object *o);
+/* Free an object not (yet) in the cache. */
+void sym_object_release(struct sym_object *o);
+
+/* ---- dynamic code (sym_dyn.c) ----------------------------------------- */
+
+/* Line of `vaddr` in a dynamic function's own table; false if none. */
+bool sym_dyn_line(const struct sym_object *o, uint64_t vaddr, const char **file, int *line);
 
 /* ---- ELF (sym_elf.c) ------------------------------------------------- */
 

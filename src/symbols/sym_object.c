@@ -21,6 +21,8 @@ static struct sym_object *sym_objects;   /* the cache */
 
 static void sym_object_free(struct sym_object *o)
 {
+	free(o->owned_image);
+	free(o->dyn_lines);
 	sym_lines_free(o->lines);
 	if (o->dbg_elf)
 		elf_end(o->dbg_elf);
@@ -74,6 +76,25 @@ static int sym_object_load(struct sym_object *o, char *err, size_t errlen)
 	if (rc < 0)
 		snprintf(err, errlen, "%s: out of memory", o->file);
 	return rc < 0 ? -1 : 0;
+}
+
+struct sym_object *sym_object_find_cached(const char *file)
+{
+	for (struct sym_object *o = sym_objects; o; o = o->next)
+		if (!strcmp(o->file, file))
+			return o;
+	return NULL;
+}
+
+void sym_object_cache_add(struct sym_object *o)
+{
+	o->next = sym_objects;
+	sym_objects = o;
+}
+
+void sym_object_release(struct sym_object *o)
+{
+	sym_object_free(o);
 }
 
 /* Open (or find in the cache) `file`, standing for `path`.  See sym.h. */
@@ -138,6 +159,8 @@ static struct sym_lines *sym_object_lines(struct sym_object *o)
 bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
 		     int *line)
 {
+	if (o && o->dyn_lines)
+		return sym_dyn_line(o, vaddr, file, line);
 	return o && sym_object_lines(o) && sym_lines_find(o->lines, vaddr, file, line);
 }
 

@@ -150,6 +150,18 @@ void sym_space_map(struct sym_space *s, uint64_t time_ns, uint64_t start,
 	s->dirty = true;
 }
 
+void sym_space_map_object(struct sym_space *s, uint64_t time_ns, uint64_t start, uint64_t end,
+			  struct sym_object *obj)
+{
+	size_t n = s->nmaps;
+
+	sym_space_map(s, time_ns, start, end, 0, obj ? sym_object_path(obj) : "", NULL, 0, 0);
+	if (s->nmaps > n) {
+		s->maps[n]->obj = obj;
+		s->maps[n]->obj_tried = true;
+	}
+}
+
 /* Record that the mapping starting at `start` is gone at time_ns: the
  * latest-recorded one still mapped. */
 void sym_space_unmap(struct sym_space *s, uint64_t time_ns, uint64_t start)

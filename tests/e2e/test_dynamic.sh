@@ -1,0 +1,37 @@
+# test_dynamic.sh — dynamically generated code (docs/structure.md, "Dynamic
+# code"): a loop copied into an executable page (jitty.c) and made known by
+# tally.h's tally_func_load, by /tmp/perf-PID.map, by a jitdump, or not at
+# all.  It is named, keeps its callers (the unwinder crosses code without
+# CFI), and its disassembly reads from the experiment after the process is
+# gone.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc -O2 -g -fomit-frame-pointer -I"$E2E/../../include" -o jitty "$PROGS/jitty.c"
+
+for mode in api perfmap jitdump none; do
+	"$TALLY" record -o $mode.exp ./jitty $mode >$mode.out 2>/dev/null
+	pid=$(awk '/^pid/ {print $2}' $mode.out)
+	rm -f "/tmp/perf-$pid.map" "jit-$pid.dump"
+	"$TALLY" export $mode.exp --format collapsed >$mode.txt
+done
+for mode in api perfmap jitdump; do
+	check dynamic_${mode}_named_with_callers shares $mode.txt \
+		'path main;driver;jit_loop 0.75 0.05' 'excl plain 0.25 0.05' 'absent <Unknown>'
+	check dynamic_${mode}_disassembly_after_exit sh -c "\"\$TALLY\" annotate $mode.exp jit_loop --disasm --format csv >$mode.csv &&
+		\"\$TALLY\" report $mode.exp --format csv >$mode.f.csv && python3 -c '
+import csv
+rows = [r for r in csv.DictReader(open(\"$mode.csv\")) if r[\"kind\"] == \"insn\"]
+ins = [r[\"instruction\"] for r in rows]
+assert ins[0] == \"mov rax, rdi\" and ins[-1].startswith(\"ret\") and len(ins) == 9, ins
+assert any(\"<jit_loop+0x12>\" in i for i in ins), ins
+f = [r for r in csv.DictReader(open(\"$mode.f.csv\")) if r[\"name\"] == \"jit_loop\"][0]
+assert abs(sum(float(r[\"excl_cpu\"]) for r in rows) - float(f[\"excl_cpu\"])) <= 0.003, f
+assert f[\"object\"] in (\"[dynamic]\", \"perf-\" + open(\"$mode.out\").read().split()[1] + \".map\",
+                       \"jit-\" + open(\"$mode.out\").read().split()[1] + \".dump\"), f'"
+done
+check dynamic_api_lines_from_its_table sh -c "\"\$TALLY\" annotate api.exp jit_loop --format csv >lines.csv && python3 -c '
+import csv
+rows = {int(r[\"line\"]): float(r[\"excl_cpu\"]) for r in csv.DictReader(open(\"lines.csv\")) if r[\"kind\"] == \"line\"}
+assert rows.get(20, 0) >= 0.9 * sum(rows.values()) > 0, rows'"
+check dynamic_unknown_keeps_callers shares none.txt 'path main;driver;<Unknown> 0.75 0.05'
+check dynamic_unwind_not_broken sh -c "! \"\$TALLY\" report none.exp | grep -q unwind.broken"
