@@ -30,6 +30,7 @@
 
 #include "collector/col_dyn.h"
 #include "collector/col_files.h"
+#include "collector/col_log.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
@@ -142,14 +143,18 @@ int col_dyn_unload(uint64_t addr)
 /* ---- at exit: perf map and jitdump ---------------------------------------- */
 
 /* Read the file at `path` whole into an anonymous mapping; NULL if it
- * cannot be (unmap *len bytes, rounded, when done). */
+ * cannot be (unmap *len bytes, rounded, when done).  A failure other than
+ * its absence is logged: what it named is then missing from the profile. */
 static char *read_all(const char *path, size_t *len, size_t *maplen)
 {
 	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
 	struct stat st;
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno != ENOENT)
+			col_log_error_sigsafe(path, errno, "dynamic code it names not recorded");
 		return NULL;
+	}
 	if (col_sys_fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > (1 << 30)) {
 		col_sys_close(fd);
 		return NULL;
@@ -262,13 +267,15 @@ static void read_jitdump(const char *path)
 static void find_jitdumps(void)
 {
 	size_t len, maplen;
-	char *buf = read_all("/proc/self/maps", &len, &maplen), want[40];
+	char *buf = NULL, want[40];
 
-	if (!buf) {
-		/* /proc/self/maps has no size: read it by chunks instead */
+	{
+		/* /proc/self/maps has no size: read it in one go into 4 MiB */
 		int fd = col_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
-		if (fd < 0)
+		if (fd < 0) {
+			col_log_error_sigsafe("/proc/self/maps", errno, "jitdump files not looked for");
 			return;
+		}
 		maplen = 1u << 22;
 		buf = col_sys_mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		len = 0;
