@@ -609,7 +609,7 @@ static const struct rec_type {
 	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true, true,
 				take_arc_table },
 	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, COPY(mpi) },
-	[EXP_REC_DYN_FUNC] = { "dyn-func", EXP_FILE_DYN, sizeof(struct exp_dyn_func) + 8, true, true,
+	[EXP_REC_DYN_FUNC] = { "dyn-func", EXP_FILE_DYN, sizeof(struct exp_dyn_func), true, true,
 			       take_dyn_func },
 	[EXP_REC_DYN_UNLOAD] = { "dyn-unload", EXP_FILE_DYN, sizeof(struct exp_dyn_unload), false, false,
 				 take_dyn_unload },
