@@ -250,7 +250,10 @@ void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
 		part(line, sizeof(line), "%llu stacks broke while unwinding (code without unwind tables: "
 		     "build with -fasynchronous-unwind-tables or frame pointers)",
 		     (unsigned long long)l.ctr[EXP_CTR_UNWIND_BROKEN]);
-	if (l.blocked)
+	/* The threads the collector found unsampled are named in a line of
+	 * their own (cli_unsampled.c); this catches those it could not see (a
+	 * clock that never started). */
+	if (l.blocked && !l.ctr[EXP_CTR_UNSAMPLED_THREADS])
 		part(line, sizeof(line), "%zu thread%s ran %.3f s of CPU without samples (the sampling "
 		     "signal blocked?)", l.blocked, l.blocked > 1 ? "s" : "", (double)l.blocked_ns / 1e9);
 	if (line[0])

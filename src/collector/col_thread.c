@@ -19,7 +19,6 @@
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
-#include "collector/col_real.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_thread.h"
@@ -138,33 +137,65 @@ static void write_cost(struct col_thread *t, struct col_thread *via)
 	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
 }
 
-/* A thread whose clock ran for more than three periods after its last
- * sample could not be sampled: it blocked the signal in a way the
- * interposers do not see (a raw rt_sigprocmask system call).  Counted, and
- * named in the log ("thread.unsampled: TID NAME: N us of CPU ..."), which
- * the report and `tally record` show. */
-static void check_sampled(struct col_thread *t)
+/* Thread tid's file NAME under /proc/self/task (its comm, its status) into
+ * buf, NUL-terminated; the length read, 0 when there is none. */
+static size_t task_file(pid_t tid, const char *name, char *buf, size_t len)
 {
-	uint64_t period = col_clock_period_ns();
+	char path[64] = "/proc/self/task/";
+	int n = (int)strlen(path);
 
-	if (!period || (t->perf_fd < 0 && !t->has_timer))
-		return;
-	uint64_t now = col_clock_read_sigsafe(t), since = t->last_cpu_ns + t->pending_ns;
+	n += col_fmt_u64_sigsafe(path + n, (uint64_t)tid);
+	path[n++] = '/';
+	strcpy(path + n, name);
+	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	ssize_t got = fd >= 0 ? col_sys_read(fd, buf, len - 1) : 0;
+	if (fd >= 0)
+		col_sys_close(fd);
+	buf[got > 0 ? got : 0] = 0;
+	return got > 0 ? (size_t)got : 0;
+}
+
+/* Whether thread tid blocks signal sig, from the SigBlk line of its status
+ * (the thread may be another one: the end of the process asks for those
+ * still running). */
+static bool task_blocks(pid_t tid, int sig)
+{
+	char st[4096];
+
+	if (sig <= 0 || sig > 64 || !task_file(tid, "status", st, sizeof(st)))
+		return false;
+	const char *p = strstr(st, "SigBlk:\t");
+	if (!p)
+		return false;
+	uint64_t mask = 0;
+	for (p += 8; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		mask = mask << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	return mask >> (sig - 1) & 1;
+}
+
+/* A thread whose clock ran for more than three periods after its last
+ * sample (its clock reads `now`) could not be sampled: it blocked the
+ * signal in a way the interposers do not see (a raw rt_sigprocmask system
+ * call).  Counted, and named in the log ("thread.unsampled: TID NAME: N us
+ * of CPU ..."), which the report and `tally record` show.  Asked by the
+ * thread as it ends, or by the end of the process for those still running. */
+static void check_sampled(struct col_thread *t, uint64_t now)
+{
+	uint64_t period = col_clock_period_ns(), since = t->last_cpu_ns + t->pending_ns;
 	uint64_t missed = now > since ? now - since : 0;
-	if (missed <= 3 * period)
+
+	if (!period || missed <= 3 * period)
 		return;
-	char line[128], name[17] = { 0 };
-	sigset_t cur;
-	int sig = col_clock_signal();
-	bool blocked = sig && col_real.pthread_sigmask &&
-		       col_real.pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, sig) == 1;
-	prctl(PR_GET_NAME, name, 0, 0, 0);
+	char line[128], name[17];
+	task_file(t->tid, "comm", name, sizeof(name));
+	name[strcspn(name, "\n")] = 0;
 	int n = col_fmt_u64_sigsafe(line, (uint64_t)t->tid);
 	line[n++] = ' ';
 	n += (int)strlen(strcpy(line + n, name));
 	n += (int)strlen(strcpy(line + n, ": "));
 	n += col_fmt_u64_sigsafe(line + n, missed / 1000);
-	strcpy(line + n, blocked ? " us of CPU after its last sample (it blocks the sampling signal)"
+	strcpy(line + n, task_blocks(t->tid, col_clock_signal())
+				 ? " us of CPU after its last sample (it blocks the sampling signal)"
 				 : " us of CPU after its last sample");
 	col_log_sigsafe("thread.unsampled", line);
 	col_count_sigsafe(EXP_CTR_UNSAMPLED_THREADS, 1);
@@ -193,7 +224,8 @@ void col_thread_detach(void)
 	while (atomic_exchange(&t->busy, 1))
 		;
 	t->exiting = true;
-	check_sampled(t);
+	if (t->perf_fd >= 0 || t->has_timer)
+		check_sampled(t, col_clock_read_sigsafe(t));
 	col_clock_stop(t);
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
 				      col_thread_cputime_ns_sigsafe(), t->samples };
@@ -217,6 +249,8 @@ void col_thread_end_others(void)
 		if (!t || t == self || atomic_exchange(&live[i], NULL) != t)
 			continue;
 		uint64_t cpu = t->perf_fd >= 0 ? col_clock_read_sigsafe(t) : 0;
+		if (t->perf_fd >= 0)
+			check_sampled(t, cpu);
 		struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), cpu, t->samples };
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		write_cost(t, self);

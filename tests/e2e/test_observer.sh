@@ -81,6 +81,12 @@ check unsampled_thread_named_at_end_of_record sh -c 'grep "could not be sampled"
 check unsampled_thread_in_overview sh -c '
 	"$TALLY" report raw.exp >raw.txt && grep -q "Unsampled thread .* w_raw: " raw.txt &&
 	grep -q "threads.unsampled  *1$" raw.txt'
+check unsampled_thread_said_once sh -c 'test $(grep -c "sampl" raw.err) = 1'
+# Still running when the process ends: named by the end of the process.
+"$TALLY" record -o rawexit.exp ./sigblock raw exit 2>rawexit.err
+check unsampled_thread_running_at_exit_named sh -c '
+	grep "could not be sampled" rawexit.err | grep -q w_raw &&
+	"$TALLY" report rawexit.exp | grep -q "Unsampled thread .* w_raw: .*(it blocks the sampling signal)"'
 
 # A rate above the cap is lowered, with one line saying why; the run ends.
 "$TALLY" record -F 100000 -o capped.exp ./spin 0.3 2>capped.err

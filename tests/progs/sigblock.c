@@ -5,9 +5,10 @@
  * do), w_wait blocks everything and polls sigtimedwait on a full set between
  * its slices of work.  With `raw`, a fifth thread w_raw blocks everything
  * with the rt_sigprocmask system call itself, which no interposer sees.
- * With `exit`, main does not wait for w_inherit (given 3 units of work): the
- * process ends while it still runs, as xz ends with its workers blocked.
- * usage: sigblock [raw|exit] [UNITS] */
+ * With `exit`, main does not wait for w_inherit nor w_raw (given 3 units of
+ * work each): the process ends while they still run, as xz ends with its
+ * workers blocked.
+ * usage: sigblock [raw] [exit] [UNITS] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -72,19 +73,20 @@ NOIPA void *w_raw(void *a)
 	unsigned long all = ~0ul;
 	prctl(PR_SET_NAME, "w_raw");
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
-	work(UNIT);
+	work(UNIT * (leave_running ? 3 : 1));
 	return a;
 }
 
 int main(int argc, char **argv)
 {
 	pthread_t t[5];
-	int n = 0, raw = argc > 1 && !strcmp(argv[1], "raw");
+	int n = 0, raw = 0, arg = 1;
 	sigset_t all, old;
 
-	leave_running = argc > 1 && !strcmp(argv[1], "exit");
-	if (argc > 1 + raw + leave_running)
-		units = atof(argv[1 + raw + leave_running]);
+	for (; arg < argc && (!strcmp(argv[arg], "raw") || !strcmp(argv[arg], "exit")); arg++)
+		*(argv[arg][0] == 'r' ? &raw : &leave_running) = 1;
+	if (arg < argc)
+		units = atof(argv[arg]);
 	pthread_create(&t[n++], NULL, w_pthread, NULL);
 	pthread_create(&t[n++], NULL, w_procmask, NULL);
 	pthread_create(&t[n++], NULL, w_wait, NULL);
@@ -95,7 +97,7 @@ int main(int argc, char **argv)
 	if (raw)
 		pthread_create(&t[n++], NULL, w_raw, NULL);
 	for (int i = 0; i < n; i++)
-		if (!leave_running || i != 3)
+		if (!leave_running || i < 3)
 			pthread_join(t[i], NULL);
 	return 0;
 }
