@@ -125,6 +125,29 @@ $(MPILIB): $(call pic,$(MPI_SRC)) src/tracers/mpi.map $(COLLECTLIB)
 mpi-skipped:
 	@echo "make: libtally-mpi.so skipped: no mpi.h (mpicc or pkg-config ompi); tally record -m needs it: apt-get install libopenmpi-dev"
 
+# The JVMTI agent builds where jvmti.h is found: $(JAVA_HOME)/include, or the
+# JDK of the javac on the PATH, or Debian's default-java; it links the
+# collector, as the tracers do.  Without a JDK, `make` says it skips it.
+JDK_HOMES  := $(JAVA_HOME) $(patsubst %/bin/javac,%,$(realpath $(shell command -v javac 2>/dev/null))) \
+	      /usr/lib/jvm/default-java
+JDK_INC    := $(firstword $(foreach h,$(JDK_HOMES),$(if $(wildcard $(h)/include/jvmti.h),$(h)/include)))
+JVMTI_SRC  := $(wildcard src/jvmti/*.c)
+JVMTILIB   := $(BUILD)/lib/libtally-jvmti.so
+$(call pic,$(JVMTI_SRC)): CFLAGS_COL += -isystem $(JDK_INC) -isystem $(JDK_INC)/linux -ftls-model=global-dynamic
+ifneq ($(JDK_INC),)
+all: $(JVMTILIB)
+else
+all: jvmti-skipped
+endif
+
+$(JVMTILIB): $(call pic,$(JVMTI_SRC)) src/jvmti/jvmti.map $(COLLECTLIB)
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -Wl,--version-script=src/jvmti/jvmti.map -Wl,-soname,libtally-jvmti.so \
+	    -o $@ $(call pic,$(JVMTI_SRC)) -L$(BUILD)/lib -ltally-collector -Wl,-rpath,'$$ORIGIN' -ldl -lm
+
+jvmti-skipped:
+	@echo "make: libtally-jvmti.so skipped: no jvmti.h (no JDK); Java programs are profiled as native code only: apt-get install openjdk-17-jdk-headless"
+
 $(APILIB): $(COLLECTLIB)
 	@mkdir -p $(@D)
 	ln -sf libtally-collector.so $@
@@ -220,5 +243,5 @@ clean:
 help:
 	@echo "make [all] | demo | check | check-asan | bench | fuzz | install [PREFIX=...] | uninstall | clean"
 
-.PHONY: all mpi-skipped tests deps demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
+.PHONY: all mpi-skipped jvmti-skipped tests deps demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -42,6 +42,7 @@ golang-go           test
 linux-perf          test
 nodejs              test
 file                test
+openjdk-17-jdk-headless test
 hyperfine           bench
 heaptrack           bench
 EOF

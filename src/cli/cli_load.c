@@ -112,11 +112,12 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 		return 1;
 	}
 	if (id == CLI_OPT_VIEW) {
-		if (strcmp(arg, "user") && strcmp(arg, "machine")) {
-			cli_error(cmd, "--view %s: expected user or machine", arg);
+		if (strcmp(arg, "user") && strcmp(arg, "machine") && strcmp(arg, "expert")) {
+			cli_error(cmd, "--view %s: expected user, expert or machine", arg);
 			return -1;
 		}
-		in->view = strcmp(arg, "user") ? MODEL_VIEW_MACHINE : MODEL_VIEW_USER;
+		in->view = !strcmp(arg, "user") ? MODEL_VIEW_USER
+			   : !strcmp(arg, "expert") ? MODEL_VIEW_EXPERT : MODEL_VIEW_MACHINE;
 		return 1;
 	}
 	if (id == CLI_OPT_RANK) {

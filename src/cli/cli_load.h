@@ -21,7 +21,7 @@ struct cli_input {
 	bool show_collector;
 	bool partial;                /* some data could not be read: exit CLI_PARTIAL */
 	const char *process;         /* --process */
-	enum model_view view;        /* --view user|machine */
+	enum model_view view;        /* --view user|expert|machine */
 	int32_t ranks[256];          /* --rank: only these ranks of a job */
 	size_t nranks;
 	bool has_job;                /* an MPI job was named (exp_job.h) */
@@ -48,10 +48,11 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	  "only process P (pid, lineage such as _f1_x1, or name)" },                      \
 	{ "rank", 0, CLI_ARG_REQUIRED, CLI_OPT_RANK, "N[,N]",                               \
 	  "only these ranks of an MPI job" },                                              \
-	{ "view", 0, CLI_ARG_REQUIRED, CLI_OPT_VIEW, "user|machine",                        \
+	{ "view", 0, CLI_ARG_REQUIRED, CLI_OPT_VIEW, "user|expert|machine",                 \
 	  "user (default): outlined parts and OpenMP bodies under the function\n"           \
-	  "they came from, <OMP-*> for time in the runtime; machine: the frames\n"         \
-	  "as recorded" },                                                                   \
+	  "they came from, <OMP-*> for time in the runtime; Java methods, the\n"           \
+	  "JVM's work in <JVM-System>; expert: Java with the JVM's frames, and\n"         \
+	  "interpreted and compiled methods apart; machine: the frames as recorded" },       \
 	{ "object", 0, CLI_ARG_REQUIRED, CLI_OPT_OBJECT, "O",                               \
 	  "only stacks with a frame in load object O (name or path)" },                    \
 	{ "hide-object", 0, CLI_ARG_REQUIRED, CLI_OPT_HIDE_OBJECT, "O",                     \

@@ -37,7 +37,7 @@ static pid_t child_pid;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-L SIZE] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
+		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
 		"  -o EXP            experiment directory (default tally.N.exp, first unused N)\n"
 		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off;\n"
 		"                    at most %u: each sample costs the kernel's timer ~20 us of CPU on a\n"
@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"  -s [NS]           trace synchronization waits longer than NS ns (default: calibrated)\n"
 		"  -i                trace I/O calls (io.bytes, io.time, io.count)\n"
 		"  -m                trace MPI calls (mpi.time, mpi.count, mpi.bytes.sent, mpi.bytes.recv)\n"
+		"  -j on|off         Java: every JVM gets tally's JVMTI agent for Java stacks, named\n"
+		"                    methods and lines (-H, -s: the Java heap and monitors); default on\n"
 		"  --follow=all|none follow descendant processes into sub-experiments (default all)\n"
 		"  --frames N        deepest stack recorded (default and maximum %d)\n"
 		"  -p PID            attach to a running process: profile it until Ctrl-C or the\n"
@@ -360,6 +362,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "sync", optional_argument, NULL, 's' },
 		{ "io", no_argument, NULL, 'i' },
 		{ "mpi", no_argument, NULL, 'm' },
+		{ "java", required_argument, NULL, 'j' },
 		{ "follow", required_argument, NULL, 'f' },
 		{ "frames", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -375,7 +378,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->limit = -1;
 	optind = 1;
 	opterr = 0;                 /* our messages, "tally record: ...", one line */
-	while ((c = getopt_long(argc, argv, "+:o:F:HsimL:hp:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:F:HsimL:hp:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'p':
@@ -410,6 +413,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'H': o->launch.heap = true; break;
 		case 'i': o->launch.io = true; break;
 		case 'm': o->launch.mpi = true; break;
+		case 'j':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				cli_error(CMD, "-j %s: expected on or off", optarg);
+				return -1;
+			}
+			o->launch.java = !strcmp(optarg, "on");
+			break;
 		case 's':
 			o->launch.sync_ns = -2;
 			if (optarg) {

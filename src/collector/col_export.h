@@ -6,6 +6,7 @@
 #ifndef TALLY_COL_EXPORT_H
 #define TALLY_COL_EXPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Is this process collecting (starting the collector if the environment
@@ -55,5 +56,36 @@ void tally__count(int counter, uint64_t n);
 
 /* A line in the experiment's log. */
 void tally__log(const char *key, const char *value);
+
+/* ---- for the JVMTI agent (libtally-jvmti.so, src/jvmti/) ----------------- */
+
+/* Take Java stacks with `asgct`, the JVM's AsyncGetCallTrace: 1 if this
+ * process is collecting with Java stacks on (tally record -j on), else 0
+ * (the agent then does nothing). */
+int tally__java_start(void *asgct);
+
+/* The calling thread is a Java thread with JNIEnv `env`; NULL: no more. */
+void tally__java_thread(void *env);
+
+/* Append a record of code.dat (JAVA_METHOD, JIT_CODE, JIT_UNLOAD), complete
+ * with its time.  0, or -1 if it was lost (counted). */
+int tally__java_write(uint32_t type, const void *rec, uint32_t len);
+
+/* Methods of Java frames (exp_records.h) to be named. */
+void tally__java_seen(const uint64_t *frames, int n);
+
+/* The methods seen in Java frames that are not named yet: the next one from
+ * *pos (0 to start), 0 at the end; then tally__java_named once its
+ * JAVA_METHOD record is written. */
+uint64_t tally__java_unnamed(size_t *pos);
+void tally__java_named(uint64_t method);
+
+/* The calling thread's name (java: a java.lang.Thread's). */
+void tally__thread_name(const char *name, int java);
+
+/* A traced Java event (HEAP in heap.dat, SYNC in sync.dat) with its Java
+ * stack `frames[0..n)` (Java frames, leaf first): the thread id, time (if
+ * 0) and stack id filled as tally__trace_event does.  0, or -1. */
+int tally__java_event(int kind, uint32_t type, void *rec, uint32_t len, const uint64_t *frames, int n);
 
 #endif

@@ -78,6 +78,30 @@ static int is_tally(const char *path)
 }
 
 /* The object that defines `p`, if it is one of tally's libraries. */
+/* libc's dlsym, called straight from here: the collector's own dlsym
+ * (col_dlsym.S) stands in front of it for the program, and RTLD_NEXT must
+ * mean "after the collector" whoever asks. */
+static void *(*libc_dlsym)(void *, const char *);
+
+void *(*col_real_dlsym(void))(void *, const char *)
+{
+	void *(*fn)(void *, const char *) = __atomic_load_n(&libc_dlsym, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+		if (!fn)
+			fn = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		__atomic_store_n(&libc_dlsym, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+static void *dlsym_here(void *h, const char *name)
+{
+	void *(*fn)(void *, const char *) = col_real_dlsym();
+	return fn ? fn(h, name) : NULL;
+}
+
 static struct link_map *tally_owner(void *p)
 {
 	Dl_info info;
@@ -99,7 +123,7 @@ static void *next_after(struct link_map *after, const char *name)
 		void *h = col_real.dlopen ? col_real.dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 		if (!h)
 			continue;
-		void *p = dlsym(h, name);
+		void *p = dlsym_here(h, name);
 		Dl_info info;
 		struct link_map *owner = NULL;
 		int here = p && dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) && owner == l;
@@ -112,11 +136,11 @@ static void *next_after(struct link_map *after, const char *name)
 
 static void *resolve(const char *name)
 {
-	void *p = dlsym(RTLD_NEXT, name);
+	void *p = dlsym_here(RTLD_NEXT, name);
 	struct link_map *owner;
 
 	if (!p)
-		p = dlsym(RTLD_DEFAULT, name);
+		p = dlsym_here(RTLD_DEFAULT, name);
 	for (int hops = 0; p && hops < 16 && (owner = tally_owner(p)); hops++)
 		p = next_after(owner, name);
 	return p;
@@ -126,7 +150,7 @@ static void *resolve(const char *name)
  * when dlsym finds none after us (loaded as a dependency). */
 static void *chain_next(const char *name)
 {
-	void *p = dlsym(RTLD_NEXT, name);
+	void *p = dlsym_here(RTLD_NEXT, name);
 
 	return p ? p : resolve(name);
 }

@@ -63,7 +63,8 @@ struct mmsghdr;
 	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *))                           \
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *)) \
 	X(int, signalfd, (int, const sigset_t *, int))                                 \
-	X(int, posix_spawnattr_setsigmask, (posix_spawnattr_t *, const sigset_t *))
+	X(int, posix_spawnattr_setsigmask, (posix_spawnattr_t *, const sigset_t *)) \
+	X(int, pthread_setname_np, (pthread_t, const char *))
 
 #define COL_REAL_HEAP(X)                                                               \
 	X(void *, malloc, (size_t))                                                    \
@@ -261,6 +262,10 @@ extern struct col_real col_real;
  * first call); thread-safe: concurrent first calls each resolve, to the same
  * values, and never wait for one another. */
 const struct col_real *col_real_table(void);
+
+/* libc's dlsym (the collector interposes dlsym: col_dlsym.S), or NULL.
+ * Called from the collector, its RTLD_NEXT means after the collector. */
+void *(*col_real_dlsym(void))(void *, const char *);
 
 /* For the tracers: the same, exported from libtally-collector.so. */
 const struct col_real *tally__real(void);

@@ -16,7 +16,8 @@
  *
  * The handler is the sequence of style.md §6: save errno; tell our signal
  * from the target's; test-and-set the thread's busy flag; read the clock;
- * unwind from the ucontext; append the sample to the run; re-arm; time it.
+ * unwind from the ucontext (a JVM's Java threads: their Java frames first,
+ * col_java.c); append the sample to the run; re-arm; time it.
  * Sigsafe file.
  */
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "collector/col_clock.h"
+#include "collector/col_java.h"
 #include "collector/col_sample.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
@@ -89,13 +91,18 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 {
 	int truncated, broken;
 
+	/* A Java thread's Java frames first (col_java.h), then its machine ones. */
+	int java_cut, nj = col_java_frames_sigsafe(t, uc, t->frames, COL_JAVA_MAX_FRAMES, &java_cut);
+	int room = EXP_MAX_FRAMES - nj < (int)col_proc.opt.max_frames ? EXP_MAX_FRAMES - nj
+								      : (int)col_proc.opt.max_frames;
 	col_regs_from_ucontext(uc, &t->regs);
-	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
-				   &truncated, &broken);
+	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames + nj, room, &truncated, &broken);
 	if (n < 1) {
-		t->frames[0] = t->regs.r[UW_RIP];
+		t->frames[nj] = t->regs.r[UW_RIP];
 		n = 1;
 	}
+	truncated |= java_cut;
+	n += nj;
 	int cpu = sched_getcpu();
 	struct exp_run_sample s = {
 		.tid = (uint32_t)t->tid,

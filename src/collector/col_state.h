@@ -28,12 +28,12 @@
  *   col_signal              the target's dispositions of our signals
  *   col_objects             the load-object map (MAP records, new snapshots)
  *   col_stacks              call stacks stored once
- *   col_clock               a thread's CPU-time clock (perf event or timer)
+ *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_sample              the profiling signal handler
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd
+ *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd col_interpose_jvm:col_dlsym
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions
@@ -76,7 +76,12 @@ struct col_thread {
 	struct exp_run_writer run;     /* clock samples (through cursor[SAMPLES]) */
 	struct col_regs regs;          /* scratch for the unwinder */
 	uint64_t frames[EXP_MAX_FRAMES];
-	uint64_t suffix_hash[EXP_MAX_FRAMES + 1];   /* scratch for col_stacks.c */
+	union {                        /* scratch, used only while busy: */
+		uint64_t suffix_hash[EXP_MAX_FRAMES + 1];   /* col_stacks.c interning */
+		uint64_t java_scratch[EXP_MAX_FRAMES];      /* col_java.c, in the handler */
+	};
+	void *_Atomic java_env;        /* the thread's JNIEnv while it is a Java thread
+	                                  (col_java.h); NULL otherwise */
 	struct col_unwind_ctx unwind;
 	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */
 	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */

@@ -277,3 +277,24 @@ void col_thread_reset_after_fork(void)
 	col_thread_set_self(NULL);
 	col_sys_munmap(t, sizeof(*t));
 }
+
+void col_thread_name(const char *name, uint32_t flags)
+{
+	struct {
+		struct exp_thread_name r;
+		char name[EXP_THREAD_NAME_MAX];
+	} rec;
+	struct col_thread *t;
+	size_t n = strnlen(name, EXP_THREAD_NAME_MAX - 1);
+
+	if (!col_proc.active || !(t = col_enter()))
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.r.tid = (uint32_t)t->tid;
+	rec.r.time_ns = col_now_ns_sigsafe();
+	rec.r.flags = flags;
+	memcpy(rec.name, name, n);
+	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_NAME, &rec,
+			  (uint32_t)((sizeof(rec.r) + n + 1 + 7) & ~(size_t)7));
+	col_leave(t);
+}

@@ -21,6 +21,10 @@ void col_thread_detach(void);
  * still running or blocked, as xz does), through the caller's cursor. */
 void col_thread_end_others(void);
 
+/* The calling thread is now called `name` (EXP_THREAD_NAME_* flags): a
+ * THREAD_NAME record.  Normal context. */
+void col_thread_name(const char *name, uint32_t flags);
+
 /* After fork, in the child: the thread's state belongs to the parent's files. */
 void col_thread_reset_after_fork(void);
 

@@ -53,7 +53,31 @@ struct exp_thread_ev {
 	uint64_t collector_ns;           /* from THREAD_COST: the collector's CPU time */
 	uint64_t handlers, handler_max_ns;   /* handler runs timed, the longest */
 	uint64_t *handler_hist;          /* EXP_COST_BUCKETS counts (exp_cost.h), or NULL */
-	char name[17];
+	char name[EXP_THREAD_NAME_MAX];  /* at its start, or its latest THREAD_NAME (a
+	                                    Java thread's Java name preferred) */
+	uint64_t name_ns;                /* when that name was given (0: at its start) */
+	bool java_name;                  /* name is a java.lang.Thread's */
+};
+
+/* A Java method, named by the JVMTI agent (EXP_REC_JAVA_METHOD). */
+struct exp_java_method_ev {
+	uint64_t method;                 /* jmethodID */
+	uint32_t flags;                  /* EXP_JAVA_METHOD_* */
+	uint32_t nlines;
+	uint32_t *lines;                 /* nlines pairs: start bci, line */
+	char *klass, *name, *sig, *src;  /* as the JVM spells them ("Lp/C;", "m", "(I)V", "C.java") */
+};
+
+/* Dynamic code appearing (EXP_REC_JIT_CODE) or going (EXP_REC_JIT_UNLOAD). */
+struct exp_jit_ev {
+	bool unload;
+	uint16_t kind;                   /* EXP_JIT_* (load) */
+	uint32_t order;                  /* place in the file: ties of time_ns */
+	uint64_t time_ns, start, size;   /* size 0 for an unload */
+	uint64_t method;                 /* EXP_JIT_JAVA: its jmethodID */
+	char *name;                      /* NULL for an unload */
+	uint32_t nlines;
+	uint32_t *lines;                 /* nlines pairs: offset, line */
 };
 
 struct exp_fd_ev {
@@ -119,6 +143,10 @@ struct exp_proc {
 	size_t nmpi;
 	struct exp_mpi_comm *comms;      /* communicators as first seen */
 	size_t ncomms;
+	struct exp_java_method_ev *jmethods;  /* Java methods, by id (exp_read_code.h) */
+	size_t njmethods;
+	struct exp_jit_ev *jit;          /* dynamic code over time, by time */
+	size_t njit;
 	size_t missing_stacks;           /* events naming a stack id never written */
 	struct exp_damage damage;        /* what could not be read (exp_read.h) */
 	size_t cut_stacks;               /* stacks whose outer frames were lost with
@@ -181,6 +209,10 @@ int exp_grow(void *arr, size_t *cap, size_t n, size_t size);
  * gets its EXP_STACK_* flags (TRUNCATED too when a node on the way was cut
  * from its lost parent). */
 int exp_stack_frames(const struct exp_proc *p, uint32_t id, uint64_t *pcs, int max, uint16_t *flags);
+
+/* The Java method of jmethodID `method` in process p (named by a
+ * JAVA_METHOD record), or NULL. */
+const struct exp_java_method_ev *exp_java_method_find(const struct exp_proc *p, uint64_t method);
 
 /* Value of `key` in a process's log, or NULL (the last one wins). */
 const char *exp_proc_log(const struct exp_proc *p, const char *key);

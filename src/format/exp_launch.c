@@ -16,7 +16,8 @@ static const char *const file_names[EXP_FILE_COUNT_] = {
 	[EXP_FILE_MAPS] = "maps.dat",       [EXP_FILE_THREADS] = "threads.dat",
 	[EXP_FILE_HEAP] = "heap.dat",       [EXP_FILE_SYNC] = "sync.dat",
 	[EXP_FILE_IO] = "io.dat",           [EXP_FILE_ARCS] = "arcs.dat",
-	[EXP_FILE_MPI] = "mpi.dat",        [EXP_FILE_DYN] = "dyn.dat",
+	[EXP_FILE_MPI] = "mpi.dat",         [EXP_FILE_DYN] = "dyn.dat",
+	[EXP_FILE_CODE] = "code.dat",
 };
 
 const char *exp_file_name(enum exp_file_kind kind)
@@ -110,6 +111,7 @@ static const struct option_def {
 	{ "frames", OPT_U32, OFF(max_frames), 1, EXP_MAX_FRAMES, EXP_MAX_FRAMES },
 	{ "mpi", OPT_BOOL, OFF(mpi), 0, 1, 0 },
 	{ "limit", OPT_I64, OFF(limit_bytes), 0, INT64_MAX, 0 },
+	{ "java", OPT_BOOL, OFF(java), 0, 1, 1 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

@@ -94,6 +94,7 @@ struct exp_launch_options {
 	uint32_t max_frames;       /* --frames: 1..EXP_MAX_FRAMES */
 	bool mpi;                  /* -m: trace MPI calls */
 	int64_t limit_bytes;       /* -L: the experiment's size limit, all processes; 0: none */
+	bool java;                 /* -j: a JVM gets the JVMTI agent (Java stacks) */
 };
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of

@@ -388,6 +388,8 @@ const char *exp_counter_name(enum exp_counter c)
 		[EXP_CTR_LOST_LIMIT] = "lost.size-limit",
 		[EXP_CTR_BYTES] = "experiment.bytes",
 		[EXP_CTR_LIMIT_NS] = "size-limit.reached_ns",
+		[EXP_CTR_JAVA_UNNAMED] = "java.unnamed-methods",
+		[EXP_CTR_JAVA_LOST] = "lost.java",
 	};
 	return (unsigned)c < EXP_CTR_COUNT_ && names[c] ? names[c] : "unknown";
 }

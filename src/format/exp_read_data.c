@@ -22,6 +22,7 @@
 
 #include "format/exp_cost.h"
 #include "format/exp_data.h"
+#include "format/exp_read_code.h"
 #include "format/exp_read_run.h"
 #include "format/exp_launch.h"
 
@@ -129,7 +130,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 struct loader {
 	struct exp_proc *p;
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
-	size_t cap_mpi, cap_comms, cap_dyn;
+	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 	exp_damage_fn *on_damage;
@@ -391,8 +392,10 @@ static int take_thread_start(struct loader *l, struct exp_file *f, const struct 
 	t->start_ns = ts.time_ns;
 	t->start_routine = ts.start_routine;
 	t->creator_tid = ts.creator_tid;
-	memcpy(t->name, ts.name, 16);
-	t->name[16] = 0;
+	if (!t->name_ns) {              /* a THREAD_NAME record renamed it later */
+		memcpy(t->name, ts.name, 16);
+		t->name[16] = 0;
+	}
 	return 0;
 }
 
@@ -566,6 +569,53 @@ static int take_arc_table(struct loader *l, struct exp_file *f, const struct exp
 		       offsetof(struct loader, cap_##field)
 #define COPY(field) take_copy, COPY_TO(field)
 
+/* code.dat and thread names (exp_read_code.c): 0, 1 rejected, -1 no memory. */
+static int took(struct exp_file *f, const struct exp_rec *r, struct exp_error *err, int rc,
+		const char *cause)
+{
+	if (rc < 0)
+		return nomem(err, f->path);
+	return rc ? reject(f, r, "%s", cause) : 0;
+}
+
+static int take_java_method(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			    struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_java_method(l->p, &l->cap_jmethods, r->p, r->len, cause, sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
+static int take_jit_code(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			 struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_jit_code(l->p, &l->cap_jit, r->p, r->len, cause, sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
+static int take_jit_unload(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_jit_unload(l->p, &l->cap_jit, r->p, r->len, cause, sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
+static int take_thread_name(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			    struct exp_error *err)
+{
+	char cause[256];
+	uint32_t tid;
+
+	memcpy(&tid, (const char *)r->p + 4, 4);
+	struct exp_thread_ev *t = thread_of(l, tid);
+	if (!t)
+		return nomem(err, f->path);
+	int rc = exp_take_thread_name(t, r->p, r->len, cause, sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
 /* What the loader knows of each record type: the file it belongs in, its
  * length (exactly, or at least), whether it may span blocks, and what takes
  * it.  A handler sees a record of the right file and length; it checks the
@@ -615,6 +665,14 @@ static const struct rec_type {
 				 take_dyn_unload },
 	[EXP_REC_MPI_COMM] = { "mpi-comm", EXP_FILE_MPI, sizeof(struct exp_mpi_comm), false, false,
 			       COPY(comms) },
+	[EXP_REC_JAVA_METHOD] = { "java-method", EXP_FILE_CODE, sizeof(struct exp_java_method), true,
+				  false, take_java_method },
+	[EXP_REC_JIT_CODE] = { "jit-code", EXP_FILE_CODE, sizeof(struct exp_jit_code), true, false,
+			       take_jit_code },
+	[EXP_REC_JIT_UNLOAD] = { "jit-unload", EXP_FILE_CODE, sizeof(struct exp_jit_unload), false, false,
+				 take_jit_unload },
+	[EXP_REC_THREAD_NAME] = { "thread-name", EXP_FILE_THREADS, sizeof(struct exp_thread_name), true,
+				  false, take_thread_name },
 };
 
 static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -777,8 +835,8 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 {
 	static const enum exp_file_kind files[] = {
 		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
-		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_MAPS, EXP_FILE_STACKS,
-		EXP_FILE_DYN,
+		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_CODE, EXP_FILE_MAPS,
+		EXP_FILE_STACKS,  EXP_FILE_DYN,
 	};
 	int rc = load_log(p, err);
 	bool log_missing = rc == -ENOENT;
@@ -805,6 +863,7 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	 * block comes before the copies of earlier ones), nor are threads'. */
 	if (p->nmaps)
 		qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map_time);
+	exp_code_sort(p);
 	/* Parents have smaller ids: one pass in id order gives every depth. */
 	for (uint32_t i = 0; i < p->nstacks; i++) {
 		struct exp_stack_ref *s = &p->stacks[i];
@@ -1040,6 +1099,7 @@ static void free_events(struct exp_proc *p)
 	free(p->arcs);
 	free(p->mpi);
 	free(p->comms);
+	exp_code_free(p);
 	p->maps = NULL;
 	p->fds = NULL;
 	p->samples = NULL;

@@ -58,7 +58,8 @@ enum exp_file_kind {
 	EXP_FILE_ARCS = 8,         /* -pg / -finstrument-functions arc tables */
 	EXP_FILE_DYN = 10,         /* dynamically generated code and its bytes */
 	EXP_FILE_MPI = 13,         /* MPI calls (-m, libtally-mpi.so) */
-	EXP_FILE_COUNT_ = 14
+	EXP_FILE_CODE = 14,        /* dynamic code (JIT-compiled methods, stubs) and Java methods */
+	EXP_FILE_COUNT_ = 15
 };
 
 /* Record types (top 8 bits of the record word). 0 is never a type. */
@@ -83,6 +84,10 @@ enum exp_rec_type {
 	EXP_REC_DYN_UNLOAD = 26,
 	EXP_REC_MPI = 40,
 	EXP_REC_MPI_COMM = 41,
+	EXP_REC_JAVA_METHOD = 45,
+	EXP_REC_JIT_CODE = 46,
+	EXP_REC_JIT_UNLOAD = 47,
+	EXP_REC_THREAD_NAME = 48,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -323,6 +328,9 @@ struct exp_heap {
 enum exp_heap_op {
 	EXP_HEAP_MALLOC = 1, EXP_HEAP_CALLOC, EXP_HEAP_REALLOC, EXP_HEAP_FREE,
 	EXP_HEAP_MEMALIGN, EXP_HEAP_NEW, EXP_HEAP_DELETE,
+	EXP_HEAP_JAVA,           /* a Java object sampled by the JVM (addr all ones, not
+	                            followed; size: the bytes it stands for; old_addr:
+	                            its own size) */
 };
 
 /* EXP_REC_HEAP_FREE, 24 bytes: a block released (free, delete, realloc to
@@ -353,6 +361,7 @@ struct exp_sync {
 enum exp_sync_op {
 	EXP_SYNC_MUTEX = 1, EXP_SYNC_RWLOCK_RD, EXP_SYNC_RWLOCK_WR, EXP_SYNC_COND,
 	EXP_SYNC_SEM, EXP_SYNC_BARRIER, EXP_SYNC_JOIN,
+	EXP_SYNC_JAVA_MONITOR,   /* a contended Java monitor (synchronized) entered */
 };
 
 /* EXP_REC_IO, 48 bytes: one I/O call, or a run of alike calls.
@@ -528,6 +537,132 @@ struct exp_mpi_comm {
 };
 #define EXP_MPI_COMM_INTER 0x1
 
+/* ---- dynamic code and Java (code.dat) ------------------------------------ *
+ *
+ * A frame of a sample's stack (SAMPLE_RUN, STACK, STACK_NODE) whose pc has
+ * bit 63 set is a *Java frame*, not an address: the JVM's AsyncGetCallTrace
+ * gave it.  Bits 0-46 hold the method's jmethodID (named by a JAVA_METHOD
+ * record), bits 47-62 the bytecode index + 4 (EXP_JAVA_BCI_*: 1 a native
+ * method, 3 no index; a larger index is clamped).  Java frames come first in
+ * a stack (leaf first), before its machine frames: a JVM thread's sample is
+ * its Java stack then the native one.  A Java frame with method 0 is a marker
+ * alone in the Java part: the thread is a Java thread, and its bits 47-62 say
+ * why it has no Java frame (EXP_JAVA_NO_*).                                 */
+#define EXP_JAVA_FRAME (1ull << 63)
+#define EXP_JAVA_METHOD_MASK ((1ull << 47) - 1)
+#define EXP_JAVA_BCI_SHIFT 47
+#define EXP_JAVA_BCI_NATIVE 1            /* field value: a native method */
+#define EXP_JAVA_BCI_NONE 3              /* field value: no bytecode index */
+#define EXP_JAVA_BCI_BIAS 4              /* field = bci + 4 */
+#define EXP_JAVA_IS_FRAME(pc) (((pc) & EXP_JAVA_FRAME) != 0)
+#define EXP_JAVA_METHOD_OF(pc) ((pc) & EXP_JAVA_METHOD_MASK)
+#define EXP_JAVA_FIELD_OF(pc) ((unsigned)(((pc) >> EXP_JAVA_BCI_SHIFT) & 0xffff))
+/* Why a Java thread's sample has no Java frame (marker field): 0, the thread
+ * runs no Java code now (starting, or in the JVM only); 1-10, the JVM could
+ * not walk its stack: AsyncGetCallTrace's code negated (1 no class-load
+ * events, 2 GC active, 3 unknown frame outside Java, 4 not walkable outside
+ * Java, 5 unknown Java frame, 6 not walkable in Java, 7 unknown state, 8
+ * thread exiting, 9 in deoptimization, 10 safepoint); 11 the Java part did
+ * not fit in the stack. */
+enum exp_java_none {
+	EXP_JAVA_NO_JAVA_CODE = 0,
+	EXP_JAVA_NO_WALK_MAX = 10,
+	EXP_JAVA_NO_ROOM = 11,
+};
+
+/* EXP_REC_JAVA_METHOD, 40 + 8 n + strings bytes: the name of a Java method
+ * whose jmethodID appeared in a frame, written by the JVMTI agent.
+ *   0 4 word
+ *   4 4 flags      EXP_JAVA_METHOD_*
+ *   8 8 method     the jmethodID (as in Java frames)
+ *  16 2 class_len  bytes of the class signature ("Lpkg/Class;"), NUL included
+ *  18 2 name_len   bytes of the method name ("run"), NUL included
+ *  20 2 sig_len    bytes of the signature ("(I[Ljava/lang/String;)V"), NUL incl.
+ *  22 2 src_len    bytes of the source file name ("Class.java"; 1: unknown)
+ *  24 4 nlines     line table entries
+ *  28 4 reserved   0
+ *  32 8 time_ns    when it was named
+ *  40 8*n lines    { u32 start_bci; u32 line }, by start_bci
+ *  ..  strings     class, name, signature, source file, each NUL-terminated,
+ *                  then zeros to a multiple of 8                            */
+struct exp_java_method {
+	uint32_t word;
+	uint32_t flags;
+	uint64_t method;
+	uint16_t class_len;
+	uint16_t name_len;
+	uint16_t sig_len;
+	uint16_t src_len;
+	uint32_t nlines;
+	uint32_t reserved;
+	uint64_t time_ns;
+	uint32_t lines[];          /* pairs: start_bci, line */
+};
+#define EXP_JAVA_METHOD_NATIVE 0x1    /* a native method (its code is C) */
+#define EXP_JAVA_METHOD_LINES_CUT 0x2 /* the line table was longer than a record holds */
+#define EXP_JAVA_METHOD_UNNAMED 0x4   /* the JVM could not name it (class unloaded):
+                                         no strings but NULs */
+
+/* EXP_REC_JIT_CODE, 48 + name + 8 n bytes: code generated at run time
+ * appeared at [start, start + size): a JIT-compiled method, a stub of the
+ * JVM (its interpreter, call stubs, adapters), or any other generator's.
+ *   0 4 word
+ *   4 2 kind       EXP_JIT_*
+ *   6 2 name_len   bytes of the name, NUL included
+ *   8 8 time_ns    there no later than this
+ *  16 8 start
+ *  24 8 size
+ *  32 8 method     EXP_JIT_JAVA: the jmethodID it compiles; 0 otherwise
+ *  40 4 nlines     line table entries after the name
+ *  44 4 reserved   0
+ *  48 ..  name     NUL-terminated, zeros to a multiple of 8 ("pkg.Class.m(int)",
+ *                  "Interpreter", "vtable stub")
+ *  .. 8*n lines    { u32 offset from start; u32 line }, by offset
+ * A later JIT_CODE at the same start replaces an earlier one; a JIT_UNLOAD
+ * ends it.                                                                  */
+struct exp_jit_code {
+	uint32_t word;
+	uint16_t kind;
+	uint16_t name_len;
+	uint64_t time_ns;
+	uint64_t start;
+	uint64_t size;
+	uint64_t method;
+	uint32_t nlines;
+	uint32_t reserved;
+	char name[];
+};
+enum exp_jit_kind {
+	EXP_JIT_JAVA = 1,          /* a Java method compiled by the JVM */
+	EXP_JIT_JVM_STUB = 2,      /* code the JVM generated for itself */
+	EXP_JIT_OTHER = 3,         /* any other code generator's */
+};
+
+/* EXP_REC_JIT_UNLOAD, 32 bytes: the dynamic code at `start` is gone.
+ *   0 4 word; 4 4 reserved; 8 8 time_ns; 16 8 start; 24 8 method (EXP_JIT_JAVA) */
+struct exp_jit_unload {
+	uint32_t word;
+	uint32_t reserved;
+	uint64_t time_ns;
+	uint64_t start;
+	uint64_t method;
+};
+
+/* EXP_REC_THREAD_NAME, 24 + name bytes, in threads.dat: thread `tid` is now
+ * called `name` (pthread_setname_np; a Java thread's name from the JVM).
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 4 flags (EXP_THREAD_NAME_*);
+ *  20 4 reserved; 24 .. name, NUL-terminated, zeros to a multiple of 8      */
+struct exp_thread_name {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t flags;
+	uint32_t reserved;
+	char name[];
+};
+#define EXP_THREAD_NAME_JAVA 0x1      /* the name of a java.lang.Thread (full length) */
+#define EXP_THREAD_NAME_MAX 128       /* bytes of a name, NUL included */
+
 /* counters.dat: a 64-byte header like the record files (kind 0), then
  * EXP_CTR_COUNT_ little-endian u64 counters updated in place with atomic
  * adds.  Every loss has a counter; the report header shows the nonzero ones. */
@@ -554,6 +689,10 @@ enum exp_counter {
 	EXP_CTR_LIMIT_NS = 20,    /* founder's: CLOCK_MONOTONIC when the size limit was reached (0: not) */
 	EXP_CTR_MPI_UNTRACKED = 24, /* MPI requests completed whose start was not traced */
 	EXP_CTR_MPI_UNKNOWN_PEER = 25, /* MPI peers not translated to MPI_COMM_WORLD ranks */
+	EXP_CTR_JAVA_UNNAMED = 26, /* Java methods sampled that could not be named (class
+	                              unloaded first, or the table of methods full) */
+	EXP_CTR_JAVA_LOST = 27,   /* Java frames or JVM events not recorded (a method id
+	                              beyond 47 bits, a JVM callback inside the collector) */
 	EXP_CTR_DYN_LOST = 28,    /* dynamic functions whose code was not copied whole */
 	EXP_CTR_COUNT_ = 29
 };

@@ -59,6 +59,7 @@ int model_metric_parse(const char *name);
 #define MODEL_FUNC_OMP_BODY 0x800      /* an OpenMP body (f._omp_fn.N, .omp_outlined.) */
 #define MODEL_FUNC_OMP_RUNTIME 0x1000  /* in the OpenMP runtime (libgomp, libomp) */
 #define MODEL_FUNC_DYNAMIC 0x2000      /* dynamically generated code (tally.h, perf map, jitdump) */
+#define MODEL_FUNC_JAVA 0x4000         /* a Java method (model_java.c) */
 
 struct model_func {
 	char *name;                /* display name (demangled, with arguments) */
@@ -86,7 +87,19 @@ struct model_entry {
 	uint32_t *funcs;           /* function of each frame */
 	uint64_t *addrs;           /* its link-time address (for annotation), 0 if none */
 	uint32_t omp;              /* MODEL_OMP_* (how the OpenMP user view placed it) */
+	uint32_t java;             /* MODEL_JAVA_* (a JVM's sample: what its stack is) */
 	uint64_t v[MODEL_METRIC_COUNT];
+};
+
+/* model_entry.java: a sample of a JVM's thread (0: not a JVM, or not known). */
+enum model_java_kind {
+	MODEL_JAVA_NONE = 0,
+	MODEL_JAVA_STACK,          /* a Java thread with its Java stack */
+	MODEL_JAVA_SYSTEM,         /* the JVM's own work: its threads (GC, compiler),
+	                              a Java thread running no Java code (<JVM-System>) */
+	MODEL_JAVA_NO_STACK,       /* a Java thread whose Java stack the JVM could not
+	                              give (<no Java callstack recorded>); + reason
+	                              (exp_java_none, 1..11) */
 };
 
 /* model_entry.omp, in the user view of an OpenMP program. */
@@ -101,6 +114,9 @@ enum model_view {
 	MODEL_VIEW_USER = 0,       /* the seed's user view: imputed calls to outlined
 	                              parts and OpenMP bodies, <OMP-*> functions */
 	MODEL_VIEW_MACHINE,        /* the frames as recorded (after PLT and tally rules) */
+	MODEL_VIEW_EXPERT,         /* Java (the seed's Expert-Java): as user, with the
+	                              JVM's frames under Java code and its threads'
+	                              stacks, and interpreted / compiled methods apart */
 };
 
 #define MODEL_PROC_MERGED UINT32_MAX   /* model.merged: entries of every process */
@@ -192,6 +208,14 @@ struct model_heap_unpaired {
 	                              release was not recorded */
 };
 
+/* A JVM's samples by what their stacks are (model_entry.java), and the
+ * CPU time they stand for. */
+struct model_java {
+	uint64_t samples[MODEL_JAVA_NO_STACK + 1 + EXP_JAVA_NO_ROOM];   /* by kind + reason */
+	uint64_t cpu_ns[MODEL_JAVA_NO_STACK + 1 + EXP_JAVA_NO_ROOM];
+	uint64_t unnamed;          /* Java methods without a name (counted once per function) */
+};
+
 struct model {
 	struct model_func *funcs;  /* [0] is <Total> */
 	uint32_t nfuncs;
@@ -215,6 +239,7 @@ struct model {
 	size_t nmsgs;
 	size_t left_out;           /* processes left out by ranks_only */
 	struct model_heap_unpaired heap_unpaired;
+	struct model_java java;    /* JVM samples (any process of the model) */
 	void *priv;                /* model_build's indexes while building */
 	struct model_event *events; /* with keep_events: in the order counted */
 	size_t nevents;

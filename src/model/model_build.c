@@ -70,6 +70,8 @@ static int build_space(struct build *b, struct proc_ctx *c)
 			c->epochs[c->nepochs++] = e->unload_ns;
 		}
 	}
+	if (model_java_proc(b, c))
+		return -1;
 	qsort(c->epochs, c->nepochs, sizeof(*c->epochs), cmp_u64);
 	return 0;
 }
@@ -92,9 +94,15 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 		const struct exp_sample *s = &p->samples[i];
 		if (!model_keep(c, o, s->tid, s->time_ns))
 			continue;
-		if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_CPU, s->weight_ns, NULL) ||
+		long e;
+		if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_CPU, s->weight_ns, &e) ||
 		    model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SAMPLES, 1, NULL))
 			return -1;
+		if (!(b->m->entries[e].flags & MODEL_ENTRY_FILTERED)) {
+			uint32_t java = b->m->entries[e].java;
+			b->m->java.samples[java]++;
+			b->m->java.cpu_ns[java] += s->weight_ns;
+		}
 		b->m->samples++;
 		model_thread_for(b, c, s->tid)->samples++;
 	}
@@ -111,7 +119,8 @@ static int build_sync(struct build *b, struct proc_ctx *c, const struct model_op
 		if (!model_keep(c, o, s->tid, s->time_ns))
 			continue;
 		bool lock = s->op == EXP_SYNC_MUTEX || s->op == EXP_SYNC_RWLOCK_RD ||
-			    s->op == EXP_SYNC_RWLOCK_WR || s->op == EXP_SYNC_SEM;
+			    s->op == EXP_SYNC_RWLOCK_WR || s->op == EXP_SYNC_SEM ||
+			    s->op == EXP_SYNC_JAVA_MONITOR;
 		if (!lock) {
 			if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_OTHER, s->wait_ns, NULL))
 				return -1;
@@ -199,6 +208,7 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	model_map_free(&c.entry_of);
 	model_map_free(&c.thread_of);
 	model_omp_free(&c);
+	model_java_free(&c);
 	return rc;
 }
 

@@ -9,6 +9,8 @@
  *                    kinds, one stack rewritten for the user view
  *   model_frames.c   functions, frames resolved and rewritten by the seed's
  *                    rules, a stack made into a new entry
+ *   model_java.c     a JVM's stacks (Java and machine frames) in the user,
+ *                    expert and machine views (model_java_names.c: names)
  *   model_omp.c      OpenMP workers' stacks placed by time under the caller
  *                    of their parallel region, <OMP-idle>
  *   model_entries.c  aggregation: the entry and thread of an event, filters,
@@ -63,6 +65,12 @@ struct proc_ctx {
 	struct model_map entry_by_funcs;  /* hash of a placed stack -> entry index + 1 */
 	struct omp_sample *timeline;      /* OpenMP: samples of threads that open regions */
 	size_t ntimeline, cap_timeline;
+	bool jvm;                         /* a JVM ran in it (model_java.c) */
+	const char *jdk_home;             /* its JDK's directory: jdk_home_len bytes */
+	size_t jdk_home_len;
+	struct sym_space *code;           /* generated code over time (JIT_CODE) */
+	uint32_t *jit_version;            /* p->jit[i] is the Nth compiled version of its method */
+	struct model_map jfunc;           /* (jmethodID << 3 | variant) -> func id */
 };
 
 /* One resolved frame. */
@@ -128,6 +136,28 @@ long model_entry_merge(struct build *b, long e);
  * its omp kind is `omp` when created.  Its index, or -1 if out of memory. */
 long model_entry_of_frames(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
 			   const uint64_t *addrs, uint32_t n, uint32_t omp);
+
+/* The entry of process c with exactly these frames and model_entry.java
+ * `java`, created on first use (arrays copied).  Its index, or -1. */
+long model_entry_of_java(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
+			 const uint64_t *addrs, uint32_t n, uint32_t java);
+/* The entry of the native stack pcs[0..n) (leaf first), as model_entry_new
+ * makes it. */
+long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs, uint32_t n,
+			uint16_t sflags, bool missing, unsigned op, uint64_t time_ns,
+			const struct model_options *o);
+
+/* ---- model_java.c ---- */
+
+/* Is process c a JVM: its generated code over time, its code unloads
+ * added to the epochs.  0, or -1 if out of memory. */
+int model_java_proc(struct build *b, struct proc_ctx *c);
+/* The entry of a JVM's stack pcs[0..n), whose first nj frames are Java
+ * frames; -1 if out of memory; -2 if it is plain native code (no Java, no
+ * JVM frame): model_entry_native's. */
+long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, uint32_t n,
+		      uint32_t nj, uint16_t sflags, uint64_t time_ns, const struct model_options *o);
+void model_java_free(struct proc_ctx *c);
 
 /* ---- model_omp.c ---- */
 

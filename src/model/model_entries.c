@@ -43,7 +43,8 @@ static long entry_for_op(struct build *b, struct proc_ctx *c, uint32_t stack_id,
 	if (!inserted)
 		return (long)*v - 1;
 	long e = model_entry_new(b, c, stack_id, op, time_ns, o);
-	if (e >= 0 && o->merge_procs)
+	/* A JVM's entry may be an older one with the same frames (merged already). */
+	if (e >= 0 && o->merge_procs && b->m->entries[e].proc != MODEL_PROC_MERGED)
 		e = model_entry_merge(b, e);
 	v = model_map_get(&c->entry_of, key);
 	*v = (uint64_t)(e + 1);

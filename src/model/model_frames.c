@@ -283,11 +283,26 @@ static long entry_add(struct build *b, struct proc_ctx *c, uint32_t *funcs, uint
 long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
 		     uint64_t time_ns, const struct model_options *o)
 {
-	struct model *m = b->m;
 	uint64_t pcs[EXP_MAX_FRAMES];
 	uint16_t sflags = 0;
 	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
-	uint32_t n = got > 0 ? (uint32_t)got : 0;
+	uint32_t n = got > 0 ? (uint32_t)got : 0, nj = 0;
+
+	while (nj < n && EXP_JAVA_IS_FRAME(pcs[nj]))
+		nj++;
+	if (c->jvm && !op) {
+		long e = model_java_entry(b, c, pcs, n, nj, sflags, time_ns, o);
+		if (e != -2)
+			return e;
+	}
+	return model_entry_native(b, c, pcs + nj, n - nj, sflags, got < 0, op, time_ns, o);
+}
+
+long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs, uint32_t n,
+			uint16_t sflags, bool missing, unsigned op, uint64_t time_ns,
+			const struct model_options *o)
+{
+	struct model *m = b->m;
 	uint32_t cap = 2 * n + 5;           /* room for imputed calls */
 	uint32_t *funcs = malloc(cap * sizeof(*funcs));
 	uint64_t *addrs = malloc(cap * sizeof(*addrs));
@@ -300,7 +315,7 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 		free(addrs);
 		return -1;
 	}
-	if (got < 0)
+	if (missing)
 		m->unknown_stacks++;
 	if (sflags & EXP_STACK_TRUNCATED) {
 		funcs[k] = b->truncated;
@@ -380,7 +395,8 @@ static uint64_t entry_hash(const struct model_entry *e)
 
 static bool same_frames(const struct model_entry *x, const struct model_entry *y)
 {
-	return x->n == y->n && x->omp == y->omp && !memcmp(x->funcs, y->funcs, x->n * sizeof(*x->funcs)) &&
+	return x->n == y->n && x->omp == y->omp && x->java == y->java &&
+	       !memcmp(x->funcs, y->funcs, x->n * sizeof(*x->funcs)) &&
 	       !memcmp(x->addrs, y->addrs, x->n * sizeof(*x->addrs));
 }
 
@@ -414,8 +430,8 @@ static uint64_t frames_hash(const uint32_t *funcs, const uint64_t *addrs, uint32
 	return entry_hash(&e);
 }
 
-long model_entry_of_frames(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
-			   const uint64_t *addrs, uint32_t n, uint32_t omp)
+static long entry_of(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
+		     const uint64_t *addrs, uint32_t n, uint32_t omp, uint32_t java)
 {
 	struct model *m = b->m;
 	uint64_t key = frames_hash(funcs, addrs, n);
@@ -425,7 +441,8 @@ long model_entry_of_frames(struct build *b, struct proc_ctx *c, const uint32_t *
 		if (!v)
 			break;
 		const struct model_entry *e = &m->entries[*v - 1];
-		if (e->n == n && e->omp == omp && !memcmp(e->funcs, funcs, n * sizeof(*funcs)) &&
+		if (e->n == n && e->omp == omp && e->java == java &&
+		    !memcmp(e->funcs, funcs, n * sizeof(*funcs)) &&
 		    !memcmp(e->addrs, addrs, n * sizeof(*addrs)))
 			return (long)*v - 1;
 		key = model_hash64(key) | 1;
@@ -440,9 +457,23 @@ long model_entry_of_frames(struct build *b, struct proc_ctx *c, const uint32_t *
 	memcpy(f, funcs, n * sizeof(*f));
 	memcpy(a, addrs, n * sizeof(*a));
 	long e = entry_add(b, c, f, a, n, 0, omp);
+	if (e >= 0)
+		m->entries[e].java = java;
 	if (e >= 0 && m->merged)
 		e = model_entry_merge(b, e);
 	if (e >= 0 && !model_map_put(&c->entry_by_funcs, key, (uint64_t)e + 1, NULL))
 		return -1;
 	return e;
+}
+
+long model_entry_of_frames(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
+			   const uint64_t *addrs, uint32_t n, uint32_t omp)
+{
+	return entry_of(b, c, funcs, addrs, n, omp, 0);
+}
+
+long model_entry_of_java(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
+			 const uint64_t *addrs, uint32_t n, uint32_t java)
+{
+	return entry_of(b, c, funcs, addrs, n, MODEL_OMP_NONE, java);
 }

@@ -43,6 +43,10 @@ int report_columns_check(const char *list, char *err, size_t errlen);
 void report_overview(struct report_doc *d, const struct model *m,
 		     const struct exp_experiment *exps, size_t nexps);
 
+/* A JVM's samples, in the overview (report_java.c): those with a Java
+ * stack, without (and why), and the JVM's own. */
+void report_java_overview(struct report_doc *d, const struct model *m);
+
 /* MPI jobs (report_mpi.c): the ranks side by side and the job's imbalance;
  * the point-to-point traffic from rank to rank; and the head of the
  * overview of a job's ranks (true), instead of one head per experiment, or

@@ -223,6 +223,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		}
 	}
 	unsampled_threads(d, exps, nexps);
+	report_java_overview(d, m);
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
 		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||
 		    c == EXP_CTR_COLLECTOR_NS || c == EXP_CTR_BYTES || c == EXP_CTR_LIMIT_NS ||

@@ -124,7 +124,9 @@ struct sym_mapping {
 	uint32_t flags;           /* EXP_MAP_* */
 	struct sym_object *obj;   /* NULL until first needed, or if unreadable */
 	bool obj_tried;
+	uint64_t tag;             /* SYM_MAP_CODE: the caller's (sym_space_map_code) */
 };
+#define SYM_MAP_CODE 0x80000000u  /* generated code, no object: `path` is its name */
 
 struct sym_space *sym_space_new(void);
 void sym_space_free(struct sym_space *s);
@@ -137,6 +139,10 @@ void sym_space_unmap(struct sym_space *s, uint64_t time_ns, uint64_t start);
  * at link-time addresses (bias 0). */
 void sym_space_map_object(struct sym_space *s, uint64_t time_ns, uint64_t start, uint64_t end,
 			  struct sym_object *obj);
+/* Record code generated at run time at [start, end) no later than time_ns:
+ * a mapping with no object (SYM_MAP_CODE), called `name`, carrying `tag`. */
+void sym_space_map_code(struct sym_space *s, uint64_t time_ns, uint64_t start, uint64_t end,
+			const char *name, uint64_t tag);
 
 /* The experiment's archive/ folder: an object whose path cannot be read, or
  * whose build-id differs from the recorded one, is read from

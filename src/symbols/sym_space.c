@@ -162,6 +162,18 @@ void sym_space_map_object(struct sym_space *s, uint64_t time_ns, uint64_t start,
 	}
 }
 
+void sym_space_map_code(struct sym_space *s, uint64_t time_ns, uint64_t start, uint64_t end,
+			const char *name, uint64_t tag)
+{
+	size_t n = s->nmaps;
+
+	sym_space_map(s, time_ns, start, end, 0, name, NULL, 0, SYM_MAP_CODE);
+	if (s->nmaps == n)
+		return;           /* not recorded: empty, or out of memory */
+	s->maps[n]->tag = tag;
+	s->maps[n]->obj_tried = true;
+}
+
 /* Record that the mapping starting at `start` is gone at time_ns: the
  * latest-recorded one still mapped. */
 void sym_space_unmap(struct sym_space *s, uint64_t time_ns, uint64_t start)

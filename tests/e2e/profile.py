@@ -6,6 +6,8 @@ A CHECK is one string:
   'excl F SHARE TOL'   share of the weight whose leaf is F
   'incl F SHARE TOL'   share of stacks containing F (once per stack)
   'path A;B;C SHARE TOL' share of stacks with A;B;C as consecutive frames
+  'within G incl F SHARE TOL' the same checks (excl, incl, path) among the
+                       stacks containing G only (share of G's weight)
   'total VALUE RELTOL' sum of the weights
   'absent F'           no frame is F
   'depth N'            some stack has at least N frames
@@ -32,6 +34,12 @@ def main():
     bad = 0
     for spec in sys.argv[2:]:
         t = spec.split()
+        total_of = total
+        sel = stacks
+        if t[0] == 'within':
+            sel = [(fr, w) for fr, w in stacks if t[1] in fr]
+            total_of = sum(w for _, w in sel)
+            t = t[2:]
         kind = t[0]
         if kind == 'total':
             want, tol = float(t[1]), float(t[2])
@@ -46,16 +54,16 @@ def main():
         else:
             want, tol = float(t[2]), float(t[3])
             if kind == 'excl':
-                got = sum(w for fr, w in stacks if fr[-1] == t[1])
+                got = sum(w for fr, w in sel if fr[-1] == t[1])
             elif kind == 'incl':
-                got = sum(w for fr, w in stacks if t[1] in fr)
+                got = sum(w for fr, w in sel if t[1] in fr)
             elif kind == 'path':
                 p = t[1].split(';')
-                got = sum(w for fr, w in stacks
+                got = sum(w for fr, w in sel
                           if any(fr[i:i + len(p)] == p for i in range(len(fr))))
             else:
                 sys.exit('profile.py: unknown check ' + spec)
-            got = got / total if total else 0
+            got = got / total_of if total_of else 0
             ok = abs(got - want) <= tol
         if not ok:
             bad += 1

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_java.h — Java stacks in the clock samples of a JVM's threads: the
+ * JVM's AsyncGetCallTrace, called by the signal handler, and the set of
+ * Java methods seen in samples, which the JVMTI agent names
+ * (src/jvmti/, docs/java.md).
+ */
+#ifndef TALLY_COL_JAVA_H
+#define TALLY_COL_JAVA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/col_state.h"
+
+/* The Java frames a sample may hold (the rest of EXP_MAX_FRAMES is for the
+ * machine stack). */
+#define COL_JAVA_MAX_FRAMES 512
+
+/* Make the table of methods seen (normal context; idempotent).  0, or -1
+ * if it cannot be made. */
+int col_java_prepare(void);
+
+/* Start taking Java stacks with `asgct` (the JVM's AsyncGetCallTrace).
+ * Normal context, once per process (again after a fork: the table is
+ * the parent's).  0, or -1 if the method table cannot be made (no Java
+ * stacks then). */
+int col_java_start(void *asgct);
+
+/* Is the calling thread a Java thread (`env` its JNIEnv), or no longer
+ * (NULL)?  Called by the thread itself. */
+void col_java_thread(struct col_thread *t, void *env);
+
+/* In the signal handler: the Java stack of thread t interrupted at `uc`,
+ * as Java frames (exp_records.h: EXP_JAVA_FRAME), leaf first, into out[0..room).
+ * Returns how many (0 for a thread that is not a Java thread; a Java
+ * thread always gets at least its marker); *truncated is set when the Java
+ * stack was deeper than room.  Each frame's method goes into the set of
+ * methods to name. */
+int col_java_frames_sigsafe(struct col_thread *t, void *uc, uint64_t *out, int room,
+			    int *truncated);
+
+/* Note Java frames' methods (a traced event's Java stack) as to be named. */
+void col_java_seen_sigsafe(const uint64_t *frames, int n);
+
+/* The next method seen but not yet named, scanning from *pos (start at 0);
+ * 0 when there is none left.  col_java_named marks it done. */
+uint64_t col_java_unnamed(size_t *pos);
+void col_java_named(uint64_t method);
+
+#endif

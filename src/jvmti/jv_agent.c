@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * jv_agent.c — tally's JVMTI agent: Agent_OnLoad and the events that make
+ * Java stacks and name the code the JVM generates.
+ *
+ * What AsyncGetCallTrace needs (the collector calls it in its signal
+ * handler, col_java.c): ClassLoad events enabled (it refuses to walk
+ * without), and a jmethodID for every method (made here for every class
+ * as it is prepared, and at VMInit for those loaded before), since it
+ * cannot make one in a signal handler.  Each Java thread's JNIEnv is
+ * handed to the collector at ThreadStart (the VMInit thread's too), and
+ * its name becomes a THREAD_NAME record.
+ *
+ * The code: each compiled method's address range at CompiledMethodLoad
+ * (JIT_CODE records of kind EXP_JIT_JAVA, JIT_UNLOAD when it goes), the
+ * JVM's own generated code (interpreter, stubs, adapters) at
+ * DynamicCodeGenerated (EXP_JIT_JVM_STUB); GenerateEvents replays what
+ * was made before the agent asked.  Enabling CompiledMethodLoad also
+ * makes the JIT record debug information at every instruction, not only
+ * at safepoints (DebugNonSafepoints), which places samples in inlined
+ * methods correctly.
+ *
+ * Nothing is done when the process is not being recorded (the agent named
+ * by hand, outside tally record): tally__java_start says so.
+ */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "collector/col_export.h"
+#include "format/exp_records.h"
+#include "jvmti/jv_agent.h"
+
+jvmtiEnv *jv_jvmti;
+
+/* Make the jmethodIDs of a class's methods (AsyncGetCallTrace reports only
+ * methods that have one). */
+static void make_method_ids(jclass klass)
+{
+	jint n;
+	jmethodID *methods;
+
+	if ((*jv_jvmti)->GetClassMethods(jv_jvmti, klass, &n, &methods) == JVMTI_ERROR_NONE)
+		(*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods);
+}
+
+static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+	(void)jvmti, (void)jni, (void)thread, (void)klass;
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+	(void)jvmti, (void)jni, (void)thread;
+	make_method_ids(klass);
+}
+
+static void name_thread(jthread thread)
+{
+	jvmtiThreadInfo info;
+
+	if ((*jv_jvmti)->GetThreadInfo(jv_jvmti, thread, &info) != JVMTI_ERROR_NONE)
+		return;
+	tally__thread_name(info.name, 1);
+	(*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)info.name);
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)jvmti;
+	tally__java_thread(jni);
+	name_thread(thread);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)jvmti, (void)jni, (void)thread;
+	tally__java_thread(NULL);
+}
+
+/* A JIT_CODE record: `name` ("" for a Java method, named by its
+ * JAVA_METHOD record instead). */
+static void write_code(uint16_t kind, const char *name, const void *addr, jint size, jmethodID method)
+{
+	struct {
+		struct exp_jit_code r;
+		char name[256];
+	} rec;
+	size_t n = strnlen(name, sizeof(rec.name) - 1);
+
+	if (!addr || size <= 0)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.r.kind = kind;
+	rec.r.name_len = (uint16_t)(n + 1);
+	rec.r.time_ns = tally__now();
+	rec.r.start = (uint64_t)(uintptr_t)addr;
+	rec.r.size = (uint64_t)size;
+	rec.r.method = (uint64_t)(uintptr_t)method;
+	memcpy(rec.name, name, n);
+	tally__java_write(EXP_REC_JIT_CODE, &rec, (uint32_t)(sizeof(rec.r) + (n + 1 + 7) / 8 * 8));
+}
+
+static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+				     const void *code_addr, jint map_length,
+				     const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+	(void)jvmti, (void)map_length, (void)map, (void)compile_info;
+	uint64_t frame = EXP_JAVA_FRAME | (uint64_t)(uintptr_t)method;
+
+	write_code(EXP_JIT_JAVA, "", code_addr, code_size, method);
+	tally__java_seen(&frame, 1);      /* the machine view names its code */
+}
+
+static void JNICALL on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
+{
+	struct exp_jit_unload rec = { 0, 0, tally__now(), (uint64_t)(uintptr_t)code_addr,
+				      (uint64_t)(uintptr_t)method };
+
+	(void)jvmti;
+	tally__java_write(EXP_REC_JIT_UNLOAD, &rec, sizeof(rec));
+}
+
+static void JNICALL on_code_generated(jvmtiEnv *jvmti, const char *name, const void *address,
+				      jint length)
+{
+	(void)jvmti;
+	write_code(EXP_JIT_JVM_STUB, name ? name : "stub", address, length, NULL);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	jint n;
+	jclass *classes;
+
+	(void)jvmti;
+	if ((*jv_jvmti)->GetLoadedClasses(jv_jvmti, &n, &classes) == JVMTI_ERROR_NONE) {
+		for (jint i = 0; i < n; i++) {
+			make_method_ids(classes[i]);
+			(*jni)->DeleteLocalRef(jni, classes[i]);
+		}
+		(*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)classes);
+	}
+	tally__java_thread(jni);
+	name_thread(thread);
+	void *asgct = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+	if (!tally__java_start(asgct)) {
+		tally__log("java", asgct ? "not collecting: agent idle"
+				   : "this JVM has no AsyncGetCallTrace: no Java stacks");
+		return;
+	}
+	(*jv_jvmti)->GenerateEvents(jv_jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+	(*jv_jvmti)->GenerateEvents(jv_jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+	jv_trace_start();
+	jv_names_start(jni);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	(void)jvmti;
+	jv_names_stop(jni);
+}
+
+static void enable(jvmtiEvent ev)
+{
+	(*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, ev, NULL);
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+	jvmtiCapabilities caps;
+	jvmtiEventCallbacks cb;
+
+	(void)options, (void)reserved;
+	if (!tally__collecting())
+		return JNI_OK;                 /* not recorded: nothing to do */
+	if ((*vm)->GetEnv(vm, (void **)&jv_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+		tally__log("java", "no JVMTI 1.2 environment: no Java stacks");
+		return JNI_OK;
+	}
+	memset(&caps, 0, sizeof(caps));
+	caps.can_get_line_numbers = 1;
+	caps.can_get_source_file_name = 1;
+	caps.can_generate_compiled_method_load_events = 1;
+	jv_trace_capabilities(&caps);
+	if ((*jv_jvmti)->AddCapabilities(jv_jvmti, &caps) != JVMTI_ERROR_NONE)
+		tally__log("java", "some JVMTI capabilities refused");
+	memset(&cb, 0, sizeof(cb));
+	cb.VMInit = on_vm_init;
+	cb.VMDeath = on_vm_death;
+	cb.ClassLoad = on_class_load;
+	cb.ClassPrepare = on_class_prepare;
+	cb.ThreadStart = on_thread_start;
+	cb.ThreadEnd = on_thread_end;
+	cb.CompiledMethodLoad = on_compiled_load;
+	cb.CompiledMethodUnload = on_compiled_unload;
+	cb.DynamicCodeGenerated = on_code_generated;
+	jv_trace_callbacks(&cb);
+	(*jv_jvmti)->SetEventCallbacks(jv_jvmti, &cb, (jint)sizeof(cb));
+	enable(JVMTI_EVENT_VM_INIT);
+	enable(JVMTI_EVENT_VM_DEATH);
+	enable(JVMTI_EVENT_CLASS_LOAD);
+	enable(JVMTI_EVENT_CLASS_PREPARE);
+	enable(JVMTI_EVENT_THREAD_START);
+	enable(JVMTI_EVENT_THREAD_END);
+	enable(JVMTI_EVENT_COMPILED_METHOD_LOAD);
+	enable(JVMTI_EVENT_COMPILED_METHOD_UNLOAD);
+	enable(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+	return JNI_OK;
+}

@@ -1,0 +1,97 @@
+# test_java.sh — Java programs through tally's JVMTI agent (docs/java.md):
+# method shares of a workload of known costs (1:2:3, one method recursive, a
+# pool of 4 workers) in the report and the collapsed export, stacks as the
+# program calls, few samples without a Java stack, JVM threads kept and
+# named; one stack through interpreted, compiled and native (JNI) code; a
+# method deoptimized and compiled again under one name; the three views;
+# the program's own JVM options kept; -j off.  Two JVM runs (and a short
+# third), about 20 s under load.
+. "$(dirname "$0")/lib.sh"
+LIB=$(dirname "$TALLY")/../lib
+if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+	skip java "no JDK (java, javac): scripts/install-deps.sh test installs openjdk-17-jdk-headless"
+	exit 0
+fi
+if [ ! -f "$LIB/libtally-jvmti.so" ]; then
+	skip java "tally was built without jvmti.h: no libtally-jvmti.so (make says it skipped it)"
+	exit 0
+fi
+JDK=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+cd "$T"
+cp "$PROGS"/java/* .
+javac -d . Shares.java Mixed.java
+cc -O2 -g -shared -fPIC -I"$JDK/include" -I"$JDK/include/linux" -o libmixed.so mixed_jni.c
+
+# ---- the workload of known costs -------------------------------------------
+JAVA_TOOL_OPTIONS=-Dtally.test=kept "$TALLY" record -o shares.exp java -cp . Shares \
+	>shares.out 2>shares.err
+"$TALLY" export shares.exp --format collapsed >shares.txt
+check java_method_shares_1_2_3 shares shares.txt \
+	'within Shares.task incl Shares.one 0.1667 0.03' \
+	'within Shares.task incl Shares.two 0.3333 0.03' \
+	'within Shares.task incl Shares.three 0.5 0.03' \
+	'within Shares.task incl Shares.spin 1.0 0.01' \
+	'incl Shares.task 0.75 0.2'
+check java_stacks_as_written shares shares.txt \
+	'within Shares.task path Shares.task;Shares.one;Shares.spin 0.1667 0.03' \
+	'within Shares.task path Shares.task;Shares.two;Shares.spin 0.3333 0.03' \
+	'within Shares.task path Shares.task;Shares.three;Shares.three;Shares.three;Shares.spin 0.1667 0.03' \
+	'within Shares.task path Shares.main;Shares.task 0.2 0.05' \
+	'within Shares.task path java.lang.Thread.run;java.util.concurrent.ThreadPoolExecutor$Worker.run 0.8 0.05'
+# Nothing but the program's frames above its methods: no JVM function, no
+# interpreter, no thread start in the user view.
+check java_user_view_has_no_jvm_frames sh -c '! grep -E "JavaCalls|call_stub|Interpreter|start_thread|thread_native_entry|<Unknown>" shares.txt'
+"$TALLY" report shares.exp --format csv --functions >shares.csv
+check java_report_shares_as_export python3 -c '
+import csv, sys
+rows = {r["name"].split("(")[0]: r for r in csv.DictReader(open("shares.csv"))}
+task = float(rows["Shares.task"]["incl_cpu"])
+want = {"Shares.one": 1 / 6, "Shares.two": 2 / 6, "Shares.three": 3 / 6}
+got = {k: float(rows[k]["incl_cpu"]) / task for k in want}
+print(got)
+sys.exit(0 if all(abs(got[k] - want[k]) <= 0.03 for k in want) else 1)'
+"$TALLY" report shares.exp --format json >shares.json
+check java_no_java_stack_under_2pct python3 -c '
+import json, sys
+o = json.load(open("shares.json"))["overview"]
+print("samples", o["java_samples"], "without a Java stack", o["java_no_stack"], o["java_no_stack_pct"], "%")
+sys.exit(0 if o["java_samples"] > 500 and o["java_no_stack_pct"] < 2 else 1)'
+check java_overview_says_how_many sh -c '"$TALLY" report shares.exp | grep -E "Java samples +[0-9]+ of Java threads: [0-9]+ without a Java stack"'
+check java_jvm_threads_kept_and_named sh -c '
+	"$TALLY" report shares.exp --threads >threads.txt &&
+	grep -q "pool-1-thread-4" threads.txt && grep -q " main " threads.txt &&
+	grep -Eq "C[12] CompilerThre|GC Thread" threads.txt &&
+	grep -q "<JVM-System>" shares.txt'
+check java_users_own_options_kept sh -c 'grep -q "Picked up JAVA_TOOL_OPTIONS: -Dtally.test=kept" shares.err &&
+	grep -q "shares done" shares.out && grep -q "^java.agent: " shares.exp/log.txt'
+
+# ---- interpreted, compiled, native; deoptimization --------------------------
+"$TALLY" record -o mixed.exp java -cp . -Djava.library.path=. -XX:CompileCommand=quiet \
+	-XX:CompileCommand=exclude,Mixed::main -XX:+PrintCompilation Mixed >mixed.out 2>mixed.err
+"$TALLY" export mixed.exp --format collapsed >mixed.txt
+"$TALLY" export mixed.exp --view expert --format collapsed >mixed.expert
+"$TALLY" export mixed.exp --view machine --format collapsed >mixed.machine
+check java_interpreted_compiled_native_in_one_stack sh -c '
+	grep -F "Mixed.main(java.lang.String[]) [interpreted];Mixed.outer(int) [compiled];Mixed.nat(int) [" mixed.expert |
+	grep -F "];Java_Mixed_nat;c_spin "'
+check java_native_calls_back_into_java shares mixed.txt \
+	'path Mixed.main;Mixed.outer;Mixed.nat;Java_Mixed_nat;c_spin 0.25 0.2' \
+	'path Mixed.main;Mixed.outer;Mixed.nat;Java_Mixed_nat;Mixed.back;Mixed.spin 0.25 0.2'
+# The JVM said it deoptimized sum's C2 code; the user view still has one sum.
+check java_deoptimized_method_keeps_one_name sh -c '
+	grep -Eq " 4 +Mixed::sum .*made not entrant" mixed.out &&
+	"$TALLY" report mixed.exp --functions --limit 0 >mixed.fn &&
+	test "$(grep -c "Mixed.sum(Mixed\$Shape, long)" mixed.fn)" -eq 1 &&
+	"$TALLY" report mixed.exp --view machine --functions --limit 0 >mixed.mfn &&
+	test "$(grep -Ec "Mixed.sum\(Mixed\\\$Shape, long\) \[compiled #[0-9]+\]" mixed.mfn)" -ge 2'
+check java_machine_view_shows_the_jvm sh -c '
+	grep -q ";call_stub;Interpreter;" mixed.machine && grep -q "ThreadJavaMain;JavaMain;" mixed.machine &&
+	! grep -q "Mixed.main(java.lang.String\[\])" mixed.machine'
+check java_expert_view_shows_jvm_under_java sh -c '
+	grep -F "Java_Mixed_nat;jni_CallStaticLongMethod;" mixed.expert | grep -qF "call_stub;Mixed.back(int) [" &&
+	grep -q "^thread_native_entry(Thread\*);" mixed.expert'
+
+# ---- -j off: no agent ---------------------------------------------------------
+"$TALLY" record -j off -o off.exp java -cp . Shares 50 >off.out 2>&1
+check java_agent_off sh -c 'grep -q "shares done" off.out && ! grep -q "^java" off.exp/log.txt &&
+	test ! -e off.exp/code.dat'
