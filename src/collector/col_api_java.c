@@ -36,6 +36,11 @@ COL_API int tally__java_start(void *asgct)
 	return 1;
 }
 
+COL_API void tally__java_anchor(int64_t env_offset, uint64_t sp_offset, uint64_t pc_offset)
+{
+	col_java_anchor(env_offset, sp_offset, pc_offset);
+}
+
 COL_API void tally__java_thread(void *env)
 {
 	col_java_thread(col_thread_self_sigsafe(), env);

@@ -64,6 +64,10 @@ void tally__log(const char *key, const char *value);
  * (the agent then does nothing). */
 int tally__java_start(void *asgct);
 
+/* Where a JavaThread keeps its last Java frame (col_java.h): its JNIEnv's
+ * offset in it, its anchor's last Java sp and pc. */
+void tally__java_anchor(int64_t env_offset, uint64_t sp_offset, uint64_t pc_offset);
+
 /* The calling thread is a Java thread with JNIEnv `env`; NULL: no more. */
 void tally__java_thread(void *env);
 

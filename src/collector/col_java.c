@@ -45,6 +45,11 @@ typedef void (*asgct_fn)(struct asgct_trace *trace, int32_t depth, void *ucontex
 #define SEEN_NAMED (1ull << 63)   /* the method was named */
 
 static _Atomic(asgct_fn) asgct;
+/* Where a thread's last Java frame is kept, from its JNIEnv (col_java_anchor):
+ * the JavaThread is env - env_off; its anchor's last Java sp and pc are at
+ * these offsets in it.  0: unknown. */
+static _Atomic int64_t env_off;
+static _Atomic uint64_t anchor_sp_off, anchor_pc_off;
 static _Atomic uint64_t *seen;    /* jmethodIDs, | SEEN_NAMED once named */
 static _Atomic uint64_t added, named;   /* methods put in `seen`, and named */
 
@@ -72,6 +77,38 @@ int col_java_start(void *fn)
 		return -1;
 	atomic_store(&asgct, (asgct_fn)fn);
 	return 0;
+}
+
+void col_java_anchor(int64_t env_offset, uint64_t sp_offset, uint64_t pc_offset)
+{
+	atomic_store(&anchor_sp_off, sp_offset);
+	atomic_store(&anchor_pc_off, pc_offset);
+	atomic_store(&env_off, env_offset);
+}
+
+/* AsyncGetCallTrace gives up on a thread in the JVM or in native code whose
+ * last Java frame has its sp but not yet its pc (the JVM fills the pc in
+ * lazily, at safepoints): the pc is the return address just below that sp,
+ * on this very thread's stack.  Put it there for a second call, and take it
+ * away again (async-profiler does the same). */
+static void retry_with_anchor_sigsafe(struct col_thread *t, asgct_fn fn, struct asgct_trace *trace,
+				      int32_t depth, void *uc)
+{
+	int64_t off = atomic_load_explicit(&env_off, memory_order_acquire);
+	uint64_t sp_off = atomic_load_explicit(&anchor_sp_off, memory_order_relaxed);
+	uint64_t pc_off = atomic_load_explicit(&anchor_pc_off, memory_order_relaxed);
+
+	if (!off || !sp_off || !pc_off)
+		return;
+	char *thread = (char *)trace->env - off;
+	uint64_t *sp = *(uint64_t *volatile *)(void *)(thread + sp_off);
+	volatile uint64_t *pc = (volatile uint64_t *)(void *)(thread + pc_off);
+	uint64_t at = (uint64_t)(uintptr_t)sp;
+	if (!sp || *pc || at - 8 < t->unwind.stack_lo || at > t->unwind.stack_hi)
+		return;
+	*pc = sp[-1];
+	fn(trace, depth, uc);
+	*pc = 0;
 }
 
 void col_java_thread(struct col_thread *t, void *env)
@@ -134,6 +171,8 @@ int col_java_frames_sigsafe(struct col_thread *t, void *uc, uint64_t *out, int r
 	int ask = depth < COL_JAVA_MAX_FRAMES ? depth + 1 : depth;
 	struct asgct_trace trace = { env, 0, frames };
 	fn(&trace, ask, uc);
+	if (trace.num_frames == -3)            /* unknown frame outside Java */
+		retry_with_anchor_sigsafe(t, fn, &trace, ask, uc);
 	if (trace.num_frames <= 0) {
 		unsigned why = (unsigned)-trace.num_frames;
 		out[0] = marker(why > EXP_JAVA_NO_WALK_MAX ? EXP_JAVA_NO_WALK_MAX : why);

@@ -27,6 +27,12 @@ int col_java_prepare(void);
  * stacks then). */
 int col_java_start(void *asgct);
 
+/* Where a Java thread's last Java frame is (read by the agent from the
+ * JVM's VMStructs): the offset of its JNIEnv in its JavaThread, and of its
+ * anchor's last Java sp and pc.  The handler then recovers the samples the
+ * JVM gives up on for want of that pc. */
+void col_java_anchor(int64_t env_offset, uint64_t sp_offset, uint64_t pc_offset);
+
 /* Is the calling thread a Java thread (`env` its JNIEnv), or no longer
  * (NULL)?  Called by the thread itself. */
 void col_java_thread(struct col_thread *t, void *env);

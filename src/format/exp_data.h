@@ -196,7 +196,7 @@ void exp_experiment_free(struct exp_experiment *e);
 /* Free the events (samples, stacks, maps, traced events, arcs) once they are
  * in a model, keeping what the views read later: the log, the counters, the
  * threads, the names.  Many experiments (a job's ranks) then cost memory one
- * at a time. */
+ * at a time.  Java methods and generated code stay (annotate names by them). */
 void exp_experiment_drop_events(struct exp_experiment *e);
 
 /* Grow the array *arr (of *cap elements of `size` bytes) to hold n + 1,

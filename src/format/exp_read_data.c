@@ -1099,7 +1099,6 @@ static void free_events(struct exp_proc *p)
 	free(p->arcs);
 	free(p->mpi);
 	free(p->comms);
-	exp_code_free(p);
 	p->maps = NULL;
 	p->fds = NULL;
 	p->samples = NULL;
@@ -1123,6 +1122,7 @@ static void free_proc(struct exp_proc *p)
 		free(p->log[i].value);
 	}
 	free_events(p);
+	exp_code_free(p);          /* names: kept by exp_experiment_drop_events */
 	for (size_t i = 0; i < p->nthreads; i++)
 		free(p->threads[i].handler_hist);
 	free(p->log);

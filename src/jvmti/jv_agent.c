@@ -148,6 +148,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 				   : "this JVM has no AsyncGetCallTrace: no Java stacks");
 		return;
 	}
+	jv_anchor_find(jni, thread);
 	(*jv_jvmti)->GenerateEvents(jv_jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
 	(*jv_jvmti)->GenerateEvents(jv_jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 	jv_trace_start();

@@ -7,6 +7,7 @@
  * (col_export.h) and keeps no state of its own beyond this.
  *
  *   jv_agent.c   Agent_OnLoad, the VM, thread, class and code events
+ *   jv_anchor.c  where a JavaThread keeps its last Java frame (VMStructs)
  *   jv_names.c   naming the methods seen in samples (JAVA_METHOD records),
  *                on a thread of its own
  *   jv_trace.c   Java heap (SampledObjectAlloc) and monitor contention
@@ -20,6 +21,12 @@
 
 /* The agent's JVMTI environment (set by Agent_OnLoad). */
 extern jvmtiEnv *jv_jvmti;
+
+/* ---- jv_anchor.c ---- */
+
+/* Tell the collector where a JavaThread keeps its last Java frame (from
+ * the JVM's VMStructs), on the VMInit thread `thread`. */
+void jv_anchor_find(JNIEnv *jni, jthread thread);
 
 /* ---- jv_names.c ---- */
 

@@ -95,6 +95,11 @@ const char *report_func_source(const struct model *m, uint32_t f);
  * (report_hot.c); 0, or -1 if out of memory. */
 int report_hot(struct report_doc *d, const struct model *m, const struct report_opts *o, bool pcs);
 
+/* Annotated source of Java method f (report_annotate_java.c); -1 with
+ * `err` if it has no line numbers or out of memory. */
+int report_annotate_java(struct report_doc *d, const struct model *m, const struct report_opts *o,
+			 uint32_t f, char *err, size_t errlen);
+
 /* Traced data (report_traces.c): the stacks that leaked heap bytes, and the
  * peak; I/O by file. */
 void report_leaks(struct report_doc *d, const struct model *m, const struct report_opts *o);

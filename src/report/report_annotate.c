@@ -471,6 +471,16 @@ int report_annotate(struct report_doc *d, const struct model *m, const struct re
 		const struct model_func *fn = &m->funcs[ids[i]];
 		bool mismatch;
 		char e2[512];
+		if ((fn->flags & MODEL_FUNC_JAVA) && !(fn->flags & MODEL_FUNC_DYNAMIC)) {
+			if (disasm) {
+				snprintf(err, errlen, "%s: a Java method's compiled code is not in the "
+					 "experiment (annotate without --disasm shows its lines)", fn->name);
+				return -1;
+			}
+			if (report_annotate_java(d, m, o, ids[i], err, errlen))
+				return -1;
+			continue;
+		}
 		if (fn->flags & MODEL_FUNC_ARTIFICIAL || !fn->path[0]) {
 			snprintf(err, errlen, "%s is artificial: nothing to annotate", fn->name);
 			return -1;

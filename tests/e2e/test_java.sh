@@ -19,7 +19,7 @@ fi
 JDK=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
 cd "$T"
 cp "$PROGS"/java/* .
-javac -d . Shares.java Mixed.java
+javac -d . Shares.java Mixed.java Churn.java
 cc -O2 -g -shared -fPIC -I"$JDK/include" -I"$JDK/include/linux" -o libmixed.so mixed_jni.c
 
 # ---- the workload of known costs -------------------------------------------
@@ -65,6 +65,17 @@ check java_jvm_threads_kept_and_named sh -c '
 check java_users_own_options_kept sh -c 'grep -q "Picked up JAVA_TOOL_OPTIONS: -Dtally.test=kept" shares.err &&
 	grep -q "shares done" shares.out && grep -q "^java.agent: " shares.exp/log.txt'
 
+# The loop's body line holds nearly all of spin's time, read from the source.
+check java_annotate_shows_source_lines sh -c '
+	"$TALLY" annotate shares.exp Shares.spin --format csv >spin.csv 2>/dev/null &&
+	python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open(\"spin.csv\")))
+tot = sum(float(r[\"excl_cpu\"]) for r in rows)
+body = [r for r in rows if \"6364136223846793005L\" in r[\"text\"]]
+print(len(rows), \"lines\", body and body[0][\"excl_cpu\"], \"of\", tot)
+sys.exit(0 if body and int(body[0][\"line\"]) == 20 and float(body[0][\"excl_cpu\"]) >= 0.8 * tot else 1)"'
+
 # ---- interpreted, compiled, native; deoptimization --------------------------
 "$TALLY" record -o mixed.exp java -cp . -Djava.library.path=. -XX:CompileCommand=quiet \
 	-XX:CompileCommand=exclude,Mixed::main -XX:+PrintCompilation Mixed >mixed.out 2>mixed.err
@@ -90,6 +101,30 @@ check java_machine_view_shows_the_jvm sh -c '
 check java_expert_view_shows_jvm_under_java sh -c '
 	grep -F "Java_Mixed_nat;jni_CallStaticLongMethod;" mixed.expert | grep -qF "call_stub;Mixed.back(int) [" &&
 	grep -q "^thread_native_entry(Thread\*);" mixed.expert'
+
+# ---- the Java heap and monitors (-H, -s) ------------------------------------
+"$TALLY" record -H -s -o churn.exp java -cp . Churn >churn.out 2>&1
+"$TALLY" report churn.exp --metric heap.bytes,sync.wait,sync.count --functions --format csv \
+	>churn.csv 2>/dev/null
+# 65,536 arrays of 4 KiB (+16 bytes of header each): estimated from the
+# JVM's samples within 20%; the contended monitor waits on their Java stack.
+check java_heap_and_monitors python3 -c '
+import csv, sys
+rows = {r["name"]: r for r in csv.DictReader(open("churn.csv"))}
+a, l = rows.get("Churn.alloc()"), rows.get("Churn.locked()")
+got = float(a["incl_heap.bytes"]) if a else 0
+print("alloc heap.bytes", got, "locked sync.count", l and l["incl_sync.count"], "sync.wait", l and l["incl_sync.wait"])
+sys.exit(0 if abs(got - 65536 * 4112) <= 0.2 * 65536 * 4112 and l and
+	 float(l["incl_sync.count"]) >= 10 and float(l["incl_sync.wait"]) > 0 else 1)'
+# Threads in the JVM's runtime (allocating from the interpreter) keep their
+# Java stacks: the collector fills in the pc AsyncGetCallTrace lacks.
+check java_stacks_of_threads_in_the_jvm sh -c '
+	"$TALLY" report churn.exp --format json >churn.json 2>/dev/null &&
+	python3 -c "
+import json, sys
+o = json.load(open(\"churn.json\"))[\"overview\"]
+print(o[\"java_samples\"], o[\"java_no_stack_pct\"])
+sys.exit(0 if o[\"java_no_stack_pct\"] < 5 else 1)"'
 
 # ---- -j off: no agent ---------------------------------------------------------
 "$TALLY" record -j off -o off.exp java -cp . Shares 50 >off.out 2>&1
