@@ -78,30 +78,6 @@ static int is_tally(const char *path)
 }
 
 /* The object that defines `p`, if it is one of tally's libraries. */
-/* libc's dlsym, called straight from here: the collector's own dlsym
- * (col_dlsym.S) stands in front of it for the program, and RTLD_NEXT must
- * mean "after the collector" whoever asks. */
-static void *(*libc_dlsym)(void *, const char *);
-
-void *(*col_real_dlsym(void))(void *, const char *)
-{
-	void *(*fn)(void *, const char *) = __atomic_load_n(&libc_dlsym, __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!fn)
-			fn = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-		__atomic_store_n(&libc_dlsym, fn, __ATOMIC_RELEASE);
-	}
-	return fn;
-}
-
-static void *dlsym_here(void *h, const char *name)
-{
-	void *(*fn)(void *, const char *) = col_real_dlsym();
-	return fn ? fn(h, name) : NULL;
-}
-
 static struct link_map *tally_owner(void *p)
 {
 	Dl_info info;
@@ -111,6 +87,36 @@ static struct link_map *tally_owner(void *p)
 	    !is_tally(info.dli_fname))
 		return NULL;
 	return owner;
+}
+
+/* libc's dlsym, called straight from here: the collector's own dlsym
+ * (col_dlsym.S) stands in front of it for the program, and RTLD_NEXT must
+ * mean "after the collector" whoever asks. */
+static void *(*libc_dlsym)(void *, const char *);
+
+void *(*col_real_dlsym(void))(void *, const char *)
+{
+	void *(*fn)(void *, const char *) = __atomic_load_n(&libc_dlsym, __ATOMIC_ACQUIRE);
+
+	/* After us when preloaded; else (loaded as a dependency, after libc)
+	 * the first one, which is then libc's, not ours. */
+	static void *const handles[] = { RTLD_NEXT, RTLD_DEFAULT };
+	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5" };
+	for (size_t h = 0; !fn && h < 2; h++)
+		for (size_t v = 0; !fn && v < 2; v++) {
+			void *p = dlvsym(handles[h], "dlsym", versions[v]);
+			if (p && !tally_owner(p))
+				fn = (void *(*)(void *, const char *))p;
+		}
+	if (fn)
+		__atomic_store_n(&libc_dlsym, fn, __ATOMIC_RELEASE);
+	return fn;
+}
+
+static void *dlsym_here(void *h, const char *name)
+{
+	void *(*fn)(void *, const char *) = col_real_dlsym();
+	return fn ? fn(h, name) : NULL;
 }
 
 /* The definition of `name` in the first object after `after` that defines it

@@ -9,8 +9,8 @@
  * inclusive ones, once per stack however often the method recurs there.
  * The lines shown run from the first to the last line of the method's line
  * table; the source is the class's package path and SourceFile
- * ("pkg/Class.java"), looked for in the current directory, its src/main/java
- * and its src.
+ * ("pkg/Class.java"), looked for in the directories of --source-path, the
+ * current directory, its src/main/java and its src.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 #include "model/model_java.h"
 #include "model/model_map.h"
 #include "report/report.h"
+#include "report/report_source.h"
 
 struct line_metrics {
 	uint64_t excl[MODEL_METRIC_COUNT], incl[MODEL_METRIC_COUNT];
@@ -51,21 +52,18 @@ static bool method_lines(const struct model *m, const char *name, uint32_t *lo, 
 	return false;
 }
 
-static FILE *open_source(const char *rel, char *found, size_t len)
+/* Find and read the method's source, `rel` ("pkg/Class.java"): in the
+ * directories of --source-path, then in the current directory, its
+ * src/main/java and its src (report_source.c: each as the path below the
+ * directory, then by its basename). */
+static bool find_source(const char *rel, const char *source_path, struct report_source *src)
 {
-	static const char *const roots[] = { ".", "src/main/java", "src" };
-	const char *base = strrchr(rel, '/');
+	static const char roots[] = ".:src/main/java:src";
+	char path[8192];
 
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		for (int flat = 0; flat < 2; flat++) {
-			snprintf(found, len, "%s/%s", roots[i], flat && base ? base + 1 : rel);
-			FILE *f = fopen(found, "r");
-			if (f)
-				return f;
-		}
-	}
-	snprintf(found, len, "%s", rel);
-	return NULL;
+	snprintf(path, sizeof(path), "%s%s%s", source_path ? source_path : "", source_path ? ":" : "",
+		 roots);
+	return report_source_open(rel, NULL, path, src);
 }
 
 int report_annotate_java(struct report_doc *d, const struct model *m, const struct report_opts *o,
@@ -129,29 +127,27 @@ int report_annotate_java(struct report_doc *d, const struct model *m, const stru
 		free(lines);
 		return -1;
 	}
-	char path[4200], title[4400], text[4096];
-	FILE *src = fn->link ? open_source(fn->link, path, sizeof(path)) : NULL;
-	snprintf(title, sizeof(title), "Source of %s: %s%s", fn->name, fn->link ? path : "?",
-		 src ? "" : " (not found: metrics by line number only)");
+	struct report_source src = { 0 };
+	bool found = fn->link && find_source(fn->link, o->source_path, &src);
+	char title[4400];
+	snprintf(title, sizeof(title), "Source of %s: %s%s", fn->name,
+		 found ? src.found : fn->link ? fn->link : "?",
+		 found ? "" : " (not found: metrics by line number only; --source-path DIR)");
 	struct report_table *t = report_table_new("source", title);
 	report_metric_cols(t, o, "excl", "Excl.");
 	report_metric_cols(t, o, "incl", "Incl.");
 	report_col(t, "line", "Line", COL_U64);
 	report_col(t, "text", "Source", COL_STR);
-	uint32_t read = 1;
 	for (uint32_t line = lo; line <= hi; line++) {
 		static const struct line_metrics none;
 		uint64_t *v = model_map_get(&at, (uint64_t)line + 1);
 		const struct line_metrics *lm = v ? &lines[*v - 1] : &none;
-		text[0] = 0;
-		while (src && read <= line && fgets(text, sizeof(text), src))
-			read++;
-		text[strcspn(text, "\n")] = 0;
+		const char *text = found ? report_source_line(&src, (int)line) : NULL;
 		report_row(t);
 		report_metric_cells(t, m, o, lm->excl);
 		report_metric_cells(t, m, o, lm->incl);
 		report_u64(t, line);
-		report_str(t, text);
+		report_str(t, text ? text : "");
 	}
 	bool any = false;
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
@@ -163,8 +159,7 @@ int report_annotate_java(struct report_doc *d, const struct model *m, const stru
 		report_u64(t, 0);
 		report_str(t, "<frames without a line number (native, or no line table)>");
 	}
-	if (src)
-		fclose(src);
+	report_source_free(&src);
 	report_table_emit(d, t);
 	model_map_free(&at);
 	free(lines);

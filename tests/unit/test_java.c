@@ -56,7 +56,8 @@ static size_t method_rec(uint8_t *buf, uint64_t id, const char *cls, const char 
 
 	r.method = id;
 	r.nlines = n;
-	memcpy(buf + at, lines, 8u * n);
+	if (n)
+		memcpy(buf + at, lines, 8u * n);
 	at += 8u * n;
 	for (int i = 0; i < 4; i++) {
 		*lens[i] = (uint16_t)(strlen(s[i]) + 1);
