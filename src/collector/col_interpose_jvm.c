@@ -176,7 +176,9 @@ COL_API int32_t JNI_CreateJavaVM(void **pvm, void **penv, void *args)
 			return -1;     /* JNI_ERR: no JVM behind us */
 	}
 	col_ensure_init();
-	const char *agent = col_proc.active && col_proc.opt.java && in ? agent_option() : NULL;
+	/* JNI 1.2 arguments and later (JDK1_1InitArgs is another structure). */
+	const char *agent = col_proc.active && col_proc.opt.java && in && in->version >= 0x00010002 &&
+				    in->nOptions >= 0 ? agent_option() : NULL;
 	for (int32_t i = 0; agent && i < in->nOptions; i++)
 		if (mentions(in->options[i].optionString, AGENT_NAME))
 			agent = NULL;  /* the program loads it itself */

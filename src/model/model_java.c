@@ -293,11 +293,14 @@ static bool user_native(uint8_t cls)
 }
 
 /* The user or expert view of a Java stack: Java frames in their places,
- * native frames as the view keeps them.  Walked from the root: frames
- * outside the outermost Java frame start the thread and enter Java (only
- * the program's own native code among them stays); inside, once a JVM
- * frame appears, what it calls is the JVM's work (hidden in the user view)
- * until the next Java frame. */
+ * native frames as the view keeps them.  Walked from the root: the machine
+ * frames outside the outermost machine frame that carries a Java frame
+ * start the thread and enter Java (only the program's own native code among
+ * them stays); then the Java frames the machine walk did not place (an
+ * unwind that broke, or skipped a frame at a method's entry); inside, once
+ * a JVM frame appears, what it calls is the JVM's work (hidden in the user
+ * view) until the next Java frame.  When no Java frame was placed, all the
+ * machine frames are under the Java ones (native code called from Java). */
 static void merged(struct build *b, struct proc_ctx *c, const struct nframe *nf, uint32_t nn,
 		   const struct jframe *j, uint32_t nj, bool expert, struct out *o)
 {
@@ -305,14 +308,15 @@ static void merged(struct build *b, struct proc_ctx *c, const struct nframe *nf,
 	for (uint32_t k = 0; k < nj; k++)
 		if (j[k].at > outer)
 			outer = j[k].at;
-	bool unplaced = nj && j[nj - 1].at < 0;
+	int32_t i = (int32_t)nn - 1;
+	for (; outer >= 0 && i > outer; i--)
+		if (nf[i].cls == N_NATIVE)
+			push(o, nf[i].func, nf[i].addr);
 	bool hidden = false;
 	int32_t jk = (int32_t)nj - 1;      /* the next Java frame, from the root */
-
-	/* Java frames the machine walk did not reach are the outermost. */
 	for (; jk >= 0 && j[jk].at < 0; jk--)
 		push(o, method_func(b, c, j[jk].method, expert ? V_UNPLACED : V_USER), j[jk].line);
-	for (int32_t i = (int32_t)nn - 1; i >= 0; i--) {
+	for (; i >= 0; i--) {
 		bool carries = false;
 		for (; jk >= 0 && j[jk].at == i; jk--) {
 			carries = true;
@@ -322,14 +326,10 @@ static void merged(struct build *b, struct proc_ctx *c, const struct nframe *nf,
 		if (carries)
 			continue;
 		uint8_t cls = nf[i].cls;
-		bool root_part = !unplaced && i > outer;
-		bool keep = root_part ? cls == N_NATIVE
-			    : expert ? cls != N_COMPILED && cls != N_INTERP
-			    : !hidden && user_native(cls);
-		if (!root_part && !user_native(cls))
-			hidden = true;
-		if (keep)
+		if (expert ? cls != N_COMPILED && cls != N_INTERP : !hidden && user_native(cls))
 			push(o, nf[i].func, nf[i].addr);
+		if (!user_native(cls))
+			hidden = true;
 	}
 }
 
@@ -345,18 +345,15 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 
 	if (!nf || !jf || !out.funcs || !out.addrs)
 		goto done;
-	/* Machine frames, leaf first; the collector's own dropped, the thread
-	 * wrapper ending the stack (model_frames.c's rules). */
+	/* Machine frames, leaf first; the collector's own dropped
+	 * (model_frames.c's rule). */
 	uint32_t k = 0;
 	bool jvm_code = false;
 	for (uint32_t i = 0; i < nn; i++) {
 		struct frame fr;
 		resolve(b, c, pcs[nj + i], i > 0 || (sflags & EXP_STACK_LEAF_IS_RETADDR), time_ns, &nf[k], &fr);
-		if (fr.tally && !o->keep_tally_frames) {
-			if (fr.thread_start)
-				break;
-			continue;
-		}
+		if (fr.tally && !o->keep_tally_frames)
+			continue;      /* clone3 -> start_thread -> the routine, as native stacks */
 		jvm_code |= nf[k].cls >= N_JVM;
 		k++;
 	}
