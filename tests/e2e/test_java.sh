@@ -4,8 +4,8 @@
 # program calls, few samples without a Java stack, JVM threads kept and
 # named; one stack through interpreted, compiled and native (JNI) code; a
 # method deoptimized and compiled again under one name; the three views;
-# the program's own JVM options kept; -j off.  Two JVM runs (and a short
-# third), about 20 s under load.
+# the program's own JVM options kept; a C program that creates its JVM
+# (embed.c); -j off.  Five JVM runs, about 25 s under load.
 . "$(dirname "$0")/lib.sh"
 LIB=$(dirname "$TALLY")/../lib
 if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
@@ -125,6 +125,30 @@ import json, sys
 o = json.load(open(\"churn.json\"))[\"overview\"]
 print(o[\"java_samples\"], o[\"java_no_stack_pct\"])
 sys.exit(0 if o[\"java_no_stack_pct\"] < 5 else 1)"'
+
+# ---- a C program that creates its own JVM (JNI_CreateJavaVM) -----------------
+# embed.c links libjvm.so and calls JNI_CreateJavaVM by name (no launcher,
+# no dlsym): the collector's JNI_CreateJavaVM adds the agent all the same, and
+# the C main stays at the root of its thread's Java stacks.
+cc -O2 -g -I"$JDK/include" -I"$JDK/include/linux" -o embed embed.c \
+	-L"$JDK/lib/server" -ljvm -Wl,-rpath,"$JDK/lib/server"
+"$TALLY" record -o embed.exp ./embed 2000 >embed.out 2>&1
+"$TALLY" export embed.exp --format collapsed >embed.txt
+"$TALLY" export embed.exp --view machine --format collapsed >embed.machine
+check java_embedded_jvm_gets_the_agent sh -c 'cat embed.out; grep "^java" embed.exp/log.txt;
+	grep -q "shares done" embed.out && grep -q "^java.agent: .*libtally-jvmti.so" embed.exp/log.txt &&
+	test -s embed.exp/code.dat'
+check java_embedded_jvm_method_shares shares embed.txt \
+	'within Shares.task incl Shares.one 0.1667 0.05' \
+	'within Shares.task incl Shares.three 0.5 0.06' \
+	'within Shares.task path main;Shares.main;Shares.task 0.2 0.06' \
+	'within Shares.task path java.lang.Thread.run;java.util.concurrent.ThreadPoolExecutor$Worker.run 0.8 0.06'
+# The user view: the C main calls Shares.main, with no JVM frame between;
+# the machine view: main -> jni_CallStaticVoidMethod -> call_stub.
+check java_embedded_c_main_is_the_root sh -c '
+	grep -q "^_start;main;Shares.main(java.lang.String\[\]);Shares.task();" embed.txt &&
+	! grep -E "^Shares.main|jni_|JavaCalls|call_stub|Interpreter" embed.txt &&
+	grep -q ";main;jni_CallStaticVoidMethod;.*;call_stub;" embed.machine'
 
 # ---- -j off: no agent ---------------------------------------------------------
 "$TALLY" record -j off -o off.exp java -cp . Shares 50 >off.out 2>&1
