@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "format/exp_events.h"
 #include "format/exp_launch.h"
 
 struct record_opts {
@@ -20,6 +21,8 @@ struct record_opts {
 	struct exp_launch_options launch;   /* what the collector is told */
 	long pid;                  /* -p: attach to this process; 0: run a program */
 	double duration_s;         /* --duration (with -p); 0: until Ctrl-C */
+	struct exp_event counters[EXP_MAX_COUNTERS];   /* -c EVENT[/PERIOD] */
+	int ncounters;
 };
 
 /* Create the experiment directory `out`, or the first unused tally.N.exp;

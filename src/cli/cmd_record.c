@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_events.h"
 #include "cli/cli_record.h"
 #include "cli/cli_target.h"
 #include "format/exp_launch.h"
@@ -37,7 +38,8 @@ static pid_t child_pid;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--follow=all|none] [--] PROGRAM [ARGS...]\n"
+		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--states]\n"
+		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--] PROGRAM [ARGS...]\n"
 		"  -o EXP            experiment directory (default tally.N.exp, first unused N)\n"
 		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off;\n"
 		"                    at most %u: each sample costs the kernel's timer ~20 us of CPU on a\n"
@@ -48,6 +50,12 @@ static void usage(FILE *f)
 		"  -m                trace MPI calls (mpi.time, mpi.count, mpi.bytes.sent, mpi.bytes.recv)\n"
 		"  -j on|off         Java: every JVM gets tally's JVMTI agent for Java stacks, named\n"
 		"                    methods and lines (-H, -s: the Java heap and monitors); default on\n"
+		"  --states          thread states: where wall-clock time goes, on and off the CPU\n"
+		"                    (wall, cpu.user, cpu.system, wait.cpu, wait.lock, wait.io, wait.sleep)\n"
+		"  -c EVENT[/PERIOD] sample a counter every PERIOD events, with the call stack (metric\n"
+		"                    EVENT; up to %d): cycles, instructions, cache-misses, branch-misses,\n"
+		"                    ... (hardware: needs a PMU), page-faults, minor-faults, major-faults,\n"
+		"                    context-switches, cpu-migrations, rNNNN (a raw event)\n"
 		"  --follow=all|none follow descendant processes into sub-experiments (default all)\n"
 		"  --frames N        deepest stack recorded (default and maximum %d)\n"
 		"  -p PID            attach to a running process: profile it until Ctrl-C or the\n"
@@ -56,10 +64,10 @@ static void usage(FILE *f)
 		"  -L SIZE           stop recording when the experiment reaches SIZE (MiB, or 500k, 2G;\n"
 		"                    default: half the free space, at most 2 GiB; unlimited: none)\n"
 		"Environment passed to the program: %s (the collector), %s,\n"
-		"%s, %s, %s, %s; %s overrides\n"
+		"%s, %s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
-		EXP_HZ_MAX, EXP_MAX_FRAMES, EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS, EXP_ENV_ROOT,
-		EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_LIB_DIR);
+		EXP_HZ_MAX, EXP_MAX_COUNTERS, EXP_MAX_FRAMES, EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS,
+		EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_COUNTERS, EXP_ENV_LIB_DIR);
 }
 
 static void forward_signal(int sig)
@@ -219,10 +227,13 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 		cli_log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
 	cli_log_line(log, "start", "%s", when);
 	cli_log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
-	cli_log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u",
+	cli_log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u states=%d",
 		 o->launch.hz, o->launch.heap, (long long)o->launch.sync_ns, o->launch.io, o->launch.mpi,
-		 o->launch.follow ? "all" : "none", o->launch.max_frames);
+		 o->launch.follow ? "all" : "none", o->launch.max_frames, o->launch.states);
 	cli_log_line(log, "size-limit", "%lld", (long long)o->launch.limit_bytes);
+	for (int i = 0; i < o->ncounters; i++)
+		cli_log_line(log, "counter.requested", "%s/%llu", o->counters[i].name,
+			     (unsigned long long)o->counters[i].period);
 	if (log_close(log) != 0) {
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -1;
@@ -368,6 +379,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "limit", required_argument, NULL, 'L' },
+		{ "states", no_argument, NULL, 'S' },
+		{ "counter", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -378,7 +391,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->limit = -1;
 	optind = 1;
 	opterr = 0;                 /* our messages, "tally record: ...", one line */
-	while ((c = getopt_long(argc, argv, "+:o:F:HsimL:hp:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:F:HsimL:hp:j:c:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'p':
@@ -411,6 +424,20 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		}
 		case 'H': o->launch.heap = true; break;
+		case 'S': o->launch.states = true; break;
+		case 'c': {
+			char err[512];
+			if (o->ncounters == EXP_MAX_COUNTERS) {
+				cli_error(CMD, "-c %s: at most %d counters", optarg, EXP_MAX_COUNTERS);
+				return -1;
+			}
+			if (exp_event_parse(optarg, &o->counters[o->ncounters], err, sizeof(err)) != 0) {
+				cli_error(CMD, "%s", err);
+				return -1;
+			}
+			o->ncounters++;
+			break;
+		}
 		case 'i': o->launch.io = true; break;
 		case 'm': o->launch.mpi = true; break;
 		case 'j':
@@ -470,6 +497,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		cli_error(CMD, "-p attaches to a running process: give no program to run");
 		return -1;
 	}
+	if (o->pid && (o->launch.states || o->ncounters)) {
+		cli_error(CMD, "-p: --states and -c are not available when attaching (they start with "
+			  "each thread: run the program under tally record)");
+		return -1;
+	}
 	if (o->duration_s && !o->pid) {
 		cli_error(CMD, "--duration goes with -p PID (a program run by tally runs to its end)");
 		return -1;
@@ -512,6 +544,13 @@ int cmd_record(int argc, char **argv)
 	char **prog = argv + optind;
 	int nprog = argc - optind;
 
+	if (cli_events_check(o.counters, o.ncounters) != 0)
+		return CLI_FATAL;
+	char counters[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 24)];
+	if (exp_events_encode(o.counters, o.ncounters, counters, sizeof(counters)) < 0) {
+		cli_error(CMD, "the counters do not fit in %s", EXP_ENV_COUNTERS);
+		return CLI_FATAL;
+	}
 	rc = cli_target_resolve(prog[0], &target);
 	if (rc) {
 		cli_error(CMD, "%s: %s", prog[0], target.why);
@@ -560,6 +599,7 @@ int cmd_record(int argc, char **argv)
 		setenv(EXP_ENV_PRELOAD, preload, 1);
 		setenv(EXP_ENV_EXP, absdir, 1);
 		setenv(EXP_ENV_OPTIONS, options, 1);
+		setenv(EXP_ENV_COUNTERS, counters, 1);
 		unsetenv(EXP_ENV_ROOT);
 		unsetenv(EXP_ENV_PID);
 		unsetenv(EXP_ENV_LINEAGE);

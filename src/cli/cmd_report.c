@@ -15,14 +15,15 @@
 #define CMD "report"
 
 enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF,
-	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES, VIEW_RANKS, VIEW_MESSAGES, VIEW_LINES, VIEW_PCS };
+	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES, VIEW_RANKS, VIEW_MESSAGES, VIEW_LINES, VIEW_PCS,
+	    VIEW_STATES };
 
 enum {
 	OPT_HELP = 1, OPT_FUNCTIONS, OPT_CALLERS, OPT_TREE, OPT_THREADS, OPT_OBJECTS, OPT_GPROF,
 	OPT_LEAKS, OPT_BY_FILE, OPT_FILES, OPT_PROCESSES, OPT_METRIC, OPT_FORMAT, OPT_LIMIT,
 	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR, OPT_RANKS, OPT_MESSAGES,
 	OPT_LINES, OPT_PCS, OPT_SOURCE_PATH, OPT_INVERTED, OPT_NO_FOLD, OPT_COLUMNS, OPT_PERCENT,
-	OPT_SAMPLES, OPT_QUIET, OPT_NAME_WIDTH,
+	OPT_SAMPLES, OPT_QUIET, OPT_NAME_WIDTH, OPT_STATES,
 };
 
 static const struct cli_opt options[] = {
@@ -51,10 +52,15 @@ static const struct cli_opt options[] = {
 	{ "pcs", 0, CLI_ARG_NONE, OPT_PCS, NULL, "the hottest instructions of the whole program" },
 	{ "source-path", 0, CLI_ARG_REQUIRED, OPT_SOURCE_PATH, "DIR[:DIR]",
 	  "--lines: where to look for source files first" },
+	{ "states", 0, CLI_ARG_NONE, OPT_STATES, NULL,
+	  "thread states (record --states): per thread, the time in each\n"
+	  "state and the stacks that spent most of it" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
 	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
 	  "sync.count, sync.other, io.bytes, io.time, io.count, mpi.time,\n"
-	  "mpi.count, mpi.bytes.sent, mpi.bytes.recv" },
+	  "mpi.count, mpi.bytes.sent, mpi.bytes.recv; with --states: wall,\n"
+	  "cpu.user, cpu.system, wait.cpu, wait.lock, wait.io, wait.sleep;\n"
+	  "with -c: the event's name (cycles, page-faults, ...)" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N",
 	  "functions shown (default 40 in text, all otherwise; 0: all)" },
@@ -213,6 +219,7 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 	case OPT_PCS: r->view = VIEW_PCS; break;
 	case OPT_SOURCE_PATH: r->o.source_path = val; break;
 	case OPT_MESSAGES: r->view = VIEW_MESSAGES; break;
+	case OPT_STATES: r->view = VIEW_STATES; break;
 	case OPT_METRIC: r->metric_arg = val; break;
 	case OPT_FORMAT:
 		if (!strcmp(val, "text"))
@@ -355,6 +362,7 @@ int cmd_report(int argc, char **argv)
 		if (report_hot(d, &in->model, o, r.view == VIEW_PCS))
 			report_doc_fail(d, r.view == VIEW_PCS ? "the hottest instructions" : "the hottest lines");
 		break;
+	case VIEW_STATES: report_states(d, &in->model); break;
 	case VIEW_CALLERS:
 		if (report_callers(d, &in->model, o, r.focus)) {
 			report_doc_end(d);

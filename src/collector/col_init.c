@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collector/col_dyn.h"
+#include "collector/col_counters.h"
 #include "collector/col_descend.h"
 #include "collector/col_files.h"
 #include "collector/col_init.h"
@@ -44,6 +45,7 @@ static void start(void)
 	col_proc.start_ns = col_now_ns_sigsafe();
 	const char *opts = getenv(EXP_ENV_OPTIONS);
 	int bad_options = exp_launch_decode(opts, &col_proc.opt);
+	col_counters_configure(getenv(EXP_ENV_COUNTERS));
 	/* Passed on to exec'd programs even when they get a cleaned environment. */
 	const char *v = getenv(EXP_ENV_PRELOAD);
 	snprintf(col_proc.preload, sizeof(col_proc.preload), "%s", v ? v : "");
@@ -56,7 +58,7 @@ static void start(void)
 		return;
 	col_stacks_init();
 	col_proc.active = true;
-	if (col_proc.opt.hz)
+	if (col_proc.opt.hz || col_proc.opt.states || col_proc.nevents)
 		col_sample_install();
 	/* All of this is the collector's CPU time, on the main thread: what
 	 * runs before its clock starts is counted here, what runs after also

@@ -27,11 +27,13 @@
 #include <unistd.h>
 
 #include "collector/col_clock.h"
+#include "collector/col_counters.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
 #include "collector/col_signal.h"
 #include "collector/col_state.h"
+#include "collector/col_states.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
 #include "format/elf_peek.h"
@@ -87,8 +89,15 @@ static void before_exec(const char *path)
 	col_log_sigsafe("exec", line);
 	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());   /* this image's */
 	struct col_thread *t = col_thread_self_sigsafe();
-	if (t)
+	if (t) {
 		col_clock_stop(t);
+		/* The switch events and counters signal too: their records now. */
+		while (atomic_exchange(&t->busy, 1))
+			;
+		col_states_thread_end(t);
+		col_counters_thread_end(t);
+		atomic_store(&t->busy, 0);
+	}
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);
 	sigaddset(&prof, SIGTRAP);
@@ -99,7 +108,8 @@ static void before_exec(const char *path)
 	int sig;
 	while ((sig = real->sigtimedwait(&prof, &si, &zero)) > 0) {
 		/* A drained signal that was the target's own goes to its handler. */
-		if (!col_clock_signal_sigsafe(sig, &si))
+		if (!col_clock_signal_sigsafe(sig, &si) && !col_states_signal_sigsafe(sig, &si, NULL, 0) &&
+		    !col_counters_signal_sigsafe(sig, &si, NULL, 0))
 			col_signal_forward(sig, &si, NULL);
 	}
 	real->pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -139,7 +149,8 @@ static struct exec_env exec_env(char *const envp[])
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
 	snprintf(rank, sizeof(rank), "%d", (int)col_proc.rank);
 	const char *values[EXP_ENV_INHERITED_COUNT] = { col_proc.preload, col_proc.dir, col_proc.root,
-							col_proc.lineage, pid, col_proc.options, rank };
+							col_proc.lineage, pid, col_proc.options, rank,
+							col_proc.events_spec };
 	for (size_t i = 0; i < n; i++) {
 		bool replaced = false;
 		for (size_t j = 0; j < EXP_ENV_INHERITED_COUNT && !replaced; j++) {
@@ -175,6 +186,8 @@ static int after_failed_exec(int rc)
 		col_log_sigsafe("exec.failed", strerror(e));
 		t->last_cpu_ns = 0;
 		col_clock_start(t);
+		col_states_thread_start(t);
+		col_counters_thread_start(t);
 		if (t->perf_fd < 0 && !t->has_timer)
 			col_log_sigsafe("warning", "sampling clock not restarted after a failed exec");
 	}

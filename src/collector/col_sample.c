@@ -27,10 +27,12 @@
 
 #include "collector/col_clock.h"
 #include "collector/col_java.h"
+#include "collector/col_counters.h"
 #include "collector/col_sample.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
+#include "collector/col_states.h"
 #include "collector/col_time.h"
 #include "collector/col_unwind.h"
 
@@ -132,6 +134,21 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	uint64_t entry_ns = col_now_ns_sigsafe();
 	int saved_errno = errno;
 
+	/* The switch events' and the counters' SIGTRAPs (col_states.c,
+	 * col_counters.c) are handled there. */
+	if (col_states_signal_sigsafe(sig, si, uc, entry_ns)) {
+		errno = saved_errno;
+		return;
+	}
+	if (col_counters_signal_sigsafe(sig, si, uc, entry_ns)) {
+		struct col_thread *ct = col_thread_self_sigsafe();
+		if (ct && !ct->exiting && !atomic_exchange_explicit(&ct->busy, 1, memory_order_acquire)) {
+			col_states_catch_up_sigsafe(ct, uc);
+			atomic_store_explicit(&ct->busy, 0, memory_order_release);
+		}
+		errno = saved_errno;
+		return;
+	}
 	if (!col_clock_signal_sigsafe(sig, si)) {
 		col_count_sigsafe(EXP_CTR_FOREIGN_SIGNALS, 1);
 		col_signal_forward(sig, si, uc);
@@ -165,8 +182,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	uint64_t in_cpu, in_ns;
 	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
 	/* While paused, the time counts nowhere. */
-	if (!atomic_load_explicit(&col_proc.paused, memory_order_relaxed))
+	if (!atomic_load_explicit(&col_proc.paused, memory_order_relaxed)) {
 		take_sample(t, uc, entry_ns, weight);
+		col_states_on_sample_sigsafe(t, entry_ns, uc);
+	}
 	col_clock_rearm_sigsafe(t);
 	leave(t, entry_ns, in_cpu, in_ns);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);

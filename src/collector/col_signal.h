@@ -8,6 +8,25 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
+/* The sig_data of the perf event whose sigtrap raised this SIGTRAP, or 0
+ * (another SIGTRAP).  Each of our events carries the address of a tag of
+ * its owner (the clock, the switch events, each counter). */
+static inline uint64_t col_signal_perf_data_sigsafe(int sig, const siginfo_t *si)
+{
+	uint64_t data;
+
+	if (sig != SIGTRAP || si->si_code != TRAP_PERF)
+		return 0;
+	memcpy(&data, (const char *)si + 24, sizeof(data));   /* si_perf_data (x86-64) */
+	return data;
+}
 
 /* Our handler is installed for `sig`; `prev` was the target's disposition. */
 void col_signal_take(int sig, const struct sigaction *prev);

@@ -226,3 +226,28 @@ uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t
 					  (int)col_proc.opt.max_frames, &truncated, &broken);
 	return intern_traced(t, n, truncated, broken);
 }
+
+uint32_t col_stack_interrupted_sigsafe(struct col_thread *t, const void *uc,
+				       struct col_stack_memo *memo, uint64_t *leaf)
+{
+	int truncated, broken;
+
+	col_regs_from_ucontext(uc, &t->regs);
+	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames, (int)col_proc.opt.max_frames,
+				   &truncated, &broken);
+	if (n < 1) {
+		t->frames[0] = t->regs.r[UW_RIP];
+		n = 1;
+	}
+	*leaf = t->frames[0];
+	uint16_t flags = col_stack_flags_sigsafe(truncated, broken);
+	uint64_t h = mix((uint64_t)flags, (uint64_t)n);
+	for (int i = 0; i < n; i++)
+		h = mix(h, t->frames[i]);
+	if (memo->id && memo->hash == h && memo->n == (uint32_t)n)
+		return memo->id;
+	uint32_t id = col_stack_intern_sigsafe(t, t->frames, (uint32_t)n, flags);
+	if (id)
+		*memo = (struct col_stack_memo){ h, (uint32_t)n, id };
+	return id;
+}

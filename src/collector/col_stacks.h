@@ -18,6 +18,19 @@ void col_stacks_init(void);
 uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs,
 				  uint32_t n, uint16_t flags);
 
+/* The last stack a kind of event of a thread interned, to reuse its id. */
+struct col_stack_memo {
+	uint64_t hash;
+	uint32_t n, id;
+};
+
+/* Unwind the context a signal interrupted (its ucontext) into t->frames and
+ * intern it (the leaf is the interrupted pc), reusing memo's id when the
+ * stack is the thread's previous one.  *leaf gets the pc.  0 if it could not
+ * be written. */
+uint32_t col_stack_interrupted_sigsafe(struct col_thread *t, const void *uc,
+				       struct col_stack_memo *memo, uint64_t *leaf);
+
 /* EXP_STACK_* flags of an unwind's outcome, counting the losses. */
 uint16_t col_stack_flags_sigsafe(int truncated, int broken);
 

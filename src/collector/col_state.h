@@ -29,6 +29,7 @@
  *   col_objects             the load-object map (MAP records, new snapshots)
  *   col_stacks              call stacks stored once
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
+ *   col_states col_counters its off-CPU states (--states); its counters (-c)
  *   col_sample              the profiling signal handler
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
@@ -53,9 +54,13 @@
 
 #include "collector/col_unwind.h"
 #include "format/exp_cost.h"
+#include "format/exp_events.h"
 #include "format/exp_launch.h"
 #include "format/exp_write.h"
 #include "format/exp_write_run.h"
+
+struct col_states_thread;
+struct col_counters_thread;
 
 struct col_thread {
 	_Atomic int busy;              /* inside collector code */
@@ -83,6 +88,8 @@ struct col_thread {
 	void *_Atomic java_env;        /* the thread's JNIEnv while it is a Java thread
 	                                  (col_java.h); NULL otherwise */
 	struct col_unwind_ctx unwind;
+	struct col_states_thread *states;     /* --states: col_states.c; NULL: none */
+	struct col_counters_thread *counters; /* -c: col_counters.c; NULL: none */
 	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */
 	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
 	uint16_t memo_flags;
@@ -117,6 +124,9 @@ struct col_process {
 	_Atomic uint64_t *root_counters;  /* the founder's counters.dat (the size limit's) */
 	_Atomic int stopped;           /* the size limit was reached: record nothing more */
 	_Atomic uint32_t failures_logged;  /* bit per file kind: its first failure is in the log */
+	struct exp_event events[EXP_MAX_COUNTERS];     /* -c: the counters, from TALLY_COUNTERS */
+	int nevents;
+	char events_spec[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 24)];  /* TALLY_COUNTERS */
 };
 
 extern struct col_process col_proc;

@@ -17,9 +17,11 @@
 
 #include "collector/col_clock.h"
 #include "collector/col_fds.h"
+#include "collector/col_counters.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_state.h"
+#include "collector/col_states.h"
 #include "collector/col_sys.h"
 #include "collector/col_thread.h"
 #include "collector/col_time.h"
@@ -105,6 +107,8 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	t->collector_ns = t1 - t0;
 	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, t1 - t0);
 	col_clock_start(t);
+	col_states_thread_start(t);
+	col_counters_thread_start(t);
 	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t1);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 	return t;
@@ -227,6 +231,8 @@ void col_thread_detach(void)
 	if (t->perf_fd >= 0 || t->has_timer)
 		check_sampled(t, col_clock_read_sigsafe(t));
 	col_clock_stop(t);
+	col_states_thread_end(t);
+	col_counters_thread_end(t);
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
 				      col_thread_cputime_ns_sigsafe(), t->samples };
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
@@ -272,6 +278,8 @@ void col_thread_reset_after_fork(void)
 		col_fd_forget(t->perf_fd);
 		col_sys_close(t->perf_fd);
 	}
+	col_states_drop_after_fork(t);
+	col_counters_drop_after_fork(t);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_self(NULL);

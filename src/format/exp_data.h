@@ -156,6 +156,19 @@ struct exp_proc {
 	uint64_t records[EXP_FILE_COUNT_]; /* records read, by file kind */
 	const char *missing;             /* a file its data needs that is absent
 	                                    (EXP_LOG_NAME, maps.dat, stacks.dat), or NULL */
+	/* --states (states.dat) and -c (hwc.dat), as written */
+	struct exp_state *states;        /* off-CPU intervals */
+	size_t nstates;
+	struct exp_cpu_split *splits;    /* user/system CPU so far, at clock samples */
+	size_t nsplits;
+	struct exp_counter_def counter_defs[EXP_MAX_COUNTERS];
+	uint32_t counter_mask;           /* bit i: counter_defs[i] was read */
+	struct exp_counter_sample *csamples;
+	size_t ncsamples;
+	struct exp_counter_end *cends;   /* counters' totals at thread ends */
+	size_t ncends;
+	struct exp_data_sample *dsamples;   /* precise samples with a data address */
+	size_t ndsamples;
 };
 
 struct exp_experiment {

@@ -17,7 +17,8 @@ static const char *const file_names[EXP_FILE_COUNT_] = {
 	[EXP_FILE_HEAP] = "heap.dat",       [EXP_FILE_SYNC] = "sync.dat",
 	[EXP_FILE_IO] = "io.dat",           [EXP_FILE_ARCS] = "arcs.dat",
 	[EXP_FILE_MPI] = "mpi.dat",         [EXP_FILE_DYN] = "dyn.dat",
-	[EXP_FILE_CODE] = "code.dat",
+	[EXP_FILE_CODE] = "code.dat",       [EXP_FILE_STATES] = "states.dat",
+	[EXP_FILE_HWC] = "hwc.dat",
 };
 
 const char *exp_file_name(enum exp_file_kind kind)
@@ -61,7 +62,7 @@ size_t exp_build_id_hex(const uint8_t *id, size_t len, char *out)
 
 const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT] = {
 	EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_OPTIONS,
-	EXP_ENV_JOB_RANK,
+	EXP_ENV_JOB_RANK, EXP_ENV_COUNTERS,
 };
 
 int32_t exp_launch_rank(const char *program, const char **from)
@@ -112,6 +113,7 @@ static const struct option_def {
 	{ "mpi", OPT_BOOL, OFF(mpi), 0, 1, 0 },
 	{ "limit", OPT_I64, OFF(limit_bytes), 0, INT64_MAX, 0 },
 	{ "java", OPT_BOOL, OFF(java), 0, 1, 1 },
+	{ "states", OPT_BOOL, OFF(states), 0, 1, 0 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

@@ -65,10 +65,12 @@ const char *exp_dir_file(size_t i);
                                                process's belongs to; -1: none */
 #define EXP_ENV_RANK "TALLY_RANK"           /* set by the user: this process is
                                                that rank (launchers tally does not know) */
+#define EXP_ENV_COUNTERS "TALLY_COUNTERS"   /* -c: the counters, "NAME/PERIOD,..."
+                                               (format/exp_events.h) */
 
 /* The variables a collecting process publishes for its descendants, in the
  * order exec'd images receive them (LD_PRELOAD first). */
-#define EXP_ENV_INHERITED_COUNT 7
+#define EXP_ENV_INHERITED_COUNT 8
 extern const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT];
 
 /* ---- MPI jobs (docs/mpi.md) ---------------------------------------------- */
@@ -95,6 +97,7 @@ struct exp_launch_options {
 	bool mpi;                  /* -m: trace MPI calls */
 	int64_t limit_bytes;       /* -L: the experiment's size limit, all processes; 0: none */
 	bool java;                 /* -j: a JVM gets the JVMTI agent (Java stacks) */
+	bool states;               /* --states: thread states off the CPU */
 };
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of

@@ -131,6 +131,7 @@ struct loader {
 	struct exp_proc *p;
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
+	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 	exp_damage_fn *on_damage;
@@ -563,6 +564,48 @@ static int take_arc_table(struct loader *l, struct exp_file *f, const struct exp
 	return 0;
 }
 
+static int take_state(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+		      struct exp_error *err)
+{
+	struct exp_state st;
+
+	memcpy(&st, r->p, sizeof(st));
+	if (st.on_ns < st.off_ns || st.runnable_ns > st.on_ns - st.off_ns)
+		return reject(f, r, "state interval %llu..%llu, %llu runnable", (unsigned long long)st.off_ns,
+			      (unsigned long long)st.on_ns, (unsigned long long)st.runnable_ns);
+	return take_copy(l, f, r, err);
+}
+
+static int take_counter_def(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			    struct exp_error *err)
+{
+	struct exp_counter_def d;
+
+	(void)err;
+	memcpy(&d, r->p, sizeof(d));
+	if (d.index >= EXP_MAX_COUNTERS || !memchr(d.name, 0, sizeof(d.name)) || !d.name[0])
+		return reject(f, r, "counter definition %u without a name, or past the last (%d)", d.index,
+			      EXP_MAX_COUNTERS - 1);
+	l->p->counter_defs[d.index] = d;
+	l->p->counter_mask |= 1u << d.index;
+	return 0;
+}
+
+/* A counter's sample, end or data sample names one of the counters (its
+ * definition may come later in the file: records are not in time order;
+ * the model leaves out a counter that has none).  Its index is at offset 20
+ * of a sample and a data sample, 16 of an end. */
+static int take_counted(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			struct exp_error *err)
+{
+	uint16_t index;
+
+	memcpy(&index, (const char *)r->p + (r->type == EXP_REC_COUNTER_END ? 16 : 20), sizeof(index));
+	if (index >= EXP_MAX_COUNTERS)
+		return reject(f, r, "counter %u: at most %d counters", index, EXP_MAX_COUNTERS);
+	return take_copy(l, f, r, err);
+}
+
 /* A record copied as it is to the end of an array of the process (`field`,
  * `nfield`, the loader's `cap_field`): take_copy. */
 #define COPY_TO(field) offsetof(struct exp_proc, field), offsetof(struct exp_proc, n##field), \
@@ -673,6 +716,18 @@ static const struct rec_type {
 				 take_jit_unload },
 	[EXP_REC_THREAD_NAME] = { "thread-name", EXP_FILE_THREADS, sizeof(struct exp_thread_name), true,
 				  false, take_thread_name },
+	[EXP_REC_STATE] = { "state", EXP_FILE_STATES, sizeof(struct exp_state), false, false, take_state,
+			    COPY_TO(states) },
+	[EXP_REC_CPU_SPLIT] = { "cpu-split", EXP_FILE_STATES, sizeof(struct exp_cpu_split), false, false,
+				COPY(splits) },
+	[EXP_REC_COUNTER_DEF] = { "counter-def", EXP_FILE_HWC, sizeof(struct exp_counter_def), false, false,
+				  take_counter_def },
+	[EXP_REC_COUNTER_SAMPLE] = { "counter-sample", EXP_FILE_HWC, sizeof(struct exp_counter_sample),
+				     false, false, take_counted, COPY_TO(csamples) },
+	[EXP_REC_COUNTER_END] = { "counter-end", EXP_FILE_HWC, sizeof(struct exp_counter_end), false, false,
+				  take_counted, COPY_TO(cends) },
+	[EXP_REC_DATA_SAMPLE] = { "data-sample", EXP_FILE_HWC, sizeof(struct exp_data_sample), false, false,
+				  take_counted, COPY_TO(dsamples) },
 };
 
 static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -835,8 +890,8 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 {
 	static const enum exp_file_kind files[] = {
 		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
-		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_CODE, EXP_FILE_MAPS,
-		EXP_FILE_STACKS,  EXP_FILE_DYN,
+		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_CODE, EXP_FILE_STATES,
+		EXP_FILE_HWC,     EXP_FILE_MAPS,    EXP_FILE_STACKS, EXP_FILE_DYN,
 	};
 	int rc = load_log(p, err);
 	bool log_missing = rc == -ENOENT;
@@ -886,6 +941,11 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	for (size_t i = 0; i < p->nsamples; i++) {
 		uint32_t id = p->samples[i].stack_id;
 		if (id >= p->nstacks || !p->stacks[id].pcs)
+			p->missing_stacks++;
+	}
+	for (size_t i = 0; i < p->nstates; i++) {
+		uint32_t id = p->states[i].stack_id;
+		if (id && (id >= p->nstacks || !p->stacks[id].pcs))
 			p->missing_stacks++;
 	}
 	merge_arcs(p);
@@ -1099,6 +1159,17 @@ static void free_events(struct exp_proc *p)
 	free(p->arcs);
 	free(p->mpi);
 	free(p->comms);
+	free(p->states);
+	free(p->splits);
+	free(p->csamples);
+	free(p->cends);
+	free(p->dsamples);
+	p->states = NULL;
+	p->splits = NULL;
+	p->csamples = NULL;
+	p->cends = NULL;
+	p->dsamples = NULL;
+	p->nstates = p->nsplits = p->ncsamples = p->ncends = p->ndsamples = 0;
 	p->maps = NULL;
 	p->fds = NULL;
 	p->samples = NULL;

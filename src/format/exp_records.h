@@ -57,6 +57,8 @@ enum exp_file_kind {
 	EXP_FILE_IO = 7,           /* I/O tracing */
 	EXP_FILE_ARCS = 8,         /* -pg / -finstrument-functions arc tables */
 	EXP_FILE_DYN = 10,         /* dynamically generated code and its bytes */
+	EXP_FILE_STATES = 11,      /* thread states off the CPU (--states) */
+	EXP_FILE_HWC = 12,         /* counter overflow samples (-c), data addresses */
 	EXP_FILE_MPI = 13,         /* MPI calls (-m, libtally-mpi.so) */
 	EXP_FILE_CODE = 14,        /* dynamic code (JIT-compiled methods, stubs) and Java methods */
 	EXP_FILE_COUNT_ = 15
@@ -82,6 +84,12 @@ enum exp_rec_type {
 	EXP_REC_SAMPLE_RUN = 16,
 	EXP_REC_DYN_FUNC = 25,
 	EXP_REC_DYN_UNLOAD = 26,
+	EXP_REC_STATE = 30,
+	EXP_REC_CPU_SPLIT = 31,
+	EXP_REC_COUNTER_DEF = 32,
+	EXP_REC_COUNTER_SAMPLE = 33,
+	EXP_REC_COUNTER_END = 34,
+	EXP_REC_DATA_SAMPLE = 35,
 	EXP_REC_MPI = 40,
 	EXP_REC_MPI_COMM = 41,
 	EXP_REC_JAVA_METHOD = 45,
@@ -662,6 +670,124 @@ struct exp_thread_name {
 };
 #define EXP_THREAD_NAME_JAVA 0x1      /* the name of a java.lang.Thread (full length) */
 #define EXP_THREAD_NAME_MAX 128       /* bytes of a name, NUL included */
+/* EXP_REC_STATE, 48 bytes, in states.dat (--states): one interval a thread
+ * spent off the CPU, from the context switch that took it off to the one
+ * that put it back (PERF_RECORD_SWITCH times, CLOCK_MONOTONIC).
+ *   0 4 word; 4 4 tid
+ *   8 8 off_ns       switched out
+ *  16 8 on_ns        switched back in
+ *  24 8 runnable_ns  of on_ns - off_ns, the part spent runnable, waiting for a
+ *                    CPU: all of it when preempted; after a wake-up, the
+ *                    latency to the CPU (the thread's schedstat run_delay);
+ *                    the rest was blocked
+ *  32 4 stack_id     the user stack at which it left the CPU (stacks.dat); 0:
+ *                    none taken (EXP_STATE_NO_STACK)
+ *  36 2 flags        EXP_STATE_*
+ *  38 2 reserved     0
+ *  40 8 reserved     0                                                      */
+struct exp_state {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t off_ns;
+	uint64_t on_ns;
+	uint64_t runnable_ns;
+	uint32_t stack_id;
+	uint16_t flags;
+	uint16_t reserved0;
+	uint64_t reserved1;
+};
+#define EXP_STATE_PREEMPTED 0x1   /* switched out while runnable (involuntary) */
+#define EXP_STATE_SYSCALL 0x2     /* the stack's leaf follows a syscall instruction */
+#define EXP_STATE_NO_STACK 0x4    /* no stack at the switch: stack_id is the thread's
+				     next clock sample's, or 0 */
+#define EXP_STATE_WAKE_SPREAD 0x8 /* runnable_ns is a share of a run_delay that
+				     several intervals had together */
+
+/* EXP_REC_CPU_SPLIT, 32 bytes, in states.dat: the thread's user and system
+ * CPU time so far (the kernel's, getrusage RUSAGE_THREAD), written with each
+ * clock sample; the clock samples between two splits of a thread share that
+ * window's system fraction.
+ *   0 4 word; 4 4 tid; 8 8 time_ns (the clock sample's); 16 8 user_ns;
+ *  24 8 system_ns                                                           */
+struct exp_cpu_split {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t user_ns;
+	uint64_t system_ns;
+};
+
+/* EXP_REC_COUNTER_DEF, 64 bytes, in hwc.dat: counter `index` of this
+ * process (`tally record -c`), written once at the collector's start.
+ *   0 4 word; 4 2 index (0..EXP_MAX_COUNTERS-1); 6 2 flags (EXP_COUNTER_*)
+ *   8 4 type (PERF_TYPE_*); 12 4 reserved; 16 8 config; 24 8 period
+ *  32 32 name (as given: "cycles", "page-faults", "r01c2"; NUL-padded)       */
+struct exp_counter_def {
+	uint32_t word;
+	uint16_t index;
+	uint16_t flags;
+	uint32_t type;
+	uint32_t reserved;
+	uint64_t config;
+	uint64_t period;
+	char name[32];
+};
+#define EXP_MAX_COUNTERS 8
+#define EXP_COUNTER_KERNEL 0x1    /* counts in the kernel too (else user mode only) */
+#define EXP_COUNTER_PRECISE 0x2   /* precise_ip: the sample's pc is the event's own */
+
+/* EXP_REC_COUNTER_SAMPLE, 32 bytes, in hwc.dat: an overflow of counter
+ * `index` on thread `tid`, with the user stack where it was taken.
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 4 stack_id; 20 2 index;
+ *  22 2 reserved; 24 8 count (events since the thread's previous sample of
+ *  this counter: the counter's value read in the handler, so coalesced
+ *  overflows lose nothing)                                                  */
+struct exp_counter_sample {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t index;
+	uint16_t reserved;
+	uint64_t count;
+};
+
+/* EXP_REC_COUNTER_END, 32 bytes, in hwc.dat: counter `index` of thread `tid`
+ * when the thread ended: its total, and how much of it came after its last
+ * sample (in no sample: the seed's "counts accrued after the last overflow").
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 2 index; 18 6 reserved;
+ *  24 8 total                                                               */
+struct exp_counter_end {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint16_t index;
+	uint16_t reserved[3];
+	uint64_t total;
+};
+
+/* EXP_REC_DATA_SAMPLE, 48 bytes, in hwc.dat: a precise memory-access sample
+ * (dataspace profiling, docs/dataspace.md): counter `index` overflowed on an
+ * access to `addr` by the instruction at `pc` (PERF_SAMPLE_ADDR with
+ * precise_ip: Intel PEBS, AMD IBS).  No PMU here writes them; the layout,
+ * the reader and `tally report --data-objects` are tested with synthetic
+ * samples.
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 4 stack_id (stack of the access, leaf
+ *  = pc); 20 2 index; 22 2 flags (EXP_DATA_*); 24 8 pc; 32 8 addr;
+ *  40 8 count (events the sample stands for)                                */
+struct exp_data_sample {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t index;
+	uint16_t flags;
+	uint64_t pc;
+	uint64_t addr;
+	uint64_t count;
+};
+#define EXP_DATA_STORE 0x1        /* the access was a store (else a load) */
+#define EXP_DATA_ADDR_UNKNOWN 0x2 /* the PMU gave no address for this sample */
 
 /* counters.dat: a 64-byte header like the record files (kind 0), then
  * EXP_CTR_COUNT_ little-endian u64 counters updated in place with atomic
@@ -687,6 +813,9 @@ enum exp_counter {
 	EXP_CTR_LOST_LIMIT = 18,  /* samples and events not recorded: the size limit was reached */
 	EXP_CTR_BYTES = 19,       /* founder's: bytes the whole experiment claimed (for the limit) */
 	EXP_CTR_LIMIT_NS = 20,    /* founder's: CLOCK_MONOTONIC when the size limit was reached (0: not) */
+	EXP_CTR_STATES_LOST = 21,  /* context-switch records the kernel dropped (ring buffer full) */
+	EXP_CTR_STATES_NO_STACK = 22, /* off-CPU intervals whose stack was not taken at the switch */
+	EXP_CTR_COUNTER_LOST = 23, /* counter overflows whose sample was dropped (reentry, no space) */
 	EXP_CTR_MPI_UNTRACKED = 24, /* MPI requests completed whose start was not traced */
 	EXP_CTR_MPI_UNKNOWN_PEER = 25, /* MPI peers not translated to MPI_COMM_WORLD ranks */
 	EXP_CTR_JAVA_UNNAMED = 26, /* Java methods sampled that could not be named (class

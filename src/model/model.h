@@ -39,6 +39,15 @@ enum model_metric {
 	MODEL_MPI_BYTES_SENT,      /* bytes sent, by the Sun model (docs/tracing.md) */
 	MODEL_MPI_BYTES_RECV,      /* bytes received: receive buffers' lengths */
 	MODEL_SAMPLES,             /* clock samples (the count behind cpu) */
+	MODEL_WALL,                /* --states: ns of wall-clock time, every state (the sum below) */
+	MODEL_CPU_USER,            /* ns of CPU in user mode (clock samples, by the kernel's split) */
+	MODEL_CPU_SYSTEM,          /* ns of CPU in the kernel */
+	MODEL_WAIT_CPU,            /* ns runnable, waiting for a CPU (preempted, or woken) */
+	MODEL_WAIT_LOCK,           /* ns blocked on a lock (futex: mutexes, condvars, joins) */
+	MODEL_WAIT_IO,             /* ns blocked on I/O (files, pipes, sockets, page faults) */
+	MODEL_WAIT_SLEEP,          /* ns sleeping or waiting otherwise */
+	MODEL_COUNTER_0,           /* -c: counter events, named after the event */
+	MODEL_COUNTER_LAST = MODEL_COUNTER_0 + 7,   /* (model_metric_counter) */
 	MODEL_METRIC_COUNT
 };
 
@@ -49,8 +58,18 @@ struct model_metric_info {
 };
 
 const struct model_metric_info *model_metric_info(enum model_metric m);
-/* Metric by name, or -1. */
+/* Metric by name, or -1.  A counter event's name (cycles, page-faults,
+ * rNNNN: format/exp_events.h) is a counter metric (model_metric_counter). */
 int model_metric_parse(const char *name);
+
+/* The metric of counter event (type, config), named `name` by whoever met
+ * it first (a --metric, or an experiment's COUNTER_DEF): counter metrics are
+ * given out in that order, one per event, MODEL_COUNTER_0 on, for the
+ * whole run of tally.  -1 when all are taken. */
+int model_metric_counter(const char *name, uint32_t type, uint64_t config);
+
+/* Is m a counter metric that has been given to an event? */
+bool model_metric_is_counter(int m);
 
 #define MODEL_FUNC_ARTIFICIAL 0x100    /* <Total>, <Unknown>, <Truncated-stack>, @plt, <OMP-*> */
 #define MODEL_FUNC_MPI 0x200           /* an MPI function (MPI_Send ...): the tracer's
@@ -193,6 +212,14 @@ struct model_file {
 	uint64_t ops[8];           /* calls by enum exp_io_op */
 };
 
+/* --states: a thread's time in one state at one stack (model_states.c). */
+struct model_state_stack {
+	uint32_t thread;           /* model.threads index */
+	uint32_t entry;            /* model.entries index */
+	uint32_t metric;           /* MODEL_WALL .. MODEL_WAIT_SLEEP */
+	uint64_t ns;
+};
+
 struct model_heap_peak {
 	uint64_t bytes;            /* live bytes at the peak */
 	uint64_t time_ns;
@@ -233,6 +260,7 @@ struct model {
 	uint32_t present;          /* bit m: metric m has events */
 	uint64_t samples;          /* clock samples used */
 	uint64_t unknown_stacks;   /* events whose stack record was missing */
+	uint64_t unknown_counters; /* counter samples whose counter was not defined */
 	struct model_heap_peak heap_peak;
 	bool merged;               /* entries are not per process (merge_procs) */
 	struct model_msg *msgs;    /* MPI point-to-point traffic, by (from, to) */
@@ -240,6 +268,10 @@ struct model {
 	size_t left_out;           /* processes left out by ranks_only */
 	struct model_heap_unpaired heap_unpaired;
 	struct model_java java;    /* JVM samples (any process of the model) */
+	struct model_state_stack *state_stacks;   /* --states, by thread, state and stack */
+	size_t nstate_stacks;
+	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted
+	                                  off the CPU by the switch records (model_states.c) */
 	void *priv;                /* model_build's indexes while building */
 	struct model_event *events; /* with keep_events: in the order counted */
 	size_t nevents;

@@ -140,7 +140,8 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 		if (!model_thread_for(b, c, c->p->threads[i].tid))
 			return -1;
 	if (build_samples(b, c, o) || build_sync(b, c, o) || model_build_io(b, c, o) ||
-	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o))
+	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o) || model_build_states(b, c, o) ||
+	    model_build_counters(b, c, o))
 		return -1;
 	return model_build_arcs(b, c, o);
 }
@@ -260,6 +261,7 @@ void model_build_end(struct model *m)
 	model_map_free(&b->func_by_name);
 	model_map_free(&b->entry_by_content);
 	model_map_free(&b->msg_of);
+	model_map_free(&b->state_stack_of);
 	free(b);
 	m->priv = NULL;
 }
@@ -298,6 +300,7 @@ void model_free(struct model *m)
 	free(m->entries);
 	free(m->arcs);
 	free(m->msgs);
+	free(m->state_stacks);
 	free(m->procs);
 	free(m->threads);
 	free(m->events);

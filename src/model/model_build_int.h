@@ -20,6 +20,8 @@
  *   model_arcs.c     the -pg / -finstrument-functions arcs
  *   model_mpi.c      MPI calls (-m): metrics by calling stack, messages
  *   model_names.c    same-named functions of one object told apart
+ *   model_states.c   thread states (--states): wall time by state and stack
+ *   model_counters.c counter samples (-c): a metric per event
  *   model_build.c    the driver: one pass per process, then the whole model
  */
 #ifndef TALLY_MODEL_BUILD_INT_H
@@ -48,6 +50,8 @@ struct build {
 	uint32_t omp_fn[MODEL_OMP_FN_COUNT];   /* <OMP-*> ids (0 until first needed) */
 	bool oom;                         /* a function could not be added: the
 	                                     build fails at the end */
+	struct model_map state_stack_of;  /* (thread, metric, entry) -> state_stacks index + 1 */
+	size_t cap_state_stacks;
 };
 
 /* Per process while building. */
@@ -199,6 +203,8 @@ int model_build_io(struct build *b, struct proc_ctx *c, const struct model_optio
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);
+int model_build_states(struct build *b, struct proc_ctx *c, const struct model_options *o);
+int model_build_counters(struct build *b, struct proc_ctx *c, const struct model_options *o);
 /* Sort the model's messages by (from, to). */
 void model_mpi_sort(struct model *m);
 /* ---- model_names.c: `f (a.c)` and `f (b.c)`; 0, or -1 if out of memory ---- */

@@ -67,6 +67,12 @@ uint64_t report_cpu_base(struct report_doc *d, const struct model *m,
 			 const struct exp_experiment *exps, size_t nexps, uint64_t rusage_ns);
 void report_cpu_gap(struct report_doc *d, const struct model *m, const struct exp_experiment *exps,
 		    size_t nexps, uint64_t accounted_ns, uint64_t base_ns);
+/* Thread states (report_states.c): each thread's wall time by state (a
+ * table closing the overview); `--states`: per thread, a row per state and
+ * its top stacks; counter totals and IPC / MPKI (closing the overview). */
+void report_states_overview(struct report_doc *d, const struct model *m);
+void report_states(struct report_doc *d, const struct model *m);
+void report_counters_overview(struct report_doc *d, const struct model *m);
 
 /* The function table, <Total> first. */
 void report_functions(struct report_doc *d, const struct model *m, const struct report_opts *o);

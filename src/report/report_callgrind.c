@@ -34,6 +34,10 @@ static const char *const cg_event[MODEL_METRIC_COUNT] = {
 	[MODEL_SYNC_WAIT] = "Sync_wait_ns", [MODEL_SYNC_COUNT] = "Sync_waits",
 	[MODEL_IO_BYTES] = "IO_bytes",   [MODEL_IO_TIME] = "IO_time_ns",
 	[MODEL_IO_COUNT] = "IO_calls",
+	[MODEL_WALL] = "Wall_ns",        [MODEL_CPU_USER] = "User_CPU_ns",
+	[MODEL_CPU_SYSTEM] = "System_CPU_ns", [MODEL_WAIT_CPU] = "Wait_CPU_ns",
+	[MODEL_WAIT_LOCK] = "Lock_wait_ns", [MODEL_WAIT_IO] = "IO_wait_ns",
+	[MODEL_WAIT_SLEEP] = "Sleep_ns",
 };
 
 /* Interned strings (files, objects) with their compression ids. */

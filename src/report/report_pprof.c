@@ -137,6 +137,7 @@ int report_pprof(const char *path, const struct model *m)
 		[MODEL_SYNC_COUNT] = "count", [MODEL_SYNC_OTHER] = "nanoseconds",
 		[MODEL_IO_BYTES] = "bytes", [MODEL_IO_TIME] = "nanoseconds", [MODEL_IO_COUNT] = "count",
 		[MODEL_SAMPLES] = "count",
+		[MODEL_MPI_BYTES_SENT] = "bytes", [MODEL_MPI_BYTES_RECV] = "bytes",
 	};
 	bool oom = false;
 	struct buf prof = { .oom = &oom }, msg = { .oom = &oom }, packed = { .oom = &oom };
@@ -150,7 +151,9 @@ int report_pprof(const char *path, const struct model *m)
 	if (!nm)
 		metrics[nm++] = MODEL_CPU;
 	for (int i = 0; i < nm; i++)
-		value_type(&prof, 1, &s, model_metric_info(metrics[i])->name, units[metrics[i]]);
+		value_type(&prof, 1, &s, model_metric_info(metrics[i])->name,
+			   units[metrics[i]] ? units[metrics[i]]
+					     : model_metric_info(metrics[i])->is_time ? "nanoseconds" : "count");
 
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
@@ -210,7 +213,9 @@ int report_pprof(const char *path, const struct model *m)
 		field_bytes(&prof, 5, msg.p, msg.n);
 	}
 	model_map_free(&mapping);
-	value_type(&prof, 11, &s, model_metric_info(metrics[0])->name, units[metrics[0]]);
+	value_type(&prof, 11, &s, model_metric_info(metrics[0])->name,
+		   units[metrics[0]] ? units[metrics[0]]
+				     : model_metric_info(metrics[0])->is_time ? "nanoseconds" : "count");
 	/* what pprof shows first: the first metric (cpu), not its last (samples) */
 	field_varint(&prof, 14, str(&s, model_metric_info(metrics[0])->name));
 	put(&prof, s.out.p, s.out.n);        /* the string table, complete now */

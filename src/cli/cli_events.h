@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_events.h — checking `tally record -c` counters before the target
+ * starts (cli_events.c).
+ */
+#ifndef TALLY_CLI_EVENTS_H
+#define TALLY_CLI_EVENTS_H
+
+#include "format/exp_events.h"
+
+/* Open each event once in this process.  0, or -1 with one line printed:
+ * the event, the cause (no PMU, not permitted, ...) and what works. */
+int cli_events_check(const struct exp_event *evs, int n);
+
+#endif

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_states.c — thread states off the CPU (`tally record --states`): every
+ * interval a thread spent switched out, from the kernel's context-switch
+ * records, with the user stack at which it left the CPU.
+ *
+ * Each thread opens one perf event of its own with `context_switch` set and
+ * a small ring buffer: the kernel writes a PERF_RECORD_SWITCH when the
+ * thread goes off a CPU (flagged PREEMPT when it was still runnable) and
+ * when it comes back, each with its CLOCK_MONOTONIC time.  Two ways:
+ *
+ *   - signal (the kernel lets us count in kernel mode: root, CAP_PERFMON or
+ *     perf_event_paranoid <= 1): the event is a software context-switch
+ *     counter of period 1 with `sigtrap`, so each switch-out queues a
+ *     SIGTRAP that the kernel delivers at the thread's first return to user
+ *     mode, where it resumes: the stack the handler unwinds is the stack at
+ *     which it left the CPU (a blocking call's, or the preempted code's);
+ *   - ring (perf_event_paranoid 2): a dummy event with the records only (a
+ *     switch counter excluding the kernel never counts, and any signal sent
+ *     to a sleeping thread would wake it); the ring is read at the thread's
+ *     clock samples, the intervals have no stack of their own
+ *     (EXP_STATE_NO_STACK) and the analyzer gives them the next sample's.
+ *
+ * Of an interval, the part spent runnable waiting for a CPU is all of it
+ * when the thread was preempted; after a block, it is the latency from the
+ * wake-up to the CPU, which no record carries: the thread's schedstat
+ * run_delay (the kernel's sum of its time on a run queue) is read when a
+ * batch holds a block, and its growth, less the preempted intervals', is the
+ * wake-up latency of that batch's blocks.
+ *
+ * With each clock sample the thread's user and system CPU time so far
+ * (getrusage RUSAGE_THREAD) is written as a CPU_SPLIT record: the analyzer
+ * splits the samples' CPU time by it.
+ *
+ * Called at thread start and end (col_thread.c), around exec, from the
+ * clock's handler and from the signal handler (col_sample.c).  Sigsafe file.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "collector/col_files.h"
+#include "collector/col_log.h"
+#include "collector/col_objset.h"
+#include "collector/col_real.h"
+#include "collector/col_signal.h"
+#include "collector/col_stacks.h"
+#include "collector/col_state.h"
+#include "collector/col_states.h"
+#include "collector/col_sys.h"
+#include "collector/col_time.h"
+
+#define PAGE 4096u
+#define RING_PAGES_SIGNAL 2u         /* data pages: drained at every resume */
+#define RING_PAGES_RING 8u           /* drained at clock samples: ~1,000 switches */
+#define BATCH 64                     /* intervals written at once */
+
+enum states_way { WAY_UNKNOWN, WAY_SIGNAL, WAY_RING, WAY_NONE };
+
+static _Atomic int way = WAY_UNKNOWN;   /* decided by the first thread */
+
+/* sig_data of the switch events: tells their SIGTRAP from the clock's. */
+static const char tag;
+
+struct interval {
+	uint64_t off_ns, on_ns;
+	bool preempted;
+};
+
+struct col_states_thread {
+	int fd;                         /* the switch event */
+	int schedstat_fd;               /* /proc/thread-self/schedstat, or -1 */
+	struct perf_event_mmap_page *ring;
+	size_t ring_bytes;              /* mapped: the header page and the data */
+	uint64_t data_off, data_size;   /* the data area, in the mapping */
+	bool have_out;                  /* a switch-out whose switch-in is to come */
+	bool out_preempted;
+	uint64_t out_ns;
+	uint64_t run_delay_ns;          /* schedstat's at the last read */
+	uint64_t preempted_ns;          /* preempted since that read */
+	uint32_t n;                     /* intervals waiting to be written */
+	struct interval iv[BATCH];
+	struct col_stack_memo memo;     /* the last stack interned */
+};
+
+static int perf_open_switches(bool signal, int excl_kernel)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = signal ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_DUMMY;
+	a.sample_period = signal ? 1 : 0;
+	a.sample_type = PERF_SAMPLE_TIME;
+	a.sample_id_all = 1;
+	a.context_switch = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.disabled = 1;
+	a.exclude_kernel = (unsigned)excl_kernel;
+	a.exclude_hv = 1;
+	if (signal) {
+		a.sigtrap = 1;
+		a.remove_on_exec = 1;       /* required with sigtrap */
+		a.sig_data = (uint64_t)(uintptr_t)&tag;
+	}
+	return col_real.perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Open the calling thread's event the way this process uses (the first
+ * thread finds out and logs it).  fd or -errno. */
+static int open_event(void)
+{
+	int w = atomic_load(&way);
+
+	if (w == WAY_SIGNAL || w == WAY_UNKNOWN) {
+		int fd = perf_open_switches(true, 0);
+		if (fd >= 0 || w == WAY_SIGNAL) {
+			if (fd >= 0 && atomic_exchange(&way, WAY_SIGNAL) == WAY_UNKNOWN)
+				col_log_sigsafe("states", "context switches: perf_event switch records; a SIGTRAP "
+						"at each resume takes the stack where the thread left the CPU");
+			return fd >= 0 ? fd : -errno;
+		}
+	}
+	int fd = perf_open_switches(false, 1);
+	if (fd < 0)
+		return -errno;
+	if (atomic_exchange(&way, WAY_RING) == WAY_UNKNOWN)
+		col_log_sigsafe("states", "context switches: perf_event switch records, read at clock "
+				"samples (counting in the kernel is not permitted: perf_event_paranoid > 1); "
+				"an interval's stack is the thread's next sample's");
+	return fd;
+}
+
+/* Map the ring: the header page and `pages` data pages (a power of two). */
+static int map_ring(struct col_states_thread *s, unsigned pages)
+{
+	size_t bytes = (size_t)(pages + 1) * PAGE;
+	void *p = col_sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	s->ring = p;
+	s->ring_bytes = bytes;
+	s->data_off = s->ring->data_offset ? s->ring->data_offset : PAGE;
+	s->data_size = s->ring->data_size ? s->ring->data_size : (uint64_t)pages * PAGE;
+	return 0;
+}
+
+/* Parse "cpu_ns run_delay_ns slices" into the run delay. */
+static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
+{
+	char buf[96];
+
+	if (s->schedstat_fd < 0)
+		return false;
+	ssize_t n = syscall(SYS_pread64, s->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *c = buf;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	if (*c != ' ')
+		return false;
+	uint64_t v = 0;
+	for (c++; *c >= '0' && *c <= '9'; c++)
+		v = v * 10 + (uint64_t)(*c - '0');
+	*out = v;
+	return true;
+}
+
+void col_states_thread_start(struct col_thread *t)
+{
+	if (!col_proc.opt.states || t->states || atomic_load(&way) == WAY_NONE)
+		return;
+	struct col_states_thread *s = col_sys_mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+						   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (s == MAP_FAILED) {
+		col_log_error_sigsafe("states: thread state", errno, "this thread's states are not recorded");
+		return;
+	}
+	s->schedstat_fd = -1;
+	s->fd = open_event();
+	if (s->fd < 0) {
+		int e = -s->fd;
+		int expected = WAY_UNKNOWN;
+		if (atomic_compare_exchange_strong(&way, &expected, WAY_NONE))
+			col_log_error_sigsafe("states: perf_event_open", e, "no thread states recorded");
+		else
+			col_log_error_sigsafe("states: perf_event_open", e, "this thread's states are not recorded");
+		col_sys_munmap(s, sizeof(*s));
+		return;
+	}
+	unsigned pages = atomic_load(&way) == WAY_SIGNAL ? RING_PAGES_SIGNAL : RING_PAGES_RING;
+	int rc = map_ring(s, pages);
+	if (rc == -EPERM || rc == -ENOMEM)          /* locked-memory limit: a smaller ring */
+		rc = map_ring(s, 1);
+	if (rc < 0) {
+		col_log_error_sigsafe("states: ring buffer", -rc, "this thread's states are not recorded "
+				      "(perf_event_mlock_kb, ulimit -l)");
+		col_sys_close(s->fd);
+		col_sys_munmap(s, sizeof(*s));
+		return;
+	}
+	s->schedstat_fd = col_sys_openat(AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC, 0);
+	if (s->schedstat_fd < 0)
+		col_log_error_sigsafe("states: schedstat", errno,
+				      "wake-up latencies of this thread count as blocked time");
+	read_run_delay(s, &s->run_delay_ns);
+	if (col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+		col_log_error_sigsafe("states: enable", errno, "this thread's states are not recorded");
+		col_sys_munmap(s->ring, s->ring_bytes);
+		col_sys_close(s->fd);
+		if (s->schedstat_fd >= 0)
+			col_sys_close(s->schedstat_fd);
+		col_sys_munmap(s, sizeof(*s));
+		return;
+	}
+	t->states = s;
+}
+
+/* Copy `len` bytes at ring offset `pos` (which may wrap). */
+static void ring_copy(const struct col_states_thread *s, uint64_t pos, void *out, size_t len)
+{
+	const uint8_t *data = (const uint8_t *)s->ring + s->data_off;
+	uint64_t at = pos & (s->data_size - 1);
+	size_t first = len < s->data_size - at ? len : (size_t)(s->data_size - at);
+
+	memcpy(out, data + at, first);
+	memcpy((uint8_t *)out + first, data, len - first);
+}
+
+/* Read the ring's new records into intervals; false when the batch is full
+ * (the rest stays in the ring). */
+static bool drain(struct col_states_thread *s)
+{
+	uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&s->ring->data_head, memory_order_acquire);
+	uint64_t tail = s->ring->data_tail;
+	bool room = true;
+
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint64_t w[4] = { 0 };
+		ring_copy(s, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (h.type == PERF_RECORD_SWITCH && !(h.misc & PERF_RECORD_MISC_SWITCH_OUT) && s->have_out &&
+		    s->n == BATCH) {
+			room = false;
+			break;
+		}
+		ring_copy(s, tail + sizeof(h), w, h.size - sizeof(h) < sizeof(w) ? h.size - sizeof(h) : sizeof(w));
+		tail += h.size;
+		if (h.type == PERF_RECORD_LOST) {
+			col_count_sigsafe(EXP_CTR_STATES_LOST, w[1]);
+			s->have_out = false;        /* its switch-in may be among the lost */
+		} else if (h.type == PERF_RECORD_SWITCH && (h.misc & PERF_RECORD_MISC_SWITCH_OUT)) {
+			s->have_out = true;
+			s->out_ns = w[0];
+			s->out_preempted = (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+		} else if (h.type == PERF_RECORD_SWITCH && s->have_out) {
+			if (w[0] >= s->out_ns)
+				s->iv[s->n++] = (struct interval){ s->out_ns, w[0], s->out_preempted };
+			s->have_out = false;
+		}
+	}
+	atomic_store_explicit((_Atomic uint64_t *)&s->ring->data_tail, tail, memory_order_release);
+	return room;
+}
+
+/* Write the batch: each interval's runnable part (all of a preemption; the
+ * batch's wake-up latency, from schedstat, shared by its blocks), with the
+ * stack `stack_id` and `flags`. */
+static void flush(struct col_thread *t, struct col_states_thread *s, uint32_t stack_id, uint16_t flags)
+{
+	uint32_t blocked = 0, nblocked;
+	uint64_t wake = 0;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (s->iv[i].preempted)
+			s->preempted_ns += s->iv[i].on_ns - s->iv[i].off_ns;
+		else
+			blocked++;
+	}
+	uint64_t rd;
+	nblocked = blocked;
+	if (blocked && read_run_delay(s, &rd)) {
+		uint64_t grew = rd > s->run_delay_ns ? rd - s->run_delay_ns : 0;
+		wake = grew > s->preempted_ns ? grew - s->preempted_ns : 0;
+		s->run_delay_ns = rd;
+		s->preempted_ns = 0;
+	}
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct interval *v = &s->iv[i];
+		uint64_t len = v->on_ns - v->off_ns, runnable = len;
+		uint16_t f = flags | (v->preempted ? EXP_STATE_PREEMPTED : 0);
+		if (!v->preempted) {
+			uint64_t share = wake / blocked--;
+			runnable = share < len ? share : len;
+			wake -= runnable;
+			if (nblocked > 1)
+				f |= EXP_STATE_WAKE_SPREAD;
+		}
+		struct exp_state rec = {
+			.tid = (uint32_t)t->tid, .off_ns = v->off_ns, .on_ns = v->on_ns,
+			.runnable_ns = runnable, .stack_id = stack_id, .flags = f,
+		};
+		col_write_sigsafe(t, EXP_FILE_STATES, EXP_REC_STATE, &rec, sizeof(rec));
+		if (flags & EXP_STATE_NO_STACK)
+			col_count_sigsafe(EXP_CTR_STATES_NO_STACK, 1);
+	}
+	s->n = 0;
+}
+
+/* Does the code before `pc` end with a syscall instruction (0f 05)? */
+static bool after_syscall(uint64_t pc)
+{
+	const struct col_object *o = col_objects_find_sigsafe(col_objects_current_sigsafe(), pc);
+
+	if (!o || pc < o->text_lo + 2)
+		return false;
+	const uint8_t *p = (const uint8_t *)(uintptr_t)(pc - 2);
+	return p[0] == 0x0f && p[1] == 0x05;
+}
+
+/* The switch signal: the thread is back in user mode where it left; its
+ * intervals get the stack it resumes at. */
+static void on_resume(struct col_thread *t, struct col_states_thread *s, void *uc)
+{
+	uint32_t stack_id = 0;
+	uint16_t flags = 0;
+	bool paused = atomic_load_explicit(&col_proc.paused, memory_order_relaxed);
+
+	bool room = drain(s);
+	if (paused) {
+		s->n = 0;                          /* paused: the time counts nowhere */
+	} else if (s->n) {
+		uint64_t leaf;
+		stack_id = col_stack_interrupted_sigsafe(t, uc, &s->memo, &leaf);
+		if (after_syscall(leaf))
+			flags |= EXP_STATE_SYSCALL;
+		if (!stack_id)
+			flags |= EXP_STATE_NO_STACK;
+	}
+	flush(t, s, stack_id, flags);
+	while (!room) {                            /* a full batch: the rest, same stack */
+		room = drain(s);
+		flush(t, s, stack_id, flags);
+	}
+}
+
+bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t entry_ns)
+{
+	if (col_signal_perf_data_sigsafe(sig, si) != (uint64_t)(uintptr_t)&tag)
+		return false;
+	struct col_thread *t = col_thread_self_sigsafe();
+	if (!t || t->exiting || !t->states)
+		return true;
+	/* Inside the collector (an interposer, the clock's handler): the
+	 * records stay in the ring for the next resume. */
+	if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
+		return true;
+	on_resume(t, t->states, uc);
+	col_cost_outside(t, col_now_ns_sigsafe() - entry_ns);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	return true;
+}
+
+/* Does the ring hold records not read yet? */
+static bool ring_has_news(const struct col_states_thread *s)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&s->ring->data_head, memory_order_acquire) !=
+	       s->ring->data_tail;
+}
+
+void col_states_catch_up_sigsafe(struct col_thread *t, void *uc)
+{
+	struct col_states_thread *s = t ? t->states : NULL;
+
+	if (s && atomic_load_explicit(&way, memory_order_relaxed) == WAY_SIGNAL && ring_has_news(s))
+		on_resume(t, s, uc);
+}
+
+void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *uc)
+{
+	struct col_states_thread *s = t->states;
+	struct rusage ru;
+
+	if (!s)
+		return;
+	col_states_catch_up_sigsafe(t, uc);
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0) {
+		struct exp_cpu_split rec = {
+			.tid = (uint32_t)t->tid, .time_ns = time_ns,
+			.user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
+			.system_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u,
+		};
+		col_write_sigsafe(t, EXP_FILE_STATES, EXP_REC_CPU_SPLIT, &rec, sizeof(rec));
+	}
+	if (atomic_load_explicit(&way, memory_order_relaxed) == WAY_RING) {
+		bool room;
+		do {
+			room = drain(s);
+			flush(t, s, 0, EXP_STATE_NO_STACK);
+		} while (!room);
+	}
+}
+
+static void release(struct col_states_thread *s)
+{
+	col_sys_munmap(s->ring, s->ring_bytes);
+	col_sys_close(s->fd);
+	if (s->schedstat_fd >= 0)
+		col_sys_close(s->schedstat_fd);
+	col_sys_munmap(s, sizeof(*s));
+}
+
+void col_states_thread_end(struct col_thread *t)
+{
+	struct col_states_thread *s = t->states;
+
+	if (!s)
+		return;
+	col_real.ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+	bool room;
+	do {
+		room = drain(s);
+		flush(t, s, 0, EXP_STATE_NO_STACK);
+	} while (!room);
+	t->states = NULL;
+	release(s);
+}
+
+void col_states_drop_after_fork(struct col_thread *t)
+{
+	if (!t->states)
+		return;
+	release(t->states);
+	t->states = NULL;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_states.h — thread states off the CPU (`tally record --states`): each
+ * interval a thread spent switched out, with the user stack at which it left
+ * the CPU, and the split of its CPU time into user and system
+ * (docs/states.md).
+ */
+#ifndef TALLY_COL_STATES_H
+#define TALLY_COL_STATES_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collector/col_state.h"
+
+/* Start recording the calling thread's switches (its state `t`, set up and
+ * published); with --states only.  Failures are logged: the thread then has
+ * no states. */
+void col_states_thread_start(struct col_thread *t);
+
+/* The thread's last intervals, then stop (thread end, with t busy). */
+void col_states_thread_end(struct col_thread *t);
+
+/* A fork child: the inherited event and ring belong to the parent. */
+void col_states_drop_after_fork(struct col_thread *t);
+
+/* Is this the signal of a thread's switch event (SIGTRAP at the first return
+ * to user mode after a switch-out)?  If so it is handled here: the thread's
+ * intervals since, with the stack it resumes at.  entry_ns: the handler's
+ * start (TSC).  Signal handler. */
+bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t entry_ns);
+
+/* Our SIGTRAPs are standard signals: two raised before the thread returns
+ * to user mode are delivered once.  So every handler of ours (the clock's,
+ * a counter's), with t busy, reads the switches its thread may have had
+ * since, with the stack it interrupted: the thread's resume point when the
+ * switch signal was merged into its own.  uc: its ucontext. */
+void col_states_catch_up_sigsafe(struct col_thread *t, void *uc);
+
+/* From the clock's handler, after a sample at `time_ns`, with t busy: the
+ * catch-up above; the thread's user/system split (CPU_SPLIT); its intervals
+ * where no signal brings them (the ring way: without a stack). */
+void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *uc);
+
+#endif

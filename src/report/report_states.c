@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_states.c — thread states (`tally record --states`): each thread's
+ * wall-clock time by state (the overview's table), and `tally report
+ * --states`: per thread, a row per state and the stacks that spent the most
+ * time in it.  Counter totals and their derived ratios (IPC, misses per
+ * kilo-instruction) close the overview when counters were sampled.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+#define TOP_STACKS 3          /* stacks shown per thread and state */
+#define STACK_FRAMES 8        /* frames of each, leaf first */
+
+static const enum model_metric states[] = {
+	MODEL_CPU_USER, MODEL_CPU_SYSTEM, MODEL_WAIT_CPU, MODEL_WAIT_LOCK, MODEL_WAIT_IO, MODEL_WAIT_SLEEP,
+};
+#define NSTATES (sizeof(states) / sizeof(states[0]))
+
+/* The thread's lifetime, or 0 when its start or end is unknown. */
+static uint64_t lifetime(const struct model *m, const struct model_thread *th)
+{
+	const struct exp_proc *p = m->procs[th->proc].src;
+	uint64_t start = th->src && th->src->start_ns ? th->src->start_ns : 0;
+	uint64_t end = th->src && th->src->end_ns ? th->src->end_ns : p ? p->end_ns : 0;
+
+	return start && end > start ? end - start : 0;
+}
+
+static const char *thread_name(const struct model *m, const struct model_thread *th, char *buf, size_t len)
+{
+	if (th->src && th->src->name[0])
+		return th->src->name;
+	if (th->routine)
+		return report_func_label(m, th->routine, buf, len);
+	return "";
+}
+
+void report_states_overview(struct report_doc *d, const struct model *m)
+{
+	char buf[512];
+
+	if (!(m->present & (1u << MODEL_WALL)))
+		return;
+	struct report_table *t = report_table_new("thread_states", "States by thread");
+	if (m->nprocs > 1)
+		report_col(t, "process", "Process", COL_STR);
+	report_col(t, "tid", "TID", COL_U64);
+	report_col(t, "thread", "Thread", COL_STR);
+	report_col(t, "wall", "Wall s", COL_SEC);
+	for (size_t k = 0; k < NSTATES; k++) {
+		const struct model_metric_info *mi = model_metric_info(states[k]);
+		report_col(t, mi->name, mi->title, COL_SEC);
+	}
+	report_col(t, "lifetime", "Lifetime s", COL_SEC);
+	report_col(t, "accounted_pct", "Accounted %", COL_PCT);
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct model_thread *th = &m->threads[i];
+		uint64_t life = lifetime(m, th);
+		report_row(t);
+		if (m->nprocs > 1)
+			report_str(t, m->procs[th->proc].label);
+		report_u64(t, th->tid);
+		report_str(t, thread_name(m, th, buf, sizeof(buf)));
+		report_u64(t, th->v[MODEL_WALL]);
+		for (size_t k = 0; k < NSTATES; k++)
+			report_u64(t, th->v[states[k]]);
+		report_u64(t, life);
+		report_pct(t, report_pct_of(th->v[MODEL_WALL], life));
+	}
+	report_table_emit(d, t);
+}
+
+/* "leaf <- caller <- ..." of entry e, at most STACK_FRAMES frames. */
+static const char *stack_text(const struct model *m, uint32_t e, char *out, size_t len)
+{
+	const struct model_entry *en = &m->entries[e];
+	char name[512];
+	size_t used = 0;
+
+	out[0] = 0;
+	for (uint32_t i = en->n, k = 0; i-- > 0 && k < STACK_FRAMES; k++) {
+		const char *f = report_func_label(m, en->funcs[i], name, sizeof(name));
+		int w = snprintf(out + used, len - used, "%s%s", k ? " <- " : "", f);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	if (en->n > STACK_FRAMES && used + 8 < len)
+		snprintf(out + used, len - used, " <- ...");
+	return out;
+}
+
+/* One stack of a thread's state: the entries with its functions merged
+ * (entries differ by addresses too). */
+struct top {
+	uint32_t entry;
+	uint64_t ns;
+};
+
+static bool same_funcs(const struct model *m, uint32_t a, uint32_t b)
+{
+	const struct model_entry *x = &m->entries[a], *y = &m->entries[b];
+
+	return x->n == y->n && !memcmp(x->funcs, y->funcs, x->n * sizeof(*x->funcs));
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/* The stacks of thread `thread` in state mm, merged by functions, largest
+ * first, into tops (room for m->nstate_stacks); their number. */
+static size_t tops_of(const struct model *m, size_t thread, enum model_metric mm, struct top *tops)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < m->nstate_stacks; j++) {
+		const struct model_state_stack *ss = &m->state_stacks[j];
+		if (ss->thread != thread || ss->metric != (uint32_t)mm)
+			continue;
+		size_t k;
+		for (k = 0; k < n && !same_funcs(m, tops[k].entry, ss->entry); k++)
+			;
+		if (k == n)
+			tops[n++] = (struct top){ ss->entry, 0 };
+		tops[k].ns += ss->ns;
+	}
+	qsort(tops, n, sizeof(*tops), cmp_top);
+	return n;
+}
+
+static void state_row(struct report_table *t, const struct model *m, const struct model_thread *th,
+		      const char *thread, enum model_metric mm, uint64_t ns, const char *where)
+{
+	report_row(t);
+	if (m->nprocs > 1)
+		report_str(t, m->procs[th->proc].label);
+	report_u64(t, th->tid);
+	report_str(t, thread);
+	report_str(t, model_metric_info(mm)->name);
+	report_u64(t, ns);
+	report_pct(t, report_pct_of(ns, th->v[MODEL_WALL]));
+	report_str(t, where);
+}
+
+void report_states(struct report_doc *d, const struct model *m)
+{
+	char name[512], buf[4096];
+
+	if (!(m->present & (1u << MODEL_WALL))) {
+		report_note(d, "No thread states: record with tally record --states.");
+		return;
+	}
+	struct top *tops = malloc((m->nstate_stacks + 1) * sizeof(*tops));
+	if (!tops)
+		return;
+	struct report_table *t = report_table_new("states", "Thread states");
+	if (m->nprocs > 1)
+		report_col(t, "process", "Process", COL_STR);
+	report_col(t, "tid", "TID", COL_U64);
+	report_col(t, "thread", "Thread", COL_STR);
+	report_col(t, "state", "State", COL_STR);
+	report_col(t, "seconds", "Time s", COL_SEC);
+	report_col(t, "pct", "% wall", COL_PCT);
+	report_col(t, "stack", "Where (leaf first)", COL_STR);
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct model_thread *th = &m->threads[i];
+		if (!th->v[MODEL_WALL])
+			continue;
+		for (size_t k = 0; k < NSTATES; k++) {
+			enum model_metric mm = states[k];
+			if (!th->v[mm])
+				continue;
+			state_row(t, m, th, thread_name(m, th, name, sizeof(name)), mm, th->v[mm], "(all)");
+			size_t n = tops_of(m, i, mm, tops);
+			for (size_t j = 0; j < n && j < TOP_STACKS; j++)
+				state_row(t, m, th, "", mm, tops[j].ns, stack_text(m, tops[j].entry, buf, sizeof(buf)));
+		}
+	}
+	report_table_emit(d, t);
+	free(tops);
+}
+
+void report_counters_overview(struct report_doc *d, const struct model *m)
+{
+	int cycles = -1, instr = -1;
+	bool any = false;
+
+	for (int k = MODEL_COUNTER_0; k <= MODEL_COUNTER_LAST; k++) {
+		if (!model_metric_is_counter(k) || !(m->present & (1u << k)))
+			continue;
+		any = true;
+		if (!strcmp(model_metric_info(k)->name, "cycles") || !strcmp(model_metric_info(k)->name, "cpu-cycles"))
+			cycles = k;
+		if (!strcmp(model_metric_info(k)->name, "instructions"))
+			instr = k;
+	}
+	if (!any)
+		return;
+	report_kv_begin(d, "counters", "Counters");
+	for (int k = MODEL_COUNTER_0; k <= MODEL_COUNTER_LAST; k++) {
+		if (!model_metric_is_counter(k) || !(m->present & (1u << k)))
+			continue;
+		const char *name = model_metric_info(k)->name;
+		report_kv_num(d, name, name, (double)m->total[k], "%llu", (unsigned long long)m->total[k]);
+	}
+	if (cycles >= 0 && instr >= 0 && m->total[cycles])
+		report_kv_num(d, "ipc", "IPC", (double)m->total[instr] / (double)m->total[cycles],
+			      "%.3f instructions per cycle",
+			      (double)m->total[instr] / (double)m->total[cycles]);
+	for (int k = MODEL_COUNTER_0; instr >= 0 && m->total[instr] && k <= MODEL_COUNTER_LAST; k++) {
+		char key[64], label[64];
+		const char *name = model_metric_info(k)->name;
+		if (!model_metric_is_counter(k) || !(m->present & (1u << k)) || !strstr(name, "misses"))
+			continue;
+		snprintf(key, sizeof(key), "%s_pki", name);
+		snprintf(label, sizeof(label), "%s PKI", name);
+		double v = 1000.0 * (double)m->total[k] / (double)m->total[instr];
+		report_kv_num(d, key, label, v, "%.3f per kilo-instruction (MPKI)", v);
+	}
+	report_kv_end(d);
+}

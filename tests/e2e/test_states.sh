@@ -1,0 +1,132 @@
+# test_states.sh — thread states (tally record --states): programs whose
+# states are known by construction, each state's time within 5% of the
+# truth at the right stack.  The machine is shared and loaded, so the truth
+# is what the programs measured themselves (their phases' wall time with
+# CLOCK_MONOTONIC, their CPU time, and the kernel's per-thread schedstat
+# run_delay for the time runnable but waiting for a CPU), never the nominal
+# lengths.  The tolerance is 5% of the phase's (or thread's) wall time.
+#
+#   - one thread that sleeps, burns user CPU and reads a pipe, 0.5 s each;
+#   - two threads contending on a mutex;
+#   - three CPU-bound threads on one CPU (taskset);
+#   - the same phases without the right to count in the kernel (a user
+#     other than root, perf_event_paranoid 2): the ring way, timings only.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog states_phases -pthread
+cc_prog states_mutex -pthread
+cc_prog states_crowd -pthread
+INCL="python3 $E2E/incl.py"
+
+# near NAME GOT WANT SPAN: |GOT - WANT| <= 5% of SPAN (ns), said either way.
+near() {
+	echo "$1: tally $2 ns, truth $3 ns (5% of $4 ns)"
+	d=$(($2 - $3))
+	[ $d -lt 0 ] && d=$((-d))
+	test $((d * 100)) -le $(($4 * 5))
+}
+# export_metric EXP METRIC [--thread TID]: the collapsed export into METRIC.txt.
+export_metric() {
+	exp=$1 metric=$2
+	shift 2
+	"$TALLY" export "$exp" --format collapsed --metric "$metric" "$@" >"$metric.txt"
+}
+field() { awk -v k="$1" -v n="$2" '$1 == k { print $n }' "$3"; }
+
+# --- one thread: sleep, burn, read a pipe ------------------------------------
+"$TALLY" record --states -o phases.exp ./states_phases 0.5 >phases.out 2>/dev/null
+for m in wall cpu.user cpu.system wait.cpu wait.lock wait.io wait.sleep; do
+	"$TALLY" export phases.exp --format collapsed --metric $m >ph.$m.txt
+done
+sw=$(field sleep 2 phases.out) sr=$(field sleep 4 phases.out)
+bw=$(field burn 2 phases.out) bc=$(field burn 3 phases.out) br=$(field burn 4 phases.out)
+rw=$(field read 2 phases.out) rr=$(field read 4 phases.out)
+check states_signal_way_logged grep -q '^states: context switches: .*SIGTRAP at each resume' phases.exp/log.txt
+check states_sleep_is_wait_sleep_at_nanosleep near sleep $($INCL ph.wait.sleep.txt phase_sleep) $((sw - sr)) $sw
+check states_sleep_phase_wall near sleep.wall $($INCL ph.wall.txt phase_sleep) $sw $sw
+check states_burn_is_cpu near burn.cpu $(($($INCL ph.cpu.user.txt phase_burn) + $($INCL ph.cpu.system.txt phase_burn))) $bc $bw
+check states_burn_is_user_cpu sh -c "test \$((\$($INCL ph.cpu.user.txt phase_burn) * 10)) -ge \$(($bc * 8))"
+check states_burn_waits_for_cpu near burn.runnable $($INCL ph.wait.cpu.txt phase_burn) $br $bw
+check states_pipe_read_is_wait_io_at_read near read $(python3 "$E2E/weight.py" ph.wait.io.txt 'phase_read;read') $((rw - rr)) $rw
+check states_read_phase_wall near read.wall $($INCL ph.wall.txt phase_read) $rw $rw
+check states_no_lock_wait_in_phases sh -c "test \$($INCL ph.wait.lock.txt phase_sleep phase_burn phase_read) -eq 0"
+# wall is the sum of the states, and the threads' lifetimes are accounted for.
+check states_wall_is_the_sum sh -c "\"\$TALLY\" report phases.exp --format json | python3 -c '
+import json, sys
+o = json.load(sys.stdin)
+for t in o[\"thread_states\"]:
+    parts = sum(t[k] for k in (\"cpu.user\", \"cpu.system\", \"wait.cpu\", \"wait.lock\", \"wait.io\", \"wait.sleep\"))
+    assert abs(parts - t[\"wall\"]) <= 0.004, t
+    assert 97 <= t[\"accounted_pct\"] <= 100.5, t
+'"
+check states_view_shows_states_and_stacks sh -c "\"\$TALLY\" report phases.exp --states >view.txt &&
+	grep -q 'wait.io .*read <- phase_read <- measure' view.txt &&
+	grep -q 'wait.sleep .*clock_nanosleep <- __nanosleep <- phase_sleep' view.txt &&
+	grep -q 'cpu.user .*phase_burn <- measure' view.txt"
+check states_metric_in_function_table sh -c "\"\$TALLY\" report phases.exp --metric wall,wait.io >fn.txt &&
+	grep -q 'Excl. Wall s' fn.txt && grep -q 'Excl. I/O wait s' fn.txt"
+
+# --- two threads contending on a mutex ---------------------------------------
+"$TALLY" record --states -o mutex.exp ./states_mutex 15 20 >mutex.out 2>/dev/null
+ok=0
+for tid in $(awk '$1 == "lock" { print $2 }' mutex.out); do
+	lw=$(awk -v t=$tid '$1 == "lock" && $2 == t { print $3 }' mutex.out)
+	lr=$(awk -v t=$tid '$1 == "lock" && $2 == t { print $4 }' mutex.out)
+	bc=$(awk -v t=$tid '$1 == "burn" && $2 == t { print $3 }' mutex.out)
+	for m in wall wait.lock wait.cpu cpu.user cpu.system; do
+		"$TALLY" export mutex.exp --format collapsed --metric $m --thread $tid >mx.$m.txt
+	done
+	check "states_mutex_wait_is_wait_lock_at_take_lock ($tid)" near lock.$tid \
+		$($INCL mx.wait.lock.txt take_lock) $((lw - lr)) $lw
+	check "states_mutex_wake_latency_is_wait_cpu ($tid)" near lock.runnable.$tid \
+		$($INCL mx.wait.cpu.txt take_lock) $lr $lw
+	check "states_mutex_lock_wall ($tid)" near lock.wall.$tid $($INCL mx.wall.txt take_lock) $lw $lw
+	check "states_mutex_hold_is_cpu ($tid)" near hold.$tid \
+		$(($($INCL mx.cpu.user.txt hold_burn) + $($INCL mx.cpu.system.txt hold_burn))) $bc $bc
+	check "states_mutex_lock_stack ($tid)" sh -c "test \$(python3 '$E2E/weight.py' mx.wait.lock.txt 'worker;take_lock;pthread_mutex_lock;__lll_lock_wait') -gt 0 &&
+		test \$($INCL mx.wait.lock.txt hold_burn nap) -eq 0"
+	ok=$((ok + 1))
+done
+check states_mutex_two_threads test $ok -eq 2
+
+# --- more runnable threads than CPUs -------------------------------------------
+taskset -c 0 "$TALLY" record --states -o crowd.exp ./states_crowd 3 0.3 >crowd.out 2>/dev/null
+ok=0
+for tid in $(awk '$1 == "thread" { print $2 }' crowd.out); do
+	cpu=$(awk -v t=$tid '$2 == t { print $3 }' crowd.out)
+	run=$(awk -v t=$tid '$2 == t { print $4 }' crowd.out)
+	for m in wall wait.cpu cpu.user cpu.system; do
+		"$TALLY" export crowd.exp --format collapsed --metric $m --thread $tid >cr.$m.txt
+	done
+	check "states_crowd_runnable_is_wait_cpu_at_spin ($tid)" near crowd.runnable.$tid \
+		$($INCL cr.wait.cpu.txt spin) $run $((cpu + run))
+	check "states_crowd_cpu_at_spin ($tid)" near crowd.cpu.$tid \
+		$(($($INCL cr.cpu.user.txt spin) + $($INCL cr.cpu.system.txt spin))) $cpu $((cpu + run))
+	ok=$((ok + 1))
+done
+check states_crowd_three_threads test $ok -eq 3
+
+# --- without the right to count in the kernel: the ring way ------------------
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+	skip states_ring_way "needs root to run as another user (setpriv)"
+elif [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ne 2 ]; then
+	skip states_ring_way "perf_event_paranoid is not 2"
+else
+	chmod 711 "$T" && mkdir ring && chmod 777 ring && cp states_phases ring/
+	(cd ring && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TALLY" record --states -o ring.exp ./states_phases 0.3 >ring.out 2>/dev/null)
+	check states_ring_way_logged grep -q '^states: .*read at clock samples' ring/ring.exp/log.txt
+	check states_ring_way_times sh -c "\"\$TALLY\" report ring/ring.exp --format json | python3 -c '
+import json, sys
+o = json.load(sys.stdin)
+truth = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(\"ring/ring.out\")}
+main = [t for t in o[\"thread_states\"] if t[\"wall\"] > 0.8][0]
+runnable = sum(v[2] for v in truth.values()) / 1e9
+blocked = (truth[\"sleep\"][0] - truth[\"sleep\"][2] + truth[\"read\"][0] - truth[\"read\"][2]) / 1e9
+span = sum(v[0] for v in truth.values()) / 1e9
+print(main, runnable, blocked, span)
+assert abs(main[\"wait.cpu\"] - runnable) <= 0.05 * span, \"wait.cpu\"
+assert abs(main[\"wait.sleep\"] - blocked) <= 0.05 * span, \"blocked\"
+assert 97 <= main[\"accounted_pct\"] <= 100.5
+'"
+fi

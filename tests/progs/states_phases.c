@@ -1,0 +1,106 @@
+/* states_phases.c — one thread whose states are known by construction: it
+ * sleeps (nanosleep) in phase_sleep, burns user CPU in phase_burn, and
+ * blocks reading a pipe in phase_read until a helper thread writes to it,
+ * each for about SECONDS (default 0.5).
+ *
+ * It prints what it measured itself, one line per phase: the phase's wall
+ * time (CLOCK_MONOTONIC), its CPU time (CLOCK_THREAD_CPUTIME_ID) and the
+ * time it spent runnable but waiting for a CPU (the kernel's run_delay of
+ * /proc/thread-self/schedstat), all in ns:
+ *   sleep WALL CPU RUNNABLE
+ *   burn WALL CPU RUNNABLE
+ *   read WALL CPU RUNNABLE
+ * Under load the nominal lengths drift (a sleep lasts longer, a burn waits
+ * for the CPU); tests compare tally with these, not with SECONDS.
+ * usage: states_phases [SECONDS] */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOIPA __attribute__((noinline, noipa))
+
+static double seconds = 0.5;
+static int fds[2];
+static volatile unsigned long sink;
+
+static long long now(clockid_t c)
+{
+	struct timespec t;
+	clock_gettime(c, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static long long run_delay(void)
+{
+	long long cpu = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	if (f) {
+		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
+			delay = 0;
+		fclose(f);
+	}
+	return delay;
+}
+
+NOIPA void phase_sleep(void)
+{
+	struct timespec t = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+	while (nanosleep(&t, &t))
+		;
+}
+
+NOIPA void phase_burn(void)
+{
+	long long end = now(CLOCK_THREAD_CPUTIME_ID) + (long long)(seconds * 1e9);
+	unsigned long x = 1;
+	while (now(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (int i = 0; i < 20000; i++)
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+}
+
+NOIPA void phase_read(void)
+{
+	char c;
+	if (read(fds[0], &c, 1) != 1)
+		exit(3);
+}
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	struct timespec t = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+	while (nanosleep(&t, &t))
+		;
+	if (write(fds[1], "x", 1) != 1)
+		exit(4);
+	return NULL;
+}
+
+static void measure(const char *name, void (*phase)(void), int start_writer)
+{
+	pthread_t w;
+	long long w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay();
+	if (start_writer && pthread_create(&w, NULL, writer, NULL))
+		exit(5);
+	phase();
+	long long w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID), d1 = run_delay();
+	printf("%s %lld %lld %lld\n", name, w1 - w0, c1 - c0, d1 - d0);
+	if (start_writer)
+		pthread_join(w, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		seconds = atof(argv[1]);
+	if (pipe(fds))
+		return 2;
+	measure("sleep", phase_sleep, 0);
+	measure("burn", phase_burn, 0);
+	measure("read", phase_read, 1);
+	return 0;
+}
