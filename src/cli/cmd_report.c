@@ -16,14 +16,14 @@
 
 enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF,
 	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES, VIEW_RANKS, VIEW_MESSAGES, VIEW_LINES, VIEW_PCS,
-	    VIEW_STATES };
+	    VIEW_STATES, VIEW_COUNTERS, VIEW_DATA_OBJECTS };
 
 enum {
 	OPT_HELP = 1, OPT_FUNCTIONS, OPT_CALLERS, OPT_TREE, OPT_THREADS, OPT_OBJECTS, OPT_GPROF,
 	OPT_LEAKS, OPT_BY_FILE, OPT_FILES, OPT_PROCESSES, OPT_METRIC, OPT_FORMAT, OPT_LIMIT,
 	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR, OPT_RANKS, OPT_MESSAGES,
 	OPT_LINES, OPT_PCS, OPT_SOURCE_PATH, OPT_INVERTED, OPT_NO_FOLD, OPT_COLUMNS, OPT_PERCENT,
-	OPT_SAMPLES, OPT_QUIET, OPT_NAME_WIDTH, OPT_STATES,
+	OPT_SAMPLES, OPT_QUIET, OPT_NAME_WIDTH, OPT_STATES, OPT_COUNTERS, OPT_DATA_OBJECTS,
 };
 
 static const struct cli_opt options[] = {
@@ -55,6 +55,11 @@ static const struct cli_opt options[] = {
 	{ "states", 0, CLI_ARG_NONE, OPT_STATES, NULL,
 	  "thread states (record --states): per thread, the time in each\n"
 	  "state and the stacks that spent most of it" },
+	{ "counters", 0, CLI_ARG_NONE, OPT_COUNTERS, NULL,
+	  "counters (record -c) by function, with IPC and misses per\n"
+	  "thousand instructions where both counters exist" },
+	{ "data-objects", 0, CLI_ARG_NONE, OPT_DATA_OBJECTS, NULL,
+	  "precise memory-access samples by data object (docs/dataspace.md)" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
 	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
 	  "sync.count, sync.other, io.bytes, io.time, io.count, mpi.time,\n"
@@ -220,6 +225,8 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 	case OPT_SOURCE_PATH: r->o.source_path = val; break;
 	case OPT_MESSAGES: r->view = VIEW_MESSAGES; break;
 	case OPT_STATES: r->view = VIEW_STATES; break;
+	case OPT_COUNTERS: r->view = VIEW_COUNTERS; break;
+	case OPT_DATA_OBJECTS: r->view = VIEW_DATA_OBJECTS; break;
 	case OPT_METRIC: r->metric_arg = val; break;
 	case OPT_FORMAT:
 		if (!strcmp(val, "text"))
@@ -363,6 +370,8 @@ int cmd_report(int argc, char **argv)
 			report_doc_fail(d, r.view == VIEW_PCS ? "the hottest instructions" : "the hottest lines");
 		break;
 	case VIEW_STATES: report_states(d, &in->model); break;
+	case VIEW_COUNTERS: report_counters(d, &in->model, o); break;
+	case VIEW_DATA_OBJECTS: report_data_objects(d, &in->model, o); break;
 	case VIEW_CALLERS:
 		if (report_callers(d, &in->model, o, r.focus)) {
 			report_doc_end(d);

@@ -788,6 +788,7 @@ struct exp_data_sample {
 };
 #define EXP_DATA_STORE 0x1        /* the access was a store (else a load) */
 #define EXP_DATA_ADDR_UNKNOWN 0x2 /* the PMU gave no address for this sample */
+#define EXP_DATA_STACK 0x4        /* addr is in the sampled thread's stack */
 
 /* counters.dat: a 64-byte header like the record files (kind 0), then
  * EXP_CTR_COUNT_ little-endian u64 counters updated in place with atomic

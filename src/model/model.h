@@ -220,6 +220,21 @@ struct model_state_stack {
 	uint64_t ns;
 };
 
+/* Dataspace profiling (model_dataspace.c): a data object's events. */
+struct model_data_object {
+	char *name;                /* "grid", "<Heap: alloc_grid>", "<Stack>", "<Unknown: ...>" */
+	char *object;              /* basename of its load object, or "" */
+	uint64_t size;             /* bytes of the symbol or heap block; 0 */
+	uint32_t metric;           /* the counter's metric */
+	uint64_t value;            /* events */
+	uint64_t samples;
+};
+/* The events of data object `object` at instructions of function `func`. */
+struct model_data_access {
+	uint32_t object, func;
+	uint64_t value;
+};
+
 struct model_heap_peak {
 	uint64_t bytes;            /* live bytes at the peak */
 	uint64_t time_ns;
@@ -270,6 +285,10 @@ struct model {
 	struct model_java java;    /* JVM samples (any process of the model) */
 	struct model_state_stack *state_stacks;   /* --states, by thread, state and stack */
 	size_t nstate_stacks;
+	struct model_data_object *data_objects;   /* precise samples by data object */
+	size_t ndata_objects;
+	struct model_data_access *data_access;    /* ... and by accessing function */
+	size_t ndata_access;
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted
 	                                  off the CPU by the switch records (model_states.c) */
 	void *priv;                /* model_build's indexes while building */

@@ -141,7 +141,7 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 			return -1;
 	if (build_samples(b, c, o) || build_sync(b, c, o) || model_build_io(b, c, o) ||
 	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o) || model_build_states(b, c, o) ||
-	    model_build_counters(b, c, o))
+	    model_build_counters(b, c, o) || model_build_dataspace(b, c, o))
 		return -1;
 	return model_build_arcs(b, c, o);
 }
@@ -262,6 +262,8 @@ void model_build_end(struct model *m)
 	model_map_free(&b->entry_by_content);
 	model_map_free(&b->msg_of);
 	model_map_free(&b->state_stack_of);
+	model_map_free(&b->data_object_of);
+	model_map_free(&b->data_access_of);
 	free(b);
 	m->priv = NULL;
 }
@@ -301,6 +303,12 @@ void model_free(struct model *m)
 	free(m->arcs);
 	free(m->msgs);
 	free(m->state_stacks);
+	for (size_t i = 0; i < m->ndata_objects; i++) {
+		free(m->data_objects[i].name);
+		free(m->data_objects[i].object);
+	}
+	free(m->data_objects);
+	free(m->data_access);
 	free(m->procs);
 	free(m->threads);
 	free(m->events);

@@ -22,6 +22,7 @@
  *   model_names.c    same-named functions of one object told apart
  *   model_states.c   thread states (--states): wall time by state and stack
  *   model_counters.c counter samples (-c): a metric per event
+ *   model_dataspace.c precise samples by data object (docs/dataspace.md)
  *   model_build.c    the driver: one pass per process, then the whole model
  */
 #ifndef TALLY_MODEL_BUILD_INT_H
@@ -52,6 +53,9 @@ struct build {
 	                                     build fails at the end */
 	struct model_map state_stack_of;  /* (thread, metric, entry) -> state_stacks index + 1 */
 	size_t cap_state_stacks;
+	struct model_map data_object_of;  /* hash(metric, name, object) -> data_objects index + 1 */
+	struct model_map data_access_of;  /* (object, func) -> data_access index + 1 */
+	size_t cap_data_objects, cap_data_access;
 };
 
 /* Per process while building. */
@@ -205,6 +209,7 @@ int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_opt
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_states(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_counters(struct build *b, struct proc_ctx *c, const struct model_options *o);
+int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct model_options *o);
 /* Sort the model's messages by (from, to). */
 void model_mpi_sort(struct model *m);
 /* ---- model_names.c: `f (a.c)` and `f (b.c)`; 0, or -1 if out of memory ---- */

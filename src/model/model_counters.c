@@ -2,8 +2,8 @@
  *
  * model_counters.c — counter samples (`tally record -c EVENT`): each
  * counter's events by call stack, in the metric named after the event
- * (model_metric_counter), and a data sample's events at its access's stack
- * too.  Called once per process by model_build.c.  A sample of a counter
+ * (model_metric_counter).  Called once per process by model_build.c (data
+ * samples: model_dataspace.c).  A sample of a counter
  * whose definition is missing (a damaged file) is left out and counted in
  * model.unknown_counters.
  */
@@ -24,17 +24,6 @@ int model_build_counters(struct build *b, struct proc_ctx *c, const struct model
 
 	for (size_t i = 0; i < p->ncsamples; i++) {
 		const struct exp_counter_sample *s = &p->csamples[i];
-		int mm = metric_of(p, s->index);
-		if (mm < 0) {
-			b->m->unknown_counters++;
-			continue;
-		}
-		if (model_keep(c, o, s->tid, s->time_ns) &&
-		    model_add(b, c, o, s->tid, s->time_ns, s->stack_id, (enum model_metric)mm, s->count, NULL))
-			return -1;
-	}
-	for (size_t i = 0; i < p->ndsamples; i++) {
-		const struct exp_data_sample *s = &p->dsamples[i];
 		int mm = metric_of(p, s->index);
 		if (mm < 0) {
 			b->m->unknown_counters++;

@@ -69,10 +69,15 @@ void report_cpu_gap(struct report_doc *d, const struct model *m, const struct ex
 		    size_t nexps, uint64_t accounted_ns, uint64_t base_ns);
 /* Thread states (report_states.c): each thread's wall time by state (a
  * table closing the overview); `--states`: per thread, a row per state and
- * its top stacks; counter totals and IPC / MPKI (closing the overview). */
+ * its top stacks. */
 void report_states_overview(struct report_doc *d, const struct model *m);
 void report_states(struct report_doc *d, const struct model *m);
+/* Counters (report_counters.c): totals and IPC / MPKI closing the
+ * overview; `--counters`: every counter and the ratios per function;
+ * `--data-objects`: precise samples by data object (docs/dataspace.md). */
 void report_counters_overview(struct report_doc *d, const struct model *m);
+void report_counters(struct report_doc *d, const struct model *m, const struct report_opts *o);
+void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
 
 /* The function table, <Total> first. */
 void report_functions(struct report_doc *d, const struct model *m, const struct report_opts *o);

@@ -3,8 +3,7 @@
  * report_states.c — thread states (`tally record --states`): each thread's
  * wall-clock time by state (the overview's table), and `tally report
  * --states`: per thread, a row per state and the stacks that spent the most
- * time in it.  Counter totals and their derived ratios (IPC, misses per
- * kilo-instruction) close the overview when counters were sampled.
+ * time in it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,44 +185,4 @@ void report_states(struct report_doc *d, const struct model *m)
 	}
 	report_table_emit(d, t);
 	free(tops);
-}
-
-void report_counters_overview(struct report_doc *d, const struct model *m)
-{
-	int cycles = -1, instr = -1;
-	bool any = false;
-
-	for (int k = MODEL_COUNTER_0; k <= MODEL_COUNTER_LAST; k++) {
-		if (!model_metric_is_counter(k) || !(m->present & (1u << k)))
-			continue;
-		any = true;
-		if (!strcmp(model_metric_info(k)->name, "cycles") || !strcmp(model_metric_info(k)->name, "cpu-cycles"))
-			cycles = k;
-		if (!strcmp(model_metric_info(k)->name, "instructions"))
-			instr = k;
-	}
-	if (!any)
-		return;
-	report_kv_begin(d, "counters", "Counters");
-	for (int k = MODEL_COUNTER_0; k <= MODEL_COUNTER_LAST; k++) {
-		if (!model_metric_is_counter(k) || !(m->present & (1u << k)))
-			continue;
-		const char *name = model_metric_info(k)->name;
-		report_kv_num(d, name, name, (double)m->total[k], "%llu", (unsigned long long)m->total[k]);
-	}
-	if (cycles >= 0 && instr >= 0 && m->total[cycles])
-		report_kv_num(d, "ipc", "IPC", (double)m->total[instr] / (double)m->total[cycles],
-			      "%.3f instructions per cycle",
-			      (double)m->total[instr] / (double)m->total[cycles]);
-	for (int k = MODEL_COUNTER_0; instr >= 0 && m->total[instr] && k <= MODEL_COUNTER_LAST; k++) {
-		char key[64], label[64];
-		const char *name = model_metric_info(k)->name;
-		if (!model_metric_is_counter(k) || !(m->present & (1u << k)) || !strstr(name, "misses"))
-			continue;
-		snprintf(key, sizeof(key), "%s_pki", name);
-		snprintf(label, sizeof(label), "%s PKI", name);
-		double v = 1000.0 * (double)m->total[k] / (double)m->total[instr];
-		report_kv_num(d, key, label, v, "%.3f per kilo-instruction (MPKI)", v);
-	}
-	report_kv_end(d);
 }

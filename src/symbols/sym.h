@@ -111,6 +111,25 @@ void sym_objects_free(void);
  * mangled. */
 const char *sym_demangle(const char *name);
 
+/* ---- data objects (sym_data.c; dataspace profiling) ------------------ */
+
+struct sym_data;
+
+struct sym_data_sym {
+	const char *name;         /* demangled */
+	uint64_t start, size;     /* link-time virtual address, bytes */
+	bool local;               /* a file-static variable */
+};
+
+/* The data objects of the ELF file at `path` (cached; NULL if it cannot be
+ * read).  Lives until sym_data_free_all. */
+const struct sym_data *sym_data_get(const char *path);
+/* Is link-time address `vaddr` in one of the file's loadable segments? */
+bool sym_data_contains(const struct sym_data *d, uint64_t vaddr);
+/* The data symbol holding `vaddr`, or NULL. */
+const struct sym_data_sym *sym_data_lookup(const struct sym_data *d, uint64_t vaddr);
+void sym_data_free_all(void);
+
 /* ---- address space over time ---------------------------------------- */
 
 struct sym_mapping {

@@ -61,3 +61,36 @@ rc=$?
 check counters_bad_period_refused sh -c "cat period.err; test $rc -eq 64 && grep -q 'period' period.err"
 check counters_metric_by_event_name sh -c "\"\$TALLY\" report faults.exp --metric page-faults,faults >m.txt 2>&1 &&
 	grep -q 'Excl. page-faults' m.txt"
+
+# Hardware counters and dataspace profiling, past the PMU: a synthetic
+# experiment (tests/progs/hwcgen.c) with counts known by construction.
+"$TALLY_BUILD/tests/hwcgen" hwc.exp >hwc.out
+check counters_ipc_and_mpki_overall sh -c "\"\$TALLY\" report hwc.exp --format json | python3 -c '
+import json, sys
+c = json.load(sys.stdin)[\"counters\"]
+print(c)
+assert c[\"cycles\"] == 4000 * 1000003 and c[\"instructions\"] == 4500 * 1000003, c
+assert abs(c[\"ipc\"] - 1.125) < 1e-3 and abs(c[\"cache-misses_mpki\"] - 1050000 * 1000 / (4500 * 1000003)) < 1e-3, c
+'"
+check counters_ipc_by_function sh -c "\"\$TALLY\" report hwc.exp --counters --format json | python3 -c '
+import json, sys
+rows = {r[\"name\"]: r for r in json.load(sys.stdin)[\"counters\"]}
+print(rows)
+assert rows[\"gen_hot\"][\"ipc\"] == \"0.500\" and rows[\"gen_cold\"][\"ipc\"] == \"3.000\", rows
+assert rows[\"gen_hot\"][\"excl_cache-misses\"] == 650000 and rows[\"gen_cold\"][\"excl_cache-misses\"] == 400000
+'"
+check dataspace_objects_by_construction sh -c "\"\$TALLY\" report hwc.exp --data-objects --format json | python3 -c '
+import json, sys
+rows = {r[\"name\"]: r for r in json.load(sys.stdin)[\"data_objects\"]}
+want = {\"<Total>\": 1050, \"gen_grid\": 600, \"gen_counter\": 300, \"gen_table\": 40,
+        \"<Heap: gen_alloc>\": 50, \"<Stack>\": 30, \"<Unknown: no address>\": 20, \"<Unknown: anonymous>\": 10}
+for k, n in want.items():
+    assert rows[k][\"samples\"] == n and rows[k][\"events\"] == n * 1000, (k, rows.get(k))
+assert rows[\"gen_grid\"][\"size\"] == 65536 * 8 and rows[\"gen_grid\"][\"object\"] == \"hwcgen\"
+assert rows[\"gen_grid\"][\"top_function\"] == \"gen_hot\" and abs(rows[\"gen_grid\"][\"top_pct\"] - 83.33) < 0.01
+assert rows[\"gen_counter\"][\"top_function\"] == \"gen_cold\" and rows[\"<Heap: gen_alloc>\"][\"size\"] == 4096
+assert len(rows) == len(want), sorted(rows)
+'"
+check dataspace_samples_count_at_their_code sh -c "\"\$TALLY\" export hwc.exp --format collapsed --metric cache-misses >cm.txt &&
+	test \$($INCL cm.txt gen_hot) -eq 650000 && test \$($INCL cm.txt gen_cold) -eq 400000"
+check dataspace_nothing_without_precise_samples sh -c "\"\$TALLY\" report faults.exp --data-objects | grep -q 'No data objects'"

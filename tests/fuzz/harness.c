@@ -73,6 +73,9 @@ int fuzz_one(const uint8_t *data, size_t size)
 				report_overview(d, &m, &e, 1);
 				report_functions(d, &m, &o);
 				report_tree(d, &m, &o);
+				report_states(d, &m);
+				report_counters(d, &m, &o);
+				report_data_objects(d, &m, &o);
 				report_doc_end(d);
 				report_collapsed(null, &m, MODEL_CPU);
 				fclose(null);

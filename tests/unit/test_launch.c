@@ -15,7 +15,7 @@ static bool same(const struct exp_launch_options *a, const struct exp_launch_opt
 {
 	return a->hz == b->hz && a->heap == b->heap && a->sync_ns == b->sync_ns &&
 	       a->io == b->io && a->follow == b->follow && a->max_frames == b->max_frames &&
-	       a->mpi == b->mpi;
+	       a->mpi == b->mpi && a->states == b->states;
 }
 
 static uint64_t rnd(uint64_t *state)
@@ -73,11 +73,11 @@ static void defaults(void)
 
 	exp_launch_defaults(&d);
 	CHECK(d.hz == 1000 && !d.heap && d.sync_ns == -1 && !d.io && d.follow &&
-	      d.max_frames == EXP_MAX_FRAMES && !d.mpi);
+	      d.max_frames == EXP_MAX_FRAMES && !d.mpi && !d.states);
 	CHECK(exp_launch_decode(NULL, &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_decode("", &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_encode(&d, buf, sizeof(buf)) > 0);
-	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0,limit=0,java=1"), "%s", buf);
+	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0,limit=0,java=1,states=0"), "%s", buf);
 }
 
 static void hand_made_strings(void)

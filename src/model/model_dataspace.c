@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_dataspace.c — dataspace profiling (docs/dataspace.md): each precise
+ * memory-access sample (DATA_SAMPLE) counts its events at its instruction's
+ * stack, in its counter's metric, and at the data object its address falls
+ * in.  Called once per process by model_build.c.
+ *
+ * A data address is, in this order:
+ *   <Unknown: no address>   the PMU gave none (EXP_DATA_ADDR_UNKNOWN);
+ *   <Stack>                 in the sampled thread's stack (EXP_DATA_STACK);
+ *   NAME (object)           a data symbol of a loaded object (its ELF
+ *                           symbols: a global or file-static variable);
+ *   <Unknown: no symbol>    in an object's segments, but in no symbol;
+ *   <Heap: FUNC>            in a heap block live at the sample's time (with
+ *                           -H), FUNC the function that allocated it;
+ *   <Unknown: anonymous>    anywhere else (mmap, another allocator).
+ * The seed's <Scalars> and structure members need the compiler's type
+ * information (DWARF DW_TAG_variable types): not done.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_build_int.h"
+
+/* A heap block: when it was allocated and freed (UINT64_MAX: never). */
+struct block {
+	uint64_t addr, size, from_ns, to_ns;
+	uint32_t stack_id;
+};
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct block *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_heap_time(const void *a, const void *b)
+{
+	const struct exp_heap *x = *(const struct exp_heap *const *)a, *y = *(const struct exp_heap *const *)b;
+
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The process's heap blocks sorted by address, with their lifetimes (from
+ * the heap events replayed in time order).  NULL with *n 0 if none. */
+static struct block *heap_blocks(const struct exp_proc *p, size_t *n)
+{
+	const struct exp_heap **order = malloc((p->nheap + 1) * sizeof(*order));
+	struct block *v = malloc((p->nheap + 1) * sizeof(*v));
+	struct model_map live = { 0 };        /* addr -> block index + 1 */
+
+	*n = 0;
+	if (!order || !v) {
+		free(order);
+		free(v);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->nheap; i++)
+		order[i] = &p->heap[i];
+	qsort(order, p->nheap, sizeof(*order), cmp_heap_time);
+	for (size_t i = 0; i < p->nheap; i++) {
+		const struct exp_heap *h = order[i];
+		bool frees = h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || h->op == EXP_HEAP_REALLOC;
+		uint64_t gone = h->op == EXP_HEAP_REALLOC ? h->old_addr : h->addr;
+		uint64_t *k = frees && gone ? model_map_get(&live, gone + 1) : NULL;
+		if (k) {
+			v[*k - 1].to_ns = h->time_ns;
+			model_map_del(&live, gone + 1);
+		}
+		if (h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || !h->addr || !h->size)
+			continue;
+		v[*n] = (struct block){ h->addr, h->size, h->time_ns, UINT64_MAX, h->stack_id };
+		model_map_put(&live, h->addr + 1, ++*n, NULL);
+	}
+	model_map_free(&live);
+	free(order);
+	qsort(v, *n, sizeof(*v), cmp_block);
+	return v;
+}
+
+/* The block holding `addr` at `t`: among the 64 blocks starting nearest
+ * below it (a large block much lower down is missed: counted anonymous). */
+static const struct block *block_at(const struct block *v, size_t n, uint64_t addr, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
+		if (addr - v[i].addr < v[i].size && v[i].from_ns <= t && t < v[i].to_ns)
+			return &v[i];
+	return NULL;
+}
+
+/* The data object `name` of `object` in metric mm, made on first use;
+ * its index, or -1 if out of memory. */
+static long object_of(struct build *b, const char *name, const char *object, uint64_t size, int mm)
+{
+	struct model *m = b->m;
+	uint64_t key = model_hash_str(model_hash_str((uint64_t)mm + 1, name), object) | 1;
+
+	for (;;) {
+		uint64_t *v = model_map_get(&b->data_object_of, key);
+		if (!v)
+			break;
+		struct model_data_object *o = &m->data_objects[*v - 1];
+		if (o->metric == (uint32_t)mm && !strcmp(o->name, name) && !strcmp(o->object, object))
+			return (long)*v - 1;
+		key = model_hash64(key) | 1;
+	}
+	if (exp_grow(&m->data_objects, &b->cap_data_objects, m->ndata_objects, sizeof(*m->data_objects)))
+		return -1;
+	struct model_data_object *o = &m->data_objects[m->ndata_objects];
+	memset(o, 0, sizeof(*o));
+	o->name = strdup(name);
+	o->object = strdup(object);
+	o->size = size;
+	o->metric = (uint32_t)mm;
+	if (!o->name || !o->object || !model_map_put(&b->data_object_of, key, m->ndata_objects + 1, NULL))
+		return -1;
+	return (long)m->ndata_objects++;
+}
+
+/* Name the data object of sample s: into name/object/size. */
+static void classify(struct build *b, struct proc_ctx *c, const struct exp_data_sample *s,
+		     const struct block *blocks, size_t nblocks, char *name, size_t len,
+		     const char **object, uint64_t *size)
+{
+	const struct exp_proc *p = c->p;
+
+	*object = "";
+	*size = 0;
+	if (s->flags & EXP_DATA_ADDR_UNKNOWN) {
+		snprintf(name, len, "<Unknown: no address>");
+		return;
+	}
+	if (s->flags & EXP_DATA_STACK) {
+		snprintf(name, len, "<Stack>");
+		return;
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct exp_map_ev *mp = &p->maps[i];
+		const struct sym_data *d = mp->unmap || !mp->path ? NULL : sym_data_get(mp->path);
+		if (!d || !sym_data_contains(d, s->addr - mp->bias))
+			continue;
+		const char *slash = strrchr(mp->path, '/');
+		*object = slash ? slash + 1 : mp->path;
+		const struct sym_data_sym *sym = sym_data_lookup(d, s->addr - mp->bias);
+		if (sym) {
+			snprintf(name, len, "%s", sym->name);
+			*size = sym->size;
+		} else {
+			snprintf(name, len, "<Unknown: no symbol>");
+		}
+		return;
+	}
+	const struct block *k = block_at(blocks, nblocks, s->addr, s->time_ns);
+	if (k) {
+		uint64_t pcs[1];
+		uint16_t flags;
+		struct frame fr;
+		if (exp_stack_frames(p, k->stack_id, pcs, 1, &flags) == 1) {
+			model_frame_resolve(b, c, pcs[0], true, k->from_ns, &fr);
+			snprintf(name, len, "<Heap: %s>", b->m->funcs[fr.func].name);
+		} else {
+			snprintf(name, len, "<Heap>");
+		}
+		*size = k->size;
+		return;
+	}
+	snprintf(name, len, "<Unknown: anonymous>");
+}
+
+/* The events of data object `obj` by the function at entry e's leaf. */
+static int add_access(struct build *b, long obj, long e, uint64_t value)
+{
+	struct model *m = b->m;
+	uint32_t func = m->entries[e].n ? m->entries[e].funcs[m->entries[e].n - 1] : 0;
+	bool inserted;
+	uint64_t *v = model_map_put(&b->data_access_of, ((uint64_t)obj + 1) << 32 | func, 0, &inserted);
+
+	if (!v)
+		return -1;
+	if (inserted) {
+		if (exp_grow(&m->data_access, &b->cap_data_access, m->ndata_access, sizeof(*m->data_access)))
+			return -1;
+		m->data_access[m->ndata_access] = (struct model_data_access){ (uint32_t)obj, func, 0 };
+		*v = ++m->ndata_access;
+	}
+	m->data_access[*v - 1].value += value;
+	return 0;
+}
+
+int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct model_options *o)
+{
+	const struct exp_proc *p = c->p;
+	char name[512];
+	size_t nblocks = 0;
+	int rc = 0;
+
+	if (!p->ndsamples)
+		return 0;
+	struct block *blocks = p->nheap ? heap_blocks(p, &nblocks) : NULL;
+	for (size_t i = 0; i < p->ndsamples && !rc; i++) {
+		const struct exp_data_sample *s = &p->dsamples[i];
+		const struct exp_counter_def *d = &p->counter_defs[s->index];
+		const char *object;
+		uint64_t size;
+		long e;
+		if (!(p->counter_mask & (1u << s->index))) {
+			b->m->unknown_counters++;
+			continue;
+		}
+		int mm = model_metric_counter(d->name, d->type, d->config);
+		if (mm < 0 || !model_keep(c, o, s->tid, s->time_ns))
+			continue;
+		if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, (enum model_metric)mm, s->count, &e)) {
+			rc = -1;
+			break;
+		}
+		classify(b, c, s, blocks, nblocks, name, sizeof(name), &object, &size);
+		long obj = object_of(b, name, object, size, mm);
+		if (obj < 0 || add_access(b, obj, e, s->count)) {
+			rc = -1;
+			break;
+		}
+		b->m->data_objects[obj].value += s->count;
+		b->m->data_objects[obj].samples++;
+	}
+	free(blocks);
+	return rc;
+}

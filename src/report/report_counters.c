@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_counters.c — counter profiling (`tally record -c`): the counters'
+ * totals and the ratios derived from them where both exist (IPC:
+ * instructions per cycle; MPKI: an event's misses per thousand
+ * instructions), closing the overview; `tally report --counters`: the
+ * function table of every counter with the same ratios per function; and
+ * `--data-objects`: precise samples by data object (docs/dataspace.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+/* The counter metrics that have data, in metric order; how many. */
+static int present_counters(const struct model *m, int *out)
+{
+	int n = 0;
+
+	for (int k = MODEL_COUNTER_0; k <= MODEL_COUNTER_LAST; k++)
+		if (model_metric_is_counter(k) && (m->present & (1u << k)))
+			out[n++] = k;
+	return n;
+}
+
+static int counter_named(const struct model *m, const char *a, const char *b)
+{
+	int ks[MODEL_COUNTER_LAST - MODEL_COUNTER_0 + 1];
+	int n = present_counters(m, ks);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(model_metric_info(ks[i])->name, a) || (b && !strcmp(model_metric_info(ks[i])->name, b)))
+			return ks[i];
+	return -1;
+}
+
+/* Is counter k a count of misses (cache-misses, LLC-load-misses ...)? */
+static bool is_misses(int k)
+{
+	return strstr(model_metric_info(k)->name, "misses") != NULL;
+}
+
+static double ratio(uint64_t a, uint64_t b, double scale)
+{
+	return b ? scale * (double)a / (double)b : 0;
+}
+
+void report_counters_overview(struct report_doc *d, const struct model *m)
+{
+	int ks[MODEL_COUNTER_LAST - MODEL_COUNTER_0 + 1];
+	int n = present_counters(m, ks);
+	int cycles = counter_named(m, "cycles", "cpu-cycles"), instr = counter_named(m, "instructions", NULL);
+
+	if (!n)
+		return;
+	report_kv_begin(d, "counters", "Counters");
+	for (int i = 0; i < n; i++) {
+		const char *name = model_metric_info(ks[i])->name;
+		report_kv_num(d, name, name, (double)m->total[ks[i]], "%llu", (unsigned long long)m->total[ks[i]]);
+	}
+	if (cycles >= 0 && instr >= 0 && m->total[cycles])
+		report_kv_num(d, "ipc", "IPC", ratio(m->total[instr], m->total[cycles], 1), "%.3f instructions per cycle",
+			      ratio(m->total[instr], m->total[cycles], 1));
+	for (int i = 0; instr >= 0 && m->total[instr] && i < n; i++) {
+		char key[64], label[64];
+		if (!is_misses(ks[i]))
+			continue;
+		snprintf(key, sizeof(key), "%s_mpki", model_metric_info(ks[i])->name);
+		snprintf(label, sizeof(label), "%s MPKI", model_metric_info(ks[i])->name);
+		double v = ratio(m->total[ks[i]], m->total[instr], 1000);
+		report_kv_num(d, key, label, v, "%.3f per thousand instructions", v);
+	}
+	report_kv_end(d);
+}
+
+void report_counters(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	int ks[MODEL_COUNTER_LAST - MODEL_COUNTER_0 + 1];
+	int n = present_counters(m, ks);
+	int cycles = counter_named(m, "cycles", "cpu-cycles"), instr = counter_named(m, "instructions", NULL);
+	char buf[1024], key[64], title[96];
+
+	if (!n) {
+		report_note(d, "No counters: record with tally record -c EVENT.");
+		return;
+	}
+	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
+	uint32_t *order = calloc(m->nfuncs, sizeof(*order));
+	if (!fm || !order) {
+		free(fm);
+		free(order);
+		return;
+	}
+	model_func_metrics(m, fm);
+	struct report_table *t = report_table_new("counters", "Counters by function");
+	for (int i = 0; i < n; i++) {
+		const char *name = model_metric_info(ks[i])->name;
+		snprintf(key, sizeof(key), "excl_%s", name);
+		snprintf(title, sizeof(title), "Excl. %s", name);
+		report_col(t, key, title, COL_U64);
+	}
+	bool ipc = cycles >= 0 && instr >= 0;
+	if (ipc)
+		report_col(t, "ipc", "IPC", COL_STR);
+	for (int i = 0; instr >= 0 && i < n; i++) {
+		if (!is_misses(ks[i]))
+			continue;
+		snprintf(key, sizeof(key), "%s_mpki", model_metric_info(ks[i])->name);
+		snprintf(title, sizeof(title), "%s MPKI", model_metric_info(ks[i])->name);
+		report_col(t, key, title, COL_STR);
+	}
+	report_col(t, "name", "Name", COL_STR);
+	/* <Total> first, then functions by their first counter, largest first. */
+	uint32_t nf = 0;
+	for (uint32_t f = 1; f < m->nfuncs; f++) {
+		bool any = false;
+		for (int i = 0; i < n; i++)
+			any |= fm[f].excl[ks[i]] != 0;
+		if (any)
+			order[nf++] = f;
+	}
+	for (uint32_t i = 1; i < nf; i++)          /* insertion sort: a short list */
+		for (uint32_t j = i; j > 0 && fm[order[j]].excl[ks[0]] > fm[order[j - 1]].excl[ks[0]]; j--) {
+			uint32_t x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (uint32_t r = 0; r <= nf && (!o->limit || r <= o->limit); r++) {
+		uint32_t f = r ? order[r - 1] : MODEL_TOTAL;
+		const uint64_t *v = r ? fm[f].excl : m->total;
+		report_row(t);
+		for (int i = 0; i < n; i++)
+			report_u64(t, v[ks[i]]);
+		if (ipc) {
+			snprintf(buf, sizeof(buf), v[cycles] ? "%.3f" : "-", ratio(v[instr], v[cycles], 1));
+			report_str(t, buf);
+		}
+		for (int i = 0; instr >= 0 && i < n; i++) {
+			if (!is_misses(ks[i]))
+				continue;
+			snprintf(buf, sizeof(buf), v[instr] ? "%.3f" : "-", ratio(v[ks[i]], v[instr], 1000));
+			report_str(t, buf);
+		}
+		report_str(t, r ? report_func_label(m, f, buf, sizeof(buf)) : "<Total>");
+	}
+	report_table_emit(d, t);
+	free(fm);
+	free(order);
+}
+
+/* The function with most of data object `obj`'s events; 0 if none. */
+static uint32_t top_access(const struct model *m, size_t obj, uint64_t *value)
+{
+	uint32_t best = 0;
+
+	*value = 0;
+	for (size_t i = 0; i < m->ndata_access; i++)
+		if (m->data_access[i].object == obj && m->data_access[i].value > *value) {
+			*value = m->data_access[i].value;
+			best = m->data_access[i].func;
+		}
+	return best;
+}
+
+static const struct model *sort_model;
+
+static int cmp_object(const void *a, const void *b)
+{
+	const struct model_data_object *x = &sort_model->data_objects[*(const size_t *)a];
+	const struct model_data_object *y = &sort_model->data_objects[*(const size_t *)b];
+
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->name, y->name);
+}
+
+void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	char buf[1024];
+	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
+
+	if (!m->ndata_objects || !order) {
+		free(order);
+		report_note(d, "No data objects: they come from precise memory-access samples "
+			       "(docs/dataspace.md), which this machine's PMU does not give.");
+		return;
+	}
+	for (size_t i = 0; i < m->ndata_objects; i++)
+		order[i] = i;
+	sort_model = m;
+	qsort(order, m->ndata_objects, sizeof(*order), cmp_object);
+	struct report_table *t = report_table_new("data_objects", "Data objects");
+	report_col(t, "counter", "Counter", COL_STR);
+	report_col(t, "events", "Events", COL_U64);
+	report_col(t, "pct", "%", COL_PCT);
+	report_col(t, "samples", "Samples", COL_U64);
+	report_col(t, "size", "Size", COL_U64);
+	report_col(t, "name", "Data object", COL_STR);
+	report_col(t, "object", "Object", COL_STR);
+	report_col(t, "top_function", "Accessed most by", COL_STR);
+	report_col(t, "top_pct", "% of its events", COL_PCT);
+	uint32_t last = UINT32_MAX;
+	size_t shown = 0;
+	for (size_t i = 0; i < m->ndata_objects; i++) {
+		const struct model_data_object *x = &m->data_objects[order[i]];
+		uint64_t total = m->total[x->metric], topv;
+		if (x->metric != last) {         /* <Total> of this counter's data samples */
+			uint64_t sum = 0, samples = 0;
+			for (size_t j = 0; j < m->ndata_objects; j++)
+				if (m->data_objects[j].metric == x->metric) {
+					sum += m->data_objects[j].value;
+					samples += m->data_objects[j].samples;
+				}
+			report_row(t);
+			report_str(t, model_metric_info(x->metric)->name);
+			report_u64(t, sum);
+			report_pct(t, report_pct_of(sum, total));
+			report_u64(t, samples);
+			report_u64(t, 0);
+			report_str(t, "<Total>");
+			report_str(t, "");
+			report_str(t, "");
+			report_pct(t, 0);
+			last = x->metric;
+			shown = 0;
+		}
+		if (o->limit && shown++ >= o->limit)
+			continue;
+		uint32_t f = top_access(m, order[i], &topv);
+		report_row(t);
+		report_str(t, model_metric_info(x->metric)->name);
+		report_u64(t, x->value);
+		report_pct(t, report_pct_of(x->value, total));
+		report_u64(t, x->samples);
+		report_u64(t, x->size);
+		report_str(t, x->name);
+		report_str(t, x->object);
+		report_str(t, f ? report_func_label(m, f, buf, sizeof(buf)) : "");
+		report_pct(t, report_pct_of(topv, x->value));
+	}
+	report_table_emit(d, t);
+	free(order);
+}
