@@ -15,7 +15,7 @@ rm -rf "$d" && mkdir -p "$d" && chmod 777 "$d"
 ${CC:-cc} -O2 -g -pthread -o "$BIN/switchy" "$BENCH/switchy.c" || { note "cannot build switchy"; exit 1; }
 n=${SWITCHY_ROUNDTRIPS:-100000}
 rounds=${ROUNDS:-11}
-[ "$rounds" -gt 7 ] && rounds=7
+[ "$rounds" -gt 5 ] && rounds=5
 "$BIN/switchy" "$n" >/dev/null 2>"$d/rate.txt"
 note "load average before: $(cut -d' ' -f1-3 /proc/loadavg); bare: $(cat "$d/rate.txt"), $n round trips"
 
@@ -29,8 +29,13 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$(cat /proc/sys/k
 	cmds+=(--pre ring "rm -rf $d/r.exp"
 		--cmd ring "setpriv --reuid=65534 --regid=65534 --clear-groups $TALLY record --states -o $d/r.exp -- $BIN/switchy $n")
 fi
-pwhy=$(peer_why perf-sched perf sched record -o "$OUT/probe.sched" -- /bin/true)
-[ -n "$(command -v perf)" ] || pwhy="perf not installed"
+if ! command -v perf >/dev/null; then
+	pwhy="perf not installed"
+elif ! perf sched record -q -o "$d/probe.data" -- /bin/true >/dev/null 2>"$d/probe.err"; then
+	pwhy="perf sched record failed: $(tail -n 1 "$d/probe.err")"
+else
+	pwhy=""
+fi
 if [ -z "$pwhy" ]; then
 	cmds+=(--pre perf-sched "rm -f $d/sched.data" --cmd perf-sched "perf sched record -q -o $d/sched.data -- $BIN/switchy $n"
 		--pre perf-switch "rm -f $d/sw.data"

@@ -366,9 +366,13 @@ static int add_states(struct build *b, struct proc_ctx *c, const struct model_op
 		uint32_t stack = stack_of(st, x);
 		uint64_t len = st->on_ns - st->off_ns, unknown = b->m->unknown_stacks;
 		long e;
+		/* Each part at its end: the blocked part ends at the wake-up, the
+		 * runnable part at the switch-in (views over time draw an event as
+		 * the `value` ns before its time). */
 		if (add(b, c, o, st->tid, st->on_ns, stack, MODEL_WALL, len, &e) ||
-		    add(b, c, o, st->tid, st->on_ns, stack, MODEL_WAIT_CPU, st->runnable_ns, NULL) ||
-		    add(b, c, o, st->tid, st->on_ns, stack, blocked_metric(b, x, e, st), len - st->runnable_ns, NULL))
+		    add(b, c, o, st->tid, st->on_ns - st->runnable_ns, stack, blocked_metric(b, x, e, st),
+			len - st->runnable_ns, NULL) ||
+		    add(b, c, o, st->tid, st->on_ns, stack, MODEL_WAIT_CPU, st->runnable_ns, NULL))
 			return -1;
 		if (!stack)
 			b->m->unknown_stacks = unknown;    /* not a missing record: none was taken */
