@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 
 #include "collector/col_counters.h"
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
@@ -149,6 +150,7 @@ void col_counters_thread_start(struct col_thread *t)
 			continue;
 		}
 		c->fd[i] = fd;
+		col_fd_keep(c->fd[i], &c->fd[i], NULL);   /* out of the program's way */
 	}
 	t->counters = c;
 	write_defs(t);
@@ -197,8 +199,10 @@ bool col_counters_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_
 static void release(struct col_counters_thread *c)
 {
 	for (int i = 0; i < EXP_MAX_COUNTERS; i++)
-		if (c->fd[i] >= 0)
+		if (c->fd[i] >= 0) {
+			col_fd_forget(c->fd[i]);
 			col_sys_close(c->fd[i]);
+		}
 	col_sys_munmap(c, sizeof(*c));
 }
 

@@ -43,6 +43,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_objset.h"
@@ -175,6 +176,19 @@ static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 	return true;
 }
 
+/* Unmap and close what thread start made (its descriptors are ours). */
+static void release(struct col_states_thread *s)
+{
+	col_sys_munmap(s->ring, s->ring_bytes);
+	col_fd_forget(s->fd);
+	col_sys_close(s->fd);
+	if (s->schedstat_fd >= 0) {
+		col_fd_forget(s->schedstat_fd);
+		col_sys_close(s->schedstat_fd);
+	}
+	col_sys_munmap(s, sizeof(*s));
+}
+
 void col_states_thread_start(struct col_thread *t)
 {
 	if (!col_proc.opt.states || t->states || atomic_load(&way) == WAY_NONE)
@@ -208,18 +222,17 @@ void col_states_thread_start(struct col_thread *t)
 		col_sys_munmap(s, sizeof(*s));
 		return;
 	}
+	col_fd_keep(s->fd, &s->fd, NULL);        /* out of the program's way */
 	s->schedstat_fd = col_sys_openat(AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC, 0);
 	if (s->schedstat_fd < 0)
 		col_log_error_sigsafe("states: schedstat", errno,
 				      "wake-up latencies of this thread count as blocked time");
+	else
+		col_fd_keep(s->schedstat_fd, &s->schedstat_fd, NULL);
 	read_run_delay(s, &s->run_delay_ns);
 	if (col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		col_log_error_sigsafe("states: enable", errno, "this thread's states are not recorded");
-		col_sys_munmap(s->ring, s->ring_bytes);
-		col_sys_close(s->fd);
-		if (s->schedstat_fd >= 0)
-			col_sys_close(s->schedstat_fd);
-		col_sys_munmap(s, sizeof(*s));
+		release(s);
 		return;
 	}
 	t->states = s;
@@ -410,15 +423,6 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 			flush(t, s, 0, EXP_STATE_NO_STACK);
 		} while (!room);
 	}
-}
-
-static void release(struct col_states_thread *s)
-{
-	col_sys_munmap(s->ring, s->ring_bytes);
-	col_sys_close(s->fd);
-	if (s->schedstat_fd >= 0)
-		col_sys_close(s->schedstat_fd);
-	col_sys_munmap(s, sizeof(*s));
 }
 
 void col_states_thread_end(struct col_thread *t)
