@@ -96,9 +96,19 @@ static const char *stack_text(const struct model *m, uint32_t e, char *out, size
 /* One stack of a thread's state: the entries with its functions merged
  * (entries differ by addresses too). */
 struct top {
+	uint64_t hash;             /* of its functions */
 	uint32_t entry;
 	uint64_t ns;
 };
+
+static uint64_t funcs_hash(const struct model_entry *e)
+{
+	uint64_t h = 1469598103934665603ull ^ e->n;
+
+	for (uint32_t i = 0; i < e->n; i++)
+		h = (h ^ e->funcs[i]) * 1099511628211ull;
+	return h;
+}
 
 static bool same_funcs(const struct model *m, uint32_t a, uint32_t b)
 {
@@ -107,32 +117,51 @@ static bool same_funcs(const struct model *m, uint32_t a, uint32_t b)
 	return x->n == y->n && !memcmp(x->funcs, y->funcs, x->n * sizeof(*x->funcs));
 }
 
-static int cmp_top(const void *a, const void *b)
+static int cmp_hash(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static int cmp_ns(const void *a, const void *b)
 {
 	const struct top *x = a, *y = b;
 
 	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
 }
 
-/* The stacks of thread `thread` in state mm, merged by functions, largest
- * first, into tops (room for m->nstate_stacks); their number. */
-static size_t tops_of(const struct model *m, size_t thread, enum model_metric mm, struct top *tops)
+static int cmp_group(const void *a, const void *b)
 {
-	size_t n = 0;
+	const struct model_state_stack *x = *(const struct model_state_stack *const *)a;
+	const struct model_state_stack *y = *(const struct model_state_stack *const *)b;
 
-	for (size_t j = 0; j < m->nstate_stacks; j++) {
-		const struct model_state_stack *ss = &m->state_stacks[j];
-		if (ss->thread != thread || ss->metric != (uint32_t)mm)
-			continue;
-		size_t k;
-		for (k = 0; k < n && !same_funcs(m, tops[k].entry, ss->entry); k++)
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->metric < y->metric ? -1 : x->metric > y->metric;
+}
+
+/* The stacks of one (thread, state) group ss[0..n), merged by functions,
+ * largest first, into tops (room for n); their number. */
+static size_t tops_of(const struct model *m, const struct model_state_stack *const *ss, size_t n,
+		      struct top *tops)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < n; j++)
+		tops[j] = (struct top){ funcs_hash(&m->entries[ss[j]->entry]), ss[j]->entry, ss[j]->ns };
+	qsort(tops, n, sizeof(*tops), cmp_hash);
+	for (size_t j = 0; j < n; j++) {
+		size_t i = k;
+		while (i-- > 0 && tops[i].hash == tops[j].hash && !same_funcs(m, tops[i].entry, tops[j].entry))
 			;
-		if (k == n)
-			tops[n++] = (struct top){ ss->entry, 0 };
-		tops[k].ns += ss->ns;
+		if (i < k && tops[i].hash == tops[j].hash)
+			tops[i].ns += tops[j].ns;
+		else
+			tops[k++] = tops[j];
 	}
-	qsort(tops, n, sizeof(*tops), cmp_top);
-	return n;
+	qsort(tops, k, sizeof(*tops), cmp_ns);
+	return k;
 }
 
 static void state_row(struct report_table *t, const struct model *m, const struct model_thread *th,
@@ -158,8 +187,15 @@ void report_states(struct report_doc *d, const struct model *m)
 		return;
 	}
 	struct top *tops = malloc((m->nstate_stacks + 1) * sizeof(*tops));
-	if (!tops)
+	const struct model_state_stack **by = malloc((m->nstate_stacks + 1) * sizeof(*by));
+	if (!tops || !by) {
+		free(tops);
+		free(by);
 		return;
+	}
+	for (size_t i = 0; i < m->nstate_stacks; i++)
+		by[i] = &m->state_stacks[i];
+	qsort(by, m->nstate_stacks, sizeof(*by), cmp_group);
 	struct report_table *t = report_table_new("states", "Thread states");
 	if (m->nprocs > 1)
 		report_col(t, "process", "Process", COL_STR);
@@ -169,8 +205,11 @@ void report_states(struct report_doc *d, const struct model *m)
 	report_col(t, "seconds", "Time s", COL_SEC);
 	report_col(t, "pct", "% wall", COL_PCT);
 	report_col(t, "stack", "Where (leaf first)", COL_STR);
+	size_t at = 0;                 /* the groups of `by`, in thread order */
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct model_thread *th = &m->threads[i];
+		while (at < m->nstate_stacks && by[at]->thread < i)
+			at++;
 		if (!th->v[MODEL_WALL])
 			continue;
 		for (size_t k = 0; k < NSTATES; k++) {
@@ -178,11 +217,18 @@ void report_states(struct report_doc *d, const struct model *m)
 			if (!th->v[mm])
 				continue;
 			state_row(t, m, th, thread_name(m, th, name, sizeof(name)), mm, th->v[mm], "(all)");
-			size_t n = tops_of(m, i, mm, tops);
+			size_t g = at;
+			while (g < m->nstate_stacks && by[g]->thread == i && by[g]->metric < (uint32_t)mm)
+				g++;
+			size_t n = 0;
+			while (g + n < m->nstate_stacks && by[g + n]->thread == i && by[g + n]->metric == (uint32_t)mm)
+				n++;
+			n = tops_of(m, by + g, n, tops);
 			for (size_t j = 0; j < n && j < TOP_STACKS; j++)
 				state_row(t, m, th, "", mm, tops[j].ns, stack_text(m, tops[j].entry, buf, sizeof(buf)));
 		}
 	}
 	report_table_emit(d, t);
 	free(tops);
+	free(by);
 }
