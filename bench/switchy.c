@@ -1,7 +1,7 @@
 /* switchy.c — context switches as fast as two threads can make them: they
  * pass a byte back and forth through two pipes, ROUNDTRIPS times, each
  * blocking in read() until the other writes (two switches per round trip).
- * For `make bench` (bench/sections/96-states.sh): the cost of --states per
+ * For `make bench` (bench/sections/98-states.sh): the cost of --states per
  * context switch.  Prints "roundtrips N" (the check) and, on stderr, the
  * rate of switches it made.
  * usage: switchy [ROUNDTRIPS] */

@@ -87,12 +87,12 @@ void report_counters(struct report_doc *d, const struct model *m, const struct r
 	}
 	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 	uint32_t *order = calloc(m->nfuncs, sizeof(*order));
-	if (!fm || !order) {
+	if (!fm || !order || model_func_metrics(m, fm) != 0) {
 		free(fm);
 		free(order);
+		report_doc_fail(d, "the table of counters");
 		return;
 	}
-	model_func_metrics(m, fm);
 	struct report_table *t = report_table_new("counters", "Counters by function");
 	for (int i = 0; i < n; i++) {
 		const char *name = model_metric_info(ks[i])->name;
@@ -180,7 +180,11 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 	char buf[1024];
 	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
 
-	if (!m->ndata_objects || !order) {
+	if (!order) {
+		report_doc_fail(d, "the table of data objects");
+		return;
+	}
+	if (!m->ndata_objects) {
 		free(order);
 		report_note(d, "No data objects: they come from precise memory-access samples "
 			       "(docs/dataspace.md), which this machine's PMU does not give.");

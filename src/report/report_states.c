@@ -191,6 +191,7 @@ void report_states(struct report_doc *d, const struct model *m)
 	if (!tops || !by) {
 		free(tops);
 		free(by);
+		report_doc_fail(d, "the table of thread states");
 		return;
 	}
 	for (size_t i = 0; i < m->nstate_stacks; i++)

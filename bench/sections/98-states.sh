@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# 96-states.sh — the cost of `tally record --states` on a program that does
+# 98-states.sh — the cost of `tally record --states` on a program that does
 # about 100,000 context switches a second (bench/switchy.c: two threads
 # passing a byte through pipes), beside tally without --states, the ring way
 # of --states (as a user without the right to count in the kernel, when this
@@ -8,7 +8,7 @@
 # context switch is the CPU time over the bare run's, divided by the
 # switches.  `perf` records the kernel's tracepoints into its own buffers:
 # it pays for no signal and no unwinding in the target, and needs root.
-section "11. Thread states: --states on 100,000 context switches a second"
+section "98. Thread states: --states on 100,000 context switches a second"
 
 d=$OUT/states
 rm -rf "$d" && mkdir -p "$d" && chmod 777 "$d"
