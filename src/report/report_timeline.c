@@ -215,8 +215,20 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 						     label, ev->entry + 1))
 				goto oom;
 			break;
+		case MODEL_WAIT_CPU:
+		case MODEL_WAIT_LOCK:
+		case MODEL_WAIT_IO:
+		case MODEL_WAIT_SLEEP:      /* --states: the part off the CPU ending at its time */
+			if (!ev->value)
+				break;
+			snprintf(label, sizeof(label), "%s: %s", model_metric_info(ev->metric)->title, leaf);
+			if (report_timeline_interval(tl, (size_t)k, ev->time_ns - ev->value, ev->time_ns,
+						     label, ev->entry + 1))
+				goto oom;
+			break;
 		default:
-			break;         /* counts and bytes are no intervals */
+			break;         /* counts and bytes are no intervals; wall and the
+			                  CPU states are the samples */
 		}
 	}
 	if (add_marks(tl, m))

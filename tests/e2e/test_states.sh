@@ -66,6 +66,24 @@ check states_view_shows_states_and_stacks sh -c "\"\$TALLY\" report phases.exp -
 check states_metric_in_function_table sh -c "\"\$TALLY\" report phases.exp --metric wall,wait.io >fn.txt &&
 	grep -q 'Excl. Wall s' fn.txt && grep -q 'Excl. I/O wait s' fn.txt"
 
+# The time axis: the chrome export draws each interval off the CPU on its
+# thread, named by its state and leaf, as long as the state's time.
+check states_timeline_in_chrome_export sh -c "\"\$TALLY\" export phases.exp --format chrome -o ph.json && python3 -c '
+import json, collections
+ev = json.load(open(\"ph.json\"))
+ev = ev[\"traceEvents\"] if isinstance(ev, dict) else ev
+open_, dur = {}, collections.Counter()
+for e in ev:
+    if e.get(\"ph\") == \"b\":
+        open_[e[\"id\"]] = e[\"ts\"]
+    elif e.get(\"ph\") == \"e\" and e[\"id\"] in open_:
+        dur[e[\"name\"]] += (e[\"ts\"] - open_.pop(e[\"id\"])) * 1000
+print(dict(dur))
+io, sl = dur[\"I/O wait: read\"], dur[\"Sleep: clock_nanosleep\"]
+assert abs(io - ($rw - $rr)) <= 0.05 * $rw, io
+assert abs(sl - ($sw - $sr) - 0.5e9) <= 0.05 * $sw, sl      # the writer thread sleeps 0.5 s too
+'"
+
 # --- two threads contending on a mutex ---------------------------------------
 "$TALLY" record --states -o mutex.exp ./states_mutex 15 20 >mutex.out 2>/dev/null
 ok=0
