@@ -67,7 +67,10 @@ def speedscope(c, check, rep, thr):
             continue
         tid = int(re.search(r' (\d+): cpu$', p['name']).group(1))
         c.near(f"profile {p['name']}", p['total'] / 1e9, per_thread.get(tid, 0.0), 0.6 * MS)
-    if len([p for p in got['profiles'] if p['name'].endswith(': cpu')]) != len(per_thread):
+    # A thread whose samples weigh nothing (their CPU all the collector's:
+    # the main thread creating the others) has no profile.
+    cpu = len([p for p in got['profiles'] if p['name'].endswith(': cpu')])
+    if not len([s for s in per_thread.values() if s > 0]) <= cpu <= len(per_thread):
         print('BAD not one cpu profile per thread'); c.bad += 1
 
 

@@ -94,7 +94,9 @@ for r in rows:
     assert r[\"samples\"] > 0 and 0.5 * r[\"kernel_cpu\"] - 0.01 <= r[\"excl_cpu\"] <= 1.05 * r[\"kernel_cpu\"] + 0.01
 assert len(rows) >= 4
 '"
-check attach_thread_created_after_attach_sampled sh -c "python3 '$E2E/profile.py' th.txt 'incl work_late 0.15 0.13' &&
+# The late thread, one of four for the last ~0.9 s of 1.5, got 0.15-0.33 of
+# the samples (the scheduler's shares again): sampled at all is the point.
+check attach_thread_created_after_attach_sampled sh -c "python3 '$E2E/profile.py' th.txt 'incl work_late 0.25 0.23' &&
 	'$TALLY' report th.exp --threads --format csv >th.csv && test \$(grep -c '^[0-9]' th.csv) -ge 4"
 
 # --- a read on a pipe, blocked while we attach --------------------------------

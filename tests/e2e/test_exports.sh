@@ -41,8 +41,11 @@ else
 		python3 -c \"
 import json; d = json.load(open('t.ss.out'))
 names = [p['name'] for p in d['profiles']]
-busy = [t for t in json.load(open('t.threads.json'))['threads'] if t['samples']]
-assert len(names) == len(busy) >= 5 and all(n.endswith(': cpu') for n in names), names\" &&
+rows = json.load(open('t.threads.json'))['threads']
+tids = [' %d: cpu' % t['tid'] for t in rows if t['samples']]
+busy = [' %d: cpu' % t['tid'] for t in rows if t['excl_cpu'] > 0]
+assert len(names) >= 5 and all(any(n.endswith(t) for t in tids) for n in names), names
+assert all(any(n.endswith(t) for n in names) for t in busy), (names, busy)\" &&
 		python3 \"\$E2E/consumers.py\" speedscope t.ss.out t.json t.threads.json"
 	for x in s t y; do
 		check chrome_read_by_devtools_$x sh -c "
