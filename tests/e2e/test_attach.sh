@@ -52,13 +52,17 @@ check attach_target_cpu_time_unchanged python3 -c "
 ref, att = $(cpu_of ref.err), $(cpu_of sh.err)
 print('cpu without attach', ref, 'with two attaches', att)
 exit(0 if att <= ref * 1.15 + 0.15 else 1)"
+# At 10 kHz the kernel's side of each signal (~16 us under load: the timer,
+# the delivery) is in its figure and in no handler's: 0.684 s of 0.799 s once
+# in make check at load 5, 0.99 unloaded.  Samples lost for a fifth of the
+# second (the clock armed late, stopped early) would still fail it.
 check attach_sampled_matches_kernel sh -c '
 	"$TALLY" report sh1.exp --format json >sh1.json && python3 -c "
 import json, sys
 o = json.load(open(\"sh1.json\"))[\"overview\"]
 s, k = o[\"sampled_cpu_s\"] + o.get(\"collector_cpu_s\", 0), o[\"kernel_cpu_s\"]
 print(\"sampled + collector\", s, \"kernel\", k)
-sys.exit(0 if abs(s - k) <= 0.05 * k else 1)"'
+sys.exit(0 if 0.8 * k <= s <= 1.05 * k else 1)"'
 check attach_report_says_detached sh -c '
 	"$TALLY" report sh1.exp | grep -q "Ended.*detached, the process goes on" &&
 	grep -q "^created-by: tally record -p" sh1.exp/log.txt && test ! -e sh1.exp/attach.ctl'
