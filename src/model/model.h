@@ -319,6 +319,9 @@ struct model_func_metrics {
 	uint64_t incl[MODEL_METRIC_COUNT];
 };
 
+/* The metrics with a value in entry e, into nz[0..n) (MODEL_METRIC_COUNT
+ * slots); returns n.  Loops over an entry's frames add only these. */
+int model_entry_nonzero(const struct model_entry *e, int *nz);
 /* Exclusive and inclusive metrics of every function; out has nfuncs slots.
  * out[MODEL_TOTAL] holds the totals.  0, or -1 if out of memory. */
 int model_func_metrics(const struct model *m, struct model_func_metrics *out);

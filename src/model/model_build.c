@@ -208,6 +208,8 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	free(c.epochs);
 	model_map_free(&c.entry_of);
 	model_map_free(&c.thread_of);
+	model_map_free(&c.frame_of);
+	free(c.frames);
 	model_omp_free(&c);
 	model_java_free(&c);
 	return rc;

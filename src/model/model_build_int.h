@@ -58,6 +58,16 @@ struct build {
 	size_t cap_data_objects, cap_data_access;
 };
 
+/* One resolved frame. */
+struct frame {
+	uint32_t func;
+	uint64_t addr;
+	bool tally, thread_start, plt;
+	bool mpi;                         /* an MPI function, or in an MPI library */
+	bool lazy;                        /* ld.so's lazy resolver */
+	const char *path;
+};
+
 /* Per process while building. */
 struct proc_ctx {
 	const struct exp_proc *p;
@@ -79,15 +89,12 @@ struct proc_ctx {
 	struct sym_space *code;           /* generated code over time (JIT_CODE) */
 	uint32_t *jit_version;            /* p->jit[i] is the Nth compiled version of its method */
 	struct model_map jfunc;           /* (jmethodID << 3 | variant) -> func id */
-};
-
-/* One resolved frame. */
-struct frame {
-	uint32_t func;
-	uint64_t addr;
-	bool tally, thread_start, plt;
-	bool mpi;                         /* an MPI function, or in an MPI library */
-	const char *path;
+	struct model_map frame_of;        /* (pc, retaddr, epoch) -> frames index + 1 */
+	struct frame *frames;             /* pcs resolved so far (model_frames.c) */
+	size_t nframes, cap_frames;
+	uint64_t last_key;                /* the last event's entry_of key ... */
+	long last_entry;                  /* ... and its entry (a sample adds two metrics) */
+	uint32_t last_tid, last_thread;   /* the last thread looked up: tid + 1, index */
 };
 
 /* ---- model_structure.c ---- */
@@ -124,8 +131,11 @@ uint32_t model_func_by_name(struct build *b, const char *name, const char *path,
 bool model_filter_object_is(const char *path, const char *want);
 uint32_t model_filter_hidden(struct build *b, const char *path);
 void model_filter_entry(const struct build *b, struct model_entry *e, const struct model_options *o);
+/* How many load-object map changes the process made at or before time t. */
+size_t model_epoch_of(const struct proc_ctx *c, uint64_t t);
 /* Resolve pc in the process's address space at time_ns; `retaddr`: it is a
- * return address, so the call is the instruction before it. */
+ * return address, so the call is the instruction before it.  Each (pc,
+ * retaddr, epoch) is resolved once (c->frame_of). */
 void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retaddr,
 			 uint64_t time_ns, struct frame *fr);
 /* Symbolize and rewrite stack `stack_id` into a new entry, with the MPI

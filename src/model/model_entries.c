@@ -15,18 +15,12 @@
 
 #include "model/model_build_int.h"
 
-static size_t epoch_of(const struct proc_ctx *c, uint64_t t)
+/* A sample adds two metrics to one entry: the second is looked up here. */
+static long remember(struct proc_ctx *c, uint64_t key, long e)
 {
-	size_t lo = 0, hi = c->nepochs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (c->epochs[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	c->last_key = key;
+	c->last_entry = e;
+	return e;
 }
 
 /* The entry for an event with this stack at this time, with MPI function
@@ -34,21 +28,23 @@ static size_t epoch_of(const struct proc_ctx *c, uint64_t t)
 static long entry_for_op(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
 			 uint64_t time_ns, const struct model_options *o)
 {
-	uint64_t key = ((uint64_t)stack_id << 32 | (uint64_t)epoch_of(c, time_ns) << 8 | op) + 1;
+	uint64_t key = ((uint64_t)stack_id << 32 | (uint64_t)model_epoch_of(c, time_ns) << 8 | op) + 1;
 	bool inserted;
-	uint64_t *v = model_map_put(&c->entry_of, key, 0, &inserted);
 
+	if (key == c->last_key)
+		return c->last_entry;
+	uint64_t *v = model_map_put(&c->entry_of, key, 0, &inserted);
 	if (!v)
 		return -1;
 	if (!inserted)
-		return (long)*v - 1;
+		return remember(c, key, (long)*v - 1);
 	long e = model_entry_new(b, c, stack_id, op, time_ns, o);
 	/* A JVM's entry may be an older one with the same frames (merged already). */
 	if (e >= 0 && o->merge_procs && b->m->entries[e].proc != MODEL_PROC_MERGED)
 		e = model_entry_merge(b, e);
 	v = model_map_get(&c->entry_of, key);
 	*v = (uint64_t)(e + 1);
-	return e;
+	return e < 0 ? e : remember(c, key, e);
 }
 
 long model_entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
@@ -61,12 +57,17 @@ struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint3
 {
 	struct model *m = b->m;
 	bool inserted;
-	uint64_t *v = model_map_put(&c->thread_of, (uint64_t)tid + 1, 0, &inserted);
 
+	if (c->last_tid == tid + 1)
+		return &m->threads[c->last_thread];
+	uint64_t *v = model_map_put(&c->thread_of, (uint64_t)tid + 1, 0, &inserted);
 	if (!v)
 		return NULL;
-	if (!inserted)
+	if (!inserted) {
+		c->last_tid = tid + 1;
+		c->last_thread = (uint32_t)*v - 1;
 		return &m->threads[*v - 1];
+	}
 	if (exp_grow(&m->threads, &b->cap_threads, m->nthreads, sizeof(*m->threads)))
 		return NULL;
 	struct model_thread *t = &m->threads[m->nthreads];

@@ -222,11 +222,10 @@ uint32_t model_mpi_func(struct build *b, unsigned op)
 /* A return address at the very first byte of a function came from no call:
  * it is a signal trampoline's (glibc's __restore_rt), named as itself rather
  * than as whatever precedes it. */
-void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retaddr,
-			 uint64_t time_ns, struct frame *fr)
+static void resolve(struct build *b, struct sym_mapping *mp, uint64_t pc, bool retaddr,
+		    struct frame *fr)
 {
 	uint64_t at = retaddr ? pc - 1 : pc;
-	struct sym_mapping *mp = sym_space_find(c->space, at, time_ns);
 
 	memset(fr, 0, sizeof(*fr));
 	fr->func = b->unknown;
@@ -253,9 +252,52 @@ void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool 
 		return;
 	}
 	fr->func = func_of_sym(b, sf, mp->obj, sym_object_path(mp->obj));
+	fr->lazy = is_lazy_resolver(b, fr);
 	fr->addr = vaddr;
 	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
 	fr->thread_start = fr->tally && !strcmp(sf->name, EXP_THREAD_WRAPPER);
+}
+
+size_t model_epoch_of(const struct proc_ctx *c, uint64_t t)
+{
+	size_t lo = 0, hi = c->nepochs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->epochs[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A deep stack's frames are mostly its neighbours': a pc is resolved once
+ * per epoch.  The mapping found is the same all through the epoch when it
+ * is alive then (no map change happens inside an epoch) or when there is
+ * none; a pc outside every live mapping (sym_space_find's nearest in time)
+ * is resolved each time. */
+void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retaddr,
+			 uint64_t time_ns, struct frame *fr)
+{
+	uint64_t at = retaddr ? pc - 1 : pc;
+	size_t epoch = model_epoch_of(c, time_ns);
+	bool keyed = time_ns != UINT64_MAX && pc < (1ull << 47) && epoch < (1u << 15);
+	uint64_t key = keyed ? ((uint64_t)epoch << 48 | pc << 1 | retaddr) + 1 : 0;
+	uint64_t *v = keyed ? model_map_get(&c->frame_of, key) : NULL;
+
+	if (v) {
+		*fr = c->frames[*v - 1];
+		return;
+	}
+	struct sym_mapping *mp = sym_space_find(c->space, at, time_ns);
+	resolve(b, mp, pc, retaddr, fr);
+	if (!keyed || (mp && (mp->map_ns > time_ns || mp->unmap_ns <= time_ns)) ||
+	    exp_grow(&c->frames, &c->cap_frames, c->nframes, sizeof(*c->frames)))
+		return;
+	c->frames[c->nframes] = *fr;
+	if (model_map_put(&c->frame_of, key, c->nframes + 1, NULL))
+		c->nframes++;
 }
 
 /* Append an entry of process c with frames funcs[0..n) (taken over). */
@@ -328,7 +370,7 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		model_frame_resolve(b, c, pcs[i], retaddr, time_ns, &fr);
 		if (fr.tally && !o->keep_tally_frames)
 			continue;           /* clone3 -> start_thread -> the routine, as in perf */
-		if (o->view == MODEL_VIEW_USER && is_lazy_resolver(b, &fr)) {
+		if (o->view == MODEL_VIEW_USER && fr.lazy) {
 			/* the resolver and all it calls: @plt of the calling object */
 			funcs[k] = model_func_by_name(b, "@plt", last_path, MODEL_FUNC_ARTIFICIAL);
 			addrs[k++] = 0;

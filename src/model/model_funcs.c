@@ -13,6 +13,16 @@
 
 #include "model/model.h"
 
+int model_entry_nonzero(const struct model_entry *e, int *nz)
+{
+	int n = 0;
+
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+		if (e->v[k])
+			nz[n++] = k;
+	return n;
+}
+
 int model_func_metrics(const struct model *m, struct model_func_metrics *out)
 {
 	uint32_t *stamp = calloc(m->nfuncs, sizeof(*stamp));
@@ -23,19 +33,20 @@ int model_func_metrics(const struct model *m, struct model_func_metrics *out)
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
 		uint32_t gen = (uint32_t)i + 1;
-		for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
+		int nz[MODEL_METRIC_COUNT], nnz = model_entry_nonzero(e, nz);
+		for (int q = 0; q < nnz; q++) {
+			int k = nz[q];
 			out[MODEL_TOTAL].incl[k] += e->v[k];
-			out[MODEL_TOTAL].excl[k] += 0;
 			if (e->n)
 				out[e->funcs[e->n - 1]].excl[k] += e->v[k];
 		}
-		for (uint32_t j = 0; j < e->n; j++) {
+		for (uint32_t j = 0; j < e->n && nnz; j++) {
 			uint32_t f = e->funcs[j];
 			if (stamp[f] == gen)
 				continue;
 			stamp[f] = gen;
-			for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-				out[f].incl[k] += e->v[k];
+			for (int q = 0; q < nnz; q++)
+				out[f].incl[nz[q]] += e->v[nz[q]];
 		}
 	}
 	free(stamp);

@@ -27,11 +27,11 @@ static void charge_leaks(struct model *m, uint32_t proc, const struct model_map 
 			 const struct model_map *live_size)
 {
 	for (size_t j = 0; j < live->cap; j++) {
-		uint64_t addr = live->keys[j];
+		uint64_t addr = live->slots[j].key;
 		if (addr == 0 || addr == UINT64_MAX)
 			continue;
 		uint64_t *sz = model_map_get(live_size, addr);
-		struct model_entry *e = &m->entries[live->vals[j] - 1];
+		struct model_entry *e = &m->entries[live->slots[j].val - 1];
 		if (!sz || (e->flags & MODEL_ENTRY_FILTERED))
 			continue;
 		e->v[MODEL_HEAP_LEAK] += *sz;

@@ -4,6 +4,7 @@
  * load (deleted slots included), so a probe is nearly always one or two
  * slots.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,27 +33,21 @@ uint64_t model_hash_str(uint64_t h, const char *s)
 
 static int rehash(struct model_map *m, size_t ncap)
 {
-	uint64_t *keys = calloc(ncap, sizeof(*keys)), *vals = malloc(ncap * sizeof(*vals));
+	struct model_map_slot *slots = calloc(ncap, sizeof(*slots));
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	if (!slots)
 		return -1;
-	}
 	for (size_t i = 0; i < m->cap; i++) {
-		uint64_t k = m->keys[i];
+		uint64_t k = m->slots[i].key;
 		if (k == 0 || k == DELETED)
 			continue;
 		size_t j = model_hash64(k) & (ncap - 1);
-		while (keys[j])
+		while (slots[j].key)
 			j = (j + 1) & (ncap - 1);
-		keys[j] = k;
-		vals[j] = m->vals[i];
+		slots[j] = m->slots[i];
 	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
+	free(m->slots);
+	m->slots = slots;
 	m->cap = ncap;
 	m->used = m->live;
 	return 0;
@@ -63,9 +58,9 @@ uint64_t *model_map_get(const struct model_map *m, uint64_t key)
 	if (!m->cap || key == 0 || key == DELETED)
 		return NULL;
 	for (size_t j = model_hash64(key) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		if (m->keys[j] == key)
-			return &m->vals[j];
-		if (m->keys[j] == 0)
+		if (m->slots[j].key == key)
+			return &m->slots[j].val;
+		if (m->slots[j].key == 0)
 			return NULL;
 	}
 }
@@ -80,21 +75,20 @@ uint64_t *model_map_put(struct model_map *m, uint64_t key, uint64_t init, bool *
 		return NULL;
 	size_t tomb = SIZE_MAX;
 	for (size_t j = model_hash64(key) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		if (m->keys[j] == key)
-			return &m->vals[j];
-		if (m->keys[j] == DELETED && tomb == SIZE_MAX)
+		if (m->slots[j].key == key)
+			return &m->slots[j].val;
+		if (m->slots[j].key == DELETED && tomb == SIZE_MAX)
 			tomb = j;
-		if (m->keys[j] == 0) {
+		if (m->slots[j].key == 0) {
 			if (tomb != SIZE_MAX)
 				j = tomb;
 			else
 				m->used++;
-			m->keys[j] = key;
-			m->vals[j] = init;
+			m->slots[j] = (struct model_map_slot){ key, init };
 			m->live++;
 			if (inserted)
 				*inserted = true;
-			return &m->vals[j];
+			return &m->slots[j].val;
 		}
 	}
 }
@@ -105,14 +99,13 @@ bool model_map_del(struct model_map *m, uint64_t key)
 
 	if (!v)
 		return false;
-	m->keys[v - m->vals] = DELETED;
+	((struct model_map_slot *)((char *)v - offsetof(struct model_map_slot, val)))->key = DELETED;
 	m->live--;
 	return true;
 }
 
 void model_map_free(struct model_map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }

@@ -11,9 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct model_map_slot {
+	uint64_t key;              /* 0: empty; UINT64_MAX: deleted */
+	uint64_t val;
+};
+
 struct model_map {
-	uint64_t *keys;            /* 0: empty; UINT64_MAX: deleted */
-	uint64_t *vals;
+	struct model_map_slot *slots;   /* a key beside its value: one cache miss a probe */
 	size_t cap;                /* power of two */
 	size_t used;               /* live + deleted slots */
 	size_t live;

@@ -7,7 +7,7 @@
  * deduplicated by name and object, so two runs of a rebuilt binary line up
  * in a diff), sorted, and walked once: sorted sequences create the trie's
  * nodes in preorder, each node summing the values of the entries below it.
- * O(frames · log entries); 10^5 entries of depth 30 take a few ms.
+ * O(frames + entries · log entries) (a multikey quicksort).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,26 +100,72 @@ static void page_funcs_out(FILE *out, const struct model *m, const struct page_f
 	free(names);
 }
 
-static int cmp_keyed(const void *a, const void *b)
+/* Frame d of a sequence, -1 past its end (a prefix sorts first). */
+static int64_t key_at(const struct keyed *k, uint32_t d)
 {
-	const struct keyed *x = a, *y = b;
-	uint32_t n = x->n < y->n ? x->n : y->n;
-
-	for (uint32_t j = 0; j < n; j++)
-		if (x->ids[j] != y->ids[j])
-			return x->ids[j] < y->ids[j] ? -1 : 1;
-	return x->n < y->n ? -1 : x->n > y->n;
+	return d < k->n ? (int64_t)k->ids[d] : -1;
 }
 
-/* The trie in preorder: node func, depth, values [node][side][metric]. */
+static void swap_keyed(struct keyed *a, struct keyed *b)
+{
+	struct keyed t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Sort a[0..n), equal in frames [0, d), by their frames from d on: a
+ * multikey quicksort (Bentley and Sedgewick), which compares each frame of
+ * the long common prefixes of deep stacks once, where qsort compared them
+ * again at every comparison. */
+static void sort_keyed(struct keyed *a, size_t n, uint32_t d)
+{
+	while (n > 1) {
+		if (n < 12) {           /* insertion sort, comparing from frame d */
+			for (size_t i = 1; i < n; i++)
+				for (size_t j = i; j > 0; j--) {
+					uint32_t e = d;
+					while (key_at(&a[j - 1], e) == key_at(&a[j], e) && key_at(&a[j], e) >= 0)
+						e++;
+					if (key_at(&a[j - 1], e) <= key_at(&a[j], e))
+						break;
+					swap_keyed(&a[j - 1], &a[j]);
+				}
+			return;
+		}
+		int64_t x = key_at(&a[0], d), y = key_at(&a[n / 2], d), z = key_at(&a[n - 1], d);
+		int64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		size_t lt = 0, i = 0, gt = n;
+		while (i < gt) {
+			int64_t k = key_at(&a[i], d);
+			if (k < pivot)
+				swap_keyed(&a[lt++], &a[i++]);
+			else if (k > pivot)
+				swap_keyed(&a[i], &a[--gt]);
+			else
+				i++;
+		}
+		if (pivot >= 0)
+			sort_keyed(a + lt, gt - lt, d + 1);
+		if (lt < n - gt) {      /* the smaller side recursively: log n deep */
+			sort_keyed(a, lt, d);
+			a += gt;
+			n -= gt;
+		} else {
+			sort_keyed(a + gt, n - gt, d);
+			n = lt;
+		}
+	}
+}
+
+/* The trie in preorder: node func, depth, parent, values [node][side][metric]. */
 struct trie {
-	uint32_t *func, *depth;
+	uint32_t *func, *depth, *parent;
 	uint64_t *val;             /* n x sides x nm */
 	size_t n, cap;
 	int nm, sides;
 };
 
-static long trie_add(struct trie *t, uint32_t func, uint32_t depth)
+static long trie_add(struct trie *t, uint32_t func, uint32_t depth, uint32_t parent)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 1024;
@@ -129,28 +175,35 @@ static long trie_add(struct trie *t, uint32_t func, uint32_t depth)
 		uint32_t *d = realloc(t->depth, cap * sizeof(*d));
 		if (d)
 			t->depth = d;
+		uint32_t *p = realloc(t->parent, cap * sizeof(*p));
+		if (p)
+			t->parent = p;
 		uint64_t *v = realloc(t->val, cap * (size_t)(t->sides * t->nm) * sizeof(*v));
 		if (v)
 			t->val = v;
-		if (!f || !d || !v)
+		if (!f || !d || !p || !v)
 			return -1;
 		t->cap = cap;
 	}
 	t->func[t->n] = func;
 	t->depth[t->n] = depth;
+	t->parent[t->n] = parent;
 	memset(&t->val[t->n * (size_t)(t->sides * t->nm)], 0, (size_t)(t->sides * t->nm) * sizeof(*t->val));
 	return (long)t->n++;
 }
 
-/* Build the trie from the keyed entries (sorted). */
+/* Build the trie from the keyed entries (sorted): each entry's values go
+ * to its own node, then every node's to its parent, children first (a
+ * node's children come after it in preorder). */
 static int trie_build(struct trie *t, const struct model *m, const struct keyed *k, size_t nk,
 		      const struct report_html_metrics *hm, size_t base_nexps,
 		      const struct exp_experiment *exps)
 {
 	uint32_t *path = malloc((EXP_MAX_FRAMES + 8) * sizeof(*path));
 	uint32_t depth = 0;           /* nodes on path below the root */
+	size_t stride = (size_t)(t->sides * t->nm);
 
-	if (!path || trie_add(t, 0, 0) < 0) {
+	if (!path || trie_add(t, 0, 0, 0) < 0) {
 		free(path);
 		return -1;
 	}
@@ -162,7 +215,7 @@ static int trie_build(struct trie *t, const struct model *m, const struct keyed 
 				keep++;
 		depth = keep;
 		for (; depth < k[i].n && depth < EXP_MAX_FRAMES + 8; depth++) {
-			long nd = trie_add(t, k[i].ids[depth], depth + 1);
+			long nd = trie_add(t, k[i].ids[depth], depth + 1, depth ? path[depth - 1] : 0);
 			if (nd < 0) {
 				free(path);
 				return -1;
@@ -173,12 +226,13 @@ static int trie_build(struct trie *t, const struct model *m, const struct keyed 
 			   (size_t)(m->procs[e->proc].exp - exps) >= base_nexps ? 1 : 0;
 		if (base_nexps)
 			side = 1 - side;      /* "v" (side 0) is the run compared, "a" (1) the baseline */
-		for (uint32_t d = 0; d <= depth; d++) {
-			uint64_t *v = &t->val[(d ? path[d - 1] : 0) * (size_t)(t->sides * t->nm) + (size_t)(side * t->nm)];
-			for (int j = 0; j < t->nm; j++)
-				v[j] += e->v[hm->m[j]];
-		}
+		uint64_t *v = &t->val[(depth ? path[depth - 1] : 0) * stride + (size_t)(side * t->nm)];
+		for (int j = 0; j < t->nm; j++)
+			v[j] += e->v[hm->m[j]];
 	}
+	for (size_t i = t->n; i-- > 1;)
+		for (size_t j = 0; j < stride; j++)
+			t->val[t->parent[i] * stride + j] += t->val[i * stride + j];
 	free(path);
 	return 0;
 }
@@ -254,7 +308,7 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 			q->ids[q->n++] = pf.of_model[e->funcs[j]];
 		frames += q->n;
 	}
-	qsort(k, nk, sizeof(*k), cmp_keyed);
+	sort_keyed(k, nk, 0);
 	if (trie_build(&t, m, k, nk, hm, base_nexps, exps))
 		goto out;
 	page_funcs_out(out, m, &pf);
@@ -293,6 +347,7 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 out:
 	free(t.func);
 	free(t.depth);
+	free(t.parent);
 	free(t.val);
 	free(pool);
 	free(k);

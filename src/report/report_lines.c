@@ -103,15 +103,20 @@ int report_pcs_collect(const struct model *m, bool (*want)(const struct model *,
 	uint32_t *pst = NULL, *lst = NULL;
 	size_t pcap = 0, lcap = 0;
 	int rc = 0;
+	uint8_t *wanted = calloc(m->nfuncs + 1, 1);     /* per function: 0 not asked, 1 yes, 2 no */
 
 	memset(p, 0, sizeof(*p));
+	if (!wanted)
+		return -1;
 	for (size_t i = 0; i < m->nentries && !rc; i++) {
 		const struct model_entry *e = &m->entries[i];
 		uint32_t gen = (uint32_t)i + 1;
+		int nz[MODEL_METRIC_COUNT], nnz = model_entry_nonzero(e, nz);
 		for (uint32_t j = 0; j < e->n && !rc; j++) {
 			uint32_t f = e->funcs[j];
-			if (!e->addrs[j] || (m->funcs[f].flags & MODEL_FUNC_ARTIFICIAL) ||
-			    (want && !want(m, f, arg)))
+			if (!wanted[f])
+				wanted[f] = (m->funcs[f].flags & MODEL_FUNC_ARTIFICIAL) || (want && !want(m, f, arg)) ? 2 : 1;
+			if (!e->addrs[j] || wanted[f] == 2)
 				continue;
 			long s = pc_slot(m, p, f, e->addrs[j]);
 			if (s < 0 || stamps_fit(&pst, &pcap, p->npcs) || stamps_fit(&lst, &lcap, p->nlines)) {
@@ -121,7 +126,8 @@ int report_pcs_collect(const struct model *m, bool (*want)(const struct model *,
 			struct report_pc *pc = &p->pcs[s];
 			struct report_line *l = &p->lines[pc->line];
 			bool leaf = j == e->n - 1;
-			for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
+			for (int q = 0; q < nnz; q++) {
+				int k = nz[q];
 				if (pst[s] != gen)
 					pc->incl[k] += e->v[k];
 				if (lst[pc->line] != gen)
@@ -137,6 +143,7 @@ int report_pcs_collect(const struct model *m, bool (*want)(const struct model *,
 	}
 	free(pst);
 	free(lst);
+	free(wanted);
 	return rc;
 }
 

@@ -82,6 +82,45 @@ static int cmp_interval(const void *a, const void *b)
 	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
 }
 
+/* A thread's samples come as a few runs in time order (one per buffer the
+ * collector wrote): merged pairwise, stably, in O(n log runs), where qsort
+ * took O(n log n) with a call per comparison. */
+static void sort_samples(struct report_sample *s, size_t n)
+{
+	size_t *runs = malloc((n + 1) * sizeof(*runs)), nruns = 0;
+	struct report_sample *tmp = malloc((n + 1) * sizeof(*tmp));
+
+	if (!runs || !tmp) {
+		free(runs);
+		free(tmp);
+		qsort(s, n, sizeof(*s), cmp_sample);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!i || s[i].end_ns < s[i - 1].end_ns)
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	while (nruns > 1) {
+		size_t k = 0;
+		for (size_t r = 0; r < nruns; r += 2, k++) {
+			size_t a = runs[r], mid = runs[r + 1 < nruns ? r + 1 : nruns], end = runs[r + 2 < nruns ? r + 2 : nruns];
+			size_t i = a, j = mid, o = a;
+			while (i < mid && j < end)
+				tmp[o++] = s[j].end_ns < s[i].end_ns ? s[j++] : s[i++];
+			while (i < mid)
+				tmp[o++] = s[i++];
+			while (j < end)
+				tmp[o++] = s[j++];
+			runs[k] = a;
+		}
+		runs[k] = n;
+		nruns = k;
+		memcpy(s, tmp, n * sizeof(*s));
+	}
+	free(runs);
+	free(tmp);
+}
+
 /* Lay a track's samples end to end: each covers the `weight` ns of CPU
  * before its time, moved to the end of the one before where it would
  * overlap it (coalesced timer signals weigh more than the time since the
@@ -92,7 +131,7 @@ static void lay_samples(struct report_track *t)
 {
 	uint64_t end = 0;
 
-	qsort(t->samples, t->nsamples, sizeof(*t->samples), cmp_sample);
+	sort_samples(t->samples, t->nsamples);
 	for (size_t i = 0; i < t->nsamples; i++) {
 		struct report_sample *s = &t->samples[i];
 		uint64_t w = s->end_ns - s->start_ns;
