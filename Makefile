@@ -13,7 +13,7 @@ BUILD      ?= build
 # build in a recursive make, which checks: a fresh machine needs nothing but
 # make and git (tests/fresh/run.sh proves it).
 PKGS := libelf libdw capstone zlib
-DEPS_FIRST := deps demo check check-asan bench fuzz help clean uninstall
+DEPS_FIRST := deps deps-test demo check check-asan bench fuzz help clean uninstall
 ifneq ($(filter-out $(DEPS_FIRST),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo ok),ok)
 $(error missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev zlib1g-dev)
@@ -178,31 +178,36 @@ $(HWCGEN): tests/progs/hwcgen.c $(call pic,$(FORMAT_WR))
 tests: all $(UNIT_BINS) $(JOBGEN) $(HWCGEN)
 
 # --- the README's commands ------------------------------------------------
+# demo needs only what builds tally; the tests need their consumers too
+# (MPI, Java, chromium, node, go...: minutes of downloads a demo can skip).
 deps:
+	@scripts/install-deps.sh build
+
+deps-test:
 	@scripts/install-deps.sh test
 
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
-check: deps
+check: deps-test
 	@$(MAKE) --no-print-directory tests
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined build-asan/bin/tally unit-asan
 	@tests/run.sh build build-asan
 
-check-asan: deps
+check-asan: deps-test
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined build-asan/bin/tally unit-asan
 	@tests/run.sh --unit-only build-asan
 
 unit-asan: $(UNIT_BINS)
 
-bench: deps
+bench:
 	@scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all $(JOBGEN)
 	@bench/run.sh
 
 # libFuzzer targets over the experiment reader (clang).
-fuzz: deps
+fuzz: deps-test
 	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz SANITIZE=fuzzer-no-link,address,undefined fuzzers
 	@tests/fuzz/run.sh build-fuzz
 
@@ -250,5 +255,5 @@ clean:
 help:
 	@echo "make [all] | demo | check | check-asan | bench | fuzz | install [PREFIX=...] | uninstall | clean"
 
-.PHONY: all mpi-skipped jvmti-skipped tests deps demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
+.PHONY: all mpi-skipped jvmti-skipped tests deps deps-test demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

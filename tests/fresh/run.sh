@@ -32,6 +32,13 @@ if [ ! -x "$ROOT/bin/sh" ]; then
 	debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR"
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The host's network comes with its own certificate authorities when it is
+# behind a TLS-inspecting proxy: the root trusts them too (update-ca-certificates
+# below, and NODE_EXTRA_CA_CERTS for npm, which does not read the system store).
+mkdir -p "$ROOT/usr/local/share/ca-certificates"
+for crt in /usr/local/share/ca-certificates/*.crt; do
+	[ -f "$crt" ] && cp "$crt" "$ROOT/usr/local/share/ca-certificates/"
+done
 
 mounted=""
 mnt() {   # mnt TARGET ARGS...: mount ARGS on ROOT/TARGET, undone at exit
@@ -51,10 +58,11 @@ mnt dev/pts --bind /dev/pts
 mnt dev/shm -t tmpfs -o mode=1777 shm
 
 in_root() { chroot "$ROOT" /usr/bin/env -i HOME=/root TERM=dumb \
+	NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
 echo "== apt-get install make git (in the root)"
-in_root sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends make git ca-certificates' \
+in_root sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends make git ca-certificates && update-ca-certificates' \
 	>"$ROOT/root/setup.log" 2>&1 || { tail -n 20 "$ROOT/root/setup.log"; exit 1; }
 SRC=/usr/local/src/tally
 rm -rf "$ROOT$SRC"
