@@ -25,6 +25,7 @@ libdw-dev           build
 libiberty-dev       build
 libcapstone-dev     build
 zlib1g-dev          build
+libc6-dbg           build
 g++                 test
 python3             test
 binutils            test
