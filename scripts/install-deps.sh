@@ -46,6 +46,7 @@ file                test
 openjdk-17-jdk-headless test
 hyperfine           bench
 heaptrack           bench
+bpftrace            bench
 EOF
 }
 
