@@ -64,7 +64,7 @@ static const struct cli_opt options[] = {
 	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
 	  "sync.count, sync.other, io.bytes, io.time, io.count, mpi.time,\n"
 	  "mpi.count, mpi.bytes.sent, mpi.bytes.recv; with --states: wall,\n"
-	  "cpu.user, cpu.system, wait.cpu, wait.lock, wait.io, wait.sleep;\n"
+	  "cpu.user, cpu.system, wait.cpu, wait.lock, wait.io, wait.sleep, wait.stopped;\n"
 	  "with -c: the event's name (cycles, page-faults, ...)" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N",

@@ -28,6 +28,15 @@
  * batch holds a block, and its growth, less the preempted intervals', is the
  * wake-up latency of that batch's blocks.
  *
+ * A block that resumes in user code, not after a system call, was a page
+ * fault's (its I/O, a page another thread is reading) or a stop (SIGSTOP, a
+ * debugger: a thread stops on its way back to user code).  A fault that
+ * blocked has been counted by the resume: the thread's page faults
+ * (getrusage, minor and major) are looked at then, and the batch is flagged
+ * EXP_STATE_FAULTED when they grew since the last look (the clock's sample
+ * looks too, so a stop is told apart unless the thread faulted in the
+ * millisecond of CPU before it).
+ *
  * With each clock sample the thread's user and system CPU time so far
  * (getrusage RUSAGE_THREAD) is written as a CPU_SPLIT record: the analyzer
  * splits the samples' CPU time by it.
@@ -83,6 +92,7 @@ struct col_states_thread {
 	uint64_t out_ns;
 	uint64_t run_delay_ns;          /* schedstat's at the last read */
 	uint64_t preempted_ns;          /* preempted since that read */
+	uint64_t faults;                /* the thread's page faults at the last look */
 	uint32_t n;                     /* intervals waiting to be written */
 	struct interval iv[BATCH];
 	struct col_stack_memo memo;     /* the last stack interned */
@@ -176,6 +186,24 @@ static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 	return true;
 }
 
+static uint64_t faults_of(const struct rusage *ru)
+{
+	return (uint64_t)ru->ru_minflt + (uint64_t)ru->ru_majflt;
+}
+
+/* Have the thread's page faults grown since the last look?  (Yes when
+ * they cannot be read: a fault is never taken for a stop.) */
+static bool faults_grew(struct col_states_thread *s)
+{
+	struct rusage ru;
+
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+		return true;
+	bool grew = faults_of(&ru) != s->faults;
+	s->faults = faults_of(&ru);
+	return grew;
+}
+
 /* Unmap and close what thread start made (its descriptors are ours). */
 static void release(struct col_states_thread *s)
 {
@@ -230,6 +258,7 @@ void col_states_thread_start(struct col_thread *t)
 	else
 		col_fd_keep(s->schedstat_fd, &s->schedstat_fd, NULL);
 	read_run_delay(s, &s->run_delay_ns);
+	faults_grew(s);
 	if (col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		col_log_error_sigsafe("states: enable", errno, "this thread's states are not recorded");
 		release(s);
@@ -342,6 +371,15 @@ static bool after_syscall(uint64_t pc)
 	return p[0] == 0x0f && p[1] == 0x05;
 }
 
+/* Does the batch hold an interval the thread was blocked in? */
+static bool has_block(const struct col_states_thread *s)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!s->iv[i].preempted)
+			return true;
+	return false;
+}
+
 /* The switch signal: the thread is back in user mode where it left; its
  * intervals get the stack it resumes at. */
 static void on_resume(struct col_thread *t, struct col_states_thread *s, void *uc)
@@ -358,6 +396,8 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
 		stack_id = col_stack_interrupted_sigsafe(t, uc, &s->memo, &leaf);
 		if (after_syscall(leaf))
 			flags |= EXP_STATE_SYSCALL;
+		else if (has_block(s) && faults_grew(s))
+			flags |= EXP_STATE_FAULTED;
 		if (!stack_id)
 			flags |= EXP_STATE_NO_STACK;
 	}
@@ -414,6 +454,7 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 			.user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
 			.system_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u,
 		};
+		s->faults = faults_of(&ru);             /* the batches before are written */
 		col_write_sigsafe(t, EXP_FILE_STATES, EXP_REC_CPU_SPLIT, &rec, sizeof(rec));
 	}
 	if (atomic_load_explicit(&way, memory_order_relaxed) == WAY_RING) {

@@ -702,6 +702,10 @@ struct exp_state {
 				     next clock sample's, or 0 */
 #define EXP_STATE_WAKE_SPREAD 0x8 /* runnable_ns is a share of a run_delay that
 				     several intervals had together */
+#define EXP_STATE_FAULTED 0x10  /* the thread's page faults grew since its last
+				     look (its previous clock sample or such
+				     resume): a block outside a system call may
+				     have been a fault's; without: a stop */
 
 /* EXP_REC_CPU_SPLIT, 32 bytes, in states.dat: the thread's user and system
  * CPU time so far (the kernel's, getrusage RUSAGE_THREAD), written with each

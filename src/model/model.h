@@ -46,6 +46,7 @@ enum model_metric {
 	MODEL_WAIT_LOCK,           /* ns blocked on a lock (futex: mutexes, condvars, joins) */
 	MODEL_WAIT_IO,             /* ns blocked on I/O (files, pipes, sockets, page faults) */
 	MODEL_WAIT_SLEEP,          /* ns sleeping or waiting otherwise */
+	MODEL_WAIT_STOPPED,        /* ns stopped (SIGSTOP, a debugger) */
 	MODEL_COUNTER_0,           /* -c: counter events, named after the event */
 	MODEL_COUNTER_LAST = MODEL_COUNTER_0 + 7,   /* (model_metric_counter) */
 	MODEL_METRIC_COUNT
@@ -216,7 +217,7 @@ struct model_file {
 struct model_state_stack {
 	uint32_t thread;           /* model.threads index */
 	uint32_t entry;            /* model.entries index */
-	uint32_t metric;           /* MODEL_WALL .. MODEL_WAIT_SLEEP */
+	uint32_t metric;           /* MODEL_WALL .. MODEL_WAIT_STOPPED */
 	uint64_t ns;
 };
 

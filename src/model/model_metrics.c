@@ -35,6 +35,7 @@ static struct model_metric_info metric_info[MODEL_METRIC_COUNT] = {
 	[MODEL_WAIT_LOCK] = { "wait.lock", "Lock wait", true },
 	[MODEL_WAIT_IO] = { "wait.io", "I/O wait", true },
 	[MODEL_WAIT_SLEEP] = { "wait.sleep", "Sleep", true },
+	[MODEL_WAIT_STOPPED] = { "wait.stopped", "Stopped", true },
 };
 
 /* The events the counter metrics stand for, in the order they were met. */

@@ -9,11 +9,14 @@
  *     between two splits share its system fraction (the kernel's tick-based
  *     split, made exact in total by its scaling to the precise run time);
  *   - off the CPU: each STATE interval is wait.cpu for its runnable part and,
- *     for the rest, wait.lock, wait.io or wait.sleep by what it blocked in:
- *     the functions of its stack, from the leaf out (a futex wait inside
- *     pthread_mutex_lock is a lock, read() on a pipe I/O, nanosleep a
- *     sleep); a blocked interval whose stack names no such function is a
- *     sleep when it left in a system call, I/O otherwise (a page fault);
+ *     for the rest, wait.lock, wait.io, wait.sleep or wait.stopped by what
+ *     it blocked in: the functions of its stack, from the leaf out (a futex
+ *     wait inside pthread_mutex_lock is a lock, read() on a pipe I/O,
+ *     nanosleep a sleep); a blocked interval whose stack names no such
+ *     function is a sleep when it left in a system call, I/O when it left
+ *     in user code and the thread's page faults grew (a fault that blocked:
+ *     its I/O, a page being read), else stopped (SIGSTOP or a debugger
+ *     stops a thread on its way back to user code);
  *   - wall is their sum, at the same stacks.
  * An interval recorded without a stack of its own (the ring way,
  * docs/states.md) is shown at <Unknown> and counted a sleep when the thread
@@ -25,7 +28,7 @@
 
 #include "model/model_build_int.h"
 
-enum reason { R_UNKNOWN, R_LOCK, R_IO, R_SLEEP };
+enum reason { R_UNKNOWN, R_LOCK, R_IO, R_SLEEP, R_STOPPED };
 
 /* Functions a thread blocks in, by what it waits for: glibc's names, with
  * leading underscores, "libc_", "GI_" and a trailing "64" taken off. */
@@ -350,9 +353,10 @@ static enum model_metric blocked_metric(struct build *b, struct ctx *x, long e, 
 			r = reason_of_entry(m, &m->entries[e]);
 		}
 		if (r == R_UNKNOWN)
-			r = st->flags & EXP_STATE_SYSCALL ? R_SLEEP : R_IO;
+			r = st->flags & EXP_STATE_SYSCALL ? R_SLEEP : st->flags & EXP_STATE_FAULTED ? R_IO : R_STOPPED;
 	}
-	return r == R_LOCK ? MODEL_WAIT_LOCK : r == R_IO ? MODEL_WAIT_IO : MODEL_WAIT_SLEEP;
+	return r == R_LOCK ? MODEL_WAIT_LOCK : r == R_IO ? MODEL_WAIT_IO : r == R_STOPPED ? MODEL_WAIT_STOPPED
+											 : MODEL_WAIT_SLEEP;
 }
 
 static int add_states(struct build *b, struct proc_ctx *c, const struct model_options *o, struct ctx *x)

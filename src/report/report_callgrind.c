@@ -38,6 +38,7 @@ static const char *const cg_event[MODEL_METRIC_COUNT] = {
 	[MODEL_CPU_SYSTEM] = "System_CPU_ns", [MODEL_WAIT_CPU] = "Wait_CPU_ns",
 	[MODEL_WAIT_LOCK] = "Lock_wait_ns", [MODEL_WAIT_IO] = "IO_wait_ns",
 	[MODEL_WAIT_SLEEP] = "Sleep_ns",
+	[MODEL_WAIT_STOPPED] = "Stopped_ns",
 };
 
 /* Interned strings (files, objects) with their compression ids. */

@@ -16,6 +16,7 @@
 
 static const enum model_metric states[] = {
 	MODEL_CPU_USER, MODEL_CPU_SYSTEM, MODEL_WAIT_CPU, MODEL_WAIT_LOCK, MODEL_WAIT_IO, MODEL_WAIT_SLEEP,
+	MODEL_WAIT_STOPPED,
 };
 #define NSTATES (sizeof(states) / sizeof(states[0]))
 

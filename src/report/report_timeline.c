@@ -257,7 +257,8 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 		case MODEL_WAIT_CPU:
 		case MODEL_WAIT_LOCK:
 		case MODEL_WAIT_IO:
-		case MODEL_WAIT_SLEEP:      /* --states: the part off the CPU ending at its time */
+		case MODEL_WAIT_SLEEP:
+		case MODEL_WAIT_STOPPED:    /* --states: the part off the CPU ending at its time */
 			if (!ev->value)
 				break;
 			snprintf(label, sizeof(label), "%s: %s", model_metric_info(ev->metric)->title, leaf);

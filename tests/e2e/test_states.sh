@@ -9,6 +9,7 @@
 #   - one thread that sleeps, burns user CPU and reads a pipe, 0.5 s each;
 #   - two threads contending on a mutex;
 #   - three CPU-bound threads on one CPU (taskset);
+#   - a spinning thread stopped (SIGSTOP) for 0.4 s, then continued;
 #   - the same phases without the right to count in the kernel (a user
 #     other than root, perf_event_paranoid 2): the ring way, timings only.
 . "$(dirname "$0")/lib.sh"
@@ -16,6 +17,7 @@ cd "$T"
 cc_prog states_phases -pthread
 cc_prog states_mutex -pthread
 cc_prog states_crowd -pthread
+cc_prog states_stopped
 INCL="python3 $E2E/incl.py"
 
 # near NAME GOT WANT SPAN: |GOT - WANT| <= 5% of SPAN (ns), said either way.
@@ -35,7 +37,7 @@ field() { awk -v k="$1" -v n="$2" '$1 == k { print $n }' "$3"; }
 
 # --- one thread: sleep, burn, read a pipe ------------------------------------
 "$TALLY" record --states -o phases.exp ./states_phases 0.5 >phases.out 2>/dev/null
-for m in wall cpu.user cpu.system wait.cpu wait.lock wait.io wait.sleep; do
+for m in wall cpu.user cpu.system wait.cpu wait.lock wait.io wait.sleep wait.stopped; do
 	"$TALLY" export phases.exp --format collapsed --metric $m >ph.$m.txt
 done
 sw=$(field sleep 2 phases.out) sr=$(field sleep 4 phases.out)
@@ -50,12 +52,14 @@ check states_burn_waits_for_cpu near burn.runnable $($INCL ph.wait.cpu.txt phase
 check states_pipe_read_is_wait_io_at_read near read $(python3 "$E2E/weight.py" ph.wait.io.txt 'phase_read;read') $((rw - rr)) $rw
 check states_read_phase_wall near read.wall $($INCL ph.wall.txt phase_read) $rw $rw
 check states_no_lock_wait_in_phases sh -c "test \$($INCL ph.wait.lock.txt phase_sleep phase_burn phase_read) -eq 0"
+check states_nothing_stopped_in_phases sh -c "test \$($INCL ph.wait.stopped.txt measure) -eq 0"
 # wall is the sum of the states, and the threads' lifetimes are accounted for.
 check states_wall_is_the_sum sh -c "\"\$TALLY\" report phases.exp --format json | python3 -c '
 import json, sys
 o = json.load(sys.stdin)
 for t in o[\"thread_states\"]:
-    parts = sum(t[k] for k in (\"cpu.user\", \"cpu.system\", \"wait.cpu\", \"wait.lock\", \"wait.io\", \"wait.sleep\"))
+    parts = sum(t[k] for k in (\"cpu.user\", \"cpu.system\", \"wait.cpu\", \"wait.lock\", \"wait.io\", \"wait.sleep\",
+                        \"wait.stopped\"))
     assert abs(parts - t[\"wall\"]) <= 0.004, t
     assert 97 <= t[\"accounted_pct\"] <= 100.5, t
 '"
@@ -123,6 +127,28 @@ for tid in $(awk '$1 == "thread" { print $2 }' crowd.out); do
 	ok=$((ok + 1))
 done
 check states_crowd_three_threads test $ok -eq 3
+
+# --- stopped: SIGSTOP for 0.4 s while it spins in user code ------------------
+# No system call and no page fault before the stop: wait.stopped, not I/O
+# (a block outside a system call after a fault) nor a sleep.
+"$TALLY" record --states -o stop.exp ./states_stopped 1.5 >stop.out 2>stop.err & R=$!
+P=$(exp_pid stop.exp)
+for i in $(seq 100); do grep -q ready stop.err && break; sleep 0.05; done
+sleep 0.2
+kill -STOP "$P"
+sleep 0.4
+kill -CONT "$P"
+for i in $(seq 200); do kill -0 $R 2>/dev/null || break; sleep 0.1; done
+kill -0 $R 2>/dev/null && kill -KILL $R
+wait $R
+gap=$(field stop 2 stop.out) grun=$(field stop 3 stop.out)
+for m in wait.stopped wait.io wait.sleep; do
+	"$TALLY" export stop.exp --format collapsed --metric $m >st.$m.txt
+done
+check states_stop_is_wait_stopped_at_spin near stop $($INCL st.wait.stopped.txt spin_here) $((gap - grun)) $gap
+check states_stop_not_io_nor_sleep sh -c "test \$($INCL st.wait.io.txt spin_here) -eq 0 &&
+	test \$($INCL st.wait.sleep.txt spin_here) -eq 0"
+check states_stop_in_the_view sh -c "\"\$TALLY\" report stop.exp --states | grep -q 'wait.stopped .*spin_here <- main'"
 
 # --- without the right to count in the kernel: the ring way ------------------
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
