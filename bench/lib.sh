@@ -3,8 +3,8 @@
 #
 # Variables: ROOT (the checkout), BENCH (bench/), OUT (scratch: build/bench),
 # BIN (the workloads, built by run.sh), TALLY, ROUNDS (interleaved rounds for
-# timings), NCPU, CPU_UNITS / CALLS_UNITS (workload sizes of ~1.5 s bare,
-# calibrated by run.sh).
+# timings), NCPU, CPU_UNITS / CALLS_UNITS / NEWSTACKS_UNITS (workload sizes of
+# ~1.5 s of CPU bare, calibrated by run.sh).
 # Functions: section TITLE, note TEXT, tb ARGS (bench/tb.py), row METRIC VALUE
 # TARGET PEER (a line of the final summary), perf_why / gprofng_why (empty if
 # the peer works, else why not), bytes_of DIR, tally_samples EXP,

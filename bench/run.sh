@@ -17,8 +17,9 @@
 # ADDING A SECTION: write bench/sections/NN-name.sh (NN orders the sections;
 # `name` is what `bench/run.sh name` selects).  It is run by bash with
 # bench/lib.sh already sourced, so it can use $TALLY, $BIN/cpu, $BIN/calls,
-# $CPU_UNITS, $CALLS_UNITS, $ROUNDS, `section`, `note`, `tb time ...` (the
-# interleaved timer), `row METRIC VALUE TARGET PEER` (a summary line) and
+# $BIN/newstacks, $CPU_UNITS, $CALLS_UNITS, $NEWSTACKS_UNITS, $ROUNDS,
+# `section`, `note`, `tb time ...` (the interleaved timer), `row METRIC VALUE
+# TARGET PEER` (a summary line) and
 # `perf_why` / `gprofng_why` (why a peer cannot run, or nothing).  A new
 # workload is a bench/NAME.c plus a line in build_workloads below.  A section
 # that fails is reported and the others still run; a peer that is missing or
@@ -42,6 +43,7 @@ CC=${CC:-cc}
 build_workloads() {
 	$CC -O2 -g -fomit-frame-pointer -pthread -o "$BIN/cpu" "$BENCH/cpu.c" &&
 		$CC -O2 -g -fomit-frame-pointer -pthread -o "$BIN/calls" "$BENCH/calls.c" &&
+		$CC -O2 -g -fomit-frame-pointer -pthread -o "$BIN/newstacks" "$BENCH/newstacks.c" &&
 		$CC -O2 -g -shared -fPIC -o "$BIN/libsigfloor.so" "$BENCH/sigfloor.c" &&
 		$CC -O2 -g -pthread -o "$BIN/pgcalls" "$BENCH/pgcalls.c" &&
 		$CC -O2 -g -pg -pthread -o "$BIN/pgcalls.pg" "$BENCH/pgcalls.c" &&
@@ -49,13 +51,16 @@ build_workloads() {
 		$CC -O2 -g -pthread -o "$BIN/locky" "$BENCH/locky.c"
 }
 
-# calibrate NAME: the units that make NAME run ~1.5 s bare on this machine
-# (one timed run of 4 units, then a second at the estimate to correct it).
+# calibrate NAME: the units that make NAME use ~1.5 s of CPU bare on this
+# machine (one timed run of 4 units, then a second at the estimate to correct
+# it).  CPU time, not wall: on a loaded machine the wall time of a run is
+# mostly waiting, and a size from it gave runs of 0.6 s of CPU (600 samples
+# at 1 kHz, so the experiment's fixed bytes dominated bytes per sample).
 calibrate() {
 	local u=4 t i
 	for i in 1 2; do
 		t=$(tb time --rounds 1 --warmup 0 --quiet --json "$OUT/calib.json" --dir "$OUT/calib" \
-			--cmd "$1" "$BIN/$1 $u" >/dev/null && tb get "$OUT/calib.json" "$1.wall_med")
+			--cmd "$1" "$BIN/$1 $u" >/dev/null && tb get "$OUT/calib.json" "$1.cpu_med")
 		[ -n "$t" ] || { echo 15; return; }
 		u=$(python3 -c "import sys; print(round(float(sys.argv[1]) * 1.5 / float(sys.argv[2]), 1))" "$u" "$t")
 	done
@@ -91,8 +96,10 @@ if ! build_workloads; then
 fi
 CPU_UNITS=${CPU_UNITS:-$(calibrate cpu)}
 CALLS_UNITS=${CALLS_UNITS:-$(calibrate calls)}
-export CPU_UNITS CALLS_UNITS
-echo "workloads ($CC -O2 -g -fomit-frame-pointer): cpu $CPU_UNITS units, calls $CALLS_UNITS units (~1.5 s each, bare)"
+NEWSTACKS_UNITS=${NEWSTACKS_UNITS:-$(calibrate newstacks)}
+export CPU_UNITS CALLS_UNITS NEWSTACKS_UNITS
+echo "workloads ($CC -O2 -g -fomit-frame-pointer): cpu $CPU_UNITS units, calls $CALLS_UNITS units," \
+	"newstacks $NEWSTACKS_UNITS units (~1.5 s of CPU each, bare)"
 echo "perf: $(w=$(perf_why); echo "${w:-usable}");  gprofng: $(w=$(gprofng_why); echo "${w:-usable}")"
 
 # The sections, in order; arguments select some by name.

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # 20-bytes.sh — experiment bytes per sample: the experiment directory's size
-# over overview.samples, for ~1.5 s runs of each workload at -F 1000 (3 runs,
+# over overview.samples, for ~1.5 s runs of each workload (CPU-bound,
+# call-heavy, always-new stacks) at -F 1000 (3 runs,
 # the median is judged), and perf.data's size over its SAMPLE events for
 # `perf record --call-graph dwarf` (one run).  The 1M-sample experiments of
 # section 3 give the long-run figure.
@@ -9,11 +10,15 @@ section "2. Experiment bytes per sample (-F 1000, ~1.5 s runs)"
 why=$(perf_why)
 d=$OUT/bytes
 rm -rf "$d" && mkdir -p "$d"
-line() { printf '  %-6s %-6s %8d %12d %12d %12d   %s, %s, %s\n' "$@"; }
-printf '  %-6s %-6s %8s %12s %12s %12s   %s\n' prog tool samples "file bytes" "du apparent" "du alloc" \
+line() { printf '  %-9s %-6s %8d %12d %12d %12d   %s, %s, %s\n' "$@"; }
+printf '  %-9s %-6s %8s %12s %12s %12s   %s\n' prog tool samples "file bytes" "du apparent" "du alloc" \
 	"bytes/sample (files, apparent, alloc)"
-for w in cpu calls; do
-	if [ $w = cpu ]; then units=$CPU_UNITS label="CPU-bound"; else units=$CALLS_UNITS label="call-heavy"; fi
+for w in cpu calls newstacks; do
+	case $w in
+	cpu) units=$CPU_UNITS label="CPU-bound" ;;
+	calls) units=$CALLS_UNITS label="call-heavy" ;;
+	*) units=$NEWSTACKS_UNITS label="always-new stacks" ;;
+	esac
 	: >"$d/$w.per"
 	for r in 1 2 3; do
 		e=$d/$w.$r.exp
