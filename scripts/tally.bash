@@ -43,11 +43,11 @@ _tally()
 	record) opts="-o -F -H -s -i -m --follow= --frames --pid --duration --limit --help" ;;
 	report) opts="--functions --callers --tree --inverted --no-fold --lines --pcs --source-path --threads
 		--objects --gprof --leaks --by-file --processes --ranks --messages --metric --format --limit --sort
-		--columns --percent --samples --quiet --name-width --threshold --show-collector $filters --help" ;;
+		--columns --percent --samples --quiet --name-width --human --threshold --show-collector $filters --help" ;;
 	export) opts="--format --metric -o --output $filters --help" ;;
 	annotate) opts="--disasm --source --source-path --commentary --hot --context --metric --format
 		$filters --help" ;;
-	diff) opts="--absolute --normalised --metric --format --limit $filters --help" ;;
+	diff) opts="--absolute --normalised --metric --format --limit --human $filters --help" ;;
 	html) opts="-o --output --diff --absolute --normalised --title $filters --help" ;;
 	gprof|check) opts="--help" ;;
 	esac

@@ -13,7 +13,7 @@
 
 #define CMD "diff"
 
-enum { OPT_HELP = 1, OPT_NORMALISED, OPT_ABSOLUTE, OPT_METRIC, OPT_FORMAT, OPT_LIMIT };
+enum { OPT_HELP = 1, OPT_NORMALISED, OPT_ABSOLUTE, OPT_METRIC, OPT_FORMAT, OPT_LIMIT, OPT_HUMAN };
 
 static const struct cli_opt options[] = {
 	{ "absolute", 0, CLI_ARG_NONE, OPT_ABSOLUTE, NULL, "compare the values (default)" },
@@ -24,6 +24,7 @@ static const struct cli_opt options[] = {
 	  "metrics compared (default: every metric both runs have)" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N", "rows of each table (default 30 in text, all otherwise)" },
+	{ "human", 0, CLI_ARG_NONE, OPT_HUMAN, NULL, "text: times and counts in human units (45.6 ms, 12.3K)" },
 	CLI_INPUT_OPTS,
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
@@ -46,7 +47,7 @@ int cmd_diff(int argc, char **argv)
 	struct report_opts o = { .fmt = REPORT_TEXT };
 	const char *paths[2] = { NULL, NULL }, *metric_arg = NULL, *val;
 	const char *pa[1], *pb[1];
-	bool normalised = false;
+	bool normalised = false, human = false;
 	long limit = -1;
 	size_t npaths = 0;
 	struct cli_args a;
@@ -69,6 +70,7 @@ int cmd_diff(int argc, char **argv)
 		case OPT_NORMALISED: normalised = true; break;
 		case OPT_ABSOLUTE: normalised = false; break;
 		case OPT_METRIC: metric_arg = val; break;
+		case OPT_HUMAN: human = true; break;
 		case OPT_FORMAT:
 			o.fmt = !strcmp(val, "csv") ? REPORT_CSV : !strcmp(val, "json") ? REPORT_JSON : REPORT_TEXT;
 			if (o.fmt == REPORT_TEXT && strcmp(val, "text")) {
@@ -114,6 +116,8 @@ int cmd_diff(int argc, char **argv)
 	}
 	o.limit = limit >= 0 ? (size_t)limit : (o.fmt == REPORT_TEXT ? 30 : 0);
 	struct report_doc *d = report_doc_new(stdout, o.fmt);
+	if (d)
+		report_doc_style(d, false, 0, human);
 	rc = report_diff(d, &in[0].model, &in[1].model, &o, normalised, paths[0], paths[1]);
 	report_doc_end(d);
 	if (rc) {

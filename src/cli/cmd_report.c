@@ -24,6 +24,7 @@ enum {
 	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR, OPT_RANKS, OPT_MESSAGES,
 	OPT_LINES, OPT_PCS, OPT_SOURCE_PATH, OPT_INVERTED, OPT_NO_FOLD, OPT_COLUMNS, OPT_PERCENT,
 	OPT_SAMPLES, OPT_QUIET, OPT_NAME_WIDTH, OPT_STATES, OPT_COUNTERS, OPT_DATA_OBJECTS,
+	OPT_HUMAN,
 };
 
 static const struct cli_opt options[] = {
@@ -81,6 +82,8 @@ static const struct cli_opt options[] = {
 	{ "quiet", 'q', CLI_ARG_NONE, OPT_QUIET, NULL, "no overview: the view alone" },
 	{ "name-width", 0, CLI_ARG_REQUIRED, OPT_NAME_WIDTH, "N",
 	  "text: cut function names to N characters (see also --no-args)" },
+	{ "human", 0, CLI_ARG_NONE, OPT_HUMAN, NULL,
+	  "text: times and counts in human units (45.6 ms, 1.23 s, 12.3K, 4.56M)" },
 	{ "threshold", 0, CLI_ARG_REQUIRED, OPT_THRESHOLD, "PCT",
 	  "call tree: hide subtrees below PCT% of the total (default 1)" },
 	CLI_INPUT_OPTS,
@@ -101,6 +104,7 @@ struct report_cmd {
 	bool samples;              /* -n: add the samples metric */
 	bool quiet;                /* no overview */
 	int name_width;            /* 0: names as they are */
+	bool human;                /* --human */
 };
 
 /* The view an option asks for, or -1 if it is not a view. */
@@ -267,6 +271,7 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 	case OPT_PERCENT: r->o.percent_only = true; break;
 	case OPT_SAMPLES: r->samples = true; break;
 	case OPT_QUIET: r->quiet = true; break;
+	case OPT_HUMAN: r->human = true; break;
 	case OPT_NAME_WIDTH:
 		if ((r->name_width = (int)strtol(val, &end, 10), *end) || end == val || r->name_width < 8) {
 			cli_error(CMD, "--name-width %s: expected a number of characters, at least 8", val);
@@ -351,7 +356,7 @@ int cmd_report(int argc, char **argv)
 		rc = CLI_FATAL;
 		goto out;
 	}
-	report_doc_style(d, cli_colour(), r.name_width);
+	report_doc_style(d, cli_colour(), r.name_width, r.human);
 	if (o->fmt != REPORT_CSV && !r.quiet)
 		report_overview(d, &in->model, in->exps, in->nexps);
 	switch (r.view) {

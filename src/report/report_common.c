@@ -29,7 +29,7 @@ void report_metric_cols(struct report_table *t, const struct report_opts *o, con
 		snprintf(key, sizeof(key), "%s_%s", kind, mi->name);
 		snprintf(head, sizeof(head), "%s %s%s", title, mi->title, mi->is_time ? " s" : "");
 		if (!o->percent_only)
-			report_col(t, key, head, mi->is_time ? COL_SEC : COL_U64);
+			report_col(t, key, head, mi->is_time ? COL_SEC : COL_COUNT);
 		snprintf(key, sizeof(key), "%s_%s_pct", kind, mi->name);
 		snprintf(head, sizeof(head), "%s %s %%", title, mi->title);
 		report_col(t, key, o->percent_only ? head : "%", COL_PCT);

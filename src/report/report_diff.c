@@ -168,7 +168,7 @@ static void cols(struct report_table *t, const struct report_opts *o, bool incl)
 
 	for (int i = 0; i < o->nmetrics; i++) {
 		const struct model_metric_info *mi = model_metric_info(o->metrics[i]);
-		enum report_col_type ty = mi->is_time ? COL_SEC : COL_U64;
+		enum report_col_type ty = mi->is_time ? COL_SEC : COL_COUNT;
 		const char *unit = mi->is_time ? " s" : "";
 		for (int pass = 0; pass < (incl ? 2 : 1); pass++) {
 			const char *kind = pass ? "incl" : "excl";

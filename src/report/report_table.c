@@ -15,11 +15,14 @@
 
 #include "report/report_json_write.h"
 #include "report/report_table.h"
+#include "report/report_units.h"
 
 struct cell {
 	char *text;
 	bool number;             /* emit unquoted in JSON */
+	bool has_value;          /* a COL_SEC or COL_COUNT number: value holds it */
 	int indent;
+	double value;
 };
 
 struct col {
@@ -50,12 +53,44 @@ struct report_doc {
 	char err[160];           /* the first failure, "" if none */
 	bool colour;             /* text: colour the shares */
 	int name_width;          /* text: cut "name" cells to this (0: no) */
+	bool human;              /* text: times and counts in human units */
 };
 
-void report_doc_style(struct report_doc *d, bool colour, int name_width)
+void report_doc_style(struct report_doc *d, bool colour, int name_width, bool human)
 {
 	d->colour = colour && d->fmt == REPORT_TEXT;
 	d->name_width = name_width;
+	d->human = human && d->fmt == REPORT_TEXT;
+}
+
+/* --human: COL_SEC and COL_COUNT cells rewritten in human units; their
+ * columns' titles lose the " s" the units now say. */
+static void humanize(struct report_table *t)
+{
+	char buf[48];
+
+	for (int c = 0; c < t->ncols; c++) {
+		enum report_col_type type = t->cols[c].type;
+		if (type != COL_SEC && type != COL_COUNT)
+			continue;
+		size_t tl = strlen(t->cols[c].title);
+		if (type == COL_SEC && tl > 2 && !strcmp(t->cols[c].title + tl - 2, " s"))
+			t->cols[c].title[tl - 2] = 0;
+		for (size_t r = 0; r < t->nrows; r++) {
+			struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)c];
+			if (!x->has_value)
+				continue;
+			if (type == COL_SEC)
+				report_units_time(buf, sizeof(buf), x->value);
+			else
+				report_units_count(buf, sizeof(buf), x->value);
+			char *text = strdup(buf);
+			if (!text)
+				continue;       /* the exact value stays */
+			free(x->text);
+			x->text = text;
+		}
+	}
 }
 
 /* Cut the cells of "name" columns to d->name_width characters, "..." last
@@ -319,6 +354,8 @@ void report_u64(struct report_table *t, uint64_t v)
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 	c->text = table_strdup(t, buf);
 	c->number = type != COL_HEX;
+	c->has_value = type == COL_SEC || type == COL_COUNT;
+	c->value = (double)v;
 }
 
 void report_pct(struct report_table *t, double v)
@@ -342,6 +379,8 @@ void report_num(struct report_table *t, double v)
 		return;
 	enum report_col_type type = t->cols[t->cur - 1].type;
 	c->number = isfinite(v);
+	c->has_value = isfinite(v) && (type == COL_SEC || type == COL_COUNT);
+	c->value = v;
 	if (!isfinite(v))
 		snprintf(buf, sizeof(buf), "%s", isnan(v) ? "" : v > 0 ? "inf" : "-inf");
 	else if (type == COL_SEC)
@@ -377,6 +416,8 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 	}
 	if (d->name_width)
 		cut_names(d, t);
+	if (d->human)
+		humanize(t);
 	for (int c = 0; c < t->ncols; c++)
 		w[c] = strlen(t->cols[c].title);
 	for (size_t r = 0; r < t->nrows; r++)

@@ -24,6 +24,7 @@ enum report_col_type {
 	COL_HEX,        /* address */
 	COL_DEPTH,      /* tree depth: indents the row's next text cell; not shown in text */
 	COL_RATIO,      /* a ratio, 3 decimals; "inf" when over nothing */
+	COL_COUNT,      /* a metric's count or bytes: an integer; --human: 12.3K, 4.56M */
 };
 
 struct report_doc;
@@ -31,9 +32,11 @@ struct report_table;
 
 /* A document written to `out`; NULL if out of memory. */
 struct report_doc *report_doc_new(FILE *out, enum report_format fmt);
-/* Text only: colour shares (COL_PCT cells: red from 10%, yellow from 1%)
- * and cut cells of "name" columns to `name_width` characters (0: whole). */
-void report_doc_style(struct report_doc *d, bool colour, int name_width);
+/* Text only: colour shares (COL_PCT cells: red from 10%, yellow from 1%),
+ * cut cells of "name" columns to `name_width` characters (0: whole), and
+ * with `human`, COL_SEC and COL_COUNT cells in human units (report_units.h;
+ * the " s" of their columns' titles dropped). */
+void report_doc_style(struct report_doc *d, bool colour, int name_width, bool human);
 /* Finish the document (closes JSON) and free it. */
 void report_doc_end(struct report_doc *d);
 

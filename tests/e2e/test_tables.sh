@@ -2,7 +2,7 @@
 # --sort by any column, --columns, --percent, -n (sample counts), --lines,
 # --pcs, --inverted, recursion folded in --tree, --object, --hide-object,
 # --symbol, --name-width, --no-args, --quiet, colour on a terminal (and
-# NO_COLOR), annotate --hot with context.
+# NO_COLOR), --human units, annotate --hot with context.
 . "$(dirname "$0")/lib.sh"
 cc_prog spin
 cc_prog cycle2
@@ -102,6 +102,38 @@ check colour_on_a_terminal_not_with_NO_COLOR sh -c '
 	script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty.txt && grep -q "$(printf "\033")\[" tty.txt &&
 	NO_COLOR=1 script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty2.txt && ! grep -q "$(printf "\033")\[" tty2.txt &&
 	"$TALLY" report s.exp -q | grep -vq "$(printf "\033")"'
+# --human: every time and count of the text table is CSV's value to 3 digits,
+# in the unit it names (12,000 samples: the counts in K).
+"$TALLY" record -F 20000 -o k.exp ./spin 0.6 2>/dev/null
+check human_units_agree_with_csv sh -c '
+	"$TALLY" report k.exp --human -n -q --limit 0 >hu.txt &&
+	"$TALLY" report k.exp -n --format csv --limit 0 >hu.csv && python3 -c "
+import csv, re
+unit = {\"s\": 1, \"ms\": 1e-3, \"us\": 1e-6, \"ns\": 1e-9}
+mult = {\"K\": 1e3, \"M\": 1e6, \"G\": 1e9}
+def num(cell):
+    m = re.fullmatch(r\"(-?[\d.]+)(?: (s|ms|us|ns)|([KMG]))?\", cell)
+    assert m, cell
+    return float(m[1]) * (unit[m[2]] if m[2] else mult[m[3]] if m[3] else 1)
+lines = open(\"hu.txt\").read().splitlines()
+head = re.split(r\"\s{2,}\", lines[1].strip())
+assert head[:4] == [\"Excl. CPU\", \"%\", \"Excl. Samples\", \"%\"], head
+exact = {r[\"name\"]: r for r in csv.DictReader(open(\"hu.csv\"))}
+seen = set()
+for l in lines[2:]:
+    cells = re.split(r\"\s{2,}\", l.strip())
+    if len(cells) < 9:
+        continue
+    r = exact[cells[8]]
+    for cell, key in zip(cells[0:8:2], (\"excl_cpu\", \"excl_samples\", \"incl_cpu\", \"incl_samples\")):
+        want, got = float(r[key]), num(cell)
+        # (CSV has ms: a time of under 0.5 ms is 0.000 there)
+        assert abs(got - want) <= 0.005 * want + (0.0005 if key.endswith(\"cpu\") else 0), (cells[8], key, cell, want)
+        seen |= set(re.findall(r\" (?:s|ms)$|[K]$\", cell))
+assert seen >= {\" ms\", \"K\"}, seen
+" &&
+	"$TALLY" diff s.exp k.exp --human >hd.txt && grep -q "^Excl. CPU A  *Excl. B  *Excl. B-A  " hd.txt && grep -q " ms  " hd.txt &&
+	"$TALLY" diff s.exp k.exp | grep -q "^Excl. CPU A s  "'
 check annotate_hot_lines_with_context sh -c '
 	"$TALLY" annotate h.exp work --hot -C 1 --format csv >hot.csv && python3 -c "
 import csv; r = {int(x[\"line\"]) for x in csv.DictReader(open(\"hot.csv\")) if x[\"kind\"] == \"line\"}
