@@ -1,7 +1,8 @@
 # test_exports.sh — each export read by its real consumer, whose totals
 # equal `tally report`'s: go tool pprof (golang-go) for pprof; speedscope's
 # schema and its own app in headless Chromium for speedscope; the Trace
-# Event Format and Chrome DevTools' trace engine for chrome.
+# Event Format, Chrome DevTools' trace engine and a trace viewer in Chromium
+# (speedscope's importer of the trace format) for chrome.
 . "$(dirname "$0")/lib.sh"
 cc_prog spin
 cc_prog threads4 -pthread
@@ -53,6 +54,11 @@ assert all(any(n.endswith(t) for n in names) for t in busy), (names, busy)\" &&
 			timeout 60 node \"$JS/check_chrome.mjs\" $x.trace.json >$x.chrome.out &&
 			python3 \"\$E2E/consumers.py\" chrome $x.chrome.out $x.json $x.threads.json"
 	done
+	# ... and opened in a trace viewer in Chromium (speedscope imports
+	# Chrome's trace format): each function's total and self are tally's.
+	check chrome_opened_in_a_viewer_in_chromium sh -c "
+		timeout 100 node \"$JS/check_speedscope.mjs\" s.trace.json >s.viewer.out &&
+		python3 \"\$E2E/consumers.py\" chrome_viewer s.viewer.out s.json"
 	check chrome_has_sync_waits sh -c '
 		grep -q "\"ph\":\"b\",\"cat\":\"tally\".*Sync wait" y.trace.json'
 fi

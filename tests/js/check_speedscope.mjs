@@ -3,7 +3,10 @@
 // app (from its npm package, in headless Chromium) imports it without an
 // error; prints, as JSON, the Total and Self of every function of the
 // profile speedscope opens first (its sandwich view, in ms) and the summed
-// weights of every profile.
+// weights of every profile.  A trace-event file (`export --format chrome`:
+// {"traceEvents": [...]}) is opened the same way, by speedscope's importer
+// of Chrome's format, a trace viewer in a real browser: no schema then, and
+// no profiles' weights.
 import Ajv from 'ajv';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,12 +19,13 @@ const require = createRequire(import.meta.url);
 const release = path.dirname(require.resolve('speedscope/dist/release/index.html'));
 const schema = JSON.parse(fs.readFileSync(path.join(release, 'file-format-schema.json'), 'utf8'));
 const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+const trace = Array.isArray(data.traceEvents);
 const ajv = new Ajv({ allErrors: true, strict: false });
-if (!ajv.validate(schema, data)) {
+if (!trace && !ajv.validate(schema, data)) {
   console.error('schema:', ajv.errorsText(ajv.errors).slice(0, 2000));
   process.exit(1);
 }
-const weights = data.profiles.map((p) => ({ name: p.name, unit: p.unit,
+const weights = trace ? [] : data.profiles.map((p) => ({ name: p.name, unit: p.unit,
   total: p.weights.reduce((a, b) => a + b, 0) }));
 
 const srv = await serve(release, { '/profile.json': path.resolve(file) });
