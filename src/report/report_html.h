@@ -2,7 +2,8 @@
  *
  * report_html.h — the parts of `tally html`'s data, shared by the files that
  * write them (report_html.c drives; report_html_tree.c the functions and the
- * call tree; report_html_timeline.c the tracks).  Private to src/report/.
+ * call tree; report_html_timeline.c the tracks; report_html_slices.c the
+ * tree's values by time).  Private to src/report/.
  */
 #ifndef TALLY_REPORT_HTML_H
 #define TALLY_REPORT_HTML_H
@@ -30,10 +31,21 @@ struct report_html_metrics {
  * of several processes (and no baseline) has a node per process under the
  * root.  Returns 0, or -1 when out of memory. */
 int report_html_tree(FILE *out, const struct model *m, const struct report_html_metrics *hm,
-		     size_t base_nexps, const struct exp_experiment *exps);
+		     size_t base_nexps, const struct exp_experiment *exps, uint32_t *node_of_entry);
 
 /* `"timeline":{...}`: per track, CPU time in bins and intervals (µs from
- * the first event), interval labels, markers.  Needs model.events. */
-int report_html_timeline(FILE *out, const struct model *m);
+ * the first event), interval labels, markers.  Needs model.events.  Its
+ * time axis starts at *t0_ns and spans *span_ns. */
+int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint64_t *span_ns);
+
+/* `"slices":{...},` (report_html_slices.c): the values of the written tree's
+ * nodes by time, so the page can draw the flame graph of a range of the
+ * timeline: the span [t0, t0 + span) in "bins" bins, and for each (bin,
+ * node) with a value, "b" the bin, "n" the node (its index in the tree as
+ * written: node_of_entry gives each entry's, UINT32_MAX for none), "v" the
+ * value of each metric in the tree's units.  The bins are as fine as keep
+ * the pairs under a budget; past it, `"slices":null,` (the page says so). */
+int report_html_slices(FILE *out, const struct model *m, const struct report_html_metrics *hm,
+		       const uint32_t *node_of_entry, uint64_t t0_ns, uint64_t span_ns);
 
 #endif

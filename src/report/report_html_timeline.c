@@ -49,7 +49,7 @@ static uint64_t min_duration(const struct report_timeline *tl, size_t *dropped)
 	return min;
 }
 
-int report_html_timeline(FILE *out, const struct model *m)
+int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint64_t *span_ns)
 {
 	struct report_timeline tl;
 	uint64_t *bins = malloc(TIMELINE_BINS * sizeof(*bins));
@@ -60,6 +60,8 @@ int report_html_timeline(FILE *out, const struct model *m)
 		return -1;
 	}
 	uint64_t span = tl.t1 > tl.t0 ? tl.t1 - tl.t0 : 1;
+	*t0_ns = tl.t0;
+	*span_ns = span;
 	uint64_t min = min_duration(&tl, &dropped);
 	fprintf(out, "\"timeline\":{\"span_us\":%llu,\"bins\":%d,\"dropped\":%zu,\"tracks\":[",
 		(unsigned long long)(span / 1000), TIMELINE_BINS, dropped);

@@ -197,7 +197,7 @@ static long trie_add(struct trie *t, uint32_t func, uint32_t depth, uint32_t par
  * node's children come after it in preorder). */
 static int trie_build(struct trie *t, const struct model *m, const struct keyed *k, size_t nk,
 		      const struct report_html_metrics *hm, size_t base_nexps,
-		      const struct exp_experiment *exps)
+		      const struct exp_experiment *exps, uint32_t *node_of_entry)
 {
 	uint32_t *path = malloc((EXP_MAX_FRAMES + 8) * sizeof(*path));
 	uint32_t depth = 0;           /* nodes on path below the root */
@@ -226,7 +226,9 @@ static int trie_build(struct trie *t, const struct model *m, const struct keyed 
 			   (size_t)(m->procs[e->proc].exp - exps) >= base_nexps ? 1 : 0;
 		if (base_nexps)
 			side = 1 - side;      /* "v" (side 0) is the run compared, "a" (1) the baseline */
-		uint64_t *v = &t->val[(depth ? path[depth - 1] : 0) * stride + (size_t)(side * t->nm)];
+		uint32_t node = depth ? path[depth - 1] : 0;
+		node_of_entry[k[i].entry] = node;
+		uint64_t *v = &t->val[node * stride + (size_t)(side * t->nm)];
 		for (int j = 0; j < t->nm; j++)
 			v[j] += e->v[hm->m[j]];
 	}
@@ -273,8 +275,24 @@ static uint8_t *trie_keep(const struct trie *t, double *pct, size_t *folded)
 	}
 }
 
+/* Each entry's node: its index in the tree as written (a folded node's
+ * nearest written ancestor's). */
+static void written_nodes(const struct trie *t, const uint8_t *keep, const struct model *m,
+			  uint32_t *node_of_entry)
+{
+	uint32_t *at = malloc((t->n + 1) * sizeof(*at));
+	uint32_t c = 0;
+
+	for (size_t i = 0; i < t->n && at; i++)
+		at[i] = keep[i] ? c++ : at[t->parent[i]];
+	for (size_t i = 0; i < m->nentries; i++)
+		if (node_of_entry[i] != UINT32_MAX)
+			node_of_entry[i] = at ? at[node_of_entry[i]] : UINT32_MAX;
+	free(at);
+}
+
 int report_html_tree(FILE *out, const struct model *m, const struct report_html_metrics *hm,
-		     size_t base_nexps, const struct exp_experiment *exps)
+		     size_t base_nexps, const struct exp_experiment *exps, uint32_t *node_of_entry)
 {
 	struct page_funcs pf = { 0 };
 	struct trie t = { .nm = hm->n, .sides = base_nexps ? 2 : 1 };
@@ -309,7 +327,9 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 		frames += q->n;
 	}
 	sort_keyed(k, nk, 0);
-	if (trie_build(&t, m, k, nk, hm, base_nexps, exps))
+	for (size_t i = 0; i < m->nentries; i++)
+		node_of_entry[i] = UINT32_MAX;
+	if (trie_build(&t, m, k, nk, hm, base_nexps, exps, node_of_entry))
 		goto out;
 	page_funcs_out(out, m, &pf);
 
@@ -318,6 +338,7 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 	uint8_t *keep = trie_keep(&t, &pct, &folded);
 	if (!keep)
 		goto out;
+	written_nodes(&t, keep, m, node_of_entry);
 	size_t stride = (size_t)(t.sides * t.nm);
 	fputs("\"tree\":{\"f\":[", out);
 	for (size_t i = 0, c = 0; i < t.n; i++)

@@ -70,4 +70,32 @@ names = spin[0][\"name\"].split(\": \", 1)[1].split(\", \")
 assert names[:2] == [\"leaf_two\", \"leaf_one\"], names
 rows = lambda t: [(r[\"line\"], r[\"text\"], r[\"excl_cpu\"], r[\"incl_cpu\"]) for r in t[\"source\"]]
 assert rows(spin[0][\"doc\"]) == rows(json.load(open(\"a.json\"))), (rows(spin[0][\"doc\"])[:5])"'
+# A range dragged across the timeline is what the flame graph shows: the
+# first 40% of two_phases mostly first_half, the last 40% second_half; each
+# range's total is the CPU of the timeline's bins it covers (another path
+# through the data), and "whole run" brings the run back.
+cc_prog two_phases
+"$TALLY" record -F 2000 -o tp.exp ./two_phases 0.3 2>/dev/null
+if [ -d "$JS/node_modules/playwright-core" ] && [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+	check html_timeline_range_is_the_flame_graph sh -c "
+		\"\$TALLY\" html tp.exp -o \"$SHOTS/range.html\" &&
+		timeout 100 node \"$JS/check_range.mjs\" \"$SHOTS/range.html\" \"$SHOTS/range.png\" first_half second_half >rr.json &&
+		python3 -c \"
+import json, re
+r = json.load(open('rr.json'))
+d = json.loads(re.search(r'id=.tally-data.>(.*?)</script>', open('$SHOTS/range.html').read(), re.S).group(1))
+tl = d['timeline']
+def cpu(us):                   # the timeline's CPU (us) in the bins of [us0, us1)
+    w = tl['span_us'] / tl['bins']
+    return sum(v for t in tl['tracks'] for b, v in enumerate(t.get('cpu', [])) if us[0] <= (b + 0.5) * w < us[1])
+assert not r['errors'], r['errors']
+w, f, l = r['whole'], r['first'], r['last']
+assert abs(w['a'] - 0.5) < 0.1 and abs(w['b'] - 0.5) < 0.1, w
+assert f['a'] > 0.6 and f['a'] > 2 * f['b'] and l['b'] > 0.6 and l['b'] > 2 * l['a'], (f, l)
+for x in (f, l):
+    assert abs(x['total'] - cpu(x['us'])) <= 0.03 * x['total'] + 2000, (x, cpu(x['us']))
+back = r['back']
+assert f['total'] + l['total'] < w['total'] and [back[k] for k in ('a', 'b', 'total')] == [w[k] for k in ('a', 'b', 'total')], (f, l, back, w)
+\" && test -s \"$SHOTS/range.png\""
+fi
 check html_needs_output sh -c '"$TALLY" html s.exp 2>err; test $? -eq 64 && grep -q -- "-o FILE" err'

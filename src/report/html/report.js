@@ -4,8 +4,10 @@
  * The page's data (a <script type="application/json" id="tally-data">
  * written by report_html.c) holds the call tree in preorder (function and
  * depth of each node, its inclusive value per metric, and in a diff the
- * baseline's), the functions, the timeline's tracks, the overview and the
- * annotated source of hot functions.  Everything else is derived here:
+ * baseline's), the functions, the timeline's tracks, the overview, the
+ * annotated source of hot functions and the tree's values by time bin (a
+ * range dragged on the timeline is then what every view shows).  Everything
+ * else is derived here:
  * self values, per-function totals (counted once per stack), callers and
  * callees, the inverted (bottom-up) tree.  Views draw on demand; the flame
  * graph is a canvas that skips frames narrower than half a pixel.
@@ -17,7 +19,7 @@
   const M = D.metrics;
   const NM = M.length;
   const DIFF = !!D.diff;
-  const state = { metric: 0, view: 'flame', zoom: 0, izoom: 0, search: null, selected: -1,
+  const state = { metric: 0, view: 'flame', zoom: 0, izoom: 0, search: null, selected: -1, range: null,
     sortCol: 'excl', sortDesc: true };
   const hooks = { ready: false, drawn: 0, matched: 0, matchedValue: 0 };
   window.tally = hooks;
@@ -65,7 +67,8 @@
     return { n, f, parent, kids, b: vals, a: base,
       bs: vals.map(self), as: base ? base.map(self) : null, sortedFor: -1 };
   }
-  const T = buildTree(D.tree.f, D.tree.d, D.tree.v, D.tree.a);
+  const FULL = buildTree(D.tree.f, D.tree.d, D.tree.v, D.tree.a);
+  let T = FULL;               /* the whole run, or the range selected on the timeline */
 
   function sortKids(t, m) {
     if (t.sortedFor === m) return;
@@ -136,7 +139,43 @@
     }
     return r;
   }
-  const FT = funcTotals();
+  let FT = funcTotals();
+
+  /* ---- a range of the timeline (D.slices: node values by time bin) --------- */
+  const S = D.slices;
+  /* The tree of bins [b0, b1): each node's own values summed over the
+   * bins, then every node's added to its parent's, children first. */
+  function rangeTree(b0, b1) {
+    const vals = M.map(() => new Float64Array(FULL.n));
+    for (let i = 0; i < S.b.length; i++) {
+      if (S.b[i] < b0 || S.b[i] >= b1) continue;
+      for (let m = 0; m < NM; m++) vals[m][S.n[i]] += S.v[m][i];
+    }
+    for (let i = FULL.n - 1; i > 0; i--) for (let m = 0; m < NM; m++) vals[m][FULL.parent[i]] += vals[m][i];
+    return buildTree(D.tree.f, D.tree.d, vals, null);
+  }
+  /* Show [us0, us1) µs of the timeline in every view (null: the whole run). */
+  function setRange(us0, us1) {
+    if (us0 === null || !S) {
+      state.range = null;
+      T = FULL;
+    } else {
+      const span = D.timeline.span_us || 1;
+      const b0 = Math.max(0, Math.floor(Math.min(us0, us1) * S.bins / span));
+      const b1 = Math.min(S.bins, Math.max(b0 + 1, Math.ceil(Math.max(us0, us1) * S.bins / span)));
+      state.range = [b0, b1, b0 * span / S.bins, b1 * span / S.bins];
+      T = rangeTree(b0, b1);
+    }
+    INV = null;
+    FT = funcTotals();
+    state.zoom = state.izoom = 0;
+    views[state.view]();
+    drawCallers();
+    hooks.rangeTotal = T.b[state.metric][0];
+    hooks.rangeUs = state.range ? [state.range[2], state.range[3]] : null;
+    return !!S;
+  }
+  const shownTotal = (m) => (state.range ? T.b[m][0] : M[m].total);
 
   /* Callers and callees of function fn from the tree (values of each
    * outermost occurrence, so recursion counts once). */
@@ -258,9 +297,13 @@
     $('flame-info').innerHTML = `<span><b>${esc(M[m].title)}</b> ${fmt(t.b[m][0], m)}` +
       (DIFF ? ` (baseline ${fmt(t.a[m][0], m)}; <span class=up>red grew</span>, <span class=down>blue shrank</span>` +
         `${D.diff.normalised ? ' as a share of the run' : ''})` : '') + '</span>' +
+      (state.range ? `<span>range <b>${fmtUs(Math.round(state.range[2]))} – ${fmtUs(Math.round(state.range[3]))}</b> of the timeline</span>` +
+        '<button id="unrange">whole run</button>' : '') +
       (root ? `<span>zoomed on <b>${esc(zoomName)}</b>: ${fmt(t.b[m][root], m)}, ${pct(t.b[m][root], t.b[m][0])}</span>` +
         '<button id="unzoom">reset zoom</button>' : '<span>click a frame to zoom</span>') +
       (re ? `<span>matched: <b>${pct(matched, t.b[m][0])}</b></span>` : '');
+    const ur = $('unrange');
+    if (ur) ur.onclick = () => setRange(null);
     const un = $('unzoom');
     if (un) un.onclick = () => { if (inv) state.izoom = 0; else state.zoom = 0; drawFlame(); };
   }
@@ -328,7 +371,7 @@
   }
   function drawFunctions() {
     const m = state.metric;
-    const total = M[m].total, totalA = M[m].totalA;
+    const total = shownTotal(m), totalA = M[m].totalA;
     const cols = DIFF ?
       [['exclA', 'Excl. before'], ['excl', 'Excl. after'], ['delta', 'Excl. change'], ['adelta', 'Incl. change'], ['name', 'Name'], ['obj', 'Object']] :
       [['excl', 'Excl. ' + M[m].title], ['incl', 'Incl. ' + M[m].title], ['name', 'Name'], ['obj', 'Object']];
@@ -386,8 +429,8 @@
       const list = (title, arr) => `<div><h3>${title}</h3><table>` + arr.slice(0, 30).map(([f, v]) =>
         `<tr class=fn data-f="${f}"><td>${fmt(v, m)}</td><td class=name>${f < 0 ? '&lt;Total&gt;' : esc(D.funcs[f][0])}</td></tr>`).join('') + '</table></div>';
       el.innerHTML = list('Callers', callers) +
-        `<div><h3>${esc(D.funcs[fn][0])}</h3><div class=kv><div>exclusive</div><div>${fmt(FT.excl[m][fn], m)} (${pct(FT.excl[m][fn], M[m].total)})</div>` +
-        `<div>inclusive</div><div>${fmt(FT.incl[m][fn], m)} (${pct(FT.incl[m][fn], M[m].total)})</div>` +
+        `<div><h3>${esc(D.funcs[fn][0])}</h3><div class=kv><div>exclusive</div><div>${fmt(FT.excl[m][fn], m)} (${pct(FT.excl[m][fn], shownTotal(m))})</div>` +
+        `<div>inclusive</div><div>${fmt(FT.incl[m][fn], m)} (${pct(FT.incl[m][fn], shownTotal(m))})</div>` +
         `<div>object</div><div>${esc(D.objs[D.funcs[fn][1]] || '')}</div></div></div>` +
         list('Callees', callees);
       for (const tr of el.querySelectorAll('tr.fn')) tr.onclick = () => { if (+tr.dataset.f >= 0) select(+tr.dataset.f, false); };
@@ -397,6 +440,7 @@
   /* ---- timeline ------------------------------------------------------------- */
   const TL = D.timeline;
   const TROW = 22;
+  let drag = null;             /* [from, to] µs while dragging on the timeline */
   function drawTimeline() {
     const canvas = $('timeline');
     const width = canvas.parentElement.clientWidth || 1000;
@@ -430,6 +474,11 @@
       g.fillStyle = 'rgba(40,90,200,0.75)';
       for (const iv of t.iv || []) g.fillRect(X(iv[0]), y + TROW - 7, Math.max(1, plot * iv[1] / span), 5);
     });
+    const band = drag ? [drag[0], drag[1]] : state.range ? [state.range[2], state.range[3]] : null;
+    if (band) {
+      g.fillStyle = 'rgba(42,111,219,0.15)';
+      g.fillRect(X(Math.min(band[0], band[1])), 0, Math.abs(X(band[1]) - X(band[0])), height - 18);
+    }
     g.strokeStyle = '#2a6fdb';
     for (const [tu, label] of TL.marks) {
       g.beginPath(); g.moveTo(X(tu), 0); g.lineTo(X(tu), height - 18); g.stroke();
@@ -450,8 +499,28 @@
       tip(s, ev);
     };
     canvas.onmouseleave = () => tip(null);
-    $('timeline-info').textContent = `${tracks.length} tracks over ${(span / 1e6).toFixed(3)} s` +
-      (TL.dropped ? `; ${TL.dropped} intervals not shown (the shortest)` : '');
+    /* drag across the plot: the flame graph, bottom-up tree and functions of
+     * that range */
+    const usAt = (ev) => Math.max(0, Math.min(span, (ev.clientX - canvas.getBoundingClientRect().left - LABEL) / plot * span));
+    canvas.onmousedown = (ev) => {
+      if (!S || ev.clientX - canvas.getBoundingClientRect().left < LABEL) return;
+      drag = [usAt(ev), usAt(ev)];
+      ev.preventDefault();
+    };
+    window.onmousemove = (ev) => { if (drag) { drag[1] = usAt(ev); drawTimeline(); } };
+    window.onmouseup = (ev) => {
+      if (!drag) return;
+      const [a, b] = [drag[0], usAt(ev)];
+      drag = null;
+      if (Math.abs(b - a) * plot / span >= 3) setRange(a, b); else drawTimeline();
+    };
+    $('timeline-info').innerHTML = esc(`${tracks.length} tracks over ${(span / 1e6).toFixed(3)} s` +
+      (TL.dropped ? `; ${TL.dropped} intervals not shown (the shortest)` : '')) +
+      (S === null ? ' <span class=note>(no range selection: too many distinct stacks for the page)</span>' : !S ? ''
+        : state.range ? ` <span>range <b>${fmtUs(Math.round(state.range[2]))} – ${fmtUs(Math.round(state.range[3]))}</b>: the other views show it</span> <button id="unrange-tl">whole run</button>`
+          : ' <span class=note>drag across the tracks to see a range in the other views</span>');
+    const ur = $('unrange-tl');
+    if (ur) ur.onclick = () => setRange(null);
   }
 
   /* ---- source ---------------------------------------------------------- */
@@ -513,6 +582,8 @@
   $('title').textContent = D.title;
   document.title = 'tally: ' + D.title;
   if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
+  hooks.setRange = setRange;
+  hooks.rangeTotal = FULL.b[0][0];
   show('flame');
   hooks.readyMs = performance.now();
   hooks.ready = true;
