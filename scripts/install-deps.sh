@@ -43,6 +43,7 @@ golang-go           test
 linux-perf          test
 nodejs              test
 file                test
+man-db              test
 openjdk-17-jdk-headless test
 hyperfine           bench
 heaptrack           bench

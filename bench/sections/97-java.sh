@@ -26,7 +26,7 @@ if [ ! -f "$(dirname "$TALLY")/../lib/libtally-jvmti.so" ]; then
 	row "java overhead, -F 1000 (wall ratio)" "n/a (libtally-jvmti.so not built)" "<= 1.10" "-"
 	return 0 2>/dev/null || exit 0
 fi
-javac -d "$d" "$ROOT/tests/progs/java/Shares.java" || {
+javac -encoding UTF-8 -d "$d" "$ROOT/tests/progs/java/Shares.java" || {
 	row "java overhead, -F 1000 (wall ratio)" "n/a (javac failed)" "<= 1.10" "-"
 	return 0 2>/dev/null || exit 0
 }

@@ -19,7 +19,7 @@ fi
 JDK=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
 cd "$T"
 cp "$PROGS"/java/* .
-javac -d . Shares.java Mixed.java Churn.java
+javac -encoding UTF-8 -d . Shares.java Mixed.java Churn.java
 cc -O2 -g -shared -fPIC -I"$JDK/include" -I"$JDK/include/linux" -o libmixed.so mixed_jni.c
 
 # ---- the workload of known costs -------------------------------------------

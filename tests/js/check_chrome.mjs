@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import { deadline } from './browser.mjs';
 
 deadline(60000, 'check_chrome');
+// URL.parse is Node 20.18's; Debian 12's nodejs is 18 (the engine calls it once).
+URL.parse ??= (url, base) => { try { return new URL(url, base); } catch { return null; } };
 globalThis.DOMRect ??= class DOMRect { constructor(x = 0, y = 0, w = 0, h = 0) { Object.assign(this, { x, y, width: w, height: h }); } };
 const Trace = await import('@paulirish/trace_engine');
 const file = process.argv[2];
