@@ -9,8 +9,8 @@
  * inclusive ones, once per stack however often the method recurs there.
  * The lines shown run from the first to the last line of the method's line
  * table; the source is the class's package path and SourceFile
- * ("pkg/Class.java"), looked for in the directories of --source-path, the
- * current directory, its src/main/java and its src.
+ * ("pkg/Class.java"), found by report_source_open_java (--source-path, the
+ * current directory, its src/main/java and its src).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,20 +50,6 @@ static bool method_lines(const struct model *m, const char *name, uint32_t *lo, 
 		}
 	}
 	return false;
-}
-
-/* Find and read the method's source, `rel` ("pkg/Class.java"): in the
- * directories of --source-path, then in the current directory, its
- * src/main/java and its src (report_source.c: each as the path below the
- * directory, then by its basename). */
-static bool find_source(const char *rel, const char *source_path, struct report_source *src)
-{
-	static const char roots[] = ".:src/main/java:src";
-	char path[8192];
-
-	snprintf(path, sizeof(path), "%s%s%s", source_path ? source_path : "", source_path ? ":" : "",
-		 roots);
-	return report_source_open(rel, NULL, path, src);
 }
 
 int report_annotate_java(struct report_doc *d, const struct model *m, const struct report_opts *o,
@@ -128,7 +114,7 @@ int report_annotate_java(struct report_doc *d, const struct model *m, const stru
 		return -1;
 	}
 	struct report_source src = { 0 };
-	bool found = fn->link && find_source(fn->link, o->source_path, &src);
+	bool found = fn->link && report_source_open_java(fn->link, o->source_path, &src);
 	char title[4400];
 	snprintf(title, sizeof(title), "Source of %s: %s%s", fn->name,
 		 found ? src.found : fn->link ? fn->link : "?",

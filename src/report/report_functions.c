@@ -77,7 +77,8 @@ int report_columns_check(const char *list, char *err, size_t errlen)
 	return columns_parse(list, true, cols, err, errlen) < 0 ? -1 : 0;
 }
 
-/* "file:line" of function f's first instruction, or "" without lines. */
+/* "file:line" of function f's first instruction, a Java method's source file, or
+ * "" without lines. */
 static const char *func_file(const struct model *m, uint32_t f, char *buf, size_t len)
 {
 	const struct model_func *fn = &m->funcs[f];
@@ -87,6 +88,8 @@ static const char *func_file(const struct model *m, uint32_t f, char *buf, size_
 	char err[256];
 
 	buf[0] = 0;
+	if ((fn->flags & MODEL_FUNC_JAVA) && fn->link)
+		snprintf(buf, len, "%s", fn->link);      /* a Java method's "pkg/Class.java" */
 	if (fn->flags & MODEL_FUNC_ARTIFICIAL || !fn->path[0])
 		return buf;
 	struct sym_object *obj = sym_object_get(fn->path, NULL, 0, &mismatch, err, sizeof(err));

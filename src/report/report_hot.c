@@ -6,7 +6,8 @@
  * leaf's instruction, inclusive counted once per line or instruction per
  * stack).  Sorted by the first metric, exclusive (or --sort incl); --limit
  * rows.  Lines show their text when the source is found (--source-path),
- * instructions their disassembly.
+ * instructions their disassembly.  A Java method's frames are source lines
+ * (model_java.c): --lines shows them, --pcs leaves them out and says so.
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
@@ -59,7 +60,9 @@ static const char *line_text(struct sources *s, const struct model *m, const str
 			return NULL;
 		}
 		const char *comp_dir = sym_object_comp_dir(object_at(l->path), m->funcs[l->func].addr);
-		if (!report_source_open(l->file, comp_dir, o->source_path, &s->v[s->n]))
+		bool java = m->funcs[l->func].flags & MODEL_FUNC_JAVA;
+		if (!(java ? report_source_open_java(l->file, o->source_path, &s->v[s->n])
+			   : report_source_open(l->file, comp_dir, o->source_path, &s->v[s->n])))
 			memset(&s->v[s->n], 0, sizeof(s->v[s->n]));
 		s->n++;
 	}
@@ -208,9 +211,15 @@ int report_hot(struct report_doc *d, const struct model *m, const struct report_
 		report_pcs_free(&p);
 		return -1;
 	}
-	for (size_t i = 0; i < total; i++)
-		if (shows(o, pcs ? p.pcs[i].incl : p.lines[i].incl))
+	size_t java = 0;
+	for (size_t i = 0; i < total; i++) {
+		if (!shows(o, pcs ? p.pcs[i].incl : p.lines[i].incl))
+			continue;
+		if (pcs && (m->funcs[p.pcs[i].func].flags & MODEL_FUNC_JAVA))
+			java++;        /* a source line, not an instruction */
+		else
 			order[n++] = i;
+	}
 	sort_base = pcs ? (const void *)p.pcs : (const void *)p.lines;
 	bool incl = o->sort == REPORT_SORT_INCL;
 	sort_key = pcs ? (incl ? pc_incl : pc_excl) : (incl ? line_incl : line_excl);
@@ -223,6 +232,9 @@ int report_hot(struct report_doc *d, const struct model *m, const struct report_
 		hot_lines(d, m, o, &p, order, shown);
 	if (shown < n)
 		report_note(d, "(%zu more %s below; --limit 0 shows all)", n - shown, pcs ? "instructions" : "lines");
+	if (java)
+		report_note(d, "(Java methods' frames are source lines, not instructions (the JIT's code is "
+			    "not kept): --lines shows them)");
 	free(order);
 	report_pcs_free(&p);
 	return 0;

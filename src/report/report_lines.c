@@ -4,7 +4,8 @@
  * report_lines.h).  One pass over the entries; each new (function, address)
  * is symbolized once to its line (sym_object_line), and a generation stamp
  * per instruction and per line makes an entry count once in each, however
- * many of its frames fall there.
+ * many of its frames fall there.  A Java method's frames carry their
+ * source line (model_java.c), its file the class's ("pkg/Class.java").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,13 @@ static long pc_slot(const struct model *m, struct report_pcs *p, uint32_t f, uin
 	}
 	const char *file = NULL;
 	int line = 0;
-	if (!sym_object_line(object_of(m, f), addr, &file, &line))
+	if (m->funcs[f].flags & MODEL_FUNC_JAVA) {
+		/* A Java frame's address is its source line (model_java.c). */
+		file = m->funcs[f].link;
+		line = (int)addr;
+	} else if (!sym_object_line(object_of(m, f), addr, &file, &line)) {
 		file = NULL;
+	}
 	long ls = line_slot(p, m->funcs[f].path, file, line, f);
 	if (ls < 0 || exp_grow(&p->pcs, &p->cap_pcs, p->npcs, sizeof(*p->pcs)))
 		return -1;

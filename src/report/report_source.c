@@ -8,6 +8,8 @@
  *      file's basename there;
  *   2. the path as DWARF gives it: absolute, or relative to the compilation
  *      directory (DW_AT_comp_dir), or to the current directory.
+ * A Java method's source ("pkg/Class.java") is looked for in the search
+ * path, then below the current directory, its src/main/java and its src.
  * Files are read whole (a source file is small) and split into lines.
  */
 #include <stdio.h>
@@ -97,6 +99,16 @@ bool report_source_open(const char *file, const char *comp_dir, const char *sear
 			return true;
 	}
 	return read_file(file, src);
+}
+
+bool report_source_open_java(const char *rel, const char *search_path, struct report_source *src)
+{
+	static const char roots[] = ".:src/main/java:src";
+	char path[8192];
+
+	snprintf(path, sizeof(path), "%s%s%s", search_path ? search_path : "", search_path ? ":" : "",
+		 roots);
+	return report_source_open(rel, NULL, path, src);
 }
 
 const char *report_source_line(const struct report_source *src, int line)

@@ -20,6 +20,10 @@ struct report_source {
  * or NULL) and `comp_dir` (or NULL); false if no readable file was found. */
 bool report_source_open(const char *file, const char *comp_dir, const char *search_path,
 			struct report_source *src);
+/* Find and read a Java method's source, `rel` ("pkg/Class.java", from the
+ * class's package and SourceFile): in the directories of `search_path`
+ * (or NULL), then in the current directory, its src/main/java and its src. */
+bool report_source_open_java(const char *rel, const char *search_path, struct report_source *src);
 /* Text of line `line` (1-based), or NULL if the file has no such line. */
 const char *report_source_line(const struct report_source *src, int line);
 void report_source_free(struct report_source *src);

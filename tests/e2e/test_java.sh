@@ -4,8 +4,9 @@
 # program calls, few samples without a Java stack, JVM threads kept and
 # named; one stack through interpreted, compiled and native (JNI) code; a
 # method deoptimized and compiled again under one name; the three views;
-# the program's own JVM options kept; a C program that creates its JVM
-# (embed.c); -j off.  Five JVM runs, about 25 s under load.
+# Java source lines in annotate and --lines; the program's own JVM options
+# kept; a C program that creates its JVM (embed.c); -j off.  Five JVM runs,
+# about 25 s under load.
 . "$(dirname "$0")/lib.sh"
 LIB=$(dirname "$TALLY")/../lib
 if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
@@ -75,6 +76,25 @@ tot = sum(float(r[\"excl_cpu\"]) for r in rows)
 body = [r for r in rows if \"6364136223846793005L\" in r[\"text\"]]
 print(len(rows), \"lines\", body and body[0][\"excl_cpu\"], \"of\", tot)
 sys.exit(0 if body and int(body[0][\"line\"]) == 20 and float(body[0][\"excl_cpu\"]) >= 0.8 * tot else 1)"'
+
+# --lines: a Java frame is its source line (Shares.java:20, the loop's body,
+# holds nearly all of spin's time, with its text); the function table's file
+# column is the class's source file; --pcs leaves the Java frames out (they
+# are lines, not instructions) and says so.
+check java_hot_lines_and_files sh -c '
+	"$TALLY" report shares.exp --lines --format csv >lines.csv &&
+	"$TALLY" report shares.exp --functions --columns name,file --format csv >files.csv &&
+	"$TALLY" report shares.exp --pcs >pcs.txt && grep -q "Java methods. frames are source lines" pcs.txt &&
+	! grep -q "Shares\.spin" pcs.txt &&
+	python3 -c "
+import csv, sys
+rows = [r for r in csv.DictReader(open(\"lines.csv\")) if r[\"function\"].startswith(\"Shares.spin(\")]
+tot = sum(float(r[\"excl_cpu\"]) for r in rows)
+body = [r for r in rows if r[\"location\"] == \"Shares.java:20\"]
+files = {r[\"name\"]: r[\"file\"] for r in csv.DictReader(open(\"files.csv\"))}
+print(len(rows), \"lines of spin\", body and body[0][\"excl_cpu\"], \"of\", tot, files.get(\"Shares.spin(long, long)\"))
+sys.exit(0 if body and \"6364136223846793005L\" in body[0][\"text\"] and float(body[0][\"excl_cpu\"]) >= 0.8 * tot > 0
+	 and files.get(\"Shares.spin(long, long)\") == \"Shares.java\" else 1)"'
 
 # ---- interpreted, compiled, native; deoptimization --------------------------
 "$TALLY" record -o mixed.exp java -cp . -Djava.library.path=. -XX:CompileCommand=quiet \
