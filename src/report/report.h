@@ -99,7 +99,8 @@ void report_objects(struct report_doc *d, const struct model *m, const struct re
 int report_annotate(struct report_doc *d, const struct model *m, const struct report_opts *o,
 		    const char *name, bool disasm, char *err, size_t errlen);
 /* The source file annotate shows for function `f` (that of its first
- * instruction with a line), or NULL without line information. */
+ * instruction with a line; a Java method's class's "pkg/Class.java"), or
+ * NULL without line information. */
 const char *report_func_source(const struct model *m, uint32_t f);
 
 /* The hottest source lines, or (`pcs`) instructions, of the whole program

@@ -63,6 +63,8 @@ const char *report_func_source(const struct model *m, uint32_t f)
 	char err[512];
 	int line;
 
+	if ((fn->flags & (MODEL_FUNC_JAVA | MODEL_FUNC_DYNAMIC | MODEL_FUNC_ARTIFICIAL)) == MODEL_FUNC_JAVA)
+		return fn->link;   /* a Java method: "pkg/Class.java" (report_annotate_java) */
 	if (fn->flags & MODEL_FUNC_ARTIFICIAL || !fn->path[0])
 		return NULL;
 	struct sym_object *obj = sym_object_get(fn->path, NULL, 0, &mismatch, err, sizeof(err));

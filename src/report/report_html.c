@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "report/report_html.h"
 #include "report/report_json_write.h"
+#include "report/report_source.h"
 #include "symbols/sym.h"
 
 extern const char report_html_page[], report_html_css[], report_html_js[];
@@ -98,8 +99,21 @@ struct hot_file {
 	char names[1024];          /* "FILE: f, g, ..." */
 };
 
+/* Is a Java method's source (`rel`, "pkg/Class.java") at hand?  The JDK's
+ * own classes have line tables but seldom their sources. */
+static bool java_source_found(const char *rel)
+{
+	struct report_source src;
+	bool found = report_source_open_java(rel, NULL, &src);
+
+	if (found)
+		report_source_free(&src);
+	return found;
+}
+
 /* `"source":[{"name":..., "doc":{...annotate's JSON...}}...]` for the source
- * files of the hottest functions by the first metric, each file once. */
+ * files of the hottest functions by the first metric, each file once (a
+ * Java method's lines once per method). */
 static void sources_out(FILE *out, const struct model *m, const struct report_html_metrics *hm)
 {
 	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
@@ -122,9 +136,11 @@ static void sources_out(FILE *out, const struct model *m, const struct report_ht
 		const struct model_func *fn = &m->funcs[order[i]];
 		const char *file = report_func_source(m, order[i]);
 		size_t k = 0;
-		if (!file)
+		if (!file || ((fn->flags & MODEL_FUNC_JAVA) && !java_source_found(file)))
 			continue;
-		while (k < nfiles && (strcmp(files[k].object, fn->path) || strcmp(files[k].file, file)))
+		/* A Java method's annotation is its own lines, not its file's. */
+		while (k < nfiles && ((fn->flags & MODEL_FUNC_JAVA) || strcmp(files[k].object, fn->path) ||
+				      strcmp(files[k].file, file)))
 			k++;
 		if (k == nfiles) {
 			files[nfiles++] = (struct hot_file){ fn->path, file, order[i], "" };

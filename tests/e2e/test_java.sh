@@ -96,6 +96,13 @@ print(len(rows), \"lines of spin\", body and body[0][\"excl_cpu\"], \"of\", tot,
 sys.exit(0 if body and \"6364136223846793005L\" in body[0][\"text\"] and float(body[0][\"excl_cpu\"]) >= 0.8 * tot > 0
 	 and files.get(\"Shares.spin(long, long)\") == \"Shares.java\" else 1)"'
 
+# tally html: the hot Java method's source lines on the page; none for the
+# JDK's own classes, whose sources are not at hand.
+check java_html_shows_method_source sh -c '
+	"$TALLY" html shares.exp -o shares.html &&
+	grep -q "\"name\":\"Shares.java: Shares.spin(long, long)\"" shares.html &&
+	grep -q "6364136223846793005L" shares.html && ! grep -q "\"name\":\"java/util/" shares.html'
+
 # ---- interpreted, compiled, native; deoptimization --------------------------
 "$TALLY" record -o mixed.exp java -cp . -Djava.library.path=. -XX:CompileCommand=quiet \
 	-XX:CompileCommand=exclude,Mixed::main -XX:+PrintCompilation Mixed >mixed.out 2>mixed.err
