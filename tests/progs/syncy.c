@@ -7,7 +7,10 @@
  * Uncontended locks: 100000 lock/unlock pairs in fast_locks(), which must
  * cost no recorded wait.  The waiter measures its own mutex and rwlock
  * waits and prints them ("mutex NS rwlock NS"): under load the lengths drift,
- * and the tracer must agree with them, not with the nominal ones.
+ * and the tracer must agree with them, not with the nominal ones.  The
+ * waiter starts counting once the holder holds the lock (`held`, polled
+ * without a lock): under load the holder once took the mutex after the
+ * waiter, which then did not wait at all.
  * usage: syncy */
 #include <pthread.h>
 #include <semaphore.h>
@@ -21,6 +24,7 @@ static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static sem_t sem;
 static int ready;
+static _Atomic int held;       /* 1: the holder has the mutex, 2: the rwlock */
 
 static void nap(long ms)
 {
@@ -52,9 +56,11 @@ NOIPA void fast_locks(void)
 NOIPA void *holder(void *arg)
 {
 	pthread_mutex_lock(&m);
+	held = 1;
 	nap(200);
 	pthread_mutex_unlock(&m);
 	pthread_rwlock_wrlock(&rw);
+	held = 2;
 	nap(100);
 	pthread_rwlock_unlock(&rw);
 	nap(60);
@@ -78,10 +84,14 @@ static long long mutex_ns, rwlock_ns;
 
 NOIPA void *waiter(void *arg)
 {
+	while (held < 1)
+		nap(1);
 	nap(50);
 	long long t0 = now_ns();
 	wait_mutex();
 	mutex_ns = now_ns() - t0;
+	while (held < 2)
+		nap(1);
 	nap(20);
 	t0 = now_ns();
 	wait_rwlock();
