@@ -112,6 +112,21 @@ struct mmsghdr;
 	X(int, __openat64_2, (int, const char *, int))                                 \
 	X(int, creat, (const char *, mode_t))                                          \
 	X(int, creat64, (const char *, mode_t))                                        \
+	X(int, mkstemp, (char *))                                                      \
+	X(int, mkstemp64, (char *))                                                    \
+	X(int, mkostemp, (char *, int))                                                \
+	X(int, mkostemp64, (char *, int))                                              \
+	X(int, mkstemps, (char *, int))                                                \
+	X(int, mkstemps64, (char *, int))                                              \
+	X(int, mkostemps, (char *, int, int))                                          \
+	X(int, mkostemps64, (char *, int, int))                                        \
+	X(int, socket, (int, int, int))                                                \
+	X(int, socketpair, (int, int, int, int *))                                     \
+	X(int, accept, (int, struct sockaddr *, __socklen_t *))                        \
+	X(int, accept4, (int, struct sockaddr *, __socklen_t *, int))                  \
+	X(int, memfd_create, (const char *, unsigned int))                             \
+	X(int, pipe, (int *))                                                          \
+	X(int, pipe2, (int *, int))                                                    \
 	X(int, close, (int))                                                           \
 	X(int, close_range, (unsigned int, unsigned int, int))                         \
 	X(void, closefrom, (int))                                                      \

@@ -5,7 +5,9 @@
  * io_record.c (io.h).
  *
  * Interposed: the open family (with the _FORTIFY_SOURCE __open_2 forms),
- * close, close_range, closefrom, dup, dup2, dup3; read, write, pread, pwrite,
+ * the other calls that make descriptors (the mkstemp family, pipe, pipe2,
+ * socket, socketpair, accept, accept4, memfd_create: each new descriptor an
+ * open of what it names), close, close_range, closefrom, dup, dup2, dup3; read, write, pread, pwrite,
  * readv, writev, preadv, pwritev (and their 64 and v2 forms), the fortified
  * __read_chk family; send and recv on sockets (msg and mmsg forms too);
  * sendfile, copy_file_range, splice, tee and vmsplice; fsync, fdatasync,
@@ -17,8 +19,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -134,11 +138,114 @@ TRACE_API int __openat64_2(int dir, const char *path, int flags)
 	OPEN_LIKE(__openat64_2, at_path(dir, path), dir, path, flags);
 }
 
+/* mkstemp and its kin: `tmpl` holds the file's name once the call returns. */
+
+TRACE_API int mkstemp(char *tmpl)
+{
+	OPEN_LIKE(mkstemp, tmpl, tmpl);
+}
+
+TRACE_API int mkstemp64(char *tmpl)
+{
+	OPEN_LIKE(mkstemp64, tmpl, tmpl);
+}
+
+TRACE_API int mkostemp(char *tmpl, int flags)
+{
+	OPEN_LIKE(mkostemp, tmpl, tmpl, flags);
+}
+
+TRACE_API int mkostemp64(char *tmpl, int flags)
+{
+	OPEN_LIKE(mkostemp64, tmpl, tmpl, flags);
+}
+
+TRACE_API int mkstemps(char *tmpl, int suffixlen)
+{
+	OPEN_LIKE(mkstemps, tmpl, tmpl, suffixlen);
+}
+
+TRACE_API int mkstemps64(char *tmpl, int suffixlen)
+{
+	OPEN_LIKE(mkstemps64, tmpl, tmpl, suffixlen);
+}
+
+TRACE_API int mkostemps(char *tmpl, int suffixlen, int flags)
+{
+	OPEN_LIKE(mkostemps, tmpl, tmpl, suffixlen, flags);
+}
+
+TRACE_API int mkostemps64(char *tmpl, int suffixlen, int flags)
+{
+	OPEN_LIKE(mkostemps64, tmpl, tmpl, suffixlen, flags);
+}
+
+/* Calls that make a descriptor named by what /proc says it is. */
+TRACE_API int socket(int domain, int type, int protocol)
+{
+	OPEN_LIKE(socket, NULL, domain, type, protocol);
+}
+
+TRACE_API int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	OPEN_LIKE(accept, NULL, fd, addr, len);
+}
+
+TRACE_API int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	OPEN_LIKE(accept4, NULL, fd, addr, len, flags);
+}
+
+TRACE_API int memfd_create(const char *name, unsigned flags)
+{
+	OPEN_LIKE(memfd_create, NULL, name, flags);
+}
+
+/* Calls that make two descriptors: an open of each. */
+static int opened_pair(struct trace_caller at, int rc, const int fds[2], uint64_t t0)
+{
+	if (rc != 0) {
+		opened(at, -1, NULL, t0);
+	} else {
+		opened(at, fds[0], NULL, t0);
+		opened(at, fds[1], NULL, t0);
+	}
+	return rc;
+}
+
+TRACE_API int pipe(int fds[2])
+{
+	if (!io_tracing())
+		return REAL(pipe)(fds);
+	uint64_t t0 = tally__now();
+	return opened_pair(TRACE_CALLER(), REAL(pipe)(fds), fds, t0);
+}
+
+TRACE_API int pipe2(int fds[2], int flags)
+{
+	if (!io_tracing())
+		return REAL(pipe2)(fds, flags);
+	uint64_t t0 = tally__now();
+	return opened_pair(TRACE_CALLER(), REAL(pipe2)(fds, flags), fds, t0);
+}
+
+TRACE_API int socketpair(int domain, int type, int protocol, int fds[2])
+{
+	if (!io_tracing())
+		return REAL(socketpair)(domain, type, protocol, fds);
+	uint64_t t0 = tally__now();
+	return opened_pair(TRACE_CALLER(), REAL(socketpair)(domain, type, protocol, fds), fds, t0);
+}
+
+/* A descriptor made by a call we do not trace (eventfd, glibc's own opens)
+ * is named before it is closed: the close is its file's, not the name the
+ * number had before. */
 TRACE_API int close(int fd)
 {
 	if (!io_tracing())
 		return REAL(close)(fd);
 	uint64_t t0 = tally__now();
+	io_name_unnamed(fd, t0);
 	int rc = REAL(close)(fd);
 	int saved = errno;
 	if (rc == 0)

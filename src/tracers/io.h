@@ -50,6 +50,9 @@ void io_run_end(void);
  * (0: now), or, with a NULL path, whatever /proc says it names. */
 void io_name_fd(int fd, const char *path, uint64_t since_ns);
 
+/* io_name_fd(fd, NULL, since_ns) unless `fd` has a name already. */
+void io_name_unnamed(int fd, uint64_t since_ns);
+
 /* `fd` was closed (or [first, last] were): its name is forgotten. */
 void io_fd_closed(int first, int last);
 

@@ -123,14 +123,20 @@ void io_name_fd(int fd, const char *path, uint64_t since_ns)
 		set_named(fd);
 }
 
+void io_name_unnamed(int fd, uint64_t since_ns)
+{
+	if (fd >= 0 && !is_named(fd))
+		io_name_fd(fd, NULL, since_ns);
+}
+
 /* Write `r`, with the stack from `at` (NULL: r->stack_id is already set).
  * A descriptor seen for the first time (made by a call we do not trace:
- * pipe, socket, accept, mkstemp) is named from /proc first.  The collector
+ * eventfd, glibc's own opens) is named from /proc first.  The collector
  * fills in the thread, and the stack id, in `r` itself.  0 or -1. */
 static int record(const struct trace_caller *at, struct exp_io *r)
 {
-	if (r->fd >= 0 && !is_named(r->fd) && r->op != EXP_IO_OPEN && r->op != EXP_IO_CLOSE)
-		io_name_fd(r->fd, NULL, r->time_ns);
+	if (r->op != EXP_IO_OPEN && r->op != EXP_IO_CLOSE)
+		io_name_unnamed(r->fd, r->time_ns);
 	return tally__trace_event(EXP_FILE_IO, EXP_REC_IO, r, sizeof(*r), at ? at->ra : 0,
 				  at ? at->sp : 0, at ? at->fp : 0);
 }
