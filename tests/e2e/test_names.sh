@@ -2,7 +2,8 @@
 # accepted by --callers and annotate; two libraries with the same basename
 # are told apart by path (their same-named function, and their stripped
 # <static>@0x... regions, whose names already carry the object); a
-# mistyped name gets the nearest names.
+# mistyped name gets the nearest names; an alias (__qsort_r) names its
+# function everywhere; a clone is shown readably and found by its link name.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 mkdir -p a b
@@ -52,3 +53,31 @@ for r in csv.DictReader(sys.stdin):
 check process_label_accepted sh -c '
 	pid=$(sed -n "s/^pid: //p" s.exp/log.txt) &&
 	"$TALLY" report s.exp --process "[samename $pid]" >p.txt && grep -q same_work p.txt'
+
+# Aliases and clones (docs/structure.md, "Names"): glibc's qsort_r is also
+# __qsort_r: one row, its aliases shown in --callers, the JSON and annotate,
+# and the alias accepted wherever a function is named; gcc's clone of field()
+# shown as C++ clones are, and found by its link name.
+cc_prog aliasy
+"$TALLY" record -o al.exp ./aliasy 2>/dev/null >/dev/null
+clone=$(nm aliasy | sed -n 's/.* t \(field\.[a-z]*\.[0-9]*\)$/\1/p')
+check alias_names_the_function_in_callers sh -c '
+	"$TALLY" report al.exp --callers __qsort_r >alc.txt && grep -q "^Callers of qsort_r\$" alc.txt &&
+	grep -Eq "^ +[0-9.]+ +[0-9.]+ +main\$" alc.txt && grep -Eq "qsort_r +.*__qsort_r" alc.txt'
+check alias_in_json_and_annotate sh -c '
+	"$TALLY" report al.exp --format json | python3 -c "
+import json, sys
+f = [f for f in json.load(sys.stdin)[\"functions\"] if f[\"name\"] == \"qsort_r\"]
+assert len(f) == 1 and \"__qsort_r\" in f[0][\"aliases\"].split(\", \"), f" &&
+	"$TALLY" annotate al.exp __qsort_r >ala.txt && grep -q "^Source of qsort_r" ala.txt &&
+	grep -q "aliases: .*__qsort_r" ala.txt'
+if [ -n "$clone" ]; then
+	readable="field [clone .${clone#field.}]"
+	check clone_shown_readably sh -c "\"\$TALLY\" report al.exp --format csv >alf.csv && python3 -c '
+import csv
+names = [r[\"name\"] for r in csv.DictReader(open(\"alf.csv\"))]
+assert \"$readable\" in names and not [n for n in names if n.startswith(\"field.\")], names'"
+	check clone_found_by_link_name sh -c "\"\$TALLY\" report al.exp --callers $clone | grep -qxF 'Callers of $readable'"
+else
+	skip clone_shown_readably "gcc made no clone of field"
+fi
