@@ -50,9 +50,10 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	  "only these ranks of an MPI job" },                                              \
 	{ "view", 0, CLI_ARG_REQUIRED, CLI_OPT_VIEW, "user|expert|machine",                 \
 	  "user (default): outlined parts and OpenMP bodies under the function\n"           \
-	  "they came from, <OMP-*> for time in the runtime; Java methods, the\n"           \
-	  "JVM's work in <JVM-System>; expert: Java with the JVM's frames, and\n"         \
-	  "interpreted and compiled methods apart; machine: the frames as recorded" },       \
+	  "they came from, <OMP-*> for time in the runtime, <signal handler> for\n"     \
+	  "signal frames; Java methods, the JVM's work in <JVM-System>; expert:\n"       \
+	  "Java with the JVM's frames, and interpreted and compiled methods\n"           \
+	  "apart; machine: the frames as recorded" },                                       \
 	{ "object", 0, CLI_ARG_REQUIRED, CLI_OPT_OBJECT, "O",                               \
 	  "only stacks with a frame in load object O (name or path)" },                    \
 	{ "hide-object", 0, CLI_ARG_REQUIRED, CLI_OPT_HIDE_OBJECT, "O",                     \

@@ -72,7 +72,7 @@ int model_metric_counter(const char *name, uint32_t type, uint64_t config);
 /* Is m a counter metric that has been given to an event? */
 bool model_metric_is_counter(int m);
 
-#define MODEL_FUNC_ARTIFICIAL 0x100    /* <Total>, <Unknown>, <Truncated-stack>, @plt, <OMP-*> */
+#define MODEL_FUNC_ARTIFICIAL 0x100    /* <Total>, <Unknown>, <Truncated-stack>, @plt, <OMP-*>, <signal handler> */
 #define MODEL_FUNC_MPI 0x200           /* an MPI function (MPI_Send ...): the tracer's
                                           wrapper, or the leaf of a traced call */
 #define MODEL_FUNC_OUTLINED 0x400      /* a part split off its parent (.cold, .part.N) */

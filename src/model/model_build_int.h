@@ -65,6 +65,7 @@ struct frame {
 	bool tally, thread_start, plt;
 	bool mpi;                         /* an MPI function, or in an MPI library */
 	bool lazy;                        /* ld.so's lazy resolver */
+	bool sigreturn;                   /* the signal trampoline (__restore_rt) */
 	const char *path;
 };
 

@@ -16,7 +16,9 @@
  * it (cpu, inclusive).  An entry with an MPI function, or a frame in an MPI
  * library, is inside MPI (MODEL_ENTRY_IN_MPI).  The lazy resolver (ld.so's
  * _dl_runtime_resolve* and all it calls) is `@plt` of the calling object, as
- * the seed says.  In the user view, model_structure.c then imputes the calls
+ * the seed says; the signal trampoline (__restore_rt, where a handler
+ * returns to) is `<signal handler>`, the seed's sigacthandler: called by the
+ * interrupted code, calling the handler.  In the user view, model_structure.c then imputes the calls
  * to outlined parts and OpenMP bodies.  Functions are created on first use,
  * one per sym_func (the same function seen through two mappings of a file is
  * one), and classified then (outlined part, OpenMP body or runtime, parent).
@@ -255,6 +257,7 @@ static void resolve(struct build *b, struct sym_mapping *mp, uint64_t pc, bool r
 	fr->lazy = is_lazy_resolver(b, fr);
 	fr->addr = vaddr;
 	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
+	fr->sigreturn = !strcmp(sf->name, "__restore_rt");
 	fr->thread_start = fr->tally && !strcmp(sf->name, EXP_THREAD_WRAPPER);
 }
 
@@ -375,6 +378,12 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 			funcs[k] = model_func_by_name(b, "@plt", last_path, MODEL_FUNC_ARTIFICIAL);
 			addrs[k++] = 0;
 			break;
+		}
+		if (o->view == MODEL_VIEW_USER && fr.sigreturn) {
+			/* the seed's sigacthandler: the interrupted code calls
+			 * it, it calls the program's handler */
+			fr.func = model_func_by_name(b, "<signal handler>", "", MODEL_FUNC_ARTIFICIAL);
+			fr.addr = 0;
 		}
 		if (fr.plt && i > 0)
 			fr.func = model_func_by_name(b, "@plt", fr.path, MODEL_FUNC_ARTIFICIAL);

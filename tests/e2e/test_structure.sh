@@ -2,7 +2,8 @@
 # structure.md): OpenMP bodies under the function of their parallel region
 # on every thread, with <OMP-*> functions for time in the runtime; parts
 # split off a function (.cold) imputed to it; the lazy PLT resolver as @plt;
-# same-named static functions told apart; a stripped binary.
+# same-named static functions told apart; a stripped binary; signal
+# handlers, tail calls and inlined functions.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 
@@ -105,3 +106,32 @@ assert call and float(call[0][\"excl_cpu\"]) > 0, call
 fn = [r for r in csv.DictReader(open(\"plt_f.csv\")) if r[\"name\"] == \"caller\"][0]
 assert abs(sum(float(r[\"excl_cpu\"]) for r in rows) - float(fn[\"excl_cpu\"])) < 0.0015, fn
 assert not [r for r in csv.DictReader(open(\"plt_f.csv\")) if r[\"name\"].endswith(\"@plt\")]'"
+
+# Signals, tail calls, inlining (the seed's "Signals", "Tail-Call
+# Optimization", "Inline Functions"): the interrupted code calls <signal
+# handler> (glibc's __restore_rt in the machine view), which calls the
+# handler; a function jumped to by a tail call is its caller's caller's
+# callee; an inlined function is its host's own time, on its own lines.
+cc_prog shapes
+if objdump -d --no-show-raw-insn shapes | grep -A3 '<via_tail>:' | grep -q 'jmp .*<tail_leaf>'; then
+	"$TALLY" record -o sh.exp ./shapes >sh.out 2>/dev/null
+	"$TALLY" export sh.exp --format collapsed >sh.txt
+	"$TALLY" export sh.exp --format collapsed --view machine >sh_m.txt
+	check signal_tail_inline_as_the_seed python3 "$E2E/shapes.py" sh.out sh.txt
+	check signal_machine_view_shows_trampoline sh -c "grep -Eq ';__restore_rt;(on_tick|in_handler)' sh_m.txt &&
+		! grep -q '<signal handler>' sh_m.txt"
+	check signal_handler_has_its_callers sh -c "\"\$TALLY\" report sh.exp --callers '<signal handler>' --format csv | grep -q ',work_sig\$'"
+	# inl_mix's lines (from its head to the next function's): most of
+	# host's own time (the rest is cpu(), inlined too, and host's loop)
+	first=$(grep -n '^static inline.*inl_mix' "$PROGS/shapes.c" | cut -d: -f1)
+	last=$(grep -n '^NOINLINE unsigned host' "$PROGS/shapes.c" | cut -d: -f1)
+	check inlined_lines_hold_the_time sh -c "\"\$TALLY\" annotate sh.exp host --format csv >host.csv &&
+		\"\$TALLY\" report sh.exp --format csv >sh_f.csv && python3 -c '
+import csv
+host = [r for r in csv.DictReader(open(\"sh_f.csv\")) if r[\"name\"] == \"host\"][0]
+inl = sum(float(r[\"excl_cpu\"]) for r in csv.DictReader(open(\"host.csv\"))
+          if r[\"kind\"] == \"line\" and $first <= int(r[\"line\"]) < $last)
+assert inl >= 0.7 * float(host[\"excl_cpu\"]) > 0, (inl, host)'"
+else
+	skip signal_tail_inline_as_the_seed "gcc made no tail call in via_tail"
+fi

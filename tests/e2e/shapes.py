@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""shapes.py — checks of the user view of shapes.c against what it measured.
+
+usage: shapes.py OUTPUT COLLAPSED
+OUTPUT is shapes' line (`work_sig W handler H tail T host I`, seconds of
+process CPU time, the handler's inside work_sig's); COLLAPSED the profile.
+Shares are of the time under main (±0.03):
+  - the signal handler: every stack through <signal handler> is the
+    interrupted work_sig's, and <signal handler> calls the program's handler
+    (on_tick, or in_handler where on_tick tail-called it); its inclusive
+    share is H's;
+  - the tail call: tail_leaf, jumped to by via_tail, is called from main (the
+    seed's flattened tree), with T's share; via_tail holds nothing;
+  - inlining: inl_mix, always inlined, is no function: host has I's share.
+Exit 1 if any fails.
+"""
+import sys
+
+out = open(sys.argv[1]).read().split()
+v = {out[i]: float(out[i + 1]) for i in range(0, len(out) - 1, 2)}
+stacks = []
+for line in open(sys.argv[2]):
+    frames, w = line.rstrip('\n').rsplit(' ', 1)
+    stacks.append((frames.split(';'), float(w)))
+whole = sum(w for fr, w in stacks if 'main' in fr)
+phases = v['work_sig'] + v['tail'] + v['host']
+bad = 0
+
+
+def check(what, ok, detail):
+    global bad
+    print(('ok   ' if ok else 'FAIL ') + what + ': ' + detail)
+    bad += not ok
+
+
+def share(pred):
+    return sum(w for fr, w in stacks if pred(fr)) / whole
+
+
+def near(what, got, want):
+    check(what, abs(got - want) <= 0.03, 'got %.3f, want %.3f' % (got, want))
+
+
+sig = [fr for fr, _ in stacks if '<signal handler>' in fr]
+check('signal stacks under work_sig', sig and all('work_sig' in fr[:fr.index('<signal handler>')] for fr in sig),
+      str(sig[:2]))
+check('<signal handler> calls the handler', sig and all(fr[fr.index('<signal handler>') + 1] in ('on_tick', 'in_handler')
+                                                       for fr in sig if fr[-1] != '<signal handler>'), str(sig[:2]))
+near('incl <signal handler>', share(lambda fr: '<signal handler>' in fr), v['handler'] / phases)
+near('path main;tail_leaf', share(lambda fr: 'tail_leaf' in fr and fr[fr.index('tail_leaf') - 1] == 'main'),
+     v['tail'] / phases)
+check('via_tail holds nothing', share(lambda fr: 'via_tail' in fr) < 0.01, '%.4f' % share(lambda fr: 'via_tail' in fr))
+check('inl_mix is no function', not [fr for fr, _ in stacks if 'inl_mix' in fr], '')
+near('incl host', share(lambda fr: 'host' in fr), v['host'] / phases)
+sys.exit(1 if bad else 0)
