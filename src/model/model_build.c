@@ -83,7 +83,7 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 {
 	const struct exp_proc *p = c->p;
 
-	for (size_t i = 0; c->omp && o->view == MODEL_VIEW_USER && i < p->nsamples; i++) {
+	for (size_t i = 0; c->omp && MODEL_STRUCTURE_RULES(o) && i < p->nsamples; i++) {
 		const struct exp_sample *s = &p->samples[i];
 		long e = model_entry_for(b, c, s->stack_id, s->time_ns, o);
 		if (e < 0 || model_omp_note(b, c, s->tid, s->time_ns, e))

@@ -58,6 +58,11 @@ struct build {
 	size_t cap_data_objects, cap_data_access;
 };
 
+/* Do the seed's structure rules apply (imputed calls, <OMP-*>, @plt for the
+ * resolver, <signal handler>)?  In the user view and the expert view, which
+ * differs from it only for Java. */
+#define MODEL_STRUCTURE_RULES(o) ((o)->view != MODEL_VIEW_MACHINE)
+
 /* One resolved frame. */
 struct frame {
 	uint32_t func;

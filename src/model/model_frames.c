@@ -373,13 +373,13 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		model_frame_resolve(b, c, pcs[i], retaddr, time_ns, &fr);
 		if (fr.tally && !o->keep_tally_frames)
 			continue;           /* clone3 -> start_thread -> the routine, as in perf */
-		if (o->view == MODEL_VIEW_USER && fr.lazy) {
+		if (MODEL_STRUCTURE_RULES(o) && fr.lazy) {
 			/* the resolver and all it calls: @plt of the calling object */
 			funcs[k] = model_func_by_name(b, "@plt", last_path, MODEL_FUNC_ARTIFICIAL);
 			addrs[k++] = 0;
 			break;
 		}
-		if (o->view == MODEL_VIEW_USER && fr.sigreturn) {
+		if (MODEL_STRUCTURE_RULES(o) && fr.sigreturn) {
 			/* the seed's sigacthandler: the interrupted code calls
 			 * it, it calls the program's handler */
 			fr.func = model_func_by_name(b, "<signal handler>", "", MODEL_FUNC_ARTIFICIAL);
@@ -402,7 +402,7 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		addrs[k++] = fr.addr;
 		last_path = fr.path ? fr.path : "";
 	}
-	if (o->view == MODEL_VIEW_USER) {
+	if (MODEL_STRUCTURE_RULES(o)) {
 		uint32_t body = first + thread_root_len(b, funcs, first, k);
 		if (runtime) {
 			omp_functions(b);

@@ -11,7 +11,8 @@ A CHECK is one string:
   'total VALUE RELTOL' sum of the weights
   'absent F'           no frame is F
   'depth N'            some stack has at least N frames
-Function names compare without a C++ argument list.  Exit 1 if any fails.
+Function names compare without a C++ argument list; they may hold
+spaces (`path main;big;big [clone .part.0] 0.97 0.03`).  Exit 1 if any fails.
 """
 import re
 import sys
@@ -52,13 +53,14 @@ def main():
             got = max((len(fr) for fr, _ in stacks), default=0)
             ok = got >= int(t[1])
         else:
-            want, tol = float(t[2]), float(t[3])
+            want, tol = float(t[-2]), float(t[-1])
+            name = ' '.join(t[1:-2])       # names may hold spaces
             if kind == 'excl':
-                got = sum(w for fr, w in sel if fr[-1] == t[1])
+                got = sum(w for fr, w in sel if fr[-1] == name)
             elif kind == 'incl':
-                got = sum(w for fr, w in sel if t[1] in fr)
+                got = sum(w for fr, w in sel if name in fr)
             elif kind == 'path':
-                p = t[1].split(';')
+                p = name.split(';')
                 got = sum(w for fr, w in sel
                           if any(fr[i:i + len(p)] == p for i in range(len(fr))))
             else:

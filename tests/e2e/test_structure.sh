@@ -1,7 +1,7 @@
 # test_structure.sh — program structure as the Sun seed maps it (docs/
 # structure.md): OpenMP bodies under the function of their parallel region
 # on every thread, with <OMP-*> functions for time in the runtime; parts
-# split off a function (.cold) imputed to it; the lazy PLT resolver as @plt;
+# split off a function (.cold, .part.N) imputed to it; the lazy PLT resolver as @plt;
 # same-named static functions told apart; a stripped binary; signal
 # handlers, tail calls and inlined functions.
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +52,23 @@ if nm coldy | grep -q ' work.cold$'; then
 else
 	skip cold_part "gcc made no work.cold"
 fi
+
+# A partial inline: main calls big.part.0 directly (big's test inlined into
+# it); the user view imputes big -> big.part.0, as for .cold.
+cc_prog party
+if nm party | grep -q ' big.part.0$' && nm party | grep -q ' big$'; then
+	"$TALLY" record -o part.exp ./party >/dev/null 2>&1
+	"$TALLY" export part.exp --format collapsed >part.txt
+	"$TALLY" export part.exp --format collapsed --view machine >part_m.txt
+	check part_imputed_to_its_parent shares part.txt 'path main;big;big [clone .part.0] 1.0 0.04' \
+		'incl big 1.0 0.04'
+	check part_machine_view_as_recorded shares part_m.txt 'path main;big [clone .part.0] 1.0 0.04'
+else
+	skip part_imputed_to_its_parent "gcc made no big.part.0 beside big"
+fi
+# The expert view (Java's) applies the same rules to C code.
+check expert_view_keeps_the_rules sh -c '"$TALLY" export cold.exp --format collapsed --view expert >cold_e.txt &&
+	cmp cold.txt cold_e.txt'
 
 # Same-named statics: helper (statics_a.c) and helper (statics_b.c).
 cc -O2 -g -c -o statics_a.o "$PROGS/statics_a.c"
