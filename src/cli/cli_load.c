@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "cli/cli_progress.h"
 #include "format/exp_job.h"
 #include "format/exp_launch.h"
 #include "model/model_map.h"
@@ -219,31 +220,6 @@ static long list_items(struct cli_input *in, const char *cmd, struct exp_job *jo
 	return (long)n;
 }
 
-/* The progress line: on a terminal's stderr, once the analysis has taken
- * more than a second, what it is doing now ("what" NULL: done, erase it). */
-static void progress(const char *cmd, const char *what, const char *arg)
-{
-	static struct timespec t0;
-	static bool shown;
-	struct timespec now;
-
-	if (!isatty(STDERR_FILENO))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!t0.tv_sec)
-		t0 = now;
-	if (!what) {
-		if (shown)
-			fputs("\r\033[K", stderr);
-		shown = false;
-		return;
-	}
-	if ((double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 < 1.0)
-		return;
-	fprintf(stderr, "\r\033[Ktally %s: %s %s...", cmd, what, arg);
-	shown = true;
-}
-
 /* Load item `it` into in->exps[in->nexps] and add it to the model; its
  * events are dropped once in the model.  0 or CLI_FATAL. */
 static int load_one(struct cli_input *in, const char *cmd, const struct item *it,
@@ -253,9 +229,10 @@ static int load_one(struct cli_input *in, const char *cmd, const struct item *it
 	char msg[512];
 	struct exp_experiment *x = &in->exps[in->nexps++];
 
-	progress(cmd, "reading and aggregating", it->dir);
+	cli_progress(cmd, "reading", it->dir);
 	if (exp_experiment_load(x, it->dir, &err)) {
 		fflush(stdout);
+		cli_progress_hide();
 		fprintf(stderr, "tally %s: %s\n", cmd, err.msg);
 		return CLI_FATAL;
 	}
@@ -269,6 +246,7 @@ static int load_one(struct cli_input *in, const char *cmd, const struct item *it
 		mo->from_ns = in->from_ns;
 		mo->to_ns = in->to_ns;
 	}
+	cli_progress(cmd, "symbolizing and aggregating", it->dir);
 	if ((first && model_build_begin(&in->model, mo, msg, sizeof(msg))) ||
 	    model_build_add(&in->model, x, mo, msg, sizeof(msg))) {
 		cli_error(cmd, "%s", msg);
@@ -462,9 +440,9 @@ int cli_input_load(struct cli_input *in, const char *cmd)
 {
 	int rc;
 
-	progress(cmd, "starting", "");
+	cli_progress(cmd, "starting", "");
 	rc = input_load(in, cmd);
-	progress(cmd, NULL, NULL);
+	cli_progress_done();
 	return rc;
 }
 

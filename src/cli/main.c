@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_progress.h"
 #include "format/exp_launch.h"
 
 #define TALLY_VERSION "0.1"
@@ -35,6 +36,7 @@ static const struct {
 static void vmsg(const char *kind, const char *cmd, const char *fmt, va_list ap)
 {
 	fflush(stdout);
+	cli_progress_hide();
 	fprintf(stderr, "tally %s: %s", cmd, kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
