@@ -33,9 +33,11 @@
  * debugger: a thread stops on its way back to user code).  A fault that
  * blocked has been counted by the resume: the thread's page faults
  * (getrusage, minor and major) are looked at then, and the batch is flagged
- * EXP_STATE_FAULTED when they grew since the last look (the clock's sample
- * looks too, so a stop is told apart unless the thread faulted in the
- * millisecond of CPU before it).
+ * EXP_STATE_FAULTED when they grew since the last look.  The clock's sample
+ * looks too, and so does a handler whose own records went into a page not
+ * written before (a fault of the collector's, on the program's count): a
+ * stop is told apart unless the thread faulted in the millisecond of CPU
+ * before it.
  *
  * With each clock sample the thread's user and system CPU time so far
  * (getrusage RUSAGE_THREAD) is written as a CPU_SPLIT record: the analyzer
@@ -184,6 +186,15 @@ static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 		v = v * 10 + (uint64_t)(*c - '0');
 	*out = v;
 	return true;
+}
+
+/* The pages the thread's next states.dat and stacks.dat records go to: a
+ * record written into a new page faults. */
+static uintptr_t write_pages(const struct col_thread *t)
+{
+	const struct exp_cursor *a = &t->cursor[EXP_FILE_STATES], *b = &t->cursor[EXP_FILE_STACKS];
+
+	return ((uintptr_t)(a->block + a->used) >> 12) * 31u + ((uintptr_t)(b->block + b->used) >> 12);
 }
 
 static uint64_t faults_of(const struct rusage *ru)
@@ -388,16 +399,19 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
 	uint16_t flags = 0;
 	bool paused = atomic_load_explicit(&col_proc.paused, memory_order_relaxed);
 
+	uintptr_t pages = write_pages(t);
 	bool room = drain(s);
 	if (paused) {
 		s->n = 0;                          /* paused: the time counts nowhere */
 	} else if (s->n) {
 		uint64_t leaf;
-		stack_id = col_stack_interrupted_sigsafe(t, uc, &s->memo, &leaf);
-		if (after_syscall(leaf))
+		/* The faults first: interning the stack may write a new page. */
+		col_regs_from_ucontext(uc, &t->regs);
+		if (after_syscall(t->regs.r[UW_RIP]))
 			flags |= EXP_STATE_SYSCALL;
 		else if (has_block(s) && faults_grew(s))
 			flags |= EXP_STATE_FAULTED;
+		stack_id = col_stack_interrupted_sigsafe(t, uc, &s->memo, &leaf);
 		if (!stack_id)
 			flags |= EXP_STATE_NO_STACK;
 	}
@@ -406,6 +420,8 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
 		room = drain(s);
 		flush(t, s, stack_id, flags);
 	}
+	if (write_pages(t) != pages)
+		faults_grew(s);                    /* our own fault is no stop's */
 }
 
 bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t entry_ns)
@@ -448,6 +464,7 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 	if (!s)
 		return;
 	col_states_catch_up_sigsafe(t, uc);
+	uintptr_t pages = write_pages(t);
 	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0) {
 		struct exp_cpu_split rec = {
 			.tid = (uint32_t)t->tid, .time_ns = time_ns,
@@ -464,6 +481,8 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 			flush(t, s, 0, EXP_STATE_NO_STACK);
 		} while (!room);
 	}
+	if (write_pages(t) != pages)
+		faults_grew(s);
 }
 
 void col_states_thread_end(struct col_thread *t)
