@@ -11,11 +11,12 @@ usage:
       CHECK.json from tests/js/check_chrome.mjs: the self times in the call
       trees Chrome DevTools built, summed over threads = tally's exclusive
       CPU; each thread named, its self times summing to the thread's CPU
-  consumers.py chrome_viewer CHECK.json REPORT.json
-      CHECK.json from tests/js/check_speedscope.mjs on the chrome export of a
-      one-thread program: a trace viewer in Chromium (speedscope's importer
-      of Chrome's trace format) shows each function's Total and Self =
-      tally's inclusive and exclusive CPU; the hot functions are all there
+  consumers.py viewer CHECK.json REPORT.json
+      CHECK.json from tests/js/check_speedscope.mjs on the chrome or the
+      collapsed export of a one-thread program: a viewer in Chromium
+      (speedscope's importers of Chrome's trace format and of collapsed
+      stacks) shows each function's Total and Self = tally's inclusive and
+      exclusive CPU; the hot functions are all there
   consumers.py pprof TOP.txt REPORT.json
       TOP.txt from `go tool pprof -top -unit=ns`: flat and cum of each
       function = exclusive and inclusive CPU, and the total
@@ -99,7 +100,7 @@ def chrome(c, check, rep, thr):
             c.near(f'{name} self', summed.get(name, 0.0) / 1e6, excl, 0.6 * MS + 0.002 * excl)
 
 
-def chrome_viewer(c, check, rep):
+def viewer(c, check, rep):
     got, tally = json.load(open(check)), report(rep)
     # speedscope names a complete event by its name and args: `f {"object":"x"}`
     funcs = {re.sub(r' \{.*\}$', '', k): v for k, v in got['functions'].items()}
@@ -133,7 +134,7 @@ def pprof(c, top, rep):
 def main():
     c = Checker()
     kind, args = sys.argv[1], sys.argv[2:]
-    {'speedscope': speedscope, 'chrome': chrome, 'chrome_viewer': chrome_viewer,
+    {'speedscope': speedscope, 'chrome': chrome, 'viewer': viewer,
      'pprof': pprof}[kind](c, *args)
     sys.exit(1 if c.bad else 0)
 

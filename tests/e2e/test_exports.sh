@@ -2,7 +2,8 @@
 # equal `tally report`'s: go tool pprof (golang-go) for pprof; speedscope's
 # schema and its own app in headless Chromium for speedscope; the Trace
 # Event Format, Chrome DevTools' trace engine and a trace viewer in Chromium
-# (speedscope's importer of the trace format) for chrome.
+# (speedscope's importer of the trace format) for chrome; speedscope's
+# importer of collapsed stacks for collapsed.
 . "$(dirname "$0")/lib.sh"
 cc_prog spin
 cc_prog threads4 -pthread
@@ -58,7 +59,12 @@ assert all(any(n.endswith(t) for n in names) for t in busy), (names, busy)\" &&
 	# Chrome's trace format): each function's total and self are tally's.
 	check chrome_opened_in_a_viewer_in_chromium sh -c "
 		timeout 100 node \"$JS/check_speedscope.mjs\" s.trace.json >s.viewer.out &&
-		python3 \"\$E2E/consumers.py\" chrome_viewer s.viewer.out s.json"
+		python3 \"\$E2E/consumers.py\" viewer s.viewer.out s.json"
+	# the collapsed stacks (ns per stack) opened by speedscope too
+	check collapsed_opened_in_a_viewer_in_chromium sh -c "
+		\"\$TALLY\" export s.exp --format collapsed -o s.collapsed &&
+		timeout 100 node \"$JS/check_speedscope.mjs\" s.collapsed >s.cviewer.out &&
+		python3 \"\$E2E/consumers.py\" viewer s.cviewer.out s.json"
 	check chrome_has_sync_waits sh -c '
 		grep -q "\"ph\":\"b\",\"cat\":\"tally\".*Sync wait" y.trace.json'
 fi

@@ -5,8 +5,9 @@
 // profile speedscope opens first (its sandwich view, in ms) and the summed
 // weights of every profile.  A trace-event file (`export --format chrome`:
 // {"traceEvents": [...]}) is opened the same way, by speedscope's importer
-// of Chrome's format, a trace viewer in a real browser: no schema then, and
-// no profiles' weights.
+// of Chrome's format, a trace viewer in a real browser, and so is a file of
+// collapsed stacks (`--format collapsed`, Brendan Gregg's format): no schema
+// then, and no profiles' weights.
 import Ajv from 'ajv';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,8 +19,10 @@ const file = process.argv[2];
 const require = createRequire(import.meta.url);
 const release = path.dirname(require.resolve('speedscope/dist/release/index.html'));
 const schema = JSON.parse(fs.readFileSync(path.join(release, 'file-format-schema.json'), 'utf8'));
-const data = JSON.parse(fs.readFileSync(file, 'utf8'));
-const trace = Array.isArray(data.traceEvents);
+const text = fs.readFileSync(file, 'utf8');
+let data = null;
+try { data = JSON.parse(text); } catch { /* collapsed stacks: text */ }
+const trace = !data || Array.isArray(data.traceEvents);
 const ajv = new Ajv({ allErrors: true, strict: false });
 if (!trace && !ajv.validate(schema, data)) {
   console.error('schema:', ajv.errorsText(ajv.errors).slice(0, 2000));
@@ -41,10 +44,12 @@ try {
   const text = await page.evaluate(() => document.body.innerText);
   // rows: "TOTAL (PCT%)\n\tSELF (PCT%)\n\tNAME"
   const rows = {};
-  const re = /([\d.]+)(ns|µs|us|ms|s|min) \([^)]*\)\n\t([\d.]+)(ns|µs|us|ms|s|min) \([^)]*\)\n\t([^\n]+)/g;
-  const ms = { ns: 1e-6, 'µs': 1e-3, us: 1e-3, ms: 1, s: 1e3, min: 6e4 };
+  // (collapsed stacks have no unit: speedscope shows their weights, tally's ns, as plain numbers)
+  const re = /([\d.,]+)(ns|µs|us|ms|s|min)? \([^)]*\)\n\t([\d.,]+)(ns|µs|us|ms|s|min)? \([^)]*\)\n\t([^\n]+)/g;
+  const ms = { ns: 1e-6, 'µs': 1e-3, us: 1e-3, ms: 1, s: 1e3, min: 6e4, undefined: data ? NaN : 1e-6 };
+  const num = (v) => +v.replace(/,/g, '');
   for (const m of text.matchAll(re))
-    rows[m[5]] = { total_ms: +m[1] * ms[m[2]], self_ms: +m[3] * ms[m[4]] };
+    rows[m[5]] = { total_ms: num(m[1]) * ms[m[2]], self_ms: num(m[3]) * ms[m[4]] };
   if (errors.length) throw new Error('speedscope: ' + errors.join('; '));
   if (!Object.keys(rows).length) throw new Error('no rows in the sandwich view:\n' + text.slice(0, 500));
   console.log(JSON.stringify({ title: await page.title(), functions: rows, profiles: weights }));
