@@ -48,21 +48,32 @@ check attach_twice_in_a_row sh -c "test $rc2 = 0 && test '$alive2' = yes && pyth
 	'excl leaf_one 0.333 0.03' 'excl leaf_two 0.667 0.03' &&
 	grep -q 'attached to' sh2.msg && test '$maps1' -gt 0 && test '$maps1' = '$maps2'"
 check attach_target_output_unchanged sh -c "test $rcp = 0 && cmp ref.out sh.out"
-check attach_target_cpu_time_unchanged python3 -c "
+# The work's CPU is unchanged; what the attaches add is their samples' cost
+# (10 kHz here: ~20 us of the VM's timer and delivery per sample, 20,000
+# samples, docs/collector.md), which a fixed share cannot bound: 3.675 s of
+# a 3.62 s bound once at load 7.  Allowed: 15% + 0.15 s + 40 us a sample.
+check attach_target_cpu_time_unchanged sh -c "
+	\"\$TALLY\" report sh1.exp --format json >c1.json && \"\$TALLY\" report sh2.exp --format json >c2.json &&
+	python3 -c \"
+import json
+n = sum(json.load(open(f))['overview']['samples'] for f in ('c1.json', 'c2.json'))
 ref, att = $(cpu_of ref.err), $(cpu_of sh.err)
-print('cpu without attach', ref, 'with two attaches', att)
-exit(0 if att <= ref * 1.15 + 0.15 else 1)"
-# At 10 kHz the kernel's side of each signal (~16 us under load: the timer,
-# the delivery) is in its figure and in no handler's: 0.684 s of 0.799 s once
-# in make check at load 5, 0.99 unloaded.  Samples lost for a fifth of the
-# second (the clock armed late, stopped early) would still fail it.
+print('cpu without attach', ref, 'with two attaches', att, 'samples', n)
+exit(0 if att <= ref * 1.15 + 0.15 + n * 40e-6 else 1)\""
+# At 10 kHz the kernel's side of each signal (the timer, the delivery: ~16 us
+# unloaded, ~55 us at load 7) is system time in the kernel's figure and in no
+# handler's: sampled + collector was 0.684 of the kernel's CPU once at load 5,
+# 0.647 at load 7, 0.99 unloaded.  The work is user time: the samples are held
+# to the kernel's user CPU, which samples lost for a fifth of the second (the
+# clock armed late, stopped early) would still fail.
 check attach_sampled_matches_kernel sh -c '
-	"$TALLY" report sh1.exp --format json >sh1.json && python3 -c "
-import json, sys
+	"$TALLY" report sh1.exp --format json >sh1.json && "$TALLY" report sh1.exp >sh1.txt && python3 -c "
+import json, re, sys
 o = json.load(open(\"sh1.json\"))[\"overview\"]
 s, k = o[\"sampled_cpu_s\"] + o.get(\"collector_cpu_s\", 0), o[\"kernel_cpu_s\"]
-print(\"sampled + collector\", s, \"kernel\", k)
-sys.exit(0 if 0.8 * k <= s <= 1.05 * k else 1)"'
+u = float(re.search(r\"Kernel CPU .*\\(user ([0-9.]+)\", open(\"sh1.txt\").read()).group(1))
+print(\"sampled + collector\", s, \"kernel\", k, \"of which user\", u)
+sys.exit(0 if 0.85 * u <= s <= 1.05 * k else 1)"'
 check attach_report_says_detached sh -c '
 	"$TALLY" report sh1.exp | grep -q "Ended.*detached, the process goes on" &&
 	grep -q "^created-by: tally record -p" sh1.exp/log.txt && test ! -e sh1.exp/attach.ctl'
