@@ -486,6 +486,7 @@ static void wait_for_stop(void)
 static void *helper_main(void *unused)
 {
 	char path[4200], err[512] = "", msg[600];
+	bool started = false;
 	(void)unused;
 
 	helper_tid = col_sys_gettid();
@@ -511,7 +512,7 @@ static void *helper_main(void *unused)
 		if (n >= 0) {
 			wait_for_stop();
 			stop();
-			reply("stopped\n");
+			started = true;
 		}
 	}
 	struct col_thread *h = col_thread_self_sigsafe();
@@ -525,12 +526,19 @@ static void *helper_main(void *unused)
 	col_proc.active = false;
 	col_proc.attached = false;
 	col_sample_set_adopt(NULL);
-	if (ctl_fd >= 0)
-		col_sys_close(ctl_fd);
-	if (ack_fd >= 0)
-		col_sys_close(ack_fd);
+	/* Idle again before tally hears "stopped": an attach right after it
+	 * (tally record -p twice in a row) must not find this helper still
+	 * running (-EBUSY, seen at load 7).  The descriptors are this helper's
+	 * own from here on: the next one opens its own. */
+	int ack = ack_fd, ctl = ctl_fd;
 	ctl_fd = ack_fd = -1;
 	atomic_store(&helper_running, 0);
+	if (started)   /* nowhere to say it if this fails: tally then times out */
+		(void)col_sys_write(ack, "stopped\n", 8);
+	if (ctl >= 0)
+		col_sys_close(ctl);
+	if (ack >= 0)
+		col_sys_close(ack);
 	return NULL;
 }
 
