@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# 97-java.sh — `tally record` on a Java program (docs/java.md): the wall time
+# 99-java.sh — `tally record` on a Java program (docs/java.md): the wall time
 # of tests/progs/java/Shares.java (a pool of 4 workers and the main thread,
 # 1:2:3 methods, JIT-compiled after a few ms) recorded at 100 Hz and at 1 kHz,
 # over the bare JVM, beside:
