@@ -32,6 +32,7 @@ binutils            test
 clang               test
 llvm                test
 libclang-rt-14-dev  test
+libomp-14-dev       test
 gfortran            test
 time                test
 valgrind            test
