@@ -8,17 +8,12 @@ WERROR     ?= 1
 SANITIZE   ?=
 BUILD      ?= build
 
-# The libraries are checked when a target builds something.  The README's
-# commands (demo, check, ...) first install what is missing (deps), then
-# build in a recursive make, which checks: a fresh machine needs nothing but
-# make and git (tests/fresh/run.sh proves it).
+# The libraries are checked when something is compiled, by a recipe (the
+# `libs` target below), never while this file is parsed: the README's commands
+# (demo, check...) first install what is missing (deps) and then build in a
+# recursive make, so a fresh machine needs nothing but make and git
+# (tests/fresh/run.sh proves it), and `make -n demo` shows the whole plan.
 PKGS := libelf libdw capstone zlib
-DEPS_FIRST := deps deps-test demo check check-asan bench fuzz help clean uninstall
-ifneq ($(filter-out $(DEPS_FIRST),$(or $(MAKECMDGOALS),all)),)
-ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo ok),ok)
-$(error missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev zlib1g-dev)
-endif
-endif
 
 # snprintf truncation is deliberate where we use it: gcc's guesses are noise.
 WARN   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -61,11 +56,14 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT))
 
 all: $(TALLY) $(COLLECTLIB) $(MCOUNTLIB) $(APILIB) $(TRACERLIBS)
 
-$(BUILD)/obj/%.o: %.c
+libs:
+	@$(PKG_CONFIG) --exists $(PKGS) 2>/dev/null || { echo "make: missing libraries ($(PKGS)): run scripts/install-deps.sh, or apt-get install libelf-dev libdw-dev libcapstone-dev zlib1g-dev" >&2; exit 1; }
+
+$(BUILD)/obj/%.o: %.c | libs
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_AN) -c -o $@ $<
 
-$(BUILD)/pic/%.o: %.c
+$(BUILD)/pic/%.o: %.c | libs
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COL) -c -o $@ $<
 
@@ -255,5 +253,5 @@ clean:
 help:
 	@echo "make [all] | demo | check | check-asan | bench | fuzz | install [PREFIX=...] | uninstall | clean"
 
-.PHONY: all mpi-skipped jvmti-skipped tests deps deps-test demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
+.PHONY: all libs mpi-skipped jvmti-skipped tests deps deps-test demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
