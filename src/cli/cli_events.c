@@ -23,16 +23,7 @@ static int open_counting(const struct exp_event *ev, int excl_kernel)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.type = ev->type;
-	a.size = sizeof(a);
-	a.config = ev->config;
-	a.sample_period = ev->period;
-	a.disabled = 1;
-	a.exclude_kernel = (unsigned)excl_kernel;
-	a.exclude_hv = 1;
-	a.sigtrap = 1;
-	a.remove_on_exec = 1;
+	exp_event_attr(ev, excl_kernel, &a);
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 

@@ -69,16 +69,7 @@ static int perf_open(const struct exp_event *ev, int index, int excl)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.type = ev->type;
-	a.size = sizeof(a);
-	a.config = ev->config;
-	a.sample_period = ev->period;
-	a.disabled = 1;
-	a.exclude_kernel = (unsigned)excl;
-	a.exclude_hv = 1;
-	a.sigtrap = 1;
-	a.remove_on_exec = 1;               /* required with sigtrap */
+	exp_event_attr(ev, excl, &a);
 	a.sig_data = (uint64_t)(uintptr_t)&tags[index];
 	return col_real.perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }

@@ -162,3 +162,17 @@ int exp_events_decode(const char *s, struct exp_event *evs, int max, int *bad)
 		*bad = nbad;
 	return n;
 }
+
+void exp_event_attr(const struct exp_event *ev, int excl_kernel, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = ev->type;
+	a->size = sizeof(*a);
+	a->config = ev->config;
+	a->sample_period = ev->period;
+	a->disabled = 1;
+	a->exclude_kernel = (unsigned)excl_kernel;
+	a->exclude_hv = 1;
+	a->sigtrap = 1;
+	a->remove_on_exec = 1;               /* required with sigtrap */
+}

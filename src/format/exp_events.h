@@ -34,6 +34,13 @@ int exp_event_parse(const char *spec, struct exp_event *ev, char *err, size_t er
 /* Is it a hardware event (it needs a PMU)? */
 bool exp_event_is_hardware(const struct exp_event *ev);
 
+struct perf_event_attr;
+
+/* The attributes the collector samples the event with (and `record` probes
+ * it with before the target starts): a per-thread sigtrap counter, disabled
+ * until enabled, removed at exec, user space only when excl_kernel. */
+void exp_event_attr(const struct exp_event *ev, int excl_kernel, struct perf_event_attr *a);
+
 /* The software events, "page-faults, context-switches, ..." (for messages). */
 const char *exp_event_software_names(void);
 
