@@ -1,14 +1,25 @@
 // Churn.java — the Java heap and Java monitors under tally record -H -s
-// (tests/e2e/test_java.sh): alloc() allocates 256 MiB in 4 KiB arrays;
-// two threads then take turns in a synchronized block, each holding it
-// 2 ms at a time, so each waits for the other about half the time.
+// (tests/e2e/test_java.sh): alloc() allocates 1 GiB in 4 KiB arrays (enough
+// samples of the JVM's 512 KiB sampling for a 10% check);
+// two threads then take turns in a synchronized block.  Java's monitors are
+// not fair (the thread that leaves may take the monitor again before the one
+// blocked wakes up), and on a loaded machine a thread may ask for it only after
+// the other has left, so the contention is made certain: a thread says it
+// wants the monitor (wanting) just before it asks; the one inside waits until
+// the other wants it, then holds it 2 ms more; after its turn a thread asks
+// again only once the other holds it.  Each thread takes 100 turns: about 199
+// contended enters, each ~2 ms blocked.
 public class Churn {
     static volatile Object keep;
     static final Object lock = new Object();
     static volatile long sink;
+    static final java.util.concurrent.atomic.AtomicInteger wanting =
+        new java.util.concurrent.atomic.AtomicInteger();
+    static volatile boolean finished;
+    static volatile Thread holder;
 
     static void alloc() {
-        for (int i = 0; i < 65536; i++)
+        for (int i = 0; i < 262144; i++)
             keep = new byte[4096];
     }
 
@@ -21,10 +32,22 @@ public class Churn {
     }
 
     static void locked() {
-        for (int i = 0; i < 100; i++)
+        Thread me = Thread.currentThread();
+        for (int i = 0; i < 100; i++) {
+            wanting.incrementAndGet();
             synchronized (lock) {
+                wanting.decrementAndGet();
+                holder = me;
+                long giveUp = System.nanoTime() + 1_000_000_000L;
+                while (wanting.get() == 0 && !finished && System.nanoTime() < giveUp)
+                    Thread.onSpinWait();
                 hold();
             }
+            long giveUp = System.nanoTime() + 1_000_000_000L;
+            while (holder == me && !finished && System.nanoTime() < giveUp)
+                Thread.onSpinWait();
+        }
+        finished = true;
     }
 
     public static void main(String[] args) throws Exception {
