@@ -11,8 +11,11 @@
  * to its sampled CPU time.  Intervals (lock waits, I/O calls, and tracks
  * added by other views) are async events ("b"/"e", one id each), which may
  * overlap; markers are process-scoped instant events ("i").  Timestamps are
- * whole microseconds from the first event.  Past MAX_SPANS complete events
- * the shortest inner frames are left out (counted in otherData).
+ * whole microseconds from the first event; a frame open for less than one
+ * is left out (a zero-length event beside the next one at the same time made
+ * speedscope's importer nest every later frame under it).  Past MAX_SPANS
+ * complete events the shortest inner frames are left out too; otherData
+ * counts both.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +166,8 @@ static int samples_out(struct writer *w, const struct report_track *t)
 	uint64_t min = min_span(&sp, t->nsamples * w->budget_per_sample_x1000 / 1000 + 1000);
 	qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
 	for (size_t i = 0; i < sp.n; i++) {
-		if (sp.v[i].depth && sp.v[i].to - sp.v[i].from < min) {
+		if ((sp.v[i].depth && sp.v[i].to - sp.v[i].from < min) ||
+		    us(w, sp.v[i].to) == us(w, sp.v[i].from)) {
 			w->dropped++;
 			continue;
 		}

@@ -68,5 +68,24 @@ assert all(any(n.endswith(t) for n in names) for t in busy), (names, busy)\" &&
 	check chrome_has_sync_waits sh -c '
 		grep -q "\"ph\":\"b\",\"cat\":\"tally\".*Sync wait" y.trace.json'
 fi
+# A thread's complete events nest as its stacks did, each at least 1 us long
+# (a zero-length frame beside the next at the same microsecond made
+# speedscope nest every later frame under it, on a loaded machine).
+check chrome_frames_nest_and_last_a_microsecond sh -c '
+	for x in s t y; do "$TALLY" export $x.exp --format chrome -o $x.nest.json || exit 1; done
+	python3 -c "
+import json, sys
+for f in sys.argv[1:]:
+    stacks = {}
+    for e in json.load(open(f))[\"traceEvents\"]:
+        if e[\"ph\"] != \"X\":
+            continue
+        assert e[\"dur\"] >= 1, (f, e)
+        st = stacks.setdefault((e[\"pid\"], e[\"tid\"]), [])
+        while st and st[-1] <= e[\"ts\"]:
+            st.pop()
+        assert not st or e[\"ts\"] + e[\"dur\"] <= st[-1], (f, e, st[-1])
+        st.append(e[\"ts\"] + e[\"dur\"])
+" s.nest.json t.nest.json y.nest.json'
 check export_unknown_format_is_usage_error sh -c '
 	"$TALLY" export s.exp --format nope 2>err; test $? -eq 64 && grep -q speedscope err'
