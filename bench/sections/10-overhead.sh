@@ -9,7 +9,13 @@
 # on this machine — and the same event overflowing with no signal at all
 # ("timer alone": what any 1 kHz CPU-time sampler pays here before it does
 # anything); tally over the timer alone is judged too (<= 1.005 CPU-bound,
-# <= 1.015 call-heavy).
+# <= 1.015 call-heavy).  And, as diagnostic rows with no target, the same
+# event sampling with no signal at all, into a perf ring drained by a thread
+# (sigfloor's ring-* modes): `ringstack` copies 8 KiB of user stack and the
+# registers per sample (perf's DWARF mode), `ringchain` has the kernel walk
+# frame pointers, `ringunwind` is ringstack with a stack scan in the drain
+# thread — what a signal-free collector would cost here, over bare and over
+# the timer alone, per sample, with the drain thread's CPU on its own.
 # This section runs more rounds than the others ($BENCH_OVERHEAD_ROUNDS,
 # default 2 x BENCH_ROUNDS - 1): a 2% effect under the run-to-run noise of a
 # shared VM (several % on the bare program alone) needs them.
@@ -43,7 +49,10 @@ for w in cpu calls; do
 		--cmd perf "perf record -q -F 1000 --call-graph dwarf -o $d/perf.data -- $BIN/$w $units" \
 		--pre perf "rm -f $d/perf.data"
 	[ -f "$BIN/libsigfloor.so" ] && set -- "$@" --cmd sigfloor "env LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units" \
-		--cmd timer "env SIGFLOOR_MODE=nosignal LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units"
+		--cmd timer "env SIGFLOOR_MODE=nosignal LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units" \
+		--cmd ringstack "env SIGFLOOR_MODE=ring-stack LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units" \
+		--cmd ringchain "env SIGFLOOR_MODE=ring-callchain LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units" \
+		--cmd ringunwind "env SIGFLOOR_MODE=ring-stack-unwind LD_PRELOAD=$BIN/libsigfloor.so $BIN/$w $units"
 	tb time --rounds "$rounds" --base bare --check 'checksum [0-9a-f]+' --json "$d/times.json" \
 		--dir "$d" "$@"
 	j=$d/times.json
@@ -89,4 +98,28 @@ for w in cpu calls; do
 		"perf dwarf wall ${op:-n/a}, CPU time $(over "$j" perf cpu)"
 	row "overhead over the timer alone, $label (wall ratio)" "${ot:-n/a (no timer or tally run)}" "$target" \
 		"perf dwarf: ${op:-n/a}"
+	# Per sample, against the timer alone (CPU medians), tally's and the
+	# signal-free rings' alike; tally's handler from its own experiment.
+	tc=$(tb get "$j" timer.cpu_med)
+	[ -n "$tc" ] && [ -n "$ts" ] && note "tally: $(per "$(tb get "$j" tally.cpu_med)" "$tc" "$ts") us of CPU per sample" \
+		"over the timer alone (medians); handler $("$TALLY" report "$d/t.exp" --format json 2>/dev/null |
+			python3 -c 'import json, sys; o = json.load(sys.stdin)["overview"]
+print("p50 %.1f us, p99 %.1f us" % (o["handler_p50_us"], o["handler_p99_us"]))' 2>/dev/null || echo n/a) (last run)"
+	for r in ringstack ringchain ringunwind; do
+		rw=$(tb get "$j" $r.ratio_med)
+		if [ -z "$rw" ]; then
+			[ -f "$BIN/libsigfloor.so" ] && note "$r: n/a ($(tb get "$j" $r.failed))"
+			continue
+		fi
+		line=$(grep -h 'sigfloor:' "$d/$r.err" | tail -n 1)
+		n=$(echo "$line" | awk '{print $3}')
+		oc=$(over "$j" $r cpu)
+		note "$line"
+		note "  $r over bare: wall $(fmt "$rw"), CPU $(fmt "$(tb get "$j" $r.cpu_ratio_med)");" \
+			"over the timer alone: wall $(over "$j" $r), CPU ${oc:-n/a};" \
+			"per sample: $(per "$(tb get "$j" $r.wall_med)" "$bw" "$n") us wall over bare," \
+			"$(per "$(tb get "$j" $r.cpu_med)" "${tc:-0}" "$n") us CPU over the timer alone (medians, samples of the last run)"
+		row "diagnostic: $r (no signal) over the timer alone, $label (CPU ratio)" "${oc:-n/a (no timer run)}" "-" \
+			"wall $(over "$j" $r); over bare: wall $(fmt "$rw"), CPU $(fmt "$(tb get "$j" $r.cpu_ratio_med)")"
+	done
 done
