@@ -256,17 +256,19 @@ static int load_one(struct cli_input *in, const char *cmd, const struct item *it
 	return 0;
 }
 
-/* One warning line for everything the experiments lost to damage. */
+/* One warning line for everything the reported processes lost to damage
+ * (a process left out by --process or a job's rule costs this report
+ * nothing; `tally check` still lists it). */
 static void warn_damage(struct cli_input *in, const char *cmd)
 {
-	struct exp_damage total = { 0 }, d;
+	struct exp_damage total = { 0 };
 	const char *where = NULL;
 
-	for (size_t i = 0; i < in->nexps; i++) {
-		exp_experiment_damage(&in->exps[i], &d);
-		if (d.places && !where)
-			where = in->exps[i].path;
-		exp_damage_add(&total, &d);
+	for (size_t i = 0; i < in->model.nprocs; i++) {
+		const struct model_proc *p = &in->model.procs[i];
+		if (p->src->damage.places && !where)
+			where = p->exp->path;
+		exp_damage_add(&total, &p->src->damage);
 	}
 	if (!total.places)
 		return;

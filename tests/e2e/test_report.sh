@@ -81,7 +81,9 @@ check report_missing_experiment_one_line sh -c '
 cc_prog heapy -pthread
 "$TALLY" record -H -o h.exp ./heapy 2>/dev/null
 rm -rf bad.exp && cp -r h.exp bad.exp
-python3 - bad.exp/heap.dat <<'PY'
+# corrupt_alloc HEAP.DAT: the length word of its 100th allocation made 36.
+corrupt_alloc() {
+	python3 - "$1" <<'PY'
 import struct, sys
 p = sys.argv[1]; b = bytearray(open(p, 'rb').read())
 bs = struct.unpack_from('<I', b, 16)[0]; off = 64; n = 0
@@ -96,6 +98,8 @@ while off < len(b):
     off += w & 0xffffff
 open(p, 'wb').write(b)
 PY
+}
+corrupt_alloc bad.exp/heap.dat
 check corrupt_record_costs_one_allocation sh -c '
 	"$TALLY" report bad.exp --format csv >bad.csv 2>bad.err
 	test $? -eq 1 && test $(wc -l <bad.err) -eq 1 &&
@@ -110,3 +114,12 @@ check check_names_the_damage sh -c '
 	grep -q "^bad.exp/heap.dat: at 0x[0-9a-f]*: record length 36 .*(48 bytes skipped)$" chk.txt &&
 	grep -qx "bad.exp: 1 problem" chk.txt &&
 	"$TALLY" check a.exp >ok.txt && grep -q "^a.exp: sound: 1 process, [0-9]* samples" ok.txt'
+# Damage in a process the report leaves out (--process) costs it nothing: no
+# warning, exit 0; the damaged process itself is reported partial.
+"$TALLY" record -H -o m.exp sh -c './heapy; ./heapy' 2>/dev/null
+corrupt_alloc m.exp/_f2_x1.exp/heap.dat
+check damage_only_in_reported_processes sh -c '
+	"$TALLY" report m.exp --process _f1_x1 >m1.txt 2>m1.err; test $? -eq 0 && test ! -s m1.err &&
+	"$TALLY" report m.exp --process _f2_x1 >m2.txt 2>m2.err; test $? -eq 1 &&
+	grep -q "^tally report: warning: m.exp/_f2_x1.exp/heap.dat: at 0x[0-9a-f]*: record length 36" m2.err &&
+	"$TALLY" report m.exp >m.txt 2>m.err; test $? -eq 1 && test $(wc -l <m.err) -eq 1'
