@@ -135,7 +135,7 @@ static int read_answer(int fd, char *line, size_t len, int timeout_ms, pid_t pid
 	return -1;
 }
 
-static void write_head(const char *dir, const struct attach_target *t, const struct record_opts *o)
+static void write_head(const char *dir, const struct attach_target *t, const struct exp_launch_options *lo)
 {
 	char path[PATH_MAX + 16], host[256] = "", when[64], cmd[4096];
 	struct utsname u;
@@ -164,8 +164,9 @@ static void write_head(const char *dir, const struct attach_target *t, const str
 		cli_log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
 	cli_log_line(log, "start", "%s", when);
 	cli_log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
-	cli_log_line(log, "options", "hz=%u heap=0 sync=-1 io=0 follow=none frames=%u", o->launch.hz,
-		     o->launch.max_frames);
+	cli_log_line(log, "options", "hz=%u heap=0 sync=-1 io=0 follow=none frames=%u", lo->hz,
+		     lo->max_frames);
+	cli_log_line(log, "size-limit", "%lld", (long long)lo->limit_bytes);
 	cli_log_line(log, "attach.pid", "%d", (int)t->pid);
 	cli_log_line(log, "attach.descendants", "not followed: fork and exec are not interposed after the fact");
 	fclose(log);
@@ -261,6 +262,16 @@ int cli_attach_record(const struct record_opts *o)
 		cli_record_remove_dir(dir);
 		return CLI_FATAL;
 	}
+	/* The same size limit as a launched recording (-L; by default half the
+	 * free space, at most 2 GiB): a long attach must not fill the disk. */
+	struct exp_launch_options lo = o->launch;
+	int64_t limit = o->limit;
+	if (cli_space_check(dir, &limit) != 0) {
+		cli_record_remove_dir(dir);
+		return CLI_FATAL;
+	}
+	lo.limit_bytes = limit > 0 ? limit : 0;
+	lo.follow = false;
 	snprintf(ctl, sizeof(ctl), "%s/attach.ctl", absdir);
 	snprintf(ack, sizeof(ack), "%s/attach.ack", absdir);
 	if (mkfifo(ctl, 0600) != 0 || mkfifo(ack, 0600) != 0) {
@@ -288,9 +299,7 @@ int cli_attach_record(const struct record_opts *o)
 		cli_record_remove_dir(dir);
 		return CLI_FATAL;
 	}
-	write_head(dir, &t, o);
-	struct exp_launch_options lo = o->launch;
-	lo.follow = false;
+	write_head(dir, &t, &lo);
 	if (exp_launch_encode(&lo, options, sizeof(options)) < 0) {
 		cli_error(CMD, "options too long");
 		close(ctl_fd);
@@ -420,6 +429,7 @@ int cli_attach_record(const struct record_opts *o)
 	}
 	cli_compact(dir);
 	cli_archive(dir);
+	cli_space_report(dir, lo.hz, lo.limit_bytes, false);
 	if (still)
 		fprintf(stderr, "tally record: detached from %d (%s), which goes on; experiment in %s\n",
 			(int)pid, why_end, dir);

@@ -403,6 +403,7 @@ static int start(char *err, size_t len)
 	snprintf(col_proc.dir, sizeof(col_proc.dir), "%s", req_dir);
 	snprintf(col_proc.root, sizeof(col_proc.root), "%s", req_dir);
 	col_proc.lineage[0] = 0;
+	atomic_store(&col_proc.stopped, 0);    /* a size limit reached by an earlier attach */
 	fd_floor = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= 2048 ? 1024
 		   : (int)(rl.rlim_cur * 3 / 4);
 	int rc = col_open_experiment();

@@ -82,6 +82,24 @@ check attach_second_reuses_collector sh -c '
 	s2=$(sed -n "s/^attach.syscall_stops: //p" sh2.exp/log.txt)
 	echo "system calls during the calls: first $s1, second $s2"; test "$s2" -lt "$s1"'
 
+# --- the size limit: -L holds for an attach, and the next attach samples -----
+./aw shares 240 >lim.out 2>lim.err & P=$!
+wait_ready lim.err
+"$TALLY" record -p $P -F 10000 -L 20k --duration 0.5 -o lim1.exp 2>lim1.msg; rcl1=$?
+"$TALLY" record -p $P --duration 0.5 -o lim2.exp 2>lim2.msg; rcl2=$?
+alivel=$(kill -0 $P 2>/dev/null && echo yes)
+kill $P; bounded_wait $P 10
+check attach_size_limit sh -c "test $rcl1 = 0 && test $rcl2 = 0 && test '$alivel' = yes &&
+	grep -qx 'size-limit: 20480' lim1.exp/log.txt && grep -qx 'size-limit.reached: 20480' lim1.exp/log.txt &&
+	grep -q 'reached its size limit (20 KiB)' lim1.msg &&
+	test \$(du -sk --exclude=archive lim1.exp | cut -f1) -le 64 &&
+	! grep -q 'size-limit.reached' lim2.exp/log.txt &&
+	\"\$TALLY\" report lim2.exp --format json | python3 -c '
+import json, sys
+o = json.load(sys.stdin)[\"overview\"]
+print(o.get(\"samples\"), o.get(\"lost.size-limit\"))
+sys.exit(0 if o.get(\"samples\", 0) > 100 and not o.get(\"lost.size-limit\") else 1)'"
+
 # --- threads, one created after the attach -----------------------------------
 rm -f late
 LATE_FLAG=$T/late ./aw threads 3 >th.out 2>th.err & P=$!
