@@ -80,8 +80,20 @@ static int resolve_time(struct cli_input *in, const char *cmd)
 	return 0;
 }
 
+int cli_input_add_path(struct cli_input *in, const char *cmd, const char *path)
+{
+	if (exp_grow(&in->paths, &in->cap_paths, in->npaths, sizeof(*in->paths))) {
+		cli_error(cmd, "out of memory");
+		return -1;
+	}
+	in->paths[in->npaths++] = path;
+	return 0;
+}
+
 int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *arg)
 {
+	if (id == CLI_ARGS_OPERAND)
+		return cli_input_add_path(in, cmd, arg) ? -1 : 1;
 	if (id == CLI_OPT_THREAD) {
 		for (const char *p = arg; *p;) {
 			char *e;
@@ -480,6 +492,9 @@ int cli_doc_end(struct report_doc *d, const char *cmd, int rc)
 
 void cli_input_free(struct cli_input *in)
 {
+	free(in->paths);
+	in->paths = NULL;
+	in->npaths = in->cap_paths = 0;
 	model_free(&in->model);
 	for (size_t i = 0; i < in->nexps; i++)
 		exp_experiment_free(&in->exps[i]);

@@ -11,8 +11,8 @@
 #include "model/model.h"
 
 struct cli_input {
-	const char **paths;          /* experiments named on the command line */
-	size_t npaths;
+	const char **paths;          /* experiments named on the command line (owned) */
+	size_t npaths, cap_paths;
 	uint32_t tids[256];
 	size_t ntids;
 	const char *time_arg;        /* --time FROM-TO: seconds or marker names */
@@ -62,9 +62,13 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	{ "no-args", 0, CLI_ARG_NONE, CLI_OPT_NO_ARGS, NULL,                                \
 	  "C++ names without argument lists, templates elided (<...>)" }
 
-/* Take filter option `id` (CLI_OPT_THREAD...) with its value; returns 1 if
- * it was one, 0 if not, -1 on a bad value (message printed). */
+/* Take filter option `id` (CLI_OPT_THREAD...) with its value, or an operand
+ * (CLI_ARGS_OPERAND: an experiment to load); returns 1 if it was one, 0 if
+ * not, -1 on a bad value or no memory (message printed). */
 int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *arg);
+
+/* Name one more experiment to load; 0, or -1 when out of memory (said). */
+int cli_input_add_path(struct cli_input *in, const char *cmd, const char *path);
 
 /* Colour for text on stdout: a terminal, and NO_COLOR not set. */
 bool cli_colour(void);

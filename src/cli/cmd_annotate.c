@@ -60,14 +60,13 @@ static int take_arg(struct cli_input *in, struct report_opts *o, const char **fu
 {
 	switch (id) {
 	case CLI_ARGS_OPERAND:
-		if (is_dir(val)) {
-			in->paths[in->npaths++] = val;
-		} else if (!*func) {
-			*func = val;
-		} else {
+		if (is_dir(val))
+			return cli_input_add_path(in, CMD, val) ? CLI_FATAL : 0;
+		if (*func) {
 			cli_error(CMD, "%s: not an experiment directory, and a function was already named", val);
 			return CLI_USAGE;
 		}
+		*func = val;
 		return 0;
 	case OPT_HELP: usage(stdout); return 1;
 	case OPT_DISASM: *disasm = true; return 0;
@@ -110,32 +109,26 @@ int cmd_annotate(int argc, char **argv)
 {
 	struct cli_input in = { 0 };
 	struct report_opts o = { .fmt = REPORT_TEXT, .context = 2 };
-	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	const char *func = NULL, *metrics = "cpu", *val;
 	bool disasm = false;
 	struct cli_args a;
 	int rc, id;
 
-	if (!paths) {
-		cli_error(CMD, "out of memory");
-		return CLI_FATAL;
-	}
-	in.paths = paths;
 	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
 	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
 		rc = take_arg(&in, &o, &func, &metrics, &disasm, id, val);
 		if (rc) {
-			free(paths);
+			cli_input_free(&in);
 			return rc == 1 ? cli_finish_stdout(CMD, CLI_OK) : rc;
 		}
 	}
 	if (!func) {
 		cli_error(CMD, "no function named (tally annotate EXP... FUNCTION)");
-		free(paths);
+		cli_input_free(&in);
 		return CLI_USAGE;
 	}
 	if ((o.nmetrics = cli_metrics_parse(CMD, metrics, o.metrics)) < 0) {
-		free(paths);
+		cli_input_free(&in);
 		return CLI_USAGE;
 	}
 	rc = cli_input_load(&in, CMD);
@@ -158,6 +151,5 @@ int cmd_annotate(int argc, char **argv)
 		}
 	}
 	cli_input_free(&in);
-	free(paths);
 	return rc;
 }

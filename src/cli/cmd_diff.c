@@ -45,8 +45,7 @@ int cmd_diff(int argc, char **argv)
 {
 	struct cli_input in[2] = { { 0 }, { 0 } };
 	struct report_opts o = { .fmt = REPORT_TEXT };
-	const char *paths[2] = { NULL, NULL }, *metric_arg = NULL, *val;
-	const char *pa[1], *pb[1];
+	const char *metric_arg = NULL, *val;
 	bool normalised = false, human = false;
 	long limit = -1;
 	size_t npaths = 0;
@@ -60,13 +59,17 @@ int cmd_diff(int argc, char **argv)
 		case CLI_ARGS_OPERAND:
 			if (npaths == 2) {
 				cli_error(CMD, "compares two experiments: tally diff A B");
-				return CLI_USAGE;
+				goto out;
 			}
-			paths[npaths++] = val;
+			if (cli_input_add_path(&in[npaths++], CMD, val)) {
+				rc = CLI_FATAL;
+				goto out;
+			}
 			break;
 		case OPT_HELP:
 			usage(stdout);
-			return cli_finish_stdout(CMD, CLI_OK);
+			rc = cli_finish_stdout(CMD, CLI_OK);
+			goto out;
 		case OPT_NORMALISED: normalised = true; break;
 		case OPT_ABSOLUTE: normalised = false; break;
 		case OPT_METRIC: metric_arg = val; break;
@@ -75,30 +78,25 @@ int cmd_diff(int argc, char **argv)
 			o.fmt = !strcmp(val, "csv") ? REPORT_CSV : !strcmp(val, "json") ? REPORT_JSON : REPORT_TEXT;
 			if (o.fmt == REPORT_TEXT && strcmp(val, "text")) {
 				cli_error(CMD, "--format %s: expected text, csv or json", val);
-				return CLI_USAGE;
+				goto out;
 			}
 			break;
 		case OPT_LIMIT:
 			if ((limit = strtol(val, &end, 10)) < 0 || *end) {
 				cli_error(CMD, "--limit %s: expected a number of rows", val);
-				return CLI_USAGE;
+				goto out;
 			}
 			break;
 		default:
 			if (id == CLI_ARGS_ERROR || cli_input_option(&in[0], CMD, id, val) <= 0 ||
 			    cli_input_option(&in[1], CMD, id, val) <= 0)
-				return CLI_USAGE;
+				goto out;
 		}
 	}
 	if (npaths != 2) {
 		cli_error(CMD, "compares two experiments: tally diff A B");
-		return CLI_USAGE;
+		goto out;
 	}
-	pa[0] = paths[0];
-	pb[0] = paths[1];
-	in[0].paths = pa;
-	in[1].paths = pb;
-	in[0].npaths = in[1].npaths = 1;
 	if ((rc = cli_input_load(&in[0], CMD)) || (rc = cli_input_load(&in[1], CMD)))
 		goto out;
 	if (metric_arg) {
@@ -118,7 +116,7 @@ int cmd_diff(int argc, char **argv)
 	struct report_doc *d = report_doc_new(stdout, o.fmt);
 	if (d)
 		report_doc_style(d, false, 0, human);
-	rc = report_diff(d, &in[0].model, &in[1].model, &o, normalised, paths[0], paths[1]);
+	rc = report_diff(d, &in[0].model, &in[1].model, &o, normalised, in[0].paths[0], in[1].paths[0]);
 	report_doc_end(d);
 	if (rc) {
 		cli_error(CMD, "out of memory");

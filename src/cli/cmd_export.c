@@ -91,28 +91,22 @@ int cmd_export(int argc, char **argv)
 {
 	struct cli_input in = { 0 };
 	const char *format = NULL, *metric = "cpu", *out_path = NULL, *val;
-	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	struct cli_args a;
 	int rc, id;
 
-	if (!paths) {
-		cli_error(CMD, "out of memory");
-		return CLI_FATAL;
-	}
 	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
 	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
 		switch (id) {
-		case CLI_ARGS_OPERAND: paths[in.npaths++] = val; break;
 		case OPT_HELP:
 			usage(stdout);
-			free(paths);
+			cli_input_free(&in);
 			return cli_finish_stdout(CMD, CLI_OK);
 		case OPT_FORMAT: format = val; break;
 		case OPT_METRIC: metric = val; break;
 		case OPT_OUTPUT: out_path = val; break;
 		default:
 			if (id == CLI_ARGS_ERROR || cli_input_option(&in, CMD, id, val) <= 0) {
-				free(paths);
+				cli_input_free(&in);
 				return CLI_USAGE;
 			}
 		}
@@ -122,21 +116,20 @@ int cmd_export(int argc, char **argv)
 			strcmp(format, "speedscope") && strcmp(format, "chrome"))) {
 		cli_error(CMD, "--format %s: expected collapsed, arcs, callgrind, pprof, speedscope or chrome",
 			  format ? format : "(missing)");
-		free(paths);
+		cli_input_free(&in);
 		return CLI_USAGE;
 	}
 	if (!strcmp(format, "pprof") && !out_path) {
 		cli_error(CMD, "--format pprof writes a compressed file: give -o FILE");
-		free(paths);
+		cli_input_free(&in);
 		return CLI_USAGE;
 	}
 	int mm = model_metric_parse(metric);
 	if (mm < 0) {
 		cli_error(CMD, "--metric %s: unknown metric", metric);
-		free(paths);
+		cli_input_free(&in);
 		return CLI_USAGE;
 	}
-	in.paths = paths;
 	in.keep_events = !strcmp(format, "speedscope") || !strcmp(format, "chrome");
 	rc = cli_input_load(&in, CMD);
 	enum model_metric want = (enum model_metric)mm;
@@ -152,6 +145,5 @@ int cmd_export(int argc, char **argv)
 	if (!rc && in.partial)
 		rc = CLI_PARTIAL;
 	cli_input_free(&in);
-	free(paths);
 	return cli_finish_stdout(CMD, rc);
 }

@@ -47,23 +47,17 @@ int cmd_html(int argc, char **argv)
 	struct cli_input in = { 0 };
 	struct report_html_opts o = { .normalised = false };
 	const char *out_path = NULL, *title = NULL, *val;
-	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	bool diff = false;
 	char title_buf[1024] = "";
 	struct cli_args a;
 	int rc, id;
 
-	if (!paths) {
-		cli_error(CMD, "out of memory");
-		return CLI_FATAL;
-	}
 	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
 	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
 		switch (id) {
-		case CLI_ARGS_OPERAND: paths[in.npaths++] = val; break;
 		case OPT_HELP:
 			usage(stdout);
-			free(paths);
+			cli_input_free(&in);
 			return cli_finish_stdout(CMD, CLI_OK);
 		case OPT_DIFF: diff = true; break;
 		case OPT_NORMALISED: o.normalised = true; break;
@@ -72,7 +66,7 @@ int cmd_html(int argc, char **argv)
 		case OPT_TITLE: title = val; break;
 		default:
 			if (id == CLI_ARGS_ERROR || cli_input_option(&in, CMD, id, val) <= 0) {
-				free(paths);
+				cli_input_free(&in);
 				return CLI_USAGE;
 			}
 		}
@@ -80,15 +74,14 @@ int cmd_html(int argc, char **argv)
 	if (!out_path || (diff && in.npaths != 2)) {
 		cli_error(CMD, "%s", !out_path ? "give -o FILE for the page" :
 			  "--diff compares two experiments: tally html --diff A B -o FILE");
-		free(paths);
+		cli_input_free(&in);
 		return CLI_USAGE;
 	}
 	for (size_t i = 0; i < in.npaths; i++)
 		snprintf(title_buf + strlen(title_buf), sizeof(title_buf) - strlen(title_buf), "%s%s",
-			 i ? (diff ? " vs " : ", ") : "", paths[diff ? 1 - i : i]);
+			 i ? (diff ? " vs " : ", ") : "", in.paths[diff ? 1 - i : i]);
 	o.title = title ? title : title_buf;
 	o.base_nexps = diff ? 1 : 0;
-	in.paths = paths;
 	in.keep_events = true;
 	rc = cli_input_load(&in, CMD);
 	if (!rc) {
@@ -105,6 +98,5 @@ int cmd_html(int argc, char **argv)
 		}
 	}
 	cli_input_free(&in);
-	free(paths);
 	return rc;
 }

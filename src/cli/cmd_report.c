@@ -291,9 +291,9 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 	return 0;
 }
 
-/* Parse the command line into r (paths: room for argc operands).  Returns 0,
- * 1 after --help, or CLI_USAGE (message printed). */
-static int parse_args(struct report_cmd *r, int argc, char **argv, const char **paths)
+/* Parse the command line into r.  Returns 0, 1 after --help, or CLI_USAGE
+ * (message printed). */
+static int parse_args(struct report_cmd *r, int argc, char **argv)
 {
 	struct cli_args a;
 	const char *val;
@@ -304,7 +304,8 @@ static int parse_args(struct report_cmd *r, int argc, char **argv, const char **
 		if (id == CLI_ARGS_ERROR)
 			return CLI_USAGE;
 		if (id == CLI_ARGS_OPERAND) {
-			paths[r->in.npaths++] = val;
+			if (cli_input_add_path(&r->in, CMD, val))
+				return CLI_USAGE;
 		} else if (id == OPT_HELP) {
 			usage(stdout);
 			return 1;
@@ -314,7 +315,6 @@ static int parse_args(struct report_cmd *r, int argc, char **argv, const char **
 	}
 	if (r->metric_arg && (r->o.nmetrics = cli_metrics_parse(CMD, r->metric_arg, r->o.metrics)) < 0)
 		return CLI_USAGE;
-	r->in.paths = paths;
 	return 0;
 }
 
@@ -325,18 +325,13 @@ int cmd_report(int argc, char **argv)
 		       .tree_flags = MODEL_TREE_FOLD_RECURSION },
 		.view = VIEW_FUNCTIONS, .gprof_method = MODEL_GPROF_STACKS, .limit = -1,
 	};
-	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	struct cli_input *in = &r.in;
 	struct report_opts *o = &r.o;
 	int rc;
 
-	if (!paths) {
-		cli_error(CMD, "out of memory");
-		return CLI_FATAL;
-	}
-	rc = parse_args(&r, argc, argv, paths);
+	rc = parse_args(&r, argc, argv);
 	if (rc) {
-		free(paths);
+		cli_input_free(in);
 		return rc == 1 ? cli_finish_stdout(CMD, CLI_OK) : rc;
 	}
 	in->all_processes = r.view == VIEW_PROCESSES;
@@ -393,6 +388,5 @@ int cmd_report(int argc, char **argv)
 	rc = cli_doc_end(d, CMD, in->partial ? CLI_PARTIAL : CLI_OK);
 out:
 	cli_input_free(in);
-	free(paths);
 	return rc;
 }
