@@ -3,12 +3,13 @@
 
 usage: omp_shares.py OUTPUT COLLAPSED
 OUTPUT is ompy's line (`prepare P compute C imbalance I lone W tail T
-tail_master M total Z`, seconds of process CPU time); COLLAPSED the profile.
+tail_master M gaps G total Z`, seconds of process CPU time); COLLAPSED the
+profile.
 Each phase's share of the phases' CPU time (P + C + I + T) must be the
 inclusive share of its function in the profile, of the time under main and
 <OMP-idle> (±0.03): compute's parallel work on every thread, the barrier
-wait imputed to imbalance, and the workers' spinning during tail as
-<OMP-idle>.  (Shares, not seconds: the collector's own CPU time is in the
+wait imputed to imbalance, and the workers' spinning during tail and between
+regions (G) as <OMP-idle>.  (Shares, not seconds: the collector's own CPU time is in the
 program's clock and in no sample.)  Every stack holding an OpenMP body holds
 the function of its parallel region.  Exit 1 if any fails.
 """
@@ -28,7 +29,7 @@ def incl_w(f):
 
 
 whole = incl_w('main') + incl_w('<OMP-idle>')
-phases = v['prepare'] + v['compute'] + v['imbalance'] + v['tail']
+phases = v['prepare'] + v['compute'] + v['imbalance'] + v['tail'] + v['gaps']
 
 
 def incl(f):
@@ -39,7 +40,7 @@ want = {
     'compute': v['compute'] / phases,
     'prepare': v['prepare'] / phases,
     'imbalance': v['imbalance'] / phases,
-    '<OMP-idle>': (v['tail'] - v['tail_master']) / phases,
+    '<OMP-idle>': (v['tail'] - v['tail_master'] + v['gaps']) / phases,
 }
 bad = 0
 for f, share in want.items():
