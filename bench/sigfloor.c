@@ -37,7 +37,8 @@
  *
  * Built by bench/run.sh as build/bench/bin/libsigfloor.so; used as
  *   env LD_PRELOAD=.../libsigfloor.so PROGRAM ARGS
- * At exit it prints one line to stderr: the number of signals taken, or for
+ * At exit it prints one line to stderr: the number of signals taken and of
+ * periods the event counted (its overflows, signalled or not), or for
  * the ring modes the records, bytes, lost records, wakeups and the drain
  * thread's CPU time.
  */
@@ -62,6 +63,7 @@
 #include <unistd.h>
 
 static int fd = -1;
+static unsigned long long period; /* ns of the thread's CPU time per overflow */
 static volatile unsigned long signals;
 
 /* The registers `perf record --call-graph dwarf` samples on x86-64: all the
@@ -313,9 +315,15 @@ static int start_ring(long pages)
 	return 0;
 }
 
+/* The signals taken, and the periods the event counted (its overflows, with
+ * or without a signal: the timer alone's sample count). */
 static void report(void)
 {
-	fprintf(stderr, "sigfloor: %lu signals\n", signals);
+	unsigned long long ns = 0;
+
+	if (read(fd, &ns, sizeof(ns)) != (ssize_t)sizeof(ns))
+		ns = 0;
+	fprintf(stderr, "sigfloor: %lu signals, %llu periods counted\n", signals, ns / period);
 }
 
 __attribute__((constructor)) static void start(void)
@@ -339,7 +347,7 @@ __attribute__((constructor)) static void start(void)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.size = sizeof(a);
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = 1000000000ull / (unsigned long long)(f > 0 ? f : 1000);
+	a.sample_period = period = 1000000000ull / (unsigned long long)(f > 0 ? f : 1000);
 	a.disabled = 1;
 	a.exclude_hv = 1;
 	if (inring) {
