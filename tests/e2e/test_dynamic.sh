@@ -34,4 +34,7 @@ import csv
 rows = {int(r[\"line\"]): float(r[\"excl_cpu\"]) for r in csv.DictReader(open(\"lines.csv\")) if r[\"kind\"] == \"line\"}
 assert rows.get(20, 0) >= 0.9 * sum(rows.values()) > 0, rows'"
 check dynamic_unknown_keeps_callers shares none.txt 'path main;driver;<Unknown> 0.75 0.05'
-check dynamic_unwind_not_broken sh -c "! \"\$TALLY\" report none.exp | grep -q unwind.broken"
+# (On a failure: the counter, and the stacks that do not reach _start.  It
+# failed once in a fresh root, in ~200 runs; not reproduced since.)
+check dynamic_unwind_not_broken sh -c "\"\$TALLY\" report none.exp >none.rep &&
+	if grep unwind.broken none.rep; then grep -v '^_start;' none.txt | head -n 5; exit 1; fi"
