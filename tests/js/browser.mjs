@@ -40,3 +40,15 @@ export async function launch() {
 export function deadline(ms, what) {
   setTimeout(() => { console.error(`${what}: timed out after ${ms / 1000} s`); process.exit(3); }, ms).unref();
 }
+
+// A page for one of tally's self-contained HTML reports: 1400x900, offline;
+// page errors, console errors and warnings, and any request beyond file: and
+// data: URLs are pushed to `errors`.
+export async function reportPage(browser, errors) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, offline: true });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push('page: ' + e.message));
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
+  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) errors.push('request: ' + r.url()); });
+  return page;
+}

@@ -5,7 +5,7 @@
 // draws; keeps a screenshot.  Prints, as JSON, what it saw; exits 1 on a
 // console or page error.
 import path from 'node:path';
-import { deadline, launch } from './browser.mjs';
+import { deadline, launch, reportPage } from './browser.mjs';
 
 deadline(90000, 'check_html');
 const [page_path, shot, click, search] = process.argv.slice(2);
@@ -13,11 +13,7 @@ const browser = await launch();
 const errors = [];
 const result = {};
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, offline: true });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push('page: ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
-  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) errors.push('request: ' + r.url()); });
+  const page = await reportPage(browser, errors);
   const t0 = Date.now();
   await page.goto('file://' + path.resolve(page_path));
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });

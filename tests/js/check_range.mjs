@@ -5,7 +5,7 @@
 // "whole run" back.  Keeps a screenshot of the first range's flame graph.
 // Prints, as JSON, what it saw; exits 1 on a console or page error.
 import path from 'node:path';
-import { deadline, launch } from './browser.mjs';
+import { deadline, launch, reportPage } from './browser.mjs';
 
 deadline(90000, 'check_range');
 const [page_path, shot, a, b] = process.argv.slice(2);
@@ -14,10 +14,7 @@ const browser = await launch();
 const errors = [];
 const result = {};
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, offline: true });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push('page: ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
+  const page = await reportPage(browser, errors);
   await page.goto('file://' + path.resolve(page_path));
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
   const seen = async () => {
