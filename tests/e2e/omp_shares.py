@@ -16,12 +16,10 @@ the function of its parallel region.  Exit 1 if any fails.
 import re
 import sys
 
-out = open(sys.argv[1]).read().split()
-v = {out[i]: float(out[i + 1]) for i in range(0, len(out) - 1, 2)}
-stacks = []
-for line in open(sys.argv[2]):
-    frames, w = line.rstrip('\n').rsplit(' ', 1)
-    stacks.append((frames.split(';'), float(w)))
+from measured import read_measured, read_stacks
+
+v = read_measured(sys.argv[1])
+stacks = read_stacks(sys.argv[2])
 
 
 def incl_w(f):

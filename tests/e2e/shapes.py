@@ -16,12 +16,10 @@ Exit 1 if any fails.
 """
 import sys
 
-out = open(sys.argv[1]).read().split()
-v = {out[i]: float(out[i + 1]) for i in range(0, len(out) - 1, 2)}
-stacks = []
-for line in open(sys.argv[2]):
-    frames, w = line.rstrip('\n').rsplit(' ', 1)
-    stacks.append((frames.split(';'), float(w)))
+from measured import read_measured, read_stacks
+
+v = read_measured(sys.argv[1])
+stacks = read_stacks(sys.argv[2])
 whole = sum(w for fr, w in stacks if 'main' in fr)
 phases = v['work_sig'] + v['tail'] + v['host']
 bad = 0
