@@ -10,57 +10,23 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "report/report.h"
+#include "cli/cli_views.h"
 #include "report/report_gprof.h"
 
 #define CMD "report"
 
-enum view { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_GPROF,
-	    VIEW_LEAKS, VIEW_FILES, VIEW_PROCESSES, VIEW_RANKS, VIEW_MESSAGES, VIEW_LINES, VIEW_PCS,
-	    VIEW_STATES, VIEW_COUNTERS, VIEW_DATA_OBJECTS };
-
 enum {
-	OPT_HELP = 1, OPT_FUNCTIONS, OPT_CALLERS, OPT_TREE, OPT_THREADS, OPT_OBJECTS, OPT_GPROF,
-	OPT_LEAKS, OPT_BY_FILE, OPT_FILES, OPT_PROCESSES, OPT_METRIC, OPT_FORMAT, OPT_LIMIT,
-	OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR, OPT_RANKS, OPT_MESSAGES,
-	OPT_LINES, OPT_PCS, OPT_SOURCE_PATH, OPT_INVERTED, OPT_NO_FOLD, OPT_COLUMNS, OPT_PERCENT,
-	OPT_SAMPLES, OPT_QUIET, OPT_NAME_WIDTH, OPT_STATES, OPT_COUNTERS, OPT_DATA_OBJECTS,
-	OPT_HUMAN,
+	OPT_HELP = 1, OPT_METRIC, OPT_FORMAT, OPT_LIMIT, OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR,
+	OPT_SOURCE_PATH, OPT_NO_FOLD, OPT_COLUMNS, OPT_PERCENT, OPT_SAMPLES, OPT_QUIET,
+	OPT_NAME_WIDTH, OPT_HUMAN,
+	OPT_VIEW0 = 100,           /* OPT_VIEW0 + r: the view of row r of cli_views */
 };
 
-static const struct cli_opt options[] = {
-	{ "functions", 0, CLI_ARG_NONE, OPT_FUNCTIONS, NULL, "the function table (the default view)" },
-	{ "callers", 0, CLI_ARG_REQUIRED, OPT_CALLERS, "FUNC", "callers and callees of FUNC" },
-	{ "tree", 0, CLI_ARG_NONE, OPT_TREE, NULL, "the call tree (recursive calls folded into the outermost)" },
-	{ "inverted", 0, CLI_ARG_NONE, OPT_INVERTED, NULL,
-	  "the call tree bottom-up: each function, its callers below it" },
+/* The options that are not views; the view rows go before them. */
+static const struct cli_opt other_options[] = {
 	{ "no-fold", 0, CLI_ARG_NONE, OPT_NO_FOLD, NULL, "call tree: every level of recursion its own node" },
-	{ "threads", 0, CLI_ARG_NONE, OPT_THREADS, NULL, "metrics by thread" },
-	{ "objects", 0, CLI_ARG_NONE, OPT_OBJECTS, NULL, "metrics by load object" },
-	{ "gprof", 0, CLI_ARG_OPTIONAL, OPT_GPROF, "propagate",
-	  "gprof's listing, time per arc measured from the stacks;\n"
-	  "=propagate: propagated from call counts, as gprof does" },
-	{ "leaks", 0, CLI_ARG_NONE, OPT_LEAKS, NULL,
-	  "the stacks that allocated what was never freed, and the peak" },
-	{ "by-file", 0, CLI_ARG_NONE, OPT_BY_FILE, NULL, "I/O by file: bytes, calls, time, opens, seeks, syncs" },
-	{ "files", 0, CLI_ARG_NONE, OPT_FILES, NULL, NULL },
-	{ "processes", 0, CLI_ARG_NONE, OPT_PROCESSES, NULL,
-	  "the process tree: descendants followed into sub-experiments" },
-	{ "ranks", 0, CLI_ARG_NONE, OPT_RANKS, NULL,
-	  "an MPI job's ranks: CPU, MPI time, bytes; the imbalance" },
-	{ "messages", 0, CLI_ARG_NONE, OPT_MESSAGES, NULL,
-	  "an MPI job's point-to-point bytes and messages, rank to rank" },
-	{ "lines", 0, CLI_ARG_NONE, OPT_LINES, NULL, "the hottest source lines of the whole program" },
-	{ "pcs", 0, CLI_ARG_NONE, OPT_PCS, NULL, "the hottest instructions of the whole program" },
 	{ "source-path", 0, CLI_ARG_REQUIRED, OPT_SOURCE_PATH, "DIR[:DIR]",
 	  "--lines: where to look for source files first" },
-	{ "states", 0, CLI_ARG_NONE, OPT_STATES, NULL,
-	  "thread states (record --states): per thread, the time in each\n"
-	  "state and the stacks that spent most of it" },
-	{ "counters", 0, CLI_ARG_NONE, OPT_COUNTERS, NULL,
-	  "counters (record -c) by function, with IPC and misses per\n"
-	  "thousand instructions where both counters exist" },
-	{ "data-objects", 0, CLI_ARG_NONE, OPT_DATA_OBJECTS, NULL,
-	  "precise memory-access samples by data object (docs/dataspace.md)" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
 	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
 	  "sync.count, sync.other, io.bytes, io.time, io.count, mpi.time,\n"
@@ -91,13 +57,29 @@ static const struct cli_opt options[] = {
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
 
+#define NOPTIONS (CLI_NOPTS(other_options) + 32)
+static struct cli_opt options[NOPTIONS];
+static size_t noptions;
+
+/* The option table: a row per view (cli_views), then the others. */
+static void options_build(void)
+{
+	if (noptions)
+		return;
+	for (size_t r = 0; r < cli_nviews && noptions < NOPTIONS; r++)
+		options[noptions++] = (struct cli_opt){ cli_views[r].option, 0, cli_views[r].has_arg,
+							OPT_VIEW0 + (int)r, cli_views[r].value,
+							cli_views[r].help };
+	for (size_t i = 0; i < CLI_NOPTS(other_options) && noptions < NOPTIONS; i++)
+		options[noptions++] = other_options[i];
+}
+
 /* What the command line asks for. */
 struct report_cmd {
 	struct cli_input in;
 	struct report_opts o;
-	enum view view;
-	enum model_gprof_method gprof_method;
-	const char *focus;         /* --callers FUNC */
+	size_t view;               /* its row in cli_views */
+	const char *view_arg;      /* the view option's value (--callers FUNC) */
 	const char *metric_arg;
 	long limit;                /* -1: the format's default */
 	bool view_given;           /* a view option was given (one only) */
@@ -107,42 +89,37 @@ struct report_cmd {
 	bool human;                /* --human */
 };
 
-/* The view an option asks for, or -1 if it is not a view. */
-static int view_of(int id)
+/* Take view option row r (value val).  One view per report: a second one is
+ * a mistake, not a preference.  0, or CLI_USAGE (message printed). */
+static int take_view(struct report_cmd *r, size_t row, const char *val)
 {
-	switch (id) {
-	case OPT_FUNCTIONS: return VIEW_FUNCTIONS;
-	case OPT_CALLERS: return VIEW_CALLERS;
-	case OPT_TREE: return VIEW_TREE;
-	case OPT_THREADS: return VIEW_THREADS;
-	case OPT_OBJECTS: return VIEW_OBJECTS;
-	case OPT_GPROF: return VIEW_GPROF;
-	case OPT_LEAKS: return VIEW_LEAKS;
-	case OPT_BY_FILE:
-	case OPT_FILES: return VIEW_FILES;
-	case OPT_PROCESSES: return VIEW_PROCESSES;
-	case OPT_RANKS: return VIEW_RANKS;
-	case OPT_MESSAGES: return VIEW_MESSAGES;
-	case OPT_LINES: return VIEW_LINES;
-	case OPT_PCS: return VIEW_PCS;
-	case OPT_INVERTED: return VIEW_TREE;     /* the tree, bottom-up: with --tree or alone */
-	default: return -1;
-	}
-}
+	const struct cli_view *v = &cli_views[row];
 
-static const char *const view_option[] = {
-	[VIEW_FUNCTIONS] = "--functions", [VIEW_CALLERS] = "--callers", [VIEW_TREE] = "--tree",
-	[VIEW_THREADS] = "--threads", [VIEW_OBJECTS] = "--objects", [VIEW_GPROF] = "--gprof",
-	[VIEW_LEAKS] = "--leaks", [VIEW_FILES] = "--by-file", [VIEW_PROCESSES] = "--processes",
-	[VIEW_RANKS] = "--ranks", [VIEW_MESSAGES] = "--messages", [VIEW_LINES] = "--lines",
-	[VIEW_PCS] = "--pcs",
-};
+	if (r->view_given && !cli_view_same(r->view, row)) {
+		cli_error(CMD, "--%s and --%s are two views: give one (a report shows one view)",
+			  cli_views[r->view].option, v->option);
+		return CLI_USAGE;
+	}
+	if (!cli_view_value_ok(row, val)) {
+		cli_error(CMD, "--%s=%s: expected --%s or --%s=%s", v->option, val, v->option, v->option,
+			  v->values);
+		return CLI_USAGE;
+	}
+	if (!r->view_given || val)
+		r->view_arg = val;
+	if (!r->view_given)
+		r->view = row;     /* the first named, in messages */
+	r->view_given = true;
+	r->o.tree_flags |= v->tree_flags;
+	return 0;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tally report EXP... [VIEW] [OPTIONS]\n"
 		   "  the overview and one view (functions by default) of the experiments, merged\n");
-	cli_args_help(f, options, CLI_NOPTS(options));
+	options_build();
+	cli_args_help(f, options, noptions);
 }
 
 /* Without --metric: cpu if it has data, else every traced metric present. */
@@ -195,42 +172,11 @@ bad:
 static int take_option(struct report_cmd *r, int id, const char *val)
 {
 	char *end;
-	int view = view_of(id);
 
-	/* One view per report: a second one is a mistake, not a preference. */
-	if (view >= 0 && r->view_given && view != (int)r->view) {
-		cli_error(CMD, "%s and %s are two views: give one (a report shows one view)",
-			  view_option[r->view], view_option[view]);
-		return CLI_USAGE;
-	}
-	r->view_given |= view >= 0;
+	if (id >= OPT_VIEW0 && (size_t)(id - OPT_VIEW0) < cli_nviews)
+		return take_view(r, (size_t)(id - OPT_VIEW0), val);
 	switch (id) {
-	case OPT_FUNCTIONS: r->view = VIEW_FUNCTIONS; break;
-	case OPT_CALLERS: r->view = VIEW_CALLERS; r->focus = val; break;
-	case OPT_TREE: r->view = VIEW_TREE; break;
-	case OPT_THREADS: r->view = VIEW_THREADS; break;
-	case OPT_OBJECTS: r->view = VIEW_OBJECTS; break;
-	case OPT_GPROF:
-		r->view = VIEW_GPROF;
-		if (val && strcmp(val, "propagate") && strcmp(val, "stacks")) {
-			cli_error(CMD, "--gprof=%s: expected --gprof or --gprof=propagate", val);
-			return CLI_USAGE;
-		}
-		if (val && !strcmp(val, "propagate"))
-			r->gprof_method = MODEL_GPROF_PROPAGATE;
-		break;
-	case OPT_LEAKS: r->view = VIEW_LEAKS; break;
-	case OPT_BY_FILE:
-	case OPT_FILES: r->view = VIEW_FILES; break;
-	case OPT_PROCESSES: r->view = VIEW_PROCESSES; break;
-	case OPT_RANKS: r->view = VIEW_RANKS; break;
-	case OPT_LINES: r->view = VIEW_LINES; break;
-	case OPT_PCS: r->view = VIEW_PCS; break;
 	case OPT_SOURCE_PATH: r->o.source_path = val; break;
-	case OPT_MESSAGES: r->view = VIEW_MESSAGES; break;
-	case OPT_STATES: r->view = VIEW_STATES; break;
-	case OPT_COUNTERS: r->view = VIEW_COUNTERS; break;
-	case OPT_DATA_OBJECTS: r->view = VIEW_DATA_OBJECTS; break;
 	case OPT_METRIC: r->metric_arg = val; break;
 	case OPT_FORMAT:
 		if (!strcmp(val, "text"))
@@ -278,10 +224,6 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 			return CLI_USAGE;
 		}
 		break;
-	case OPT_INVERTED:
-		r->view = VIEW_TREE;
-		r->o.tree_flags |= MODEL_TREE_INVERTED;
-		break;
 	case OPT_NO_FOLD: r->o.tree_flags &= ~MODEL_TREE_FOLD_RECURSION; break;
 	case OPT_SHOW_COLLECTOR: r->in.show_collector = true; break;
 	default:
@@ -299,7 +241,8 @@ static int parse_args(struct report_cmd *r, int argc, char **argv)
 	const char *val;
 	int id;
 
-	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
+	options_build();
+	cli_args_init(&a, CMD, argc, argv, options, noptions);
 	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
 		if (id == CLI_ARGS_ERROR)
 			return CLI_USAGE;
@@ -323,7 +266,7 @@ int cmd_report(int argc, char **argv)
 	struct report_cmd r = {
 		.o = { .fmt = REPORT_TEXT, .threshold_pct = 1.0, .sort_metric = -1,
 		       .tree_flags = MODEL_TREE_FOLD_RECURSION },
-		.view = VIEW_FUNCTIONS, .gprof_method = MODEL_GPROF_STACKS, .limit = -1,
+		.view = CLI_VIEW_DEFAULT, .limit = -1,
 	};
 	struct cli_input *in = &r.in;
 	struct report_opts *o = &r.o;
@@ -334,7 +277,7 @@ int cmd_report(int argc, char **argv)
 		cli_input_free(in);
 		return rc == 1 ? cli_finish_stdout(CMD, CLI_OK) : rc;
 	}
-	in->all_processes = r.view == VIEW_PROCESSES;
+	in->all_processes = cli_views[r.view].needs & CLI_VIEW_ALL_PROCESSES;
 	rc = cli_input_load(in, CMD);
 	if (rc)
 		goto out;
@@ -354,37 +297,9 @@ int cmd_report(int argc, char **argv)
 	report_doc_style(d, cli_colour(), r.name_width, r.human);
 	if (o->fmt != REPORT_CSV && !r.quiet)
 		report_overview(d, &in->model, in->exps, in->nexps);
-	switch (r.view) {
-	case VIEW_FUNCTIONS: report_functions(d, &in->model, o); break;
-	case VIEW_TREE: report_tree(d, &in->model, o); break;
-	case VIEW_THREADS: report_threads(d, &in->model, o); break;
-	case VIEW_OBJECTS: report_objects(d, &in->model, o); break;
-	case VIEW_LEAKS: report_leaks(d, &in->model, o); break;
-	case VIEW_FILES: report_files(d, &in->model); break;
-	case VIEW_PROCESSES: report_processes(d, &in->model, o); break;
-	case VIEW_RANKS: report_ranks(d, &in->model, o); break;
-	case VIEW_MESSAGES: report_messages(d, &in->model, o); break;
-	case VIEW_LINES:
-	case VIEW_PCS:
-		if (report_hot(d, &in->model, o, r.view == VIEW_PCS))
-			report_doc_fail(d, r.view == VIEW_PCS ? "the hottest instructions" : "the hottest lines");
-		break;
-	case VIEW_STATES: report_states(d, &in->model); break;
-	case VIEW_COUNTERS: report_counters(d, &in->model, o); break;
-	case VIEW_DATA_OBJECTS: report_data_objects(d, &in->model, o); break;
-	case VIEW_CALLERS:
-		if (report_callers(d, &in->model, o, r.focus)) {
-			report_doc_end(d);
-			cli_no_such_function(CMD, &in->model, r.focus);
-			rc = CLI_FATAL;
-			goto out;
-		}
-		break;
-	case VIEW_GPROF:
-		if (report_gprof(d, &in->model, o, r.gprof_method))
-			report_doc_fail(d, "the gprof graph");
-		break;
-	}
+	struct cli_view_ctx vc = { CMD, d, &in->model, o, r.view_arg };
+	if ((rc = cli_views[r.view].render(&vc)))
+		goto out;
 	rc = cli_doc_end(d, CMD, in->partial ? CLI_PARTIAL : CLI_OK);
 out:
 	cli_input_free(in);

@@ -28,6 +28,11 @@ check annotate_unknown_option sh -c '
 check two_views_refused sh -c '
 	"$TALLY" report s.exp --tree --threads >/dev/null 2>err; test $? -eq 64 &&
 	grep -q -- "--tree and --threads are two views" err'
+check newest_views_are_views_too sh -c '
+	"$TALLY" report s.exp --states --tree >/dev/null 2>err; test $? -eq 64 &&
+	grep -q -- "--states and --tree are two views" err &&
+	"$TALLY" report s.exp --tree --states --threads >/dev/null 2>err; test $? -eq 64 &&
+	grep -q -- "--tree and --states are two views" err && ! grep -q null err'
 check same_view_twice_is_fine sh -c '"$TALLY" report s.exp --tree --tree >/dev/null'
 check unknown_thread_named sh -c '
 	"$TALLY" report s.exp --thread 99999 >/dev/null 2>err; test $? -eq 2 &&
