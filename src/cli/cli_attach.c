@@ -12,6 +12,11 @@
  * the process; write "stop" and wait for "stopped"; finish the log (the
  * process's CPU time over the window, from its CPU clock) and the experiment.
  * If tally dies, the collector reads end-of-file on attach.ctl and stops too.
+ *
+ * When root records another user's process, the directory is lent to that
+ * user for the run and root touches it only through cli_expdir.c: files by
+ * descriptor-relative opens that follow no link, and its end-of-run work
+ * only after taking the directory back.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +35,9 @@
 
 #include "attach/attach.h"
 #include "cli/cli.h"
+#include "cli/cli_expdir.h"
 #include "cli/cli_record.h"
+#include "format/exp_launch.h"
 #include "format/exp_records.h"
 
 #define CMD "record"
@@ -135,7 +142,24 @@ static int read_answer(int fd, char *line, size_t len, int timeout_ms, pid_t pid
 	return -1;
 }
 
-static void write_head(const char *dir, const struct attach_target *t, const struct exp_launch_options *lo)
+/* Open the experiment's log.txt to append, through the directory's
+ * descriptor (never a link the process's user put there); NULL if it
+ * cannot be. */
+static FILE *log_open(const struct cli_expdir *x)
+{
+	int fd = cli_expdir_file(x, EXP_LOG_NAME, O_WRONLY | O_APPEND, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
+/* The log's first lines, in a new log.txt made by root before the
+ * directory is lent (then given to the process's user, whose collector
+ * appends to it).  0, or -1 with errno. */
+static int write_head(const struct cli_expdir *x, const struct attach_target *t,
+		      const struct exp_launch_options *lo)
 {
 	char path[PATH_MAX + 16], host[256] = "", when[64], cmd[4096];
 	struct utsname u;
@@ -150,10 +174,17 @@ static void write_head(const char *dir, const struct attach_target *t, const str
 		if (!cmd[i])
 			cmd[i] = ' ';
 	cmd[n] = 0;
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
-	FILE *log = fopen(path, "a");
-	if (!log)
-		return;
+	int fd = cli_expdir_file(x, EXP_LOG_NAME, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
+	FILE *log = fd >= 0 ? fdopen(fd, "a") : NULL;
+	if (!log) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (t->euid != geteuid() && fchown(fd, t->euid, t->egid) != 0) {
+		fclose(log);
+		return -1;
+	}
 	gethostname(host, sizeof(host) - 1);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	cli_log_line(log, "tally.format", "%d", EXP_FORMAT_VERSION);
@@ -169,17 +200,17 @@ static void write_head(const char *dir, const struct attach_target *t, const str
 	cli_log_line(log, "size-limit", "%lld", (long long)lo->limit_bytes);
 	cli_log_line(log, "attach.pid", "%d", (int)t->pid);
 	cli_log_line(log, "attach.descendants", "not followed: fork and exec are not interposed after the fact");
-	fclose(log);
+	return fclose(log);
 }
 
-static void log_kv(const char *dir, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void log_kv(const char *dir, const char *key, const char *fmt, ...)
+static void log_kv(const struct cli_expdir *x, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void log_kv(const struct cli_expdir *x, const char *key, const char *fmt, ...)
 {
-	char path[PATH_MAX + 16], v[1024];
+	char v[1024];
 	va_list ap;
 
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
-	FILE *log = fopen(path, "a");
+	FILE *log = log_open(x);
 	if (!log)
 		return;
 	va_start(ap, fmt);
@@ -191,7 +222,7 @@ static void log_kv(const char *dir, const char *key, const char *fmt, ...)
 
 /* The process's CPU time over the window, split into user and system as
  * /proc/PID/stat's ticks are (the total is the CPU clock's, to the ns). */
-static void log_cpu(const char *dir, uint64_t cpu_ns, unsigned long long du, unsigned long long ds)
+static void log_cpu(const struct cli_expdir *dir, uint64_t cpu_ns, unsigned long long du, unsigned long long ds)
 {
 	double user = du + ds ? (double)du / (double)(du + ds) : 1.0;
 	uint64_t u = (uint64_t)((double)cpu_ns * user);
@@ -201,14 +232,16 @@ static void log_cpu(const char *dir, uint64_t cpu_ns, unsigned long long du, uns
 }
 
 /* A number the collector wrote in the log; 0 if absent. */
-static uint64_t log_u64(const char *dir, const char *key)
+static uint64_t log_u64(const struct cli_expdir *x, const char *key)
 {
-	char path[PATH_MAX + 16], line[512];
+	char line[512];
 	size_t k = strlen(key);
 	uint64_t v = 0;
+	int fd = cli_expdir_file(x, EXP_LOG_NAME, O_RDONLY, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
-	FILE *f = fopen(path, "re");
+	if (!f && fd >= 0)
+		close(fd);
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, key, k) && line[k] == ':')
 			v = strtoull(line + k + 1, NULL, 10);
@@ -235,7 +268,7 @@ int cli_attach_record(const struct record_opts *o)
 	struct attach_target t;
 	struct attach_timing tm;
 	char dir[PATH_MAX], absdir[PATH_MAX], lib[PATH_MAX + 32], collector[PATH_MAX];
-	char ctl[PATH_MAX + 16], ack[PATH_MAX + 16], options[EXP_OPTIONS_MAX], line[1024];
+	char ctl[PATH_MAX + 16], options[EXP_OPTIONS_MAX], line[1024];
 	pid_t pid = (pid_t)o->pid;
 	const char *tr = tracer_refused(o);
 
@@ -257,62 +290,58 @@ int cli_attach_record(const struct record_opts *o)
 	}
 	if (cli_record_make_dir(o->out, dir, sizeof(dir)) != 0)
 		return CLI_FATAL;
+	struct cli_expdir x;
+	if (cli_expdir_open(&x, dir) != 0) {
+		cli_error(CMD, "%s: cannot open the experiment just made: %s", dir, strerror(errno));
+		return CLI_FATAL;
+	}
+	int ctl_fd = -1, ack_fd = -1;
 	if (!realpath(dir, absdir)) {
 		cli_error(CMD, "%s: %s", dir, strerror(errno));
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
+		goto fail;
 	}
 	/* The same size limit as a launched recording (-L; by default half the
 	 * free space, at most 2 GiB): a long attach must not fill the disk. */
 	struct exp_launch_options lo = o->launch;
 	int64_t limit = o->limit;
-	if (cli_space_check(dir, &limit) != 0) {
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
-	}
+	if (cli_space_check(dir, &limit) != 0)
+		goto fail;
 	lo.limit_bytes = limit > 0 ? limit : 0;
 	lo.follow = false;
 	snprintf(ctl, sizeof(ctl), "%s/attach.ctl", absdir);
-	snprintf(ack, sizeof(ack), "%s/attach.ack", absdir);
-	if (mkfifo(ctl, 0600) != 0 || mkfifo(ack, 0600) != 0) {
+	/* Made and opened while the directory is still ours.  O_RDWR: neither
+	 * open waits for the other side, and the collector's end of attach.ctl
+	 * sees end-of-file only when tally is gone. */
+	if (mkfifoat(x.dirfd, "attach.ctl", 0600) != 0 || mkfifoat(x.dirfd, "attach.ack", 0600) != 0 ||
+	    (ctl_fd = openat(x.dirfd, "attach.ctl", O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (ack_fd = openat(x.dirfd, "attach.ack", O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		cli_error(CMD, "%s: cannot make its control FIFOs: %s", dir, strerror(errno));
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
+		goto fail;
 	}
-	/* The collector writes as the process's user. */
-	if (t.euid != geteuid() && (chown(absdir, t.euid, t.egid) != 0 || chown(ctl, t.euid, t.egid) != 0 ||
-				    chown(ack, t.euid, t.egid) != 0)) {
+	if (write_head(&x, &t, &lo) != 0) {
+		cli_error(CMD, "%s/%s: %s", dir, EXP_LOG_NAME, strerror(errno));
+		goto fail;
+	}
+	/* The collector writes as the process's user: the directory and the
+	 * three files it needs are lent to that user until the end. */
+	if (t.euid != geteuid() && (fchown(ctl_fd, t.euid, t.egid) != 0 || fchown(ack_fd, t.euid, t.egid) != 0 ||
+				    cli_expdir_lend(&x, t.euid, t.egid) != 0)) {
 		cli_error(CMD, "%s: cannot give it to uid %u: %s", dir, (unsigned)t.euid, strerror(errno));
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
+		goto fail;
 	}
 	if (attach_check_reachable(&t, collector, absdir) != 0) {
 		cli_error(CMD, "cannot attach to %s", t.why);
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
+		goto fail;
 	}
-	/* O_RDWR: neither open waits for the other side, and the collector's
-	 * end of attach.ctl sees end-of-file only when tally is gone. */
-	int ctl_fd = open(ctl, O_RDWR | O_CLOEXEC), ack_fd = open(ack, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (ctl_fd < 0 || ack_fd < 0) {
-		cli_error(CMD, "%s: %s", ctl, strerror(errno));
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
-	}
-	write_head(dir, &t, &lo);
 	if (exp_launch_encode(&lo, options, sizeof(options)) < 0) {
 		cli_error(CMD, "options too long");
-		close(ctl_fd);
-		close(ack_fd);
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
+		goto fail;
 	}
 
 	unsigned long long u0, s0, start, u1, s1, st;
 	if (!proc_stat(pid, &u0, &s0, &start)) {
 		cli_error(CMD, "cannot attach to %d: it ended", (int)pid);
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
+		goto fail;
 	}
 	uint64_t cpu0 = process_cpu_ns(pid), t0 = cli_now_ns(CLOCK_MONOTONIC);
 
@@ -333,16 +362,13 @@ int cli_attach_record(const struct record_opts *o)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		cli_error(CMD, "cannot attach to %s", t.why);
-		close(ctl_fd);
-		close(ack_fd);
-		cli_record_remove_dir(dir);
-		return CLI_FATAL;
+		goto fail;
 	}
-	log_kv(dir, "attach.thread", "%d (%s)", (int)tm.tid, tm.how);
-	log_kv(dir, "attach.stopped_ns", "%llu", (unsigned long long)tm.stopped_ns);
-	log_kv(dir, "attach.probes", "%u threads looked at, stopped %llu ns in all", tm.probes,
+	log_kv(&x, "attach.thread", "%d (%s)", (int)tm.tid, tm.how);
+	log_kv(&x, "attach.stopped_ns", "%llu", (unsigned long long)tm.stopped_ns);
+	log_kv(&x, "attach.probes", "%u threads looked at, stopped %llu ns in all", tm.probes,
 	       (unsigned long long)tm.probe_ns);
-	log_kv(dir, "attach.syscall_stops", "%u", tm.syscall_stops);
+	log_kv(&x, "attach.syscall_stops", "%u", tm.syscall_stops);
 
 	int a = read_answer(ack_fd, line, sizeof(line), ANSWER_TIMEOUT_MS, pid, start, false);
 	unsigned nthreads = 0, unsampled = 0;
@@ -356,6 +382,9 @@ int cli_attach_record(const struct record_opts *o)
 				  a == -2 ? "the process ended" : "10 s");
 		close(ctl_fd);
 		close(ack_fd);
+		cli_expdir_reclaim(&x, CMD);
+		cli_expdir_handover(&x);
+		cli_expdir_close(&x);
 		return CLI_FATAL;
 	}
 	uint64_t started = cli_now_ns(CLOCK_MONOTONIC);
@@ -405,31 +434,36 @@ int cli_attach_record(const struct record_opts *o)
 	bool still = proc_stat(pid, &u1, &s1, &st) && st == start;
 	close(ctl_fd);
 	close(ack_fd);
-	unlink(ctl);
-	unlink(ack);
+	unlinkat(x.dirfd, "attach.ctl", 0);
+	unlinkat(x.dirfd, "attach.ack", 0);
+	/* Ours again before anything below reads or writes in it by name. */
+	cli_expdir_reclaim(&x, CMD);
+	const char *xp = cli_expdir_path(&x);
 
 	char when[64];
 	time_t now = time(NULL);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-	log_kv(dir, "end", "%s", when);
-	log_kv(dir, "record.end.mono_ns", "%llu", (unsigned long long)t1);
-	log_kv(dir, "wall_ns", "%llu", (unsigned long long)(t1 - t0));
+	log_kv(&x, "end", "%s", when);
+	log_kv(&x, "record.end.mono_ns", "%llu", (unsigned long long)t1);
+	log_kv(&x, "wall_ns", "%llu", (unsigned long long)(t1 - t0));
 	if (still) {
 		/* The window the collector sampled, by the process's CPU clock;
 		 * else ours (which adds the attach and the stop). */
-		uint64_t c0 = log_u64(dir, "attach.cpu_start_ns"), c1 = log_u64(dir, "attach.cpu_end_ns");
+		uint64_t c0 = log_u64(&x, "attach.cpu_start_ns"), c1 = log_u64(&x, "attach.cpu_end_ns");
 		if (c0 && c1 > c0)
-			log_cpu(dir, c1 - c0, u1 - u0, s1 - s0);
+			log_cpu(&x, c1 - c0, u1 - u0, s1 - s0);
 		else
-			log_cpu(dir, cpu1 > cpu0 ? cpu1 - cpu0 : 0, u1 - u0, s1 - s0);
-		log_kv(dir, "attach.end", "%s; detached, the process goes on", why_end);
-		log_kv(dir, "attach.stop_ns", "%llu", (unsigned long long)stop_ns);
+			log_cpu(&x, cpu1 > cpu0 ? cpu1 - cpu0 : 0, u1 - u0, s1 - s0);
+		log_kv(&x, "attach.end", "%s; detached, the process goes on", why_end);
+		log_kv(&x, "attach.stop_ns", "%llu", (unsigned long long)stop_ns);
 	} else {
-		log_kv(dir, "attach.end", "the process ended or exec'd during collection");
+		log_kv(&x, "attach.end", "the process ended or exec'd during collection");
 	}
-	cli_compact(dir);
-	cli_archive(dir);
-	cli_space_report(dir, lo.hz, lo.limit_bytes, false);
+	cli_compact(xp);
+	cli_archive(xp);
+	cli_space_report(xp, lo.hz, lo.limit_bytes, false);
+	cli_expdir_handover(&x);
+	cli_expdir_close(&x);
 	if (still)
 		fprintf(stderr, "tally record: detached from %d (%s), which goes on; experiment in %s\n",
 			(int)pid, why_end, dir);
@@ -437,4 +471,13 @@ int cli_attach_record(const struct record_opts *o)
 		fprintf(stderr, "tally record: %d ended (or exec'd) during collection; experiment in %s\n",
 			(int)pid, dir);
 	return CLI_OK;
+
+fail:
+	if (ctl_fd >= 0)
+		close(ctl_fd);
+	if (ack_fd >= 0)
+		close(ack_fd);
+	cli_expdir_remove(&x);
+	cli_expdir_close(&x);
+	return CLI_FATAL;
 }

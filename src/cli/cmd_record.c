@@ -96,8 +96,34 @@ static bool parse_duration_ns(const char *s, int64_t *ns)
 	return true;
 }
 
+/* Root does not record into a directory any user may write that lacks
+ * the sticky bit: anyone could rename the experiment away and put links in
+ * its place between root's steps.  0, or -1 with the message printed. */
+static int parent_safe(const char *path)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+
+	if (geteuid() != 0)
+		return 0;
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else
+		snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (stat(parent, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		cli_error(CMD, "%s: not recording as root in %s: any user may write there and it has no "
+			  "sticky bit, so they could swap the experiment's files (chmod +t it, or choose "
+			  "another -o)", path, parent);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_record_make_dir(const char *out, char *path, size_t len)
 {
+	if (parent_safe(out ? out : "tally.1.exp") != 0)
+		return -1;
 	if (out) {
 		snprintf(path, len, "%s", out);
 		if (mkdir(path, 0755) != 0) {
@@ -153,7 +179,9 @@ static int make_rank_dir(const char *out, int32_t rank, char *path, size_t len)
 		snprintf(job, sizeof(job), "%s", out);
 	else
 		job_dir_name(job, sizeof(job));
-	if (mkdir(job, 0755) != 0 && (errno != EEXIST || stat(job, &st) != 0 || !S_ISDIR(st.st_mode))) {
+	if (parent_safe(job) != 0)
+		return -1;
+	if (mkdir(job, 0755) != 0 && (errno != EEXIST || lstat(job, &st) != 0 || !S_ISDIR(st.st_mode))) {
 		cli_error(CMD, "%s: cannot create the job's experiment: %s", job,
 			  errno == EEXIST ? "not a directory" : strerror(errno));
 		return -1;

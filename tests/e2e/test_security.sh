@@ -1,0 +1,99 @@
+# test_security.sh — tally run by root on other users' processes and files
+# opens no door (issue 19): it writes through no path another user controls,
+# refuses a world-writable directory without the sticky bit, and copies no
+# private file wider than its owner made it.  Root-only cases skip with the
+# reason elsewhere; the other user is nobody (65534), as in test_attach.sh.
+. "$(dirname "$0")/lib.sh"
+cc -O2 -g -pthread -o "$T/aw" "$PROGS/attach_work.c"
+cd "$T"
+
+wait_ready() {
+	for _ in $(seq 100); do
+		grep -q '^ready' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+bounded_wait() {
+	( sleep "$2"; kill -9 "$1" 2>/dev/null ) & w=$!
+	wait "$1"; rc=$?
+	kill "$w" 2>/dev/null; wait "$w" 2>/dev/null
+	return $rc
+}
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+# --- root attaching to a process whose user swaps in links -----------------
+if [ "$(id -u)" != 0 ]; then
+	skip attach_follows_no_link_of_the_user "not root: the case is root recording another user's process"
+	skip attach_survives_a_renamed_experiment "not root"
+elif ! command -v setpriv >/dev/null; then
+	skip attach_follows_no_link_of_the_user "setpriv not installed"
+	skip attach_survives_a_renamed_experiment "setpriv not installed"
+elif ! $NOBODY test -x "$TALLY" || ! (chmod 755 "$T" && $NOBODY test -x "$T/aw"); then
+	skip attach_follows_no_link_of_the_user "user 65534 cannot run $TALLY"
+	skip attach_survives_a_renamed_experiment "user 65534 cannot run $TALLY"
+else
+	mkdir pub && chmod 1777 pub
+	# What root owns and the user aims at: a file root's log appends would
+	# grow, a directory root's archive copies would land in.
+	echo precious >victim.txt && chmod 644 victim.txt
+	mkdir victimdir && chmod 755 victimdir
+	# The user's side: once the collector writes, log.txt and archive/
+	# become links to root's file and directory (the attacker is the
+	# process's user, as nobody else can write the lent directory).
+	cat >swap.sh <<EOF
+for i in \$(seq 200); do
+	[ -e "\$1/samples.dat" ] && break
+	sleep 0.02
+done
+cd "\$1" || exit 1
+mv log.txt log.old && ln -s $T/victim.txt log.txt
+rm -rf archive && ln -s $T/victimdir archive
+mkfifo maps.fifo
+echo swapped
+EOF
+	$NOBODY ./aw sleep 6 >nb.out 2>nb.err & NB=$!
+	wait_ready nb.err
+	$NOBODY sh swap.sh pub/a.exp >swap.out 2>&1 & SW=$!
+	"$TALLY" record -p $NB -o pub/a.exp --duration 1.5 2>a.err; rca=$?
+	wait $SW
+	check attach_follows_no_link_of_the_user sh -c "
+		cat swap.out a.err; test $rca = 0 && grep -qx swapped swap.out &&
+		test \"\$(cat victim.txt)\" = precious && test \$(stat -c %u victim.txt) = 0 &&
+		test -z \"\$(ls victimdir)\" &&
+		grep -q 'entries the process.s user put there removed' a.err &&
+		test ! -L pub/a.exp/log.txt && test ! -L pub/a.exp/archive &&
+		test \$(stat -c %u pub/a.exp) = 65534 && test -z \"\$(find pub/a.exp -user 0)\""
+	# The user renames the whole experiment and leaves a link to root's
+	# directory under its name: root's end of run still finishes the real
+	# one, and writes nothing in root's directory.
+	cat >rename.sh <<EOF
+for i in \$(seq 200); do
+	[ -e "\$1/samples.dat" ] && break
+	sleep 0.02
+done
+mv "\$1" "\$1.moved" && ln -s $T/victimdir "\$1" && echo renamed
+EOF
+	$NOBODY sh rename.sh pub/b.exp >rename.out 2>&1 & SW=$!
+	"$TALLY" record -p $NB -o pub/b.exp --duration 1 2>b.err; rcb=$?
+	wait $SW
+	bounded_wait $NB 20; rcn=$?
+	check attach_survives_a_renamed_experiment sh -c "
+		cat rename.out b.err; test $rcb = 0 && test $rcn = 0 && grep -qx renamed rename.out &&
+		test -z \"\$(ls victimdir)\" && test \$(stat -c %u pub/b.exp.moved) = 65534 &&
+		grep -q '^attach.end: ' pub/b.exp.moved/log.txt && test -z \"\$(find pub/b.exp.moved -user 0)\""
+fi
+
+# --- root does not record in a world-writable directory without the sticky bit
+if [ "$(id -u)" != 0 ]; then
+	skip root_refuses_world_writable_parent "not root"
+else
+	mkdir ww && chmod 777 ww
+	"$TALLY" record -o ww/x.exp -- true >ww.out 2>ww.err; rcw=$?
+	mkdir sticky && chmod 1777 sticky
+	"$TALLY" record -o sticky/x.exp -- true >st.out 2>st.err; rcs=$?
+	check root_refuses_world_writable_parent sh -c "cat ww.err st.err;
+		test $rcw = 2 && test \$(wc -l <ww.err) = 1 && grep -q 'no sticky bit' ww.err &&
+		test ! -e ww/x.exp && test $rcs = 0 && test -d sticky/x.exp"
+fi
+exit 0
