@@ -123,11 +123,25 @@ int cmd_gprof(int argc, char **argv)
 		cli_error(CMD, "out of memory");
 		goto out;
 	}
-	report_note(d, "tally gprof: %s, %zu profile%s (%s%s): %llu samples at %.0f Hz, %zu arc "
-		       "records", program, prof.nfiles, prof.nfiles == 1 ? "" : "s", files[0],
-		    nfiles > 1 ? ", ..." : "", (unsigned long long)prof.samples, g.units_per_sec,
-		    prof.narcs);
-	report_gprof_listing(d, fmt, &g);
+	/* What was read goes to stderr in text, so that stdout is gprof -b's
+	 * listing byte for byte (a drop-in for scripts that parse it); CSV and
+	 * JSON carry it in their notes. */
+	char method[160];
+	report_gprof_method(&g, method, sizeof(method));
+	if (fmt == REPORT_TEXT)
+		fprintf(stderr, "tally gprof: %s, %zu profile%s (%s%s): %llu samples at %.0f Hz, "
+				"%zu arc records; time per arc %s\n",
+			program, prof.nfiles, prof.nfiles == 1 ? "" : "s", files[0],
+			nfiles > 1 ? ", ..." : "", (unsigned long long)prof.samples,
+			g.units_per_sec, prof.narcs, method);
+	if (fmt == REPORT_TEXT && !g.has_counts)
+		fprintf(stderr, "tally gprof: no call counts (the program was not built with -pg)\n");
+	if (fmt != REPORT_TEXT)
+		report_note(d, "tally gprof: %s, %zu profile%s (%s%s): %llu samples at %.0f Hz, "
+			       "%zu arc records", program, prof.nfiles, prof.nfiles == 1 ? "" : "s",
+			    files[0], nfiles > 1 ? ", ..." : "", (unsigned long long)prof.samples,
+			    g.units_per_sec, prof.narcs);
+	report_gprof_listing(d, fmt, &g, false);
 	report_gprof_bb(d, &prof, o);
 	rc = cli_doc_end(d, CMD, CLI_OK);
 out:

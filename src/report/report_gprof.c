@@ -798,17 +798,22 @@ static void gp_tables(struct gp *p, const char *method)
 	report_table_emit(p->t.d, t);
 }
 
-void report_gprof_listing(struct report_doc *d, enum report_format fmt, const struct model_gprof *g)
+void report_gprof_method(const struct model_gprof *g, char *buf, size_t size)
+{
+	if (g->method == MODEL_GPROF_STACKS)
+		snprintf(buf, size, "measured from %llu sampled call stacks",
+			 (unsigned long long)g->nstacks);
+	else
+		snprintf(buf, size, "propagated from call counts (gprof's average-call-time assumption)");
+}
+
+void report_gprof_listing(struct report_doc *d, enum report_format fmt, const struct model_gprof *g,
+			  bool header)
 {
 	struct gp p = { .g = g, .t = { .d = d } };
 	char method[160];
 
-	if (g->method == MODEL_GPROF_STACKS)
-		snprintf(method, sizeof(method), "measured from %llu sampled call stacks",
-			 (unsigned long long)g->nstacks);
-	else
-		snprintf(method, sizeof(method),
-			 "propagated from call counts (gprof's average-call-time assumption)");
+	report_gprof_method(g, method, sizeof(method));
 	if (fmt != REPORT_TEXT) {
 		gp_tables(&p, method);
 		return;
@@ -825,11 +830,13 @@ void report_gprof_listing(struct report_doc *d, enum report_format fmt, const st
 		const struct model_gprof_arc *a = &g->arcs[i];
 		p.cls[i] = a->caller == a->callee ? 0 : gp_in_cycle(g, a) ? 1 : 2;
 	}
-	gp_put(&p.t, "time per arc: %s\n", method);
-	if (!g->has_counts)
-		gp_cat(&p.t, "call counts: none (the program was not built with -pg or "
-			     "-finstrument-functions)\n");
-	gp_nl(&p.t);
+	if (header) {
+		gp_put(&p.t, "time per arc: %s\n", method);
+		if (!g->has_counts)
+			gp_cat(&p.t, "call counts: none (the program was not built with -pg or "
+				     "-finstrument-functions)\n");
+		gp_nl(&p.t);
+	}
 	gp_flat_text(&p);
 	gp_graph_text(&p);
 	gp_index_text(&p);
@@ -846,7 +853,7 @@ int report_gprof(struct report_doc *d, const struct model *m, const struct repor
 	int rc = model_gprof_from_model(&g, m, o->metrics[0], method);
 
 	if (rc == 0)
-		report_gprof_listing(d, o->fmt, &g);
+		report_gprof_listing(d, o->fmt, &g, true);
 	model_gprof_free(&g);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #ifndef TALLY_REPORT_GPROF_H
 #define TALLY_REPORT_GPROF_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "model/model_gprof.h"
@@ -21,12 +22,17 @@ struct sym_object;
 int report_gprof(struct report_doc *d, const struct model *m, const struct report_opts *o,
 		 enum model_gprof_method method);
 
-/* The listing of graph g.  Text: a line saying how arcs got their time,
- * then GNU `gprof -b`'s flat profile, call graph and index by function
- * name, column for column (a graph of a gmon.out prints as gprof prints
+/* How graph g's arcs got their time, in a phrase, into buf. */
+void report_gprof_method(const struct model_gprof *g, char *buf, size_t size);
+
+/* The listing of graph g.  Text: with `header`, a line saying how arcs got
+ * their time (and that there are no call counts, if so); then GNU
+ * `gprof -b`'s flat profile, call graph and index by function name, column
+ * for column (a graph of a gmon.out prints byte for byte as gprof prints
  * it).  CSV and JSON: the same numbers as tables (gprof, flat, graph,
- * arcs), times in ns. */
-void report_gprof_listing(struct report_doc *d, enum report_format fmt, const struct model_gprof *g);
+ * arcs), times in ns; `header` is ignored. */
+void report_gprof_listing(struct report_doc *d, enum report_format fmt, const struct model_gprof *g,
+			  bool header);
 
 /* The basic-block counts of a gmon profile (GMON_TAG_BB_COUNT), each
  * symbolized in `o`.  Nothing when there are none. */
