@@ -454,7 +454,7 @@ static void speed(void)
 	double t2 = now();
 	FILE *f = fopen("/dev/null", "w");
 	struct report_doc *d = report_doc_new(f, REPORT_TEXT);
-	report_gprof_listing(d, REPORT_TEXT, &g);
+	report_gprof_listing(d, REPORT_TEXT, &g, true);
 	report_doc_end(d);
 	fclose(f);
 	double dt = now() - t0;
