@@ -94,6 +94,8 @@ struct losses {
 	size_t blocked;                    /* threads that ran long without a sample */
 	uint64_t blocked_ns;
 	size_t empty;                      /* descendants whose experiment holds nothing */
+	uint64_t fsize;                    /* the program's file size limit stopped a file */
+	char fsize_file[64];               /* the first such file */
 };
 
 /* Adds the process's counters to l; returns the samples it lost (0 also
@@ -134,6 +136,12 @@ static void read_log(const char *dir, struct losses *l, bool founder)
 		const char *e = strstr(line, ".dat: errno ");
 		if (!strncmp(line, "error: ", 7) && e && !l->err)
 			l->err = atoi(e + 12);
+		if (!strncmp(line, "rlimit.fsize.reached: ", 22) && !l->fsize) {
+			char *end;
+			l->fsize = strtoull(line + 22, &end, 10);
+			snprintf(l->fsize_file, sizeof(l->fsize_file), "%.*s", (int)strcspn(end + 1, "\n"),
+				 *end ? end + 1 : "");
+		}
 		if (founder && !strncmp(line, "start.mono_ns: ", 15))
 			l->start_ns = strtoull(line + 15, NULL, 10);
 	}
@@ -228,6 +236,13 @@ void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
 		     "-L unlimited lifts it)", size,
 		     l.limit_ns > l.start_ns ? (double)(l.limit_ns - l.start_ns) / 1e9 : 0.0,
 		     (unsigned long long)l.ctr[EXP_CTR_LOST_LIMIT]);
+	}
+	if (l.fsize && no_space && !l.err && !full) {
+		human(size, sizeof(size), l.fsize);
+		part(line, sizeof(line), "the program's file size limit (ulimit -f: %s) stopped %s: %llu samples "
+		     "and events not recorded (the program was not harmed; a higher limit records all)",
+		     size, l.fsize_file[0] ? l.fsize_file : "a record file", (unsigned long long)no_space);
+		no_space = 0;
 	}
 	if (no_space || full || l.empty) {
 		char what[256] = "";

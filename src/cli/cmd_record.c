@@ -659,6 +659,9 @@ int cmd_record(int argc, char **argv)
 	signal(SIGHUP, forward_signal);
 	signal(SIGUSR1, forward_signal);
 	signal(SIGUSR2, forward_signal);
+	/* The program's file size limit is ours too: past it, writing the
+	 * experiment fails (and says so) instead of killing tally. */
+	signal(SIGXFSZ, SIG_IGN);
 
 	int status = 0;
 	struct rusage ru;

@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector/col_fds.h"
@@ -23,6 +25,7 @@
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
 #include "format/exp_launch.h"
+#include "format/exp_write_sys.h"
 
 static uint64_t local_counters[EXP_CTR_COUNT_];
 
@@ -235,7 +238,19 @@ static void writer_failed(struct exp_file_writer *w, enum exp_file_kind file)
 
 	if (atomic_fetch_or(&col_proc.failures_logged, 1u << file) & (1u << file))
 		return;
-	if (w->err == EFBIG) {
+	if (w->err == EFBIG && !atomic_load(&w->over_budget) && exp_sys_fsize_hit()) {
+		/* The program's own file size limit (ulimit -f): this file ends
+		 * there, the program goes on, and the log says so in one line. */
+		struct rlimit rl;
+		char value[300];
+		size_t n = strlen(name ? name : "record file");
+		if (syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0)
+			rl.rlim_cur = 0;
+		int len = col_fmt_u64_sigsafe(value, (uint64_t)rl.rlim_cur);
+		value[len++] = ' ';
+		memcpy(value + len, name ? name : "record file", n + 1 < sizeof(value) - (size_t)len ? n + 1 : 1);
+		col_log_sigsafe("rlimit.fsize.reached", value);
+	} else if (w->err == EFBIG) {
 		_Atomic uint64_t *root = root_counters();
 		uint64_t zero = 0;
 		if (root)
@@ -255,11 +270,15 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 	if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
 	    exp_record_append_sigsafe(w, &t->cursor[file], type, rec, len) == 0)
 		return 0;
+	col_file_lost_sigsafe(file, file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS);
+	return -1;
+}
+
+void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr)
+{
+	struct exp_file_writer *w = &col_proc.file[file];
+
 	if (atomic_load_explicit(&w->full, memory_order_relaxed))
 		writer_failed(w, file);
-	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed))
-		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);
-	else
-		col_count_sigsafe(file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS, 1);
-	return -1;
+	col_count_sigsafe(atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ? EXP_CTR_LOST_LIMIT : ctr, 1);
 }

@@ -35,4 +35,10 @@ void col_log_start(const char *created_by);
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len);
 
+/* A record of `file` could not be appended (by col_write_sigsafe or a
+ * writer of its own, as samples' and stacks'): the file's first failure is
+ * logged with its cause, and the record counted lost under `ctr`, or under
+ * the size limit's counter once that stopped recording.  Sigsafe. */
+void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr);
+
 #endif

@@ -28,6 +28,7 @@
 #include "collector/col_clock.h"
 #include "collector/col_java.h"
 #include "collector/col_counters.h"
+#include "collector/col_files.h"
 #include "collector/col_sample.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
@@ -115,7 +116,7 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	};
 	if (exp_run_append_sigsafe(&t->run, &col_proc.file[EXP_FILE_SAMPLES],
 				   &t->cursor[EXP_FILE_SAMPLES], &s, t->frames, (uint32_t)n) != 0) {
-		col_count_sigsafe(EXP_CTR_LOST_BUFFER, 1);
+		col_file_lost_sigsafe(EXP_FILE_SAMPLES, EXP_CTR_LOST_BUFFER);
 		return;
 	}
 	t->samples++;

@@ -27,6 +27,7 @@
 
 #include "collector/col_log.h"
 #include "collector/col_objset.h"
+#include "collector/col_files.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
@@ -102,7 +103,7 @@ static uint32_t write_node(struct col_thread *t, uint64_t pc, uint32_t parent, u
 	struct exp_stack_node *r = exp_record_reserve_sigsafe(&col_proc.file[EXP_FILE_STACKS],
 							      &t->cursor[EXP_FILE_STACKS], sizeof(*r));
 	if (!r) {
-		col_count_sigsafe(EXP_CTR_LOST_BUFFER, 1);
+		col_file_lost_sigsafe(EXP_FILE_STACKS, EXP_CTR_LOST_BUFFER);
 		return 0;
 	}
 	uint32_t id = atomic_fetch_add(&next_id, 1);

@@ -41,6 +41,7 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	w->kind = kind;
 	atomic_store(&w->next_block, 0);
 	atomic_store(&w->full, 0);
+	atomic_store(&w->over_budget, 0);
 	w->err = 0;
 	w->dev = w->ino = 0;
 	w->reattach = NULL;
@@ -115,6 +116,7 @@ static bool within_budget(struct exp_file_writer *w, uint64_t bytes)
 	if (used <= w->budget_limit)
 		return true;
 	atomic_fetch_sub(w->budget_used, bytes);
+	atomic_store(&w->over_budget, 1);
 	writer_failed(w, EFBIG);
 	return false;
 }

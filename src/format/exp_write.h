@@ -25,7 +25,8 @@ struct exp_file_writer {
 	uint32_t kind;                 /* enum exp_file_kind */
 	_Atomic uint64_t next_block;   /* index of the next unclaimed block */
 	_Atomic int full;              /* a claim failed (disk full, I/O error, size limit) */
-	int err;                       /* errno of the first failure (EFBIG: the size limit) */
+	int err;                       /* errno of the first failure */
+	_Atomic int over_budget;       /* it was the size limit's (err EFBIG) */
 	/* The file's identity.  Before each claim the writer checks that `fd`
 	 * still is this file (a program may close or replace descriptors with
 	 * raw system calls); if not, it asks `reattach` (the collector's: open

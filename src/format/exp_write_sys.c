@@ -2,9 +2,21 @@
  *
  * exp_write_sys.c — the raw system calls behind exp_write_sys.h.
  * Sigsafe file: no stdio, no malloc.
+ *
+ * The calls that make a file longer (write, pwrite, fallocate) run with
+ * SIGXFSZ blocked in the calling thread: past the program's file size limit
+ * (RLIMIT_FSIZE, `ulimit -f`) the kernel fails them with EFBIG and sends
+ * SIGXFSZ to the thread, whose default action kills the program.  The limit
+ * is the program's; our files take what it leaves, and when one reaches it
+ * the caller sees EFBIG (exp_sys_fsize_hit() says it was the limit) while
+ * the signal, ours, is taken back before the mask is restored.
  */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format/exp_write_sys.h"
@@ -24,14 +36,43 @@ ssize_t exp_sys_pread(int fd, void *buf, size_t n, off_t off)
 	return syscall(SYS_pread64, fd, buf, n, off);
 }
 
+static _Atomic int fsize_hit;
+
+int exp_sys_fsize_hit(void)
+{
+	return atomic_load_explicit(&fsize_hit, memory_order_relaxed);
+}
+
+/* System call `nr` with SIGXFSZ blocked in this thread; a SIGXFSZ it raised
+ * (EFBIG) is taken back, unless one was already pending for the program. */
+static long growing(long nr, long a, long b, long c, long d)
+{
+	unsigned long xfsz = 1ul << (SIGXFSZ - 1), old = 0, pending = 0;
+	struct timespec zero = { 0, 0 };
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &xfsz, &old, sizeof(xfsz));
+	if (old & xfsz)                        /* the program's own may be pending */
+		syscall(SYS_rt_sigpending, &pending, sizeof(pending));
+	long r = syscall(nr, a, b, c, d);
+	int e = errno;
+	if (r < 0 && e == EFBIG) {
+		atomic_store_explicit(&fsize_hit, 1, memory_order_relaxed);
+		if (!(pending & xfsz))
+			syscall(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, sizeof(xfsz));
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	errno = e;
+	return r;
+}
+
 ssize_t exp_sys_write(int fd, const void *buf, size_t n)
 {
-	return syscall(SYS_write, fd, buf, n);
+	return growing(SYS_write, fd, (long)buf, (long)n, 0);
 }
 
 ssize_t exp_sys_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	return syscall(SYS_pwrite64, fd, buf, n, off);
+	return growing(SYS_pwrite64, fd, (long)buf, (long)n, (long)off);
 }
 
 int exp_sys_close(int fd)
@@ -41,7 +82,7 @@ int exp_sys_close(int fd)
 
 int exp_sys_fallocate(int fd, int mode, off_t off, off_t len)
 {
-	return (int)syscall(SYS_fallocate, fd, mode, off, len);
+	return (int)growing(SYS_fallocate, fd, mode, (long)off, (long)len);
 }
 
 void *exp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

@@ -30,6 +30,11 @@ struct exp_sys {
 	int (*fstat)(int fd, struct stat *st);
 };
 
+/* Has a write of ours met the program's file size limit (RLIMIT_FSIZE)?
+ * The raw write, pwrite and fallocate never let its SIGXFSZ reach the
+ * program; they fail with EFBIG and set this.  Sigsafe. */
+int exp_sys_fsize_hit(void);
+
 /* The raw system calls, for a static initializer of a struct exp_sys. */
 int exp_sys_openat(int dirfd, const char *path, int flags, mode_t mode);
 ssize_t exp_sys_read(int fd, void *buf, size_t n);

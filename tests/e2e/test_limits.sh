@@ -1,0 +1,31 @@
+# test_limits.sh — the program's resource limits stay the program's: under
+# `ulimit -f` (file size), `ulimit -n` (descriptors) and `ulimit -v` (address
+# space) a recorded program prints what it prints bare and exits as bare,
+# with and without the tracers (-H -s -i); when a limit stops the experiment,
+# tally's stderr says so in one line.  tests/progs/limits.c uses the limits.
+. "$(dirname "$0")/lib.sh"
+cc_prog limits -I"$PROGS" -pthread
+cd "$T"
+
+# same_as_bare NAME ULIMIT TALLY-OPTIONS ARGS...: the program's output and
+# status under `ulimit ULIMIT`, bare and recorded, are identical.
+same_as_bare() {
+	name=$1 lim=$2 opts=$3
+	shift 3
+	sh -c "ulimit $lim && ./limits $*" >"$name.bare" 2>&1
+	echo "status $?" >>"$name.bare"
+	sh -c "ulimit $lim && \"\$TALLY\" record -o $name.exp $opts -- ./limits $*" >"$name.rec" 2>"$name.err"
+	echo "status $?" >>"$name.rec"
+	cat "$name.bare" "$name.rec" "$name.err"
+	cmp "$name.bare" "$name.rec"
+}
+
+# ulimit -f: 200 blocks (100 KiB in dash's 512-byte blocks, 200 KiB in
+# bash's); at 10 kHz, 1.5 s of CPU makes more samples than that, and the
+# program then writes up to the limit itself.
+fsize_case() {
+	same_as_bare "fsize$2" "-f 200" "-F 10000 $1" fsize 1.5 &&
+	grep -q "^tally record: warning: fsize$2.exp: the program.s file size limit (ulimit -f: [0-9]* KiB) stopped [a-z]*.dat: [1-9][0-9]* samples" "fsize$2.err"
+}
+check fsize_program_unharmed fsize_case "" ""
+check fsize_program_unharmed_tracers fsize_case "-H -s -i" _hsi

@@ -1,0 +1,90 @@
+/* limits.c — a program that uses all of one resource limit, to show that
+ * recording leaves it the program's.  It prints what it got; the test runs it
+ * bare and recorded under the same `ulimit` and compares the output.
+ * Modes:
+ *   fsize SECONDS  burn SECONDS of CPU (the experiment grows meanwhile),
+ *                  then write 1 KiB blocks to limits.out until the file size
+ *                  limit stops it (SIGXFSZ ignored) and print the bytes.
+ *   nofile         open /dev/null until EMFILE, then pipes; print the counts.
+ *   as MIB         allocate and touch MIB 1 MiB blocks and start a thread;
+ *                  print what succeeded.
+ * usage: limits MODE [ARG] */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "burn_cpu.h"
+
+static void *thread_main(void *arg)
+{
+	return arg;
+}
+
+static int fsize(double seconds)
+{
+	char block[1024];
+	long bytes = 0;
+	ssize_t n;
+
+	burn_cpu(seconds);
+	signal(SIGXFSZ, SIG_IGN);
+	int fd = open("limits.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return 2;
+	memset(block, 'x', sizeof(block));
+	while ((n = write(fd, block, sizeof(block))) > 0 && bytes < (64l << 20))
+		bytes += n;
+	printf("wrote %ld bytes (%s)\n", bytes, n < 0 ? strerror(errno) : "no limit");
+	return close(fd) != 0;
+}
+
+static int nofile(void)
+{
+	int files = 0, pipes = 0, p[2];
+
+	while (open("/dev/null", O_RDONLY) >= 0)
+		files++;
+	printf("opened %d files (%s)\n", files, strerror(errno));
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	while (pipe(p) == 0)
+		pipes++;
+	printf("made %d pipes (%s)\n", pipes, strerror(errno));
+	return 0;
+}
+
+static int as(int mib)
+{
+	int got = 0;
+	pthread_t t;
+
+	for (; got < mib; got++) {
+		char *p = malloc(1 << 20);
+		if (!p)
+			break;
+		memset(p, 1, 1 << 20);
+	}
+	int e = pthread_create(&t, NULL, thread_main, NULL);
+	printf("allocated %d of %d MiB; thread: %s\n", got, mib, e ? strerror(e) : "started");
+	if (!e)
+		pthread_join(t, NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "fsize"))
+		return fsize(argc > 2 ? atof(argv[2]) : 1.0);
+	if (argc >= 2 && !strcmp(argv[1], "nofile"))
+		return nofile();
+	if (argc >= 2 && !strcmp(argv[1], "as"))
+		return as(argc > 2 ? atoi(argv[2]) : 20);
+	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile | as [MIB]\n");
+	return 64;
+}
