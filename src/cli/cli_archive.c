@@ -11,8 +11,9 @@
  * the file system offers one (btrfs, XFS: no space until either side
  * changes), else an in-kernel copy (copy_file_range), else read and write.
  * The copy is written under a temporary name and renamed when complete (a
- * full disk never leaves half an object under a build-id), and is read-only
- * (0444).  System libraries (/usr, /lib*) are left out: they are identified
+ * full disk never leaves half an object under a build-id), and is read-only:
+ * the original's read bits (a private 0700 program gives 0400, never 0444),
+ * less the umask.  System libraries (/usr, /lib*) are left out: they are identified
  * by build-id, have debug packages, and would cost megabytes per experiment;
  * tally's own libraries and the vDSO (archived by the collector) too.  An
  * object whose file no longer has the recorded build-id is not archived (it
@@ -59,12 +60,14 @@ static bool system_path(const char *p)
 static int copy_file(int from, const char *to)
 {
 	struct stat st;
-	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
 
+	if (fstat(from, &st) != 0)
+		return -1;
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0444);
 	if (out < 0)
 		return -1;
-	int rc = fstat(from, &st);
-	if (rc == 0 && ioctl(out, FICLONE, from) != 0) {
+	int rc = 0;
+	if (ioctl(out, FICLONE, from) != 0) {
 		off_t in_off = 0;
 		while (rc == 0 && in_off < st.st_size) {
 			ssize_t n = copy_file_range(from, &in_off, out, NULL, (size_t)(st.st_size - in_off), 0);

@@ -228,6 +228,19 @@ static int log_close(FILE *log)
 	return failed ? -1 : 0;
 }
 
+/* Open the log to append, made 0644 as the collector's files are (fopen's
+ * 0666 would give it wider bits than the rest under a umask of 000);
+ * NULL with errno. */
+static FILE *log_append(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 /* The head of the log, before the program runs.  0, or -1 (message
  * printed): without it the experiment cannot be read. */
 static int write_log_head(const char *dir, const struct record_opts *o,
@@ -238,7 +251,7 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 	time_t now = time(NULL);
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *log = fopen(path, "a");
+	FILE *log = log_append(path);
 	if (!log) {
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -1;
@@ -276,7 +289,7 @@ static int log_rank(const char *dir, int32_t rank, const char *from)
 	char path[PATH_MAX + 16];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *log = fopen(path, "a");
+	FILE *log = log_append(path);
 	if (!log) {
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -1;
@@ -298,7 +311,7 @@ static void write_log_end(const char *dir, int status, const struct rusage *ru, 
 	time_t now = time(NULL);
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *log = fopen(path, "a");
+	FILE *log = log_append(path);
 	if (!log) {
 		cli_warn(CMD, "%s: %s (how the run ended is not recorded)", path, strerror(errno));
 		return;

@@ -128,7 +128,7 @@ static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
 		return;
 	exp_build_id_hex(s->build_id, s->build_id_len, name + sizeof(EXP_ARCHIVE_DIR));
 	mkdirat(col_proc.dirfd, EXP_ARCHIVE_DIR, 0755);
-	int fd = col_sys_openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = col_sys_openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
 	if (fd < 0) {
 		if (errno != EEXIST)
 			col_log_error_sigsafe(name, errno, "vDSO not archived");

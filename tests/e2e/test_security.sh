@@ -96,4 +96,18 @@ else
 		test $rcw = 2 && test \$(wc -l <ww.err) = 1 && grep -q 'no sticky bit' ww.err &&
 		test ! -e ww/x.exp && test $rcs = 0 && test -d sticky/x.exp"
 fi
+# --- archive copies and files: never wider than the original or the umask
+# A private program (0700): its copy is its owner's read bit only.
+cp aw priv && chmod 700 priv
+( umask 022; "$TALLY" record -o priv.exp -- ./priv shares 20 >priv.out 2>priv.err ); rcp=$?
+check archive_copy_keeps_private_mode sh -c "cat priv.err; test $rcp = 0 &&
+	for f in priv.exp/archive/*; do cmp -s \$f priv && exec test \$(stat -c %a \$f) = 400; done; exit 1"
+# Under umask 000 every file of the experiment has the same bits (log.txt
+# was 0666, the rest 0644); under umask 077 none is readable by others.
+( umask 000; "$TALLY" record -o u0.exp -- ./aw shares 20 >u0.out 2>u0.err ); rc0=$?
+( umask 077; "$TALLY" record -o u77.exp -- ./aw shares 20 >u77.out 2>u77.err ); rc77=$?
+check experiment_modes_consistent sh -c "cat u0.err u77.err; test $rc0 = 0 && test $rc77 = 0 &&
+	find u0.exp -type f -not -path '*/archive/*' -printf '%m %p\n' | grep -v '^644 ' | grep . && exit 1;
+	find u0.exp/archive -type f -printf '%m %p\n' | grep -v '^444 ' | grep . && exit 1;
+	find u77.exp -perm /077 | grep . && exit 1; test -s u0.exp/log.txt"
 exit 0
