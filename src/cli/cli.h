@@ -29,7 +29,8 @@ int cmd_check(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
-/* Print "tally CMD: message" on stderr (one line). */
+/* Print "tally CMD: message" on stderr (one line).  These helpers and the
+ * two below live in cli_msg.c, under the commands. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

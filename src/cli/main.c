@@ -1,20 +1,14 @@
 /* SPDX-License-Identifier: MIT
  *
- * main.c — `tally CMD ...`: the command table and the helpers every command
- * shares (messages, the library directory, checked stdout).
+ * main.c — `tally CMD ...`: the command table.  The helpers every command
+ * shares are in cli_msg.c, below the commands, so that no command depends
+ * on this file.
  */
-#include <errno.h>
-#include <libgen.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cli_progress.h"
-#include "format/exp_launch.h"
 
 #define TALLY_VERSION "0.1"
 
@@ -32,61 +26,6 @@ static const struct {
 	{ "diff", cmd_diff, "what changed from one experiment to another, by function and call path" },
 	{ "html", cmd_html, "one self-contained HTML page: flame graph, timeline, tables" },
 };
-
-static void vmsg(const char *kind, const char *cmd, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	cli_progress_hide();
-	fprintf(stderr, "tally %s: %s", cmd, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void cli_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", cmd, fmt, ap);
-	va_end(ap);
-}
-
-void cli_warn(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", cmd, fmt, ap);
-	va_end(ap);
-}
-
-const char *cli_lib_dir(void)
-{
-	static char dir[PATH_MAX];
-	char exe[PATH_MAX];
-	const char *env = getenv(EXP_ENV_LIB_DIR);
-
-	if (env && *env)
-		return env;
-	if (!dir[0]) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return ".";
-		exe[n] = 0;
-		snprintf(dir, sizeof(dir), "%s/../lib", dirname(exe));
-	}
-	return dir;
-}
-
-int cli_finish_stdout(const char *cmd, int rc)
-{
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno != EPIPE)
-			cli_error(cmd, "writing the output: %s", strerror(errno));
-		return CLI_FATAL;
-	}
-	return rc;
-}
 
 static void usage(FILE *f)
 {
