@@ -159,6 +159,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(call obj,$(ANALYZER)) $(HTML_ASSETS
 	    $(if $(findstring test_col,$@),$(COL_TEST) -ldl -pthread) \
 	    $(if $(findstring test_attach,$@),$(call obj,$(ATTACH))) $(LIBS_AN)
 
+# test_cli_*: the command line's tables too (every CLI object but main.c's
+# command table, whose helpers live in cli_msg.c).
+CLI_LIB    := $(filter-out src/cli/main.c,$(CLI))
+$(BUILD)/tests/test_cli_%: tests/unit/test_cli_%.c $(call obj,$(ANALYZER) $(CLI_LIB)) $(HTML_ASSETS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER) $(CLI_LIB)) $(HTML_ASSETS) $(LIBS_AN)
+
 # The synthetic MPI job of many ranks (tests/e2e/test_mpi.sh, bench), written
 # with the format's own writer.
 JOBGEN := $(BUILD)/tests/jobgen

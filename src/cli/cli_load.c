@@ -421,31 +421,23 @@ static long long option_value(const char *options, const char *key, long long df
 
 int cli_metrics_recorded(const char *cmd, const struct cli_input *in, const enum model_metric *ms, int n)
 {
-	static const struct { const char *prefix, *option, *how; long long off; } how[] = {
-		{ "cpu", "hz", "no clock samples: recorded with -F 0", 0 },
-		{ "heap.", "heap", "no heap events: record with -H", 0 },
-		{ "sync.", "sync", "no synchronization waits: record with -s", -1 },
-		{ "io.", "io", "no I/O events: record with -i", 0 },
-		{ "mpi.", "mpi", "no MPI events: record with -m", 0 },
-	};
-
 	for (int i = 0; i < n; i++) {
-		const char *name = model_metric_info(ms[i])->name;
-		for (size_t k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
-			if (strncmp(name, how[k].prefix, strlen(how[k].prefix)))
-				continue;
-			/* Recorded if any experiment was recorded with the option on
-			 * (an experiment without the options line: assume so). */
-			bool on = false;
-			for (size_t e = 0; e < in->nexps && !on; e++) {
-				const char *opts = exp_proc_log(&in->exps[e].procs[0], "options");
-				on = !opts || option_value(opts, how[k].option, how[k].off) != how[k].off;
-			}
-			if (!on) {
-				cli_error(cmd, "--metric %s: %s", name, how[k].how);
-				return CLI_FATAL;
-			}
+		const struct model_metric_info *mi = model_metric_info(ms[i]);
+		if (!mi->log_key)
+			continue;
+		/* Recorded if any experiment was recorded with the option on
+		 * (an experiment without the options line: assume so). */
+		bool on = false;
+		for (size_t e = 0; e < in->nexps && !on; e++) {
+			const char *opts = exp_proc_log(&in->exps[e].procs[0], "options");
+			on = !opts || option_value(opts, mi->log_key, mi->log_off) != mi->log_off;
 		}
+		if (!on && mi->kind == MODEL_KIND_SAMPLED)
+			cli_error(cmd, "--metric %s: no %s: recorded with %s 0", mi->name, mi->events, mi->record);
+		else if (!on)
+			cli_error(cmd, "--metric %s: no %s: record with %s", mi->name, mi->events, mi->record);
+		if (!on)
+			return CLI_FATAL;
 	}
 	return 0;
 }

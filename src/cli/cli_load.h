@@ -73,6 +73,9 @@ int cli_input_add_path(struct cli_input *in, const char *cmd, const char *path);
 /* Colour for text on stdout: a terminal, and NO_COLOR not set. */
 bool cli_colour(void);
 
+/* The --metric help: every metric of the table (cli_metrics.c). */
+const char *cli_metrics_help(void);
+
 /* A --metric list "M[,M...]" into out (room for MODEL_METRIC_COUNT); the
  * number parsed, or -1 on an unknown name (message printed). */
 int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out);

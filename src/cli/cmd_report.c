@@ -27,12 +27,7 @@ static const struct cli_opt other_options[] = {
 	{ "no-fold", 0, CLI_ARG_NONE, OPT_NO_FOLD, NULL, "call tree: every level of recursion its own node" },
 	{ "source-path", 0, CLI_ARG_REQUIRED, OPT_SOURCE_PATH, "DIR[:DIR]",
 	  "--lines: where to look for source files first" },
-	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
-	  "cpu (default), heap.bytes, heap.count, heap.leak, sync.wait,\n"
-	  "sync.count, sync.other, io.bytes, io.time, io.count, mpi.time,\n"
-	  "mpi.count, mpi.bytes.sent, mpi.bytes.recv; with --states: wall,\n"
-	  "cpu.user, cpu.system, wait.cpu, wait.lock, wait.io, wait.sleep, wait.stopped;\n"
-	  "with -c: the event's name (cycles, page-faults, ...)" },
+	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]", "(the metric table: cli_metrics_help)" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N",
 	  "functions shown (default 40 in text, all otherwise; 0: all)" },
@@ -70,8 +65,12 @@ static void options_build(void)
 		options[noptions++] = (struct cli_opt){ cli_views[r].option, 0, cli_views[r].has_arg,
 							OPT_VIEW0 + (int)r, cli_views[r].value,
 							cli_views[r].help };
-	for (size_t i = 0; i < CLI_NOPTS(other_options) && noptions < NOPTIONS; i++)
-		options[noptions++] = other_options[i];
+	for (size_t i = 0; i < CLI_NOPTS(other_options) && noptions < NOPTIONS; i++) {
+		options[noptions] = other_options[i];
+		if (options[noptions].id == OPT_METRIC)
+			options[noptions].help = cli_metrics_help();
+		noptions++;
+	}
 }
 
 /* What the command line asks for. */

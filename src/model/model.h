@@ -52,11 +52,40 @@ enum model_metric {
 	MODEL_METRIC_COUNT
 };
 
-struct model_metric_info {
-	const char *name;          /* "cpu", "heap.bytes" ... (the CLI's --metric) */
-	const char *title;         /* column title */
-	bool is_time;              /* ns, shown as seconds */
+enum model_unit {
+	MODEL_UNIT_NS,             /* nanoseconds, shown as seconds */
+	MODEL_UNIT_BYTES,
+	MODEL_UNIT_COUNT,          /* calls, events, samples */
 };
+
+enum model_metric_kind {
+	MODEL_KIND_SAMPLED,        /* clock samples (-F) */
+	MODEL_KIND_TRACED,         /* a tracer's events (-H, -s, -i, -m) */
+	MODEL_KIND_STATE,          /* thread states (--states) */
+	MODEL_KIND_COUNTER,        /* counter events (-c EVENT) */
+};
+
+/* One row of the metric table (model_metrics.c): everything that names or
+ * shows a metric (--metric, columns, the exporters, completion, the
+ * message for a metric not recorded) reads it here. */
+struct model_metric_info {
+	const char *name;          /* "cpu", "heap.bytes" ... (the CLI's --metric, and its
+	                              name in collapsed, pprof, speedscope and json) */
+	const char *title;         /* column title */
+	bool is_time;              /* unit == MODEL_UNIT_NS */
+	enum model_unit unit;
+	enum model_metric_kind kind;
+	const char *record;        /* the `tally record` option that records it */
+	const char *log_key;       /* its key in the log's options: line, NULL: none */
+	long long log_off;         /* that key's value when it was not recorded */
+	const char *events;        /* what records it ("heap events"), for messages */
+	const char *callgrind;     /* its event name in the callgrind export */
+};
+
+/* The unit's name in pprof's and speedscope's profiles ("nanoseconds",
+ * "bytes", "count" / "none"). */
+const char *model_unit_pprof(enum model_unit u);
+const char *model_unit_speedscope(enum model_unit u);
 
 const struct model_metric_info *model_metric_info(enum model_metric m);
 /* Metric by name, or -1.  A counter event's name (cycles, page-faults,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  *
- * model_metrics.c — the metric registry: each enum model_metric's name (the
- * CLI's --metric), column title and unit.  Adding a metric is one enum value
- * in model.h and one line here.  Counter metrics (`tally record -c`) are
+ * model_metrics.c — the metric table: each enum model_metric's name (the
+ * CLI's --metric), column title, unit, kind, the option that records it and
+ * its name in each exporter.  Adding a metric is one enum value in model.h
+ * and one row here; tests/unit/test_vocab.c walks the rows.  Counter metrics (`tally record -c`) are
  * named after their event as events are met (model_metric_counter).
  */
 #include <string.h>
@@ -12,35 +13,63 @@
 
 #define NCOUNTERS (MODEL_COUNTER_LAST - MODEL_COUNTER_0 + 1)
 
+/* A row: name, title, unit, kind, recording option, the log's options: key
+ * and its value when off, what records it, the callgrind event. */
+#define ROW(name, title, unit, kind, rec, key, off, what, cg) \
+	{ name, title, (unit) == MODEL_UNIT_NS, unit, kind, rec, key, off, what, cg }
+#define NS MODEL_UNIT_NS
+#define BYTES MODEL_UNIT_BYTES
+#define COUNT MODEL_UNIT_COUNT
+#define SAMPLED MODEL_KIND_SAMPLED
+#define TRACED MODEL_KIND_TRACED
+#define STATE MODEL_KIND_STATE
+
 static struct model_metric_info metric_info[MODEL_METRIC_COUNT] = {
-	[MODEL_CPU] = { "cpu", "CPU", true },
-	[MODEL_HEAP_BYTES] = { "heap.bytes", "Heap bytes", false },
-	[MODEL_HEAP_COUNT] = { "heap.count", "Allocs", false },
-	[MODEL_HEAP_LEAK] = { "heap.leak", "Leaked bytes", false },
-	[MODEL_SYNC_WAIT] = { "sync.wait", "Sync wait", true },
-	[MODEL_SYNC_COUNT] = { "sync.count", "Waits", false },
-	[MODEL_SYNC_OTHER] = { "sync.other", "Other waits", true },
-	[MODEL_IO_BYTES] = { "io.bytes", "I/O bytes", false },
-	[MODEL_IO_TIME] = { "io.time", "I/O time", true },
-	[MODEL_IO_COUNT] = { "io.count", "I/O calls", false },
-	[MODEL_MPI_TIME] = { "mpi.time", "MPI time", true },
-	[MODEL_MPI_COUNT] = { "mpi.count", "MPI calls", false },
-	[MODEL_MPI_BYTES_SENT] = { "mpi.bytes.sent", "MPI sent", false },
-	[MODEL_MPI_BYTES_RECV] = { "mpi.bytes.recv", "MPI received", false },
-	[MODEL_SAMPLES] = { "samples", "Samples", false },
-	[MODEL_WALL] = { "wall", "Wall", true },
-	[MODEL_CPU_USER] = { "cpu.user", "User CPU", true },
-	[MODEL_CPU_SYSTEM] = { "cpu.system", "System CPU", true },
-	[MODEL_WAIT_CPU] = { "wait.cpu", "Wait CPU", true },
-	[MODEL_WAIT_LOCK] = { "wait.lock", "Lock wait", true },
-	[MODEL_WAIT_IO] = { "wait.io", "I/O wait", true },
-	[MODEL_WAIT_SLEEP] = { "wait.sleep", "Sleep", true },
-	[MODEL_WAIT_STOPPED] = { "wait.stopped", "Stopped", true },
+	[MODEL_CPU] = ROW("cpu", "CPU", NS, SAMPLED, "-F", "hz", 0, "clock samples", "CPU_ns"),
+	[MODEL_HEAP_BYTES] = ROW("heap.bytes", "Heap bytes", BYTES, TRACED, "-H", "heap", 0, "heap events",
+				 "Heap_bytes"),
+	[MODEL_HEAP_COUNT] = ROW("heap.count", "Allocs", COUNT, TRACED, "-H", "heap", 0, "heap events",
+				 "Heap_allocs"),
+	[MODEL_HEAP_LEAK] = ROW("heap.leak", "Leaked bytes", BYTES, TRACED, "-H", "heap", 0, "heap events",
+				"Heap_leaked_bytes"),
+	[MODEL_SYNC_WAIT] = ROW("sync.wait", "Sync wait", NS, TRACED, "-s", "sync", -1,
+				"synchronization waits", "Sync_wait_ns"),
+	[MODEL_SYNC_COUNT] = ROW("sync.count", "Waits", COUNT, TRACED, "-s", "sync", -1,
+				 "synchronization waits", "Sync_waits"),
+	[MODEL_SYNC_OTHER] = ROW("sync.other", "Other waits", NS, TRACED, "-s", "sync", -1,
+				 "synchronization waits", "Sync_other_ns"),
+	[MODEL_IO_BYTES] = ROW("io.bytes", "I/O bytes", BYTES, TRACED, "-i", "io", 0, "I/O events", "IO_bytes"),
+	[MODEL_IO_TIME] = ROW("io.time", "I/O time", NS, TRACED, "-i", "io", 0, "I/O events", "IO_time_ns"),
+	[MODEL_IO_COUNT] = ROW("io.count", "I/O calls", COUNT, TRACED, "-i", "io", 0, "I/O events", "IO_calls"),
+	[MODEL_MPI_TIME] = ROW("mpi.time", "MPI time", NS, TRACED, "-m", "mpi", 0, "MPI events", "MPI_time_ns"),
+	[MODEL_MPI_COUNT] = ROW("mpi.count", "MPI calls", COUNT, TRACED, "-m", "mpi", 0, "MPI events",
+				"MPI_calls"),
+	[MODEL_MPI_BYTES_SENT] = ROW("mpi.bytes.sent", "MPI sent", BYTES, TRACED, "-m", "mpi", 0, "MPI events",
+				     "MPI_bytes_sent"),
+	[MODEL_MPI_BYTES_RECV] = ROW("mpi.bytes.recv", "MPI received", BYTES, TRACED, "-m", "mpi", 0,
+				     "MPI events", "MPI_bytes_received"),
+	[MODEL_SAMPLES] = ROW("samples", "Samples", COUNT, SAMPLED, "-F", "hz", 0, "clock samples", "Samples"),
+	[MODEL_WALL] = ROW("wall", "Wall", NS, STATE, "--states", "states", 0, "thread states", "Wall_ns"),
+	[MODEL_CPU_USER] = ROW("cpu.user", "User CPU", NS, STATE, "--states", "states", 0, "thread states",
+			       "User_CPU_ns"),
+	[MODEL_CPU_SYSTEM] = ROW("cpu.system", "System CPU", NS, STATE, "--states", "states", 0,
+				 "thread states", "System_CPU_ns"),
+	[MODEL_WAIT_CPU] = ROW("wait.cpu", "Wait CPU", NS, STATE, "--states", "states", 0, "thread states",
+			       "Wait_CPU_ns"),
+	[MODEL_WAIT_LOCK] = ROW("wait.lock", "Lock wait", NS, STATE, "--states", "states", 0, "thread states",
+				"Lock_wait_ns"),
+	[MODEL_WAIT_IO] = ROW("wait.io", "I/O wait", NS, STATE, "--states", "states", 0, "thread states",
+			      "IO_wait_ns"),
+	[MODEL_WAIT_SLEEP] = ROW("wait.sleep", "Sleep", NS, STATE, "--states", "states", 0, "thread states",
+				 "Sleep_ns"),
+	[MODEL_WAIT_STOPPED] = ROW("wait.stopped", "Stopped", NS, STATE, "--states", "states", 0,
+				   "thread states", "Stopped_ns"),
 };
 
 /* The events the counter metrics stand for, in the order they were met. */
 static struct {
 	char name[EXP_EVENT_NAME_MAX];
+	char callgrind[EXP_EVENT_NAME_MAX];   /* name, [A-Za-z0-9_] only */
 	uint32_t type;
 	uint64_t config;
 } counters[NCOUNTERS];
@@ -48,7 +77,8 @@ static int ncounters;
 
 const struct model_metric_info *model_metric_info(enum model_metric m)
 {
-	static const struct model_metric_info unnamed = { "counter", "Counter", false };
+	static const struct model_metric_info unnamed =
+		ROW("counter", "Counter", COUNT, MODEL_KIND_COUNTER, "-c", NULL, 0, "counter events", "Counter");
 
 	return metric_info[m].name ? &metric_info[m] : &unnamed;
 }
@@ -64,13 +94,30 @@ int model_metric_counter(const char *name, uint32_t type, uint64_t config)
 	strncpy(counters[i].name, name, sizeof(counters[i].name) - 1);
 	counters[i].type = type;
 	counters[i].config = config;
-	metric_info[MODEL_COUNTER_0 + i] = (struct model_metric_info){ counters[i].name, counters[i].name, false };
+	for (size_t k = 0; counters[i].name[k]; k++) {
+		char ch = counters[i].name[k];
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+		counters[i].callgrind[k] = ok ? ch : '_';
+	}
+	metric_info[MODEL_COUNTER_0 + i] = (struct model_metric_info)ROW(
+		counters[i].name, counters[i].name, COUNT, MODEL_KIND_COUNTER, "-c", NULL, 0, "counter events",
+		counters[i].callgrind);
 	return MODEL_COUNTER_0 + i;
 }
 
 bool model_metric_is_counter(int m)
 {
 	return m >= MODEL_COUNTER_0 && m < MODEL_COUNTER_0 + ncounters;
+}
+
+const char *model_unit_pprof(enum model_unit u)
+{
+	return u == MODEL_UNIT_NS ? "nanoseconds" : u == MODEL_UNIT_BYTES ? "bytes" : "count";
+}
+
+const char *model_unit_speedscope(enum model_unit u)
+{
+	return u == MODEL_UNIT_NS ? "nanoseconds" : u == MODEL_UNIT_BYTES ? "bytes" : "none";
 }
 
 int model_metric_parse(const char *name)

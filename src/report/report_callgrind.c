@@ -4,7 +4,8 @@
  * callgrind format (valgrind.org/docs/manual/cl-format.html), for
  * callgrind_annotate and KCachegrind.
  *
- *   events: one per metric the model has (CPU_ns, Heap_bytes, ...);
+ *   events: one per metric the model has, named by the metric table's
+ *     callgrind column (CPU_ns, Heap_bytes, Sync_other_ns, a counter's name);
  *   self cost: each stack's weight at the source line of its leaf pc;
  *   calls: one `calls=COUNT LINE` per arc, COUNT the exact count of the
  *     instrumentation runtime, LINE the callee's first line; an arc seen
@@ -27,19 +28,6 @@
 #include "model/model_map.h"
 #include "report/report_gprof.h"
 #include "symbols/sym.h"
-
-static const char *const cg_event[MODEL_METRIC_COUNT] = {
-	[MODEL_CPU] = "CPU_ns",          [MODEL_HEAP_BYTES] = "Heap_bytes",
-	[MODEL_HEAP_COUNT] = "Heap_allocs", [MODEL_HEAP_LEAK] = "Heap_leaked_bytes",
-	[MODEL_SYNC_WAIT] = "Sync_wait_ns", [MODEL_SYNC_COUNT] = "Sync_waits",
-	[MODEL_IO_BYTES] = "IO_bytes",   [MODEL_IO_TIME] = "IO_time_ns",
-	[MODEL_IO_COUNT] = "IO_calls",
-	[MODEL_WALL] = "Wall_ns",        [MODEL_CPU_USER] = "User_CPU_ns",
-	[MODEL_CPU_SYSTEM] = "System_CPU_ns", [MODEL_WAIT_CPU] = "Wait_CPU_ns",
-	[MODEL_WAIT_LOCK] = "Lock_wait_ns", [MODEL_WAIT_IO] = "IO_wait_ns",
-	[MODEL_WAIT_SLEEP] = "Sleep_ns",
-	[MODEL_WAIT_STOPPED] = "Stopped_ns",
-};
 
 /* Interned strings (files, objects) with their compression ids. */
 struct cg_strs {
@@ -367,7 +355,7 @@ static void cg_header(struct cg *c, const struct exp_experiment *exps, size_t ne
 		m->narcs ? "exact, from the -pg / -finstrument-functions runtime"
 			 : "none recorded: calls=1 stands for an arc seen in sampled stacks");
 	for (int k = 0; k < c->nev; k++)
-		fprintf(c->out, " %s", cg_event[c->ev[k]]);
+		fprintf(c->out, " %s", model_metric_info(c->ev[k])->callgrind);
 	fprintf(c->out, "\nsummary:");
 	for (int k = 0; k < c->nev; k++)
 		fprintf(c->out, " %llu", (unsigned long long)m->total[c->ev[k]]);
@@ -401,7 +389,7 @@ int report_callgrind(FILE *out, const struct model *m, const struct exp_experime
 	int rc = -1;
 
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-		if ((m->present & (1u << k)) && cg_event[k])   /* samples: cpu already says it */
+		if (m->present & (1u << k))
 			c.ev[c.nev++] = (enum model_metric)k;
 	if (!c.nev)
 		c.ev[c.nev++] = MODEL_CPU;

@@ -131,14 +131,6 @@ static void value_type(struct buf *b, int f, struct strings *s, const char *type
 
 int report_pprof(const char *path, const struct model *m)
 {
-	static const char *const units[MODEL_METRIC_COUNT] = {
-		[MODEL_CPU] = "nanoseconds", [MODEL_HEAP_BYTES] = "bytes", [MODEL_HEAP_COUNT] = "count",
-		[MODEL_HEAP_LEAK] = "bytes", [MODEL_SYNC_WAIT] = "nanoseconds",
-		[MODEL_SYNC_COUNT] = "count", [MODEL_SYNC_OTHER] = "nanoseconds",
-		[MODEL_IO_BYTES] = "bytes", [MODEL_IO_TIME] = "nanoseconds", [MODEL_IO_COUNT] = "count",
-		[MODEL_SAMPLES] = "count",
-		[MODEL_MPI_BYTES_SENT] = "bytes", [MODEL_MPI_BYTES_RECV] = "bytes",
-	};
 	bool oom = false;
 	struct buf prof = { .oom = &oom }, msg = { .oom = &oom }, packed = { .oom = &oom };
 	struct strings s = { .out = { .oom = &oom } };
@@ -152,8 +144,7 @@ int report_pprof(const char *path, const struct model *m)
 		metrics[nm++] = MODEL_CPU;
 	for (int i = 0; i < nm; i++)
 		value_type(&prof, 1, &s, model_metric_info(metrics[i])->name,
-			   units[metrics[i]] ? units[metrics[i]]
-					     : model_metric_info(metrics[i])->is_time ? "nanoseconds" : "count");
+			   model_unit_pprof(model_metric_info(metrics[i])->unit));
 
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
@@ -214,8 +205,7 @@ int report_pprof(const char *path, const struct model *m)
 	}
 	model_map_free(&mapping);
 	value_type(&prof, 11, &s, model_metric_info(metrics[0])->name,
-		   units[metrics[0]] ? units[metrics[0]]
-				     : model_metric_info(metrics[0])->is_time ? "nanoseconds" : "count");
+		   model_unit_pprof(model_metric_info(metrics[0])->unit));
 	/* what pprof shows first: the first metric (cpu), not its last (samples) */
 	field_varint(&prof, 14, str(&s, model_metric_info(metrics[0])->name));
 	put(&prof, s.out.p, s.out.n);        /* the string table, complete now */

@@ -35,9 +35,7 @@ static int cmp_event(const void *a, const void *b)
 
 static const char *unit_of(enum model_metric mm)
 {
-	if (model_metric_info(mm)->is_time)
-		return "nanoseconds";
-	return strstr(model_metric_info(mm)->name, "bytes") || mm == MODEL_HEAP_LEAK ? "bytes" : "none";
+	return model_unit_speedscope(model_metric_info(mm)->unit);
 }
 
 /* Do entries x and y have the same functions (they may differ in call sites)? */

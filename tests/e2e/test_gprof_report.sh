@@ -163,20 +163,23 @@ for f in ('f', 'g', 'main'):
 print('callgrind: total %d ns, f self %d, main incl %d' % (total, self_['f'], incl_['main']))
 PY
 
-# callgrind EXP: export, annotate from another directory (callgrind_annotate
+# callgrind EXP: export (every metric: CPU_ns and Samples here), annotate
+# CPU_ns from another directory (callgrind_annotate
 # strips the current directory from some file names only), compare.
 callgrind() {
 	"$TALLY" export "$1.exp" --format callgrind -o "$1.cg" &&
 	"$TALLY" export "$1.exp" --format collapsed >"$1.folded" &&
 	mkdir -p elsewhere && (cd elsewhere &&
-	callgrind_annotate --auto=no --threshold=100 "../$1.cg" >"../$1.self" 2>"../$1.warn" &&
-	callgrind_annotate --auto=no --threshold=100 --inclusive=yes "../$1.cg" >"../$1.incl" 2>>"../$1.warn") &&
+	callgrind_annotate --auto=no --threshold=100 --show=CPU_ns --sort=CPU_ns "../$1.cg" \
+		>"../$1.self" 2>"../$1.warn" &&
+	callgrind_annotate --auto=no --threshold=100 --show=CPU_ns --sort=CPU_ns --inclusive=yes "../$1.cg" \
+		>"../$1.incl" 2>>"../$1.warn") &&
 	test ! -s "$1.warn" && python3 costs.py "$1.folded" "$1.self" "$1.incl"
 }
 
 callgrind_calls() {
 	need_runtime && grep -A1 '^cfn=([0-9]*) f$' pg.cg | grep -q '^calls=20 ' &&
-	grep -q '^calls=200000 ' pg.cg && grep -q '^events: CPU_ns$' pg.cg
+	grep -q '^calls=200000 ' pg.cg && grep -q '^events: CPU_ns Samples$' pg.cg
 }
 
 if command -v callgrind_annotate >/dev/null; then
