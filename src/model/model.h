@@ -391,8 +391,9 @@ struct model_edge {
  * defines them: a caller's is the focus's inclusive metric when called from
  * it; a callee's is its inclusive metric when called from the focus; each
  * counted once per stack.  A stack whose root is the focus has caller
- * <Total>.  Arrays are malloc'd, sorted by the first present metric.  0, or -1 if
- * out of memory (nothing to free then). */
+ * <Total>; the callees of <Total> are the stacks' roots.  Arrays are
+ * malloc'd, sorted by the first present metric.  0, or -1 if out of memory
+ * (nothing to free then). */
 int model_callers_callees(const struct model *m, uint32_t focus, enum model_metric sort_by,
 			  struct model_edge **callers, size_t *ncallers,
 			  struct model_edge **callees, size_t *ncallees);

@@ -261,6 +261,9 @@ int model_funcs_shorten(struct model *m)
 {
 	for (uint32_t i = 1; i < m->nfuncs; i++) {
 		struct model_func *f = &m->funcs[i];
+		if (f->name[0] == '<')   /* a pseudo-function (<Truncated-stack>): no C++ name
+		                            begins with '<', and its whole name is its text */
+			continue;
 		const char *clone = strstr(f->name, " [clone ");
 		if (clone)        /* "f(int) [clone .isra.0]": the clone is f */
 			f->name[clone - f->name] = 0;
@@ -452,6 +455,10 @@ int model_callers_callees(const struct model *m, uint32_t focus, enum model_metr
 	for (size_t i = 0; i < m->nentries && !rc; i++) {
 		const struct model_entry *e = &m->entries[i];
 		uint32_t gen = (uint32_t)i + 1;
+		if (focus == MODEL_TOTAL && e->n) {   /* <Total> calls every stack's root */
+			rc = edge_add(callees, ncallees, eidx, e->funcs[0], e->v);
+			continue;
+		}
 		for (uint32_t j = 0; j < e->n && !rc; j++) {
 			if (e->funcs[j] != focus)
 				continue;

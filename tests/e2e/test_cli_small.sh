@@ -2,7 +2,8 @@
 # printing nothing: a script without "#!" runs with /bin/sh (as execvp and
 # the shells run it, not 126); record's option errors say "tally record:"
 # in one line; two views at once are refused; a thread, call arcs or a
-# metric that the experiment does not have is named, with how to get it.
+# metric that the experiment does not have is named, with how to get it;
+# <Total>'s callees and --no-args on pseudo-functions.
 . "$(dirname "$0")/lib.sh"
 cc_prog spin
 cd "$T"
@@ -40,6 +41,36 @@ check unknown_thread_named sh -c '
 check arcs_without_pg_said sh -c '
 	"$TALLY" export s.exp --format arcs >out 2>err; test $? -eq 2 && test ! -s out &&
 	grep -q "no call arcs .*-pg" err'
+# <Total> calls every stack's root: its callees add up to it (they were an
+# empty list), and --no-args leaves pseudo-functions' names whole (they
+# were all "<...>").
+check total_callees_are_the_roots sh -c '
+	"$TALLY" report s.exp --callers "<Total>" -q --format csv >tc.csv &&
+	python3 - tc.csv <<PY
+import sys
+parts = open(sys.argv[1]).read().strip().split("\n\n")
+total = float(parts[1].splitlines()[1].split(",")[2])
+rows = [l.split(",") for l in parts[2].splitlines()[1:]]
+assert any(r[2] == "_start" for r in rows), rows
+assert abs(sum(float(r[0]) for r in rows) - total) <= 0.0015 * len(rows), (rows, total)
+PY'
+cat >deep.c <<'C'
+static volatile long s;
+__attribute__((noinline)) long rec(int n)
+{
+	if (n == 0)
+		for (long i = 0; i < 100000000; i++)
+			s += i;
+	else
+		s += rec(n - 1);
+	return s;
+}
+int main(void) { return (int)rec(3000) & 0; }
+C
+cc -O1 -fno-optimize-sibling-calls -o deep deep.c && "$TALLY" record -o deep.exp ./deep 2>/dev/null
+check no_args_keeps_pseudo_function_names sh -c '
+	"$TALLY" report deep.exp -q --no-args --format csv >na.csv &&
+	grep -q ",<Truncated-stack>," na.csv && ! grep -q "<\.\.\.>" na.csv'
 check metric_not_recorded_said sh -c '
 	"$TALLY" report s.exp --metric heap.bytes >/dev/null 2>err; test $? -eq 2 &&
 	grep -q -- "--metric heap.bytes: no heap events: record with -H" err &&
