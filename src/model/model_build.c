@@ -70,7 +70,7 @@ static int build_space(struct build *b, struct proc_ctx *c)
 			c->epochs[c->nepochs++] = e->unload_ns;
 		}
 	}
-	if (model_java_proc(b, c))
+	if (model_java_proc(b, c) || (c->omp && model_omp_tail_scan(b, c)))
 		return -1;
 	qsort(c->epochs, c->nepochs, sizeof(*c->epochs), cmp_u64);
 	return 0;
@@ -266,6 +266,7 @@ void model_build_end(struct model *m)
 	model_map_free(&b->state_stack_of);
 	model_map_free(&b->data_object_of);
 	model_map_free(&b->data_access_of);
+	model_omp_tail_free(b);
 	free(b);
 	m->priv = NULL;
 }

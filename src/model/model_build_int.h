@@ -11,6 +11,8 @@
  *                    rules, a stack made into a new entry
  *   model_java.c     a JVM's stacks (Java and machine frames) in the user,
  *                    expert and machine views (model_java_names.c: names)
+ *   model_omp_tail.c OpenMP bodies that tail-call their work: the body a
+ *                    function under the runtime was jumped to from
  *   model_omp.c      OpenMP workers' stacks placed by time under the caller
  *                    of their parallel region, <OMP-idle>
  *   model_entries.c  aggregation: the entry and thread of an event, filters,
@@ -56,6 +58,11 @@ struct build {
 	struct model_map data_object_of;  /* hash(metric, name, object) -> data_objects index + 1 */
 	struct model_map data_access_of;  /* (object, func) -> data_access index + 1 */
 	size_t cap_data_objects, cap_data_access;
+	struct omp_tail *tails;           /* model_omp_tail.c: bodies' tail calls */
+	size_t ntails, cap_tails;
+	struct model_map tail_by_sym;     /* jumped-to sym_func -> tails index + 1 */
+	struct model_map tail_by_name;    /* hash(PLT callee) -> tails index + 1 */
+	struct model_map tail_scanned;    /* sym_object -> 1: its bodies are read */
 };
 
 /* Do the seed's structure rules apply (imputed calls, <OMP-*>, @plt for the
@@ -71,6 +78,7 @@ struct frame {
 	bool mpi;                         /* an MPI function, or in an MPI library */
 	bool lazy;                        /* ld.so's lazy resolver */
 	bool sigreturn;                   /* the signal trampoline (__restore_rt) */
+	uint32_t tail;                    /* an OpenMP body jumps to it: model_omp_tail_of */
 	const char *path;
 };
 
@@ -120,6 +128,19 @@ uint32_t model_struct_omp(const struct build *b, uint32_t *funcs, uint64_t *addr
  * (from index `from` on, at most `cap` frames); returns the new count. */
 uint32_t model_struct_impute(const struct build *b, uint32_t *funcs, uint64_t *addrs, uint32_t n,
 			     uint32_t from, uint32_t cap);
+
+/* ---- model_omp_tail.c ---- */
+
+/* Read the OpenMP bodies of every object process c maps (each object once
+ * per build) for the functions they jump to.  -1 if out of memory. */
+int model_omp_tail_scan(struct build *b, struct proc_ctx *c);
+/* The first body noted as jumping to `sf` (index + 1), or 0; the next one
+ * jumping to the same function, or 0; a noted body and its object. */
+uint32_t model_omp_tail_of(const struct build *b, const struct sym_func *sf);
+uint32_t model_omp_tail_next(const struct build *b, uint32_t tail);
+const struct sym_func *model_omp_tail_body(const struct build *b, uint32_t tail,
+					   struct sym_object **obj);
+void model_omp_tail_free(struct build *b);
 
 /* ---- model_frames.c ---- */
 

@@ -259,6 +259,30 @@ static void resolve(struct build *b, struct sym_mapping *mp, uint64_t pc, bool r
 	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
 	fr->sigreturn = !strcmp(sf->name, "__restore_rt");
 	fr->thread_start = fr->tally && !strcmp(sf->name, EXP_THREAD_WRAPPER);
+	if (!(b->m->funcs[fr->func].flags & (MODEL_FUNC_OMP_RUNTIME | MODEL_FUNC_OMP_BODY)))
+		fr->tail = model_omp_tail_of(b, sf);
+}
+
+/* The OpenMP body that jumped to a function called from the runtime
+ * (model_omp_tail.c): of the bodies jumping to it, the one whose parent is
+ * on the stack funcs[first..k) (the opening thread's), else the first. */
+static uint32_t tail_body(struct build *b, uint32_t tail, const uint32_t *funcs, uint32_t first,
+			  uint32_t k)
+{
+	uint32_t pick = 0;
+
+	for (uint32_t t = tail; t; t = model_omp_tail_next(b, t)) {
+		struct sym_object *obj;
+		const struct sym_func *sf = model_omp_tail_body(b, t, &obj);
+		uint32_t body = func_of_sym(b, sf, obj, sym_object_path(obj));
+		uint32_t parent = b->m->funcs[body].parent;
+		if (!pick)
+			pick = body;
+		for (uint32_t i = first; parent && i < k; i++)
+			if (funcs[i] == parent)
+				return body;
+	}
+	return pick;
 }
 
 size_t model_epoch_of(const struct proc_ctx *c, uint64_t t)
@@ -392,6 +416,12 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		if (fr.mpi)
 			flags |= MODEL_ENTRY_IN_MPI;
 		runtime |= (m->funcs[fr.func].flags & MODEL_FUNC_OMP_RUNTIME) != 0;
+		if (MODEL_STRUCTURE_RULES(o) && fr.tail && k > first && k + 1 < cap &&
+		    (m->funcs[funcs[k - 1]].flags & MODEL_FUNC_OMP_RUNTIME)) {
+			/* the runtime ran a body that jumped here: its frame back */
+			funcs[k] = tail_body(b, fr.tail, funcs, first, k);
+			addrs[k++] = 0;
+		}
 		if (o->hide_object && fr.path && model_filter_object_is(fr.path, o->hide_object)) {
 			fr.func = model_filter_hidden(b, fr.path);
 			fr.addr = 0;

@@ -93,6 +93,13 @@ const char *sym_object_path(const struct sym_object *o);
  * `vaddr` (for disassembly).  Returns the number of bytes copied. */
 size_t sym_object_read(struct sym_object *o, uint64_t vaddr, void *buf, size_t len);
 
+/* The functions `f` jumps to (its tail calls: direct jumps, conditional
+ * or not, from its code to another function's first byte; a PLT stub
+ * counts), at most `max`, each once.  0 if its code cannot be read
+ * (sym_jumps.c). */
+size_t sym_object_tail_calls(struct sym_object *o, const struct sym_func *f,
+			     const struct sym_func **out, size_t max);
+
 /* The object of one function of dynamically generated code, made from its
  * copied instructions (the experiment's DYN_FUNC record) and cached under
  * `key` (sym_object_get(key) finds it again); `display` is its object name
