@@ -17,6 +17,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,7 +32,7 @@
 #include "format/elf_peek.h"
 #include "format/exp_launch.h"
 
-#define MAX_SEGMENTS 8192
+#define FIRST_SEGMENTS 64           /* the first arrays' room; doubled as needed */
 
 /* One executable segment as found by a scan. */
 struct seen {
@@ -45,7 +46,8 @@ struct seen {
 
 static atomic_flag scan_lock = ATOMIC_FLAG_INIT;
 static struct seen *known, *scratch;   /* previous scan, this scan */
-static uint32_t nknown, nscratch;
+static uint32_t nknown, nscratch;      /* segments found (nscratch: even past cap) */
+static uint32_t cap_known, cap_scratch;
 static uint64_t last_scan_ns, generation;
 static bool vdso_archived;
 
@@ -168,9 +170,9 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || nscratch >= MAX_SEGMENTS)
-			continue;
-		struct seen *s = &scratch[nscratch++];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || nscratch++ >= cap_scratch)
+			continue;                  /* past the room: counted, scanned again */
+		struct seen *s = &scratch[nscratch - 1];
 		*s = base;
 		s->o.text_lo = info->dlpi_addr + ph->p_vaddr;
 		s->o.text_hi = s->o.text_lo + ph->p_memsz;
@@ -237,6 +239,27 @@ static void publish(void)
 	col_objects_publish(set);
 }
 
+/* Make *arr hold at least `need` segments (its room in *cap, doubled from
+ * FIRST_SEGMENTS): sized by what the program has loaded, nothing reserved.
+ * False if it cannot grow. */
+static bool room(struct seen **arr, uint32_t *cap, uint32_t need)
+{
+	if (*arr && *cap >= need)
+		return true;
+	uint32_t n = *cap ? *cap : FIRST_SEGMENTS;
+	while (n < need)
+		n *= 2;
+	struct seen *p = col_sys_mmap(NULL, n * sizeof(struct seen), PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	if (*arr)
+		col_sys_munmap(*arr, *cap * sizeof(struct seen));
+	*arr = p;
+	*cap = n;
+	return true;
+}
+
 static void scan(uint64_t map_ns, bool record_all)
 {
 	uint64_t t0 = col_thread_cputime_ns_sigsafe();     /* CPU, not wall: preemption */
@@ -246,16 +269,20 @@ static void scan(uint64_t map_ns, bool record_all)
 		return;      /* nothing could be recorded: keep the old view */
 	while (atomic_flag_test_and_set_explicit(&scan_lock, memory_order_acquire))
 		;
-	if (!known || !scratch) {
-		known = known ? known : col_alloc(MAX_SEGMENTS * sizeof(struct seen));
-		scratch = scratch ? scratch : col_alloc(MAX_SEGMENTS * sizeof(struct seen));
-		if (!known || !scratch)
-			col_log_error_sigsafe("object map", ENOMEM, "loaded objects not recorded");
-	}
-	if (known && scratch) {
-		uint64_t now = col_now_ns_sigsafe();
-		nscratch = 0;
+	uint64_t now = col_now_ns_sigsafe();
+	nscratch = 0;
+	if (room(&scratch, &cap_scratch, FIRST_SEGMENTS)) {
 		dl_iterate_phdr(scan_one, NULL);
+		if (nscratch > cap_scratch) {          /* more than the room: again, with room */
+			uint32_t need = nscratch;
+			nscratch = 0;
+			if (room(&scratch, &cap_scratch, need))
+				dl_iterate_phdr(scan_one, NULL);
+		}
+	}
+	if (!scratch || nscratch > cap_scratch) {
+		col_log_error_sigsafe("object map", ENOMEM, "loaded objects not recorded");
+	} else {
 		qsort(scratch, nscratch, sizeof(*scratch), cmp_seen);
 		for (uint32_t i = 0; i < nscratch; i++) {
 			bool found = false;
@@ -274,8 +301,11 @@ static void scan(uint64_t map_ns, bool record_all)
 			}
 		}
 		struct seen *tmp = known;
+		uint32_t cap = cap_known;
 		known = scratch;
+		cap_known = cap_scratch;
 		scratch = tmp;
+		cap_scratch = cap;
 		nknown = nscratch;
 		last_scan_ns = now;
 		publish();

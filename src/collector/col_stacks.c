@@ -13,6 +13,13 @@
  * differ near the leaf (an interpreter, recursion) then cost 24 bytes per new
  * frame instead of 8 per frame of every distinct stack.
  *
+ * The table grows with the stacks actually seen: levels of 2^12, 2^14, ...
+ * 2^22 slots, each mapped (MAP_NORESERVE) when the one before is half full;
+ * new keys go to the newest level, lookups search every level, newest first
+ * (a 64 MiB table reserved up front took a third of a program's address
+ * space under `ulimit -v 100000`).  The level that loses a race to map the
+ * next one unmaps its copy.
+ *
  * A slot is claimed by compare-and-swap of its key, the record written, then
  * the id published with a release store; a reader of a claimed slot whose id
  * is not yet published treats the suffix as absent (and may store a
@@ -32,8 +39,8 @@
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 
-#define TABLE_BITS 22
-#define TABLE_SLOTS (1u << TABLE_BITS)
+#define LEVEL0_BITS 12             /* the first level: 4096 slots, 64 KiB */
+#define LEVELS 6                   /* each 4 times the one before: up to 2^22 slots */
 #define MAX_PROBES 32
 
 struct slot {
@@ -42,18 +49,43 @@ struct slot {
 	uint32_t pad;
 };
 
-static struct slot *table;
+static struct slot *_Atomic level[LEVELS];
+static _Atomic uint32_t level_used[LEVELS];   /* slots claimed in each */
+static _Atomic int top = -1;                  /* the newest level mapped */
 static _Atomic uint32_t next_id = 1;
+
+static size_t level_slots(int l)
+{
+	return (size_t)1 << (LEVEL0_BITS + 2 * l);
+}
+
+/* Map level l (if no one else has); false if it cannot be. */
+static bool level_map(int l)
+{
+	size_t bytes = level_slots(l) * sizeof(struct slot);
+	struct slot *p = col_sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct slot *none = NULL;
+
+	if (p == MAP_FAILED)
+		return false;
+	if (!atomic_compare_exchange_strong(&level[l], &none, p))
+		col_sys_munmap(p, bytes);          /* another thread mapped it first */
+	int was = l - 1;
+	atomic_compare_exchange_strong(&top, &was, l);
+	return true;
+}
 
 void col_stacks_init(void)
 {
-	void *p = col_sys_mmap(NULL, TABLE_SLOTS * sizeof(struct slot), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (table)
-		col_sys_munmap(table, TABLE_SLOTS * sizeof(struct slot));
-	table = p == MAP_FAILED ? NULL : p;
-	if (!table)
+	for (int l = 0; l < LEVELS; l++) {
+		struct slot *p = atomic_exchange(&level[l], NULL);
+		if (p)
+			col_sys_munmap(p, level_slots(l) * sizeof(struct slot));
+		atomic_store(&level_used[l], 0);
+	}
+	atomic_store(&top, -1);
+	if (!level_map(0))
 		col_log_error_sigsafe("stack table", errno, "stacks stored without sharing");
 	atomic_store(&next_id, 1);
 }
@@ -68,27 +100,42 @@ static uint64_t mix(uint64_t h, uint64_t v)
 /* The id stored under `key`, 0 if none (or not yet published). */
 static uint32_t lookup(uint64_t key)
 {
-	for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
-		struct slot *s = &table[(key + probe) & (TABLE_SLOTS - 1)];
-		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-		if (k == key)
-			return atomic_load_explicit(&s->id, memory_order_acquire);
-		if (k == 0)
-			return 0;
+	for (int l = atomic_load_explicit(&top, memory_order_acquire); l >= 0; l--) {
+		struct slot *table = atomic_load_explicit(&level[l], memory_order_acquire);
+		size_t mask = level_slots(l) - 1;
+		for (uint32_t probe = 0; table && probe < MAX_PROBES; probe++) {
+			struct slot *s = &table[(key + probe) & mask];
+			uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+			if (k == key)
+				return atomic_load_explicit(&s->id, memory_order_acquire);
+			if (k == 0)
+				break;
+		}
 	}
 	return 0;
 }
 
-/* Claim a slot for `key`; NULL if it is taken already or the table is full. */
+/* Claim a slot for `key` in the newest level, mapping the next level when
+ * this one is half full; NULL if it is taken already or the table is full. */
 static struct slot *claim(uint64_t key)
 {
+	int l = atomic_load_explicit(&top, memory_order_acquire);
+	struct slot *table = l >= 0 ? atomic_load_explicit(&level[l], memory_order_acquire) : NULL;
+
+	if (!table)
+		return NULL;
+	size_t mask = level_slots(l) - 1;
 	for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
-		struct slot *s = &table[(key + probe) & (TABLE_SLOTS - 1)];
+		struct slot *s = &table[(key + probe) & mask];
 		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
 		if (k == 0) {
 			uint64_t zero = 0;
-			if (atomic_compare_exchange_strong(&s->key, &zero, key))
+			if (atomic_compare_exchange_strong(&s->key, &zero, key)) {
+				if (atomic_fetch_add(&level_used[l], 1) + 1 == level_slots(l) / 2 &&
+				    l + 1 < LEVELS && !level_map(l + 1))
+					col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
 				return s;
+			}
 			k = zero;
 		}
 		if (k == key)
@@ -119,7 +166,7 @@ static uint32_t write_node(struct col_thread *t, uint64_t pc, uint32_t parent, u
 static uint32_t add_node(struct col_thread *t, uint64_t key, uint64_t pc, uint32_t parent,
 			 uint16_t flags)
 {
-	struct slot *s = table ? claim(key) : NULL;
+	struct slot *s = claim(key);
 	uint32_t id = write_node(t, pc, parent, flags);
 
 	if (s)
@@ -138,6 +185,7 @@ uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs, uin
 	for (uint32_t k = n; k-- > 0;)
 		h[k] = mix(h[k + 1], pcs[k]) | 1;
 	uint64_t full = flags ? (mix(h[0], flags) | 1) : h[0];
+	bool table = atomic_load_explicit(&top, memory_order_relaxed) >= 0;
 	uint32_t id = table ? lookup(full) : 0;
 	if (id)
 		return id;

@@ -29,3 +29,12 @@ fsize_case() {
 }
 check fsize_program_unharmed fsize_case "" ""
 check fsize_program_unharmed_tracers fsize_case "-H -s -i" _hsi
+
+# ulimit -v 100000 (KiB): bare, the program gets about 94 MiB; the
+# collector's tables are sized by what is used (a 64 MiB stack table and two
+# 5 MiB object arrays reserved up front left the program 19 MiB).
+as_case() {
+	same_as_bare "as$2" "-v 100000" "$1" as 70 && grep -q "allocated 70 of 70 MiB; thread: started" "as$2.rec"
+}
+check as_program_unharmed as_case "" ""
+check as_program_unharmed_tracers as_case "-H -s -i" _hsi
