@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_clean.h"
 #include "report/report_json_write.h"
 #include "report/report_table.h"
 #include "report/report_units.h"
@@ -114,6 +115,48 @@ static void cut_names(struct report_doc *d, struct report_table *t)
 	}
 }
 
+/* Text and CSV: every cell's text through the neutraliser (names come
+ * from the program: report_clean.c).  Out of memory, a bad byte becomes
+ * '?' in place. */
+static void clean_cells(struct report_table *t)
+{
+	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++) {
+		char *s = t->cells[i].text;
+		if (!s || !report_clean_needed(s, false))
+			continue;
+		char *c = report_clean_dup(s, false);
+		if (c) {
+			free(s);
+			t->cells[i].text = c;
+			continue;
+		}
+		for (unsigned char *p = (unsigned char *)s; *p; p++)
+			if (*p < 0x20 || *p >= 0x7f)
+				*p = '?';
+	}
+}
+
+/* fputs of the clean form of s (report_clean.c). */
+static void clean_fputs(FILE *f, const char *s, bool keep_newlines)
+{
+	char buf[1024];
+
+	if (!report_clean_needed(s, keep_newlines)) {
+		fputs(s, f);
+		return;
+	}
+	char *c = 4 * strlen(s) < sizeof(buf) ? buf : malloc(4 * strlen(s) + 1);
+	if (!c) {
+		for (; *s; s++)
+			fputc((unsigned char)*s < 0x20 && *s != '\n' ? '?' : *s, f);
+		return;
+	}
+	report_clean(c, s, keep_newlines);
+	fputs(c, f);
+	if (c != buf)
+		free(c);
+}
+
 /* A share in colour: red from 10%, yellow from 1%, dim below. */
 static void coloured_pct(FILE *f, const char *s, int width)
 {
@@ -185,7 +228,9 @@ static void section_begin(struct report_doc *d, const char *key, const char *tit
 		report_json_string(d->out, key);
 		fputs(": ", d->out);
 	} else if (d->fmt == REPORT_TEXT && title) {
-		fprintf(d->out, "%s%s\n", d->sections ? "\n" : "", title);
+		fputs(d->sections ? "\n" : "", d->out);
+		clean_fputs(d->out, title, false);
+		fputc('\n', d->out);
 	} else if (d->fmt == REPORT_CSV && d->sections) {
 		fputc('\n', d->out);
 	}
@@ -209,14 +254,21 @@ static void kv_item(struct report_doc *d, const char *key, const char *label, co
 
 	switch (d->fmt) {
 	case REPORT_TEXT:
-		fprintf(d->out, "  %-18s %s\n", label, text);
+		fprintf(d->out, "  %-18s ", label);
+		clean_fputs(d->out, text, false);
+		fputc('\n', d->out);
 		break;
 	case REPORT_CSV:
 		csv_field(d->out, key);
 		fputc(',', d->out);
-		if (num)
-			snprintf(buf, sizeof(buf), "%.9g", *num), text = buf;
-		csv_field(d->out, text);
+		if (num) {
+			snprintf(buf, sizeof(buf), "%.9g", *num);
+			csv_field(d->out, buf);
+		} else {
+			char *c = report_clean_dup(text, false);
+			csv_field(d->out, c ? c : "?");
+			free(c);
+		}
 		fputc('\n', d->out);
 		break;
 	case REPORT_JSON:
@@ -398,11 +450,19 @@ void report_note(struct report_doc *d, const char *fmt, ...)
 {
 	va_list ap;
 
+	char *text = NULL;
+
 	if (d->fmt != REPORT_TEXT)
 		return;
 	va_start(ap, fmt);
-	vfprintf(d->out, fmt, ap);
+	int n = vasprintf(&text, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		report_doc_fail(d, "a note");
+		return;
+	}
+	clean_fputs(d->out, text, true);
+	free(text);
 	fputc('\n', d->out);
 }
 
@@ -414,6 +474,7 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 		report_doc_fail(d, t->key);
 		return;
 	}
+	clean_cells(t);
 	if (d->name_width)
 		cut_names(d, t);
 	if (d->human)
@@ -465,6 +526,7 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 
 static void emit_csv(struct report_doc *d, struct report_table *t)
 {
+	clean_cells(t);
 	for (int c = 0; c < t->ncols; c++) {
 		if (c)
 			fputc(',', d->out);

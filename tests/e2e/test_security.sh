@@ -5,6 +5,7 @@
 # reason elsewhere; the other user is nobody (65534), as in test_attach.sh.
 . "$(dirname "$0")/lib.sh"
 cc -O2 -g -pthread -o "$T/aw" "$PROGS/attach_work.c"
+cc -O2 -g -I"$E2E/../../include" -o "$T/jitty" "$PROGS/jitty.c"
 cd "$T"
 
 wait_ready() {
@@ -110,4 +111,35 @@ check experiment_modes_consistent sh -c "cat u0.err u77.err; test $rc0 = 0 && te
 	find u0.exp -type f -not -path '*/archive/*' -printf '%m %p\n' | grep -v '^644 ' | grep . && exit 1;
 	find u0.exp/archive -type f -printf '%m %p\n' | grep -v '^444 ' | grep . && exit 1;
 	find u77.exp -perm /077 | grep . && exit 1; test -s u0.exp/log.txt"
+# --- names from the program reach no terminal raw ----------------------------
+# A program file, a JIT function (tally_func_load) and a thread named with
+# ESC colour and screen codes, an OSC title with BEL, CR, and C1 CSI both as
+# a bare byte and as UTF-8: text and CSV show them as \xNN; JSON keeps the
+# name (escaped by JSON's rules).
+EVIL=$(printf 'ev\033[2Jil')
+cp jitty "$EVIL"
+JITTY_NAME=$(printf 'jit\033[31mred\033]0;title\007\r\233\302\233X') JITTY_THREAD=$(printf 'th\033[5m\a') \
+	"$TALLY" record -o evil.exp -- "./$EVIL" api 0.3 >evil.out 2>evil.err; rce=$?
+for v in "report evil.exp" "report evil.exp --threads" "report evil.exp --format csv" \
+	"report evil.exp --callers main" "report evil.exp --tree" "report evil.exp --gprof" "diff evil.exp evil.exp"; do
+	$TALLY $v >"evil.$(echo $v | tr -c 'a-z\n' _)" 2>&1
+done
+cat >clean.py <<'EOF'
+import glob, re, sys
+bad = 0
+for f in sorted(glob.glob("evil.*_*")):
+    b = open(f, "rb").read()
+    raw = re.search(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\x9b", b)
+    shown = rb"ev\x1b[2Jil" in b
+    print(f, "raw control at", raw.start() if raw else None, "escaped name shown", shown)
+    bad += bool(raw) or not shown
+jit = open("evil.report_evil_exp", "rb").read()
+bad += rb"jit\x1b[31mred\x1b]0;title\x07\x0d\x9b\xc2\x9bX" not in jit
+js = open("evil.json", "rb").read()
+print("json keeps the name:", rb"jit\u001b[31mred" in js)
+bad += rb"jit\u001b[31mred" not in js
+sys.exit(bad)
+EOF
+"$TALLY" report evil.exp --format json >evil.json 2>&1
+check text_output_neutralises_control_characters sh -c "cat evil.err; test $rce = 0 && python3 clean.py"
 exit 0

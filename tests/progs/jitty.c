@@ -9,12 +9,15 @@
  *             map it for perf (the file stays, for the test to remove);
  *   none      not at all (<Unknown>, but with its callers).
  * Frame pointers stay off: the copied code has neither CFI nor a frame.
+ * $JITTY_NAME, if set, names the code instead of jit_loop (api, perfmap)
+ * and $JITTY_THREAD the main thread (test_security.sh: escape sequences).
  * usage: jitty api|perfmap|none [scale] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,13 +97,17 @@ int main(int argc, char **argv)
 	unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+	const char *name = getenv("JITTY_NAME") ? getenv("JITTY_NAME") : "jit_loop";
+
 	if (page == MAP_FAILED)
 		return 1;
+	if (getenv("JITTY_THREAD"))
+		prctl(PR_SET_NAME, getenv("JITTY_THREAD"));
 	memcpy(page + 64, loop_code, sizeof(loop_code));     /* not at the page start */
 	loop_fn f = (loop_fn)(void *)(page + 64);
 	if (!strcmp(mode, "api") && tally_func_load) {
 		static const struct tally_line lines[] = { { 0x00, 10 }, { 0x12, 20 }, { 0x20, 30 }, { 0, 0 } };
-		tally_func_load("jit_loop", page + 64, sizeof(loop_code), lines);
+		tally_func_load(name, page + 64, sizeof(loop_code), lines);
 	} else if (!strcmp(mode, "jitdump")) {
 		if (write_jitdump(page + 64))
 			return 1;
@@ -110,7 +117,7 @@ int main(int argc, char **argv)
 		FILE *m = fopen(path, "w");
 		if (!m)
 			return 1;
-		fprintf(m, "%lx %zx jit_loop\n", (unsigned long)(page + 64), sizeof(loop_code));
+		fprintf(m, "%lx %zx %s\n", (unsigned long)(page + 64), sizeof(loop_code), name);
 		fclose(m);
 	}
 	printf("pid %d\n", (int)getpid());
