@@ -63,21 +63,24 @@ static bool parse_end(const char *s, size_t len, const struct exp_experiment *e,
 	return false;
 }
 
-/* Resolve --time FROM-TO once the experiments are loaded. */
+/* Resolve --time FROM-TO once the experiments are loaded.  A marker's name
+ * may hold '-' itself ("warm-up-end"), so each '-' is tried as the
+ * separator, left to right, until both ends are known. */
 static int resolve_time(struct cli_input *in, const char *cmd)
 {
-	const char *a = in->time_arg, *dash = strchr(a, '-');
+	const char *a = in->time_arg;
 
 	in->has_time = true;
-	in->from_ns = 0;
-	in->to_ns = UINT64_MAX;
-	if (!dash || !parse_end(a, (size_t)(dash - a), &in->exps[0], &in->from_ns) ||
-	    (dash[1] && !parse_end(dash + 1, strlen(dash + 1), &in->exps[0], &in->to_ns)) ||
-	    in->to_ns <= in->from_ns) {
-		cli_error(cmd, "--time %s: expected FROM-TO, each in seconds since the start or a marker name", a);
-		return -1;
+	for (const char *dash = strchr(a, '-'); dash; dash = strchr(dash + 1, '-')) {
+		in->from_ns = 0;
+		in->to_ns = UINT64_MAX;
+		if (parse_end(a, (size_t)(dash - a), &in->exps[0], &in->from_ns) &&
+		    (!dash[1] || parse_end(dash + 1, strlen(dash + 1), &in->exps[0], &in->to_ns)) &&
+		    in->to_ns > in->from_ns)
+			return 0;
 	}
-	return 0;
+	cli_error(cmd, "--time %s: expected FROM-TO, each in seconds since the start or a marker name", a);
+	return -1;
 }
 
 int cli_input_add_path(struct cli_input *in, const char *cmd, const char *path)

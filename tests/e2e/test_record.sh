@@ -50,15 +50,16 @@ check record_archives_program_for_rebuilds sh -c '
 	cc -O1 -o spin2 "$PROGS/spin.c" -DREBUILT && "$TALLY" export arch.exp --format collapsed 2>err >arch.txt &&
 	grep -q "main;parent;leaf_two" arch.txt'
 
-# include/tally.h: pause/resume, markers, --time between markers.
+# include/tally.h: pause/resume, markers, --time between markers (a name may
+# hold a dash: main-work-work-done).
 lib="${TALLY_BUILD:-$(dirname "$TALLY")/..}/lib"
 cc -O2 -g -I"$PROGS/../../include" -o api "$PROGS/api.c" -L"$lib" -ltally -Wl,-rpath,"$lib"
 check api_without_tally_is_harmless ./api 0
 check api_pause_hides_work sh -c '"$TALLY" record -o api.exp ./api 1 2>/dev/null &&
 	"$TALLY" export api.exp --format collapsed >api.txt && grep -q "main;shown;burn" api.txt && ! grep -q hidden api.txt'
 check api_markers_listed_and_select_time sh -c '"$TALLY" report api.exp | grep -q "Marker .* work" &&
-	"$TALLY" export api.exp --format collapsed --time setup-work >setup.txt && ! grep -q shown setup.txt &&
-	"$TALLY" export api.exp --format collapsed --time work-done >work.txt && grep -q shown work.txt'
+	"$TALLY" export api.exp --format collapsed --time setup-main-work >setup.txt && ! grep -q shown setup.txt &&
+	"$TALLY" export api.exp --format collapsed --time main-work-work-done >work.txt && grep -q shown work.txt'
 
 # A collector that does not start (here: libraries that are not tally's) is
 # said, not silently an empty experiment; the program runs as usual.

@@ -1,4 +1,4 @@
-/* api.c — uses include/tally.h: marks phase "setup" and "work", runs
+/* api.c — uses include/tally.h: marks phases "setup", "main-work" and "work-done", runs
  * hidden() with recording paused and shown() with it on.  Exits 0 if
  * tally_collecting() says what the test expects (argv[1]: 1 or 0).
  * usage: api 1|0 */
@@ -28,8 +28,8 @@ int main(int argc, char **argv)
 	tally_pause();
 	hidden();
 	tally_resume();
-	tally_marker("work");
+	tally_marker("main-work");
 	shown();
-	tally_marker("done");
+	tally_marker("work-done");   /* names with dashes: --time main-work-work-done */
 	return tally_collecting() == want ? 0 : 1;
 }
