@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "collector/col_clock.h"
 #include "collector/col_java.h"
@@ -130,6 +131,31 @@ void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
 	atomic_store(&adopt, fn);
 }
 
+/* A sample with the thread's busy flag held (released here); `rearm`: from
+ * the clock's signal, which must be re-armed. */
+static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool rearm)
+{
+	atomic_store_explicit(&t->deferred, 0, memory_order_relaxed);
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
+		/* The size limit: this thread's clock stops for good. */
+		col_clock_pause_sigsafe(t);
+		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		return;
+	}
+	uint64_t in_cpu, in_ns;
+	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
+	/* While paused, the time counts nowhere. */
+	if (!atomic_load_explicit(&col_proc.paused, memory_order_relaxed)) {
+		take_sample(t, uc, entry_ns, weight);
+		col_states_on_sample_sigsafe(t, entry_ns, uc);
+	}
+	if (rearm)
+		col_clock_rearm_sigsafe(t);
+	leave(t, entry_ns, in_cpu, in_ns);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	uint64_t entry_ns = col_now_ns_sigsafe();
@@ -167,30 +193,43 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire)) {
-		col_count_sigsafe(EXP_CTR_LOST_REENTRY, 1);
+		/* Inside collector code: if it was entered from normal context
+		 * (an interposer), its col_leave takes this sample; else (a
+		 * handler of ours) the sample is lost. */
+		if (atomic_load_explicit(&t->entered, memory_order_relaxed))
+			atomic_store_explicit(&t->deferred, 1, memory_order_relaxed);
+		else
+			col_count_sigsafe(EXP_CTR_LOST_REENTRY, 1);
 		col_clock_rearm_sigsafe(t);
 		errno = saved_errno;
 		return;
 	}
-	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
-		/* The size limit: this thread's clock stops for good. */
-		col_clock_pause_sigsafe(t);
-		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);
-		atomic_store_explicit(&t->busy, 0, memory_order_release);
-		errno = saved_errno;
-		return;
-	}
-	uint64_t in_cpu, in_ns;
-	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
-	/* While paused, the time counts nowhere. */
-	if (!atomic_load_explicit(&col_proc.paused, memory_order_relaxed)) {
-		take_sample(t, uc, entry_ns, weight);
-		col_states_on_sample_sigsafe(t, entry_ns, uc);
-	}
-	col_clock_rearm_sigsafe(t);
-	leave(t, entry_ns, in_cpu, in_ns);
-	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	sample_held(t, uc, entry_ns, true);
 	errno = saved_errno;
+}
+
+/* col_leave after a clock signal found the thread inside collector code
+ * (col_state.h): the sample now, from here (tally's frames are dropped by
+ * the analyzer: it is the traced call's), weighing the CPU time since the
+ * previous one. */
+static void take_deferred(struct col_thread *t)
+{
+	ucontext_t uc;
+
+	/* Entered while it runs: a clock signal meanwhile is deferred again,
+	 * and taken by the next round (or the next col_leave). */
+	for (int round = 0; round < 2; round++) {
+		if (t->exiting || !atomic_load_explicit(&t->deferred, memory_order_relaxed))
+			return;
+		atomic_store_explicit(&t->entered, 1, memory_order_relaxed);
+		if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire)) {
+			atomic_store_explicit(&t->entered, 0, memory_order_relaxed);
+			return;
+		}
+		getcontext(&uc);
+		sample_held(t, &uc, col_now_ns_sigsafe(), false);
+		atomic_store_explicit(&t->entered, 0, memory_order_relaxed);
+	}
 }
 
 void col_sample_install(void)
@@ -198,6 +237,7 @@ void col_sample_install(void)
 	static const int sigs[] = { SIGTRAP, SIGPROF };
 	struct sigaction sa, prev;
 
+	col_on_deferred(take_deferred);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -206,3 +246,4 @@ void col_sample_install(void)
 		if (col_sigaction_real(sigs[i], &sa, &prev) == 0 && prev.sa_sigaction != on_signal)
 			col_signal_take(sigs[i], &prev);
 }
+

@@ -56,19 +56,40 @@ bool col_in_vfork_child(void)
 	return t && atomic_load_explicit(&t->vfork_child, memory_order_relaxed);
 }
 
+static void (*_Atomic deferred_fn)(struct col_thread *t);
+
+void col_on_deferred(void (*fn)(struct col_thread *t))
+{
+	atomic_store(&deferred_fn, fn);
+}
+
 struct col_thread *col_enter(void)
 {
 	struct col_thread *t = self;
 
-	if (!t || attaching || atomic_load_explicit(&t->vfork_child, memory_order_relaxed) ||
-	    atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
+	if (!t || attaching || atomic_load_explicit(&t->vfork_child, memory_order_relaxed))
 		return NULL;
+	/* Marked before the flag is taken, so that no signal finds the thread
+	 * busy and not entered; restored if it was taken already (by an outer
+	 * col_enter, which marked it too, or by a signal handler). */
+	int was = atomic_load_explicit(&t->entered, memory_order_relaxed);
+	atomic_store_explicit(&t->entered, 1, memory_order_relaxed);
+	if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire)) {
+		atomic_store_explicit(&t->entered, was, memory_order_relaxed);
+		return NULL;
+	}
 	return t;
 }
 
 void col_leave(struct col_thread *t)
 {
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	atomic_store_explicit(&t->entered, 0, memory_order_relaxed);
+	if (__builtin_expect(atomic_load_explicit(&t->deferred, memory_order_relaxed), 0)) {
+		void (*fn)(struct col_thread *) = atomic_load(&deferred_fn);
+		if (fn)
+			fn(t);
+	}
 }
 
 void col_cost_outside(struct col_thread *t, uint64_t ns)

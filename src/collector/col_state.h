@@ -64,6 +64,8 @@ struct col_counters_thread;
 
 struct col_thread {
 	_Atomic int busy;              /* inside collector code */
+	_Atomic int entered;           /* ... entered from normal context (col_enter) */
+	_Atomic int deferred;          /* a clock signal came meanwhile: sample at col_leave */
 	pid_t tid;
 	int perf_fd;                   /* task-clock event, -1 if none */
 	timer_t timer;                 /* fallback POSIX CPU-time timer */
@@ -154,8 +156,12 @@ struct col_thread *col_thread_new_sigsafe(pid_t tid);
 bool col_in_vfork_child(void);
 
 /* Enter collector code from normal context; NULL if already inside (or in
- * a vfork child: nothing is recorded there, the parent's state is not its). */
+ * a vfork child: nothing is recorded there, the parent's state is not its).
+ * A clock signal that arrives meanwhile is not dropped: the handler sets
+ * t->deferred and col_leave takes the sample through the function given to
+ * col_on_deferred (col_sample.c), with the CPU time since the last one. */
 struct col_thread *col_enter(void);
 void col_leave(struct col_thread *t);
+void col_on_deferred(void (*fn)(struct col_thread *t));
 
 #endif

@@ -95,6 +95,7 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	rec.start_routine = start_routine;
 	rec.creator_tid = (uint32_t)creator;
 	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
+	atomic_store(&t->entered, 1);     /* a clock signal in set-up: taken at the end */
 	atomic_store(&t->busy, 1);
 	col_thread_set_self(t);
 	col_thread_set_attaching(false);
@@ -110,7 +111,7 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	col_states_thread_start(t);
 	col_counters_thread_start(t);
 	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t1);
-	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	col_leave(t);
 	return t;
 }
 
@@ -224,7 +225,10 @@ void col_thread_detach(void)
 		if (fn)
 			fn();
 	}
-	/* A profiling signal arriving from here on finds the thread busy. */
+	/* A profiling signal arriving from here on finds the thread busy and
+	 * entered: deferred, and never taken (the thread's last slice, in its
+	 * THREAD_END record's CPU time; check_sampled says if it is long). */
+	atomic_store(&t->entered, 1);
 	while (atomic_exchange(&t->busy, 1))
 		;
 	t->exiting = true;
@@ -250,6 +254,9 @@ void col_thread_end_others(void)
 
 	if (!self || atomic_exchange(&self->busy, 1))
 		return;
+	/* The process ends: a clock signal now is deferred, never taken (the
+	 * last slice, as at a thread's end). */
+	atomic_store(&self->entered, 1);
 	for (int i = 0; i < LIVE_MAX; i++) {
 		struct col_thread *t = atomic_load(&live[i]);
 		if (!t || t == self || atomic_exchange(&live[i], NULL) != t)
@@ -262,6 +269,7 @@ void col_thread_end_others(void)
 		write_cost(t, self);
 	}
 	atomic_store(&self->busy, 0);
+	atomic_store(&self->entered, 0);
 }
 
 void col_thread_reset_after_fork(void)
