@@ -30,6 +30,7 @@ struct cli_input {
 	bool keep_events;            /* the command shows time (model_options.keep_events) */
 	const char *object, *hide_object, *symbol;   /* --object, --hide-object, --symbol */
 	bool no_args;                /* --no-args: short names */
+	bool no_inline;              /* --no-inline: no inlined frames */
 	struct exp_experiment *exps; /* a job's ranks each count as one */
 	size_t nexps;
 	struct model model;
@@ -38,7 +39,7 @@ struct cli_input {
 /* The filter options every analysis command takes: put CLI_INPUT_OPTS in its
  * option table and pass their ids to cli_input_option. */
 enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_OPT_VIEW, CLI_OPT_OBJECT,
-       CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS };
+       CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS, CLI_OPT_NO_INLINE };
 #define CLI_INPUT_OPTS                                                                     \
 	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
 	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
@@ -60,7 +61,10 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	  "O's frames as one frame <O>, charged to their caller's call" },                 \
 	{ "symbol", 0, CLI_ARG_REQUIRED, CLI_OPT_SYMBOL, "F", "only stacks through function F" }, \
 	{ "no-args", 0, CLI_ARG_NONE, CLI_OPT_NO_ARGS, NULL,                                \
-	  "C++ names without argument lists, templates elided (<...>)" }
+	  "C++ names without argument lists, templates elided (<...>)" },                  \
+	{ "no-inline", 0, CLI_ARG_NONE, CLI_OPT_NO_INLINE, NULL,                            \
+	  "no frames for inlined calls (DWARF): their time is the function\n"              \
+	  "they were inlined into, as their lines are" }
 
 /* Take filter option `id` (CLI_OPT_THREAD...) with its value, or an operand
  * (CLI_ARGS_OPERAND: an experiment to load); returns 1 if it was one, 0 if

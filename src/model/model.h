@@ -109,6 +109,8 @@ bool model_metric_is_counter(int m);
 #define MODEL_FUNC_OMP_RUNTIME 0x1000  /* in the OpenMP runtime (libgomp, libomp) */
 #define MODEL_FUNC_DYNAMIC 0x2000      /* dynamically generated code (tally.h, perf map, jitdump) */
 #define MODEL_FUNC_JAVA 0x4000         /* a Java method (model_java.c) */
+#define MODEL_FUNC_INLINED 0x10000     /* a function inlined into its caller (DWARF): a frame of
+                                          its own, named "f(int) (inlined)" (model_frames.c) */
 
 struct model_func {
 	char *name;                /* display name (demangled, with arguments) */
@@ -213,6 +215,8 @@ struct model_options {
 	const char *object;        /* only stacks with a frame in this object (basename or path) */
 	const char *hide_object;   /* this object's frames become one frame "<object>" */
 	const char *symbol;        /* only stacks through this function */
+	bool no_inline;            /* no inlined frames: their time is their host's, as
+	                              the code's lines are (--no-inline) */
 };
 
 /* One event as the model counted it, kept with model_options.keep_events

@@ -175,6 +175,7 @@ int model_build_begin(struct model *m, const struct model_options *o, char *err,
 	m->priv = b;
 	b->m = m;
 	m->merged = o->merge_procs;
+	b->inline_frames = !o->no_inline;
 	model_func_add(b, "<Total>", "", 0, 0, MODEL_FUNC_ARTIFICIAL, NULL);
 	b->unknown = model_func_by_name(b, "<Unknown>", "", MODEL_FUNC_ARTIFICIAL);
 	b->truncated = model_func_by_name(b, "<Truncated-stack>", "", MODEL_FUNC_ARTIFICIAL);
@@ -210,6 +211,7 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	model_map_free(&c.thread_of);
 	model_map_free(&c.frame_of);
 	free(c.frames);
+	free(c.inl);
 	model_omp_free(&c);
 	model_java_free(&c);
 	return rc;

@@ -51,6 +51,7 @@ struct build {
 	struct model_map entry_by_content; /* merge_procs: hash of frames -> entry index + 1 */
 	struct model_map msg_of;          /* (from, to) ranks -> model.msgs index + 1 */
 	uint32_t omp_fn[MODEL_OMP_FN_COUNT];   /* <OMP-*> ids (0 until first needed) */
+	bool inline_frames;               /* inlined calls become frames (not --no-inline) */
 	bool oom;                         /* a function could not be added: the
 	                                     build fails at the end */
 	struct model_map state_stack_of;  /* (thread, metric, entry) -> state_stacks index + 1 */
@@ -79,6 +80,8 @@ struct frame {
 	bool lazy;                        /* ld.so's lazy resolver */
 	bool sigreturn;                   /* the signal trampoline (__restore_rt) */
 	uint32_t tail;                    /* an OpenMP body jumps to it: model_omp_tail_of */
+	uint32_t ninl;                    /* inlined calls at this pc: functions ... */
+	uint32_t inl;                     /* ... proc_ctx.inl[inl .. inl + ninl), outermost first */
 	const char *path;
 };
 
@@ -106,6 +109,8 @@ struct proc_ctx {
 	struct model_map frame_of;        /* (pc, retaddr, epoch) -> frames index + 1 */
 	struct frame *frames;             /* pcs resolved so far (model_frames.c) */
 	size_t nframes, cap_frames;
+	uint32_t *inl;                    /* the inlined functions of frames (frame.inl) */
+	size_t ninl, cap_inl;
 	uint64_t last_key;                /* the last event's entry_of key ... */
 	long last_entry;                  /* ... and its entry (a sample adds two metrics) */
 	uint32_t last_tid, last_thread;   /* the last thread looked up: tid + 1, index */

@@ -285,6 +285,49 @@ static uint32_t tail_body(struct build *b, uint32_t tail, const uint32_t *funcs,
 	return pick;
 }
 
+/* The function inlined as `in` into code of object `path`: one per (name,
+ * object), flagged MODEL_FUNC_INLINED, named "NAME (inlined)" as perf marks
+ * it, so that every view and export shows the mark and keeps it apart from
+ * the function's own out-of-line copy. */
+static uint32_t inlined_func(struct build *b, const struct sym_inline *in, const char *path)
+{
+	char name[4096];
+
+	snprintf(name, sizeof(name), "%s (inlined)", in->name);
+	uint32_t id = model_func_by_name(b, name, path, MODEL_FUNC_INLINED);
+	struct model_func *f = &b->m->funcs[id];
+	if (id && !f->link && in->link_name) {
+		f->link = strdup(in->link_name);
+		if (!f->link)
+			b->oom = true;
+	}
+	return id;
+}
+
+/* The chain of calls inlined at fr's address (DWARF), as functions in
+ * c->inl.  Not for frames the rules replace or drop (the collector's, PLT
+ * stubs, the lazy resolver, the signal trampoline) nor in an OpenMP
+ * runtime, whose frames the user view rewrites by name. */
+static void inlines(struct build *b, struct proc_ctx *c, struct sym_mapping *mp, struct frame *fr)
+{
+	struct sym_inline in[64];
+
+	if (fr->tally || fr->plt || fr->lazy || fr->sigreturn || fr->func == b->unknown ||
+	    (b->m->funcs[fr->func].flags & (MODEL_FUNC_OMP_RUNTIME | MODEL_FUNC_DYNAMIC | MODEL_FUNC_MPI)))
+		return;
+	size_t n = sym_object_inlines(mp->obj, fr->addr, in, sizeof(in) / sizeof(in[0]));
+	if (!n || c->ninl + n > UINT32_MAX)
+		return;
+	while (c->ninl + n > c->cap_inl)
+		if (exp_grow(&c->inl, &c->cap_inl, c->cap_inl, sizeof(*c->inl)))
+			return;         /* out of memory: the frame without its inlines */
+	const char *path = sym_object_path(mp->obj);
+	fr->inl = (uint32_t)c->ninl;
+	for (size_t i = 0; i < n; i++)
+		c->inl[c->ninl++] = inlined_func(b, &in[i], path);
+	fr->ninl = (uint32_t)n;
+}
+
 size_t model_epoch_of(const struct proc_ctx *c, uint64_t t)
 {
 	size_t lo = 0, hi = c->nepochs;
@@ -319,6 +362,8 @@ void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool 
 	}
 	struct sym_mapping *mp = sym_space_find(c->space, at, time_ns);
 	resolve(b, mp, pc, retaddr, fr);
+	if (b->inline_frames && time_ns != UINT64_MAX && mp && mp->obj)
+		inlines(b, c, mp, fr);
 	if (!keyed || (mp && (mp->map_ns > time_ns || mp->unmap_ns <= time_ns)) ||
 	    exp_grow(&c->frames, &c->cap_frames, c->nframes, sizeof(*c->frames)))
 		return;
@@ -365,6 +410,21 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 			return e;
 	}
 	return model_entry_native(b, c, pcs + nj, n - nj, sflags, got < 0, op, time_ns, o);
+}
+
+/* Room for `need` frames in a stack being made; 0, or -1 if out of memory
+ * (the arrays are still the caller's to free). */
+static int grow_frames(uint32_t **funcs, uint64_t **addrs, uint32_t *cap, uint32_t need)
+{
+	uint32_t *f = realloc(*funcs, need * sizeof(*f));
+	if (f)
+		*funcs = f;
+	uint64_t *a = f ? realloc(*addrs, need * sizeof(*a)) : NULL;
+	if (!a)
+		return -1;
+	*addrs = a;
+	*cap = need;
+	return 0;
 }
 
 long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs, uint32_t n,
@@ -425,12 +485,25 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		if (o->hide_object && fr.path && model_filter_object_is(fr.path, o->hide_object)) {
 			fr.func = model_filter_hidden(b, fr.path);
 			fr.addr = 0;
+			fr.ninl = 0;
 			if (k > first && funcs[k - 1] == fr.func)
 				continue;   /* one frame for a run of them */
 		}
 		funcs[k] = fr.func;
 		addrs[k++] = fr.addr;
 		last_path = fr.path ? fr.path : "";
+		if (fr.ninl && fr.inl + fr.ninl <= c->ninl) {
+			/* the calls inlined there, each a frame at the same address */
+			if (k + fr.ninl + 2 * (n + 3) > cap && grow_frames(&funcs, &addrs, &cap, k + fr.ninl + 2 * (n + 3))) {
+				free(funcs);
+				free(addrs);
+				return -1;
+			}
+			for (uint32_t q = 0; q < fr.ninl; q++) {
+				funcs[k] = c->inl[fr.inl + q];
+				addrs[k++] = fr.addr;
+			}
+		}
 	}
 	if (MODEL_STRUCTURE_RULES(o)) {
 		uint32_t body = first + thread_root_len(b, funcs, first, k);

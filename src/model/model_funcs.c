@@ -67,12 +67,22 @@ static size_t unclone_len(const char *name, size_t n)
 	return n;
 }
 
-/* `name` without clone groups and a trailing argument list:
- * "ns::A<int>::f(int) const" -> "ns::A<int>::f", "helper (a.c)" -> "helper",
- * "work [clone .cold]" -> "work". */
+#define INLINED_MARK " (inlined)"    /* model_frames.c's name for an inlined function */
+
+/* Length of `name` without a trailing INLINED_MARK. */
+static size_t uninline_len(const char *name, size_t n)
+{
+	size_t m = sizeof(INLINED_MARK) - 1;
+
+	return n > m && !strcmp(name + n - m, INLINED_MARK) ? n - m : n;
+}
+
+/* `name` without the inlined mark, clone groups and a trailing argument
+ * list: "ns::A<int>::f(int) const" -> "ns::A<int>::f", "helper (a.c)" ->
+ * "helper", "work [clone .cold]" -> "work", "f(int) (inlined)" -> "f". */
 static size_t base_len(const char *name)
 {
-	size_t n = unclone_len(name, strlen(name));
+	size_t n = unclone_len(name, uninline_len(name, strlen(name)));
 	const char *end = name + n;
 
 	while (end > name && end[-1] != ')') {
@@ -268,7 +278,8 @@ int model_funcs_shorten(struct model *m)
 		if (clone)        /* "f(int) [clone .isra.0]": the clone is f */
 			f->name[clone - f->name] = 0;
 		size_t n = base_len(f->name);
-		char *s = malloc(n + 1), *o = s;
+		bool inl = uninline_len(f->name, strlen(f->name)) != strlen(f->name);
+		char *s = malloc(n + sizeof(INLINED_MARK)), *o = s;
 		int depth = 0;
 		bool op = strstr(f->name, "operator") != NULL;   /* < and > are the name there */
 		if (!s)
@@ -286,6 +297,8 @@ int model_funcs_shorten(struct model *m)
 			}
 		}
 		*o = 0;
+		if (inl)              /* "f (inlined)" stays marked */
+			strcpy(o, INLINED_MARK);
 		free(f->name);
 		f->name = s;
 	}

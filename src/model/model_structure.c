@@ -171,14 +171,26 @@ uint32_t model_struct_omp(const struct build *b, uint32_t *funcs, uint64_t *addr
 	return kind;
 }
 
+/* Is f the parent p inlined (model_frames.c's "NAME (inlined)")?  A
+ * partial inline: the caller holds p's head, which calls p's part. */
+static bool inlined_copy(const struct model *m, uint32_t f, uint32_t p)
+{
+	const char *a = m->funcs[f].name, *b = m->funcs[p].name;
+	size_t n = strlen(b);
+
+	return (m->funcs[f].flags & MODEL_FUNC_INLINED) && !strncmp(a, b, n) && !strcmp(a + n, " (inlined)");
+}
+
 uint32_t model_struct_impute(const struct build *b, uint32_t *funcs, uint64_t *addrs, uint32_t n,
 			     uint32_t from, uint32_t cap)
 {
 	for (uint32_t i = from; i < n && n < cap; i++) {
 		uint32_t p = b->m->funcs[funcs[i]].parent;
 		/* none when the caller is the parent, or another part of it
-		 * (a part calling itself, a .part calling its .cold) */
-		if (!p || (i > 0 && (funcs[i - 1] == p || b->m->funcs[funcs[i - 1]].parent == p)))
+		 * (a part calling itself, a .part calling its .cold), or the
+		 * parent inlined into the caller */
+		if (!p || (i > 0 && (funcs[i - 1] == p || b->m->funcs[funcs[i - 1]].parent == p ||
+				     inlined_copy(b->m, funcs[i - 1], p))))
 			continue;
 		memmove(&funcs[i + 1], &funcs[i], (n - i) * sizeof(*funcs));
 		memmove(&addrs[i + 1], &addrs[i], (n - i) * sizeof(*addrs));

@@ -73,6 +73,21 @@ bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
  * (the parent of an outlined part). */
 const struct sym_func *sym_object_find(struct sym_object *o, const char *link_name);
 
+/* One inlined call (DW_TAG_inlined_subroutine) at an address. */
+struct sym_inline {
+	const char *name;         /* the inlined function: demangled linkage name, as
+	                             a symbol's display name, or DW_AT_name (C) */
+	const char *link_name;    /* its linkage name (mangled), or NULL */
+	const char *call_file;    /* where its caller calls it (DW_AT_call_file) ... */
+	int call_line;            /* ... and line; NULL / 0 if not said */
+};
+
+/* The chain of inlined calls at link-time address `vaddr`, outermost first
+ * (the function the host symbol's code inlined first), at most `max`: the
+ * outermost are kept when there are more.  Returns how many; 0 without
+ * DWARF or inlines.  The strings live as long as the object. */
+size_t sym_object_inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, size_t max);
+
 /* The compilation directory (DW_AT_comp_dir) of the code at `vaddr`, where
  * its relative source paths start; NULL without DWARF. */
 const char *sym_object_comp_dir(struct sym_object *o, uint64_t vaddr);

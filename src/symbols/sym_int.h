@@ -165,6 +165,8 @@ void sym_lines_free(struct sym_lines *l);
 const char *sym_lines_comp_dir(struct sym_lines *l, uint64_t vaddr);
 /* Link name of the function the body at `vaddr` was taken from, or NULL. */
 const char *sym_lines_enclosing(struct sym_lines *l, uint64_t vaddr);
+/* The inlined calls at `vaddr`, outermost first (sym_object_inlines). */
+size_t sym_lines_inlines(struct sym_lines *l, uint64_t vaddr, struct sym_inline *out, size_t max);
 
 /* ---- demangling (sym_demangle.c) ------------------------------------- */
 

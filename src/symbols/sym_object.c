@@ -176,6 +176,11 @@ const struct sym_func *sym_object_enclosing(struct sym_object *o, uint64_t vaddr
 	return link ? sym_object_find(o, link) : NULL;
 }
 
+size_t sym_object_inlines(struct sym_object *o, uint64_t vaddr, struct sym_inline *out, size_t max)
+{
+	return o && !o->dyn_lines && sym_object_lines(o) ? sym_lines_inlines(o->lines, vaddr, out, max) : 0;
+}
+
 const char *sym_object_name(const struct sym_object *o)
 {
 	return o->name;

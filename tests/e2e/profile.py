@@ -12,13 +12,17 @@ A CHECK is one string:
   'absent F'           no frame is F
   'depth N'            some stack has at least N frames
 Function names compare without a C++ argument list; they may hold
-spaces (`path main;big;big [clone .part.0] 0.97 0.03`).  Exit 1 if any fails.
+spaces (`path main;big;big [clone .part.0] 0.97 0.03`).  A frame of an
+inlined call, `f(int) (inlined)`, compares as `f[inlined]`.  Exit 1 if any
+fails.
 """
 import re
 import sys
 
 
 def base(name):
+    if name.endswith(' (inlined)'):
+        return base(name[:-len(' (inlined)')]) + '[inlined]'
     return re.sub(r'\(.*\)( const)?$', '', name)
 
 

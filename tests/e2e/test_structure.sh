@@ -54,15 +54,21 @@ else
 fi
 
 # A partial inline: main calls big.part.0 directly (big's test inlined into
-# it); the user view imputes big -> big.part.0, as for .cold.
+# it, a frame `big (inlined)` of its own); the user view needs no imputed
+# call then; with --no-inline it imputes big -> big.part.0, as for .cold.
 cc_prog party
 if nm party | grep -q ' big.part.0$' && nm party | grep -q ' big$'; then
 	"$TALLY" record -o part.exp ./party >/dev/null 2>&1
 	"$TALLY" export part.exp --format collapsed >part.txt
 	"$TALLY" export part.exp --format collapsed --view machine >part_m.txt
-	check part_imputed_to_its_parent shares part.txt 'path main;big;big [clone .part.0] 1.0 0.04' \
-		'incl big 1.0 0.04'
-	check part_machine_view_as_recorded shares part_m.txt 'path main;big [clone .part.0] 1.0 0.04'
+	"$TALLY" export part.exp --format collapsed --no-inline >part_n.txt
+	"$TALLY" export part.exp --format collapsed --view machine --no-inline >part_mn.txt
+	check part_under_its_inlined_head shares part.txt 'path main;big[inlined];big [clone .part.0] 1.0 0.04' \
+		'absent big'
+	check part_imputed_to_its_parent shares part_n.txt 'path main;big;big [clone .part.0] 1.0 0.04' \
+		'incl big 1.0 0.04' 'absent big[inlined]'
+	check part_machine_view_as_recorded shares part_m.txt 'path main;big[inlined];big [clone .part.0] 1.0 0.04'
+	check part_machine_view_no_inline shares part_mn.txt 'path main;big [clone .part.0] 1.0 0.04'
 else
 	skip part_imputed_to_its_parent "gcc made no big.part.0 beside big"
 fi
@@ -128,22 +134,24 @@ assert not [r for r in csv.DictReader(open(\"plt_f.csv\")) if r[\"name\"].endswi
 # Optimization", "Inline Functions"): the interrupted code calls <signal
 # handler> (glibc's __restore_rt in the machine view), which calls the
 # handler; a function jumped to by a tail call is its caller's caller's
-# callee; an inlined function is its host's own time, on its own lines.
+# callee; an inlined function is a frame of its own under its host (with
+# --no-inline, the seed's: its host's own time, on its own lines).
 cc_prog shapes
 if objdump -d --no-show-raw-insn shapes | grep -A3 '<via_tail>:' | grep -q 'jmp .*<tail_leaf>'; then
 	"$TALLY" record -o sh.exp ./shapes >sh.out 2>/dev/null
 	"$TALLY" export sh.exp --format collapsed >sh.txt
 	"$TALLY" export sh.exp --format collapsed --view machine >sh_m.txt
-	check signal_tail_inline_as_the_seed python3 "$E2E/shapes.py" sh.out sh.txt
+	"$TALLY" export sh.exp --format collapsed --no-inline >sh_n.txt
+	check signal_tail_inline_as_the_seed python3 "$E2E/shapes.py" sh.out sh.txt sh_n.txt
 	check signal_machine_view_shows_trampoline sh -c "grep -Eq ';__restore_rt;(on_tick|in_handler)' sh_m.txt &&
 		! grep -q '<signal handler>' sh_m.txt"
-	check signal_handler_has_its_callers sh -c "\"\$TALLY\" report sh.exp --callers '<signal handler>' --format csv | grep -q ',work_sig\$'"
+	check signal_handler_has_its_callers sh -c "\"\$TALLY\" report sh.exp --no-inline --callers '<signal handler>' --format csv | grep -q ',work_sig\$'"
 	# inl_mix's lines (from its head to the next function's): most of
 	# host's own time (the rest is cpu(), inlined too, and host's loop)
 	first=$(grep -n '^static inline.*inl_mix' "$PROGS/shapes.c" | cut -d: -f1)
 	last=$(grep -n '^NOINLINE unsigned host' "$PROGS/shapes.c" | cut -d: -f1)
-	check inlined_lines_hold_the_time sh -c "\"\$TALLY\" annotate sh.exp host --format csv >host.csv &&
-		\"\$TALLY\" report sh.exp --format csv >sh_f.csv && python3 -c '
+	check inlined_lines_hold_the_time sh -c "\"\$TALLY\" annotate sh.exp host --no-inline --format csv >host.csv &&
+		\"\$TALLY\" report sh.exp --no-inline --format csv >sh_f.csv && python3 -c '
 import csv
 host = [r for r in csv.DictReader(open(\"sh_f.csv\")) if r[\"name\"] == \"host\"][0]
 inl = sum(float(r[\"excl_cpu\"]) for r in csv.DictReader(open(\"host.csv\"))
