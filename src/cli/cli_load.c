@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "format/exp_job.h"
 #include "format/exp_launch.h"
 #include "model/model_map.h"
+#include "report/report_source.h"
 #include "report/report_table.h"
 #include "symbols/sym.h"
 
@@ -209,6 +211,9 @@ static long list_items(struct cli_input *in, const char *cmd, struct exp_job *jo
 	for (size_t i = 0; i < in->npaths; i++) {
 		if (counted_already(in, i, cmd))
 			continue;
+		struct stat st;
+		if (geteuid() == 0 && stat(in->paths[i], &st) == 0 && st.st_uid != 0)
+			report_source_restrict(st.st_uid, st.st_gid);   /* root, another's experiment */
 		int rc = exp_job_open(&jobs[i], in->paths[i], &err);
 		if (rc < 0) {
 			cli_error(cmd, "%s", err.msg);

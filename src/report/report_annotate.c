@@ -229,8 +229,10 @@ static int annotate_source(struct report_doc *d, const struct model *m, const st
 				       o->commentary, &com);
 	char title[8400], buf[1200];
 	if (file)
-		snprintf(title, sizeof(title), "Source of %s: %s%s%s%s", fn->name, found ? src.found : file,
-			 found ? "" : " (not found: lines with metrics only; see --source-path)",
+		snprintf(title, sizeof(title), "Source of %s: %s%s%s%s", fn->name,
+			 found ? src.found : src.hidden[0] ? src.hidden : file,
+			 found ? "" : src.hidden[0] ? " (lines with metrics only)" :
+			 " (not found: lines with metrics only; see --source-path)",
 			 fn->aliases ? "\n  aliases: " : "", fn->aliases ? fn->aliases : "");
 	else
 		snprintf(title, sizeof(title), "Source of %s: no line information (built without -g?); see --disasm",

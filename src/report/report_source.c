@@ -11,10 +11,24 @@
  * A Java method's source ("pkg/Class.java") is looked for in the search
  * path, then below the current directory, its src/main/java and its src.
  * Files are read whole (a source file is small) and split into lines.
+ *
+ * Root reading another user's experiment (report_source_restrict) shows
+ * only what that user may read: a #line directive or a DWARF path can name
+ * any file, and root would print (or embed in HTML) a root-only one.  Each
+ * file is then read by a child that has taken the owner's uid, gid and
+ * groups and passes the bytes back through a pipe: root never opens the
+ * path itself, so no check-then-open race with a link the owner swaps in.
+ * A file the owner may not read is hidden, and `hidden` says why.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "report/report_source.h"
 
@@ -24,22 +38,32 @@ static const char *base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Read `path` into src; true if it could. */
-static bool read_file(const char *path, struct report_source *src)
+/* The user whose rights source files are read with; -1: our own. */
+static long restrict_uid = -1;
+static gid_t restrict_gid;
+
+void report_source_restrict(uid_t uid, gid_t gid)
 {
-	FILE *f = fopen(path, "r");
+	if (restrict_uid < 0) {
+		restrict_uid = (long)uid;
+		restrict_gid = gid;
+	}
+}
+
+/* All of `f` (closed), NUL-terminated, in a malloc'd buffer; NULL if out
+ * of memory. */
+static char *read_all(FILE *f, size_t *lenp)
+{
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 
-	if (!f)
-		return false;
 	for (;;) {
 		if (cap - len < 4096) {
 			char *q = realloc(buf, cap = cap * 2 + 8192);
 			if (!q) {
 				free(buf);
 				fclose(f);
-				return false;
+				return NULL;
 			}
 			buf = q;
 		}
@@ -50,6 +74,79 @@ static bool read_file(const char *path, struct report_source *src)
 	}
 	fclose(f);
 	buf[len] = 0;
+	*lenp = len;
+	return buf;
+}
+
+/* `path` read by a child that became restrict_uid: its bytes, or NULL
+ * with errno (EACCES when the owner may not read it).  The child's exit
+ * status is the errno of its open. */
+static char *read_as_owner(const char *path, size_t *len)
+{
+	int fds[2];
+
+	fflush(NULL);
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return NULL;
+	pid_t c = fork();
+	if (c < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (c == 0) {
+		struct passwd *pw = getpwuid((uid_t)restrict_uid);
+		close(fds[0]);
+		if ((pw ? initgroups(pw->pw_name, restrict_gid) : setgroups(0, NULL)) != 0 ||
+		    setresgid(restrict_gid, restrict_gid, restrict_gid) != 0 ||
+		    setresuid((uid_t)restrict_uid, (uid_t)restrict_uid, (uid_t)restrict_uid) != 0)
+			_exit(EPERM);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			_exit(errno & 0x7f);
+		char b[65536];
+		ssize_t n;
+		while ((n = read(fd, b, sizeof(b))) > 0)
+			if (write(fds[1], b, (size_t)n) != n)
+				_exit(EIO);
+		_exit(n < 0 ? EIO : 0);
+	}
+	close(fds[1]);
+	/* Everything first (a large file would block the child on a full
+	 * pipe), then its status decides. */
+	FILE *f = fdopen(fds[0], "r");
+	char *buf = f ? read_all(f, len) : NULL;
+	if (!f)
+		close(fds[0]);
+	int st = 0;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	int e = WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
+	if (buf && e) {
+		free(buf);
+		buf = NULL;
+	}
+	errno = e ? e : ENOMEM;
+	return buf;
+}
+
+/* Read `path` into src; true if it could. */
+static bool read_file(const char *path, struct report_source *src)
+{
+	size_t len = 0;
+	char *buf = NULL;
+
+	if (restrict_uid >= 0) {
+		buf = read_as_owner(path, &len);
+		if (!buf && (errno == EACCES || errno == EPERM) && !src->hidden[0])
+			snprintf(src->hidden, sizeof(src->hidden), "%s: not shown: uid %ld, the experiment's "
+				 "owner, may not read it", path, restrict_uid);
+	} else {
+		FILE *f = fopen(path, "r");
+		buf = f ? read_all(f, &len) : NULL;
+	}
+	if (!buf)
+		return false;
 	size_t n = 1;
 	for (size_t i = 0; i < len; i++)
 		n += buf[i] == '\n';

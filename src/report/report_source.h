@@ -8,13 +8,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct report_source {
 	char *text;                /* the file, lines NUL-terminated in place */
 	char **lines;              /* lines[i]: line i + 1 */
 	size_t nlines;
 	char found[4096];          /* the path read */
+	char hidden[4200];         /* "" or why a file that is there is not shown */
 };
+
+/* From now on, read source files with the rights of uid:gid (and its
+ * groups), not ours: root reading another user's experiment shows only
+ * what that user may read.  The first call wins. */
+void report_source_restrict(uid_t uid, gid_t gid);
 
 /* Find and read `file` (a path from DWARF) using `search_path` (DIR:DIR...,
  * or NULL) and `comp_dir` (or NULL); false if no readable file was found. */

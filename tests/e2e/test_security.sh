@@ -142,4 +142,27 @@ sys.exit(bad)
 EOF
 "$TALLY" report evil.exp --format json >evil.json 2>&1
 check text_output_neutralises_control_characters sh -c "cat evil.err; test $rce = 0 && python3 clean.py"
+# --- root shows source only from files the experiment's owner may read --------
+if [ "$(id -u)" != 0 ]; then
+	skip source_hidden_from_other_owner "not root: the case is root reading another user's experiment"
+else
+	chmod 755 "$T"
+	mkdir secret && chmod 700 secret
+	for i in $(seq 12); do echo "TOPSECRET root-only line $i"; done >secret/secret.c
+	cat >lined.c <<EOF
+#line 1 "$T/secret/secret.c"
+__attribute__((noinline)) void spin(void) { volatile unsigned long x = 0; for (unsigned long i = 0; i < 60000000ul; i++) x += i; }
+int main(void) { spin(); return 0; }
+EOF
+	cc -O1 -g -o lined lined.c
+	"$TALLY" record -o lined.exp -- ./lined >/dev/null 2>lined.err
+	"$TALLY" annotate lined.exp spin >own.txt 2>&1           # root's own: shown
+	chown -R 65534:65534 lined.exp
+	"$TALLY" annotate lined.exp spin >other.txt 2>&1; rca=$?
+	"$TALLY" html lined.exp -o other.html 2>html.err; rch=$?
+	check source_hidden_from_other_owner sh -c "head -3 other.txt; grep -q TOPSECRET own.txt &&
+		test $rca = 0 && ! grep -q TOPSECRET other.txt &&
+		grep -q 'secret.c: not shown: uid 65534, the experiment.s owner, may not read it' other.txt &&
+		test $rch = 0 && ! grep -q TOPSECRET other.html"
+fi
 exit 0
