@@ -22,6 +22,7 @@
 #include "collector/col_dyn.h"
 #include "collector/col_export.h"
 #include "collector/col_files.h"
+#include "collector/col_heap.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
@@ -114,6 +115,26 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 	int rc = -1;
 	if (kind > 0 && kind < EXP_FILE_COUNT_ && len >= 24)
 		rc = col_write_sigsafe(t, (enum exp_file_kind)kind, type, rec, len);
+	col_leave(t);
+	return rc;
+}
+
+COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,
+			      uint64_t sp, uint64_t fp)
+{
+	struct col_thread *t;
+
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
+		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
+		return -1;
+	}
+	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
+		return -1;
+	int rc = 0;
+	if (op == EXP_HEAP_FREE)
+		col_heap_free(t, addr);
+	else
+		rc = col_heap_alloc(t, col_stack_from(t, ra, sp, fp), size, addr, old);
 	col_leave(t);
 	return rc;
 }

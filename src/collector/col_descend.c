@@ -34,6 +34,7 @@
 
 #include "collector/col_descend.h"
 #include "collector/col_files.h"
+#include "collector/col_heap.h"
 #include "collector/col_log.h"
 #include "collector/col_objects.h"
 #include "collector/col_real.h"
@@ -179,6 +180,7 @@ static void on_fork_child(void)
 	if (!col_proc.active)
 		return;
 	col_thread_reset_after_fork();
+	col_heap_reset_after_fork();
 	uint64_t n = atomic_fetch_add(&col_proc.counters[EXP_CTR_FORKS], 1) + 1;
 	int made = -1;
 	if (col_proc.opt.follow) {

@@ -46,6 +46,15 @@ int64_t tally__trace_option(const char *which);
 int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_t ra,
 		       uint64_t sp, uint64_t fp);
 
+/* A heap event (tally record -H): an allocation (op EXP_HEAP_MALLOC ...) of
+ * `size` bytes at `addr`, replacing block `old` (realloc; 0 none), from the
+ * stack of the traced call's caller (ra, sp, fp as for tally__trace_event);
+ * or a release (EXP_HEAP_FREE) of `addr`.  Summed by thread and stack and
+ * kept as a live block in heap.dat's tables (col_heap.h), not written per
+ * event.  0, or -1 if it was not recorded. */
+int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,
+		      uint64_t sp, uint64_t fp);
+
 /* Call `fn` in each thread that ends, before its collector state goes (so
  * it may still record), and at the end of the process's main thread. */
 void tally__on_thread_end(void (*fn)(void));

@@ -28,6 +28,7 @@
  *   col_signal              the target's dispositions of our signals
  *   col_objects             the load-object map (MAP records, new snapshots)
  *   col_stacks              call stacks stored once
+ *   col_heap                the heap tracer's tables: sums by stack, live blocks, peak
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_states col_counters its off-CPU states (--states); its counters (-c)
  *   col_sample              the profiling signal handler
@@ -96,6 +97,10 @@ struct col_thread {
 	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
 	uint16_t memo_flags;
 	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
+	struct exp_heap_sums *heap_sums;     /* -H: its table of sums by stack (col_heap.c) */
+	size_t heap_sums_mapped;
+	uint32_t heap_sums_used;
+	int64_t heap_live_delta;             /* its live bytes not yet in the process's */
 	/* Set by this thread before vfork and cleared when it returns in the
 	 * parent: meanwhile the only one running on this state is the vfork
 	 * child (same memory, its own descriptors), which must change nothing

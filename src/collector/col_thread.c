@@ -19,6 +19,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_counters.h"
 #include "collector/col_files.h"
+#include "collector/col_heap.h"
 #include "collector/col_log.h"
 #include "collector/col_state.h"
 #include "collector/col_states.h"
@@ -241,6 +242,7 @@ void col_thread_detach(void)
 				      col_thread_cputime_ns_sigsafe(), t->samples };
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	write_cost(t, t);
+	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
@@ -288,6 +290,7 @@ void col_thread_reset_after_fork(void)
 	}
 	col_states_drop_after_fork(t);
 	col_counters_drop_after_fork(t);
+	col_heap_thread_end(t);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_self(NULL);

@@ -106,6 +106,21 @@ struct exp_arc_ev {
 	uint32_t flags;                  /* EXP_ARCS_* of the table */
 };
 
+/* A HEAP_SUMS slot with its thread (exp_records.h). */
+struct exp_heap_sum_ev {
+	uint32_t tid, stack_id;
+	uint64_t count, bytes, first_ns;
+};
+
+/* A HEAP_LIVE slot with its table's stripe, generation and completeness. */
+struct exp_heap_live_ev {
+	uint64_t addr, size;
+	uint32_t stack_id, tid;
+	uint32_t gen;
+	uint16_t stripe;
+	uint16_t complete;
+};
+
 struct exp_proc {
 	char *dir;                       /* directory of this (sub-)experiment */
 	char *lineage;                   /* "" for the founder, "_f1", "_f1_x1" ... */
@@ -127,8 +142,14 @@ struct exp_proc {
 	size_t nmaps;
 	struct exp_thread_ev *threads;
 	size_t nthreads;
-	struct exp_heap *heap;
+	struct exp_heap *heap;           /* before format 5 (and Java objects): per event */
 	size_t nheap;
+	struct exp_heap_sum_ev *heap_sums;   /* since 5: allocations by thread and stack */
+	size_t nheap_sums;
+	struct exp_heap_live_ev *heap_live;  /* the live-block tables' slots in use */
+	size_t nheap_live;
+	struct exp_heap_state heap_state;    /* live bytes, peak, unpaired */
+	bool has_heap_state;
 	struct exp_sync *sync;
 	size_t nsync;
 	struct exp_io *io;

@@ -132,6 +132,7 @@ struct loader {
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples;
+	size_t cap_heap_sums, cap_heap_live;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 	exp_damage_fn *on_damage;
@@ -457,6 +458,69 @@ static int take_heap_free(struct loader *l, struct exp_file *f, const struct exp
 	return 0;
 }
 
+/* A table of slots after a header: nslots a power of two filling len. */
+static bool table_fits(uint32_t nslots, size_t head, size_t slot, uint32_t len)
+{
+	return nslots && !(nslots & (nslots - 1)) && head + (uint64_t)nslots * slot == len;
+}
+
+static int take_heap_sums(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			  struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_heap_sums t;
+
+	memcpy(&t, r->p, sizeof(t));
+	if (!table_fits(t.nslots, sizeof(t), sizeof(struct exp_heap_sum), r->len))
+		return reject(f, r, "heap sums table of %u slots in %u bytes", t.nslots, r->len);
+	const char *slots = (const char *)r->p + sizeof(t);
+	for (uint32_t i = 0; i < t.nslots; i++) {
+		struct exp_heap_sum s;
+		memcpy(&s, slots + (size_t)i * sizeof(s), sizeof(s));
+		if (!s.count)
+			continue;
+		if (exp_grow(&p->heap_sums, &l->cap_heap_sums, p->nheap_sums, sizeof(*p->heap_sums)))
+			return nomem(err, f->path);
+		p->heap_sums[p->nheap_sums++] = (struct exp_heap_sum_ev){ t.tid, s.stack_id, s.count,
+									   s.bytes, s.first_ns };
+	}
+	return 0;
+}
+
+static int take_heap_live(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			  struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_heap_live_table t;
+
+	memcpy(&t, r->p, sizeof(t));
+	if (!table_fits(t.nslots, sizeof(t), sizeof(struct exp_heap_live), r->len) || t.stripe >= t.nstripes)
+		return reject(f, r, "live-block table of %u slots in %u bytes (stripe %u of %u)", t.nslots,
+			      r->len, t.stripe, t.nstripes);
+	const char *slots = (const char *)r->p + sizeof(t);
+	for (uint32_t i = 0; i < t.nslots; i++) {
+		struct exp_heap_live s;
+		memcpy(&s, slots + (size_t)i * sizeof(s), sizeof(s));
+		if (!s.addr)
+			continue;
+		if (exp_grow(&p->heap_live, &l->cap_heap_live, p->nheap_live, sizeof(*p->heap_live)))
+			return nomem(err, f->path);
+		p->heap_live[p->nheap_live++] = (struct exp_heap_live_ev){
+			s.addr, s.size, s.stack_id, s.tid, t.gen, t.stripe, t.complete != 0 };
+	}
+	return 0;
+}
+
+static int take_heap_state(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	(void)f;
+	(void)err;
+	memcpy(&l->p->heap_state, r->p, sizeof(l->p->heap_state));
+	l->p->has_heap_state = true;
+	return 0;
+}
+
 static int take_fd_name(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			struct exp_error *err)
 {
@@ -695,6 +759,12 @@ static const struct rec_type {
 	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, false, COPY(heap) },
 	[EXP_REC_HEAP_FREE] = { "heap-free", EXP_FILE_HEAP, sizeof(struct exp_heap_free), false, false,
 				take_heap_free },
+	[EXP_REC_HEAP_SUMS] = { "heap-sums", EXP_FILE_HEAP, sizeof(struct exp_heap_sums), true, true,
+				take_heap_sums },
+	[EXP_REC_HEAP_LIVE] = { "heap-live", EXP_FILE_HEAP, sizeof(struct exp_heap_live_table), true, true,
+				take_heap_live },
+	[EXP_REC_HEAP_STATE] = { "heap-state", EXP_FILE_HEAP, sizeof(struct exp_heap_state), false, true,
+				 take_heap_state },
 	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, false, COPY(sync) },
 	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, COPY(io) },
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
@@ -1154,6 +1224,8 @@ static void free_events(struct exp_proc *p)
 	free(p->stacks);
 	free(p->pc_pool);
 	free(p->heap);
+	free(p->heap_sums);
+	free(p->heap_live);
 	free(p->sync);
 	free(p->io);
 	free(p->arcs);
@@ -1176,6 +1248,9 @@ static void free_events(struct exp_proc *p)
 	p->stacks = NULL;
 	p->pc_pool = NULL;
 	p->heap = NULL;
+	p->heap_sums = NULL;
+	p->heap_live = NULL;
+	p->nheap_sums = p->nheap_live = 0;
 	p->sync = NULL;
 	p->io = NULL;
 	p->arcs = NULL;

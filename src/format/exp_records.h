@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT
  *
- * exp_records.h — the on-disk layout of a tally experiment (format version 4;
- * version 3 wrote SAMPLE records instead of SAMPLE_RUN, version 2 had no
- * MIRROR records, version 1 no STACK_NODE records; all are read).
+ * exp_records.h — the on-disk layout of a tally experiment (format version 5;
+ * version 4 wrote heap tracing as HEAP and HEAP_FREE records per event, not
+ * HEAP_SUMS, HEAP_LIVE and HEAP_STATE tables; version 3 wrote SAMPLE records
+ * instead of SAMPLE_RUN, version 2 had no MIRROR records, version 1 no
+ * STACK_NODE records; all are read).
  *
  * Shared by every writer (collector, mcount runtime, `tally record`) and by the
  * reader.  docs/experiment-format.md is the same specification in prose; the
@@ -39,7 +41,7 @@
 #include <stdint.h>
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 4
+#define EXP_FORMAT_VERSION 5
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -82,6 +84,9 @@ enum exp_rec_type {
 	EXP_REC_MIRROR = 14,
 	EXP_REC_THREAD_COST = 15,
 	EXP_REC_SAMPLE_RUN = 16,
+	EXP_REC_HEAP_SUMS = 17,
+	EXP_REC_HEAP_LIVE = 18,
+	EXP_REC_HEAP_STATE = 19,
 	EXP_REC_DYN_FUNC = 25,
 	EXP_REC_DYN_UNLOAD = 26,
 	EXP_REC_STATE = 30,
@@ -316,7 +321,8 @@ struct exp_thread_cost {
 	uint32_t counts[];
 };
 
-/* EXP_REC_HEAP, 48 bytes: one allocation or release.
+/* EXP_REC_HEAP, 48 bytes: one allocation or release (before version 5; since,
+ * only a Java object sampled by the JVM, EXP_HEAP_JAVA).
  *   0 4 word; 4 4 tid; 8 8 time_ns;
  *  16 4 stack_id; 20 2 op (enum exp_heap_op); 22 2 reserved
  *  24 8 size      bytes requested (0 for free)
@@ -341,7 +347,7 @@ enum exp_heap_op {
 	                            its own size) */
 };
 
-/* EXP_REC_HEAP_FREE, 24 bytes: a block released (free, delete, realloc to
+/* EXP_REC_HEAP_FREE, 24 bytes (before version 5): a block released (free, delete, realloc to
  * zero).  No stack: only the address matters, to find what was never freed.
  *   0 4 word; 4 4 tid; 8 8 time_ns; 16 8 addr                               */
 struct exp_heap_free {
@@ -349,6 +355,79 @@ struct exp_heap_free {
 	uint32_t tid;
 	uint64_t time_ns;
 	uint64_t addr;
+};
+
+/* Heap tracing since version 5 (collector/col_heap.c): three kinds of
+ * large records, each published empty and then updated in place through a
+ * shared mapping, so that they are right at every instant (SIGKILL too).
+ * A table whose slots are all in use is followed by a larger one.
+ *
+ * EXP_REC_HEAP_SUMS, 16 + 32 * nslots bytes: one thread's allocations (all
+ * but free) summed by stack.  A slot with count 0 is empty.  A thread may
+ * have several tables (each new one takes the stacks the full one had no
+ * room for): a stack's totals are the sums over them.
+ *   0 4 word; 4 4 tid; 8 4 nslots; 12 4 reserved; then the slots:
+ *   0 4 stack_id; 4 4 reserved; 8 8 count; 16 8 bytes requested;
+ *  24 8 first_ns  the time of the stack's first allocation in the table    */
+struct exp_heap_sums {
+	uint32_t word;
+	uint32_t tid;
+	uint32_t nslots;
+	uint32_t reserved;
+};
+struct exp_heap_sum {
+	uint32_t stack_id;
+	uint32_t reserved;
+	uint64_t count;
+	uint64_t bytes;
+	uint64_t first_ns;
+};
+
+/* EXP_REC_HEAP_LIVE, 24 + 24 * nslots bytes: the blocks allocated and not
+ * released, one stripe of them (by a hash of the address).  A slot with
+ * address 0 is empty.  A stripe's table is replaced by a larger copy of the
+ * next generation; the live blocks are those of each stripe's complete
+ * table of the highest generation (an address in two slots of it, from a
+ * move cut short, counts once).
+ *   0 4 word; 4 2 stripe; 6 2 nstripes; 8 4 gen; 12 4 nslots;
+ *  16 4 complete (1: the table holds the whole stripe); 20 4 reserved;
+ *  then the slots: 0 8 addr; 8 8 size; 16 4 stack_id; 20 4 tid             */
+struct exp_heap_live_table {
+	uint32_t word;
+	uint16_t stripe;
+	uint16_t nstripes;
+	uint32_t gen;
+	uint32_t nslots;
+	uint32_t complete;
+	uint32_t reserved;
+};
+struct exp_heap_live {
+	uint64_t addr;
+	uint64_t size;
+	uint32_t stack_id;
+	uint32_t tid;
+};
+
+/* EXP_REC_HEAP_STATE, 72 bytes, one per process: the live bytes now and at
+ * their peak, with the allocation that reached it; releases of blocks whose
+ * allocation was not seen (made before tracing began); blocks allocated
+ * again while live (their release was not seen); blocks not tracked as live
+ * (their stripe's table at its largest: their leak is not known).
+ *   0 4 word; 4 4 reserved; 8 8 live_bytes; 16 8 peak_bytes;
+ *  24 8 peak_time_ns; 32 4 peak_stack; 36 4 peak_tid; 40 8 unpaired_frees;
+ *  48 8 reuses; 56 8 untracked; 64 8 reserved2                              */
+struct exp_heap_state {
+	uint32_t word;
+	uint32_t reserved;
+	uint64_t live_bytes;
+	uint64_t peak_bytes;
+	uint64_t peak_time_ns;
+	uint32_t peak_stack;
+	uint32_t peak_tid;
+	uint64_t unpaired_frees;
+	uint64_t reuses;
+	uint64_t untracked;
+	uint64_t reserved2;
 };
 
 /* EXP_REC_SYNC, 40 bytes: a wait above the threshold, written at the grant.

@@ -282,6 +282,8 @@ struct model_heap_unpaired {
 	                              recorded (before tracing began, outside --time) */
 	uint64_t reuses;           /* blocks allocated again while live: their
 	                              release was not recorded */
+	uint64_t untracked;        /* blocks not kept as live (the collector's
+	                              table at its largest): their leak is unknown */
 };
 
 /* A JVM's samples by what their stacks are (model_entry.java), and the

@@ -261,6 +261,10 @@ void report_overview(struct report_doc *d, const struct model *m,
 		report_kv_num(d, "heap_unseen_frees", "Unseen frees", (double)m->heap_unpaired.reuses,
 			      "%llu (blocks allocated again while live: leaks may be overstated)",
 			      (unsigned long long)m->heap_unpaired.reuses);
+	if (m->heap_unpaired.untracked)
+		report_kv_num(d, "heap_untracked", "Untracked blocks", (double)m->heap_unpaired.untracked,
+			      "%llu (not kept as live: the collector's table was full; leaks may be understated)",
+			      (unsigned long long)m->heap_unpaired.untracked);
 	if (m->switch_overhead_ns)
 		report_kv_num(d, "switch_overhead_s", "Switch overhead", (double)m->switch_overhead_ns / 1e9,
 			      "%.3f s of sampled CPU in context switches, off the CPU for the states "

@@ -5,9 +5,10 @@
  * Interposes malloc, calloc, realloc, reallocarray, free, posix_memalign,
  * aligned_alloc, memalign, valloc and pvalloc (C++ new and delete reach
  * malloc and free, and show as operator new/delete in the stacks).  Each
- * allocation becomes a HEAP record with its call stack; a release a smaller
- * HEAP_FREE record without one (the analyzer needs only the address to find
- * what was never freed).  The real functions are the collector's table
+ * allocation goes to the collector with its call stack, a release with its
+ * address only; the collector sums them by thread and stack and keeps the
+ * live blocks (collector/col_heap.h), so heap.dat grows with distinct
+ * stacks and live blocks, not with events.  The real functions are the collector's table
  * (col_real.h: libc's, or another allocator's); while the collector resolves
  * it, dlsym may itself allocate, and those few blocks come from a static
  * arena that free() recognizes and ignores.  Called from any thread, and from signal
@@ -49,19 +50,14 @@ static void *arena_alloc(size_t n, size_t align)
 
 #define READY() (__builtin_expect(real != NULL, 1) || (real = tally__real()) != NULL)
 
-/* Record one allocation (with its stack) or release (without). */
+/* Record one allocation (with its stack) or release (without): summed by
+ * the collector in heap.dat's tables (collector/col_heap.h). */
 static void note(struct trace_caller at, uint16_t op, uint64_t size, const void *addr, const void *old)
 {
 	if (trace_option(&on, "heap") <= 0)
 		return;
-	if (op == EXP_HEAP_FREE) {
-		struct exp_heap_free f = { 0, 0, 0, (uint64_t)(uintptr_t)addr };
-		tally__trace_event(EXP_FILE_HEAP, EXP_REC_HEAP_FREE, &f, sizeof(f), 0, 0, 0);
-		return;
-	}
-	struct exp_heap h = { .op = op, .size = size, .addr = (uint64_t)(uintptr_t)addr,
-			      .old_addr = (uint64_t)(uintptr_t)old };
-	tally__trace_event(EXP_FILE_HEAP, EXP_REC_HEAP, &h, sizeof(h), at.ra, at.sp, at.fp);
+	tally__heap_event(op, size, (uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)old,
+			  op == EXP_HEAP_FREE ? 0 : at.ra, at.sp, at.fp);
 }
 
 TRACE_API void *malloc(size_t n)

@@ -2,7 +2,8 @@
 # tmpfs: a program that fills it while it runs keeps its exit status, and
 # `tally record` says in one line what was lost and what to do; a file
 # system full from the start is refused before the program runs.  The size
-# limit (-L) stops a program that churns allocations under -H at the limit,
+# limit (-L) stops a program that churns allocations under -H at the limit
+# (each thread holding 100,000 blocks: -H keeps the live ones in heap.dat),
 # says so, and the program goes on; the default limit is half the free
 # space, at most 2 GiB.
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +37,7 @@ else
 fi
 
 check size_limit_stops_heap_churn sh -c '
-	"$TALLY" record -F 0 -H -L 1M -o c.exp ./churn 300000 2 2>err; rc=$?; cat err; test $rc -eq 0 &&
+	"$TALLY" record -F 0 -H -L 1M -o c.exp ./churn 300000 2 100000 2>err; rc=$?; cat err; test $rc -eq 0 &&
 	test $(du -sb c.exp | cut -f1) -lt 1300000 &&
 	grep -q "warning: c.exp: the experiment reached its size limit (1.0 MiB)" err &&
 	"$TALLY" report c.exp >c.txt && grep -q "Size limit *1.0 MiB reached" c.txt &&

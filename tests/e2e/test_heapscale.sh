@@ -1,15 +1,24 @@
 # test_heapscale.sh — heap tracing at scale: a program making a million
 # allocations of mixed sizes on two threads (tests/progs/heapmix.c) under
 # `tally record -H` with the clock on.  Its own totals by call site are
-# tally's heap.count, heap.bytes and heap.leak exactly; no clock sample is
-# lost while the tracer holds the collector (a signal then is taken when it
-# leaves), so the samples account for the process's CPU time as without -H.
+# tally's heap.count, heap.bytes and heap.leak exactly; the experiment grows
+# with distinct stacks and live blocks, not events (heap.dat under 2 bytes
+# per allocation and release) and `tally record` stays under 64 MiB; no clock
+# sample is lost while the tracer holds the collector (a signal then is
+# taken when it leaves), so the samples account for the process's CPU time
+# as without -H.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog heapmix -pthread
 export W="python3 $E2E/weight.py"
 
-"$TALLY" record -H -o mix.exp ./heapmix 500000 2 >own.txt 2>err.txt
+# The largest resident set of `tally record` and its descendants (heapmix's
+# own is a few MiB), in KiB.
+python3 -c '
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[1:], stdout=open("own.txt", "w"), stderr=open("err.txt", "w"))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$TALLY" record -H -o mix.exp ./heapmix 500000 2 >rss.txt
 "$TALLY" export mix.exp --format collapsed --metric heap.count >count.txt
 "$TALLY" export mix.exp --format collapsed --metric heap.bytes >bytes.txt
 "$TALLY" export mix.exp --format collapsed --metric heap.leak >leak.txt
@@ -24,6 +33,11 @@ check heapscale_bytes_equal_the_programs sh -c "
 check heapscale_leaks_equal_the_programs sh -c "
 	test \$($W leak.txt worker\\;site_calloc) -eq $(own leaked 2) &&
 	test \$($W leak.txt worker\\;site_malloc) -eq 0"
+check heapscale_two_bytes_per_event_at_most sh -c "
+	events=\$(($(own malloc 2) + $(own calloc 2))); bytes=\$(wc -c <mix.exp/heap.dat)
+	echo heap.dat \$bytes bytes for \$events allocations and as many releases
+	test \$bytes -le \$((2 * events))"
+check heapscale_record_memory_under_64_MiB sh -c "cat rss.txt; test \$(cat rss.txt) -le 65536"
 # Without a lost sample the samples and the collector's own time account for
 # the process's CPU time as in a run without -H (over 90%); half the clock's
 # signals were dropped as lost.reentry before they were deferred.

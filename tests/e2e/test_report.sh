@@ -75,51 +75,55 @@ check cli_option_forms_agree sh -c '
 check report_missing_experiment_one_line sh -c '
 	"$TALLY" report nope.exp 2>err; test $? -eq 2 && test $(wc -l <err) -eq 1 && grep -q nope.exp err'
 
-# One corrupt record costs that record: the length word of the 100th heap
-# allocation made 36; the report shows the rest, warns once, exits 1
-# (partial); `tally check` names the place; the intact experiment is sound.
+# One corrupt record costs that record: the slot count of the main thread's
+# table of heap sums (the first HEAP_SUMS record) made 3; the report shows the
+# rest, warns once, exits 1 (partial); `tally check` names the place; the
+# intact experiment is sound.
 cc_prog heapy -pthread
 "$TALLY" record -H -o h.exp ./heapy 2>/dev/null
 rm -rf bad.exp && cp -r h.exp bad.exp
-# corrupt_alloc HEAP.DAT: the length word of its 100th allocation made 36.
-corrupt_alloc() {
+# corrupt_sums HEAP.DAT: the first HEAP_SUMS record's nslots made 3; prints
+# the allocations it held and its length.
+corrupt_sums() {
 	python3 - "$1" <<'PY'
 import struct, sys
 p = sys.argv[1]; b = bytearray(open(p, 'rb').read())
-bs = struct.unpack_from('<I', b, 16)[0]; off = 64; n = 0
+bs = struct.unpack_from('<I', b, 16)[0]; off = 64
 while off < len(b):
     w = struct.unpack_from('<I', b, off)[0]
     if w == 0:
         off = (off // bs + 1) * bs; continue
-    if w >> 24 == 7:
-        n += 1
-        if n == 100:
-            struct.pack_into('<I', b, off, (7 << 24) | 36); break
+    if w >> 24 == 17:
+        n = struct.unpack_from('<I', b, off + 8)[0]
+        count = sum(struct.unpack_from('<Q', b, off + 16 + 32 * i + 8)[0] for i in range(n))
+        struct.pack_into('<I', b, off + 8, 3)
+        print(count, w & 0xffffff); break
     off += w & 0xffffff
 open(p, 'wb').write(b)
 PY
 }
-corrupt_alloc bad.exp/heap.dat
-check corrupt_record_costs_one_allocation sh -c '
+set -- $(corrupt_sums bad.exp/heap.dat)
+lost=${1:-0} len=${2:-0}
+check corrupt_record_costs_one_record sh -c '
 	"$TALLY" report bad.exp --format csv >bad.csv 2>bad.err
-	test $? -eq 1 && test $(wc -l <bad.err) -eq 1 &&
-	grep -q "^tally report: warning: bad.exp/heap.dat: at 0x[0-9a-f]*: record length 36" bad.err &&
-	"$TALLY" report h.exp | grep "^  Allocs" | awk "{print \$2 - 1}" >want &&
+	test $? -eq 1 && test $(wc -l <bad.err) -eq 1 && cat bad.err && test '"$lost"' -gt 0 &&
+	grep -q "^tally report: warning: bad.exp/heap.dat: at 0x[0-9a-f]*: heap sums table of 3 slots" bad.err &&
+	"$TALLY" report h.exp | grep "^  Allocs" | awk "{print \$2 - '"$lost"'}" >want &&
 	"$TALLY" report bad.exp 2>/dev/null | grep "^  Allocs" | awk "{print \$2}" >got && cmp want got &&
-	"$TALLY" report bad.exp 2>/dev/null | grep -q "^  Damaged  *1 place, 48 bytes unread"'
+	"$TALLY" report bad.exp 2>/dev/null | grep -q "^  Damaged  *1 place, '"$len"' bytes unread"'
 check corrupt_export_is_partial sh -c '
 	"$TALLY" export bad.exp --format collapsed --metric heap.count >bad.txt 2>/dev/null; test $? -eq 1 && test -s bad.txt'
 check check_names_the_damage sh -c '
-	"$TALLY" check bad.exp >chk.txt; test $? -eq 1 &&
-	grep -q "^bad.exp/heap.dat: at 0x[0-9a-f]*: record length 36 .*(48 bytes skipped)$" chk.txt &&
+	"$TALLY" check bad.exp >chk.txt; test $? -eq 1 && cat chk.txt &&
+	grep -q "^bad.exp/heap.dat: at 0x[0-9a-f]*: heap sums table of 3 slots .*('"$len"' bytes skipped)$" chk.txt &&
 	grep -qx "bad.exp: 1 problem" chk.txt &&
 	"$TALLY" check a.exp >ok.txt && grep -q "^a.exp: sound: 1 process, [0-9]* samples" ok.txt'
 # Damage in a process the report leaves out (--process) costs it nothing: no
 # warning, exit 0; the damaged process itself is reported partial.
 "$TALLY" record -H -o m.exp sh -c './heapy; ./heapy' 2>/dev/null
-corrupt_alloc m.exp/_f2_x1.exp/heap.dat
+corrupt_sums m.exp/_f2_x1.exp/heap.dat >/dev/null
 check damage_only_in_reported_processes sh -c '
 	"$TALLY" report m.exp --process _f1_x1 >m1.txt 2>m1.err; test $? -eq 0 && test ! -s m1.err &&
 	"$TALLY" report m.exp --process _f2_x1 >m2.txt 2>m2.err; test $? -eq 1 &&
-	grep -q "^tally report: warning: m.exp/_f2_x1.exp/heap.dat: at 0x[0-9a-f]*: record length 36" m2.err &&
+	grep -q "^tally report: warning: m.exp/_f2_x1.exp/heap.dat: at 0x[0-9a-f]*: heap sums table of 3 slots" m2.err &&
 	"$TALLY" report m.exp >m.txt 2>m.err; test $? -eq 1 && test $(wc -l <m.err) -eq 1'

@@ -2,13 +2,15 @@
  * windows: THREADS threads each allocate N blocks of 100 bytes in
  * churn_leaf(), freeing each one 64 allocations later; so at any instant a
  * thread holds 64 or 65 blocks.  N 0: forever, printing "running" once a
- * thread has made 100,000 allocations (for the SIGKILL test).
- * usage: churn N THREADS */
+ * thread has made 100,000 allocations (for the SIGKILL test).  KEEP: blocks
+ * each thread holds instead of 64 (for the size limit: -H keeps live blocks).
+ * usage: churn N THREADS [KEEP] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static long n;
+static long keep = 64;
 
 __attribute__((noinline)) static char *churn_leaf(void)
 {
@@ -20,19 +22,22 @@ __attribute__((noinline)) static char *churn_leaf(void)
 
 static void *worker(void *arg)
 {
-	char *ring[64] = { 0 };
+	char **ring = calloc((size_t)keep, sizeof(*ring));
 
+	if (!ring)
+		return NULL;
 	for (long i = 0; n == 0 || i < n; i++) {
 		char *p = churn_leaf();
-		free(ring[i & 63]);
-		ring[i & 63] = p;
+		free(ring[i % keep]);
+		ring[i % keep] = p;
 		if (n == 0 && i == 100000 && arg) {
 			printf("running\n");
 			fflush(stdout);
 		}
 	}
-	for (int i = 0; i < 64; i++)
+	for (long i = 0; i < keep; i++)
 		free(ring[i]);
+	free(ring);
 	return NULL;
 }
 
@@ -40,9 +45,10 @@ int main(int argc, char **argv)
 {
 	n = argc > 1 ? atol(argv[1]) : 100000;
 	int threads = argc > 2 ? atoi(argv[2]) : 3;
+	keep = argc > 3 ? atol(argv[3]) : 64;
 	pthread_t t[64];
 
-	if (threads < 1 || threads > 64)
+	if (threads < 1 || threads > 64 || keep < 1)
 		return 2;
 	for (int i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, i == 0 ? (void *)1 : NULL);

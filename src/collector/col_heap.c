@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_heap.c — the heap tracer's tables in heap.dat (see col_heap.h).
+ *
+ * Three kinds of large records (exp_records.h), published empty and then
+ * updated in place through their shared mapping, so what the file holds is
+ * right at every instant, SIGKILL included:
+ *
+ *   HEAP_SUMS   per thread: count, bytes and first time of its allocations
+ *               by stack (open addressing on the stack id, count 0 empty).
+ *               Written only by its thread: no lock.  When 3/4 full a table
+ *               four times larger takes the new stacks; the old one stays
+ *               (the reader adds them up).
+ *   HEAP_LIVE   the blocks live now by address (size, stack, thread), in
+ *               STRIPES stripes by address hash, each with its spin lock, a
+ *               linear-probing table with backward-shift deletion.  When 3/4
+ *               full it is copied into one twice as large, marked complete,
+ *               with the next generation: the reader takes each stripe's
+ *               complete table of the highest generation (and counts a block
+ *               twice at most transiently, while an entry moves: it keeps
+ *               one per address).
+ *   HEAP_STATE  the process's live bytes, its peak (with the time, stack
+ *               and thread of the allocation that reached it; see BATCH), frees of
+ *               blocks never seen allocated, blocks allocated again while
+ *               live, and blocks not tracked (a stripe at its largest).
+ *
+ * So heap.dat grows with distinct stacks per thread and with live blocks,
+ * never with events.  Called inside the collector (col_enter) from the
+ * tracer's entry point (col_api.c), any thread.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "collector/col_files.h"
+#include "collector/col_heap.h"
+#include "collector/col_sys.h"
+#include "collector/col_time.h"
+#include "format/exp_records.h"
+#include "format/exp_write.h"
+
+#define STRIPES 16                 /* live-block tables, by address hash */
+#define SUMS_FIRST 256             /* slots of a thread's first sums table */
+#define SUMS_MAX (1u << 18)        /* the most a record holds (EXP_REC_LEN_MAX) */
+#define LIVE_FIRST 512
+#define LIVE_MAX (1u << 19)
+
+struct stripe {
+	_Alignas(64) atomic_flag lock;     /* a cache line each: threads share none */
+	struct exp_heap_live_table *tab;
+	size_t mapped;
+	uint32_t used;
+};
+
+/* Live bytes are added to the process's total by each thread in batches of
+ * up to BATCH bytes once a second thread allocates (a total all threads
+ * write on every event costs more than the tracing): the peak is then low
+ * by less than BATCH per allocating thread.  With one thread, exact. */
+#define BATCH (64 * 1024)
+static _Atomic uint32_t allocating_threads;
+
+static struct stripe stripes[STRIPES];
+static struct exp_heap_state *_Atomic state;
+static size_t state_mapped;
+static atomic_flag state_lock = ATOMIC_FLAG_INIT;
+static _Atomic int no_state;       /* heap.dat could not hold it: nothing is recorded */
+
+static void lock(atomic_flag *f)
+{
+	for (int n = 0; atomic_flag_test_and_set_explicit(f, memory_order_acquire);)
+		if (++n > 64) {
+			sched_yield();   /* its holder was preempted */
+			n = 0;
+		}
+}
+
+static void unlock(atomic_flag *f)
+{
+	atomic_flag_clear_explicit(f, memory_order_release);
+}
+
+static uint64_t mix(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	return a;
+}
+
+/* A large record of heap.dat, mapped (zeroed), not yet published. */
+static void *reserve(uint32_t len, size_t *mapped)
+{
+	return exp_large_reserve_sigsafe(&col_proc.file[EXP_FILE_HEAP], len, mapped);
+}
+
+static struct exp_heap_state *get_state(void)
+{
+	struct exp_heap_state *s = atomic_load_explicit(&state, memory_order_acquire);
+
+	if (__builtin_expect(s != NULL, 1) || atomic_load(&no_state))
+		return s;
+	lock(&state_lock);
+	if (!(s = atomic_load(&state))) {
+		s = reserve(sizeof(*s), &state_mapped);
+		if (s) {
+			exp_record_publish_sigsafe(s, EXP_REC_HEAP_STATE, sizeof(*s));
+			atomic_store_explicit(&state, s, memory_order_release);
+		} else {
+			atomic_store(&no_state, 1);
+		}
+	}
+	unlock(&state_lock);
+	return s;
+}
+
+/* ---- sums by stack, per thread ------------------------------------------ */
+
+static struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
+{
+	uint32_t len = (uint32_t)(sizeof(struct exp_heap_sums) + (size_t)nslots * sizeof(struct exp_heap_sum));
+	size_t mapped;
+	struct exp_heap_sums *tb = reserve(len, &mapped);
+
+	if (!tb)
+		return NULL;
+	tb->tid = (uint32_t)t->tid;
+	tb->nslots = nslots;
+	exp_record_publish_sigsafe(tb, EXP_REC_HEAP_SUMS, len);
+	if (t->heap_sums)
+		exp_large_release_sigsafe(t->heap_sums, t->heap_sums_mapped);
+	else
+		atomic_fetch_add_explicit(&allocating_threads, 1, memory_order_relaxed);
+	t->heap_sums = tb;
+	t->heap_sums_mapped = mapped;
+	t->heap_sums_used = 0;
+	return tb;
+}
+
+/* The slot of `stack_id` in t's table, added if new (NULL: no space). */
+static struct exp_heap_sum *sum_slot(struct col_thread *t, uint32_t stack_id)
+{
+	struct exp_heap_sums *tb = t->heap_sums;
+
+	for (int round = 0; round < 2; round++) {
+		if (tb) {
+			uint32_t mask = tb->nslots - 1;
+			struct exp_heap_sum *s = (struct exp_heap_sum *)(tb + 1);
+			for (uint32_t i = (uint32_t)mix(stack_id) & mask;; i = (i + 1) & mask) {
+				if (s[i].count && s[i].stack_id == stack_id)
+					return &s[i];
+				if (s[i].count)
+					continue;
+				if ((t->heap_sums_used + 1) * 4 > tb->nslots * 3 && tb->nslots < SUMS_MAX)
+					break;      /* a larger table takes it */
+				if ((t->heap_sums_used + 1) * 4 > tb->nslots * 3)
+					return NULL;
+				t->heap_sums_used++;
+				s[i].stack_id = stack_id;
+				s[i].first_ns = col_now_ns_sigsafe();
+				return &s[i];
+			}
+		}
+		uint32_t n = tb ? tb->nslots * 4 : SUMS_FIRST;
+		if (!(tb = new_sums(t, n < SUMS_MAX ? n : SUMS_MAX)))
+			return NULL;
+	}
+	return NULL;
+}
+
+/* ---- live blocks by address, per stripe ---------------------------------- */
+
+static struct exp_heap_live *slots_of(struct exp_heap_live_table *tb)
+{
+	return (struct exp_heap_live *)(tb + 1);
+}
+
+/* Slot of `addr`, or the empty one where it goes (the table is never full). */
+static uint32_t probe(const struct exp_heap_live_table *tb, uint64_t h, uint64_t addr)
+{
+	uint32_t mask = tb->nslots - 1;
+	const struct exp_heap_live *s = (const struct exp_heap_live *)(tb + 1);
+	uint32_t i = (uint32_t)(h >> 8) & mask;
+
+	while (s[i].addr != addr && s[i].addr != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Store a live entry, its address last (the reader skips address 0). */
+static void put(struct exp_heap_live *s, const struct exp_heap_live *v)
+{
+	s->size = v->size;
+	s->stack_id = v->stack_id;
+	s->tid = v->tid;
+	atomic_store_explicit((_Atomic uint64_t *)&s->addr, v->addr, memory_order_release);
+}
+
+static struct exp_heap_live_table *new_live(unsigned stripe, uint32_t nslots, uint32_t gen,
+					    size_t *mapped)
+{
+	uint32_t len = (uint32_t)(sizeof(struct exp_heap_live_table) +
+				  (size_t)nslots * sizeof(struct exp_heap_live));
+	struct exp_heap_live_table *tb = reserve(len, mapped);
+
+	if (!tb)
+		return NULL;
+	tb->stripe = (uint16_t)stripe;
+	tb->nstripes = STRIPES;
+	tb->gen = gen;
+	tb->nslots = nslots;
+	exp_record_publish_sigsafe(tb, EXP_REC_HEAP_LIVE, len);
+	return tb;
+}
+
+/* Room for one more block in the stripe: its first table, or a larger one
+ * once 3/4 full.  false: none (the block is not tracked). */
+static bool room(struct stripe *sp, unsigned index)
+{
+	struct exp_heap_live_table *old = sp->tab;
+	size_t mapped;
+
+	if (old && (sp->used + 1) * 4 <= old->nslots * 3)
+		return true;
+	if (old && old->nslots >= LIVE_MAX)
+		return false;
+	struct exp_heap_live_table *tb = new_live(index, old ? old->nslots * 2 : LIVE_FIRST,
+						  old ? old->gen + 1 : 1, &mapped);
+	if (!tb)
+		return false;
+	if (old) {
+		struct exp_heap_live *s = slots_of(old), *d = slots_of(tb);
+		for (uint32_t i = 0; i < old->nslots; i++)
+			if (s[i].addr)
+				put(&d[probe(tb, mix(s[i].addr), s[i].addr)], &s[i]);
+		exp_large_release_sigsafe(old, sp->mapped);
+	}
+	atomic_store_explicit((_Atomic uint32_t *)&tb->complete, 1, memory_order_release);
+	sp->tab = tb;
+	sp->mapped = mapped;
+	return true;
+}
+
+/* Empty slot i, moving back the entries after it that belong before it. */
+static void remove_at(struct exp_heap_live_table *tb, uint32_t i)
+{
+	uint32_t mask = tb->nslots - 1;
+	struct exp_heap_live *s = slots_of(tb);
+
+	for (uint32_t j = (i + 1) & mask; s[j].addr; j = (j + 1) & mask) {
+		uint32_t k = (uint32_t)(mix(s[j].addr) >> 8) & mask;
+		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		put(&s[i], &s[j]);
+		i = j;
+	}
+	atomic_store_explicit((_Atomic uint64_t *)&s[i].addr, 0, memory_order_release);
+}
+
+/* Take `addr` out of the live blocks: its size, or -1 if it was not there. */
+static int64_t take_live(uint64_t addr)
+{
+	uint64_t h = mix(addr);
+	struct stripe *sp = &stripes[h & (STRIPES - 1)];
+	int64_t size = -1;
+
+	lock(&sp->lock);
+	if (sp->tab) {
+		uint32_t i = probe(sp->tab, h, addr);
+		struct exp_heap_live *s = slots_of(sp->tab);
+		if (s[i].addr == addr) {
+			size = (int64_t)s[i].size;
+			remove_at(sp->tab, i);
+			sp->used--;
+		}
+	}
+	unlock(&sp->lock);
+	return size;
+}
+
+/* Add t's live bytes not yet counted to the process's; on a new peak, the
+ * allocation of `stack_id` reached it. */
+static void flush_live(struct exp_heap_state *st, struct col_thread *t, uint32_t stack_id)
+{
+	int64_t delta = t->heap_live_delta;
+
+	t->heap_live_delta = 0;
+	uint64_t live = atomic_fetch_add_explicit((_Atomic uint64_t *)&st->live_bytes, (uint64_t)delta,
+						  memory_order_relaxed) + (uint64_t)delta;
+	if (delta <= 0 ||
+	    live <= atomic_load_explicit((_Atomic uint64_t *)&st->peak_bytes, memory_order_relaxed))
+		return;
+	lock(&state_lock);
+	if (live > st->peak_bytes) {
+		st->peak_time_ns = col_now_ns_sigsafe();
+		st->peak_stack = stack_id;
+		st->peak_tid = (uint32_t)t->tid;
+		atomic_store_explicit((_Atomic uint64_t *)&st->peak_bytes, live, memory_order_relaxed);
+	}
+	unlock(&state_lock);
+}
+
+/* Count `delta` live bytes of thread t, in batches when several allocate. */
+static void count_live(struct exp_heap_state *st, struct col_thread *t, int64_t delta, uint32_t stack_id)
+{
+	t->heap_live_delta += delta;
+	if (t->heap_live_delta > BATCH || t->heap_live_delta < -BATCH ||
+	    atomic_load_explicit(&allocating_threads, memory_order_relaxed) <= 1)
+		flush_live(st, t, stack_id);
+}
+
+void col_heap_free(struct col_thread *t, uint64_t addr)
+{
+	struct exp_heap_state *st = get_state();
+
+	if (!st)
+		return;
+	int64_t size = take_live(addr);
+	if (size >= 0)
+		count_live(st, t, -size, 0);
+	else
+		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->unpaired_frees, 1, memory_order_relaxed);
+}
+
+int col_heap_alloc(struct col_thread *t, uint32_t stack_id, uint64_t size, uint64_t addr,
+		   uint64_t old)
+{
+	struct exp_heap_state *st = get_state();
+	struct exp_heap_sum *sum;
+
+	if (!st || !(sum = sum_slot(t, stack_id))) {
+		col_file_lost_sigsafe(EXP_FILE_HEAP, EXP_CTR_LOST_EVENTS);
+		return -1;
+	}
+	if (old)
+		col_heap_free(t, old);
+	sum->bytes += size;
+	atomic_store_explicit((_Atomic uint64_t *)&sum->count, sum->count + 1, memory_order_release);
+
+	uint64_t h = mix(addr);
+	unsigned index = (unsigned)(h & (STRIPES - 1));
+	struct stripe *sp = &stripes[index];
+	int64_t delta = (int64_t)size;
+	lock(&sp->lock);
+	if (!room(sp, index)) {
+		unlock(&sp->lock);
+		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->untracked, 1, memory_order_relaxed);
+		if (atomic_load_explicit(&col_proc.file[EXP_FILE_HEAP].full, memory_order_relaxed))
+			col_file_lost_sigsafe(EXP_FILE_HEAP, EXP_CTR_LOST_EVENTS);   /* no space: said once */
+		return 0;
+	}
+	struct exp_heap_live *s = &slots_of(sp->tab)[probe(sp->tab, h, addr)];
+	if (s->addr == addr) {     /* allocated again while live: its release was not seen */
+		delta -= (int64_t)s->size;
+		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->reuses, 1, memory_order_relaxed);
+	} else {
+		sp->used++;
+	}
+	put(s, &(struct exp_heap_live){ addr, size, stack_id, (uint32_t)t->tid });
+	unlock(&sp->lock);
+
+	count_live(st, t, delta, stack_id);
+	return 0;
+}
+
+void col_heap_thread_end(struct col_thread *t)
+{
+	struct exp_heap_state *st = atomic_load(&state);
+
+	if (st && t->heap_live_delta)
+		flush_live(st, t, 0);
+	if (t->heap_sums)
+		exp_large_release_sigsafe(t->heap_sums, t->heap_sums_mapped);
+	t->heap_sums = NULL;
+	t->heap_sums_mapped = 0;
+	t->heap_sums_used = 0;
+}
+
+void col_heap_reset_after_fork(void)
+{
+	for (int i = 0; i < STRIPES; i++) {
+		if (stripes[i].tab)
+			exp_large_release_sigsafe(stripes[i].tab, stripes[i].mapped);
+		memset(&stripes[i], 0, sizeof(stripes[i]));
+	}
+	struct exp_heap_state *s = atomic_load(&state);
+	if (s)
+		exp_large_release_sigsafe(s, state_mapped);
+	atomic_store(&state, NULL);
+	atomic_store(&no_state, 0);
+	atomic_flag_clear(&state_lock);
+}
