@@ -13,12 +13,26 @@
 #define TALLY_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CLI_OK 0
 #define CLI_PARTIAL 1
 #define CLI_FATAL 2
 #define CLI_USAGE 64
+
+struct cli_opt;
+
+/* The command table (cli_commands.c): main.c dispatches through it, the
+ * completion (cli_complete.c) and --help list it. */
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const struct cli_opt *(*options)(size_t *n);   /* its option table */
+	const char *help;
+};
+extern const struct cli_command cli_commands[];
+extern const size_t cli_ncommands;
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -28,6 +42,20 @@ int cmd_gprof(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* Each command's option table: its rows, *n their count. */
+const struct cli_opt *cmd_record_options(size_t *n);
+const struct cli_opt *cmd_report_options(size_t *n);
+const struct cli_opt *cmd_export_options(size_t *n);
+const struct cli_opt *cmd_annotate_options(size_t *n);
+const struct cli_opt *cmd_gprof_options(size_t *n);
+const struct cli_opt *cmd_check_options(size_t *n);
+const struct cli_opt *cmd_html_options(size_t *n);
+const struct cli_opt *cmd_diff_options(size_t *n);
+
+/* `tally __complete CMD PREV CUR` (cli_complete.c): the words bash may
+ * complete CUR with, one a line, or one of @files, @dirs, @commands, @none
+ * for the shell to do it.  Returns the exit status. */
+int cli_complete(int argc, char **argv);
 
 /* Print "tally CMD: message" on stderr (one line).  These helpers and the
  * two below live in cli_msg.c, under the commands. */

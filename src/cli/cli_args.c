@@ -151,3 +151,22 @@ void cli_args_help(FILE *f, const struct cli_opt *opts, size_t nopts)
 		}
 	}
 }
+
+void cli_args_getopt(const struct cli_opt *opts, size_t n, const char *prefix, struct option *longopts,
+		     char *shortopts)
+{
+	size_t k = 0;
+
+	for (const char *p = prefix; *p; p++)
+		shortopts[k++] = *p;
+	for (size_t i = 0; i < n; i++) {
+		longopts[i] = (struct option){ opts[i].name, opts[i].has_arg, NULL, opts[i].id };
+		if (opts[i].short_name) {
+			shortopts[k++] = opts[i].short_name;
+			if (opts[i].has_arg == CLI_ARG_REQUIRED)
+				shortopts[k++] = ':';
+		}
+	}
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	shortopts[k] = 0;
+}

@@ -60,6 +60,15 @@ void cli_args_init(struct cli_args *a, const char *cmd, int argc, char **argv,
  * after printing what was wrong.  Not reentrant (getopt's state). */
 int cli_args_next(struct cli_args *a, const char **val);
 
+/* getopt_long's tables from an option table, for a command that runs its
+ * own getopt_long loop (`tally record`, to stop at the program): getopt
+ * returns each option's id (its short letter, or a letter of its own);
+ * `prefix` starts shortopts ("+:").  An optional value is --opt=value only
+ * (the short form takes none).  longopts has n + 1 slots, shortopts
+ * 2 * n + strlen(prefix) + 1. */
+void cli_args_getopt(const struct cli_opt *opts, size_t n, const char *prefix, struct option *longopts,
+		     char *shortopts);
+
 /* The option lines of --help, from the table. */
 void cli_args_help(FILE *f, const struct cli_opt *opts, size_t nopts);
 

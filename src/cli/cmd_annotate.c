@@ -33,10 +33,16 @@ static const struct cli_opt options[] = {
 	  "source: only lines at or above PCT% of a total (default 1)\n"
 	  "and the lines around them (--context)" },
 	{ "context", 'C', CLI_ARG_REQUIRED, OPT_CONTEXT, "N", "--hot: N lines around each hot line (default 2)" },
-	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "text|csv|json", "text (default), csv or json" },
 	CLI_INPUT_OPTS,
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
+
+const struct cli_opt *cmd_annotate_options(size_t *n)
+{
+	*n = CLI_NOPTS(options);
+	return options;
+}
 
 static void usage(FILE *f)
 {

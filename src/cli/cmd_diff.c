@@ -22,12 +22,18 @@ static const struct cli_opt options[] = {
 	{ "normalized", 0, CLI_ARG_NONE, OPT_NORMALISED, NULL, NULL },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
 	  "metrics compared (default: every metric both runs have)" },
-	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "text|csv|json", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N", "rows of each table (default 30 in text, all otherwise)" },
 	{ "human", 0, CLI_ARG_NONE, OPT_HUMAN, NULL, "text: times and counts in human units (45.6 ms, 12.3K)" },
 	CLI_INPUT_OPTS,
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
+
+const struct cli_opt *cmd_diff_options(size_t *n)
+{
+	*n = CLI_NOPTS(options);
+	return options;
+}
 
 static void usage(FILE *f)
 {

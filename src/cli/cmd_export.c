@@ -9,68 +9,62 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_exports.h"
 #include "cli/cli_load.h"
-#include "report/report.h"
-#include "report/report_gprof.h"
 
 #define CMD "export"
 
 enum { OPT_HELP = 1, OPT_FORMAT, OPT_METRIC, OPT_OUTPUT };
 
-static const struct cli_opt options[] = {
-	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F",
-	  "collapsed: `root;...;leaf WEIGHT` per stack (flamegraph.pl),\n"
-	  "  weights in the metric's unit: ns of CPU, bytes, counts\n"
-	  "arcs: `caller<TAB>callee<TAB>COUNT` per call arc of a -pg or\n"
-	  "  -finstrument-functions program (exact counts)\n"
-	  "callgrind: callgrind_annotate / KCachegrind input: every metric,\n"
-	  "  exact call counts, inclusive cost per call measured from the stacks\n"
-	  "pprof: Google pprof's profile.proto, gzipped, every metric (needs -o)\n"
-	  "speedscope: speedscope's JSON, a profile per thread and metric, in\n"
-	  "  time order\n"
-	  "chrome: trace-event JSON (Perfetto, chrome://tracing, Firefox\n"
-	  "  Profiler): a track per thread, samples as a flame chart over time,\n"
-	  "  waits and I/O calls with their durations, markers" },
+static struct cli_opt options[] = {
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, NULL, NULL },   /* from cli_exports: options_build */
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M", "collapsed: the metric weighed (default cpu)" },
 	{ "output", 'o', CLI_ARG_REQUIRED, OPT_OUTPUT, "FILE", "write there instead of stdout" },
 	CLI_INPUT_OPTS,
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
 
+/* --format's value and help, from the export table. */
+static void options_build(void)
+{
+	options[0].value = cli_exports_names();
+	options[0].help = cli_exports_help();
+}
+
+const struct cli_opt *cmd_export_options(size_t *n)
+{
+	options_build();
+	*n = CLI_NOPTS(options);
+	return options;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tally export EXP... --format collapsed|arcs|callgrind|pprof|speedscope|chrome\n"
-		   "                           [--metric M] [-o FILE]\n");
+	fprintf(f, "usage: tally export EXP... --format %s\n"
+		   "                           [--metric M] [-o FILE]\n", cli_exports_names());
 	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
 /* Write the export; CLI_OK, or CLI_FATAL with a message naming the file and
  * the cause (out of memory, or the write's errno). */
-static int write_export(struct cli_input *in, const char *format, enum model_metric metric,
+static int write_export(struct cli_input *in, const struct cli_export *x, enum model_metric metric,
 			const char *out_path)
 {
 	const char *name = out_path ? out_path : "stdout";
+	struct cli_export_ctx c = { NULL, out_path, in, metric };
 	int rc;
 
 	errno = 0;
-	if (!strcmp(format, "pprof")) {
-		rc = report_pprof(out_path, &in->model);
+	if (x->needs & CLI_EXPORT_FILE) {
+		rc = x->write(&c);
 	} else {
 		FILE *out = out_path ? fopen(out_path, "w") : stdout;
 		if (!out) {
 			cli_error(CMD, "%s: %s", out_path, strerror(errno));
 			return CLI_FATAL;
 		}
-		if (!strcmp(format, "arcs"))
-			rc = report_arcs(out, &in->model);
-		else if (!strcmp(format, "callgrind"))
-			rc = report_callgrind(out, &in->model, in->exps, in->nexps);
-		else if (!strcmp(format, "speedscope"))
-			rc = report_speedscope(out, &in->model, in->paths[0]);
-		else if (!strcmp(format, "chrome"))
-			rc = report_chrome(out, &in->model);
-		else
-			rc = report_collapsed(out, &in->model, metric);
+		c.out = out;
+		rc = x->write(&c);
 		int e = errno;
 		if (out != stdout && fclose(out) != 0 && !rc) {
 			rc = -1;
@@ -81,7 +75,7 @@ static int write_export(struct cli_input *in, const char *format, enum model_met
 	if (!rc)
 		return CLI_OK;
 	if (errno == ENOMEM)
-		cli_error(CMD, "%s: out of memory while writing the %s export", name, format);
+		cli_error(CMD, "%s: out of memory while writing the %s export", name, x->name);
 	else
 		cli_error(CMD, "%s: write failed: %s", name, errno ? strerror(errno) : "I/O error");
 	return CLI_FATAL;
@@ -94,6 +88,7 @@ int cmd_export(int argc, char **argv)
 	struct cli_args a;
 	int rc, id;
 
+	options_build();
 	cli_args_init(&a, CMD, argc, argv, options, CLI_NOPTS(options));
 	while ((id = cli_args_next(&a, &val)) != CLI_ARGS_END) {
 		switch (id) {
@@ -111,16 +106,14 @@ int cmd_export(int argc, char **argv)
 			}
 		}
 	}
-	if (!format || (strcmp(format, "collapsed") && strcmp(format, "arcs") &&
-			strcmp(format, "callgrind") && strcmp(format, "pprof") &&
-			strcmp(format, "speedscope") && strcmp(format, "chrome"))) {
-		cli_error(CMD, "--format %s: expected collapsed, arcs, callgrind, pprof, speedscope or chrome",
-			  format ? format : "(missing)");
+	const struct cli_export *x = cli_export_find(format);
+	if (!x) {
+		cli_error(CMD, "--format %s: expected one of %s", format ? format : "(missing)", cli_exports_names());
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}
-	if (!strcmp(format, "pprof") && !out_path) {
-		cli_error(CMD, "--format pprof writes a compressed file: give -o FILE");
+	if ((x->needs & CLI_EXPORT_FILE) && !out_path) {
+		cli_error(CMD, "--format %s writes a compressed file: give -o FILE", x->name);
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}
@@ -130,18 +123,18 @@ int cmd_export(int argc, char **argv)
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}
-	in.keep_events = !strcmp(format, "speedscope") || !strcmp(format, "chrome");
+	in.keep_events = x->needs & CLI_EXPORT_EVENTS;
 	rc = cli_input_load(&in, CMD);
 	enum model_metric want = (enum model_metric)mm;
-	if (!rc && !strcmp(format, "collapsed"))
+	if (!rc && (x->needs & CLI_EXPORT_METRIC))
 		rc = cli_metrics_recorded(CMD, &in, &want, 1);
-	if (!rc && !strcmp(format, "arcs") && !in.model.narcs) {
+	if (!rc && (x->needs & CLI_EXPORT_ARCS) && !in.model.narcs) {
 		cli_error(CMD, "--format arcs: no call arcs in the experiment (they come from programs "
 			  "built with -pg or -finstrument-functions; --format collapsed has the stacks)");
 		rc = CLI_FATAL;
 	}
 	if (!rc)
-		rc = write_export(&in, format, (enum model_metric)mm, out_path);
+		rc = write_export(&in, x, (enum model_metric)mm, out_path);
 	if (!rc && in.partial)
 		rc = CLI_PARTIAL;
 	cli_input_free(&in);

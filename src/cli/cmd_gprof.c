@@ -21,9 +21,15 @@
 enum { OPT_HELP = 1, OPT_FORMAT };
 
 static const struct cli_opt options[] = {
-	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default: GNU gprof -b's layout), csv or json" },
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "text|csv|json", "text (default: GNU gprof -b's layout), csv or json" },
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
+
+const struct cli_opt *cmd_gprof_options(size_t *n)
+{
+	*n = CLI_NOPTS(options);
+	return options;
+}
 
 static void usage(FILE *f)
 {

@@ -30,6 +30,12 @@ static const struct cli_opt options[] = {
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
 
+const struct cli_opt *cmd_html_options(size_t *n)
+{
+	*n = CLI_NOPTS(options);
+	return options;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -24,50 +24,121 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_args.h"
 #include "cli/cli_events.h"
 #include "cli/cli_record.h"
 #include "cli/cli_target.h"
 #include "format/exp_launch.h"
 #include "format/exp_records.h"
+#include "model/model.h"
 
 #define CMD "record"
 
 
 static pid_t child_pid;
 
+/* The options, for getopt_long (ids: what it returns), --help and the
+ * completion.  The metrics an option records are added to its help from
+ * the metric table (options_build). */
+static struct cli_opt record_options[] = {
+	{ "output", 'o', CLI_ARG_REQUIRED, 'o', "EXP", "experiment directory (default tally.N.exp, first unused N)" },
+	{ "freq", 'F', CLI_ARG_REQUIRED, 'F', "HZ", NULL },   /* options_build: EXP_HZ_MAX */
+	{ "heap", 'H', CLI_ARG_NONE, 'H', NULL, "trace heap allocations" },
+	{ "sync", 's', CLI_ARG_OPTIONAL, 's', "NS",
+	  "trace synchronization waits longer than NS ns (default:\ncalibrated); -s NS works too" },
+	{ "io", 'i', CLI_ARG_NONE, 'i', NULL, "trace I/O calls" },
+	{ "mpi", 'm', CLI_ARG_NONE, 'm', NULL, "trace MPI calls" },
+	{ "java", 'j', CLI_ARG_REQUIRED, 'j', "on|off",
+	  "Java: every JVM gets tally's JVMTI agent for Java stacks, named\n"
+	  "methods and lines (-H, -s: the Java heap and monitors); default on" },
+	{ "states", 0, CLI_ARG_NONE, 'S', NULL, "thread states: where wall-clock time goes, on and off the CPU" },
+	{ "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL },   /* options_build */
+	{ "follow", 0, CLI_ARG_REQUIRED, 'f', "all|none",
+	  "follow descendant processes into sub-experiments (default all)" },
+	{ "frames", 0, CLI_ARG_REQUIRED, 'n', "N", NULL },   /* options_build: EXP_MAX_FRAMES */
+	{ "pid", 'p', CLI_ARG_REQUIRED, 'p', "PID",
+	  "attach to a running process: profile it until Ctrl-C or the\n"
+	  "end of --duration, then leave it running (docs/attach.md)" },
+	{ "duration", 0, CLI_ARG_REQUIRED, 'd', "S", "with -p: stop after S seconds" },
+	{ "limit", 'L', CLI_ARG_REQUIRED, 'L', "SIZE",
+	  "stop recording when the experiment reaches SIZE (MiB, or 500k,\n"
+	  "2G; default: half the free space, at most 2 GiB; unlimited: none)" },
+	{ "help", 'h', CLI_ARG_NONE, 'h', NULL, "this help" },
+};
+
+/* Help texts with numbers, and the metrics each option records (rows of
+ * the metric table whose record option is this option's). */
+static void options_build(void)
+{
+	static char help[CLI_NOPTS(record_options)][512];
+	static bool built;
+
+	if (built)
+		return;
+	built = true;
+	for (size_t i = 0; i < CLI_NOPTS(record_options); i++) {
+		struct cli_opt *op = &record_options[i];
+		size_t n = 0;
+		if (op->short_name == 'F')
+			n = (size_t)snprintf(help[i], sizeof(help[i]),
+					     "clock samples per second of CPU time, per thread (default\n"
+					     "1000; 0: off; at most %u: each sample costs the kernel's\n"
+					     "timer ~20 us of CPU on a VM, so a higher rate is lowered to it)",
+					     EXP_HZ_MAX);
+		else if (op->short_name == 'c')
+			n = (size_t)snprintf(help[i], sizeof(help[i]),
+					     "sample a counter every PERIOD events, with the call stack\n"
+					     "(metric EVENT; up to %d): cycles, instructions, cache-misses,\n"
+					     "branch-misses, ... (hardware: needs a PMU), page-faults,\n"
+					     "minor-faults, major-faults, context-switches, cpu-migrations,\n"
+					     "rNNNN (a raw event)", EXP_MAX_COUNTERS);
+		else if (op->id == 'n')
+			n = (size_t)snprintf(help[i], sizeof(help[i]), "deepest stack recorded (default and maximum %d)",
+					     EXP_MAX_FRAMES);
+		else
+			n = (size_t)snprintf(help[i], sizeof(help[i]), "%s", op->help);
+		const char *sep = " (";
+		for (int k = 0; k < MODEL_COUNTER_0; k++) {
+			const struct model_metric_info *mi = model_metric_info((enum model_metric)k);
+			char mine[32];
+			if (op->short_name)
+				snprintf(mine, sizeof(mine), "-%c", op->short_name);
+			else
+				snprintf(mine, sizeof(mine), "--%s", op->name);
+			if (strcmp(mi->record, mine) || n + 40 > sizeof(help[i]))
+				continue;
+			const char *nl = strrchr(help[i], '\n');
+			size_t col = n - (nl ? (size_t)(nl + 1 - help[i]) : 0);
+			bool wrap = col + strlen(sep) + strlen(mi->name) + 1 > 64;
+			const char *lead = !wrap ? sep : sep[0] == ',' ? ",\n" : "\n(";
+			n += (size_t)snprintf(help[i] + n, sizeof(help[i]) - n, "%s%s", lead, mi->name);
+			sep = ", ";
+		}
+		if (*sep == ',')
+			snprintf(help[i] + n, sizeof(help[i]) - n, ")");
+		op->help = help[i];
+	}
+}
+
+const struct cli_opt *cmd_record_options(size_t *n)
+{
+	options_build();
+	*n = CLI_NOPTS(record_options);
+	return record_options;
+}
+
 static void usage(FILE *f)
 {
+	options_build();
 	fprintf(f,
 		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--states]\n"
-		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--] PROGRAM [ARGS...]\n"
-		"  -o EXP            experiment directory (default tally.N.exp, first unused N)\n"
-		"  -F HZ             clock samples per second of CPU time, per thread (default 1000; 0: off;\n"
-		"                    at most %u: each sample costs the kernel's timer ~20 us of CPU on a\n"
-		"                    VM, so a higher rate is lowered to it)\n"
-		"  -H                trace heap allocations (heap.bytes, heap.count, heap.leak)\n"
-		"  -s [NS]           trace synchronization waits longer than NS ns (default: calibrated)\n"
-		"  -i                trace I/O calls (io.bytes, io.time, io.count)\n"
-		"  -m                trace MPI calls (mpi.time, mpi.count, mpi.bytes.sent, mpi.bytes.recv)\n"
-		"  -j on|off         Java: every JVM gets tally's JVMTI agent for Java stacks, named\n"
-		"                    methods and lines (-H, -s: the Java heap and monitors); default on\n"
-		"  --states          thread states: where wall-clock time goes, on and off the CPU\n"
-		"                    (wall, cpu.user, cpu.system, wait.cpu, wait.lock, wait.io, wait.sleep,\n"
-		"                    wait.stopped)\n"
-		"  -c EVENT[/PERIOD] sample a counter every PERIOD events, with the call stack (metric\n"
-		"                    EVENT; up to %d): cycles, instructions, cache-misses, branch-misses,\n"
-		"                    ... (hardware: needs a PMU), page-faults, minor-faults, major-faults,\n"
-		"                    context-switches, cpu-migrations, rNNNN (a raw event)\n"
-		"  --follow=all|none follow descendant processes into sub-experiments (default all)\n"
-		"  --frames N        deepest stack recorded (default and maximum %d)\n"
-		"  -p PID            attach to a running process: profile it until Ctrl-C or the\n"
-		"                    end of --duration, then leave it running (docs/attach.md)\n"
-		"  --duration S      with -p: stop after S seconds\n"
-		"  -L SIZE           stop recording when the experiment reaches SIZE (MiB, or 500k, 2G;\n"
-		"                    default: half the free space, at most 2 GiB; unlimited: none)\n"
+		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--] PROGRAM [ARGS...]\n");
+	cli_args_help(f, record_options, CLI_NOPTS(record_options));
+	fprintf(f,
 		"Environment passed to the program: %s (the collector), %s,\n"
 		"%s, %s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
-		EXP_HZ_MAX, EXP_MAX_COUNTERS, EXP_MAX_FRAMES, EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS,
+		EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS,
 		EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_COUNTERS, EXP_ENV_LIB_DIR);
 }
 
@@ -408,24 +479,8 @@ void cli_record_remove_dir(const char *dir)
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "heap", no_argument, NULL, 'H' },
-		{ "sync", optional_argument, NULL, 's' },
-		{ "io", no_argument, NULL, 'i' },
-		{ "mpi", no_argument, NULL, 'm' },
-		{ "java", required_argument, NULL, 'j' },
-		{ "follow", required_argument, NULL, 'f' },
-		{ "frames", required_argument, NULL, 'n' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "limit", required_argument, NULL, 'L' },
-		{ "states", no_argument, NULL, 'S' },
-		{ "counter", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[CLI_NOPTS(record_options) + 1];
+	char shortopts[3 * CLI_NOPTS(record_options) + 3];
 	int c;
 	char *end;
 
@@ -433,7 +488,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->limit = -1;
 	optind = 1;
 	opterr = 0;                 /* our messages, "tally record: ...", one line */
-	while ((c = getopt_long(argc, argv, "+:o:F:HsimL:hp:j:c:", longopts, NULL)) != -1) {
+	cli_args_getopt(record_options, CLI_NOPTS(record_options), "+:", longopts, shortopts);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'p':

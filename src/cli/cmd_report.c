@@ -28,7 +28,7 @@ static const struct cli_opt other_options[] = {
 	{ "source-path", 0, CLI_ARG_REQUIRED, OPT_SOURCE_PATH, "DIR[:DIR]",
 	  "--lines: where to look for source files first" },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]", "(the metric table: cli_metrics_help)" },
-	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "F", "text (default), csv or json" },
+	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "text|csv|json", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N",
 	  "functions shown (default 40 in text, all otherwise; 0: all)" },
 	{ "sort", 0, CLI_ARG_REQUIRED, OPT_SORT, "KEY",
@@ -71,6 +71,13 @@ static void options_build(void)
 			options[noptions].help = cli_metrics_help();
 		noptions++;
 	}
+}
+
+const struct cli_opt *cmd_report_options(size_t *n)
+{
+	options_build();
+	*n = noptions;
+	return options;
 }
 
 /* What the command line asks for. */

@@ -76,3 +76,27 @@ check metric_not_recorded_said sh -c '
 	grep -q -- "--metric heap.bytes: no heap events: record with -H" err &&
 	"$TALLY" export s.exp --format collapsed --metric io.bytes >/dev/null 2>err; test $? -eq 2 &&
 	grep -q "record with -i" err'
+
+# The bash completion asks the tally it completes (tally __complete), so it
+# offers what the tables hold: the newest views and record options, the
+# states metrics, the export formats.
+ROOT=$(cd "$E2E/../.." && pwd)
+complete_words() {   # complete_words WORD... : what <TAB> after them offers
+	PATH=$(dirname "$TALLY"):$PATH bash -c '. "$0"; COMP_WORDS=(tally "$@"); COMP_CWORD=$#; _tally
+		printf "%s\n" "${COMPREPLY[@]}"' "$ROOT/scripts/tally.bash" "$@"
+}
+completion() {
+	complete_words report s.exp --st | grep -qx -- --states &&
+	complete_words report s.exp --co | grep -qx -- --counters &&
+	complete_words report s.exp --da | grep -qx -- --data-objects &&
+	complete_words record --cou | grep -qx -- --counter &&
+	complete_words record --ja | grep -qx -- --java &&
+	complete_words report s.exp --metric wait. | grep -qx wait.io &&
+	complete_words export s.exp --format c | grep -qx callgrind &&
+	test "$(complete_words rep)" = report
+}
+if command -v bash >/dev/null; then
+	check bash_completion_from_the_tables completion
+else
+	skip bash_completion_from_the_tables "no bash"
+fi

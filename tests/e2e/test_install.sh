@@ -25,8 +25,9 @@ check man_pages_render sh -c "
 		MANWIDTH=80 man -l \"\$f\" >man.txt 2>man.err && grep -q NAME man.txt && ! grep -q warning man.err || exit 1
 	done
 	MANWIDTH=80 man -l \"$P/share/man/man1/tally-diff.1\" | grep -q -- --normalised"
+# the completion asks the tally on PATH (tally __complete) for its words
 check bash_completion_completes sh -c "
-	bash -c '. \"$P/share/bash-completion/completions/tally\";
+	PATH=\"$P/bin:\$PATH\" bash -c '. \"$P/share/bash-completion/completions/tally\";
 		COMP_WORDS=(tally ht); COMP_CWORD=1; _tally; echo \"\${COMPREPLY[*]}\";
 		COMP_WORDS=(tally export x.exp --format sp); COMP_CWORD=4; _tally; echo \"\${COMPREPLY[*]}\"' >comp.txt &&
 	grep -qx html comp.txt && grep -qx speedscope comp.txt"

@@ -5,7 +5,8 @@
  * every export that can carry it (callgrind's events, pprof's sample types,
  * collapsed weights), and listed by --metric's help; every view of the view
  * table (cli_views.c) is reachable, listed by --help, and excludes every
- * other view.  A row added to a table is checked here without a line added.
+ * other view; every export format is reachable; the completion offers
+ * every command, every option of each, every metric and every format.  A row added to a table is checked here without a line added.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_args.h"
+#include "cli/cli_exports.h"
 #include "cli/cli_views.h"
 #include "model_fixture.h"
 #include "report/report.h"
@@ -175,23 +177,24 @@ static void pprof_carries_every_metric(void)
 	}
 }
 
-/* Run cmd_report(argv) with stdout and stderr into files; returns its
- * status, stderr's text in err (malloc'd), stdout's in out. */
-static int run_report(const char *const *args, int nargs, char **out, char **err)
+/* Run fn(argv) with stdout and stderr into files; returns its status,
+ * stderr's text in err (malloc'd), stdout's in out.  argv[0] is `name`. */
+static int run(int (*fn)(int, char **), const char *name, const char *const *args, int nargs, char **out,
+	       char **err)
 {
 	char *argv[8];
 	char opath[] = "/tmp/tally-vocab-o-XXXXXX", epath[] = "/tmp/tally-vocab-e-XXXXXX";
 	int ofd = mkstemp(opath), efd = mkstemp(epath);
 	int save_out = dup(1), save_err = dup(2);
 
-	argv[0] = "report";
+	argv[0] = (char *)name;
 	for (int i = 0; i < nargs; i++)
 		argv[i + 1] = (char *)args[i];
 	argv[nargs + 1] = NULL;
 	fflush(stdout);
 	dup2(ofd, 1);
 	dup2(efd, 2);
-	int rc = cmd_report(nargs + 1, argv);
+	int rc = fn(nargs + 1, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(save_out, 1);
@@ -212,6 +215,17 @@ static int run_report(const char *const *args, int nargs, char **out, char **err
 	*out = texts[0];
 	*err = texts[1];
 	return rc;
+}
+
+static int run_report(const char *const *args, int nargs, char **out, char **err)
+{
+	return run(cmd_report, "report", args, nargs, out, err);
+}
+
+/* cli_complete's argv has no command name before it. */
+static int complete(int argc, char **argv)
+{
+	return cli_complete(argc - 1, argv + 1);
 }
 
 /* "--OPTION" or "--OPTION=VALUE" for view row r, into buf. */
@@ -288,6 +302,75 @@ static void every_two_views_exclude_each_other(void)
 		}
 }
 
+/* Does the completion's output hold `word` as a line? */
+static bool has_line(const char *out, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = out; (p = strstr(p, word)); p += n)
+		if ((p == out || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+static void completion_is_complete(void)
+{
+	char *out, *err;
+	const char *none[] = { "" };
+
+	CHECK(run(complete, "", none, 0, &out, &err) == 0);
+	for (size_t c = 0; c < cli_ncommands; c++)
+		CHECKF(has_line(out, cli_commands[c].name), "command %s", cli_commands[c].name);
+	free(out);
+	free(err);
+	for (size_t c = 0; c < cli_ncommands; c++) {
+		const char *args[] = { cli_commands[c].name, "", "-" };
+		size_t n;
+		const struct cli_opt *opts = cli_commands[c].options(&n);
+		CHECK(run(complete, "", args, 3, &out, &err) == 0);
+		for (size_t i = 0; i < n; i++) {
+			char want[64];
+			snprintf(want, sizeof(want), "--%s", opts[i].name);
+			CHECKF(!opts[i].help || has_line(out, want), "tally %s %s", cli_commands[c].name, want);
+		}
+		free(out);
+		free(err);
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(opts[i].name, "metric") && strcmp(opts[i].name, "sort"))
+				continue;
+			const char *margs[] = { cli_commands[c].name, "--metric", "" };
+			margs[1] = !strcmp(opts[i].name, "metric") ? "--metric" : "--sort";
+			CHECK(run(complete, "", margs, 3, &out, &err) == 0);
+			for (int k = 0; k < MODEL_COUNTER_0; k++)
+				CHECKF(has_line(out, model_metric_info((enum model_metric)k)->name), "tally %s %s: %s",
+				       cli_commands[c].name, margs[1], model_metric_info((enum model_metric)k)->name);
+			free(out);
+			free(err);
+		}
+	}
+	const char *fargs[] = { "export", "--format", "" };
+	CHECK(run(complete, "", fargs, 3, &out, &err) == 0);
+	for (size_t x = 0; x < cli_nexports; x++)
+		CHECKF(has_line(out, cli_exports[x].name), "export --format %s", cli_exports[x].name);
+	free(out);
+	free(err);
+}
+
+static void every_export_is_reachable(void)
+{
+	for (size_t x = 0; x < cli_nexports; x++) {
+		const char *args[] = { "--format", cli_exports[x].name, "-o", "/nonexistent/out" };
+		char *out, *err;
+		int rc = run(cmd_export, "export", args, 4, &out, &err);
+		CHECKF(rc == CLI_USAGE && strstr(err, "no experiment named"), "--format %s: %s", cli_exports[x].name,
+		       err);
+		CHECK(cli_export_find(cli_exports[x].name) == &cli_exports[x]);
+		CHECKF(cli_exports[x].write && cli_exports[x].help, "--format %s", cli_exports[x].name);
+		free(out);
+		free(err);
+	}
+}
+
 int main(void)
 {
 	RUN(every_metric_row_is_whole);
@@ -296,6 +379,8 @@ int main(void)
 	RUN(pprof_carries_every_metric);
 	RUN(every_view_is_reachable_and_listed);
 	RUN(every_two_views_exclude_each_other);
+	RUN(completion_is_complete);
+	RUN(every_export_is_reachable);
 	model_free(&m);
 	TEST_EXIT();
 }
