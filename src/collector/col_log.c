@@ -110,7 +110,9 @@ int col_fmt_x64_sigsafe(char *buf, uint64_t v)
 	return n;
 }
 
-/* "WHAT: errno N (CONSEQUENCE)" into line (>= 512 bytes). */
+#define ERROR_TEXT_BYTES 512
+
+/* "WHAT: errno N (CONSEQUENCE)" into line (ERROR_TEXT_BYTES). */
 static void error_text(char *line, const char *what, int err, const char *consequence)
 {
 	size_t n = 0;
@@ -121,7 +123,7 @@ static void error_text(char *line, const char *what, int err, const char *conseq
 	n += (size_t)col_fmt_u64_sigsafe(line + n, (uint64_t)(err < 0 ? -err : err));
 	for (const char *c = " ("; *c; c++)
 		line[n++] = *c;
-	for (const char *c = consequence; *c && n < sizeof(line) - 2; c++)
+	for (const char *c = consequence; *c && n < ERROR_TEXT_BYTES - 2; c++)
 		line[n++] = *c;
 	line[n++] = ')';
 	line[n] = 0;
@@ -129,7 +131,7 @@ static void error_text(char *line, const char *what, int err, const char *conseq
 
 void col_log_error_sigsafe(const char *what, int err, const char *consequence)
 {
-	char line[512];
+	char line[ERROR_TEXT_BYTES];
 
 	error_text(line, what, err, consequence);
 	log_line(log_fd(), "error", line);
@@ -137,7 +139,7 @@ void col_log_error_sigsafe(const char *what, int err, const char *consequence)
 
 void col_log_error_in(const char *dir, const char *what, int err, const char *consequence)
 {
-	char line[512], path[4200];
+	char line[ERROR_TEXT_BYTES], path[4200];
 	size_t n = strlen(dir);
 
 	if (n + 1 + sizeof(EXP_LOG_NAME) > sizeof(path))

@@ -67,6 +67,10 @@ uint64_t report_cpu_base(struct report_doc *d, const struct model *m,
 			 const struct exp_experiment *exps, size_t nexps, uint64_t rusage_ns);
 void report_cpu_gap(struct report_doc *d, const struct model *m, const struct exp_experiment *exps,
 		    size_t nexps, uint64_t accounted_ns, uint64_t base_ns);
+/* Why experiment x has descendants that recorded nothing (their directory
+ * made, nothing written): "the file system was full" when a log of x says
+ * ENOSPC, else "killed as they started, or could not write". */
+const char *report_empty_cause(const struct exp_experiment *x);
 /* Thread states (report_states.c): each thread's wall time by state (a
  * table closing the overview); `--states`: per thread, a row per state and
  * its top stacks. */

@@ -38,7 +38,8 @@ struct cpu_table {
 	struct proc_cpu *c;
 	size_t n;
 	bool filtered;             /* --process chose some */
-	size_t outlived, running, unknown, unprofilable, started_late;
+	size_t outlived, running, unknown, unprofilable, empty, started_late;
+	const char *empty_cause;   /* report_empty_cause of the first with any */
 	uint64_t outlived_ns, before_ns;
 	char first_exec[300];      /* the first program that could not be profiled */
 };
@@ -83,6 +84,16 @@ static size_t unprofilable_execs(const struct exp_experiment *x, char *first, si
 		}
 	}
 	return n;
+}
+
+const char *report_empty_cause(const struct exp_experiment *x)
+{
+	for (size_t i = 0; i < x->nprocs; i++)
+		for (size_t k = 0; k < x->procs[i].nlog; k++)
+			if (!strcmp(x->procs[i].log[k].key, "error") &&
+			    strstr(x->procs[i].log[k].value, ": errno 28 "))
+				return "the file system was full";
+	return "killed as they started, or could not write";
 }
 
 static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struct exp_experiment *x,
@@ -149,9 +160,12 @@ static void cpu_table_build(struct cpu_table *t, const struct model *m,
 				waited_ns += pc->own_ns + pc->before_ns;
 			}
 		}
-		size_t lost_children = unprofilable_execs(&exps[i], t->first_exec, sizeof(t->first_exec)) +
-				       exps[i].empty_descendants;
-		t->unprofilable += lost_children;
+		size_t unprofilable = unprofilable_execs(&exps[i], t->first_exec, sizeof(t->first_exec));
+		size_t lost_children = unprofilable + exps[i].empty_descendants;
+		t->unprofilable += unprofilable;
+		if (exps[i].empty_descendants && !t->empty)
+			t->empty_cause = report_empty_cause(&exps[i]);
+		t->empty += exps[i].empty_descendants;
 		/* A founder that ended without its own count (_exit: daemon()'s
 		 * parent) has what wait4 gave, less its waited descendants' (if
 		 * every one of them is known: none exec'd what we cannot follow). */
@@ -274,6 +288,10 @@ void report_cpu_gap(struct report_doc *d, const struct model *m, const struct ex
 			      "%zu process%s not profiled: exec'd a static or set-user-ID program%s%s%s",
 			      t.unprofilable, t.unprofilable > 1 ? "es" : "", t.first_exec[0] ? " (" : "",
 			      t.first_exec, t.first_exec[0] ? ")" : "");
+	if (t.empty)
+		report_kv_num(d, "recorded_nothing", "Not sampled", (double)t.empty,
+			      "%zu process%s recorded nothing (%s)", t.empty, t.empty > 1 ? "es" : "",
+			      t.empty_cause);
 	if (t.running)
 		report_kv_num(d, "running", "Not known", (double)t.running,
 			      "%zu process%s still running: %s CPU is not counted yet", t.running,

@@ -168,9 +168,10 @@ void report_overview(struct report_doc *d, const struct model *m,
 			have_rusage = false;
 		}
 		if (exps[i].nprocs > 1 || exps[i].empty_descendants)
-			report_kv_num(d, "processes", "Processes", (double)exps[i].nprocs, "%zu%s", exps[i].nprocs,
-				  exps[i].empty_descendants ? " (and descendants that recorded nothing: "
-							      "exec'd a static or set-user-ID program?)" : "");
+			report_kv_num(d, "processes", "Processes", (double)exps[i].nprocs, "%zu%s%s%s", exps[i].nprocs,
+				  exps[i].empty_descendants ? " (and descendants that recorded nothing: " : "",
+				  exps[i].empty_descendants ? report_empty_cause(&exps[i]) : "",
+				  exps[i].empty_descendants ? ")" : "");
 		for (size_t j = 0; j < exps[i].nprocs; j++)
 			for (size_t t = 0; t < exps[i].procs[j].nthreads; t++)
 				thread_cpu += exps[i].procs[j].threads[t].cpu_ns;

@@ -25,7 +25,16 @@ if mount -t tmpfs -o size=512k tmpfs "$mnt" 2>/dev/null; then
 		grep -q 'warning: .*a.exp: the experiment.s file system is full (No space left on device): [0-9]* samples and events lost; free space, or record elsewhere' err"
 	check disk_filled_report_shows_loss sh -c "
 		\"\$TALLY\" report '$mnt/a.exp' | grep -q 'lost.no-space *[1-9]'"
-	rm -rf "$mnt/a.exp"
+	check disk_full_logged_with_its_consequence \
+		grep -q "^error: samples.dat: errno 28 (its records are lost from now on)$" "$mnt/a.exp/log.txt"
+	rm -rf "$mnt/a.exp" "$mnt/fill"
+	# Children started after the disk filled make their directories and
+	# can write nothing: the cause is the full disk, not an exec.
+	check disk_full_not_blamed_on_exec sh -c "
+		\"\$TALLY\" record -o '$mnt/c.exp' sh -c './fillup $mnt/fill 0.2; ./spin 0.1; ./spin 0.1' 2>/dev/null;
+		\"\$TALLY\" report '$mnt/c.exp' >r.txt; cat r.txt; ! grep -q 'static or set-user-ID' r.txt &&
+		grep -q 'Processes .*descendants that recorded nothing: the file system was full' r.txt"
+	rm -rf "$mnt/c.exp"
 	check disk_full_from_start_refused sh -c "
 		\"\$TALLY\" record -o '$mnt/b.exp' sh -c 'touch ran' 2>err; rc=\$?; cat err;
 		test \$rc -eq 2 && test ! -e ran && test ! -e '$mnt/b.exp' && test \$(wc -l <err) -eq 1 &&
@@ -33,6 +42,8 @@ if mount -t tmpfs -o size=512k tmpfs "$mnt" 2>/dev/null; then
 else
 	skip disk_filling_during_run_said_once "cannot mount a tmpfs here (needs root)"
 	skip disk_filled_report_shows_loss "cannot mount a tmpfs here (needs root)"
+	skip disk_full_logged_with_its_consequence "cannot mount a tmpfs here (needs root)"
+	skip disk_full_not_blamed_on_exec "cannot mount a tmpfs here (needs root)"
 	skip disk_full_from_start_refused "cannot mount a tmpfs here (needs root)"
 fi
 
