@@ -91,6 +91,16 @@ check unsampled_thread_said_once sh -c 'test $(grep -c "sampl" raw.err) = 1'
 check unsampled_thread_running_at_exit_named sh -c '
 	grep "could not be sampled" rawexit.err | grep -q w_raw &&
 	"$TALLY" report rawexit.exp | grep -q "Unsampled thread .* w_raw: .*(it blocks the sampling signal)"'
+# Short programs that block nothing are not named, at 20 kHz (they were, at
+# 0 to 1 ms "unsampled": their last slice) nor at the default rate.
+check short_programs_not_said_unsampled sh -c '
+	for hz in 1000 20000; do
+		for p in "wc -c ./sigblock" "sh -c true" "./spin 0.01"; do
+			"$TALLY" record -F $hz -o short$hz.exp $p >/dev/null 2>short.err; cat short.err
+			grep -q "could not be sampled" short.err && exit 1
+			rm -rf short$hz.exp
+		done
+	done; true'
 
 # A rate above the cap is lowered, with one line saying why; the run ends.
 "$TALLY" record -F 100000 -o capped.exp ./spin 0.3 2>capped.err
