@@ -12,6 +12,8 @@
  * name, freed by sym_objects_free.  Names that are not mangled, or that
  * libiberty rejects, come back as the very pointer given.
  *
+ * gfortran's `master.0.work_` (the body shared by a procedure's ENTRY
+ * points) is `work_ [entry master]`.
  * C names with GCC's clone suffixes get the same readable form as C++ ones
  * (`field.constprop.0` is shown `field [clone .constprop.0]`, as
  * cplus_demangle shows `_Z5fieldi.constprop.0`): an identifier followed by
@@ -118,6 +120,37 @@ static char *sym_clone_display(const char *name, size_t n)
 	return out;
 }
 
+/* gfortran's shared body of a procedure with ENTRY points is
+ * `master.N.NAME` (then perhaps GCC's clone groups), NAME being the
+ * procedure's own symbol; each entry is a stub that tail-calls it.  Shown
+ * `NAME [entry master] [clone ...]`: the procedure the user wrote, marked.
+ * malloc'd; NULL if `name` is not one (or out of memory). */
+static char *sym_fortran_master(const char *name)
+{
+	const char *p = name + 7;
+
+	if (strncmp(name, "master.", 7) || !(*p >= '0' && *p <= '9'))
+		return NULL;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p != '.')
+		return NULL;
+	size_t n = sym_clone_base(p + 1);     /* NAME, clone groups after it */
+	if (!n && !p[1])
+		return NULL;
+	if (!n)                               /* NAME without clone groups */
+		n = strlen(p + 1);
+	char *rest = sym_clone_display(p + 1, n);
+	if (!rest)
+		return NULL;
+	size_t len = strlen(rest) + sizeof(" [entry master]");
+	char *out = malloc(len);
+	if (out)
+		snprintf(out, len, "%.*s [entry master]%s", (int)n, rest, rest + n);
+	free(rest);
+	return out;
+}
+
 /* Demangled `name`, or `name` itself if it is not a mangled C++/Rust name
  * (or cannot be demangled) nor a C clone name.  The result lives until
  * sym_objects_free. */
@@ -144,7 +177,10 @@ const char *sym_demangle(const char *name)
 	e->key = strdup(name);
 	if (!e->key)
 		return name;
-	e->val = clone ? sym_clone_display(name, clone) : cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	e->val = sym_fortran_master(name);
+	if (!e->val)
+		e->val = clone ? sym_clone_display(name, clone) :
+				 cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
 	sym_dem_n++;
 	return e->val ? e->val : name;
 }

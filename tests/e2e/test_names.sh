@@ -3,7 +3,8 @@
 # are told apart by path (their same-named function, and their stripped
 # <static>@0x... regions, whose names already carry the object); a
 # mistyped name gets the nearest names; an alias (__qsort_r) names its
-# function everywhere; a clone is shown readably and found by its link name.
+# function everywhere; a clone is shown readably and found by its link name;
+# gfortran's ENTRY body master.0.work_ is work_ [entry master].
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 mkdir -p a b
@@ -80,4 +81,43 @@ assert \"$readable\" in names and not [n for n in names if n.startswith(\"field.
 	check clone_found_by_link_name sh -c "\"\$TALLY\" report al.exp --callers $clone | grep -qxF 'Callers of $readable'"
 else
 	skip clone_shown_readably "gcc made no clone of field"
+fi
+
+# gfortran's body shared by a subroutine's ENTRY points (master.0.work_):
+# shown as the subroutine it is, marked, and found by that name.
+if command -v gfortran >/dev/null; then
+	cat >ent.f90 <<'F'
+      subroutine work(n, r)
+      integer n, i
+      double precision r
+      r = 0
+      do i = 1, n
+        r = r + sqrt(dble(i))
+      end do
+      return
+      entry work2(n, r)
+      r = 1
+      do i = 1, n
+        r = r + sqrt(dble(i))
+      end do
+      return
+      end
+      program main
+      double precision r
+      call work(50000000, r)
+      call work2(50000000, r)
+      print *, r
+      end
+F
+	gfortran -O2 -fno-inline -o ent ent.f90 && "$TALLY" record -o ent.exp ./ent >/dev/null 2>&1
+	if nm ent | grep -q ' master\.0\.work_'; then
+		check fortran_entry_master_named sh -c '
+			"$TALLY" report ent.exp --format csv --limit 0 >ent.csv &&
+			grep -q ",work_ \[entry master\]" ent.csv && ! grep -q "master \[clone" ent.csv &&
+			"$TALLY" report ent.exp --callers "work_ [entry master]" -q >/dev/null'
+	else
+		skip fortran_entry_master_named "gfortran made no master.0.work_ body"
+	fi
+else
+	skip fortran_entry_master_named "no gfortran"
 fi

@@ -647,6 +647,10 @@ static void test_demangle(void)
 	CHECK(strcmp(sym_demangle("_ZN4core3fmt5write17h0123456789abcdefE"),
 		     "core::fmt::write") == 0);                /* Rust legacy */
 	CHECK(strcmp(sym_demangle("_Z3foov.cold"), "foo() [clone .cold]") == 0);
+	/* gfortran's body shared by ENTRY points: the procedure, marked. */
+	CHECK(strcmp(sym_demangle("master.0.work_.isra.0"), "work_ [entry master] [clone .isra.0]") == 0);
+	CHECK(strcmp(sym_demangle("master.12.solve_"), "solve_ [entry master]") == 0);
+	CHECK(strcmp(sym_demangle("master.0"), "master [clone .0]") == 0);   /* a C clone */
 	NEED_BUILD();
 	o = open_obj(cxx_prog);
 	f = o ? find_func(o, want) : NULL;
