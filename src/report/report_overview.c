@@ -5,6 +5,7 @@
  * collector's beside the CPU time the kernel accounted for the process (the
  * check on every total: sampled + collector ≈ kernel).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +130,23 @@ static void unsampled_threads(struct report_doc *d, const struct exp_experiment 
 		}
 }
 
+/* The statistical accuracy of sampled shares (the seed's "statistical
+ * accuracy"): a share p of n samples is a binomial proportion, standard
+ * error sqrt(p(1-p)/n), largest at p = 1/2.  Said once for the whole
+ * profile, in points of share, with a plain warning when it is so large
+ * that the shares mean little. */
+static void sampling_error(struct report_doc *d, uint64_t n)
+{
+	if (!n)
+		return;
+	double worst = 50.0 / sqrt((double)n);
+	report_kv_num(d, "sampling_error_pct", "Sampling error", worst,
+		      "at most +-%.1f points on any share (1 s.d. of %llu sample%s)%s", worst,
+		      (unsigned long long)n, n == 1 ? "" : "s",
+		      worst > 5 ? ": too few samples for the shares to mean much (record longer "
+				  "or at a higher -F)" : "");
+}
+
 void report_overview(struct report_doc *d, const struct model *m,
 		     const struct exp_experiment *exps, size_t nexps)
 {
@@ -195,6 +213,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		const char *clk = exp_proc_log(f, "clock");
 		report_kv_num(d, "samples", "Samples", (double)m->samples, "%llu (%s Hz per thread, %s)",
 			      (unsigned long long)m->samples, hz ? hz : "?", clk ? clk : "?");
+		sampling_error(d, m->samples);
 		uint64_t sampled = m->total[MODEL_CPU], collector = counters[EXP_CTR_COLLECTOR_NS];
 		/* The kernel's count for what was sampled: daemons added, or
 		 * the chosen processes' own (report_cpu.c). */

@@ -3,7 +3,8 @@
 # counted; --process compares with that process's own CPU; the same
 # experiment named twice (or a sub-experiment beside its founder) is counted
 # once, with a warning; a gap between sampled and kernel CPU above 10% is
-# explained (a static program exec'd by a shell: not profiled).
+# explained (a static program exec'd by a shell: not profiled); the sampling
+# error of shares is said, and a run of too few samples called so.
 . "$(dirname "$0")/lib.sh"
 cc_prog daemonize
 cc_prog spin
@@ -48,3 +49,14 @@ if cc -O2 -static -o static_spin "$PROGS/spin.c" 2>/dev/null; then
 else
 	skip gap_explained_by_process "no static libc to link with"
 fi
+
+# The sampling error of shares (binomial: at most 50/sqrt(n) points at
+# n samples) is said, and a run of a few samples is called too short.
+check sampling_error_said sh -c '
+	"$TALLY" report s.exp --format json | python3 -c "
+import json, math, sys
+o = json.load(sys.stdin)[\"overview\"]
+assert abs(o[\"sampling_error_pct\"] - 50 / math.sqrt(o[\"samples\"])) < 1e-6, o" &&
+	"$TALLY" record -o few.exp -F 100 ./spin 0.01 2>/dev/null &&
+	"$TALLY" report few.exp | grep -q "Sampling error .*too few samples for the shares to mean much" &&
+	! "$TALLY" report s.exp | grep -q "too few samples"'
