@@ -117,8 +117,8 @@ static void cut_names(struct report_doc *d, struct report_table *t)
 
 /* Text and CSV: every cell's text through the neutraliser (names come
  * from the program: report_clean.c).  Out of memory, a bad byte becomes
- * '?' in place. */
-static void clean_cells(struct report_table *t)
+ * '?' in place and the document fails. */
+static void clean_cells(struct report_doc *d, struct report_table *t)
 {
 	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++) {
 		char *s = t->cells[i].text;
@@ -133,13 +133,16 @@ static void clean_cells(struct report_table *t)
 		for (unsigned char *p = (unsigned char *)s; *p; p++)
 			if (*p < 0x20 || *p >= 0x7f)
 				*p = '?';
+		report_doc_fail(d, t->key);
 	}
 }
 
-/* fputs of the clean form of s (report_clean.c). */
-static void clean_fputs(FILE *f, const char *s, bool keep_newlines)
+/* fputs of the clean form of s (report_clean.c) on d's stream; out of
+ * memory, '?' for bad bytes and the document fails. */
+static void clean_fputs(struct report_doc *d, const char *s, bool keep_newlines)
 {
 	char buf[1024];
+	FILE *f = d->out;
 
 	if (!report_clean_needed(s, keep_newlines)) {
 		fputs(s, f);
@@ -149,6 +152,7 @@ static void clean_fputs(FILE *f, const char *s, bool keep_newlines)
 	if (!c) {
 		for (; *s; s++)
 			fputc((unsigned char)*s < 0x20 && *s != '\n' ? '?' : *s, f);
+		report_doc_fail(d, "a name");
 		return;
 	}
 	report_clean(c, s, keep_newlines);
@@ -229,7 +233,7 @@ static void section_begin(struct report_doc *d, const char *key, const char *tit
 		fputs(": ", d->out);
 	} else if (d->fmt == REPORT_TEXT && title) {
 		fputs(d->sections ? "\n" : "", d->out);
-		clean_fputs(d->out, title, false);
+		clean_fputs(d, title, false);
 		fputc('\n', d->out);
 	} else if (d->fmt == REPORT_CSV && d->sections) {
 		fputc('\n', d->out);
@@ -255,7 +259,7 @@ static void kv_item(struct report_doc *d, const char *key, const char *label, co
 	switch (d->fmt) {
 	case REPORT_TEXT:
 		fprintf(d->out, "  %-18s ", label);
-		clean_fputs(d->out, text, false);
+		clean_fputs(d, text, false);
 		fputc('\n', d->out);
 		break;
 	case REPORT_CSV:
@@ -264,8 +268,12 @@ static void kv_item(struct report_doc *d, const char *key, const char *label, co
 		if (num) {
 			snprintf(buf, sizeof(buf), "%.9g", *num);
 			csv_field(d->out, buf);
+		} else if (!report_clean_needed(text, false)) {
+			csv_field(d->out, text);
 		} else {
 			char *c = report_clean_dup(text, false);
+			if (!c)
+				report_doc_fail(d, key);
 			csv_field(d->out, c ? c : "?");
 			free(c);
 		}
@@ -461,7 +469,7 @@ void report_note(struct report_doc *d, const char *fmt, ...)
 		report_doc_fail(d, "a note");
 		return;
 	}
-	clean_fputs(d->out, text, true);
+	clean_fputs(d, text, true);
 	free(text);
 	fputc('\n', d->out);
 }
@@ -474,7 +482,7 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 		report_doc_fail(d, t->key);
 		return;
 	}
-	clean_cells(t);
+	clean_cells(d, t);
 	if (d->name_width)
 		cut_names(d, t);
 	if (d->human)
@@ -526,7 +534,7 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 
 static void emit_csv(struct report_doc *d, struct report_table *t)
 {
-	clean_cells(t);
+	clean_cells(d, t);
 	for (int c = 0; c < t->ncols; c++) {
 		if (c)
 			fputc(',', d->out);
