@@ -164,7 +164,8 @@ static int samples_out(struct writer *w, const struct report_track *t)
 		end = s->end_ns;
 	}
 	uint64_t min = min_span(&sp, t->nsamples * w->budget_per_sample_x1000 / 1000 + 1000);
-	qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
+	if (sp.n)                       /* qsort(NULL, 0): undefined */
+		qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
 	for (size_t i = 0; i < sp.n; i++) {
 		if ((sp.v[i].depth && sp.v[i].to - sp.v[i].from < min) ||
 		    us(w, sp.v[i].to) == us(w, sp.v[i].from)) {

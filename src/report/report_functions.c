@@ -176,11 +176,11 @@ int report_callers(struct report_doc *d, const struct model *m, const struct rep
 {
 	uint32_t ids[64];
 	size_t n = model_func_find(m, name, ids, 64);
-	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 	char buf[4096];
 
 	if (!n)
 		return -1;
+	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 	if (!fm || model_func_metrics(m, fm)) {
 		report_doc_fail(d, "the callers and callees");
 		free(fm);

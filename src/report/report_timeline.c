@@ -93,7 +93,8 @@ static void sort_samples(struct report_sample *s, size_t n)
 	if (!runs || !tmp) {
 		free(runs);
 		free(tmp);
-		qsort(s, n, sizeof(*s), cmp_sample);
+		if (n)
+			qsort(s, n, sizeof(*s), cmp_sample);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -150,7 +151,8 @@ void report_timeline_finish(struct report_timeline *tl)
 	for (size_t i = 0; i < tl->ntracks; i++) {
 		struct report_track *t = &tl->tracks[i];
 		lay_samples(t);
-		qsort(t->iv, t->niv, sizeof(*t->iv), cmp_interval);
+		if (t->niv)             /* qsort(NULL, 0): undefined */
+			qsort(t->iv, t->niv, sizeof(*t->iv), cmp_interval);
 		if (t->nsamples) {
 			tl->t0 = t->samples[0].start_ns < tl->t0 ? t->samples[0].start_ns : tl->t0;
 			tl->t1 = t->samples[t->nsamples - 1].end_ns > tl->t1 ? t->samples[t->nsamples - 1].end_ns : tl->t1;
