@@ -88,6 +88,11 @@ int cli_space_check(const char *dir, int64_t *limit);
 bool cli_space_full(const char *dir);
 void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full);
 
+/* What a process's missing file (exp_proc.missing: log.txt, maps.dat,
+ * stacks.dat) costs its report, in words (cli_load.c); report and check
+ * say the same. */
+const char *cli_missing_cost(const char *name);
+
 /* Flush and check stdout; returns CLI_FATAL (with a message) if it failed. */
 int cli_finish_stdout(const char *cmd, int rc);
 

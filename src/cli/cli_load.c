@@ -302,9 +302,7 @@ static void warn_damage(struct cli_input *in, const char *cmd)
 		 total.places == 1 ? "" : "s", (unsigned long long)total.bytes, where);
 }
 
-/* One warning per process that could not be read, or lacks a file its data
- * needs: what is missing and what it costs.  The report is then partial. */
-static void warn_lost(struct cli_input *in, const char *cmd)
+const char *cli_missing_cost(const char *name)
 {
 	static const struct { const char *name, *cost; } costs[] = {
 		{ EXP_LOG_NAME, "its program, pid and end are not known" },
@@ -312,6 +310,16 @@ static void warn_lost(struct cli_input *in, const char *cmd)
 		{ "stacks.dat", "its events have no stacks (<Unknown>)" },
 	};
 
+	for (size_t k = 0; k < sizeof(costs) / sizeof(costs[0]); k++)
+		if (!strcmp(name, costs[k].name))
+			return costs[k].cost;
+	return "its data is incomplete";
+}
+
+/* One warning per process that could not be read, or lacks a file its data
+ * needs: what is missing and what it costs.  The report is then partial. */
+static void warn_lost(struct cli_input *in, const char *cmd)
+{
 	for (size_t i = 0; i < in->nexps; i++) {
 		const struct exp_experiment *x = &in->exps[i];
 		if (x->lost_procs) {
@@ -323,12 +331,8 @@ static void warn_lost(struct cli_input *in, const char *cmd)
 			const struct exp_proc *p = &x->procs[j];
 			if (!p->missing)
 				continue;
-			const char *cost = "its data is incomplete";
-			for (size_t k = 0; k < sizeof(costs) / sizeof(costs[0]); k++)
-				if (!strcmp(p->missing, costs[k].name))
-					cost = costs[k].cost;
 			in->partial = true;
-			cli_warn(cmd, "%s/%s is missing: %s", p->dir, p->missing, cost);
+			cli_warn(cmd, "%s/%s is missing: %s", p->dir, p->missing, cli_missing_cost(p->missing));
 		}
 	}
 }

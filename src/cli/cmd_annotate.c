@@ -141,7 +141,9 @@ int cmd_annotate(int argc, char **argv)
 	uint32_t first;
 	if (!rc && !model_func_find(&in.model, func, &first, 1)) {
 		cli_no_such_function(CMD, &in.model, func);
-		rc = CLI_FATAL;
+		/* In a damaged experiment the damage (named above) may have
+		 * taken it: partial, as the other commands say. */
+		rc = in.partial ? CLI_PARTIAL : CLI_FATAL;
 	} else if (!rc) {
 		char err[512];
 		struct report_doc *d = report_doc_new(stdout, o.fmt);

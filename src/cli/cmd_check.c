@@ -7,7 +7,9 @@
  * that prints each damaged place (file, offset, cause, bytes skipped); then
  * what follows from the damage (stacks cut from their lost parents, events
  * whose stack was never written) and what was skipped as unknown.  One
- * summary line per experiment.  Exit status: 0 every experiment is sound,
+ * summary line per experiment.  A file the data needs that is missing or
+ * cannot be read is a problem, as `tally report` (partial, exit 1) and the
+ * other analysis commands take it.  Exit status: 0 every experiment is sound,
  * 1 something is wrong (listed), 2 a fatal error (out of memory), 64 usage.
  */
 #include <errno.h>
@@ -47,8 +49,11 @@ static void usage(FILE *f)
 static void print_place(void *arg, const char *path, size_t offset, uint64_t bytes, const char *cause)
 {
 	(void)arg;
-	printf("%s: at 0x%zx: %s (%llu bytes skipped)\n", path, offset, cause,
-	       (unsigned long long)bytes);
+	if (offset == EXP_DAMAGE_WHOLE_FILE)
+		printf("%s: %s\n", path, cause);
+	else
+		printf("%s: at 0x%zx: %s (%llu bytes skipped)\n", path, offset, cause,
+		       (unsigned long long)bytes);
 }
 
 /* Check one experiment; returns CLI_OK, CLI_PARTIAL (problems listed) or
@@ -81,6 +86,10 @@ static int check_one(const char *path)
 		if (p->missing_stacks) {
 			printf("%s: %zu samples name stacks that were never written (shown as <Unknown>)\n",
 			       p->dir, p->missing_stacks);
+			problems++;
+		}
+		if (p->missing) {
+			printf("%s/%s: missing: %s\n", p->dir, p->missing, cli_missing_cost(p->missing));
 			problems++;
 		}
 		if (p->unknown_records)

@@ -128,7 +128,7 @@ int cmd_diff(int argc, char **argv)
 		cli_error(CMD, "out of memory");
 		rc = CLI_FATAL;
 	} else {
-		rc = cli_finish_stdout(CMD, CLI_OK);
+		rc = cli_finish_stdout(CMD, in[0].partial || in[1].partial ? CLI_PARTIAL : CLI_OK);
 	}
 out:
 	cli_input_free(&in[1]);

@@ -96,10 +96,11 @@ int cmd_html(int argc, char **argv)
 			cli_error(CMD, "%s: %s", out_path, strerror(errno));
 			rc = CLI_FATAL;
 		} else {
-			rc = report_html(out, &in.model, in.exps, in.nexps, &o) ? CLI_FATAL : CLI_OK;
+			rc = report_html(out, &in.model, in.exps, in.nexps, &o) ? CLI_FATAL :
+			     in.partial ? CLI_PARTIAL : CLI_OK;
 			if (fclose(out) != 0)
 				rc = CLI_FATAL;
-			if (rc)
+			if (rc == CLI_FATAL)
 				cli_error(CMD, "%s: write failed", out_path);
 		}
 	}

@@ -50,7 +50,9 @@ int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
 void exp_damage_note(struct exp_damage *d, exp_damage_fn *hook, void *arg, const char *path,
 		     size_t offset, uint64_t bytes, const char *cause)
 {
-	if (!d->places)
+	if (!d->places && offset == EXP_DAMAGE_WHOLE_FILE)
+		snprintf(d->first, sizeof(d->first), "%s: %s", path, cause);
+	else if (!d->places)
 		snprintf(d->first, sizeof(d->first), "%s: at 0x%zx: %s", path, offset, cause);
 	d->places++;
 	d->bytes += bytes;

@@ -37,6 +37,10 @@ struct exp_damage {
 	char first[768];           /* the first place: "PATH: at 0xOFF: cause" */
 };
 
+/* The offset of a place that is the whole file (missing, unreadable, not a
+ * regular file): "PATH: cause", no offset. */
+#define EXP_DAMAGE_WHOLE_FILE ((size_t)-1)
+
 /* Called for each damaged place, with the bytes skipped there. */
 typedef void exp_damage_fn(void *arg, const char *path, size_t offset, uint64_t bytes,
 			   const char *cause);

@@ -150,8 +150,14 @@ static void load_counters(struct loader *l)
 	snprintf(path, sizeof(path), "%s/%s", p->dir, EXP_COUNTERS_NAME);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
 	struct stat st;
-	if (fd < 0)
+	if (fd < 0) {
+		/* Absent: an experiment without a collector (the file's
+		 * absence is damage once records show one ran, missing_data). */
+		if (errno != ENOENT)
+			exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
+					strerror(errno));
 		return;
+	}
 	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, buf, sizeof(buf), 0) : -1;
 	close(fd);
 	if (n < EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_ || memcmp(buf, EXP_MAGIC, 8) != 0) {
@@ -292,7 +298,7 @@ static int merge_run_trie(struct loader *l, struct exp_error *err)
 	if ((uint64_t)base + t->n >= EXP_RUN_LOCAL) {      /* corrupt runs: their stacks are lost */
 		char path[4200];
 		snprintf(path, sizeof(path), "%s/%s", p->dir, exp_file_name(EXP_FILE_SAMPLES));
-		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, 0, 0,
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
 				"too many stacks in sample runs: their samples are shown as <Unknown>");
 		for (size_t i = 0; i < p->nsamples; i++)
 			if (p->samples[i].stack_id & EXP_RUN_LOCAL)
@@ -872,8 +878,13 @@ static int load_file(struct loader *l, const char *name, uint32_t kind, struct e
 				err->cause);
 		return 0;
 	}
-	if (rc)
+	if (rc == -ENOMEM)
 		return rc;
+	if (rc) {                               /* unreadable, a FIFO...: that file is lost */
+		exp_damage_note(&l->p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
+				rc == -EINVAL ? "not a regular file" : strerror(-rc));
+		return 0;
+	}
 	f.on_damage = l->on_damage;
 	f.damage_arg = l->damage_arg;
 	while ((rc = exp_file_next(&f, &r, err)) > 0)
@@ -955,6 +966,29 @@ static const char *missing_file(const struct exp_proc *p, bool log_missing)
 
 static int name_proc(struct exp_proc *p, struct exp_error *err);
 
+/* Data files the process's own records say were written, and that are not
+ * there: damage, as an unreadable file is (report partial, check lists it).
+ * samples.dat when the collector counted samples; counters.dat when a
+ * collector ran (it makes the file first). */
+static void missing_data(struct loader *l)
+{
+	struct exp_proc *p = l->p;
+	char path[4200], cause[160];
+
+	if (p->has_counters && p->counters[EXP_CTR_SAMPLES] &&
+	    !file_exists(p->dir, exp_file_name(EXP_FILE_SAMPLES))) {
+		snprintf(path, sizeof(path), "%s/%s", p->dir, exp_file_name(EXP_FILE_SAMPLES));
+		snprintf(cause, sizeof(cause), "missing: the collector counted %llu samples written there",
+			 (unsigned long long)p->counters[EXP_CTR_SAMPLES]);
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0, cause);
+	}
+	if (!p->has_counters && p->nthreads && !file_exists(p->dir, EXP_COUNTERS_NAME)) {
+		snprintf(path, sizeof(path), "%s/%s", p->dir, EXP_COUNTERS_NAME);
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
+				"missing: the collector makes it first; loss counters unknown");
+	}
+}
+
 static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		     struct exp_error *err)
 {
@@ -980,6 +1014,8 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		rc = load_file(l, exp_file_name(files[i]), files[i], err);
 	if (rc >= 0)
 		rc = merge_run_trie(l, err);
+	if (rc >= 0)
+		missing_data(l);
 	exp_run_trie_free(&l->trie);
 	free(l);
 	if (rc < 0)

@@ -1,0 +1,52 @@
+# test_missing.sh — a data file that is missing or cannot be read is damage
+# (issue 19): report, html, export, annotate and diff exit 1 with a warning
+# naming it and report the rest; check lists it and exits 1.  A FIFO or an
+# unreadable file costs that file only, not the whole report (exit 2).
+. "$(dirname "$0")/lib.sh"
+cc_prog spin
+cd "$T"
+"$TALLY" record -o ok.exp -- ./spin 0.3 >/dev/null 2>rec.err || { cat rec.err; exit 1; }
+
+# every_command EXP FILE: each analysis command on EXP; checks each exits 1
+# with a warning naming FILE on stderr, and writes its rc lines to EXP.rc.
+every_command() {
+	exp=$1 file=$2 fails=0
+	for c in "report $exp" "html $exp -o $exp.html" "export $exp --format collapsed" \
+		 "diff ok.exp $exp" "annotate $exp main" "check $exp"; do
+		$RUN "$TALLY" $c >cmd.out 2>cmd.err; rc=$?
+		named=no
+		grep -q "$file" cmd.err cmd.out && named=yes
+		echo "tally $c: exit $rc, names $file: $named"
+		[ $rc = 1 ] && [ $named = yes ] || fails=$((fails + 1))
+	done
+	return $fails
+}
+RUN=
+cp -r ok.exp nosamples.exp && rm nosamples.exp/samples.dat
+check missing_samples_is_damage every_command nosamples.exp samples.dat
+cp -r ok.exp fifo.exp && rm fifo.exp/samples.dat && mkfifo fifo.exp/samples.dat
+check fifo_costs_that_file_only every_command fifo.exp samples.dat
+for f in maps.dat stacks.dat log.txt; do
+	cp -r ok.exp no_$f.exp && rm no_$f.exp/$f
+done
+check check_and_report_agree_on_missing_files sh -c '
+	for f in maps.dat stacks.dat log.txt; do
+		"$TALLY" report no_$f.exp >/dev/null 2>r.err; rr=$?
+		"$TALLY" check no_$f.exp >c.out 2>&1; rc=$?
+		echo "$f: report $rr check $rc: $(cat r.err c.out | tr "\n" " ")"
+		test $rr = 1 && test $rc = 1 && grep -q "$f" r.err && grep -q "$f: missing" c.out || exit 1
+	done'
+check sound_experiment_still_sound sh -c '"$TALLY" check ok.exp && "$TALLY" report ok.exp >/dev/null'
+# Unreadable: as a user who may read everything else.
+if [ "$(id -u)" != 0 ]; then
+	cp -r ok.exp unread.exp && chmod 000 unread.exp/samples.dat
+	check unreadable_file_costs_that_file_only every_command unread.exp samples.dat
+elif ! command -v setpriv >/dev/null || ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TALLY"; then
+	skip unreadable_file_costs_that_file_only "root reads any file, and user 65534 cannot run $TALLY"
+else
+	chmod 755 "$T"
+	cp -r ok.exp unread.exp && chmod 000 unread.exp/samples.dat && chmod 777 .
+	RUN="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	check unreadable_file_costs_that_file_only every_command unread.exp samples.dat
+fi
+exit 0
