@@ -7,10 +7,13 @@
  * right at every instant, SIGKILL included:
  *
  *   HEAP_SUMS   per thread: count, bytes and first time of its allocations
- *               by stack (open addressing on the stack id, count 0 empty).
+ *               by stack and thread (open addressing, count 0 empty).
  *               Written only by its thread: no lock.  When 3/4 full a table
  *               four times larger takes the new stacks; the old one stays
- *               (the reader adds them up).
+ *               (the reader adds them up).  A thread that ends leaves its
+ *               table to the next thread that allocates (up to SPARE kept),
+ *               so a program of many short threads does not make a table
+ *               (a 16 KiB block) per thread: slots name their thread.
  *   HEAP_LIVE   the blocks live now by address (size, stack, thread), in
  *               STRIPES stripes by address hash, each with its spin lock, a
  *               linear-probing table with backward-shift deletion.  When 3/4
@@ -58,6 +61,16 @@ struct stripe {
  * by less than BATCH per allocating thread.  With one thread, exact. */
 #define BATCH (64 * 1024)
 static _Atomic uint32_t allocating_threads;
+
+/* Sums tables of threads that ended, for the next ones. */
+#define SPARE 64
+static struct spare {
+	struct exp_heap_sums *tab;
+	size_t mapped;
+	uint32_t used;
+} spares[SPARE];
+static int nspares;
+static atomic_flag spare_lock = ATOMIC_FLAG_INIT;
 
 static struct stripe stripes[STRIPES];
 static struct exp_heap_state *_Atomic state;
@@ -115,8 +128,22 @@ static struct exp_heap_state *get_state(void)
 
 /* ---- sums by stack, per thread ------------------------------------------ */
 
+/* A table for t: a spare one when t has none yet, else a new one of
+ * `nslots` slots (the full one's mapping goes; its record stays). */
 static struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
 {
+	if (!t->heap_sums) {
+		atomic_fetch_add_explicit(&allocating_threads, 1, memory_order_relaxed);
+		lock(&spare_lock);
+		struct spare sp = nspares ? spares[--nspares] : (struct spare){ 0 };
+		unlock(&spare_lock);
+		if (sp.tab) {
+			t->heap_sums = sp.tab;
+			t->heap_sums_mapped = sp.mapped;
+			t->heap_sums_used = sp.used;
+			return sp.tab;
+		}
+	}
 	uint32_t len = (uint32_t)(sizeof(struct exp_heap_sums) + (size_t)nslots * sizeof(struct exp_heap_sum));
 	size_t mapped;
 	struct exp_heap_sums *tb = reserve(len, &mapped);
@@ -128,25 +155,25 @@ static struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
 	exp_record_publish_sigsafe(tb, EXP_REC_HEAP_SUMS, len);
 	if (t->heap_sums)
 		exp_large_release_sigsafe(t->heap_sums, t->heap_sums_mapped);
-	else
-		atomic_fetch_add_explicit(&allocating_threads, 1, memory_order_relaxed);
 	t->heap_sums = tb;
 	t->heap_sums_mapped = mapped;
 	t->heap_sums_used = 0;
 	return tb;
 }
 
-/* The slot of `stack_id` in t's table, added if new (NULL: no space). */
+/* The slot of `stack_id` of thread t in its table, added if new (NULL: no
+ * space). */
 static struct exp_heap_sum *sum_slot(struct col_thread *t, uint32_t stack_id)
 {
 	struct exp_heap_sums *tb = t->heap_sums;
+	uint32_t tid = (uint32_t)t->tid;
 
-	for (int round = 0; round < 2; round++) {
+	for (int round = 0; round < 3; round++) {
 		if (tb) {
 			uint32_t mask = tb->nslots - 1;
 			struct exp_heap_sum *s = (struct exp_heap_sum *)(tb + 1);
-			for (uint32_t i = (uint32_t)mix(stack_id) & mask;; i = (i + 1) & mask) {
-				if (s[i].count && s[i].stack_id == stack_id)
+			for (uint32_t i = (uint32_t)mix((uint64_t)tid << 32 | stack_id) & mask;; i = (i + 1) & mask) {
+				if (s[i].count && s[i].stack_id == stack_id && s[i].tid == tid)
 					return &s[i];
 				if (s[i].count)
 					continue;
@@ -156,6 +183,7 @@ static struct exp_heap_sum *sum_slot(struct col_thread *t, uint32_t stack_id)
 					return NULL;
 				t->heap_sums_used++;
 				s[i].stack_id = stack_id;
+				s[i].tid = tid;
 				s[i].first_ns = col_now_ns_sigsafe();
 				return &s[i];
 			}
@@ -369,8 +397,16 @@ void col_heap_thread_end(struct col_thread *t)
 
 	if (st && t->heap_live_delta)
 		flush_live(st, t, 0);
-	if (t->heap_sums)
-		exp_large_release_sigsafe(t->heap_sums, t->heap_sums_mapped);
+	if (t->heap_sums) {
+		lock(&spare_lock);
+		if (nspares < SPARE) {
+			spares[nspares++] = (struct spare){ t->heap_sums, t->heap_sums_mapped, t->heap_sums_used };
+			t->heap_sums = NULL;
+		}
+		unlock(&spare_lock);
+		if (t->heap_sums)
+			exp_large_release_sigsafe(t->heap_sums, t->heap_sums_mapped);
+	}
 	t->heap_sums = NULL;
 	t->heap_sums_mapped = 0;
 	t->heap_sums_used = 0;
@@ -378,6 +414,10 @@ void col_heap_thread_end(struct col_thread *t)
 
 void col_heap_reset_after_fork(void)
 {
+	for (int i = 0; i < nspares; i++)
+		exp_large_release_sigsafe(spares[i].tab, spares[i].mapped);
+	nspares = 0;
+	atomic_flag_clear(&spare_lock);
 	for (int i = 0; i < STRIPES; i++) {
 		if (stripes[i].tab)
 			exp_large_release_sigsafe(stripes[i].tab, stripes[i].mapped);

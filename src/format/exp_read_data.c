@@ -487,8 +487,8 @@ static int take_heap_sums(struct loader *l, struct exp_file *f, const struct exp
 			continue;
 		if (exp_grow(&p->heap_sums, &l->cap_heap_sums, p->nheap_sums, sizeof(*p->heap_sums)))
 			return nomem(err, f->path);
-		p->heap_sums[p->nheap_sums++] = (struct exp_heap_sum_ev){ t.tid, s.stack_id, s.count,
-									   s.bytes, s.first_ns };
+		p->heap_sums[p->nheap_sums++] = (struct exp_heap_sum_ev){ s.tid ? s.tid : t.tid, s.stack_id,
+									   s.count, s.bytes, s.first_ns };
 	}
 	return 0;
 }

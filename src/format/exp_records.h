@@ -362,12 +362,15 @@ struct exp_heap_free {
  * shared mapping, so that they are right at every instant (SIGKILL too).
  * A table whose slots are all in use is followed by a larger one.
  *
- * EXP_REC_HEAP_SUMS, 16 + 32 * nslots bytes: one thread's allocations (all
+ * EXP_REC_HEAP_SUMS, 16 + 32 * nslots bytes: a thread's allocations (all
  * but free) summed by stack.  A slot with count 0 is empty.  A thread may
  * have several tables (each new one takes the stacks the full one had no
- * room for): a stack's totals are the sums over them.
- *   0 4 word; 4 4 tid; 8 4 nslots; 12 4 reserved; then the slots:
- *   0 4 stack_id; 4 4 reserved; 8 8 count; 16 8 bytes requested;
+ * room for), and a table may go on to a thread that starts after its own
+ * ended (its slots name their thread): a stack's totals are the sums over
+ * them.
+ *   0 4 word; 4 4 tid (the first thread's); 8 4 nslots; 12 4 reserved;
+ *   then the slots:
+ *   0 4 stack_id; 4 4 tid (0: the table's); 8 8 count; 16 8 bytes requested;
  *  24 8 first_ns  the time of the stack's first allocation in the table    */
 struct exp_heap_sums {
 	uint32_t word;
@@ -377,7 +380,7 @@ struct exp_heap_sums {
 };
 struct exp_heap_sum {
 	uint32_t stack_id;
-	uint32_t reserved;
+	uint32_t tid;
 	uint64_t count;
 	uint64_t bytes;
 	uint64_t first_ns;

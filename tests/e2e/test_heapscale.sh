@@ -6,10 +6,12 @@
 # per allocation and release) and `tally record` stays under 64 MiB; no clock
 # sample is lost while the tracer holds the collector (a signal then is
 # taken when it leaves), so the samples account for the process's CPU time
-# as without -H.
+# as without -H.  A thousand short threads that allocate once each share
+# their tables of sums (a 16 KiB block per thread before).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog heapmix -pthread
+cc_prog heapthreads -pthread
 export W="python3 $E2E/weight.py"
 
 # The largest resident set of `tally record` and its descendants (heapmix's
@@ -47,3 +49,15 @@ o = json.load(open('report.json'))['overview']
 print({k: v for k, v in o.items() if k.startswith(('lost', 'samples', 'accounted', 'kernel'))})
 assert 'lost.reentry' not in o, o
 assert o['samples'] > 100 and o['accounted_pct'] >= 90, o"
+
+"$TALLY" record -F 0 -H -o thr.exp ./heapthreads 1000 >/dev/null 2>&1
+"$TALLY" export thr.exp --format collapsed --metric heap.count >thr.txt
+check heapscale_short_threads_share_tables sh -c "
+	bytes=\$(wc -c <thr.exp/heap.dat); echo heap.dat \$bytes bytes for 1000 threads
+	test \$($W thr.txt thread_site) -eq 1000 && test \$bytes -lt 1048576 &&
+	\"\$TALLY\" report thr.exp --threads --format csv >thr.csv && python3 -c '
+import csv
+rows = [r for r in csv.DictReader(open(\"thr.csv\")) if r[\"name\"] != \"\" and r[\"start\"] != \"(main thread)\"]
+ones = sum(1 for r in rows if r[\"excl_heap.count\"] == \"1\")
+print(ones, \"threads with their one allocation of\", len(rows))
+assert ones == 1000, ones'"
