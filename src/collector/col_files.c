@@ -262,13 +262,36 @@ static void writer_failed(struct exp_file_writer *w, enum exp_file_kind file)
 	}
 }
 
+/* threads.dat's records (a few per thread: start, end, cost, names) go
+ * through one cursor for the process: each thread's own would claim a
+ * 16 KiB block for ~200 bytes (5,000 short threads made an 80 MB file).
+ * The lock is only tried (a signal handler may interrupt its holder): a
+ * thread that does not get it soon writes through its own cursor. */
+static struct exp_cursor shared_threads;
+static atomic_flag shared_lock = ATOMIC_FLAG_INIT;
+
+void col_files_drop_shared_sigsafe(void)
+{
+	exp_cursor_release_sigsafe(&shared_threads);
+	atomic_flag_clear(&shared_lock);
+}
+
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len)
 {
 	struct exp_file_writer *w = &col_proc.file[file];
+	struct exp_cursor *c = &t->cursor[file];
+	bool locked = false;
 
-	if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
-	    exp_record_append_sigsafe(w, &t->cursor[file], type, rec, len) == 0)
+	for (int i = 0; file == EXP_FILE_THREADS && i < 1000 && !locked; i++)
+		locked = !atomic_flag_test_and_set_explicit(&shared_lock, memory_order_acquire);
+	if (locked)
+		c = &shared_threads;
+	int rc = atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)
+			 ? -1 : exp_record_append_sigsafe(w, c, type, rec, len);
+	if (locked)
+		atomic_flag_clear_explicit(&shared_lock, memory_order_release);
+	if (rc == 0)
 		return 0;
 	col_file_lost_sigsafe(file, file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS);
 	return -1;

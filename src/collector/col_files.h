@@ -35,6 +35,10 @@ void col_log_start(const char *created_by);
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len);
 
+/* A fork child drops the process's shared cursor of threads.dat (the
+ * parent's blocks) without writing.  Sigsafe. */
+void col_files_drop_shared_sigsafe(void);
+
 /* A record of `file` could not be appended (by col_write_sigsafe or a
  * writer of its own, as samples' and stacks'): the file's first failure is
  * logged with its cause, and the record counted lost under `ctr`, or under

@@ -288,6 +288,7 @@ void col_thread_reset_after_fork(void)
 
 	for (int i = 0; i < LIVE_MAX; i++)      /* the parent's other threads are not here */
 		atomic_store(&live[i], NULL);
+	col_files_drop_shared_sigsafe();
 	if (!t)
 		return;
 	/* The inherited clock and blocks belong to the parent's thread and

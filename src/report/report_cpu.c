@@ -32,6 +32,11 @@ struct proc_cpu {
 	uint64_t before_ns;        /* before the collector started (its own part) */
 	bool outlived;             /* still writing after `tally record` returned */
 	bool running;              /* outlived, and no end recorded */
+	uint64_t threads_ns;       /* the CPU of the threads the collector saw end */
+	bool threads_known;        /* every thread it saw has its end */
+	size_t nthreads;           /* threads it saw */
+	uint64_t short_ns;         /* CPU of the threads that ended without a sample */
+	size_t nshort;
 };
 
 struct cpu_table {
@@ -111,6 +116,18 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 		for (size_t t = 0; t < m->nthreads; t++)
 			if (m->threads[t].proc == i && m->threads[t].last_ns > last)
 				last = m->threads[t].last_ns;
+	}
+	c->threads_known = p->nthreads > 0;
+	c->nthreads = p->nthreads;
+	for (size_t t = 0; t < p->nthreads; t++) {
+		c->threads_ns += p->threads[t].cpu_ns;
+		c->threads_known &= p->threads[t].end_ns != 0;
+		if (p->threads[t].end_ns && !p->threads[t].samples) {
+			/* the collector's part of it is said apart */
+			c->short_ns += p->threads[t].cpu_ns > p->threads[t].collector_ns
+					       ? p->threads[t].cpu_ns - p->threads[t].collector_ns : 0;
+			c->nshort++;
+		}
 	}
 	bool has_start = log_u64(p, "cpu.start_ns", &start);
 	c->own_known = has_start && log_u64(p, "cpu.end_ns", &end) && end >= start;
@@ -230,6 +247,43 @@ static uint64_t lost(const struct exp_proc *p)
 }
 
 /* Why a process's CPU was not sampled, in a few words. */
+/* The process's CPU beyond its threads' own (each thread's clock, read as
+ * it ended): threads the collector never saw, as a raw clone makes them. */
+static uint64_t unseen_ns(const struct proc_cpu *c)
+{
+	uint64_t kern = c->own_ns + c->before_ns;
+
+	return c->threads_known && c->own_known && kern > c->threads_ns ? kern - c->threads_ns : 0;
+}
+
+/* The unsampled CPU that the threads explain, into buf: CPU beyond every
+ * thread's own (threads the collector never saw, as a raw clone makes them;
+ * or, spread thin over many threads, their exits after their last record),
+ * and threads that ended without a sample (each ran less than a period: a
+ * per-thread clock never fired).  False if neither is a tenth of the
+ * process's CPU. */
+static bool threads_cause(const struct proc_cpu *c, char *buf, size_t len)
+{
+	uint64_t kern = c->own_ns + c->before_ns, unseen = unseen_ns(c);
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (unseen * 10 >= kern && unseen >= 20000000ull) {
+		if (c->nthreads > 10 && unseen / c->nthreads < 2000000ull)
+			n += (size_t)snprintf(buf, len, "%.3f s as its %zu threads ended, after their last "
+					      "record (thread exit)", (double)unseen / 1e9, c->nthreads);
+		else
+			n += (size_t)snprintf(buf, len, "%.3f s in threads the collector never saw (made by a "
+					      "raw clone system call, not pthread_create: never sampled)",
+					      (double)unseen / 1e9);
+	}
+	if (c->nshort > 1 && c->short_ns * 10 >= kern && n < len)
+		snprintf(buf + n, len - n, "%s%.3f s in %zu threads that each ran less than a sampling "
+			 "period (never sampled: -F higher samples them)", n ? "; " : "",
+			 (double)c->short_ns / 1e9, c->nshort);
+	return buf[0] != 0;
+}
+
 static const char *why_not_sampled(const struct proc_cpu *c, char *buf, size_t len)
 {
 	const char *sig = exp_proc_log(c->p, "exit.signal");
@@ -240,6 +294,8 @@ static const char *why_not_sampled(const struct proc_cpu *c, char *buf, size_t l
 	if (c->before_ns && c->before_ns * 2 >= kern - (c->sampled_ns < kern ? c->sampled_ns : kern))
 		snprintf(buf, len, "%.3f s before the collector started in it (loading, constructors)",
 			 (double)c->before_ns / 1e9);
+	else if (threads_cause(c, buf, len))
+		;
 	else if (!c->sampled_ns && sig)
 		snprintf(buf, len, "killed by signal %s before its first sample", sig);
 	else if (lost(c->p))
