@@ -46,7 +46,7 @@ for load in 0 1; do
 			"'excl fib 0.5 0.03'" "'incl ping 0.5 0.03'" "$pp"
 		"$TALLY" record -F $hz -o new$sfx.exp ./newstacks 2>/dev/null
 		"$TALLY" export new$sfx.exp --format collapsed >new$sfx.txt
-		check rate_invariant_new_stacks_$sfx shares new$sfx.txt 'incl tree 0.5 0.03' 'excl flat 0.5 0.03'
+		check rate_invariant_new_stacks_$sfx shares new$sfx.txt 'incl tree 0.5 0.03' 'path flat;spin[inlined] 0.5 0.03'
 	done
 	[ -n "$burner" ] && kill "$burner"
 done
