@@ -12,8 +12,10 @@ export W="python3 $E2E/weight.py"
 
 mkdir -p io
 "$TALLY" record -i -o io.exp ./stdioy io >/dev/null 2>&1
-"$TALLY" export io.exp --format collapsed --metric io.bytes >b.txt
-"$TALLY" export io.exp --format collapsed --metric io.count >c.txt
+# By the calling function: --no-inline, as a fortified call (recv) is an
+# inlined wrapper that would otherwise be a frame `recv (inlined)` of its own.
+"$TALLY" export io.exp --format collapsed --metric io.bytes --no-inline >b.txt
+"$TALLY" export io.exp --format collapsed --metric io.count --no-inline >c.txt
 # $1 function, $2 bytes, $3 calls
 each() {
 	for spec in "$@"; do
