@@ -112,6 +112,12 @@ static int counters(const struct cli_view_ctx *c)
 	return CLI_OK;
 }
 
+static int sync_objects(const struct cli_view_ctx *c)
+{
+	report_sync_objects(c->d, c->m, c->o);
+	return CLI_OK;
+}
+
 static int data_objects(const struct cli_view_ctx *c)
 {
 	report_data_objects(c->d, c->m, c->o);
@@ -150,6 +156,9 @@ const struct cli_view cli_views[] = {
 	{ "counters", CLI_ARG_NONE, NULL, NULL,
 	  "counters (record -c) by function, with IPC and misses per\n"
 	  "thousand instructions where both counters exist", 0, 0, counters },
+	{ "sync-objects", CLI_ARG_NONE, NULL, NULL,
+	  "synchronization waits (record -s) by object: kind, address, wait,\n"
+	  "waits, threads, the function that waited first", 0, 0, sync_objects },
 	{ "data-objects", CLI_ARG_NONE, NULL, NULL,
 	  "precise memory-access samples by data object (docs/dataspace.md)", 0, 0, data_objects },
 };

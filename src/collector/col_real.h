@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <threads.h>
 #include <time.h>
 
 #include "format/exp_write_sys.h"
@@ -96,7 +97,13 @@ struct mmsghdr;
 	X(int, sem_wait, (sem_t *))                                                    \
 	X(int, sem_trywait, (sem_t *))                                                 \
 	X(int, sem_timedwait, (sem_t *, const struct timespec *))                      \
-	X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))
+	X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))             \
+	X(int, mtx_lock, (mtx_t *))                                                    \
+	X(int, mtx_trylock, (mtx_t *))                                                 \
+	X(int, mtx_timedlock, (mtx_t *__restrict, const struct timespec *__restrict))  \
+	X(int, cnd_wait, (cnd_t *, mtx_t *))                                           \
+	X(int, cnd_timedwait, (cnd_t *__restrict, mtx_t *__restrict, const struct timespec *__restrict)) \
+	X(int, thrd_join, (thrd_t, int *))
 
 #define COL_REAL_IO(X) COL_REAL_IO_FD(X) COL_REAL_IO_STDIO(X)
 

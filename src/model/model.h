@@ -28,9 +28,10 @@ enum model_metric {
 	MODEL_HEAP_BYTES,          /* bytes requested */
 	MODEL_HEAP_COUNT,          /* allocation calls */
 	MODEL_HEAP_LEAK,           /* bytes allocated and never freed */
-	MODEL_SYNC_WAIT,           /* ns waited to acquire locks (mutex, rwlock, semaphore) */
+	MODEL_SYNC_WAIT,           /* ns waited on thread-library objects: every kind (model_sync.c) */
 	MODEL_SYNC_COUNT,          /* such waits above the threshold */
-	MODEL_SYNC_OTHER,          /* ns waited in condition variables, barriers, joins */
+	MODEL_SYNC_OTHER,          /* the part of sync.wait that is no lock acquisition:
+	                              condition variables, barriers, joins */
 	MODEL_IO_BYTES,            /* bytes moved by read/write calls */
 	MODEL_IO_TIME,             /* ns inside I/O calls */
 	MODEL_IO_COUNT,            /* read/write calls */
@@ -269,6 +270,21 @@ struct model_data_access {
 	uint64_t value;
 };
 
+/* A synchronization object waited on (model_sync.c): one per process,
+ * address and kind. */
+struct model_sync_object {
+	uint32_t proc;             /* index in model.procs */
+	uint32_t kind;             /* enum exp_sync_op (model_sync_kind_name) */
+	uint64_t addr;             /* its address in the process (a join's: the thread's id) */
+	uint64_t wait_ns, count;   /* waits on it, and their total */
+	uint32_t waiters;          /* threads that waited on it */
+	uint32_t first_entry;      /* the stack of its first wait (model.entries) ... */
+	uint64_t first_ns;         /* ... which began then; UINT64_MAX: none kept */
+};
+
+/* "mutex", "condition variable", ... for an enum exp_sync_op. */
+const char *model_sync_kind_name(unsigned op);
+
 struct model_heap_peak {
 	uint64_t bytes;            /* live bytes at the peak */
 	uint64_t time_ns;
@@ -325,6 +341,8 @@ struct model {
 	size_t ndata_objects;
 	struct model_data_access *data_access;    /* ... and by accessing function */
 	size_t ndata_access;
+	struct model_sync_object *sync_objects;   /* synchronization waits by object */
+	size_t nsync_objects;
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted
 	                                  off the CPU by the switch records (model_states.c) */
 	void *priv;                /* model_build's indexes while building */

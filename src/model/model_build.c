@@ -109,29 +109,6 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 	return 0;
 }
 
-/* Lock waits are sync.wait and sync.count; other waits sync.other. */
-static int build_sync(struct build *b, struct proc_ctx *c, const struct model_options *o)
-{
-	const struct exp_proc *p = c->p;
-
-	for (size_t i = 0; i < p->nsync; i++) {
-		const struct exp_sync *s = &p->sync[i];
-		if (!model_keep(c, o, s->tid, s->time_ns))
-			continue;
-		bool lock = s->op == EXP_SYNC_MUTEX || s->op == EXP_SYNC_RWLOCK_RD ||
-			    s->op == EXP_SYNC_RWLOCK_WR || s->op == EXP_SYNC_SEM ||
-			    s->op == EXP_SYNC_JAVA_MONITOR;
-		if (!lock) {
-			if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_OTHER, s->wait_ns, NULL))
-				return -1;
-		} else if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_WAIT, s->wait_ns, NULL) ||
-			   model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_COUNT, 1, NULL)) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static int build_proc(struct build *b, struct proc_ctx *c, const struct model_options *o)
 {
 	if (build_space(b, c))
@@ -139,7 +116,7 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 	for (size_t i = 0; i < c->p->nthreads; i++)
 		if (!model_thread_for(b, c, c->p->threads[i].tid))
 			return -1;
-	if (build_samples(b, c, o) || build_sync(b, c, o) || model_build_io(b, c, o) ||
+	if (build_samples(b, c, o) || model_build_sync(b, c, o) || model_build_io(b, c, o) ||
 	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o) || model_build_states(b, c, o) ||
 	    model_build_counters(b, c, o) || model_build_dataspace(b, c, o))
 		return -1;
@@ -268,6 +245,8 @@ void model_build_end(struct model *m)
 	model_map_free(&b->state_stack_of);
 	model_map_free(&b->data_object_of);
 	model_map_free(&b->data_access_of);
+	model_map_free(&b->sync_object_of);
+	model_map_free(&b->sync_waiter_of);
 	model_omp_tail_free(b);
 	free(b);
 	m->priv = NULL;
@@ -313,6 +292,7 @@ void model_free(struct model *m)
 		free(m->data_objects[i].object);
 	}
 	free(m->data_objects);
+	free(m->sync_objects);
 	free(m->data_access);
 	free(m->procs);
 	free(m->threads);

@@ -82,6 +82,8 @@ void report_states(struct report_doc *d, const struct model *m);
 void report_counters_overview(struct report_doc *d, const struct model *m);
 void report_counters(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* --sync-objects: synchronization waits by object (report_sync.c). */
+void report_sync_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
 
 /* The function table, <Total> first. */
 void report_functions(struct report_doc *d, const struct model *m, const struct report_opts *o);

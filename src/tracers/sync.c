@@ -3,7 +3,9 @@
  * sync.c — libtally-sync.so, the synchronization tracer (`tally record -s`).
  *
  * As the Sun collector does: for each blocking call (mutex, rwlock,
- * condition variable, semaphore, barrier, join) the time from request to
+ * condition variable, semaphore, barrier, join; POSIX's and C11's mtx_*,
+ * cnd_*, thrd_join, which glibc implements without calling the POSIX
+ * entry points) the time from request to
  * grant is measured, and a SYNC record with the waiting stack and the object
  * waited on is written at the grant, if the wait exceeded the threshold.
  * An uncontended lock costs one extra try: the try-variant is called first,
@@ -16,6 +18,7 @@
 #include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 #include <time.h>
 
 #include "tracers/tracer.h"
@@ -192,4 +195,31 @@ TRACE_API int sem_timedwait(sem_t *s, const struct timespec *abs)
 TRACE_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, REAL(sem_clockwait)(s, clk, abs));
+}
+
+/* C11 threads (<threads.h>): glibc's mtx_lock and friends reach the
+ * mutex code inside libc, past the pthread_* interposers above. */
+TRACE_API int mtx_lock(mtx_t *m)
+{
+	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(mtx_trylock)(m), thrd_busy, REAL(mtx_lock)(m));
+}
+
+TRACE_API int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict abs)
+{
+	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(mtx_trylock)(m), thrd_busy, REAL(mtx_timedlock)(m, abs));
+}
+
+TRACE_API int cnd_wait(cnd_t *c, mtx_t *m)
+{
+	TIME(EXP_SYNC_COND, c, REAL(cnd_wait)(c, m));
+}
+
+TRACE_API int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict abs)
+{
+	TIME(EXP_SYNC_COND, c, REAL(cnd_timedwait)(c, m, abs));
+}
+
+TRACE_API int thrd_join(thrd_t th, int *res)
+{
+	TIME(EXP_SYNC_JOIN, (void *)th, REAL(thrd_join)(th, res));
 }
