@@ -104,7 +104,7 @@ for kind, own_ns in own.items():
     print(kind, 'tally', got, 'program', own_ns, 'ok' if ok else 'FAIL')
     bad += not ok
 sys.exit(bad)"
-check sync_objects_by_kind sh -c "\"\$TALLY\" report sw.exp --sync-objects --format csv >so.csv && cat so.csv && python3 -c '
+check sync_objects_by_kind sh -c "\"\$TALLY\" report sw.exp --sync-objects --format csv >so.csv && python3 -c '
 import csv
 rows = list(csv.DictReader(open(\"so.csv\")))
 v = open(\"sw_own.txt\").read().split()
@@ -116,11 +116,12 @@ by = {r[\"first_waiter\"]: r for r in rows}
 for fn, kind in want.items():
     r = by[fn]
     w = float(r[\"wait\"]) * 1e9
+    print(fn, r[\"kind\"], \"tally\", w, \"program\", own[fn[5:]])
     assert r[\"kind\"] == kind and int(r[\"address\"], 16) > 0, (fn, r)
     assert abs(w - own[fn[5:]]) <= 0.05 * own[fn[5:]], (fn, w, own[fn[5:]])
 # the joins: a joined thread id is given again to the next thread, so the
 # three joins (main joining the helper, then wait_join, wait_thrd_join) may
-# be one object, whose first wait may be main's
+# be one object, first waited in main
 joins = [r for r in rows if r[\"kind\"] == \"join\"]
 assert joins and sum(float(r[\"wait\"]) for r in joins) * 1e9 >= 0.95 * (own[\"join\"] + own[\"thrd_join\"]), joins
 assert int(by[\"wait_barrier\"][\"waiters\"]) == 2, by[\"wait_barrier\"]'"
