@@ -99,6 +99,8 @@ static int check_one(const char *path)
 			printf("%s: no end recorded (still running, or killed)\n", p->dir);
 		samples += p->nsamples;
 		events += p->nheap + p->nsync + p->nio;
+		for (size_t h = 0; h < p->nheap_sums; h++)    /* format 5: allocations summed */
+			events += p->heap_sums[h].count;
 		for (uint32_t s = 0; s < p->nstacks; s++)
 			stacks += p->stacks[s].pcs != NULL;
 	}

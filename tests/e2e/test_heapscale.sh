@@ -35,6 +35,10 @@ check heapscale_bytes_equal_the_programs sh -c "
 check heapscale_leaks_equal_the_programs sh -c "
 	test \$($W leak.txt worker\\;site_calloc) -eq $(own leaked 2) &&
 	test \$($W leak.txt worker\\;site_malloc) -eq 0"
+check heapscale_check_counts_the_allocations sh -c "
+	\"\$TALLY\" check mix.exp >chk.txt; cat chk.txt
+	n=\$(sed -n 's/.* \\([0-9]*\\) traced events.*/\\1/p' chk.txt)
+	test \"\$n\" -ge $(($(own malloc 2) + $(own calloc 2)))"
 check heapscale_two_bytes_per_event_at_most sh -c "
 	events=\$(($(own malloc 2) + $(own calloc 2))); bytes=\$(wc -c <mix.exp/heap.dat)
 	echo heap.dat \$bytes bytes for \$events allocations and as many releases
