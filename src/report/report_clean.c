@@ -8,7 +8,8 @@
  * report (ESC sequences that recolour, retitle or rewrite the screen, BEL,
  * CR overwriting a line).  Every text and CSV cell, key/value item, title
  * and note goes through report_clean (report_table.c): C0 controls but TAB
- * (and newline in notes), DEL, the C1 controls (U+0080-U+009F: a UTF-8
+ * (and, in notes, newline and form feed: gprof's listing parts its pages
+ * with "\f", as `gprof -b` does, and a form feed drives no terminal), DEL, the C1 controls (U+0080-U+009F: a UTF-8
  * terminal takes U+009B as CSI) and bytes that are not valid UTF-8 (a
  * Latin-1 terminal takes 0x9B as CSI) are shown as "\xNN".  Valid UTF-8
  * otherwise passes unchanged.  JSON escapes on its own; HTML too.  Pure
@@ -29,7 +30,7 @@ static size_t clean_len(const unsigned char *s, bool keep_newlines)
 	uint32_t cp, min;
 
 	if (b < 0x20)
-		return b == '\t' || (b == '\n' && keep_newlines) ? 1 : 0;
+		return b == '\t' || ((b == '\n' || b == '\f') && keep_newlines) ? 1 : 0;
 	if (b < 0x7f)
 		return 1;
 	if (b == 0x7f || b < 0xc2 || b > 0xf4)

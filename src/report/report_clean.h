@@ -13,7 +13,7 @@
 bool report_clean_needed(const char *s, bool keep_newlines);
 /* Write the clean form of `in` into `out`, which has room for
  * 4 * strlen(in) + 1 bytes; returns its length.  Control characters (C0
- * but TAB, and newline when `keep_newlines`; DEL; C1 as U+0080-U+009F or
+ * but TAB, and newline and form feed when `keep_newlines`; DEL; C1 as U+0080-U+009F or
  * bare bytes) and bytes of no valid UTF-8 sequence become "\xNN". */
 size_t report_clean(char *out, const char *in, bool keep_newlines);
 /* A malloc'd clean copy of `s`, or NULL when out of memory. */

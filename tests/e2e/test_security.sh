@@ -129,7 +129,8 @@ import glob, re, sys
 bad = 0
 for f in sorted(glob.glob("evil.*_*")):
     b = open(f, "rb").read()
-    raw = re.search(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\x9b", b)
+    # form feed (\x0c) is gprof's page break in the --gprof listing, as in gprof -b's
+    raw = re.search(rb"[\x00-\x08\x0b\x0d-\x1f\x7f]|\xc2[\x80-\x9f]|\x9b", b)
     shown = rb"ev\x1b[2Jil" in b
     print(f, "raw control at", raw.start() if raw else None, "escaped name shown", shown)
     bad += bool(raw) or not shown
