@@ -94,6 +94,7 @@ struct losses {
 	size_t blocked;                    /* threads that ran long without a sample */
 	uint64_t blocked_ns;
 	size_t empty;                      /* descendants whose experiment holds nothing */
+	uint64_t nofile, nofile_ours;      /* the descriptor limit reached at a process's end */
 	uint64_t fsize;                    /* the program's file size limit stopped a file */
 	char fsize_file[64];               /* the first such file */
 };
@@ -141,6 +142,11 @@ static void read_log(const char *dir, struct losses *l, bool founder)
 			l->fsize = strtoull(line + 22, &end, 10);
 			snprintf(l->fsize_file, sizeof(l->fsize_file), "%.*s", (int)strcspn(end + 1, "\n"),
 				 *end ? end + 1 : "");
+		}
+		if (!strncmp(line, "rlimit.nofile.reached: ", 23) && !l->nofile) {
+			char *end;
+			l->nofile = strtoull(line + 23, &end, 10);
+			l->nofile_ours = strtoull(end, NULL, 10);
 		}
 		if (founder && !strncmp(line, "start.mono_ns: ", 15))
 			l->start_ns = strtoull(line + 15, NULL, 10);
@@ -258,6 +264,10 @@ void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
 		     what, enospc ? "free space, or record elsewhere (-o DIR)" : "see the logs",
 		     full ? "; not compacted, the program's objects not archived" : "");
 	}
+	if (l.nofile)
+		part(line, sizeof(line), "the program's descriptor limit (ulimit -n: %llu) was reached; %llu of "
+		     "them were the collector's (its directory, log, record files, one clock per thread)",
+		     (unsigned long long)l.nofile, (unsigned long long)l.nofile_ours);
 	if (l.ctr[EXP_CTR_LOST_REENTRY] * 20 > l.ctr[EXP_CTR_SAMPLES] && l.ctr[EXP_CTR_LOST_REENTRY] > 10)
 		part(line, sizeof(line), "%llu samples lost because the collector was busy (lost.reentry): "
 		     "a lower rate (-F) loses fewer", (unsigned long long)l.ctr[EXP_CTR_LOST_REENTRY]);

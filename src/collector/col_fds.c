@@ -126,3 +126,12 @@ int col_fd_next(int from, int to)
 	}
 	return -1;
 }
+
+int col_fd_count(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < COL_FDS_MAX / 64; i++)
+		n += __builtin_popcountll(atomic_load_explicit(&ours[i], memory_order_relaxed));
+	return n;
+}

@@ -42,4 +42,7 @@ int col_fd_evict(int fd);
 /* Our lowest descriptor in [from, to], or -1. */
 int col_fd_next(int from, int to);
 
+/* How many descriptors are ours now.  Sigsafe. */
+int col_fd_count(void);
+
 #endif

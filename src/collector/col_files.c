@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -223,7 +224,11 @@ void col_log_start(const char *created_by)
 	if (col_proc.rank_from)
 		col_log_sigsafe("rank.from", col_proc.rank_from);
 	col_log_u64_sigsafe("start.mono_ns", col_proc.start_ns);
-	/* What the process ran before the collector started: not sampled. */
+	/* What the process ran before the collector started: not sampled;
+	 * from cpu.entry_ns on, the collector's own start-up (counted in its
+	 * CPU), never the program's "loading, constructors". */
+	if (col_proc.entry_cpu_ns)
+		col_log_u64_sigsafe("cpu.entry_ns", col_proc.entry_cpu_ns);
 	col_log_u64_sigsafe("cpu.start_ns", col_process_cputime_ns_sigsafe());
 	if (col_proc.opt.hz)
 		col_log_u64_sigsafe("clock.hz", col_proc.opt.hz);
@@ -305,3 +310,34 @@ void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr)
 		writer_failed(w, file);
 	col_count_sigsafe(atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ? EXP_CTR_LOST_LIMIT : ctr, 1);
 }
+
+void col_files_check_nofile(void)
+{
+	struct rlimit rl;
+	char buf[4096], value[64];
+	int open_fds = 0;
+
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur > 65536)
+		return;
+	int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir >= 0) {
+		long got;
+		while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+			for (long off = 0; off < got;) {
+				unsigned short reclen;
+				__builtin_memcpy(&reclen, buf + off + 16, sizeof(reclen));
+				open_fds += buf[off + 19] != '.';
+				off += reclen;
+			}
+		syscall(SYS_close, dir);
+		open_fds--;                    /* the directory's own */
+	}
+	/* Reached: no descriptor left for the directory, or all in use. */
+	if (dir >= 0 && (rlim_t)open_fds + 1 < rl.rlim_cur)
+		return;
+	int n = col_fmt_u64_sigsafe(value, (uint64_t)rl.rlim_cur);
+	value[n++] = ' ';
+	col_fmt_u64_sigsafe(value + n, (uint64_t)col_fd_count());
+	col_log_sigsafe("rlimit.nofile.reached", value);
+}
+

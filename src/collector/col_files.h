@@ -45,4 +45,9 @@ void col_files_drop_shared_sigsafe(void);
  * the size limit's counter once that stopped recording.  Sigsafe. */
 void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr);
 
+/* At the end of the process: if the program's descriptor limit (ulimit -n)
+ * is reached (every number below it in use), log "rlimit.nofile.reached:
+ * LIMIT OURS", how many of them were the collector's.  Normal context. */
+void col_files_check_nofile(void);
+
 #endif

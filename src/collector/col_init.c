@@ -18,6 +18,7 @@
 #include "collector/col_counters.h"
 #include "collector/col_descend.h"
 #include "collector/col_files.h"
+#include "collector/col_fds.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_objects.h"
@@ -39,6 +40,7 @@ static void start(void)
 	if (!dir || !*dir || col_proc.active)
 		return;
 	uint64_t cpu0 = col_thread_cputime_ns_sigsafe();
+	col_proc.entry_cpu_ns = col_process_cputime_ns_sigsafe();
 	col_real_table();
 	col_proc.pid = getpid();
 	col_time_init();
@@ -119,6 +121,7 @@ __attribute__((destructor)) static void col_destructor(void)
 	if (!col_proc.active || col_proc.pid != getpid())
 		return;
 	col_dyn_at_exit();
+	col_files_check_nofile();
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
 	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());
 	col_thread_end_others();

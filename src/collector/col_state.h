@@ -123,6 +123,7 @@ struct col_process {
 	int log_fd;
 	uint64_t log_dev, log_ino;     /* log.txt's identity (col_log checks it) */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
+	uint64_t entry_cpu_ns;         /* the process's CPU time as the collector's start began */
 	_Atomic int paused;            /* tally_pause(): record nothing */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */

@@ -129,7 +129,9 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 			c->nshort++;
 		}
 	}
-	bool has_start = log_u64(p, "cpu.start_ns", &start);
+	/* From cpu.entry_ns (when logged) the CPU is the collector's own
+	 * start-up, counted in its CPU: not the program's loading. */
+	bool has_start = log_u64(p, "cpu.entry_ns", &start) || log_u64(p, "cpu.start_ns", &start);
 	c->own_known = has_start && log_u64(p, "cpu.end_ns", &end) && end >= start;
 	if (c->own_known)
 		c->own_ns = end - start;

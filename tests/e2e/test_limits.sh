@@ -38,3 +38,21 @@ as_case() {
 }
 check as_program_unharmed as_case "" ""
 check as_program_unharmed_tracers as_case "-H -s -i" _hsi
+
+# ulimit -n 16: the collector keeps descriptors of its own open (its
+# directory, log, record files, one clock per thread), and they come out of
+# the program's budget when the limit is hard; the program's shortfall is no
+# more than they, and tally record says the limit was reached, with how many
+# were its own.
+nofile_case() {
+	sh -c "ulimit -n 16 && ./limits nofile" >"nofile$2.bare" 2>&1
+	sh -c "ulimit -n 16 && \"\$TALLY\" record -o nofile$2.exp $1 -- ./limits nofile" >"nofile$2.rec" 2>"nofile$2.err"
+	cat "nofile$2.bare" "nofile$2.rec" "nofile$2.err"
+	bare=$(sed -n 's/^opened \([0-9]*\) files.*/\1/p' "nofile$2.bare")
+	rec=$(sed -n 's/^opened \([0-9]*\) files.*/\1/p' "nofile$2.rec")
+	ours=$(sed -n "s/.*the program's descriptor limit (ulimit -n: 16) was reached; \([0-9]*\) of them were the collector's.*/\1/p" "nofile$2.err")
+	test -n "$bare" && test -n "$rec" && test -n "$ours" && test $((bare - rec)) -le "$ours" &&
+	test $(grep -c "descriptor limit" "nofile$2.err") -eq 1
+}
+check nofile_shortfall_is_said nofile_case "" ""
+check nofile_shortfall_is_said_tracers nofile_case "-H -s -i" _hsi
