@@ -57,6 +57,6 @@ check sampling_error_said sh -c '
 import json, math, sys
 o = json.load(sys.stdin)[\"overview\"]
 assert abs(o[\"sampling_error_pct\"] - 50 / math.sqrt(o[\"samples\"])) < 1e-6, o" &&
-	"$TALLY" record -o few.exp -F 100 ./spin 0.01 2>/dev/null &&
+	"$TALLY" record -o few.exp -F 100 ./spin 0.05 2>/dev/null &&
 	"$TALLY" report few.exp | grep -q "Sampling error .*too few samples for the shares to mean much" &&
 	! "$TALLY" report s.exp | grep -q "too few samples"'
