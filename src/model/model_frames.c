@@ -319,13 +319,20 @@ static void inlines(struct build *b, struct proc_ctx *c, struct sym_mapping *mp,
 	if (!n || c->ninl + n > UINT32_MAX)
 		return;
 	while (c->ninl + n > c->cap_inl)
-		if (exp_grow(&c->inl, &c->cap_inl, c->cap_inl, sizeof(*c->inl)))
-			return;         /* out of memory: the frame without its inlines */
+		if (exp_grow(&c->inl, &c->cap_inl, c->cap_inl, sizeof(*c->inl))) {
+			b->oom = true;  /* the build fails at the end, said */
+			return;
+		}
 	const char *path = sym_object_path(mp->obj);
 	fr->inl = (uint32_t)c->ninl;
 	for (size_t i = 0; i < n; i++)
 		c->inl[c->ninl++] = inlined_func(b, &in[i], path);
 	fr->ninl = (uint32_t)n;
+	/* An inlined function's address: the first where it is innermost, so
+	 * that its source file is that of its own lines (annotate). */
+	struct model_func *inner = &b->m->funcs[c->inl[c->ninl - 1]];
+	if (!inner->addr)
+		inner->addr = fr->addr;
 }
 
 size_t model_epoch_of(const struct proc_ctx *c, uint64_t t)

@@ -41,12 +41,13 @@ static bool same_object(const struct model *m, uint32_t f, void *arg)
 	return !strcmp(m->funcs[f].path, ((struct want_path *)arg)->path);
 }
 
-/* The function's source file: that of its first instruction with a line. */
+/* The function's source file: that of its first instruction with a line
+ * (an inlined function has no range: that of its address). */
 static const char *file_of(struct sym_object *obj, const struct model_func *fn, int *first_line)
 {
 	const char *file;
 	int line;
-	uint64_t end = fn->addr + (fn->size < 4096 ? fn->size : 4096);
+	uint64_t end = fn->addr + (!fn->size ? 1 : fn->size < 4096 ? fn->size : 4096);
 
 	for (uint64_t a = fn->addr; a < end; a++)
 		if (sym_object_line(obj, a, &file, &line)) {

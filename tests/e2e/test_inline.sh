@@ -46,6 +46,13 @@ check inline_c_callers_callees sh -c '
 	test "$(sed -n 8p c2.csv | cut -d, -f3)" = "inner (inlined)"'
 check inline_c_tree sh -c '
 	"$TALLY" report i.exp --tree -q >tree.txt && grep -A1 "^ *[0-9.]* *[0-9.]* *[0-9.]* *[0-9.]*  *host\$" tree.txt | grep -q "outer (inlined)\$"'
+check inline_c_annotate_its_own_lines sh -c '
+	"$TALLY" annotate i.exp "inner (inlined)" --format csv >a.csv && python3 -c "
+import csv
+rows = [r for r in csv.DictReader(open(\"a.csv\")) if r[\"kind\"] == \"line\"]
+inner = [r for r in rows if \"INLINE void inner(\" in r[\"text\"]][0]
+print(\"inner line\", inner[\"excl_cpu_pct\"])
+assert abs(float(inner[\"excl_cpu_pct\"]) - 50) <= 4, inner"'
 check inline_c_no_args_keeps_the_mark sh -c '
 	"$TALLY" report i.exp --no-args --format csv | grep -q ",inner (inlined),"'
 check inline_c_html_and_exports sh -c '
