@@ -206,6 +206,22 @@ static void part(char *line, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A descendant's log with nothing in it: true if it stays so for a second.
+ * A daemon's child has made its directory, but not yet written its first
+ * line, as its parent (and tally record) returns: that was 'a record file
+ * could not grow' in 5 runs of 16, with every file complete. */
+static bool log_stays_empty(const char *log)
+{
+	struct stat st;
+
+	for (int i = 0; i < 10; i++) {
+		if (stat(log, &st) == 0 && st.st_size > 0)
+			return false;
+		usleep(100000);
+	}
+	return true;
+}
+
 bool cli_space_full(const char *dir)
 {
 	struct statvfs vfs;
@@ -226,8 +242,7 @@ void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
 		if (de->d_name[0] != '_' || n < 5 || strcmp(de->d_name + n - 4, ".exp"))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s/%s", dir, de->d_name, EXP_LOG_NAME);
-		struct stat st;
-		if (stat(sub, &st) != 0 || st.st_size == 0)
+		if (log_stays_empty(sub))
 			l.empty++;           /* it could not even write its log */
 		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
 		scan(sub, hz, &l, false);
