@@ -25,6 +25,10 @@ struct record_opts {
 	int ncounters;
 };
 
+/* The four below: cli_record_dir.c, under both ways of recording.
+ * Root does not record into a directory any user may write that lacks the
+ * sticky bit; 0, or -1 with the message printed. */
+int cli_record_parent_safe(const char *path);
 /* Create the experiment directory `out`, or the first unused tally.N.exp;
  * its name goes to path.  0, or -1 with a message printed. */
 int cli_record_make_dir(const char *out, char *path, size_t len);

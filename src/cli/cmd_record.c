@@ -167,53 +167,6 @@ static bool parse_duration_ns(const char *s, int64_t *ns)
 	return true;
 }
 
-/* Root does not record into a directory any user may write that lacks
- * the sticky bit: anyone could rename the experiment away and put links in
- * its place between root's steps.  0, or -1 with the message printed. */
-static int parent_safe(const char *path)
-{
-	char parent[PATH_MAX];
-	struct stat st;
-	const char *slash = strrchr(path, '/');
-
-	if (geteuid() != 0)
-		return 0;
-	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
-	else
-		snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	if (stat(parent, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
-		cli_error(CMD, "%s: not recording as root in %s: any user may write there and it has no "
-			  "sticky bit, so they could swap the experiment's files (chmod +t it, or choose "
-			  "another -o)", path, parent);
-		return -1;
-	}
-	return 0;
-}
-
-int cli_record_make_dir(const char *out, char *path, size_t len)
-{
-	if (parent_safe(out ? out : "tally.1.exp") != 0)
-		return -1;
-	if (out) {
-		snprintf(path, len, "%s", out);
-		if (mkdir(path, 0755) != 0) {
-			if (errno == EEXIST)
-				cli_error(CMD, "%s: already exists (remove it, or choose another -o name)", path);
-			else
-				cli_error(CMD, "%s: cannot create the experiment: %s", path, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	int rc = exp_dir_create_next(path, len);
-	if (rc == -EEXIST)
-		cli_error(CMD, "no unused name tally.N.exp in this directory");
-	else if (rc < 0)
-		cli_error(CMD, "%s: cannot create the experiment: %s", path, strerror(-rc));
-	return rc < 0 ? -1 : 0;
-}
-
 /* The job's directory when no -o is given: tally.job.ID.exp, ID the job's
  * as the launcher says (PMIx namespace, Open MPI's job id, Slurm's job and
  * step), or else the launcher's pid (the parent of every rank on a host). */
@@ -250,7 +203,7 @@ static int make_rank_dir(const char *out, int32_t rank, char *path, size_t len)
 		snprintf(job, sizeof(job), "%s", out);
 	else
 		job_dir_name(job, sizeof(job));
-	if (parent_safe(job) != 0)
+	if (cli_record_parent_safe(job) != 0)
 		return -1;
 	if (mkdir(job, 0755) != 0 && (errno != EEXIST || lstat(job, &st) != 0 || !S_ISDIR(st.st_mode))) {
 		cli_error(CMD, "%s: cannot create the job's experiment: %s", job,
@@ -267,25 +220,6 @@ static int make_rank_dir(const char *out, int32_t rank, char *path, size_t len)
 		return -1;
 	}
 	return 0;
-}
-
-void cli_log_line(FILE *log, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(log, "%s: ", key);
-	va_start(ap, fmt);
-	vfprintf(log, fmt, ap);
-	va_end(ap);
-	fputc('\n', log);
-}
-
-uint64_t cli_now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Close the log, checking that everything was written; 0, or -1 with errno. */
@@ -459,22 +393,6 @@ static bool collector_started(const char *dir)
 	if (f)
 		fclose(f);
 	return found;
-}
-
-void cli_record_remove_dir(const char *dir)
-{
-	char path[PATH_MAX + 32];
-	const char *name;
-
-	for (size_t i = 0; (name = exp_dir_file(i)); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		unlink(path);
-	}
-	for (size_t i = 0; i < 2; i++) {            /* an attach's control FIFOs */
-		snprintf(path, sizeof(path), "%s/%s", dir, i ? "attach.ack" : "attach.ctl");
-		unlink(path);
-	}
-	rmdir(dir);
 }
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
