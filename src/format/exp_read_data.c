@@ -28,21 +28,6 @@
 
 #define MAX_STACK_ID (1u << 28)
 
-int exp_grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **p = arr;
-
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *q = realloc(*p, ncap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static int nomem(struct exp_error *err, const char *path)
 {
 	snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
