@@ -3,16 +3,18 @@
  * model_build_int.h — what the files of model_build share while they turn
  * loaded experiments into a model (private to src/model/).
  *
- * The files, bottom up (each calls only those above it in this list):
+ * The files, bottom up (each calls only those above it in this list;
+ * tests/e2e/test_layers.sh checks it):
+ *   model_func_make.c functions made: added, or found by name
  *   model_filter.c   --object, --hide-object, --symbol on each new entry
  *   model_structure.c  outlined parts, OpenMP bodies and runtime: names to
  *                    kinds, one stack rewritten for the user view
+ *   model_omp_tail.c OpenMP bodies that tail-call their work: the body a
+ *                    function under the runtime was jumped to from
  *   model_frames.c   functions, frames resolved and rewritten by the seed's
  *                    rules, a stack made into a new entry
  *   model_java.c     a JVM's stacks (Java and machine frames) in the user,
  *                    expert and machine views (model_java_names.c: names)
- *   model_omp_tail.c OpenMP bodies that tail-call their work: the body a
- *                    function under the runtime was jumped to from
  *   model_omp.c      OpenMP workers' stacks placed by time under the caller
  *                    of their parallel region, <OMP-idle>
  *   model_entries.c  aggregation: the entry and thread of an event, filters,

@@ -7,7 +7,7 @@
  * load-object map changes before the event, so a stack whose pcs were a
  * plugin at one time and another plugin at the same address later becomes
  * two entries.  A new (stack, epoch) is made into an entry once, by
- * model_entry_new (model_frames.c); an OpenMP worker's entry is then placed
+ * model_entry_new (below: model_java.c or model_frames.c); an OpenMP worker's entry is then placed
  * by time (model_omp.c).
  */
 #include <stdlib.h>
@@ -21,6 +21,26 @@ static long remember(struct proc_ctx *c, uint64_t key, long e)
 	c->last_key = key;
 	c->last_entry = e;
 	return e;
+}
+
+/* The entry of stack_id: a JVM's stack through model_java.c's views, any
+ * other (or what the JVM's leaves as native) by the frame rules. */
+long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
+		     uint64_t time_ns, const struct model_options *o)
+{
+	uint64_t pcs[EXP_MAX_FRAMES];
+	uint16_t sflags = 0;
+	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
+	uint32_t n = got > 0 ? (uint32_t)got : 0, nj = 0;
+
+	while (nj < n && EXP_JAVA_IS_FRAME(pcs[nj]))
+		nj++;
+	if (c->jvm && !op) {
+		long e = model_java_entry(b, c, pcs, n, nj, sflags, time_ns, o);
+		if (e != -2)
+			return e;
+	}
+	return model_entry_native(b, c, pcs + nj, n - nj, sflags, got < 0, op, time_ns, o);
 }
 
 /* The entry for an event with this stack at this time, with MPI function

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * model_filter.c — the stack filters of model_options, applied once per
- * entry as model_entry_new (model_frames.c) makes it:
+ * entry as model_entry_new (model_entries.c) makes it:
  *   --hide-object O   O's frames become one frame "<O>" (gprofng's
  *                     -object_hide): time in libc shows under its caller;
  *   --object O        only stacks with a frame in O (perf's --dso, for

@@ -23,7 +23,7 @@
  * one per sym_func (the same function seen through two mappings of a file is
  * one), and classified then (outlined part, OpenMP body or runtime, parent).
  * Called once per new (stack, epoch) by model_entries.c, and to make the
- * stacks model_omp.c places.
+ * stacks model_omp.c places.  Functions are made by model_func_make.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,54 +37,6 @@ static const char *basename_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
-}
-
-uint32_t model_func_add(struct build *b, const char *name, const char *path, uint64_t addr,
-			uint64_t size, uint32_t flags, const char *aliases)
-{
-	struct model *m = b->m;
-
-	if (exp_grow(&m->funcs, &b->cap_funcs, m->nfuncs, sizeof(*m->funcs))) {
-		b->oom = true;
-		return 0;
-	}
-	struct model_func *f = &m->funcs[m->nfuncs];
-	memset(f, 0, sizeof(*f));
-	f->name = strdup(name);
-	f->path = strdup(path ? path : "");
-	f->object = f->path ? strdup(basename_of(f->path)) : NULL;
-	f->aliases = aliases ? strdup(aliases) : NULL;
-	if (!f->name || !f->path || !f->object || (aliases && !f->aliases)) {
-		free(f->name);
-		free(f->path);
-		free(f->object);
-		free(f->aliases);
-		b->oom = true;
-		return 0;
-	}
-	f->addr = addr;
-	f->size = size;
-	f->flags = flags;
-	return m->nfuncs++;
-}
-
-uint32_t model_func_by_name(struct build *b, const char *name, const char *path, uint32_t flags)
-{
-	uint64_t key = model_hash_str(model_hash_str(0, name), path ? path : "") | 1;
-
-	for (;;) {
-		uint64_t *v = model_map_get(&b->func_by_name, key);
-		if (!v) {
-			uint32_t id = model_func_add(b, name, path, 0, 0, flags, NULL);
-			if (!model_map_put(&b->func_by_name, key, id, NULL))
-				b->oom = true;
-			return id;
-		}
-		const struct model_func *f = &b->m->funcs[*v];
-		if (!strcmp(f->name, name) && !strcmp(f->path, path ? path : ""))
-			return (uint32_t)*v;
-		key = model_hash64(key) | 1;
-	}
 }
 
 /* The parent of an outlined part or body named by the first `len` bytes of
@@ -399,24 +351,6 @@ static long entry_add(struct build *b, struct proc_ctx *c, uint32_t *funcs, uint
 	e->addrs = addrs;
 	e->omp = omp;
 	return (long)m->nentries++;
-}
-
-long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
-		     uint64_t time_ns, const struct model_options *o)
-{
-	uint64_t pcs[EXP_MAX_FRAMES];
-	uint16_t sflags = 0;
-	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
-	uint32_t n = got > 0 ? (uint32_t)got : 0, nj = 0;
-
-	while (nj < n && EXP_JAVA_IS_FRAME(pcs[nj]))
-		nj++;
-	if (c->jvm && !op) {
-		long e = model_java_entry(b, c, pcs, n, nj, sflags, time_ns, o);
-		if (e != -2)
-			return e;
-	}
-	return model_entry_native(b, c, pcs + nj, n - nj, sflags, got < 0, op, time_ns, o);
 }
 
 /* Room for `need` frames in a stack being made; 0, or -1 if out of memory

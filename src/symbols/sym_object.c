@@ -155,6 +155,21 @@ static struct sym_lines *sym_object_lines(struct sym_object *o)
 	return o->lines;
 }
 
+bool sym_dyn_line(const struct sym_object *o, uint64_t vaddr, const char **file, int *line)
+{
+	if (!o->ndyn_lines || o->nfuncs != 1 || vaddr < o->funcs[0].start)
+		return false;
+	uint64_t off = vaddr - o->funcs[0].start;
+	long k = -1;
+	for (uint32_t i = 0; i < o->ndyn_lines && o->dyn_lines[i][0] <= off; i++)
+		k = i;
+	if (k < 0 || off >= o->funcs[0].size)
+		return false;
+	*file = o->name;
+	*line = (int)o->dyn_lines[k][1];
+	return true;
+}
+
 /* Source position of `vaddr`; opens the DWARF on first use. */
 bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
 		     int *line)
