@@ -85,3 +85,69 @@ check collector_includes_go_down includes_go_down
 check collector_calls_go_down calls_go_down
 check sigsafe_files_avoid_stdio sigsafe_files_avoid_stdio
 check thread_wrapper_symbol_is_the_contract wrapper_symbol_is_the_contract
+
+# --- the analyzer: no circle between files, the model in its stated order ---
+# A file's room is its .c; room A depends on room B when A's object uses a
+# symbol B's object defines (a header's inline code and macros are its
+# includer's).  Every strongly connected set of more than one room is a
+# circle (Tarjan's algorithm).
+cat >"$T/circles.py" <<'PY'
+import os, re, subprocess, sys
+root, build = sys.argv[1], sys.argv[2]
+dirs = ['format', 'symbols', 'model', 'report', 'cli', 'attach']
+rooms = {}
+for d in dirs:
+    for f in sorted(os.listdir(os.path.join(root, 'src', d))):
+        if f.endswith('.c'):
+            rooms[d + '/' + f[:-2]] = os.path.join(root, 'src', d, f)
+defs, uses, edges = {}, {}, {r: set() for r in rooms}
+for r in rooms:
+    o = os.path.join(build, 'obj', 'src', r + '.o')
+    if not os.path.exists(o):     # the format's writers: the collector's build
+        o = os.path.join(build, 'pic', 'src', r + '.o')
+    out = subprocess.run(['nm', o], capture_output=True, text=True, check=True).stdout
+    uses[r] = set()
+    for l in out.splitlines():
+        p = l.split()
+        if len(p) == 2 and p[0] == 'U':
+            uses[r].add(p[1])
+        elif len(p) == 3 and p[1] in 'TDRBVW':
+            defs.setdefault(p[2], r)
+for r in rooms:
+    for s in uses[r]:
+        if s in defs and defs[s] != r:
+            edges[r].add(defs[s])
+if sys.argv[3] == 'order':
+    # model_build_int.h: each file calls only the files above it in its list
+    text = open(os.path.join(root, 'src/model/model_build_int.h')).read()
+    order = re.findall(r'^ \*   (model_[a-z_]+)\.c', text, re.M)
+    rank = {'model/' + f: i for i, f in enumerate(order)}
+    bad = [(a, b) for a in rank for b in sorted(edges[a]) if b in rank and rank[b] >= rank[a]]
+    for a, b in bad:
+        print('%s calls %s, which model_build_int.h lists above it' % (a, b))
+    sys.exit(1 if bad or len(order) < 10 else 0)
+index, low, stack, on, sccs, n = {}, {}, [], set(), [], [0]
+sys.setrecursionlimit(10000)
+def visit(v):
+    index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+    for w in edges[v]:
+        if w not in index:
+            visit(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        scc = []
+        while True:
+            w = stack.pop(); on.discard(w); scc.append(w)
+            if w == v: break
+        if len(scc) > 1: sccs.append(sorted(scc))
+for v in sorted(rooms):
+    if v not in index: visit(v)
+for s in sccs:
+    print('circle: ' + ' <-> '.join(s))
+    for a in s:
+        print('  %s -> %s' % (a, ', '.join(sorted(b for b in edges[a] if b in s))))
+sys.exit(1 if sccs or len(rooms) < 50 else 0)
+PY
+check analyzer_has_no_circle python3 "$T/circles.py" "$ROOT" "$BUILD" circles
+check model_calls_in_stated_order python3 "$T/circles.py" "$ROOT" "$BUILD" order
