@@ -136,8 +136,8 @@ static void load_counters(struct loader *l)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
 	struct stat st;
 	if (fd < 0) {
-		/* Absent: an experiment without a collector (the file's
-		 * absence is damage once records show one ran, missing_data). */
+		/* Absent: loss counters unknown (jobgen's experiments have
+		 * none); unreadable: damage. */
 		if (errno != ENOENT)
 			exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
 					strerror(errno));
@@ -953,8 +953,8 @@ static int name_proc(struct exp_proc *p, struct exp_error *err);
 
 /* Data files the process's own records say were written, and that are not
  * there: damage, as an unreadable file is (report partial, check lists it).
- * samples.dat when the collector counted samples; counters.dat when a
- * collector ran (it makes the file first). */
+ * samples.dat when the collector counted samples.  (counters.dat itself
+ * may be absent: writers other than the collector, jobgen's, make none.) */
 static void missing_data(struct loader *l)
 {
 	struct exp_proc *p = l->p;
@@ -966,11 +966,6 @@ static void missing_data(struct loader *l)
 		snprintf(cause, sizeof(cause), "missing: the collector counted %llu samples written there",
 			 (unsigned long long)p->counters[EXP_CTR_SAMPLES]);
 		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0, cause);
-	}
-	if (!p->has_counters && p->nthreads && !file_exists(p->dir, EXP_COUNTERS_NAME)) {
-		snprintf(path, sizeof(path), "%s/%s", p->dir, EXP_COUNTERS_NAME);
-		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
-				"missing: the collector makes it first; loss counters unknown");
 	}
 }
 
