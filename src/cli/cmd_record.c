@@ -210,6 +210,13 @@ static int make_rank_dir(const char *out, int32_t rank, char *path, size_t len)
 			  errno == EEXIST ? "not a directory" : strerror(errno));
 		return -1;
 	}
+	/* Another rank made it (or someone else did: root does not record
+	 * into another user's directory, which they could fill with links). */
+	if (geteuid() == 0 && (lstat(job, &st) != 0 || st.st_uid != 0 || (st.st_mode & 022))) {
+		cli_error(CMD, "%s: not recording as root into it: it belongs to uid %u or others may "
+			  "write it (choose another -o)", job, (unsigned)st.st_uid);
+		return -1;
+	}
 	snprintf(path, len, "%s/rank%d.exp", job, (int)rank);
 	if (mkdir(path, 0755) != 0) {
 		if (errno == EEXIST)

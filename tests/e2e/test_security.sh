@@ -96,6 +96,15 @@ else
 	check root_refuses_world_writable_parent sh -c "cat ww.err st.err;
 		test $rcw = 2 && test \$(wc -l <ww.err) = 1 && grep -q 'no sticky bit' ww.err &&
 		test ! -e ww/x.exp && test $rcs = 0 && test -d sticky/x.exp"
+	# An MPI job's directory made by another user beforehand (in a sticky
+	# directory anyone can make it): root does not record a rank into it.
+	mkdir sticky/job.exp && chown 65534:65534 sticky/job.exp
+	TALLY_RANK=0 "$TALLY" record -o sticky/job.exp -- true >job.out 2>job.err; rcj=$?
+	TALLY_RANK=0 "$TALLY" record -o sticky/own.exp -- true >own.out 2>own.err; rco=$?
+	TALLY_RANK=1 "$TALLY" record -o sticky/own.exp -- true >own1.out 2>own1.err; rco1=$?
+	check root_refuses_another_users_job_dir sh -c "cat job.err own.err own1.err;
+		test $rcj = 2 && grep -q 'belongs to uid 65534' job.err && test ! -e sticky/job.exp/rank0.exp &&
+		test $rco = 0 && test $rco1 = 0 && test -d sticky/own.exp/rank1.exp"
 fi
 # --- archive copies and files: never wider than the original or the umask
 # A private program (0700): its copy is its owner's read bit only.
