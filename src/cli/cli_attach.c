@@ -195,8 +195,10 @@ static int write_head(const struct cli_expdir *x, const struct attach_target *t,
 		cli_log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
 	cli_log_line(log, "start", "%s", when);
 	cli_log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
-	cli_log_line(log, "options", "hz=%u heap=0 sync=-1 io=0 follow=none frames=%u", lo->hz,
-		     lo->max_frames);
+	struct exp_launch_options logged = *lo;   /* what an attach records */
+	logged.heap = logged.io = logged.mpi = logged.follow = logged.states = false;
+	logged.sync_ns = -1;
+	cli_log_options(log, &logged);
 	cli_log_line(log, "size-limit", "%lld", (long long)lo->limit_bytes);
 	cli_log_line(log, "attach.pid", "%d", (int)t->pid);
 	cli_log_line(log, "attach.descendants", "not followed: fork and exec are not interposed after the fact");

@@ -428,12 +428,24 @@ static int input_load(struct cli_input *in, const char *cmd)
 /* The value of `key` in an "options: hz=1000 heap=0 ..." log line, or `dflt`. */
 static long long option_value(const char *options, const char *key, long long dflt)
 {
-	size_t n = strlen(key);
+	struct exp_launch_options o;
+	char buf[EXP_OPTIONS_MAX];
+	long long v;
 
-	for (const char *p = options; p && (p = strstr(p, key)); p += n)
-		if ((p == options || p[-1] == ' ') && p[n] == '=')
-			return strtoll(p + n + 1, NULL, 10);
-	return dflt;
+	/* exp_launch_encode's "hz=1000,heap=0,..."; logs before it wrote the
+	 * same keys with spaces ("follow=all" there is skipped: not a number) */
+	snprintf(buf, sizeof(buf), "%s", options);
+	for (char *c = buf; *c; c++)
+		if (*c == ' ')
+			*c = ',';
+	size_t n = strlen(key);
+	const char *p = buf;
+	while ((p = strstr(p, key)) && !((p == buf || p[-1] == ',') && p[n] == '='))
+		p += n;
+	if (!p)
+		return dflt;   /* not recorded by this tally: as off */
+	exp_launch_decode(buf, &o);
+	return exp_launch_get(&o, key, &v) == 0 ? v : dflt;
 }
 
 int cli_metrics_recorded(const char *cmd, const struct cli_input *in, const enum model_metric *ms, int n)

@@ -37,6 +37,9 @@ void cli_record_remove_dir(const char *dir);
 /* "key: value" line of an experiment's log.txt. */
 void cli_log_line(FILE *log, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 uint64_t cli_now_ns(clockid_t id);
+/* The log's "options:" line: the launch options as exp_launch_encode writes
+ * them for the collector (TALLY_OPTIONS), read back with exp_launch_decode. */
+void cli_log_options(FILE *log, const struct exp_launch_options *o);
 
 /* `tally record -p PID` (cli_attach.c): exit status (0, 2 refused or failed). */
 int cli_attach_record(const struct record_opts *o);

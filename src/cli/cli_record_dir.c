@@ -105,3 +105,12 @@ uint64_t cli_now_ns(clockid_t id)
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+void cli_log_options(FILE *log, const struct exp_launch_options *o)
+{
+	char buf[EXP_OPTIONS_MAX];
+
+	if (exp_launch_encode(o, buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "?");
+	cli_log_line(log, "options", "%s", buf);
+}

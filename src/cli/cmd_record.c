@@ -281,9 +281,7 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 		cli_log_line(log, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
 	cli_log_line(log, "start", "%s", when);
 	cli_log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
-	cli_log_line(log, "options", "hz=%u heap=%d sync=%lld io=%d mpi=%d follow=%s frames=%u states=%d",
-		 o->launch.hz, o->launch.heap, (long long)o->launch.sync_ns, o->launch.io, o->launch.mpi,
-		 o->launch.follow ? "all" : "none", o->launch.max_frames, o->launch.states);
+	cli_log_options(log, &o->launch);
 	cli_log_line(log, "size-limit", "%lld", (long long)o->launch.limit_bytes);
 	for (int i = 0; i < o->ncounters; i++)
 		cli_log_line(log, "counter.requested", "%s/%llu", o->counters[i].name,

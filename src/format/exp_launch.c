@@ -163,6 +163,16 @@ int exp_launch_encode(const struct exp_launch_options *o, char *buf, size_t len)
 	return (int)n;
 }
 
+int exp_launch_get(const struct exp_launch_options *o, const char *key, long long *v)
+{
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (!strcmp(key, options[i].key)) {
+			*v = (long long)get(o, &options[i]);
+			return 0;
+		}
+	return -1;
+}
+
 int exp_launch_decode(const char *s, struct exp_launch_options *o)
 {
 	int bad = 0;

@@ -121,6 +121,10 @@ int exp_launch_encode(const struct exp_launch_options *o, char *buf, size_t len)
  * key, no '=', not a number), 0 if none; they are skipped. */
 int exp_launch_decode(const char *s, struct exp_launch_options *o);
 
+/* The value of option `key` ("hz", "heap", ...) in o, into *v; 0, or -1 for
+ * a key the table does not have. */
+int exp_launch_get(const struct exp_launch_options *o, const char *key, long long *v);
+
 /* ---- the collector's thread wrapper ---------------------------------------- */
 
 /* Every thread the target creates starts in this function of the collector
