@@ -48,8 +48,113 @@ kill_exp() {
 	pid=$(exp_pid "$2") && kill -"$1" "$pid"
 }
 
+# skip NAME WHY: a case this machine cannot run, and why.
 skip() {
 	echo "[Skipped: $2] $1"
+}
+
+# can CAPABILITY: whether this machine has what a check needs, found out by
+# trying it; if not, $why says what is missing (for skip).  Every check
+# that needs one goes through here, so that the suite passes on any machine
+# this project runs on, each missing capability named once per check:
+#   root        running as root (mount, other users' processes, setpriv)
+#   i386        the kernel runs 32-bit x86 programs (IA32 emulation; binutils
+#               builds $T/sleep_i386 from tests/progs/sleep_i386.S)
+#   other_user  user 65534 can run this build: root, setpriv, and every
+#               directory down to $TALLY and its libraries searchable by
+#               others (a checkout under /root is not)
+#   pty         script(1) can give a program a terminal (/dev/pts mounted)
+#   pmu         a CPU PMU: hardware counters (cycles, instructions)
+#   node        node with tests/js/node_modules (scripts/install-deps.sh test)
+#   browser     node and tests/js/node_modules, and chromium ($CHROMIUM)
+#   tmpfs       mount a tmpfs on a new directory ($T/mnt), mounted on success:
+#               the caller unmounts it (root, outside most containers)
+#   static      a static libc to link with
+can() {
+	why=
+	case $1 in
+	root)
+		[ "$(id -u)" -eq 0 ] || why="needs root"
+		;;
+	i386)
+		if ! { as --32 -o "$T/sleep_i386.o" "$PROGS/sleep_i386.S" &&
+			ld -m elf_i386 -o "$T/sleep_i386" "$T/sleep_i386.o"; } >/dev/null 2>&1; then
+			why="binutils cannot build i386"
+		else
+			# It sleeps forever where it can run; gone at once where not.
+			"$T/sleep_i386" >/dev/null 2>&1 &
+			_can_pid=$!
+			sleep 0.2
+			if kill "$_can_pid" 2>/dev/null; then
+				wait "$_can_pid" 2>/dev/null
+			else
+				why="the kernel cannot run 32-bit x86 programs (no IA32 emulation)"
+			fi
+		fi
+		;;
+	other_user)
+		_can_lib=${TALLY_BUILD:-$(dirname "$TALLY")/..}/lib/libtally-collector.so
+		if ! can root; then
+			why="needs root to run as another user (setpriv)"
+		elif ! command -v setpriv >/dev/null; then
+			why="setpriv not installed (util-linux)"
+		elif ! setpriv --reuid=65534 --regid=65534 --clear-groups \
+			sh -c 'test -x "$1" && test -r "$2"' sh "$TALLY" "$_can_lib" 2>/dev/null; then
+			why="user 65534 cannot reach $TALLY and its libraries (a checkout in a private directory, such as /root)"
+		fi
+		;;
+	pty)
+		if ! command -v script >/dev/null; then
+			why="script(1) not installed (bsdutils)"
+		elif ! script -qec true /dev/null >/dev/null 2>&1 </dev/null; then
+			why="script(1) cannot open a terminal (is /dev/pts mounted?)"
+		fi
+		;;
+	pmu)
+		[ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ] ||
+			why="no CPU PMU (no hardware counters: a virtual machine without a virtual PMU?)"
+		;;
+	node)
+		if ! command -v node >/dev/null || [ ! -d "$E2E/../js/node_modules/playwright-core" ]; then
+			why="node or tests/js/node_modules missing (scripts/install-deps.sh test)"
+		fi
+		;;
+	browser)
+		if ! can node; then
+			:
+		elif [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+			why="chromium missing (scripts/install-deps.sh test; or set CHROMIUM)"
+		fi
+		;;
+	tmpfs)
+		mkdir -p "$T/mnt"
+		mount -t tmpfs -o size=512k tmpfs "$T/mnt" 2>/dev/null ||
+			why="cannot mount a tmpfs here (needs root, outside a container that forbids it)"
+		;;
+	static)
+		printf 'int main(void) { return 0; }\n' >"$T/static_probe.c"
+		cc -static -o "$T/static_probe" "$T/static_probe.c" 2>/dev/null ||
+			why="no static libc to link with (libc6-dev's libc.a)"
+		;;
+	*)
+		echo "can: unknown capability $1" >&2
+		why="unknown capability $1"
+		;;
+	esac
+	[ -z "$why" ]
+}
+
+# need CAPABILITY NAME...: true if this machine has CAPABILITY; else prints
+# `[Skipped: why] NAME` for each NAME and is false.  For
+#   if need pty colour_on_a_terminal; then check colour_on_a_terminal ...; fi
+need() {
+	_need_cap=$1
+	shift
+	can "$_need_cap" && return 0
+	for n in "$@"; do
+		skip "$n" "$why"
+	done
+	return 1
 }
 
 # shares FILE CHECK...: check shares of a collapsed-stack file (profile.py).

@@ -174,10 +174,11 @@ refused tracer_flag 'cannot be attached' $S -H
 wait_ready tt.err
 refused thread_id 'a thread of process' $(ls /proc/$TP/task | grep -v "^$TP\$" | head -1)
 kill $TP
-cc -O2 -static -pthread -o aw_static "$PROGS/attach_work.c" 2>/dev/null &&
-	{ ./aw_static sleep 30 >st.out 2>st.err & ST=$!; wait_ready st.err
-	  refused static 'statically linked' $ST; kill $ST; } ||
-	skip attach_refuses_static "no static libc"
+if need static attach_refuses_static; then
+	cc -O2 -static -pthread -o aw_static "$PROGS/attach_work.c"
+	./aw_static sleep 30 >st.out 2>st.err & ST=$!; wait_ready st.err
+	refused static 'statically linked' $ST; kill $ST
+fi
 if command -v musl-gcc >/dev/null; then
 	musl-gcc -O2 -o aw_musl "$PROGS/attach_work.c" -pthread
 	./aw_musl sleep 30 >mu.out 2>mu.err & MU=$!; wait_ready mu.err
@@ -185,11 +186,9 @@ if command -v musl-gcc >/dev/null; then
 else
 	skip attach_refuses_musl "musl-gcc not installed (scripts/install-deps.sh test)"
 fi
-if as --32 -o sleep_i386.o "$PROGS/sleep_i386.S" 2>/dev/null && ld -m elf_i386 -o sleep_i386 sleep_i386.o 2>/dev/null; then
-	./sleep_i386 & I3=$!; sleep 0.2
+if need i386 attach_refuses_i386; then
+	"$T/sleep_i386" & I3=$!; sleep 0.2
 	refused i386 '32-bit x86 (i386) program' $I3; kill $I3
-else
-	skip attach_refuses_i386 "binutils cannot build i386"
 fi
 ./tracer $S 20 2>tr.err & TR=$!
 wait_ready tr.err
@@ -209,12 +208,7 @@ kill -CONT $S
 sleep 0.8
 refused attached_already 'another `tally record -p` is attached' $S
 bounded_wait $B 20
-if ! command -v setpriv >/dev/null; then
-	skip attach_refuses_other_user "setpriv not installed"
-elif ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TALLY"; then
-	# A checkout in a private directory (root's home): nobody cannot run it.
-	skip attach_refuses_other_user "user 65534 cannot run $TALLY"
-else
+if need other_user attach_refuses_other_user attach_other_users_process_as_root; then
 	chmod 755 "$T"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TALLY" record -p $S -o /tmp/tally-nobody.$$.exp \
 		>perm.out 2>perm.err; rc=$?

@@ -6,7 +6,8 @@
 cd "$T"
 cc_prog spawny
 cc_prog spin
-if cc -O2 -static -o spin_static "$PROGS/spin.c" 2>/dev/null; then static=./spin_static; else static=; fi
+static=
+can static && cc -O2 -static -o spin_static "$PROGS/spin.c" && static=./spin_static
 
 "$TALLY" record -o sp.exp ./spawny ./spin $static 2>/dev/null
 check descend_record_exit_status_zero test $? -eq 0
@@ -15,11 +16,9 @@ check descend_vfork_exec test -f sp.exp/_f2_x1.exp/samples.dat
 check descend_posix_spawn test -f sp.exp/_f3_x1.exp/samples.dat
 check descend_system_through_shell sh -c "test -f sp.exp/_f4_x1.exp/log.txt && test -f sp.exp/_f4_x1_f1_x1.exp/samples.dat"
 check descend_popen_through_shell test -f sp.exp/_f5_x1_f1_x1.exp/samples.dat
-if [ -n "$static" ]; then
+if need static descend_static_exec_noted; then
 	check descend_static_exec_noted sh -c "grep -q 'exec: ./spin_static: statically linked' sp.exp/_f6.exp/log.txt &&
 		\"\$TALLY\" report sp.exp --processes | grep -q 'statically linked'"
-else
-	skip descend_static_exec_noted "no static libc"
 fi
 "$TALLY" export sp.exp --format collapsed >sp.txt
 check descend_collapsed_has_process_first sh -c "grep -q '^\\[spin [0-9]*\\];_start' sp.txt && grep -q '^\\[spawny [0-9]*\\];' sp.txt"

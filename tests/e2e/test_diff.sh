@@ -37,9 +37,7 @@ check diff_marks_new_and_gone sh -c '
 	"$TALLY" diff sp.exp z1.exp --format csv --limit 0 >g.csv &&
 	grep -q ",new,scaled," g.csv && grep -q ",gone,leaf_two," g.csv'
 check diff_needs_two_experiments sh -c '"$TALLY" diff z1.exp 2>/dev/null; test $? -eq 64'
-if [ ! -d "$JS/node_modules/playwright-core" ] || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
-	skip html_diff_in_chromium "chromium or tests/js/node_modules missing"
-else
+if need browser html_diff_in_chromium; then
 	check html_diff_in_chromium sh -c "
 		\"\$TALLY\" html --diff z1.exp z3.exp -o \"$SHOTS/diff.html\" &&
 		timeout 100 node \"$JS/check_html.mjs\" \"$SHOTS/diff.html\" \"$SHOTS/diff.png\" scaled fixed >r.json &&

@@ -30,9 +30,9 @@ else
 	done
 fi
 
-if [ ! -d "$JS/node_modules/playwright-core" ] || ! command -v node >/dev/null 2>&1; then
-	skip speedscope_and_chrome_consumers "tests/js/node_modules missing (scripts/install-deps.sh test)"
-else
+if need node speedscope_read_by_speedscope speedscope_profile_per_thread chrome_read_by_devtools_s \
+	chrome_read_by_devtools_t chrome_read_by_devtools_y chrome_opened_in_a_viewer_in_chromium \
+	collapsed_opened_in_a_viewer_in_chromium chrome_has_sync_waits; then
 	check speedscope_read_by_speedscope sh -c "
 		\"\$TALLY\" export s.exp --format speedscope -o s.speedscope.json &&
 		timeout 100 node \"$JS/check_speedscope.mjs\" s.speedscope.json >s.ss.out &&

@@ -26,9 +26,7 @@ print(re.search(r'<script type=\"application/json\" id=\"tally-data\">(.*?)</scr
 check html_written_self_contained sh -c '
 	"$TALLY" html s.exp -o s.html && test -s s.html &&
 	! grep -Eiq "(src|href)=\"?(https?:)?//" s.html'
-if [ ! -d "$JS/node_modules/playwright-core" ] || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
-	skip html_in_chromium "chromium or tests/js/node_modules missing (scripts/install-deps.sh test)"
-else
+if need browser html_in_chromium_loads_renders_zooms_searches html_threads_page_in_chromium; then
 	check html_in_chromium_loads_renders_zooms_searches sh -c "
 		cp s.html \"$SHOTS/spin.html\" &&
 		timeout 100 node \"$JS/check_html.mjs\" \"$SHOTS/spin.html\" \"$SHOTS/spin.png\" leaf_two leaf_one >r.json &&
@@ -76,7 +74,7 @@ assert rows(spin[0][\"doc\"]) == rows(json.load(open(\"a.json\"))), (rows(spin[0
 # through the data), and "whole run" brings the run back.
 cc_prog two_phases
 "$TALLY" record -F 2000 -o tp.exp ./two_phases 0.3 2>/dev/null
-if [ -d "$JS/node_modules/playwright-core" ] && [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+if need browser html_timeline_range_is_the_flame_graph; then
 	check html_timeline_range_is_the_flame_graph sh -c "
 		\"\$TALLY\" html tp.exp -o \"$SHOTS/range.html\" &&
 		timeout 100 node \"$JS/check_range.mjs\" \"$SHOTS/range.html\" \"$SHOTS/range.png\" first_half second_half >rr.json &&

@@ -24,12 +24,11 @@ check record_command_not_in_path_is_127 sh -c '
 check record_not_executable_is_126 sh -c '
 	echo data >plain && chmod 644 plain && "$TALLY" record ./plain 2>err; test $? -eq 126 &&
 	grep -q "Permission denied" err'
-if cc -O2 -static -o static_prog "$PROGS/status.c" 2>/dev/null; then
+if need static record_static_binary_refused; then
+	cc -O2 -static -o static_prog "$PROGS/status.c"
 	check record_static_binary_refused sh -c '
 		"$TALLY" record -o s.exp ./static_prog 2>err; test $? -eq 126 &&
 		grep -q "statically linked" err && test $(wc -l <err) -eq 1 && test ! -d s.exp'
-else
-	skip record_static_binary_refused "no static libc to link with"
 fi
 check record_existing_output_refused sh -c '
 	mkdir -p taken.exp && "$TALLY" record -o taken.exp ./status 0 2>err; test $? -eq 2 &&

@@ -151,10 +151,11 @@ check states_stop_not_io_nor_sleep sh -c "test \$($INCL st.wait.io.txt spin_here
 check states_stop_in_the_view sh -c "\"\$TALLY\" report stop.exp --states | grep -q 'wait.stopped .*spin_here <- main'"
 
 # --- without the right to count in the kernel: the ring way ------------------
-if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
-	skip states_ring_way "needs root to run as another user (setpriv)"
+if ! need other_user states_ring_way_logged states_ring_way_times; then
+	:
 elif [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ne 2 ]; then
-	skip states_ring_way "perf_event_paranoid is not 2"
+	skip states_ring_way_logged "perf_event_paranoid is not 2"
+	skip states_ring_way_times "perf_event_paranoid is not 2"
 else
 	chmod 711 "$T" && mkdir ring && chmod 777 ring && cp states_phases ring/
 	(cd ring && setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -98,19 +98,21 @@ check no_args_and_name_width sh -c '
 check quiet_no_overview sh -c '
 	test "$("$TALLY" report s.exp -q | head -1)" = Functions &&
 	"$TALLY" report s.exp | head -1 | grep -q Overview'
-check colour_on_a_terminal_not_with_NO_COLOR sh -c '
-	script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty.txt && grep -q "$(printf "\033")\[" tty.txt &&
-	NO_COLOR=1 script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty2.txt && ! grep -q "$(printf "\033")\[" tty2.txt &&
-	"$TALLY" report s.exp -q | grep -vq "$(printf "\033")"'
-# The progress line: on a terminal, once the analysis has taken its delay
-# (1 s; TALLY_PROGRESS_MS here), what it does, erased before the report;
-# nothing before the delay, nothing on a pipe.
-check progress_line_on_a_terminal_only sh -c '
-	TALLY_PROGRESS_MS=1 script -qec "\"$TALLY\" report s.exp -q" /dev/null >pr.txt &&
-	grep -q "tally report: symbolizing and aggregating s.exp\.\.\.$(printf "\r\033")\[KFunctions" pr.txt &&
-	TALLY_PROGRESS_MS=60000 script -qec "\"$TALLY\" report s.exp -q" /dev/null >pr2.txt &&
-	! grep -q "tally report:" pr2.txt && grep -q Functions pr2.txt &&
-	TALLY_PROGRESS_MS=1 "$TALLY" report s.exp -q 2>pr.err >/dev/null && test ! -s pr.err'
+if need pty colour_on_a_terminal_not_with_NO_COLOR progress_line_on_a_terminal_only; then
+	check colour_on_a_terminal_not_with_NO_COLOR sh -c '
+		script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty.txt && grep -q "$(printf "\033")\[" tty.txt &&
+		NO_COLOR=1 script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty2.txt && ! grep -q "$(printf "\033")\[" tty2.txt &&
+		"$TALLY" report s.exp -q | grep -vq "$(printf "\033")"'
+	# The progress line: on a terminal, once the analysis has taken its delay
+	# (1 s; TALLY_PROGRESS_MS here), what it does, erased before the report;
+	# nothing before the delay, nothing on a pipe.
+	check progress_line_on_a_terminal_only sh -c '
+		TALLY_PROGRESS_MS=1 script -qec "\"$TALLY\" report s.exp -q" /dev/null >pr.txt &&
+		grep -q "tally report: symbolizing and aggregating s.exp\.\.\.$(printf "\r\033")\[KFunctions" pr.txt &&
+		TALLY_PROGRESS_MS=60000 script -qec "\"$TALLY\" report s.exp -q" /dev/null >pr2.txt &&
+		! grep -q "tally report:" pr2.txt && grep -q Functions pr2.txt &&
+		TALLY_PROGRESS_MS=1 "$TALLY" report s.exp -q 2>pr.err >/dev/null && test ! -s pr.err'
+fi
 # --human: every time and count of the text table is CSV's value to 3 digits,
 # in the unit it names (12,000 samples: the counts in K).
 "$TALLY" record -F 20000 -o k.exp ./spin 0.6 2>/dev/null
