@@ -3,7 +3,9 @@
  * cli_space.c — `tally record` and the room an experiment takes: the size
  * limit (-L, or a default that protects the disk), a file system already
  * full refused before the program starts, and, after the run, one line on
- * stderr when anything was lost, with the count and what to do.
+ * stderr when anything was lost or the file system filled, with the count
+ * (none, when the blocks claimed before it filled held every record) and
+ * what to do.
  *
  * The limit is enforced inside the target (format/exp_write.c: every claim of
  * blocks, by every process, counts against one budget in the founder's
@@ -272,6 +274,10 @@ void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
 		if (l.empty)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%zu process%s recorded nothing",
 				 what[0] ? ", " : "", l.empty, l.empty > 1 ? "es" : "");
+		/* Full at the end, yet every record had its place (the
+		 * blocks claimed before the disk filled were enough). */
+		if (!what[0])
+			snprintf(what, sizeof(what), "no sample or event lost");
 		bool enospc = l.err == ENOSPC || full;
 		part(line, sizeof(line), "%s (%s): %s; %s%s",
 		     enospc ? "the experiment's file system is full" : "a record file could not grow",
