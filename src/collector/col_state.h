@@ -74,6 +74,7 @@ struct col_thread {
 	int live_slot;                 /* its place in col_thread.c's list of live threads, -1 */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;
+	bool busy_signalled;           /* our signal found it busy since its last sample */
 	uint64_t collector_ns;         /* CPU time the collector used on this thread */
 	uint64_t pending_ns;           /* ... outside the handler since its last run */
 	uint64_t handlers;             /* handler runs timed in cost_hist */

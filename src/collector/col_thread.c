@@ -184,7 +184,9 @@ static bool task_blocks(pid_t tid, int sig)
  * sample (its clock reads `now`), and either blocks the signal as it ends
  * or ran COL_UNSAMPLED_MIN_NS so, could not be sampled: it blocked the
  * signal in a way the interposers do not see (a raw rt_sigprocmask system
- * call).  Counted, and named in the log ("thread.unsampled: TID NAME: N us
+ * call).  Unless our signal reached it since and found it busy in the
+ * collector (the process's end, at 20 kHz, takes over three periods of
+ * 50 us): it can be sampled, that time is lost.reentry's.  Counted, and named in the log ("thread.unsampled: TID NAME: N us
  * of CPU ..."), which the report and `tally record` show.  Asked by the
  * thread as it ends, or by the end of the process for those still running. */
 static void check_sampled(struct col_thread *t, uint64_t now)
@@ -192,7 +194,7 @@ static void check_sampled(struct col_thread *t, uint64_t now)
 	uint64_t period = col_clock_period_ns(), since = t->last_cpu_ns + t->pending_ns;
 	uint64_t missed = now > since ? now - since : 0;
 
-	if (!period || missed <= 3 * period)
+	if (!period || missed <= 3 * period || t->busy_signalled)
 		return;
 	/* Without the signal seen blocked, a short gap is no evidence: a
 	 * thread's last slice (its exit path, the kernel's part of a system

@@ -378,7 +378,7 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 	uint64_t *addrs = malloc(cap * sizeof(*addrs));
 	uint32_t k = 0, flags = 0, omp = MODEL_OMP_NONE;
 	const char *last_path = "";
-	bool runtime = false;
+	bool runtime = false, last_sigreturn = false;
 
 	if (!funcs || !addrs) {
 		free(funcs);
@@ -396,8 +396,16 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		bool retaddr = i > 0 || (sflags & EXP_STACK_LEAF_IS_RETADDR);
 		struct frame fr;
 		model_frame_resolve(b, c, pcs[i], retaddr, time_ns, &fr);
-		if (fr.tally && !o->keep_tally_frames)
-			continue;           /* clone3 -> start_thread -> the routine, as in perf */
+		if (fr.tally && !o->keep_tally_frames) {
+			/* clone3 -> start_thread -> the routine, as in perf.  A
+			 * trampoline returning into tally's own signal handler
+			 * goes too: the program's handler was stacked on ours
+			 * before ours ran (SA_NODEFER, collector/col_sample.c). */
+			if (last_sigreturn && k > first)
+				k--;
+			last_sigreturn = false;
+			continue;
+		}
 		if (MODEL_STRUCTURE_RULES(o) && fr.lazy) {
 			/* the resolver and all it calls: @plt of the calling object */
 			funcs[k] = model_func_by_name(b, "@plt", last_path, MODEL_FUNC_ARTIFICIAL);
@@ -445,6 +453,7 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 				addrs[k++] = fr.addr;
 			}
 		}
+		last_sigreturn = fr.sigreturn;
 	}
 	if (MODEL_STRUCTURE_RULES(o)) {
 		uint32_t body = first + thread_root_len(b, funcs, first, k);
