@@ -200,6 +200,16 @@ check: deps-test
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined build-asan/bin/tally unit-asan
 	@tests/run.sh build build-asan
 
+# The edit-test loop (under 2 minutes on 2 cores): the unit tests and the
+# fast end-to-end scripts of the core paths (record, descendants, damaged
+# and killed experiments, a full disk, the overview, the CLI's edges); it
+# installs nothing.  `make check` runs everything.
+QUICK_E2E := test_cli_small test_partial test_disk test_kill test_descend test_record test_overview
+
+check-quick:
+	@$(MAKE) --no-print-directory tests
+	@tests/run.sh --e2e "$(QUICK_E2E)" $(BUILD)
+
 check-asan: deps-test
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined build-asan/bin/tally unit-asan
 	@tests/run.sh --unit-only build-asan
@@ -258,7 +268,7 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 help:
-	@echo "make [all] | demo | check | check-asan | bench | fuzz | install [PREFIX=...] | uninstall | clean"
+	@echo "make [all] | demo | check | check-quick | check-asan | bench | fuzz | install [PREFIX=...] | uninstall | clean"
 
-.PHONY: all libs mpi-skipped jvmti-skipped tests deps deps-test demo check check-asan unit-asan bench fuzz fuzzers install uninstall clean help
+.PHONY: all libs mpi-skipped jvmti-skipped tests deps deps-test demo check check-quick check-asan unit-asan bench fuzz fuzzers install uninstall clean help
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
