@@ -10,7 +10,7 @@
  * coalesced into one signal lose nothing), unwinds from the interrupted
  * context and writes a COUNTER_SAMPLE.  For a page fault that is the
  * faulting instruction; for a hardware event, a few instructions after the
- * one that overflowed it (the seed's skid).  When the thread ends, each
+ * one that overflowed it (the Sun analyzer's skid).  When the thread ends, each
  * counter's total goes in a COUNTER_END record: what came after its last
  * sample is in no sample.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * col_descend.c — descendants write sub-experiments inside the founder's
- * experiment, named as in the Sun seed: `_f1.exp` for a process's first fork,
+ * experiment, named as in the Sun Performance Analyzer: `_f1.exp` for a process's first fork,
  * `_f1_x1.exp` when that child execs.
  *
  * Every collecting process publishes in its environment where it writes

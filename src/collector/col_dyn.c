@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
  * col_dyn.c — dynamically generated code in the experiment: a DYN_FUNC
- * record (dyn.dat) per function, with a copy of its instructions (the
- * seed's dyntext) so that it can be disassembled after the process is gone.
+ * record (dyn.dat) per function, with a copy of its instructions (the Sun
+ * analyzer's dyntext) so that it can be disassembled after the process is gone.
  * Three sources:
  *  - tally_func_load / tally_func_unload (include/tally.h), from any thread,
  *    when the program calls them;

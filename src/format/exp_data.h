@@ -4,7 +4,8 @@
  * its descendants, each with its log, counters, samples, stacks, load-object
  * map, threads, traced events and arcs.
  *
- * This is the "events" stage of the analyzer (design.md's data flow): no
+ * This is the "events" stage of the analyzer (format -> symbols -> model ->
+ * report, docs/architecture.md): no
  * symbols, no aggregation, just validated records in arrays.  The loader reads
  * a live experiment as well as a finished or SIGKILLed one; every problem with
  * the files is one line in struct exp_error naming the file and the offset.

@@ -496,8 +496,8 @@ struct exp_fd_name {
 };
 
 /* EXP_REC_DYN_FUNC, 48 + name + lines + code bytes, in dyn.dat: a function
- * of dynamically generated code (the seed's dynamic functions), with a copy
- * of its instructions (the seed's dyntext) so that it can be disassembled
+ * of dynamically generated code (the Sun analyzer's dynamic functions), with a copy
+ * of its instructions (the Sun analyzer's dyntext) so that it can be disassembled
  * after the process is gone.  A record longer than a block starts at a
  * block boundary, as arc tables do.
  *   0 4 word
@@ -840,7 +840,7 @@ struct exp_counter_sample {
 
 /* EXP_REC_COUNTER_END, 32 bytes, in hwc.dat: counter `index` of thread `tid`
  * when the thread ended: its total, and how much of it came after its last
- * sample (in no sample: the seed's "counts accrued after the last overflow").
+ * sample (in no sample: the Sun analyzer's "counts accrued after the last overflow").
  *   0 4 word; 4 4 tid; 8 8 time_ns; 16 2 index; 18 6 reserved;
  *  24 8 total                                                               */
 struct exp_counter_end {

@@ -6,7 +6,7 @@
  *
  * model_build() turns every event (clock sample, heap/sync/io event) into a
  * contribution to an *entry*: one distinct recorded stack of one process at
- * one state of its address space, rewritten into functions by the seed's
+ * one state of its address space, rewritten into functions by the Sun analyzer's
  * rules (tally's own frames dropped, a thread's stack starting at its start
  * routine, a PLT stub leaf given to its caller, <Unknown>, <Truncated-stack>).
  * Views (function table, callers-callees, call tree, threads, objects, gprof
@@ -163,10 +163,10 @@ enum model_omp_kind {
 };
 
 enum model_view {
-	MODEL_VIEW_USER = 0,       /* the seed's user view: imputed calls to outlined
+	MODEL_VIEW_USER = 0,       /* the Sun analyzer's user view: imputed calls to outlined
 	                              parts and OpenMP bodies, <OMP-*> functions */
 	MODEL_VIEW_MACHINE,        /* the frames as recorded (after PLT and tally rules) */
-	MODEL_VIEW_EXPERT,         /* Java (the seed's Expert-Java): as user, with the
+	MODEL_VIEW_EXPERT,         /* Java (the Sun analyzer's Expert-Java): as user, with the
 	                              JVM's frames under Java code and its threads'
 	                              stacks, and interpreted / compiled methods apart */
 };
@@ -411,7 +411,7 @@ struct model_edge {
 	uint64_t v[MODEL_METRIC_COUNT];
 };
 
-/* Callers and callees of `focus`, with attributed metrics as the seed
+/* Callers and callees of `focus`, with attributed metrics as the Sun analyzer
  * defines them: a caller's is the focus's inclusive metric when called from
  * it; a callee's is its inclusive metric when called from the focus; each
  * counted once per stack.  A stack whose root is the focus has caller

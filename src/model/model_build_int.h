@@ -11,7 +11,7 @@
  *                    kinds, one stack rewritten for the user view
  *   model_omp_tail.c OpenMP bodies that tail-call their work: the body a
  *                    function under the runtime was jumped to from
- *   model_frames.c   functions, frames resolved and rewritten by the seed's
+ *   model_frames.c   functions, frames resolved and rewritten by the Sun analyzer's
  *                    rules, a stack made into a new entry
  *   model_java.c     a JVM's stacks (Java and machine frames) in the user,
  *                    expert and machine views (model_java_names.c: names)
@@ -72,7 +72,7 @@ struct build {
 	struct model_map tail_scanned;    /* sym_object -> 1: its bodies are read */
 };
 
-/* Do the seed's structure rules apply (imputed calls, <OMP-*>, @plt for the
+/* Do the Sun analyzer's structure rules apply (imputed calls, <OMP-*>, @plt for the
  * resolver, <signal handler>)?  In the user view and the expert view, which
  * differs from it only for Java. */
 #define MODEL_STRUCTURE_RULES(o) ((o)->view != MODEL_VIEW_MACHINE)

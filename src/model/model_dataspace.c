@@ -14,7 +14,7 @@
  *   <Heap: FUNC>            in a heap block live at the sample's time (with
  *                           -H), FUNC the function that allocated it;
  *   <Unknown: anonymous>    anywhere else (mmap, another allocator).
- * The seed's <Scalars> and structure members need the compiler's type
+ * The Sun analyzer's <Scalars> and structure members need the compiler's type
  * information (DWARF DW_TAG_variable types): not done.
  */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * model_frames.c — from a recorded stack to the functions of an entry, by
- * the seed's rules (model_build_int.h lists its neighbours).
+ * the Sun analyzer's rules (model_build_int.h lists its neighbours).
  *
  * Each pc is resolved in the process's address space at the event's time;
  * a return address is looked up at pc - 1.  Then: tally's own frames are
@@ -16,8 +16,8 @@
  * it (cpu, inclusive).  An entry with an MPI function, or a frame in an MPI
  * library, is inside MPI (MODEL_ENTRY_IN_MPI).  The lazy resolver (ld.so's
  * _dl_runtime_resolve* and all it calls) is `@plt` of the calling object, as
- * the seed says; the signal trampoline (__restore_rt, where a handler
- * returns to) is `<signal handler>`, the seed's sigacthandler: called by the
+ * the Sun analyzer says; the signal trampoline (__restore_rt, where a handler
+ * returns to) is `<signal handler>`, the Sun analyzer's sigacthandler: called by the
  * interrupted code, calling the handler.  In the user view, model_structure.c then imputes the calls
  * to outlined parts and OpenMP bodies.  Functions are created on first use,
  * one per sym_func (the same function seen through two mappings of a file is
@@ -413,7 +413,7 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 			break;
 		}
 		if (MODEL_STRUCTURE_RULES(o) && fr.sigreturn) {
-			/* the seed's sigacthandler: the interrupted code calls
+			/* the Sun analyzer's sigacthandler: the interrupted code calls
 			 * it, it calls the program's handler */
 			fr.func = model_func_by_name(b, "<signal handler>", "", MODEL_FUNC_ARTIFICIAL);
 			fr.addr = 0;

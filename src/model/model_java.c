@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  *
- * model_java.c — a JVM's samples in the seed's three representations
+ * model_java.c — a JVM's samples in the Sun analyzer's three representations
  * (model_build_int.h lists the neighbours; docs/java.md states the rules).
  *
  * A sample of a Java thread holds two stacks (exp_records.h): its Java
@@ -12,7 +12,7 @@
  * Java frame; stubs, the JVM and native code carry none.  Java frames left
  * over (the machine walk broke) go outermost, where they belong.  Then:
  *
- *  user (the seed's Java representation, the default): Java methods by
+ *  user (the Sun analyzer's Java representation, the default): Java methods by
  *    name, their interpreted and compiled versions one function; native
  *    code called from Java (JNI) in its own name; the JVM's frames, and
  *    whatever they call, left out, so the time the JVM spends for a method

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * model_names.c — functions of one object that share a name (file-static
- * functions of different source files, the seed's "Static functions") are
+ * functions of different source files, the Sun analyzer's "Static functions") are
  * told apart in every view: each gets its source file after its name,
  * `helper (a.c)`, from DWARF; or its path when two files share a basename;
  * or its address, `helper (@0x1149)`, without DWARF.  model_funcs.c still finds

@@ -10,7 +10,7 @@
  * under the region open at t, as seen in the opening thread's sample
  * nearest in time (for a body, the nearest that runs the same body):
  *  - a worker's stack with a body: the opener's frames down to the caller of
- *    its body, then the worker's frames from its body on (the seed's imputed
+ *    its body, then the worker's frames from its body on (the Sun analyzer's imputed
  *    call from the region's function to the body, on every thread);
  *  - a worker's stack in the runtime only, through an entry point that names
  *    its wait (GOMP_barrier, tail-called by a body): the opener's frames,

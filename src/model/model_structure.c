@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  *
- * model_structure.c — program structure the way the Sun seed maps it (ch. 5,
+ * model_structure.c — program structure the way the Sun Performance Analyzer maps it (ch. 5,
  * "Outline Functions", "Parallel Execution Sequence"): which functions are
  * parts split off another function, OpenMP bodies or the OpenMP runtime, and
  * the rewriting of one stack in the user view (model_build_int.h lists the

@@ -123,7 +123,8 @@ int report_annotate_java(struct report_doc *d, const struct model *m, const stru
 void report_leaks(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_files(struct report_doc *d, const struct model *m);
 
-/* `root;...;leaf WEIGHT` per distinct stack (design.md's contract): weights
+/* `root;...;leaf WEIGHT` per distinct stack (a contract: flamegraph.pl and
+ * others read it; docs/decisions.md): weights
  * in the metric's unit, `[name pid]` first when there are several processes.
  * Returns 0 or -1 on an output error. */
 int report_collapsed(FILE *out, const struct model *m, enum model_metric metric);

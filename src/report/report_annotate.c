@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_annotate.c — annotated source and disassembly (`tally annotate`),
- * as the Sun seed describes them (ch. 5, "Annotated Code"):
+ * as the Sun Performance Analyzer describes them (ch. 5, "Annotated Code"):
  *
  *  - source: the whole source file of the function, each line with the
  *    metrics of every instruction of the object mapped to it (so clones and
@@ -11,7 +11,7 @@
  *    at the top, `FUNCTION -- <instructions without line numbers>`; the
  *    compiler's commentary on a line comes right before it;
  *  - disassembly: the function's instructions with their metrics, call and
- *    jump targets named (`<f+0x1c>`); source lines interleaved by the seed's
+ *    jump targets named (`<f+0x1c>`); source lines interleaved by the Sun analyzer's
  *    rule: before an instruction of line N, every line of the function's
  *    file up to N not yet shown.
  * Metrics come from report_lines.c: exclusive on the leaf's instruction,

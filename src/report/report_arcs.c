@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * report_arcs.c — `tally export --format arcs` (design.md's contract, read
- * by ../shared/accept/check.py): one line per call-graph arc of the
+ * report_arcs.c — `tally export --format arcs` (a contract, docs/decisions.md:
+ * scripts that compare call counts read it): one line per call-graph arc of the
  * instrumentation runtime, `caller<TAB>callee<TAB>COUNT`, names as in the
  * reports (model_func_label: "name (object)" when two objects have a
  * function of that name).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * report_collapsed.c — `tally export --format collapsed` (design.md's
- * contract): one line per distinct stack, `root;...;leaf WEIGHT`, <Total>
+ * report_collapsed.c — `tally export --format collapsed` (a contract,
+ * docs/decisions.md): one line per distinct stack, `root;...;leaf WEIGHT`, <Total>
  * omitted, weights in the metric's unit (ns of CPU for cpu, bytes, counts),
  * the process `[name pid]` first when the model has several processes.  Only
  * stacks with a nonzero weight are written.  Model entries that differ only

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * report_commentary.c — compiler commentary (see report_commentary.h): the
- * seed shows "the compiler commentary for any source line ... immediately
+ * report_commentary.c — compiler commentary (see report_commentary.h): the Sun
+ * analyzer shows "the compiler commentary for any source line ... immediately
  * preceding the source line".  gcc leaves it in two forms:
  *  - -fsave-optimization-record: FILE.opt-record.json.gz in the directory it
  *    ran in; a JSON array [metadata, passes, records], each record

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_lines.h — metrics by instruction and by source line, as the Sun
- * seed computes them for annotated source and disassembly (report_lines.c):
+ * Performance Analyzer computes them for annotated source and disassembly (report_lines.c):
  * a frame's address is the instruction (the leaf's: exclusive, time waiting
  * for it; a caller's: inside its call, inclusive); a line's metrics are its
  * instructions', and an event counts once per instruction and once per line

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_source.c — finding and reading a source file for annotation, in
- * the seed's manner: the places below are tried in turn, and the first file
+ * the Sun analyzer's manner: the places below are tried in turn, and the first file
  * of the right name that can be read wins:
  *   1. each directory of the search path (--source-path DIR:DIR...): the
  *      path as DWARF gives it below that directory (when relative), then the

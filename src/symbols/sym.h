@@ -11,7 +11,7 @@
  *    experiment's MAP / UNMAP records.  Maps (pc, time) to a mapping, so a
  *    library unloaded and another loaded at the same address are told apart.
  *
- * Naming rules (the seed's artificial names):
+ * Naming rules (the Sun analyzer's artificial names):
  *  - one name per address: among aliases the one chosen is the global
  *    (strong) symbol over weak over local, then the one without leading
  *    underscores, then the last in alphabetical order; the others are kept

@@ -5,7 +5,7 @@
  * sym_object.c; the lookup runs once per distinct pc of an experiment
  * (~10^5), so it is a binary search over a sorted array of disjoint pieces.
  *
- * Rules (the seed's naming rules, sym.h):
+ * Rules (the Sun analyzer's naming rules, sym.h):
  *  - symbols at one address are one function; the name is the best by rank
  *    (global > weak > local > synthesized @plt), then fewer leading
  *    underscores, then the last in alphabetical order (of link names); the
