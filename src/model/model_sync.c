@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  *
- * model_sync.c — synchronization waits (`tally record -s`, the seed's
+ * model_sync.c — synchronization waits (`tally record -s`, the Sun analyzer's
  * synchronization tracing): every wait on a thread-library object is
  * sync.wait and sync.count at its stack, whatever its kind (mutex, rwlock,
  * condition variable, semaphore, barrier, join, a Java monitor); the waits
@@ -8,7 +8,7 @@
  * also sync.other, so the lock waits alone stay sync.wait - sync.other.
  * And by object: each (process, address, kind) waited on, with its total
  * wait, its waits, the threads that waited and the stack of its first wait
- * (the seed's view by synchronization object; model.sync_objects).
+ * (the Sun analyzer's view by synchronization object; model.sync_objects).
  * Called by model_build.c once per process, after its samples.
  */
 #include <stdlib.h>

@@ -130,7 +130,7 @@ static void unsampled_threads(struct report_doc *d, const struct exp_experiment 
 		}
 }
 
-/* The statistical accuracy of sampled shares (the seed's "statistical
+/* The statistical accuracy of sampled shares (the Sun analyzer's "statistical
  * accuracy"): a share p of n samples is a binomial proportion, standard
  * error sqrt(p(1-p)/n), largest at p = 1/2.  Said once for the whole
  * profile, in points of share, with a plain warning when it is so large

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_sync.c — `tally report --sync-objects`: synchronization waits by
- * object (the seed's view by synchronization object): each mutex, rwlock,
+ * object (the Sun analyzer's view by synchronization object): each mutex, rwlock,
  * condition variable, semaphore, barrier or joined thread waited on, by
  * process and address, with its kind, its total wait and share of
  * sync.wait, its waits, the threads that waited, and the function whose
