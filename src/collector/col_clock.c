@@ -3,12 +3,22 @@
  * col_clock.c — a thread's CPU-time clock, which signals it every period of
  * its CPU time (the handler is col_sample.c).
  *
- * Each thread opens its own PERF_COUNT_SW_TASK_CLOCK event (pid 0, any cpu)
- * that signals that very thread every `period` of its CPU time.  Best is a
- * sigtrap event (Linux 5.13+): the kernel queues the SIGTRAP as task work on
- * the return to user mode, which costs half as much as the fasync signal
- * (an irq_work self-interrupt, expensive in a VM) and needs no re-arming;
- * measured in docs/collector.md.  Else the event signals SIGPROF through
+ * A PERF_COUNT_SW_TASK_CLOCK event (pid 0, any cpu) signals the thread it
+ * counts every `period` of its CPU time.  Best is a sigtrap event (Linux
+ * 5.13+): the kernel queues the SIGTRAP as task work on the return to user
+ * mode, which costs half as much as the fasync signal (an irq_work
+ * self-interrupt, expensive in a VM) and needs no re-arming; measured in
+ * docs/collector.md.  A sigtrap event is opened once per process, by its
+ * first thread, with inherit and inherit_thread: each thread the process
+ * creates gets its own copy from the kernel at clone, signalling that
+ * thread.  One event opened by each thread for itself costs the same per
+ * sample, but far more per context switch: a program whose threads sleep
+ * and wake tens of thousands of times a second (OpenMP barriers with
+ * passive waits) ran 3-4x its CPU time with them, about 1.0x with the
+ * inherited one (docs/collector.md, "Threads that sleep and wake").  Such
+ * a thread has no fd of its own: its CPU time is read from its thread CPU
+ * clock, and stopping the clock (exec, the size limit) stops the process's
+ * event, every thread's copy with it.  Else the event signals SIGPROF through
  * O_ASYNC/F_SETSIG/F_SETOWN_EX and is re-armed with PERF_EVENT_IOC_REFRESH;
  * where perf_event_open is refused, a POSIX timer on CLOCK_THREAD_CPUTIME_ID
  * does the same at the kernel's tick.  The log says which.  Under a debugger
@@ -45,6 +55,7 @@ enum clock_way { WAY_UNKNOWN, WAY_SIGTRAP, WAY_FASYNC };
 
 static _Atomic int way = WAY_UNKNOWN;     /* decided by the first thread */
 static _Atomic int perf_refused;     /* perf_event_open failed once: use timers */
+static int proc_fd = -1;             /* sigtrap: the process's event, inherited by its threads */
 
 static uint64_t period_ns(void)
 {
@@ -132,6 +143,8 @@ void col_clock_log_way(void)
 		return;
 	col_log_sigsafe("clock", w == WAY_SIGTRAP ? "perf_event task-clock, sigtrap (SIGTRAP)"
 						  : "perf_event task-clock, fasync (SIGPROF)");
+	if (w == WAY_SIGTRAP && !col_proc.attached)
+		col_log_sigsafe("clock.threads", "one event per process, inherited by each thread it creates");
 	col_log_sigsafe("clock.kernel",
 			excl ? "excluded (perf_event_paranoid): system-call time goes to the next sample"
 			     : "included: ticks in system calls sample the calling stack");
@@ -204,8 +217,24 @@ void col_clock_start(struct col_thread *t)
 
 	if (!col_proc.opt.hz)
 		return;
+	if (!atomic_load(&perf_refused) && proc_fd >= 0) {
+		/* A thread created since the process's event was opened has
+		 * its copy (or this thread's failed exec stopped it: again). */
+		col_real.ioctl(proc_fd, PERF_EVENT_IOC_ENABLE, 0);
+		t->inherited_clock = true;
+		t->last_cpu_ns = col_thread_cputime_ns_sigsafe();
+		unblock_signal();
+		return;
+	}
 	if (!atomic_load(&perf_refused)) {
-		int fd = open_task_clock(t->tid, 0, false);
+		int fd = open_task_clock(t->tid, 0, true);
+		if (fd >= 0 && atomic_load(&way) == WAY_SIGTRAP) {
+			col_fd_keep(fd, &proc_fd, NULL);   /* out of the program's way */
+			t->inherited_clock = true;
+			t->last_cpu_ns = col_thread_cputime_ns_sigsafe();
+			unblock_signal();
+			return;
+		}
 		if (fd >= 0) {
 			col_fd_keep(fd, &t->perf_fd, NULL);   /* out of the program's way */
 			t->last_cpu_ns = 0;
@@ -242,6 +271,13 @@ void col_clock_start(struct col_thread *t)
 
 void col_clock_stop(struct col_thread *t)
 {
+	if (t->inherited_clock) {
+		/* An ending thread's copy ends with it; an exec stops the
+		 * process's event (a failed one starts it again). */
+		if (!t->exiting && proc_fd >= 0)
+			col_real.ioctl(proc_fd, PERF_EVENT_IOC_DISABLE, 0);
+		t->inherited_clock = false;
+	}
 	if (t->perf_fd >= 0) {
 		col_real.ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		col_fd_forget(t->perf_fd);
@@ -274,8 +310,36 @@ void col_clock_pause_sigsafe(struct col_thread *t)
 
 	if (t->perf_fd >= 0)
 		col_real.ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (t->inherited_clock && proc_fd >= 0)
+		col_real.ioctl(proc_fd, PERF_EVENT_IOC_DISABLE, 0);   /* every thread's */
 	if (t->has_timer)
 		col_real.timer_settime(t->timer, 0, &zero, NULL);
+}
+
+uint64_t col_clock_read_other_sigsafe(const struct col_thread *t, bool *known)
+{
+	uint64_t v;
+	struct timespec ts;
+	/* The CPU clock of thread tid of this process (glibc's
+	 * pthread_getcpuclockid: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)). */
+	clockid_t id = (clockid_t)((~(unsigned)t->tid << 3) | 6);
+
+	*known = true;
+	if (t->perf_fd >= 0 && col_sys_read(t->perf_fd, &v, sizeof(v)) == sizeof(v))
+		return v;
+	if (t->inherited_clock && clock_gettime(id, &ts) == 0)
+		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	*known = false;
+	return 0;
+}
+
+void col_clock_after_fork(void)
+{
+	if (proc_fd >= 0) {              /* the parent's event: the child opens its own */
+		col_fd_forget(proc_fd);
+		col_sys_close(proc_fd);
+		proc_fd = -1;
+	}
 }
 
 void col_clock_rearm_sigsafe(struct col_thread *t)

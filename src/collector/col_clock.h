@@ -27,6 +27,13 @@ uint64_t col_clock_period_ns(void);
 /* The thread's CPU time so far (task clock), in ns. */
 uint64_t col_clock_read_sigsafe(struct col_thread *t);
 
+/* Thread t's CPU time (task clock), read from another thread of the
+ * process; *known false (and 0) when t has no clock to read. */
+uint64_t col_clock_read_other_sigsafe(const struct col_thread *t, bool *known);
+
+/* In a fork child: the parent's process-wide clock is not the child's. */
+void col_clock_after_fork(void);
+
 /* Is this signal from our clock (this thread's, or a late one from a clock
  * already stopped)? */
 bool col_clock_signal_sigsafe(int sig, const siginfo_t *si);

@@ -188,7 +188,7 @@ static int after_failed_exec(int rc)
 		col_clock_start(t);
 		col_states_thread_start(t);
 		col_counters_thread_start(t);
-		if (t->perf_fd < 0 && !t->has_timer)
+		if (t->perf_fd < 0 && !t->has_timer && !t->inherited_clock)
 			col_log_sigsafe("warning", "sampling clock not restarted after a failed exec");
 	}
 	errno = e;

@@ -71,6 +71,7 @@ struct col_thread {
 	int perf_fd;                   /* task-clock event, -1 if none */
 	timer_t timer;                 /* fallback POSIX CPU-time timer */
 	bool has_timer;
+	bool inherited_clock;          /* its copy of the process's sigtrap event (col_clock.c) */
 	int live_slot;                 /* its place in col_thread.c's list of live threads, -1 */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;

@@ -243,7 +243,7 @@ void col_thread_detach(void)
 	while (atomic_exchange(&t->busy, 1))
 		;
 	t->exiting = true;
-	if (t->perf_fd >= 0 || t->has_timer)
+	if (t->perf_fd >= 0 || t->has_timer || t->inherited_clock)
 		check_sampled(t, col_clock_read_sigsafe(t));
 	col_clock_stop(t);
 	col_states_thread_end(t);
@@ -273,8 +273,9 @@ void col_thread_end_others(void)
 		struct col_thread *t = atomic_load(&live[i]);
 		if (!t || t == self || atomic_exchange(&live[i], NULL) != t)
 			continue;
-		uint64_t cpu = t->perf_fd >= 0 ? col_clock_read_sigsafe(t) : 0;
-		if (t->perf_fd >= 0)
+		bool known;
+		uint64_t cpu = col_clock_read_other_sigsafe(t, &known);
+		if (known)
 			check_sampled(t, cpu);
 		struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), cpu, t->samples };
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
@@ -291,6 +292,7 @@ void col_thread_reset_after_fork(void)
 	for (int i = 0; i < LIVE_MAX; i++)      /* the parent's other threads are not here */
 		atomic_store(&live[i], NULL);
 	col_files_drop_shared_sigsafe();
+	col_clock_after_fork();
 	if (!t)
 		return;
 	/* The inherited clock and blocks belong to the parent's thread and
