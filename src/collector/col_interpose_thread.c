@@ -78,6 +78,7 @@ static void *thread_wrapper(void *p)
 	log_entry_caller((uint64_t)(uintptr_t)__builtin_return_address(0));
 	col_objects_rescan(0);        /* objects loaded behind our back (NSS, ...) */
 	pthread_cleanup_push(thread_cleanup, NULL);
+	col_thread_routine_starts();
 	ret = fn(arg);
 	pthread_cleanup_pop(1);
 	return ret;

@@ -137,6 +137,14 @@ void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
 static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool rearm)
 {
 	atomic_store_explicit(&t->deferred, 0, memory_order_relaxed);
+	if (t->in_wrapper) {
+		/* tally's thread start, not the program yet: no sample, and
+		 * the CPU time since the last one goes to the next */
+		if (rearm)
+			col_clock_rearm_sigsafe(t);
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		return;
+	}
 	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
 		/* The size limit: this thread's clock stops for good. */
 		col_clock_pause_sigsafe(t);

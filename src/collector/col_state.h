@@ -72,6 +72,8 @@ struct col_thread {
 	timer_t timer;                 /* fallback POSIX CPU-time timer */
 	bool has_timer;
 	bool inherited_clock;          /* its copy of the process's sigtrap event (col_clock.c) */
+	bool in_wrapper;               /* tally's thread start, before the thread's routine:
+	                                  no sample (the time goes to the next one) */
 	int live_slot;                 /* its place in col_thread.c's list of live threads, -1 */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;

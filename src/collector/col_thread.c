@@ -88,6 +88,7 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	}
 	t->tid = col_sys_gettid();
 	t->perf_fd = -1;
+	t->in_wrapper = start_routine != 0;     /* until col_thread_routine_starts */
 	stack_bounds(t);
 
 	struct exp_thread_start rec;
@@ -258,6 +259,14 @@ void col_thread_detach(void)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_self(NULL);
 	col_sys_munmap(t, sizeof(*t));
+}
+
+void col_thread_routine_starts(void)
+{
+	struct col_thread *t = col_thread_self_sigsafe();
+
+	if (t)
+		t->in_wrapper = false;
 }
 
 void col_thread_end_others(void)

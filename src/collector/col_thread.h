@@ -13,6 +13,12 @@
 /* Set up the calling thread (state, clock, THREAD_START); idempotent. */
 struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator);
 
+/* The thread's own routine starts now (called by tally's thread start
+ * wrapper): samples from here on.  A thread's inherited clock runs from its
+ * clone, so a signal can arrive in the wrapper's own work after attach,
+ * which is the collector's, not the program's. */
+void col_thread_routine_starts(void);
+
 /* Tear down the calling thread (THREAD_END); its blocks stay in the files. */
 void col_thread_detach(void);
 
