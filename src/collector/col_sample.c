@@ -35,6 +35,7 @@
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
 #include "collector/col_states.h"
+#include "collector/col_sys.h"
 #include "collector/col_time.h"
 #include "collector/col_unwind.h"
 
@@ -165,6 +166,21 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
+/* Is the thread state found through TLS the interrupted thread's own?  A
+ * thread made by the clone system call without a TLS of its own (no
+ * pthread_create) shares its creator's, and the clock it inherits
+ * (col_clock.c) signals it too: its samples must not be taken as the
+ * creator's.  Free when the interrupted stack pointer is on the state's
+ * stack; else (a coroutine's stack, a raw thread's) one gettid. */
+static bool own_thread(const struct col_thread *t, const void *uc)
+{
+	uint64_t sp = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+
+	if (t->unwind.stack_lo < t->unwind.stack_hi && sp >= t->unwind.stack_lo && sp < t->unwind.stack_hi)
+		return true;
+	return col_sys_gettid() == t->tid;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	uint64_t entry_ns = col_now_ns_sigsafe();
@@ -195,6 +211,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	struct col_thread *(*adopt_fn)(const void *) = atomic_load(&adopt);
 	if ((!t || t->exiting) && adopt_fn)
 		t = adopt_fn(uc);            /* a thread of a process we attached to */
+	if (t && !adopt_fn && !own_thread(t, uc))
+		t = NULL;
 	if (!t || t->exiting) {
 		if (!t)
 			col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
