@@ -222,6 +222,7 @@ void col_clock_start(struct col_thread *t)
 		 * its copy (or this thread's failed exec stopped it: again). */
 		col_real.ioctl(proc_fd, PERF_EVENT_IOC_ENABLE, 0);
 		t->inherited_clock = true;
+		t->first_period = true;
 		t->last_cpu_ns = col_thread_cputime_ns_sigsafe();
 		unblock_signal();
 		return;
@@ -231,6 +232,7 @@ void col_clock_start(struct col_thread *t)
 		if (fd >= 0 && atomic_load(&way) == WAY_SIGTRAP) {
 			col_fd_keep(fd, &proc_fd, NULL);   /* out of the program's way */
 			t->inherited_clock = true;
+			t->first_period = true;
 			t->last_cpu_ns = col_thread_cputime_ns_sigsafe();
 			unblock_signal();
 			return;

@@ -138,9 +138,14 @@ void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
 static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool rearm)
 {
 	atomic_store_explicit(&t->deferred, 0, memory_order_relaxed);
-	if (t->in_wrapper) {
-		/* tally's thread start, not the program yet: no sample, and
-		 * the CPU time since the last one goes to the next */
+	if (t->first_period && col_clock_read_sigsafe(t) - t->last_cpu_ns >= col_clock_period_ns())
+		t->first_period = false;
+	if (t->in_wrapper || t->first_period) {
+		/* tally's thread start, not the program yet, or a copy of the
+		 * process's clock whose period began at the thread's clone,
+		 * before its clock started (a thread attached late): no
+		 * sample before a full period, as a clock of its own would
+		 * give; the CPU time since the last one goes to the next */
 		if (rearm)
 			col_clock_rearm_sigsafe(t);
 		atomic_store_explicit(&t->busy, 0, memory_order_release);

@@ -74,6 +74,8 @@ struct col_thread {
 	bool inherited_clock;          /* its copy of the process's sigtrap event (col_clock.c) */
 	bool in_wrapper;               /* tally's thread start, before the thread's routine:
 	                                  no sample (the time goes to the next one) */
+	bool first_period;             /* inherited clock: no sample before a period of CPU
+	                                  since the clock's start (col_clock.c) */
 	int live_slot;                 /* its place in col_thread.c's list of live threads, -1 */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;
