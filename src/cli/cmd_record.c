@@ -136,10 +136,10 @@ static void usage(FILE *f)
 	cli_args_help(f, record_options, CLI_NOPTS(record_options));
 	fprintf(f,
 		"Environment passed to the program: %s (the collector), %s,\n"
-		"%s, %s, %s, %s, %s; %s overrides\n"
+		"%s, %s, %s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
 		EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS,
-		EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_COUNTERS, EXP_ENV_LIB_DIR);
+		EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_FOUNDER, EXP_ENV_COUNTERS, EXP_ENV_LIB_DIR);
 }
 
 static void forward_signal(int sig)
@@ -627,6 +627,8 @@ int cmd_record(int argc, char **argv)
 		char r[24];
 		snprintf(r, sizeof(r), "%d", (int)rank);
 		setenv(EXP_ENV_JOB_RANK, r, 1);
+		snprintf(r, sizeof(r), "%d", (int)getpid());
+		setenv(EXP_ENV_FOUNDER, r, 1);
 		execv(target.path, prog);
 		int e = errno;
 		if (e == ENOEXEC)

@@ -336,7 +336,7 @@ static void end_thread(struct slot *s, bool dead)
 
 static bool thread_alive(pid_t tid)
 {
-	return !(syscall(SYS_tgkill, col_proc.pid, tid, 0) != 0 && errno == ESRCH);
+	return !(col_syscall(SYS_tgkill, col_proc.pid, tid, 0) != 0 && errno == ESRCH);
 }
 
 static void tick(void)

@@ -42,6 +42,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
+#include "collector/col_runtime.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
@@ -146,8 +147,11 @@ void col_clock_log_way(void)
 	if (w == WAY_SIGTRAP && !col_proc.attached)
 		col_log_sigsafe("clock.threads", "one event per process, inherited by each thread it creates");
 	col_log_sigsafe("clock.kernel",
-			excl ? "excluded (perf_event_paranoid): system-call time goes to the next sample"
-			     : "included: ticks in system calls sample the calling stack");
+			!excl ? "included: ticks in system calls sample the calling stack"
+			: col_runtime_raw_syscalls()
+				? "excluded (the program makes its own system calls, exec included: a tick in "
+				  "the kernel could signal the next image): system-call time goes to the next sample"
+				: "excluded (perf_event_paranoid): system-call time goes to the next sample");
 }
 
 /* Open and start the event of thread `tid` (`pid` 0 when it is the caller)
@@ -161,9 +165,9 @@ static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 		static const struct { int way, excl; } tries[] = {
 			{ WAY_SIGTRAP, 0 }, { WAY_SIGTRAP, 1 }, { WAY_FASYNC, 0 }, { WAY_FASYNC, 1 },
 		};
-		bool debugged = traced_by_debugger();
+		bool debugged = traced_by_debugger(), raw = col_runtime_raw_syscalls();
 		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]) && fd < 0; i++) {
-			if (tries[i].way == WAY_SIGTRAP && debugged)
+			if ((tries[i].way == WAY_SIGTRAP && debugged) || (tries[i].excl == 0 && raw))
 				continue;
 			fd = perf_open(period_ns(), tries[i].excl, tries[i].way == WAY_SIGTRAP, pid,
 				       inherit);

@@ -32,6 +32,7 @@
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
+#include "collector/col_runtime.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
@@ -85,7 +86,9 @@ static int open_counter(int i)
 		int fd = perf_open(ev, i, excl);
 		return fd >= 0 ? fd : -errno;
 	}
-	for (excl = 0; excl <= 1; excl++) {
+	/* A program that execs by its own system calls: no overflow in kernel
+	 * mode, whose SIGTRAP could reach the next image (col_runtime.h). */
+	for (excl = col_runtime_raw_syscalls() ? 1 : 0; excl <= 1; excl++) {
 		int fd = perf_open(ev, i, excl);
 		if (fd >= 0) {
 			atomic_store(&exclude_kernel[i], excl);

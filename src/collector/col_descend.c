@@ -7,7 +7,13 @@
  * Every collecting process publishes in its environment where it writes
  * (TALLY_EXP, TALLY_LINEAGE, TALLY_PID; TALLY_ROOT is the founder's
  * directory).  A new image reading them knows what it is:
- *   - no TALLY_PID: the founder, started by `tally record`;
+ *   - no TALLY_PID: the founder, started by `tally record` (which names it
+ *     in TALLY_FOUNDER); or, once the founder has started (its counters.dat
+ *     exists), an image that was given the founder's first environment, not
+ *     the one its collector published: Go keeps its own copy of the
+ *     environment and execs with it, from the founder (TALLY_FOUNDER is its
+ *     own pid: LINEAGE_xN) or from a child (LINEAGE_fN_x1).  Taken for the
+ *     founder, it would truncate the founder's files under its writes;
  *   - TALLY_PID is its own pid: the process exec'd: LINEAGE_xN;
  *   - another pid: a child that exec'd without passing through fork() in the
  *     parent (posix_spawn, system, popen, vfork): LINEAGE_fN_x1.
@@ -25,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +116,15 @@ static int make_descendant_dir(const char *parent, const char *suffix)
 	return 0;
 }
 
+/* Has a founder already started writing in `dir`? */
+static bool founder_started(const char *dir)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_COUNTERS_NAME);
+	return access(path, F_OK) == 0;
+}
+
 int col_descend_place(const char *env_dir)
 {
 	const char *root = getenv(EXP_ENV_ROOT);
@@ -122,6 +138,11 @@ int col_descend_place(const char *env_dir)
 	int32_t rank = exp_launch_rank(exe, &from);
 	col_proc.rank = job_rank && *job_rank ? (int32_t)atoi(job_rank) : -1;
 	snprintf(col_proc.root, sizeof(col_proc.root), "%s", root && *root ? root : env_dir);
+	const char *founder = getenv(EXP_ENV_FOUNDER);
+	if ((!writer || !*writer) && founder && *founder && founder_started(env_dir)) {
+		writer = founder;
+		lineage = "";
+	}
 	if (writer && *writer && rank >= 0 && rank != col_proc.rank && place_rank(rank, from) == 0) {
 		publish_env();
 		return 0;

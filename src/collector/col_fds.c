@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "collector/col_fds.h"
+#include "collector/col_sys.h"
 
 static _Atomic uint64_t ours[COL_FDS_MAX / 64];
 static int *_Atomic where_of[COL_FDS_MAX];
@@ -34,7 +35,7 @@ static int high_start(void)
 
 	if (h >= 0)
 		return h;
-	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
 		rl.rlim_cur = 1024;
 	rlim_t lim = rl.rlim_cur < 1024 ? rl.rlim_cur : 1024;
 	h = lim > 2 * COL_FDS_HIGH ? (int)lim - COL_FDS_HIGH : (int)lim / 2;
@@ -61,9 +62,9 @@ bool col_fd_ours(int fd)
 /* A copy of `fd` at a free number from our start (or anywhere), close-on-exec. */
 static int dup_high(int fd)
 {
-	int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
+	int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
 
-	return n >= 0 ? n : (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
+	return n >= 0 ? n : (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
 }
 
 int col_fd_keep(int fd, int *where, _Atomic int *users)
@@ -71,9 +72,9 @@ int col_fd_keep(int fd, int *where, _Atomic int *users)
 	if (fd < 0)
 		return fd;
 	if (fd < high_start()) {
-		int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
+		int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
 		if (n >= 0) {
-			syscall(SYS_close, fd);
+			col_syscall(SYS_close, fd);
 			fd = n;
 		}
 	}

@@ -9,13 +9,15 @@
  * ours that is pending; if the exec fails, the clock starts again.  The log
  * notes each exec, and says when the new program is statically linked or
  * set-user-ID, where the collector cannot follow (its sub-experiment will be
- * missing).  The variadic execl* forms are rebuilt as argument vectors.
+ * missing).  The variadic execl* forms are rebuilt as argument vectors;
+ * execveat, and execve or execveat through syscall(), take the same path.
  * vfork is the real one (col_vfork.S): its child shares its parent's memory,
  * so in it nothing of the parent's state is touched, and its exec is
  * followed as a spawned child's.  Called from any thread of the target, never
  * from a signal handler.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector/col_clock.h"
@@ -238,6 +241,45 @@ COL_API int fexecve(int fd, char *const argv[], char *const envp[])
 	int rc = after_failed_exec(real(fd, argv, env.env ? env.env : envp));
 	exec_env_free(env);
 	return rc;
+}
+
+/* execveat (glibc 2.34+; the system call where libc lacks it).  `path` is
+ * relative to `dirfd` (or empty with AT_EMPTY_PATH): the log names it as
+ * given, and only a path from the working directory is peeked at. */
+COL_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	int (*real)(int, const char *, char *const[], char *const[], int) = col_real_table()->execveat;
+
+	before_exec(dirfd == AT_FDCWD || path[0] == '/' ? path : "(execveat)");
+	struct exec_env env = exec_env(envp);
+	char *const *e = env.env ? env.env : envp;
+	int rc = real ? real(dirfd, path, argv, e, flags)
+		      : (int)col_syscall(SYS_execveat, dirfd, path, argv, e, flags);
+	rc = after_failed_exec(rc);
+	exec_env_free(env);
+	return rc;
+}
+
+/* syscall(): a program (or a library) may exec through it, as a sandbox or
+ * a language runtime's C shim does.  execve and execveat go through the
+ * interposers above, so the clock is quiet before the image goes; every
+ * other number is the system call itself, made here (async-signal safe;
+ * the collector's own calls do not come here: col_syscall, col_sys.h).  The six argument registers are passed on whatever the
+ * call uses, as libc's syscall() does. */
+COL_API long syscall(long nr, ...)
+{
+	va_list ap;
+	long a[6];
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_execve)
+		return execve((const char *)a[0], (char *const *)a[1], (char *const *)a[2]);
+	if (nr == SYS_execveat)
+		return execveat((int)a[0], (const char *)a[1], (char *const *)a[2], (char *const *)a[3], (int)a[4]);
+	return col_sys_call6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* The arguments of execl* after `arg0`, as a vector (mapped, not malloc'd:

@@ -23,6 +23,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_real.h"
 #include "collector/col_state.h"
+#include "collector/col_sys.h"
 
 /* The next definition of `name` (col_real.h, COL_REAL_CHAIN). */
 #define NEXT(name) (col_real_table()->chain.name)
@@ -44,7 +45,7 @@ COL_API int close(int fd)
 	if (ours(fd))
 		return not_open();
 	if (!col_real_table())         /* a close while the table resolves */
-		return (int)syscall(SYS_close, fd);
+		return (int)col_syscall(SYS_close, fd);
 	return NEXT(close)(fd);
 }
 

@@ -31,6 +31,7 @@
 
 #include "collector/col_glibc.h"
 #include "collector/col_real.h"
+#include "collector/col_sys.h"
 
 /* The table's types are the libc declarations' (checked here, where <stdio.h>
  * and <malloc.h> may be included). */
@@ -44,7 +45,7 @@ COL_REAL_CHAIN(CHECK_TYPE)
 static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			       unsigned long flags)
 {
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+	return (int)col_syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 
 /* fcntl is interposed by the collector itself (col_interpose_fd.c): its own
@@ -55,7 +56,7 @@ static int fcntl_raw(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	long arg = va_arg(ap, long);
 	va_end(ap);
-	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+	return (int)col_syscall(SYS_fcntl, fd, cmd, arg);
 }
 
 struct col_real col_real = {

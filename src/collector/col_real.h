@@ -57,6 +57,7 @@ struct mmsghdr;
 	X(int, execve, (const char *, char *const[], char *const[]))                   \
 	X(int, execvpe, (const char *, char *const[], char *const[]))                  \
 	X(int, fexecve, (int, char *const[], char *const[]))                           \
+	X(int, execveat, (int, const char *, char *const[], char *const[], int))       \
 	X(int, sigprocmask, (int, const sigset_t *, sigset_t *))                       \
 	X(int, pthread_sigmask, (int, const sigset_t *, sigset_t *))                   \
 	X(int, sigsuspend, (const sigset_t *))                                         \

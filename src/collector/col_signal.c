@@ -21,6 +21,7 @@
 
 #include "collector/col_real.h"
 #include "collector/col_signal.h"
+#include "collector/col_sys.h"
 
 static struct sigaction user_act[NSIG];   /* the target's dispositions */
 static _Atomic int owned[NSIG];            /* our handler is installed */
@@ -72,7 +73,7 @@ void col_signal_forward(int sig, siginfo_t *si, void *uc)
 		sigemptyset(&set);
 		sigaddset(&set, sig);
 		col_real.sigprocmask(SIG_UNBLOCK, &set, NULL);
-		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+		col_syscall(SYS_tgkill, getpid(), col_syscall(SYS_gettid), sig);
 		return;
 	}
 	a.sa_handler(sig);

@@ -18,7 +18,7 @@
  *
  * layers:
  *   col_real:col_sys:col_glibc   the real functions: one table, resolved once; our I/O
- *   col_time col_mem col_objset   timestamps; memory for our tables; the object snapshot
+ *   col_time col_mem col_objset col_runtime   timestamps; memory for our tables; the object snapshot; a Go runtime?
  *   col_unwind:col_regs     the CFI unwinder
  *   col_state               process and thread state, reentry flag, counters
  *   col_fds                 our descriptors: high, registered, protected

@@ -59,6 +59,7 @@
 #include "collector/col_log.h"
 #include "collector/col_objset.h"
 #include "collector/col_real.h"
+#include "collector/col_runtime.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
@@ -131,7 +132,10 @@ static int open_event(void)
 {
 	int w = atomic_load(&way);
 
-	if (w == WAY_SIGNAL || w == WAY_UNKNOWN) {
+	/* A program that execs by its own system calls: no SIGTRAP from the
+	 * kernel, which could reach the next image (col_runtime.h). */
+	bool raw = col_runtime_raw_syscalls();
+	if ((w == WAY_SIGNAL || w == WAY_UNKNOWN) && !raw) {
 		int fd = perf_open_switches(true, 0);
 		if (fd >= 0 || w == WAY_SIGNAL) {
 			if (fd >= 0 && atomic_exchange(&way, WAY_SIGNAL) == WAY_UNKNOWN)
@@ -144,9 +148,12 @@ static int open_event(void)
 	if (fd < 0)
 		return -errno;
 	if (atomic_exchange(&way, WAY_RING) == WAY_UNKNOWN)
-		col_log_sigsafe("states", "context switches: perf_event switch records, read at clock "
-				"samples (counting in the kernel is not permitted: perf_event_paranoid > 1); "
-				"an interval's stack is the thread's next sample's");
+		col_log_sigsafe("states", raw ? "context switches: perf_event switch records, read at clock "
+					      "samples (the program makes its own system calls, exec included: "
+					      "no signal from the kernel); an interval's stack is the thread's next sample's"
+					    : "context switches: perf_event switch records, read at clock "
+					      "samples (counting in the kernel is not permitted: perf_event_paranoid > 1); "
+					      "an interval's stack is the thread's next sample's");
 	return fd;
 }
 
@@ -172,7 +179,7 @@ static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 
 	if (s->schedstat_fd < 0)
 		return false;
-	ssize_t n = syscall(SYS_pread64, s->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	ssize_t n = col_syscall(SYS_pread64, s->schedstat_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
@@ -208,7 +215,7 @@ static bool faults_grew(struct col_states_thread *s)
 {
 	struct rusage ru;
 
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+	if (col_syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
 		return true;
 	bool grew = faults_of(&ru) != s->faults;
 	s->faults = faults_of(&ru);
@@ -465,7 +472,7 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 		return;
 	col_states_catch_up_sigsafe(t, uc);
 	uintptr_t pages = write_pages(t);
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0) {
+	if (col_syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0) {
 		struct exp_cpu_split rec = {
 			.tid = (uint32_t)t->tid, .time_ns = time_ns,
 			.user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,

@@ -59,6 +59,9 @@ const char *exp_dir_file(size_t i);
 #define EXP_ENV_ROOT "TALLY_ROOT"           /* the founder's directory */
 #define EXP_ENV_LINEAGE "TALLY_LINEAGE"     /* "", "_f1", "_f1_x1", ... */
 #define EXP_ENV_PID "TALLY_PID"             /* pid of the process that set them */
+#define EXP_ENV_FOUNDER "TALLY_FOUNDER"     /* pid `tally record` started: a later
+                                               process with no TALLY_PID kept the
+                                               founder's first environment (Go) */
 #define EXP_ENV_LIB_DIR "TALLY_LIB_DIR"     /* where `tally` finds its libraries */
 #define EXP_ENV_PRELOAD "LD_PRELOAD"        /* the collector and the tracers */
 #define EXP_ENV_JOB_RANK "TALLY_JOB_RANK"   /* the MPI rank whose experiment this
