@@ -249,7 +249,7 @@ static void writer_failed(struct exp_file_writer *w, enum exp_file_kind file)
 		struct rlimit rl;
 		char value[300];
 		size_t n = strlen(name ? name : "record file");
-		if (syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0)
+		if (col_syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0)
 			rl.rlim_cur = 0;
 		int len = col_fmt_u64_sigsafe(value, (uint64_t)rl.rlim_cur);
 		value[len++] = ' ';
