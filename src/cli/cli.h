@@ -70,8 +70,9 @@ const char *cli_lib_dir(void);
  * (cli_compact.c). */
 void cli_archive(const char *expdir);
 void cli_compact(const char *expdir);
-/* One line on stderr naming the threads the collector could not sample
- * (cli_unsampled.c); nothing if there were none. */
+/* One line on stderr naming the threads the collector could not sample,
+ * one naming the exec'd programs it could not profile (cli_unsampled.c);
+ * nothing if there were none. */
 void cli_unsampled_warn(const char *expdir);
 
 /* The room an experiment takes (cli_space.c).  cli_space_parse: -L's SIZE

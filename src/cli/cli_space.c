@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,15 +128,20 @@ static uint64_t read_counters(const char *dir, struct losses *l, bool founder)
 
 /* The log's "error: NAME.dat: errno N (...)" lines name why a file failed;
  * its start.mono_ns dates the limit. */
-static void read_log(const char *dir, struct losses *l, bool founder)
+/* Returns whether the process was sampled by POSIX timers (clock.fallback),
+ * whose period is the kernel's tick, not 1/hz. */
+static bool read_log(const char *dir, struct losses *l, bool founder)
 {
 	char path[PATH_MAX + 32], line[1024];
+	bool timers = false;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return;
+		return false;
 	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "clock.fallback: ", 16))
+			timers = true;
 		const char *e = strstr(line, ".dat: errno ");
 		if (!strncmp(line, "error: ", 7) && e && !l->err)
 			l->err = atoi(e + 12);
@@ -154,6 +160,7 @@ static void read_log(const char *dir, struct losses *l, bool founder)
 			l->start_ns = strtoull(line + 15, NULL, 10);
 	}
 	fclose(f);
+	return timers;
 }
 
 /* Threads that ran at least 50 ms of CPU with samples for less than a
@@ -187,8 +194,8 @@ static void read_threads(const char *dir, uint32_t hz, struct losses *l)
 static void scan(const char *dir, uint32_t hz, struct losses *l, bool founder)
 {
 	uint64_t lost = read_counters(dir, l, founder);
-	read_log(dir, l, founder);
-	if (!lost)                     /* samples lost for a reason already said */
+	bool timers = read_log(dir, l, founder);
+	if (!lost && !timers)          /* samples lost for a reason already said; a tick's period */
 		read_threads(dir, hz, l);
 }
 

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT
  *
- * cli_unsampled.c — the line `tally record` prints at the end when threads
- * could not be sampled: the collector names each such thread in its log
- * ("thread.unsampled: TID NAME: N us of CPU after its last sample ...", see
- * src/collector/col_thread.c); the founder's log and every sub-experiment's
- * are read.  The report shows the same in its overview.
+ * cli_unsampled.c — the lines `tally record` prints at the end about what
+ * ran unobserved: threads that could not be sampled (the collector names
+ * each in its log: "thread.unsampled: TID NAME: N us of CPU after its last
+ * sample ...", src/collector/col_thread.c), and exec'd programs that were
+ * not profiled ("exec: PATH: WHY: not profiled", or "exec.vfork-child:",
+ * src/collector/col_interpose_exec.c: static, set-user-ID, 32-bit, or the
+ * collector not reachable after a chroot), and why the clock fell back to
+ * POSIX timers ("clock.fallback: WHY", src/collector/col_clock.c, once).
+ * The founder's log and every
+ * sub-experiment's are read.  The report shows the threads in its overview.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -17,8 +22,36 @@
 
 #define KEY "thread.unsampled: "
 
-/* Append the unsampled threads of `dir` to the list: "TID NAME (N ms...)". */
-static void scan_log(const char *dir, char *list, size_t len, int *n)
+#define FALLBACK_KEY "clock.fallback: "
+#define EXEC_KEY "exec: "
+#define VFORK_EXEC_KEY "exec.vfork-child: "
+#define NOT_PROFILED ": not profiled"
+
+/* An exec line naming a program not profiled: append "PATH (WHY)". */
+static char fallback[256];          /* the first clock.fallback line's cause */
+
+static void note_exec(char *line, char *list, size_t len, int *n)
+{
+	size_t k = !strncmp(line, EXEC_KEY, strlen(EXEC_KEY)) ? strlen(EXEC_KEY)
+		   : !strncmp(line, VFORK_EXEC_KEY, strlen(VFORK_EXEC_KEY)) ? strlen(VFORK_EXEC_KEY) : 0;
+	size_t l = strlen(line), tail = strlen(NOT_PROFILED);
+
+	if (!k || l < k + tail || strcmp(line + l - tail, NOT_PROFILED))
+		return;
+	line[l - tail] = 0;
+	char *path = line + k, *why = strstr(path, ": ");
+	if (!why)
+		return;
+	*why = 0;
+	size_t at = strlen(list);
+	if (*n < 3)
+		snprintf(list + at, len - at, "%s%s (%s)", *n ? ", " : "", path, why + 2);
+	++*n;
+}
+
+/* Append the unsampled threads of `dir` to the list: "TID NAME (N ms...)",
+ * and its exec'd programs not profiled to `execs`. */
+static void scan_log(const char *dir, char *list, size_t len, int *n, char *execs, size_t elen, int *ne)
 {
 	char path[PATH_MAX + 16], line[512];
 
@@ -27,9 +60,13 @@ static void scan_log(const char *dir, char *list, size_t len, int *n)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, KEY, strlen(KEY)))
-			continue;
 		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, FALLBACK_KEY, strlen(FALLBACK_KEY)) && !fallback[0])
+			snprintf(fallback, sizeof(fallback), "%s", line + strlen(FALLBACK_KEY));
+		if (strncmp(line, KEY, strlen(KEY))) {
+			note_exec(line, execs, elen, ne);
+			continue;
+		}
 		char *who = line + strlen(KEY), *colon = strstr(who, ": ");
 		if (!colon)
 			continue;
@@ -45,22 +82,27 @@ static void scan_log(const char *dir, char *list, size_t len, int *n)
 
 void cli_unsampled_warn(const char *expdir)
 {
-	char list[2048] = "", sub[PATH_MAX + 300];
-	int n = 0;
+	char list[2048] = "", execs[2048] = "", sub[PATH_MAX + 300];
+	int n = 0, ne = 0;
 	DIR *d = opendir(expdir);
 	struct dirent *de;
 
-	scan_log(expdir, list, sizeof(list), &n);
+	scan_log(expdir, list, sizeof(list), &n, execs, sizeof(execs), &ne);
 	while (d && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		if (de->d_name[0] != '_' || len < 5 || strcmp(de->d_name + len - 4, ".exp"))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", expdir, de->d_name);
-		scan_log(sub, list, sizeof(list), &n);
+		scan_log(sub, list, sizeof(list), &n, execs, sizeof(execs), &ne);
 	}
 	if (d)
 		closedir(d);
 	if (n)
 		cli_warn("record", "%d thread%s could not be sampled (blocked the sampling signal with a "
 			 "raw system call?): %s", n, n > 1 ? "s" : "", list);
+	if (ne)
+		cli_warn("record", "%d exec'd program%s not profiled: %s%s", ne, ne > 1 ? "s" : "", execs,
+			 ne > 3 ? ", ..." : "");
+	if (fallback[0])
+		cli_warn("record", "sampled by POSIX CPU-time timers, at the kernel's tick: %s", fallback);
 }

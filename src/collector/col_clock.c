@@ -250,7 +250,8 @@ void col_clock_start(struct col_thread *t)
 		if (!atomic_exchange(&perf_refused, 1)) {
 			strcpy(why, "perf_event_open failed, errno ");
 			col_fmt_u64_sigsafe(why + strlen(why), (uint64_t)-fd);
-			col_log_sigsafe("clock.fallback", why);
+			const char *forbidden = col_real_perf_forbidden();
+			col_log_sigsafe("clock.fallback", forbidden ? forbidden : why);
 			col_log_sigsafe("clock", "POSIX CPU-time timers (per thread, kernel tick resolution)");
 		}
 	}

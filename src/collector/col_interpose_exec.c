@@ -9,7 +9,9 @@
  * ours that is pending; if the exec fails, the clock starts again.  The log
  * notes each exec, and says when the new program is statically linked or
  * set-user-ID, where the collector cannot follow (its sub-experiment will be
- * missing).  The variadic execl* forms are rebuilt as argument vectors;
+ * missing), or when the collector is not reachable from the process's root
+ * after a chroot (the exec then goes without tally's preload and variables,
+ * so the new image's loader has nothing to complain of).  The variadic execl* forms are rebuilt as argument vectors;
  * execveat, and execve or execveat through syscall(), take the same path.
  * vfork is the real one (col_vfork.S): its child shares its parent's memory,
  * so in it nothing of the parent's state is touched, and its exec is
@@ -42,6 +44,33 @@
 #include "format/elf_peek.h"
 #include "format/exp_launch.h"
 
+/* Is every library of tally's in LD_PRELOAD readable from this process's
+ * root?  After a chroot the absolute paths preloaded name nothing there:
+ * the new image's loader would print two lines on the program's stderr and
+ * run it unprofiled. */
+static bool preload_reachable(void)
+{
+	const char *p = col_proc.preload;
+	char lib[1024];
+
+	while (*p) {
+		size_t len = strcspn(p, " :");
+		if (len && len < sizeof(lib)) {
+			memcpy(lib, p, len);
+			lib[len] = 0;
+			const char *base = strrchr(lib, '/');
+			base = base ? base + 1 : lib;
+			if (!strncmp(base, "libtally", 8) && access(lib, R_OK) != 0)
+				return false;
+		}
+		p += len;
+		p += strspn(p, " :");
+	}
+	return true;
+}
+
+static const char UNREACHABLE[] = "the collector is not reachable from this root (chroot?): not profiled";
+
 /* Why `path` will not run with the collector, or NULL if it will (as far as
  * we can tell without resolving a PATH search). */
 static const char *unprofilable(const char *path)
@@ -49,6 +78,8 @@ static const char *unprofilable(const char *path)
 	struct stat st;
 	struct elf_peek p;
 
+	if (!preload_reachable())
+		return UNREACHABLE;
 	if (!path || stat(path, &st) != 0)
 		return NULL;
 	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
@@ -72,8 +103,10 @@ static bool vfork_child(void)
 
 /* Quiesce our clock in this thread before the image goes away.  In a vfork
  * child, change nothing (the clock, the state and the files are the
- * parent's): only say in the parent's log what the child runs. */
-static void before_exec(const char *path)
+ * parent's): only say in the parent's log what the child runs.  Returns
+ * false when the new image cannot load the collector (chroot): the exec
+ * then goes without tally's preload and variables. */
+static bool before_exec(const char *path)
 {
 	char line[1100];
 	const char *why;
@@ -82,12 +115,13 @@ static void before_exec(const char *path)
 
 	col_ensure_init();
 	if (!col_proc.active)
-		return;
+		return true;
 	why = unprofilable(path);
+	bool reachable = why != UNREACHABLE;
 	snprintf(line, sizeof(line), "%s%s%s", path ? path : "?", why ? ": " : "", why ? why : "");
 	if (vfork_child()) {
 		col_log_sigsafe("exec.vfork-child", line);
-		return;
+		return reachable;
 	}
 	col_log_sigsafe("exec", line);
 	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());   /* this image's */
@@ -116,6 +150,7 @@ static void before_exec(const char *path)
 			col_signal_forward(sig, &si, NULL);
 	}
 	real->pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return reachable;
 }
 
 /* The environment for the new image: `envp` with our variables set to this
@@ -131,13 +166,66 @@ struct exec_env {
 	size_t bytes;
 };
 
-static struct exec_env exec_env(char *const envp[])
+/* `envp` without tally's variables, and its LD_PRELOAD without tally's
+ * libraries (left out if nothing else is in it): for an image that cannot
+ * load the collector.  Mapped, as exec_env's. */
+static struct exec_env env_without_tally(char *const envp[])
+{
+	struct exec_env e = { NULL, 0 };
+	size_t n = 0, k = 0;
+	const size_t pre = strlen(EXP_ENV_PRELOAD);
+
+	while (envp[n])
+		n++;
+	e.bytes = (n + 1) * sizeof(*e.env) + 4200;
+	void *p = col_sys_mmap(NULL, e.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return (struct exec_env){ NULL, 0 };
+	e.env = p;
+	char *buf = (char *)(e.env + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		bool ours = !strncmp(envp[i], EXP_ENV_FOUNDER "=", strlen(EXP_ENV_FOUNDER) + 1);
+		for (size_t j = 0; j < EXP_ENV_INHERITED_COUNT && !ours; j++) {
+			size_t len = strlen(exp_env_inherited[j]);
+			ours = !strncmp(envp[i], exp_env_inherited[j], len) && envp[i][len] == '=';
+		}
+		if (!ours) {
+			e.env[k++] = envp[i];
+			continue;
+		}
+		if (strncmp(envp[i], EXP_ENV_PRELOAD "=", pre + 1))
+			continue;
+		/* LD_PRELOAD: the words that are not tally's, space-separated. */
+		size_t at = (size_t)snprintf(buf, 4200, "%s=", EXP_ENV_PRELOAD), kept = 0;
+		for (const char *w = envp[i] + pre + 1; *w;) {
+			size_t len = strcspn(w, " :");
+			const char *base = memrchr(w, '/', len);
+			base = base ? base + 1 : w;
+			if (len && strncmp(base, "libtally", 8) && at + len + 2 < 4200) {
+				at += (size_t)snprintf(buf + at, 4200 - at, "%s%.*s", kept ? " " : "", (int)len, w);
+				kept++;
+			}
+			w += len;
+			w += strspn(w, " :");
+		}
+		if (kept)
+			e.env[k++] = buf;
+	}
+	e.env[k] = NULL;
+	return e;
+}
+
+static struct exec_env exec_env(char *const envp[], bool reachable)
 {
 	const char *const *ours = exp_env_inherited;
 	struct exec_env e = { NULL, 0 };
 	size_t n = 0, k = 0;
 
-	if (!col_proc.active || !envp || !col_proc.opt.follow)
+	if (!col_proc.active || !envp)
+		return e;
+	if (!reachable)
+		return env_without_tally(envp);
+	if (!col_proc.opt.follow)
 		return e;
 	while (envp[n])
 		n++;
@@ -204,8 +292,8 @@ COL_API int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execve;
 
-	before_exec(path);
-	struct exec_env env = exec_env(envp);
+	bool reachable = before_exec(path);
+	struct exec_env env = exec_env(envp, reachable);
 	int rc = after_failed_exec(real(path, argv, env.env ? env.env : envp));
 	exec_env_free(env);
 	return rc;
@@ -220,8 +308,8 @@ COL_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execvpe;
 
-	before_exec(file);
-	struct exec_env env = exec_env(envp);
+	bool reachable = before_exec(file);
+	struct exec_env env = exec_env(envp, reachable);
 	int rc = after_failed_exec(real(file, argv, env.env ? env.env : envp));
 	exec_env_free(env);
 	return rc;
@@ -236,8 +324,8 @@ COL_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	int (*real)(int, char *const[], char *const[]) = col_real_table()->fexecve;
 
-	before_exec("(fexecve)");
-	struct exec_env env = exec_env(envp);
+	bool reachable = before_exec("(fexecve)");
+	struct exec_env env = exec_env(envp, reachable);
 	int rc = after_failed_exec(real(fd, argv, env.env ? env.env : envp));
 	exec_env_free(env);
 	return rc;
@@ -250,8 +338,8 @@ COL_API int execveat(int dirfd, const char *path, char *const argv[], char *cons
 {
 	int (*real)(int, const char *, char *const[], char *const[], int) = col_real_table()->execveat;
 
-	before_exec(dirfd == AT_FDCWD || path[0] == '/' ? path : "(execveat)");
-	struct exec_env env = exec_env(envp);
+	bool reachable = before_exec(dirfd == AT_FDCWD || path[0] == '/' ? path : "(execveat)");
+	struct exec_env env = exec_env(envp, reachable);
 	char *const *e = env.env ? env.env : envp;
 	int rc = real ? real(dirfd, path, argv, e, flags)
 		      : (int)col_syscall(SYS_execveat, dirfd, path, argv, e, flags);

@@ -12,20 +12,24 @@
  * the real one, unless it is ours.  Normal context, once per process.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -42,9 +46,82 @@ COL_REAL_NEXT(CHECK_TYPE)
 COL_REAL_CHAIN(CHECK_TYPE)
 #undef CHECK_TYPE
 
+/* perf_event_open under a seccomp filter: a filter may kill the caller
+ * (SECCOMP_RET_KILL_PROCESS or _THREAD) instead of failing the call, and
+ * the program would die of SIGSYS at our first event.  So the first call in
+ * a process under a filter (/proc/self/status "Seccomp: 2") is tried in a
+ * child of our own first: cloned with no exit signal (the program sees no
+ * SIGCHLD and no child it could reap), not dumpable (no core file), and it
+ * makes the one call and exits.  Killed, it says the call is forbidden:
+ * every perf_event_open of the collector then fails with EPERM, and the
+ * clock falls back to POSIX timers (col_clock.c logs why). */
+static _Atomic int perf_state;       /* 0: not known; 1: being probed; 2: allowed; 3: forbidden */
+static char perf_forbidden[128];     /* why, when forbidden */
+
+/* Is this process under a seccomp filter? */
+static bool seccomp_filtered(void)
+{
+	char buf[4096];
+	int fd = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+	long n = fd >= 0 ? col_syscall(SYS_read, fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		col_syscall(SYS_close, fd);
+	buf[n > 0 ? n : 0] = 0;
+	const char *s = strstr(buf, "\nSeccomp:");
+	if (!s)
+		return false;
+	for (s += 9; *s == ' ' || *s == '\t'; s++)
+		;
+	return *s == '2';
+}
+
+/* The signal that killed a child making this call, 0 if it was not killed. */
+static int probe_kill_signal(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	long child = col_syscall(SYS_clone, 0, 0, 0, 0, 0);
+
+	if (child == 0) {
+		col_syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);
+		long fd = col_syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+		col_syscall(SYS_exit_group, fd >= 0 ? 0 : 1);
+	}
+	if (child < 0)
+		return 0;
+	int status = 0;
+	while (col_syscall(SYS_wait4, child, &status, __WCLONE, 0) < 0 && errno == EINTR)
+		;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+const char *col_real_perf_forbidden(void)
+{
+	return atomic_load(&perf_state) == 3 ? perf_forbidden : NULL;
+}
+
 static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			       unsigned long flags)
 {
+	int state = atomic_load(&perf_state);
+
+	if (state < 2) {
+		int expected = 0;
+		if (atomic_compare_exchange_strong(&perf_state, &expected, 1)) {
+			int sig = seccomp_filtered() ? probe_kill_signal(attr, pid, cpu, group, flags) : 0;
+			if (sig) {
+				snprintf(perf_forbidden, sizeof(perf_forbidden),
+					 "perf_event_open is forbidden by a seccomp filter (it killed a probe "
+					 "process with signal %d)", sig);
+			}
+			atomic_store(&perf_state, sig ? 3 : 2);
+		}
+		while ((state = atomic_load(&perf_state)) < 2)
+			;
+	}
+	if (state == 3) {
+		errno = EPERM;
+		return -1;
+	}
 	return (int)col_syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 

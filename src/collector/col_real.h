@@ -286,6 +286,10 @@ extern struct col_real col_real;
  * values, and never wait for one another. */
 const struct col_real *col_real_table(void);
 
+/* Why the collector's perf_event_open always fails with EPERM (a seccomp
+ * filter that kills the caller: col_real.c probes it in a child), or NULL. */
+const char *col_real_perf_forbidden(void);
+
 /* libc's dlsym (the collector interposes dlsym: col_dlsym.S), or NULL.
  * Called from the collector, its RTLD_NEXT means after the collector. */
 void *(*col_real_dlsym(void))(void *, const char *);

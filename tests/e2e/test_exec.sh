@@ -5,7 +5,11 @@
 # 133).  fork + syscall(SYS_execve) x100, execveat() x50, fexecve() x50, a
 # process exec'ing itself through syscall(SYS_execve) x20, and a dynamically
 # linked Go program (os/exec children x100, syscall.Exec of itself x20),
-# each new image followed into its sub-experiment.
+# each new image followed into its sub-experiment.  A chroot before the exec
+# (root only): no loader lines on the program's stderr, one true line each in
+# the log and from record.  A seccomp filter that kills (or fails)
+# perf_event_open: the program lives, sampled by POSIX timers, and record
+# says why.
 . "$(dirname "$0")/lib.sh"
 cc_prog rawexec
 cd "$T"
@@ -25,6 +29,47 @@ check exec_raw_syscall_self_lives sh -c '
 	"$TALLY" record -F 4000 -o d.exp ./rawexec self 20 >out 2>err; rc=$?; cat out err
 	test $rc -eq 0 && grep -qx "self done" out && test "$(ls -d d.exp/_x*.exp | wc -l)" -eq 20 &&
 	grep -q "^exec: /proc/self/exe" d.exp/log.txt'
+
+# chroot, then exec a dynamically linked program there: the collector is not
+# in the new root, so the exec goes without tally's preload (no loader lines
+# on the program's stderr), one line in the log and one from record say so.
+if [ "$(id -u)" != 0 ]; then
+	skip exec_chroot_drops_preload "chroot needs root"
+else
+	cc_prog chrooter
+	cc_prog newroot_hello
+	mkdir -p newroot
+	cp newroot_hello newroot/hello
+	for lib in $(ldd newroot_hello | grep -o '/[^ ]*'); do
+		mkdir -p "newroot$(dirname "$lib")" && cp -L "$lib" "newroot$lib"
+	done
+	check exec_chroot_program_runs_alone sh -c '
+		./chrooter newroot /hello >out.c0 2>err.c0; rc=$?; cat out.c0 err.c0
+		test $rc -eq 0 && grep -qx "hello from the new root" out.c0 && test ! -s err.c0'
+	check exec_chroot_drops_preload sh -c '
+		"$TALLY" record -o k.exp ./chrooter newroot /hello >out.c1 2>err.c1; rc=$?; cat out.c1 err.c1
+		test $rc -eq 0 && grep -qx "hello from the new root" out.c1 &&
+		! grep -q "ld.so\|preloaded" out.c1 err.c1 &&
+		grep -qx "exec: /hello: the collector is not reachable from this root (chroot?): not profiled" k.exp/log.txt &&
+		test "$(grep -c "1 exec.d program not profiled: /hello (the collector is not reachable" err.c1)" -eq 1'
+fi
+
+# A seccomp filter that forbids perf_event_open (killing the caller, or
+# failing the call): the program lives and keeps its exit status, is sampled
+# by POSIX timers, and record says why in one line.
+cc_prog seccomper
+cc_prog spin
+for how in kill_process kill_thread errno; do
+	check exec_seccomp_${how}_program_lives sh -c '
+		./seccomper '$how' ./spin 0.3 >/dev/null 2>&1 || exit 1
+		"$TALLY" record -o s_'$how'.exp ./seccomper '$how' ./spin 0.3 >out.s 2>err.s; rc=$?; cat err.s
+		test $rc -eq 0 && test "$(grep -c "sampled by POSIX CPU-time timers" err.s)" -eq 1 &&
+		! grep -q "could not grow" err.s &&
+		grep -q "^clock.fallback: " s_'$how'.exp/_x1.exp/log.txt &&
+		"$TALLY" export s_'$how'.exp --format collapsed | grep -q ";main"'
+done
+check exec_seccomp_kill_says_seccomp grep -q \
+	"^clock.fallback: perf_event_open is forbidden by a seccomp filter" s_kill_process.exp/_x1.exp/log.txt
 
 # Go: built with cgo, so that it is dynamically linked and preloaded.
 if ! command -v go >/dev/null 2>&1; then
