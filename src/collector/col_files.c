@@ -317,19 +317,19 @@ void col_files_check_nofile(void)
 	char buf[4096], value[64];
 	int open_fds = 0;
 
-	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur > 65536)
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur > 65536)
 		return;
-	int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dir = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir >= 0) {
 		long got;
-		while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+		while ((got = col_syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
 			for (long off = 0; off < got;) {
 				unsigned short reclen;
 				__builtin_memcpy(&reclen, buf + off + 16, sizeof(reclen));
 				open_fds += buf[off + 19] != '.';
 				off += reclen;
 			}
-		syscall(SYS_close, dir);
+		col_syscall(SYS_close, dir);
 		open_fds--;                    /* the directory's own */
 	}
 	/* Reached: no descriptor left for the directory, or all in use. */
