@@ -36,9 +36,13 @@ export_metric() {
 field() { awk -v k="$1" -v n="$2" '$1 == k { print $n }' "$3"; }
 
 # --- one thread: sleep, burn, read a pipe ------------------------------------
+# The states are checked at the libc call the program made (read,
+# pthread_mutex_lock): --no-inline, as libc's own inlined helpers
+# (__GI___libc_read, lll_mutex_lock_optimized, futex_wait) would otherwise
+# be the leaves.
 "$TALLY" record --states -o phases.exp ./states_phases 0.5 >phases.out 2>/dev/null
 for m in wall cpu.user cpu.system wait.cpu wait.lock wait.io wait.sleep wait.stopped; do
-	"$TALLY" export phases.exp --format collapsed --metric $m >ph.$m.txt
+	"$TALLY" export phases.exp --format collapsed --no-inline --metric $m >ph.$m.txt
 done
 sw=$(field sleep 2 phases.out) sr=$(field sleep 4 phases.out)
 bw=$(field burn 2 phases.out) bc=$(field burn 3 phases.out) br=$(field burn 4 phases.out)
@@ -72,7 +76,7 @@ check states_metric_in_function_table sh -c "\"\$TALLY\" report phases.exp --met
 
 # The time axis: the chrome export draws each interval off the CPU on its
 # thread, named by its state and leaf, as long as the state's time.
-check states_timeline_in_chrome_export sh -c "\"\$TALLY\" export phases.exp --format chrome -o ph.json && python3 -c '
+check states_timeline_in_chrome_export sh -c "\"\$TALLY\" export phases.exp --format chrome --no-inline -o ph.json && python3 -c '
 import json, collections
 ev = json.load(open(\"ph.json\"))
 ev = ev[\"traceEvents\"] if isinstance(ev, dict) else ev
@@ -96,7 +100,7 @@ for tid in $(awk '$1 == "lock" { print $2 }' mutex.out); do
 	lr=$(awk -v t=$tid '$1 == "lock" && $2 == t { print $4 }' mutex.out)
 	bc=$(awk -v t=$tid '$1 == "burn" && $2 == t { print $3 }' mutex.out)
 	for m in wall wait.lock wait.cpu cpu.user cpu.system; do
-		"$TALLY" export mutex.exp --format collapsed --metric $m --thread $tid >mx.$m.txt
+		"$TALLY" export mutex.exp --format collapsed --no-inline --metric $m --thread $tid >mx.$m.txt
 	done
 	check "states_mutex_wait_is_wait_lock_at_take_lock ($tid)" near lock.$tid \
 		$($INCL mx.wait.lock.txt take_lock) $((lw - lr)) $lw
