@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,12 +157,67 @@ static int is_tally(const char *path)
 	return !strncmp(base ? base + 1 : path, "libtally", 8);
 }
 
+/* The address ranges of tally's own libraries (their PT_LOAD segments),
+ * found at the start of each resolution: a definition outside them is not
+ * tally's, an answer that then needs no dladdr.  dladdr scans the defining
+ * object's symbol table (libc's: thousands of symbols) and was called for
+ * every interposed name: the largest part of the collector's start-up in
+ * each process (docs/benchmarks.md, process-heavy work). */
+#define TALLY_RANGES_MAX 64
+static struct {
+	uintptr_t lo, hi;
+} tally_ranges[TALLY_RANGES_MAX];
+static size_t ntally_ranges;
+static bool tally_ranges_known;
+
+static int add_tally_ranges(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (!info->dlpi_name || !is_tally(info->dlpi_name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ntally_ranges == TALLY_RANGES_MAX) {
+			*(bool *)data = false;      /* not all known: ask dladdr */
+			return 1;
+		}
+		tally_ranges[ntally_ranges].lo = info->dlpi_addr + ph->p_vaddr;
+		tally_ranges[ntally_ranges].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		ntally_ranges++;
+	}
+	return 0;
+}
+
+static void find_tally_ranges(void)
+{
+	bool complete = true;
+
+	ntally_ranges = 0;
+	dl_iterate_phdr(add_tally_ranges, &complete);
+	tally_ranges_known = complete;
+}
+
+/* Is `p` surely not in one of tally's libraries? */
+static bool surely_not_tally(const void *p)
+{
+	if (!tally_ranges_known)
+		return false;
+	for (size_t i = 0; i < ntally_ranges; i++)
+		if ((uintptr_t)p >= tally_ranges[i].lo && (uintptr_t)p < tally_ranges[i].hi)
+			return false;
+	return true;
+}
+
 /* The object that defines `p`, if it is one of tally's libraries. */
 static struct link_map *tally_owner(void *p)
 {
 	Dl_info info;
 	struct link_map *owner = NULL;
 
+	if (surely_not_tally(p))
+		return NULL;
 	if (!dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) || !info.dli_fname ||
 	    !is_tally(info.dli_fname))
 		return NULL;
@@ -242,6 +298,7 @@ static void *chain_next(const char *name)
 
 static void resolve_all(void)
 {
+	find_tally_ranges();
 	/* dlopen and dlclose first: the search past a tracer uses them. */
 	__atomic_store_n(&col_real.dlopen, (void *(*)(const char *, int))resolve("dlopen"),
 			 __ATOMIC_RELAXED);

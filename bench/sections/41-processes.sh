@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+# 41-processes.sh — process-heavy work: a shell loop of 100 /bin/true, each
+# a new process image that the collector starts in.  CPU time (user +
+# system, every process of the run) of the bare loop, under `tally record`
+# and under `perf record -g`, interleaved; the figure is the median CPU over
+# bare divided by the number of processes.  What remains is the collector's
+# start-up and its sub-experiment per process (directory, record files,
+# log), and tally record's own ending (compaction, archive).
+section "4b. Process-heavy work: a shell loop of /bin/true"
+
+d=$OUT/procs
+rm -rf "$d" && mkdir -p "$d"
+N=100
+printf 'for i in $(seq %d); do /bin/true; done\n' "$N" >"$d/loop.sh"
+set -- --cmd bare "sh $d/loop.sh" \
+	--cmd tally "$TALLY record -o $d/t.exp -- sh $d/loop.sh" --pre tally "rm -rf $d/t.exp"
+pwhy=$(perf_why)
+[ -z "$pwhy" ] && set -- "$@" --cmd perf "perf record -q -g -o $d/perf.data -- sh $d/loop.sh" \
+	--pre perf "rm -f $d/perf.data"
+tb time --rounds "$ROUNDS" --warmup 1 --base bare --json "$d/times.json" --dir "$d" "$@"
+
+j=$d/times.json
+# per LABEL: median CPU over bare per process, in ms ("" if it did not run).
+per() {
+	local v b
+	v=$(tb get "$j" "$1.cpu_med")
+	b=$(tb get "$j" bare.cpu_med)
+	[ -n "$v" ] && [ -n "$b" ] &&
+		python3 -c "import sys; print(f'{(float(sys.argv[1]) - float(sys.argv[2])) / $N * 1000:.2f}')" "$v" "$b"
+}
+tv=$(per tally)
+pv=$(per perf)
+note "bare loop: $(tb get "$j" bare.cpu_med) s of CPU for $N processes"
+row "process start-up: CPU per process over bare (ms)" "${tv:-n/a}" "<= 1" \
+	"perf record -g: ${pv:-n/a (${pwhy:-failed})} ms"
