@@ -109,6 +109,7 @@ static char *sym_clone_display(const char *name, size_t n)
 	if (!out)
 		return NULL;
 	memcpy(out, name, n);
+	out[n] = 0;              /* a name with no groups is its base alone */
 	o = n;
 	for (const char *p = name + n; *p;) {
 		const char *q = p + 1;
