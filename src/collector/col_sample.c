@@ -274,7 +274,7 @@ void col_sample_install(void)
 	col_on_deferred(take_deferred);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
-	/* SA_NODEFER: when our signal and one of the program's are delivered
+	/* SA_NODEFER was tried: when our signal and one of the program's are delivered
 	 * on the same return to user mode, the kernel sets up our frame first
 	 * (SIGTRAP is synchronous) and the program's on top, whose handler
 	 * then runs with everything our frame blocked.  Deferred, our signal
@@ -284,8 +284,11 @@ void col_sample_install(void)
 	 * finds the thread busy (lost.reentry), its CPU time in the next
 	 * sample's weight.  Not when attached (col_attach.c): there nested
 	 * signals over-counted (sampled 107% of the kernel's CPU, shares
-	 * off by a third), a cause not yet found; deferred as before. */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | (col_proc.attached ? 0 : SA_NODEFER);
+	 * off by a third), a cause not yet found.  Since the clock became one
+	 * event inherited by the process's threads, a launched run over-counts
+	 * the same way (shapes.c's handler 0.117 s of the profile against the
+	 * 0.085 s it measured), so our signal is deferred again everywhere. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;   /* SA_NODEFER: see above, not used */
 	/* Go runs goroutines on stacks of a few KiB and gives each thread a
 	 * 32 KiB signal stack, which a handler not on it would overflow into
 	 * the heap (a Go program under tally crashed in its runtime in 4 of
