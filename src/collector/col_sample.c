@@ -220,7 +220,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	if (t && !adopt_fn && !own_thread(t, uc))
 		t = NULL;
 	if (!t || t->exiting) {
-		if (!t)
+		if (!t && !col_thread_ended_sigsafe())
 			col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
 		errno = saved_errno;
 		return;

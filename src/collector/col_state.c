@@ -12,6 +12,7 @@ struct col_process col_proc = { .dirfd = -1, .log_fd = -1, .rank = -1 };
 
 static __thread struct col_thread *self __attribute__((tls_model("initial-exec")));
 static __thread bool attaching __attribute__((tls_model("initial-exec")));
+static __thread bool ended __attribute__((tls_model("initial-exec")));
 
 void col_count_sigsafe(enum exp_counter c, uint64_t n)
 {
@@ -29,6 +30,16 @@ struct col_thread *col_thread_self_sigsafe(void)
 void col_thread_set_self(struct col_thread *t)
 {
 	self = t;
+}
+
+void col_thread_set_ended(void)
+{
+	ended = true;
+}
+
+bool col_thread_ended_sigsafe(void)
+{
+	return ended;
 }
 
 void col_thread_set_attaching(bool on)

@@ -161,6 +161,12 @@ struct col_thread *col_thread_self_sigsafe(void);
 void col_thread_set_self(struct col_thread *t);
 void col_thread_set_attaching(bool attaching);
 
+/* The calling thread's state has ended (col_thread_detach): a clock signal
+ * from here on is in the thread's last slice, which its THREAD_END record's
+ * CPU time holds, and no loss. */
+void col_thread_set_ended(void);
+bool col_thread_ended_sigsafe(void);
+
 /* Fresh state for thread `tid`: mmap'd, zeroed, no clock.  NULL on failure. */
 struct col_thread *col_thread_new_sigsafe(pid_t tid);
 

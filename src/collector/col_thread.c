@@ -228,6 +228,7 @@ void col_thread_detach(void)
 	if (!live_take(t)) {
 		/* The process is ending and has written this thread's records
 		 * (col_thread_end_others); its state stays. */
+		col_thread_set_ended();
 		col_thread_set_self(NULL);
 		return;
 	}
@@ -257,6 +258,7 @@ void col_thread_detach(void)
 	exp_run_end_sigsafe(&t->run);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
+	col_thread_set_ended();
 	col_thread_set_self(NULL);
 	col_sys_munmap(t, sizeof(*t));
 }
@@ -315,6 +317,7 @@ void col_thread_reset_after_fork(void)
 	col_heap_thread_end(t);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
+	col_thread_set_ended();
 	col_thread_set_self(NULL);
 	col_sys_munmap(t, sizeof(*t));
 }
