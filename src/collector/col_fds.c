@@ -59,11 +59,55 @@ bool col_fd_ours(int fd)
 	       (atomic_load_explicit(&ours[fd / 64], memory_order_acquire) >> (fd % 64) & 1);
 }
 
-/* A copy of `fd` at a free number from our start (or anywhere), close-on-exec. */
+/* Ours above the program's soft limit: the limit is raised (at most this
+ * far, and never past the hard limit) for the F_DUPFD and put back at once.
+ * A descriptor above the soft limit stays valid; the program's own opens
+ * can never reach it, so it opens exactly as many as without tally. */
+#define COL_FDS_ABOVE 256
+
+static atomic_flag raising = ATOMIC_FLAG_INIT;
+
+/* A copy of `fd` above the soft limit, close-on-exec (with `move` false,
+ * `fd` itself if it is above already), or -1 when the hard limit leaves no
+ * room (`ulimit -n N` sets both), the limit is too high for our table, or a
+ * raise is already under way (a signal handler that interrupted one must
+ * not take the raised limit for the program's).  Sigsafe. */
+static int dup_above(int fd, bool move)
+{
+	struct rlimit rl, up, now;
+	int n = -1;
+
+	if (atomic_flag_test_and_set(&raising))
+		return -1;
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
+		rl.rlim_cur = rl.rlim_max = 0;
+	if (!move && rl.rlim_cur && (rlim_t)fd >= rl.rlim_cur) {
+		n = fd;                        /* above already */
+	} else if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE) {
+		up = rl;
+		up.rlim_cur = rl.rlim_max - rl.rlim_cur > COL_FDS_ABOVE ? rl.rlim_cur + COL_FDS_ABOVE : rl.rlim_max;
+		if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0) {
+			n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
+			/* Put the program's limit back; if one of its threads set
+			 * another meanwhile, that one is the program's. */
+			if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, &now) == 0 &&
+			    (now.rlim_cur != up.rlim_cur || now.rlim_max != up.rlim_max))
+				col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &now, NULL);
+		}
+	}
+	atomic_flag_clear(&raising);
+	return n;
+}
+
+/* A copy of `fd` out of the program's way: above its soft limit if the
+ * hard limit allows, else at a free number from our start (or anywhere),
+ * close-on-exec. */
 static int dup_high(int fd)
 {
-	int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
+	int n = dup_above(fd, true);
 
+	if (n < 0)
+		n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
 	return n >= 0 ? n : (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
 }
 
@@ -71,12 +115,12 @@ int col_fd_keep(int fd, int *where, _Atomic int *users)
 {
 	if (fd < 0)
 		return fd;
-	if (fd < high_start()) {
-		int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
-		if (n >= 0) {
-			col_syscall(SYS_close, fd);
-			fd = n;
-		}
+	int n = dup_above(fd, false);
+	if (n < 0 && fd < high_start())
+		n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
+	if (n >= 0 && n != fd) {
+		col_syscall(SYS_close, fd);
+		fd = n;
 	}
 	if (fd < COL_FDS_MAX) {
 		atomic_store(&where_of[fd], where);

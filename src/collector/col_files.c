@@ -326,7 +326,12 @@ void col_files_check_nofile(void)
 			for (long off = 0; off < got;) {
 				unsigned short reclen;
 				__builtin_memcpy(&reclen, buf + off + 16, sizeof(reclen));
-				open_fds += buf[off + 19] != '.';
+				uint64_t fd = 0;
+				const char *d = buf + off + 19;
+				for (; *d >= '0' && *d <= '9'; d++)
+					fd = fd * 10 + (uint64_t)(*d - '0');
+				/* Ours above the soft limit take nothing from the program. */
+				open_fds += buf[off + 19] != '.' && fd < rl.rlim_cur;
 				off += reclen;
 			}
 		col_syscall(SYS_close, dir);
@@ -335,9 +340,14 @@ void col_files_check_nofile(void)
 	/* Reached: no descriptor left for the directory, or all in use. */
 	if (dir >= 0 && (rlim_t)open_fds + 1 < rl.rlim_cur)
 		return;
+	int ours = 0;
+	for (int fd = -1; (fd = col_fd_next(fd + 1, (int)rl.rlim_cur - 1)) >= 0;)
+		ours++;
+	if (!ours)                             /* the program's own limit, as bare */
+		return;
 	int n = col_fmt_u64_sigsafe(value, (uint64_t)rl.rlim_cur);
 	value[n++] = ' ';
-	col_fmt_u64_sigsafe(value + n, (uint64_t)col_fd_count());
+	col_fmt_u64_sigsafe(value + n, (uint64_t)ours);
 	col_log_sigsafe("rlimit.nofile.reached", value);
 }
 
