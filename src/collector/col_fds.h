@@ -3,8 +3,10 @@
  * col_fds.h — the collector's own descriptors, out of the program's way.
  *
  * Every descriptor the collector keeps open (the experiment's directory, its
- * log and record files, each thread's perf event) is moved to a high number
- * (F_DUPFD_CLOEXEC from COL_FDS_HIGH below the descriptor limit), so that
+ * log and record files, each thread's perf event) is moved out of the
+ * program's range: above its soft descriptor limit when the hard limit
+ * leaves room (the soft limit raised for the move and put back), else to a
+ * high number (F_DUPFD_CLOEXEC from COL_FDS_HIGH below the limit), so that
  * the program's own opens get the numbers they would get without tally, and
  * registered, so that the interposers of close, close_range, closefrom, dup,
  * dup2, dup3 and fcntl (col_interpose_fd.c) neither close ours nor let the
