@@ -2,7 +2,9 @@
  *
  * exp_compact.c — a finished record file rewritten densely (see
  * exp_compact.h): read with exp_file_next, written through a 1 MiB buffer
- * with the block rules of exp_records.h applied to each record.
+ * (or, for a file of at most EXP_COMPACT_IN_PLACE_MAX bytes, into memory
+ * and then over the file itself) with the block rules of exp_records.h
+ * applied to each record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,16 +21,19 @@
 
 /* The file being written. */
 struct out {
-	int fd;
+	int fd;                     /* -1: into memory (buf grows, never flushed) */
 	uint64_t pos;               /* bytes written so far */
 	uint32_t bs;                /* block size */
 	int err;                    /* errno of the first failure, 0 */
 	char *buf;                  /* OUT_BUFFER bytes, flushed when full */
 	size_t used;
+	size_t cap;                 /* in memory: buf's size */
 };
 
 static void flush(struct out *o)
 {
+	if (o->fd < 0)
+		return;
 	if (o->used && !o->err) {
 		ssize_t n = write(o->fd, o->buf, o->used);
 		if (n != (ssize_t)o->used)
@@ -39,6 +44,16 @@ static void flush(struct out *o)
 
 static void emit(struct out *o, const void *p, size_t len)
 {
+	if (o->fd < 0) {                /* in memory: the buffer is the file's size */
+		o->pos += len;
+		if (!o->err && o->used + len <= o->cap) {
+			memcpy(o->buf + o->used, p, len);
+			o->used += len;
+		} else {
+			o->err = EFBIG;
+		}
+		return;
+	}
 	o->pos += len;
 	while (len) {
 		size_t n = OUT_BUFFER - o->used < len ? OUT_BUFFER - o->used : len;
@@ -176,6 +191,68 @@ static int copy_records(struct exp_file *f, struct out *o, struct exp_error *err
 	return rc < 0 || f->damage.places ? 1 : 0;     /* keep a damaged file as it is */
 }
 
+/* Write `len` bytes of `buf` at offset 0 of `fd`; 0 or an errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pwrite(fd, buf + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* A small file compacted over itself: the dense image made in memory,
+ * written at offset 0 and the file cut to it.  No new file, no rename:
+ * each would cost an inode made and one freed per file (on ext4 with no
+ * journal every inode made then steps over the recently freed ones), and
+ * a rename over a file flushes the new one to disk.  If the write fails
+ * (no space for unwritten extents, I/O error), the original bytes are
+ * written back.  Returns 0, 1 (does not parse: left as it is), 2 (its
+ * image would not fit in the buffer: nothing done), or -errno with `err`. */
+static int compact_in_place(struct exp_file *f, const char *path, struct exp_error *err)
+{
+	/* Dense, the records take no more than they did; a block more for
+	 * the rounding of a large record's start. */
+	size_t cap = f->size + f->hdr.block_bytes;
+	struct out o = { -1, 0, f->hdr.block_bytes, 0, malloc(cap), 0, cap };
+	char *orig = malloc(f->size ? f->size : 1);
+	size_t orig_len = f->size;
+	int rc;
+
+	if (!o.buf || !orig) {
+		free(o.buf);
+		free(orig);
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	memcpy(orig, f->data, orig_len);
+	rc = copy_records(f, &o, err);
+	if (rc || o.err) {      /* damaged; or larger than the buffer: rewritten beside */
+		free(o.buf);
+		free(orig);
+		return rc ? rc : 2;     /* not expected: cap holds every image */
+	}
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int e = fd < 0 ? errno : write_all(fd, o.buf, o.used);
+	if (!e && ftruncate(fd, (off_t)o.used) != 0)
+		e = errno;
+	if (e && fd >= 0 && write_all(fd, orig, orig_len) == 0)
+		(void)ftruncate(fd, (off_t)orig_len);   /* as it was */
+	if (fd >= 0 && close(fd) != 0 && !e)
+		e = errno;
+	free(o.buf);
+	free(orig);
+	if (e) {
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 int exp_file_compact(const char *path, struct exp_error *err)
 {
 	struct exp_file f;
@@ -191,9 +268,17 @@ int exp_file_compact(const char *path, struct exp_error *err)
 		exp_file_close(&f);
 		return rc;
 	}
+	if (f.size <= EXP_COMPACT_IN_PLACE_MAX) {
+		rc = compact_in_place(&f, path, err);
+		exp_file_close(&f);
+		if (rc != 2)
+			return rc;
+		if ((rc = exp_file_open(&f, path, 0, err)) != 0)
+			return rc == -EXP_ECORRUPT ? 1 : rc;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.compact", path);
 	struct out o = { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 0,
-			 f.hdr.block_bytes, 0, malloc(OUT_BUFFER), 0 };
+			 f.hdr.block_bytes, 0, malloc(OUT_BUFFER), 0, OUT_BUFFER };
 	if (o.fd < 0 || !o.buf) {
 		rc = o.fd < 0 ? -errno : -ENOMEM;
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", o.fd < 0 ? tmp : path, strerror(-rc));

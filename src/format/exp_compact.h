@@ -25,7 +25,15 @@
  * rewritten: their tables are mostly empty). */
 #define EXP_COMPACT_REWRITE_MAX (16u << 20)
 
-/* Compact the record file at `path` in place: the new file is written
+/* A file of at most this size is compacted over itself (the dense image
+ * made in memory, then written at offset 0 and the file cut to it): the
+ * files of short processes, where making a new file and renaming it over
+ * the old cost more than the process itself. */
+#define EXP_COMPACT_IN_PLACE_MAX (1u << 20)
+
+/* Compact the record file at `path` in place: a small one over itself (a
+ * reader meanwhile may see a file being rewritten: `tally record` compacts
+ * after its processes ended, before it returns); a larger one is written
  * beside it (PATH.compact) and renamed over it, so a reader meanwhile sees
  * one or the other.  Returns 0 when done, 1 when the file was left as it is
  * because it does not parse (a report will say why), or a negative errno

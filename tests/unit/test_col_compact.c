@@ -5,7 +5,8 @@
  * records of several sizes, an unknown record type, large arc tables) come
  * back from exp_file_compact with the same records in the same order, packed
  * exactly as the block rules say, without MIRROR records, arc tables cut to
- * their used slots; a big file is only trimmed; a corrupt one is left alone.
+ * their used slots, a small file over itself and a larger one beside it; a
+ * big file is only trimmed; a corrupt one is left alone.
  * (Linked with the collector's objects for the writer: hence test_col_.)
  */
 #include <errno.h>
@@ -85,11 +86,17 @@ static size_t packed_size(const uint32_t *lens, size_t n, size_t bs)
 	return pos;
 }
 
-static void samples_pack_densely(void)
+static uint64_t inode_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* `per` records from each of 3 busy cursors and 10 from a quiet one. */
+static void pack_densely(uint64_t per)
 {
 	struct exp_file_writer w;
 	struct exp_cursor c[4] = { { 0 } };
-	const uint64_t per = 6000;           /* ~13 blocks a cursor: runs, then windows */
 	int fd = open(dir, O_RDONLY | O_DIRECTORY);
 	char path[128];
 
@@ -110,9 +117,14 @@ static void samples_pack_densely(void)
 	struct exp_file_header h0, h1;
 	size_t b0, b1, n0, n1, size0 = file_size(path);
 	uint8_t *before = records_of(path, &b0, &n0, &h0);
+	uint64_t ino0 = inode_of(path);
 	struct exp_error err;
 	int rc = exp_file_compact(path, &err);
 	CHECKF(rc == 0, "%d %s", rc, err.msg);
+	/* A small file is rewritten over itself, a larger one beside it. */
+	bool small = size0 <= EXP_COMPACT_IN_PLACE_MAX;
+	CHECKF((inode_of(path) == ino0) == small, "%zu bytes: compacted %s", size0,
+	       inode_of(path) == ino0 ? "in place" : "beside");
 	uint8_t *after = records_of(path, &b1, &n1, &h1);
 
 	CHECKF(n0 == 3 * per + 10 && n1 == n0, "%zu records before, %zu after", n0, n1);
@@ -145,6 +157,16 @@ static void samples_pack_densely(void)
 	free(lens);
 	free(before);
 	free(after);
+}
+
+static void samples_pack_densely(void)
+{
+	pack_densely(6000);     /* ~13 blocks a cursor: runs, then windows; > 1 MiB */
+}
+
+static void small_file_packs_in_place(void)
+{
+	pack_densely(1000);     /* a few blocks a cursor: under EXP_COMPACT_IN_PLACE_MAX */
 }
 
 /* A large arc table of `nslots` with arcs in `used` slots, published. */
@@ -274,6 +296,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	RUN(samples_pack_densely);
+	RUN(small_file_packs_in_place);
 	RUN(arc_tables_shrink);
 	RUN(big_file_only_trimmed);
 	RUN(corrupt_file_left_alone);
