@@ -263,46 +263,61 @@ static void read_jitdump(const char *path)
 	col_sys_munmap(buf, maplen);
 }
 
-/* jit-PID.dump files this process has mapped (the JIT maps it for perf). */
+/* One line of /proc/self/maps: a jit-PID.dump file (`want`) not the same
+ * as the line before's (`last`) is read. */
+static void jitdump_line(const char *l, const char *want, char *last, size_t last_size)
+{
+	const char *slash = strchr(l, '/');
+	size_t wl = strlen(want), pl = slash ? strlen(slash) : 0;
+
+	if (slash && pl >= wl && !strcmp(slash + pl - wl, want) && strcmp(slash, last) &&
+	    pl < last_size) {
+		memcpy(last, slash, pl + 1);
+		read_jitdump(slash);
+	}
+}
+
+/* jit-PID.dump files this process has mapped (the JIT maps it for perf).
+ * /proc/self/maps is read through a buffer on the stack, line by line: a
+ * big buffer mapped and unmapped here cost a TLB flush in every process's
+ * end.  A line longer than the buffer (a path near PATH_MAX) is looked at
+ * in its first part only, which cannot end in the name looked for. */
 static void find_jitdumps(void)
 {
-	size_t len, maplen;
-	char *buf = NULL, want[40];
+	char buf[8192], want[40], last[4096] = "";
+	size_t len = 0;
+	bool eof = false;
 
-	{
-		/* /proc/self/maps has no size: read it in one go into 4 MiB */
-		int fd = col_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
-		if (fd < 0) {
-			col_log_error_sigsafe("/proc/self/maps", errno, "jitdump files not looked for");
-			return;
-		}
-		maplen = 1u << 22;
-		buf = col_sys_mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		len = 0;
-		if (buf != MAP_FAILED)
-			for (ssize_t got; len < maplen - 1 && (got = col_sys_read(fd, buf + len, maplen - 1 - len)) > 0;)
-				len += (size_t)got;
-		col_sys_close(fd);
-		if (buf == MAP_FAILED)
-			return;
-		buf[len] = 0;
+	int fd = col_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0) {
+		col_log_error_sigsafe("/proc/self/maps", errno, "jitdump files not looked for");
+		return;
 	}
 	snprintf(want, sizeof(want), "/jit-%d.dump", (int)getpid());
-	char last[4096] = "";
-	for (char *l = buf; l < buf + len;) {
-		char *nl = memchr(l, '\n', (size_t)(buf + len - l));
-		if (nl)
+	while (!eof) {
+		ssize_t got = col_sys_read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (got > 0)
+			len += (size_t)got;
+		else if (got < 0 && errno == EINTR)
+			continue;
+		else
+			eof = true;
+		buf[len] = 0;
+		char *l = buf;
+		for (char *nl; (nl = memchr(l, '\n', (size_t)(buf + len - l)));) {
 			*nl = 0;
-		char *slash = strchr(l, '/');
-		size_t wl = strlen(want), pl = slash ? strlen(slash) : 0;
-		if (slash && pl >= wl && !strcmp(slash + pl - wl, want) && strcmp(slash, last) &&
-		    pl < sizeof(last)) {
-			memcpy(last, slash, pl + 1);
-			read_jitdump(slash);
+			jitdump_line(l, want, last, sizeof(last));
+			l = nl + 1;
 		}
-		l = nl ? nl + 1 : buf + len;
+		size_t rest = (size_t)(buf + len - l);
+		if (rest && (eof || rest == sizeof(buf) - 1)) {
+			jitdump_line(l, want, last, sizeof(last));   /* the last, or too long */
+			rest = 0;
+		}
+		memmove(buf, l, rest);
+		len = rest;
 	}
-	col_sys_munmap(buf, maplen);
+	col_sys_close(fd);
 }
 
 void col_dyn_at_exit(void)

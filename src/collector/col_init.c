@@ -120,6 +120,7 @@ __attribute__((destructor)) static void col_destructor(void)
 {
 	if (!col_proc.active || col_proc.pid != getpid())
 		return;
+	atomic_store(&col_proc.ending, true);
 	col_dyn_at_exit();
 	col_files_check_nofile();
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());

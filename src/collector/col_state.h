@@ -135,6 +135,9 @@ struct col_process {
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
 	bool attached;                 /* loaded by `tally record -p` (col_attach.c) */
+	/* The process is ending (our destructor runs): what the collector
+	 * mapped stays mapped, for exit to unmap at once. */
+	_Atomic bool ending;
 	_Atomic uint64_t *root_counters;  /* the founder's counters.dat (the size limit's) */
 	_Atomic int stopped;           /* the size limit was reached: record nothing more */
 	_Atomic uint32_t failures_logged;  /* bit per file kind: its first failure is in the log */

@@ -256,11 +256,18 @@ void col_thread_detach(void)
 	write_cost(t, t);
 	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
+	/* At the process's end its exit unmaps all at once: an munmap each
+	 * here would cost a TLB flush each (most of a short process's end). */
+	bool ending = atomic_load(&col_proc.ending);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
-		exp_cursor_release_sigsafe(&t->cursor[i]);
+		if (ending)
+			exp_cursor_forget_sigsafe(&t->cursor[i]);
+		else
+			exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_ended();
 	col_thread_set_self(NULL);
-	col_sys_munmap(t, sizeof(*t));
+	if (!ending)
+		col_sys_munmap(t, sizeof(*t));
 }
 
 void col_thread_routine_starts(void)

@@ -167,6 +167,13 @@ void exp_cursor_release_sigsafe(struct exp_cursor *c)
 	c->dest = 0;
 }
 
+void exp_cursor_forget_sigsafe(struct exp_cursor *c)
+{
+	c->block = NULL;
+	c->used = c->size = 0;
+	c->dest = 0;
+}
+
 /* Point every block of the window at the block it stands for, from c->dest. */
 static void tag_window(struct exp_cursor *c, uint32_t bs)
 {

@@ -101,6 +101,12 @@ void exp_large_release_sigsafe(void *p, size_t mapped);
  * into its parent's files). */
 void exp_cursor_release_sigsafe(struct exp_cursor *c);
 
+/* Forget the cursor's mapping without unmapping it: the process is ending,
+ * and its exit unmaps everything at once (each munmap here would cost a TLB
+ * flush on every CPU the process ran on).  The records are in the file
+ * either way: the mapping is MAP_SHARED. */
+void exp_cursor_forget_sigsafe(struct exp_cursor *c);
+
 /* Close the file descriptor; mapped blocks stay valid.  Not sigsafe. */
 void exp_writer_close(struct exp_file_writer *w);
 
