@@ -21,7 +21,7 @@ static const struct cli_opt options[] = {
 	  "scale A to B's total first: changes of each one's share" },
 	{ "normalized", 0, CLI_ARG_NONE, OPT_NORMALISED, NULL, NULL },
 	{ "metric", 0, CLI_ARG_REQUIRED, OPT_METRIC, "M[,M...]",
-	  "metrics compared (default: every metric both runs have)" },
+	  "metrics compared (default: the first both runs have, cpu if any)" },
 	{ "format", 0, CLI_ARG_REQUIRED, OPT_FORMAT, "text|csv|json", "text (default), csv or json" },
 	{ "limit", 0, CLI_ARG_REQUIRED, OPT_LIMIT, "N", "rows of each table (default 30 in text, all otherwise)" },
 	{ "human", 0, CLI_ARG_NONE, OPT_HUMAN, NULL, "text: times and counts in human units (45.6 ms, 12.3K)" },
@@ -40,10 +40,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: tally diff A B [OPTIONS]\n"
 		"  per function and per call path: A's value, B's, the change B-A and the ratio\n"
-		"  B/A of each metric both runs have, largest change first; functions only in B\n"
-		"  are \"new\", only in A \"gone\".  Functions match by name and object.  Filters\n"
-		"  apply to both runs.  tally html --diff A B -o FILE draws the same as a\n"
-		"  differential flame graph.\n");
+		"  B/A of a metric both runs have (the first, cpu if any; --metric for others),\n"
+		"  largest change first; functions only in B are \"new\", only in A \"gone\".\n"
+		"  Functions match by name and object; a renamed main executable (hot, hot2)\n"
+		"  is the same object.  Filters apply to both runs.  CSV is one table, its\n"
+		"  first column the part (total, functions, paths).  tally html --diff A B -o\n"
+		"  FILE draws the same as a differential flame graph.\n");
 	cli_args_help(f, options, CLI_NOPTS(options));
 }
 
@@ -112,7 +114,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	} else {
 		uint32_t common = in[0].model.present & in[1].model.present;
-		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+		for (int k = 0; k < MODEL_METRIC_COUNT && !o.nmetrics; k++)
 			if (common & (1u << k))
 				o.metrics[o.nmetrics++] = (enum model_metric)k;
 		if (!o.nmetrics)

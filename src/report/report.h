@@ -168,5 +168,13 @@ void report_metric_cols(struct report_table *t, const struct report_opts *o, con
 			const char *title);
 void report_metric_cells(struct report_table *t, const struct model *m,
 			 const struct report_opts *o, const uint64_t *v);
+/* Diffs: was the main executable renamed between the runs (hot -> hot2)?
+ * a[0..na) and b[0..nb) are the basenames of the executables of run A's
+ * and run B's processes.  If those only A runs are one name and those only
+ * B runs one other, it is the same program under a new name: *a_name and
+ * *b_name are set (pointers into a and b) and true returned, so that B's
+ * functions in *b_name match A's of the same name in *a_name. */
+bool report_exe_renamed(const char *const *a, size_t na, const char *const *b, size_t nb,
+			const char **a_name, const char **b_name);
 
 #endif

@@ -2,7 +2,8 @@
  *
  * report_common.c — what the report views share: percentages, function
  * labels that tell same-named functions of different objects apart, and the
- * metric columns (value and percent of the total for each shown metric).
+ * metric columns (value and percent of the total for each shown metric),
+ * and which executable of one run is another's renamed (diffs).
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,4 +46,34 @@ void report_metric_cells(struct report_table *t, const struct model *m,
 			report_u64(t, v[mm]);
 		report_pct(t, report_pct_of(v[mm], m->total[mm]));
 	}
+}
+
+/* The one name of v[0..n) not in w[0..nw), or NULL if none or several. */
+static const char *only_name(const char *const *v, size_t n, const char *const *w, size_t nw)
+{
+	const char *one = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		bool in_w = false;
+		for (size_t j = 0; j < nw && !in_w; j++)
+			in_w = !strcmp(v[i], w[j]);
+		if (in_w || (one && !strcmp(one, v[i])))
+			continue;
+		if (one)
+			return NULL;
+		one = v[i];
+	}
+	return one;
+}
+
+bool report_exe_renamed(const char *const *a, size_t na, const char *const *b, size_t nb,
+			const char **a_name, const char **b_name)
+{
+	const char *x = only_name(a, na, b, nb), *y = only_name(b, nb, a, na);
+
+	if (!x || !y)
+		return false;
+	*a_name = x;
+	*b_name = y;
+	return true;
 }

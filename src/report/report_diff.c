@@ -4,25 +4,31 @@
  * function and per call path, for every metric both runs have.
  *
  * Functions are matched by name and load object (a rebuilt binary's
- * functions still match), call paths by their function names.  Each row
- * gives A's value, B's, the change B - A and the ratio B / A; with
- * `normalised`, A is first scaled to B's total, so the change is in the
- * share of the run (the size of the input no longer dominates).  Rows are
- * sorted by the absolute change of the first metric; functions only one
- * run has are marked "new" or "gone".  Like perf diff and gprofng's
- * -compare, without needing the same binary.
+ * functions still match; a renamed main executable is the same object:
+ * report_exe_renamed), call paths by their function names.  Each row gives
+ * A's value, B's, the change B - A and the ratio B / A; with `normalised`,
+ * A's values are first scaled to B's total (the A column shows them so,
+ * and A + change = B), so the change is in the share of the run (the size
+ * of the input no longer dominates).  Rows are sorted by the absolute
+ * change of the first metric; functions only one run has are marked "new"
+ * or "gone".  CSV is one table, its first column naming the part ("total",
+ * "functions", "paths").  Like perf diff and gprofng's -compare, without
+ * needing the same binary.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model_map.h"
 #include "report/report.h"
+#include "report/report_units.h"
 
 /* One row: a function or a call path, A's and B's values. */
 struct drow {
 	char *name;
-	const char *object;
+	const char *object;          /* A's object (the key), or B's if only B has it */
+	const char *object_b;        /* B's object when it is A's renamed, else NULL */
 	uint64_t a[MODEL_METRIC_COUNT], b[MODEL_METRIC_COUNT];       /* exclusive (paths: the stack's own) */
 	uint64_t ai[MODEL_METRIC_COUNT], bi[MODEL_METRIC_COUNT];     /* inclusive (functions) */
 };
@@ -66,8 +72,9 @@ static void rows_free(struct drows *r)
 	model_map_free(&r->index);
 }
 
-/* Add model m's functions (side 0: A, 1: B). */
-static int add_funcs(struct drows *r, const struct model *m, int side)
+/* Add model m's functions (side 0: A, 1: B); B's functions in executable
+ * `from` (renamed) count as A's in `to`. */
+static int add_funcs(struct drows *r, const struct model *m, int side, const char *from, const char *to)
 {
 	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 
@@ -80,11 +87,15 @@ static int add_funcs(struct drows *r, const struct model *m, int side)
 			any |= fm[f].incl[k] != 0;
 		if (!any)
 			continue;
-		struct drow *d = row_of(r, m->funcs[f].name, m->funcs[f].object);
+		const char *obj = m->funcs[f].object;
+		bool renamed = from && !strcmp(obj, from);
+		struct drow *d = row_of(r, m->funcs[f].name, renamed ? to : obj);
 		if (!d) {
 			free(fm);
 			return -1;
 		}
+		if (renamed)
+			d->object_b = obj;
 		for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
 			(side ? d->b : d->a)[k] += fm[f].excl[k];
 			(side ? d->bi : d->ai)[k] += fm[f].incl[k];
@@ -162,6 +173,7 @@ static int cmp_change(const void *x, const void *y)
 	return strcmp(((const struct drow *)x)->name, ((const struct drow *)y)->name);
 }
 
+/* The metric columns; `incl`: exclusive and inclusive (functions). */
 static void cols(struct report_table *t, const struct report_opts *o, bool incl)
 {
 	char key[96], head[96];
@@ -188,30 +200,66 @@ static void cols(struct report_table *t, const struct report_opts *o, bool incl)
 	}
 }
 
-static void cells(struct report_table *t, const struct diff_ctx *c, const uint64_t *a, const uint64_t *b)
+/* One metric's A, B, B-A and B/A; A scaled when normalised. */
+static void cells1(struct report_table *t, const struct diff_ctx *c, enum model_metric mm, uint64_t a,
+		   uint64_t b)
 {
-	for (int i = 0; i < c->o->nmetrics; i++) {
-		enum model_metric mm = c->o->metrics[i];
-		double av = a_seen(c, mm, a[mm]);
-		report_num(t, (double)a[mm]);
-		report_num(t, (double)b[mm]);
-		report_num(t, (double)b[mm] - av);
-		report_num(t, av > 0 ? (double)b[mm] / av : (b[mm] ? INFINITY : NAN));
-	}
+	double av = a_seen(c, mm, a);
+
+	report_num(t, av);
+	report_num(t, (double)b);
+	report_num(t, (double)b - av);
+	report_num(t, av > 0 ? (double)b / av : (b ? INFINITY : NAN));
 }
 
-static void table(struct report_doc *d, const struct diff_ctx *c, struct drows *r, bool funcs)
+/* The CSV table's columns: the part, every metric's exclusive and
+ * inclusive, status, name, object. */
+static struct report_table *csv_table(const struct diff_ctx *c)
 {
-	struct report_table *t = report_table_new(funcs ? "functions" : "paths",
-						  funcs ? "Functions, by change" : "Call paths, by change");
+	struct report_table *t = report_table_new("diff", NULL);
+
+	report_col(t, "table", "Table", COL_STR);
+	cols(t, c->o, true);
+	report_col(t, "status", "", COL_STR);
+	report_col(t, "name", "Name", COL_STR);
+	report_col(t, "object", "Object", COL_STR);
+	return t;
+}
+
+/* "hot -> hot2" for a function of a renamed executable both runs have. */
+static const char *object_shown(const struct drow *x, bool in_a, bool in_b, char *buf, size_t len)
+{
+	if (!x->object_b)
+		return x->object;
+	if (!in_a)
+		return x->object_b;
+	if (!in_b)
+		return x->object;
+	snprintf(buf, len, "%s -> %s", x->object, x->object_b);
+	return buf;
+}
+
+/* The functions (funcs) or call paths, largest change first, into their
+ * own table, or into `all` (CSV). */
+static void table(struct report_doc *d, const struct diff_ctx *c, struct drows *r, bool funcs,
+		  struct report_table *all)
+{
+	char title[160], obuf[600];
+	const struct model_metric_info *mi0 = model_metric_info(c->o->metrics[0]);
+	struct report_table *t = all;
 	size_t limit = c->o->limit && c->o->limit < r->n ? c->o->limit : r->n;
 	size_t shown = 0;
 
-	cols(t, c->o, funcs);
-	report_col(t, "status", "", COL_STR);
-	report_col(t, "name", funcs ? "Name" : "Path", COL_STR);
-	if (funcs)
-		report_col(t, "object", "Object", COL_STR);
+	if (!all) {
+		snprintf(title, sizeof(title), "%s, by change of %s", funcs ? "Functions" : "Call paths",
+			 mi0->title);
+		t = report_table_new(funcs ? "functions" : "paths", title);
+		cols(t, c->o, funcs);
+		report_col(t, "status", "", COL_STR);
+		report_col(t, "name", funcs ? "Name" : "Path", COL_STR);
+		if (funcs)
+			report_col(t, "object", "Object", COL_STR);
+	}
 	sort_ctx = c;
 	sort_incl = false;
 	qsort(r->v, r->n, sizeof(*r->v), cmp_change);
@@ -227,37 +275,72 @@ static void table(struct report_doc *d, const struct diff_ctx *c, struct drows *
 			continue;
 		shown++;
 		report_row(t);
+		if (all)
+			report_str(t, funcs ? "functions" : "paths");
 		for (int k = 0; k < c->o->nmetrics; k++) {
-			struct report_opts one = *c->o;
-			struct diff_ctx cc = *c;
-			one.metrics[0] = c->o->metrics[k];
-			one.nmetrics = 1;
-			cc.o = &one;
-			cells(t, &cc, x->a, x->b);
+			enum model_metric mm = c->o->metrics[k];
+			cells1(t, c, mm, x->a[mm], x->b[mm]);
 			if (funcs)
-				cells(t, &cc, x->ai, x->bi);
+				cells1(t, c, mm, x->ai[mm], x->bi[mm]);
+			else if (all)
+				for (int j = 0; j < 4; j++)
+					report_str(t, "");
 		}
 		report_str(t, !in_a ? "new" : !in_b ? "gone" : "");
 		report_str(t, x->name);
-		if (funcs)
-			report_str(t, x->object);
+		if (funcs || all)
+			report_str(t, funcs ? object_shown(x, in_a, in_b, obuf, sizeof(obuf)) : "");
 	}
+	if (all)
+		return;
 	report_table_emit(d, t);
 	if (shown < r->n && c->o->limit)
 		report_note(d, "(%s: the %zu largest changes; --limit 0 shows all)",
 			    funcs ? "functions" : "call paths", shown);
 }
 
-int report_diff(struct report_doc *d, const struct model *a, const struct model *b,
-		const struct report_opts *o, bool normalised, const char *name_a, const char *name_b)
+/* "1.632 s" (3 decimals, or human units) or "6332459424" (or 6.33G). */
+static void value_text(char *buf, size_t len, const struct model_metric_info *mi, double v, bool human,
+		       bool sign)
 {
-	struct drows funcs = { 0 }, paths = { 0 };
-	struct diff_ctx c = { a, b, o, normalised };
-	int rc = -1;
+	char num[48];
 
-	if (add_funcs(&funcs, a, 0) || add_funcs(&funcs, b, 1) ||
-	    add_paths(&paths, a, 0) || add_paths(&paths, b, 1))
-		goto out;
+	if (mi->is_time && human)
+		report_units_time(num, sizeof(num), v);
+	else if (mi->is_time)
+		snprintf(num, sizeof(num), "%.3f s", v / 1e9);
+	else if (human)
+		report_units_count(num, sizeof(num), v);
+	else
+		snprintf(num, sizeof(num), "%.0f", v);
+	if (num[0] == '-' && !num[strspn(num + 1, "0. s")])
+		memmove(num, num + 1, strlen(num));     /* below the resolution */
+	snprintf(buf, len, "%s%s", sign && num[0] != '-' && strspn(num, "0. s") != strlen(num) ? "+" : "", num);
+}
+
+/* The executables of model m's processes, or of those of one side of a
+ * diff; NULL if out of memory. */
+static const char **exe_names(const struct model *m, size_t *n)
+{
+	const char **v = malloc((m->nprocs + 1) * sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < m->nprocs; i++)
+		if (m->procs[i].src && m->procs[i].src->name)
+			v[(*n)++] = m->procs[i].src->name;
+	return v;
+}
+
+/* The head: A and B, each compared metric's totals and change, the other
+ * metrics both have, the renamed executable, how values are compared. */
+static void head(struct report_doc *d, const struct diff_ctx *c, const char *name_a, const char *name_b,
+		 const char *exe_a, const char *exe_b)
+{
+	const struct model *a = c->a, *b = c->b;
+	const struct report_opts *o = c->o;
+	bool human = report_doc_human(d), normalised = c->normalised;
+	char ta_s[64], tb_s[64], dt_s[64], also[512] = "";
+
 	report_kv_begin(d, "diff", "Diff");
 	report_kv(d, "a", "A", "%s", name_a);
 	report_kv(d, "b", "B", "%s", name_b);
@@ -265,17 +348,84 @@ int report_diff(struct report_doc *d, const struct model *a, const struct model 
 		enum model_metric mm = o->metrics[i];
 		const struct model_metric_info *mi = model_metric_info(mm);
 		double ta = (double)a->total[mm], tb = (double)b->total[mm];
-		double div = mi->is_time ? 1e9 : 1;
-		report_kv_num(d, mi->name, mi->title, (tb - ta) / div, "A %.6g, B %.6g%s: %+.6g (x%.3f)",
-			      ta / div, tb / div, mi->is_time ? " s" : "", (tb - ta) / div, ta ? tb / ta : 0.0);
+		char key[80];
+		value_text(ta_s, sizeof(ta_s), mi, ta, human, false);
+		value_text(tb_s, sizeof(tb_s), mi, tb, human, false);
+		value_text(dt_s, sizeof(dt_s), mi, tb - ta, human, true);
+		double pct = ta ? 100.0 * (tb - ta) / ta : 0.0;
+		char pct_s[32] = "";
+		if (ta) {
+			snprintf(pct_s, sizeof(pct_s), " (%+.1f%%)", pct);
+			if (!strcmp(pct_s, " (-0.0%)") || !strcmp(pct_s, " (+0.0%)"))
+				strcpy(pct_s, " (0.0%)");
+		}
+		report_kv_num(d, mi->name, mi->title, (tb - ta) / (mi->is_time ? 1e9 : 1), "A %s, B %s: %s%s",
+			      ta_s, tb_s, dt_s, pct_s);
+		snprintf(key, sizeof(key), "a_%s", mi->name);
+		report_kv_data(d, key, ta / (mi->is_time ? 1e9 : 1));
+		snprintf(key, sizeof(key), "b_%s", mi->name);
+		report_kv_data(d, key, tb / (mi->is_time ? 1e9 : 1));
 	}
+	uint32_t common = a->present & b->present;
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
+		bool shown = false;
+		for (int i = 0; i < o->nmetrics; i++)
+			shown |= o->metrics[i] == (enum model_metric)k;
+		if (shown || !(common & (1u << k)))
+			continue;
+		size_t l = strlen(also);
+		snprintf(also + l, sizeof(also) - l, "%s%s", l ? ", " : "", model_metric_info((enum model_metric)k)->name);
+	}
+	if (also[0])
+		report_kv(d, "also", "Also in both", "%s (--metric M[,M...])", also);
+	if (exe_a)
+		report_kv(d, "renamed", "Executable", "%s (A) is %s (B): its functions matched by name",
+			  exe_a, exe_b);
 	report_kv(d, "compared", "Compared", "%s", normalised ?
-		  "normalised: A scaled to B's total (changes of share)" : "absolute values");
+		  "normalised: A scaled to B's total (changes of share; the A columns scaled)" :
+		  "absolute values");
 	report_kv_end(d);
-	table(d, &c, &funcs, true);
-	table(d, &c, &paths, false);
+}
+
+int report_diff(struct report_doc *d, const struct model *a, const struct model *b,
+		const struct report_opts *o, bool normalised, const char *name_a, const char *name_b)
+{
+	struct drows funcs = { 0 }, paths = { 0 };
+	struct diff_ctx c = { a, b, o, normalised };
+	const char *exe_a = NULL, *exe_b = NULL;
+	size_t na, nb;
+	const char **va = exe_names(a, &na), **vb = exe_names(b, &nb);
+	int rc = -1;
+
+	if (!va || !vb)
+		goto out;
+	report_exe_renamed(va, na, vb, nb, &exe_a, &exe_b);
+	if (add_funcs(&funcs, a, 0, NULL, NULL) || add_funcs(&funcs, b, 1, exe_b, exe_a) ||
+	    add_paths(&paths, a, 0) || add_paths(&paths, b, 1))
+		goto out;
+	if (o->fmt != REPORT_CSV)     /* CSV is one table: the totals are its first row */
+		head(d, &c, name_a, name_b, exe_a, exe_b);
+	if (o->fmt == REPORT_CSV) {
+		struct report_table *t = csv_table(&c);
+		report_row(t);
+		report_str(t, "total");
+		for (int k = 0; k < o->nmetrics; k++)
+			for (int j = 0; j < 2; j++)
+				cells1(t, &c, o->metrics[k], a->total[o->metrics[k]], b->total[o->metrics[k]]);
+		report_str(t, "");
+		report_str(t, "<Total>");
+		report_str(t, "");
+		table(d, &c, &funcs, true, t);
+		table(d, &c, &paths, false, t);
+		report_table_emit(d, t);
+	} else {
+		table(d, &c, &funcs, true, NULL);
+		table(d, &c, &paths, false, NULL);
+	}
 	rc = 0;
 out:
+	free(va);
+	free(vb);
 	rows_free(&funcs);
 	rows_free(&paths);
 	return rc;

@@ -5,7 +5,7 @@
  *
  * Entries are rewritten into sequences of page function ids (functions
  * deduplicated by name and object, so two runs of a rebuilt binary line up
- * in a diff), sorted, and walked once: sorted sequences create the trie's
+ * in a diff, and a renamed one's too: report_exe_renamed), sorted, and walked once: sorted sequences create the trie's
  * nodes in preorder, each node summing the values of the entries below it.
  * O(frames + entries · log entries) (a multikey quicksort).
  */
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "model/model_map.h"
+#include "report/report.h"
 #include "report/report_html.h"
 #include "report/report_json_write.h"
 
@@ -31,7 +32,37 @@ struct page_funcs {
 	uint32_t nprocs_first;     /* page ids [nprocs_first, +nprocs) are processes */
 };
 
-static int page_funcs_build(struct page_funcs *pf, const struct model *m)
+/* In a diff (base_nexps: A's experiments), the main executable B renamed:
+ * *from (B's name) is *to (A's); both NULL if none, -1 out of memory. */
+static int renamed_exe(const struct model *m, size_t base_nexps, const struct exp_experiment *exps,
+		       const char **from, const char **to)
+{
+	const char **v = malloc((m->nprocs + 1) * sizeof(*v)), **w = malloc((m->nprocs + 1) * sizeof(*w));
+	size_t nv = 0, nw = 0;
+
+	*from = *to = NULL;
+	if (!v || !w) {
+		free(v);
+		free(w);
+		return -1;
+	}
+	for (size_t i = 0; base_nexps && i < m->nprocs; i++) {
+		const struct model_proc *p = &m->procs[i];
+		if (!p->src || !p->src->name)
+			continue;
+		if ((size_t)(p->exp - exps) < base_nexps)
+			v[nv++] = p->src->name;
+		else
+			w[nw++] = p->src->name;
+	}
+	if (base_nexps)
+		report_exe_renamed(v, nv, w, nw, to, from);
+	free(v);
+	free(w);
+	return 0;
+}
+
+static int page_funcs_build(struct page_funcs *pf, const struct model *m, const char *from, const char *to)
 {
 	pf->of_model = malloc((m->nfuncs + 1) * sizeof(*pf->of_model));
 	pf->first_model = malloc((m->nfuncs + m->nprocs + 1) * sizeof(*pf->first_model));
@@ -39,7 +70,8 @@ static int page_funcs_build(struct page_funcs *pf, const struct model *m)
 		return -1;
 	for (uint32_t f = 0; f < m->nfuncs; f++) {
 		const struct model_func *fn = &m->funcs[f];
-		uint64_t key = model_hash_str(model_hash_str(0, fn->name), fn->object) | 1;
+		const char *obj = from && !strcmp(fn->object, from) ? to : fn->object;
+		uint64_t key = model_hash_str(model_hash_str(0, fn->name), obj) | 1;
 		for (;;) {
 			bool inserted;
 			uint64_t *v = model_map_put(&pf->by_name, key, pf->n + 1, &inserted);
@@ -51,7 +83,8 @@ static int page_funcs_build(struct page_funcs *pf, const struct model *m)
 				break;
 			}
 			const struct model_func *g = &m->funcs[pf->first_model[*v - 1]];
-			if (!strcmp(g->name, fn->name) && !strcmp(g->object, fn->object)) {
+			const char *gobj = from && !strcmp(g->object, from) ? to : g->object;
+			if (!strcmp(g->name, fn->name) && !strcmp(gobj, obj)) {
 				pf->of_model[f] = (uint32_t)*v - 1;
 				break;
 			}
@@ -300,9 +333,10 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 	uint32_t *pool = NULL;
 	size_t nk = 0, frames = 0;
 	bool by_proc = m->nprocs > 1 && !base_nexps && !m->merged;
+	const char *from = NULL, *to = NULL;
 	int rc = -1;
 
-	if (!k || page_funcs_build(&pf, m))
+	if (!k || renamed_exe(m, base_nexps, exps, &from, &to) || page_funcs_build(&pf, m, from, to))
 		goto out;
 	for (size_t i = 0; i < m->nentries; i++)
 		frames += m->entries[i].n + 1;

@@ -64,6 +64,11 @@ void report_doc_style(struct report_doc *d, bool colour, int name_width, bool hu
 	d->human = human && d->fmt == REPORT_TEXT;
 }
 
+bool report_doc_human(const struct report_doc *d)
+{
+	return d && d->human;
+}
+
 /* --human: COL_SEC and COL_COUNT cells rewritten in human units; their
  * columns' titles lose the " s" the units now say. */
 static void humanize(struct report_table *t)
@@ -210,6 +215,22 @@ void report_doc_end(struct report_doc *d)
 	free(d);
 }
 
+/* v with up to 9 decimals (a time in seconds to the ns), trailing zeros
+ * and a lone point dropped: CSV and JSON numbers are exact, not rounded as
+ * text shows them. */
+static const char *exact_num(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%.9f", v);
+	char *e = buf + strlen(buf);
+	while (e > buf && e[-1] == '0')
+		*--e = 0;
+	if (e > buf && e[-1] == '.')
+		*--e = 0;
+	if (!strcmp(buf, "-0"))
+		strcpy(buf, "0");
+	return buf;
+}
+
 static void csv_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
@@ -266,8 +287,7 @@ static void kv_item(struct report_doc *d, const char *key, const char *label, co
 		csv_field(d->out, key);
 		fputc(',', d->out);
 		if (num) {
-			snprintf(buf, sizeof(buf), "%.9g", *num);
-			csv_field(d->out, buf);
+			csv_field(d->out, exact_num(buf, sizeof(buf), *num));
 		} else if (!report_clean_needed(text, false)) {
 			csv_field(d->out, text);
 		} else {
@@ -284,7 +304,7 @@ static void kv_item(struct report_doc *d, const char *key, const char *label, co
 		report_json_string(d->out, key);
 		fputs(": ", d->out);
 		if (num)
-			fprintf(d->out, "%.9g", *num);
+			fputs(isfinite(*num) ? exact_num(buf, sizeof(buf), *num) : "null", d->out);
 		else
 			report_json_string(d->out, text);
 		break;
@@ -451,6 +471,8 @@ void report_num(struct report_table *t, double v)
 		snprintf(buf, sizeof(buf), "%.3f", v);
 	else
 		snprintf(buf, sizeof(buf), "%.0f", v);
+	if (buf[0] == '-' && !buf[strspn(buf + 1, "0.") + 1])
+		memmove(buf, buf + 1, strlen(buf));    /* below the resolution: 0, not -0.000 */
 	c->text = table_strdup(t, buf);
 }
 
@@ -532,8 +554,19 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 	free(w);
 }
 
+/* CSV and JSON: a COL_SEC cell's exact value (seconds to the ns, trailing
+ * zeros dropped), where text shows 3 decimals; other cells as shown. */
+static const char *exact_text(const struct report_table *t, int c, const struct cell *x, char *buf, size_t len)
+{
+	if (t->cols[c].type != COL_SEC || !x->has_value)
+		return x->text ? x->text : "";
+	return exact_num(buf, len, x->value / 1e9);
+}
+
 static void emit_csv(struct report_doc *d, struct report_table *t)
 {
+	char buf[64];
+
 	clean_cells(d, t);
 	for (int c = 0; c < t->ncols; c++) {
 		if (c)
@@ -546,7 +579,7 @@ static void emit_csv(struct report_doc *d, struct report_table *t)
 			struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)c];
 			if (c)
 				fputc(',', d->out);
-			csv_field(d->out, x->text ? x->text : "");
+			csv_field(d->out, exact_text(t, c, x, buf, sizeof(buf)));
 		}
 		fputc('\n', d->out);
 	}
@@ -554,6 +587,8 @@ static void emit_csv(struct report_doc *d, struct report_table *t)
 
 static void emit_json(struct report_doc *d, struct report_table *t)
 {
+	char buf[64];
+
 	fputs("[", d->out);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs(r ? ",\n  {" : "\n  {", d->out);
@@ -564,7 +599,7 @@ static void emit_json(struct report_doc *d, struct report_table *t)
 			report_json_string(d->out, t->cols[c].key);
 			fputs(": ", d->out);
 			if (x->number && x->text)
-				fputs(x->text, d->out);
+				fputs(exact_text(t, c, x, buf, sizeof(buf)), d->out);
 			else
 				report_json_string(d->out, x->text ? x->text : "");
 		}

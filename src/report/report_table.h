@@ -37,6 +37,8 @@ struct report_doc *report_doc_new(FILE *out, enum report_format fmt);
  * with `human`, COL_SEC and COL_COUNT cells in human units (report_units.h;
  * the " s" of their columns' titles dropped). */
 void report_doc_style(struct report_doc *d, bool colour, int name_width, bool human);
+/* Whether report_doc_style asked for human units (text only). */
+bool report_doc_human(const struct report_doc *d);
 /* Finish the document (closes JSON) and free it. */
 void report_doc_end(struct report_doc *d);
 

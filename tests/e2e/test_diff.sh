@@ -2,6 +2,9 @@
 # and 3: scaled() moves by twice its first time (ratio 3), fixed() does not
 # move; normalised, scaled()'s share grows by half; functions of another
 # program are "new" and "gone"; `tally html --diff` draws it in Chromium.
+# A renamed executable (sizes -> sizes2) matches by function name; one
+# metric by default under a readable head; normalised columns add up; no
+# change below the resolution shows a sign; CSV is one table, exact.
 . "$(dirname "$0")/lib.sh"
 cc_prog sizes
 cc_prog spin
@@ -12,6 +15,8 @@ cd "$T"
 "$TALLY" record -o z1.exp ./sizes 1 2>/dev/null
 "$TALLY" record -o z3.exp ./sizes 3 2>/dev/null
 "$TALLY" record -o sp.exp ./spin 0.2 2>/dev/null
+cp sizes sizes2
+"$TALLY" record -o r1.exp ./sizes2 1 2>/dev/null
 
 check diff_scaled_moves_by_its_size sh -c '
 	"$TALLY" diff z1.exp z3.exp --format json >d.json && python3 -c "
@@ -36,6 +41,58 @@ assert 0.3 < f[\"fixed\"][\"ratio_excl_cpu\"] < 0.7, f[\"fixed\"]"'
 check diff_marks_new_and_gone sh -c '
 	"$TALLY" diff sp.exp z1.exp --format csv --limit 0 >g.csv &&
 	grep -q ",new,scaled," g.csv && grep -q ",gone,leaf_two," g.csv'
+check diff_renamed_binary_matches_by_name sh -c '
+	"$TALLY" diff z1.exp r1.exp --format json --limit 0 >r.json && python3 -c "
+import json; d = json.load(open(\"r.json\"))
+f = {r[\"name\"]: r for r in d[\"functions\"]}
+for n in (\"scaled\", \"fixed\", \"main\"):
+    assert f[n][\"status\"] == \"\" and f[n][\"object\"] == \"sizes -> sizes2\", f[n]
+assert not [r for r in d[\"functions\"] if r[\"status\"] and r[\"object\"].startswith(\"sizes\")], d[\"functions\"]
+assert \"sizes (A) is sizes2 (B)\" in d[\"diff\"][\"renamed\"], d[\"diff\"]"'
+check html_diff_renamed_binary_matches sh -c '
+	"$TALLY" html --diff z1.exp r1.exp -o r.html && python3 -c "
+import json, re
+s = open(\"r.html\").read()
+d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", s, re.S).group(1))
+names = [f[0] for f in d[\"funcs\"]]
+assert names.count(\"scaled\") == 1 and names.count(\"main\") == 1, names"'
+check diff_default_one_metric_readable_head sh -c '
+	"$TALLY" diff z1.exp z3.exp >t.txt && cat t.txt &&
+	grep -Eq "^  CPU +A [0-9]+\.[0-9]{3} s, B [0-9]+\.[0-9]{3} s: [+-][0-9]+\.[0-9]{3} s \([+-][0-9]+\.[0-9]%\)$" t.txt &&
+	grep -q "^  Also in both .*samples" t.txt && test "$(grep -c "B/A" t.txt)" -eq 2 &&
+	! grep -qi "samples A" t.txt &&
+	"$TALLY" diff z1.exp z3.exp --metric cpu,samples | grep -q "Samples A"'
+check diff_normalised_columns_add_up sh -c '
+	"$TALLY" diff z1.exp z3.exp --normalised --format csv --limit 0 >n.csv && python3 -c "
+import csv
+rows = list(csv.DictReader(open(\"n.csv\")))
+assert rows[0][\"table\"] == \"total\" and abs(float(rows[0][\"a_excl_cpu\"]) - float(rows[0][\"b_excl_cpu\"])) < 1e-6, rows[0]
+n = 0
+for r in rows:
+    for k in (\"excl\", \"incl\"):
+        if r[\"a_%s_cpu\" % k] == \"\": continue
+        a, b, dl = (float(r[\"%s_%s_cpu\" % (x, k)]) for x in (\"a\", \"b\", \"delta\"))
+        assert abs(a + dl - b) < 2e-9, r
+        n += 1
+assert n > 4, n"'
+check diff_no_sign_below_resolution sh -c '
+	"$TALLY" diff z1.exp z3.exp --normalised --limit 0 --metric cpu,samples >s.txt &&
+	"$TALLY" diff sp.exp z1.exp --normalised --limit 0 --metric cpu,samples >>s.txt &&
+	! grep -En "(^| )-0(\.0+)?( |$)" s.txt'
+check diff_csv_one_exact_table sh -c '
+	"$TALLY" diff z1.exp z3.exp --format csv --limit 0 >c.csv &&
+	"$TALLY" report z3.exp --format json >o3.json && python3 -c "
+import csv, json
+rows = list(csv.reader(open(\"c.csv\")))
+head = rows[0]
+assert head[0] == \"table\" and all(len(r) == len(head) for r in rows), [r for r in rows if len(r) != len(head)][:3]
+parts = [r[0] for r in rows[1:]]
+assert parts[0] == \"total\" and \"functions\" in parts and \"paths\" in parts and set(parts) == {\"total\", \"functions\", \"paths\"}, set(parts)
+t = dict(zip(head, rows[1]))
+o = json.load(open(\"o3.json\"))[\"overview\"][\"sampled_cpu_s\"]
+assert abs(float(t[\"b_excl_cpu\"]) - o) < 1e-9, (t, o)
+# exact: to the ns, not rounded to ms
+assert any(len(r[1].split(\".\")[-1]) > 3 for r in rows[1:] if \".\" in r[1]), rows[:4]"'
 check diff_needs_two_experiments sh -c '"$TALLY" diff z1.exp 2>/dev/null; test $? -eq 64'
 if need browser html_diff_in_chromium; then
 	check html_diff_in_chromium sh -c "
@@ -46,6 +103,9 @@ if need browser html_diff_in_chromium; then
 import json, re
 r = json.load(open('r.json'))
 assert r['zoomName'] == 'scaled' and r['matched'] >= 1, r
+# no change below the resolution with a sign, no share of a negative
+bad = [c for c in r['function_cells'] if re.search(r'(^|[ (])-0( |\\.0+ ?%|$)|-0 µs|\\+-|-0\\.00%', c)]
+assert r['function_cells'] and not bad, bad
 s = open('$SHOTS/diff.html').read()
 d = json.loads(re.search(r'id=.tally-data.>(.*?)</script>', s, re.S).group(1))
 assert d['diff'] and len(d['tree']['a'][0]) == len(d['tree']['v'][0])

@@ -2,7 +2,7 @@
 // headless Chromium, opened from file:// with the network off: it loads
 // with no console error, the flame graph renders, a click on the frame
 // CLICK zooms on it, typing SEARCH highlights its frames, every other view
-// draws; keeps a screenshot.  Prints, as JSON, what it saw; exits 1 on a
+// draws (the functions table's cells kept as function_cells); keeps a screenshot.  Prints, as JSON, what it saw; exits 1 on a
 // console or page error.
 import path from 'node:path';
 import { deadline, launch, reportPage } from './browser.mjs';
@@ -54,6 +54,8 @@ try {
     }, v);
   }
   result.function_rows = await page.evaluate(() => document.querySelectorAll('#ftable tr.fn').length);
+  result.function_cells = await page.evaluate(() =>
+    [...document.querySelectorAll('#ftable tr.fn td')].map((td) => td.innerText));
   await page.click('nav button[data-view="functions"]');
   await page.screenshot({ path: shot.replace(/\.png$/, '-functions.png') });
   await page.click('nav button[data-view="timeline"]');

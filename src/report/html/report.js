@@ -27,6 +27,7 @@
   /* ---- numbers ---------------------------------------------------------- */
   function fmt(v, m) {
     const u = M[m].unit;
+    if (Math.abs(v) < 0.5) v = 0;   /* below the resolution (no "-0") */
     const a = Math.abs(v);
     if (u === 's') {            /* values in µs */
       if (a >= 1e6) return (v / 1e6).toFixed(3) + ' s';
@@ -37,7 +38,7 @@
     if (a >= 1e9) return (v / 1e9).toFixed(2) + ' G' + suf;
     if (a >= 1e6) return (v / 1e6).toFixed(2) + ' M' + suf;
     if (a >= 1e4) return (v / 1e3).toFixed(1) + ' k' + suf;
-    return String(v) + (suf ? ' ' + suf : '');
+    return String(Math.round(v)) + (suf ? ' ' + suf : '');
   }
   const fmtUs = (us) => (us >= 1e6 ? (us / 1e6).toFixed(3) + ' s' : us >= 1e3 ? (us / 1e3).toFixed(2) + ' ms' : us + ' µs');
   const pct = (v, t) => (t ? (100 * v / t).toFixed(2) : '0.00') + '%';
@@ -62,6 +63,8 @@
       if (!v) return null;
       const s = Float64Array.from(v);
       for (let i = 1; i < n; i++) if (parent[i] >= 0) s[parent[i]] -= v[i];
+      /* values are whole µs, each node rounded: a self below 0 is rounding */
+      for (let i = 0; i < n; i++) if (s[i] < 0) s[i] = 0;
       return s;
     };
     return { n, f, parent, kids, b: vals, a: base,
@@ -408,10 +411,15 @@
     for (const tr of $('functions-table').querySelectorAll('tr.fn')) tr.onclick = () => select(+tr.dataset.f, true);
     drawCallers();
   }
+  /* B - A and its share of A; a change below the resolution shown is 0,
+   * with no sign and no share. */
   function change(a, b, m) {
     const d = b - a;
-    const r = a ? ` <span class=pct>${d >= 0 ? '+' : ''}${(100 * d / a).toFixed(1)}%</span>` : '';
-    return `<span class="${d > 0 ? 'up' : d < 0 ? 'down' : ''}">${d > 0 ? '+' : ''}${fmt(d, m)}</span>${r}`;
+    const shown = fmt(d, m);
+    if (!/[1-9]/.test(shown)) return `<span>${fmt(0, m)}</span>`;
+    const p = a > 0 ? (100 * d / a).toFixed(1) : '';
+    const r = p && /[1-9]/.test(p) ? ` <span class=pct>${d > 0 ? '+' : ''}${p}%</span>` : '';
+    return `<span class="${d > 0 ? 'up' : 'down'}">${d > 0 ? '+' : ''}${shown}</span>${r}`;
   }
   function select(fn, fromTable) {
     state.selected = fn;
