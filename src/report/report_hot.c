@@ -73,6 +73,19 @@ static const char *line_text(struct sources *s, const struct model *m, const str
 	return t;
 }
 
+/* The functions of line l: "f", "f + g" (two functions' code on one
+ * line, as inlined from a header) or "f + g + others". */
+static const char *line_funcs(const struct model *m, const struct report_line *l, char *buf, size_t len)
+{
+	char one[2048], two[2048];
+
+	if (!l->func2)
+		return report_func_label(m, l->func, buf, len);
+	snprintf(buf, len, "%s + %s%s", report_func_label(m, l->func, one, sizeof(one)),
+		 report_func_label(m, l->func2, two, sizeof(two)), l->more ? " + others" : "");
+	return buf;
+}
+
 static void sources_free(struct sources *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
@@ -137,7 +150,7 @@ static void hot_lines(struct report_doc *d, const struct model *m, const struct 
 		report_metric_cells(t, m, o, l->excl);
 		report_metric_cells(t, m, o, l->incl);
 		report_str(t, loc);
-		report_str(t, report_func_label(m, l->func, buf, sizeof(buf)));
+		report_str(t, line_funcs(m, l, buf, sizeof(buf)));
 		report_str(t, m->funcs[l->func].object);
 		if (o->fmt != REPORT_TEXT) {
 			report_str(t, l->file ? l->file : "");

@@ -78,6 +78,13 @@ static long pc_slot(const struct model *m, struct report_pcs *p, uint32_t f, uin
 	long ls = line_slot(p, m->funcs[f].path, file, line, f);
 	if (ls < 0 || exp_grow(&p->pcs, &p->cap_pcs, p->npcs, sizeof(*p->pcs)))
 		return -1;
+	struct report_line *l = &p->lines[ls];
+	if (f != l->func && f != l->func2) {
+		if (!l->func2)
+			l->func2 = f;
+		else
+			l->more = true;
+	}
 	struct report_pc *pc = &p->pcs[p->npcs];
 	memset(pc, 0, sizeof(*pc));
 	pc->func = f;

@@ -31,6 +31,9 @@ struct report_line {
 	const char *file;          /* source file as in DWARF, or NULL */
 	int line;
 	uint32_t func;             /* the first function seen on it */
+	uint32_t func2;            /* another one (inlined code of a header: two
+	                              functions on one line), or 0 */
+	bool more;                 /* a third one too */
 	uint64_t excl[MODEL_METRIC_COUNT], incl[MODEL_METRIC_COUNT];
 };
 

@@ -91,6 +91,25 @@ void report_processes(struct report_doc *d, const struct model *m, const struct 
 	report_table_emit(d, t);
 }
 
+/* --objects order: the sorted metric's largest first (--sort name or
+ * object: by path), <Unknown> last. */
+struct obj_row {
+	const char *path;
+	const uint64_t *v;
+};
+static int obj_metric, obj_by_name;
+
+static int cmp_obj(const void *x, const void *y)
+{
+	const struct obj_row *a = x, *b = y;
+
+	if (!a->path[0] != !b->path[0])
+		return !a->path[0] ? 1 : -1;
+	if (!obj_by_name && a->v[obj_metric] != b->v[obj_metric])
+		return a->v[obj_metric] > b->v[obj_metric] ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
 void report_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
 	/* Exclusive metrics by the object of the leaf function. */
@@ -118,15 +137,21 @@ void report_objects(struct report_doc *d, const struct model *m, const struct re
 	struct report_table *t = report_table_new("objects", "Load objects");
 	report_metric_cols(t, o, "excl", "Excl.");
 	report_col(t, "object", "Object", COL_STR);
-	for (int pass = 0; pass < 2; pass++)     /* unsorted is fine: few objects */
-		for (size_t k = 0; k < n; k++) {
-			bool artificial = !paths[k][0];
-			if (artificial != (pass == 1))
-				continue;
-			report_row(t);
-			report_metric_cells(t, m, o, v[k]);
-			report_str(t, artificial ? "<Unknown>" : paths[k]);
-		}
+	struct obj_row *rows = calloc(n + 1, sizeof(*rows));
+	if (!rows)
+		report_doc_fail(d, "the table of load objects");
+	for (size_t k = 0; rows && k < n; k++)
+		rows[k] = (struct obj_row){ paths[k], v[k] };
+	obj_metric = o->sort_metric >= 0 ? o->sort_metric : (int)o->metrics[0];
+	obj_by_name = o->sort == REPORT_SORT_NAME || o->sort == REPORT_SORT_OBJECT;
+	if (rows)
+		qsort(rows, n, sizeof(*rows), cmp_obj);
+	for (size_t k = 0; rows && k < n; k++) {
+		report_row(t);
+		report_metric_cells(t, m, o, rows[k].v);
+		report_str(t, rows[k].path[0] ? rows[k].path : "<Unknown>");
+	}
+	free(rows);
 	report_table_emit(d, t);
 	free(paths);
 	free(v);

@@ -2,11 +2,13 @@
 # --sort by any column, --columns, --percent, -n (sample counts), --lines,
 # --pcs, --inverted, recursion folded in --tree, --object, --hide-object,
 # --symbol, --name-width, --no-args, --quiet, colour on a terminal (and
-# NO_COLOR), the progress line, --human units, annotate --hot with context.
+# NO_COLOR), the progress line, --human units, annotate --hot with context;
+# --objects largest first; a --lines row of two functions names both.
 . "$(dirname "$0")/lib.sh"
 cc_prog spin
 cc_prog cycle2
 cc_prog hotloop -O1
+cc_prog oneline
 c++ -O2 -g -o "$T/cxx_spin" "$PROGS/cxx_spin.cpp"
 cd "$T"
 # spin at 10 kHz (~3,000 samples): its 1:2 split checked within 5 points (at
@@ -15,6 +17,7 @@ cd "$T"
 "$TALLY" record -o c.exp ./cycle2 2>/dev/null
 "$TALLY" record -o h.exp ./hotloop 2>/dev/null
 "$TALLY" record -o x.exp ./cxx_spin 2>/dev/null
+"$TALLY" record -o o.exp ./oneline 2>/dev/null
 
 csv() { python3 -c "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); $2" "$1"; }
 
@@ -51,6 +54,22 @@ import csv; r = list(csv.DictReader(open(\"l.csv\")))
 assert r[0][\"function\"] == \"leaf_two\" and r[0][\"location\"] == \"spin.c:24\", r[0]
 assert abs(float(r[0][\"excl_cpu_pct\"]) - 66.7) < 5, r[0]
 assert r[1][\"location\"] == \"spin.c:23\", r[1]"'
+check lines_row_of_two_functions_names_both sh -c '
+	"$TALLY" report o.exp --lines --format csv --limit 0 >ol.csv && python3 -c "
+import csv
+r = [r for r in csv.DictReader(open(\"ol.csv\")) if r[\"location\"] == \"oneline.c:14\"]
+assert len(r) == 1 and r[0][\"function\"] in (\"left + right\", \"right + left\"), r"'
+check objects_largest_first sh -c '
+	"$TALLY" report o.exp --objects --format csv >ob.csv && cat ob.csv && python3 -c "
+import csv
+r = list(csv.DictReader(open(\"ob.csv\")))
+v = [float(x[\"excl_cpu\"]) for x in r if x[\"object\"] != \"<Unknown>\"]
+assert len(v) >= 2 and v == sorted(v, reverse=True), r
+assert r[0][\"object\"].endswith(\"/oneline\"), r[0]" &&
+	"$TALLY" report o.exp --objects --sort name --format csv | python3 -c "
+import csv, sys
+o = [x[\"object\"] for x in csv.DictReader(sys.stdin)]
+assert o == sorted(o), o"'
 check pcs_view_hottest_instructions sh -c '
 	"$TALLY" report s.exp --pcs --format csv >pc.csv && python3 -c "
 import csv; r = list(csv.DictReader(open(\"pc.csv\")))
