@@ -133,7 +133,7 @@ const struct cli_view cli_views[] = {
 	{ "inverted", CLI_ARG_NONE, NULL, NULL, "the call tree bottom-up: each function, its callers below it",
 	  0, MODEL_TREE_INVERTED, tree },
 	{ "threads", CLI_ARG_NONE, NULL, NULL, "metrics by thread", 0, 0, threads },
-	{ "objects", CLI_ARG_NONE, NULL, NULL, "metrics by load object", 0, 0, objects },
+	{ "objects", CLI_ARG_NONE, NULL, NULL, "metrics by load object, largest first", 0, 0, objects },
 	{ "gprof", CLI_ARG_OPTIONAL, "propagate", "propagate|stacks",
 	  "gprof's listing, time per arc measured from the stacks;\n"
 	  "=propagate: propagated from call counts, as gprof does", 0, 0, gprof },
@@ -148,7 +148,8 @@ const struct cli_view cli_views[] = {
 	  0, 0, ranks },
 	{ "messages", CLI_ARG_NONE, NULL, NULL, "an MPI job's point-to-point bytes and messages, rank to rank",
 	  0, 0, messages },
-	{ "lines", CLI_ARG_NONE, NULL, NULL, "the hottest source lines of the whole program", 0, 0, lines },
+	{ "lines", CLI_ARG_NONE, NULL, NULL, "the hottest source lines of the whole program (a line of two\n"
+	  "functions names both: left + right)", 0, 0, lines },
 	{ "pcs", CLI_ARG_NONE, NULL, NULL, "the hottest instructions of the whole program", 0, 0, pcs },
 	{ "states", CLI_ARG_NONE, NULL, NULL,
 	  "thread states (record --states): per thread, the time in each\n"

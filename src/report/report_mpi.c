@@ -171,8 +171,8 @@ void report_ranks(struct report_doc *d, const struct model *m, const struct repo
 	report_col(t, "cpu_in_mpi", "In MPI s", COL_SEC);
 	report_col(t, "mpi_time", "MPI time s", COL_SEC);
 	report_col(t, "mpi_calls", "MPI calls", COL_U64);
-	report_col(t, "bytes_sent", "Sent", COL_U64);
-	report_col(t, "bytes_recv", "Received", COL_U64);
+	report_col(t, "bytes_sent", "Sent", COL_COUNT);
+	report_col(t, "bytes_recv", "Received", COL_COUNT);
 	report_col(t, "top_mpi_time", "Waited s", COL_SEC);
 	report_col(t, "top_mpi_call", "most in", COL_STR);
 	report_col(t, "pid", "PID", COL_U64);
@@ -258,9 +258,9 @@ void report_messages(struct report_doc *d, const struct model *m, const struct r
 	struct report_table *t = report_table_new("messages", "Point-to-point messages");
 	report_col(t, "from", "From", COL_U64);
 	report_col(t, "to", "To", COL_U64);
-	report_col(t, "bytes", "Bytes", COL_U64);
+	report_col(t, "bytes", "Bytes", COL_COUNT);
 	report_col(t, "messages", "Messages", COL_U64);
-	report_col(t, "avg_bytes", "Bytes/message", COL_U64);
+	report_col(t, "avg_bytes", "Bytes/message", COL_COUNT);
 	size_t shown = o->limit && o->limit < m->nmsgs ? o->limit : m->nmsgs;
 	for (size_t i = 0; i < shown; i++) {
 		const struct model_msg *g = &m->msgs[i];

@@ -11,6 +11,7 @@
 
 #include "format/exp_cost.h"
 #include "report/report.h"
+#include "report/report_units.h"
 
 static uint64_t log_u64(const struct exp_proc *p, const char *key, bool *found)
 {
@@ -147,9 +148,30 @@ static void sampling_error(struct report_doc *d, uint64_t n)
 				  "or at a higher -F)" : "");
 }
 
+/* A time of ns nanoseconds in text: "1.234 s", or with --human "45.6 ms". */
+static const char *tstr(const struct report_doc *d, char *buf, double ns)
+{
+	if (report_doc_human(d))
+		report_units_time(buf, 48, ns);
+	else
+		snprintf(buf, 48, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+/* A count or bytes in text: "6332459424", or with --human "6.33G". */
+static const char *cstr(const struct report_doc *d, char *buf, double v)
+{
+	if (report_doc_human(d))
+		report_units_count(buf, 48, v);
+	else
+		snprintf(buf, 48, "%.0f", v);
+	return buf;
+}
+
 void report_overview(struct report_doc *d, const struct model *m,
 		     const struct exp_experiment *exps, size_t nexps)
 {
+	char t1[48], t2[48], t3[48];
 	uint64_t counters[EXP_CTR_COUNT_] = { 0 };
 	uint64_t kernel_ns = 0, thread_cpu = 0;
 	bool have_rusage = true;
@@ -175,13 +197,13 @@ void report_overview(struct report_doc *d, const struct model *m,
 		uint64_t wall = log_u64(f, "wall_ns", &ok_w);
 		if (!ok_w && f->end_ns > f->start_ns)
 			wall = f->end_ns - f->start_ns;
-		report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%.3f s", (double)wall / 1e9);
+		report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%s", tstr(d, t1, (double)wall));
 		how_it_ended(d, f);
 		if (ok_u && ok_s) {
 			kernel_ns += u + s;
 			report_kv_num(d, "kernel_cpu_s", "Kernel CPU", (double)(u + s) / 1e9,
-				      "%.3f s (user %.3f + system %.3f)", (double)(u + s) / 1e9,
-				      (double)u / 1e9, (double)s / 1e9);
+				      "%s (user %s + system %s)", tstr(d, t1, (double)(u + s)),
+				      tstr(d, t2, (double)u), tstr(d, t3, (double)s));
 		} else {
 			have_rusage = false;
 		}
@@ -221,15 +243,15 @@ void report_overview(struct report_doc *d, const struct model *m,
 			kernel_ns = report_cpu_base(d, m, exps, nexps, kernel_ns);
 		uint64_t base = have_rusage && kernel_ns ? kernel_ns : thread_cpu;
 		const char *of = have_rusage && kernel_ns ? "kernel CPU" : "the CPU of threads that ended";
-		report_kv_num(d, "sampled_cpu_s", "Sampled CPU", (double)sampled / 1e9, "%.3f s",
-			      (double)sampled / 1e9);
+		report_kv_num(d, "sampled_cpu_s", "Sampled CPU", (double)sampled / 1e9, "%s",
+			      tstr(d, t1, (double)sampled));
 		report_kv_num(d, "collector_cpu_s", "Collector CPU", (double)collector / 1e9,
-			      "%.3f s (signal handlers, thread set-up, object scans: in no sample)",
-			      (double)collector / 1e9);
+			      "%s (signal handlers, thread set-up, object scans: in no sample)",
+			      tstr(d, t1, (double)collector));
 		handler_costs(d, exps, nexps);
 		if (!have_rusage && thread_cpu)
 			report_kv_num(d, "thread_cpu_s", "Thread CPU", (double)thread_cpu / 1e9,
-				      "%.3f s (threads that ended)", (double)thread_cpu / 1e9);
+				      "%s (threads that ended)", tstr(d, t1, (double)thread_cpu));
 		if (base) {
 			double pct = report_pct_of(sampled + collector, base);
 			uint64_t lost = counters[EXP_CTR_UNSAMPLED_NS];
@@ -264,15 +286,15 @@ void report_overview(struct report_doc *d, const struct model *m,
 		if (!(m->present & (1u << k)) || k == MODEL_SAMPLES)   /* shown above */
 			continue;
 		if (mi->is_time)
-			report_kv_num(d, mi->name, mi->title, (double)m->total[k] / 1e9, "%.3f s",
-				      (double)m->total[k] / 1e9);
+			report_kv_num(d, mi->name, mi->title, (double)m->total[k] / 1e9, "%s",
+				      tstr(d, t1, (double)m->total[k]));
 		else
-			report_kv_num(d, mi->name, mi->title, (double)m->total[k], "%llu",
-				      (unsigned long long)m->total[k]);
+			report_kv_num(d, mi->name, mi->title, (double)m->total[k], "%s",
+				      cstr(d, t1, (double)m->total[k]));
 	}
 	if (m->heap_peak.bytes)
-		report_kv_num(d, "heap_peak", "Heap peak", (double)m->heap_peak.bytes, "%llu bytes live",
-			      (unsigned long long)m->heap_peak.bytes);
+		report_kv_num(d, "heap_peak", "Heap peak", (double)m->heap_peak.bytes, "%s bytes live",
+			      cstr(d, t1, (double)m->heap_peak.bytes));
 	if (m->heap_unpaired.frees)
 		report_kv_num(d, "heap_unpaired_frees", "Unpaired frees", (double)m->heap_unpaired.frees,
 			      "%llu (blocks allocated before tracing began, or outside --time)",

@@ -48,7 +48,7 @@ void report_leaks(struct report_doc *d, const struct model *m, const struct repo
 	sort_model = m;
 	qsort(order, n, sizeof(*order), cmp_leak);
 	struct report_table *t = report_table_new("leaks", "Leaks: allocations never freed, by stack");
-	report_col(t, "leaked_bytes", "Leaked bytes", COL_U64);
+	report_col(t, "leaked_bytes", "Leaked bytes", COL_COUNT);
 	report_col(t, "leaked_pct", "%", COL_PCT);
 	report_col(t, "allocs", "Allocs there", COL_U64);
 	report_col(t, "stack", "Stack (leaf first)", COL_STR);
@@ -96,7 +96,7 @@ void report_files(struct report_doc *d, const struct model *m)
 	memcpy(f, m->files, m->nfiles * sizeof(*f));
 	qsort(f, m->nfiles, sizeof(*f), cmp_file);
 	struct report_table *t = report_table_new("files", "I/O by file");
-	report_col(t, "bytes", "Bytes", COL_U64);
+	report_col(t, "bytes", "Bytes", COL_COUNT);
 	report_col(t, "bytes_pct", "%", COL_PCT);
 	report_col(t, "calls", "Read/write calls", COL_U64);
 	report_col(t, "time", "Time s", COL_SEC);

@@ -9,6 +9,7 @@ cc_prog spin
 cc_prog cycle2
 cc_prog hotloop -O1
 cc_prog oneline
+cc_prog heapy -pthread
 c++ -O2 -g -o "$T/cxx_spin" "$PROGS/cxx_spin.cpp"
 cd "$T"
 # spin at 10 kHz (~3,000 samples): its 1:2 split checked within 5 points (at
@@ -18,6 +19,7 @@ cd "$T"
 "$TALLY" record -o h.exp ./hotloop 2>/dev/null
 "$TALLY" record -o x.exp ./cxx_spin 2>/dev/null
 "$TALLY" record -o o.exp ./oneline 2>/dev/null
+"$TALLY" record -H -o hy.exp ./heapy 2>/dev/null
 
 csv() { python3 -c "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); $2" "$1"; }
 
@@ -170,6 +172,18 @@ assert seen >= {\" ms\", \"K\"}, seen
 # line around each: which lines those are is the compiler's choice (gcc
 # may give the loop's compare to line 13 or 14, or the call's return to
 # 22), the program's truth is only that work's time is in lines 13-14.
+# --human reaches the overview: heapy allocates 77.8K bytes in 1026 calls,
+# in well under a second
+check human_overview sh -c '
+	"$TALLY" report hy.exp --human -q --threads >/dev/null &&
+	"$TALLY" report hy.exp --human >hh.txt && "$TALLY" report hy.exp --format json >hh.json && python3 -c "
+import json, re
+o = json.load(open(\"hh.json\"))[\"overview\"]
+t = open(\"hh.txt\").read()
+hb = re.search(r\"^  Heap bytes +([0-9.]+)K\$\", t, re.M)
+assert hb and abs(float(hb[1]) * 1e3 - o[\"heap.bytes\"]) <= 0.0051 * o[\"heap.bytes\"], (hb, o[\"heap.bytes\"])
+du = re.search(r\"^  Duration +([0-9.]+) (s|ms)\$\", t, re.M)
+assert du and o[\"duration_s\"] < 1 and du[2] == \"ms\", du"'
 check annotate_hot_lines_with_context sh -c '
 	"$TALLY" annotate h.exp work --format csv >all.csv &&
 	"$TALLY" annotate h.exp work --hot -C 1 --format csv >hot.csv && python3 -c "
