@@ -75,6 +75,65 @@ static bool report_ambiguous(const struct cli_args *a, const char *text)
 	return true;
 }
 
+/* The edit distance of a and b (optimal string alignment: insertions,
+ * deletions, changes, adjacent swaps), or SIZE_MAX past 63 bytes. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[64][64];
+
+	if (la > 63 || lb > 63)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+size_t cli_suggest_limit(const char *word)
+{
+	size_t n = strlen(word) / 3;
+
+	return (n ? n : 1) + 1;
+}
+
+void cli_suggest(const char *word, const char *cand, const char **best, size_t *best_d)
+{
+	size_t d = cand ? edit_distance(word, cand) : SIZE_MAX;
+
+	if (d < *best_d) {
+		*best = cand;
+		*best_d = d;
+	}
+}
+
+/* "unknown option --fucntions (did you mean --functions?)" */
+static void unknown_long(const struct cli_args *a, const char *text)
+{
+	char word[64];
+	const char *best = NULL;
+
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(text + 2, "="), text + 2);
+	size_t best_d = cli_suggest_limit(word);
+	for (size_t i = 0; i < a->nopts; i++)
+		cli_suggest(word, a->opts[i].name, &best, &best_d);
+	if (best)
+		cli_error(a->cmd, "unknown option %s (did you mean --%s?)", text, best);
+	else
+		cli_error(a->cmd, "unknown option %s", text);
+}
+
 static int report_error(const struct cli_args *a, int c)
 {
 	const char *text = optind > 0 && optind <= a->argc ? a->argv[optind - 1] : "?";
@@ -89,7 +148,10 @@ static int report_error(const struct cli_args *a, int c)
 		cli_error(a->cmd, "--%s takes no value (%s)", a->opts[i].name, text);
 	} else if (optopt > 0 && optopt < LONG_BASE) {
 		cli_error(a->cmd, "unknown option -%c", optopt);
-	} else if (!(text[0] == '-' && text[1] == '-' && report_ambiguous(a, text))) {
+	} else if (text[0] == '-' && text[1] == '-') {
+		if (!report_ambiguous(a, text))
+			unknown_long(a, text);
+	} else {
 		cli_error(a->cmd, "unknown option %s", text);
 	}
 	return CLI_ARGS_ERROR;

@@ -51,6 +51,14 @@ struct cli_args {
 	int rest;                  /* after `--`: next operand, or 0 */
 };
 
+/* Did you mean: a candidate closer to `word` than *best_d edits (an
+ * insertion, a deletion, a change, two neighbours swapped) becomes *best.
+ * Start with *best = NULL and *best_d = cli_suggest_limit(word). */
+void cli_suggest(const char *word, const char *cand, const char **best, size_t *best_d);
+/* The most edits a suggestion for `word` may be away: a third of it, at
+ * least 1, plus one (the bound is exclusive). */
+size_t cli_suggest_limit(const char *word);
+
 /* Start parsing argv[1..argc-1] of command `cmd` (argv[0] is its name). */
 void cli_args_init(struct cli_args *a, const char *cmd, int argc, char **argv,
 		   const struct cli_opt *opts, size_t nopts);

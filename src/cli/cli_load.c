@@ -344,6 +344,32 @@ bool cli_colour(void)
 	return isatty(STDOUT_FILENO) && !(no && *no);
 }
 
+/* "--metric heap: unknown metric 'heap' (did you mean heap.bytes,
+ * heap.count, heap.leak?  metrics: cpu, ...)": the names it begins, or the
+ * closest one, then every metric of the table (model_metrics.c). */
+static void unknown_metric(const char *cmd, const char *list, const char *tok)
+{
+	char like[256] = "", all[1024] = "";
+	const char *best = NULL;
+	size_t best_d = cli_suggest_limit(tok), nl = 0, na = 0;
+
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
+		const struct model_metric_info *mi = model_metric_info((enum model_metric)k);
+		if (!mi || !mi->name || (k >= MODEL_COUNTER_0 && k <= MODEL_COUNTER_LAST))
+			continue;
+		na += (size_t)snprintf(all + na, na < sizeof(all) ? sizeof(all) - na : 0, "%s%s", na ? ", " : "",
+				       mi->name);
+		if (!strncmp(mi->name, tok, strlen(tok)))
+			nl += (size_t)snprintf(like + nl, nl < sizeof(like) ? sizeof(like) - nl : 0, "%s%s",
+					       nl ? ", " : "", mi->name);
+		cli_suggest(tok, mi->name, &best, &best_d);
+	}
+	if (!like[0] && best)
+		snprintf(like, sizeof(like), "%s", best);
+	cli_error(cmd, "--metric %s: unknown metric '%s' (%s%s%smetrics: %s, or a counter's event name)", list, tok,
+		  like[0] ? "did you mean " : "", like, like[0] ? "?  " : "", all);
+}
+
 int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out)
 {
 	char buf[256];
@@ -353,7 +379,7 @@ int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out)
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
 		int m = model_metric_parse(tok);
 		if (m < 0 || n >= MODEL_METRIC_COUNT) {
-			cli_error(cmd, "--metric %s: unknown metric '%s'", list, tok);
+			unknown_metric(cmd, list, tok);
 			return -1;
 		}
 		out[n++] = (enum model_metric)m;

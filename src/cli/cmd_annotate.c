@@ -129,7 +129,7 @@ int cmd_annotate(int argc, char **argv)
 		}
 	}
 	if (!func) {
-		cli_error(CMD, "no function named (tally annotate EXP... FUNCTION)");
+		cli_error(CMD, "which function? tally annotate EXP... FUNCTION (tally report EXP lists them)");
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_args.h"
 
 #define TALLY_VERSION "0.1"
 
@@ -43,7 +44,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < cli_ncommands; i++)
 		if (!strcmp(argv[1], cli_commands[i].name))
 			return cli_commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "tally: unknown command '%s'\n", argv[1]);
+	const char *best = NULL;
+	size_t best_d = cli_suggest_limit(argv[1]);
+	for (size_t i = 0; i < cli_ncommands; i++)
+		cli_suggest(argv[1], cli_commands[i].name, &best, &best_d);
+	if (best)
+		fprintf(stderr, "tally: unknown command '%s' (did you mean '%s'?)\n", argv[1], best);
+	else
+		fprintf(stderr, "tally: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return CLI_USAGE;
 }

@@ -3,7 +3,8 @@
 # the shells run it, not 126); record's option errors say "tally record:"
 # in one line; two views at once are refused; a thread, call arcs or a
 # metric that the experiment does not have is named, with how to get it;
-# <Total>'s callees and --no-args on pseudo-functions.
+# <Total>'s callees and --no-args on pseudo-functions; "did you mean" for
+# a mistyped command, option or metric.
 . "$(dirname "$0")/lib.sh"
 cc_prog spin
 cd "$T"
@@ -100,3 +101,14 @@ if command -v bash >/dev/null; then
 else
 	skip bash_completion_from_the_tables "no bash"
 fi
+
+# A mistyped command, option or metric gets a "did you mean", from the
+# tables (an adjacent swap is one edit); annotate without a function says so.
+check did_you_mean_command_option_metric sh -c '
+	"$TALLY" reprot s.exp 2>e1; test $? -eq 64 && head -1 e1 | grep -q "unknown command .reprot. (did you mean .report.?)" &&
+	"$TALLY" report s.exp --fucntions 2>e2; test $? -eq 64 && grep -q "unknown option --fucntions (did you mean --functions?)" e2 &&
+	"$TALLY" report s.exp --metric heap 2>e3; test $? -eq 64 &&
+	grep -q "did you mean heap.bytes, heap.count, heap.leak?" e3 && grep -q "metrics: cpu, .*wait.stopped" e3 &&
+	"$TALLY" report s.exp --metric cpu.sys 2>e4; grep -q "did you mean cpu.system?" e4 &&
+	"$TALLY" report s.exp --zzzzzz 2>e5; ! grep -q "did you mean" e5 &&
+	"$TALLY" annotate s.exp 2>e6; test $? -eq 64 && grep -q "which function?" e6'
