@@ -46,6 +46,9 @@ static struct cli_opt record_options[] = {
 	{ "heap", 'H', CLI_ARG_NONE, 'H', NULL, "trace heap allocations" },
 	{ "sync", 's', CLI_ARG_OPTIONAL, 's', "NS",
 	  "trace synchronization waits longer than NS ns (default:\ncalibrated); -s NS works too" },
+	{ "sync-holders", 0, CLI_ARG_REQUIRED, 'B', "on|off",
+	  "with -s: record which thread held a contended mutex, and its\n"
+	  "stack when it took it (report --blame); default on" },
 	{ "io", 'i', CLI_ARG_NONE, 'i', NULL, "trace I/O calls" },
 	{ "mpi", 'm', CLI_ARG_NONE, 'm', NULL, "trace MPI calls" },
 	{ "java", 'j', CLI_ARG_REQUIRED, 'j', "on|off",
@@ -467,6 +470,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			o->launch.java = !strcmp(optarg, "on");
+			break;
+		case 'B':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				cli_error(CMD, "--sync-holders=%s: expected on or off", optarg);
+				return -1;
+			}
+			o->launch.sync_holders = !strcmp(optarg, "on");
 			break;
 		case 's':
 			o->launch.sync_ns = -2;

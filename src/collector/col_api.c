@@ -88,6 +88,8 @@ COL_API int64_t tally__trace_option(const char *which)
 		return col_proc.opt.mpi ? 1 : -1;
 	if (!strcmp(which, "sync"))
 		return col_proc.opt.sync_ns;
+	if (!strcmp(which, "sync.holders"))
+		return col_proc.opt.sync_ns != -1 && col_proc.opt.sync_holders ? 1 : -1;
 	return -1;
 }
 
@@ -117,6 +119,20 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 		rc = col_write_sigsafe(t, (enum exp_file_kind)kind, type, rec, len);
 	col_leave(t);
 	return rc;
+}
+
+COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint32_t *tid)
+{
+	struct col_thread *t;
+
+	*tid = 0;
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ||
+	    atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
+		return 0;
+	*tid = (uint32_t)t->tid;
+	uint32_t id = col_stack_from(t, ra, sp, fp);
+	col_leave(t);
+	return id;
 }
 
 COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,

@@ -30,7 +30,9 @@ int tally__standalone_start(const char *why);
 /* Start the collector if it has not started (an interposer may run before our
  * constructor) and say what the caller should trace: INT64_MIN while the
  * collector is starting (do not trace, ask again later); -1 off; for "heap"
- * and "io" 1 on; for "sync" the threshold in ns, or -2 "calibrate". */
+ * and "io" 1 on; for "sync" the threshold in ns, or -2 "calibrate"; for
+ * "sync.holders" 1 when the holders of contended mutexes are recorded
+ * (-s without --sync-holders=off), else -1. */
 int64_t tally__trace_option(const char *which);
 
 /* Record a traced event: HEAP, HEAP_FREE, SYNC, IO or FD_NAME, all of which
@@ -45,6 +47,13 @@ int64_t tally__trace_option(const char *which);
  * the collector already: its own allocations; or not set up). */
 int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_t ra,
 		       uint64_t sp, uint64_t fp);
+
+/* The call stack from the traced call's caller (ra, sp, fp as for
+ * tally__trace_event) interned in stacks.dat, without a record: its stack
+ * id, and the calling thread's id in *tid.  0 (stack id 0: none) if this
+ * thread cannot record now.  For the sync tracer's holders: a stack taken
+ * when a lock is acquired, written later by a thread that waited on it. */
+uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint32_t *tid);
 
 /* A heap event (tally record -H): an allocation (op EXP_HEAP_MALLOC ...) of
  * `size` bytes at `addr`, replacing block `old` (realloc; 0 none), from the

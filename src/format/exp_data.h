@@ -153,6 +153,8 @@ struct exp_proc {
 	bool has_heap_state;
 	struct exp_sync *sync;
 	size_t nsync;
+	struct exp_sync_held *held;      /* who held the objects waited on, in file order */
+	size_t nheld;
 	struct exp_io *io;
 	size_t nio;
 	struct exp_fd_ev *fds;

@@ -114,6 +114,7 @@ static const struct option_def {
 	{ "limit", OPT_I64, OFF(limit_bytes), 0, INT64_MAX, 0 },
 	{ "java", OPT_BOOL, OFF(java), 0, 1, 1 },
 	{ "states", OPT_BOOL, OFF(states), 0, 1, 0 },
+	{ "holders", OPT_BOOL, OFF(sync_holders), 0, 1, 1 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

@@ -101,6 +101,7 @@ struct exp_launch_options {
 	int64_t limit_bytes;       /* -L: the experiment's size limit, all processes; 0: none */
 	bool java;                 /* -j: a JVM gets the JVMTI agent (Java stacks) */
 	bool states;               /* --states: thread states off the CPU */
+	bool sync_holders;         /* -s: record who held contended mutexes (default on) */
 };
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of

@@ -114,7 +114,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 /* Loader state for one process. */
 struct loader {
 	struct exp_proc *p;
-	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_io, cap_fds, cap_arcs;
+	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples;
 	size_t cap_heap_sums, cap_heap_live;
@@ -661,6 +661,22 @@ static int take_counted(struct loader *l, struct exp_file *f, const struct exp_r
 	return take_copy(l, f, r, err);
 }
 
+/* A holder's part of a wait (EXP_REC_SYNC_HELD): a known reason, a part
+ * no longer than a day (a corrupt one would swamp the blame view). */
+static int take_held(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+		     struct exp_error *err)
+{
+	struct exp_sync_held h;
+
+	memcpy(&h, r->p, sizeof(h));
+	if (h.why >= EXP_HELD_WHY_COUNT_)
+		return reject(f, r, "sync-held: reason %u unknown", h.why);
+	if (h.held_ns > 86400000000000ull)
+		return reject(f, r, "sync-held: held %llu ns, more than a day",
+			      (unsigned long long)h.held_ns);
+	return take_copy(l, f, r, err);
+}
+
 /* A record copied as it is to the end of an array of the process (`field`,
  * `nfield`, the loader's `cap_field`): take_copy. */
 #define COPY_TO(field) offsetof(struct exp_proc, field), offsetof(struct exp_proc, n##field), \
@@ -757,6 +773,8 @@ static const struct rec_type {
 	[EXP_REC_HEAP_STATE] = { "heap-state", EXP_FILE_HEAP, sizeof(struct exp_heap_state), false, true,
 				 take_heap_state },
 	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, false, COPY(sync) },
+	[EXP_REC_SYNC_HELD] = { "sync-held", EXP_FILE_SYNC, sizeof(struct exp_sync_held), false, false,
+				take_held, COPY_TO(held) },
 	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, COPY(io) },
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
 			       take_fd_name },
@@ -1243,6 +1261,7 @@ static void free_events(struct exp_proc *p)
 	free(p->heap_sums);
 	free(p->heap_live);
 	free(p->sync);
+	free(p->held);
 	free(p->io);
 	free(p->arcs);
 	free(p->mpi);
@@ -1268,6 +1287,8 @@ static void free_events(struct exp_proc *p)
 	p->heap_live = NULL;
 	p->nheap_sums = p->nheap_live = 0;
 	p->sync = NULL;
+	p->held = NULL;
+	p->nheld = 0;
 	p->io = NULL;
 	p->arcs = NULL;
 	p->mpi = NULL;

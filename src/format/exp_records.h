@@ -101,6 +101,7 @@ enum exp_rec_type {
 	EXP_REC_JIT_CODE = 46,
 	EXP_REC_JIT_UNLOAD = 47,
 	EXP_REC_THREAD_NAME = 48,
+	EXP_REC_SYNC_HELD = 49,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -452,6 +453,40 @@ enum exp_sync_op {
 	EXP_SYNC_MUTEX = 1, EXP_SYNC_RWLOCK_RD, EXP_SYNC_RWLOCK_WR, EXP_SYNC_COND,
 	EXP_SYNC_SEM, EXP_SYNC_BARRIER, EXP_SYNC_JOIN,
 	EXP_SYNC_JAVA_MONITOR,   /* a contended Java monitor (synchronized) entered */
+};
+
+/* EXP_REC_SYNC_HELD, 48 bytes: who held the object during part of a wait
+ * (lock-holder blame, tally record -s): written by the waiter right after
+ * the wait's SYNC record, one per holder, the parts adding up to its wait_ns.
+ *   0 4 word; 4 4 tid (the waiter)
+ *   8 8 time_ns    the wait's grant: its SYNC record's time_ns (the join key,
+ *                  with tid and object)
+ *  16 4 stack_id   the holder's stack when it took the object; 0: not known
+ *  20 4 holder_tid 0: not known (then `why` says why)
+ *  24 8 held_ns    the part of the wait during which that holder held it
+ *  32 8 object     the object's address (the SYNC record's)
+ *  40 2 why        enum exp_held_why: EXP_HELD_KNOWN, or why not known
+ *  42 6 reserved   0
+ * Added in format 5 without a version bump: older readers skip the type. */
+struct exp_sync_held {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint32_t holder_tid;
+	uint64_t held_ns;
+	uint64_t object;
+	uint16_t why;
+	uint16_t reserved[3];
+};
+enum exp_held_why {
+	EXP_HELD_KNOWN = 0,        /* holder_tid and stack_id say who */
+	EXP_HELD_UNTRACKED = 1,    /* the object's first contention: its holders were
+	                              not yet being recorded */
+	EXP_HELD_OVERFLOW = 2,     /* more holders during the wait than the object's
+	                              history keeps (the oldest part) */
+	EXP_HELD_TABLE_FULL = 3,   /* the table of contended objects was full */
+	EXP_HELD_WHY_COUNT_
 };
 
 /* EXP_REC_IO, 48 bytes: one I/O call, or a run of alike calls.

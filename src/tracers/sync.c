@@ -11,7 +11,9 @@
  * An uncontended lock costs one extra try: the try-variant is called first,
  * and only when it would block is the wait timed.  The default threshold is
  * calibrated at start-up to ten times an uncontended lock and unlock with
- * its timing (at least 1 us), and shown in the log.
+ * its timing (at least 1 us), and shown in the log.  For mutexes, who held
+ * the mutex during a wait is recorded too (sync_holders.c), unless
+ * --sync-holders=off.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,9 +23,10 @@
 #include <threads.h>
 #include <time.h>
 
+#include "tracers/sync_holders.h"
 #include "tracers/tracer.h"
 
-static struct trace_switch on;
+static struct trace_switch on, holders_on;
 static int64_t threshold_ns = -1;
 
 /* Ten times an uncontended lock/unlock pair with its two clock reads. */
@@ -74,13 +77,22 @@ static int64_t threshold(void)
 	return v;
 }
 
-static void note(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1)
+/* Record a wait from t0 to t1 if it reached the threshold: 1 if its SYNC
+ * record *s was written (thread, stack and time filled), else 0. */
+static int note(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1,
+		struct exp_sync *s)
 {
 	if ((int64_t)(t1 - t0) < threshold_ns)
-		return;
-	struct exp_sync s = { .time_ns = t1, .op = op, .wait_ns = t1 - t0,
-			      .object = (uint64_t)(uintptr_t)object };
-	tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC, &s, sizeof(s), at.ra, at.sp, at.fp);
+		return 0;
+	*s = (struct exp_sync){ .time_ns = t1, .op = op, .wait_ns = t1 - t0,
+				.object = (uint64_t)(uintptr_t)object };
+	return tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC, s, sizeof(*s), at.ra, at.sp, at.fp) == 0;
+}
+
+/* Are the holders of contended mutexes recorded (with -s)? */
+static int holders(void)
+{
+	return trace_option(&holders_on, "sync.holders") > 0;
 }
 
 /* Try first; time the blocking call only if the try would have waited. */
@@ -93,7 +105,43 @@ static void note(struct trace_caller at, uint16_t op, const void *object, uint64
 			return rc_;                                          \
 		uint64_t t0_ = tally__now();                                 \
 		rc_ = wait_call;                                             \
-		note(TRACE_CALLER(), op, object, t0_, tally__now());                         \
+		struct exp_sync s_;                                          \
+		note(TRACE_CALLER(), op, object, t0_, tally__now(), &s_);    \
+		return rc_;                                                  \
+	} while (0)
+
+/* The same for a mutex, noting its holders (sync_holders.c): `got` says
+ * whether a return code rc_ means the mutex is held. */
+#define LOCK_THEN_TIME(object, try_call, busy_rc, wait_call, got)           \
+	do {                                                                 \
+		if (threshold() < 0)                                         \
+			return wait_call;                                    \
+		struct trace_caller at_ = TRACE_CALLER();                    \
+		int rc_ = try_call;                                          \
+		if (rc_ != (busy_rc)) {                                      \
+			if ((got) && holders())                              \
+				sync_holders_acquired(at_, object);          \
+			return rc_;                                          \
+		}                                                            \
+		uint64_t t0_ = tally__now();                                 \
+		rc_ = wait_call;                                             \
+		uint64_t t1_ = tally__now();                                 \
+		struct exp_sync s_;                                          \
+		int rec_ = note(at_, EXP_SYNC_MUTEX, object, t0_, t1_, &s_); \
+		if ((got) && holders())                                      \
+			sync_holders_waited(at_, object, t0_, t1_, rec_ ? &s_ : NULL); \
+		return rc_;                                                  \
+	} while (0)
+
+/* A mutex taken without waiting by the program's own try (a holder). */
+#define TRY_NOTED(object, try_call, got)                                     \
+	do {                                                                 \
+		if (threshold() < 0)                                         \
+			return try_call;                                     \
+		struct trace_caller at_ = TRACE_CALLER();                    \
+		int rc_ = try_call;                                          \
+		if ((got) && holders())                                      \
+			sync_holders_acquired(at_, object);                  \
 		return rc_;                                                  \
 	} while (0)
 
@@ -104,20 +152,45 @@ static void note(struct trace_caller at, uint16_t op, const void *object, uint64
 			return call;                                         \
 		uint64_t t0_ = tally__now();                                 \
 		int rc_ = call;                                              \
-		note(TRACE_CALLER(), op, object, t0_, tally__now());                         \
+		struct exp_sync s_;                                          \
+		note(TRACE_CALLER(), op, object, t0_, tally__now(), &s_);    \
 		return rc_;                                                  \
 	} while (0)
 
+/* A condition wait, which returns with the mutex m held again (a holder). */
+#define COND_TIME(object, m, call, got)                                      \
+	do {                                                                 \
+		if (threshold() < 0)                                         \
+			return call;                                         \
+		struct trace_caller at_ = TRACE_CALLER();                    \
+		uint64_t t0_ = tally__now();                                 \
+		int rc_ = call;                                              \
+		struct exp_sync s_;                                          \
+		note(at_, EXP_SYNC_COND, object, t0_, tally__now(), &s_);    \
+		if ((got) && holders())                                      \
+			sync_holders_acquired(at_, m);                       \
+		return rc_;                                                  \
+	} while (0)
+
+/* A pthread mutex is held after these return codes (EOWNERDEAD: a robust
+ * mutex whose owner died, taken all the same). */
+#define MUTEX_HELD(rc) ((rc) == 0 || (rc) == EOWNERDEAD)
+
 TRACE_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(pthread_mutex_trylock)(m), EBUSY,
-		      REAL(pthread_mutex_lock)(m));
+	LOCK_THEN_TIME(m, REAL(pthread_mutex_trylock)(m), EBUSY, REAL(pthread_mutex_lock)(m),
+		       MUTEX_HELD(rc_));
 }
 
 TRACE_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
 {
-	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(pthread_mutex_trylock)(m), EBUSY,
-		      REAL(pthread_mutex_timedlock)(m, abs));
+	LOCK_THEN_TIME(m, REAL(pthread_mutex_trylock)(m), EBUSY, REAL(pthread_mutex_timedlock)(m, abs),
+		       MUTEX_HELD(rc_));
+}
+
+TRACE_API int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	TRY_NOTED(m, REAL(pthread_mutex_trylock)(m), MUTEX_HELD(rc_));
 }
 
 TRACE_API int pthread_rwlock_rdlock(pthread_rwlock_t *l)
@@ -146,18 +219,18 @@ TRACE_API int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct times
 
 TRACE_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	TIME(EXP_SYNC_COND, c, REAL(pthread_cond_wait)(c, m));
+	COND_TIME(c, m, REAL(pthread_cond_wait)(c, m), rc_ == 0);
 }
 
 TRACE_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abs)
 {
-	TIME(EXP_SYNC_COND, c, REAL(pthread_cond_timedwait)(c, m, abs));
+	COND_TIME(c, m, REAL(pthread_cond_timedwait)(c, m, abs), rc_ == 0 || rc_ == ETIMEDOUT);
 }
 
 TRACE_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 				     const struct timespec *abs)
 {
-	TIME(EXP_SYNC_COND, c, REAL(pthread_cond_clockwait)(c, m, clk, abs));
+	COND_TIME(c, m, REAL(pthread_cond_clockwait)(c, m, clk, abs), rc_ == 0 || rc_ == ETIMEDOUT);
 }
 
 TRACE_API int pthread_barrier_wait(pthread_barrier_t *b)
@@ -201,22 +274,28 @@ TRACE_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
  * mutex code inside libc, past the pthread_* interposers above. */
 TRACE_API int mtx_lock(mtx_t *m)
 {
-	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(mtx_trylock)(m), thrd_busy, REAL(mtx_lock)(m));
+	LOCK_THEN_TIME(m, REAL(mtx_trylock)(m), thrd_busy, REAL(mtx_lock)(m), rc_ == thrd_success);
 }
 
 TRACE_API int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict abs)
 {
-	TRY_THEN_TIME(EXP_SYNC_MUTEX, m, REAL(mtx_trylock)(m), thrd_busy, REAL(mtx_timedlock)(m, abs));
+	LOCK_THEN_TIME(m, REAL(mtx_trylock)(m), thrd_busy, REAL(mtx_timedlock)(m, abs),
+		       rc_ == thrd_success);
+}
+
+TRACE_API int mtx_trylock(mtx_t *m)
+{
+	TRY_NOTED(m, REAL(mtx_trylock)(m), rc_ == thrd_success);
 }
 
 TRACE_API int cnd_wait(cnd_t *c, mtx_t *m)
 {
-	TIME(EXP_SYNC_COND, c, REAL(cnd_wait)(c, m));
+	COND_TIME(c, m, REAL(cnd_wait)(c, m), rc_ == thrd_success);
 }
 
 TRACE_API int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict abs)
 {
-	TIME(EXP_SYNC_COND, c, REAL(cnd_timedwait)(c, m, abs));
+	COND_TIME(c, m, REAL(cnd_timedwait)(c, m, abs), rc_ == thrd_success || rc_ == thrd_timedout);
 }
 
 TRACE_API int thrd_join(thrd_t th, int *res)
