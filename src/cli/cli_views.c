@@ -118,6 +118,12 @@ static int sync_objects(const struct cli_view_ctx *c)
 	return CLI_OK;
 }
 
+static int blame(const struct cli_view_ctx *c)
+{
+	report_blame(c->d, c->m, c->o);
+	return CLI_OK;
+}
+
 static int data_objects(const struct cli_view_ctx *c)
 {
 	report_data_objects(c->d, c->m, c->o);
@@ -160,6 +166,9 @@ const struct cli_view cli_views[] = {
 	{ "sync-objects", CLI_ARG_NONE, NULL, NULL,
 	  "synchronization waits (record -s) by object: kind, address, wait,\n"
 	  "waits, threads, the function that waited first", 0, 0, sync_objects },
+	{ "blame", CLI_ARG_NONE, NULL, NULL,
+	  "lock-holder blame (record -s): waits on mutexes by waiting\n"
+	  "function, object, and the holder's thread, function and line", 0, 0, blame },
 	{ "data-objects", CLI_ARG_NONE, NULL, NULL,
 	  "precise memory-access samples by data object (docs/dataspace.md)", 0, 0, data_objects },
 };

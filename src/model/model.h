@@ -282,6 +282,23 @@ struct model_sync_object {
 	uint64_t first_ns;         /* ... which began then; UINT64_MAX: none kept */
 };
 
+/* Lock-holder blame (model_blame.c): the part of the waits of one waiting
+ * stack on one object that one holder (a thread, from the stack with which
+ * it took the object) held it; or, holder_entry MODEL_BLAME_UNKNOWN, the
+ * part whose holder is not known and why (enum exp_held_why). */
+struct model_blame {
+	uint32_t proc;             /* index in model.procs */
+	uint32_t kind;             /* enum exp_sync_op of the waits */
+	uint64_t addr;             /* the object */
+	uint32_t waiter_entry;     /* the waiting stack (model.entries) */
+	uint32_t holder_entry;     /* the holder's stack at acquisition, or MODEL_BLAME_UNKNOWN */
+	uint32_t holder_tid;       /* 0: not known */
+	uint32_t why;              /* enum exp_held_why */
+	uint64_t held_ns;          /* the part of the waits it held the object */
+	uint64_t waits;            /* waits it held the object during */
+};
+#define MODEL_BLAME_UNKNOWN UINT32_MAX
+
 /* "mutex", "condition variable", ... for an enum exp_sync_op. */
 const char *model_sync_kind_name(unsigned op);
 
@@ -343,6 +360,9 @@ struct model {
 	size_t ndata_access;
 	struct model_sync_object *sync_objects;   /* synchronization waits by object */
 	size_t nsync_objects;
+	struct model_blame *blames;               /* who held the objects waited on */
+	size_t nblames;
+	uint64_t blame_unmatched;  /* holder records without their wait (a lost block) */
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted
 	                                  off the CPU by the switch records (model_states.c) */
 	void *priv;                /* model_build's indexes while building */

@@ -116,7 +116,8 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 	for (size_t i = 0; i < c->p->nthreads; i++)
 		if (!model_thread_for(b, c, c->p->threads[i].tid))
 			return -1;
-	if (build_samples(b, c, o) || model_build_sync(b, c, o) || model_build_io(b, c, o) ||
+	if (build_samples(b, c, o) || model_build_sync(b, c, o) || model_build_blame(b, c, o) ||
+	    model_build_io(b, c, o) ||
 	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o) || model_build_states(b, c, o) ||
 	    model_build_counters(b, c, o) || model_build_dataspace(b, c, o))
 		return -1;
@@ -247,6 +248,7 @@ void model_build_end(struct model *m)
 	model_map_free(&b->data_access_of);
 	model_map_free(&b->sync_object_of);
 	model_map_free(&b->sync_waiter_of);
+	model_map_free(&b->blame_of);
 	model_omp_tail_free(b);
 	free(b);
 	m->priv = NULL;
@@ -293,6 +295,7 @@ void model_free(struct model *m)
 	}
 	free(m->data_objects);
 	free(m->sync_objects);
+	free(m->blames);
 	free(m->data_access);
 	free(m->procs);
 	free(m->threads);

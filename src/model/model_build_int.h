@@ -20,6 +20,7 @@
  *   model_entries.c  aggregation: the entry and thread of an event, filters,
  *                    adding a metric's value everywhere it counts
  *   model_sync.c     synchronization waits, by call stack and by object
+ *   model_blame.c    who held the objects waited on (lock-holder blame)
  *   model_io.c       I/O events, by call stack and by file
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
@@ -65,6 +66,8 @@ struct build {
 	struct model_map sync_object_of;  /* hash(proc, kind, address) -> sync_objects index + 1 */
 	struct model_map sync_waiter_of;  /* hash(sync object, tid): the object's waiters */
 	size_t cap_sync_objects;
+	struct model_map blame_of;        /* hash(proc, waiter, object, holder, tid, why) -> blames index + 1 */
+	size_t cap_blames;
 	struct omp_tail *tails;           /* model_omp_tail.c: bodies' tail calls */
 	size_t ntails, cap_tails;
 	struct model_map tail_by_sym;     /* jumped-to sym_func -> tails index + 1 */
@@ -253,6 +256,7 @@ int model_add_mpi(struct build *b, struct proc_ctx *c, const struct model_option
  * 0, or -1 if out of memory ---- */
 int model_build_io(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_sync(struct build *b, struct proc_ctx *c, const struct model_options *o);
+int model_build_blame(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);

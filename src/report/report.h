@@ -84,6 +84,9 @@ void report_counters(struct report_doc *d, const struct model *m, const struct r
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* --sync-objects: synchronization waits by object (report_sync.c). */
 void report_sync_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* Lock-holder blame (report_blame.c): waits by waiting function, object and
+ * where the holder took the object. */
+void report_blame(struct report_doc *d, const struct model *m, const struct report_opts *o);
 
 /* The function table, <Total> first. */
 void report_functions(struct report_doc *d, const struct model *m, const struct report_opts *o);
