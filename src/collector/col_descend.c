@@ -67,7 +67,12 @@ static uint64_t bump_counter(const char *dir, enum exp_counter c)
 		return 1;
 	_Atomic uint64_t *ctr = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
 	uint64_t n = atomic_fetch_add(&ctr[c], 1) + 1;
-	col_sys_munmap(p, EXP_COUNTERS_BYTES);
+	/* The founder's (the parent is the founder, as in most process trees):
+	 * kept as the size limit's counters (col_files.c), not mapped again. */
+	if (!col_proc.root_counters && !strcmp(dir, col_proc.root))
+		col_proc.root_counters = ctr;
+	else
+		col_sys_munmap(p, EXP_COUNTERS_BYTES);
 	return n;
 }
 

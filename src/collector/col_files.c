@@ -212,27 +212,30 @@ void col_log_start(const char *created_by)
 {
 	char exe[1024];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct col_log_batch b;
 
+	b.n = 0;
 	exe[n > 0 ? n : 0] = 0;
-	col_log_u64_sigsafe("pid", (uint64_t)col_proc.pid);
-	col_log_u64_sigsafe("ppid", (uint64_t)getppid());
-	col_log_sigsafe("exe", exe);
-	col_log_sigsafe("lineage", col_proc.lineage[0] ? col_proc.lineage : "founder");
-	col_log_sigsafe("created-by", created_by);
+	col_log_batch_u64(&b, "pid", (uint64_t)col_proc.pid);
+	col_log_batch_u64(&b, "ppid", (uint64_t)getppid());
+	col_log_batch_add(&b, "exe", exe);
+	col_log_batch_add(&b, "lineage", col_proc.lineage[0] ? col_proc.lineage : "founder");
+	col_log_batch_add(&b, "created-by", created_by);
 	if (col_proc.rank >= 0)
-		col_log_u64_sigsafe("rank", (uint64_t)col_proc.rank);
+		col_log_batch_u64(&b, "rank", (uint64_t)col_proc.rank);
 	if (col_proc.rank_from)
-		col_log_sigsafe("rank.from", col_proc.rank_from);
-	col_log_u64_sigsafe("start.mono_ns", col_proc.start_ns);
+		col_log_batch_add(&b, "rank.from", col_proc.rank_from);
+	col_log_batch_u64(&b, "start.mono_ns", col_proc.start_ns);
 	/* What the process ran before the collector started: not sampled;
 	 * from cpu.entry_ns on, the collector's own start-up (counted in its
 	 * CPU), never the program's "loading, constructors". */
 	if (col_proc.entry_cpu_ns)
-		col_log_u64_sigsafe("cpu.entry_ns", col_proc.entry_cpu_ns);
-	col_log_u64_sigsafe("cpu.start_ns", col_process_cputime_ns_sigsafe());
+		col_log_batch_u64(&b, "cpu.entry_ns", col_proc.entry_cpu_ns);
+	col_log_batch_u64(&b, "cpu.start_ns", col_process_cputime_ns_sigsafe());
 	if (col_proc.opt.hz)
-		col_log_u64_sigsafe("clock.hz", col_proc.opt.hz);
-	col_log_u64_sigsafe("max-frames", col_proc.opt.max_frames);
+		col_log_batch_u64(&b, "clock.hz", col_proc.opt.hz);
+	col_log_batch_u64(&b, "max-frames", col_proc.opt.max_frames);
+	col_log_batch_write(&b);
 }
 
 /* The first failure of a file: in the log, and, for the size limit, when

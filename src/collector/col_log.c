@@ -31,18 +31,16 @@ int col_fmt_u64_sigsafe(char *buf, uint64_t v)
 	return len;
 }
 
-/* One "key: value" line, with one write(2), to the log open as `fd`. */
-static void log_line(int fd, const char *key, const char *value)
+/* One "key: value" line into `line` (at least COL_LOG_LINE_MAX bytes);
+ * its length. */
+static size_t format_line(char *line, const char *key, const char *value)
 {
-	char line[1024];
 	size_t n = 0, k = strlen(key), v = strlen(value);
 
-	if (fd < 0)
-		return;
 	if (k > 200)
 		k = 200;
-	if (v > sizeof(line) - k - 4)
-		v = sizeof(line) - k - 4;
+	if (v > COL_LOG_LINE_MAX - k - 4)
+		v = COL_LOG_LINE_MAX - k - 4;
 	memcpy(line, key, k);
 	n = k;
 	line[n++] = ':';
@@ -50,7 +48,17 @@ static void log_line(int fd, const char *key, const char *value)
 	memcpy(line + n, value, v);
 	n += v;
 	line[n++] = '\n';
-	col_sys_write(fd, line, n);
+	return n;
+}
+
+/* One "key: value" line, with one write(2), to the log open as `fd`. */
+static void log_line(int fd, const char *key, const char *value)
+{
+	char line[COL_LOG_LINE_MAX];
+
+	if (fd < 0)
+		return;
+	col_sys_write(fd, line, format_line(line, key, value));
 }
 
 /* `dir`/`name` into path (PATH_MAX); false if it does not fit. */
@@ -160,4 +168,28 @@ void col_log_u64_sigsafe(const char *key, uint64_t value)
 
 	col_fmt_u64_sigsafe(buf, value);
 	col_log_sigsafe(key, buf);
+}
+
+void col_log_batch_add(struct col_log_batch *b, const char *key, const char *value)
+{
+	if (b->n + COL_LOG_LINE_MAX > sizeof(b->buf))
+		col_log_batch_write(b);
+	b->n += format_line(b->buf + b->n, key, value);
+}
+
+void col_log_batch_u64(struct col_log_batch *b, const char *key, uint64_t value)
+{
+	char buf[24];
+
+	col_fmt_u64_sigsafe(buf, value);
+	col_log_batch_add(b, key, buf);
+}
+
+void col_log_batch_write(struct col_log_batch *b)
+{
+	int fd = b->n ? log_fd() : -1;
+
+	if (fd >= 0)
+		col_sys_write(fd, b->buf, b->n);
+	b->n = 0;
 }

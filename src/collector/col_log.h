@@ -10,6 +10,22 @@
 /* Append "key: value" lines to log.txt (nothing before it is open).  Any
  * context, signal handlers included. */
 void col_log_sigsafe(const char *key, const char *value);
+
+/* The longest line. */
+#define COL_LOG_LINE_MAX 1024
+
+/* Lines gathered on the caller's stack and appended with one write(2)
+ * (the start of a process writes a dozen: one write, and one check of the
+ * log's descriptor, instead of four system calls a line).  Start with
+ * n = 0; add; write (also when full).  Sigsafe. */
+struct col_log_batch {
+	char buf[4 * COL_LOG_LINE_MAX];
+	size_t n;
+};
+void col_log_batch_add(struct col_log_batch *b, const char *key, const char *value);
+void col_log_batch_u64(struct col_log_batch *b, const char *key, uint64_t value);
+void col_log_batch_write(struct col_log_batch *b);
+
 void col_log_u64_sigsafe(const char *key, uint64_t value);
 
 /* "error: WHAT: errno N (CONSEQUENCE)": a call of our own failed and what

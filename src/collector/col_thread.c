@@ -35,6 +35,9 @@
 #define LIVE_MAX 4096
 #define COL_UNSAMPLED_MIN_NS 50000000ull   /* 50 ms, as docs/collector.md says */
 static struct col_thread *_Atomic live[LIVE_MAX];
+/* Slots ever taken are below this: the end of the process looks at those
+ * only (the whole table is 8 pages, each a page fault at its first touch). */
+static _Atomic int live_top;
 
 static void live_add(struct col_thread *t)
 {
@@ -43,6 +46,9 @@ static void live_add(struct col_thread *t)
 		struct col_thread *none = NULL;
 		if (atomic_compare_exchange_strong(&live[i], &none, t)) {
 			t->live_slot = i;
+			int top = atomic_load(&live_top);
+			while (top < i + 1 && !atomic_compare_exchange_weak(&live_top, &top, i + 1))
+				;
 			return;
 		}
 	}
@@ -287,7 +293,7 @@ void col_thread_end_others(void)
 	/* The process ends: a clock signal now is deferred, never taken (the
 	 * last slice, as at a thread's end). */
 	atomic_store(&self->entered, 1);
-	for (int i = 0; i < LIVE_MAX; i++) {
+	for (int i = 0, top = atomic_load(&live_top); i < top; i++) {
 		struct col_thread *t = atomic_load(&live[i]);
 		if (!t || t == self || atomic_exchange(&live[i], NULL) != t)
 			continue;
@@ -307,7 +313,7 @@ void col_thread_reset_after_fork(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
 
-	for (int i = 0; i < LIVE_MAX; i++)      /* the parent's other threads are not here */
+	for (int i = 0, top = atomic_load(&live_top); i < top; i++)   /* the parent's other threads are not here */
 		atomic_store(&live[i], NULL);
 	col_files_drop_shared_sigsafe();
 	col_clock_after_fork();

@@ -30,11 +30,24 @@ size_t elf_notes_build_id(const uint8_t *notes, size_t len, uint8_t *id, size_t 
 	return 0;
 }
 
+/* The file's first bytes, read once: the ELF header, the program headers
+ * and the notes of most files are there (one pread instead of one per
+ * header: this runs in every exec of a profiled program). */
+struct head {
+	uint8_t buf[4096];
+	size_t len;
+};
+
 /* Read exactly `n` bytes at `off`; false if the file is shorter. */
-static bool read_at(int fd, elf_peek_pread_fn rd, void *buf, size_t n, uint64_t off)
+static bool read_at(int fd, elf_peek_pread_fn rd, const struct head *h, void *buf, size_t n,
+		    uint64_t off)
 {
 	if (off > (uint64_t)INT64_MAX - n)
 		return false;
+	if (off + n <= h->len) {
+		memcpy(buf, h->buf + off, n);
+		return true;
+	}
 	for (size_t done = 0; done < n;) {
 		ssize_t got = rd(fd, (char *)buf + done, n - done, (off_t)(off + done));
 		if (got < 0 && errno == EINTR)
@@ -50,12 +63,21 @@ int elf_peek_fd(int fd, elf_peek_pread_fn rd, struct elf_peek *p)
 {
 	Elf64_Ehdr eh;
 	uint8_t notes[ELF_PEEK_MAX_NOTES];
+	struct head h;
 
 	memset(p, 0, sizeof(*p));
 	if (!rd)
 		rd = pread;
+	h.len = 0;
+	for (ssize_t got; h.len < sizeof(h.buf); h.len += (size_t)got) {
+		got = rd(fd, h.buf + h.len, sizeof(h.buf) - h.len, (off_t)h.len);
+		if (got < 0 && errno == EINTR)
+			got = 0;
+		else if (got <= 0)
+			break;
+	}
 	/* e_ident, e_type and e_machine: the same 20 bytes in both classes. */
-	if (!read_at(fd, rd, &eh, offsetof(Elf64_Ehdr, e_version), 0) ||
+	if (!read_at(fd, rd, &h, &eh, offsetof(Elf64_Ehdr, e_version), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
 		return -ENOEXEC;
 	if (eh.e_ident[EI_CLASS] != ELFCLASS32 && eh.e_ident[EI_CLASS] != ELFCLASS64)
@@ -65,7 +87,7 @@ int elf_peek_fd(int fd, elf_peek_pread_fn rd, struct elf_peek *p)
 	p->machine = eh.e_machine;
 	if (p->elf_class != ELFCLASS64)
 		return -ENOEXEC;
-	if (!read_at(fd, rd, &eh, sizeof(eh), 0))
+	if (!read_at(fd, rd, &h, &eh, sizeof(eh), 0))
 		return -EINVAL;
 	if (eh.e_phnum == 0)
 		return 0;
@@ -73,13 +95,13 @@ int elf_peek_fd(int fd, elf_peek_pread_fn rd, struct elf_peek *p)
 		return -EINVAL;
 	for (uint16_t i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
-		if (!read_at(fd, rd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)))
+		if (!read_at(fd, rd, &h, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)))
 			return -EINVAL;
 		p->nphdrs = (uint16_t)(i + 1);
 		if (ph.p_type == PT_INTERP) {
 			p->has_interp = true;
 			if (ph.p_filesz > 0 && ph.p_filesz <= sizeof(p->interp) &&
-			    read_at(fd, rd, p->interp, (size_t)ph.p_filesz, ph.p_offset))
+			    read_at(fd, rd, &h, p->interp, (size_t)ph.p_filesz, ph.p_offset))
 				p->interp[ph.p_filesz - 1] = 0;
 			else
 				p->interp[0] = 0;
@@ -87,7 +109,7 @@ int elf_peek_fd(int fd, elf_peek_pread_fn rd, struct elf_peek *p)
 		if (ph.p_type != PT_NOTE || p->build_id_len)
 			continue;
 		size_t len = ph.p_filesz < sizeof(notes) ? (size_t)ph.p_filesz : sizeof(notes);
-		if (len && read_at(fd, rd, notes, len, ph.p_offset)) {
+		if (len && read_at(fd, rd, &h, notes, len, ph.p_offset)) {
 			size_t n = elf_notes_build_id(notes, len, p->build_id, sizeof(p->build_id));
 			p->build_id_len = (uint8_t)(n < sizeof(p->build_id) ? n : sizeof(p->build_id));
 		}
