@@ -147,7 +147,8 @@ struct exp_proc {
 	size_t nheap;
 	struct exp_heap_sum_ev *heap_sums;   /* since 5: allocations by thread and stack */
 	size_t nheap_sums;
-	struct exp_heap_live_ev *heap_live;  /* the live-block tables' slots in use */
+	struct exp_heap_live_ev *heap_live;  /* the live-block tables' slots in use, each
+	                                        table first as one of address UINT64_MAX */
 	size_t nheap_live;
 	struct exp_heap_state heap_state;    /* live bytes, peak, unpaired */
 	bool has_heap_state;

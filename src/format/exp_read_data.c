@@ -489,6 +489,13 @@ static int take_heap_live(struct loader *l, struct exp_file *f, const struct exp
 		return reject(f, r, "live-block table of %u slots in %u bytes (stripe %u of %u)", t.nslots,
 			      r->len, t.stripe, t.nstripes);
 	const char *slots = (const char *)r->p + sizeof(t);
+	/* The table itself, with no block (address UINT64_MAX): a stripe's
+	 * newest table counts even when it is empty (every block of a larger
+	 * generation freed), or the older one's blocks would be taken for live. */
+	if (exp_grow(&p->heap_live, &l->cap_heap_live, p->nheap_live, sizeof(*p->heap_live)))
+		return nomem(err, f->path);
+	p->heap_live[p->nheap_live++] = (struct exp_heap_live_ev){
+		UINT64_MAX, 0, 0, 0, t.gen, t.stripe, t.complete != 0 };
 	for (uint32_t i = 0; i < t.nslots; i++) {
 		struct exp_heap_live s;
 		memcpy(&s, slots + (size_t)i * sizeof(s), sizeof(s));

@@ -7,11 +7,15 @@
 # sample is lost while the tracer holds the collector (a signal then is
 # taken when it leaves), so the samples account for the process's CPU time
 # as without -H.  A thousand short threads that allocate once each share
-# their tables of sums (a 16 KiB block per thread before).
+# their tables of sums (a 16 KiB block per thread before).  A live heap
+# that rises to 20,000 blocks and falls back to 5 leaves tables grown and
+# then emptied: only the 5 leak (the reader once took an emptied table's
+# older generation for the stripe's live blocks).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog heapmix -pthread
 cc_prog heapthreads -pthread
+cc_prog heapwave
 export W="python3 $E2E/weight.py"
 
 # The largest resident set of `tally record` and its descendants (heapmix's
@@ -65,3 +69,12 @@ rows = [r for r in csv.DictReader(open(\"thr.csv\")) if r[\"name\"] != \"\" and 
 ones = sum(1 for r in rows if r[\"excl_heap.count\"] == \"1\")
 print(ones, \"threads with their one allocation of\", len(rows))
 assert ones == 1000, ones'"
+
+"$TALLY" record -H -o wave.exp ./heapwave 20000 5 >wave.own 2>/dev/null
+"$TALLY" export wave.exp --format collapsed --metric heap.leak >wave.txt
+"$TALLY" export wave.exp --format collapsed --metric heap.count >wavec.txt
+check heapscale_emptied_tables_leak_nothing sh -c "
+	cat wave.own; grep -E 'wave_site|keep_site' wave.txt
+	test \$($W wavec.txt main\\;wave_site) -eq 20000 &&
+	test \$($W wave.txt main\\;keep_site) -eq \$(awk '/^kept/ {print \$2}' wave.own) &&
+	test \$($W wave.txt main\\;wave_site) -eq 0"

@@ -1,0 +1,44 @@
+/* heapwave.c — the live heap rises and falls back (test_heapscale.sh): N
+ * blocks from wave_site(), all freed, then KEEP blocks of 100 bytes from
+ * keep_site() left unfreed.  The heap tracer's live-block tables grow while
+ * the wave rises and end empty but for the kept blocks: what leaks is
+ * keep_site's, exactly.  Prints "kept BYTES".
+ * usage: heapwave N KEEP */
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((noinline)) static void *wave_site(size_t size)
+{
+	char *p = malloc(size);
+	if (p)
+		p[0] = 1;
+	return p;
+}
+
+__attribute__((noinline)) static void *keep_site(void)
+{
+	char *p = malloc(100);
+	if (p)
+		p[99] = 1;
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 20000;
+	long keep = argc > 2 ? atol(argv[2]) : 5;
+	void **wave = calloc((size_t)n, sizeof(*wave));
+	static void *kept[1000];
+
+	if (!wave || keep < 0 || keep > 1000)
+		return 2;
+	for (long i = 0; i < n; i++)
+		wave[i] = wave_site(24 + (size_t)(i % 100));
+	for (long i = 0; i < n; i++)
+		free(wave[i]);
+	free(wave);
+	for (long i = 0; i < keep; i++)
+		kept[i] = keep_site();
+	printf("kept %ld\n", keep * 100);
+	return kept[0] || !keep ? 0 : 1;
+}
