@@ -263,17 +263,75 @@ uint32_t col_stack_here(struct col_thread *t)
 	return intern_traced(t, n, truncated, broken);
 }
 
+static struct col_traced_memo *traced_memo(struct col_thread *t, uint64_t ra, uint64_t cfa)
+{
+	uint64_t h = (ra ^ (cfa << 7)) * 0x9e3779b97f4a7c15ull;
+
+	return &t->traced_memo[h >> (64 - __builtin_ctz(COL_TRACED_MEMO))];
+}
+
+/* Remember the stack t->traced holds, whose interned id is `id`, under its
+ * return address `ra` and first CFA: the stack words to check next time
+ * are those that held each frame's return address (and the zero that ended
+ * it), as the walk reuses outer frames (col_unwind.c reuse_from).  Stacks
+ * cut or broken, deeper than the memo, or ended otherwise are not kept. */
+static void traced_remember(struct col_thread *t, uint64_t ra, uint64_t generation, uint32_t id)
+{
+	const struct col_unwind_prev *p = &t->traced;
+	uint32_t k = 0;
+
+	if (!id || p->n < 2 || p->truncated || p->broken || !p->end || p->pcs[0] != ra)
+		return;
+	uint32_t need = (uint32_t)p->n - 1 + (p->end == 2);
+	if (need > COL_TRACED_MEMO_WORDS)
+		return;
+	struct col_traced_memo *m = traced_memo(t, ra, p->cfa[0]);
+	m->id = 0;
+	for (int i = 0; i + 1 < p->n; i++, k++) {
+		m->slot[k] = p->cfa[i] - 8;
+		m->want[k] = p->pcs[i + 1];
+	}
+	if (p->end == 2) {
+		m->slot[k] = p->cfa[p->n - 1] - 8;
+		m->want[k++] = 0;
+	}
+	/* The return address is where x86-64's CFI almost always keeps it,
+	 * at CFA - 8; a frame that keeps it elsewhere is not remembered. */
+	if (!col_unwind_words_hold_sigsafe(&t->unwind, m->slot, m->want, k))
+		return;
+	m->ra = ra;
+	m->cfa = p->cfa[0];
+	m->generation = generation;
+	m->nwords = k;
+	m->id = id;
+}
+
 uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp)
 {
+	const struct col_object_set *set = col_objects_current_sigsafe();
 	int truncated, broken;
+	uint64_t cfa;
 
+	/* A stack met before: its caller's frame is where it was (same return
+	 * address, same CFA by the same rule) and every outer return address
+	 * still in its place -- the check the walk makes before it reuses
+	 * outer frames, so the stack is the one the walk would find. */
+	if (set && col_unwind_cfa_cached_sigsafe(&t->unwind, set->generation, ra, sp, fp, &cfa)) {
+		const struct col_traced_memo *m = traced_memo(t, ra, cfa);
+		if (m->id && m->ra == ra && m->cfa == cfa && m->generation == set->generation &&
+		    col_unwind_words_hold_sigsafe(&t->unwind, m->slot, m->want, m->nwords))
+			return m->id;
+	}
 	t->regs.r[UW_RIP] = ra;
 	t->regs.r[UW_RSP] = sp;
 	t->regs.r[UW_RBP] = fp;
 	t->regs.valid = (1u << UW_RIP) | (1u << UW_RSP) | (1u << UW_RBP);
 	int n = col_unwind_traced_sigsafe(&t->unwind, &t->regs, &t->traced, t->frames,
 					  (int)col_proc.opt.max_frames, &truncated, &broken);
-	return intern_traced(t, n, truncated, broken);
+	uint32_t id = intern_traced(t, n, truncated, broken);
+	if (set && !truncated && !broken && t->unwind.generation == set->generation)
+		traced_remember(t, ra, set->generation, id);
+	return id;
 }
 
 uint32_t col_stack_interrupted_sigsafe(struct col_thread *t, const void *uc,

@@ -777,10 +777,41 @@ static bool regs_from_sigframe(const struct col_unwind_ctx *ctx, uint64_t uc_add
 
 /* ---- the walk ------------------------------------------------------------ */
 
+static uint32_t cache_index(uint64_t pc)
+{
+	return (uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> (64 - 9));
+}
+
 static struct col_unwind_rule *cache_slot(struct col_unwind_ctx *ctx, uint64_t pc)
 {
-	uint64_t h = pc * 0x9e3779b97f4a7c15ull;
-	return &ctx->cache[h >> (64 - 9)];
+	return &ctx->cache[cache_index(pc)];
+}
+
+bool col_unwind_cfa_cached_sigsafe(const struct col_unwind_ctx *ctx, uint64_t generation,
+				   uint64_t ra, uint64_t sp, uint64_t fp, uint64_t *cfa)
+{
+	const struct col_unwind_rule *rule = &ctx->cache[cache_index(ra - 1)];
+
+	if (ctx->generation != generation || rule->pc != ra - 1 || rule->kind != UW_RULE_SIMPLE)
+		return false;
+	if (rule->cfa_reg == UW_RSP)
+		*cfa = sp + (uint64_t)(int64_t)rule->cfa_off;
+	else if (rule->cfa_reg == UW_RBP)
+		*cfa = fp + (uint64_t)(int64_t)rule->cfa_off;
+	else
+		return false;
+	return true;
+}
+
+bool col_unwind_words_hold_sigsafe(const struct col_unwind_ctx *ctx, const uint64_t *slot,
+				   const uint64_t *want, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v;
+		if (!read_mem(ctx, slot[i], &v) || v != want[i])
+			return false;
+	}
+	return true;
 }
 
 /* Frames k+1.. from the previous stack, if frame k (CFA `cfa`, return
@@ -812,9 +843,11 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 		struct col_unwind_prev *prev, uint64_t *pcs, int max, int *truncated, int *broken)
 {
 	const struct col_object_set *set = col_objects_current_sigsafe();
-	int n = 0;
+	int n = 0, end = 0, prev_end = prev ? prev->end : 0;
 
 	*truncated = *broken = 0;
+	if (prev)
+		prev->end = 0;                  /* until this walk says */
 	if (!set)
 		return 0;
 	if (ctx->generation != set->generation) {
@@ -827,8 +860,10 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 		uint64_t pc = regs->r[UW_RIP];
 		uint64_t sp = regs->r[UW_RSP];
 
-		if (pc == 0)
-			break;                          /* outermost frame */
+		if (pc == 0) {
+			end = 2;                        /* outermost frame */
+			break;
+		}
 		if (n == max) {
 			*truncated = 1;
 			break;
@@ -872,8 +907,10 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 			rc = apply_rule(ctx, &rule, regs);
 		}
 next:
-		if (rc == 0)
+		if (rc == 0) {
+			end = 1;
 			break;
+		}
 		if (rc < 0 || regs->r[UW_RSP] <= sp) {
 			if (regs->r[UW_RIP] != 0 || rc < 0)
 				*broken = 1;
@@ -907,6 +944,7 @@ next:
 		prev->n = n;
 		prev->truncated = *truncated;
 		prev->broken = *broken;
+		prev->end = prev_end;           /* its outer frames, so its end */
 		return n;
 	}
 	if (prev) {
@@ -915,6 +953,7 @@ next:
 		prev->n = n;
 		prev->truncated = *truncated;
 		prev->broken = *broken;
+		prev->end = end;
 	}
 	return n;
 }

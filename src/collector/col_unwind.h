@@ -13,6 +13,7 @@
 #ifndef TALLY_COL_UNWIND_H
 #define TALLY_COL_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "format/exp_records.h"
@@ -72,6 +73,9 @@ struct col_unwind_ctx {
 struct col_unwind_prev {
 	int n;                     /* frames; 0: none */
 	int truncated, broken;
+	int end;                   /* how the walk ended: 1 the last frame's CFI says it
+	                              is the outermost; 2 its return address read 0 (at
+	                              cfa[n-1] - 8); 0 otherwise, or not recorded here */
 	uint64_t pcs[EXP_MAX_FRAMES];
 	uint64_t cfa[EXP_MAX_FRAMES];   /* cfa[i]: where frame i's return address + 8 is */
 	uint64_t cur_cfa[EXP_MAX_FRAMES];   /* scratch: the stack being unwound */
@@ -95,6 +99,18 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 int col_unwind_traced_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 			      struct col_unwind_prev *prev, uint64_t *pcs, int max,
 			      int *truncated, int *broken);
+
+/* The CFA of the frame at return address `ra` (a traced call's caller),
+ * with stack pointer `sp` and frame pointer `fp`, by a rule an earlier walk
+ * cached for object-set generation `generation`: true and *cfa, or false
+ * (no such rule cached).  Async-signal-safe, a few instructions. */
+bool col_unwind_cfa_cached_sigsafe(const struct col_unwind_ctx *ctx, uint64_t generation,
+				   uint64_t ra, uint64_t sp, uint64_t fp, uint64_t *cfa);
+
+/* Do the stack words at slot[0..n) hold want[0..n)?  Each read is checked
+ * as the walk's are (an unreadable one: false).  Async-signal-safe. */
+bool col_unwind_words_hold_sigsafe(const struct col_unwind_ctx *ctx, const uint64_t *slot,
+				   const uint64_t *want, uint32_t n);
 
 /* Registers of an interrupted context (signal handler's ucontext_t). */
 void col_regs_from_ucontext(const void *ucontext, struct col_regs *regs);

@@ -10,7 +10,8 @@
 # their tables of sums (a 16 KiB block per thread before).  A live heap
 # that rises to 20,000 blocks and falls back to 5 leaves tables grown and
 # then emptied: only the 5 leak (the reader once took an emptied table's
-# older generation for the stripe's live blocks).
+# older generation for the stripe's live blocks); one allocation site
+# reached from two callers at the same depth is two stacks.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog heapmix -pthread
@@ -78,3 +79,7 @@ check heapscale_emptied_tables_leak_nothing sh -c "
 	test \$($W wavec.txt main\\;wave_site) -eq 20000 &&
 	test \$($W wave.txt main\\;keep_site) -eq \$(awk '/^kept/ {print \$2}' wave.own) &&
 	test \$($W wave.txt main\\;wave_site) -eq 0"
+check heapscale_same_leaf_two_callers sh -c "
+	grep twin_site wavec.txt
+	test \$($W wavec.txt main\\;via_a\\;twin_site) -eq 500 &&
+	test \$($W wavec.txt main\\;via_b\\;twin_site) -eq 500"

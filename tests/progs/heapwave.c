@@ -2,7 +2,10 @@
  * blocks from wave_site(), all freed, then KEEP blocks of 100 bytes from
  * keep_site() left unfreed.  The heap tracer's live-block tables grow while
  * the wave rises and end empty but for the kept blocks: what leaks is
- * keep_site's, exactly.  Prints "kept BYTES".
+ * keep_site's, exactly.  Then 1000 blocks from twin_site(), reached
+ * through via_a() and via_b() in turn: the same return address at the same
+ * stack depth under two different callers, which a traced stack
+ * remembered by its leaf alone would confuse (500 each).  Prints "kept BYTES".
  * usage: heapwave N KEEP */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,29 @@ __attribute__((noinline)) static void *keep_site(void)
 	return p;
 }
 
+static volatile int sink;
+
+__attribute__((noinline)) static void twin_site(int k)
+{
+	char *p = malloc(32);
+	if (p)
+		p[0] = (char)k;
+	sink += p ? p[0] : 0;
+	free(p);
+}
+
+__attribute__((noinline)) static void via_a(void)
+{
+	twin_site(1);
+	sink += 1;
+}
+
+__attribute__((noinline)) static void via_b(void)
+{
+	twin_site(2);
+	sink += 2;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 20000;
@@ -37,6 +63,12 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		free(wave[i]);
 	free(wave);
+	for (int i = 0; i < 1000; i++) {
+		if (i & 1)
+			via_a();
+		else
+			via_b();
+	}
 	for (long i = 0; i < keep; i++)
 		kept[i] = keep_site();
 	printf("kept %ld\n", keep * 100);
