@@ -36,6 +36,20 @@ struct exp_stack_ref {
 	                              ends here, truncated */
 };
 
+/* A kernel sample of kernel.dat (the founder's; exp_read_kernel.h). */
+struct exp_ksample_ev {
+	uint32_t pid, tid;
+	uint64_t time_ns;
+	size_t pcs;                /* offset of its pcs in the process's kpcs */
+	uint16_t n;
+};
+
+/* A kernel function of kernel.dat. */
+struct exp_ksym_ev {
+	uint64_t addr, size;
+	char *name;
+};
+
 struct exp_map_ev {
 	bool unmap;
 	uint32_t flags;            /* EXP_MAP_* */
@@ -194,6 +208,19 @@ struct exp_proc {
 	size_t ncends;
 	struct exp_data_sample *dsamples;   /* precise samples with a data address */
 	size_t ndsamples;
+	/* kernel.dat (the founder's only; exp_read_kernel.h) */
+	struct exp_ksample_ev *ksamples; /* ticks in kernel mode, every process's */
+	size_t nksamples;
+	uint64_t *kpcs;                  /* their pcs */
+	size_t nkpcs;
+	struct exp_ksym_ev *ksyms;       /* kernel functions, by address after loading */
+	size_t nksyms;
+	struct exp_kernel_info kinfo;    /* period_ns 0: no KERNEL_INFO record */
+	/* this process's part: its clock samples that got kernel frames, and
+	 * kernel samples of its threads no clock sample came after */
+	uint64_t kernel_matched, kernel_unmatched;
+	uint64_t kernel_ticks;           /* the founder's: kernel samples read (kept after
+	                                    exp_experiment_drop_events) */
 };
 
 struct exp_experiment {

@@ -18,7 +18,7 @@ static const char *const file_names[EXP_FILE_COUNT_] = {
 	[EXP_FILE_IO] = "io.dat",           [EXP_FILE_ARCS] = "arcs.dat",
 	[EXP_FILE_MPI] = "mpi.dat",         [EXP_FILE_DYN] = "dyn.dat",
 	[EXP_FILE_CODE] = "code.dat",       [EXP_FILE_STATES] = "states.dat",
-	[EXP_FILE_HWC] = "hwc.dat",
+	[EXP_FILE_HWC] = "hwc.dat",         [EXP_FILE_KERNEL] = "kernel.dat",
 };
 
 const char *exp_file_name(enum exp_file_kind kind)

@@ -23,6 +23,7 @@
 #include "format/exp_cost.h"
 #include "format/exp_data.h"
 #include "format/exp_read_code.h"
+#include "format/exp_read_kernel.h"
 #include "format/exp_read_run.h"
 #include "format/exp_launch.h"
 
@@ -118,6 +119,7 @@ struct loader {
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples;
 	size_t cap_heap_sums, cap_heap_live;
+	size_t cap_ksamples, cap_kpcs, cap_ksyms;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 	exp_damage_fn *on_damage;
@@ -723,6 +725,31 @@ static int take_jit_unload(struct loader *l, struct exp_file *f, const struct ex
 	return took(f, r, err, rc, cause);
 }
 
+static int take_kernel_sample(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			      struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_kernel_sample(l->p, &l->cap_ksamples, &l->cap_kpcs, r->p, r->len, cause,
+					sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
+static int take_kernel_sym(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_kernel_sym(l->p, &l->cap_ksyms, r->p, r->len, cause, sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
+static int take_kernel_info(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			    struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_kernel_info(l->p, r->p, r->len, cause, sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
 static int take_thread_name(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			    struct exp_error *err)
 {
@@ -814,6 +841,12 @@ static const struct rec_type {
 				  take_counted, COPY_TO(cends) },
 	[EXP_REC_DATA_SAMPLE] = { "data-sample", EXP_FILE_HWC, sizeof(struct exp_data_sample), false, false,
 				  take_counted, COPY_TO(dsamples) },
+	[EXP_REC_KERNEL_INFO] = { "kernel-info", EXP_FILE_KERNEL, sizeof(struct exp_kernel_info), false,
+				  false, take_kernel_info },
+	[EXP_REC_KERNEL_SAMPLE] = { "kernel-sample", EXP_FILE_KERNEL, sizeof(struct exp_kernel_sample),
+				    true, false, take_kernel_sample },
+	[EXP_REC_KERNEL_SYM] = { "kernel-sym", EXP_FILE_KERNEL, sizeof(struct exp_kernel_sym), true, false,
+				 take_kernel_sym },
 };
 
 static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -1000,7 +1033,7 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	static const enum exp_file_kind files[] = {
 		EXP_FILE_SAMPLES, EXP_FILE_HEAP, EXP_FILE_SYNC,  EXP_FILE_IO,
 		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_CODE, EXP_FILE_STATES,
-		EXP_FILE_HWC,     EXP_FILE_MAPS,    EXP_FILE_STACKS, EXP_FILE_DYN,
+		EXP_FILE_HWC,     EXP_FILE_MAPS,    EXP_FILE_STACKS, EXP_FILE_DYN, EXP_FILE_KERNEL,
 	};
 	int rc = load_log(p, err);
 	bool log_missing = rc == -ENOENT;
@@ -1239,6 +1272,8 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 	e->nprocs = kept;
 	if (e->lost_procs == all)
 		return first_rc;        /* nothing could be read */
+	if (exp_kernel_join(e))
+		return nomem(err, path);
 	const char *rank = exp_proc_log(&e->procs[0], "mpi.rank");
 	e->rank = rank ? (int32_t)strtol(rank, NULL, 10) : -1;
 	return 0;
@@ -1278,6 +1313,7 @@ static void free_events(struct exp_proc *p)
 	free(p->csamples);
 	free(p->cends);
 	free(p->dsamples);
+	exp_kernel_free(p);
 	p->states = NULL;
 	p->splits = NULL;
 	p->csamples = NULL;

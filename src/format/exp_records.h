@@ -63,7 +63,8 @@ enum exp_file_kind {
 	EXP_FILE_HWC = 12,         /* counter overflow samples (-c), data addresses */
 	EXP_FILE_MPI = 13,         /* MPI calls (-m, libtally-mpi.so) */
 	EXP_FILE_CODE = 14,        /* dynamic code (JIT-compiled methods, stubs) and Java methods */
-	EXP_FILE_COUNT_ = 15
+	EXP_FILE_KERNEL = 15,      /* kernel call chains of samples taken in the kernel (tally record) */
+	EXP_FILE_COUNT_ = 16
 };
 
 /* Record types (top 8 bits of the record word). 0 is never a type. */
@@ -102,6 +103,9 @@ enum exp_rec_type {
 	EXP_REC_JIT_UNLOAD = 47,
 	EXP_REC_THREAD_NAME = 48,
 	EXP_REC_SYNC_HELD = 49,
+	EXP_REC_KERNEL_INFO = 50,
+	EXP_REC_KERNEL_SAMPLE = 51,
+	EXP_REC_KERNEL_SYM = 52,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -206,6 +210,9 @@ struct exp_stack {
 #define EXP_STACK_TRUNCATED 0x1       /* deeper than the collector's limit */
 #define EXP_STACK_BROKEN 0x2          /* the unwind stopped on a bad frame */
 #define EXP_STACK_LEAF_IS_RETADDR 0x4 /* traced event: pcs[0] is a return address */
+#define EXP_STACK_KERNEL 0x8          /* in memory only (format/exp_read_kernel.c): the
+                                         leaf frames are kernel pcs (kernel.dat), above
+                                         the user stack */
 
 /* EXP_REC_STACK_NODE, 24 bytes: one frame of the stack trie.  The stack it
  * denotes is `pc`, then the stack `parent_id` denotes (0: none).  Stacks that
@@ -787,6 +794,56 @@ struct exp_thread_name {
 };
 #define EXP_THREAD_NAME_JAVA 0x1      /* the name of a java.lang.Thread (full length) */
 #define EXP_THREAD_NAME_MAX 128       /* bytes of a name, NUL included */
+
+/* kernel.dat, in the founder's directory only, written by `tally record`
+ * (cli_kernel.c) from perf events it opens on the program, one per CPU,
+ * inherited by every thread and process the program creates: a task-clock
+ * sampling the same period as the collector's clock, in kernel mode only,
+ * with the kernel's call chain.  The analyzer gives each clock sample the
+ * kernel samples of its thread since the thread's previous clock sample,
+ * each `period_ns` of its weight (exp_read_kernel.c).
+ *
+ * EXP_REC_KERNEL_INFO, 32 bytes, written last: the events' period and what
+ * the kernel lost.
+ *   0 4 word; 4 4 flags (0); 8 8 period_ns; 16 8 lost (samples the kernel
+ *   dropped: its ring buffer was full); 24 8 reserved                      */
+struct exp_kernel_info {
+	uint32_t word;
+	uint32_t flags;
+	uint64_t period_ns;
+	uint64_t lost;
+	uint64_t reserved;
+};
+
+/* EXP_REC_KERNEL_SAMPLE, 24 + 8 * nframes bytes: one tick in kernel mode.
+ *   0 4 word; 4 4 pid; 8 4 tid; 12 2 nframes (<= EXP_KERNEL_MAX_FRAMES);
+ *  14 2 reserved; 16 8 time_ns (CLOCK_MONOTONIC);
+ *  24 8*n pcs, leaf first: the interrupted kernel pc, then return addresses */
+struct exp_kernel_sample {
+	uint32_t word;
+	uint32_t pid;
+	uint32_t tid;
+	uint16_t nframes;
+	uint16_t reserved;
+	uint64_t time_ns;
+	uint64_t pcs[];
+};
+#define EXP_KERNEL_MAX_FRAMES 128
+/* Kernel addresses (x86-64): the upper half. */
+#define EXP_KERNEL_ADDR_MIN 0xffff800000000000ull
+
+/* EXP_REC_KERNEL_SYM, 24 + name bytes: a kernel function some sample's pc
+ * falls in (copied from /proc/kallsyms at the end of the run, so that the
+ * experiment reports on another machine).
+ *   0 4 word; 4 4 reserved; 8 8 addr; 16 8 size (to the next symbol);
+ *  24 .. name, NUL-terminated, zeros to a multiple of 8                     */
+struct exp_kernel_sym {
+	uint32_t word;
+	uint32_t reserved;
+	uint64_t addr;
+	uint64_t size;
+	char name[];
+};
 /* EXP_REC_STATE, 48 bytes, in states.dat (--states): one interval a thread
  * spent off the CPU, from the context switch that took it off to the one
  * that put it back (PERF_RECORD_SWITCH times, CLOCK_MONOTONIC).
