@@ -129,6 +129,10 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 		in->no_inline = true;
 		return 1;
 	}
+	if (id == CLI_OPT_NO_KERNEL) {
+		in->no_kernel = true;
+		return 1;
+	}
 	if (id == CLI_OPT_TIME) {
 		in->time_arg = arg;
 		return 1;
@@ -411,7 +415,7 @@ static int input_load(struct cli_input *in, const char *cmd)
 		.ranks_only = in->has_job && !in->all_processes,
 		.keep_events = in->keep_events,
 		.object = in->object, .hide_object = in->hide_object, .symbol = in->symbol,
-		.no_inline = in->no_inline,
+		.no_inline = in->no_inline, .no_kernel = in->no_kernel,
 	};
 	for (long i = 0; i < n && !rc; i++)
 		rc = load_one(in, cmd, &items[i], &mo, i == 0);

@@ -31,6 +31,7 @@ struct cli_input {
 	const char *object, *hide_object, *symbol;   /* --object, --hide-object, --symbol */
 	bool no_args;                /* --no-args: short names */
 	bool no_inline;              /* --no-inline: no inlined frames */
+	bool no_kernel;              /* --no-kernel: no kernel frames */
 	struct exp_experiment *exps; /* a job's ranks each count as one */
 	size_t nexps;
 	struct model model;
@@ -39,7 +40,7 @@ struct cli_input {
 /* The filter options every analysis command takes: put CLI_INPUT_OPTS in its
  * option table and pass their ids to cli_input_option. */
 enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_OPT_VIEW, CLI_OPT_OBJECT,
-       CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS, CLI_OPT_NO_INLINE };
+       CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS, CLI_OPT_NO_INLINE, CLI_OPT_NO_KERNEL };
 #define CLI_INPUT_OPTS                                                                     \
 	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
 	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
@@ -64,7 +65,9 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	  "C++ names without argument lists, templates elided (<...>)" },                  \
 	{ "no-inline", 0, CLI_ARG_NONE, CLI_OPT_NO_INLINE, NULL,                            \
 	  "no frames for inlined calls (DWARF): their time is the function\n"              \
-	  "they were inlined into, as their lines are" }
+	  "they were inlined into, as their lines are" },                                  \
+	{ "no-kernel", 0, CLI_ARG_NONE, CLI_OPT_NO_KERNEL, NULL,                            \
+	  "no kernel frames ([kernel]): their time is the system call's" }
 
 /* Take filter option `id` (CLI_OPT_THREAD...) with its value, or an operand
  * (CLI_ARGS_OPERAND: an experiment to load); returns 1 if it was one, 0 if

@@ -218,7 +218,12 @@ struct model_options {
 	const char *symbol;        /* only stacks through this function */
 	bool no_inline;            /* no inlined frames: their time is their host's, as
 	                              the code's lines are (--no-inline) */
+	bool no_kernel;            /* no kernel frames: their time is the user stack's
+	                              leaf's, the system call's (--no-kernel) */
 };
+
+/* The object name of the kernel's frames (kernel.dat). */
+#define MODEL_KERNEL_OBJECT "[kernel]"
 
 /* One event as the model counted it, kept with model_options.keep_events
  * for the views over time.  time_ns is the record's: the end of a sample's

@@ -21,6 +21,40 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The kernel functions the experiment copied (its founder's kernel.dat),
+ * as the object [kernel] at their addresses, from the start. */
+static int map_kernel(struct build *b, struct proc_ctx *c)
+{
+	const struct exp_experiment *e = b->m->procs[c->index].exp;
+	const struct exp_proc *f = e ? &e->procs[0] : c->p;
+	char key[4400];
+	int rc = -1;
+
+	if (!f->nksyms)
+		return 0;
+	uint64_t *addrs = malloc(f->nksyms * sizeof(*addrs)), *sizes = malloc(f->nksyms * sizeof(*sizes));
+	const char **names = malloc(f->nksyms * sizeof(*names));
+	if (addrs && sizes && names) {
+		for (size_t i = 0; i < f->nksyms; i++) {
+			addrs[i] = f->ksyms[i].addr;
+			sizes[i] = f->ksyms[i].size;
+			names[i] = f->ksyms[i].name;
+		}
+		snprintf(key, sizeof(key), "%s/%s", f->dir, exp_file_name(EXP_FILE_KERNEL));
+		struct sym_object *o = sym_object_kernel(key, MODEL_KERNEL_OBJECT, f->nksyms, addrs, sizes,
+							 names);
+		if (o) {
+			const struct exp_ksym_ev *last = &f->ksyms[f->nksyms - 1];
+			sym_space_map_object(c->space, 0, f->ksyms[0].addr, last->addr + last->size, o);
+			rc = 0;
+		}
+	}
+	free(addrs);
+	free(sizes);
+	free(names);
+	return rc;
+}
+
 /* The process's address space over time, and the times it changed. */
 static int build_space(struct build *b, struct proc_ctx *c)
 {
@@ -70,7 +104,7 @@ static int build_space(struct build *b, struct proc_ctx *c)
 			c->epochs[c->nepochs++] = e->unload_ns;
 		}
 	}
-	if (model_java_proc(b, c) || (c->omp && model_omp_tail_scan(b, c)))
+	if (map_kernel(b, c) || model_java_proc(b, c) || (c->omp && model_omp_tail_scan(b, c)))
 		return -1;
 	qsort(c->epochs, c->nepochs, sizeof(*c->epochs), cmp_u64);
 	return 0;

@@ -33,6 +33,19 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 	int got = exp_stack_frames(c->p, stack_id, pcs, EXP_MAX_FRAMES, &sflags);
 	uint32_t n = got > 0 ? (uint32_t)got : 0, nj = 0;
 
+	/* The kernel's frames, leaf side (kernel.dat); not in a JVM's stacks
+	 * (whose Java frames are tagged pcs of the same upper half). */
+	uint32_t nk = 0;
+	while ((sflags & EXP_STACK_KERNEL) && nk < n && pcs[nk] >= EXP_KERNEL_ADDR_MIN)
+		nk++;
+	if (nk && (o->no_kernel || c->jvm || nk == n)) {
+		memmove(pcs, pcs + nk, (n - nk) * sizeof(*pcs));
+		n -= nk;
+		nk = 0;
+	}
+	if (nk)
+		return model_entry_native(b, c, pcs, n, sflags, got < 0, op, time_ns, o);
+
 	while (nj < n && EXP_JAVA_IS_FRAME(pcs[nj]))
 		nj++;
 	if (c->jvm && !op) {

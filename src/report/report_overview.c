@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "format/exp_cost.h"
@@ -136,6 +137,35 @@ static void unsampled_threads(struct report_doc *d, const struct exp_experiment 
  * error sqrt(p(1-p)/n), largest at p = 1/2.  Said once for the whole
  * profile, in points of share, with a plain warning when it is so large
  * that the shares mean little. */
+/* Kernel frames (kernel.dat, `tally record`): what was recorded and what
+ * could not be joined to a clock sample, or why there are none. */
+static void kernel_frames(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		const char *why = exp_proc_log(f, "kernel.frames");
+		if (!why)
+			continue;
+		if (strncmp(why, "recorded", 8)) {
+			report_kv(d, "kernel_frames", "Kernel frames", "%s", why);
+			continue;
+		}
+		uint64_t unmatched = 0;
+		char lost[96] = "", alone[96] = "";
+		for (size_t j = 0; j < exps[i].nprocs; j++)
+			unmatched += exps[i].procs[j].kernel_unmatched;
+		if (f->kinfo.lost)
+			snprintf(lost, sizeof(lost), ", %llu lost by the kernel (its ring was full)",
+				 (unsigned long long)f->kinfo.lost);
+		if (unmatched)
+			snprintf(alone, sizeof(alone), ", %llu with no clock sample after them in their thread",
+				 (unsigned long long)unmatched);
+		report_kv_num(d, "kernel_frames", "Kernel frames", (double)f->kernel_ticks,
+			      "%llu ticks in kernel mode (object [kernel]; --no-kernel hides them)%s%s",
+			      (unsigned long long)f->kernel_ticks, lost, alone);
+	}
+}
+
 static void sampling_error(struct report_doc *d, uint64_t n)
 {
 	if (!n)
@@ -268,6 +298,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		}
 	}
 	unsampled_threads(d, exps, nexps);
+	kernel_frames(d, exps, nexps);
 	report_java_overview(d, m);
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
 		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||

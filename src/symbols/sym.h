@@ -125,6 +125,14 @@ struct sym_object *sym_object_dynamic(const char *key, const char *display, cons
 				      uint64_t addr, uint64_t size, const uint8_t *code,
 				      size_t code_len, const uint32_t (*lines)[2], uint32_t nlines);
 
+/* The object of the kernel's functions an experiment copied (the
+ * KERNEL_SYM records of kernel.dat): `n` functions in address order, at
+ * their own addresses; cached under `key`, named `display` ("[kernel]").
+ * NULL if out of memory (sym_kernel.c). */
+struct sym_object *sym_object_kernel(const char *key, const char *display, size_t n,
+				     const uint64_t *addrs, const uint64_t *sizes,
+				     const char *const *names);
+
 /* Close every cached object. */
 void sym_objects_free(void);
 
