@@ -26,6 +26,7 @@
 #include "cli/cli.h"
 #include "cli/cli_args.h"
 #include "cli/cli_events.h"
+#include "cli/cli_kernel.h"
 #include "cli/cli_record.h"
 #include "cli/cli_target.h"
 #include "format/exp_launch.h"
@@ -56,6 +57,8 @@ static struct cli_opt record_options[] = {
 	  "methods and lines (-H, -s: the Java heap and monitors); default on" },
 	{ "states", 0, CLI_ARG_NONE, 'S', NULL, "thread states: where wall-clock time goes, on and off the CPU" },
 	{ "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL },   /* options_build */
+	{ "no-kernel", 0, CLI_ARG_NONE, 'K', NULL,
+	  "no kernel call chains (recorded by default where the kernel\nallows: root, CAP_PERFMON, perf_event_paranoid <= 1)" },
 	{ "follow", 0, CLI_ARG_REQUIRED, 'f', "all|none",
 	  "follow descendant processes into sub-experiments (default all)" },
 	{ "frames", 0, CLI_ARG_REQUIRED, 'n', "N", NULL },   /* options_build: EXP_MAX_FRAMES */
@@ -449,6 +452,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		}
 		case 'H': o->launch.heap = true; break;
 		case 'S': o->launch.states = true; break;
+		case 'K': o->no_kernel = true; break;
 		case 'c': {
 			char err[512];
 			if (o->ncounters == EXP_MAX_COUNTERS) {
@@ -613,8 +617,11 @@ int cmd_record(int argc, char **argv)
 		return CLI_FATAL;
 	}
 
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	/* With kernel frames, the child waits (on `go`) for tally to open
+	 * the kernel's events on it before its exec. */
+	bool kernel = !o.no_kernel && o.launch.hz;
+	int pipefd[2], go[2] = { -1, -1 };
+	if (pipe2(pipefd, O_CLOEXEC) != 0 || (kernel && pipe2(go, O_CLOEXEC) != 0)) {
 		cli_error(CMD, "pipe: %s", strerror(errno));
 		return CLI_FATAL;
 	}
@@ -627,6 +634,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (child_pid == 0) {
 		close(pipefd[0]);
+		if (kernel) {
+			char c;
+			close(go[1]);
+			while (read(go[0], &c, 1) < 0 && errno == EINTR)
+				;
+			close(go[0]);
+		}
 		setenv(EXP_ENV_PRELOAD, preload, 1);
 		setenv(EXP_ENV_EXP, absdir, 1);
 		setenv(EXP_ENV_OPTIONS, options, 1);
@@ -648,6 +662,22 @@ int cmd_record(int argc, char **argv)
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	close(pipefd[1]);
+	char log_path[PATH_MAX + 16], kernel_why[512];
+	snprintf(log_path, sizeof(log_path), "%s/%s", dir, EXP_LOG_NAME);
+	struct cli_kernel *kern = NULL;
+	if (kernel) {
+		close(go[0]);
+		kern = cli_kernel_open(child_pid, 1000000000ull / o.launch.hz, dir, kernel_why,
+				       sizeof(kernel_why));
+		close(go[1]);                /* the child goes on to its exec */
+		if (!kern) {
+			FILE *log = log_append(log_path);
+			if (log) {
+				cli_log_line(log, "kernel.frames", "%s", kernel_why);
+				log_close(log);
+			}
+		}
+	}
 	int exec_errno = 0;
 	ssize_t got;
 	do
@@ -669,12 +699,17 @@ int cmd_record(int argc, char **argv)
 
 	int status = 0;
 	struct rusage ru;
-	while (wait4(child_pid, &status, 0, &ru) < 0) {
-		if (errno != EINTR) {
+	pid_t waited;
+	while ((waited = wait4(child_pid, &status, kern ? WNOHANG : 0, &ru)) <= 0) {
+		if (waited < 0 && errno != EINTR) {
 			cli_error(CMD, "wait4: %s", strerror(errno));
 			return CLI_FATAL;
 		}
+		if (waited == 0)
+			cli_kernel_poll(kern, 100);
 	}
+	if (kern)
+		cli_kernel_close(kern, log_path);
 	if (got == sizeof(exec_errno)) {
 		cli_error(CMD, "%s: %s", prog[0], strerror(exec_errno));
 		cli_record_remove_dir(dir);

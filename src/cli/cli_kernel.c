@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_kernel.c — kernel call chains for `tally record` (cli_kernel.h).
+ *
+ * The collector's clock (collector/col_clock.c) is one task-clock event
+ * per process, inherited by its threads, raising SIGTRAP: a signal carries
+ * no call chain, and the kernel does not map the ring buffer of an
+ * inherited per-task event.  So `tally record` itself opens, on the program
+ * before its exec, one task-clock event per CPU (an inherited per-CPU
+ * event may have a ring), counting every thread and descendant the program
+ * creates, with the collector's period, sampling in kernel mode only
+ * (exclude_user: a tick in user mode writes nothing) with the kernel's
+ * call chain, its time on CLOCK_MONOTONIC as the collector's.  Nothing runs
+ * in the program: what it costs is the kernel's, a timer interrupt per
+ * period of CPU time and a chain walk per tick in the kernel.  tally drains
+ * the rings while it waits for the program and writes each sample as a
+ * KERNEL_SAMPLE record of kernel.dat; at the end, the kernel functions the
+ * samples hit are copied from /proc/kallsyms (KERNEL_SYM), so that the
+ * experiment reports elsewhere.  The analyzer joins the samples to the
+ * collector's (format/exp_read_kernel.c).
+ *
+ * The kernel allows it to root, CAP_PERFMON or perf_event_paranoid <= 1;
+ * otherwise the log says why and how to allow it, and nothing else changes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_kernel.h"
+#include "cli/cli_record.h"
+#include "format/exp_launch.h"
+#include "format/exp_records.h"
+
+#define RING_PAGES 64u            /* data pages per CPU: 256 KiB */
+
+struct ring {
+	int fd;
+	struct perf_event_mmap_page *pg;
+	size_t map_bytes;
+};
+
+struct cli_kernel {
+	struct ring *rings;
+	size_t nrings;
+	size_t page;
+	FILE *out;                 /* kernel.dat */
+	char path[4200];
+	uint64_t off;              /* bytes written to it */
+	uint64_t period_ns;
+	uint64_t samples, lost, empty, write_errors;
+	uint64_t *pcs;             /* distinct kernel pcs seen (open addressing, 0 empty) */
+	size_t pcs_cap, npcs;
+};
+
+static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Append one record (len a multiple of 8) to kernel.dat, never across a
+ * block boundary (the rest of the block is zeros). */
+static void put(struct cli_kernel *k, const void *rec, size_t len)
+{
+	static const uint8_t zeros[EXP_BLOCK_BYTES];
+	size_t in_block = (size_t)(k->off % EXP_BLOCK_BYTES);
+
+	if (in_block + len > EXP_BLOCK_BYTES) {
+		size_t pad = EXP_BLOCK_BYTES - in_block;
+		if (fwrite(zeros, 1, pad, k->out) != pad)
+			k->write_errors++;
+		k->off += pad;
+	}
+	if (fwrite(rec, 1, len, k->out) != len)
+		k->write_errors++;
+	k->off += len;
+}
+
+static void put_info(struct cli_kernel *k)
+{
+	struct exp_kernel_info r = { EXP_REC_WORD(EXP_REC_KERNEL_INFO, sizeof(r)), 0, k->period_ns,
+				     k->lost, 0 };
+	put(k, &r, sizeof(r));
+}
+
+static void note_pc(struct cli_kernel *k, uint64_t pc)
+{
+	if (2 * (k->npcs + 1) > k->pcs_cap) {
+		size_t cap = k->pcs_cap ? 2 * k->pcs_cap : 4096;
+		uint64_t *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return;
+		for (size_t i = 0; i < k->pcs_cap; i++) {
+			if (!k->pcs[i])
+				continue;
+			size_t j = (k->pcs[i] * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+			while (t[j])
+				j = (j + 1) & (cap - 1);
+			t[j] = k->pcs[i];
+		}
+		free(k->pcs);
+		k->pcs = t;
+		k->pcs_cap = cap;
+	}
+	size_t j = (pc * 0x9e3779b97f4a7c15ull >> 20) & (k->pcs_cap - 1);
+	for (; k->pcs[j]; j = (j + 1) & (k->pcs_cap - 1))
+		if (k->pcs[j] == pc)
+			return;
+	k->pcs[j] = pc;
+	k->npcs++;
+}
+
+/* One PERF_RECORD_SAMPLE (TID, TIME, CALLCHAIN) as a KERNEL_SAMPLE. */
+static void take_sample(struct cli_kernel *k, const uint8_t *p, size_t len)
+{
+	struct {
+		struct exp_kernel_sample h;
+		uint64_t pcs[EXP_KERNEL_MAX_FRAMES];
+	} r;
+	uint32_t pid, tid;
+	uint64_t time_ns, nr;
+
+	if (len < 8 + 24)
+		return;
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	memcpy(&time_ns, p + 16, 8);
+	memcpy(&nr, p + 24, 8);
+	if (nr > (len - 32) / 8)
+		nr = (len - 32) / 8;
+	uint16_t n = 0;
+	for (uint64_t i = 0; i < nr && n < EXP_KERNEL_MAX_FRAMES; i++) {
+		uint64_t pc;
+		memcpy(&pc, p + 32 + 8 * i, 8);
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX || pc < EXP_KERNEL_ADDR_MIN)
+			continue;                /* a context marker */
+		r.pcs[n++] = pc;
+		note_pc(k, pc);
+	}
+	if (!n) {
+		k->empty++;
+		return;
+	}
+	memset(&r.h, 0, sizeof(r.h));
+	r.h.word = EXP_REC_WORD(EXP_REC_KERNEL_SAMPLE, sizeof(r.h) + 8u * n);
+	r.h.pid = pid;
+	r.h.tid = tid;
+	r.h.nframes = n;
+	r.h.time_ns = time_ns;
+	put(k, &r, sizeof(r.h) + 8u * n);
+	k->samples++;
+}
+
+/* Move what ring `r` holds to kernel.dat. */
+static void drain(struct cli_kernel *k, struct ring *r)
+{
+	uint8_t *data = (uint8_t *)r->pg + k->page;
+	uint64_t size = RING_PAGES * k->page;
+	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->pg->data_tail;
+	uint8_t rec[65536];
+
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		for (size_t i = 0; i < sizeof(h); i++)
+			((uint8_t *)&h)[i] = data[(tail + i) % size];
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		for (size_t i = 0; i < h.size; i++)
+			rec[i] = data[(tail + i) % size];
+		if (h.type == PERF_RECORD_SAMPLE)
+			take_sample(k, rec, h.size);
+		else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
+			uint64_t lost;
+			memcpy(&lost, rec + 16, 8);
+			k->lost += lost;
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void close_rings(struct cli_kernel *k)
+{
+	for (size_t i = 0; i < k->nrings; i++) {
+		if (k->rings[i].pg)
+			munmap(k->rings[i].pg, k->rings[i].map_bytes);
+		close(k->rings[i].fd);
+	}
+	free(k->rings);
+	k->rings = NULL;
+	k->nrings = 0;
+}
+
+struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, const char *dir, char *why,
+				   size_t why_len)
+{
+	struct cli_kernel *k = calloc(1, sizeof(*k));
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	int first_errno = 0;
+
+	if (!k || ncpus < 1) {
+		snprintf(why, why_len, "not recorded: %s", k ? "no CPU count" : "out of memory");
+		free(k);
+		return NULL;
+	}
+	k->page = (size_t)sysconf(_SC_PAGESIZE);
+	k->period_ns = period_ns;
+	k->rings = calloc((size_t)ncpus, sizeof(*k->rings));
+	if (!k->rings) {
+		snprintf(why, why_len, "not recorded: out of memory");
+		free(k);
+		return NULL;
+	}
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = period_ns;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	a.disabled = 1;
+	a.enable_on_exec = 1;
+	a.inherit = 1;
+	a.exclude_user = 1;
+	a.exclude_hv = 1;
+	a.exclude_callchain_user = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.wakeup_watermark = RING_PAGES * (uint32_t)k->page / 4;
+	a.watermark = 1;
+	for (long cpu = 0; cpu < ncpus; cpu++) {
+		int fd = perf_open(&a, child, (int)cpu);
+		if (fd < 0) {
+			if (!first_errno && errno != ENODEV)
+				first_errno = errno;
+			continue;              /* an offline CPU: ENODEV */
+		}
+		struct ring *r = &k->rings[k->nrings++];
+		r->fd = fd;
+		r->map_bytes = (RING_PAGES + 1) * k->page;
+		void *m = mmap(NULL, r->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED) {
+			first_errno = errno;
+			break;
+		}
+		r->pg = m;
+	}
+	if (first_errno || !k->nrings) {
+		int e = first_errno ? first_errno : ENODEV;
+		if (e == EACCES || e == EPERM)
+			snprintf(why, why_len,
+				 "not allowed (perf_event_paranoid is %d, and tally has neither root nor "
+				 "CAP_PERFMON): system-call time is charged to the calling function; to see the "
+				 "kernel's frames, run `sysctl kernel.perf_event_paranoid=1` or give tally CAP_PERFMON",
+				 paranoid());
+		else
+			snprintf(why, why_len, "not recorded: perf_event_open: %s", strerror(e));
+		close_rings(k);
+		free(k);
+		return NULL;
+	}
+	snprintf(k->path, sizeof(k->path), "%s/%s", dir, exp_file_name(EXP_FILE_KERNEL));
+	int fd = open(k->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	k->out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!k->out) {
+		snprintf(why, why_len, "not recorded: %s: %s", k->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		close_rings(k);
+		free(k);
+		return NULL;
+	}
+	struct exp_file_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, EXP_MAGIC, 8);
+	h.version = EXP_FORMAT_VERSION;
+	h.kind = EXP_FILE_KERNEL;
+	h.block_bytes = EXP_BLOCK_BYTES;
+	h.header_bytes = EXP_HEADER_BYTES;
+	h.pid = (uint32_t)getpid();
+	h.mono_ns = cli_now_ns(CLOCK_MONOTONIC);
+	h.real_ns = cli_now_ns(CLOCK_REALTIME);
+	if (fwrite(&h, 1, sizeof(h), k->out) != sizeof(h))
+		k->write_errors++;
+	k->off = sizeof(h);
+	put_info(k);
+	return k;
+}
+
+void cli_kernel_poll(struct cli_kernel *k, int timeout_ms)
+{
+	struct pollfd fds[256];
+	size_t n = k->nrings < 256 ? k->nrings : 256;
+
+	for (size_t i = 0; i < n; i++)
+		fds[i] = (struct pollfd){ .fd = k->rings[i].fd, .events = POLLIN };
+	poll(fds, n, timeout_ms);
+	for (size_t i = 0; i < k->nrings; i++)
+		drain(k, &k->rings[i]);
+}
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+	bool used;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The text symbols of /proc/kallsyms, sorted; 0 addresses (kptr_restrict)
+ * make *hidden true. */
+static struct ksym *read_kallsyms(size_t *n, bool *hidden)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[300], mod[200];
+	struct ksym *v = NULL;
+	size_t cap = 0;
+	unsigned long long addr;
+	char type;
+
+	*n = 0;
+	*hidden = false;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = 0;
+		if (sscanf(line, "%llx %c %299s %199s", &addr, &type, name, mod) < 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (!addr) {
+			*hidden = true;
+			continue;
+		}
+		if (*n == cap) {
+			size_t c = cap ? 2 * cap : 65536;
+			struct ksym *q = realloc(v, c * sizeof(*q));
+			if (!q)
+				break;
+			v = q;
+			cap = c;
+		}
+		char full[520];
+		snprintf(full, sizeof(full), "%s%s%s", name, mod[0] ? " " : "", mod);
+		v[*n].addr = addr;
+		v[*n].name = strdup(full);
+		v[*n].used = false;
+		if (v[*n].name)
+			(*n)++;
+	}
+	fclose(f);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_ksym);
+	return v;
+}
+
+/* The kernel functions the samples' pcs fall in, as KERNEL_SYM records.
+ * Returns how many pcs no symbol holds. */
+static uint64_t put_symbols(struct cli_kernel *k, bool *hidden)
+{
+	size_t n;
+	struct ksym *v = read_kallsyms(&n, hidden);
+	uint64_t unnamed = 0;
+
+	for (size_t i = 0; i < k->pcs_cap; i++) {
+		uint64_t pc = k->pcs[i];
+		if (!pc)
+			continue;
+		size_t lo = 0, hi = n;           /* the last symbol at or below pc */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (v[mid].addr <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || lo == n)          /* below the first, past the last: not text */
+			unnamed++;
+		else
+			v[lo - 1].used = true;
+	}
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (!v[i].used)
+			continue;
+		size_t len = strlen(v[i].name) + 1;
+		size_t rec = (sizeof(struct exp_kernel_sym) + len + 7) & ~(size_t)7;
+		uint8_t buf[sizeof(struct exp_kernel_sym) + 528];
+		struct exp_kernel_sym r = { EXP_REC_WORD(EXP_REC_KERNEL_SYM, rec), 0, v[i].addr, 0 };
+		size_t j = i + 1;
+		while (j < n && v[j].addr == v[i].addr)
+			j++;
+		r.size = j < n ? v[j].addr - v[i].addr : 1;
+		memset(buf, 0, rec);
+		memcpy(buf, &r, sizeof(r));
+		memcpy(buf + sizeof(r), v[i].name, len);
+		put(k, buf, rec);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return unnamed;
+}
+
+void cli_kernel_close(struct cli_kernel *k, const char *log_path)
+{
+	bool hidden = false;
+
+	for (size_t i = 0; i < k->nrings; i++)
+		drain(k, &k->rings[i]);
+	close_rings(k);
+	uint64_t unnamed = put_symbols(k, &hidden);
+	put_info(k);
+	if (fflush(k->out) != 0)
+		k->write_errors++;
+	if (fclose(k->out) != 0)
+		k->write_errors++;
+	int fd = open(log_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	FILE *log = fd >= 0 ? fdopen(fd, "a") : NULL;
+	if (log) {
+		cli_log_line(log, "kernel.frames", "recorded: call chains of the ticks in kernel mode (%s)",
+			     exp_file_name(EXP_FILE_KERNEL));
+		cli_log_line(log, "kernel.samples", "%llu", (unsigned long long)k->samples);
+		if (k->lost)
+			cli_log_line(log, "kernel.lost", "%llu", (unsigned long long)k->lost);
+		if (hidden || unnamed)
+			cli_log_line(log, "kernel.symbols", "%s%llu kernel pcs without a symbol",
+				     hidden ? "hidden by kptr_restrict (run as root); " : "",
+				     (unsigned long long)unnamed);
+		if (k->write_errors)
+			cli_log_line(log, "kernel.error", "%s: %llu writes failed", k->path,
+				     (unsigned long long)k->write_errors);
+		fclose(log);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	free(k->pcs);
+	free(k);
+}

@@ -1,0 +1,108 @@
+# test_kernel.sh — kernel frames (tally record, cli_kernel.c): a program
+# that spends about half its CPU in small system calls (tests/progs/
+# syscally.c: read/write of a pipe, mmap, a page fault, munmap).
+#
+#   - where the kernel allows it (root, CAP_PERFMON, perf_event_paranoid
+#     <= 1): [kernel] frames above the libc wrappers that made the calls,
+#     and their share of the sampled CPU within a derived bound of the
+#     system time the program measured itself (getrusage);
+#   - --no-kernel at report time hides them (the totals stay), at record
+#     time records none;
+#   - as a user the kernel refuses (user 65534, perf_event_paranoid >= 2):
+#     the same run records, and one overview line says why there are no
+#     kernel frames and how to allow them.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog syscally
+
+"$TALLY" record -o k.exp ./syscally 600 >k.out 2>k.err
+frames=$(sed -n 's/^kernel\.frames: //p' k.exp/log.txt)
+if [ "${frames#recorded}" = "$frames" ]; then
+	for n in kernel_frames_above_syscalls kernel_share_matches_system_time \
+		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel; do
+		skip $n "the kernel refuses kernel frames here: $frames"
+	done
+else
+	"$TALLY" report k.exp -q --functions --format csv --columns excl,incl,name,object >funcs.csv
+	"$TALLY" report k.exp -q --objects --format csv >objects.csv
+	# The callees of each libc wrapper are the kernel's (its entry, or a
+	# page fault's), and there are some.
+	for w in read write __munmap; do
+		"$TALLY" report k.exp -q --callers $w --format csv >callers.$w.csv
+	done
+	check kernel_frames_above_syscalls python3 -c "
+import csv
+kernel = {r['name'] for r in csv.DictReader(open('funcs.csv')) if r['object'] == '[kernel]'}
+for w in ('read', 'write', '__munmap'):
+    parts = open('callers.%s.csv' % w).read().strip().split('\n\n')
+    callees = [r['name'] for r in csv.DictReader(parts[2].splitlines())] if len(parts) > 2 else []
+    print(w, 'callees:', callees[:6])
+    assert callees and all(c in kernel for c in callees), w
+"
+	# The share of [kernel] in the sampled CPU against the program's own
+	# system share (getrusage).  The bound is derived from the run: three
+	# standard deviations of a share over N samples, plus what the kernel
+	# event itself missed of the system time (its ticks x period against
+	# getrusage: phases of two timers), plus the CPU not sampled at all.
+	python3 - >share.txt <<'PY'
+import csv, re
+u, s = map(int, open("k.out").read().split()[1:3])
+S = s / (u + s)
+obj = {r["object"]: float(r["excl_cpu"]) for r in csv.DictReader(open("objects.csv"))}
+total = sum(obj.values())
+K = obj.get("[kernel]", 0) / total
+log = dict(l.split(": ", 1) for l in open("k.exp/log.txt").read().splitlines() if ": " in l)
+hz = int(log["clock.hz"])
+N = total * hz
+ticks = int(log["kernel.samples"])
+event_gap = abs(ticks / hz - s / 1e9) / ((u + s) / 1e9)
+unsampled = abs(1 - total / ((u + s) / 1e9))
+bound = 3 * (S * (1 - S) / N) ** 0.5 + event_gap + unsampled
+print("kernel share %.4f system share %.4f |diff| %.4f bound %.4f (3 sd %.4f, event %.4f, unsampled %.4f)"
+      % (K, S, abs(K - S), bound, 3 * (S * (1 - S) / N) ** 0.5, event_gap, unsampled))
+print("ok" if abs(K - S) <= bound and K > 0 else "bad")
+PY
+	check kernel_share_matches_system_time sh -c 'cat share.txt; tail -n 1 share.txt | grep -qx ok'
+	"$TALLY" report k.exp -q --objects --no-kernel --format csv >objects.nok.csv
+	check kernel_no_kernel_hides python3 -c "
+import csv
+a = {r['object']: float(r['excl_cpu']) for r in csv.DictReader(open('objects.csv'))}
+b = {r['object']: float(r['excl_cpu']) for r in csv.DictReader(open('objects.nok.csv'))}
+print(a, b)
+assert '[kernel]' not in b and abs(sum(a.values()) - sum(b.values())) < 0.002
+"
+	"$TALLY" export k.exp --format collapsed >k.folded
+	check kernel_exports_have_kernel python3 -c "
+import csv
+kernel = {r['name'] for r in csv.DictReader(open('funcs.csv')) if r['object'] == '[kernel]'}
+n = 0
+for line in open('k.folded'):
+    frames = line.rsplit(' ', 1)[0].split(';')
+    if 'read' in frames:
+        i = frames.index('read')
+        n += i + 1 < len(frames) and frames[i + 1] in kernel
+print(n, 'stacks with a kernel frame above read')
+assert n > 0
+"
+	"$TALLY" record --no-kernel -o nok.exp ./syscally 50 >/dev/null 2>&1
+	"$TALLY" report nok.exp -q --objects --format csv >nok.csv
+	check kernel_record_no_kernel sh -c 'test ! -e nok.exp/kernel.dat && ! grep -q "^kernel.frames" nok.exp/log.txt && ! grep -q "\[kernel\]" nok.csv'
+fi
+
+# As user 65534 (no CAP_PERFMON): refused unless perf_event_paranoid <= 1.
+if need other_user kernel_refused_says_why; then
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ]; then
+		skip kernel_refused_says_why "perf_event_paranoid <= 1: the kernel allows every user"
+	else
+		U=$(mktemp -d /tmp/tally-kernel.XXXXXX)
+		cp syscally "$U/" && chown -R 65534:65534 "$U"
+		(cd "$U" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$TALLY" record -o u.exp ./syscally 100 >u.out 2>u.err)
+		"$TALLY" report "$U/u.exp" >"$U/u.report" 2>&1
+		check kernel_refused_says_why sh -c "cat '$U/u.err'; grep 'Kernel frames' '$U/u.report';
+			test \$(grep -c 'Kernel frames.*not allowed.*perf_event_paranoid=1.*CAP_PERFMON' '$U/u.report') = 1 &&
+			grep -q '^rusage' '$U/u.out' && ! grep -q '\[kernel\]' '$U/u.report' &&
+			grep -q '^  Samples  *[1-9]' '$U/u.report'"
+		rm -rf "$U"
+	fi
+fi
