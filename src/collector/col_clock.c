@@ -180,6 +180,14 @@ static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 		atomic_store(&exclude_kernel, excl);
 		col_clock_log_way();
 	} else {
+		/* A fork child of a program found to exec by its own system
+		 * calls only before that fork (col_runtime.h): its own clock
+		 * leaves the kernel out. */
+		if (!excl && col_runtime_raw_syscalls()) {
+			excl = 1;
+			atomic_store(&exclude_kernel, 1);
+			col_clock_log_way();
+		}
 		fd = perf_open(period_ns(), excl, w == WAY_SIGTRAP, pid, inherit);
 		if (fd < 0)
 			return -errno;

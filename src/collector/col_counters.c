@@ -82,6 +82,8 @@ static int open_counter(int i)
 	const struct exp_event *ev = &col_proc.events[i];
 	int excl = atomic_load(&exclude_kernel[i]);
 
+	if (excl == 0 && col_runtime_raw_syscalls())   /* a fork child: see col_clock.c */
+		atomic_store(&exclude_kernel[i], excl = 1);
 	if (excl >= 0) {
 		int fd = perf_open(ev, i, excl);
 		return fd >= 0 ? fd : -errno;

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "collector/col_descend.h"
+#include "collector/col_runtime.h"
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
 #include "collector/col_log.h"
@@ -242,5 +243,5 @@ void col_descend_install(void)
 	static int done;
 
 	if (!done++)
-		pthread_atfork(NULL, NULL, on_fork_child);
+		pthread_atfork(col_runtime_scan_before_fork, NULL, on_fork_child);
 }

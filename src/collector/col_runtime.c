@@ -10,7 +10,16 @@
  * after the exec).  Go programs carry a Go build-id note ("Go", type 4) in
  * a PT_NOTE segment of the executable: that is what is looked for, in the
  * main program's headers in memory (the first object dl_iterate_phdr
- * reports), once.  Called by the first thread that opens a clock, a
+ * reports), once.  A C program can exec the same way, by inline assembly
+ * (a `syscall` instruction after `mov $59, %eax`, execve, or `mov $322,
+ * %eax`, execveat): the main program's executable segments are searched for
+ * that (memmem for the two bytes of `syscall`, rare outside libc, then a
+ * look at the 32 bytes before each); a number set from a register is not
+ * recognised (docs/decisions.md).  The search costs about 0.6 ms of CPU
+ * per MiB of code, so it is made at start only for a program of at most
+ * COL_RUNTIME_SCAN_START bytes of code, and otherwise before its first
+ * fork (the pthread_atfork prepare handler: once per image, the answer
+ * inherited by every child, where such an exec mostly happens).  Called by the first thread that opens a clock, a
  * counter or a switch event (col_clock.c, col_counters.c, col_states.c);
  * layer 2: includes nothing of the collector but its header.
  */
@@ -23,6 +32,17 @@
 #include "collector/col_runtime.h"
 
 #define GO_NOTE_BUILDID 4u          /* the Go linker's ELF_NOTE_GOBUILDID_TAG */
+#define LOOK_BACK 32u               /* bytes before a syscall searched for its number */
+
+#define COL_RUNTIME_SCAN_START (256u << 10)
+
+enum { FOUND_GO = 1, FOUND_EXEC = 2, SCANNED = 4 };
+
+/* What look() is to do and what it found. */
+struct look_for {
+	size_t max_code;            /* search code only if there is at most this much */
+	int found;                  /* FOUND_* | SCANNED */
+};
 
 /* Is there a Go build-id note in `bytes` of notes at `p`? */
 static bool has_go_note(const uint8_t *p, size_t bytes)
@@ -45,29 +65,92 @@ static bool has_go_note(const uint8_t *p, size_t bytes)
 	return false;
 }
 
+/* Does `nr` (execve's or execveat's number, little-endian) sit as the
+ * immediate of a `mov $nr, %eax` (b8 imm32) or `mov $nr, %rax` (48 c7 c0
+ * imm32) in the `n` bytes at `p`, which end at a syscall instruction? */
+static bool sets_exec_nr(const uint8_t *p, size_t n)
+{
+	static const uint8_t nrs[2][4] = { { 59, 0, 0, 0 }, { 0x42, 0x01, 0, 0 } };
+
+	for (size_t i = 0; i + 5 <= n; i++)
+		for (int k = 0; k < 2; k++) {
+			if (p[i] == 0xb8 && !memcmp(p + i + 1, nrs[k], 4))
+				return true;
+			if (i + 7 <= n && p[i] == 0x48 && p[i + 1] == 0xc7 && p[i + 2] == 0xc0 &&
+			    !memcmp(p + i + 3, nrs[k], 4))
+				return true;
+		}
+	return false;
+}
+
+/* Is there an inline execve or execveat in the `bytes` of code at `p`? */
+static bool has_inline_exec(const uint8_t *p, size_t bytes)
+{
+	static const uint8_t syscall_insn[2] = { 0x0f, 0x05 };
+	const uint8_t *end = p + bytes, *q = p;
+
+	while (q < end && (q = memmem(q, (size_t)(end - q), syscall_insn, 2)) != NULL) {
+		const uint8_t *from = q - p > LOOK_BACK ? q - LOOK_BACK : p;
+		if (sets_exec_nr(from, (size_t)(q - from)))
+			return true;
+		q++;
+	}
+	return false;
+}
+
 static int look(struct dl_phdr_info *info, size_t size, void *data)
 {
+	struct look_for *l = data;
+	size_t code = 0;
+
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type == PT_NOTE &&
-		    has_go_note((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz)) {
-			*(int *)data = 1;
-			break;
-		}
+		    has_go_note((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz))
+			l->found |= FOUND_GO;
+		else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			code += ph->p_filesz;
+	}
+	if (code > l->max_code)
+		return 1;
+	l->found |= SCANNED;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && (ph->p_flags & PF_R) &&
+		    has_inline_exec((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_filesz))
+			l->found |= FOUND_EXEC;
 	}
 	return 1;                   /* the main program only */
 }
 
-bool col_runtime_raw_syscalls(void)
+static _Atomic int known = -1;      /* FOUND_* | SCANNED, once looked */
+
+/* What was found in the main program, looked for once (its code searched
+ * if there is at most `max_code` of it, or again later with more). */
+static int found(size_t max_code)
 {
-	static _Atomic int known = -1;
 	int v = atomic_load(&known);
 
-	if (v < 0) {
-		v = 0;
-		dl_iterate_phdr(look, &v);
-		atomic_store(&known, v);
+	if (v < 0 || (!(v & SCANNED) && max_code > COL_RUNTIME_SCAN_START)) {
+		struct look_for l = { max_code, 0 };
+		dl_iterate_phdr(look, &l);
+		atomic_store(&known, v = l.found);
 	}
-	return v == 1;
+	return v;
+}
+
+bool col_runtime_raw_syscalls(void)
+{
+	return found(COL_RUNTIME_SCAN_START) & (FOUND_GO | FOUND_EXEC);
+}
+
+void col_runtime_scan_before_fork(void)
+{
+	found(SIZE_MAX);
+}
+
+bool col_runtime_go(void)
+{
+	return found(COL_RUNTIME_SCAN_START) & FOUND_GO;
 }

@@ -294,7 +294,7 @@ void col_sample_install(void)
 	 * the heap (a Go program under tally crashed in its runtime in 4 of
 	 * 40 starts at 4 kHz).  Only for Go: a C or Rust program's alternate
 	 * stack may be smaller than the handler needs (Rust's is 8 KiB). */
-	if (col_runtime_raw_syscalls())
+	if (col_runtime_go())
 		sa.sa_flags |= SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)

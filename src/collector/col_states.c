@@ -147,7 +147,7 @@ static int open_event(void)
 	int fd = perf_open_switches(false, 1);
 	if (fd < 0)
 		return -errno;
-	if (atomic_exchange(&way, WAY_RING) == WAY_UNKNOWN)
+	if (atomic_exchange(&way, WAY_RING) != WAY_RING)   /* a fork child may change */
 		col_log_sigsafe("states", raw ? "context switches: perf_event switch records, read at clock "
 					      "samples (the program makes its own system calls, exec included: "
 					      "no signal from the kernel); an interval's stack is the thread's next sample's"

@@ -5,7 +5,9 @@
  * exec).  Used by test_exec.sh: under tally every child must exit 0 (a
  * collector signal left pending across the exec killed them, status 133).
  *
- * usage: rawexec raw|at|fexec N   fork N children; print "bad B of N";
+ * usage: rawexec raw|asm|at|fexec N
+ *                                  fork N children (raw: syscall(), asm: the
+ *                                  syscall instruction); print "bad B of N";
  *                                  exit 1 if any child did not exit 0
  *        rawexec self K           exec itself K more times, then print
  *                                  "self done"
@@ -20,6 +22,27 @@
 #include <unistd.h>
 
 extern char **environ;
+
+#ifdef RAWEXEC_PAD
+/* Built with -DRAWEXEC_PAD: 512 KiB more of executable code (bytes that
+ * are never run), so that the collector looks for an inline exec only
+ * before the first fork, not at start. */
+__attribute__((section(".text.rawexec_pad"), used, aligned(4096)))
+static const unsigned char pad[512 << 10] = { 0xc3 };
+#endif
+
+/* execve by the syscall instruction itself: no function anyone can
+ * interpose (as a static runtime or a sandbox launcher does). */
+static long asm_execve(const char *path, char *const *args, char *const *env)
+{
+	long rc;
+
+	__asm__ volatile("syscall"
+			 : "=a"(rc)
+			 : "0"((long)SYS_execve), "D"(path), "S"(args), "d"(env)
+			 : "rcx", "r11", "memory");
+	return rc;
+}
 
 static void __attribute__((noinline)) work(long n)
 {
@@ -57,6 +80,8 @@ int main(int argc, char **argv)
 		if (p == 0) {
 			if (!strcmp(mode, "raw"))
 				syscall(SYS_execve, "/bin/true", cargv, environ);
+			else if (!strcmp(mode, "asm"))
+				asm_execve("/bin/true", cargv, environ);
 			else if (!strcmp(mode, "at"))
 				execveat(AT_FDCWD, "/bin/true", cargv, environ, 0);
 			else if (!strcmp(mode, "fexec")) {
