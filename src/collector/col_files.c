@@ -153,6 +153,7 @@ int col_writer_open(enum exp_file_kind kind)
 		return rc;
 	col_fd_keep(w->fd, &w->fd, &w->users);
 	w->reattach = reattach;
+	col_log_sigsafe("file.opened", name);  /* its absence later is damage */
 	_Atomic uint64_t *root = root_counters();
 	if (col_proc.opt.limit_bytes > 0 && root) {
 		w->budget_used = &root[EXP_CTR_BYTES];

@@ -1011,18 +1011,36 @@ static int name_proc(struct exp_proc *p, struct exp_error *err);
 
 /* Data files the process's own records say were written, and that are not
  * there: damage, as an unreadable file is (report partial, check lists it).
- * samples.dat when the collector counted samples.  (counters.dat itself
- * may be absent: writers other than the collector, jobgen's, make none.) */
+ * samples.dat when the collector counted samples; every record file its
+ * log says the collector opened (`file.opened: heap.dat`: the tracer ran).
+ * (counters.dat itself may be absent: writers other than the collector,
+ * jobgen's, make none.) */
 static void missing_data(struct loader *l)
 {
 	struct exp_proc *p = l->p;
+	const char *samples = exp_file_name(EXP_FILE_SAMPLES);
 	char path[4200], cause[160];
+	bool samples_noted = false;
 
-	if (p->has_counters && p->counters[EXP_CTR_SAMPLES] &&
-	    !file_exists(p->dir, exp_file_name(EXP_FILE_SAMPLES))) {
-		snprintf(path, sizeof(path), "%s/%s", p->dir, exp_file_name(EXP_FILE_SAMPLES));
+	if (p->has_counters && p->counters[EXP_CTR_SAMPLES] && !file_exists(p->dir, samples)) {
+		snprintf(path, sizeof(path), "%s/%s", p->dir, samples);
 		snprintf(cause, sizeof(cause), "missing: the collector counted %llu samples written there",
 			 (unsigned long long)p->counters[EXP_CTR_SAMPLES]);
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0, cause);
+		samples_noted = true;
+	}
+	for (size_t i = 0; i < p->nlog; i++) {
+		const char *name = p->log[i].value;
+		if (strcmp(p->log[i].key, "file.opened") || !name[0] || strchr(name, '/') ||
+		    (samples_noted && !strcmp(name, samples)) || file_exists(p->dir, name))
+			continue;
+		bool again = false;              /* logged twice (a fork child's own log) */
+		for (size_t j = 0; j < i && !again; j++)
+			again = !strcmp(p->log[j].key, "file.opened") && !strcmp(p->log[j].value, name);
+		if (again)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", p->dir, name);
+		snprintf(cause, sizeof(cause), "missing: the collector opened it (log.txt: file.opened)");
 		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0, cause);
 	}
 }

@@ -1,5 +1,6 @@
 # test_missing.sh — a data file that is missing or cannot be read is damage
-# (issue 19): report, html, export, annotate and diff exit 1 with a warning
+# (issue 19), samples.dat as much as heap.dat, sync.dat, io.dat or
+# threads.dat: report, html, export, annotate and diff exit 1 with a warning
 # naming it and report the rest; check lists it and exits 1.  A FIFO or an
 # unreadable file costs that file only, not the whole report (exit 2).
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,14 @@ check check_and_report_agree_on_missing_files sh -c '
 		echo "$f: report $rr check $rc: $(cat r.err c.out | tr "\n" " ")"
 		test $rr = 1 && test $rc = 1 && grep -q "$f" r.err && grep -q "$f: missing" c.out || exit 1
 	done'
+# The tracers' files (and threads.dat): the log says which record files the
+# collector opened (`file.opened`); one of them deleted is damage too.
+"$TALLY" record -o hsi.exp -H -s -i -- ./spin 0.3 >/dev/null 2>rec.err || { cat rec.err; exit 1; }
+for f in heap.dat sync.dat io.dat threads.dat; do
+	cp -r hsi.exp no_$f.exp && rm no_$f.exp/$f
+	check missing_${f%.dat}_is_damage every_command no_$f.exp $f
+done
+check sound_tracer_experiment_still_sound "$TALLY" check hsi.exp
 check sound_experiment_still_sound sh -c '"$TALLY" check ok.exp && "$TALLY" report ok.exp >/dev/null'
 # Unreadable: as a user who may read everything else.
 if [ "$(id -u)" != 0 ]; then
