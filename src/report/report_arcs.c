@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 
+#include "report/report_clean.h"
 #include "report/report_gprof.h"
 
 int report_arcs(FILE *out, const struct model *m)
@@ -20,8 +21,12 @@ int report_arcs(FILE *out, const struct model *m)
 
 	for (size_t i = 0; i < m->narcs; i++) {
 		const struct model_arc *a = &m->arcs[i];
-		fprintf(out, "%s\t%s\t%llu\n", model_func_label(m, a->caller, a_name, sizeof(a_name)),
-			model_func_label(m, a->callee, b_name, sizeof(b_name)), (unsigned long long)a->count);
+		/* Names neutralised (report_clean.h). */
+		if (report_clean_fputs(model_func_label(m, a->caller, a_name, sizeof(a_name)), out) ||
+		    fputc('\t', out) == EOF ||
+		    report_clean_fputs(model_func_label(m, a->callee, b_name, sizeof(b_name)), out))
+			return -1;
+		fprintf(out, "\t%llu\n", (unsigned long long)a->count);
 	}
 	return ferror(out) ? -1 : 0;
 }

@@ -26,6 +26,7 @@
 
 #include "format/exp_data.h"
 #include "model/model_map.h"
+#include "report/report_clean.h"
 #include "report/report_gprof.h"
 #include "symbols/sym.h"
 
@@ -51,6 +52,7 @@ struct cg_call {                   /* one arc */
 
 struct cg {
 	FILE *out;
+	bool unclean;              /* a name could not be neutralised (out of memory) */
 	const struct model *m;
 	enum model_metric ev[MODEL_METRIC_COUNT];
 	int nev;
@@ -100,7 +102,9 @@ static void cg_name(struct cg *c, struct cg_strs *s, const char *key, uint32_t i
 	if (s->shown[id - 1]) {
 		fprintf(c->out, "%s=(%u)\n", key, id);
 	} else {
-		fprintf(c->out, "%s=(%u) %s\n", key, id, s->v[id - 1]);
+		fprintf(c->out, "%s=(%u) ", key, id);
+		c->unclean |= report_clean_fputs(s->v[id - 1], c->out) != 0;
+		fputc('\n', c->out);
 		s->shown[id - 1] = true;
 	}
 }
@@ -276,7 +280,9 @@ static void cg_fn(struct cg *c, const char *key, uint32_t f)
 	if (c->fn_shown[f]) {
 		fprintf(c->out, "%s=(%u)\n", key, f + 1);
 	} else {
-		fprintf(c->out, "%s=(%u) %s\n", key, f + 1, c->m->funcs[f].name);
+		fprintf(c->out, "%s=(%u) ", key, f + 1);
+		c->unclean |= report_clean_fputs(c->m->funcs[f].name, c->out) != 0;
+		fputc('\n', c->out);
 		c->fn_shown[f] = true;
 	}
 }
@@ -349,7 +355,9 @@ static void cg_header(struct cg *c, const struct exp_experiment *exps, size_t ne
 	fprintf(c->out, "# callgrind format\nversion: 1\ncreator: tally\n");
 	if (nexps && exps[0].nprocs) {
 		fprintf(c->out, "pid: %u\n", exps[0].procs[0].pid);
-		fprintf(c->out, "cmd: %s\n", exps[0].procs[0].exe ? exps[0].procs[0].exe : "");
+		fputs("cmd: ", c->out);
+		c->unclean |= report_clean_fputs(exps[0].procs[0].exe ? exps[0].procs[0].exe : "", c->out) != 0;
+		fputc('\n', c->out);
 	}
 	fprintf(c->out, "part: 1\ndesc: Call counts: %s\npositions: line\nevents:",
 		m->narcs ? "exact, from the -pg / -finstrument-functions runtime"
@@ -402,7 +410,7 @@ int report_callgrind(FILE *out, const struct model *m, const struct exp_experime
 		errno = ENOMEM;
 	} else {
 		cg_header(&c, exps, nexps);
-		if (cg_write(&c))
+		if (cg_write(&c) || c.unclean)
 			errno = ENOMEM;
 		else
 			rc = ferror(out) ? -1 : 0;

@@ -12,10 +12,15 @@
  * with "\f", as `gprof -b` does, and a form feed drives no terminal), DEL, the C1 controls (U+0080-U+009F: a UTF-8
  * terminal takes U+009B as CSI) and bytes that are not valid UTF-8 (a
  * Latin-1 terminal takes 0x9B as CSI) are shown as "\xNN".  Valid UTF-8
- * otherwise passes unchanged.  JSON escapes on its own; HTML too.  Pure
+ * otherwise passes unchanged.  The text exports (collapsed stacks, arcs,
+ * callgrind) write names through report_clean_fputs: one name per field,
+ * a newline in a name would also break their lines.  JSON escapes on its
+ * own; HTML too.  Pure
  * functions, any thread.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,4 +97,22 @@ char *report_clean_dup(const char *s, bool keep_newlines)
 	if (out)
 		report_clean(out, s, keep_newlines);
 	return out;
+}
+
+int report_clean_fputs(const char *s, FILE *out)
+{
+	char small[1024];
+
+	if (!report_clean_needed(s, false))
+		return fputs(s, out) < 0 ? -EIO : 0;
+	if (4 * strlen(s) + 1 <= sizeof(small)) {
+		report_clean(small, s, false);
+		return fputs(small, out) < 0 ? -EIO : 0;
+	}
+	char *c = report_clean_dup(s, false);
+	if (!c)
+		return -ENOMEM;
+	int rc = fputs(c, out) < 0 ? -EIO : 0;
+	free(c);
+	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Does `s` hold anything report_clean would change? */
 bool report_clean_needed(const char *s, bool keep_newlines);
@@ -18,5 +19,8 @@ bool report_clean_needed(const char *s, bool keep_newlines);
 size_t report_clean(char *out, const char *in, bool keep_newlines);
 /* A malloc'd clean copy of `s`, or NULL when out of memory. */
 char *report_clean_dup(const char *s, bool keep_newlines);
+/* Write the clean form of `s` (newlines escaped too) to `out`: 0, -ENOMEM
+ * or -EIO (the stream's error is then set as well). */
+int report_clean_fputs(const char *s, FILE *out);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/report_clean.h"
 
 static const struct model *sort_model;
 
@@ -29,14 +30,23 @@ static int cmp_by_funcs(const void *a, const void *b)
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-static void print_stack(FILE *out, const struct model *m, const struct model_entry *e,
-			uint64_t weight)
+/* One line; names neutralised (report_clean.h).  0, or -1 out of memory. */
+static int print_stack(FILE *out, const struct model *m, const struct model_entry *e,
+		       uint64_t weight)
 {
-	if (m->nprocs > 1 && !m->merged)
-		fprintf(out, "%s;", m->procs[e->proc].label);
-	for (uint32_t j = 0; j < e->n; j++)
-		fprintf(out, "%s%s", j ? ";" : "", m->funcs[e->funcs[j]].name);
+	int rc = 0;
+
+	if (m->nprocs > 1 && !m->merged) {
+		rc |= report_clean_fputs(m->procs[e->proc].label, out);
+		fputc(';', out);
+	}
+	for (uint32_t j = 0; j < e->n; j++) {
+		if (j)
+			fputc(';', out);
+		rc |= report_clean_fputs(m->funcs[e->funcs[j]].name, out);
+	}
 	fprintf(out, " %llu\n", (unsigned long long)weight);
+	return rc == 0 ? 0 : -1;
 }
 
 int report_collapsed(FILE *out, const struct model *m, enum model_metric metric)
@@ -51,14 +61,15 @@ int report_collapsed(FILE *out, const struct model *m, enum model_metric metric)
 			order[n++] = (uint32_t)i;
 	sort_model = m;
 	qsort(order, n, sizeof(*order), cmp_by_funcs);
-	for (size_t i = 0; i < n;) {
+	size_t i = 0;
+	while (i < n) {
 		uint64_t weight = 0;
 		size_t j = i;
 		for (; j < n && cmp_by_funcs(&order[i], &order[j]) == 0; j++)
 			weight += m->entries[order[j]].v[metric];
-		print_stack(out, m, &m->entries[order[i]], weight);
-		i = j;
+		int rc = print_stack(out, m, &m->entries[order[i]], weight);
+		i = rc == 0 ? j : n + 1;
 	}
 	free(order);
-	return ferror(out) ? -1 : 0;
+	return ferror(out) || i > n ? -1 : 0;
 }

@@ -123,14 +123,16 @@ check experiment_modes_consistent sh -c "cat u0.err u77.err; test $rc0 = 0 && te
 # --- names from the program reach no terminal raw ----------------------------
 # A program file, a JIT function (tally_func_load) and a thread named with
 # ESC colour and screen codes, an OSC title with BEL, CR, and C1 CSI both as
-# a bare byte and as UTF-8: text and CSV show them as \xNN; JSON keeps the
+# a bare byte and as UTF-8: text, CSV and the text exports (collapsed,
+# callgrind; arcs alike) show them as \xNN; JSON keeps the
 # name (escaped by JSON's rules).
 EVIL=$(printf 'ev\033[2Jil')
 cp jitty "$EVIL"
 JITTY_NAME=$(printf 'jit\033[31mred\033]0;title\007\r\233\302\233X') JITTY_THREAD=$(printf 'th\033[5m\a') \
 	"$TALLY" record -o evil.exp -- "./$EVIL" api 0.3 >evil.out 2>evil.err; rce=$?
 for v in "report evil.exp" "report evil.exp --threads" "report evil.exp --format csv" \
-	"report evil.exp --callers main" "report evil.exp --tree" "report evil.exp --gprof" "diff evil.exp evil.exp"; do
+	"report evil.exp --callers main" "report evil.exp --tree" "report evil.exp --gprof" "diff evil.exp evil.exp" \
+	"export evil.exp --format collapsed" "export evil.exp --format callgrind"; do
 	$TALLY $v >"evil.$(echo $v | tr -c 'a-z\n' _)" 2>&1
 done
 cat >clean.py <<'EOF'
@@ -140,7 +142,9 @@ for f in sorted(glob.glob("evil.*_*")):
     b = open(f, "rb").read()
     # form feed (\x0c) is gprof's page break in the --gprof listing, as in gprof -b's
     raw = re.search(rb"[\x00-\x08\x0b\x0d-\x1f\x7f]|\xc2[\x80-\x9f]|\x9b", b)
-    shown = rb"ev\x1b[2Jil" in b
+    # the text exports name functions, not the program: the JIT function's
+    # name is the one shown there
+    shown = rb"ev\x1b[2Jil" in b or (b"export" in f.encode() and rb"jit\x1b[31mred" in b)
     print(f, "raw control at", raw.start() if raw else None, "escaped name shown", shown)
     bad += bool(raw) or not shown
 jit = open("evil.report_evil_exp", "rb").read()
