@@ -550,5 +550,6 @@ void cli_input_free(struct cli_input *in)
 	for (size_t i = 0; i < in->nexps; i++)
 		exp_experiment_free(&in->exps[i]);
 	free(in->exps);
+	sym_dtype_free_all();     /* before the objects: their DWARF handles */
 	sym_objects_free();
 }

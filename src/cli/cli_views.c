@@ -130,6 +130,12 @@ static int data_objects(const struct cli_view_ctx *c)
 	return CLI_OK;
 }
 
+static int data_layout(const struct cli_view_ctx *c)
+{
+	report_data_layout(c->d, c->m, c->o);
+	return CLI_OK;
+}
+
 const struct cli_view cli_views[] = {
 	[CLI_VIEW_DEFAULT] = { "functions", CLI_ARG_NONE, NULL, NULL,
 	  "the function table (the default view)", 0, 0, functions },
@@ -170,7 +176,11 @@ const struct cli_view cli_views[] = {
 	  "lock-holder blame (record -s): waits on mutexes by waiting\n"
 	  "function, object, and the holder's thread, function and line", 0, 0, blame },
 	{ "data-objects", CLI_ARG_NONE, NULL, NULL,
-	  "precise memory-access samples by data object (docs/dataspace.md)", 0, 0, data_objects },
+	  "CPU time (record --data) and precise memory-access samples by\n"
+	  "data object, with structure members (docs/dataspace.md)", 0, 0, data_objects },
+	{ "data-layout", CLI_ARG_NONE, NULL, NULL,
+	  "record --data: each structure's members by offset, with the CPU\n"
+	  "time of the accesses to them (docs/dataspace.md)", 0, 0, data_layout },
 };
 
 const size_t cli_nviews = sizeof(cli_views) / sizeof(cli_views[0]);

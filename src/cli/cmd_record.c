@@ -56,6 +56,10 @@ static struct cli_opt record_options[] = {
 	  "Java: every JVM gets tally's JVMTI agent for Java stacks, named\n"
 	  "methods and lines (-H, -s: the Java heap and monitors); default on" },
 	{ "states", 0, CLI_ARG_NONE, 'S', NULL, "thread states: where wall-clock time goes, on and off the CPU" },
+	{ "data", 'd', CLI_ARG_NONE, 'd', NULL,
+	  "data objects: each clock sample keeps the interrupted registers,\n"
+	  "from which the analyzer finds the data the instruction touched\n"
+	  "(report --data-objects, --data-layout; docs/dataspace.md)" },
 	{ "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL },   /* options_build */
 	{ "no-kernel", 0, CLI_ARG_NONE, 'K', NULL,
 	  "no kernel call chains (recorded by default where the kernel\nallows: root, CAP_PERFMON, perf_event_paranoid <= 1)" },
@@ -65,7 +69,7 @@ static struct cli_opt record_options[] = {
 	{ "pid", 'p', CLI_ARG_REQUIRED, 'p', "PID",
 	  "attach to a running process: profile it until Ctrl-C or the\n"
 	  "end of --duration, then leave it running (docs/attach.md)" },
-	{ "duration", 0, CLI_ARG_REQUIRED, 'd', "S", "with -p: stop after S seconds" },
+	{ "duration", 0, CLI_ARG_REQUIRED, 'U', "S", "with -p: stop after S seconds" },
 	{ "limit", 'L', CLI_ARG_REQUIRED, 'L', "SIZE",
 	  "stop recording when the experiment reaches SIZE (MiB, or 500k,\n"
 	  "2G; default: half the free space, at most 2 GiB; unlimited: none)" },
@@ -137,7 +141,7 @@ static void usage(FILE *f)
 {
 	options_build();
 	fprintf(f,
-		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--states]\n"
+		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--states] [-d]\n"
 		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--] PROGRAM [ARGS...]\n");
 	cli_args_help(f, record_options, CLI_NOPTS(record_options));
 	fprintf(f,
@@ -428,7 +432,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			break;
-		case 'd':
+		case 'U':
 			o->duration_s = strtod(optarg, &end);
 			if (*end || !(o->duration_s > 0)) {
 				cli_error(CMD, "--duration %s: expected seconds, more than 0", optarg);
@@ -453,6 +457,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'H': o->launch.heap = true; break;
 		case 'S': o->launch.states = true; break;
 		case 'K': o->no_kernel = true; break;
+		case 'd': o->launch.data = true; break;
 		case 'c': {
 			char err[512];
 			if (o->ncounters == EXP_MAX_COUNTERS) {

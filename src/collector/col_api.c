@@ -135,6 +135,25 @@ COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint3
 	return id;
 }
 
+/* --data with -H: the block's lifetime in hwc.dat (DATA_BLOCK records), to
+ * name the heap block a sampled address falls in (docs/dataspace.md). */
+static void data_block(struct col_thread *t, int op, uint64_t size, uint64_t addr, uint64_t old,
+		       uint32_t stack_id)
+{
+	struct exp_data_block d = { .tid = (uint32_t)t->tid, .time_ns = col_now_ns_sigsafe() };
+
+	if (op == EXP_HEAP_FREE || old) {
+		d.addr = op == EXP_HEAP_FREE ? addr : old;
+		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_BLOCK, &d, sizeof(d));
+	}
+	if (op != EXP_HEAP_FREE && addr) {
+		d.addr = addr;
+		d.size = size;
+		d.stack_id = stack_id;
+		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_BLOCK, &d, sizeof(d));
+	}
+}
+
 COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,
 			      uint64_t sp, uint64_t fp)
 {
@@ -147,10 +166,13 @@ COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old
 	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
 		return -1;
 	int rc = 0;
+	uint32_t stack_id = 0;
 	if (op == EXP_HEAP_FREE)
 		col_heap_free(t, addr);
 	else
-		rc = col_heap_alloc(t, col_stack_from(t, ra, sp, fp), size, addr, old);
+		rc = col_heap_alloc(t, stack_id = col_stack_from(t, ra, sp, fp), size, addr, old);
+	if (col_proc.opt.data)
+		data_block(t, op, size, addr, old, stack_id);
 	col_leave(t);
 	return rc;
 }

@@ -76,7 +76,7 @@ static bool wanted(enum exp_file_kind k)
 	case EXP_FILE_IO: return col_proc.opt.io;
 	case EXP_FILE_MPI: return col_proc.opt.mpi;
 	case EXP_FILE_STATES: return col_proc.opt.states;
-	case EXP_FILE_HWC: return col_proc.nevents > 0;
+	case EXP_FILE_HWC: return col_proc.nevents > 0 || col_proc.opt.data;
 	default: return false;     /* arcs.dat: on first use (col_api.c) */
 	}
 }

@@ -94,7 +94,32 @@ static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint
 	time_handler(t, cost);
 }
 
-static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint64_t weight)
+/* --data: the interrupted registers (copied before the unwinder walks
+ * them), the thread pointer and the stack bounds, into *d: a DATA_REGS
+ * record for hwc.dat, from which the analyzer computes the data address
+ * (docs/dataspace.md).  Nothing is done without --data. */
+static void save_regs(struct col_thread *t, const struct col_regs *r, uint64_t time_ns, uint64_t weight,
+		      bool deferred, struct exp_data_regs *d)
+{
+	*d = (struct exp_data_regs){
+		.tid = (uint32_t)t->tid,
+		.time_ns = time_ns,
+		.weight_ns = weight,
+		.flags = deferred ? EXP_DREGS_DEFERRED : 0,
+		.stack_lo = t->unwind.stack_lo,
+		.stack_hi = t->unwind.stack_hi,
+	};
+	uint64_t tp;
+
+	/* glibc's (and musl's) thread control block starts with a pointer to
+	 * itself: %fs:0 is the thread pointer, with no system call. */
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
+	d->fs_base = tp;
+	_Static_assert(UW_NREGS == EXP_DREGS_NREGS && UW_RIP == EXP_DREGS_RIP, "register order");
+	memcpy(d->regs, r->r, sizeof(d->regs));
+}
+
+static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint64_t weight, bool deferred)
 {
 	int truncated, broken;
 
@@ -103,6 +128,9 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	int room = EXP_MAX_FRAMES - nj < (int)col_proc.opt.max_frames ? EXP_MAX_FRAMES - nj
 								      : (int)col_proc.opt.max_frames;
 	col_regs_from_ucontext(uc, &t->regs);
+	struct exp_data_regs d;
+	if (col_proc.opt.data)
+		save_regs(t, &t->regs, entry_ns, weight, deferred, &d);
 	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames + nj, room, &truncated, &broken);
 	if (n < 1) {
 		t->frames[nj] = t->regs.r[UW_RIP];
@@ -125,6 +153,10 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	}
 	t->samples++;
 	col_count_sigsafe(EXP_CTR_SAMPLES, 1);
+	/* After the sample: a data record never stands for a sample not written
+	 * (a lost one is counted, lost.events). */
+	if (col_proc.opt.data)
+		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_REGS, &d, sizeof(d));
 }
 
 static struct col_thread *(*_Atomic adopt)(const void *uc);
@@ -163,7 +195,7 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
 	/* While paused, the time counts nowhere. */
 	if (!atomic_load_explicit(&col_proc.paused, memory_order_relaxed)) {
-		take_sample(t, uc, entry_ns, weight);
+		take_sample(t, uc, entry_ns, weight, !rearm);
 		col_states_on_sample_sigsafe(t, entry_ns, uc);
 	}
 	if (rearm)

@@ -221,6 +221,10 @@ struct exp_proc {
 	uint64_t kernel_matched, kernel_unmatched;
 	uint64_t kernel_ticks;           /* the founder's: kernel samples read (kept after
 	                                    exp_experiment_drop_events) */
+	struct exp_data_regs *dregs;     /* --data: clock samples' registers */
+	size_t ndregs;
+	struct exp_data_block *dblocks;  /* --data -H: heap blocks' lifetimes */
+	size_t ndblocks;
 };
 
 struct exp_experiment {

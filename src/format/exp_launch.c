@@ -115,6 +115,7 @@ static const struct option_def {
 	{ "java", OPT_BOOL, OFF(java), 0, 1, 1 },
 	{ "states", OPT_BOOL, OFF(states), 0, 1, 0 },
 	{ "holders", OPT_BOOL, OFF(sync_holders), 0, 1, 1 },
+	{ "data", OPT_BOOL, OFF(data), 0, 1, 0 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

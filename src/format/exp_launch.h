@@ -102,6 +102,7 @@ struct exp_launch_options {
 	bool java;                 /* -j: a JVM gets the JVMTI agent (Java stacks) */
 	bool states;               /* --states: thread states off the CPU */
 	bool sync_holders;         /* -s: record who held contended mutexes (default on) */
+	bool data;                 /* --data: each clock sample's registers (data objects) */
 };
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of

@@ -117,7 +117,7 @@ struct loader {
 	struct exp_proc *p;
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
-	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples;
+	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
 	size_t cap_heap_sums, cap_heap_live;
 	size_t cap_ksamples, cap_kpcs, cap_ksyms;
 	size_t pool_used, pool_cap;
@@ -847,6 +847,10 @@ static const struct rec_type {
 				    true, false, take_kernel_sample },
 	[EXP_REC_KERNEL_SYM] = { "kernel-sym", EXP_FILE_KERNEL, sizeof(struct exp_kernel_sym), true, false,
 				 take_kernel_sym },
+	[EXP_REC_DATA_REGS] = { "data-regs", EXP_FILE_HWC, sizeof(struct exp_data_regs), false, false,
+				COPY(dregs) },
+	[EXP_REC_DATA_BLOCK] = { "data-block", EXP_FILE_HWC, sizeof(struct exp_data_block), false, false,
+				 COPY(dblocks) },
 };
 
 static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -1332,6 +1336,11 @@ static void free_events(struct exp_proc *p)
 	free(p->cends);
 	free(p->dsamples);
 	exp_kernel_free(p);
+	free(p->dregs);
+	free(p->dblocks);
+	p->dregs = NULL;
+	p->dblocks = NULL;
+	p->ndregs = p->ndblocks = 0;
 	p->states = NULL;
 	p->splits = NULL;
 	p->csamples = NULL;

@@ -96,6 +96,8 @@ enum exp_rec_type {
 	EXP_REC_COUNTER_SAMPLE = 33,
 	EXP_REC_COUNTER_END = 34,
 	EXP_REC_DATA_SAMPLE = 35,
+	EXP_REC_DATA_REGS = 36,
+	EXP_REC_DATA_BLOCK = 37,
 	EXP_REC_MPI = 40,
 	EXP_REC_MPI_COMM = 41,
 	EXP_REC_JAVA_METHOD = 45,
@@ -967,6 +969,49 @@ struct exp_data_sample {
 #define EXP_DATA_STORE 0x1        /* the access was a store (else a load) */
 #define EXP_DATA_ADDR_UNKNOWN 0x2 /* the PMU gave no address for this sample */
 #define EXP_DATA_STACK 0x4        /* addr is in the sampled thread's stack */
+
+/* EXP_REC_DATA_REGS, 192 bytes, in hwc.dat: the interrupted registers of one
+ * clock sample, written only with `tally record --data` (docs/dataspace.md,
+ * "Data objects from clock samples"), in the same handler run as the sample
+ * (same tid and time_ns, and its weight).  The analyzer decodes the
+ * instruction at regs[16] (the pc) and computes the address it accesses.
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 8 weight_ns (the sample's CPU time);
+ *  24 4 flags (EXP_DREGS_*); 28 4 reserved;
+ *  32 8 fs_base   the thread's %fs base (its thread pointer: TLS)
+ *  40 8 stack_lo, 48 8 stack_hi   the thread's stack bounds, as the
+ *                 collector knows them (0, 0: unknown)
+ *  56 8*17 regs   rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then rip         */
+struct exp_data_regs {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t weight_ns;
+	uint32_t flags;
+	uint32_t reserved;
+	uint64_t fs_base;
+	uint64_t stack_lo, stack_hi;
+	uint64_t regs[17];
+};
+#define EXP_DREGS_NREGS 17
+#define EXP_DREGS_RIP 16
+#define EXP_DREGS_DEFERRED 0x1    /* taken at the end of a traced call: the registers are tally's */
+
+/* EXP_REC_DATA_BLOCK, 40 bytes, in hwc.dat: a heap block allocated or
+ * released, written only with both --data and -H, so that a sampled data
+ * address is named by the block live at the sample's time (heap.dat's
+ * tables keep only the blocks live at the end).  A realloc is a release of
+ * the old block, then an allocation.
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 8 addr; 24 8 size (0: released);
+ *  32 4 stack_id (of the allocation; 0 for a release); 36 4 reserved        */
+struct exp_data_block {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t stack_id;
+	uint32_t reserved;
+};
 
 /* counters.dat: a 64-byte header like the record files (kind 0), then
  * EXP_CTR_COUNT_ little-endian u64 counters updated in place with atomic

@@ -269,6 +269,27 @@ struct model_data_object {
 	uint64_t value;            /* events */
 	uint64_t samples;
 };
+/* --data: a structure type whose members clock samples touched
+ * (model_dataclock.c), its members by time (the data layout view). */
+struct model_data_field {
+	char *name;
+	uint64_t offset, size;     /* bytes */
+	uint64_t value, samples;   /* ns of CPU at accesses to it */
+};
+struct model_data_type {
+	char *name;                /* "struct cell" */
+	uint64_t size;
+	uint64_t value, samples;   /* all its members', and its padding's */
+	uint32_t nfields;
+	struct model_data_field *fields;   /* by offset, as declared */
+};
+/* A member of a data object (a variable) by time. */
+struct model_data_member {
+	uint32_t object;           /* model.data_objects index */
+	uint32_t type;             /* model.data_types index */
+	int32_t field;             /* in the type; -1: its padding */
+	uint64_t value, samples;
+};
 /* The events of data object `object` at instructions of function `func`. */
 struct model_data_access {
 	uint32_t object, func;
@@ -363,6 +384,12 @@ struct model {
 	size_t ndata_objects;
 	struct model_data_access *data_access;    /* ... and by accessing function */
 	size_t ndata_access;
+	struct model_data_type *data_types;       /* --data: structures touched */
+	size_t ndata_types;
+	struct model_data_member *data_members;   /* --data: objects' members */
+	size_t ndata_members;
+	uint64_t data_backtracked;  /* --data samples whose address is a preceding instruction's */
+	uint64_t data_samples;      /* --data samples counted */
 	struct model_sync_object *sync_objects;   /* synchronization waits by object */
 	size_t nsync_objects;
 	struct model_blame *blames;               /* who held the objects waited on */

@@ -153,7 +153,8 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 	if (build_samples(b, c, o) || model_build_sync(b, c, o) || model_build_blame(b, c, o) ||
 	    model_build_io(b, c, o) ||
 	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o) || model_build_states(b, c, o) ||
-	    model_build_counters(b, c, o) || model_build_dataspace(b, c, o))
+	    model_build_counters(b, c, o) || model_build_dataspace(b, c, o) ||
+	    model_build_dataclock(b, c, o))
 		return -1;
 	return model_build_arcs(b, c, o);
 }
@@ -280,6 +281,8 @@ void model_build_end(struct model *m)
 	model_map_free(&b->state_stack_of);
 	model_map_free(&b->data_object_of);
 	model_map_free(&b->data_access_of);
+	model_map_free(&b->data_type_of);
+	model_map_free(&b->data_member_of);
 	model_map_free(&b->sync_object_of);
 	model_map_free(&b->sync_waiter_of);
 	model_map_free(&b->blame_of);
@@ -328,6 +331,14 @@ void model_free(struct model *m)
 		free(m->data_objects[i].object);
 	}
 	free(m->data_objects);
+	for (size_t i = 0; i < m->ndata_types; i++) {
+		for (uint32_t k = 0; k < m->data_types[i].nfields; k++)
+			free(m->data_types[i].fields[k].name);
+		free(m->data_types[i].fields);
+		free(m->data_types[i].name);
+	}
+	free(m->data_types);
+	free(m->data_members);
 	free(m->sync_objects);
 	free(m->blames);
 	free(m->data_access);

@@ -63,6 +63,9 @@ struct build {
 	struct model_map data_object_of;  /* hash(metric, name, object) -> data_objects index + 1 */
 	struct model_map data_access_of;  /* (object, func) -> data_access index + 1 */
 	size_t cap_data_objects, cap_data_access;
+	size_t cap_data_types, cap_data_members;
+	struct model_map data_type_of;    /* sym_dtype die ^ path hash -> data_types index + 1 */
+	struct model_map data_member_of;  /* (object, type, field) -> data_members index + 1 */
 	struct model_map sync_object_of;  /* hash(proc, kind, address) -> sync_objects index + 1 */
 	struct model_map sync_waiter_of;  /* hash(sync object, tid): the object's waiters */
 	size_t cap_sync_objects;
@@ -263,6 +266,13 @@ int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_opti
 int model_build_states(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_counters(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct model_options *o);
+/* Data object `name` of `object` in metric mm, made on first use: its
+ * index, or -1 out of memory (model_dataspace.c). */
+long model_data_object_of(struct build *b, const char *name, const char *object, uint64_t size, int mm);
+/* Add `value` to data object obj's accesses by function func. */
+int model_data_access_add(struct build *b, long obj, uint32_t func, uint64_t value);
+/* --data: clock samples' registers by data object (model_dataclock.c). */
+int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o);
 /* Sort the model's messages by (from, to). */
 void model_mpi_sort(struct model *m);
 /* ---- model_names.c: `f (a.c)` and `f (b.c)`; 0, or -1 if out of memory ---- */

@@ -101,7 +101,7 @@ static const struct block *block_at(const struct block *v, size_t n, uint64_t ad
 
 /* The data object `name` of `object` in metric mm, made on first use;
  * its index, or -1 if out of memory. */
-static long object_of(struct build *b, const char *name, const char *object, uint64_t size, int mm)
+long model_data_object_of(struct build *b, const char *name, const char *object, uint64_t size, int mm)
 {
 	struct model *m = b->m;
 	uint64_t key = model_hash_str(model_hash_str((uint64_t)mm + 1, name), object) | 1;
@@ -178,11 +178,9 @@ static void classify(struct build *b, struct proc_ctx *c, const struct exp_data_
 	snprintf(name, len, "<Unknown: anonymous>");
 }
 
-/* The events of data object `obj` by the function at entry e's leaf. */
-static int add_access(struct build *b, long obj, long e, uint64_t value)
+int model_data_access_add(struct build *b, long obj, uint32_t func, uint64_t value)
 {
 	struct model *m = b->m;
-	uint32_t func = m->entries[e].n ? m->entries[e].funcs[m->entries[e].n - 1] : 0;
 	bool inserted;
 	uint64_t *v = model_map_put(&b->data_access_of, ((uint64_t)obj + 1) << 32 | func, 0, &inserted);
 
@@ -226,8 +224,9 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 			break;
 		}
 		classify(b, c, s, blocks, nblocks, name, sizeof(name), &object, &size);
-		long obj = object_of(b, name, object, size, mm);
-		if (obj < 0 || add_access(b, obj, e, s->count)) {
+		long obj = model_data_object_of(b, name, object, size, mm);
+		const struct model_entry *en = &b->m->entries[e];
+		if (obj < 0 || model_data_access_add(b, obj, en->n ? en->funcs[en->n - 1] : 0, s->count)) {
 			rc = -1;
 			break;
 		}

@@ -82,6 +82,11 @@ void report_states(struct report_doc *d, const struct model *m);
 void report_counters_overview(struct report_doc *d, const struct model *m);
 void report_counters(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* Data objects from clock samples (record --data; report_dataobj.c): by
+ * CPU time with their members (part of --data-objects); `--data-layout`:
+ * each structure's members by offset with their CPU time. */
+void report_data_clock(struct report_doc *d, const struct model *m, const struct report_opts *o);
+void report_data_layout(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* --sync-objects: synchronization waits by object (report_sync.c). */
 void report_sync_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* Lock-holder blame (report_blame.c): waits by waiting function, object and

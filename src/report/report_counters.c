@@ -184,16 +184,25 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 		report_doc_fail(d, "the table of data objects");
 		return;
 	}
+	size_t n = 0;
+	for (size_t i = 0; i < m->ndata_objects; i++)
+		if (m->data_objects[i].metric != MODEL_CPU)   /* clock samples': report_dataobj.c */
+			order[n++] = i;
+	if (n < m->ndata_objects)
+		report_data_clock(d, m, o);
 	if (!m->ndata_objects) {
 		free(order);
-		report_note(d, "No data objects: they come from precise memory-access samples "
-			       "(docs/dataspace.md), which this machine's PMU does not give.");
+		report_note(d, "No data objects: they come from clock samples recorded with "
+			       "`tally record --data`, or from precise memory-access samples, which need "
+			       "a PMU (docs/dataspace.md).");
 		return;
 	}
-	for (size_t i = 0; i < m->ndata_objects; i++)
-		order[i] = i;
+	if (!n) {
+		free(order);
+		return;
+	}
 	sort_model = m;
-	qsort(order, m->ndata_objects, sizeof(*order), cmp_object);
+	qsort(order, n, sizeof(*order), cmp_object);
 	struct report_table *t = report_table_new("data_objects", "Data objects");
 	report_col(t, "counter", "Counter", COL_STR);
 	report_col(t, "events", "Events", COL_U64);
@@ -206,7 +215,7 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 	report_col(t, "top_pct", "% of its events", COL_PCT);
 	uint32_t last = UINT32_MAX;
 	size_t shown = 0;
-	for (size_t i = 0; i < m->ndata_objects; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct model_data_object *x = &m->data_objects[order[i]];
 		uint64_t total = m->total[x->metric], topv;
 		if (x->metric != last) {         /* <Total> of this counter's data samples */

@@ -160,6 +160,61 @@ bool sym_data_contains(const struct sym_data *d, uint64_t vaddr);
 const struct sym_data_sym *sym_data_lookup(const struct sym_data *d, uint64_t vaddr);
 void sym_data_free_all(void);
 
+/* ---- the memory operand at a sampled pc (sym_memop.c) ----------------- */
+
+enum sym_memop_status {
+	SYM_MEMOP_OK,             /* an address from base, index, scale, disp, seg */
+	SYM_MEMOP_NO_CODE,        /* the object's code could not be read */
+	SYM_MEMOP_NOT_DECODED,    /* no instruction decoded starts at the pc */
+	SYM_MEMOP_NONE,           /* no memory operand, none before it in its block */
+	SYM_MEMOP_STACK_OP,       /* push, pop, call, ret, leave: the stack */
+	SYM_MEMOP_CLOBBERED,      /* backtracked, but its address registers changed since */
+	SYM_MEMOP_VECTOR_INDEX,   /* an address register the sample does not hold */
+};
+struct sym_memop {
+	enum sym_memop_status status;
+	bool backtracked;         /* the operand is a preceding instruction's */
+	bool store;               /* it writes memory */
+	char seg;                 /* 'f': %fs, 'g': %gs, 0: none */
+	int8_t base, index;       /* exp_data_regs register indexes; -1 none (16: rip) */
+	uint8_t scale;
+	uint8_t size;             /* bytes accessed */
+	int64_t disp;
+	uint64_t insn_vaddr;      /* link-time address of the instruction with the operand */
+	uint8_t insn_size;
+};
+/* The memory operand of the instruction at link-time address `vaddr` of
+ * object o, or of the nearest memory instruction before it in its basic
+ * block (out->backtracked), into *out (docs/dataspace.md). */
+void sym_object_memop(struct sym_object *o, uint64_t vaddr, struct sym_memop *out);
+
+/* ---- variables' types (sym_dtype.c; data objects) ---------------------- */
+
+struct sym_dfield {
+	const char *name;         /* the member's name, "<anonymous>" */
+	uint64_t offset, size;    /* bytes, in its structure */
+	bool bitfield;
+};
+struct sym_dtype {              /* a structure, union or class type */
+	const char *name;         /* "struct cell" */
+	uint64_t size;            /* bytes */
+	uint64_t die;             /* its DIE's offset: the identity */
+	uint32_t nfields;
+	struct sym_dfield fields[]; /* in declaration order */
+};
+struct sym_dmember {
+	const struct sym_dtype *type; /* the innermost structure holding the byte, or NULL */
+	int field;                /* its member holding the byte; -1: padding */
+	bool scalar;              /* the variable's own type is neither a structure nor an array */
+};
+
+/* Which member of the variable whose DWARF address is `var_addr` (link-time)
+ * byte `offset` of it belongs to, into *out (types live until
+ * sym_dtype_free_all).  0, or -1 when the object at `path` has no DWARF or
+ * no variable at that address. */
+int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, struct sym_dmember *out);
+void sym_dtype_free_all(void);
+
 /* ---- address space over time ---------------------------------------- */
 
 struct sym_mapping {

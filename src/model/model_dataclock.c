@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_dataclock.c — data objects from clock samples (`tally record
+ * --data`, docs/dataspace.md): each sample's registers (DATA_REGS) give the
+ * address its instruction accesses, and its CPU time goes to the data
+ * object there (metric cpu), to the accessing function, and for a variable
+ * of a structure type to the member (the data layout).  Called once per
+ * process by model_build.c, after the clock samples.
+ *
+ * The instruction is the one at the sampled pc, or the nearest memory
+ * instruction before it in its basic block (sym_object_memop: counted in
+ * model.data_backtracked).  The address is, in this order:
+ *   <Unknown: in a traced call>      a sample taken at the end of a traced
+ *                                    call: the registers are tally's;
+ *   <Unknown: no code>               the pc's object could not be read;
+ *   <Unknown: no memory operand>     nor one before it in its block;
+ *   <Unknown: address overwritten>   backtracked, but a register of the
+ *                                    address changed since;
+ *   <Unknown: vector index>          a gather's (the sample has no vectors);
+ *   <Stack>                          in the thread's stack (its bounds, or
+ *                                    within 128 bytes below %rsp), or a
+ *                                    push, pop, call or ret;
+ *   <TLS>                            %fs-relative, or within 64 KiB below
+ *                                    the thread pointer (glibc's static TLS);
+ *   NAME (object)                    a variable (ELF symbol), with the member
+ *                                    from DWARF: `{struct cell}.b`;
+ *   <Scalars> (object)               a variable of a scalar type (the Sun
+ *                                    analyzer's name for them all);
+ *   <Unknown: no symbol> (object)    in an object's segments, no symbol;
+ *   <Heap: FUNC>                     in a block live at the sample's time,
+ *                                    FUNC its allocator's caller (with -H);
+ *   <Unknown: anonymous>             anywhere else (with -H: in no live
+ *                                    block; without: heap blocks unknown).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_build_int.h"
+
+#define REDZONE 128                /* bytes below %rsp a leaf function may use */
+#define TLS_BELOW (64u << 10)      /* static TLS lies below the thread pointer */
+#define TLS_ABOVE 4096u            /* the thread descriptor above it */
+
+/* A heap block's lifetime (from DATA_BLOCK records). */
+struct dblock {
+	uint64_t addr, size, from_ns, to_ns;
+	uint32_t stack_id;
+};
+
+static int cmp_dblock(const void *a, const void *b)
+{
+	const struct dblock *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct exp_data_block *x = *(const struct exp_data_block *const *)a;
+	const struct exp_data_block *y = *(const struct exp_data_block *const *)b;
+
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The process's heap blocks by address with their lifetimes; NULL, *n 0 if none. */
+static struct dblock *blocks_of(const struct exp_proc *p, size_t *n)
+{
+	const struct exp_data_block **order = malloc((p->ndblocks + 1) * sizeof(*order));
+	struct dblock *v = malloc((p->ndblocks + 1) * sizeof(*v));
+	struct model_map live = { 0 };        /* addr + 1 -> v index + 1 */
+
+	*n = 0;
+	if (!order || !v) {
+		free(order);
+		free(v);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->ndblocks; i++)
+		order[i] = &p->dblocks[i];
+	qsort(order, p->ndblocks, sizeof(*order), cmp_time);
+	for (size_t i = 0; i < p->ndblocks; i++) {
+		const struct exp_data_block *d = order[i];
+		uint64_t *k = model_map_get(&live, d->addr + 1);
+		if (k) {                          /* released, or allocated again */
+			v[*k - 1].to_ns = d->time_ns;
+			model_map_del(&live, d->addr + 1);
+		}
+		if (!d->size || !d->addr)
+			continue;
+		v[*n] = (struct dblock){ d->addr, d->size, d->time_ns, UINT64_MAX, d->stack_id };
+		model_map_put(&live, d->addr + 1, ++*n, NULL);
+	}
+	model_map_free(&live);
+	free(order);
+	qsort(v, *n, sizeof(*v), cmp_dblock);
+	return v;
+}
+
+/* The block holding `addr` at `t`: among the 64 starting nearest below it. */
+static const struct dblock *block_at(const struct dblock *v, size_t n, uint64_t addr, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
+		if (addr - v[i].addr < v[i].size && v[i].from_ns <= t && t < v[i].to_ns)
+			return &v[i];
+	return NULL;
+}
+
+/* A decoded pc (cached per process: samples repeat pcs). */
+struct decoded {
+	struct sym_memop op;
+	uint64_t bias;             /* of the mapping the pc was in */
+	const char *object;        /* its basename */
+	uint32_t func;             /* model function of the pc */
+	bool have;                 /* op is valid (the pc's object was found) */
+};
+
+struct ctx {
+	struct build *b;
+	struct proc_ctx *c;
+	struct model_map pc_of;    /* pc + 1 -> decoded index + 1 */
+	struct decoded *dec;
+	size_t ndec, cap_dec;
+	struct dblock *blocks;
+	size_t nblocks;
+};
+
+static const struct decoded *decode(struct ctx *x, uint64_t pc, uint64_t time_ns)
+{
+	uint64_t *v = model_map_get(&x->pc_of, pc + 1);
+	struct frame fr;
+
+	if (v)
+		return &x->dec[*v - 1];
+	if (exp_grow(&x->dec, &x->cap_dec, x->ndec, sizeof(*x->dec)))
+		return NULL;
+	struct decoded *d = &x->dec[x->ndec];
+	memset(d, 0, sizeof(*d));
+	model_frame_resolve(x->b, x->c, pc, false, time_ns, &fr);
+	d->func = fr.func;
+	struct sym_mapping *mp = sym_space_find(x->c->space, pc, time_ns);
+	if (mp && mp->obj) {
+		sym_object_memop(mp->obj, pc - mp->bias, &d->op);
+		d->bias = mp->bias;
+		d->object = sym_object_name(mp->obj);
+		d->have = true;
+	}
+	if (!model_map_put(&x->pc_of, pc + 1, ++x->ndec, NULL))
+		return NULL;
+	return d;
+}
+
+/* The model's data type for sym type t (made on first use); -1 out of memory. */
+static long type_of(struct build *b, const struct sym_dtype *t)
+{
+	struct model *m = b->m;
+	uint64_t key = model_hash64((uint64_t)(uintptr_t)t) | 1;
+	uint64_t *v = model_map_get(&b->data_type_of, key);
+
+	if (v)
+		return (long)*v - 1;
+	if (exp_grow(&m->data_types, &b->cap_data_types, m->ndata_types, sizeof(*m->data_types)))
+		return -1;
+	struct model_data_type *d = &m->data_types[m->ndata_types];
+	memset(d, 0, sizeof(*d));
+	d->name = strdup(t->name);
+	d->size = t->size;
+	d->fields = calloc(t->nfields + 1, sizeof(*d->fields));
+	if (!d->name || !d->fields) {
+		free(d->name);
+		free(d->fields);
+		return -1;
+	}
+	d->nfields = t->nfields;
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		d->fields[i].offset = t->fields[i].offset;
+		d->fields[i].size = t->fields[i].size;
+		if (!(d->fields[i].name = strdup(t->fields[i].name)))
+			return -1;
+	}
+	if (!model_map_put(&b->data_type_of, key, m->ndata_types + 1, NULL))
+		return -1;
+	return (long)m->ndata_types++;
+}
+
+/* Count `ns` at member (type, field) of data object obj. */
+static int add_member(struct build *b, long obj, const struct sym_dmember *dm, uint64_t ns)
+{
+	struct model *m = b->m;
+	long t = type_of(b, dm->type);
+	bool inserted;
+
+	if (t < 0)
+		return -1;
+	struct model_data_type *ty = &m->data_types[t];
+	ty->value += ns;
+	ty->samples++;
+	if (dm->field >= 0) {
+		ty->fields[dm->field].value += ns;
+		ty->fields[dm->field].samples++;
+	}
+	uint64_t key = model_hash64(((uint64_t)obj << 32 | (uint64_t)t) * 65599 + (uint64_t)(dm->field + 1)) | 1;
+	uint64_t *v = model_map_put(&b->data_member_of, key, 0, &inserted);
+	if (!v)
+		return -1;
+	if (inserted) {
+		if (exp_grow(&m->data_members, &b->cap_data_members, m->ndata_members, sizeof(*m->data_members)))
+			return -1;
+		m->data_members[m->ndata_members] =
+			(struct model_data_member){ (uint32_t)obj, (uint32_t)t, dm->field, 0, 0 };
+		*v = ++m->ndata_members;
+	}
+	m->data_members[*v - 1].value += ns;
+	m->data_members[*v - 1].samples++;
+	return 0;
+}
+
+/* The effective address of d's operand with the sample's registers; false
+ * with the reason in *why when there is none. */
+static bool address(const struct decoded *d, const struct exp_data_regs *r, uint64_t *ea, const char **why)
+{
+	const struct sym_memop *op = &d->op;
+
+	*why = NULL;
+	switch (op->status) {
+	case SYM_MEMOP_OK: break;
+	case SYM_MEMOP_STACK_OP: *ea = r->regs[7]; return true;
+	case SYM_MEMOP_NONE: *why = "<Unknown: no memory operand>"; return false;
+	case SYM_MEMOP_CLOBBERED: *why = "<Unknown: address overwritten>"; return false;
+	case SYM_MEMOP_VECTOR_INDEX: *why = "<Unknown: vector index>"; return false;
+	case SYM_MEMOP_NO_CODE:
+	case SYM_MEMOP_NOT_DECODED: *why = "<Unknown: no code>"; return false;
+	}
+	uint64_t a = (uint64_t)op->disp;
+	if (op->base == EXP_DREGS_RIP)
+		a += op->insn_vaddr + d->bias + op->insn_size;
+	else if (op->base >= 0)
+		a += r->regs[op->base];
+	if (op->index >= 0)
+		a += r->regs[op->index] * (op->scale ? op->scale : 1);
+	if (op->seg == 'f')
+		a += r->fs_base;
+	else if (op->seg == 'g') {
+		*why = "<Unknown: %gs segment>";
+		return false;
+	}
+	*ea = a;
+	return true;
+}
+
+/* Name the data object at address ea of sample r: into name, *object,
+ * *size; *dm the member (type NULL if none). */
+static void classify(struct ctx *x, const struct decoded *d, const struct exp_data_regs *r, uint64_t ea,
+		     char *name, size_t len, const char **object, uint64_t *size, struct sym_dmember *dm)
+{
+	const struct exp_proc *p = x->c->p;
+	uint64_t sp = r->regs[7];
+
+	*object = "";
+	*size = 0;
+	memset(dm, 0, sizeof(*dm));
+	if (d->op.status == SYM_MEMOP_STACK_OP || (r->stack_lo < r->stack_hi && ea >= r->stack_lo && ea < r->stack_hi) ||
+	    (ea < sp && sp - ea <= REDZONE)) {
+		snprintf(name, len, "<Stack>");
+		return;
+	}
+	if (d->op.seg == 'f' || (r->fs_base && ((ea < r->fs_base && r->fs_base - ea <= TLS_BELOW) ||
+						(ea >= r->fs_base && ea - r->fs_base < TLS_ABOVE)))) {
+		snprintf(name, len, "<TLS>");
+		return;
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct exp_map_ev *mp = &p->maps[i];
+		const struct sym_data *sd = mp->unmap || !mp->path ? NULL : sym_data_get(mp->path);
+		if (!sd || !sym_data_contains(sd, ea - mp->bias))
+			continue;
+		const char *slash = strrchr(mp->path, '/');
+		*object = slash ? slash + 1 : mp->path;
+		const struct sym_data_sym *sym = sym_data_lookup(sd, ea - mp->bias);
+		if (!sym) {
+			snprintf(name, len, "<Unknown: no symbol>");
+			return;
+		}
+		*size = sym->size;
+		snprintf(name, len, "%s", sym->name);
+		if (sym_dtype_resolve(mp->path, sym->start, ea - mp->bias - sym->start, dm) == 0 && dm->scalar) {
+			snprintf(name, len, "<Scalars>");
+			*size = 0;
+			dm->type = NULL;
+		}
+		return;
+	}
+	const struct dblock *k = block_at(x->blocks, x->nblocks, ea, r->time_ns);
+	if (k) {
+		uint64_t pcs[1];
+		uint16_t flags;
+		struct frame fr;
+		if (exp_stack_frames(p, k->stack_id, pcs, 1, &flags) == 1) {
+			model_frame_resolve(x->b, x->c, pcs[0], true, k->from_ns, &fr);
+			snprintf(name, len, "<Heap: %s>", x->b->m->funcs[fr.func].name);
+		} else {
+			snprintf(name, len, "<Heap>");
+		}
+		*size = k->size;
+		return;
+	}
+	snprintf(name, len, "<Unknown: anonymous>");
+}
+
+int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o)
+{
+	const struct exp_proc *p = c->p;
+	struct ctx x = { .b = b, .c = c };
+	char name[512];
+	int rc = 0;
+
+	if (!p->ndregs)
+		return 0;
+	x.blocks = p->ndblocks ? blocks_of(p, &x.nblocks) : NULL;
+	for (size_t i = 0; i < p->ndregs && !rc; i++) {
+		const struct exp_data_regs *r = &p->dregs[i];
+		const char *object = "", *why = NULL;
+		uint64_t size = 0, ea = 0;
+		struct sym_dmember dm = { 0 };
+		if (!model_keep(c, o, r->tid, r->time_ns))
+			continue;
+		const struct decoded *d = decode(&x, r->regs[EXP_DREGS_RIP], r->time_ns);
+		if (!d) {
+			rc = -1;
+			break;
+		}
+		if (r->flags & EXP_DREGS_DEFERRED)
+			why = "<Unknown: in a traced call>";
+		else if (!d->have)
+			why = "<Unknown: no code>";
+		else if (address(d, r, &ea, &why))
+			classify(&x, d, r, ea, name, sizeof(name), &object, &size, &dm);
+		if (why)
+			snprintf(name, sizeof(name), "%s", why);
+		long obj = model_data_object_of(b, name, object, size, MODEL_CPU);
+		if (obj < 0 || model_data_access_add(b, obj, d->func, r->weight_ns) ||
+		    (dm.type && add_member(b, obj, &dm, r->weight_ns))) {
+			rc = -1;
+			break;
+		}
+		b->m->data_objects[obj].value += r->weight_ns;
+		b->m->data_objects[obj].samples++;
+		b->m->data_samples++;
+		b->m->data_backtracked += d->have && d->op.backtracked && !why;
+	}
+	free(x.blocks);
+	free(x.dec);
+	model_map_free(&x.pc_of);
+	return rc;
+}

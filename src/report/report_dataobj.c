@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * report_dataobj.c — data objects from clock samples (`tally record
+ * --data`, docs/dataspace.md): `--data-objects` lists them by CPU time, each
+ * variable of a structure type followed by its members (`{struct
+ * cell}.b`); `--data-layout` lists each structure type's members by offset
+ * with the CPU time of the accesses to them, the Sun analyzer's data layout
+ * view (cold members too: they come from DWARF).  Both are tables, so text,
+ * CSV and JSON carry the same rows.  Reads the model (model_dataclock.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+static const struct model *sort_model;
+
+static int cmp_object(const void *a, const void *b)
+{
+	const struct model_data_object *x = &sort_model->data_objects[*(const size_t *)a];
+	const struct model_data_object *y = &sort_model->data_objects[*(const size_t *)b];
+
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->name, y->name);
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct model_data_member *x = &sort_model->data_members[*(const size_t *)a];
+	const struct model_data_member *y = &sort_model->data_members[*(const size_t *)b];
+
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : x->field - y->field;
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	const struct model_data_type *x = &sort_model->data_types[*(const size_t *)a];
+	const struct model_data_type *y = &sort_model->data_types[*(const size_t *)b];
+
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->name, y->name);
+}
+
+/* The function with most of data object `obj`'s time; 0 if none. */
+static uint32_t top_access(const struct model *m, size_t obj, uint64_t *value)
+{
+	uint32_t best = 0;
+
+	*value = 0;
+	for (size_t i = 0; i < m->ndata_access; i++)
+		if (m->data_access[i].object == obj && m->data_access[i].value > *value) {
+			*value = m->data_access[i].value;
+			best = m->data_access[i].func;
+		}
+	return best;
+}
+
+/* "{struct cell}.b", or "{struct cell}.<padding>". */
+static const char *member_name(const struct model *m, const struct model_data_member *x, char *buf, size_t len)
+{
+	const struct model_data_type *t = &m->data_types[x->type];
+
+	snprintf(buf, len, "{%s}.%s", t->name, x->field >= 0 ? t->fields[x->field].name : "<padding>");
+	return buf;
+}
+
+void report_data_clock(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	char buf[1024];
+	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
+	size_t *mem = malloc((m->ndata_members + 1) * sizeof(*mem));
+	size_t n = 0;
+	uint64_t sum = 0, samples = 0;
+
+	if (!order || !mem) {
+		free(order);
+		free(mem);
+		report_doc_fail(d, "the table of data objects");
+		return;
+	}
+	for (size_t i = 0; i < m->ndata_objects; i++)
+		if (m->data_objects[i].metric == MODEL_CPU) {
+			order[n++] = i;
+			sum += m->data_objects[i].value;
+			samples += m->data_objects[i].samples;
+		}
+	sort_model = m;
+	qsort(order, n, sizeof(*order), cmp_object);
+	struct report_table *t = report_table_new("data_objects_cpu", "Data objects by CPU time (record --data)");
+	report_col(t, "depth", "", COL_DEPTH);
+	report_col(t, "cpu", "CPU s", COL_SEC);
+	report_col(t, "pct", "%", COL_PCT);
+	report_col(t, "samples", "Samples", COL_U64);
+	report_col(t, "size", "Size", COL_U64);
+	report_col(t, "name", "Data object", COL_STR);
+	report_col(t, "object", "Object", COL_STR);
+	report_col(t, "top_function", "Accessed most by", COL_STR);
+	report_col(t, "top_pct", "% of its time", COL_PCT);
+	report_row(t);
+	report_depth(t, 0);
+	report_u64(t, sum);
+	report_pct(t, report_pct_of(sum, m->total[MODEL_CPU]));
+	report_u64(t, samples);
+	report_u64(t, 0);
+	report_str(t, "<Total>");
+	report_str(t, "");
+	report_str(t, "");
+	report_pct(t, 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_data_object *x = &m->data_objects[order[i]];
+		uint64_t topv;
+		if (o->limit && i >= o->limit)
+			break;
+		uint32_t f = top_access(m, order[i], &topv);
+		report_row(t);
+		report_depth(t, 0);
+		report_u64(t, x->value);
+		report_pct(t, report_pct_of(x->value, m->total[MODEL_CPU]));
+		report_u64(t, x->samples);
+		report_u64(t, x->size);
+		report_str(t, x->name);
+		report_str(t, x->object);
+		report_str(t, f ? report_func_label(m, f, buf, sizeof(buf)) : "");
+		report_pct(t, report_pct_of(topv, x->value));
+		size_t k = 0;
+		for (size_t j = 0; j < m->ndata_members; j++)
+			if (m->data_members[j].object == order[i])
+				mem[k++] = j;
+		qsort(mem, k, sizeof(*mem), cmp_member);
+		for (size_t j = 0; j < k; j++) {
+			const struct model_data_member *y = &m->data_members[mem[j]];
+			report_row(t);
+			report_depth(t, 1);
+			report_u64(t, y->value);
+			report_pct(t, report_pct_of(y->value, m->total[MODEL_CPU]));
+			report_u64(t, y->samples);
+			report_u64(t, y->field >= 0 ? m->data_types[y->type].fields[y->field].size : 0);
+			report_str(t, member_name(m, y, buf, sizeof(buf)));
+			report_str(t, "");
+			report_str(t, "");
+			report_pct(t, 0);
+		}
+	}
+	report_table_emit(d, t);
+	report_note(d, "%llu of the %llu samples' addresses are a preceding instruction's (the pc's own "
+		       "instruction has no memory operand: the nearest memory instruction before it in its "
+		       "basic block).", (unsigned long long)m->data_backtracked, (unsigned long long)m->data_samples);
+	free(order);
+	free(mem);
+}
+
+void report_data_layout(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	size_t *order = malloc((m->ndata_types + 1) * sizeof(*order));
+
+	if (!order) {
+		report_doc_fail(d, "the data layout");
+		return;
+	}
+	if (!m->ndata_types) {
+		free(order);
+		report_note(d, "No structures: data layouts come from clock samples recorded with `tally "
+			       "record --data` that accessed variables of a structure type described by DWARF "
+			       "(compile with -g; docs/dataspace.md).");
+		return;
+	}
+	for (size_t i = 0; i < m->ndata_types; i++)
+		order[i] = i;
+	sort_model = m;
+	qsort(order, m->ndata_types, sizeof(*order), cmp_type);
+	struct report_table *t = report_table_new("data_layout", "Data layout (record --data)");
+	report_col(t, "depth", "", COL_DEPTH);
+	report_col(t, "cpu", "CPU s", COL_SEC);
+	report_col(t, "pct", "%", COL_PCT);
+	report_col(t, "samples", "Samples", COL_U64);
+	report_col(t, "offset", "Offset", COL_U64);
+	report_col(t, "size", "Size", COL_U64);
+	report_col(t, "name", "Structure / member", COL_STR);
+	for (size_t i = 0; i < m->ndata_types; i++) {
+		const struct model_data_type *x = &m->data_types[order[i]];
+		char buf[512];
+		if (o->limit && i >= o->limit)
+			break;
+		report_row(t);
+		report_depth(t, 0);
+		report_u64(t, x->value);
+		report_pct(t, report_pct_of(x->value, m->total[MODEL_CPU]));
+		report_u64(t, x->samples);
+		report_u64(t, 0);
+		report_u64(t, x->size);
+		snprintf(buf, sizeof(buf), "{%s}", x->name);
+		report_str(t, buf);
+		for (uint32_t k = 0; k < x->nfields; k++) {
+			const struct model_data_field *f = &x->fields[k];
+			report_row(t);
+			report_depth(t, 1);
+			report_u64(t, f->value);
+			report_pct(t, report_pct_of(f->value, m->total[MODEL_CPU]));
+			report_u64(t, f->samples);
+			report_u64(t, f->offset);
+			report_u64(t, f->size);
+			snprintf(buf, sizeof(buf), ".%s", f->name);
+			report_str(t, buf);
+		}
+	}
+	report_table_emit(d, t);
+	free(order);
+}
