@@ -77,7 +77,7 @@ static void defaults(void)
 	CHECK(exp_launch_decode(NULL, &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_decode("", &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_encode(&d, buf, sizeof(buf)) > 0);
-	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0,limit=0,java=1,states=0,holders=1"), "%s", buf);
+	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0,limit=0,java=1,states=0,holders=1,data=0"), "%s", buf);
 }
 
 static void hand_made_strings(void)

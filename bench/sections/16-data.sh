@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: MIT
+# 16-data.sh — what `tally record --data` adds per sample (docs/dataspace.md):
+# on the CPU-bound workload at -F 1000, runs without and with --data
+# alternate (BENCH_DATA_ROUNDS pairs, default 5); from each experiment's
+# overview: the collector's CPU time per sample, the handler's p50 and p99
+# (THREAD_COST histograms), and the experiment's bytes per sample.  The
+# medians of each, and --data's excess over plain recording.
+section "1c. Cost of --data per sample (-F 1000, CPU-bound)"
+rounds=${BENCH_DATA_ROUNDS:-5}
+d=$OUT/data
+rm -rf "$d" && mkdir -p "$d"
+for r in $(seq "$rounds"); do
+	for m in plain data; do
+		flag=
+		[ $m = data ] && flag=-d
+		"$TALLY" record -F 1000 $flag -o "$d/$m.$r.exp" -- "$BIN/cpu" "$CPU_UNITS" >/dev/null 2>>"$d/err" ||
+			echo "  tally record $flag failed: $(tail -n 1 "$d/err")"
+	done
+done
+python3 - "$TALLY" "$d" "$rounds" >"$d/summary" <<'PY'
+import json, os, statistics, subprocess, sys
+tally, d, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+res = {}
+for m in ('plain', 'data'):
+    rows = []
+    for r in range(1, rounds + 1):
+        e = f'{d}/{m}.{r}.exp'
+        p = subprocess.run([tally, 'report', e, '--format', 'json'], capture_output=True, text=True)
+        if p.returncode:
+            continue
+        o = json.loads(p.stdout)['overview']
+        n = o['samples']
+        size = sum(os.path.getsize(os.path.join(a, f)) for a, _, fs in os.walk(e) for f in fs
+                   if not a.endswith('archive'))
+        rows.append((o['collector_cpu_s'] * 1e6 / n, o['handler_p50_us'], o['handler_p99_us'], size / n, n))
+        print(f'  {m:5} run {r}: {n} samples, collector {rows[-1][0]:.2f} us/sample, handler p50 '
+              f'{rows[-1][1]:.1f} us, p99 {rows[-1][2]:.1f} us, {rows[-1][3]:.1f} bytes/sample')
+    res[m] = [statistics.median(c) for c in zip(*rows)] if rows else None
+if res['plain'] and res['data']:
+    p, q = res['plain'], res['data']
+    print(f'MED {p[0]:.2f} {q[0]:.2f} {p[1]:.1f} {q[1]:.1f} {p[2]:.1f} {q[2]:.1f} {p[3]:.1f} {q[3]:.1f}')
+PY
+grep -v '^MED' "$d/summary"
+if read -r _ cp cd p50p p50d p99p p99d bp bd <<<"$(grep '^MED' "$d/summary")" && [ -n "$bd" ]; then
+	note "medians of $rounds runs each: collector $cp -> $cd us of CPU per sample;" \
+		"handler p50 $p50p -> $p50d us, p99 $p99p -> $p99d us; $bp -> $bd bytes per sample"
+	row "--data: collector CPU per sample (us, plain -> --data)" "$cp -> $cd" "-" "-"
+	row "--data: handler p50 (us, plain -> --data)" "$p50p -> $p50d" "-" "-"
+	row "--data: bytes per sample (plain -> --data)" "$bp -> $bd" "+192" "-"
+else
+	row "--data: collector CPU per sample" "n/a (no experiment read)" "-" "-"
+fi

@@ -1,0 +1,38 @@
+# test_dataobj.sh — data objects from clock samples (tally record --data,
+# docs/dataspace.md): tests/progs/dataobjs.c reads a global array of
+# structures (one member only), a heap array and a stack array, each in
+# its own phase function.  Each object's share of the CPU is its phase's,
+# within bounds from the same experiment (dataobj.py); the hot member holds
+# the array's time, the cold ones none; the layout view lists the
+# structure's members by offset; without -H the heap array is not called
+# heap; without --data nothing is added to the experiment.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog dataobjs
+CHK="python3 $E2E/dataobj.py"
+ROUNDS=60000
+
+"$TALLY" record -d -H -o d.exp ./dataobjs $ROUNDS >/dev/null 2>&1
+"$TALLY" report -q d.exp --format json >f.json 2>/dev/null
+"$TALLY" report -q d.exp --data-objects --format json >o.json 2>/dev/null
+"$TALLY" report -q d.exp --data-layout --format json >l.json 2>/dev/null
+check dataobj_global_array_is_its_phase $CHK f.json o.json l.json object parts walk_parts
+check dataobj_hot_member_has_the_time $CHK f.json o.json l.json member parts '{struct particle}.hot'
+check dataobj_heap_block_named_by_allocator $CHK f.json o.json l.json object '<Heap: make_heap>' sum8
+check dataobj_stack_array_is_stack $CHK f.json o.json l.json object '<Stack>' walk_stack
+check dataobj_layout_members_by_offset $CHK f.json o.json l.json layout 'struct particle' hot
+check dataobj_every_sample_has_its_registers $CHK f.json o.json l.json total
+check dataobj_text_view sh -c "\"\$TALLY\" report -q d.exp --data-objects >o.txt 2>/dev/null; cat o.txt;
+	grep -q '^Data objects by CPU time' o.txt && grep -Eq ' +\{struct particle\}\.hot' o.txt"
+
+# Without -H the heap array's blocks are not known: never called heap.
+"$TALLY" record -d -o nh.exp ./dataobjs $((ROUNDS / 4)) >/dev/null 2>&1
+"$TALLY" report -q nh.exp --format json >nf.json 2>/dev/null
+"$TALLY" report -q nh.exp --data-objects --format json >no.json 2>/dev/null
+check dataobj_no_heap_tracing_says_anonymous sh -c "
+	$CHK nf.json no.json l.json object '<Unknown: anonymous>' sum8 && ! grep -q 'Heap' no.json"
+
+# Without --data: no register records, no hwc.dat at all.
+"$TALLY" record -o n.exp ./dataobjs $((ROUNDS / 4)) >/dev/null 2>&1
+check dataobj_nothing_without_data sh -c "ls n.exp; test ! -e n.exp/hwc.dat && test -s d.exp/hwc.dat &&
+	\"\$TALLY\" report -q n.exp --data-objects 2>/dev/null | grep -q 'No data objects'"
