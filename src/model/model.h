@@ -317,7 +317,11 @@ struct model_blame {
 	uint32_t kind;             /* enum exp_sync_op of the waits */
 	uint64_t addr;             /* the object */
 	uint32_t waiter_entry;     /* the waiting stack (model.entries) */
-	uint32_t holder_entry;     /* the holder's stack at acquisition, or MODEL_BLAME_UNKNOWN */
+	uint32_t holder_entry;     /* the holder's stack at acquisition, or MODEL_BLAME_UNKNOWN
+	                              (an entry with no value of its own is emptied at the
+	                              end of the build: hence holder_func and holder_addr) */
+	uint32_t holder_func;      /* its leaf: the function that took the object (0: none) */
+	uint64_t holder_addr;      /* the lock call's link-time address there (0: none) */
 	uint32_t holder_tid;       /* 0: not known */
 	uint32_t why;              /* enum exp_held_why */
 	uint64_t held_ns;          /* the part of the waits it held the object */

@@ -34,21 +34,20 @@ static const char *const why_text[] = {
 	[EXP_HELD_TABLE_FULL] = "not known: too many contended objects",
 };
 
-/* The holder's function with the source line of its lock call. */
-static void holder_where(const struct model *m, const struct model_entry *e, char *buf, size_t len)
+/* The holder's function f with the source line of its lock call at addr. */
+static void holder_where(const struct model *m, uint32_t f, uint64_t addr, char *buf, size_t len)
 {
 	char name[1024];
-	uint32_t f = e->funcs[e->n - 1];
 	const char *file = NULL;
 	int line = 0;
 	bool mismatch;
 	char err[256];
 
 	const char *label = model_func_label(m, f, name, sizeof(name));
-	struct sym_object *o = m->funcs[f].path[0] && e->addrs[e->n - 1]
+	struct sym_object *o = m->funcs[f].path[0] && addr
 				       ? sym_object_get(m->funcs[f].path, NULL, 0, &mismatch, err, sizeof(err))
 				       : NULL;
-	if (o && sym_object_line(o, e->addrs[e->n - 1], &file, &line) && file) {
+	if (o && sym_object_line(o, addr, &file, &line) && file) {
 		const char *base = strrchr(file, '/');
 		snprintf(buf, len, "%s (%s:%d)", label, base ? base + 1 : file, line);
 	} else {
@@ -79,10 +78,9 @@ static struct row *rows_make(const struct model *m, size_t *nrows, uint64_t *tot
 		const struct model_entry *we = &m->entries[b->waiter_entry];
 		struct row want = { .proc = b->proc, .kind = b->kind, .why = b->why, .addr = b->addr,
 				    .waiter_func = we->n ? we->funcs[we->n - 1] : 0 };
-		if (b->holder_entry != MODEL_BLAME_UNKNOWN && m->entries[b->holder_entry].n) {
-			const struct model_entry *he = &m->entries[b->holder_entry];
-			want.holder_func = he->funcs[he->n - 1];
-			holder_where(m, he, want.where, sizeof(want.where));
+		if (b->holder_func) {
+			want.holder_func = b->holder_func;
+			holder_where(m, b->holder_func, b->holder_addr, want.where, sizeof(want.where));
 		} else {
 			snprintf(want.where, sizeof(want.where), "%s",
 				 b->why < sizeof(why_text) / sizeof(why_text[0]) && b->why ? why_text[b->why]

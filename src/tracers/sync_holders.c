@@ -38,6 +38,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "tracers/sync_holders.h"
 
@@ -111,6 +112,21 @@ static int same_holder(const struct hold_slot *s, uint64_t self, uint64_t ra)
 }
 
 /* Note a new holder of s (stack 0: take it from `at`). */
+/* In a forked child only the forking thread is left: the holders noted
+ * are other threads of another process.  Start over. */
+static void forget_all(void)
+{
+	if (!atomic_load_explicit(&ntracked, memory_order_relaxed))
+		return;
+	memset(slots, 0, sizeof(slots));
+	atomic_store_explicit(&ntracked, 0, memory_order_relaxed);
+}
+
+__attribute__((constructor)) static void holders_init(void)
+{
+	pthread_atfork(NULL, NULL, forget_all);
+}
+
 static void push(struct hold_slot *s, struct trace_caller at, uint64_t time_ns, uint64_t self, uint32_t tid,
 		 uint32_t stack_id)
 {

@@ -68,3 +68,15 @@ check blame_off_records_waits_only sh -c "
 check blame_bad_option_value sh -c "
 	! \"\$TALLY\" record -s --sync-holders=maybe -o bad.exp true 2>err.txt && cat err.txt &&
 	grep -q 'sync-holders=maybe: expected on or off' err.txt && test ! -e bad.exp"
+
+# A holder that never waits (its stack has no value of its own), and a
+# fork: in each process the first contention's holder is not known, the
+# second names hold() and its line; the child does not inherit the
+# parent's holders.
+cc_prog blamefork -pthread
+HOLD_LINE=$(grep -n 'BLAME-HOLD' "$PROGS/blamefork.c" | cut -d: -f1)
+"$TALLY" record -s -o f.exp ./blamefork >/dev/null 2>&1
+check blame_holder_that_never_waits_across_fork sh -c "
+	\"\$TALLY\" report f.exp --blame -q --format csv >f.csv && cat f.csv &&
+	test \$(grep -c 'round_once,mutex,.*,thread [0-9]*,hold (blamefork.c:$HOLD_LINE)' f.csv) -eq 2 &&
+	test \$(grep -c \"round_once,mutex,.*,not known: the object's first contention\" f.csv) -eq 2"
