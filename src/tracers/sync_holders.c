@@ -44,7 +44,7 @@
 
 #define HOLD_SLOTS 1024u           /* objects tracked, a power of two */
 #define HOLD_PROBES 16u            /* slots looked at for one object */
-#define HOLD_RING 16u              /* holders remembered per object */
+#define HOLD_RING 32u              /* holders remembered per object */
 #define HOLD_PARTS (HOLD_RING + 1) /* parts of one wait: the ring and the rest */
 
 struct hold {

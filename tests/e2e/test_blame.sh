@@ -3,7 +3,8 @@
 # thread waiting on it.  The program computes from its own clock how much of
 # the waiter's waiting each path's holds overlapped; --blame must name each
 # path's function and the line of its lock call, give each part within 5%
-# of the program's figure (so the 3:1 split within its bound), and its
+# of the program's figure (less what it says it does not know), the 3:1
+# split within 10% of the program's ratio, and its
 # parts must add up to the waiter's sync.wait.  With --sync-holders=off
 # the waits are recorded and no holder is.
 . "$(dirname "$0")/lib.sh"
@@ -33,11 +34,16 @@ if what == 'lines':
     print('want', sorted(want), 'got', sorted(got))
     sys.exit(not want <= got)
 if what == 'truth':
+    # What tally says it does not know (the first contention, more holders
+    # in one wait than it remembers: a waiter starved by load) may be
+    # missing from a holder's part, never more.
+    unknown = sum(float(r['wait']) * 1e9 for r in rows
+                  if r['waiter'] == 'consume' and r['holder'].startswith('not known'))
     bad = 0
     for fn, t in truth.items():
         got = part(fn)
-        ok = t > 0 and abs(got - t) <= 0.05 * t + 1e6
-        print(fn, 'tally', int(got), 'program', t, 'ok' if ok else 'FAIL')
+        ok = t > 0 and got <= 1.05 * t + 1e6 and got + unknown >= 0.95 * t - 1e6
+        print(fn, 'tally', int(got), 'program', t, 'not known', int(unknown), 'ok' if ok else 'FAIL')
         bad += not ok
     sys.exit(bad)
 if what == 'ratio':

@@ -4,7 +4,7 @@
  * pause between; consume() takes it over and over until both are done, so
  * it waits while the others hold it.  Every acquisition logs its time and
  * path (under the mutex, so in order) and consume() logs each wait's
- * request and grant (it pauses a tenth of a unit between turns, so it asks
+ * request (after a failed try, as the tracer times it) and grant (it pauses a tenth of a unit between turns, so it asks
  * at any moment of the others' holds and the logs stay small); at the end the program computes, from its own clock,
  * how much of consume()'s waiting overlapped each path's holds (a hold
  * lasts from one acquisition to the next) and prints
@@ -71,6 +71,14 @@ NOIPA void quick_update(void)
 NOIPA void consume(void)
 {
 	while (!stop) {
+		/* As the tracer does: a wait starts when a try fails (a
+		 * preemption before the lock call is no wait). */
+		if (pthread_mutex_trylock(&m) == 0) {
+			log_hold(PATH_CONSUME);
+			pthread_mutex_unlock(&m);
+			nap_us(unit_us / 10);
+			continue;
+		}
 		uint64_t t0 = now();
 		pthread_mutex_lock(&m);
 		uint64_t t1 = now();
