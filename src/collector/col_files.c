@@ -71,8 +71,8 @@ static bool wanted(enum exp_file_kind k)
 	case EXP_FILE_MAPS:
 	case EXP_FILE_THREADS: return true;
 	case EXP_FILE_SAMPLES: return col_proc.opt.hz != 0;
-	case EXP_FILE_HEAP: return col_proc.opt.heap;
-	case EXP_FILE_SYNC: return col_proc.opt.sync_ns != -1;
+	case EXP_FILE_HEAP:
+	case EXP_FILE_SYNC: return false;     /* at the first record (col_file_ready_sigsafe) */
 	case EXP_FILE_IO: return col_proc.opt.io;
 	case EXP_FILE_MPI: return col_proc.opt.mpi;
 	case EXP_FILE_STATES: return col_proc.opt.states;
@@ -162,12 +162,49 @@ int col_writer_open(enum exp_file_kind kind)
 	return 0;
 }
 
+/* heap.dat and sync.dat: made at their first record, not at the start (a
+ * short process traced with -H -s often writes neither, and each file made
+ * costs it an inode).  0 not made yet, 1 being made, 2 made (or failed). */
+static _Atomic int lazy_state[EXP_FILE_COUNT_];
+
+static bool lazy_kind(enum exp_file_kind k)
+{
+	return (k == EXP_FILE_HEAP && col_proc.opt.heap) ||
+	       (k == EXP_FILE_SYNC && col_proc.opt.sync_ns != -1);
+}
+
+void col_file_ready_sigsafe(enum exp_file_kind k)
+{
+	struct exp_file_writer *w = &col_proc.file[k];
+	int s = 0;
+
+	/* The state, not the descriptor, says when the file is ready: the
+	 * descriptor is set before col_fd_keep moves it (and closes the first). */
+	if (!lazy_kind(k) || atomic_load(&lazy_state[k]) == 2)
+		return;
+	if (atomic_compare_exchange_strong(&lazy_state[k], &s, 1)) {
+		int rc = col_writer_open(k);
+		if (rc < 0) {
+			atomic_store(&w->full, 1);
+			col_log_error_sigsafe(exp_file_name(k), rc, "not collecting");
+		}
+		atomic_store(&lazy_state[k], 2);
+		return;
+	}
+	/* Another thread makes it (never this one: a thread is inside the
+	 * collector while it makes a file, so nothing of it comes here). */
+	while (atomic_load(&lazy_state[k]) == 1)
+		col_syscall(SYS_sched_yield);
+}
+
 int col_open_experiment(void)
 {
 	struct stat st;
 
-	for (int i = 0; i < EXP_FILE_COUNT_; i++)
+	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
 		col_proc.file[i].fd = -1;
+		atomic_store(&lazy_state[i], 0);
+	}
 	col_fd_keep(col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0),
 		    &col_proc.dirfd, NULL);
 	if (col_proc.dirfd < 0)
@@ -292,6 +329,7 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 	struct exp_cursor *c = &t->cursor[file];
 	bool locked = false;
 
+	col_file_ready_sigsafe(file);
 	for (int i = 0; file == EXP_FILE_THREADS && i < 1000 && !locked; i++)
 		locked = !atomic_flag_test_and_set_explicit(&shared_lock, memory_order_acquire);
 	if (locked)

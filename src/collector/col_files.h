@@ -20,6 +20,12 @@ int col_open_experiment(void);
  * program replaces it, counted against the size limit.  0 or -errno. */
 int col_writer_open(enum exp_file_kind kind);
 
+/* Make the record file of `kind` now if it is made at its first record
+ * (heap.dat, sync.dat) and is not made yet; other threads wait for the one
+ * making it.  Called before a record of `kind` is reserved, inside
+ * collector code.  Sigsafe. */
+void col_file_ready_sigsafe(enum exp_file_kind kind);
+
 /* Close them (a fork child, before it opens its own). */
 void col_close_files(void);
 

@@ -103,6 +103,7 @@ static uint64_t mix(uint64_t a)
 /* A large record of heap.dat, mapped (zeroed), not yet published. */
 static void *reserve(uint32_t len, size_t *mapped)
 {
+	col_file_ready_sigsafe(EXP_FILE_HEAP);
 	return exp_large_reserve_sigsafe(&col_proc.file[EXP_FILE_HEAP], len, mapped);
 }
 
