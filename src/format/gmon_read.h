@@ -24,7 +24,8 @@
  *      39    1 dimen_abbrev 's'
  *      40 2*n  bins        u16 sample counts
  *   GMON_TAG_CG_ARC (1): one arc of the call graph, 20 bytes
- *       0    8 from_pc     call site: the return address in the caller
+ *       0    8 from_pc     call site: the return address in the caller,
+ *                          rounded down to 16 bytes by glibc
  *       8    8 self_pc     the callee: the return address of its mcount call
  *      16    4 count       traversals
  *   GMON_TAG_BB_COUNT (2): basic-block counts (gcc -a), 4 + 16 * n bytes

@@ -378,7 +378,7 @@ static int gprof_order(struct model_gprof *g)
 	g->norder = 0;
 	for (uint32_t v = 0; v < g->nnodes; v++) {
 		const struct model_gprof_node *n = &g->nodes[v];
-		if (!n->artificial || n->ncalls || n->self_calls || n->self || n->child)
+		if (n->numbered || n->ncalls || n->self_calls || n->self || n->child)
 			g->order[g->norder++] = v;
 	}
 	for (uint32_t c = 1; c <= g->ncycles; c++)
@@ -520,6 +520,7 @@ int model_gprof_from_model(struct model_gprof *g, const struct model *m, enum mo
 		g->nodes[v].object = m->funcs[v].object;
 		g->nodes[v].artificial = (m->funcs[v].flags & (MODEL_FUNC_ARTIFICIAL | SYM_FUNC_PLT |
 								SYM_FUNC_STATIC)) != 0;
+		g->nodes[v].numbered = !g->nodes[v].artificial;
 	}
 	bool *q = model_gprof_qualified(m);
 	if (!q)
@@ -599,6 +600,41 @@ static uint32_t gprof_node_at(struct sym_object *o, uint64_t pc, uint32_t unknow
 	return f ? f->id : unknown;
 }
 
+/* Does a function of ours start at addr? */
+static bool gprof_is_start(struct sym_object *o, uint64_t addr)
+{
+	const struct sym_func *f = sym_object_lookup(o, addr);
+
+	return f && f->start == addr;
+}
+
+/* Which nodes get an [N] with no time and no calls: those of gprof's symbol
+ * table gs[0..ngs) (sym_gprof.c), each of ours starting at one of its
+ * addresses, and after unknown a node of nothing for each of the others.
+ * Without a table (no .symtab), every function that is not artificial. */
+static void gprof_number_as_gprof(struct model_gprof *g, struct sym_object *o, const struct sym_func *funcs,
+				  size_t nf, const struct sym_gprof_sym *gs, long ngs)
+{
+	uint32_t ghost = (uint32_t)nf + 1;
+
+	if (ngs <= 0) {
+		for (size_t i = 0; i < nf; i++)
+			g->nodes[i].numbered = !g->nodes[i].artificial;
+		return;
+	}
+	for (long i = 0; i < ngs; i++) {
+		const struct sym_func *f = sym_object_lookup(o, gs[i].addr);
+		if (f && f->start == gs[i].addr && f >= funcs && f < funcs + nf) {
+			g->nodes[f - funcs].numbered = true;
+			continue;
+		}
+		struct model_gprof_node *nd = &g->nodes[ghost++];
+		nd->name = nd->sort_name = gs[i].name;
+		nd->object = sym_object_name(o);
+		nd->numbered = true;
+	}
+}
+
 int model_gprof_from_gmon(struct model_gprof *g, const struct gmon_profile *p,
 			  struct sym_object *o, struct model_gprof_gmon_stats *st,
 			  char *err, size_t errlen)
@@ -607,13 +643,27 @@ int model_gprof_from_gmon(struct model_gprof *g, const struct gmon_profile *p,
 	size_t nf = sym_object_functions(o, &funcs);
 	uint32_t unknown = (uint32_t)nf;
 	uint64_t *scaled = NULL;
+	struct sym_gprof_sym *gs = NULL;
+	long ngs = 0;
+	size_t nghosts = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (nf >= MODEL_GPROF_NONE - 1) {
 		snprintf(err, errlen, "%s: too many functions", sym_object_path(o));
 		return -1;
 	}
-	if (model_gprof_init(g, unknown + 1, p->nhists ? p->hists[0].rate_hz : 100))
+	/* gprof's symbols that are no function of ours (data_start, etext)
+	 * become nodes with nothing: numbered, never printed. */
+	if ((ngs = sym_object_gprof_symbols(o, &gs)) < 0)
+		goto oom;
+	for (long i = 0; i < ngs; i++)
+		nghosts += !gprof_is_start(o, gs[i].addr);
+	if (nf + nghosts >= MODEL_GPROF_NONE - 1) {
+		free(gs);
+		snprintf(err, errlen, "%s: too many functions", sym_object_path(o));
+		return -1;
+	}
+	if (model_gprof_init(g, (uint32_t)(nf + 1 + nghosts), p->nhists ? p->hists[0].rate_hz : 100))
 		goto oom;
 	if (p->nhists) {
 		snprintf(g->dimen, sizeof(g->dimen), "%s", p->hists[0].dimen);
@@ -632,6 +682,9 @@ int model_gprof_from_gmon(struct model_gprof *g, const struct gmon_profile *p,
 	}
 	g->nodes[unknown].name = g->nodes[unknown].sort_name = "<Unknown>";
 	g->nodes[unknown].artificial = true;
+	gprof_number_as_gprof(g, o, funcs, nf, gs, ngs);
+	free(gs);
+	gs = NULL;
 	scaled = malloc((nf + 1) * sizeof(*scaled));
 	if (!scaled)
 		goto oom;
@@ -646,7 +699,10 @@ int model_gprof_from_gmon(struct model_gprof *g, const struct gmon_profile *p,
 	free(scaled);
 	for (size_t i = 0; i < p->narcs; i++) {
 		const struct gmon_arc *a = &p->arcs[i];
-		uint32_t from = gprof_node_at(o, a->from_pc - 1, unknown);
+		/* glibc writes from_pc rounded down to its table's 16-byte
+		 * slots (HASHFRACTION * sizeof(ARCINDEX)): looked up as is, as
+		 * gprof does; one byte less can fall in the function before. */
+		uint32_t from = gprof_node_at(o, a->from_pc, unknown);
 		uint32_t self = gprof_node_at(o, a->self_pc, unknown);
 		if (from == unknown || self == unknown)
 			st->unknown_arcs++;
@@ -657,6 +713,7 @@ int model_gprof_from_gmon(struct model_gprof *g, const struct gmon_profile *p,
 		goto oom;
 	return 0;
 oom:
+	free(gs);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }

@@ -59,6 +59,8 @@ struct model_gprof_node {
 	bool qualify;              /* name is not unique: show "name (object)" */
 	bool artificial;           /* a PLT stub, uncovered code or <Unknown>: not
 				    * in gprof's symbol table, numbered only if used */
+	bool numbered;             /* in gprof's symbol table: given an [N] even with
+				    * no time and no calls, as gprof does */
 	double self;               /* self time, in units (gprof's hist.time) */
 	double child;              /* children time (cg.child_time; flat profile) */
 	double prop_self;          /* self and children as the call graph shows */

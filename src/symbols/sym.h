@@ -68,6 +68,20 @@ const struct sym_func *sym_object_lookup(struct sym_object *o, uint64_t vaddr);
 bool sym_object_line(struct sym_object *o, uint64_t vaddr, const char **file,
 		     int *line);
 
+/* A symbol of GNU gprof's table (sym_gprof.c). */
+struct sym_gprof_sym {
+	uint64_t addr;            /* link-time address */
+	const char *name;         /* as in the file (mangled); lives with the object */
+	bool is_static;           /* 't', else 'T' */
+	bool is_func;             /* STT_FUNC */
+	uint32_t order;           /* index in .symtab */
+};
+
+/* The symbols GNU gprof would number for object o, sorted by address, one
+ * per address, into *out (malloc'd, the caller frees it).  Their count (0
+ * when the file has no .symtab), or -1 if out of memory. */
+long sym_object_gprof_symbols(struct sym_object *o, struct sym_gprof_sym **out);
+
 /* The function whose symbol (as in the file, mangled) is `link_name`, or
  * NULL.  A linear search: for the analyzer's occasional lookups by name
  * (the parent of an outlined part). */
