@@ -95,6 +95,8 @@ struct mmsghdr;
 	X(int, pthread_cond_clockwait, (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *)) \
 	X(int, pthread_barrier_wait, (pthread_barrier_t *))                            \
 	X(int, pthread_join, (pthread_t, void **))                                     \
+	X(int, pthread_timedjoin_np, (pthread_t, void **, const struct timespec *))    \
+	X(int, pthread_clockjoin_np, (pthread_t, void **, clockid_t, const struct timespec *)) \
 	X(int, sem_wait, (sem_t *))                                                    \
 	X(int, sem_trywait, (sem_t *))                                                 \
 	X(int, sem_timedwait, (sem_t *, const struct timespec *))                      \

@@ -28,10 +28,12 @@ enum model_metric {
 	MODEL_HEAP_BYTES,          /* bytes requested */
 	MODEL_HEAP_COUNT,          /* allocation calls */
 	MODEL_HEAP_LEAK,           /* bytes allocated and never freed */
-	MODEL_SYNC_WAIT,           /* ns waited on thread-library objects: every kind (model_sync.c) */
+	MODEL_SYNC_WAIT,           /* ns waited on shared thread-library objects: mutexes, rwlocks,
+	                              semaphores, condition variables, barriers (model_sync.c) */
 	MODEL_SYNC_COUNT,          /* such waits above the threshold */
 	MODEL_SYNC_OTHER,          /* the part of sync.wait that is no lock acquisition:
-	                              condition variables, barriers, joins */
+	                              condition variables, barriers */
+	MODEL_SYNC_JOIN,           /* ns waited for threads to end (joins), not in sync.wait */
 	MODEL_IO_BYTES,            /* bytes moved by read/write calls */
 	MODEL_IO_TIME,             /* ns inside I/O calls */
 	MODEL_IO_COUNT,            /* read/write calls */
@@ -331,6 +333,9 @@ struct model_blame {
 
 /* "mutex", "condition variable", ... for an enum exp_sync_op. */
 const char *model_sync_kind_name(unsigned op);
+/* The metric a wait of kind op (enum exp_sync_op) counts in: sync.join for
+ * a join, sync.wait for every other kind. */
+enum model_metric model_sync_metric(unsigned op);
 
 struct model_heap_peak {
 	uint64_t bytes;            /* live bytes at the peak */
@@ -371,7 +376,7 @@ struct model {
 	struct model_file *files;  /* I/O by file */
 	size_t nfiles;
 	uint64_t total[MODEL_METRIC_COUNT];
-	uint32_t present;          /* bit m: metric m has events */
+	uint32_t present;          /* bit m: metric m has events (MODEL_METRIC_COUNT <= 32) */
 	uint64_t samples;          /* clock samples used */
 	uint64_t unknown_stacks;   /* events whose stack record was missing */
 	uint64_t unknown_counters; /* counter samples whose counter was not defined */

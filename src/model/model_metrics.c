@@ -24,6 +24,9 @@
 #define TRACED MODEL_KIND_TRACED
 #define STATE MODEL_KIND_STATE
 
+/* model.present holds one bit per metric. */
+_Static_assert(MODEL_METRIC_COUNT <= 32, "model.present is 32 bits: one per metric");
+
 static struct model_metric_info metric_info[MODEL_METRIC_COUNT] = {
 	[MODEL_CPU] = ROW("cpu", "CPU", NS, SAMPLED, "-F", "hz", 0, "clock samples", "CPU_ns"),
 	[MODEL_HEAP_BYTES] = ROW("heap.bytes", "Heap bytes", BYTES, TRACED, "-H", "heap", 0, "heap events",
@@ -38,6 +41,8 @@ static struct model_metric_info metric_info[MODEL_METRIC_COUNT] = {
 				 "synchronization waits", "Sync_waits"),
 	[MODEL_SYNC_OTHER] = ROW("sync.other", "Other waits", NS, TRACED, "-s", "sync", -1,
 				 "synchronization waits", "Sync_other_ns"),
+	[MODEL_SYNC_JOIN] = ROW("sync.join", "Join wait", NS, TRACED, "-s", "sync", -1,
+				"synchronization waits", "Join_wait_ns"),
 	[MODEL_IO_BYTES] = ROW("io.bytes", "I/O bytes", BYTES, TRACED, "-i", "io", 0, "I/O events", "IO_bytes"),
 	[MODEL_IO_TIME] = ROW("io.time", "I/O time", NS, TRACED, "-i", "io", 0, "I/O events", "IO_time_ns"),
 	[MODEL_IO_COUNT] = ROW("io.count", "I/O calls", COUNT, TRACED, "-i", "io", 0, "I/O events", "IO_calls"),

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT
  *
  * model_sync.c — synchronization waits (`tally record -s`, the Sun analyzer's
- * synchronization tracing): every wait on a thread-library object is
+ * synchronization tracing): every wait on a shared thread-library object is
  * sync.wait and sync.count at its stack, whatever its kind (mutex, rwlock,
- * condition variable, semaphore, barrier, join, a Java monitor); the waits
- * that are no lock acquisition (condition variables, barriers, joins) are
- * also sync.other, so the lock waits alone stay sync.wait - sync.other.
+ * condition variable, semaphore, barrier, a Java monitor); the waits that
+ * are no lock acquisition (condition variables, barriers) are also
+ * sync.other, so the lock waits alone stay sync.wait - sync.other.  A join
+ * waits for a thread to end, not for a shared object: its wait is sync.join
+ * and in no other metric (docs/decisions.md).
  * And by object: each (process, address, kind) waited on, with its total
  * wait, its waits, the threads that waited and the stack of its first wait
  * (the Sun analyzer's view by synchronization object; model.sync_objects).
@@ -22,6 +24,11 @@ static const char *const kind_names[] = {
 	[EXP_SYNC_SEM] = "semaphore", [EXP_SYNC_BARRIER] = "barrier", [EXP_SYNC_JOIN] = "join",
 	[EXP_SYNC_JAVA_MONITOR] = "Java monitor",
 };
+
+enum model_metric model_sync_metric(unsigned op)
+{
+	return op == EXP_SYNC_JOIN ? MODEL_SYNC_JOIN : MODEL_SYNC_WAIT;
+}
 
 const char *model_sync_kind_name(unsigned op)
 {
@@ -91,11 +98,15 @@ int model_build_sync(struct build *b, struct proc_ctx *c, const struct model_opt
 		long e = -1;
 		if (!model_keep(c, o, s->tid, s->time_ns))
 			continue;
-		if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_WAIT, s->wait_ns, &e) ||
-		    model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_COUNT, 1, NULL) ||
-		    (!is_lock(s->op) &&
-		     model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_OTHER, s->wait_ns, NULL)))
+		if (s->op == EXP_SYNC_JOIN) {
+			if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_JOIN, s->wait_ns, &e))
+				return -1;
+		} else if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_WAIT, s->wait_ns, &e) ||
+			   model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_COUNT, 1, NULL) ||
+			   (!is_lock(s->op) &&
+			    model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_OTHER, s->wait_ns, NULL))) {
 			return -1;
+		}
 		if (e >= 0 && (b->m->entries[e].flags & MODEL_ENTRY_FILTERED))
 			continue;
 		long obj = object_of(b, c, s->object, s->op);

@@ -4,7 +4,7 @@
  * object (the Sun analyzer's view by synchronization object): each mutex, rwlock,
  * condition variable, semaphore, barrier or joined thread waited on, by
  * process and address, with its kind, its total wait and share of
- * sync.wait, its waits, the threads that waited, and the function whose
+ * sync.wait (a joined thread's: of sync.join), its waits, the threads that waited, and the function whose
  * call waited first (model_sync.c).  Largest wait first.
  */
 #include <stdio.h>
@@ -58,7 +58,7 @@ void report_sync_objects(struct report_doc *d, const struct model *m, const stru
 		const struct model_entry *e = x->first_ns != UINT64_MAX ? &m->entries[x->first_entry] : NULL;
 		report_row(t);
 		report_u64(t, x->wait_ns);
-		report_pct(t, report_pct_of(x->wait_ns, m->total[MODEL_SYNC_WAIT]));
+		report_pct(t, report_pct_of(x->wait_ns, m->total[model_sync_metric(x->kind)]));
 		report_u64(t, x->count);
 		report_u64(t, x->waiters);
 		report_str(t, model_sync_kind_name(x->kind));

@@ -244,6 +244,7 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 			break;
 		case MODEL_SYNC_WAIT:
 		case MODEL_SYNC_OTHER:
+		case MODEL_SYNC_JOIN:
 			snprintf(label, sizeof(label), "%s: %s", model_metric_info(ev->metric)->title, leaf);
 			if (report_timeline_interval(tl, (size_t)k, ev->time_ns - ev->value, ev->time_ns,
 						     label, ev->entry + 1))

@@ -3,9 +3,9 @@
  * sync.c — libtally-sync.so, the synchronization tracer (`tally record -s`).
  *
  * As the Sun collector does: for each blocking call (mutex, rwlock,
- * condition variable, semaphore, barrier, join; POSIX's and C11's mtx_*,
- * cnd_*, thrd_join, which glibc implements without calling the POSIX
- * entry points) the time from request to
+ * condition variable, semaphore, barrier, join and timed join; POSIX's and
+ * C11's mtx_*, cnd_*, thrd_join, which glibc implements without calling the
+ * POSIX entry points) the time from request to
  * grant is measured, and a SYNC record with the waiting stack and the object
  * waited on is written at the grant, if the wait exceeded the threshold.
  * An uncontended lock costs one extra try: the try-variant is called first,
@@ -241,6 +241,17 @@ TRACE_API int pthread_barrier_wait(pthread_barrier_t *b)
 TRACE_API int pthread_join(pthread_t th, void **ret)
 {
 	TIME(EXP_SYNC_JOIN, (void *)th, REAL(pthread_join)(th, ret));
+}
+
+/* The timed joins wait too (pthread_tryjoin_np never does: not traced). */
+TRACE_API int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abs)
+{
+	TIME(EXP_SYNC_JOIN, (void *)th, REAL(pthread_timedjoin_np)(th, ret, abs));
+}
+
+TRACE_API int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, const struct timespec *abs)
+{
+	TIME(EXP_SYNC_JOIN, (void *)th, REAL(pthread_clockjoin_np)(th, ret, clk, abs));
 }
 
 /* sem_trywait and sem_wait report "would block" as -1 with errno EAGAIN. */

@@ -1,12 +1,13 @@
+#define _GNU_SOURCE
 /* syncwaits.c — one wait of each kind the thread library has, each of a
  * length the program measures itself (tests/e2e/test_trace.sh, the mttest
  * rule: the tracer's sync.wait against the program's own measure).  A
  * helper thread holds each object (or delays the event waited for) for a
  * while after the waiter is ready; the waiter times its own call with
  * CLOCK_MONOTONIC.  Kinds: mutex, rwlock (read), condition variable,
- * semaphore, barrier, join, and C11's mtx_lock, cnd_wait, thrd_join.
- * Prints one line: `mutex NS rwlock NS cond NS sem NS barrier NS join NS
- * mtx NS cnd NS thrd_join NS`.  usage: syncwaits */
+ * semaphore, barrier, join, timed join, and C11's mtx_lock, cnd_wait,
+ * thrd_join.  Prints one line: `mutex NS rwlock NS cond NS sem NS barrier NS
+ * join NS mtx NS cnd NS thrd_join NS timedjoin NS`.  usage: syncwaits */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -175,6 +176,16 @@ NOIPA long long wait_join(pthread_t t)
 	return now_ns() - t0;
 }
 
+NOIPA long long wait_timedjoin(pthread_t t)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 60;
+	long long t0 = now_ns();
+	pthread_timedjoin_np(t, NULL, &until);
+	return now_ns() - t0;
+}
+
 NOIPA long long wait_thrd_join(thrd_t t)
 {
 	long long t0 = now_ns();
@@ -200,7 +211,9 @@ int main(void)
 	long long jo = wait_join(s);
 	thrd_create(&s11, sleeper11, NULL);
 	long long tj = wait_thrd_join(s11);
-	printf("mutex %lld rwlock %lld cond %lld sem %lld barrier %lld join %lld mtx %lld cnd %lld thrd_join %lld\n",
-	       mu, rl, co, se, ba, jo, mt, cn, tj);
+	pthread_create(&s, NULL, sleeper, NULL);
+	long long tjo = wait_timedjoin(s);
+	printf("mutex %lld rwlock %lld cond %lld sem %lld barrier %lld join %lld mtx %lld cnd %lld thrd_join %lld "
+	       "timedjoin %lld\n", mu, rl, co, se, ba, jo, mt, cn, tj, tjo);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * ~150 ms in wait_mutex(); the same for a rwlock (write-held 100 ms, reader
  * waits ~80 ms in wait_rwlock()) and a semaphore (posted after 60 ms,
  * wait_sem() waits ~60 ms); then a condition variable signalled after 40 ms
- * (wait_cond(): sync.other) and main's pthread_join (sync.other).
+ * (wait_cond(): sync.other) and main's pthread_join (sync.join).
  * Uncontended locks: 100000 lock/unlock pairs in fast_locks(), which must
  * cost no recorded wait.  The waiter measures its own mutex and rwlock
  * waits and prints them ("mutex NS rwlock NS"): under load the lengths drift,
