@@ -128,13 +128,36 @@ static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
 	return dwarf_attr(die, DW_AT_type, &at) && dwarf_formref_die(&at, type) && peel(type);
 }
 
+/* die_type, and in *alias the first typedef's name on the way (a
+ * `typedef struct { ... } grid_t` is named grid_t), or NULL. */
+static bool die_type_named(Dwarf_Die *die, Dwarf_Die *type, const char **alias)
+{
+	Dwarf_Attribute at;
+
+	*alias = NULL;
+	if (!dwarf_attr(die, DW_AT_type, &at) || !dwarf_formref_die(&at, type))
+		return false;
+	for (int i = 0; i < 32; i++) {
+		int tag = dwarf_tag(type);
+		if (tag == DW_TAG_typedef && !*alias)
+			*alias = dwarf_diename(type);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
+			return true;
+		if (!dwarf_attr(type, DW_AT_type, &at) || !dwarf_formref_die(&at, type))
+			return false;
+	}
+	return false;
+}
+
 static bool aggregate(int tag)
 {
 	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type;
 }
 
-/* The description of structure type `die` (made on first use). */
-static const struct sym_dtype *describe(struct dtypes *t, Dwarf_Die *die)
+/* The description of structure type `die` (made on first use); an
+ * anonymous one takes the name of the typedef `alias` when there is one. */
+static const struct sym_dtype *describe(struct dtypes *t, Dwarf_Die *die, const char *alias)
 {
 	Dwarf_Off off = dwarf_dieoffset(die);
 	Dwarf_Die m, mt;
@@ -158,7 +181,8 @@ static const struct sym_dtype *describe(struct dtypes *t, Dwarf_Die *die)
 	const char *kind = dwarf_tag(die) == DW_TAG_union_type ? "union" : dwarf_tag(die) == DW_TAG_class_type ? "class"
 														 : "struct";
 	const char *name = dwarf_diename(die);
-	d->name = sym_arena_printf(&t->arena, "%s %s", kind, name ? name : "<anonymous>");
+	d->name = name || !alias ? sym_arena_printf(&t->arena, "%s %s", kind, name ? name : "<anonymous>")
+				 : sym_arena_strdup(&t->arena, alias);
 	d->die = off;
 	d->size = dwarf_aggregate_size(die, &size) == 0 ? size : 0;
 	if (n && dwarf_child(die, &m) == 0)
@@ -201,8 +225,9 @@ int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, stru
 		else
 			hi = mid;
 	}
+	const char *alias;
 	if (lo == t->nvars || t->vars[lo].addr != var_addr || !dwarf_offdie(t->dw, t->vars[lo].die, &var) ||
-	    !die_type(&var, &type))
+	    !die_type_named(&var, &type, &alias))
 		return -1;
 	int tag = dwarf_tag(&type);
 	out->scalar = !aggregate(tag) && tag != DW_TAG_array_type;
@@ -210,7 +235,7 @@ int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, stru
 		tag = dwarf_tag(&type);
 		if (tag == DW_TAG_array_type) {
 			Dwarf_Die elem;
-			if (!die_type(&type, &elem) || dwarf_aggregate_size(&elem, &size) != 0 || !size)
+			if (!die_type_named(&type, &elem, &alias) || dwarf_aggregate_size(&elem, &size) != 0 || !size)
 				break;
 			offset %= size;
 			type = elem;
@@ -218,7 +243,7 @@ int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, stru
 		}
 		if (!aggregate(tag))
 			break;
-		const struct sym_dtype *d = describe(t, &type);
+		const struct sym_dtype *d = describe(t, &type, alias);
 		if (!d)
 			break;
 		int hit = -1;
@@ -245,7 +270,7 @@ int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, stru
 				}
 			while (dwarf_siblingof(&m, &m) == 0);
 		Dwarf_Die mt;
-		if (!found || !die_type(&m, &mt))
+		if (!found || !die_type_named(&m, &mt, &alias))
 			break;
 		type = mt;
 	}

@@ -178,6 +178,13 @@ void sym_object_memop(struct sym_object *o, uint64_t vaddr, struct sym_memop *ou
 				    (targets && bsearch(&next, targets, ntargets, sizeof(*targets), cmp_u64)))
 					break;
 				const cs_x86_op *pop = mem_operand(&in[j]);
+				if (!pop && stack_op(in[j].id)) {       /* a push or pop: the stack */
+					out->status = SYM_MEMOP_STACK_OP;
+					out->backtracked = true;
+					out->insn_vaddr = in[j].address;
+					out->insn_size = in[j].size;
+					break;
+				}
 				if (!pop)
 					continue;
 				take(cs, &in[j], pop, out);
