@@ -245,7 +245,7 @@ static int join_proc(const struct exp_proc *f, struct exp_proc *p)
 		uint64_t w = s->weight_ns, want = period * n + owed;
 		uint64_t kw = want < w ? want : w, each = kw / n;
 		owed = want - kw;
-		uint64_t rest = w - each * n;
+		uint64_t rest = w - kw;
 		p->kernel_matched++;
 		for (size_t j = 0; j < n; j++) {
 			const struct exp_ksample_ev *e = &f->ksamples[ks[first + j].index];
@@ -254,7 +254,7 @@ static int join_proc(const struct exp_proc *f, struct exp_proc *p)
 				goto out;
 			struct exp_sample sub = *s;
 			sub.stack_id = id;
-			sub.weight_ns = each;
+			sub.weight_ns = j == n - 1 ? kw - each * (n - 1) : each;
 			if (j == n - 1 && !rest)
 				*s = sub;                   /* nothing left for the user stack */
 			else
