@@ -324,7 +324,7 @@ void cli_kernel_poll(struct cli_kernel *k, int timeout_ms)
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	const char *name;          /* in the file's copy */
 	bool used;
 };
 
@@ -335,50 +335,65 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The text symbols of /proc/kallsyms, sorted; 0 addresses (kptr_restrict)
- * make *hidden true. */
-static struct ksym *read_kallsyms(size_t *n, bool *hidden)
+/* The text symbols of /proc/kallsyms, sorted, their names in *text (the
+ * file read whole, each line cut to "name" or "name [module]": some 120,000
+ * lines, parsed by hand: sscanf and a strdup a line cost a fifth of a
+ * second); 0 addresses (kptr_restrict) make *hidden true. */
+static struct ksym *read_kallsyms(size_t *n, bool *hidden, char **text)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], name[300], mod[200];
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
 	struct ksym *v = NULL;
-	size_t cap = 0;
-	unsigned long long addr;
-	char type;
 
 	*n = 0;
 	*hidden = false;
-	if (!f)
+	*text = NULL;
+	if (fd < 0)
 		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		mod[0] = 0;
-		if (sscanf(line, "%llx %c %299s %199s", &addr, &type, name, mod) < 3)
-			continue;
-		if (type != 't' && type != 'T')
-			continue;
-		if (!addr) {
-			*hidden = true;
-			continue;
-		}
-		if (*n == cap) {
-			size_t c = cap ? 2 * cap : 65536;
-			struct ksym *q = realloc(v, c * sizeof(*q));
+	for (;;) {
+		if (cap - len < 65536) {
+			char *q = realloc(buf, cap ? 2 * cap : 1 << 22);
 			if (!q)
 				break;
-			v = q;
-			cap = c;
+			buf = q;
+			cap = cap ? 2 * cap : 1 << 22;
 		}
-		char full[520];
-		snprintf(full, sizeof(full), "%s%s%s", name, mod[0] ? " " : "", mod);
-		v[*n].addr = addr;
-		v[*n].name = strdup(full);
-		v[*n].used = false;
-		if (v[*n].name)
-			(*n)++;
+		ssize_t got = read(fd, buf + len, cap - len - 1);
+		if (got <= 0)
+			break;
+		len += (size_t)got;
 	}
-	fclose(f);
-	if (*n)
+	close(fd);
+	if (!buf)
+		return NULL;
+	buf[len] = 0;
+	size_t lines = 0, vcap;
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	vcap = lines + 1;
+	v = malloc(vcap * sizeof(*v));
+	for (char *p = buf; v && *p;) {
+		char *eol = strchr(p, '\n'), *e;
+		if (eol)
+			*eol = 0;
+		uint64_t addr = strtoull(p, &e, 16);
+		if (e[0] == ' ' && (e[1] == 't' || e[1] == 'T') && e[2] == ' ' && e[3]) {
+			char *tab = strchr(e + 3, '\t');
+			if (tab)
+				*tab = ' ';            /* "name [module]" */
+			if (!addr)
+				*hidden = true;
+			else if (*n < vcap)
+				v[(*n)++] = (struct ksym){ addr, e + 3, false };
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	if (v && *n)
 		qsort(v, *n, sizeof(*v), cmp_ksym);
+	*text = buf;
 	return v;
 }
 
@@ -387,8 +402,12 @@ static struct ksym *read_kallsyms(size_t *n, bool *hidden)
 static uint64_t put_symbols(struct cli_kernel *k, bool *hidden)
 {
 	size_t n;
-	struct ksym *v = read_kallsyms(&n, hidden);
+	char *text;
 	uint64_t unnamed = 0;
+
+	if (!k->npcs)
+		return 0;                    /* nothing to name: the file is not read */
+	struct ksym *v = read_kallsyms(&n, hidden, &text);
 
 	for (size_t i = 0; i < k->pcs_cap; i++) {
 		uint64_t pc = k->pcs[i];
@@ -411,6 +430,10 @@ static uint64_t put_symbols(struct cli_kernel *k, bool *hidden)
 		if (!v[i].used)
 			continue;
 		size_t len = strlen(v[i].name) + 1;
+		if (len > 512) {                 /* no kernel name is this long */
+			unnamed++;
+			continue;
+		}
 		size_t rec = (sizeof(struct exp_kernel_sym) + len + 7) & ~(size_t)7;
 		uint8_t buf[sizeof(struct exp_kernel_sym) + 528];
 		struct exp_kernel_sym r = { EXP_REC_WORD(EXP_REC_KERNEL_SYM, rec), 0, v[i].addr, 0 };
@@ -423,9 +446,8 @@ static uint64_t put_symbols(struct cli_kernel *k, bool *hidden)
 		memcpy(buf + sizeof(r), v[i].name, len);
 		put(k, buf, rec);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(v[i].name);
 	free(v);
+	free(text);
 	return unnamed;
 }
 
