@@ -48,7 +48,7 @@ const struct cli_export cli_exports[] = {
 	  "  -finstrument-functions program (exact counts)", CLI_EXPORT_ARCS, arcs },
 	{ "callgrind", "callgrind_annotate / KCachegrind input: every metric,\n"
 	  "  exact call counts, inclusive cost per call measured from the stacks", 0, callgrind },
-	{ "pprof", "Google pprof's profile.proto, gzipped, every metric (needs -o)", CLI_EXPORT_FILE, pprof },
+	{ "pprof", "Google pprof's profile.proto, gzipped, every metric (-o, or stdout not a terminal)", CLI_EXPORT_FILE, pprof },
 	{ "speedscope", "speedscope's JSON, a profile per thread and metric, in\n"
 	  "  time order", CLI_EXPORT_EVENTS, speedscope },
 	{ "chrome", "trace-event JSON (Perfetto, chrome://tracing, Firefox\n"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -339,6 +340,18 @@ static void warn_lost(struct cli_input *in, const char *cmd)
 			cli_warn(cmd, "%s/%s is missing: %s", p->dir, p->missing, cli_missing_cost(p->missing));
 		}
 	}
+}
+
+int cli_term_columns(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return env && atoi(env) > 0 ? atoi(env) : 0;
 }
 
 bool cli_colour(void)

@@ -79,6 +79,9 @@ int cli_input_add_path(struct cli_input *in, const char *cmd, const char *path);
 
 /* Colour for text on stdout: a terminal, and NO_COLOR not set. */
 bool cli_colour(void);
+/* The width of the terminal on stdout ($COLUMNS if it says none), or 0
+ * when stdout is no terminal. */
+int cli_term_columns(void);
 
 /* The --metric help: every metric of the table (cli_metrics.c). */
 const char *cli_metrics_help(void);

@@ -139,7 +139,8 @@ static int data_layout(const struct cli_view_ctx *c)
 const struct cli_view cli_views[] = {
 	[CLI_VIEW_DEFAULT] = { "functions", CLI_ARG_NONE, NULL, NULL,
 	  "the function table (the default view)", 0, 0, functions },
-	{ "callers", CLI_ARG_REQUIRED, "FUNC", NULL, "callers and callees of FUNC", 0, 0, callers },
+	{ "callers", CLI_ARG_REQUIRED, "FUNC", NULL, "callers and callees of FUNC", CLI_VIEW_FUNC_ARG, 0,
+	  callers },
 	{ "tree", CLI_ARG_NONE, NULL, NULL, "the call tree (recursive calls folded into the outermost)",
 	  0, 0, tree },
 	{ "inverted", CLI_ARG_NONE, NULL, NULL, "the call tree bottom-up: each function, its callers below it",

@@ -22,6 +22,9 @@ struct report_opts;
 
 /* What a view needs from the load (cli_input). */
 #define CLI_VIEW_ALL_PROCESSES 0x1 /* a job's launcher processes too */
+#define CLI_VIEW_FUNC_ARG 0x2      /* its value names a function: one the
+                                      profile lacks is refused before the
+                                      overview is printed */
 
 /* What a renderer is given. */
 struct cli_view_ctx {

@@ -124,6 +124,7 @@ int cmd_diff(int argc, char **argv)
 	struct report_doc *d = report_doc_new(stdout, o.fmt);
 	if (d)
 		report_doc_style(d, false, 0, human);
+	report_doc_fit(d, cli_term_columns());
 	rc = report_diff(d, &in[0].model, &in[1].model, &o, normalised, in[0].paths[0], in[1].paths[0]);
 	report_doc_end(d);
 	if (rc) {

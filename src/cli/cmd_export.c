@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_exports.h"
@@ -112,8 +113,9 @@ int cmd_export(int argc, char **argv)
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}
-	if ((x->needs & CLI_EXPORT_FILE) && !out_path) {
-		cli_error(CMD, "--format %s writes a compressed file: give -o FILE", x->name);
+	if ((x->needs & CLI_EXPORT_FILE) && !out_path && isatty(STDOUT_FILENO)) {
+		cli_error(CMD, "--format %s writes compressed data, not for a terminal: give -o FILE or "
+			  "redirect the output", x->name);
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}

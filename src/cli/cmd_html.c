@@ -5,6 +5,7 @@
  * run B compared with baseline A.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 enum { OPT_HELP = 1, OPT_DIFF, OPT_NORMALISED, OPT_ABSOLUTE, OPT_OUTPUT, OPT_TITLE };
 
 static const struct cli_opt options[] = {
-	{ "output", 'o', CLI_ARG_REQUIRED, OPT_OUTPUT, "FILE", "where to write the page (required)" },
+	{ "output", 'o', CLI_ARG_REQUIRED, OPT_OUTPUT, "FILE", "where to write the page (default: EXP's name, .html for .exp)" },
 	{ "diff", 0, CLI_ARG_NONE, OPT_DIFF, NULL,
 	  "html --diff A B: B compared with A, a differential flame graph\n"
 	  "(red grew, blue shrank) and the functions by change" },
@@ -39,8 +40,10 @@ const struct cli_opt *cmd_html_options(size_t *n)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tally html EXP... -o FILE [OPTIONS]\n"
-		"       tally html --diff A B -o FILE [--absolute | --normalised]\n"
+		"usage: tally html EXP... [-o FILE] [OPTIONS]\n"
+		"       tally html --diff A B [-o FILE] [--absolute | --normalised]\n"
+		"  (without -o: EXP's name, .exp ending replaced by .html, in the current\n"
+		"  directory; a diff's B-diff.html)\n"
 		"  one self-contained page (open it from disk; it fetches nothing): flame graph\n"
 		"  (click to zoom, search to highlight, any recorded metric) and its bottom-up\n"
 		"  form, functions table with callers and callees, a timeline of every thread,\n"
@@ -77,11 +80,25 @@ int cmd_html(int argc, char **argv)
 			}
 		}
 	}
-	if (!out_path || (diff && in.npaths != 2)) {
-		cli_error(CMD, "%s", !out_path ? "give -o FILE for the page" :
-			  "--diff compares two experiments: tally html --diff A B -o FILE");
+	if (!in.npaths || (diff && in.npaths != 2)) {
+		cli_error(CMD, "%s", !diff ? "which experiment? tally html EXP... [-o FILE]" :
+			  "--diff compares two experiments: tally html --diff A B [-o FILE]");
 		cli_input_free(&in);
 		return CLI_USAGE;
+	}
+	char default_path[PATH_MAX];
+	if (!out_path) {        /* tally.1.exp -> tally.1.html, here; a diff: B-diff.html */
+		const char *p = in.paths[diff ? 1 : 0], *slash;
+		size_t len = strlen(p);
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		slash = memrchr(p, '/', len);
+		const char *base = slash ? slash + 1 : p;
+		len -= (size_t)(base - p);
+		if (len > 4 && !memcmp(base + len - 4, ".exp", 4))
+			len -= 4;
+		snprintf(default_path, sizeof(default_path), "%.*s%s.html", (int)len, base, diff ? "-diff" : "");
+		out_path = default_path;
 	}
 	for (size_t i = 0; i < in.npaths; i++)
 		snprintf(title_buf + strlen(title_buf), sizeof(title_buf) - strlen(title_buf), "%s%s",
@@ -102,6 +119,8 @@ int cmd_html(int argc, char **argv)
 				rc = CLI_FATAL;
 			if (rc == CLI_FATAL)
 				cli_error(CMD, "%s: write failed", out_path);
+			else if (out_path == default_path)
+				fprintf(stderr, "tally html: wrote %s\n", out_path);
 		}
 	}
 	cli_input_free(&in);

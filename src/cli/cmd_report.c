@@ -294,6 +294,13 @@ int cmd_report(int argc, char **argv)
 		o->metrics[o->nmetrics++] = MODEL_SAMPLES;
 	o->limit = r.limit >= 0 ? (size_t)r.limit : (o->fmt == REPORT_TEXT ? 40 : 0);
 
+	uint32_t one;
+	if (cli_views[r.view].needs & CLI_VIEW_FUNC_ARG && r.view_arg &&
+	    !model_func_find(&in->model, r.view_arg, &one, 1)) {
+		cli_no_such_function(CMD, &in->model, r.view_arg);
+		rc = CLI_FATAL;
+		goto out;
+	}
 	struct report_doc *d = report_doc_new(stdout, o->fmt);
 	if (!d) {
 		cli_error(CMD, "out of memory");
@@ -301,6 +308,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	report_doc_style(d, cli_colour(), r.name_width, r.human);
+	report_doc_fit(d, cli_term_columns());
 	if (o->fmt != REPORT_CSV && !r.quiet)
 		report_overview(d, &in->model, in->exps, in->nexps);
 	struct cli_view_ctx vc = { CMD, d, &in->model, o, r.view_arg };

@@ -164,7 +164,8 @@ struct report_html_opts {
 int report_html(FILE *out, const struct model *m, const struct exp_experiment *exps, size_t nexps,
 		const struct report_html_opts *o);
 
-/* The pprof format (profile.proto, gzipped) into `path`; 0 or -1. */
+/* The pprof format (profile.proto, gzipped) into `path` (NULL: standard
+ * output's descriptor); 0 or -1. */
 int report_pprof(const char *path, const struct model *m);
 
 /* Helpers shared by the views (report_common.c). */

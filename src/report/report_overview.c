@@ -198,6 +198,33 @@ static const char *cstr(const struct report_doc *d, char *buf, double v)
 	return buf;
 }
 
+/* A run with no recorded end (killed, still running): the time of its
+ * latest sample (the model's threads') or thread event, CLOCK_MONOTONIC
+ * ns; 0 if none. */
+static uint64_t last_record_ns(const struct model *m, const struct exp_experiment *e)
+{
+	uint64_t last = 0;
+
+	for (size_t t = 0; t < m->nthreads; t++)
+		if (m->threads[t].proc < m->nprocs && m->procs[m->threads[t].proc].exp == e &&
+		    m->threads[t].last_ns > last)
+			last = m->threads[t].last_ns;
+
+	for (size_t j = 0; j < e->nprocs; j++) {
+		const struct exp_proc *p = &e->procs[j];
+		for (size_t k = 0; k < p->nsamples; k++)
+			if (p->samples[k].time_ns > last)
+				last = p->samples[k].time_ns;
+		for (size_t t = 0; t < p->nthreads; t++) {
+			if (p->threads[t].end_ns > last)
+				last = p->threads[t].end_ns;
+			if (p->threads[t].start_ns > last)
+				last = p->threads[t].start_ns;
+		}
+	}
+	return last;
+}
+
 void report_overview(struct report_doc *d, const struct model *m,
 		     const struct exp_experiment *exps, size_t nexps)
 {
@@ -227,7 +254,13 @@ void report_overview(struct report_doc *d, const struct model *m,
 		uint64_t wall = log_u64(f, "wall_ns", &ok_w);
 		if (!ok_w && f->end_ns > f->start_ns)
 			wall = f->end_ns - f->start_ns;
-		report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%s", tstr(d, t1, (double)wall));
+		uint64_t seen = ok_w || wall ? 0 : last_record_ns(m, &exps[i]);
+		if (seen > f->start_ns)
+			report_kv_num(d, "duration_s", "Duration", (double)(seen - f->start_ns) / 1e9,
+				      "at least %s (to its last record: no end was recorded)",
+				      tstr(d, t1, (double)(seen - f->start_ns)));
+		else
+			report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%s", tstr(d, t1, (double)wall));
 		how_it_ended(d, f);
 		if (ok_u && ok_s) {
 			kernel_ns += u + s;

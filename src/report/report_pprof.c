@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "model/model_map.h"
@@ -211,7 +212,10 @@ int report_pprof(const char *path, const struct model *m)
 	put(&prof, s.out.p, s.out.n);        /* the string table, complete now */
 
 	int rc = -1;
-	gzFile gz = oom ? NULL : gzopen(path, "wb");
+	int fd = path || oom ? -1 : dup(STDOUT_FILENO);
+	gzFile gz = oom ? NULL : path ? gzopen(path, "wb") : fd >= 0 ? gzdopen(fd, "wb") : NULL;
+	if (!gz && fd >= 0)
+		close(fd);
 	if (oom)
 		errno = ENOMEM;
 	if (gz) {

@@ -54,6 +54,7 @@ struct report_doc {
 	char err[160];           /* the first failure, "" if none */
 	bool colour;             /* text: colour the shares */
 	int name_width;          /* text: cut "name" cells to this (0: no) */
+	int fit_cols;            /* text: cut "name" cells so rows fit this (0: no) */
 	bool human;              /* text: times and counts in human units */
 };
 
@@ -99,12 +100,16 @@ static void humanize(struct report_table *t)
 	}
 }
 
-/* Cut the cells of "name" columns to d->name_width characters, "..." last
- * (UTF-8 sequences are not split). */
-static void cut_names(struct report_doc *d, struct report_table *t)
+void report_doc_fit(struct report_doc *d, int columns)
 {
-	size_t w = (size_t)d->name_width;
+	if (d)
+		d->fit_cols = d->fmt == REPORT_TEXT ? columns : 0;
+}
 
+/* Cut the cells of "name" columns to w characters, "..." last (UTF-8
+ * sequences are not split). */
+static void cut_names(struct report_table *t, size_t w)
+{
 	for (int c = 0; c < t->ncols && w >= 8; c++) {
 		if (strcmp(t->cols[c].key, "name"))
 			continue;
@@ -496,6 +501,39 @@ void report_note(struct report_doc *d, const char *fmt, ...)
 	fputc('\n', d->out);
 }
 
+/* On a terminal: the "name" column cut so that a row fits d->fit_cols
+ * (never under 16 characters: a narrow terminal wraps instead); w[] is
+ * each column's width, the name's updated. */
+static void fit_names(struct report_doc *d, struct report_table *t, size_t *w)
+{
+	size_t others = 0;
+	int name = -1;
+
+	for (int c = 0; c < t->ncols; c++) {
+		if (t->cols[c].type == COL_DEPTH)
+			continue;
+		if (!strcmp(t->cols[c].key, "name"))
+			name = c;
+		else
+			others += w[c] + (c == t->ncols - 1 ? 0 : 2);
+	}
+	if (name < 0)
+		return;
+	size_t room = (size_t)d->fit_cols > others + 2 + 1 ? (size_t)d->fit_cols - others - 2 - 1 : 0;
+	if (room < 16)
+		room = 16;
+	if (w[name] <= room)
+		return;
+	cut_names(t, room);
+	w[name] = strlen(t->cols[name].title);
+	for (size_t r = 0; r < t->nrows; r++) {
+		struct cell *x = &t->cells[r * (size_t)t->ncols + (size_t)name];
+		size_t n = strlen(x->text ? x->text : "") + 2 * (size_t)x->indent;
+		if (n > w[name])
+			w[name] = n;
+	}
+}
+
 static void emit_text(struct report_doc *d, struct report_table *t)
 {
 	size_t *w = calloc((size_t)t->ncols + 1, sizeof(*w));
@@ -506,7 +544,7 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 	}
 	clean_cells(d, t);
 	if (d->name_width)
-		cut_names(d, t);
+		cut_names(t, (size_t)d->name_width);
 	if (d->human)
 		humanize(t);
 	for (int c = 0; c < t->ncols; c++)
@@ -518,6 +556,8 @@ static void emit_text(struct report_doc *d, struct report_table *t)
 			if (n > w[c])
 				w[c] = n;
 		}
+	if (d->fit_cols && !d->name_width)
+		fit_names(d, t, w);
 	for (int c = 0; c < t->ncols; c++) {
 		bool last = c == t->ncols - 1;
 		if (t->cols[c].type == COL_DEPTH)

@@ -37,6 +37,9 @@ struct report_doc *report_doc_new(FILE *out, enum report_format fmt);
  * with `human`, COL_SEC and COL_COUNT cells in human units (report_units.h;
  * the " s" of their columns' titles dropped). */
 void report_doc_style(struct report_doc *d, bool colour, int name_width, bool human);
+/* Text on a terminal `columns` wide: cut the cells of "name" columns
+ * ("..." last) so that rows fit, unless a name width was set. */
+void report_doc_fit(struct report_doc *d, int columns);
 /* Whether report_doc_style asked for human units (text only). */
 bool report_doc_human(const struct report_doc *d);
 /* Finish the document (closes JSON) and free it. */

@@ -112,3 +112,16 @@ check did_you_mean_command_option_metric sh -c '
 	"$TALLY" report s.exp --metric cpu.sys 2>e4; grep -q "did you mean cpu.system?" e4 &&
 	"$TALLY" report s.exp --zzzzzz 2>e5; ! grep -q "did you mean" e5 &&
 	"$TALLY" annotate s.exp 2>e6; test $? -eq 64 && grep -q "which function?" e6'
+
+# --callers of a function the profile lacks fails before printing anything;
+# html without -o names the page after the experiment; pprof goes to a
+# file or pipe on stdout (not a terminal).
+check callers_unknown_prints_nothing sh -c '
+	"$TALLY" report s.exp --callers nosuchfn >cu.txt 2>cu.err; test $? -eq 2 &&
+	! test -s cu.txt && grep -q "no function named .nosuchfn." cu.err'
+check html_default_name sh -c '
+	rm -f s.html && "$TALLY" html s.exp 2>h.err && grep -q "wrote s.html" h.err &&
+	grep -q "tally-data" s.html'
+check pprof_to_stdout_file_or_pipe sh -c '
+	"$TALLY" export s.exp --format pprof >s.pb.gz && gzip -t s.pb.gz &&
+	test "$("$TALLY" export s.exp --format pprof | gzip -dc | wc -c)" -gt 100'

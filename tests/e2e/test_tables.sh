@@ -120,11 +120,19 @@ check no_args_and_name_width sh -c '
 check quiet_no_overview sh -c '
 	test "$("$TALLY" report s.exp -q | head -1)" = Functions &&
 	"$TALLY" report s.exp | head -1 | grep -q Overview'
-if need pty colour_on_a_terminal_not_with_NO_COLOR progress_line_on_a_terminal_only; then
+if need pty colour_on_a_terminal_not_with_NO_COLOR names_fit_the_terminal progress_line_on_a_terminal_only; then
 	check colour_on_a_terminal_not_with_NO_COLOR sh -c '
 		script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty.txt && grep -q "$(printf "\033")\[" tty.txt &&
 		NO_COLOR=1 script -qec "\"$TALLY\" report s.exp -q" /dev/null >tty2.txt && ! grep -q "$(printf "\033")\[" tty2.txt &&
 		"$TALLY" report s.exp -q | grep -vq "$(printf "\033")"'
+	# On a terminal, the name column is cut so that a row fits its width
+	# (cxx_spin'"'"'s template names are 400 columns wide); on a pipe, whole.
+	check names_fit_the_terminal sh -c '
+		script -qec "stty cols 80; \"$TALLY\" report x.exp -q --limit 0" /dev/null >fit.txt &&
+		sed "s/$(printf "\033")\[[0-9;]*m//g; s/$(printf "\r")\$//" fit.txt >fit2.txt &&
+		awk "/^ +[0-9]/ { n++; if (length(\$0) > 80) bad = 1 } END { exit bad || n < 5 }" fit2.txt &&
+		grep -q "app::Worker<.*\.\.\." fit2.txt &&
+		"$TALLY" report x.exp -q --limit 0 | awk "length(\$0) > 200 { long = 1 } END { exit !long }"'
 	# The progress line: on a terminal, once the analysis has taken its delay
 	# (1 s; TALLY_PROGRESS_MS here), what it does, erased before the report;
 	# nothing before the delay, nothing on a pipe.
