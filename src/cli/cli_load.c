@@ -79,8 +79,16 @@ static int resolve_time(struct cli_input *in, const char *cmd)
 		in->to_ns = UINT64_MAX;
 		if (parse_end(a, (size_t)(dash - a), &in->exps[0], &in->from_ns) &&
 		    (!dash[1] || parse_end(dash + 1, strlen(dash + 1), &in->exps[0], &in->to_ns)) &&
-		    in->to_ns > in->from_ns)
+		    in->to_ns > in->from_ns) {
+			const struct exp_proc *p = &in->exps[0].procs[0];
+			uint64_t len = p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0;
+			if (len && in->from_ns >= len) {     /* an empty table would say nothing */
+				cli_error(cmd, "--time %s: the run lasted %.3f s: nothing was recorded from %.3f s on",
+					  a, (double)len / 1e9, (double)in->from_ns / 1e9);
+				return -1;
+			}
 			return 0;
+		}
 	}
 	cli_error(cmd, "--time %s: expected FROM-TO, each in seconds since the start or a marker name", a);
 	return -1;

@@ -119,6 +119,26 @@ check did_you_mean_command_option_metric sh -c '
 check callers_unknown_prints_nothing sh -c '
 	"$TALLY" report s.exp --callers nosuchfn >cu.txt 2>cu.err; test $? -eq 2 &&
 	! test -s cu.txt && grep -q "no function named .nosuchfn." cu.err'
+check time_past_the_end_said sh -c '
+	"$TALLY" report s.exp --time 10-20 >te.txt 2>te.err; test $? -eq 64 &&
+	grep -q "the run lasted [0-9.]* s: nothing was recorded from 10.000 s on" te.err &&
+	"$TALLY" report s.exp --time 0-20 -q >/dev/null'
+# An experiment a newer tally wrote (its files' format version one past
+# ours) is refused, naming the versions this tally reads: not read as an
+# empty profile with damaged places
+check newer_format_refused sh -c '
+	rm -rf new.exp && cp -r s.exp new.exp && python3 -c "
+import glob, struct
+n = 0
+for p in glob.glob(\"new.exp/**/*.dat\", recursive=True):
+    b = bytearray(open(p, \"rb\").read())
+    v = struct.unpack_from(\"<I\", b, 8)[0] if len(b) >= 12 else 0
+    if 0 < v < 100:
+        struct.pack_into(\"<I\", b, 8, v + 1); open(p, \"wb\").write(b); n += 1
+assert n, n" &&
+	"$TALLY" report new.exp >nw.txt 2>nw.err; test $? -eq 2 && cat nw.err &&
+	grep -q "format version [0-9]* is newer than this tally reads (versions [0-9]* to [0-9]*)" nw.err &&
+	test "$(wc -l <nw.err)" -eq 1'
 check html_default_name sh -c '
 	rm -f s.html && "$TALLY" html s.exp 2>h.err && grep -q "wrote s.html" h.err &&
 	grep -q "tally-data" s.html'
