@@ -277,7 +277,13 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 	int rc = 0;
 	if (memcmp(f->hdr.magic, EXP_MAGIC, 8) != 0)
 		rc = exp_corrupt(err, path, 0, "not a tally experiment file (bad magic)");
-	else if (f->hdr.version < EXP_FORMAT_OLDEST || f->hdr.version > EXP_FORMAT_VERSION)
+	else if (f->hdr.version > EXP_FORMAT_VERSION && f->hdr.version <= EXP_FORMAT_VERSION + 8) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: format version %u is newer than this tally reads (versions %d to %d): "
+			 "read it with the tally that recorded it, or a newer one",
+			 path, f->hdr.version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
+		rc = -EXP_ENEWER;
+	} else if (f->hdr.version < EXP_FORMAT_OLDEST || f->hdr.version > EXP_FORMAT_VERSION)
 		rc = exp_corrupt(err, path, 8, "format version %u, this tally reads versions %d to %d",
 				 f->hdr.version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
 	else if (kind && f->hdr.kind != kind)
@@ -365,36 +371,67 @@ void exp_file_close(struct exp_file *f)
 	f->skip = NULL;
 }
 
+/* The counters' vocabulary: the name in logs, JSON and CSV, and how the
+ * overview says it (a title, and what the count is). */
+static const struct {
+	const char *name, *title, *meaning;
+} counters[EXP_CTR_COUNT_] = {
+	[EXP_CTR_SAMPLES] = { "samples", "Samples written", "clock samples" },
+	[EXP_CTR_LOST_REENTRY] = { "lost.reentry", "Lost (busy)",
+				   "samples whose signal came while the collector was busy" },
+	[EXP_CTR_LOST_BUFFER] = { "lost.no-space", "Lost (no space)",
+				  "samples and events with no block free to write them" },
+	[EXP_CTR_UNWIND_BROKEN] = { "unwind.broken", "Broken stacks",
+				    "stacks cut short by a frame that could not be read" },
+	[EXP_CTR_UNWIND_TRUNCATED] = { "unwind.truncated", "Truncated stacks",
+				       "stacks deeper than the depth limit, cut" },
+	[EXP_CTR_STACK_TABLE_FULL] = { "stacks.not-deduplicated", "Stacks not shared",
+				       "stacks written whole: the stack table was full" },
+	[EXP_CTR_FOREIGN_SIGNALS] = { "signals.forwarded", "Signals forwarded",
+				      "profiling signals passed on to the program's own handler" },
+	[EXP_CTR_NO_THREAD_STATE] = { "lost.unknown-thread", "Lost (no thread)",
+				      "samples in threads the collector had not set up" },
+	[EXP_CTR_COLLECTOR_NS] = { "collector.cpu_ns", "Collector CPU", "ns of CPU the collector used" },
+	[EXP_CTR_UNSAMPLED_THREADS] = { "threads.unsampled", "Unsampled threads",
+					"threads that ran for periods without a sample" },
+	[EXP_CTR_UNSAMPLED_NS] = { "unsampled.cpu_ns", "Unsampled CPU", "ns those threads ran unsampled" },
+	[EXP_CTR_LOST_EVENTS] = { "lost.trace-events", "Lost trace events",
+				  "trace events dropped for want of space" },
+	[EXP_CTR_ARCS_LOST] = { "lost.arcs", "Lost arcs", "call arcs dropped: a table could not grow" },
+	[EXP_CTR_FORKS] = { "descendants", "Descendants", "processes forked" },
+	[EXP_CTR_EXECS] = { "execs", "Execs", "images exec'd" },
+	[EXP_CTR_STATES_LOST] = { "lost.switches", "Lost switches",
+				  "context switches the kernel dropped (its ring buffer was full)" },
+	[EXP_CTR_STATES_NO_STACK] = { "states.no-stack", "States, no stack",
+				      "off-CPU intervals whose stack was not taken" },
+	[EXP_CTR_COUNTER_LOST] = { "lost.counter-samples", "Lost (counters)",
+				   "counter overflows whose sample was dropped" },
+	[EXP_CTR_MPI_UNTRACKED] = { "mpi.untracked-requests", "MPI untracked",
+				    "MPI requests completed whose start was not traced" },
+	[EXP_CTR_MPI_UNKNOWN_PEER] = { "mpi.unknown-peers", "MPI unknown peers",
+				       "peers not translated to MPI_COMM_WORLD ranks" },
+	[EXP_CTR_DYN_LOST] = { "dyn.code-not-copied", "JIT code not kept",
+			       "dynamic functions whose code was not copied whole" },
+	[EXP_CTR_FDS_REPLACED] = { "fds.replaced", "Descriptors reset",
+				   "the collector's files found replaced by the program, reopened" },
+	[EXP_CTR_LOST_LIMIT] = { "lost.size-limit", "Lost (size limit)",
+				 "samples and events not recorded once the size limit was reached" },
+	[EXP_CTR_BYTES] = { "experiment.bytes", "Experiment bytes", "bytes the experiment claimed" },
+	[EXP_CTR_LIMIT_NS] = { "size-limit.reached_ns", "Size limit", "when the size limit was reached" },
+	[EXP_CTR_JAVA_UNNAMED] = { "java.unnamed-methods", "Unnamed methods",
+				   "Java methods sampled that could not be named" },
+	[EXP_CTR_JAVA_LOST] = { "lost.java", "Lost (Java)", "Java frames or JVM events not recorded" },
+};
+
 const char *exp_counter_name(enum exp_counter c)
 {
-	static const char *const names[EXP_CTR_COUNT_] = {
-		[EXP_CTR_SAMPLES] = "samples",
-		[EXP_CTR_LOST_REENTRY] = "lost.reentry",
-		[EXP_CTR_LOST_BUFFER] = "lost.no-space",
-		[EXP_CTR_UNWIND_BROKEN] = "unwind.broken",
-		[EXP_CTR_UNWIND_TRUNCATED] = "unwind.truncated",
-		[EXP_CTR_STACK_TABLE_FULL] = "stacks.not-deduplicated",
-		[EXP_CTR_FOREIGN_SIGNALS] = "signals.forwarded",
-		[EXP_CTR_NO_THREAD_STATE] = "lost.unknown-thread",
-		[EXP_CTR_COLLECTOR_NS] = "collector.cpu_ns",
-		[EXP_CTR_UNSAMPLED_THREADS] = "threads.unsampled",
-		[EXP_CTR_UNSAMPLED_NS] = "unsampled.cpu_ns",
-		[EXP_CTR_LOST_EVENTS] = "lost.trace-events",
-		[EXP_CTR_ARCS_LOST] = "lost.arcs",
-		[EXP_CTR_FORKS] = "descendants",
-		[EXP_CTR_EXECS] = "execs",
-		[EXP_CTR_STATES_LOST] = "lost.switches",
-		[EXP_CTR_STATES_NO_STACK] = "states.no-stack",
-		[EXP_CTR_COUNTER_LOST] = "lost.counter-samples",
-		[EXP_CTR_MPI_UNTRACKED] = "mpi.untracked-requests",
-		[EXP_CTR_MPI_UNKNOWN_PEER] = "mpi.unknown-peers",
-		[EXP_CTR_DYN_LOST] = "dyn.code-not-copied",
-		[EXP_CTR_FDS_REPLACED] = "fds.replaced",
-		[EXP_CTR_LOST_LIMIT] = "lost.size-limit",
-		[EXP_CTR_BYTES] = "experiment.bytes",
-		[EXP_CTR_LIMIT_NS] = "size-limit.reached_ns",
-		[EXP_CTR_JAVA_UNNAMED] = "java.unnamed-methods",
-		[EXP_CTR_JAVA_LOST] = "lost.java",
-	};
-	return (unsigned)c < EXP_CTR_COUNT_ && names[c] ? names[c] : "unknown";
+	return (unsigned)c < EXP_CTR_COUNT_ && counters[c].name ? counters[c].name : "unknown";
+}
+
+const char *exp_counter_title(enum exp_counter c, const char **meaning)
+{
+	bool known = (unsigned)c < EXP_CTR_COUNT_ && counters[c].name;
+
+	*meaning = known ? counters[c].meaning : "a counter this tally does not know";
+	return known ? counters[c].title : "Unknown counter";
 }

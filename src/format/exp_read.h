@@ -69,7 +69,8 @@ struct exp_rec {
 
 /* Open and check the header.  `kind` 0 accepts any kind.  A missing file is
  * -ENOENT (many files are optional); other problems fill `err`.
- * Returns 0 or a negative errno / -EXP_ECORRUPT. */
+ * Returns 0 or a negative errno / -EXP_ECORRUPT / -EXP_ENEWER (a format
+ * version up to 8 past this reader's: written by a newer tally). */
 int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		  struct exp_error *err);
 
@@ -106,8 +107,13 @@ int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #define EXP_ECORRUPT 1000
+#define EXP_ENEWER 1001     /* a format version newer than this reader's: no damage,
+                               a refusal (exp_file_open) */
 
 /* Name of a counter in reports and logs ("lost.reentry"). */
 const char *exp_counter_name(enum exp_counter c);
+/* How the overview says it ("Broken stacks"), and what it counts in
+ * *meaning ("stacks cut short by a frame that could not be read"). */
+const char *exp_counter_title(enum exp_counter c, const char **meaning);
 
 #endif

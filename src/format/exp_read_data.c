@@ -925,7 +925,7 @@ static int load_file(struct loader *l, const char *name, uint32_t kind, struct e
 				err->cause);
 		return 0;
 	}
-	if (rc == -ENOMEM)
+	if (rc == -ENOMEM || rc == -EXP_ENEWER)   /* a newer format is refused, not damage */
 		return rc;
 	if (rc) {                               /* unreadable, a FIFO...: that file is lost */
 		exp_damage_note(&l->p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
