@@ -338,8 +338,9 @@ void report_overview(struct report_doc *d, const struct model *m,
 		    c == EXP_CTR_COLLECTOR_NS || c == EXP_CTR_BYTES || c == EXP_CTR_LIMIT_NS ||
 		    c == EXP_CTR_UNSAMPLED_NS)
 			continue;
-		report_kv_num(d, exp_counter_name(c), exp_counter_name(c), (double)counters[c], "%llu",
-			      (unsigned long long)counters[c]);
+		const char *meaning, *title = exp_counter_title((enum exp_counter)c, &meaning);
+		report_kv_num(d, exp_counter_name(c), title, (double)counters[c], "%s (%s: %s)",
+			      cstr(d, t1, (double)counters[c]), exp_counter_name(c), meaning);
 	}
 	size_limit(d, exps, nexps);
 	if (m->unknown_stacks)

@@ -29,7 +29,7 @@ if need tmpfs $tmpfs_cases; then
 print(o.get(\"lost.no-space\", 0) + o.get(\"lost.trace-events\", 0))') && echo lost \$n && test \$n -gt 0 &&
 		grep -q \"warning: .*a.exp: the experiment.s file system is full (No space left on device): \$n samples and events lost; free space, or record elsewhere\" a.err"
 	check disk_filled_report_shows_loss sh -c "
-		\"\$TALLY\" report '$mnt/a.exp' | grep -q 'lost.no-space *[1-9]'"
+		\"\$TALLY\" report '$mnt/a.exp' | grep -q 'Lost (no space) *[1-9][0-9]* (lost.no-space'"
 	check disk_full_logged_with_its_consequence \
 		grep -q "^error: samples.dat: errno 28 (its records are lost from now on)$" "$mnt/a.exp/log.txt"
 	rm -rf "$mnt/a.exp" "$mnt/fill"
@@ -60,7 +60,7 @@ check size_limit_stops_heap_churn sh -c '
 	test $(du -sb c.exp | cut -f1) -lt 1300000 &&
 	grep -q "warning: c.exp: the experiment reached its size limit (1.0 MiB)" err &&
 	"$TALLY" report c.exp >c.txt && grep -q "Size limit *1.0 MiB reached" c.txt &&
-	grep -q "lost.size-limit *[1-9]" c.txt'
+	grep -q "Lost (size limit) *[1-9][0-9]* (lost.size-limit" c.txt'
 check size_limit_default_protects_the_disk sh -c '
 	"$TALLY" record -o d.exp ./spin 0.01 2>/dev/null &&
 	limit=$(sed -n "s/^size-limit: //p" d.exp/log.txt) && free=$(df -B1 --output=avail . | tail -1) &&

@@ -82,7 +82,7 @@ check fidelity_thread_running_at_exit accounted left.exp
 check unsampled_thread_named_at_end_of_record sh -c 'grep "could not be sampled" raw.err | grep -q w_raw'
 check unsampled_thread_in_overview sh -c '
 	"$TALLY" report raw.exp >raw.txt && grep -q "Unsampled thread .* w_raw: " raw.txt &&
-	grep -q "threads.unsampled  *1$" raw.txt'
+	grep -q "Unsampled threads  *1 (threads.unsampled" raw.txt'
 check unsampled_thread_said_once sh -c 'test $(grep -c "sampl" raw.err) = 1'
 # Still running when the process ends: named by the end of the process.
 "$TALLY" record -o rawexit.exp ./sigblock raw exit 2>rawexit.err
