@@ -99,6 +99,24 @@ static void kind_cell(struct report_table *t, const struct report_opts *o, const
 		report_str(t, kind);
 }
 
+/* The metric cells of a row; in text, a row nothing was measured at shows
+ * blanks, not "0.000 0.00" on every cold line. */
+static void metric_cells(struct report_table *t, const struct model *m, const struct report_opts *o,
+			 const uint64_t *excl, const uint64_t *incl)
+{
+	bool any = false;
+
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+		any |= excl[k] != 0 || incl[k] != 0;
+	if (any || o->fmt != REPORT_TEXT) {
+		report_metric_cells(t, m, o, excl);
+		report_metric_cells(t, m, o, incl);
+		return;
+	}
+	for (int i = 0; i < (o->percent_only ? 2 : 4) * o->nmetrics; i++)
+		report_str(t, "");
+}
+
 /* A row without metrics: a source line or a commentary in the disassembly,
  * commentary in the source. */
 static void text_row(struct report_table *t, const struct report_opts *o, const char *kind,
@@ -281,8 +299,7 @@ static int annotate_source(struct report_doc *d, const struct model *m, const st
 			continue;
 		commentary_rows(t, o, &com, line, false);
 		report_row(t);
-		report_metric_cells(t, m, o, r->excl);
-		report_metric_cells(t, m, o, r->incl);
+		metric_cells(t, m, o, r->excl, r->incl);
 		kind_cell(t, o, "line");
 		report_str(t, is_hot(o, r->excl, r->incl, max_ex, max_in) ? "##" : "");
 		report_u64(t, (uint64_t)line);
@@ -420,11 +437,13 @@ static int annotate_disasm(struct report_doc *d, const struct model *m, const st
 		name_target(obj, &insn[i], target, sizeof(target));
 		snprintf(text, sizeof(text), "%s %s%s", insn[i].mnemonic, insn[i].op_str, target);
 		report_row(t);
-		report_metric_cells(t, m, o, ex);
-		report_metric_cells(t, m, o, in);
+		metric_cells(t, m, o, ex, in);
 		kind_cell(t, o, "insn");
 		report_u64(t, insn[i].address);
-		report_u64(t, (uint64_t)(has_line ? line : 0));
+		if (has_line || o->fmt != REPORT_TEXT)
+			report_u64(t, (uint64_t)(has_line ? line : 0));
+		else
+			report_str(t, "");     /* no line: blank, not "Line 0" */
 		report_str(t, text);
 	}
 	/* Addresses no decoded instruction holds (data in code, a bad decode). */

@@ -106,6 +106,8 @@ assert r['zoomName'] == 'scaled' and r['matched'] >= 1, r
 # no change below the resolution with a sign, no share of a negative
 bad = [c for c in r['function_cells'] if re.search(r'(^|[ (])-0( |\\.0+ ?%|$)|-0 µs|\\+-|-0\\.00%', c)]
 assert r['function_cells'] and not bad, bad
+# a search hides rows: they are not counted as \"more rows\"
+assert r['search_rows'] >= 1 and r['search_note'] == '', (r['search_rows'], r['search_note'])
 s = open('$SHOTS/diff.html').read()
 d = json.loads(re.search(r'id=.tally-data.>(.*?)</script>', s, re.S).group(1))
 assert d['diff'] and len(d['tree']['a'][0]) == len(d['tree']['v'][0])

@@ -192,6 +192,11 @@ hb = re.search(r\"^  Heap bytes +([0-9.]+)K\$\", t, re.M)
 assert hb and abs(float(hb[1]) * 1e3 - o[\"heap.bytes\"]) <= 0.0051 * o[\"heap.bytes\"], (hb, o[\"heap.bytes\"])
 du = re.search(r\"^  Duration +([0-9.]+) (s|ms)\$\", t, re.M)
 assert du and o[\"duration_s\"] < 1 and du[2] == \"ms\", du"'
+# annotate: a cold line shows blanks, not "0.000 0.00" (CSV keeps zeros)
+check annotate_cold_lines_blank sh -c '
+	"$TALLY" annotate h.exp work >an.txt && "$TALLY" annotate h.exp work --format csv >an.csv &&
+	! grep -Eq "^ *0\.000 +0\.00 +0\.000 +0\.00 " an.txt && grep -Eq "^ *[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{2} " an.txt &&
+	grep -q "^0,0.00,0,0.00,line," an.csv'
 check annotate_hot_lines_with_context sh -c '
 	"$TALLY" annotate h.exp work --format csv >all.csv &&
 	"$TALLY" annotate h.exp work --hot -C 1 --format csv >hot.csv && python3 -c "

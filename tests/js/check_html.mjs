@@ -60,6 +60,16 @@ try {
   await page.screenshot({ path: shot.replace(/\.png$/, '-functions.png') });
   await page.click('nav button[data-view="timeline"]');
   await page.screenshot({ path: shot.replace(/\.png$/, '-timeline.png') });
+  // the functions table under a search: the rows it hid are no "more rows"
+  await page.click('nav button[data-view="functions"]');
+  await page.fill('#search', search);
+  await page.waitForFunction(() => window.tally.matched > 0, null, { timeout: 10000 }).catch(() => {});
+  result.search_rows = await page.evaluate(() => document.querySelectorAll('#ftable tr.fn').length);
+  result.search_note = await page.evaluate(() => {
+    const n = document.querySelector('#functions-table p.note');
+    return n ? n.innerText : '';
+  });
+  await page.fill('#search', '');
 } finally {
   await browser.close();
 }

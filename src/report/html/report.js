@@ -380,7 +380,8 @@
       [['excl', 'Excl. ' + M[m].title], ['incl', 'Incl. ' + M[m].title], ['name', 'Name'], ['obj', 'Object']];
     const rows = funcRows();
     const re = state.search;
-    const shown = rows.filter((fn) => !re || re.test(D.funcs[fn][0])).slice(0, 500);
+    const matched = re ? rows.filter((fn) => re.test(D.funcs[fn][0])) : rows;
+    const shown = matched.slice(0, 500);
     let h = '<table id="ftable"><thead><tr>' + cols.map(([k, t]) =>
       `<th data-k="${k}" class="${k === 'name' || k === 'obj' ? 'name' : ''}${state.sortCol === k ? ' sorted' : ''}">${esc(t)}</th>`).join('') +
       '</tr></thead><tbody>';
@@ -400,7 +401,8 @@
         `<td class=name>${esc(D.funcs[fn][0])}${tag}</td><td class=obj>${esc(D.objs[D.funcs[fn][1]] || '')}</td></tr>`;
     }
     h += '</tbody></table>';
-    if (rows.length > shown.length) h += `<p class=note>${rows.length - shown.length} more rows (search to narrow)</p>`;
+    /* rows the search hid are not "more rows": only those past the first 500 it kept */
+    if (matched.length > shown.length) h += `<p class=note>${matched.length - shown.length} more rows (search to narrow)</p>`;
     $('functions-table').innerHTML = h;
     for (const th of $('functions-table').querySelectorAll('th')) th.onclick = () => {
       const k = th.dataset.k;
