@@ -5,6 +5,8 @@
 # unreadable file costs that file only, not the whole report (exit 2).
 . "$(dirname "$0")/lib.sh"
 cc_prog spin
+cc_prog heapmix -pthread
+cc_prog syncy -pthread
 cd "$T"
 "$TALLY" record -o ok.exp -- ./spin 0.3 >/dev/null 2>rec.err || { cat rec.err; exit 1; }
 
@@ -40,8 +42,14 @@ check check_and_report_agree_on_missing_files sh -c '
 # The tracers' files (and threads.dat): the log says which record files the
 # collector opened (`file.opened`); one of them deleted is damage too.
 "$TALLY" record -o hsi.exp -H -s -i -- ./spin 0.3 >/dev/null 2>rec.err || { cat rec.err; exit 1; }
+# heap.dat and sync.dat are made at a process's first record of theirs: a
+# program that allocates, and one whose threads wait for a lock.
+"$TALLY" record -o hsi_heap.dat.exp -H -s -i -- ./heapmix 2000 1 >/dev/null 2>rec.err || { cat rec.err; exit 1; }
+"$TALLY" record -o hsi_sync.dat.exp -H -s -i -- ./syncy >/dev/null 2>rec.err || { cat rec.err; exit 1; }
 for f in heap.dat sync.dat io.dat threads.dat; do
-	cp -r hsi.exp no_$f.exp && rm no_$f.exp/$f
+	src=hsi.exp
+	[ -d hsi_$f.exp ] && src=hsi_$f.exp
+	cp -r $src no_$f.exp && rm no_$f.exp/$f
 	check missing_${f%.dat}_is_damage every_command no_$f.exp $f
 done
 check sound_tracer_experiment_still_sound "$TALLY" check hsi.exp
