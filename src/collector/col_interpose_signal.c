@@ -18,8 +18,14 @@
 COL_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	col_ensure_init();
-	if (!col_signal_owned(sig))
-		return col_sigaction_real(sig, act, old);
+	if (!col_signal_owned(sig)) {
+		int rc = col_sigaction_real(sig, act, old);
+		if (rc == 0 && act)
+			col_signal_note_handler(sig, (act->sa_flags & SA_SIGINFO)
+						     ? (uint64_t)(uintptr_t)act->sa_sigaction
+						     : (uint64_t)(uintptr_t)act->sa_handler);
+		return rc;
+	}
 	struct sigaction *u = col_signal_disposition(sig);
 	if (old)
 		*old = *u;
@@ -37,7 +43,10 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags,
 			errno = ENOSYS;
 			return SIG_ERR;
 		}
-		return real(sig, h);
+		sighandler_t prev = real(sig, h);
+		if (prev != SIG_ERR)
+			col_signal_note_handler(sig, (uint64_t)(uintptr_t)h);
+		return prev;
 	}
 	struct sigaction *u = col_signal_disposition(sig);
 	sighandler_t old = (u->sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))u->sa_sigaction

@@ -36,6 +36,22 @@ struct sigaction *col_signal_disposition(int sig)
 	return &user_act[sig];
 }
 
+static _Atomic uint64_t handler_entry[NSIG];
+
+void col_signal_note_handler(int sig, uint64_t entry)
+{
+	if (sig > 0 && sig < NSIG)
+		atomic_store_explicit(&handler_entry[sig], entry > 1 ? entry : 0, memory_order_relaxed);
+}
+
+bool col_signal_handler_entry_sigsafe(uint64_t pc)
+{
+	for (int i = 1; i < NSIG; i++)
+		if (atomic_load_explicit(&handler_entry[i], memory_order_relaxed) == pc)
+			return true;
+	return false;
+}
+
 int col_sigaction_real(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	return col_real_table()->sigaction(sig, act, old);

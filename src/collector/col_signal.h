@@ -43,6 +43,13 @@ struct sigaction *col_signal_disposition(int sig);
  * from our handler, and before an exec. */
 void col_signal_forward(int sig, siginfo_t *si, void *uc);
 
+/* The program set a handler at `entry` for a signal the collector does not
+ * own (0: none); col_signal_handler_entry_sigsafe says if `pc` is the first
+ * instruction of one (col_sample.c: a sample that interrupted a handler
+ * before it ran belongs to the code the handler's signal interrupted). */
+void col_signal_note_handler(int sig, uint64_t entry);
+bool col_signal_handler_entry_sigsafe(uint64_t pc);
+
 /* The real sigaction, bypassing our interposer. */
 int col_sigaction_real(int sig, const struct sigaction *act, struct sigaction *old);
 

@@ -95,6 +95,9 @@ struct col_thread {
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;
 	bool busy_signalled;           /* our signal found it busy since its last sample */
+	int clock_depth;               /* runs of the clock's handler in progress */
+	uint64_t taken_pc;             /* a pending signal frame of ours whose sample was
+					* taken early (col_sample.c): its interrupted pc */
 	uint64_t collector_ns;         /* CPU time the collector used on this thread */
 	uint64_t pending_ns;           /* ... outside the handler since its last run */
 	uint64_t handlers;             /* handler runs timed in cost_hist */

@@ -755,6 +755,13 @@ static bool is_sigreturn(const struct col_object *o, uint64_t pc)
 	       memcmp((const void *)(uintptr_t)pc, code, sizeof(code)) == 0;
 }
 
+bool col_unwind_is_sigreturn_sigsafe(uint64_t pc)
+{
+	const struct col_object_set *set = col_objects_current_sigsafe();
+
+	return set && is_sigreturn(col_objects_find_sigsafe(set, pc), pc);
+}
+
 /* Registers saved by the kernel in the signal frame at `uc_addr`. */
 static bool regs_from_sigframe(const struct col_unwind_ctx *ctx, uint64_t uc_addr,
 			       struct col_regs *regs)

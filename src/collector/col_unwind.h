@@ -115,6 +115,10 @@ bool col_unwind_words_hold_sigsafe(const struct col_unwind_ctx *ctx, const uint6
 /* Registers of an interrupted context (signal handler's ucontext_t). */
 void col_regs_from_ucontext(const void *ucontext, struct col_regs *regs);
 
+/* Is `pc` the signal return trampoline (mov $15,%rax; syscall) of a loaded
+ * object? */
+bool col_unwind_is_sigreturn_sigsafe(uint64_t pc);
+
 /* Fill `regs` with the caller's registers, as if it were interrupted right
  * after this call returns (for interposers).  Implemented in assembly. */
 void col_regs_capture(struct col_regs *regs);

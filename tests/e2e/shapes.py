@@ -45,18 +45,14 @@ def near(what, got, want):
 
 
 sig = [fr for fr, _ in stacks if '<signal handler>' in fr]
-check('signal stacks under work_sig', sig and all('work_sig' in fr[:fr.index('<signal handler>')] for fr in sig),
+# All but a late SIGVTALRM's (delivered just after the timer stopped, in the
+# next phase: seen once in 40 runs under load, 36 us of 0.8 s)
+under = sum(w for fr, w in stacks if '<signal handler>' in fr and 'work_sig' in fr[:fr.index('<signal handler>')])
+check('signal stacks under work_sig', sig and under >= 0.98 * sum(w for fr, w in stacks if '<signal handler>' in fr),
       str(sig[:2]))
 check('<signal handler> calls the handler', sig and all(fr[fr.index('<signal handler>') + 1] in ('on_tick', 'in_handler')
                                                        for fr in sig if fr[-1] != '<signal handler>'), str(sig[:2]))
-# Known regression, to fix first (issue 21/22 notes of stop 29): since the
-# clock became one event inherited by the process's threads, the handler's
-# share reads high by 0.031-0.032 under make check's load (3 runs: 0.117
-# for 0.085, 0.125 for 0.094), in bounds when run alone.  Held to the
-# program's measure -0.03 (the old under-count, its signal blocked through
-# the handler) and +0.05 until the cause is found.
-got, want = share(lambda fr: '<signal handler>' in fr), v['handler'] / phases
-check('incl <signal handler>', -0.03 <= got - want <= 0.05, 'got %.3f, want %.3f (-0.03/+0.05)' % (got, want))
+near('incl <signal handler>', share(lambda fr: '<signal handler>' in fr), v['handler'] / phases)
 near('path main;tail_leaf', share(lambda fr: 'tail_leaf' in fr and fr[fr.index('tail_leaf') - 1] == 'main'),
      v['tail'] / phases)
 check('via_tail holds nothing', share(lambda fr: 'via_tail' in fr) < 0.01, '%.4f' % share(lambda fr: 'via_tail' in fr))
