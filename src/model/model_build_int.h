@@ -250,6 +250,9 @@ bool model_keep(const struct proc_ctx *c, const struct model_options *o, uint32_
  * memory. */
 int model_add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
 	      uint64_t t, uint32_t stack_id, enum model_metric mm, uint64_t value, long *entry_out);
+/* The same for an event whose entry `e` is already known (a pseudo-function's). */
+int model_add_entry(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
+		    uint64_t t, long e, enum model_metric mm, uint64_t value);
 /* The same for a traced MPI call: its stack (the caller's) with the MPI
  * function `op` as the leaf. */
 int model_add_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,

@@ -136,12 +136,10 @@ bool model_keep(const struct proc_ctx *c, const struct model_options *o, uint32_
 	return true;
 }
 
-static int add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
-	       uint64_t t, uint32_t stack_id, unsigned op, enum model_metric mm, uint64_t value,
-	       long *entry_out)
+static int add_at(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
+		  uint64_t t, long e, enum model_metric mm, uint64_t value, long *entry_out)
 {
 	struct model *m = b->m;
-	long e = model_omp_place(b, c, entry_for_op(b, c, stack_id, op, t, o), t);
 	struct model_thread *th = model_thread_for(b, c, tid);
 
 	if (e < 0 || !th)
@@ -168,6 +166,21 @@ static int add(struct build *b, struct proc_ctx *c, const struct model_options *
 			t, value, (uint32_t)(th - m->threads), (uint32_t)e, (uint32_t)mm };
 	}
 	return 0;
+}
+
+static int add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
+	       uint64_t t, uint32_t stack_id, unsigned op, enum model_metric mm, uint64_t value,
+	       long *entry_out)
+{
+	long e = model_omp_place(b, c, entry_for_op(b, c, stack_id, op, t, o), t);
+
+	return add_at(b, c, o, tid, t, e, mm, value, entry_out);
+}
+
+int model_add_entry(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
+		    uint64_t t, long e, enum model_metric mm, uint64_t value)
+{
+	return add_at(b, c, o, tid, t, e, mm, value, NULL);
 }
 
 int model_add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,
