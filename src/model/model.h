@@ -23,6 +23,8 @@
 #include "format/exp_data.h"
 #include "format/exp_mpi_ops.h"
 
+struct sym_object;
+
 enum model_metric {
 	MODEL_CPU,                 /* ns of CPU time (clock samples) */
 	MODEL_HEAP_BYTES,          /* bytes requested */
@@ -129,6 +131,7 @@ struct model_func {
 	                              MODEL_QUALIFY_* (model_func_label) */
 	uint32_t parent;           /* outlined part or OpenMP body: the function it
 	                              came from, whose call is imputed (0: none) */
+	struct sym_object *obj;    /* the object (the build) it was read from, or NULL */
 };
 #define MODEL_QUALIFY_NONE 0      /* the name is unique */
 #define MODEL_QUALIFY_OBJECT 1    /* "name (object)": the objects' basenames differ */

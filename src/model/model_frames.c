@@ -76,6 +76,7 @@ static uint32_t func_of_sym(struct build *b, const struct sym_func *sf, struct s
 		return id;
 	struct model_func *f = &b->m->funcs[id];
 	size_t plen;
+	f->obj = obj;
 	uint32_t kind = model_struct_kind(sf->link_name, &plen);
 	f->link = sf->link_name ? strdup(sf->link_name) : NULL;
 	if (sf->flags & SYM_FUNC_DYNAMIC) {     /* its object's name, not its key's */

@@ -116,6 +116,9 @@ size_t sym_object_functions(struct sym_object *o, const struct sym_func **funcs)
 
 /* Short name of the object (basename of its path). */
 const char *sym_object_name(const struct sym_object *o);
+/* The object's build-id (the bytes of its note) into *id; its length, 0
+ * when the file has none. */
+size_t sym_object_build_id(const struct sym_object *o, const uint8_t **id);
 const char *sym_object_path(const struct sym_object *o);
 
 /* Read up to `len` bytes of the object's file image at link-time address

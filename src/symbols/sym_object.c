@@ -201,6 +201,12 @@ const char *sym_object_name(const struct sym_object *o)
 	return o->name;
 }
 
+size_t sym_object_build_id(const struct sym_object *o, const uint8_t **id)
+{
+	*id = o->build_id;
+	return o->build_id_len;
+}
+
 const char *sym_object_path(const struct sym_object *o)
 {
 	return o->path;

@@ -121,3 +121,32 @@ F
 else
 	skip fortran_entry_master_named "no gfortran"
 fi
+
+# Two builds of one program at one path (rebuilt between two runs), merged:
+# a row each, told apart by build-id (the first four bytes), each accepted
+# by --callers.
+mkdir -p rebuilt
+cat >rebuilt.c <<'C'
+#include <stdlib.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void spin(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i * STEP;
+}
+int main(void) { spin(60000000UL); return 0; }
+C
+bid() { readelf -n "$1" | sed -n 's/.*Build ID: \(........\).*/\1/p'; }
+cc -O1 -g -DSTEP=1 -o rebuilt/prog rebuilt.c && b1=$(bid rebuilt/prog) &&
+	"$TALLY" record -o rb1.exp rebuilt/prog 2>/dev/null
+cc -O1 -g -DSTEP=3 -o rebuilt/prog rebuilt.c && b2=$(bid rebuilt/prog) &&
+	"$TALLY" record -o rb2.exp rebuilt/prog 2>/dev/null
+check two_builds_told_apart_by_build_id sh -c "
+	\"\$TALLY\" report rb1.exp rb2.exp --format csv --limit 0 >rb.csv && python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(\"rb.csv\")) if r[\"name\"].startswith(\"spin\")]
+names = sorted(r[\"name\"] for r in rows)
+print(names)
+assert names == sorted([\"spin (build $b1)\", \"spin (build $b2)\"]) and \"$b1\" != \"$b2\", names
+assert all(float(r[\"excl_cpu\"]) > 0 for r in rows), rows' &&
+	\"\$TALLY\" report rb1.exp rb2.exp --callers 'spin (build $b1)' | grep -q '^Callers of spin (build $b1)'"
