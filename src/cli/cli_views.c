@@ -124,6 +124,12 @@ static int blame(const struct cli_view_ctx *c)
 	return CLI_OK;
 }
 
+static int critical(const struct cli_view_ctx *c)
+{
+	report_critical(c->d, c->m, c->o);
+	return CLI_OK;
+}
+
 static int data_objects(const struct cli_view_ctx *c)
 {
 	report_data_objects(c->d, c->m, c->o);
@@ -176,6 +182,9 @@ const struct cli_view cli_views[] = {
 	{ "blame", CLI_ARG_NONE, NULL, NULL,
 	  "lock-holder blame (record -s): waits on mutexes by waiting\n"
 	  "function, object, and the holder's thread, function and line", 0, 0, blame },
+	{ "critical-path", CLI_ARG_NONE, NULL, NULL,
+	  "the critical path across threads (record -s): functions by their\n"
+	  "time on it, and what making each twice as fast could save", 0, 0, critical },
 	{ "data-objects", CLI_ARG_NONE, NULL, NULL,
 	  "CPU time (record --data) and precise memory-access samples by\n"
 	  "data object, with structure members (docs/dataspace.md)", 0, 0, data_objects },

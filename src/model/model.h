@@ -334,6 +334,14 @@ struct model_blame {
 };
 #define MODEL_BLAME_UNKNOWN UINT32_MAX
 
+/* A function's time on the critical path across threads (model_critical.c). */
+struct model_crit {
+	uint32_t func;
+	uint64_t ns;               /* its time on the path, callees' included ... */
+	uint64_t excl_ns;          /* ... its own (the leaf) ... */
+	uint64_t wait_ns;          /* ... of which waiting (a wait whose cause is not known) */
+};
+
 /* "mutex", "condition variable", ... for an enum exp_sync_op. */
 const char *model_sync_kind_name(unsigned op);
 /* The metric a wait of kind op (enum exp_sync_op) counts in: sync.join for
@@ -407,6 +415,12 @@ struct model {
 	struct model_blame *blames;               /* who held the objects waited on */
 	size_t nblames;
 	uint64_t blame_unmatched;  /* holder records without their wait (a lost block) */
+	struct model_crit *crit;   /* the critical path by function (record -s) */
+	size_t ncrit;
+	uint64_t crit_path_ns;     /* the path's total ... */
+	uint64_t crit_wall_ns;     /* ... and the main threads' wall time it tiles */
+	uint32_t crit_procs;       /* processes walked */
+	bool crit_cut;             /* a walk stopped at its step limit */
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted
 	                                  off the CPU by the switch records (model_states.c) */
 	void *priv;                /* model_build's indexes while building */

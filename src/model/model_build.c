@@ -151,6 +151,7 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 		if (!model_thread_for(b, c, c->p->threads[i].tid))
 			return -1;
 	if (build_samples(b, c, o) || model_build_sync(b, c, o) || model_build_blame(b, c, o) ||
+	    model_build_critical(b, c, o) ||
 	    model_build_io(b, c, o) ||
 	    model_heap_replay(b, c, o) || model_build_mpi(b, c, o) || model_build_states(b, c, o) ||
 	    model_build_counters(b, c, o) || model_build_dataspace(b, c, o) ||
@@ -341,6 +342,7 @@ void model_free(struct model *m)
 	free(m->data_members);
 	free(m->sync_objects);
 	free(m->blames);
+	free(m->crit);
 	free(m->data_access);
 	free(m->procs);
 	free(m->threads);

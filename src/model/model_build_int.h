@@ -21,6 +21,7 @@
  *                    adding a metric's value everywhere it counts
  *   model_sync.c     synchronization waits, by call stack and by object
  *   model_blame.c    who held the objects waited on (lock-holder blame)
+ *   model_critical.c the critical path across threads (joins, mutex holders)
  *   model_io.c       I/O events, by call stack and by file
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
@@ -71,6 +72,7 @@ struct build {
 	size_t cap_sync_objects;
 	struct model_map blame_of;        /* hash(proc, waiter, object, holder, tid, why) -> blames index + 1 */
 	size_t cap_blames;
+	size_t cap_crit;
 	struct omp_tail *tails;           /* model_omp_tail.c: bodies' tail calls */
 	size_t ntails, cap_tails;
 	struct model_map tail_by_sym;     /* jumped-to sym_func -> tails index + 1 */
@@ -263,6 +265,7 @@ int model_add_mpi(struct build *b, struct proc_ctx *c, const struct model_option
 int model_build_io(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_sync(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_blame(struct build *b, struct proc_ctx *c, const struct model_options *o);
+int model_build_critical(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);

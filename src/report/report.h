@@ -92,6 +92,8 @@ void report_sync_objects(struct report_doc *d, const struct model *m, const stru
 /* Lock-holder blame (report_blame.c): waits by waiting function, object and
  * where the holder took the object. */
 void report_blame(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* The critical path across threads by function (report_critical.c). */
+void report_critical(struct report_doc *d, const struct model *m, const struct report_opts *o);
 
 /* The function table, <Total> first. */
 void report_functions(struct report_doc *d, const struct model *m, const struct report_opts *o);

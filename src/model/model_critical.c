@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_critical.c — the critical path across threads (`tally report
+ * --critical-path`, from a run recorded with -s): the chain of work that
+ * determined the process's wall time.  Called by model_build.c once per
+ * process, after model_blame.c; fills model.crit.
+ *
+ * Walked backwards from the end of the main thread.  On thread T at time
+ * t, the latest wait of T granted before t (SYNC records) ends a running
+ * segment (grant, t] of T; then the path goes to whoever T waited for: a
+ * join's thread (the thread that ended latest between the request and the
+ * grant), a mutex's holder at the grant (the newest SYNC_HELD part), at the
+ * time it ended or released; when that is not known (condition variables,
+ * barriers, semaphores, a first contention) the wait itself is on the path,
+ * as time of the waiting function.  Before T's first such wait, the path
+ * goes back to T's creator at T's start.  So the segments tile the main
+ * thread's lifetime: the path's total is its wall time.
+ *
+ * A running segment of T is shared among the stacks of T's clock samples
+ * in it, by their weight: each function on a stack gets it once
+ * (inclusive), its leaf exclusive too; <Total> gets every segment; a
+ * segment without a sample is <not sampled>.  What it cannot know: waits below the -s
+ * threshold are not records (their time counts as running); a condition
+ * variable's signaller is not recorded, so such a wait stays on the waiter.
+ * --thread and --time do not apply.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_build_int.h"
+
+struct walk {
+	struct build *b;
+	struct proc_ctx *c;
+	const struct model_options *o;
+	size_t *waits;             /* p->sync indexes by (tid, grant) */
+	size_t *samples;           /* p->samples indexes by (tid, time) */
+	struct model_map first_held; /* wait key -> first SYNC_HELD index + 1 */
+	uint32_t not_sampled;      /* the function <not sampled> */
+};
+
+static int cmp_wait(const void *a, const void *b, void *arg)
+{
+	const struct exp_sync *s = arg;
+	const struct exp_sync *x = &s[*(const size_t *)a], *y = &s[*(const size_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+static int cmp_sample(const void *a, const void *b, void *arg)
+{
+	const struct exp_sample *s = arg;
+	const struct exp_sample *x = &s[*(const size_t *)a], *y = &s[*(const size_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+static uint64_t held_key(uint32_t tid, uint64_t time_ns, uint64_t object)
+{
+	return model_hash64(model_hash64((uint64_t)tid << 32 ^ time_ns) ^ object) | 1;
+}
+
+/* Add ns to function f's row: inclusive, and exclusive if `leaf`; waiting
+ * if `wait`. */
+static int crit_row(struct build *b, uint32_t f, uint64_t ns, bool leaf, bool wait)
+{
+	struct model *m = b->m;
+	size_t i;
+
+	for (i = 0; i < m->ncrit && m->crit[i].func != f; i++)
+		;
+	if (i == m->ncrit) {
+		if (exp_grow(&m->crit, &b->cap_crit, m->ncrit, sizeof(*m->crit)))
+			return -1;
+		memset(&m->crit[i], 0, sizeof(m->crit[i]));
+		m->crit[i].func = f;
+		m->ncrit++;
+	}
+	m->crit[i].ns += ns;
+	if (leaf)
+		m->crit[i].excl_ns += ns;
+	if (wait)
+		m->crit[i].wait_ns += ns;
+	return 0;
+}
+
+/* Add ns of the stack of entry e (-1: of function f alone) to the path:
+ * <Total>, each function on it once (inclusive), its leaf (exclusive). */
+static int crit_add(struct build *b, long e, uint32_t f, uint64_t ns, bool wait)
+{
+	const struct model_entry *x = e >= 0 ? &b->m->entries[e] : NULL;
+
+	b->m->crit_path_ns += ns;
+	if (crit_row(b, MODEL_TOTAL, ns, false, wait))
+		return -1;
+	if (!x || !x->n)
+		return crit_row(b, x ? b->unknown : f, ns, true, wait);
+	for (uint32_t k = 0; k < x->n; k++) {
+		bool seen = false;
+		for (uint32_t j = k + 1; j < x->n && !seen; j++)
+			seen = x->funcs[j] == x->funcs[k];
+		if (!seen && crit_row(b, x->funcs[k], ns, k == x->n - 1, wait))
+			return -1;
+	}
+	return 0;
+}
+
+/* First index in the sorted array idx[0..n) whose record (tid, time) is
+ * after (tid, t): time_of gives a record's time. */
+static size_t after(const size_t *idx, size_t n, uint32_t tid, uint64_t t, const void *recs, size_t size)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *r = (const char *)recs + idx[mid] * size;
+		uint32_t rtid;
+		uint64_t rt;
+		memcpy(&rtid, r + 4, 4);
+		memcpy(&rt, r + 8, 8);
+		if (rtid < tid || (rtid == tid && rt <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The running segment (a, e] of thread tid, shared among its samples' leaf
+ * functions. */
+static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
+{
+	const struct exp_proc *p = w->c->p;
+	uint64_t total = 0;
+
+	if (e <= a)
+		return 0;
+	size_t from = after(w->samples, p->nsamples, tid, a, p->samples, sizeof(*p->samples));
+	size_t to = after(w->samples, p->nsamples, tid, e, p->samples, sizeof(*p->samples));
+	for (size_t i = from; i < to; i++)
+		total += p->samples[w->samples[i]].weight_ns ? p->samples[w->samples[i]].weight_ns : 1;
+	if (!total)
+		return crit_add(w->b, -1, w->not_sampled, e - a, false);
+	uint64_t given = 0;
+	for (size_t i = from; i < to; i++) {
+		const struct exp_sample *s = &p->samples[w->samples[i]];
+		long en = model_entry_for(w->b, w->c, s->stack_id, s->time_ns, w->o);
+		if (en < 0)
+			return -1;
+		uint64_t wt = s->weight_ns ? s->weight_ns : 1;
+		uint64_t part = i + 1 == to ? (e - a) - given
+					    : (uint64_t)((double)(e - a) * (double)wt / (double)total);
+		given += part;
+		if (crit_add(w->b, en, 0, part, false))
+			return -1;
+	}
+	return 0;
+}
+
+static const struct exp_thread_ev *thread_of(const struct exp_proc *p, uint32_t tid)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			return &p->threads[i];
+	return NULL;
+}
+
+/* The thread that ended latest in [from, to], other than tid; NULL if none. */
+static const struct exp_thread_ev *ended_in(const struct exp_proc *p, uint32_t tid, uint64_t from,
+					    uint64_t to)
+{
+	const struct exp_thread_ev *best = NULL;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct exp_thread_ev *t = &p->threads[i];
+		if (t->tid != tid && t->end_ns >= from && t->end_ns <= to && (!best || t->end_ns > best->end_ns))
+			best = t;
+	}
+	return best;
+}
+
+static int walk(struct walk *w)
+{
+	const struct exp_proc *p = w->c->p;
+	const struct exp_thread_ev *cur = NULL;
+	size_t steps = 0, limit = 4 * (p->nsync + p->nthreads) + 16;
+
+	for (size_t i = 0; i < p->nthreads && !cur; i++)
+		if (!p->threads[i].creator_tid && !p->threads[i].start_routine)
+			cur = &p->threads[i];
+	if (!cur || !cur->end_ns || cur->end_ns <= cur->start_ns)
+		return 0;
+	uint64_t t = cur->end_ns;
+	w->b->m->crit_wall_ns += cur->end_ns - cur->start_ns;
+	while (cur && steps++ < limit) {
+		size_t k = after(w->waits, p->nsync, cur->tid, t, p->sync, sizeof(*p->sync));
+		const struct exp_sync *s = k > 0 ? &p->sync[w->waits[k - 1]] : NULL;
+		if (s && (s->tid != cur->tid || s->time_ns <= cur->start_ns))
+			s = NULL;
+		if (!s) {
+			if (running(w, cur->tid, cur->start_ns, t))
+				return -1;
+			t = cur->start_ns;
+			cur = cur->creator_tid ? thread_of(p, cur->creator_tid) : NULL;
+			continue;
+		}
+		if (running(w, cur->tid, s->time_ns, t))
+			return -1;
+		uint64_t req = s->time_ns - s->wait_ns;
+		const struct exp_thread_ev *next = NULL;
+		uint64_t at = s->time_ns;
+		if (s->op == EXP_SYNC_JOIN) {
+			next = ended_in(p, cur->tid, req, s->time_ns);
+			if (next)
+				at = next->end_ns;
+		} else {
+			uint64_t *v = model_map_get(&w->first_held, held_key(s->tid, s->time_ns, s->object));
+			const struct exp_sync_held *h = v ? &p->held[*v - 1] : NULL;
+			if (h && h->why == EXP_HELD_KNOWN && h->holder_tid != cur->tid)
+				next = thread_of(p, h->holder_tid);
+		}
+		long en = model_entry_for(w->b, w->c, s->stack_id, s->time_ns, w->o);
+		if (en < 0)
+			return -1;
+		if (next && next->start_ns < at) {
+			/* the wake-up: from the other's end or release to the grant */
+			if (s->time_ns > at && crit_add(w->b, en, 0, s->time_ns - at, true))
+				return -1;
+			t = at;
+			cur = next;
+		} else {
+			if (crit_add(w->b, en, 0, s->time_ns - (req > cur->start_ns ? req : cur->start_ns), true))
+				return -1;
+			t = req > cur->start_ns ? req : cur->start_ns;
+		}
+	}
+	if (steps >= limit)
+		w->b->m->crit_cut = true;
+	return 0;
+}
+
+int model_build_critical(struct build *b, struct proc_ctx *c, const struct model_options *o)
+{
+	const struct exp_proc *p = c->p;
+	struct walk w = { .b = b, .c = c, .o = o };
+	int rc = -1;
+
+	if (!p->nsync)
+		return 0;
+	w.waits = malloc((p->nsync + 1) * sizeof(*w.waits));
+	w.samples = malloc((p->nsamples + 1) * sizeof(*w.samples));
+	if (!w.waits || !w.samples)
+		goto out;
+	for (size_t i = 0; i < p->nsync; i++)
+		w.waits[i] = i;
+	for (size_t i = 0; i < p->nsamples; i++)
+		w.samples[i] = i;
+	qsort_r(w.waits, p->nsync, sizeof(*w.waits), cmp_wait, p->sync);
+	qsort_r(w.samples, p->nsamples, sizeof(*w.samples), cmp_sample, p->samples);
+	for (size_t i = 0; i < p->nheld; i++) {
+		const struct exp_sync_held *h = &p->held[i];
+		bool fresh;
+		if (!model_map_put(&w.first_held, held_key(h->tid, h->time_ns, h->object), i + 1, &fresh))
+			goto out;
+	}
+	w.not_sampled = model_func_by_name(b, "<not sampled>", "", MODEL_FUNC_ARTIFICIAL);
+	b->m->crit_procs++;
+	rc = walk(&w);
+out:
+	free(w.waits);
+	free(w.samples);
+	model_map_free(&w.first_held);
+	return rc;
+}

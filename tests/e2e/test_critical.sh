@@ -1,0 +1,46 @@
+# test_critical.sh — the critical path across threads (record -s, report
+# --critical-path) on tests/progs/forkjoin.c: main's setup, then three
+# workers joined, one of them spinning 3 units in long_work(), the others 1
+# unit.  The path's total is within 5% of the program's own wall time;
+# long_work() is on it within 10% of the program's measure of it, the short
+# workers hardly; and run again with long_work() twice as fast, the run
+# shortens by about the bound the first run gave (loosely: the machine's
+# load moves wall times between runs).
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog forkjoin -pthread
+
+"$TALLY" record -s -o fj.exp ./forkjoin 1 100 >own1.txt 2>rec.err
+"$TALLY" report fj.exp --critical-path -q --format csv >cp.csv 2>cp.err
+"$TALLY" report fj.exp --critical-path -q >cp.txt 2>&1
+./forkjoin 2 100 >own2.txt
+
+cat >crit.py <<'PY'
+import csv, sys
+what = sys.argv[1]
+rows = {r['name']: r for r in csv.DictReader(open('cp.csv'))}
+v = open('own1.txt').read().split()
+wall, long_ns = int(v[1]), int(v[3])
+path = float(rows['<Total>']['path']) * 1e9
+def on(fn):
+    return float(rows[fn]['path']) * 1e9 if fn in rows else 0.0
+if what == 'total':
+    print('path', int(path), 'program wall', wall)
+    sys.exit(abs(path - wall) > 0.05 * wall)
+if what == 'long':
+    print('long_work on the path', int(on('long_work')), 'program', long_ns, 'short_work', int(on('short_work')))
+    sys.exit(abs(on('long_work') - long_ns) > 0.1 * long_ns or on('short_work') > 0.05 * path)
+if what == 'bound':
+    bound = float(rows['long_work']['twice_as_fast']) * 1e9
+    wall2 = int(open('own2.txt').read().split()[1])
+    gain = wall - wall2
+    print('bound', int(bound), 'measured gain', gain, '(wall', wall, '->', wall2, ')')
+    sys.exit(not (0.5 * bound <= gain <= 1.5 * bound))
+PY
+
+check critical_path_total_is_wall_time sh -c "cat own1.txt cp.txt rec.err cp.err; python3 crit.py total"
+check critical_path_has_the_long_worker python3 crit.py long
+check critical_path_bound_close_to_measured_gain python3 crit.py bound
+check critical_path_needs_sync_tracing sh -c "
+	\"\$TALLY\" record -o plain.exp ./forkjoin 1 20 >/dev/null 2>&1 &&
+	\"\$TALLY\" report plain.exp --critical-path -q | grep -q 'No critical path: record with -s'"
