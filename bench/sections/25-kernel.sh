@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
 # 25-kernel.sh — what kernel frames cost (docs/kernel.md): `tally record`
-# with and without --no-kernel, beside `perf record -g` (fp call chains,
+# with --kernel and without (--no-kernel), beside `perf record -g` (fp call chains,
 # the kernel's included) at the same rate, on a program that spends about
 # half its CPU in small system calls (tests/progs/syscally.c) and on the
 # CPU-bound workload (few system calls: the kernel event only ticks).
 # Wall and CPU time (wait4: the program and tally, which drains the
 # kernel's rings), interleaved rounds.
-section "25. Kernel frames: tally with and without --no-kernel, perf -g"
+section "25. Kernel frames: tally with --kernel and without, perf -g"
 
 d=$OUT/kernel
 rm -rf "$d" && mkdir -p "$d"
@@ -20,7 +20,7 @@ for w in syscally cpu; do
 	if [ $w = syscally ]; then args=${SYSCALLY_ROUNDS:-600}; else args=$CPU_UNITS; fi
 	set -- --cmd bare "$BIN/$w $args" \
 		--pre nokernel "rm -rf $d/n.exp" --cmd nokernel "$TALLY record --no-kernel -F $hz -o $d/n.exp -- $BIN/$w $args" \
-		--pre kernel "rm -rf $d/k.exp" --cmd kernel "$TALLY record -F $hz -o $d/k.exp -- $BIN/$w $args"
+		--pre kernel "rm -rf $d/k.exp" --cmd kernel "$TALLY record --kernel -F $hz -o $d/k.exp -- $BIN/$w $args"
 	[ -z "$why" ] && set -- "$@" --pre perf "rm -f $d/p.data" \
 		--cmd perf "perf record -q -F $hz -g -o $d/p.data -- $BIN/$w $args"
 	tb time --rounds "$rounds" --base bare --json "$d/$w.json" --dir "$d/$w.runs" "$@"

@@ -23,7 +23,8 @@ struct record_opts {
 	double duration_s;         /* --duration (with -p); 0: until Ctrl-C */
 	struct exp_event counters[EXP_MAX_COUNTERS];   /* -c EVENT[/PERIOD] */
 	int ncounters;
-	bool no_kernel;            /* --no-kernel: no kernel call chains */
+	bool kernel;               /* --kernel: kernel call chains (off by default) */
+	bool no_kernel;            /* --no-kernel: none (the default) */
 };
 
 /* The four below: cli_record_dir.c, under both ways of recording.

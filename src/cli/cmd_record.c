@@ -61,8 +61,11 @@ static struct cli_opt record_options[] = {
 	  "from which the analyzer finds the data the instruction touched\n"
 	  "(report --data-objects, --data-layout; docs/dataspace.md)" },
 	{ "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL },   /* options_build */
-	{ "no-kernel", 0, CLI_ARG_NONE, 'K', NULL,
-	  "no kernel call chains (recorded by default where the kernel\nallows: root, CAP_PERFMON, perf_event_paranoid <= 1)" },
+	{ "kernel", 0, CLI_ARG_NONE, 'k', NULL,
+	  "kernel call chains above each clock sample, where the kernel\n"
+	  "allows them: root, CAP_PERFMON, perf_event_paranoid <= 1\n"
+	  "(docs/kernel.md)" },
+	{ "no-kernel", 0, CLI_ARG_NONE, 'K', NULL, "no kernel call chains (the default)" },
 	{ "follow", 0, CLI_ARG_REQUIRED, 'f', "all|none",
 	  "follow descendant processes into sub-experiments (default all)" },
 	{ "frames", 0, CLI_ARG_REQUIRED, 'n', "N", NULL },   /* options_build: EXP_MAX_FRAMES */
@@ -456,7 +459,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		}
 		case 'H': o->launch.heap = true; break;
 		case 'S': o->launch.states = true; break;
-		case 'K': o->no_kernel = true; break;
+		case 'k': o->kernel = true; o->no_kernel = false; break;
+		case 'K': o->no_kernel = true; o->kernel = false; break;
 		case 'd': o->launch.data = true; break;
 		case 'c': {
 			char err[512];
@@ -624,7 +628,7 @@ int cmd_record(int argc, char **argv)
 
 	/* With kernel frames, the child waits (on `go`) for tally to open
 	 * the kernel's events on it before its exec. */
-	bool kernel = !o.no_kernel && o.launch.hz;
+	bool kernel = o.kernel && o.launch.hz;
 	int pipefd[2], go[2] = { -1, -1 };
 	if (pipe2(pipefd, O_CLOEXEC) != 0 || (kernel && pipe2(go, O_CLOEXEC) != 0)) {
 		cli_error(CMD, "pipe: %s", strerror(errno));

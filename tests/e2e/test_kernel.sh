@@ -2,12 +2,12 @@
 # that spends about half its CPU in small system calls (tests/progs/
 # syscally.c: read/write of a pipe, mmap, a page fault, munmap).
 #
-#   - where the kernel allows it (root, CAP_PERFMON, perf_event_paranoid
-#     <= 1): [kernel] frames above the libc wrappers that made the calls,
+#   - with --kernel, where the kernel allows it (root, CAP_PERFMON,
+#     perf_event_paranoid <= 1): [kernel] frames above the libc wrappers that made the calls,
 #     and their share of the sampled CPU within a derived bound of the
 #     system time the program measured itself (getrusage);
 #   - --no-kernel at report time hides them (the totals stay), at record
-#     time records none;
+#     time records none, nor does a record without --kernel;
 #   - as a user the kernel refuses (user 65534, perf_event_paranoid >= 2):
 #     the same run records, and one overview line says why there are no
 #     kernel frames and how to allow them.
@@ -15,7 +15,7 @@
 cd "$T"
 cc_prog syscally
 
-"$TALLY" record -o k.exp ./syscally 600 >k.out 2>k.err
+"$TALLY" record --kernel -o k.exp ./syscally 600 >k.out 2>k.err
 frames=$(sed -n 's/^kernel\.frames: //p' k.exp/log.txt)
 if [ "${frames#recorded}" = "$frames" ]; then
 	for n in kernel_frames_above_syscalls kernel_share_matches_system_time \
@@ -90,8 +90,11 @@ print(n, 'stacks with a kernel frame above read')
 assert n > 0
 "
 	"$TALLY" record --no-kernel -o nok.exp ./syscally 50 >/dev/null 2>&1
+	"$TALLY" record -o def.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" report nok.exp -q --objects --format csv >nok.csv
-	check kernel_record_no_kernel sh -c 'test ! -e nok.exp/kernel.dat && ! grep -q "^kernel.frames" nok.exp/log.txt && ! grep -q "\[kernel\]" nok.csv'
+	"$TALLY" report def.exp -q --objects --format csv >def.csv
+	check kernel_record_no_kernel sh -c 'test ! -e nok.exp/kernel.dat && ! grep -q "^kernel.frames" nok.exp/log.txt && ! grep -q "\[kernel\]" nok.csv &&
+		test ! -e def.exp/kernel.dat && ! grep -q "^kernel.frames" def.exp/log.txt && ! grep -q "\[kernel\]" def.csv'
 fi
 
 # As user 65534 (no CAP_PERFMON): refused unless perf_event_paranoid <= 1.
@@ -102,7 +105,7 @@ if need other_user kernel_refused_says_why; then
 		U=$(mktemp -d /tmp/tally-kernel.XXXXXX)
 		cp syscally "$U/" && chown -R 65534:65534 "$U"
 		(cd "$U" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$TALLY" record -o u.exp ./syscally 100 >u.out 2>u.err)
+			"$TALLY" record --kernel -o u.exp ./syscally 100 >u.out 2>u.err)
 		"$TALLY" report "$U/u.exp" >"$U/u.report" 2>&1
 		check kernel_refused_says_why sh -c "cat '$U/u.err'; grep 'Kernel frames' '$U/u.report';
 			test \$(grep -c 'Kernel frames.*not allowed.*perf_event_paranoid=1.*CAP_PERFMON' '$U/u.report') = 1 &&
