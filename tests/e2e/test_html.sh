@@ -96,4 +96,6 @@ back = r['back']
 assert f['total'] + l['total'] < w['total'] and [back[k] for k in ('a', 'b', 'total')] == [w[k] for k in ('a', 'b', 'total')], (f, l, back, w)
 \" && test -s \"$SHOTS/range.png\""
 fi
-check html_needs_output sh -c '"$TALLY" html s.exp 2>err; test $? -eq 64 && grep -q -- "-o FILE" err'
+# (without -o the page is named after the experiment: test_cli_small)
+check html_unwritable_output_said sh -c '"$TALLY" html s.exp -o /nonexistent/x.html 2>err; test $? -eq 2 &&
+	test $(wc -l <err) -eq 1 && grep -q "/nonexistent/x.html: No such file or directory" err'
