@@ -21,19 +21,16 @@ struct sym_object *sym_object_dynamic(const char *key, const char *display, cons
 
 	if (o)
 		return o;
-	o = calloc(1, sizeof(*o));
+	o = sym_object_made(key, key, display);
 	if (!o)
 		return NULL;
-	o->file = strdup(key);
-	o->path = strdup(key);
-	o->name = sym_arena_strdup(&o->arena, display);
 	o->owned_image = code_len ? malloc(code_len) : NULL;
 	o->xsecs = calloc(1, sizeof(*o->xsecs));
 	o->funcs = calloc(1, sizeof(*o->funcs));
 	o->segs = calloc(1, sizeof(*o->segs));
 	o->dyn_lines = nlines ? malloc(8ull * nlines) : NULL;
 	const char *fname = sym_arena_strdup(&o->arena, name);
-	if (!o->file || !o->path || !o->name || (code_len && !o->owned_image) || !o->xsecs ||
+	if ((code_len && !o->owned_image) || !o->xsecs ||
 	    !o->funcs || !o->segs || (nlines && !o->dyn_lines) || !fname) {
 		sym_object_release(o);
 		return NULL;

@@ -112,6 +112,11 @@ struct sym_object *sym_object_get_as(const char *file, const char *path,
 
 /* The cached object read from `file`, or NULL (sym_object.c). */
 struct sym_object *sym_object_find_cached(const char *file);
+
+/* A new object made in memory, not read from a file (dynamic code, the
+ * kernel): its file `key`, path and display name set; NULL out of memory.
+ * Not yet cached (sym_object_cache_add once it is filled). */
+struct sym_object *sym_object_made(const char *key, const char *path, const char *display);
 /* Put a made object into the cache (sym_object.c). */
 void sym_object_cache_add(struct sym_object *o);
 /* Free an object not (yet) in the cache. */

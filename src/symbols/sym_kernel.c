@@ -20,15 +20,12 @@ struct sym_object *sym_object_kernel(const char *key, const char *display, size_
 
 	if (o)
 		return o;
-	o = calloc(1, sizeof(*o));
+	o = sym_object_made(key, display, display);
 	if (!o)
 		return NULL;
-	o->file = strdup(key);
-	o->path = strdup(display);
-	o->name = sym_arena_strdup(&o->arena, display);
 	o->funcs = calloc(n + 1, sizeof(*o->funcs));
 	o->segs = calloc(n + 1, sizeof(*o->segs));
-	if (!o->file || !o->path || !o->name || !o->funcs || !o->segs) {
+	if (!o->funcs || !o->segs) {
 		sym_object_release(o);
 		return NULL;
 	}

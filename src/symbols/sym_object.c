@@ -78,6 +78,22 @@ static int sym_object_load(struct sym_object *o, char *err, size_t errlen)
 	return rc < 0 ? -1 : 0;
 }
 
+struct sym_object *sym_object_made(const char *key, const char *path, const char *display)
+{
+	struct sym_object *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->file = strdup(key);
+	o->path = strdup(path);
+	o->name = sym_arena_strdup(&o->arena, display);
+	if (!o->file || !o->path || !o->name) {
+		sym_object_release(o);
+		return NULL;
+	}
+	return o;
+}
+
 struct sym_object *sym_object_find_cached(const char *file)
 {
 	for (struct sym_object *o = sym_objects; o; o = o->next)
