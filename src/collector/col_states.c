@@ -34,10 +34,11 @@
  * blocked has been counted by the resume: the thread's page faults
  * (getrusage, minor and major) are looked at then, and the batch is flagged
  * EXP_STATE_FAULTED when they grew since the last look.  The clock's sample
- * looks too, and so does a handler whose own records went into a page not
- * written before (a fault of the collector's, on the program's count): a
- * stop is told apart unless the thread faulted in the millisecond of CPU
- * before it.
+ * looks too, and so does a resume after its own work (its records, the
+ * stack's interning and unwinding: faults of the collector's, on the
+ * program's count), and the ring's header page is written once at thread
+ * start (its first write faults): a stop is told apart unless the thread
+ * faulted in the millisecond of CPU before it.
  *
  * With each clock sample the thread's user and system CPU time so far
  * (getrusage RUSAGE_THREAD) is written as a CPU_SPLIT record: the analyzer
@@ -167,6 +168,9 @@ static int map_ring(struct col_states_thread *s, unsigned pages)
 		return -errno;
 	s->ring = p;
 	s->ring_bytes = bytes;
+	/* The header page's first write faults: taken now, not by the first
+	 * drain, where it would count as the program's (a stop told for I/O). */
+	atomic_store_explicit((_Atomic uint64_t *)&s->ring->data_tail, 0, memory_order_relaxed);
 	s->data_off = s->ring->data_offset ? s->ring->data_offset : PAGE;
 	s->data_size = s->ring->data_size ? s->ring->data_size : (uint64_t)pages * PAGE;
 	return 0;
@@ -422,13 +426,17 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
 		if (!stack_id)
 			flags |= EXP_STATE_NO_STACK;
 	}
+	bool looked = s->n != 0;                   /* a stack was interned */
 	flush(t, s, stack_id, flags);
 	while (!room) {                            /* a full batch: the rest, same stack */
 		room = drain(s);
 		flush(t, s, stack_id, flags);
 	}
-	if (write_pages(t) != pages)
-		faults_grew(s);                    /* our own fault is no stop's */
+	/* Our own faults are no stop's: a record into a new page, and the
+	 * stack's interning and unwinding (a table page, unwind tables read
+	 * for the first time), which no cursor shows. */
+	if (looked || write_pages(t) != pages)
+		faults_grew(s);
 }
 
 bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t entry_ns)
