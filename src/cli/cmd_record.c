@@ -306,7 +306,8 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 	return 0;
 }
 
-/* The MPI rank, in the log's head; 0 or -1 (message printed). */
+/* The MPI rank and its job (exp_launch_job), in the log's head; 0 or -1
+ * (message printed). */
 static int log_rank(const char *dir, int32_t rank, const char *from)
 {
 	char path[PATH_MAX + 16];
@@ -317,8 +318,12 @@ static int log_rank(const char *dir, int32_t rank, const char *from)
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	struct exp_launch_job job;
+	exp_launch_job(from, &job);
 	cli_log_line(log, "rank", "%d", (int)rank);
 	cli_log_line(log, "rank.from", "%s", from);
+	for (size_t i = 0; i < job.n; i++)
+		cli_log_line(log, job.key[i], "%s", job.value[i]);
 	if (log_close(log) != 0) {
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -1;

@@ -261,8 +261,13 @@ void col_log_start(const char *created_by)
 	col_log_batch_add(&b, "created-by", created_by);
 	if (col_proc.rank >= 0)
 		col_log_batch_u64(&b, "rank", (uint64_t)col_proc.rank);
-	if (col_proc.rank_from)
+	if (col_proc.rank_from) {
+		struct exp_launch_job job;
+		exp_launch_job(col_proc.rank_from, &job);
 		col_log_batch_add(&b, "rank.from", col_proc.rank_from);
+		for (size_t i = 0; i < job.n; i++)
+			col_log_batch_add(&b, job.key[i], job.value[i]);
+	}
 	col_log_batch_u64(&b, "start.mono_ns", col_proc.start_ns);
 	/* What the process ran before the collector started: not sampled;
 	 * from cpu.entry_ns on, the collector's own start-up (counted in its

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "format/exp_launch.h"
 
@@ -91,6 +92,54 @@ int32_t exp_launch_rank(const char *program, const char **from)
 		return (int32_t)r;
 	}
 	return -1;
+}
+
+void exp_launch_job(const char *from, struct exp_launch_job *j)
+{
+	static const struct {
+		const char *rank_var, *launcher, *size_var;
+	} by_rank[] = {
+		{ EXP_ENV_RANK, "user", EXP_ENV_SIZE },
+		{ "OMPI_COMM_WORLD_RANK", "openmpi", "OMPI_COMM_WORLD_SIZE" },
+		{ "PMIX_RANK", "pmix", NULL },
+		{ "PMI_RANK", "pmi", "PMI_SIZE" },
+		{ "MV2_COMM_WORLD_RANK", "mvapich", "MV2_COMM_WORLD_SIZE" },
+		{ "SLURM_PROCID", "slurm", "SLURM_NTASKS" },
+	};
+	const char *launcher = NULL, *size = NULL, *id = NULL, *v;
+	struct utsname u;
+
+	j->n = 0;
+	for (size_t i = 0; from && i < sizeof(by_rank) / sizeof(by_rank[0]); i++)
+		if (!strcmp(from, by_rank[i].rank_var)) {
+			launcher = by_rank[i].launcher;
+			size = by_rank[i].size_var ? getenv(by_rank[i].size_var) : NULL;
+		}
+	/* Slurm's task count of the step, when PMI or Open MPI do not say. */
+	if ((!size || !*size) && getenv("SLURM_STEP_ID"))
+		size = getenv("SLURM_STEP_NUM_TASKS");
+	if ((v = getenv("SLURM_JOB_ID")) && *v)
+		id = v;
+	else if ((v = getenv("PMIX_NAMESPACE")) && *v)
+		id = v;
+	else if ((v = getenv("OMPI_MCA_ess_base_jobid")) && *v)
+		id = v;
+	const char *host = getenv("SLURMD_NODENAME");
+	if ((!host || !*host) && uname(&u) == 0) {
+		size_t len = strnlen(u.nodename, sizeof(j->host_buf) - 1);
+		memcpy(j->host_buf, u.nodename, len);
+		j->host_buf[len] = 0;
+		host = j->host_buf;
+	}
+	const char *kv[EXP_LAUNCH_JOB_KEYS][2] = {
+		{ "job.launcher", launcher }, { "job.id", id }, { "job.step", getenv("SLURM_STEP_ID") },
+		{ "job.size", size }, { "job.host", host },
+	};
+	for (size_t i = 0; i < EXP_LAUNCH_JOB_KEYS; i++)
+		if (kv[i][1] && *kv[i][1]) {
+			j->key[j->n] = kv[i][0];
+			j->value[j->n++] = kv[i][1];
+		}
 }
 
 /* ---- options ------------------------------------------------------------- */

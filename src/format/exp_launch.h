@@ -68,6 +68,8 @@ const char *exp_dir_file(size_t i);
                                                process's belongs to; -1: none */
 #define EXP_ENV_RANK "TALLY_RANK"           /* set by the user: this process is
                                                that rank (launchers tally does not know) */
+#define EXP_ENV_SIZE "TALLY_SIZE"           /* set by the user with TALLY_RANK: the
+                                               job's number of ranks (optional) */
 #define EXP_ENV_COUNTERS "TALLY_COUNTERS"   /* -c: the counters, "NAME/PERIOD,..."
                                                (format/exp_events.h) */
 
@@ -87,6 +89,29 @@ extern const char *const exp_env_inherited[EXP_ENV_INHERITED_COUNT];
  * mpiexec, orterun, orted, prterun, prted, srun, hydra_pmi_proxy).  Uses
  * getenv only. */
 int32_t exp_launch_rank(const char *program, const char **from);
+
+/* The job a launcher started a rank in, as its environment says, for the
+ * rank's log (`job.*` keys, docs/experiment-format.md):
+ *   job.launcher  who gave the rank: slurm, openmpi, pmix, pmi, mvapich, user
+ *                 (by `from`, the variable exp_launch_rank found);
+ *   job.id        the batch system's job (SLURM_JOB_ID), else the launcher's
+ *                 (PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid);
+ *   job.step      Slurm's job step (SLURM_STEP_ID);
+ *   job.size      the ranks of the job, by the launcher's variable paired
+ *                 with `from` (SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+ *                 MV2_COMM_WORLD_SIZE, TALLY_SIZE);
+ *   job.host      the node's name: SLURMD_NODENAME, else uname's nodename.
+ * Keys without a value are left out.  Values point into the environment
+ * or into j->host_buf.  Uses getenv and uname only (the collector calls it
+ * before main). */
+#define EXP_LAUNCH_JOB_KEYS 5
+struct exp_launch_job {
+	const char *key[EXP_LAUNCH_JOB_KEYS];
+	const char *value[EXP_LAUNCH_JOB_KEYS];
+	size_t n;                  /* keys filled */
+	char host_buf[72];         /* uname's nodename (at most 64 bytes + NUL) */
+};
+void exp_launch_job(const char *from, struct exp_launch_job *j);
 
 /* ---- options (TALLY_OPTIONS) --------------------------------------------- */
 

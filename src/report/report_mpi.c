@@ -9,6 +9,7 @@
  * calls (MODEL_ENTRY_IN_MPI: polling for messages while waiting) set apart:
  * the rank with the most is the slowest, the one the others wait for.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,86 @@ static unsigned top_op(const struct rank_row *r)
 	return r->op_ns[best] ? best : 0;
 }
 
+/* The host a rank ran on: the launcher's name for it (job.host), else
+ * MPI's (mpi.processor), else the host `tally record` ran on; "" if none. */
+static const char *rank_host(const struct exp_proc *p)
+{
+	const char *keys[] = { "job.host", "mpi.processor", "host" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *h = exp_proc_log(p, keys[i]);
+		if (h && *h)
+			return h;
+	}
+	return "";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The job the launcher ran (the job.* keys of exp_launch_job) and its
+ * hosts, from the ranks' own processes `firsts` (n of them): "slurm job 42
+ * step 0 (size 4)" and "2: a (2 ranks), b (2 ranks)".  Ranks that disagree
+ * (experiments of several jobs put together) are said to. */
+static void job_kvs(struct report_doc *d, const struct exp_proc *const *firsts, size_t n)
+{
+	const char *launcher = NULL, *id = NULL, *step = NULL, *size = NULL;
+	bool mixed = false;
+	char text[512];
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v[4] = { exp_proc_log(firsts[i], "job.launcher"), exp_proc_log(firsts[i], "job.id"),
+				     exp_proc_log(firsts[i], "job.step"), exp_proc_log(firsts[i], "job.size") };
+		const char **have[4] = { &launcher, &id, &step, &size };
+		for (int k = 0; k < 4; k++) {
+			if (i == 0)
+				*have[k] = v[k];
+			else if ((*have[k] == NULL) != (v[k] == NULL) || (v[k] && strcmp(v[k], *have[k])))
+				mixed = true;
+		}
+	}
+	if (launcher || id) {
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s", launcher ? launcher : "launcher");
+		if (id)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, " job %s", id);
+		if (step && len < sizeof(text))
+			len += (size_t)snprintf(text + len, sizeof(text) - len, " step %s", step);
+		if (size && len < sizeof(text))
+			len += (size_t)snprintf(text + len, sizeof(text) - len, " (size %s)", size);
+		if (mixed && len < sizeof(text))
+			snprintf(text + len, sizeof(text) - len, "; the ranks' jobs differ: "
+				 "experiments of several jobs (--rank N reports one)");
+		report_kv(d, "job", "Job", "%s", text);
+	}
+
+	const char **hosts = malloc((n ? n : 1) * sizeof(*hosts));
+	if (!hosts)
+		return;
+	for (size_t i = 0; i < n; i++)
+		hosts[i] = rank_host(firsts[i]);
+	qsort(hosts, n, sizeof(*hosts), cmp_str);
+	size_t distinct = 0, shown = 0;
+	len = 0;
+	text[0] = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(hosts[j], hosts[i]); j++)
+			;
+		distinct++;
+		if (shown < 8 && len < sizeof(text) - 100) {
+			shown++;
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%.64s (%zu rank%s)",
+						len ? ", " : "", *hosts[i] ? hosts[i] : "?", j - i, j - i == 1 ? "" : "s");
+		}
+	}
+	if (distinct > shown)
+		snprintf(text + len, sizeof(text) - len, " and %zu more", distinct - shown);
+	report_kv_num(d, "hosts", "Hosts", (double)distinct, "%zu: %s", distinct, text);
+	free(hosts);
+}
+
 /* max / mean of a per-rank quantity, and the rank of the max and min. */
 struct spread {
 	double ratio;
@@ -127,6 +208,13 @@ static void imbalance(struct report_doc *d, const struct model *m, const struct 
 	report_kv_begin(d, "imbalance", "Imbalance");
 	report_kv_num(d, "ranks", "Ranks", (double)n, "%zu%s%s%s", n, size ? " (MPI_COMM_WORLD size " : "",
 		      size ? size : "", size ? ")" : "");
+	const struct exp_proc **firsts = malloc(n * sizeof(*firsts));
+	if (firsts) {
+		for (size_t i = 0; i < n; i++)
+			firsts[i] = rows[i].first->src;
+		job_kvs(d, firsts, n);
+		free(firsts);
+	}
 	report_kv_num(d, "cpu_max_mean", "CPU", cpu.ratio, "max/mean %.2f (rank %d: %.3f s)", cpu.ratio,
 		      cpu.max_rank, (double)cpu.max / 1e9);
 	report_kv_num(d, "cpu_outside_mpi_max_mean", "CPU outside MPI", work.ratio,
@@ -176,12 +264,12 @@ void report_ranks(struct report_doc *d, const struct model *m, const struct repo
 	report_col(t, "top_mpi_time", "Waited s", COL_SEC);
 	report_col(t, "top_mpi_call", "most in", COL_STR);
 	report_col(t, "pid", "PID", COL_U64);
+	report_col(t, "job", "Job.step", COL_STR);
 	report_col(t, "host", "Host", COL_STR);
 	size_t shown = o->limit && o->limit < n ? o->limit : n;
 	for (size_t i = 0; i < shown; i++) {
 		const struct rank_row *r = &rows[i];
 		unsigned op = top_op(r);
-		const char *host = exp_proc_log(r->first->src, "mpi.processor");
 		report_row(t);
 		report_u64(t, (uint64_t)r->rank);
 		report_u64(t, r->v[MODEL_CPU]);
@@ -195,8 +283,13 @@ void report_ranks(struct report_doc *d, const struct model *m, const struct repo
 		report_u64(t, op ? r->op_ns[op] : 0);
 		report_str(t, op ? exp_mpi_op_name(op) : "");
 		report_u64(t, r->first->src->pid);
-		host = host ? host : exp_proc_log(r->first->src, "host");
-		report_str(t, host ? host : "");
+		const char *id = exp_proc_log(r->first->src, "job.id");
+		const char *step = exp_proc_log(r->first->src, "job.step");
+		char job[160];
+		snprintf(job, sizeof(job), "%.80s%s%.64s", id ? id : "", id && step ? "." : "",
+			 id && step ? step : "");
+		report_str(t, job);
+		report_str(t, rank_host(r->first->src));
 	}
 	report_table_emit(d, t);
 	if (shown < n)
@@ -339,6 +432,15 @@ bool report_job_head(struct report_doc *d, const struct exp_experiment *exps, si
 	const char *cmd = exp_proc_log(&first->procs[0], "command");
 	report_kv(d, "target", "Target", "%s", cmd ? cmd : first->procs[0].exe);
 	report_kv_num(d, "ranks", "Ranks", (double)ranks, "%zu", ranks);
+	const struct exp_proc **firsts = malloc(ranks * sizeof(*firsts));
+	if (firsts) {
+		size_t k = 0;
+		for (size_t i = 0; i < nexps; i++)
+			if (exps[i].rank >= 0 && !exps[i].launcher && exps[i].nprocs)
+				firsts[k++] = &exps[i].procs[0];
+		job_kvs(d, firsts, k);
+		free(firsts);
+	}
 	report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%.3f s (the longest rank)",
 		      (double)wall / 1e9);
 	how_ranks_ended(d, exps, nexps);

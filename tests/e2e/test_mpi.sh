@@ -4,7 +4,8 @@
 # a known imbalance (work 1:1:1:3) in --ranks and the others' waits in
 # MPI_Barrier and MPI_Wait; rank r sending (r+1) MiB, exact in
 # mpi.bytes.sent by sending stack and in --messages; the same result from
-# both recording forms; the job's time axis (a process per rank in the chrome
+# both recording forms; the launcher's job, size and host in each rank's
+# log and in --ranks; the job's time axis (a process per rank in the chrome
 # export and the HTML timeline, MPI calls as intervals); Fortran's bindings (use mpi, use mpi_f08); a rank
 # killed with SIGKILL mid-job; the tracer loading where there is no MPI;
 # and a generated job of 300 ranks read in one pass.
@@ -15,7 +16,7 @@ LIB=$BUILDDIR/lib
 W="python3 $E2E/weight.py"
 CHECK="python3 $E2E/mpi_check.py"
 ALL="imbalance_split waits_in_barrier_and_wait work_function_matches_ranks timeline_per_rank bytes_by_sending_stack
-bytes_per_rank messages_match_pattern recording_forms_agree launcher_left_out fortran_bindings
+bytes_per_rank messages_match_pattern recording_forms_agree job_metadata launcher_left_out fortran_bindings
 sigkill_rank_readable untracked_requests_counted tracer_loads_without_mpi rank_option_errors generated_job_of_300_ranks"
 
 skip_all() {
@@ -91,6 +92,26 @@ import json, sys
 a, b = (json.load(open(f))[\"ranks\"] for f in (\"f1.json\", \"f2.json\"))
 keys = (\"rank\", \"mpi_calls\", \"bytes_sent\", \"bytes_recv\")
 sys.exit([[r[k] for k in keys] for r in a] != [[r[k] for k in keys] for r in b])'"
+# Each rank's log has Open MPI's job: its job id (the same in every rank),
+# size 4 and this host; --ranks shows them, the overview too.
+check mpi_job_metadata python3 -c '
+import json, os, subprocess, sys
+host = os.uname().nodename
+for exp in ("f1.exp", "f2.exp"):
+    ids = set()
+    for r in range(4):
+        log = dict(l.split(": ", 1) for l in open("%s/rank%d.exp/log.txt" % (exp, r)).read().splitlines() if ": " in l)
+        assert log["job.launcher"] == "openmpi" and log["job.size"] == "4" and log["job.host"] == host, (exp, r, log)
+        assert log["rank"] == str(r), (exp, r, log)
+        ids.add(log["job.id"])
+    assert len(ids) == 1 and ids != {""}, (exp, ids)
+    j = json.load(open(exp.replace(".exp", ".json")))
+    assert [x["host"] for x in j["ranks"]] == [host] * 4, j["ranks"]
+    assert [x["job"] for x in j["ranks"]] == list(ids) * 4, (j["ranks"], ids)
+    assert j["imbalance"]["job"].startswith("openmpi job %s (size 4)" % ids.pop()), j["imbalance"]
+    assert j["imbalance"]["hosts"] == 1, j["imbalance"]
+o = subprocess.run([os.environ["TALLY"], "report", "f1.exp"], capture_output=True, text=True).stdout
+assert "Hosts              1: %s (4 ranks)" % host in o, o'
 check mpi_launcher_left_out sh -c "
 	test -f f2.exp/log.txt && test -d f2.exp/rank3.exp && grep -q '^created-by: launcher' f2.exp/rank0.exp/log.txt &&
 	\"\$TALLY\" report f2.exp --processes >procs.txt 2>/dev/null && grep -q '^ *[0-9.]* *[0-9.]* *[0-9]* *[0-9]* *launcher ' procs.txt &&

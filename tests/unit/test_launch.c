@@ -4,9 +4,12 @@
  * value written by `tally record` reads back the same in the collector
  * (random round trips, the extremes, the defaults), what a hand-made
  * TALLY_OPTIONS gets (unknown keys, garbage, out-of-range values), and the
- * file-name table the CLI, the collector, the reader and the fuzzer share.
+ * file-name table the CLI, the collector, the reader and the fuzzer share;
+ * and the job a launcher's environment describes (exp_launch_job): Slurm's,
+ * Open MPI's and the user's variables, and what is left out when unset.
  */
 #include <stdlib.h>
+#include <sys/utsname.h>
 
 #include "format/exp_launch.h"
 #include "testhelp.h"
@@ -137,6 +140,70 @@ static void environment(void)
 	CHECK(!strcmp(EXP_THREAD_WRAPPER, "tally_thread_start"));
 }
 
+/* The value of `key` in j, or NULL. */
+static const char *job_value(const struct exp_launch_job *j, const char *key)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (!strcmp(j->key[i], key))
+			return j->value[i];
+	return NULL;
+}
+
+static void job_environment(void)
+{
+	static const char *const vars[] = { "SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_NTASKS",
+					    "SLURM_STEP_NUM_TASKS", "SLURMD_NODENAME", "PMIX_NAMESPACE",
+					    "OMPI_MCA_ess_base_jobid", "OMPI_COMM_WORLD_RANK",
+					    "OMPI_COMM_WORLD_SIZE", "TALLY_RANK", "TALLY_SIZE", "PMIX_RANK" };
+	struct exp_launch_job j;
+	struct utsname u;
+	const char *from;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+	CHECK(uname(&u) == 0);
+	/* Not a rank: only the host. */
+	exp_launch_job(NULL, &j);
+	CHECK(j.n == 1 && !strcmp(job_value(&j, "job.host"), u.nodename));
+	/* A Slurm step's task: job, step, size and node from Slurm. */
+	setenv("SLURM_JOB_ID", "4242", 1);
+	setenv("SLURM_STEP_ID", "3", 1);
+	setenv("SLURM_PROCID", "2", 1);
+	setenv("SLURM_NTASKS", "4", 1);
+	setenv("SLURMD_NODENAME", "node7", 1);
+	CHECK(exp_launch_rank("./app", &from) == 2 && !strcmp(from, "SLURM_PROCID"));
+	exp_launch_job(from, &j);
+	CHECK(j.n == 5);
+	CHECK(!strcmp(job_value(&j, "job.launcher"), "slurm") && !strcmp(job_value(&j, "job.id"), "4242"));
+	CHECK(!strcmp(job_value(&j, "job.step"), "3") && !strcmp(job_value(&j, "job.size"), "4"));
+	CHECK(!strcmp(job_value(&j, "job.host"), "node7"));
+	/* Open MPI's mpirun inside the Slurm job: Open MPI's rank and size, the
+	 * batch system's job. */
+	setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+	setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
+	unsetenv("SLURM_STEP_ID");
+	unsetenv("SLURMD_NODENAME");
+	CHECK(exp_launch_rank("./app", &from) == 1 && !strcmp(from, "OMPI_COMM_WORLD_RANK"));
+	exp_launch_job(from, &j);
+	CHECK(!strcmp(job_value(&j, "job.launcher"), "openmpi") && !strcmp(job_value(&j, "job.size"), "8"));
+	CHECK(!strcmp(job_value(&j, "job.id"), "4242") && !job_value(&j, "job.step"));
+	CHECK(!strcmp(job_value(&j, "job.host"), u.nodename));
+	/* Open MPI alone: its own job id. */
+	unsetenv("SLURM_JOB_ID");
+	setenv("OMPI_MCA_ess_base_jobid", "123456", 1);
+	exp_launch_job(from, &j);
+	CHECK(!strcmp(job_value(&j, "job.id"), "123456"));
+	/* The user's variables, first; an empty value is no value. */
+	setenv("TALLY_RANK", "0", 1);
+	setenv("TALLY_SIZE", "", 1);
+	unsetenv("OMPI_MCA_ess_base_jobid");
+	CHECK(exp_launch_rank("./app", &from) == 0 && !strcmp(from, "TALLY_RANK"));
+	exp_launch_job(from, &j);
+	CHECK(j.n == 2 && !strcmp(job_value(&j, "job.launcher"), "user") && !job_value(&j, "job.size"));
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+}
+
 int main(void)
 {
 	RUN(random_round_trips);
@@ -145,5 +212,6 @@ int main(void)
 	RUN(hand_made_strings);
 	RUN(file_names);
 	RUN(environment);
+	RUN(job_environment);
 	TEST_EXIT();
 }
