@@ -34,7 +34,11 @@ ANALYZER   := $(FORMAT_RD) $(wildcard src/symbols/*.c src/model/*.c src/report/*
 # The HTML report's page, style and script, embedded by .incbin.
 HTML_ASSETS:= $(BUILD)/obj/src/report/report_html_assets.o
 ATTACH     := $(wildcard src/attach/*.c)
-CLI        := $(wildcard src/cli/*.c) $(ATTACH)
+# The outside mode (statically linked programs) writes experiments with the
+# format's writers and unwinds with the collector's own CFI unwinder.
+OUTSIDE    := $(wildcard src/outside/*.c) $(FORMAT_WR) src/collector/col_unwind.c \
+              src/collector/col_objset.c
+CLI        := $(wildcard src/cli/*.c) $(ATTACH) $(OUTSIDE)
 FORMAT_BOTH:= src/format/exp_launch.c src/format/elf_peek.c src/format/exp_events.c
 COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR) $(FORMAT_BOTH)
 COLLECTOR_S:= $(wildcard src/collector/*.S)

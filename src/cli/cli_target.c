@@ -4,8 +4,10 @@
  *
  * Resolves the program as execvp would (PATH search), and tells the shell's
  * answers (127 not found, 126 not executable) and the cases where preloading
- * cannot work: a statically linked executable (no PT_INTERP) and a set-user-
- * or set-group-ID program, for which the dynamic loader ignores LD_PRELOAD.
+ * cannot work: a 32-bit program and a set-user- or set-group-ID program, for
+ * which the dynamic loader ignores LD_PRELOAD; and says when the program is
+ * statically linked (no PT_INTERP), which is profiled from outside instead
+ * (src/outside/, docs/static.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +47,10 @@ static int check_file(const char *path, struct cli_target *t)
 	return 0;
 }
 
-/* Why the program at `path` cannot have the collector preloaded, or NULL. */
-static const char *unprofilable(const char *path)
+/* Why the program at `path` cannot be profiled, or NULL; *is_static when
+ * it has no interpreter (the collector cannot be preloaded into it: it is
+ * profiled from outside). */
+static const char *unprofilable(const char *path, bool *is_static)
 {
 	struct elf_peek p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -60,9 +64,7 @@ static const char *unprofilable(const char *path)
 	/* A static-PIE or plain static executable has no interpreter; a
 	 * shared library run directly (ET_DYN without PT_INTERP) is not
 	 * something we can preload into either. */
-	if (rc == 0 && elf_peek_is_static(&p))
-		return "statically linked: tally's collector is preloaded into the program and "
-		       "cannot be loaded into a static executable (link it dynamically)";
+	*is_static = rc == 0 && elf_peek_is_static(&p);
 	return NULL;
 }
 
@@ -71,6 +73,7 @@ int cli_target_resolve(const char *prog, struct cli_target *t)
 	int rc = 127;
 
 	t->why[0] = 0;
+	t->is_static = false;
 	if (strchr(prog, '/')) {
 		snprintf(t->path, sizeof(t->path), "%s", prog);
 		rc = check_file(t->path, t);
@@ -101,7 +104,7 @@ int cli_target_resolve(const char *prog, struct cli_target *t)
 			p = colon + 1;
 		}
 	}
-	const char *why = rc == 0 ? unprofilable(t->path) : NULL;
+	const char *why = rc == 0 ? unprofilable(t->path, &t->is_static) : NULL;
 	if (why) {
 		snprintf(t->why, sizeof(t->why), "%s", why);
 		rc = 126;

@@ -27,11 +27,13 @@
 #include "cli/cli_args.h"
 #include "cli/cli_events.h"
 #include "cli/cli_kernel.h"
+#include "cli/cli_outside.h"
 #include "cli/cli_record.h"
 #include "cli/cli_target.h"
 #include "format/exp_launch.h"
 #include "format/exp_records.h"
 #include "model/model.h"
+#include "outside/out.h"
 
 #define CMD "record"
 
@@ -605,6 +607,14 @@ int cmd_record(int argc, char **argv)
 		cli_error(CMD, "%s: %s", prog[0], target.why);
 		return rc;
 	}
+	/* A static program: sampled from outside (src/outside/). */
+	bool outside = target.is_static;
+	if (outside) {
+		char what[PATH_MAX + 64];
+		snprintf(what, sizeof(what), "%s is statically linked", prog[0]);
+		if (cli_outside_check(&o, what) != 0)
+			return CLI_USAGE;
+	}
 	if (build_preload(&o, preload, sizeof(preload)) != 0)
 		return CLI_FATAL;
 	const char *rank_from = NULL;
@@ -633,9 +643,9 @@ int cmd_record(int argc, char **argv)
 
 	/* With kernel frames, the child waits (on `go`) for tally to open
 	 * the kernel's events on it before its exec. */
-	bool kernel = o.kernel && o.launch.hz;
+	bool kernel = o.kernel && o.launch.hz && !outside;
 	int pipefd[2], go[2] = { -1, -1 };
-	if (pipe2(pipefd, O_CLOEXEC) != 0 || (kernel && pipe2(go, O_CLOEXEC) != 0)) {
+	if (pipe2(pipefd, O_CLOEXEC) != 0 || ((kernel || outside) && pipe2(go, O_CLOEXEC) != 0)) {
 		cli_error(CMD, "pipe: %s", strerror(errno));
 		return CLI_FATAL;
 	}
@@ -648,13 +658,15 @@ int cmd_record(int argc, char **argv)
 	}
 	if (child_pid == 0) {
 		close(pipefd[0]);
-		if (kernel) {
+		if (kernel || outside) {
 			char c;
 			close(go[1]);
 			while (read(go[0], &c, 1) < 0 && errno == EINTR)
 				;
 			close(go[0]);
 		}
+		if (outside)
+			goto exec;         /* nothing is loaded into it */
 		setenv(EXP_ENV_PRELOAD, preload, 1);
 		setenv(EXP_ENV_EXP, absdir, 1);
 		setenv(EXP_ENV_OPTIONS, options, 1);
@@ -667,6 +679,7 @@ int cmd_record(int argc, char **argv)
 		setenv(EXP_ENV_JOB_RANK, r, 1);
 		snprintf(r, sizeof(r), "%d", (int)getpid());
 		setenv(EXP_ENV_FOUNDER, r, 1);
+exec:
 		execv(target.path, prog);
 		int e = errno;
 		if (e == ENOEXEC)
@@ -679,6 +692,18 @@ int cmd_record(int argc, char **argv)
 	char log_path[PATH_MAX + 16], kernel_why[512];
 	snprintf(log_path, sizeof(log_path), "%s/%s", dir, EXP_LOG_NAME);
 	struct cli_kernel *kern = NULL;
+	struct out_session *out = NULL;
+	if (outside) {
+		close(go[0]);
+		out = cli_outside_start(child_pid, 0, dir, &o);
+		if (!out) {
+			kill(child_pid, SIGKILL);
+			waitpid(child_pid, NULL, 0);
+			cli_record_remove_dir(dir);
+			return CLI_FATAL;
+		}
+		close(go[1]);                /* the child goes on to its exec */
+	}
 	if (kernel) {
 		close(go[0]);
 		kern = cli_kernel_open(child_pid, 1000000000ull / o.launch.hz, dir, kernel_why,
@@ -714,16 +739,20 @@ int cmd_record(int argc, char **argv)
 	int status = 0;
 	struct rusage ru;
 	pid_t waited;
-	while ((waited = wait4(child_pid, &status, kern ? WNOHANG : 0, &ru)) <= 0) {
+	while ((waited = wait4(child_pid, &status, kern || out ? WNOHANG : 0, &ru)) <= 0) {
 		if (waited < 0 && errno != EINTR) {
 			cli_error(CMD, "wait4: %s", strerror(errno));
 			return CLI_FATAL;
 		}
-		if (waited == 0)
+		if (waited == 0 && out)
+			out_session_poll(out, 50);
+		else if (waited == 0)
 			cli_kernel_poll(kern, 100);
 	}
 	if (kern)
 		cli_kernel_close(kern, log_path);
+	if (out)
+		out_session_close(out);
 	if (got == sizeof(exec_errno)) {
 		cli_error(CMD, "%s: %s", prog[0], strerror(exec_errno));
 		cli_record_remove_dir(dir);

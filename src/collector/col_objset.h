@@ -16,10 +16,15 @@ struct col_object {
 	uint64_t text_lo, text_hi;     /* executable segment(s), runtime addresses */
 	uint64_t ro_lo, ro_hi;         /* readable segment holding .eh_frame(_hdr) */
 	uint64_t bias;
-	const uint8_t *eh_hdr;         /* .eh_frame_hdr in memory, or NULL */
+	const uint8_t *eh_hdr;         /* .eh_frame_hdr where it is read, or NULL */
 	const uint8_t *fde_table;      /* its sorted (sdata4 initial_loc, sdata4 fde) pairs */
 	uint64_t fde_count;
 	int self;                      /* tally's own: the collector, libtally-mcount, the tracers */
+	/* Where the object's bytes are read: runtime address A is at A +
+	 * mem_delta.  0 in the target; outside it (src/outside/, unwinding a
+	 * copied stack in `tally record`), the object's file loaded elsewhere.
+	 * eh_hdr and fde_table are where they are read (runtime + mem_delta). */
+	int64_t mem_delta;
 };
 
 #define COL_SELF_MAX 8

@@ -53,17 +53,33 @@ static inline bool read_mem(const struct col_unwind_ctx *ctx, uint64_t addr, uin
 {
 	if (__builtin_expect(addr - ctx->stack_lo <= ctx->stack_hi - ctx->stack_lo - 8, 1) &&
 	    ctx->stack_hi - ctx->stack_lo >= 8) {
-		memcpy(out, (const void *)(uintptr_t)addr, 8);
+		if (ctx->stack_copy)
+			memcpy(out, ctx->stack_copy + (addr - ctx->stack_lo), 8);
+		else
+			memcpy(out, (const void *)(uintptr_t)addr, 8);
 		return true;
 	}
-	return read_mem_slow(addr, out);
+	return !ctx->stack_copy && read_mem_slow(addr, out);
 }
 
-/* A bounded cursor over an object's mapped, read-only data. */
+/* A bounded cursor over an object's read-only data, where it is read
+ * (runtime address + delta: the object's mem_delta). */
 struct rd {
 	const uint8_t *p, *end;
 	bool bad;
+	int64_t delta;
 };
+
+/* The runtime address of object `o`'s byte read at `p`, and back. */
+static inline uint64_t rt_addr(const struct col_object *o, const uint8_t *p)
+{
+	return (uint64_t)(uintptr_t)p - (uint64_t)o->mem_delta;
+}
+
+static inline const uint8_t *at_rt(const struct col_object *o, uint64_t addr)
+{
+	return (const uint8_t *)(uintptr_t)(addr + (uint64_t)o->mem_delta);
+}
 
 static uint64_t rd_bytes(struct rd *r, int n)
 {
@@ -124,7 +140,7 @@ static int64_t rd_sleb(struct rd *r)
 /* A DW_EH_PE-encoded pointer. `datarel` is the .eh_frame_hdr address. */
 static uint64_t rd_ptr(struct rd *r, uint8_t enc, uint64_t datarel)
 {
-	uint64_t at = (uint64_t)(uintptr_t)r->p, v;
+	uint64_t at = (uint64_t)(uintptr_t)r->p - (uint64_t)r->delta, v;
 
 	if (enc == 0xff)
 		return 0;
@@ -157,7 +173,7 @@ static bool eval_expr(const struct col_unwind_ctx *ctx, const struct col_object 
 		      const uint8_t *expr, const struct col_regs *regs, bool push_initial,
 		      uint64_t initial, uint64_t *out)
 {
-	struct rd r = { expr, (const uint8_t *)(uintptr_t)o->ro_hi, false };
+	struct rd r = { expr, at_rt(o, o->ro_hi), false, o->mem_delta };
 	uint64_t len = rd_uleb(&r);
 	uint64_t st[16];
 	int sp = 0, steps = 0;
@@ -272,9 +288,9 @@ struct cie {
  * body (after the length) or bad. */
 static struct rd entry_at(const struct col_object *o, const uint8_t *p)
 {
-	struct rd r = { p, (const uint8_t *)(uintptr_t)o->ro_hi, false };
+	struct rd r = { p, at_rt(o, o->ro_hi), false, o->mem_delta };
 
-	if ((uint64_t)(uintptr_t)p < o->ro_lo) {
+	if (rt_addr(o, p) < o->ro_lo) {
 		r.bad = true;
 		return r;
 	}
@@ -318,14 +334,14 @@ static bool parse_cie(const struct col_object *o, const uint8_t *p, struct cie *
 		uint64_t alen = rd_uleb(&r);
 		if (r.bad || alen > (uint64_t)(r.end - r.p))
 			return false;
-		struct rd a = { r.p, r.p + alen, false };
+		struct rd a = { r.p, r.p + alen, false, r.delta };
 		for (int i = 1; aug[i] && !a.bad; i++) {
 			switch (aug[i]) {
 			case 'R': c->fde_enc = (uint8_t)rd_bytes(&a, 1); break;
 			case 'L': rd_bytes(&a, 1); break;
 			case 'P': {
 				uint8_t enc = (uint8_t)rd_bytes(&a, 1);
-				rd_ptr(&a, enc & 0x7f, (uint64_t)(uintptr_t)o->eh_hdr);
+				rd_ptr(&a, enc & 0x7f, rt_addr(o, o->eh_hdr));
 				break;
 			}
 			case 'S': case 'B': case 'G': break;
@@ -349,7 +365,7 @@ static bool find_fde(const struct col_object *o, uint64_t pc, struct cie *c,
 		     struct rd *insns, uint64_t *fde_start)
 {
 	const uint8_t *t = o->fde_table;
-	uint64_t hdr = (uint64_t)(uintptr_t)o->eh_hdr;
+	uint64_t hdr = rt_addr(o, o->eh_hdr);
 	uint64_t lo = 0, hi = o->fde_count;
 
 	if (!t || hi == 0)
@@ -369,13 +385,13 @@ static bool find_fde(const struct col_object *o, uint64_t pc, struct cie *c,
 	memcpy(&fde_off, t + lo * 8 + 4, 4);
 	if (hdr + (uint64_t)(int64_t)loc > pc)
 		return false;
-	const uint8_t *fde = (const uint8_t *)(uintptr_t)(hdr + (uint64_t)(int64_t)fde_off);
+	const uint8_t *fde = at_rt(o, hdr + (uint64_t)(int64_t)fde_off);
 	struct rd r = entry_at(o, fde);
 	if (r.bad)
 		return false;
 	const uint8_t *id_at = r.p;
 	uint64_t cie_off = rd_bytes(&r, 4);
-	if (r.bad || cie_off == 0 || cie_off > (uint64_t)(id_at - (const uint8_t *)(uintptr_t)o->ro_lo))
+	if (r.bad || cie_off == 0 || cie_off > (uint64_t)(id_at - at_rt(o, o->ro_lo)))
 		return false;
 	if (!parse_cie(o, id_at - cie_off, c))
 		return false;
@@ -540,7 +556,7 @@ static bool row_for_pc(struct col_unwind_ctx *ctx, const struct col_object *o, u
 {
 	struct cie c;
 	struct rd insns;
-	uint64_t start, datarel = (uint64_t)(uintptr_t)o->eh_hdr;
+	uint64_t start, datarel = rt_addr(o, o->eh_hdr);
 	struct col_cfa_row *row = &ctx->row;
 
 	if (!find_fde(o, pc, &c, &insns, &start))
@@ -602,7 +618,7 @@ static bool is_return_address(const struct col_object_set *set, uint64_t v)
 
 	if (!o || v - 7 < o->text_lo)
 		return false;
-	const uint8_t *p = (const uint8_t *)(uintptr_t)v;
+	const uint8_t *p = at_rt(o, v);
 	if (p[-5] == 0xe8)
 		return true;
 	for (int len = 2; len <= 7; len++)
@@ -628,6 +644,19 @@ static void no_cfi_rule(const struct col_unwind_ctx *ctx, const struct col_objec
 		rule->save[1] = UW_SAVE_SAME;
 		rule->saved = 1u << 6;
 	}
+}
+
+/* In an object without any CFI (Go's code, which keeps frame pointers
+ * instead), a frame pointer of 0 where the frame-pointer rule would apply
+ * is the chain's end: the runtime's first frames (goexit, mstart) clear it,
+ * as the ABI's _start does. */
+static bool rule_is_fp_end(const struct col_unwind_ctx *ctx, const struct col_object_set *set,
+			   const struct col_regs *regs, bool leaf)
+{
+	struct col_unwind_rule rule;
+
+	no_cfi_rule(ctx, set, regs, leaf, &rule);
+	return rule.cfa_reg == UW_RBP && (regs->valid & (1u << UW_RBP)) && regs->r[UW_RBP] == 0;
 }
 
 /* Apply a simple rule: only the registers it saved are read.  Returns 1
@@ -752,7 +781,7 @@ static bool is_sigreturn(const struct col_object *o, uint64_t pc)
 	static const uint8_t code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 
 	return o && pc >= o->text_lo && pc + sizeof(code) <= o->text_hi &&
-	       memcmp((const void *)(uintptr_t)pc, code, sizeof(code)) == 0;
+	       memcmp(at_rt(o, pc), code, sizeof(code)) == 0;
 }
 
 bool col_unwind_is_sigreturn_sigsafe(uint64_t pc)
@@ -909,6 +938,8 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 			} else {
 				rc = apply_row(ctx, o, &ctx->row, regs);
 			}
+		} else if (o && !o->fde_table && rule_is_fp_end(ctx, set, regs, exact)) {
+			rc = 0;                         /* the frame-pointer chain's end */
 		} else {
 			no_cfi_rule(ctx, set, regs, exact, &rule);
 			rc = apply_rule(ctx, &rule, regs);

@@ -63,6 +63,10 @@ struct col_cfa_row {
  * space for the CFA interpreter (kept off the possibly small signal stack). */
 struct col_unwind_ctx {
 	uint64_t stack_lo, stack_hi;   /* the thread's stack */
+	/* NULL in the target (its memory is read where it is).  Outside it
+	 * (src/outside/): a copy of the stack's bytes [stack_lo, stack_hi),
+	 * and nothing else of the target's memory is readable. */
+	const uint8_t *stack_copy;
 	uint64_t generation;           /* object-set generation the cache is valid for */
 	struct col_unwind_rule cache[COL_UNWIND_CACHE];
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];

@@ -166,6 +166,23 @@ static void kernel_frames(struct report_doc *d, const struct exp_experiment *exp
 	}
 }
 
+/* The outside mode (src/outside/: a statically linked program, sampled by
+ * `tally record` with perf events): named, with what the kernel lost. */
+static void outside_mode(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_proc *f = &exps[i].procs[0];
+		const char *mode = exp_proc_log(f, "collector.mode");
+		const char *lost = exp_proc_log(f, "outside.lost");
+		if (!mode)
+			continue;
+		report_kv(d, "collector_mode", "Collector", "%s (sampled by tally record with perf events; "
+			  "docs/static.md)%s%s%s", mode, lost && strcmp(lost, "0") ? "; " : "",
+			  lost && strcmp(lost, "0") ? lost : "",
+			  lost && strcmp(lost, "0") ? " samples lost by the kernel (its ring was full)" : "");
+	}
+}
+
 static void sampling_error(struct report_doc *d, uint64_t n)
 {
 	if (!n)
@@ -332,6 +349,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 	}
 	unsampled_threads(d, exps, nexps);
 	kernel_frames(d, exps, nexps);
+	outside_mode(d, exps, nexps);
 	report_java_overview(d, m);
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
 		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||

@@ -77,9 +77,27 @@ static bool sym_dem_grow(void)
 	return true;
 }
 
+/* Does the group at `p` (after its `.`) start with a suffix GCC gives its
+ * clones?  Go's `main.spin` and `runtime.mstart` are packages and
+ * functions, no clones. */
+static bool sym_clone_word(const char *p)
+{
+	static const char *const words[] = {
+		"constprop", "isra", "part", "cold", "clone", "lto_priv", "localalias",
+		"_omp_fn", "omp_fn", "resolver", "ifunc", "specialized", "str", "hot",
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = strlen(words[i]);
+		if (!strncmp(p, words[i], n) && (!p[n] || p[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
 /* Length of the identifier that starts a C clone name (`field` of
  * `field.constprop.0`), or 0 if `name` is not one: an identifier, then only
- * groups of `.` + letters/digits/underscores. */
+ * groups of `.` + letters/digits/underscores, each group that does not
+ * start with a digit one of GCC's clone suffixes (sym_clone_word). */
 static size_t sym_clone_base(const char *name)
 {
 	size_t n = 0;
@@ -90,6 +108,8 @@ static size_t sym_clone_base(const char *name)
 	if (!n || name[n] != '.')
 		return 0;
 	for (const char *p = name + n; *p; p++) {
+		if (*p == '.' && p[1] && !(p[1] >= '0' && p[1] <= '9') && !sym_clone_word(p + 1))
+			return 0;
 		if (*p == '.' ? !p[1] || p[1] == '.' :
 		    !(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9')))
@@ -164,7 +184,7 @@ const char *sym_demangle(const char *name)
 		return name;
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) {
 		clone = strchr(name, '.') ? sym_clone_base(name) : 0;
-		if (!clone)
+		if (!clone && strncmp(name, "master.", 7))
 			return name;
 	}
 	if (sym_dem_cap) {

@@ -24,10 +24,12 @@ check record_command_not_in_path_is_127 sh -c '
 check record_not_executable_is_126 sh -c '
 	echo data >plain && chmod 644 plain && "$TALLY" record ./plain 2>err; test $? -eq 126 &&
 	grep -q "Permission denied" err'
-if need static record_static_binary_refused; then
+# A static program is recorded from outside (test_static.sh); tracing it
+# is refused, one line, before anything is made.
+if need static record_static_tracing_refused; then
 	cc -O2 -static -o static_prog "$PROGS/status.c"
-	check record_static_binary_refused sh -c '
-		"$TALLY" record -o s.exp ./static_prog 2>err; test $? -eq 126 &&
+	check record_static_tracing_refused sh -c '
+		"$TALLY" record -H -o s.exp ./static_prog 2>err; test $? -eq 64 &&
 		grep -q "statically linked" err && test $(wc -l <err) -eq 1 && test ! -d s.exp'
 fi
 check record_existing_output_refused sh -c '

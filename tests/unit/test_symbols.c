@@ -651,6 +651,10 @@ static void test_demangle(void)
 	CHECK(strcmp(sym_demangle("master.0.work_.isra.0"), "work_ [entry master] [clone .isra.0]") == 0);
 	CHECK(strcmp(sym_demangle("master.12.solve_"), "solve_ [entry master]") == 0);
 	CHECK(strcmp(sym_demangle("master.0"), "master [clone .0]") == 0);   /* a C clone */
+	/* Go's package-qualified names are no clones (the outside mode). */
+	CHECK(strcmp(sym_demangle("main.spinA"), "main.spinA") == 0);
+	CHECK(strcmp(sym_demangle("runtime.mstart0"), "runtime.mstart0") == 0);
+	CHECK(strcmp(sym_demangle("get_indices.constprop.0"), "get_indices [clone .constprop.0]") == 0);
 	NEED_BUILD();
 	o = open_obj(cxx_prog);
 	f = o ? find_func(o, want) : NULL;

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * cli_outside.h — `tally record` of a statically linked program: what the
+ * outside mode (src/outside/, docs/static.md) refuses, and its start.
+ */
+#ifndef TALLY_CLI_OUTSIDE_H
+#define TALLY_CLI_OUTSIDE_H
+
+#include <sys/types.h>
+
+#include "cli/cli_record.h"
+
+struct out_session;
+
+/* 0 if the options can be recorded from outside, else -1 with one line
+ * printed naming the option and why (`what`: "PROGRAM is statically linked"
+ * or the like). */
+int cli_outside_check(const struct record_opts *o, const char *what);
+
+/* Open the outside mode's events on `child` (waiting before its exec) for
+ * experiment `dir`.  NULL with the message printed. */
+struct out_session *cli_outside_start(pid_t child, pid_t attach_pid, const char *dir,
+				      const struct record_opts *o);
+
+#endif

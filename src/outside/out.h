@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * out.h — the outside mode: profiling a program the collector cannot be
+ * loaded into (a statically linked executable: Go, musl, static glibc)
+ * from `tally record` itself, with perf events (docs/static.md).
+ *
+ * Layer: src/cli/ calls it; it calls the format's writers, the collector's
+ * CFI unwinder (collector/col_unwind.c, the same code the signal handler
+ * runs) and nothing of the analyzer.  Everything runs in `tally record`'s
+ * one thread while it waits for the program.
+ */
+#ifndef TALLY_OUT_H
+#define TALLY_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct out_session;
+
+struct out_options {
+	const char *dir;           /* the experiment directory (exists, log head written) */
+	uint32_t hz;               /* samples per second of CPU time */
+	uint32_t max_frames;
+	uint64_t limit_bytes;      /* 0: no size limit */
+};
+
+/* Sample `child` (stopped before its exec, which enables the events) and
+ * every thread and process it creates.  NULL with the reason in `why`. */
+struct out_session *out_session_launch(pid_t child, const struct out_options *o, char *why,
+				       size_t why_len);
+
+/* Sample the running process `pid` (every thread it has now and creates
+ * later).  Its mappings come from /proc/PID/maps.  NULL with `why`. */
+struct out_session *out_session_attach(pid_t pid, const struct out_options *o, char *why,
+				       size_t why_len);
+
+/* Drain the rings, waiting up to `timeout_ms` for data. */
+void out_session_poll(struct out_session *s, int timeout_ms);
+
+/* Drain what is left, end every image, write the founder's log tail;
+ * frees the session.  `why_end` (NULL: the program ended) is logged. */
+void out_session_close(struct out_session *s);
+
+#endif

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * out_image.c — a process image's experiment in the outside mode
+ * (out_image.h).
+ *
+ * Called from `tally record`'s one thread, record by record as the rings
+ * are drained.  Records go through the format's own writer
+ * (format/exp_write.c, exp_write_run.c), the collector's: the same blocks,
+ * runs and publication rules, so an experiment read while it is written, or
+ * after tally was killed, parses.  A sample costs one unwind: the registers
+ * the kernel saved and its copy of the stack are handed to
+ * col_unwind_sigsafe with the image's object snapshot published for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/col_objset.h"
+#include "format/exp_launch.h"
+#include "outside/out_image.h"
+#include "outside/out_ring.h"
+
+static void log_line(const struct out_image *im, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "key: value" appended to the image's log.txt; a failure is counted by
+ * nothing but the missing line (the log is read as text). */
+static void log_line(const struct out_image *im, const char *key, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n = snprintf(line, sizeof(line), "%s: ", key);
+
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	int fd = openat(im->dirfd, EXP_LOG_NAME, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) != n)
+		(void)0;                   /* the line is missing: nothing else to do */
+	close(fd);
+}
+
+int out_image_open(struct out_image *im, const char *founder_dir, const char *lineage,
+		   pid_t pid, pid_t ppid, const char *created_by, uint64_t time_ns,
+		   uint32_t hz, uint32_t max_frames)
+{
+	memset(im, 0, sizeof(*im));
+	im->dirfd = -1;
+	im->pid = pid;
+	im->ppid = ppid;
+	im->start_ns = time_ns;
+	im->max_frames = max_frames;
+	snprintf(im->lineage, sizeof(im->lineage), "%s", lineage);
+	if (lineage[0]) {
+		snprintf(im->dir, sizeof(im->dir), "%s/%s.exp", founder_dir, lineage);
+		if (mkdir(im->dir, 0755) != 0 && errno != EEXIST)
+			return -errno;
+	} else {
+		snprintf(im->dir, sizeof(im->dir), "%s", founder_dir);
+	}
+	im->dirfd = open(im->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	im->uctx = calloc(1, sizeof(*im->uctx));
+	if (im->dirfd < 0 || !im->uctx)
+		return im->dirfd < 0 ? -errno : -ENOMEM;
+	struct {
+		struct exp_file_writer *w;
+		enum exp_file_kind kind;
+	} files[] = {
+		{ &im->samples, EXP_FILE_SAMPLES }, { &im->stacks, EXP_FILE_STACKS },
+		{ &im->maps, EXP_FILE_MAPS }, { &im->threads, EXP_FILE_THREADS },
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int rc = exp_writer_open(files[i].w, im->dirfd, exp_file_name(files[i].kind), files[i].kind,
+					 (uint32_t)pid);
+		if (rc != 0)
+			return rc;
+	}
+	im->open = 1;
+	log_line(im, "pid", "%d", (int)pid);
+	log_line(im, "ppid", "%d", (int)ppid);
+	log_line(im, "lineage", "%s", lineage[0] ? lineage : "founder");
+	log_line(im, "created-by", "%s", created_by);
+	log_line(im, "start.mono_ns", "%llu", (unsigned long long)time_ns);
+	log_line(im, "clock", "perf_event task-clock, outside the program: registers and %u KiB of "
+		 "stack per sample, unwound by tally record", OUT_STACK_BYTES / 1024);
+	log_line(im, "clock.threads", "one event per CPU, inherited by every thread and process");
+	log_line(im, "clock.hz", "%u", hz);
+	log_line(im, "max-frames", "%u", max_frames);
+	return 0;
+}
+
+void out_image_map(struct out_image *im, const struct out_map *m, uint64_t time_ns)
+{
+	struct {
+		struct exp_map h;
+		char path[PATH_MAX + 8];
+	} r;
+	size_t plen = strlen(m->path) + 1;
+
+	if (!im->open || plen > PATH_MAX)
+		return;
+	if ((m->flags & EXP_MAP_MAIN) && !im->exe[0]) {
+		snprintf(im->exe, sizeof(im->exe), "%s", m->path);
+		log_line(im, "exe", "%s", m->path);
+	}
+	memset(&r, 0, sizeof(r));
+	r.h.flags = m->flags;
+	r.h.time_ns = time_ns;
+	r.h.start = m->start;
+	r.h.end = m->end;
+	r.h.bias = m->bias;
+	if (m->file) {
+		r.h.build_id_len = m->file->build_id_len;
+		memcpy(r.h.build_id, m->file->build_id, m->file->build_id_len);
+	}
+	memcpy(r.path, m->path, plen);
+	uint32_t len = (uint32_t)((sizeof(r.h) + plen + 7) & ~(size_t)7);
+	if (exp_record_append_sigsafe(&im->maps, &im->maps_cur, EXP_REC_MAP, &r, len) != 0)
+		im->counters[EXP_CTR_LOST_BUFFER]++;
+}
+
+struct out_thread *out_image_thread(struct out_image *im, uint32_t tid, uint64_t time_ns,
+				    uint32_t creator)
+{
+	for (uint32_t i = 0; i < im->nthr; i++)
+		if (im->thr[i].tid == tid && !im->thr[i].ended)
+			return &im->thr[i];
+	if (!im->open)
+		return NULL;
+	if (im->nthr == im->cap_thr) {
+		uint32_t cap = im->cap_thr ? 2 * im->cap_thr : 8;
+		struct out_thread *t = realloc(im->thr, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		im->thr = t;
+		im->cap_thr = cap;
+	}
+	struct out_thread *t = &im->thr[im->nthr];
+	memset(t, 0, sizeof(*t));
+	t->rw = calloc(1, sizeof(*t->rw));
+	if (!t->rw)
+		return NULL;
+	im->nthr++;
+	t->tid = tid;
+	t->start_ns = t->last_ns = time_ns;
+	struct exp_thread_start r = { 0 };
+	r.tid = tid;
+	r.time_ns = time_ns;
+	r.creator_tid = creator;
+	if (exp_record_append_sigsafe(&im->threads, &im->threads_cur, EXP_REC_THREAD_START, &r,
+				      sizeof(r)) != 0)
+		im->counters[EXP_CTR_LOST_BUFFER]++;
+	return t;
+}
+
+/* perf_regs order (out_ring.h) to the unwinder's DWARF numbering. */
+static void regs_from_perf(const uint64_t *p, struct col_regs *regs)
+{
+	static const uint8_t dwarf_of[OUT_NREGS] = {
+		UW_RAX, UW_RBX, UW_RCX, UW_RDX, UW_RSI, UW_RDI, UW_RBP, UW_RSP, UW_RIP,
+		UW_R8, UW_R9, UW_R10, UW_R11, UW_R12, UW_R13, UW_R14, UW_R15,
+	};
+	for (int i = 0; i < OUT_NREGS; i++)
+		regs->r[dwarf_of[i]] = p[i];
+	regs->valid = (1u << UW_NREGS) - 1;
+}
+
+void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu,
+		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
+		      uint64_t stack_len)
+{
+	static uint64_t pcs[EXP_MAX_FRAMES];
+	struct out_thread *t = out_image_thread(im, tid, time_ns, 0);
+
+	if (!t)
+		return;
+	struct col_regs regs;
+	regs_from_perf(perf_regs, &regs);
+	im->uctx->stack_lo = regs.r[UW_RSP];
+	im->uctx->stack_hi = regs.r[UW_RSP] + stack_len;
+	im->uctx->stack_copy = stack;
+	col_objects_publish(out_objects_set(&im->objs));
+	int truncated = 0, broken = 0;
+	int n = col_unwind_sigsafe(im->uctx, &regs, pcs, (int)im->max_frames, &truncated, &broken);
+	if (n <= 0) {
+		pcs[0] = perf_regs[8];
+		n = 1;
+		broken = 1;
+	}
+	if (truncated)
+		im->counters[EXP_CTR_UNWIND_TRUNCATED]++;
+	if (broken)
+		im->counters[EXP_CTR_UNWIND_BROKEN]++;
+	struct exp_run_sample s = {
+		.tid = tid,
+		.cpu = cpu < 0xffff ? (uint16_t)cpu : 0xffff,
+		.flags = (uint16_t)((truncated ? EXP_STACK_TRUNCATED : 0) | (broken ? EXP_STACK_BROKEN : 0)),
+		.time_ns = time_ns,
+		.weight_ns = weight_ns,
+	};
+	if (exp_run_append_sigsafe(t->rw, &im->samples, &t->cur, &s, pcs, (uint32_t)n) != 0) {
+		im->counters[EXP_CTR_LOST_BUFFER]++;
+		if (im->samples.over_budget)
+			im->counters[EXP_CTR_LOST_LIMIT]++;
+		return;
+	}
+	t->samples++;
+	t->last_ns = time_ns;
+	im->counters[EXP_CTR_SAMPLES]++;
+}
+
+static void end_thread(struct out_image *im, struct out_thread *t, uint64_t time_ns,
+		       uint64_t period_ns)
+{
+	/* The CPU the thread had is what its samples stand for: the kernel's
+	 * own count is not read from outside (docs/static.md). */
+	struct exp_thread_end r = { 0 };
+	r.tid = t->tid;
+	r.time_ns = time_ns > t->last_ns ? time_ns : t->last_ns;
+	r.cpu_ns = t->samples * period_ns;
+	r.samples = t->samples;
+	if (exp_record_append_sigsafe(&im->threads, &im->threads_cur, EXP_REC_THREAD_END, &r,
+				      sizeof(r)) != 0)
+		im->counters[EXP_CTR_LOST_BUFFER]++;
+	exp_run_end_sigsafe(t->rw);
+	exp_cursor_release_sigsafe(&t->cur);
+	free(t->rw);
+	t->rw = NULL;
+	t->ended = 1;
+}
+
+void out_image_thread_end(struct out_image *im, uint32_t tid, uint64_t time_ns,
+			  uint64_t period_ns)
+{
+	for (uint32_t i = 0; i < im->nthr; i++)
+		if (im->thr[i].tid == tid && !im->thr[i].ended)
+			end_thread(im, &im->thr[i], time_ns, period_ns);
+}
+
+static void write_counters(struct out_image *im)
+{
+	uint8_t buf[EXP_COUNTERS_BYTES];
+	struct exp_file_header h;
+
+	memset(buf, 0, sizeof(buf));
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, EXP_MAGIC, 8);
+	h.version = EXP_FORMAT_VERSION;
+	h.kind = 0;
+	h.block_bytes = EXP_BLOCK_BYTES;
+	h.header_bytes = EXP_HEADER_BYTES;
+	h.pid = (uint32_t)im->pid;
+	h.mono_ns = im->start_ns;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + EXP_HEADER_BYTES, im->counters, sizeof(im->counters));
+	int fd = openat(im->dirfd, EXP_COUNTERS_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+		log_line(im, "error", "%s: %s (the loss counters are not recorded)", EXP_COUNTERS_NAME,
+			 strerror(errno ? errno : EIO));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Remove a directory of files (a fork child that exec'd at once). */
+static void remove_image(struct out_image *im)
+{
+	static const char *names[] = { "samples.dat", "stacks.dat", "maps.dat", "threads.dat",
+				       EXP_COUNTERS_NAME, EXP_LOG_NAME };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unlinkat(im->dirfd, names[i], 0);
+	rmdir(im->dir);
+}
+
+void out_image_close(struct out_image *im, uint64_t time_ns, uint64_t period_ns)
+{
+	if (!im->open)
+		goto out;
+	for (uint32_t i = 0; i < im->nthr; i++)
+		if (!im->thr[i].ended)
+			end_thread(im, &im->thr[i], time_ns, period_ns);
+	exp_cursor_release_sigsafe(&im->maps_cur);
+	exp_cursor_release_sigsafe(&im->threads_cur);
+	struct exp_file_writer *w[] = { &im->samples, &im->stacks, &im->maps, &im->threads };
+	for (size_t i = 0; i < 4; i++) {
+		if (w[i]->full && w[i]->err && !w[i]->over_budget)
+			log_line(im, "error", "%s: %s (records lost)", exp_file_name((enum exp_file_kind)w[i]->kind),
+				 strerror(w[i]->err));
+		exp_writer_close(w[i]);
+	}
+	if (im->replaced && !im->counters[EXP_CTR_SAMPLES] && im->lineage[0]) {
+		remove_image(im);
+		goto out;
+	}
+	im->counters[EXP_CTR_FORKS] = im->nforks;
+	im->counters[EXP_CTR_EXECS] = im->nexecs;
+	write_counters(im);
+	if (im->no_regs)
+		log_line(im, "outside.no_user_regs", "%llu samples had no user registers (not recorded)",
+			 (unsigned long long)im->no_regs);
+	log_line(im, "end.mono_ns", "%llu", (unsigned long long)time_ns);
+out:
+	for (uint32_t i = 0; i < im->nthr; i++)
+		free(im->thr[i].rw);
+	free(im->thr);
+	free(im->uctx);
+	out_objects_free(&im->objs);
+	if (im->dirfd >= 0)
+		close(im->dirfd);
+	im->dirfd = -1;
+	im->open = 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * out_image.h — one process image's experiment, written by `tally record`
+ * in the outside mode: the same files the collector writes (samples.dat,
+ * stacks.dat, maps.dat, threads.dat, counters.dat, log.txt), so the
+ * analyzer reads it as any other.  The founder's is the experiment
+ * directory; a descendant's is `_fN.exp` (fork) or `_..._xN.exp` (exec)
+ * inside it, named as the collector names them (col_descend.c).
+ *
+ * Each sample's stack is unwound here, from the registers and the stack
+ * copy the kernel recorded, by the collector's own CFI unwinder
+ * (collector/col_unwind.c) over the objects out_objects.c loaded.
+ */
+#ifndef TALLY_OUT_IMAGE_H
+#define TALLY_OUT_IMAGE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collector/col_unwind.h"
+#include "format/exp_write.h"
+#include "format/exp_write_run.h"
+#include "outside/out_objects.h"
+
+struct out_thread {
+	uint32_t tid;
+	uint32_t ended;
+	uint64_t start_ns, last_ns;
+	uint64_t samples;
+	char name[16];
+	struct exp_cursor cur;         /* its samples */
+	struct exp_run_writer *rw;
+};
+
+struct out_image {
+	pid_t pid, ppid;
+	char dir[PATH_MAX];
+	char lineage[256];             /* "" for the founder, else "_f1_x1"... */
+	int dirfd;
+	int open;                      /* files open (else nothing is written) */
+	struct exp_file_writer samples, stacks, maps, threads;
+	struct exp_cursor maps_cur, threads_cur;
+	struct out_objects objs;
+	struct col_unwind_ctx *uctx;
+	struct out_thread *thr;
+	uint32_t nthr, cap_thr;
+	uint32_t nforks, nexecs;       /* children named so far */
+	uint64_t counters[EXP_CTR_COUNT_];
+	uint64_t no_regs;              /* samples without user registers */
+	uint64_t start_ns;
+	uint32_t max_frames;
+	int replaced;                  /* it exec'd: a new image took over the pid */
+	char exe[PATH_MAX];
+};
+
+/* Create the image's directory (unless it is the founder's, which exists)
+ * and files, and the head of its log.  0, or -errno (nothing written). */
+int out_image_open(struct out_image *im, const char *founder_dir, const char *lineage,
+		   pid_t pid, pid_t ppid, const char *created_by, uint64_t time_ns,
+		   uint32_t hz, uint32_t max_frames);
+
+/* A new mapping (MAP record). */
+void out_image_map(struct out_image *im, const struct out_map *m, uint64_t time_ns);
+
+/* A thread met (THREAD_START), by its first record; returns it or NULL. */
+struct out_thread *out_image_thread(struct out_image *im, uint32_t tid, uint64_t time_ns,
+				    uint32_t creator);
+
+/* One sample: registers in OUT_REGS_MASK order (perf_regs), the stack copy
+ * of `stack_len` bytes from regs' sp.  Unwound and appended to the thread's
+ * run. */
+void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu,
+		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
+		      uint64_t stack_len);
+
+/* A thread ended (THREAD_END with its sampled CPU). */
+void out_image_thread_end(struct out_image *im, uint32_t tid, uint64_t time_ns,
+			  uint64_t period_ns);
+
+/* The end of the image: remaining threads end, counters.dat and the log's
+ * tail are written, files closed.  An image with no sample that was
+ * replaced by an exec leaves no directory (as the collector's fork child
+ * that execs at once). */
+void out_image_close(struct out_image *im, uint64_t time_ns, uint64_t period_ns);
+
+#endif

@@ -1,0 +1,120 @@
+# test_static.sh — the outside mode (src/outside/, docs/static.md):
+# statically linked programs, which no collector can be preloaded into,
+# sampled by `tally record` itself with perf events and unwound afterwards
+# by the collector's own CFI unwinder.
+#
+#   - a static glibc program (tests/progs/staticky.c, two threads with
+#     shares 0.75 / 0.25): whole stacks (up to _start or the thread's
+#     start), and each function's share within 0.03 of perf's
+#     (`perf record --call-graph dwarf`) on the same run;
+#   - the same built with musl-gcc -static; a Go program (tests/progs/
+#     gospin, CGO_ENABLED=0) by its Go names;
+#   - descendants: a fork that execs, each in its sub-experiment;
+#   - -H -s -i -m refused with one line before anything runs; the overview
+#     names the mode.
+# Skipped with the reason where perf_event_open is refused, or go,
+# musl-gcc, perf or a static libc is missing.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+
+if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
+	static_go_shares_match_perf static_descendants static_tracing_refused static_overview_names_mode; then
+	exit 0
+fi
+cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
+
+# Can this user sample?  (perf_event_paranoid 3, a seccomp filter...)
+if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
+	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
+	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
+		static_go_shares_match_perf static_descendants static_tracing_refused static_overview_names_mode; do
+		skip $n "$why"
+	done
+	exit 0
+fi
+
+# perf_same_run NAME PROG ARGS...: record PROG under tally under perf
+# (both sample the same run: perf's event and tally's are independent),
+# into NAME.exp and NAME.perf.txt (perf's shares among the program's own
+# samples: its comm).  False if perf cannot record.
+perf_same_run() {
+	name=$1
+	shift
+	comm=$(basename "$1" | cut -c1-15)
+	perf record -q -e task-clock -F 1000 --call-graph dwarf -o "$name.data" -- \
+		"$TALLY" record -o "$name.exp" "$@" >"$name.out" 2>"$name.err" || return 1
+	perf report -i "$name.data" --comm "$comm" --no-children --sort sym --stdio -q \
+		--percentage relative >"$name.perf.txt" 2>/dev/null &&
+	"$TALLY" report "$name.exp" -q --functions --format csv --columns excl,name >"$name.csv"
+}
+
+have_perf=
+command -v perf >/dev/null && perf record -q -e task-clock -o pp.data true 2>/dev/null && have_perf=1
+
+"$TALLY" record -o w.exp ./staticky 60 >/dev/null 2>w.err
+"$TALLY" export w.exp --format collapsed >w.folded
+# Every stack reaches its thread's start (clone3/start_thread) or _start:
+# nothing cut short, and the two workers under their thread functions.
+check static_glibc_stacks_whole sh -c '
+	python3 "$E2E/profile.py" w.folded "path heavy_thread;heavy 0.5 0.4" \
+		"path light_thread;light 0.3 0.3" &&
+	awk "{ if (\$1 !~ /^(_start|__clone3|clone3|start_thread);/ && \$1 !~ /^(_start|__clone3)\$/) bad++ }
+	     END { exit bad > NR / 20 }" w.folded &&
+	! grep -q "Broken stacks" w.err'
+
+if [ -z "$have_perf" ]; then
+	skip static_glibc_shares_match_perf "perf is missing or cannot record here"
+else
+	perf_same_run g ./staticky 150
+	check static_glibc_shares_match_perf python3 "$E2E/static_shares.py" g.csv g.perf.txt 0.03 heavy light
+fi
+
+if ! command -v musl-gcc >/dev/null; then
+	skip static_musl_shares_match_perf "musl-gcc is missing (apt-get install musl-tools)"
+elif [ -z "$have_perf" ]; then
+	skip static_musl_shares_match_perf "perf is missing or cannot record here"
+else
+	musl-gcc -O2 -g -static -pthread -o staticky_musl "$PROGS/staticky.c"
+	perf_same_run m ./staticky_musl 150
+	check static_musl_shares_match_perf python3 "$E2E/static_shares.py" m.csv m.perf.txt 0.03 heavy light
+fi
+
+if ! command -v go >/dev/null; then
+	skip static_go_shares_match_perf "go is missing (apt-get install golang-go)"
+elif [ -z "$have_perf" ]; then
+	skip static_go_shares_match_perf "perf is missing or cannot record here"
+elif ! (cp -r "$PROGS/gospin" gosrc && cd gosrc && CGO_ENABLED=0 GOCACHE="$T/gocache" GOFLAGS=-mod=mod \
+	go build -o ../gospin . >../go.err 2>&1); then
+	skip static_go_shares_match_perf "go build failed: $(head -c 200 go.err)"
+else
+	perf_same_run go ./gospin 150
+	check static_go_shares_match_perf python3 "$E2E/static_shares.py" go.csv go.perf.txt 0.03 \
+		main.spinA main.spinB
+fi
+
+# A fork whose child execs: the parent's light() in the founder, the
+# child's heavy() in _f1_x1.exp (created by exec), neither in the other;
+# what was sampled in all of them is the CPU the kernel counted (wait4's,
+# children included) but for the last period of each thread.
+"$TALLY" record -o f.exp ./staticky family 60 >/dev/null 2>f.err
+check static_descendants sh -c '
+	grep -q "^created-by: exec" f.exp/_f1_x1.exp/log.txt &&
+	"$TALLY" export f.exp/_f1_x1.exp --format collapsed >child.folded &&
+	grep -q "main;heavy " child.folded && ! grep -q ";light " child.folded &&
+	"$TALLY" export f.exp --format collapsed >all.folded &&
+	grep "^.sk\|main;light " all.folded >/dev/null &&
+	"$TALLY" report f.exp --format json | python3 -c "
+import json, sys
+o = json.load(sys.stdin)[\"overview\"]
+print(o[\"accounted_pct\"])
+assert 85 <= o[\"accounted_pct\"] <= 101, o"'
+
+check static_tracing_refused sh -c '
+	for opt in -H -s -i -m; do
+		"$TALLY" record -o t.exp $opt ./staticky 1 >/dev/null 2>err; rc=$?
+		test $rc -eq 64 && test $(wc -l <err) -eq 1 && grep -q "statically linked" err &&
+		grep -q -- "$opt" err && test ! -d t.exp || { cat err; exit 1; }
+	done'
+
+check static_overview_names_mode sh -c '
+	"$TALLY" report w.exp | grep -q "outside mode: statically linked; tracing unavailable"'

@@ -1,0 +1,71 @@
+/* staticky.c — a program for the outside mode (test_static.sh), linked
+ * statically (glibc's libc.a, or musl-gcc -static).
+ *
+ * usage: staticky UNITS          two threads: heavy() does 3 units of work,
+ *                                light() 1, so their CPU shares are 0.75 and
+ *                                0.25 of the sampled CPU (main only waits)
+ *        staticky family UNITS   fork; the child execs this program as
+ *                                `staticky child UNITS` (heavy(), 3 units);
+ *                                the parent runs light() for 1 unit, waits
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void heavy(long units)
+{
+	for (long i = 0; i < units * 3000000; i++)
+		sink += (unsigned long)i * 7;
+}
+
+__attribute__((noinline)) static void light(long units)
+{
+	for (long i = 0; i < units * 1000000; i++)
+		sink += (unsigned long)i * 3;
+}
+
+static void *heavy_thread(void *arg)
+{
+	heavy(*(long *)arg);
+	return NULL;
+}
+
+static void *light_thread(void *arg)
+{
+	light(*(long *)arg);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "child")) {
+		heavy(atol(argv[2]));
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "family")) {
+		long units = atol(argv[2]);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], "child", argv[2], (char *)NULL);
+			_exit(127);
+		}
+		light(units);
+		int st = 0;
+		waitpid(pid, &st, 0);
+		printf("%lu\n", sink);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	}
+	long units = argc > 1 ? atol(argv[1]) : 100;
+	pthread_t a, b;
+	pthread_create(&a, NULL, heavy_thread, &units);
+	pthread_create(&b, NULL, light_thread, &units);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("%lu\n", sink);
+	return 0;
+}
