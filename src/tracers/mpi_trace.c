@@ -572,10 +572,13 @@ void mpi_after_init(int rc)
 	}
 	log_comm(0, MPI_COMM_WORLD);
 	log_comm(1, MPI_COMM_SELF);
+	mpi_clock_measure(false);
 }
 
 void mpi_before_finalize(void)
 {
-	if (trace_option(&on, "mpi") > 0)
+	if (trace_option(&on, "mpi") > 0) {
+		mpi_clock_measure(true);
 		log_int("mpi.finalize.mono_ns", (long long)tally__now());
+	}
 }

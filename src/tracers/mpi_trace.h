@@ -32,6 +32,8 @@
 #pragma weak ompi_mpi_comm_self
 #pragma weak ompi_request_null
 #pragma weak MPI_F_STATUS_IGNORE
+#pragma weak ompi_mpi_byte
+#pragma weak ompi_mpi_int64_t
 #endif
 
 /* The real PMPI_name, resolved on first use (NULL-safe only after MPI is
@@ -145,5 +147,10 @@ void mpi_requests_done(struct mpi_call *c, const MPI_Request *was, int n, const 
 void mpi_after_init(int rc);
 /* MPI_Finalize is about to be called. */
 void mpi_before_finalize(void);
+
+/* Measure this rank's clock against rank 0's and log it (mpi_clock.c):
+ * collective over MPI_COMM_WORLD, after MPI_Init and before MPI_Finalize
+ * (at_end). */
+void mpi_clock_measure(bool at_end);
 
 #endif
