@@ -15,6 +15,8 @@ const struct cli_command cli_commands[] = {
 	{ "gprof", cmd_gprof, cmd_gprof_options, "GNU gprof's listing of gmon.out files (programs built with -pg)" },
 	{ "check", cmd_check, cmd_check_options, "verify an experiment: list what cannot be read" },
 	{ "diff", cmd_diff, cmd_diff_options, "what changed from one experiment to another, by function and call path" },
+	{ "gather", cmd_gather, cmd_gather_options,
+	  "bring an MPI job's rank experiments together from the hosts that wrote them" },
 	{ "html", cmd_html, cmd_html_options, "one self-contained HTML page: flame graph, timeline, tables" },
 };
 

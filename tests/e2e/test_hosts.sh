@@ -1,0 +1,104 @@
+# test_hosts.sh — an MPI job across two hosts (docs/mpi.md "Several hosts"):
+# two test hosts made as namespaces on this machine by hosts.sh (own
+# address, host name, private /tmp; tally-h2's CLOCK_MONOTONIC 1000 s
+# behind), Open MPI launching 2 ranks on each over TCP through a launch
+# agent that enters them.  Each host writes its ranks' experiments to its
+# own /tmp; `tally gather` brings them together over the same agent, and
+# refuses a partial job unless --partial.  Then the same numbers as on one
+# host (test_mpi.sh): a known imbalance (work 1:1:1:3), exact bytes from
+# rank to rank, each rank's host; and time: each rank's clock offset from
+# rank 0, measured at MPI_Init, equals the one injected, within the
+# measurement's own error (half its round trip).
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+BUILDDIR=${TALLY_BUILD:-$(dirname "$TALLY")/..}
+LIB=$BUILDDIR/lib
+CHECK="python3 $E2E/mpi_check.py"
+ALL="hosts_gathered hosts_partial_refused hosts_partial_gathered hosts_imbalance_split hosts_messages_exact
+hosts_names_shown hosts_clock_offset_measured"
+
+skip_all() {
+	for t in $ALL; do skip "$t" "$1"; done
+	exit 0
+}
+[ -f "$LIB/libtally-mpi.so" ] || skip_all "libtally-mpi.so not built (no mpi.h: apt-get install libopenmpi-dev)"
+command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip_all "no mpirun/mpicc (openmpi-bin)"
+mpicc -O2 -g -o mpi_work "$PROGS/mpi_work.c" || skip_all "mpicc cannot build tests/progs/mpi_work.c"
+trap 'sh "$E2E/hosts.sh" down "$T/hosts"; for j in $(jobs -p); do kill -TERM "$j" 2>/dev/null; done; rm -rf "$T"' EXIT
+SHIFT_S=-1000
+why=$(sh "$E2E/hosts.sh" up "$T/hosts" tally-h1 tally-h2@$SHIFT_S) || skip_all "no test hosts: $why"
+AGENT=$T/hosts/agent
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+NET=10.231.77.0/24
+
+# mpirun_hosts EXP ARGS...: mpi_work ARGS as 4 ranks, 2 a host, started
+# from tally-h1, each rank recorded into its host's /tmp/EXP.
+mpirun_hosts() {
+	exp=$1
+	shift
+	timeout 60 "$AGENT" tally-h1 "cd $T && mpirun --host tally-h1:2,tally-h2:2 --mca plm_rsh_agent $AGENT \
+		--mca btl tcp,self --mca oob_tcp_if_include $NET --mca btl_tcp_if_include $NET \
+		$TALLY record -m -o /tmp/$exp -- ./mpi_work $*"
+}
+
+mpirun_hosts imb.exp imbalance 60 >imb.out 2>&1
+mpirun_hosts f1.exp bytes >f1.out 2>&1
+
+# Gathered: each host's ranks from its own /tmp (nothing on this machine's).
+"$TALLY" gather --rsh "$AGENT" -o imb.exp tally-h1:/tmp/imb.exp tally-h2:/tmp/imb.exp >g1.out 2>g1.err
+"$TALLY" gather --rsh "$AGENT" -o f1.exp tally-h1:/tmp/f1.exp tally-h2:/tmp/f1.exp >g2.out 2>g2.err
+check hosts_gathered sh -c '
+	grep -qx "imb.exp: ranks 0-3 of 4; tally-h1: 0-1, tally-h2: 2-3" g1.out &&
+	grep -qx "f1.exp: ranks 0-3 of 4; tally-h1: 0-1, tally-h2: 2-3" g2.out &&
+	test -d f1.exp/rank3.exp && ! test -e /tmp/f1.exp/rank2.exp &&
+	test "$('"$AGENT"' tally-h1 ls /tmp/f1.exp)" = "$(printf "rank0.exp\nrank1.exp")"'
+
+# A host that is not there, or a directory that is not: refused, naming the
+# missing ranks and why, and nothing written.
+check hosts_partial_refused sh -c '
+	! "$TALLY" gather --rsh "'"$AGENT"'" -o p.exp tally-h1:/tmp/f1.exp tally-h3:/tmp/f1.exp 2>p1.err &&
+	grep -q "p.exp: ranks 2-3 of 4 missing" p1.err && grep -q "tally-h3:/tmp/f1.exp: agent: no test host tally-h3" p1.err &&
+	! "$TALLY" gather --rsh "'"$AGENT"'" -o p.exp tally-h1:/tmp/f1.exp tally-h2:/tmp/nothing 2>p2.err &&
+	grep -q "ranks 2-3 of 4 missing" p2.err && grep -q "tally-h2:/tmp/nothing: .*/tmp/nothing" p2.err &&
+	test $(wc -l <p2.err) -eq 1 && ! test -e p.exp &&
+	! "$TALLY" gather --rsh "'"$AGENT"'" -o f1.exp tally-h2:/tmp/f1.exp 2>p3.err &&
+	grep -q "rank 2 is in both f1.exp and tally-h2:/tmp/f1.exp" p3.err'
+check hosts_partial_gathered sh -c '
+	"$TALLY" gather --partial --rsh "'"$AGENT"'" -o p.exp tally-h2:/tmp/f1.exp >p4.out 2>p4.err &&
+	grep -q "warning: p.exp: ranks 0-1 of 4 missing (--partial" p4.err &&
+	grep -qx "p.exp: ranks 2-3 of 4; tally-h2: 2-3" p4.out &&
+	"$TALLY" report p.exp --ranks --format json >p.json && '"$CHECK"' p.json "ranks 2"'
+
+# The numbers: as on one host.
+"$TALLY" report imb.exp --ranks --format json >imb.json 2>imb.err
+check hosts_imbalance_split $CHECK imb.json "ranks 4" "split 1,1,1,3 0.03" "slowest 3"
+cat >messages.want <<'EOF'
+from,to,bytes,messages,avg_bytes
+0,1,1048576,1,1048576
+1,0,8,1,8
+1,2,2097152,1,2097152
+2,0,16,2,8
+2,3,3145728,1,3145728
+3,0,4194328,4,1048582
+EOF
+"$TALLY" report f1.exp --messages --format csv >messages.csv 2>/dev/null
+check hosts_messages_exact diff messages.want messages.csv
+"$TALLY" report f1.exp --ranks --format json >f1.json 2>/dev/null
+check hosts_names_shown python3 -c '
+import json
+r = {x["rank"]: x for x in json.load(open("f1.json"))["ranks"]}
+assert [r[k]["host"] for k in range(4)] == ["tally-h1"] * 2 + ["tally-h2"] * 2, r
+assert [r[k]["bytes_sent"] for k in range(4)] == [1048592, 2097176, 3145760, 4194344], r'
+
+# Time: the offset of each rank's clock from rank 0's, measured in MPI_Init
+# (log: mpi.clock.offset_ns, within half of mpi.clock.rtt_ns), is the one
+# hosts.sh gave tally-h2 (rank 0's host: none); a few microseconds more for
+# the collector's clock (the TSC, kept on CLOCK_MONOTONIC, docs/collector.md).
+check hosts_clock_offset_measured python3 -c '
+import sys
+for exp in ("imb.exp", "f1.exp"):
+    for rank, want in ((1, 0), (2, -('$SHIFT_S') * 10**9), (3, -('$SHIFT_S') * 10**9)):
+        log = dict(l.rstrip("\n").split(": ", 1) for l in open("%s/rank%d.exp/log.txt" % (exp, rank)) if ": " in l)
+        off, rtt = int(log["mpi.clock.offset_ns"]), int(log["mpi.clock.rtt_ns"])
+        print(exp, rank, off, rtt)
+        assert abs(off - want) <= rtt / 2 + 20000, (exp, rank, off - want, rtt)'
