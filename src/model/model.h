@@ -180,6 +180,23 @@ enum model_view {
 #define MODEL_ENTRY_IN_MPI 0x1         /* inside an MPI call (an MPI function or library frame) */
 #define MODEL_ENTRY_FILTERED 0x2       /* left out by --object / --symbol: counts nowhere */
 
+/* A rank's clock onto rank 0's (docs/mpi.md "Time across hosts"): the
+ * offset its tracer measured after MPI_Init, the drift to the one measured
+ * before MPI_Finalize, and what message order added (model_mpi_match.c).
+ * Zero for a process that is no rank, or a rank that measured nothing. */
+struct model_clock {
+	bool measured;             /* the rank logged mpi.clock.* */
+	uint64_t at_ns;            /* its time at the first measurement */
+	uint64_t end_ns;           /* ... at the second (drift applies between) */
+	int64_t offset_ns;         /* rank 0's time minus its own, at at_ns */
+	double drift;              /* offset change per ns after at_ns (0: none measurable) */
+	uint64_t err_ns;           /* the offset's error bound: half its round trip */
+	int64_t order_ns;          /* added so that no receive ends before its send starts */
+};
+
+/* Time t of a process on its rank 0's clock. */
+uint64_t model_clock_align(const struct model_clock *k, uint64_t t);
+
 struct model_proc {
 	const struct exp_proc *src;
 	const struct exp_experiment *exp;
@@ -188,6 +205,7 @@ struct model_proc {
 	uint64_t v[MODEL_METRIC_COUNT];
 	uint64_t cpu_in_mpi;       /* ns of CPU sampled inside MPI calls */
 	uint64_t mpi_op_ns[EXP_MPI_OP_COUNT_];   /* mpi.time by MPI function */
+	struct model_clock clock;  /* times in the model are on rank 0's clock */
 };
 
 /* Point-to-point MPI traffic from one rank to another (the senders' records). */
@@ -232,9 +250,11 @@ struct model_options {
 
 /* One event as the model counted it, kept with model_options.keep_events
  * for the views over time.  time_ns is the record's: the end of a sample's
- * or a lock wait's interval (value ns long), the start of an I/O call's. */
+ * or a lock wait's interval (value ns long), the start of an I/O call's;
+ * a rank's on rank 0's clock (model_proc.clock), so that a job's ranks
+ * share one time axis whatever hosts they ran on. */
 struct model_event {
-	uint64_t time_ns;          /* CLOCK_MONOTONIC */
+	uint64_t time_ns;          /* CLOCK_MONOTONIC (rank 0's, in a job) */
 	uint64_t value;            /* in the metric's unit */
 	uint32_t thread;           /* index in model.threads */
 	uint32_t entry;            /* index in model.entries */

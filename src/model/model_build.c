@@ -214,6 +214,8 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	mp->src = p;
 	mp->exp = x;
 	mp->rank = x->rank;
+	if (x->rank >= 0 && x->nprocs)
+		model_clock_read(&mp->clock, &x->procs[0]);
 	if (x->rank >= 0)
 		snprintf(mp->label, sizeof(mp->label), "[%s %u rank %d]", p->name, p->pid, x->rank);
 	else

@@ -5,6 +5,7 @@
  *
  * The files, bottom up (each calls only those above it in this list;
  * tests/e2e/test_layers.sh checks it):
+ *   model_clock.c    a rank's times on rank 0's clock (offset, drift)
  *   model_func_make.c functions made: added, or found by name
  *   model_filter.c   --object, --hide-object, --symbol on each new entry
  *   model_structure.c  outlined parts, OpenMP bodies and runtime: names to
@@ -269,6 +270,10 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);
+
+/* model_clock.c: the clock of a rank whose first process is `founder`,
+ * from its log (all zero when it measured none). */
+void model_clock_read(struct model_clock *k, const struct exp_proc *founder);
 int model_build_states(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_counters(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct model_options *o);

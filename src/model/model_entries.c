@@ -162,8 +162,9 @@ static int add_at(struct build *b, struct proc_ctx *c, const struct model_option
 	if (o->keep_events && mm != MODEL_SAMPLES) {     /* a sample's event is its cpu's */
 		if (exp_grow(&m->events, &b->cap_events, m->nevents, sizeof(*m->events)))
 			return -1;
+		/* a rank's on rank 0's clock; the thread's first and last stay on its own */
 		m->events[m->nevents++] = (struct model_event){
-			t, value, (uint32_t)(th - m->threads), (uint32_t)e, (uint32_t)mm };
+			model_clock_align(&m->procs[c->index].clock, t), value, (uint32_t)(th - m->threads), (uint32_t)e, (uint32_t)mm };
 	}
 	return 0;
 }

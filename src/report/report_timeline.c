@@ -182,7 +182,7 @@ static int add_marks(struct report_timeline *tl, const struct model *m)
 			if (exp_grow(&tl->marks, &tl->cap_marks, tl->nmarks, sizeof(*tl->marks)))
 				return -1;
 			struct report_mark *mk = &tl->marks[tl->nmarks];
-			mk->time_ns = strtoull(p->log[k].value, NULL, 10);
+			mk->time_ns = model_clock_align(&m->procs[i].clock, strtoull(p->log[k].value, NULL, 10));
 			mk->proc = (uint32_t)i;
 			if (!(mk->label = strdup(sp + 1)))
 				return -1;

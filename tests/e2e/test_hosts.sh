@@ -15,7 +15,7 @@ BUILDDIR=${TALLY_BUILD:-$(dirname "$TALLY")/..}
 LIB=$BUILDDIR/lib
 CHECK="python3 $E2E/mpi_check.py"
 ALL="hosts_gathered hosts_partial_refused hosts_partial_gathered hosts_imbalance_split hosts_messages_exact
-hosts_names_shown hosts_clock_offset_measured"
+hosts_names_shown hosts_clock_offset_measured hosts_timeline_aligned"
 
 skip_all() {
 	for t in $ALL; do skip "$t" "$1"; done
@@ -102,3 +102,20 @@ for exp in ("imb.exp", "f1.exp"):
         off, rtt = int(log["mpi.clock.offset_ns"]), int(log["mpi.clock.rtt_ns"])
         print(exp, rank, off, rtt)
         assert abs(off - want) <= rtt / 2 + 20000, (exp, rank, off - want, rtt)'
+
+# The time axis: with each rank's offset applied, the job's ranks share one
+# (tally-h2's events are not 1000 s before tally-h1's): the chrome export
+# spans no more than twice the longest rank's own wall time (its log).
+check hosts_timeline_aligned sh -c '
+	"$TALLY" export f1.exp --format chrome -o f1.trace.json && python3 -c "
+import json
+ev = json.load(open(\"f1.trace.json\"))
+ev = ev[\"traceEvents\"] if isinstance(ev, dict) else ev
+ts = {}
+for e in ev:
+    if \"ts\" in e and e.get(\"ph\") != \"M\":
+        ts.setdefault(e[\"pid\"], []).append(e[\"ts\"])
+wall = max(int(dict(l.rstrip(\"\\n\").split(\": \", 1) for l in open(\"f1.exp/rank%d.exp/log.txt\" % r) if \": \" in l)[\"wall_ns\"]) for r in range(4))
+span = max(max(v) for v in ts.values()) - min(min(v) for v in ts.values())
+print(len(ts), \"processes, span\", span, \"us, longest rank\", wall // 1000, \"us\")
+assert len(ts) == 4 and span * 1000 <= 2 * wall, (span, wall)"'
