@@ -46,6 +46,8 @@ struct attach_target {
 	char name[64];              /* its comm */
 	char exe[PATH_MAX];
 	char why[1024];             /* the refusal, one line */
+	bool is_static;             /* no dynamic loader: nothing can be loaded into it, it is
+	                               sampled from outside instead (src/outside/) */
 };
 
 /* Timings of one injection, for the log and `make bench`. */

@@ -206,9 +206,10 @@ static int check_loader(struct attach_target *t)
 	interp_of(t->pid, interp, sizeof(interp));
 	if (glibc && ld_linux)
 		return 0;
-	if (!interp[0])
-		return refuse(t, "%s is statically linked: there is no dynamic loader in it to load the "
-			      "collector with (profile it from its start with a dynamic build)", t->exe);
+	if (!interp[0]) {
+		t->is_static = true;       /* sampled from outside (cli_attach.c) */
+		return 0;
+	}
 	return refuse(t, "its loader is %s%s, not glibc's: the collector is built for glibc and "
 		      "cannot be loaded into it", interp, strstr(interp, "musl") ? " (musl libc)" : "");
 }
@@ -310,7 +311,7 @@ int attach_check(pid_t pid, struct attach_target *t)
 	}
 	if ((rc = check_exe(t)) != 0 || (rc = check_loader(t)) != 0)
 		return rc;
-	if (attach_status_field(pid, 0, "Seccomp", v, sizeof(v)) == 0 && atoi(v) != 0)
+	if (!t->is_static && attach_status_field(pid, 0, "Seccomp", v, sizeof(v)) == 0 && atoi(v) != 0)
 		return refuse(t, "it runs under a seccomp %s: the system calls the collector makes "
 			      "(perf_event_open, mmap, ...) could be refused or kill it",
 			      atoi(v) == 1 ? "strict mode" : "filter");

@@ -36,9 +36,11 @@
 #include "attach/attach.h"
 #include "cli/cli.h"
 #include "cli/cli_expdir.h"
+#include "cli/cli_outside.h"
 #include "cli/cli_record.h"
 #include "format/exp_launch.h"
 #include "format/exp_records.h"
+#include "outside/out.h"
 
 #define CMD "record"
 #define ANSWER_TIMEOUT_MS 10000
@@ -265,6 +267,95 @@ static const char *tracer_refused(const struct record_opts *o)
 	return NULL;
 }
 
+/* A statically linked process: nothing can be loaded into it, so it is
+ * sampled from outside (src/outside/, docs/static.md): perf events on each
+ * of its threads, inherited by what they create, no ptrace, no stop.
+ * Until Ctrl-C, --duration or its end, as an attach is. */
+static int attach_outside(const struct record_opts *o, const struct attach_target *t)
+{
+	char dir[PATH_MAX];
+	pid_t pid = t->pid;
+	struct cli_expdir x;
+
+	if (cli_record_make_dir(o->out, dir, sizeof(dir)) != 0)
+		return CLI_FATAL;
+	if (cli_expdir_open(&x, dir) != 0) {
+		cli_error(CMD, "%s: cannot open the experiment just made: %s", dir, strerror(errno));
+		return CLI_FATAL;
+	}
+	struct record_opts oo = *o;
+	int64_t limit = o->limit;
+	unsigned long long u0, s0, start, u1, s1, st;
+	if (cli_space_check(dir, &limit) != 0)
+		goto fail;
+	oo.launch.limit_bytes = limit > 0 ? limit : 0;
+	oo.launch.follow = true;
+	if (write_head(&x, t, &oo.launch) != 0) {
+		cli_error(CMD, "%s/%s: %s", dir, EXP_LOG_NAME, strerror(errno));
+		goto fail;
+	}
+	if (!proc_stat(pid, &u0, &s0, &start)) {
+		cli_error(CMD, "cannot attach to %d: it ended", (int)pid);
+		goto fail;
+	}
+	uint64_t cpu0 = process_cpu_ns(pid), t0 = cli_now_ns(CLOCK_MONOTONIC);
+	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo);
+	if (!out)
+		goto fail;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	fprintf(stderr, "tally record: sampling %d (%s) from outside: it is statically linked; %s\n",
+		(int)pid, t->name, o->duration_s ? "collecting" : "Ctrl-C stops collecting");
+	const char *why_end = NULL;
+	for (int n = 0;; n++) {
+		if (stop_signal) {
+			why_end = stop_signal == SIGINT ? "Ctrl-C" : strsignal(stop_signal);
+			break;
+		}
+		if (o->duration_s && cli_now_ns(CLOCK_MONOTONIC) - t0 >= (uint64_t)(o->duration_s * 1e9)) {
+			why_end = "--duration";
+			break;
+		}
+		if (n % 5 == 0 && !same_process(pid, start))
+			break;
+		out_session_poll(out, 20);
+	}
+	uint64_t cpu1 = process_cpu_ns(pid), t1 = cli_now_ns(CLOCK_MONOTONIC);
+	bool still = proc_stat(pid, &u1, &s1, &st) && st == start;
+	out_session_close(out);
+	char when[64];
+	time_t now = time(NULL);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	log_kv(&x, "end", "%s", when);
+	log_kv(&x, "record.end.mono_ns", "%llu", (unsigned long long)t1);
+	log_kv(&x, "wall_ns", "%llu", (unsigned long long)(t1 - t0));
+	if (still) {
+		log_cpu(&x, cpu1 > cpu0 ? cpu1 - cpu0 : 0, u1 - u0, s1 - s0);
+		log_kv(&x, "attach.end", "%s; detached, the process goes on", why_end ? why_end : "stopped");
+	} else {
+		log_kv(&x, "attach.end", "the process ended during collection");
+	}
+	const char *xp = cli_expdir_path(&x);
+	cli_compact(xp);
+	cli_archive(xp);
+	cli_space_report(xp, oo.launch.hz, oo.launch.limit_bytes, false);
+	cli_expdir_close(&x);
+	if (still)
+		fprintf(stderr, "tally record: stopped sampling %d (%s), which goes on; experiment in %s\n",
+			(int)pid, why_end ? why_end : "stopped", dir);
+	else
+		fprintf(stderr, "tally record: %d ended during collection; experiment in %s\n", (int)pid, dir);
+	return CLI_OK;
+fail:
+	cli_expdir_remove(&x);
+	cli_expdir_close(&x);
+	return CLI_FATAL;
+}
+
 int cli_attach_record(const struct record_opts *o)
 {
 	struct attach_target t;
@@ -290,6 +381,8 @@ int cli_attach_record(const struct record_opts *o)
 		cli_error(CMD, "cannot attach to %s", t.why);
 		return CLI_FATAL;
 	}
+	if (t.is_static)
+		return attach_outside(o, &t);
 	if (cli_record_make_dir(o->out, dir, sizeof(dir)) != 0)
 		return CLI_FATAL;
 	struct cli_expdir x;

@@ -174,11 +174,7 @@ refused tracer_flag 'cannot be attached' $S -H
 wait_ready tt.err
 refused thread_id 'a thread of process' $(ls /proc/$TP/task | grep -v "^$TP\$" | head -1)
 kill $TP
-if need static attach_refuses_static; then
-	cc -O2 -static -pthread -o aw_static "$PROGS/attach_work.c"
-	./aw_static sleep 30 >st.out 2>st.err & ST=$!; wait_ready st.err
-	refused static 'statically linked' $ST; kill $ST
-fi
+# A static process is sampled from outside: test_static.sh.
 if command -v musl-gcc >/dev/null; then
 	musl-gcc -O2 -o aw_musl "$PROGS/attach_work.c" -pthread
 	./aw_musl sleep 30 >mu.out 2>mu.err & MU=$!; wait_ready mu.err

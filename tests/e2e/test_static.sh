@@ -10,6 +10,8 @@
 #   - the same built with musl-gcc -static; a Go program (tests/progs/
 #     gospin, CGO_ENABLED=0) by its Go names;
 #   - descendants: a fork that execs, each in its sub-experiment;
+#   - -p PID of a running static process: its threads sampled from outside
+#     for --duration, and it goes on undisturbed;
 #   - -H -s -i -m refused with one line before anything runs; the overview
 #     names the mode.
 # Skipped with the reason where perf_event_open is refused, or go,
@@ -18,7 +20,8 @@
 cd "$T"
 
 if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-	static_go_shares_match_perf static_descendants static_tracing_refused static_overview_names_mode; then
+	static_go_shares_match_perf static_descendants static_attach static_tracing_refused \
+	static_overview_names_mode; then
 	exit 0
 fi
 cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
@@ -27,7 +30,8 @@ cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
 if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
 	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
 	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-		static_go_shares_match_perf static_descendants static_tracing_refused static_overview_names_mode; do
+		static_go_shares_match_perf static_descendants static_attach static_tracing_refused \
+		static_overview_names_mode; do
 		skip $n "$why"
 	done
 	exit 0
@@ -108,6 +112,21 @@ import json, sys
 o = json.load(sys.stdin)[\"overview\"]
 print(o[\"accounted_pct\"])
 assert 85 <= o[\"accounted_pct\"] <= 101, o"'
+
+# Attach: a static process with three spinning threads (tests/progs/
+# attach_work.c), sampled for a second; its three functions are there, in
+# threads of its own, and it finishes with the checksum it prints alone.
+cc -O2 -g -static -pthread -o aw_static "$PROGS/attach_work.c"
+./aw_static threads 3 >aw.out 2>aw.err & AW=$!
+for _ in $(seq 100); do grep -q '^ready' aw.err 2>/dev/null && break; sleep 0.1; done
+"$TALLY" record -p $AW --duration 1 -o a.exp 2>a.err
+wait $AW; aw_rc=$?
+check static_attach sh -c '
+	test '$aw_rc' -eq 0 && grep -q "which goes on" a.err &&
+	"$TALLY" export a.exp --format collapsed >a.folded &&
+	grep -q ";work_a " a.folded && grep -q ";work_b " a.folded && grep -q "work_parent " a.folded &&
+	test $("$TALLY" report a.exp --threads --format csv | grep -c "^[0-9]") -ge 3 ||
+	{ cat a.err; "$TALLY" report a.exp --threads; exit 1; }'
 
 check static_tracing_refused sh -c '
 	for opt in -H -s -i -m; do
