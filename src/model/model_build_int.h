@@ -31,6 +31,8 @@
  *   model_states.c   thread states (--states): wall time by state and stack
  *   model_counters.c counter samples (-c): a metric per event
  *   model_dataspace.c precise samples by data object (docs/dataspace.md)
+ *   model_dataclock.c clock samples by data object (--data)
+ *   model_heap_blocks.c heap blocks' lifetimes, shared by those two
  *   model_build.c    the driver: one pass per process, then the whole model
  */
 #ifndef TALLY_MODEL_BUILD_INT_H
@@ -284,6 +286,29 @@ long model_data_object_of(struct build *b, const char *name, const char *object,
 int model_data_access_add(struct build *b, long obj, uint32_t func, uint64_t value);
 /* --data: clock samples' registers by data object (model_dataclock.c). */
 int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o);
+/* ---- model_heap_blocks.c: heap blocks' lifetimes, for data addresses ---- */
+struct model_heap_block {
+	uint64_t addr, size, from_ns, to_ns;   /* to_ns UINT64_MAX: never released */
+	uint32_t stack_id;                     /* the allocation's */
+};
+struct model_heap_blocks {
+	struct model_heap_block *v;            /* by address */
+	size_t n;
+};
+/* An allocation (addr and size not 0) and/or a release (gone not 0). */
+struct model_block_event {
+	uint64_t time_ns, gone, addr, size;
+	uint32_t stack_id;
+};
+/* Replay ev (sorted here by time) into *out; 0, or -1 out of memory. */
+int model_heap_blocks_replay(struct model_block_event *ev, size_t n, struct model_heap_blocks *out);
+/* The block holding addr at time t, among the 64 starting nearest below it. */
+const struct model_heap_block *model_heap_block_at(const struct model_heap_blocks *bl, uint64_t addr, uint64_t t);
+/* That block named `<Heap: FUNC>` (FUNC: the allocating stack's leaf
+ * function) into name, its size into *size; false if there is none. */
+bool model_heap_block_name(struct build *b, struct proc_ctx *c, const struct model_heap_blocks *bl,
+			   uint64_t addr, uint64_t t, char *name, size_t len, uint64_t *size);
+void model_heap_blocks_free(struct model_heap_blocks *bl);
 /* Sort the model's messages by (from, to). */
 void model_mpi_sort(struct model *m);
 /* ---- model_names.c: `f (a.c)` and `f (b.c)`; 0, or -1 if out of memory ---- */

@@ -42,77 +42,23 @@
 #define TLS_BELOW (64u << 10)      /* static TLS lies below the thread pointer */
 #define TLS_ABOVE 4096u            /* the thread descriptor above it */
 
-/* A heap block's lifetime (from DATA_BLOCK records). */
-struct dblock {
-	uint64_t addr, size, from_ns, to_ns;
-	uint32_t stack_id;
-};
-
-static int cmp_dblock(const void *a, const void *b)
+/* The process's --data heap blocks: a DATA_BLOCK record ends the block
+ * at its address (released, or allocated again) and, with a size, begins
+ * one.  0, or -1 out of memory. */
+static int blocks_of(const struct exp_proc *p, struct model_heap_blocks *out)
 {
-	const struct dblock *x = a, *y = b;
+	struct model_block_event *ev = malloc((p->ndblocks + 1) * sizeof(*ev));
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int cmp_time(const void *a, const void *b)
-{
-	const struct exp_data_block *x = *(const struct exp_data_block *const *)a;
-	const struct exp_data_block *y = *(const struct exp_data_block *const *)b;
-
-	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
-}
-
-/* The process's heap blocks by address with their lifetimes; NULL, *n 0 if none. */
-static struct dblock *blocks_of(const struct exp_proc *p, size_t *n)
-{
-	const struct exp_data_block **order = malloc((p->ndblocks + 1) * sizeof(*order));
-	struct dblock *v = malloc((p->ndblocks + 1) * sizeof(*v));
-	struct model_map live = { 0 };        /* addr + 1 -> v index + 1 */
-
-	*n = 0;
-	if (!order || !v) {
-		free(order);
-		free(v);
-		return NULL;
-	}
-	for (size_t i = 0; i < p->ndblocks; i++)
-		order[i] = &p->dblocks[i];
-	qsort(order, p->ndblocks, sizeof(*order), cmp_time);
+	if (!ev)
+		return -1;
 	for (size_t i = 0; i < p->ndblocks; i++) {
-		const struct exp_data_block *d = order[i];
-		uint64_t *k = model_map_get(&live, d->addr + 1);
-		if (k) {                          /* released, or allocated again */
-			v[*k - 1].to_ns = d->time_ns;
-			model_map_del(&live, d->addr + 1);
-		}
-		if (!d->size || !d->addr)
-			continue;
-		v[*n] = (struct dblock){ d->addr, d->size, d->time_ns, UINT64_MAX, d->stack_id };
-		model_map_put(&live, d->addr + 1, ++*n, NULL);
+		const struct exp_data_block *d = &p->dblocks[i];
+		ev[i] = (struct model_block_event){ d->time_ns, d->addr, d->size ? d->addr : 0, d->size,
+						    d->stack_id };
 	}
-	model_map_free(&live);
-	free(order);
-	qsort(v, *n, sizeof(*v), cmp_dblock);
-	return v;
-}
-
-/* The block holding `addr` at `t`: among the 64 starting nearest below it. */
-static const struct dblock *block_at(const struct dblock *v, size_t n, uint64_t addr, uint64_t t)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
-		if (addr - v[i].addr < v[i].size && v[i].from_ns <= t && t < v[i].to_ns)
-			return &v[i];
-	return NULL;
+	int rc = model_heap_blocks_replay(ev, p->ndblocks, out);
+	free(ev);
+	return rc;
 }
 
 /* A decoded pc (cached per process: samples repeat pcs). */
@@ -130,8 +76,7 @@ struct ctx {
 	struct model_map pc_of;    /* pc + 1 -> decoded index + 1 */
 	struct decoded *dec;
 	size_t ndec, cap_dec;
-	struct dblock *blocks;
-	size_t nblocks;
+	struct model_heap_blocks blocks;
 };
 
 static const struct decoded *decode(struct ctx *x, uint64_t pc, uint64_t time_ns)
@@ -299,20 +244,8 @@ static void classify(struct ctx *x, const struct decoded *d, const struct exp_da
 		}
 		return;
 	}
-	const struct dblock *k = block_at(x->blocks, x->nblocks, ea, r->time_ns);
-	if (k) {
-		uint64_t pcs[1];
-		uint16_t flags;
-		struct frame fr;
-		if (exp_stack_frames(p, k->stack_id, pcs, 1, &flags) == 1) {
-			model_frame_resolve(x->b, x->c, pcs[0], true, k->from_ns, &fr);
-			snprintf(name, len, "<Heap: %s>", x->b->m->funcs[fr.func].name);
-		} else {
-			snprintf(name, len, "<Heap>");
-		}
-		*size = k->size;
+	if (model_heap_block_name(x->b, x->c, &x->blocks, ea, r->time_ns, name, len, size))
 		return;
-	}
 	snprintf(name, len, "<Unknown: anonymous>");
 }
 
@@ -325,7 +258,8 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 
 	if (!p->ndregs)
 		return 0;
-	x.blocks = p->ndblocks ? blocks_of(p, &x.nblocks) : NULL;
+	if (p->ndblocks && blocks_of(p, &x.blocks))
+		return -1;
 	for (size_t i = 0; i < p->ndregs && !rc; i++) {
 		const struct exp_data_regs *r = &p->dregs[i];
 		const char *object = "", *why = NULL;
@@ -357,7 +291,7 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 		b->m->data_samples++;
 		b->m->data_backtracked += d->have && d->op.backtracked && !why;
 	}
-	free(x.blocks);
+	model_heap_blocks_free(&x.blocks);
 	free(x.dec);
 	model_map_free(&x.pc_of);
 	return rc;

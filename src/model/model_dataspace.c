@@ -23,80 +23,26 @@
 
 #include "model/model_build_int.h"
 
-/* A heap block: when it was allocated and freed (UINT64_MAX: never). */
-struct block {
-	uint64_t addr, size, from_ns, to_ns;
-	uint32_t stack_id;
-};
-
-static int cmp_block(const void *a, const void *b)
+/* The process's heap blocks from the heap tracer's events: a free, delete
+ * or realloc ends the block it releases; an allocation (realloc's new
+ * block too) begins one.  0, or -1 out of memory. */
+static int heap_blocks(const struct exp_proc *p, struct model_heap_blocks *out)
 {
-	const struct block *x = a, *y = b;
+	struct model_block_event *ev = malloc((p->nheap + 1) * sizeof(*ev));
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int cmp_heap_time(const void *a, const void *b)
-{
-	const struct exp_heap *x = *(const struct exp_heap *const *)a, *y = *(const struct exp_heap *const *)b;
-
-	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
-}
-
-/* The process's heap blocks sorted by address, with their lifetimes (from
- * the heap events replayed in time order).  NULL with *n 0 if none. */
-static struct block *heap_blocks(const struct exp_proc *p, size_t *n)
-{
-	const struct exp_heap **order = malloc((p->nheap + 1) * sizeof(*order));
-	struct block *v = malloc((p->nheap + 1) * sizeof(*v));
-	struct model_map live = { 0 };        /* addr -> block index + 1 */
-
-	*n = 0;
-	if (!order || !v) {
-		free(order);
-		free(v);
-		return NULL;
-	}
-	for (size_t i = 0; i < p->nheap; i++)
-		order[i] = &p->heap[i];
-	qsort(order, p->nheap, sizeof(*order), cmp_heap_time);
+	if (!ev)
+		return -1;
 	for (size_t i = 0; i < p->nheap; i++) {
-		const struct exp_heap *h = order[i];
+		const struct exp_heap *h = &p->heap[i];
 		bool frees = h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || h->op == EXP_HEAP_REALLOC;
-		uint64_t gone = h->op == EXP_HEAP_REALLOC ? h->old_addr : h->addr;
-		uint64_t *k = frees && gone ? model_map_get(&live, gone + 1) : NULL;
-		if (k) {
-			v[*k - 1].to_ns = h->time_ns;
-			model_map_del(&live, gone + 1);
-		}
-		if (h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || !h->addr || !h->size)
-			continue;
-		v[*n] = (struct block){ h->addr, h->size, h->time_ns, UINT64_MAX, h->stack_id };
-		model_map_put(&live, h->addr + 1, ++*n, NULL);
+		bool allocates = h->op != EXP_HEAP_FREE && h->op != EXP_HEAP_DELETE;
+		ev[i] = (struct model_block_event){ h->time_ns,
+						    frees ? (h->op == EXP_HEAP_REALLOC ? h->old_addr : h->addr) : 0,
+						    allocates ? h->addr : 0, allocates ? h->size : 0, h->stack_id };
 	}
-	model_map_free(&live);
-	free(order);
-	qsort(v, *n, sizeof(*v), cmp_block);
-	return v;
-}
-
-/* The block holding `addr` at `t`: among the 64 blocks starting nearest
- * below it (a large block much lower down is missed: counted anonymous). */
-static const struct block *block_at(const struct block *v, size_t n, uint64_t addr, uint64_t t)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
-		if (addr - v[i].addr < v[i].size && v[i].from_ns <= t && t < v[i].to_ns)
-			return &v[i];
-	return NULL;
+	int rc = model_heap_blocks_replay(ev, p->nheap, out);
+	free(ev);
+	return rc;
 }
 
 /* The data object `name` of `object` in metric mm, made on first use;
@@ -130,7 +76,7 @@ long model_data_object_of(struct build *b, const char *name, const char *object,
 
 /* Name the data object of sample s: into name/object/size. */
 static void classify(struct build *b, struct proc_ctx *c, const struct exp_data_sample *s,
-		     const struct block *blocks, size_t nblocks, char *name, size_t len,
+		     const struct model_heap_blocks *blocks, char *name, size_t len,
 		     const char **object, uint64_t *size)
 {
 	const struct exp_proc *p = c->p;
@@ -161,20 +107,8 @@ static void classify(struct build *b, struct proc_ctx *c, const struct exp_data_
 		}
 		return;
 	}
-	const struct block *k = block_at(blocks, nblocks, s->addr, s->time_ns);
-	if (k) {
-		uint64_t pcs[1];
-		uint16_t flags;
-		struct frame fr;
-		if (exp_stack_frames(p, k->stack_id, pcs, 1, &flags) == 1) {
-			model_frame_resolve(b, c, pcs[0], true, k->from_ns, &fr);
-			snprintf(name, len, "<Heap: %s>", b->m->funcs[fr.func].name);
-		} else {
-			snprintf(name, len, "<Heap>");
-		}
-		*size = k->size;
+	if (model_heap_block_name(b, c, blocks, s->addr, s->time_ns, name, len, size))
 		return;
-	}
 	snprintf(name, len, "<Unknown: anonymous>");
 }
 
@@ -200,12 +134,13 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 {
 	const struct exp_proc *p = c->p;
 	char name[512];
-	size_t nblocks = 0;
+	struct model_heap_blocks blocks = { 0 };
 	int rc = 0;
 
 	if (!p->ndsamples)
 		return 0;
-	struct block *blocks = p->nheap ? heap_blocks(p, &nblocks) : NULL;
+	if (p->nheap && heap_blocks(p, &blocks))
+		return -1;
 	for (size_t i = 0; i < p->ndsamples && !rc; i++) {
 		const struct exp_data_sample *s = &p->dsamples[i];
 		const struct exp_counter_def *d = &p->counter_defs[s->index];
@@ -223,7 +158,7 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 			rc = -1;
 			break;
 		}
-		classify(b, c, s, blocks, nblocks, name, sizeof(name), &object, &size);
+		classify(b, c, s, &blocks, name, sizeof(name), &object, &size);
 		long obj = model_data_object_of(b, name, object, size, mm);
 		const struct model_entry *en = &b->m->entries[e];
 		if (obj < 0 || model_data_access_add(b, obj, en->n ? en->funcs[en->n - 1] : 0, s->count)) {
@@ -233,6 +168,6 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 		b->m->data_objects[obj].value += s->count;
 		b->m->data_objects[obj].samples++;
 	}
-	free(blocks);
+	model_heap_blocks_free(&blocks);
 	return rc;
 }
