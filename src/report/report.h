@@ -87,6 +87,13 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
  * each structure's members by offset with their CPU time. */
 void report_data_clock(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_data_layout(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* A data-object row's cells after its first column (shared by both tables
+ * of data objects, report_dataobj.c): events or time, % of total, samples,
+ * size, name, object, the function accessing it most and its share; and
+ * the same cells for a <Total> row. */
+struct report_table;
+void report_data_object_cells(struct report_table *t, const struct model *m, size_t obj, uint64_t total);
+void report_data_total_cells(struct report_table *t, uint64_t sum, uint64_t samples, uint64_t total);
 /* --sync-objects: synchronization waits by object (report_sync.c). */
 void report_sync_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* Lock-holder blame (report_blame.c): waits by waiting function, object and

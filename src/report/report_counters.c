@@ -149,20 +149,6 @@ void report_counters(struct report_doc *d, const struct model *m, const struct r
 	free(order);
 }
 
-/* The function with most of data object `obj`'s events; 0 if none. */
-static uint32_t top_access(const struct model *m, size_t obj, uint64_t *value)
-{
-	uint32_t best = 0;
-
-	*value = 0;
-	for (size_t i = 0; i < m->ndata_access; i++)
-		if (m->data_access[i].object == obj && m->data_access[i].value > *value) {
-			*value = m->data_access[i].value;
-			best = m->data_access[i].func;
-		}
-	return best;
-}
-
 static const struct model *sort_model;
 
 static int cmp_object(const void *a, const void *b)
@@ -177,7 +163,6 @@ static int cmp_object(const void *a, const void *b)
 
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
-	char buf[1024];
 	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
 
 	if (!order) {
@@ -217,7 +202,7 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct model_data_object *x = &m->data_objects[order[i]];
-		uint64_t total = m->total[x->metric], topv;
+		uint64_t total = m->total[x->metric];
 		if (x->metric != last) {         /* <Total> of this counter's data samples */
 			uint64_t sum = 0, samples = 0;
 			for (size_t j = 0; j < m->ndata_objects; j++)
@@ -227,30 +212,15 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 				}
 			report_row(t);
 			report_str(t, model_metric_info(x->metric)->name);
-			report_u64(t, sum);
-			report_pct(t, report_pct_of(sum, total));
-			report_u64(t, samples);
-			report_u64(t, 0);
-			report_str(t, "<Total>");
-			report_str(t, "");
-			report_str(t, "");
-			report_pct(t, 0);
+			report_data_total_cells(t, sum, samples, total);
 			last = x->metric;
 			shown = 0;
 		}
 		if (o->limit && shown++ >= o->limit)
 			continue;
-		uint32_t f = top_access(m, order[i], &topv);
 		report_row(t);
 		report_str(t, model_metric_info(x->metric)->name);
-		report_u64(t, x->value);
-		report_pct(t, report_pct_of(x->value, total));
-		report_u64(t, x->samples);
-		report_u64(t, x->size);
-		report_str(t, x->name);
-		report_str(t, x->object);
-		report_str(t, f ? report_func_label(m, f, buf, sizeof(buf)) : "");
-		report_pct(t, report_pct_of(topv, x->value));
+		report_data_object_cells(t, m, order[i], total);
 	}
 	report_table_emit(d, t);
 	free(order);

@@ -40,7 +40,7 @@ static int cmp_type(const void *a, const void *b)
 	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->name, y->name);
 }
 
-/* The function with most of data object `obj`'s time; 0 if none. */
+/* The function with most of data object `obj`'s events; 0 if none. */
 static uint32_t top_access(const struct model *m, size_t obj, uint64_t *value)
 {
 	uint32_t best = 0;
@@ -52,6 +52,35 @@ static uint32_t top_access(const struct model *m, size_t obj, uint64_t *value)
 			best = m->data_access[i].func;
 		}
 	return best;
+}
+
+void report_data_object_cells(struct report_table *t, const struct model *m, size_t obj, uint64_t total)
+{
+	const struct model_data_object *x = &m->data_objects[obj];
+	char buf[1024];
+	uint64_t topv;
+	uint32_t f = top_access(m, obj, &topv);
+
+	report_u64(t, x->value);
+	report_pct(t, report_pct_of(x->value, total));
+	report_u64(t, x->samples);
+	report_u64(t, x->size);
+	report_str(t, x->name);
+	report_str(t, x->object);
+	report_str(t, f ? report_func_label(m, f, buf, sizeof(buf)) : "");
+	report_pct(t, report_pct_of(topv, x->value));
+}
+
+void report_data_total_cells(struct report_table *t, uint64_t sum, uint64_t samples, uint64_t total)
+{
+	report_u64(t, sum);
+	report_pct(t, report_pct_of(sum, total));
+	report_u64(t, samples);
+	report_u64(t, 0);
+	report_str(t, "<Total>");
+	report_str(t, "");
+	report_str(t, "");
+	report_pct(t, 0);
 }
 
 /* "{struct cell}.b", or "{struct cell}.<padding>". */
@@ -97,30 +126,13 @@ void report_data_clock(struct report_doc *d, const struct model *m, const struct
 	report_col(t, "top_pct", "% of its time", COL_PCT);
 	report_row(t);
 	report_depth(t, 0);
-	report_u64(t, sum);
-	report_pct(t, report_pct_of(sum, m->total[MODEL_CPU]));
-	report_u64(t, samples);
-	report_u64(t, 0);
-	report_str(t, "<Total>");
-	report_str(t, "");
-	report_str(t, "");
-	report_pct(t, 0);
+	report_data_total_cells(t, sum, samples, m->total[MODEL_CPU]);
 	for (size_t i = 0; i < n; i++) {
-		const struct model_data_object *x = &m->data_objects[order[i]];
-		uint64_t topv;
 		if (o->limit && i >= o->limit)
 			break;
-		uint32_t f = top_access(m, order[i], &topv);
 		report_row(t);
 		report_depth(t, 0);
-		report_u64(t, x->value);
-		report_pct(t, report_pct_of(x->value, m->total[MODEL_CPU]));
-		report_u64(t, x->samples);
-		report_u64(t, x->size);
-		report_str(t, x->name);
-		report_str(t, x->object);
-		report_str(t, f ? report_func_label(m, f, buf, sizeof(buf)) : "");
-		report_pct(t, report_pct_of(topv, x->value));
+		report_data_object_cells(t, m, order[i], m->total[MODEL_CPU]);
 		size_t k = 0;
 		for (size_t j = 0; j < m->ndata_members; j++)
 			if (m->data_members[j].object == order[i])
