@@ -19,7 +19,9 @@ int tally_collecting(void);
 
 /* Stop recording clock samples and traced events in every thread of this
  * process, until tally_resume().  The CPU time that passes meanwhile is not
- * counted anywhere.  Returns 1 if recording was on. */
+ * counted anywhere; the overview and the timeline show the gap.  Returns 1
+ * if recording was on (by these two calls: `tally record --delay`, a toggle
+ * signal or `--control` may also hold it off). */
 int tally_pause(void);
 int tally_resume(void);
 

@@ -43,6 +43,7 @@ int cmd_check(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_gather(int argc, char **argv);
+int cmd_control(int argc, char **argv);
 /* Each command's option table: its rows, *n their count. */
 const struct cli_opt *cmd_record_options(size_t *n);
 const struct cli_opt *cmd_report_options(size_t *n);
@@ -53,6 +54,7 @@ const struct cli_opt *cmd_check_options(size_t *n);
 const struct cli_opt *cmd_html_options(size_t *n);
 const struct cli_opt *cmd_diff_options(size_t *n);
 const struct cli_opt *cmd_gather_options(size_t *n);
+const struct cli_opt *cmd_control_options(size_t *n);
 
 /* `tally __complete CMD PREV CUR` (cli_complete.c): the words bash may
  * complete CUR with, one a line, or one of @files, @dirs, @commands, @none

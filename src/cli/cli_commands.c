@@ -18,6 +18,8 @@ const struct cli_command cli_commands[] = {
 	{ "gather", cmd_gather, cmd_gather_options,
 	  "bring an MPI job's rank experiments together from the hosts that wrote them" },
 	{ "html", cmd_html, cmd_html_options, "one self-contained HTML page: flame graph, timeline, tables" },
+	{ "control", cmd_control, cmd_control_options,
+	  "turn the recording of a running `tally record --control` run off or on" },
 };
 
 const size_t cli_ncommands = sizeof(cli_commands) / sizeof(cli_commands[0]);

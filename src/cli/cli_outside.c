@@ -27,7 +27,8 @@ int cli_outside_check(const struct record_opts *o, const char *what)
 		return -1;
 	}
 	opt = o->launch.states ? "--states" : o->ncounters ? "-c" : o->launch.data ? "-d"
-	      : o->kernel ? "--kernel" : NULL;
+	      : o->kernel ? "--kernel" : o->delay_s ? "--delay" : o->duration_s && !o->pid ? "--duration"
+	      : o->launch.toggle_sig ? "--toggle-signal" : o->control ? "--control" : NULL;
 	if (opt) {
 		cli_error("record", "%s: %s: not available in the outside mode yet (clock profiling "
 			  "only; docs/static.md)", opt, what);

@@ -20,7 +20,9 @@ struct record_opts {
 	int64_t limit;             /* -L bytes; 0 none; -1 the default */
 	struct exp_launch_options launch;   /* what the collector is told */
 	long pid;                  /* -p: attach to this process; 0: run a program */
-	double duration_s;         /* --duration (with -p); 0: until Ctrl-C */
+	double duration_s;         /* --duration; 0: until Ctrl-C (-p) or the end */
+	double delay_s;            /* --delay; 0: none */
+	const char *control;       /* --control fifo:PATH; NULL: none */
 	struct exp_event counters[EXP_MAX_COUNTERS];   /* -c EVENT[/PERIOD] */
 	int ncounters;
 	bool kernel;               /* --kernel: kernel call chains (off by default) */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -25,6 +26,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_args.h"
+#include "cli/cli_control.h"
 #include "cli/cli_events.h"
 #include "cli/cli_kernel.h"
 #include "cli/cli_outside.h"
@@ -74,7 +76,21 @@ static struct cli_opt record_options[] = {
 	{ "pid", 'p', CLI_ARG_REQUIRED, 'p', "PID",
 	  "attach to a running process: profile it until Ctrl-C or the\n"
 	  "end of --duration, then leave it running (docs/attach.md)" },
-	{ "duration", 0, CLI_ARG_REQUIRED, 'U', "S", "with -p: stop after S seconds" },
+	{ "delay", 0, CLI_ARG_REQUIRED, 'W', "S",
+	  "record nothing for the first S seconds of the program (its\n"
+	  "descendants too); the overview and the timeline show the gap" },
+	{ "duration", 0, CLI_ARG_REQUIRED, 'U', "S",
+	  "stop recording after S seconds (after --delay's); a program\n"
+	  "tally runs goes on to its end, with -p tally detaches" },
+	{ "toggle-signal", 0, CLI_ARG_REQUIRED, 'T', "SIG",
+	  "signal SIG (USR1, 12, RTMIN+1...) sent to a process of the run\n"
+	  "turns its recording off, the next one on again (kill -SIG to\n"
+	  "tally reaches the program); if the program sets a handler of its\n"
+	  "own for SIG, SIG is the program's from then on" },
+	{ "control", 0, CLI_ARG_REQUIRED, 'C', "fifo:PATH|cmd",
+	  "read commands from the FIFO PATH (made if missing): disable\n"
+	  "turns recording off, enable on; either way (cmd: only this way)\n"
+	  "tally control EXP off|on does too" },
 	{ "limit", 'L', CLI_ARG_REQUIRED, 'L', "SIZE",
 	  "stop recording when the experiment reaches SIZE (MiB, or 500k,\n"
 	  "2G; default: half the free space, at most 2 GiB; unlimited: none)" },
@@ -147,7 +163,8 @@ static void usage(FILE *f)
 	options_build();
 	fprintf(f,
 		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--states] [-d]\n"
-		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--] PROGRAM [ARGS...]\n");
+		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--delay S] [--duration S]\n"
+		"                    [--toggle-signal SIG] [--control fifo:PATH|cmd] [--] PROGRAM [ARGS...]\n");
 	cli_args_help(f, record_options, CLI_NOPTS(record_options));
 	fprintf(f,
 		"Environment passed to the program: %s (the collector), %s,\n"
@@ -161,6 +178,50 @@ static void forward_signal(int sig)
 {
 	if (child_pid > 0)
 		kill(child_pid, sig);
+}
+
+/* Parse --toggle-signal's SIG: a name with or without "SIG", RTMIN+N,
+ * RTMAX-N or a number.  Not one that cannot be caught (KILL, STOP), the
+ * collector's own (PROF, TRAP) or a fault's (SEGV, BUS, ILL, FPE, SYS),
+ * whose handler must be the program's.  0, or -1 with the message printed. */
+static int parse_signal(const char *s, uint32_t *sig)
+{
+	const char *name = strncasecmp(s, "SIG", 3) ? s : s + 3;
+	char *end;
+	long n = strtol(s, &end, 10);
+
+	if (end == s || *end) {
+		n = 0;
+		if (!strncasecmp(name, "RTMIN+", 6) || !strncasecmp(name, "RTMAX-", 6)) {
+			long k = strtol(name + 6, &end, 10);
+			if (!*end && end != name + 6)
+				n = name[3] == 'I' || name[3] == 'i' ? SIGRTMIN + k : SIGRTMAX - k;
+		} else if (!strcasecmp(name, "RTMIN") || !strcasecmp(name, "RTMAX")) {
+			n = name[3] == 'I' || name[3] == 'i' ? SIGRTMIN : SIGRTMAX;
+		}
+		for (int k = 1; k < SIGRTMIN && !n; k++) {
+			const char *abbrev = sigabbrev_np(k);
+			if (abbrev && !strcasecmp(abbrev, name))
+				n = k;
+		}
+	}
+	if (n < 1 || n > SIGRTMAX) {
+		cli_error(CMD, "--toggle-signal %s: no such signal (USR1, USR2, RTMIN+N, or a number)", s);
+		return -1;
+	}
+	static const int refused[] = { SIGKILL, SIGSTOP, SIGPROF, SIGTRAP, SIGSEGV, SIGBUS,
+				       SIGILL, SIGFPE, SIGSYS, SIGABRT };
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (n == refused[i]) {
+			cli_error(CMD, "--toggle-signal %s: SIG%s %s (use USR1, USR2 or RTMIN+N)", s,
+				  sigabbrev_np((int)n),
+				  n == SIGKILL || n == SIGSTOP ? "cannot be caught"
+				  : n == SIGPROF || n == SIGTRAP ? "is the collector's own"
+								 : "is a fault's: its handler must be the program's");
+			return -1;
+		}
+	*sig = (uint32_t)n;
+	return 0;
 }
 
 /* Parse "-s [NS]": an optional duration such as 1000, 5us, 2ms. */
@@ -444,10 +505,28 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'U':
 			o->duration_s = strtod(optarg, &end);
-			if (*end || !(o->duration_s > 0)) {
+			if (*end || end == optarg || !(o->duration_s > 0) || o->duration_s > 1e9) {
 				cli_error(CMD, "--duration %s: expected seconds, more than 0", optarg);
 				return -1;
 			}
+			break;
+		case 'W':
+			o->delay_s = strtod(optarg, &end);
+			if (*end || end == optarg || !(o->delay_s >= 0) || o->delay_s > 1e9) {
+				cli_error(CMD, "--delay %s: expected seconds, 0 or more", optarg);
+				return -1;
+			}
+			o->launch.delay_ns = (int64_t)(o->delay_s * 1e9);
+			break;
+		case 'T':
+			if (parse_signal(optarg, &o->launch.toggle_sig) != 0)
+				return -1;
+			break;
+		case 'C':
+			if (cli_control_check(optarg) != 0)
+				return -1;
+			o->control = optarg;
+			o->launch.control = true;
 			break;
 		case 'F': {
 			unsigned long hz = strtoul(optarg, &end, 10);
@@ -553,10 +632,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			  "each thread: run the program under tally record)");
 		return -1;
 	}
-	if (o->duration_s && !o->pid) {
-		cli_error(CMD, "--duration goes with -p PID (a program run by tally runs to its end)");
+	if (o->pid && (o->delay_s || o->launch.toggle_sig || o->control)) {
+		cli_error(CMD, "-p: --delay, --toggle-signal and --control are for a program tally runs "
+			  "(attaching starts when asked and ends at Ctrl-C or --duration)");
 		return -1;
 	}
+	if (!o->pid)
+		o->launch.duration_ns = (int64_t)(o->duration_s * 1e9);
 	if (!o->pid && optind >= argc) {
 		cli_error(CMD, "no program to run (tally record [OPTIONS] -- PROGRAM [ARGS...])");
 		return -1;
@@ -631,6 +713,7 @@ int cmd_record(int argc, char **argv)
 		return CLI_FATAL;
 	}
 	o.launch.limit_bytes = o.limit > 0 ? o.limit : 0;
+	o.launch.launch_ns = (int64_t)cli_now_ns(CLOCK_MONOTONIC);   /* --delay, --duration */
 	if (write_log_head(dir, &o, &target, nprog, prog) != 0 ||
 	    (rank >= 0 && log_rank(dir, rank, rank_from) != 0)) {
 		cli_record_remove_dir(dir);
@@ -638,6 +721,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (exp_launch_encode(&o.launch, options, sizeof(options)) < 0) {
 		cli_error(CMD, "the options do not fit in %s", EXP_ENV_OPTIONS);
+		return CLI_FATAL;
+	}
+	struct cli_control *ctl = NULL;
+	if (o.control && !(ctl = cli_control_open(o.control, dir))) {
+		cli_record_remove_dir(dir);
 		return CLI_FATAL;
 	}
 
@@ -739,20 +827,23 @@ exec:
 	int status = 0;
 	struct rusage ru;
 	pid_t waited;
-	while ((waited = wait4(child_pid, &status, kern || out ? WNOHANG : 0, &ru)) <= 0) {
+	while ((waited = wait4(child_pid, &status, kern || out || ctl ? WNOHANG : 0, &ru)) <= 0) {
 		if (waited < 0 && errno != EINTR) {
 			cli_error(CMD, "wait4: %s", strerror(errno));
 			return CLI_FATAL;
 		}
 		if (waited == 0 && out)
-			out_session_poll(out, 50);
-		else if (waited == 0)
-			cli_kernel_poll(kern, 100);
+			out_session_poll(out, ctl ? 20 : 50);
+		else if (waited == 0 && kern)
+			cli_kernel_poll(kern, ctl ? 20 : 100);
+		if (waited == 0 && ctl)
+			cli_control_poll(ctl, kern || out ? 0 : 20);
 	}
 	if (kern)
 		cli_kernel_close(kern, log_path);
 	if (out)
 		out_session_close(out);
+	cli_control_close(ctl);
 	if (got == sizeof(exec_errno)) {
 		cli_error(CMD, "%s: %s", prog[0], strerror(exec_errno));
 		cli_record_remove_dir(dir);

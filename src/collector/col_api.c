@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/col_control.h"
 #include "collector/col_dyn.h"
 #include "collector/col_export.h"
 #include "collector/col_files.h"
@@ -104,7 +105,7 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
 		return -1;
 	}
-	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
+	if (col_control_paused_sigsafe(0) || !(t = col_enter()))
 		return -1;
 	memcpy(&time_ns, words + 2, 8);
 	if (!time_ns) {
@@ -127,7 +128,7 @@ COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint3
 
 	*tid = 0;
 	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ||
-	    atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
+	    col_control_paused_sigsafe(0) || !(t = col_enter()))
 		return 0;
 	*tid = (uint32_t)t->tid;
 	uint32_t id = col_stack_from(t, ra, sp, fp);
@@ -163,7 +164,7 @@ COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old
 		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
 		return -1;
 	}
-	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
+	if (col_control_paused_sigsafe(0) || !(t = col_enter()))
 		return -1;
 	int rc = 0;
 	uint32_t stack_id = 0;
@@ -217,12 +218,12 @@ COL_API int tally_collecting(void)
 
 COL_API int tally_pause(void)
 {
-	return col_proc.active && !atomic_exchange(&col_proc.paused, 1);
+	return col_proc.active && !col_control_set_sigsafe(EXP_PAUSE_API, true, col_now_ns_sigsafe());
 }
 
 COL_API int tally_resume(void)
 {
-	return col_proc.active && atomic_exchange(&col_proc.paused, 0);
+	return col_proc.active && col_control_set_sigsafe(EXP_PAUSE_API, false, col_now_ns_sigsafe());
 }
 
 COL_API void tally_marker(const char *name)

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "collector/col_control.h"
 #include "collector/col_export.h"
 #include "collector/col_files.h"
 #include "collector/col_init.h"
@@ -96,7 +97,7 @@ COL_API int tally__java_event(int kind, uint32_t type, void *rec, uint32_t len,
 	struct col_thread *t;
 	uint64_t time_ns;
 
-	if (!col_proc.active || atomic_load_explicit(&col_proc.paused, memory_order_relaxed) ||
+	if (!col_proc.active || col_control_paused_sigsafe(0) ||
 	    (kind != EXP_FILE_HEAP && kind != EXP_FILE_SYNC) || len < 24 || n < 1 ||
 	    n > EXP_MAX_FRAMES || !(t = col_enter()))
 		return -1;

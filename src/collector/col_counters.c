@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "collector/col_control.h"
 #include "collector/col_counters.h"
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
@@ -161,7 +162,7 @@ static void take_sample(struct col_thread *t, struct col_counters_thread *c, int
 		v = c->last[i] + col_proc.events[i].period;
 	uint64_t count = v > c->last[i] ? v - c->last[i] : 0;
 	c->last[i] = v;
-	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed))
+	if (col_control_paused_sigsafe(0))
 		return;
 	struct exp_counter_sample s = {
 		.tid = (uint32_t)t->tid, .time_ns = entry_ns, .index = (uint16_t)i, .count = count,

@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/col_control.h"
 #include "collector/col_descend.h"
 #include "collector/col_runtime.h"
 #include "collector/col_files.h"
@@ -235,6 +236,7 @@ static void on_fork_child(void)
 	publish_env();
 	col_thread_attach(0, 0);
 	col_log_start("fork");
+	col_control_log_state();
 	col_objects_reset_after_fork();
 }
 

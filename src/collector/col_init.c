@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "collector/col_control.h"
 #include "collector/col_dyn.h"
 #include "collector/col_counters.h"
 #include "collector/col_descend.h"
@@ -59,6 +60,7 @@ static void start(void)
 	if (col_open_experiment() != 0)
 		return;
 	col_stacks_init();
+	col_control_init();
 	col_proc.active = true;
 	if (col_proc.opt.hz || col_proc.opt.states || col_proc.nevents)
 		col_sample_install();

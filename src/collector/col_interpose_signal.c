@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "collector/col_control.h"
 #include "collector/col_glibc.h"
 #include "collector/col_init.h"
 #include "collector/col_real.h"
@@ -29,8 +30,10 @@ COL_API int sigaction(int sig, const struct sigaction *act, struct sigaction *ol
 	struct sigaction *u = col_signal_disposition(sig);
 	if (old)
 		*old = *u;
-	if (act)
+	if (act) {
 		*u = *act;
+		col_control_signal_set(sig);
+	}
 	return 0;
 }
 
@@ -54,6 +57,7 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags,
 	memset(u, 0, sizeof(*u));
 	u->sa_handler = h;
 	u->sa_flags = flags;
+	col_control_signal_set(sig);
 	return old;
 }
 

@@ -27,6 +27,7 @@
 #include <ucontext.h>
 
 #include "collector/col_clock.h"
+#include "collector/col_control.h"
 #include "collector/col_java.h"
 #include "collector/col_counters.h"
 #include "collector/col_files.h"
@@ -259,6 +260,12 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 		atomic_store_explicit(&t->busy, 0, memory_order_release);
 		return;
 	}
+	if (col_control_over_sigsafe()) {
+		/* --duration has ended: this thread's clock stops for good. */
+		col_clock_pause_sigsafe(t);
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		return;
+	}
 	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
 		/* The size limit: this thread's clock stops for good. */
 		col_clock_pause_sigsafe(t);
@@ -268,8 +275,8 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	}
 	uint64_t in_cpu, in_ns;
 	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
-	/* While paused, the time counts nowhere. */
-	if (!atomic_load_explicit(&col_proc.paused, memory_order_relaxed)) {
+	/* While paused, the time counts nowhere (col_control.c). */
+	if (!col_control_paused_sigsafe(entry_ns)) {
 		take_sample(t, uc, entry_ns, weight, !rearm);
 		col_states_on_sample_sigsafe(t, entry_ns, uc);
 	}

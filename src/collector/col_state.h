@@ -26,6 +26,8 @@
  *   col_files               the experiment's files; appending records
  *   col_dyn                 dynamic code: tally_func_load, perf maps, jitdumps
  *   col_signal              the target's dispositions of our signals
+ *   col_control             recording off and on: tally_pause, --delay, --duration,
+ *                           the toggle signal, the control page
  *   col_objects             the load-object map (MAP records, new snapshots)
  *   col_stacks              call stacks stored once
  *   col_heap                the heap tracer's tables: sums by stack, live blocks, peak
@@ -149,7 +151,8 @@ struct col_process {
 	uint64_t log_dev, log_ino;     /* log.txt's identity (col_log checks it) */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
 	uint64_t entry_cpu_ns;         /* the process's CPU time as the collector's start began */
-	_Atomic int paused;            /* tally_pause(): record nothing */
+	_Atomic int paused;            /* bit 1 << enum exp_pause_reason: recording off
+	                                  for that reason (col_control.c); 0: on */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */

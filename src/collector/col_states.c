@@ -55,6 +55,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "collector/col_control.h"
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
@@ -408,7 +409,7 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
 {
 	uint32_t stack_id = 0;
 	uint16_t flags = 0;
-	bool paused = atomic_load_explicit(&col_proc.paused, memory_order_relaxed);
+	bool paused = col_control_paused_sigsafe(0);
 
 	uintptr_t pages = write_pages(t);
 	bool room = drain(s);

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
+#include "collector/col_control.h"
 #include "collector/col_clock.h"
 #include "collector/col_fds.h"
 #include "collector/col_counters.h"
@@ -194,7 +195,8 @@ static bool task_blocks(pid_t tid, int sig)
  * call).  Unless our signal reached it since and found it busy in the
  * collector (the process's end, at 20 kHz, takes over three periods of
  * 50 us): it can be sampled, that time is lost.reentry's.  Counted, and named in the log ("thread.unsampled: TID NAME: N us
- * of CPU ..."), which the report and `tally record` show.  Asked by the
+ * of CPU ..."), which the report and `tally record` show; not while
+ * recording is off (col_control.h).  Asked by the
  * thread as it ends, or by the end of the process for those still running. */
 static void check_sampled(struct col_thread *t, uint64_t now)
 {
@@ -202,6 +204,10 @@ static void check_sampled(struct col_thread *t, uint64_t now)
 	uint64_t missed = now > since ? now - since : 0;
 
 	if (!period || missed <= 3 * period || t->busy_signalled)
+		return;
+	/* Recording is off (--duration ended, the toggle signal...): the
+	 * time since the last sample is the pause's, which the log has. */
+	if (col_control_paused_sigsafe(0))
 		return;
 	/* Without the signal seen blocked, a short gap is no evidence: a
 	 * thread's last slice (its exit path, the kernel's part of a system

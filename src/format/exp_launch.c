@@ -165,6 +165,11 @@ static const struct option_def {
 	{ "states", OPT_BOOL, OFF(states), 0, 1, 0 },
 	{ "holders", OPT_BOOL, OFF(sync_holders), 0, 1, 1 },
 	{ "data", OPT_BOOL, OFF(data), 0, 1, 0 },
+	{ "launch", OPT_I64, OFF(launch_ns), 0, INT64_MAX, 0 },
+	{ "delay", OPT_I64, OFF(delay_ns), 0, INT64_MAX, 0 },
+	{ "duration", OPT_I64, OFF(duration_ns), 0, INT64_MAX, 0 },
+	{ "toggle", OPT_U32, OFF(toggle_sig), 0, 64, 0 },
+	{ "control", OPT_BOOL, OFF(control), 0, 1, 0 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -248,4 +253,23 @@ int exp_launch_decode(const char *s, struct exp_launch_options *o)
 		s = *end ? end + 1 : end;
 	}
 	return bad;
+}
+
+static const char *const pause_names[EXP_PAUSE_COUNT_] = {
+	[EXP_PAUSE_API] = "tally_pause",         [EXP_PAUSE_DELAY] = "--delay",
+	[EXP_PAUSE_DURATION] = "--duration",     [EXP_PAUSE_SIGNAL] = "--toggle-signal",
+	[EXP_PAUSE_CONTROL] = "--control",
+};
+
+const char *exp_pause_name(enum exp_pause_reason r)
+{
+	return (unsigned)r < EXP_PAUSE_COUNT_ ? pause_names[r] : NULL;
+}
+
+int exp_pause_parse(const char *name, size_t len)
+{
+	for (int r = 0; r < EXP_PAUSE_COUNT_; r++)
+		if (strlen(pause_names[r]) == len && !strncmp(name, pause_names[r], len))
+			return r;
+	return -1;
 }

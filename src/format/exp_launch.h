@@ -128,6 +128,14 @@ struct exp_launch_options {
 	bool states;               /* --states: thread states off the CPU */
 	bool sync_holders;         /* -s: record who held contended mutexes (default on) */
 	bool data;                 /* --data: each clock sample's registers (data objects) */
+	int64_t launch_ns;         /* CLOCK_MONOTONIC when `tally record` launched the
+	                              program: --delay and --duration count from it */
+	int64_t delay_ns;          /* --delay: record nothing before launch_ns + this */
+	int64_t duration_ns;       /* --duration: nothing from launch_ns + delay_ns + this
+	                              on; 0: to the end */
+	uint32_t toggle_sig;       /* --toggle-signal: this signal turns recording off
+	                              and on in the process it is sent to; 0: none */
+	bool control;              /* --control: the founder's directory has EXP_CONTROL_NAME */
 };
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of
@@ -136,7 +144,7 @@ struct exp_launch_options {
  * times slower: 1.25x at 10 kHz, 1.6x at 20 kHz, 5x at 40 kHz, and at 50
  * kHz and above it hardly runs at all.  Measured in docs/collector.md. */
 #define EXP_HZ_MAX 20000u
-#define EXP_OPTIONS_MAX 256        /* bytes of an encoded options string, NUL included */
+#define EXP_OPTIONS_MAX 512        /* bytes of an encoded options string, NUL included */
 
 /* The options of a plain `tally record PROGRAM`. */
 void exp_launch_defaults(struct exp_launch_options *o);
@@ -154,6 +162,52 @@ int exp_launch_decode(const char *s, struct exp_launch_options *o);
 /* The value of option `key` ("hz", "heap", ...) in o, into *v; 0, or -1 for
  * a key the table does not have. */
 int exp_launch_get(const struct exp_launch_options *o, const char *key, long long *v);
+
+/* ---- recording off and on (docs/collector.md, "Control of a run") ------- */
+
+/* Why a process recorded nothing for a while: each reason is a bit of the
+ * collector's paused state, and recording is on when no bit is set.  The
+ * collector logs every change of a bit as a line
+ *     control: TIME_NS off|on NAME CPU_NS
+ * (EXP_LOG_CONTROL; TIME_NS CLOCK_MONOTONIC, NAME exp_pause_name's, CPU_NS
+ * the process's CPU time as the change was applied), which the analyzer
+ * turns into the gaps of the overview and the timeline. */
+enum exp_pause_reason {
+	EXP_PAUSE_API,             /* tally_pause() .. tally_resume() */
+	EXP_PAUSE_DELAY,           /* tally record --delay */
+	EXP_PAUSE_DURATION,        /* after tally record --duration */
+	EXP_PAUSE_SIGNAL,          /* tally record --toggle-signal */
+	EXP_PAUSE_CONTROL,         /* tally record --control, tally control */
+	EXP_PAUSE_COUNT_
+};
+#define EXP_LOG_CONTROL "control"
+
+/* "tally_pause", "--delay", "--duration", "--toggle-signal", "--control";
+ * NULL out of range.  exp_pause_parse is its inverse (-1: unknown). */
+const char *exp_pause_name(enum exp_pause_reason r);
+int exp_pause_parse(const char *name, size_t len);
+
+/* The control page: a file in the founder's directory, made by `tally
+ * record --control` and mapped shared by every collecting process of the
+ * run.  Whoever turns recording off or on (`tally record` reading its
+ * FIFO, `tally control EXP`) stores `off` and `time_ns`, then increments
+ * `seq` (release); a collector that sees a new `seq` (acquire) applies `off`
+ * as its EXP_PAUSE_CONTROL bit and logs the change at `time_ns`.
+ *     offset size field
+ *          0    4 magic EXP_CONTROL_MAGIC
+ *          4    4 seq: changes so far
+ *          8    4 off: 1 recording off, 0 on
+ *         12    4 reserved, 0
+ *         16    8 time_ns: CLOCK_MONOTONIC of the last change */
+#define EXP_CONTROL_NAME "control.dat"
+#define EXP_CONTROL_MAGIC 0x6c727463u      /* "ctrl" */
+struct exp_control_page {
+	uint32_t magic;
+	_Atomic uint32_t seq;
+	_Atomic uint32_t off;
+	uint32_t reserved;
+	_Atomic uint64_t time_ns;
+};
 
 /* ---- the collector's thread wrapper ---------------------------------------- */
 

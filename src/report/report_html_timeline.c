@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model_pauses.h"
 #include "report/report_html.h"
 #include "report/report_json_write.h"
 #include "report/report_timeline.h"
@@ -104,6 +105,16 @@ int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint
 		fprintf(out, "%s[%llu,", i ? "," : "",
 			(unsigned long long)((tl.marks[i].time_ns - tl.t0) / 1000));
 		report_json_string(out, tl.marks[i].label);
+		fputc(']', out);
+	}
+	fputs("],\"gaps\":[", out);
+	for (size_t i = 0; i < tl.ngaps; i++) {
+		char why[128];
+		fprintf(out, "%s[%llu,%llu,", i ? "," : "", (unsigned long long)((tl.gaps[i].start_ns - tl.t0) / 1000),
+			(unsigned long long)((tl.gaps[i].end_ns - tl.gaps[i].start_ns) / 1000));
+		report_json_string(out, m->procs[tl.gaps[i].proc].label);
+		fputc(',', out);
+		report_json_string(out, model_pause_reasons(tl.gaps[i].reasons, why, sizeof(why)));
 		fputc(']', out);
 	}
 	fputs("]},\n", out);

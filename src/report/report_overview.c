@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "format/exp_cost.h"
+#include "model/model_pauses.h"
 #include "report/report.h"
 #include "report/report_units.h"
 
@@ -215,6 +216,86 @@ static const char *cstr(const struct report_doc *d, char *buf, double v)
 	return buf;
 }
 
+/* The stretches in which recording was off (tally_pause, --delay,
+ * --duration, the toggle signal, --control), from every process's log: a
+ * total, then the first PAUSES_SHOWN stretches with their reasons, in
+ * seconds since their experiment's start.  Returns the CPU time the
+ * processes used meanwhile, which no sample holds. */
+#define PAUSES_SHOWN 8
+
+/* Each stretch of every process: totals (show == false) or lines. */
+static void pause_walk(struct report_doc *d, const struct exp_experiment *exps, size_t nexps,
+		       bool show, uint64_t *wall, uint64_t *cpu, size_t *n, size_t *procs)
+{
+	char why[128], key[32], proc[96];
+	size_t shown = 0;
+
+	for (size_t i = 0; i < nexps; i++)
+		for (size_t j = 0; j < exps[i].nprocs; j++) {
+			const struct exp_proc *p = &exps[i].procs[j];
+			uint64_t t0 = exps[i].procs[0].start_ns;
+			struct model_pause *z;
+			long nz = model_pauses(p, &z);
+			if (nz <= 0)
+				continue;
+			if (!show)
+				++*procs;
+			for (long k = 0; k < nz; k++) {
+				if (!show) {
+					*wall += z[k].end_ns - z[k].start_ns;
+					*cpu += z[k].cpu_ns;
+					++*n;
+					continue;
+				}
+				if (shown++ == PAUSES_SHOWN)
+					report_kv(d, "pauses_more", "  and", "%zu more stretches",
+						  *n - PAUSES_SHOWN);
+				if (shown > PAUSES_SHOWN)
+					break;
+				proc[0] = 0;
+				if (*procs > 1 || nexps > 1)
+					snprintf(proc, sizeof(proc), "  [%s %u]", p->name, p->pid);
+				double a = z[k].start_ns > t0 ? (double)(z[k].start_ns - t0) / 1e9 : 0;
+				double b = z[k].end_ns > t0 ? (double)(z[k].end_ns - t0) / 1e9 : 0;
+				snprintf(key, sizeof(key), "pause_%zu", shown);
+				report_kv(d, key, "  off", "%.3f-%.3f s  %s%s", a, b,
+					  model_pause_reasons(z[k].reasons, why, sizeof(why)), proc);
+			}
+			free(z);
+		}
+}
+
+static uint64_t pauses(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	uint64_t wall = 0, cpu = 0;
+	size_t n = 0, procs = 0;
+	char t1[48], t2[48];
+
+	for (size_t i = 0; i < nexps; i++)
+		for (size_t j = 0; j < exps[i].nprocs; j++) {
+			const struct exp_proc *p = &exps[i].procs[j];
+			const char *v = exp_proc_log(p, "control.signal-taken");
+			uint64_t t = v ? strtoull(v, NULL, 10) : 0, t0 = exps[i].procs[0].start_ns;
+			if (v)
+				report_kv(d, "toggle_signal_taken", "Toggle signal",
+					  "[%s %u] set its own handler for it at %.3f s: the signal was the "
+					  "program's from then on, and recording no longer toggled", p->name,
+					  p->pid, t > t0 ? (double)(t - t0) / 1e9 : 0.0);
+		}
+	pause_walk(d, exps, nexps, false, &wall, &cpu, &n, &procs);
+	if (!n)
+		return 0;
+	char in[64] = "";
+	if (procs > 1)
+		snprintf(in, sizeof(in), " in %zu processes", procs);
+	report_kv_num(d, "paused_s", "Paused", (double)wall / 1e9,
+		      "%s recording off, %zu stretch%s%s (%s of CPU not recorded)", tstr(d, t1, (double)wall),
+		      n, n > 1 ? "es" : "", in, tstr(d, t2, (double)cpu));
+	report_kv_data(d, "paused_cpu_s", (double)cpu / 1e9);
+	pause_walk(d, exps, nexps, true, &wall, &cpu, &n, &procs);
+	return cpu;
+}
+
 /* A run with no recorded end (killed, still running): the time of its
  * latest sample (the model's threads') or thread event, CLOCK_MONOTONIC
  * ns; 0 if none. */
@@ -309,6 +390,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 			report_kv(d, "marker", "Marker", "%.3f s  %s", s, sp + 1);
 		}
 	}
+	uint64_t paused_cpu = pauses(d, exps, nexps);
 	if (m->present & (1u << MODEL_CPU) || m->samples) {
 		const struct exp_proc *f = &exps[0].procs[0];
 		const char *hz = exp_proc_log(f, "clock.hz");
@@ -335,16 +417,17 @@ void report_overview(struct report_doc *d, const struct model *m,
 		if (base) {
 			double pct = report_pct_of(sampled + collector, base);
 			uint64_t lost = counters[EXP_CTR_UNSAMPLED_NS];
-			if (lost)
+			if (lost || paused_cpu)
 				report_kv_num(d, "accounted_pct", "Sampled+collector", pct,
-					      "%.1f%% of %s (and %.1f%% in threads that could not be sampled)",
-					      pct, of, report_pct_of(lost, base));
+					      "%.1f%% of %s (and %.1f%% %s)", pct, of,
+					      report_pct_of(lost ? lost : paused_cpu, base),
+					      lost ? "in threads that could not be sampled" : "while recording was off");
 			else
 				report_kv_num(d, "accounted_pct", "Sampled+collector", pct, "%.1f%% of %s", pct, of);
 			report_kv_data(d, "sampled_pct", report_pct_of(sampled, base));
 			report_kv_data(d, "collector_pct", report_pct_of(collector, base));
 			if (!job && have_rusage && kernel_ns)
-				report_cpu_gap(d, m, exps, nexps, sampled + collector, base);
+				report_cpu_gap(d, m, exps, nexps, sampled + collector + paused_cpu, base);
 		}
 	}
 	unsampled_threads(d, exps, nexps);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/model_map.h"
+#include "model/model_pauses.h"
 #include "report/report_timeline.h"
 
 long report_timeline_track(struct report_timeline *tl, uint32_t proc, uint32_t tid, const char *name)
@@ -162,6 +163,10 @@ void report_timeline_finish(struct report_timeline *tl)
 			tl->t1 = t->iv[k].end_ns > tl->t1 ? t->iv[k].end_ns : tl->t1;
 		}
 	}
+	for (size_t i = 0; i < tl->ngaps; i++) {
+		tl->t0 = tl->gaps[i].start_ns < tl->t0 ? tl->gaps[i].start_ns : tl->t0;
+		tl->t1 = tl->gaps[i].end_ns > tl->t1 ? tl->gaps[i].end_ns : tl->t1;
+	}
 	for (size_t i = 0; i < tl->nmarks; i++) {
 		tl->t0 = tl->marks[i].time_ns < tl->t0 ? tl->marks[i].time_ns : tl->t0;
 		tl->t1 = tl->marks[i].time_ns > tl->t1 ? tl->marks[i].time_ns : tl->t1;
@@ -188,6 +193,28 @@ static int add_marks(struct report_timeline *tl, const struct model *m)
 				return -1;
 			tl->nmarks++;
 		}
+	}
+	return 0;
+}
+
+/* The stretches each process recorded nothing (model_pauses.h). */
+static int add_gaps(struct report_timeline *tl, const struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct model_pause *z;
+		long n = m->procs[i].src ? model_pauses(m->procs[i].src, &z) : 0;
+		if (n < 0)
+			return -1;
+		for (long k = 0; k < n; k++) {
+			if (exp_grow(&tl->gaps, &tl->cap_gaps, tl->ngaps, sizeof(*tl->gaps))) {
+				free(z);
+				return -1;
+			}
+			tl->gaps[tl->ngaps++] = (struct report_gap){ .start_ns = z[k].start_ns,
+				.end_ns = z[k].end_ns, .proc = (uint32_t)i, .reasons = z[k].reasons };
+		}
+		if (n > 0)
+			free(z);
 	}
 	return 0;
 }
@@ -274,7 +301,7 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 			                  CPU states are the samples */
 		}
 	}
-	if (add_marks(tl, m))
+	if (add_marks(tl, m) || add_gaps(tl, m))
 		goto oom;
 	free(cache);
 	report_timeline_finish(tl);
@@ -301,5 +328,6 @@ void report_timeline_free(struct report_timeline *tl)
 	free(tl->tracks);
 	free(tl->labels);
 	free(tl->marks);
+	free(tl->gaps);
 	memset(tl, 0, sizeof(*tl));
 }

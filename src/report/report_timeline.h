@@ -48,6 +48,14 @@ struct report_mark {
 	char *label;
 };
 
+/* A stretch in which a process recorded nothing (model_pauses.h): --delay,
+ * --duration, the toggle signal, --control, tally_pause. */
+struct report_gap {
+	uint64_t start_ns, end_ns;
+	uint32_t proc;
+	unsigned reasons;                 /* bits 1 << enum exp_pause_reason */
+};
+
 struct report_timeline {
 	uint64_t t0, t1;                  /* the span shown: first start .. last end */
 	struct report_track *tracks;      /* by process, then thread */
@@ -56,6 +64,8 @@ struct report_timeline {
 	size_t nlabels, cap_labels;
 	struct report_mark *marks;
 	size_t nmarks, cap_marks;
+	struct report_gap *gaps;          /* by process, then time */
+	size_t ngaps, cap_gaps;
 	void *label_index;                /* private */
 };
 
@@ -63,7 +73,7 @@ struct report_timeline {
  * its clock samples (each covering the CPU time it weighs, laid end to end
  * so the track's busy time is the thread's sampled CPU time) and its traced
  * waits, I/O and MPI calls as intervals (a job's ranks are its processes);
- * the founders' markers.  Returns 0, or -1
+ * the founders' markers; every process's gaps.  Returns 0, or -1
  * when out of memory. */
 int report_timeline_build(struct report_timeline *tl, const struct model *m);
 

@@ -80,7 +80,8 @@ static void defaults(void)
 	CHECK(exp_launch_decode(NULL, &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_decode("", &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_encode(&d, buf, sizeof(buf)) > 0);
-	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0,limit=0,java=1,states=0,holders=1,data=0"), "%s", buf);
+	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0,limit=0,java=1,states=0,holders=1,data=0,"
+			    "launch=0,delay=0,duration=0,toggle=0,control=0"), "%s", buf);
 }
 
 static void hand_made_strings(void)
@@ -90,6 +91,12 @@ static void hand_made_strings(void)
 	/* A subset of keys, in any order; the rest keep their defaults. */
 	CHECK(exp_launch_decode("io=1,hz=250", &o) == 0);
 	CHECK(o.hz == 250 && o.io && !o.heap && o.sync_ns == -1 && o.follow);
+	/* The control of a run: times in ns, a signal number, a flag. */
+	CHECK(exp_launch_decode("launch=5,delay=300000000,duration=7,toggle=10,control=1", &o) == 0);
+	CHECK(o.launch_ns == 5 && o.delay_ns == 300000000 && o.duration_ns == 7 && o.toggle_sig == 10 &&
+	      o.control);
+	CHECK(exp_pause_parse("--delay", 7) == EXP_PAUSE_DELAY &&
+	      !strcmp(exp_pause_name(EXP_PAUSE_SIGNAL), "--toggle-signal") && exp_pause_parse("x", 1) == -1);
 	/* Unknown keys, no '=', not numbers: counted and skipped. */
 	CHECK(exp_launch_decode("color=red,heap=1,bogus,hz=fast,frames=12x", &o) == 4);
 	CHECK(o.heap && o.hz == 1000 && o.max_frames == EXP_MAX_FRAMES);

@@ -484,6 +484,22 @@
       g.fillStyle = 'rgba(40,90,200,0.75)';
       for (const iv of t.iv || []) g.fillRect(X(iv[0]), y + TROW - 7, Math.max(1, plot * iv[1] / span), 5);
     });
+    /* the stretches a process recorded nothing (--delay, --toggle-signal...):
+     * hatched grey over its tracks, the reason written in */
+    const gapRows = (grp) => tracks.map((t, k) => (t.group === grp ? k : -1)).filter((k) => k >= 0);
+    for (const [gu, du, grp, why] of TL.gaps || []) {
+      const rows = gapRows(grp);
+      if (!rows.length) continue;
+      const x0 = X(gu), w = Math.max(1, plot * du / span);
+      const y0 = rows[0] * TROW, h = (rows[rows.length - 1] + 1) * TROW - y0;
+      g.fillStyle = 'rgba(120,120,120,0.18)';
+      g.fillRect(x0, y0, w, h);
+      g.strokeStyle = 'rgba(120,120,120,0.45)';
+      g.beginPath();
+      for (let x = x0 - h; x < x0 + w; x += 8) { g.moveTo(Math.max(x0, x), y0 + Math.max(0, x0 - x)); g.lineTo(Math.min(x0 + w, x + h), y0 + Math.min(h, x0 + w - x)); }
+      g.stroke();
+      if (w > 60) { g.fillStyle = '#555'; g.fillText(`off: ${why}`.slice(0, Math.floor(w / 6)), x0 + 3, y0 + TROW / 2); }
+    }
     const band = drag ? [drag[0], drag[1]] : state.range ? [state.range[2], state.range[3]] : null;
     if (band) {
       g.fillStyle = 'rgba(42,111,219,0.15)';
@@ -506,6 +522,7 @@
       const b = Math.floor(us / binUs);
       let s = `${t.group} ${t.name}\n${(us / 1e6).toFixed(3)} s: CPU ${t.cpu ? (100 * (t.cpu[b] || 0) / binUs).toFixed(0) : 0}% of the interval`;
       for (const iv of t.iv || []) if (us >= iv[0] && us <= iv[0] + Math.max(iv[1], span / plot)) { s += `\n${TL.labels[iv[2]]}: ${fmtUs(iv[1])}`; break; }
+      for (const [gu, du, grp, why] of TL.gaps || []) if (grp === t.group && us >= gu && us <= gu + du) { s += `\nrecording off ${fmtUs(du)}: ${why}`; break; }
       tip(s, ev);
     };
     canvas.onmouseleave = () => tip(null);
@@ -524,7 +541,9 @@
       drag = null;
       if (Math.abs(b - a) * plot / span >= 3) setRange(a, b); else drawTimeline();
     };
+    const gaps = TL.gaps || [];
     $('timeline-info').innerHTML = esc(`${tracks.length} tracks over ${(span / 1e6).toFixed(3)} s` +
+      (gaps.length ? `; recording off (hatched) ${gaps.length === 1 ? 'once' : gaps.length + ' times'}: ${[...new Set(gaps.map((z) => z[3]))].join('; ')}` : '') +
       (TL.dropped ? `; ${TL.dropped} intervals not shown (the shortest)` : '')) +
       (S === null ? ' <span class=note>(no range selection: too many distinct stacks for the page)</span>' : !S ? ''
         : state.range ? ` <span>range <b>${fmtUs(Math.round(state.range[2]))} – ${fmtUs(Math.round(state.range[3]))}</b>: the other views show it</span> <button id="unrange-tl">whole run</button>`
