@@ -38,6 +38,8 @@ time                test
 valgrind            test
 openmpi-bin         test
 libopenmpi-dev      test
+slurm-wlm           test
+munge               test
 musl-tools          test
 chromium            test
 golang-go           test

@@ -115,8 +115,16 @@ void exp_launch_job(const char *from, struct exp_launch_job *j)
 			launcher = by_rank[i].launcher;
 			size = by_rank[i].size_var ? getenv(by_rank[i].size_var) : NULL;
 		}
-	/* Slurm's task count of the step, when PMI or Open MPI do not say. */
-	if ((!size || !*size) && getenv("SLURM_STEP_ID"))
+	/* A task srun started speaks PMIx or PMI to srun's MPI plugin: the
+	 * launcher is Slurm, whose task count is the job step's. */
+	const char *procid = getenv("SLURM_PROCID"), *step = getenv("SLURM_STEP_ID");
+	if (launcher && (!strcmp(launcher, "pmix") || !strcmp(launcher, "pmi")) && procid && *procid &&
+	    step && *step) {
+		launcher = "slurm";
+		if (!size || !*size)
+			size = getenv("SLURM_NTASKS");
+	}
+	if ((!size || !*size) && step && *step)
 		size = getenv("SLURM_STEP_NUM_TASKS");
 	if ((v = getenv("SLURM_JOB_ID")) && *v)
 		id = v;
@@ -132,7 +140,7 @@ void exp_launch_job(const char *from, struct exp_launch_job *j)
 		host = j->host_buf;
 	}
 	const char *kv[EXP_LAUNCH_JOB_KEYS][2] = {
-		{ "job.launcher", launcher }, { "job.id", id }, { "job.step", getenv("SLURM_STEP_ID") },
+		{ "job.launcher", launcher }, { "job.id", id }, { "job.step", step },
 		{ "job.size", size }, { "job.host", host },
 	};
 	for (size_t i = 0; i < EXP_LAUNCH_JOB_KEYS; i++)

@@ -93,7 +93,8 @@ int32_t exp_launch_rank(const char *program, const char **from);
 /* The job a launcher started a rank in, as its environment says, for the
  * rank's log (`job.*` keys, docs/experiment-format.md):
  *   job.launcher  who gave the rank: slurm, openmpi, pmix, pmi, mvapich, user
- *                 (by `from`, the variable exp_launch_rank found);
+ *                 (by `from`, the variable exp_launch_rank found; PMIx's or
+ *                 PMI's rank in a Slurm job step is srun's: slurm);
  *   job.id        the batch system's job (SLURM_JOB_ID), else the launcher's
  *                 (PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid);
  *   job.step      Slurm's job step (SLURM_STEP_ID);

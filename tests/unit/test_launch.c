@@ -184,6 +184,12 @@ static void job_environment(void)
 	CHECK(!strcmp(job_value(&j, "job.launcher"), "slurm") && !strcmp(job_value(&j, "job.id"), "4242"));
 	CHECK(!strcmp(job_value(&j, "job.step"), "3") && !strcmp(job_value(&j, "job.size"), "4"));
 	CHECK(!strcmp(job_value(&j, "job.host"), "node7"));
+	/* srun's PMIx plugin gives the rank: Slurm launched it. */
+	setenv("PMIX_RANK", "2", 1);
+	CHECK(exp_launch_rank("./app", &from) == 2 && !strcmp(from, "PMIX_RANK"));
+	exp_launch_job(from, &j);
+	CHECK(!strcmp(job_value(&j, "job.launcher"), "slurm") && !strcmp(job_value(&j, "job.size"), "4"));
+	unsetenv("PMIX_RANK");
 	/* Open MPI's mpirun inside the Slurm job: Open MPI's rank and size, the
 	 * batch system's job. */
 	setenv("OMPI_COMM_WORLD_RANK", "1", 1);
