@@ -142,6 +142,10 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 		in->no_kernel = true;
 		return 1;
 	}
+	if (id == CLI_OPT_RAW_CLOCKS) {
+		in->raw_clocks = true;
+		return 1;
+	}
 	if (id == CLI_OPT_TIME) {
 		in->time_arg = arg;
 		return 1;
@@ -434,7 +438,8 @@ static int input_load(struct cli_input *in, const char *cmd)
 		.tids = in->tids, .ntids = in->ntids, .keep_tally_frames = in->show_collector,
 		.process = in->process, .view = in->view, .merge_procs = in->has_job && n > 1,
 		.ranks_only = in->has_job && !in->all_processes,
-		.keep_events = in->keep_events,
+		.keep_events = in->keep_events, .match_messages = in->match_messages,
+		.raw_clocks = in->raw_clocks,
 		.object = in->object, .hide_object = in->hide_object, .symbol = in->symbol,
 		.no_inline = in->no_inline, .no_kernel = in->no_kernel,
 	};

@@ -26,6 +26,8 @@ struct cli_input {
 	size_t nranks;
 	bool has_job;                /* an MPI job was named (exp_job.h) */
 	bool all_processes;          /* keep a job's launcher processes (--processes) */
+	bool match_messages;         /* match an MPI job's sends to receives (--messages) */
+	bool raw_clocks;             /* --raw-clocks: no rank's times put on rank 0's clock */
 	int32_t job_size;            /* its highest rank + 1 */
 	bool keep_events;            /* the command shows time (model_options.keep_events) */
 	const char *object, *hide_object, *symbol;   /* --object, --hide-object, --symbol */
@@ -40,7 +42,8 @@ struct cli_input {
 /* The filter options every analysis command takes: put CLI_INPUT_OPTS in its
  * option table and pass their ids to cli_input_option. */
 enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_OPT_VIEW, CLI_OPT_OBJECT,
-       CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS, CLI_OPT_NO_INLINE, CLI_OPT_NO_KERNEL };
+       CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS, CLI_OPT_NO_INLINE, CLI_OPT_NO_KERNEL,
+       CLI_OPT_RAW_CLOCKS };
 #define CLI_INPUT_OPTS                                                                     \
 	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
 	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
@@ -67,7 +70,10 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	  "no frames for inlined calls (DWARF): their time is the function\n"              \
 	  "they were inlined into, as their lines are" },                                  \
 	{ "no-kernel", 0, CLI_ARG_NONE, CLI_OPT_NO_KERNEL, NULL,                            \
-	  "no kernel frames ([kernel]): their time is the system call's" }
+	  "no kernel frames ([kernel]): their time is the system call's" },                \
+	{ "raw-clocks", 0, CLI_ARG_NONE, CLI_OPT_RAW_CLOCKS, NULL,                          \
+	  "an MPI job's ranks each on its own clock, as recorded (default:\n"               \
+	  "on rank 0's, by the offsets measured at MPI_Init, docs/mpi.md)" }
 
 /* Take filter option `id` (CLI_OPT_THREAD...) with its value, or an operand
  * (CLI_ARGS_OPERAND: an experiment to load); returns 1 if it was one, 0 if

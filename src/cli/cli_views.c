@@ -166,7 +166,7 @@ const struct cli_view cli_views[] = {
 	{ "ranks", CLI_ARG_NONE, NULL, NULL, "an MPI job's ranks: CPU, MPI time, bytes; the imbalance",
 	  0, 0, ranks },
 	{ "messages", CLI_ARG_NONE, NULL, NULL, "an MPI job's point-to-point bytes and messages, rank to rank",
-	  0, 0, messages },
+	  CLI_VIEW_MATCH, 0, messages },
 	{ "lines", CLI_ARG_NONE, NULL, NULL, "the hottest source lines of the whole program (a line of two\n"
 	  "functions names both: left + right)", 0, 0, lines },
 	{ "pcs", CLI_ARG_NONE, NULL, NULL, "the hottest instructions of the whole program", 0, 0, pcs },

@@ -25,6 +25,8 @@ struct report_opts;
 #define CLI_VIEW_FUNC_ARG 0x2      /* its value names a function: one the
                                       profile lacks is refused before the
                                       overview is printed */
+#define CLI_VIEW_MATCH 0x4         /* an MPI job's messages matched send to
+                                      receive (model_options.match_messages) */
 
 /* What a renderer is given. */
 struct cli_view_ctx {

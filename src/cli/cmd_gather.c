@@ -12,8 +12,8 @@
  * Everything is unpacked into a staging directory inside JOB first; then
  * the ranks are checked: each rank once (a rank from two sources, or
  * already in JOB, is refused), and every rank of the job there — the job's
- * size is what MPI_Init told the ranks (`mpi.size` in their logs), else the
- * highest rank + 1.  A partial job is refused, naming the missing ranks and
+ * size is what MPI_Init told the ranks (`mpi.size` in their logs), else
+ * what the launcher did (`job.size`), else the highest rank + 1.  A partial job is refused, naming the missing ranks and
  * the sources that gave nothing and why, unless --partial; a refused
  * gather leaves JOB as it was.  Then the ranks are renamed into JOB.
  * Exit: 0 gathered (with --partial, also a partial job: one warning line),
@@ -220,8 +220,12 @@ static int collect(const char *dir, long src, struct found **f, size_t *n, size_
 		x->src = src;
 		x->dir = strdup(j.ranks[i].dir);
 		log_value(x->dir, "mpi.size", v, sizeof(v));
+		if (!v[0])             /* killed before MPI_Init: the launcher's word */
+			log_value(x->dir, "job.size", v, sizeof(v));
 		x->size = (int32_t)atol(v);
-		log_value(x->dir, "mpi.processor", x->host, sizeof(x->host));
+		log_value(x->dir, "job.host", x->host, sizeof(x->host));
+		if (!x->host[0])
+			log_value(x->dir, "mpi.processor", x->host, sizeof(x->host));
 		if (!x->host[0])
 			log_value(x->dir, "host", x->host, sizeof(x->host));
 		if (!x->dir) {

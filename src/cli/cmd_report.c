@@ -284,6 +284,7 @@ int cmd_report(int argc, char **argv)
 		return rc == 1 ? cli_finish_stdout(CMD, CLI_OK) : rc;
 	}
 	in->all_processes = cli_views[r.view].needs & CLI_VIEW_ALL_PROCESSES;
+	in->match_messages = cli_views[r.view].needs & CLI_VIEW_MATCH;
 	rc = cli_input_load(in, CMD);
 	if (rc)
 		goto out;

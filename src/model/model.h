@@ -208,6 +208,29 @@ struct model_proc {
 	struct model_clock clock;  /* times in the model are on rank 0's clock */
 };
 
+/* A point-to-point message matched: its send's start and its receive's end,
+ * on rank 0's clock (model_mpi_match.c). */
+struct model_pair {
+	int32_t from, to;          /* MPI_COMM_WORLD ranks */
+	uint32_t send_thread, recv_thread;   /* model.threads */
+	uint64_t send_ns, recv_ns;
+};
+
+/* The job's messages matched send to receive, and what they say of the
+ * ranks' clocks (docs/mpi.md "Time across hosts"). */
+struct model_match {
+	uint64_t matched;          /* messages with both ends */
+	uint64_t unmatched;        /* sends or receives without their other end */
+	uint64_t reversed;         /* received before sent, even so (clock error beyond the measured) */
+	int64_t worst_ns;          /* ... the most so */
+	int64_t order_max_ns;      /* the largest correction message order made to a rank's clock */
+	int32_t order_rank;        /* ... to this rank's */
+	bool failed;               /* out of memory: not matched */
+	bool raw_clocks;           /* the ranks' times as recorded (model_options.raw_clocks) */
+	struct model_pair *pairs;  /* with keep_events: each message, by (from, to, tag, time) */
+	size_t npairs;
+};
+
 /* Point-to-point MPI traffic from one rank to another (the senders' records). */
 struct model_msg {
 	int32_t from, to;          /* MPI_COMM_WORLD ranks */
@@ -236,6 +259,8 @@ struct model_options {
 	bool ranks_only;           /* leave out processes that are no rank (a job's
 	                              launcher), unless `process` names them */
 	bool keep_events;          /* fill model.events (timelines, per-thread exports) */
+	bool match_messages;       /* match an MPI job's sends to receives (model.match) */
+	bool raw_clocks;           /* leave each rank's times on its own clock (model_proc.clock) */
 	const char *object;        /* only stacks with a frame in this object (basename or path) */
 	const char *hide_object;   /* this object's frames become one frame "<object>" */
 	const char *symbol;        /* only stacks through this function */
@@ -414,6 +439,7 @@ struct model {
 	struct model_heap_peak heap_peak;
 	bool merged;               /* entries are not per process (merge_procs) */
 	struct model_msg *msgs;    /* MPI point-to-point traffic, by (from, to) */
+	struct model_match match;  /* with match_messages: sends matched to receives */
 	size_t nmsgs;
 	size_t left_out;           /* processes left out by ranks_only */
 	struct model_heap_unpaired heap_unpaired;

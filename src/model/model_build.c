@@ -189,6 +189,9 @@ int model_build_begin(struct model *m, const struct model_options *o, char *err,
 	m->priv = b;
 	b->m = m;
 	m->merged = o->merge_procs;
+	b->match = o->match_messages || o->keep_events;
+	b->keep_pairs = o->keep_events;
+	m->match.raw_clocks = o->raw_clocks;
 	b->inline_frames = !o->no_inline;
 	model_func_add(b, "<Total>", "", 0, 0, MODEL_FUNC_ARTIFICIAL, NULL);
 	b->unknown = model_func_by_name(b, "<Unknown>", "", MODEL_FUNC_ARTIFICIAL);
@@ -214,7 +217,7 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	mp->src = p;
 	mp->exp = x;
 	mp->rank = x->rank;
-	if (x->rank >= 0 && x->nprocs)
+	if (x->rank >= 0 && x->nprocs && !o->raw_clocks)
 		model_clock_read(&mp->clock, &x->procs[0]);
 	if (x->rank >= 0)
 		snprintf(mp->label, sizeof(mp->label), "[%s %u rank %d]", p->name, p->pid, x->rank);
@@ -273,6 +276,7 @@ void model_build_end(struct model *m)
 	}
 	model_arcs_sort(m);
 	model_mpi_sort(m);
+	model_mpi_match(b);
 	model_names_distinguish(m);      /* out of memory: names stay as they are */
 	model_func_qualify(m);
 	model_map_free(&b->arc_of);
@@ -328,6 +332,7 @@ void model_free(struct model *m)
 	free(m->entries);
 	free(m->arcs);
 	free(m->msgs);
+	free(m->match.pairs);
 	free(m->state_stacks);
 	for (size_t i = 0; i < m->ndata_objects; i++) {
 		free(m->data_objects[i].name);

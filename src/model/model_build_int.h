@@ -26,6 +26,8 @@
  *   model_io.c       I/O events, by call stack and by file
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
+ *   model_mpi_match.c  MPI messages matched send to receive; the ranks'
+ *                    clocks tightened by their order
  *   model_mpi.c      MPI calls (-m): metrics by calling stack, messages
  *   model_names.c    same-named functions of one object told apart
  *   model_states.c   thread states (--states): wall time by state and stack
@@ -46,8 +48,20 @@
 enum { MODEL_OMP_FN_IDLE, MODEL_OMP_FN_BARRIER, MODEL_OMP_FN_LOCK, MODEL_OMP_FN_OVERHEAD,
        MODEL_OMP_FN_COUNT };
 
+/* One end of a point-to-point message, noted while building (model_mpi.c)
+ * to be matched at the end (model_mpi_match.c). */
+struct model_msg_end {
+	int32_t from, to, tag;     /* MPI_COMM_WORLD ranks; the tag */
+	bool recv;                 /* the receive's end (else the send's start) */
+	uint32_t thread;           /* model.threads */
+	uint64_t time_ns;          /* on rank 0's clock */
+};
+
 /* Indexes kept while building. */
 struct build {
+	struct model_msg_end *ends;       /* with match_messages: messages' ends */
+	size_t nends, cap_ends;
+	bool match, keep_pairs;           /* note ends; keep model.match.pairs */
 	struct model *m;
 	struct model_map func_by_sym;     /* sym_func pointer -> func id */
 	struct model_map func_by_name;    /* hash(name, object) -> func id */
@@ -272,6 +286,12 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);
+
+/* model_mpi_match.c: note one end of a message (0, or -1 when out of
+ * memory); match them all, once every rank is built. */
+int model_mpi_note_end(struct build *b, int32_t from, int32_t to, int32_t tag, bool recv,
+		       uint64_t time_ns, uint32_t thread);
+void model_mpi_match(struct build *b);
 
 /* model_clock.c: the clock of a rank whose first process is `founder`,
  * from its log (all zero when it measured none). */

@@ -37,6 +37,46 @@ static int add_msg(struct build *b, int32_t from, int32_t to, uint64_t bytes, ui
 	return 0;
 }
 
+/* Is op's record the end of receives: a blocking receive, or a call that
+ * completed requests (an MPI_Irecv's receive ends there)? */
+static bool ends_receives(const struct exp_mpi *r)
+{
+	switch (r->op) {
+	case EXP_MPI_RECV: case EXP_MPI_SENDRECV: case EXP_MPI_SENDRECV_REPLACE:
+		return true;
+	case EXP_MPI_WAIT: case EXP_MPI_WAITALL: case EXP_MPI_WAITANY: case EXP_MPI_WAITSOME:
+	case EXP_MPI_TEST: case EXP_MPI_TESTALL: case EXP_MPI_TESTANY: case EXP_MPI_TESTSOME:
+		return r->flags & EXP_MPI_COMPLETES;
+	default:
+		return false;
+	}
+}
+
+/* The record's message ends, for matching (model_mpi_match.c): a send to
+ * one peer at the call's start, receives from one peer at its end. */
+static int note_ends(struct build *b, struct proc_ctx *c, const struct exp_mpi *r, int32_t rank)
+{
+	const struct model_clock *k = &b->m->procs[c->index].clock;
+	struct model_thread *th = NULL;
+
+	if (exp_mpi_op_is_send(r->op) && r->dest >= 0 && r->sends == 1 && r->op != EXP_MPI_OP_NONE) {
+		if (!(th = model_thread_for(b, c, r->tid)) ||
+		    model_mpi_note_end(b, rank, r->dest, r->tag, false, model_clock_align(k, r->time_ns),
+				       (uint32_t)(th - b->m->threads)))
+			return -1;
+	}
+	if (ends_receives(r) && r->source >= 0 && r->recvs) {
+		if (!th && !(th = model_thread_for(b, c, r->tid)))
+			return -1;
+		for (uint32_t i = 0; i < r->recvs; i++)
+			if (model_mpi_note_end(b, r->source, rank, r->tag, true,
+					       model_clock_align(k, r->time_ns + r->dur_ns),
+					       (uint32_t)(th - b->m->threads)))
+				return -1;
+	}
+	return 0;
+}
+
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o)
 {
 	const struct exp_proc *p = c->p;
@@ -58,6 +98,8 @@ int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_opti
 			b->m->procs[c->index].mpi_op_ns[r->op] += r->dur_ns;
 		if (rank >= 0 && r->dest >= 0 && r->sends && exp_mpi_op_is_send(r->op) &&
 		    add_msg(b, rank, r->dest, r->bytes_sent, r->sends))
+			return -1;
+		if (rank >= 0 && b->match && note_ends(b, c, r, rank))
 			return -1;
 	}
 	return 0;

@@ -337,6 +337,32 @@ static void matrix(struct report_doc *d, const struct model *m, int32_t n)
 	report_table_emit(d, t);
 }
 
+/* What matching the messages found (docs/mpi.md "Time across hosts"). */
+static void match_note(struct report_doc *d, const struct model_match *mt)
+{
+	if (mt->failed) {
+		report_note(d, "Messages not matched to their receives: out of memory.");
+		return;
+	}
+	if (!mt->matched && !mt->unmatched)
+		return;
+	report_kv_begin(d, "matching", mt->raw_clocks ? "Matching (send to receive, each rank's own clock)"
+						      : "Matching (send to receive, rank 0's clock)");
+	report_kv_num(d, "matched", "Matched", (double)mt->matched, "%llu messages",
+		      (unsigned long long)mt->matched);
+	report_kv_num(d, "unmatched", "Unmatched ends", (double)mt->unmatched, "%llu (a send or a receive "
+		      "without its other end)", (unsigned long long)mt->unmatched);
+	report_kv_num(d, "received_before_sent", "Received before sent", (double)mt->reversed, "%llu%s",
+		      (unsigned long long)mt->reversed,
+		      mt->reversed ? " (clocks differ beyond their measured error)" : "");
+	report_kv_num(d, "worst_ns", "... at worst by", (double)mt->worst_ns, "%lld ns", (long long)mt->worst_ns);
+	if (!mt->raw_clocks)
+		report_kv_num(d, "clock_order_ns", "Clocks moved by order", (double)mt->order_max_ns,
+			      "%lld ns at most (rank %d), within their measured error",
+			      (long long)mt->order_max_ns, mt->order_rank);
+	report_kv_end(d);
+}
+
 void report_messages(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
 	int32_t n = msg_ranks(m);
@@ -369,6 +395,8 @@ void report_messages(struct report_doc *d, const struct model *m, const struct r
 		report_note(d, "... %zu more pairs (--limit 0 shows them all)", m->nmsgs - shown);
 	report_note(d, "Sends (MPI_Send, MPI_Isend, MPI_Sendrecv ...) by their senders; collectives "
 		       "are in --ranks.");
+	if (o->fmt != REPORT_CSV)          /* the CSV is the table alone */
+		match_note(d, &m->match);
 }
 
 /* How ranks ended: "4 exit status 0", "3 exit status 0; killed by signal 9:

@@ -15,7 +15,7 @@ BUILDDIR=${TALLY_BUILD:-$(dirname "$TALLY")/..}
 LIB=$BUILDDIR/lib
 CHECK="python3 $E2E/mpi_check.py"
 ALL="hosts_gathered hosts_partial_refused hosts_partial_gathered hosts_imbalance_split hosts_messages_exact
-hosts_names_shown hosts_clock_offset_measured hosts_timeline_aligned"
+hosts_names_shown hosts_clock_offset_measured hosts_timeline_aligned hosts_messages_in_order"
 
 skip_all() {
 	for t in $ALL; do skip "$t" "$1"; done
@@ -119,3 +119,20 @@ wall = max(int(dict(l.rstrip(\"\\n\").split(\": \", 1) for l in open(\"f1.exp/ra
 span = max(max(v) for v in ts.values()) - min(min(v) for v in ts.values())
 print(len(ts), \"processes, span\", span, \"us, longest rank\", wall // 1000, \"us\")
 assert len(ts) == 4 and span * 1000 <= 2 * wall, (span, wall)"'
+
+# Message matching: each of the job's 10 point-to-point messages matched
+# send to receive; on rank 0's clock none is received before it is sent.
+# On each rank's own clock (--raw-clocks) tally-h2's receives of tally-h1's
+# sends end about 1000 s before they started: between 1000 s less the
+# longest rank's wall time, and 1000 s.
+"$TALLY" report f1.exp --messages --format json >m.json 2>/dev/null
+"$TALLY" report f1.exp --messages --format json --raw-clocks >mraw.json 2>/dev/null
+check hosts_messages_in_order python3 -c '
+import json
+m, raw = (json.load(open(f))["matching"] for f in ("m.json", "mraw.json"))
+wall = max(int(dict(l.rstrip("\n").split(": ", 1) for l in open("f1.exp/rank%d.exp/log.txt" % r) if ": " in l)["wall_ns"]) for r in range(4))
+shift = -('$SHIFT_S') * 10**9
+print(m, raw, wall)
+assert m["matched"] == 10 and m["unmatched"] == 0 and m["received_before_sent"] == 0, m
+assert raw["matched"] == 10 and raw["received_before_sent"] >= 1, raw
+assert shift - wall <= raw["worst_ns"] <= shift, (raw, wall)'
