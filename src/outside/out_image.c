@@ -11,6 +11,7 @@
  * the kernel saved and its copy of the stack are handed to
  * col_unwind_sigsafe with the image's object snapshot published for it.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -99,6 +100,35 @@ int out_image_open(struct out_image *im, const char *founder_dir, const char *li
 	return 0;
 }
 
+/* The vDSO is in no file: the analyzer reads the founder's archived copy,
+ * archive/<build-id in hex>, as the collector leaves it (col_objects.c).
+ * tally's own is the program's (one kernel).  Once per experiment. */
+static void archive_vdso(const struct out_image *im, const struct out_file *f)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f->image;
+	char dir[PATH_MAX + 16], path[PATH_MAX + 64];
+	size_t n = 0;
+
+	if (!f->build_id_len || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return;
+	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size > (1u << 20))
+		return;
+	snprintf(dir, sizeof(dir), "%.*s/%s", (int)(strlen(im->dir) - (im->lineage[0] ?
+		 strlen(im->lineage) + strlen(".exp") + 1 : 0)), im->dir, EXP_ARCHIVE_DIR);
+	mkdir(dir, 0755);
+	n = (size_t)snprintf(path, sizeof(path), "%s/", dir);
+	if (n + 2 * EXP_BUILD_ID_MAX + 1 > sizeof(path))
+		return;
+	exp_build_id_hex(f->build_id, f->build_id_len, path + n);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return;                    /* there already (or unwritable: the report says) */
+	if (write(fd, f->image, size) != (ssize_t)size)
+		log_line(im, "warning", "could not archive the vDSO");
+	close(fd);
+}
+
 void out_image_map(struct out_image *im, const struct out_map *m, uint64_t time_ns)
 {
 	struct {
@@ -109,6 +139,8 @@ void out_image_map(struct out_image *im, const struct out_map *m, uint64_t time_
 
 	if (!im->open || plen > PATH_MAX)
 		return;
+	if ((m->flags & EXP_MAP_VDSO) && m->file && m->file->image)
+		archive_vdso(im, m->file);
 	if ((m->flags & EXP_MAP_MAIN) && !im->exe[0]) {
 		snprintf(im->exe, sizeof(im->exe), "%s", m->path);
 		log_line(im, "exe", "%s", m->path);

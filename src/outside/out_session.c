@@ -35,6 +35,7 @@ struct out_session {
 	struct out_image *founder;     /* kept open to the end */
 	int founder_before_exec;       /* a launch: its exec is the founder's own */
 	uint64_t records, samples;
+	uint64_t before_exec;          /* ticks of the child before its exec (tally's code) */
 	uint64_t last_ns;
 };
 
@@ -225,6 +226,10 @@ static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
 	struct out_image *im = image_of(s, pid);
 	if (!im)
 		return;
+	if (im == s->founder && s->founder_before_exec) {
+		s->before_exec++;          /* tally's own child, in its execve */
+		return;
+	}
 	s->samples++;
 	if (!abi) {
 		im->no_regs++;
@@ -416,6 +421,9 @@ void out_session_close(struct out_session *s)
 				"not sampled (perf_event_paranoid): system time is in no sample");
 			fprintf(log, "outside.records: %llu\n", (unsigned long long)s->records);
 			fprintf(log, "outside.lost: %llu\n", (unsigned long long)lost);
+			if (s->before_exec)
+				fprintf(log, "outside.before_exec: %llu ticks of tally's child before the "
+					"program's exec (not recorded)\n", (unsigned long long)s->before_exec);
 			fclose(log);
 		}
 		out_image_close(f, t, s->period_ns);
