@@ -34,6 +34,13 @@ int cli_outside_check(const struct record_opts *o, const char *what)
 			  "only; docs/static.md)", opt, what);
 		return -1;
 	}
+	opt = o->delay_s ? "--delay" : o->duration_s ? "--duration" : o->launch.toggle_sig ? "--toggle-signal"
+	      : o->control ? "--control" : NULL;
+	if (opt) {
+		cli_error("record", "%s: %s: not available in the outside mode yet (it records the "
+			  "whole run; docs/static.md)", opt, what);
+		return -1;
+	}
 	if (!o->launch.hz) {
 		cli_error("record", "-F 0: %s: the outside mode records clock samples only, and -F 0 "
 			  "asks for none", what);

@@ -189,10 +189,30 @@ struct out_thread *out_image_thread(struct out_image *im, uint32_t tid, uint64_t
 	r.tid = tid;
 	r.time_ns = time_ns;
 	r.creator_tid = creator;
+	memcpy(r.name, im->comm, sizeof(r.name));
 	if (exp_record_append_sigsafe(&im->threads, &im->threads_cur, EXP_REC_THREAD_START, &r,
 				      sizeof(r)) != 0)
 		im->counters[EXP_CTR_LOST_BUFFER]++;
 	return t;
+}
+
+void out_image_thread_name(struct out_image *im, uint32_t tid, uint64_t time_ns, const char *name)
+{
+	struct {
+		struct exp_thread_name r;
+		char name[EXP_THREAD_NAME_MAX];
+	} rec;
+	size_t n = strnlen(name, EXP_THREAD_NAME_MAX - 1);
+
+	if (!out_image_thread(im, tid, time_ns, 0))
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.r.tid = tid;
+	rec.r.time_ns = time_ns;
+	memcpy(rec.name, name, n);
+	if (exp_record_append_sigsafe(&im->threads, &im->threads_cur, EXP_REC_THREAD_NAME, &rec,
+				      (uint32_t)((sizeof(rec.r) + n + 1 + 7) & ~(size_t)7)) != 0)
+		im->counters[EXP_CTR_LOST_BUFFER]++;
 }
 
 /* perf_regs order (out_ring.h) to the unwinder's DWARF numbering. */
@@ -254,8 +274,8 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 static void end_thread(struct out_image *im, struct out_thread *t, uint64_t time_ns,
 		       uint64_t period_ns)
 {
-	/* The CPU the thread had is what its samples stand for: the kernel's
-	 * own count is not read from outside (docs/static.md). */
+	/* The CPU the thread had is what its samples stand for: its own task
+	 * clock is not read from outside (docs/static.md). */
 	struct exp_thread_end r = { 0 };
 	r.tid = t->tid;
 	r.time_ns = time_ns > t->last_ns ? time_ns : t->last_ns;

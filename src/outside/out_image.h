@@ -51,6 +51,7 @@ struct out_image {
 	uint64_t start_ns;
 	uint32_t max_frames;
 	int replaced;                  /* it exec'd: a new image took over the pid */
+	char comm[16];                 /* the process's name (COMM), new threads' first name */
 	char exe[PATH_MAX];
 };
 
@@ -74,7 +75,10 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
 		      uint64_t stack_len);
 
-/* A thread ended (THREAD_END with its sampled CPU). */
+/* A thread's new name (a COMM record; THREAD_NAME). */
+void out_image_thread_name(struct out_image *im, uint32_t tid, uint64_t time_ns, const char *name);
+
+/* A thread ended (THREAD_END with its CPU: what its samples stand for). */
 void out_image_thread_end(struct out_image *im, uint32_t tid, uint64_t time_ns,
 			  uint64_t period_ns);
 

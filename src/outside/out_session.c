@@ -36,7 +36,6 @@ struct out_session {
 	int founder_before_exec;       /* a launch: its exec is the founder's own */
 	uint64_t records, samples;
 	uint64_t before_exec;          /* ticks of the child before its exec (tally's code) */
-	uint64_t last_ns;
 };
 
 static uint64_t now_ns(void)
@@ -114,16 +113,25 @@ static void on_comm(struct out_session *s, uint16_t misc, const uint8_t *rec, si
 {
 	uint32_t pid, tid;
 
-	if (len < 16 || !(misc & PERF_RECORD_MISC_COMM_EXEC))
+	char comm[16] = "";
+
+	if (len < 16)
 		return;
 	memcpy(&pid, rec + 8, 4);
 	memcpy(&tid, rec + 12, 4);
+	memcpy(comm, rec + 16, len - 16 < sizeof(comm) - 1 ? len - 16 : sizeof(comm) - 1);
 	struct out_image *old = image_of(s, pid);
 	uint64_t t = id_time(rec, len);
 	if (!old)
 		return;
+	if (!(misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		out_image_thread_name(old, tid, t, comm);     /* prctl(PR_SET_NAME) */
+		return;
+	}
 	if (old == s->founder && s->founder_before_exec) {
 		s->founder_before_exec = 0;    /* the program's own start */
+		memcpy(old->comm, comm, sizeof(old->comm));
+		out_image_thread_name(old, tid, t, comm);
 		return;
 	}
 	char lineage[sizeof(old->lineage)];
@@ -131,7 +139,11 @@ static void on_comm(struct out_session *s, uint16_t misc, const uint8_t *rec, si
 	pid_t ppid = old->ppid;
 	old->replaced = 1;
 	end_image(s, old, t);
-	new_image(s, lineage, (pid_t)pid, ppid, "exec", t);
+	struct out_image *im = new_image(s, lineage, (pid_t)pid, ppid, "exec", t);
+	if (im) {
+		memcpy(im->comm, comm, sizeof(im->comm));
+		out_image_thread_name(im, tid, t, comm);
+	}
 }
 
 static void on_fork(struct out_session *s, const uint8_t *rec, size_t len)
@@ -158,6 +170,7 @@ static void on_fork(struct out_session *s, const uint8_t *rec, size_t len)
 	struct out_image *child = new_image(s, lineage, (pid_t)pid, (pid_t)ppid, "fork", t);
 	if (!child)
 		return;
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
 	if (out_objects_copy(&child->objs, &parent->objs) == 0)
 		for (uint32_t i = 0; i < child->objs.n; i++)
 			out_image_map(child, &child->objs.maps[i], t);
@@ -384,8 +397,21 @@ struct out_session *out_session_attach(pid_t pid, const struct out_options *o, c
 		return NULL;
 	}
 	synthesize_maps(s, s->founder, pid);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		char name[16] = "";
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
+		FILE *c = fopen(path, "r");
+		if (c) {
+			if (fgets(name, sizeof(name), c))
+				name[strcspn(name, "\n")] = 0;
+			fclose(c);
+		}
+		if (tids[i] == pid)
+			memcpy(s->founder->comm, name, sizeof(name));
 		out_image_thread(s->founder, (uint32_t)tids[i], t, 0);
+		if (name[0])
+			out_image_thread_name(s->founder, (uint32_t)tids[i], t, name);
+	}
 	return s;
 }
 
