@@ -59,7 +59,12 @@ static inline bool read_mem(const struct col_unwind_ctx *ctx, uint64_t addr, uin
 			memcpy(out, (const void *)(uintptr_t)addr, 8);
 		return true;
 	}
-	return !ctx->stack_copy && read_mem_slow(addr, out);
+	if (ctx->stack_copy) {
+		if (ctx->copy_short && addr + 8 > ctx->stack_hi && addr - ctx->stack_hi < (1u << 20))
+			*ctx->copy_short = 1;
+		return false;
+	}
+	return read_mem_slow(addr, out);
 }
 
 /* A bounded cursor over an object's read-only data, where it is read

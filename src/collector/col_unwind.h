@@ -67,6 +67,10 @@ struct col_unwind_ctx {
 	 * (src/outside/): a copy of the stack's bytes [stack_lo, stack_hi),
 	 * and nothing else of the target's memory is readable. */
 	const uint8_t *stack_copy;
+	/* Outside it, when the copy is all the stack that was copied of a
+	 * deeper one: set to 1 by a read that falls past its end (the walk
+	 * was cut by the copy's size, not by a bad frame).  NULL: not asked. */
+	uint32_t *copy_short;
 	uint64_t generation;           /* object-set generation the cache is valid for */
 	struct col_unwind_rule cache[COL_UNWIND_CACHE];
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];

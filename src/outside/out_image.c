@@ -241,9 +241,17 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 	im->uctx->stack_lo = regs.r[UW_RSP];
 	im->uctx->stack_hi = regs.r[UW_RSP] + stack_len;
 	im->uctx->stack_copy = stack;
+	uint32_t short_copy = 0;
+	im->uctx->copy_short = stack_len >= OUT_STACK_BYTES ? &short_copy : NULL;
 	col_objects_publish(out_objects_set(&im->objs));
 	int truncated = 0, broken = 0;
 	int n = col_unwind_sigsafe(im->uctx, &regs, pcs, (int)im->max_frames, &truncated, &broken);
+	if (broken && short_copy) {
+		/* Deeper than the stack copy: cut by its size, not by a bad frame. */
+		broken = 0;
+		truncated = 1;
+		im->copy_short++;
+	}
 	if (n <= 0) {
 		pcs[0] = perf_regs[8];
 		n = 1;
@@ -356,6 +364,9 @@ void out_image_close(struct out_image *im, uint64_t time_ns, uint64_t period_ns)
 	im->counters[EXP_CTR_FORKS] = im->nforks;
 	im->counters[EXP_CTR_EXECS] = im->nexecs;
 	write_counters(im);
+	if (im->copy_short)
+		log_line(im, "outside.copy_short", "%llu stacks deeper than the %u KiB stack copy "
+			 "(cut: unwind.truncated)", (unsigned long long)im->copy_short, OUT_STACK_BYTES / 1024);
 	if (im->no_regs)
 		log_line(im, "outside.no_user_regs", "%llu samples had no user registers (not recorded)",
 			 (unsigned long long)im->no_regs);

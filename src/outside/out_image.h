@@ -48,6 +48,7 @@ struct out_image {
 	uint32_t nforks, nexecs;       /* children named so far */
 	uint64_t counters[EXP_CTR_COUNT_];
 	uint64_t no_regs;              /* samples without user registers */
+	uint64_t copy_short;           /* stacks deeper than the copy (counted truncated) */
 	uint64_t start_ns;
 	uint32_t max_frames;
 	int replaced;                  /* it exec'd: a new image took over the pid */

@@ -4,7 +4,9 @@
  * (no frame pointers, CFI only), out of a signal handler through the
  * kernel's signal frame, out of a lazy PLT entry (whose CFA is a DWARF
  * expression on rip), through generated code that has no CFI (the
- * frame-pointer fallback), and with a depth limit (truncation).
+ * frame-pointer fallback), with a depth limit (truncation), and as the
+ * outside mode runs it: from a copy of the stack, each object's bytes
+ * read elsewhere (col_object.mem_delta).
  *
  * The collector must be active to have published its view of the loaded
  * objects, so the test re-executes itself with TALLY_EXP set to a scratch
@@ -253,6 +255,113 @@ static void truncated_at_limit(void)
 	CHECK(truncated && !broken);
 }
 
+/* ---- a copied stack, objects read elsewhere (the outside mode) ---------- */
+
+/* tally record unwinds a sample from the registers and a copy of the stack
+ * the kernel made, with each object's bytes loaded at another address
+ * (col_object.mem_delta): the same walk must give the same frames. */
+static struct col_regs copy_regs;
+static uint8_t copy_stack[65536];
+static uint64_t copy_len, live[MAXF];
+static int n_live;
+
+static int compare_copy(const void *a, const void *b)
+{
+	if (!captured++) {
+		struct col_regs regs;
+		col_regs_capture(&regs);
+		copy_regs = regs;
+		uint64_t sp = regs.r[UW_RSP];
+		copy_len = ctx.stack_hi - sp < sizeof(copy_stack) ? ctx.stack_hi - sp : sizeof(copy_stack);
+		memcpy(copy_stack, (const void *)(uintptr_t)sp, copy_len);
+		n_live = col_unwind_sigsafe(&ctx, &regs, live, MAXF, &truncated, &broken);
+	}
+	return *(const int *)a - *(const int *)b;
+}
+
+NOIPA static void sort_for_copy(void)
+{
+	int v[64];
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	qsort(v, 64, sizeof(v[0]), compare_copy);
+}
+
+static void from_a_copy_elsewhere(void)
+{
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	captured = 0;
+	sort_for_copy();
+	CHECKF(n_live > 4 && !broken, "%d frames live", n_live);
+	/* Every object's text and CFI copied to a buffer of its own. */
+	struct col_object_set *moved = calloc(1, sizeof(*moved) + set->n * sizeof(set->obj[0]));
+	void **bufs = calloc(set->n, sizeof(*bufs));
+	*moved = *set;
+	moved->generation = set->generation + 1000000;
+	for (uint32_t i = 0; i < set->n; i++) {
+		struct col_object o = set->obj[i];
+		uint64_t lo = o.text_lo, hi = o.text_hi;
+		if (o.fde_table) {
+			lo = o.ro_lo < lo ? o.ro_lo : lo;
+			hi = o.ro_hi > hi ? o.ro_hi : hi;
+		}
+		uint8_t *b = bufs[i] = calloc(1, hi - lo);
+		memcpy(b + (o.text_lo - lo), (const void *)(uintptr_t)o.text_lo, o.text_hi - o.text_lo);
+		if (o.fde_table)
+			memcpy(b + (o.ro_lo - lo), (const void *)(uintptr_t)o.ro_lo, o.ro_hi - o.ro_lo);
+		o.mem_delta = (int64_t)((uint64_t)(uintptr_t)b - lo);
+		if (o.fde_table) {
+			o.eh_hdr += o.mem_delta;
+			o.fde_table += o.mem_delta;
+		}
+		moved->obj[i] = o;
+	}
+	col_objects_publish(moved);
+	static struct col_unwind_ctx far;
+	far.stack_lo = copy_regs.r[UW_RSP];
+	far.stack_hi = far.stack_lo + copy_len;
+	far.stack_copy = copy_stack;
+	struct col_regs regs = copy_regs;
+	uint64_t got[MAXF];
+	int t2, b2;
+	int n = col_unwind_sigsafe(&far, &regs, got, MAXF, &t2, &b2);
+	col_objects_publish(set);
+	CHECKF(n == n_live, "%d frames from the copy, %d live", n, n_live);
+	CHECK(!b2 && !t2);
+	CHECK(n > 0 && memcmp(got, live, (size_t)n * 8) == 0);
+	/* A copy that ends inside the stack: the walk says where it ran out. */
+	uint32_t short_copy = 0;
+	far.stack_hi = far.stack_lo + 256;
+	far.copy_short = &short_copy;
+	regs = copy_regs;
+	col_objects_publish(moved);
+	n = col_unwind_sigsafe(&far, &regs, got, MAXF, &t2, &b2);
+	col_objects_publish(set);
+	CHECKF(n < n_live && b2 && short_copy, "%d frames, broken %d, short %u", n, b2, short_copy);
+	/* It read the copies, not the objects themselves: with the copies
+	 * wiped, the same walk finds no CFI and goes elsewhere. */
+	for (uint32_t i = 0; i < set->n; i++) {
+		const struct col_object *o = &moved->obj[i];
+		uint64_t lo = o->text_lo, hi = o->text_hi;
+		if (o->fde_table) {
+			lo = o->ro_lo < lo ? o->ro_lo : lo;
+			hi = o->ro_hi > hi ? o->ro_hi : hi;
+		}
+		memset(bufs[i], 0, hi - lo);
+	}
+	regs = copy_regs;
+	far.stack_hi = far.stack_lo + copy_len;
+	far.copy_short = NULL;
+	moved->generation++;           /* no rule cached from the good copies */
+	col_objects_publish(moved);
+	n = col_unwind_sigsafe(&far, &regs, got, MAXF, &t2, &b2);
+	col_objects_publish(set);
+	CHECK(n != n_live || b2 || memcmp(got, live, (size_t)n * 8) != 0);
+	for (uint32_t i = 0; i < set->n; i++)
+		free(bufs[i]);
+	free(bufs);
+}
+
 int main(int argc, char **argv)
 {
 	if (!getenv("TALLY_EXP")) {
@@ -271,6 +380,7 @@ int main(int argc, char **argv)
 	RUN(out_of_a_plt_entry);
 	RUN(through_code_without_cfi);
 	RUN(truncated_at_limit);
+	RUN(from_a_copy_elsewhere);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", getenv("TALLY_EXP"));
 	if (system(cmd) != 0)
