@@ -135,8 +135,10 @@ static void job_kvs(struct report_doc *d, const struct exp_proc *const *firsts, 
 	}
 
 	const char **hosts = malloc((n ? n : 1) * sizeof(*hosts));
-	if (!hosts)
+	if (!hosts) {
+		report_doc_fail(d, "the job's hosts");
 		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		hosts[i] = rank_host(firsts[i]);
 	qsort(hosts, n, sizeof(*hosts), cmp_str);
@@ -214,7 +216,8 @@ static void imbalance(struct report_doc *d, const struct model *m, const struct 
 			firsts[i] = rows[i].first->src;
 		job_kvs(d, firsts, n);
 		free(firsts);
-	}
+	} else
+		report_doc_fail(d, "the job's hosts");
 	report_kv_num(d, "cpu_max_mean", "CPU", cpu.ratio, "max/mean %.2f (rank %d: %.3f s)", cpu.ratio,
 		      cpu.max_rank, (double)cpu.max / 1e9);
 	report_kv_num(d, "cpu_outside_mpi_max_mean", "CPU outside MPI", work.ratio,
@@ -468,7 +471,8 @@ bool report_job_head(struct report_doc *d, const struct exp_experiment *exps, si
 				firsts[k++] = &exps[i].procs[0];
 		job_kvs(d, firsts, k);
 		free(firsts);
-	}
+	} else
+		report_doc_fail(d, "the job's hosts");
 	report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%.3f s (the longest rank)",
 		      (double)wall / 1e9);
 	how_ranks_ended(d, exps, nexps);
