@@ -47,8 +47,10 @@ typedef void exp_damage_fn(void *arg, const char *path, size_t offset, uint64_t 
 
 struct exp_file {
 	char path[4096];
-	const uint8_t *data;       /* whole file, mapped read-only */
+	const uint8_t *data;       /* whole file: mapped read-only, or read
+	                              into memory when small (mapped false) */
 	size_t size;
+	bool mapped;
 	struct exp_file_header hdr;
 	size_t pos;                /* offset of the next record */
 	uint8_t *skip;             /* per block: 1 if a staging block stands

@@ -1080,6 +1080,11 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	free(l);
 	if (rc < 0)
 		return rc;
+	/* The threads outlive the events (exp_experiment_drop_events), in
+	 * every rank of a job: no room to spare (64 slots are 14 KiB). */
+	struct exp_thread_ev *t = p->nthreads ? realloc(p->threads, p->nthreads * sizeof(*t)) : NULL;
+	if (t)
+		p->threads = t;
 	/* Records of one thread are not in time order in the file (a staging
 	 * block comes before the copies of earlier ones), nor are threads'. */
 	if (p->nmaps)

@@ -294,6 +294,9 @@ void model_build_end(struct model *m)
 	model_map_free(&b->sync_waiter_of);
 	model_map_free(&b->blame_of);
 	model_omp_tail_free(b);
+	model_map_free(&b->inl_of);
+	free(b->inl_at);
+	free(b->inl_funcs);
 	free(b);
 	m->priv = NULL;
 }

@@ -95,6 +95,17 @@ struct build {
 	struct model_map tail_by_sym;     /* jumped-to sym_func -> tails index + 1 */
 	struct model_map tail_by_name;    /* hash(PLT callee) -> tails index + 1 */
 	struct model_map tail_scanned;    /* sym_object -> 1: its bodies are read */
+	/* Inlined calls by object address (model_frames.c), so that a pc of an
+	 * object many processes share (a job's ranks) reads DWARF once. */
+	struct model_map inl_of;          /* hash(sym_object, addr) -> inl_at index + 1 */
+	struct inl_at {
+		const struct sym_object *obj;
+		uint64_t addr;
+		uint32_t start, n;        /* inl_funcs[start .. start + n) */
+	} *inl_at;
+	size_t ninl_at, cap_inl_at;
+	uint32_t *inl_funcs;              /* func ids, outermost first */
+	size_t ninl_funcs, cap_inl_funcs;
 };
 
 /* Do the Sun analyzer's structure rules apply (imputed calls, <OMP-*>, @plt for the

@@ -257,29 +257,65 @@ static uint32_t inlined_func(struct build *b, const struct sym_inline *in, const
 	return id;
 }
 
+/* The calls inlined at `addr` of `obj` as functions (b->inl_funcs), read
+ * from DWARF the first time any process asks: the objects live as long as
+ * the build, so their pointers name them.  NULL if out of memory. */
+static const struct inl_at *inlines_at(struct build *b, struct sym_object *obj, uint64_t addr)
+{
+	struct sym_inline in[64];
+	uint64_t key = model_hash64(model_hash64((uint64_t)(uintptr_t)obj) ^ addr);
+	bool inserted;
+	uint64_t *v = model_map_put(&b->inl_of, key, 0, &inserted);
+
+	if (!v)
+		return NULL;
+	if (!inserted && b->inl_at[*v - 1].obj == obj && b->inl_at[*v - 1].addr == addr)
+		return &b->inl_at[*v - 1];
+	/* New, or another (obj, addr) of the same hash: that one keeps the
+	 * slot and this one is read again each time (rare). */
+	size_t n = sym_object_inlines(obj, addr, in, sizeof(in) / sizeof(in[0]));
+	if (exp_grow(&b->inl_at, &b->cap_inl_at, b->ninl_at, sizeof(*b->inl_at)))
+		return NULL;
+	while (b->ninl_funcs + n > b->cap_inl_funcs)
+		if (exp_grow(&b->inl_funcs, &b->cap_inl_funcs, b->cap_inl_funcs, sizeof(*b->inl_funcs)))
+			return NULL;
+	struct inl_at *at = &b->inl_at[b->ninl_at];
+	*at = (struct inl_at){ obj, addr, (uint32_t)b->ninl_funcs, (uint32_t)n };
+	const char *path = sym_object_path(obj);
+	for (size_t i = 0; i < n; i++)
+		b->inl_funcs[b->ninl_funcs++] = inlined_func(b, &in[i], path);
+	if (inserted)
+		*v = ++b->ninl_at;      /* kept for the next time */
+	else
+		b->ninl_funcs = at->start;   /* a scratch copy, until the next call */
+	return at;
+}
+
 /* The chain of calls inlined at fr's address (DWARF), as functions in
  * c->inl.  Not for frames the rules replace or drop (the collector's, PLT
  * stubs, the lazy resolver, the signal trampoline) nor in an OpenMP
  * runtime, whose frames the user view rewrites by name. */
 static void inlines(struct build *b, struct proc_ctx *c, struct sym_mapping *mp, struct frame *fr)
 {
-	struct sym_inline in[64];
-
 	if (fr->tally || fr->plt || fr->lazy || fr->sigreturn || fr->func == b->unknown ||
 	    (b->m->funcs[fr->func].flags & (MODEL_FUNC_OMP_RUNTIME | MODEL_FUNC_DYNAMIC | MODEL_FUNC_MPI)))
 		return;
-	size_t n = sym_object_inlines(mp->obj, fr->addr, in, sizeof(in) / sizeof(in[0]));
+	const struct inl_at *at = inlines_at(b, mp->obj, fr->addr);
+	if (!at) {
+		b->oom = true;  /* the build fails at the end, said */
+		return;
+	}
+	size_t n = at->n;
 	if (!n || c->ninl + n > UINT32_MAX)
 		return;
 	while (c->ninl + n > c->cap_inl)
 		if (exp_grow(&c->inl, &c->cap_inl, c->cap_inl, sizeof(*c->inl))) {
-			b->oom = true;  /* the build fails at the end, said */
+			b->oom = true;
 			return;
 		}
-	const char *path = sym_object_path(mp->obj);
 	fr->inl = (uint32_t)c->ninl;
-	for (size_t i = 0; i < n; i++)
-		c->inl[c->ninl++] = inlined_func(b, &in[i], path);
+	memcpy(c->inl + c->ninl, b->inl_funcs + at->start, n * sizeof(*c->inl));
+	c->ninl += n;
 	fr->ninl = (uint32_t)n;
 	/* An inlined function's address: the first where it is innermost, so
 	 * that its source file is that of its own lines (annotate). */
