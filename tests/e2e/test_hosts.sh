@@ -15,7 +15,8 @@ BUILDDIR=${TALLY_BUILD:-$(dirname "$TALLY")/..}
 LIB=$BUILDDIR/lib
 CHECK="python3 $E2E/mpi_check.py"
 ALL="hosts_gathered hosts_partial_refused hosts_partial_gathered hosts_imbalance_split hosts_messages_exact
-hosts_names_shown hosts_clock_offset_measured hosts_timeline_aligned hosts_messages_in_order"
+hosts_names_shown hosts_clock_offset_measured hosts_timeline_aligned hosts_messages_in_order
+hosts_gathered_from_directories"
 
 skip_all() {
 	for t in $ALL; do skip "$t" "$1"; done
@@ -136,3 +137,10 @@ print(m, raw, wall)
 assert m["matched"] == 10 and m["unmatched"] == 0 and m["received_before_sent"] == 0, m
 assert raw["matched"] == 10 and raw["received_before_sent"] >= 1, raw
 assert shift - wall <= raw["worst_ns"] <= shift, (raw, wall)'
+
+# A DIR source (a shared file system): the gathering host's own ranks
+# already in JOB (a), the others' from a directory this machine sees (b).
+mkdir a b && cp -r f1.exp/rank0.exp f1.exp/rank1.exp a/ && cp -r f1.exp/rank2.exp f1.exp/rank3.exp b/
+check hosts_gathered_from_directories sh -c '
+	"$TALLY" gather -o a b >d.out 2>d.err && grep -qx "a: ranks 0-3 of 4; tally-h1: 0-1, tally-h2: 2-3" d.out &&
+	test -d b/rank2.exp && "$TALLY" report a --messages --format csv 2>/dev/null | diff messages.want -'
