@@ -32,9 +32,9 @@
  *   model_names.c    same-named functions of one object told apart
  *   model_states.c   thread states (--states): wall time by state and stack
  *   model_counters.c counter samples (-c): a metric per event
+ *   model_heap_blocks.c heap blocks' lifetimes, shared by the two below
  *   model_dataspace.c precise samples by data object (docs/dataspace.md)
  *   model_dataclock.c clock samples by data object (--data)
- *   model_heap_blocks.c heap blocks' lifetimes, shared by those two
  *   model_build.c    the driver: one pass per process, then the whole model
  */
 #ifndef TALLY_MODEL_BUILD_INT_H
