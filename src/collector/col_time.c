@@ -37,24 +37,42 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A TSC reading and a CLOCK_MONOTONIC one taken together: the TSC read on
+ * both sides of the clock, the try with the fewest ticks between kept.  Two
+ * plain reads in a row disagree by whatever preempted the thread between
+ * them: on a loaded machine, milliseconds, which made the ratio (and so
+ * every time until the next anchor) that wrong. */
+static void pair_now(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t a = __rdtsc(), n = mono_ns(), b = __rdtsc();
+		if (b - a < least) {
+			least = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = n;
+		}
+	}
+}
+
 void col_time_init(void)
 {
 	unsigned a, b, c, d;
 
 	tsc_invariant = __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8));
-	start_tsc = __rdtsc();
-	start_ns = mono_ns();
+	pair_now(&start_tsc, &start_ns);
 }
 
 /* Take a new anchor (and ratio) now, if no other thread is at it. */
 static uint64_t renew(void)
 {
 	uint32_t s = atomic_load_explicit(&seq, memory_order_relaxed);
-	uint64_t ns = mono_ns();
+	uint64_t ns = 0, tsc = 0;
 
 	if ((s & 1) || !atomic_compare_exchange_strong(&seq, &s, s + 1))
-		return ns;
-	uint64_t tsc = __rdtsc();
+		return mono_ns();
+	pair_now(&tsc, &ns);
 	if (tsc > start_tsc && ns > start_ns) {
 		mult = (uint64_t)(((unsigned __int128)(ns - start_ns) << 32) / (tsc - start_tsc));
 		anchor_tsc = tsc;
