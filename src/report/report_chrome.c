@@ -10,7 +10,10 @@
  * chart over time, and the durations of a thread's outermost events add up
  * to its sampled CPU time.  Intervals (lock waits, I/O calls, and tracks
  * added by other views) are async events ("b"/"e", one id each), which may
- * overlap; markers are process-scoped instant events ("i").  Timestamps are
+ * overlap; markers are process-scoped instant events ("i"); an MPI job's
+ * matched messages (model.match.pairs) are flow events ("s" at the send's
+ * start, "f" at the receive's end, one id each), the arrows the viewers
+ * draw from rank to rank, on rank 0's clock (docs/mpi.md).  Timestamps are
  * whole microseconds from the first event; a frame open for less than one
  * is left out (a zero-length event beside the next one at the same time made
  * speedscope's importer nest every later frame under it).  Past MAX_SPANS
@@ -201,6 +204,27 @@ static void intervals_out(struct writer *w, const struct report_track *t, uint64
 	}
 }
 
+/* The matched messages as flows from the sending thread to the receiving
+ * one, ids after the intervals'. */
+static void flows_out(struct writer *w, uint64_t *id)
+{
+	const struct model *m = w->m;
+
+	for (size_t i = 0; i < m->match.npairs; i++) {
+		const struct model_pair *p = &m->match.pairs[i];
+		const struct model_thread *a = &m->threads[p->send_thread], *b = &m->threads[p->recv_thread];
+		sep(w);
+		fprintf(w->out, "{\"ph\":\"s\",\"cat\":\"mpi\",\"name\":\"message %d to %d\",\"id\":%llu,"
+			"\"pid\":%u,\"tid\":%u,\"ts\":%llu}", p->from, p->to, (unsigned long long)*id,
+			pid_of(w, a->proc), a->tid, us(w, p->send_ns));
+		sep(w);
+		fprintf(w->out, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"mpi\",\"name\":\"message %d to %d\","
+			"\"id\":%llu,\"pid\":%u,\"tid\":%u,\"ts\":%llu}", p->from, p->to,
+			(unsigned long long)*id, pid_of(w, b->proc), b->tid, us(w, p->recv_ns));
+		++*id;
+	}
+}
+
 int report_chrome(FILE *out, const struct model *m)
 {
 	struct report_timeline tl;
@@ -220,6 +244,7 @@ int report_chrome(FILE *out, const struct model *m)
 		rc = samples_out(&w, t);
 		intervals_out(&w, t, &id);
 	}
+	flows_out(&w, &id);
 	for (size_t i = 0; i < tl.nmarks; i++) {
 		sep(&w);
 		fprintf(out, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"marker\",\"pid\":%u,\"tid\":%u,\"ts\":%llu,\"name\":",

@@ -16,7 +16,7 @@ LIB=$BUILDDIR/lib
 CHECK="python3 $E2E/mpi_check.py"
 ALL="hosts_gathered hosts_partial_refused hosts_partial_gathered hosts_imbalance_split hosts_messages_exact
 hosts_names_shown hosts_clock_offset_measured hosts_timeline_aligned hosts_messages_in_order
-hosts_gathered_from_directories"
+hosts_gathered_from_directories hosts_chrome_arrows_forward"
 
 skip_all() {
 	for t in $ALL; do skip "$t" "$1"; done
@@ -120,6 +120,15 @@ wall = max(int(dict(l.rstrip(\"\\n\").split(\": \", 1) for l in open(\"f1.exp/ra
 span = max(max(v) for v in ts.values()) - min(min(v) for v in ts.values())
 print(len(ts), \"processes, span\", span, \"us, longest rank\", wall // 1000, \"us\")
 assert len(ts) == 4 and span * 1000 <= 2 * wall, (span, wall)"'
+
+# The chrome export draws each matched message as a flow from its send to
+# its receive: 10 of them, none going back in time.
+check hosts_chrome_arrows_forward python3 -c '
+import json
+ev = json.load(open("f1.trace.json"))["traceEvents"]
+s = {e["id"]: e["ts"] for e in ev if e["ph"] == "s"}
+f = {e["id"]: e["ts"] for e in ev if e["ph"] == "f"}
+assert len(s) == 10 and s.keys() == f.keys() and all(f[k] >= s[k] for k in s), (s, f)'
 
 # Message matching: each of the job's 10 point-to-point messages matched
 # send to receive; on rank 0's clock none is received before it is sent.

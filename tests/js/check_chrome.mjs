@@ -44,6 +44,11 @@ for (const e of events) {
     const k = `${e.cat}/${e.id}`;
     if (e.ph === 'b') { if (open.has(k)) fail('async id begun twice', e); open.set(k, e.ts); }
     else { if (!open.has(k) || open.get(k) > e.ts) fail('async end without begin', e); open.delete(k); }
+  } else if (e.ph === 's' || e.ph === 'f') {
+    if (e.id === undefined || typeof e.cat !== 'string') fail('flow event without id or cat', e);
+    const k = `flow/${e.cat}/${e.id}`;
+    if (e.ph === 's') { if (open.has(k)) fail('flow id begun twice', e); open.set(k, e.ts); }
+    else { if (!open.has(k) || open.get(k) > e.ts) fail('flow end without its start', e); open.delete(k); }
   } else if (e.ph === 'i') {
     if (!['g', 'p', 't'].includes(e.s)) fail('instant event scope', e);
   } else fail('unexpected phase', e);
