@@ -68,6 +68,12 @@ static int files(const struct cli_view_ctx *c)
 	return CLI_OK;
 }
 
+static int psamples(const struct cli_view_ctx *c)
+{
+	report_psamples(c->d, c->m, c->o);
+	return CLI_OK;
+}
+
 static int processes(const struct cli_view_ctx *c)
 {
 	report_processes(c->d, c->m, c->o);
@@ -163,6 +169,9 @@ const struct cli_view cli_views[] = {
 	{ "files", CLI_ARG_NONE, NULL, NULL, NULL, 0, 0, files },
 	{ "processes", CLI_ARG_NONE, NULL, NULL, "the process tree: descendants followed into sub-experiments",
 	  CLI_VIEW_ALL_PROCESSES, 0, processes },
+	{ "samples", CLI_ARG_NONE, NULL, NULL,
+	  "each process over time (record --process-samples): resident\n"
+	  "memory, live heap (-H), CPU, page faults, context switches", 0, 0, psamples },
 	{ "ranks", CLI_ARG_NONE, NULL, NULL, "an MPI job's ranks: CPU, MPI time, bytes; the imbalance",
 	  0, 0, ranks },
 	{ "messages", CLI_ARG_NONE, NULL, NULL, "an MPI job's point-to-point bytes and messages, rank to rank",

@@ -82,6 +82,10 @@ static struct cli_opt record_options[] = {
 	{ "duration", 0, CLI_ARG_REQUIRED, 'U', "S",
 	  "stop recording after S seconds (after --delay's); a program\n"
 	  "tally runs goes on to its end, with -p tally detaches" },
+	{ "process-samples", 0, CLI_ARG_REQUIRED, 'P', "S",
+	  "every S seconds (default 1; 0: none) each process's resident\n"
+	  "memory, page faults, context switches, CPU time and, with -H,\n"
+	  "live heap bytes (report --samples; curves on the HTML timeline)" },
 	{ "toggle-signal", 0, CLI_ARG_REQUIRED, 'T', "SIG",
 	  "signal SIG (USR1, 12, RTMIN+1...) sent to a process of the run\n"
 	  "turns its recording off, the next one on again (kill -SIG to\n"
@@ -518,6 +522,16 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			o->launch.delay_ns = (int64_t)(o->delay_s * 1e9);
 			break;
+		case 'P': {
+			double s = strtod(optarg, &end);
+			if (*end || end == optarg || !(s >= 0) || s > 1e6 || (s > 0 && s < 0.001)) {
+				cli_error(CMD, "--process-samples %s: expected seconds, 0 (none) or 0.001 and more",
+					  optarg);
+				return -1;
+			}
+			o->launch.psample_ns = (int64_t)(s * 1e9);
+			break;
+		}
 		case 'T':
 			if (parse_signal(optarg, &o->launch.toggle_sig) != 0)
 				return -1;

@@ -431,3 +431,12 @@ void col_heap_reset_after_fork(void)
 	atomic_store(&no_state, 0);
 	atomic_flag_clear(&state_lock);
 }
+
+uint64_t col_heap_live_sigsafe(void)
+{
+	struct exp_heap_state *s = atomic_load(&state);
+
+	if (!col_proc.opt.heap)
+		return EXP_PROC_NO_HEAP;
+	return s ? atomic_load_explicit((_Atomic uint64_t *)&s->live_bytes, memory_order_relaxed) : 0;
+}

@@ -29,4 +29,9 @@ void col_heap_thread_end(struct col_thread *t);
 /* A fork child: the parent's tables are not its; start empty. */
 void col_heap_reset_after_fork(void);
 
+/* The process's live heap bytes (the threads' batches not yet added aside:
+ * BATCH each), or EXP_PROC_NO_HEAP when the heap is not traced or has no
+ * state yet.  Sigsafe, any thread. */
+uint64_t col_heap_live_sigsafe(void);
+
 #endif

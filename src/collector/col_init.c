@@ -23,6 +23,7 @@
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_objects.h"
+#include "collector/col_psample.h"
 #include "collector/col_real.h"
 #include "collector/col_sample.h"
 #include "collector/col_stacks.h"
@@ -79,6 +80,7 @@ static void start(void)
 	if (bad_options)
 		col_log_sigsafe("warning", "TALLY_OPTIONS: items not understood were ignored");
 	col_descend_install();
+	col_psample_now_sigsafe(self, col_now_ns_sigsafe());
 	col_cost_outside(self, col_thread_cputime_ns_sigsafe() - cpu2);
 	col_objects_init();
 }
@@ -127,6 +129,7 @@ __attribute__((destructor)) static void col_destructor(void)
 	col_files_check_nofile();
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
 	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());
+	col_psample_now_sigsafe(col_thread_self_sigsafe(), col_now_ns_sigsafe());
 	col_thread_end_others();
 	col_thread_detach();
 }

@@ -27,6 +27,7 @@
 #include <ucontext.h>
 
 #include "collector/col_clock.h"
+#include "collector/col_psample.h"
 #include "collector/col_control.h"
 #include "collector/col_java.h"
 #include "collector/col_counters.h"
@@ -279,6 +280,7 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	if (!col_control_paused_sigsafe(entry_ns)) {
 		take_sample(t, uc, entry_ns, weight, !rearm);
 		col_states_on_sample_sigsafe(t, entry_ns, uc);
+		col_psample_tick_sigsafe(t, entry_ns);
 	}
 	if (rearm)
 		col_clock_rearm_sigsafe(t);

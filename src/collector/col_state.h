@@ -31,6 +31,7 @@
  *   col_objects             the load-object map (MAP records, new snapshots)
  *   col_stacks              call stacks stored once
  *   col_heap                the heap tracer's tables: sums by stack, live blocks, peak
+ *   col_psample             process samples over time (--process-samples)
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_states col_counters its off-CPU states (--states); its counters (-c)
  *   col_sample              the profiling signal handler

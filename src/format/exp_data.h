@@ -200,6 +200,10 @@ struct exp_proc {
 	size_t nstates;
 	struct exp_cpu_split *splits;    /* user/system CPU so far, at clock samples */
 	size_t nsplits;
+	struct exp_proc_sample *psamples;   /* the process over time (--process-samples),
+	                                       in file order; kept by
+	                                       exp_experiment_drop_events */
+	size_t npsamples;
 	struct exp_counter_def counter_defs[EXP_MAX_COUNTERS];
 	uint32_t counter_mask;           /* bit i: counter_defs[i] was read */
 	struct exp_counter_sample *csamples;

@@ -178,6 +178,7 @@ static const struct option_def {
 	{ "duration", OPT_I64, OFF(duration_ns), 0, INT64_MAX, 0 },
 	{ "toggle", OPT_U32, OFF(toggle_sig), 0, 64, 0 },
 	{ "control", OPT_BOOL, OFF(control), 0, 1, 0 },
+	{ "psample", OPT_I64, OFF(psample_ns), 0, INT64_MAX, 1000000000 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

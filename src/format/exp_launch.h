@@ -137,6 +137,8 @@ struct exp_launch_options {
 	uint32_t toggle_sig;       /* --toggle-signal: this signal turns recording off
 	                              and on in the process it is sent to; 0: none */
 	bool control;              /* --control: the founder's directory has EXP_CONTROL_NAME */
+	int64_t psample_ns;        /* --process-samples: a PROC_SAMPLE every this many ns
+	                              of wall time; 0: none */
 };
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of

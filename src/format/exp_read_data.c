@@ -118,7 +118,7 @@ struct loader {
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
-	size_t cap_heap_sums, cap_heap_live;
+	size_t cap_heap_sums, cap_heap_live, cap_psamples;
 	size_t cap_ksamples, cap_kpcs, cap_ksyms;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
@@ -827,6 +827,8 @@ static const struct rec_type {
 			       take_jit_code },
 	[EXP_REC_JIT_UNLOAD] = { "jit-unload", EXP_FILE_CODE, sizeof(struct exp_jit_unload), false, false,
 				 take_jit_unload },
+	[EXP_REC_PROC_SAMPLE] = { "proc-sample", EXP_FILE_THREADS, sizeof(struct exp_proc_sample), false,
+				  false, COPY(psamples) },
 	[EXP_REC_THREAD_NAME] = { "thread-name", EXP_FILE_THREADS, sizeof(struct exp_thread_name), true,
 				  false, take_thread_name },
 	[EXP_REC_STATE] = { "state", EXP_FILE_STATES, sizeof(struct exp_state), false, false, take_state,
@@ -1384,6 +1386,7 @@ static void free_proc(struct exp_proc *p)
 	for (size_t i = 0; i < p->nthreads; i++)
 		free(p->threads[i].handler_hist);
 	free(p->log);
+	free(p->psamples);         /* kept by exp_experiment_drop_events, as threads */
 	free(p->dir);
 	free(p->lineage);
 	free(p->exe);

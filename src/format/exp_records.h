@@ -88,6 +88,7 @@ enum exp_rec_type {
 	EXP_REC_HEAP_SUMS = 17,
 	EXP_REC_HEAP_LIVE = 18,
 	EXP_REC_HEAP_STATE = 19,
+	EXP_REC_PROC_SAMPLE = 20,
 	EXP_REC_DYN_FUNC = 25,
 	EXP_REC_DYN_UNLOAD = 26,
 	EXP_REC_STATE = 30,
@@ -781,6 +782,26 @@ struct exp_jit_unload {
 	uint64_t start;
 	uint64_t method;
 };
+
+/* EXP_REC_PROC_SAMPLE, 72 bytes, in threads.dat: the process at one instant
+ * (`tally record --process-samples S`, every S seconds of wall time, taken
+ * by the first clock sample after each period, and at the end):
+ *   0 4 word; 4 4 tid (the thread that took it); 8 8 time_ns;
+ *  16 8 rss_bytes (resident, /proc/self/statm); 24 8 minflt; 32 8 majflt;
+ *  40 8 nvcsw; 48 8 nivcsw (getrusage RUSAGE_SELF: every thread so far);
+ *  56 8 heap_live_bytes (-H: the live heap bytes; EXP_PROC_NO_HEAP without);
+ *  64 8 cpu_ns (CLOCK_PROCESS_CPUTIME_ID)                                 */
+struct exp_proc_sample {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t rss_bytes;
+	uint64_t minflt, majflt;
+	uint64_t nvcsw, nivcsw;
+	uint64_t heap_live_bytes;
+	uint64_t cpu_ns;
+};
+#define EXP_PROC_NO_HEAP UINT64_MAX
 
 /* EXP_REC_THREAD_NAME, 24 + name bytes, in threads.dat: thread `tid` is now
  * called `name` (pthread_setname_np; a Java thread's name from the JVM).

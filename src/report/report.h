@@ -112,6 +112,8 @@ int report_callers(struct report_doc *d, const struct model *m, const struct rep
 void report_tree(struct report_doc *d, const struct model *m, const struct report_opts *o);
 
 void report_threads(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* --samples: each process over time (record --process-samples), report_psamples.c. */
+void report_psamples(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* The process tree: each (sub-)experiment under its parent. */
 void report_processes(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);

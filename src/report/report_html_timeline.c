@@ -7,6 +7,7 @@
  * lock waits does not make the page heavy.  Times are µs from the first
  * event.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,64 @@ static uint64_t min_duration(const struct report_timeline *tl, size_t *dropped)
 		*dropped += d[i] < min;
 	free(d);
 	return min;
+}
+
+/* One array of a process's samples: `field` of each, as integers. */
+static void curve(FILE *out, const char *name, const struct exp_proc *p, size_t off)
+{
+	fprintf(out, ",\"%s\":[", name);
+	for (size_t k = 0; k < p->npsamples; k++) {
+		uint64_t v;
+		memcpy(&v, (const char *)&p->psamples[k] + off, sizeof(v));
+		fprintf(out, k ? ",%llu" : "%llu", (unsigned long long)v);
+	}
+	fputc(']', out);
+}
+
+/* Each process's samples over time (record --process-samples): the times
+ * in µs from t0 (clamped to the span), resident bytes, faults, switches
+ * and, with -H, the live heap and its peak (the tracer's exact one). */
+static void process_curves(FILE *out, const struct model *m, uint64_t t0, uint64_t span)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct exp_proc *p = m->procs[i].src;
+		if (!p || !p->npsamples)
+			continue;
+		fputs(c++ ? ",\n{\"group\":" : "\n{\"group\":", out);
+		report_json_string(out, m->procs[i].label);
+		fputs(",\"t\":[", out);
+		for (size_t k = 0; k < p->npsamples; k++) {
+			uint64_t t = p->psamples[k].time_ns;
+			t = t > t0 ? t - t0 : 0;
+			fprintf(out, k ? ",%llu" : "%llu", (unsigned long long)((t < span ? t : span) / 1000));
+		}
+		fputc(']', out);
+		curve(out, "rss", p, offsetof(struct exp_proc_sample, rss_bytes));
+		curve(out, "minflt", p, offsetof(struct exp_proc_sample, minflt));
+		curve(out, "majflt", p, offsetof(struct exp_proc_sample, majflt));
+		curve(out, "vcsw", p, offsetof(struct exp_proc_sample, nvcsw));
+		curve(out, "ivcsw", p, offsetof(struct exp_proc_sample, nivcsw));
+		if (p->psamples[0].heap_live_bytes != EXP_PROC_NO_HEAP) {
+			curve(out, "heap", p, offsetof(struct exp_proc_sample, heap_live_bytes));
+			uint64_t peak = 0, at = 0;
+			if (p->has_heap_state && p->heap_state.peak_bytes) {
+				peak = p->heap_state.peak_bytes;
+				at = p->heap_state.peak_time_ns;
+			} else {
+				for (size_t k = 0; k < p->npsamples; k++)
+					if (p->psamples[k].heap_live_bytes > peak) {
+						peak = p->psamples[k].heap_live_bytes;
+						at = p->psamples[k].time_ns;
+					}
+			}
+			at = at > t0 ? at - t0 : 0;
+			fprintf(out, ",\"peak\":[%llu,%llu]", (unsigned long long)((at < span ? at : span) / 1000),
+				(unsigned long long)peak);
+		}
+		fputc('}', out);
+	}
 }
 
 int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint64_t *span_ns)
@@ -107,6 +166,8 @@ int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint
 		report_json_string(out, tl.marks[i].label);
 		fputc(']', out);
 	}
+	fputs("],\"procs\":[", out);
+	process_curves(out, m, tl.t0, span);
 	fputs("],\"gaps\":[", out);
 	for (size_t i = 0; i < tl.ngaps; i++) {
 		char why[128];

@@ -457,7 +457,10 @@
     const LABEL = 180;
     const plot = width - LABEL - 8;
     const tracks = TL.tracks;
-    const height = Math.max(1, tracks.length) * TROW + 20;
+    const curves = TL.procs || [];     /* record --process-samples: a row of curves per process */
+    const CROW = 48;
+    const curvesY = Math.max(1, tracks.length) * TROW;
+    const height = curvesY + curves.length * CROW + 20;
     const dpr = window.devicePixelRatio || 1;
     canvas.width = Math.floor(width * dpr); canvas.height = Math.floor(height * dpr);
     canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
@@ -483,6 +486,37 @@
       });
       g.fillStyle = 'rgba(40,90,200,0.75)';
       for (const iv of t.iv || []) g.fillRect(X(iv[0]), y + TROW - 7, Math.max(1, plot * iv[1] / span), 5);
+    });
+    /* each process's memory over time: resident (teal) and, with -H, the
+     * live heap (purple) with its peak marked; one scale per row */
+    const fmtB = (v) => v >= 1 << 30 ? (v / (1 << 30)).toFixed(2) + ' GiB' : v >= 1 << 20 ? (v / (1 << 20)).toFixed(1) + ' MiB'
+      : v >= 1024 ? (v / 1024).toFixed(0) + ' KiB' : v + ' B';
+    hooks.curves = [];
+    curves.forEach((c, i) => {
+      const y = curvesY + i * CROW;
+      g.fillStyle = '#eef0f3'; g.fillRect(0, y, width, 1);
+      const max = Math.max(1, ...c.rss, ...(c.heap || []), c.peak ? c.peak[1] : 0);
+      const Y = (v) => y + CROW - 4 - (CROW - 10) * v / max;
+      const line = (vals, colour) => {
+        g.strokeStyle = colour; g.lineWidth = 1.5; g.beginPath();
+        vals.forEach((v, k) => { if (k) g.lineTo(X(c.t[k]), Y(vals[k - 1])); g[k ? 'lineTo' : 'moveTo'](X(c.t[k]), Y(v)); });
+        g.stroke(); g.lineWidth = 1;
+      };
+      line(c.rss, '#2a9d8f');
+      if (c.heap) line(c.heap, '#8e44ad');
+      g.fillStyle = '#333'; g.fillText(`${c.group}`.slice(0, 30), 4, y + 10);
+      g.fillStyle = '#2a9d8f'; g.fillText('RSS', 4, y + 24);
+      if (c.heap) { g.fillStyle = '#8e44ad'; g.fillText('live heap', 34, y + 24); }
+      g.fillStyle = '#666'; g.fillText(`max ${fmtB(max)}`, 4, y + 38);
+      const mark = { group: c.group, max };
+      if (c.peak) {
+        const px = X(c.peak[0]), py = Y(c.peak[1]);
+        g.fillStyle = '#c0392b'; g.beginPath(); g.arc(px, py, 3.5, 0, 2 * Math.PI); g.fill();
+        const label = `peak ${fmtB(c.peak[1])}`;
+        g.fillText(label, Math.min(px + 6, width - g.measureText(label).width - 4), Math.max(y + 8, py - 6));
+        Object.assign(mark, { peakX: px, peakY: py, peak: c.peak[1] });
+      }
+      hooks.curves.push(mark);
     });
     /* the stretches a process recorded nothing (--delay, --toggle-signal...):
      * hatched grey over its tracks, the reason written in */
@@ -516,6 +550,15 @@
       const r = canvas.getBoundingClientRect();
       const x = ev.clientX - r.left, y = ev.clientY - r.top;
       const k = Math.floor(y / TROW);
+      if (x >= LABEL && y >= curvesY && y < curvesY + curves.length * CROW) {
+        const c = curves[Math.floor((y - curvesY) / CROW)];
+        const us = (x - LABEL) / plot * span;
+        let j = 0;
+        while (j + 1 < c.t.length && c.t[j + 1] <= us) j++;
+        return tip(`${c.group} at ${(c.t[j] / 1e6).toFixed(3)} s\nRSS ${fmtB(c.rss[j])}` + (c.heap ? `, live heap ${fmtB(c.heap[j])}` : '') +
+          `\npage faults ${c.minflt[j]} minor, ${c.majflt[j]} major; context switches ${c.vcsw[j]} voluntary, ${c.ivcsw[j]} involuntary` +
+          (c.peak ? `\nheap peak ${fmtB(c.peak[1])} at ${(c.peak[0] / 1e6).toFixed(3)} s` : ''), ev);
+      }
       if (x < LABEL || k < 0 || k >= tracks.length) return tip(null);
       const t = tracks[k];
       const us = (x - LABEL) / plot * span;
