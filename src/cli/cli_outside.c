@@ -28,7 +28,8 @@ int cli_outside_check(const struct record_opts *o, const char *what)
 	}
 	opt = o->launch.states ? "--states" : o->ncounters ? "-c" : o->launch.data ? "-d"
 	      : o->kernel ? "--kernel" : o->delay_s ? "--delay" : o->duration_s && !o->pid ? "--duration"
-	      : o->launch.toggle_sig ? "--toggle-signal" : o->control ? "--control" : NULL;
+	      : o->launch.toggle_sig ? "--toggle-signal" : o->control ? "--control"
+	      : o->psample_set ? "--process-samples" : NULL;
 	if (opt) {
 		cli_error("record", "%s: %s: not available in the outside mode yet (clock profiling "
 			  "only; docs/static.md)", opt, what);

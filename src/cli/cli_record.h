@@ -23,6 +23,7 @@ struct record_opts {
 	double duration_s;         /* --duration; 0: until Ctrl-C (-p) or the end */
 	double delay_s;            /* --delay; 0: none */
 	const char *control;       /* --control fifo:PATH; NULL: none */
+	bool psample_set;          /* --process-samples was given */
 	struct exp_event counters[EXP_MAX_COUNTERS];   /* -c EVENT[/PERIOD] */
 	int ncounters;
 	bool kernel;               /* --kernel: kernel call chains (off by default) */

@@ -530,6 +530,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			o->launch.psample_ns = (int64_t)(s * 1e9);
+			o->psample_set = true;
 			break;
 		}
 		case 'T':
