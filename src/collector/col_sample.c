@@ -30,6 +30,7 @@
 #include "collector/col_psample.h"
 #include "collector/col_control.h"
 #include "collector/col_java.h"
+#include "collector/col_objset.h"
 #include "collector/col_counters.h"
 #include "collector/col_files.h"
 #include "collector/col_runtime.h"
@@ -79,8 +80,10 @@ static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t *in_cpu,
 
 /* On the way out: the clock now, from the TSC since the read on the way in
  * (or read again if the handler ran long: preempted, its wall time is not
- * its cost), and the handler's CPU time. */
-static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint64_t in_ns)
+ * its cost), and the handler's CPU time.  Without a sample `taken`, the
+ * program's CPU since the last one stays for the next, and this handler's
+ * cost is taken out of it there. */
+static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint64_t in_ns, bool taken)
 {
 	uint64_t now = col_now_ns_sigsafe();
 	uint64_t tail = now - in_ns, head = in_ns - entry_ns;
@@ -89,7 +92,10 @@ static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint
 	if (head > TAIL_REREAD_NS)
 		head = 0;
 	uint64_t cost = out_cpu - in_cpu + head;
-	t->last_cpu_ns = out_cpu;
+	if (taken)
+		t->last_cpu_ns = out_cpu;
+	else
+		t->pending_ns += cost;
 	t->busy_signalled = false;
 	t->collector_ns += cost;
 	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cost);
@@ -157,6 +163,27 @@ static bool write_sample(struct col_thread *t, const uint64_t *frames, int n, in
  * the waiting frame, when it runs, takes nothing (taken_pc; the program's
  * later samples in the same handler see it too, and only cut it).  Returns
  * the machine frames left in this sample. */
+/* How many leading machine frames (from frames[nj]) are one of our signal
+ * handlers, what it called (libc's __errno_location, the vDSO's clock) and
+ * its signal trampoline: the first trampoline returns into code of ours; or
+ * 1 when the leaf is a trampoline (a handler returning: ours, or the
+ * program's, whose few instructions are not told apart) or our own code
+ * (an interposer's few instructions outside col_enter count with them).
+ * 0 if the sample is not in a handler of ours. */
+static int own_handler_frames(const uint64_t *frames, int nj, int n)
+{
+	const struct col_object_set *set = col_objects_current_sigsafe();
+
+	if (nj < n && col_unwind_in_sigreturn_sigsafe(frames[nj]))
+		return 1;               /* a handler's return, in its trampoline */
+	if (nj < n && set && col_objects_is_self_sigsafe(set, frames[nj]))
+		return 1;               /* in our code, however the unwind went */
+	for (int j = nj + 1; set && j + 1 < n; j++)
+		if (col_unwind_is_sigreturn_sigsafe(frames[j]))
+			return col_objects_is_self_sigsafe(set, frames[j - 1] - (j - 1 > nj)) ? j + 1 - nj : 0;
+	return 0;
+}
+
 static int take_waiting_frame(struct col_thread *t, uint64_t *frames, int nj, int n, int flags,
 			      uint64_t time_ns, uint64_t *weight)
 {
@@ -192,7 +219,11 @@ static bool handler_not_begun(struct col_thread *t, const void *uc, int nj, int 
 	return ra == t->frames[nj + 1] && col_unwind_is_sigreturn_sigsafe(ra);
 }
 
-static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint64_t weight, bool deferred)
+/* The sample; false if none was taken: it interrupted one of our own
+ * handlers outside its sample (our signal is not deferred: before the
+ * handler took the thread's busy flag, or after it let go, or in the
+ * trampoline it returns through), and its CPU goes to the next sample. */
+static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint64_t weight, bool deferred)
 {
 	int truncated, broken;
 
@@ -211,13 +242,15 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	}
 	truncated |= java_cut;
 	n += nj;
+	if (own_handler_frames(t->frames, nj, n))
+		return false;
 	int flags = col_stack_flags_sigsafe(truncated, broken);
 	n = take_waiting_frame(t, t->frames, nj, n, flags, entry_ns, &weight);
 	int from = handler_not_begun(t, uc, nj, n) ? nj + 2 : 0;
 	if (from)     /* the Java frames, if any, then the interrupted code's */
 		memmove(t->frames + nj, t->frames + from, (size_t)(n - from) * sizeof(*t->frames));
 	if (!write_sample(t, t->frames, n - from + (from ? nj : 0), flags, entry_ns, weight))
-		return;
+		return true;
 	/* After the sample: a data record never stands for a sample not written
 	 * (a lost one is counted, lost.events); none when the registers are
 	 * a handler's that had not begun. */
@@ -225,6 +258,7 @@ static void take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 		d.weight_ns = weight;
 		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_REGS, &d, sizeof(d));
 	}
+	return true;
 }
 
 static struct col_thread *(*_Atomic adopt)(const void *uc);
@@ -275,16 +309,17 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 		return;
 	}
 	uint64_t in_cpu, in_ns;
+	bool taken = true;
 	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
 	/* While paused, the time counts nowhere (col_control.c). */
 	if (!col_control_paused_sigsafe(entry_ns)) {
-		take_sample(t, uc, entry_ns, weight, !rearm);
+		taken = take_sample(t, uc, entry_ns, weight, !rearm);
 		col_states_on_sample_sigsafe(t, entry_ns, uc);
 		col_psample_tick_sigsafe(t, entry_ns);
 	}
 	if (rearm)
 		col_clock_rearm_sigsafe(t);
-	leave(t, entry_ns, in_cpu, in_ns);
+	leave(t, entry_ns, in_cpu, in_ns, taken);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 

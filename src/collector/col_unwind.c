@@ -796,6 +796,15 @@ bool col_unwind_is_sigreturn_sigsafe(uint64_t pc)
 	return set && is_sigreturn(col_objects_find_sigsafe(set, pc), pc);
 }
 
+bool col_unwind_in_sigreturn_sigsafe(uint64_t pc)
+{
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	const struct col_object *o = set ? col_objects_find_sigsafe(set, pc) : NULL;
+
+	/* at its mov, or at its syscall (7 bytes on) */
+	return o && (is_sigreturn(o, pc) || (pc >= o->text_lo + 7 && is_sigreturn(o, pc - 7)));
+}
+
 /* Registers saved by the kernel in the signal frame at `uc_addr`. */
 static bool regs_from_sigframe(const struct col_unwind_ctx *ctx, uint64_t uc_addr,
 			       struct col_regs *regs)

@@ -126,6 +126,9 @@ void col_regs_from_ucontext(const void *ucontext, struct col_regs *regs);
 /* Is `pc` the signal return trampoline (mov $15,%rax; syscall) of a loaded
  * object? */
 bool col_unwind_is_sigreturn_sigsafe(uint64_t pc);
+/* Is pc inside the signal trampoline (an interrupted pc: at either of its
+ * two instructions)? */
+bool col_unwind_in_sigreturn_sigsafe(uint64_t pc);
 
 /* Fill `regs` with the caller's registers, as if it were interrupted right
  * after this call returns (for interposers).  Implemented in assembly. */

@@ -21,6 +21,15 @@ import json; d = json.load(open(\"c.json\"))
 assert [r[\"name\"] for r in d[\"callers\"]] == [\"parent\"], d[\"callers\"]
 assert d[\"callees\"] == [], d[\"callees\"]
 assert abs(d[\"callers\"][0][\"attr_cpu_pct\"] - 66.7) < 3, d[\"callers\"]"'
+# Our signal is not deferred (SA_NODEFER): at 20 kHz, clock signals land in
+# our own handler before it takes the thread's busy flag, after it lets go
+# and in the trampoline it returns through.  Those are the code the handler
+# interrupted, never `<signal handler>` nor libc called by the handler
+# (__errno_location) in a program that has no handler.
+"$TALLY" record -F 20000 -o nodefer.exp ./spin 0.5 2>/dev/null
+check report_no_handler_frames_without_handlers sh -c '
+	"$TALLY" export nodefer.exp --format collapsed >nodefer.txt &&
+	! grep -E "signal handler|__errno_location|^on_signal" nodefer.txt'
 check report_callers_unknown_function_fails sh -c '
 	"$TALLY" report a.exp --callers nosuchfn 2>err; test $? -eq 2 && grep -q nosuchfn err'
 check report_tree_nests_calls sh -c '
