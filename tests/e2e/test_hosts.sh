@@ -27,7 +27,15 @@ command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip_all "no mpir
 mpicc -O2 -g -o mpi_work "$PROGS/mpi_work.c" || skip_all "mpicc cannot build tests/progs/mpi_work.c"
 trap 'sh "$E2E/hosts.sh" down "$T/hosts"; for j in $(jobs -p); do kill -TERM "$j" 2>/dev/null; done; rm -rf "$T"' EXIT
 SHIFT_S=-1000
-why=$(sh "$E2E/hosts.sh" up "$T/hosts" tally-h1 tally-h2@$SHIFT_S) || skip_all "no test hosts: $why"
+if ! why=$(sh "$E2E/hosts.sh" up "$T/hosts" tally-h1 tally-h2@$SHIFT_S); then
+	# Without time namespaces the hosts share one clock: all but the check
+	# that needs them apart still run.
+	case $why in
+	"no time namespaces"*) SHIFT_S=0 ;;
+	*) skip_all "no test hosts: $why" ;;
+	esac
+	why=$(sh "$E2E/hosts.sh" up "$T/hosts" tally-h1 tally-h2) || skip_all "no test hosts: $why"
+fi
 AGENT=$T/hosts/agent
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NET=10.231.77.0/24
@@ -95,7 +103,7 @@ assert [r[k]["bytes_sent"] for k in range(4)] == [1048592, 2097176, 3145760, 419
 # Time: the offset of each rank's clock from rank 0's, measured in MPI_Init
 # (log: mpi.clock.offset_ns, within half of mpi.clock.rtt_ns), is the one
 # hosts.sh gave tally-h2 (rank 0's host: none); a few microseconds more for
-# the collector's clock (the TSC, kept on CLOCK_MONOTONIC, docs/collector.md).
+# the collector's clock (the TSC, kept on CLOCK_MONOTONIC, src/collector/col_time.c).
 check hosts_clock_offset_measured python3 -c '
 import sys
 for exp in ("imb.exp", "f1.exp"):
@@ -138,7 +146,9 @@ assert len(s) == 10 and s.keys() == f.keys() and all(f[k] >= s[k] for k in s), (
 # longest rank's wall time, and 1000 s.
 "$TALLY" report f1.exp --messages --format json >m.json 2>/dev/null
 "$TALLY" report f1.exp --messages --format json --raw-clocks >mraw.json 2>/dev/null
-check hosts_messages_in_order python3 -c '
+if [ "$SHIFT_S" = 0 ]; then
+	skip hosts_messages_in_order "no time namespaces (Linux >= 5.6) to set a host's clock apart"
+else check hosts_messages_in_order python3 -c '
 import json
 m, raw = (json.load(open(f))["matching"] for f in ("m.json", "mraw.json"))
 wall = max(int(dict(l.rstrip("\n").split(": ", 1) for l in open("f1.exp/rank%d.exp/log.txt" % r) if ": " in l)["wall_ns"]) for r in range(4))
@@ -147,6 +157,7 @@ print(m, raw, wall)
 assert m["matched"] == 10 and m["unmatched"] == 0 and m["received_before_sent"] == 0, m
 assert raw["matched"] == 10 and raw["received_before_sent"] >= 1, raw
 assert shift - wall <= raw["worst_ns"] <= shift, (raw, wall)'
+fi
 
 # A DIR source (a shared file system): the gathering host's own ranks
 # already in JOB (a), the others' from a directory this machine sees (b).
