@@ -175,12 +175,16 @@ static void outside_mode(struct report_doc *d, const struct exp_experiment *exps
 		const struct exp_proc *f = &exps[i].procs[0];
 		const char *mode = exp_proc_log(f, "collector.mode");
 		const char *lost = exp_proc_log(f, "outside.lost");
+		const char *kt = exp_proc_log(f, "outside.kernel_ticks");
 		if (!mode)
 			continue;
 		report_kv(d, "collector_mode", "Collector", "%s (sampled by tally record with perf events; "
-			  "docs/static.md)%s%s%s", mode, lost && strcmp(lost, "0") ? "; " : "",
+			  "docs/static.md)%s%s%s%s", mode, lost && strcmp(lost, "0") ? "; " : "",
 			  lost && strcmp(lost, "0") ? lost : "",
-			  lost && strcmp(lost, "0") ? " samples lost by the kernel (its ring was full)" : "");
+			  lost && strcmp(lost, "0") ? " samples lost by the kernel (its ring was full)" : "",
+			  kt && !strncmp(kt, "not sampled", 11) ?
+			  "; ticks in the kernel not sampled (perf_event_paranoid >= 2 without root or "
+			  "CAP_PERFMON): system time is in no sample" : "");
 	}
 }
 

@@ -13,7 +13,9 @@
 #   - -p PID of a running static process: its threads sampled from outside
 #     for --duration, and it goes on undisturbed;
 #   - -H -s -i -m refused with one line before anything runs; the overview
-#     names the mode.
+#     names the mode;
+#   - as user 65534 under perf_event_paranoid 2, the run records without
+#     the kernel's ticks, and the overview says so.
 # Skipped with the reason where perf_event_open is refused, or go,
 # musl-gcc, perf or a static libc is missing.
 . "$(dirname "$0")/lib.sh"
@@ -135,6 +137,24 @@ check static_tracing_refused sh -c '
 		test $rc -eq 64 && test $(wc -l <err) -eq 1 && grep -q "statically linked" err &&
 		grep -q -- "${opt%%=*}" err && test ! -d t.exp || { cat err; exit 1; }
 	done'
+
+# As user 65534 with perf_event_paranoid 2: the kernel refuses ticks in
+# kernel mode, the run records (user mode only), and the overview says so.
+if need other_user static_as_user; then
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ]; then
+		skip static_as_user "perf_event_paranoid <= 1: the kernel allows every user kernel ticks"
+	else
+		U=$(mktemp -d /tmp/tally-static.XXXXXX)
+		cp staticky "$U/" && chown -R 65534:65534 "$U"
+		(cd "$U" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$TALLY" record -o u.exp ./staticky 40 >u.out 2>u.err)
+		"$TALLY" report "$U/u.exp" >"$U/u.report" 2>&1
+		check static_as_user sh -c "cat '$U/u.err'; grep Collector '$U/u.report';
+			grep -q 'Collector .*outside mode.*ticks in the kernel not sampled' '$U/u.report' &&
+			grep -q '^  Samples  *[1-9]' '$U/u.report' && grep -q ' heavy ' '$U/u.report'"
+		rm -rf "$U"
+	fi
+fi
 
 check static_overview_names_mode sh -c '
 	"$TALLY" report w.exp | grep -q "outside mode: statically linked; tracing unavailable"'
