@@ -176,6 +176,10 @@ static void usage(FILE *f)
 		"where tally finds libtally-collector.so.\n",
 		EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS,
 		EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_FOUNDER, EXP_ENV_COUNTERS, EXP_ENV_LIB_DIR);
+	fprintf(f,
+		"A statically linked PROGRAM (or -p PID of one) has no loader to preload the collector\n"
+		"with: tally samples it from outside with perf events (clock profiling, threads,\n"
+		"descendants; no tracing), and none of that environment is set (docs/static.md).\n");
 }
 
 static void forward_signal(int sig)
