@@ -16,7 +16,9 @@
 #    MPI calls per rank, the same 9 stacks in every rank): the wall time and
 #    peak memory of `tally report JOB --ranks`, and the memory for 100 ranks,
 #    to show it grows with ranks by a small constant (no rank's events stay).
-section "9. MPI: tracing cost per call (ping-pong) and a 1,000-rank job's report"
+# 3. A job of 10,000 ranks (200 samples each): the same, issue 27's bound
+#    of 5 s.
+section "9. MPI: tracing cost per call (ping-pong), 1,000- and 10,000-rank jobs' reports"
 
 d=$OUT/mpi
 rm -rf "$d" && mkdir -p "$d"
@@ -100,4 +102,21 @@ else
 		"($(( (m1000 - m100) / 900 )) KB more per rank; each rank's events are $(( $(du -sk "$d/job1000/rank1.exp" | cut -f1) )) KB on disk)"
 	row "report of a 1,000-rank job (s)" "$(fmt "$t" 2)" "<= 10" "-"
 fi
-rm -rf "$d"/*.exp "$d"/job1000 "$d"/job100
+
+# 3. 10,000 ranks x 200 samples (the same 8 stacks in every rank): the
+#    report's wall time and peak memory, beside 1,000 ranks of the same kind,
+#    to show what a rank costs (its log, totals and threads; never its events).
+if [ -x "$gen" ]; then
+	"$gen" "$d/job10k" 10000 200 >"$d/gen10k.txt" && "$gen" "$d/job1k" 1000 200 >/dev/null
+	note "job: $(cat "$d/gen10k.txt"), $(du -sh "$d/job10k" | cut -f1) on disk"
+	tb time --rounds 3 --warmup 1 --json "$d/r10k.json" --dir "$d/r10k" \
+		--cmd report10k "$TALLY report $d/job10k --ranks"
+	t=$(tb get "$d/r10k.json" report10k.wall_med)
+	rss() { /usr/bin/time -f %M "$TALLY" report "$1" --ranks 2>&1 >/dev/null | tail -n 1; }
+	m10k=$(rss "$d/job10k") m1k=$(rss "$d/job1k")
+	note "peak memory of report --ranks: $m1k KB for 1,000 ranks, $m10k KB for 10,000" \
+		"($(( (m10k - m1k) / 9000 )) KB more per rank); load $(cut -d' ' -f1 /proc/loadavg)"
+	row "report of a 10,000-rank job (s)" "$(fmt "$t" 2)" "<= 5" "-"
+	row "report of a 10,000-rank job, peak memory (MB)" "$((m10k / 1024))" "-" "-"
+fi
+rm -rf "$d"/*.exp "$d"/job1000 "$d"/job100 "$d"/job10k "$d"/job1k

@@ -82,7 +82,8 @@ static int processes(const struct cli_view_ctx *c)
 
 static int ranks(const struct cli_view_ctx *c)
 {
-	report_ranks(c->d, c->m, c->o);
+	report_ranks(c->d, c->m, c->o, !c->arg ? REPORT_RANKS_AUTO
+				       : !strcmp(c->arg, "all") ? REPORT_RANKS_ALL : REPORT_RANKS_SUMMARY);
 	return CLI_OK;
 }
 
@@ -172,8 +173,10 @@ const struct cli_view cli_views[] = {
 	{ "samples", CLI_ARG_NONE, NULL, NULL,
 	  "each process over time (record --process-samples): resident\n"
 	  "memory, live heap (-H), CPU, page faults, context switches", 0, 0, psamples },
-	{ "ranks", CLI_ARG_NONE, NULL, NULL, "an MPI job's ranks: CPU, MPI time, bytes; the imbalance",
-	  0, 0, ranks },
+	{ "ranks", CLI_ARG_OPTIONAL, "all", "all|summary",
+	  "an MPI job's ranks: CPU, MPI time, bytes; the imbalance; of more\n"
+	  "than 16 ranks, the slowest, quartiles and fastest; =all: each rank;\n"
+	  "=summary: those five of any job", 0, 0, ranks },
 	{ "messages", CLI_ARG_NONE, NULL, NULL, "an MPI job's point-to-point bytes and messages, rank to rank",
 	  CLI_VIEW_MATCH, 0, messages },
 	{ "lines", CLI_ARG_NONE, NULL, NULL, "the hottest source lines of the whole program (a line of two\n"

@@ -47,12 +47,16 @@ void report_overview(struct report_doc *d, const struct model *m,
  * stack, without (and why), and the JVM's own. */
 void report_java_overview(struct report_doc *d, const struct model *m);
 
-/* MPI jobs (report_mpi.c): the ranks side by side and the job's imbalance;
+/* MPI jobs (report_mpi.c): the ranks side by side (AUTO: up to 16, more
+ * summarised: slowest, quartiles, fastest; ALL: each; SUMMARY: summarised)
+ * and the job's imbalance;
  * the point-to-point traffic from rank to rank; and the head of the
  * overview of a job's ranks (true), instead of one head per experiment, or
  * false if `exps` are not a job's.  The head adds the kernel's and the
  * threads' CPU time to *kernel_ns and *thread_cpu. */
-void report_ranks(struct report_doc *d, const struct model *m, const struct report_opts *o);
+enum report_ranks_mode { REPORT_RANKS_AUTO, REPORT_RANKS_ALL, REPORT_RANKS_SUMMARY };
+void report_ranks(struct report_doc *d, const struct model *m, const struct report_opts *o,
+		  enum report_ranks_mode mode);
 void report_messages(struct report_doc *d, const struct model *m, const struct report_opts *o);
 bool report_job_head(struct report_doc *d, const struct exp_experiment *exps, size_t nexps,
 		     uint64_t *kernel_ns, uint64_t *thread_cpu, bool *have_rusage);

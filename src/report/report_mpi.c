@@ -15,6 +15,9 @@
 
 #include "report/report.h"
 
+/* Up to this many ranks, --ranks lists each; more are summarised. */
+#define REPORT_RANKS_ROWS 16
+
 struct rank_row {
 	int32_t rank;
 	uint64_t v[MODEL_METRIC_COUNT];
@@ -36,6 +39,7 @@ static struct rank_row *rank_rows(const struct model *m, size_t *n)
 {
 	struct rank_row *rows = calloc(m->nprocs ? m->nprocs : 1, sizeof(*rows));
 	size_t k = 0;
+	int32_t highest = -1;
 
 	if (!rows)
 		return NULL;
@@ -43,9 +47,16 @@ static struct rank_row *rank_rows(const struct model *m, size_t *n)
 		const struct model_proc *p = &m->procs[i];
 		if (p->rank < 0)
 			continue;
-		size_t j;
-		for (j = 0; j < k && rows[j].rank != p->rank; j++)
-			;
+		/* Ranks come in order, each with its descendants: a rank above
+		 * every one seen is new, others are looked for from the last. */
+		size_t j = k;
+		if (p->rank <= highest)
+			for (j = k; j-- > 0 && rows[j].rank != p->rank;)
+				;
+		if (j == SIZE_MAX)
+			j = k;
+		if (p->rank > highest)
+			highest = p->rank;
 		if (j == k) {
 			rows[k].rank = p->rank;
 			rows[k++].first = p;
@@ -236,8 +247,100 @@ static void imbalance(struct report_doc *d, const struct model *m, const struct 
 	report_kv_end(d);
 }
 
-void report_ranks(struct report_doc *d, const struct model *m, const struct report_opts *o)
+/* The columns of a rank's row, and its cells (rank_cells). */
+static void rank_cols(struct report_table *t)
 {
+	report_col(t, "rank", "Rank", COL_U64);
+	report_col(t, "cpu", "CPU s", COL_SEC);
+	report_col(t, "cpu_outside_mpi", "Outside MPI s", COL_SEC);
+	report_col(t, "cpu_outside_mpi_pct", "%", COL_PCT);
+	report_col(t, "cpu_in_mpi", "In MPI s", COL_SEC);
+	report_col(t, "mpi_time", "MPI time s", COL_SEC);
+	report_col(t, "mpi_calls", "MPI calls", COL_U64);
+	report_col(t, "bytes_sent", "Sent", COL_COUNT);
+	report_col(t, "bytes_recv", "Received", COL_COUNT);
+	report_col(t, "top_mpi_time", "Waited s", COL_SEC);
+	report_col(t, "top_mpi_call", "most in", COL_STR);
+	report_col(t, "pid", "PID", COL_U64);
+	report_col(t, "job", "Job.step", COL_STR);
+	report_col(t, "host", "Host", COL_STR);
+}
+
+static void rank_cells(struct report_table *t, const struct rank_row *r, uint64_t work_total)
+{
+	unsigned op = top_op(r);
+	const char *id = exp_proc_log(r->first->src, "job.id");
+	const char *step = exp_proc_log(r->first->src, "job.step");
+	char job[160];
+
+	report_u64(t, (uint64_t)r->rank);
+	report_u64(t, r->v[MODEL_CPU]);
+	report_u64(t, outside_mpi(r));
+	report_pct(t, report_pct_of(outside_mpi(r), work_total));
+	report_u64(t, r->cpu_in_mpi);
+	report_u64(t, r->v[MODEL_MPI_TIME]);
+	report_u64(t, r->v[MODEL_MPI_COUNT]);
+	report_u64(t, r->v[MODEL_MPI_BYTES_SENT]);
+	report_u64(t, r->v[MODEL_MPI_BYTES_RECV]);
+	report_u64(t, op ? r->op_ns[op] : 0);
+	report_str(t, op ? exp_mpi_op_name(op) : "");
+	report_u64(t, r->first->src->pid);
+	snprintf(job, sizeof(job), "%.80s%s%.64s", id ? id : "", id && step ? "." : "", id && step ? step : "");
+	report_str(t, job);
+	report_str(t, rank_host(r->first->src));
+}
+
+/* Rows by CPU outside MPI, least first, a tie by rank. */
+static int cmp_work(const void *a, const void *b)
+{
+	const struct rank_row *x = *(const struct rank_row *const *)a, *y = *(const struct rank_row *const *)b;
+	uint64_t u = outside_mpi(x), v = outside_mpi(y);
+
+	return u != v ? (u < v ? -1 : 1) : (x->rank < y->rank ? -1 : x->rank > y->rank);
+}
+
+/* Many ranks: five of them, by their CPU outside MPI (what makes a rank
+ * the one others wait for): the slowest (the first rank with the most, as
+ * the imbalance names it), the quartiles (the rank at position
+ * floor((n - 1) * q) of the order, least first, a tie by rank) and the
+ * fastest.  --ranks=all lists every rank. */
+static void summary(struct report_doc *d, struct rank_row *rows, size_t n, uint64_t work_total)
+{
+	static const struct {
+		const char *at;
+		double q;
+	} at[] = { { "slowest", 1 }, { "75%", 0.75 }, { "median", 0.5 }, { "25%", 0.25 }, { "fastest", 0 } };
+	const struct rank_row **by = malloc(n * sizeof(*by));
+	char title[128];
+
+	if (!by) {
+		report_doc_fail(d, "the summary of ranks");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		by[i] = &rows[i];
+	qsort(by, n, sizeof(*by), cmp_work);
+	size_t slowest = n - 1;
+	while (slowest > 0 && outside_mpi(by[slowest - 1]) == outside_mpi(by[n - 1]))
+		slowest--;
+	snprintf(title, sizeof(title), "Ranks by CPU outside MPI (%zu ranks; --ranks=all lists each)", n);
+	struct report_table *t = report_table_new("ranks_summary", title);
+	report_col(t, "at", "At", COL_STR);
+	rank_cols(t);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		size_t k = at[i].q == 1 ? slowest : (size_t)((double)(n - 1) * at[i].q);
+		report_row(t);
+		report_str(t, at[i].at);
+		rank_cells(t, by[k], work_total);
+	}
+	report_table_emit(d, t);
+	free(by);
+}
+
+void report_ranks(struct report_doc *d, const struct model *m, const struct report_opts *o,
+		  enum report_ranks_mode mode)
+{
+	(void)o;
 	size_t n;
 	struct rank_row *rows = rank_rows(m, &n);
 
@@ -254,49 +357,16 @@ void report_ranks(struct report_doc *d, const struct model *m, const struct repo
 	uint64_t work_total = 0;
 	for (size_t i = 0; i < n; i++)
 		work_total += outside_mpi(&rows[i]);
-	struct report_table *t = report_table_new("ranks", "Ranks");
-	report_col(t, "rank", "Rank", COL_U64);
-	report_col(t, "cpu", "CPU s", COL_SEC);
-	report_col(t, "cpu_outside_mpi", "Outside MPI s", COL_SEC);
-	report_col(t, "cpu_outside_mpi_pct", "%", COL_PCT);
-	report_col(t, "cpu_in_mpi", "In MPI s", COL_SEC);
-	report_col(t, "mpi_time", "MPI time s", COL_SEC);
-	report_col(t, "mpi_calls", "MPI calls", COL_U64);
-	report_col(t, "bytes_sent", "Sent", COL_COUNT);
-	report_col(t, "bytes_recv", "Received", COL_COUNT);
-	report_col(t, "top_mpi_time", "Waited s", COL_SEC);
-	report_col(t, "top_mpi_call", "most in", COL_STR);
-	report_col(t, "pid", "PID", COL_U64);
-	report_col(t, "job", "Job.step", COL_STR);
-	report_col(t, "host", "Host", COL_STR);
-	size_t shown = o->limit && o->limit < n ? o->limit : n;
-	for (size_t i = 0; i < shown; i++) {
-		const struct rank_row *r = &rows[i];
-		unsigned op = top_op(r);
-		report_row(t);
-		report_u64(t, (uint64_t)r->rank);
-		report_u64(t, r->v[MODEL_CPU]);
-		report_u64(t, outside_mpi(r));
-		report_pct(t, report_pct_of(outside_mpi(r), work_total));
-		report_u64(t, r->cpu_in_mpi);
-		report_u64(t, r->v[MODEL_MPI_TIME]);
-		report_u64(t, r->v[MODEL_MPI_COUNT]);
-		report_u64(t, r->v[MODEL_MPI_BYTES_SENT]);
-		report_u64(t, r->v[MODEL_MPI_BYTES_RECV]);
-		report_u64(t, op ? r->op_ns[op] : 0);
-		report_str(t, op ? exp_mpi_op_name(op) : "");
-		report_u64(t, r->first->src->pid);
-		const char *id = exp_proc_log(r->first->src, "job.id");
-		const char *step = exp_proc_log(r->first->src, "job.step");
-		char job[160];
-		snprintf(job, sizeof(job), "%.80s%s%.64s", id ? id : "", id && step ? "." : "",
-			 id && step ? step : "");
-		report_str(t, job);
-		report_str(t, rank_host(r->first->src));
-	}
-	report_table_emit(d, t);
-	if (shown < n)
-		report_note(d, "... %zu more ranks (--limit 0 shows them all)", n - shown);
+	if (mode == REPORT_RANKS_ALL || (mode == REPORT_RANKS_AUTO && n <= REPORT_RANKS_ROWS)) {
+		struct report_table *t = report_table_new("ranks", "Ranks");
+		rank_cols(t);
+		for (size_t i = 0; i < n; i++) {
+			report_row(t);
+			rank_cells(t, &rows[i], work_total);
+		}
+		report_table_emit(d, t);
+	} else
+		summary(d, rows, n, work_total);
 	imbalance(d, m, rows, n);
 	free(rows);
 }

@@ -171,10 +171,24 @@ check mpi_rank_option_errors sh -c "
 	$CHECK r2.json 'ranks 1' 'sent 2 3145760' &&
 	! TALLY_LIB_DIR=\$PWD/nompi \"\$TALLY\" record -m -o x.exp true 2>e3 && grep -q -- '-m: .*libopenmpi-dev' e3"
 
-# 300 ranks written by jobgen: every rank read, totals exact.
+# 300 ranks written by jobgen: every rank read (--ranks=all), totals exact;
+# --ranks alone summarises: the slowest, quartiles and fastest are the
+# ranks at those places of --ranks=all's rows ordered by CPU outside MPI.
 "$BUILDDIR/tests/jobgen" gen.exp 300 300 >gen.txt
 check mpi_generated_job_of_300_ranks sh -c "
-	\"\$TALLY\" report gen.exp --ranks --format json >gen.json && $CHECK gen.json 'ranks 300' 'slowest 3' &&
+	\"\$TALLY\" report gen.exp --ranks=all --format json >gen.json && $CHECK gen.json 'ranks 300' 'slowest 3' &&
+	\"\$TALLY\" report gen.exp --ranks --format json >sum.json && python3 -c '
+import json
+rows = json.load(open(\"gen.json\"))[\"ranks\"]
+s = json.load(open(\"sum.json\"))
+assert \"ranks\" not in s and s[\"imbalance\"][\"slowest_rank\"] == 3, s.keys()
+by = sorted(rows, key=lambda r: (r[\"cpu_outside_mpi\"], r[\"rank\"]))
+top = min(r[\"rank\"] for r in rows if r[\"cpu_outside_mpi\"] == by[-1][\"cpu_outside_mpi\"])
+want = [(\"slowest\", top)] + [(a, by[int(299 * q)][\"rank\"]) for a, q in ((\"75%\", .75), (\"median\", .5), (\"25%\", .25), (\"fastest\", 0))]
+got = [(r[\"at\"], r[\"rank\"]) for r in s[\"ranks_summary\"]]
+assert got == want, (got, want)
+full = {r[\"rank\"]: r for r in rows}
+assert all(dict(r, at=None) == dict(full[r[\"rank\"]], at=None) for r in s[\"ranks_summary\"])' &&
 	python3 -c '
 import json
 o = json.load(open(\"gen.json\"))[\"overview\"]

@@ -126,7 +126,7 @@ static void build(void)
 }
 
 enum job { VIEW_FUNCTIONS, VIEW_CALLERS, VIEW_TREE, VIEW_THREADS, VIEW_OBJECTS, VIEW_LEAKS,
-	   VIEW_FILES, VIEW_PROCESSES, VIEW_GPROF, VIEW_GPROF_PROP, VIEW_RANKS, VIEW_MESSAGES,
+	   VIEW_FILES, VIEW_PROCESSES, VIEW_GPROF, VIEW_GPROF_PROP, VIEW_RANKS, VIEW_RANKS_SUMMARY, VIEW_MESSAGES,
 	   EXPORT_COLLAPSED,
 	   EXPORT_ARCS, EXPORT_CALLGRIND, JOBS };
 
@@ -160,7 +160,8 @@ static int run(enum job job, enum report_format fmt, FILE *out)
 	case VIEW_PROCESSES: report_processes(d, &m, &o); break;
 	case VIEW_GPROF: rc = report_gprof(d, &m, &o, MODEL_GPROF_STACKS); break;
 	case VIEW_GPROF_PROP: rc = report_gprof(d, &m, &o, MODEL_GPROF_PROPAGATE); break;
-	case VIEW_RANKS: report_ranks(d, &m, &o); break;
+	case VIEW_RANKS: report_ranks(d, &m, &o, REPORT_RANKS_AUTO); break;
+	case VIEW_RANKS_SUMMARY: report_ranks(d, &m, &o, REPORT_RANKS_SUMMARY); break;
 	case VIEW_MESSAGES: report_messages(d, &m, &o); break;
 	default: break;
 	}
