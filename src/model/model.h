@@ -418,6 +418,16 @@ struct model_java {
 	uint64_t unnamed;          /* Java methods without a name (counted once per function) */
 };
 
+/* Storage of the entries' frames (model_pool.c). */
+struct model_pool {
+	char **blocks;             /* malloc'd, 1 MiB each (or one entry's, if larger) */
+	size_t nblocks, cap_blocks;
+	char *at;                  /* free space of the last block ... */
+	size_t left;               /* ... bytes of it */
+	char *last;                /* the last entry's arrays, and their bytes: */
+	size_t last_bytes;         /*   model_entry_drop_frames gives them back */
+};
+
 struct model {
 	struct model_func *funcs;  /* [0] is <Total> */
 	uint32_t nfuncs;
@@ -472,6 +482,7 @@ struct model {
 	void *priv;                /* model_build's indexes while building */
 	struct model_event *events; /* with keep_events: in the order counted */
 	size_t nevents;
+	struct model_pool pool;    /* the entries' funcs and addrs */
 };
 
 #define MODEL_TOTAL 0u
@@ -489,6 +500,15 @@ int model_build_add(struct model *m, const struct exp_experiment *x, const struc
 		    char *err, size_t errlen);
 void model_build_end(struct model *m);
 void model_free(struct model *m);
+
+/* Give entry `e` a copy of funcs[0..n) and addrs[0..n) as its frames, in
+ * the model's pool (model_pool.c), freed by model_free.  0, or -1 if out of
+ * memory (e unchanged). */
+int model_entry_set_frames(struct model *m, struct model_entry *e, const uint32_t *funcs,
+			   const uint64_t *addrs, uint32_t n);
+/* The last entry made is dropped: its frames' room is given back. */
+void model_entry_drop_frames(struct model *m, struct model_entry *e);
+void model_pool_free(struct model *m);
 
 /* ---- function-level views (model_funcs.c) ------------------------------ */
 

@@ -124,22 +124,10 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 			return -1;
 	}
 	model_omp_ready(b, c);
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct exp_sample *s = &p->samples[i];
-		if (!model_keep(c, o, s->tid, s->time_ns))
-			continue;
-		long e;
-		if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_CPU, s->weight_ns, &e) ||
-		    model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SAMPLES, 1, NULL))
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (model_add_sample(b, c, o, &p->samples[i]))
 			return -1;
-		if (!(b->m->entries[e].flags & MODEL_ENTRY_FILTERED)) {
-			uint32_t java = b->m->entries[e].java;
-			b->m->java.samples[java]++;
-			b->m->java.cpu_ns[java] += s->weight_ns;
-		}
-		b->m->samples++;
-		model_thread_for(b, c, s->tid)->samples++;
-	}
+	model_samples_flush(b, c);
 	return 0;
 }
 
@@ -229,6 +217,7 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	model_map_free(&c.entry_of);
 	model_map_free(&c.thread_of);
 	model_map_free(&c.frame_of);
+	free(c.memo);
 	free(c.frames);
 	free(c.inl);
 	model_omp_free(&c);
@@ -297,6 +286,8 @@ void model_build_end(struct model *m)
 	model_map_free(&b->inl_of);
 	free(b->inl_at);
 	free(b->inl_funcs);
+	free(b->acc);
+	free(b->touched);
 	free(b);
 	m->priv = NULL;
 }
@@ -324,10 +315,7 @@ void model_free(struct model *m)
 		free(m->funcs[i].link);
 		free(m->funcs[i].src);
 	}
-	for (size_t i = 0; i < m->nentries; i++) {
-		free(m->entries[i].funcs);
-		free(m->entries[i].addrs);
-	}
+	model_pool_free(m);
 	for (size_t i = 0; i < m->nfiles; i++)
 		free(m->files[i].name);
 	free(m->files);

@@ -6,6 +6,7 @@
  * The files, bottom up (each calls only those above it in this list;
  * tests/e2e/test_layers.sh checks it):
  *   model_clock.c    a rank's times on rank 0's clock (offset, drift)
+ *   model_pool.c     the entries' frames, stored in blocks
  *   model_func_make.c functions made: added, or found by name
  *   model_filter.c   --object, --hide-object, --symbol on each new entry
  *   model_structure.c  outlined parts, OpenMP bodies and runtime: names to
@@ -106,7 +107,26 @@ struct build {
 	size_t ninl_at, cap_inl_at;
 	uint32_t *inl_funcs;              /* func ids, outermost first */
 	size_t ninl_funcs, cap_inl_funcs;
+	struct sample_acc *acc;           /* model_entries.c: clock samples by entry, ... */
+	size_t cap_acc;
+	uint32_t *touched;                /* ... the entries with some, in this process */
+	size_t ntouched, cap_touched;
 };
+
+/* Clock samples of one process summed by entry before they are added to it
+ * (model_add_sample, model_samples_flush). */
+struct sample_acc {
+	uint64_t cpu_ns, samples;
+};
+
+/* What a stack id's samples count in, for the epoch they were last seen in
+ * (model_entries.c): so that a sample costs one look-up of 12 bytes. */
+struct stack_memo {
+	uint32_t entry;                   /* index + 1; 0: none yet */
+	uint32_t epoch;
+	uint32_t flags;                   /* MODEL_ENTRY_FILTERED, STACK_MEMO_WORKER */
+};
+#define STACK_MEMO_WORKER 0x100u      /* an OpenMP worker's entry: placed by time */
 
 /* Do the Sun analyzer's structure rules apply (imputed calls, <OMP-*>, @plt for the
  * resolver, <signal handler>)?  In the user view and the expert view, which
@@ -156,6 +176,7 @@ struct proc_ctx {
 	uint64_t last_key;                /* the last event's entry_of key ... */
 	long last_entry;                  /* ... and its entry (a sample adds two metrics) */
 	uint32_t last_tid, last_thread;   /* the last thread looked up: tid + 1, index */
+	struct stack_memo *memo;          /* by stack id (p->nstacks), made on first use */
 };
 
 /* ---- model_structure.c ---- */
@@ -270,6 +291,14 @@ void model_omp_free(struct proc_ctx *c);
  * placement); -1 if out of memory. */
 long model_entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
 		     const struct model_options *o);
+
+/* Count clock sample `s` (if it passes the filters): its entry's sums in
+ * b->acc, its thread's at once.  0, or -1 if out of memory. */
+int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_options *o,
+		     const struct exp_sample *s);
+/* Add the sums of model_add_sample to the entries, the process and the
+ * total (after the process's last sample, before any other event). */
+void model_samples_flush(struct build *b, struct proc_ctx *c);
 
 /* The model_thread of `tid`, created on first use; NULL if out of memory. */
 struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid);

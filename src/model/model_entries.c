@@ -80,10 +80,37 @@ static long entry_for_op(struct build *b, struct proc_ctx *c, uint32_t stack_id,
 	return e < 0 ? e : remember(c, key, e);
 }
 
+/* The memo of stack_id at time_ns: its entry for the epoch of time_ns, made
+ * on first use; NULL if out of memory or the stack id is not the
+ * process's (then model_entry_for's map answers). */
+static struct stack_memo *memo_of(struct build *b, struct proc_ctx *c, uint32_t stack_id,
+				  uint64_t time_ns, const struct model_options *o)
+{
+	if (stack_id >= c->p->nstacks)
+		return NULL;
+	if (!c->memo && !(c->memo = calloc(c->p->nstacks, sizeof(*c->memo))))
+		return NULL;
+	struct stack_memo *sm = &c->memo[stack_id];
+	uint32_t epoch = (uint32_t)model_epoch_of(c, time_ns);
+	if (sm->entry && sm->epoch == epoch)
+		return sm;
+	long e = entry_for_op(b, c, stack_id, 0, time_ns, o);
+	if (e < 0)
+		return NULL;
+	const struct model_entry *en = &b->m->entries[e];
+	sm->entry = (uint32_t)e + 1;
+	sm->epoch = epoch;
+	sm->flags = (en->flags & MODEL_ENTRY_FILTERED) |
+		    (en->omp == MODEL_OMP_WORKER ? STACK_MEMO_WORKER : 0);
+	return sm;
+}
+
 long model_entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
 		     const struct model_options *o)
 {
-	return entry_for_op(b, c, stack_id, 0, time_ns, o);
+	const struct stack_memo *sm = memo_of(b, c, stack_id, time_ns, o);
+
+	return sm ? (long)sm->entry - 1 : entry_for_op(b, c, stack_id, 0, time_ns, o);
 }
 
 struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid)
@@ -182,6 +209,99 @@ int model_add_entry(struct build *b, struct proc_ctx *c, const struct model_opti
 		    uint64_t t, long e, enum model_metric mm, uint64_t value)
 {
 	return add_at(b, c, o, tid, t, e, mm, value, NULL);
+}
+
+/* Room in b->acc for entry e; 0, or -1 if out of memory. */
+static int acc_room(struct build *b, size_t e)
+{
+	if (e < b->cap_acc)
+		return 0;
+	size_t cap = b->cap_acc ? b->cap_acc : 1024;
+	while (cap <= e)
+		cap *= 2;
+	struct sample_acc *a = realloc(b->acc, cap * sizeof(*a));
+	if (!a)
+		return -1;
+	memset(a + b->cap_acc, 0, (cap - b->cap_acc) * sizeof(*a));
+	b->acc = a;
+	b->cap_acc = cap;
+	return 0;
+}
+
+/* A sample is counted where model_add would count its two metrics, cpu and
+ * samples, but its entry's and the process's sums wait for
+ * model_samples_flush: per sample, one memo look-up and one 16-byte sum. */
+int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_options *o,
+		     const struct exp_sample *s)
+{
+	struct model *m = b->m;
+
+	if (!model_keep(c, o, s->tid, s->time_ns))
+		return 0;
+	const struct stack_memo *sm = memo_of(b, c, s->stack_id, s->time_ns, o);
+	long e = sm ? (long)sm->entry - 1 : entry_for_op(b, c, s->stack_id, 0, s->time_ns, o);
+	bool filtered;
+	if (e >= 0 && (!sm || (sm->flags & STACK_MEMO_WORKER))) {
+		e = model_omp_place(b, c, e, s->time_ns);
+		filtered = e >= 0 && (m->entries[e].flags & MODEL_ENTRY_FILTERED);
+	} else {
+		filtered = sm && (sm->flags & MODEL_ENTRY_FILTERED);
+	}
+	struct model_thread *th = model_thread_for(b, c, s->tid);
+	if (e < 0 || !th)
+		return -1;
+	m->samples++;
+	th->samples++;
+	if (filtered)
+		return 0;
+	if (acc_room(b, (size_t)e))
+		return -1;
+	struct sample_acc *a = &b->acc[e];
+	if (!a->samples) {
+		if (exp_grow(&b->touched, &b->cap_touched, b->ntouched, sizeof(*b->touched)))
+			return -1;
+		b->touched[b->ntouched++] = (uint32_t)e;
+	}
+	a->cpu_ns += s->weight_ns;
+	a->samples++;
+	th->v[MODEL_CPU] += s->weight_ns;
+	th->v[MODEL_SAMPLES]++;
+	if (!th->first_ns || s->time_ns < th->first_ns)
+		th->first_ns = s->time_ns;
+	if (s->time_ns > th->last_ns)
+		th->last_ns = s->time_ns;
+	if (o->keep_events) {              /* a sample's event is its cpu's */
+		if (exp_grow(&m->events, &b->cap_events, m->nevents, sizeof(*m->events)))
+			return -1;
+		m->events[m->nevents++] = (struct model_event){
+			s->time_ns, s->weight_ns, (uint32_t)(th - m->threads), (uint32_t)e, MODEL_CPU };
+	}
+	return 0;
+}
+
+void model_samples_flush(struct build *b, struct proc_ctx *c)
+{
+	struct model *m = b->m;
+	struct model_proc *mp = &m->procs[c->index];
+
+	for (size_t i = 0; i < b->ntouched; i++) {
+		struct sample_acc *a = &b->acc[b->touched[i]];
+		struct model_entry *e = &m->entries[b->touched[i]];
+		e->v[MODEL_CPU] += a->cpu_ns;
+		e->v[MODEL_SAMPLES] += a->samples;
+		mp->v[MODEL_CPU] += a->cpu_ns;
+		mp->v[MODEL_SAMPLES] += a->samples;
+		if (e->flags & MODEL_ENTRY_IN_MPI)
+			mp->cpu_in_mpi += a->cpu_ns;
+		m->total[MODEL_CPU] += a->cpu_ns;
+		m->total[MODEL_SAMPLES] += a->samples;
+		m->java.samples[e->java] += a->samples;
+		m->java.cpu_ns[e->java] += a->cpu_ns;
+		*a = (struct sample_acc){ 0, 0 };
+	}
+	if (b->ntouched)
+		m->present |= 1u << MODEL_CPU | 1u << MODEL_SAMPLES;
+	b->ntouched = 0;
 }
 
 int model_add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,

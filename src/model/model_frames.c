@@ -369,23 +369,22 @@ void model_frame_resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool 
 }
 
 /* Append an entry of process c with frames funcs[0..n) (taken over). */
-static long entry_add(struct build *b, struct proc_ctx *c, uint32_t *funcs, uint64_t *addrs,
-		      uint32_t n, uint32_t flags, uint32_t omp)
+/* A new entry of process c with a copy of funcs/addrs[0..n) as its frames
+ * (in the model's pool); its index, or -1 if out of memory.  The arrays
+ * stay the caller's. */
+static long entry_add(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
+		      const uint64_t *addrs, uint32_t n, uint32_t flags, uint32_t omp)
 {
 	struct model *m = b->m;
 
-	if (exp_grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries))) {
-		free(funcs);
-		free(addrs);
+	if (exp_grow(&m->entries, &b->cap_entries, m->nentries, sizeof(*m->entries)))
 		return -1;
-	}
 	struct model_entry *e = &m->entries[m->nentries];
 	memset(e, 0, sizeof(*e));
+	if (model_entry_set_frames(m, e, funcs, addrs, n))
+		return -1;
 	e->proc = c->index;
 	e->flags = flags;
-	e->n = n;
-	e->funcs = funcs;
-	e->addrs = addrs;
 	e->omp = omp;
 	return (long)m->nentries++;
 }
@@ -520,6 +519,8 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		addrs[k++] = 0;
 	}
 	long e = entry_add(b, c, funcs, addrs, k, flags, omp);
+	free(funcs);
+	free(addrs);
 	if (e >= 0 && (o->object || o->symbol))
 		model_filter_entry(b, &m->entries[e], o);
 	return e;
@@ -552,8 +553,7 @@ long model_entry_merge(struct build *b, long e)
 		if (!v)
 			break;
 		if (same_frames(&m->entries[*v - 1], new)) {
-			free(new->funcs);
-			free(new->addrs);
+			model_entry_drop_frames(m, new);
 			m->nentries--;
 			return (long)*v - 1;
 		}
@@ -588,16 +588,7 @@ static long entry_of(struct build *b, struct proc_ctx *c, const uint32_t *funcs,
 			return (long)*v - 1;
 		key = model_hash64(key) | 1;
 	}
-	uint32_t *f = malloc((n + 1) * sizeof(*f));
-	uint64_t *a = malloc((n + 1) * sizeof(*a));
-	if (!f || !a) {
-		free(f);
-		free(a);
-		return -1;
-	}
-	memcpy(f, funcs, n * sizeof(*f));
-	memcpy(a, addrs, n * sizeof(*a));
-	long e = entry_add(b, c, f, a, n, 0, omp);
+	long e = entry_add(b, c, funcs, addrs, n, 0, omp);
 	if (e >= 0)
 		m->entries[e].java = java;
 	if (e >= 0 && m->merged)

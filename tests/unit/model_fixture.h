@@ -41,10 +41,9 @@ static void add_entry(const uint32_t *f, uint32_t n, uint64_t w)
 	m.entries = realloc(m.entries, (m.nentries + 1) * sizeof(*m.entries));
 	struct model_entry *e = &m.entries[m.nentries++];
 	memset(e, 0, sizeof(*e));
-	e->n = n;
-	e->funcs = malloc(n * sizeof(*e->funcs));
-	e->addrs = calloc(n, sizeof(*e->addrs));
-	memcpy(e->funcs, f, n * sizeof(*f));
+	uint64_t *addrs = calloc(n + 1, sizeof(*addrs));
+	model_entry_set_frames(&m, e, f, addrs, n);
+	free(addrs);
 	e->v[MODEL_CPU] = w;
 	m.total[MODEL_CPU] += w;
 	m.present |= 1u << MODEL_CPU;
