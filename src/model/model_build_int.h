@@ -127,6 +127,7 @@ struct stack_memo {
 	uint32_t flags;                   /* MODEL_ENTRY_FILTERED, STACK_MEMO_WORKER */
 };
 #define STACK_MEMO_WORKER 0x100u      /* an OpenMP worker's entry: placed by time */
+#define STACK_MEMO_SEEN 0x200u        /* model_samples_reserve counted it */
 
 /* Do the Sun analyzer's structure rules apply (imputed calls, <OMP-*>, @plt for the
  * resolver, <signal handler>)?  In the user view and the expert view, which
@@ -292,6 +293,10 @@ void model_omp_free(struct proc_ctx *c);
 long model_entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uint64_t time_ns,
 		     const struct model_options *o);
 
+/* Make room in the model's entries for one per distinct stack of process
+ * c's samples, at once: the array grown by doubling was copied at each
+ * step, its pages touched twice.  0, or -1 if out of memory. */
+int model_samples_reserve(struct build *b, struct proc_ctx *c);
 /* Count clock sample `s` (if it passes the filters): its entry's sums in
  * b->acc, its thread's at once.  0, or -1 if out of memory. */
 int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_options *o,

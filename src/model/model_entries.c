@@ -211,6 +211,36 @@ int model_add_entry(struct build *b, struct proc_ctx *c, const struct model_opti
 	return add_at(b, c, o, tid, t, e, mm, value, NULL);
 }
 
+int model_samples_reserve(struct build *b, struct proc_ctx *c)
+{
+	const struct exp_proc *p = c->p;
+	struct model *m = b->m;
+	size_t distinct = 0;
+
+	if (!p->nsamples || !p->nstacks)
+		return 0;
+	if (!c->memo && !(c->memo = calloc(p->nstacks, sizeof(*c->memo))))
+		return -1;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t id = p->samples[i].stack_id;
+		if (id < p->nstacks && !(c->memo[id].flags & STACK_MEMO_SEEN)) {
+			c->memo[id].flags |= STACK_MEMO_SEEN;
+			distinct++;
+		}
+	}
+	size_t want = m->nentries + distinct + 64;
+	if (want <= b->cap_entries)
+		return 0;
+	if (want < 2 * b->cap_entries)
+		want = 2 * b->cap_entries;
+	struct model_entry *e = realloc(m->entries, want * sizeof(*e));
+	if (!e)
+		return -1;
+	m->entries = e;
+	b->cap_entries = want;
+	return 0;
+}
+
 /* Room in b->acc for entry e; 0, or -1 if out of memory. */
 static int acc_room(struct build *b, size_t e)
 {
