@@ -303,8 +303,10 @@ int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_opt
 	if (o->keep_events) {              /* a sample's event is its cpu's */
 		if (exp_grow(&m->events, &b->cap_events, m->nevents, sizeof(*m->events)))
 			return -1;
+		/* a rank's on rank 0's clock, as add_at's */
 		m->events[m->nevents++] = (struct model_event){
-			s->time_ns, s->weight_ns, (uint32_t)(th - m->threads), (uint32_t)e, MODEL_CPU };
+			model_clock_align(&m->procs[c->index].clock, s->time_ns), s->weight_ns,
+			(uint32_t)(th - m->threads), (uint32_t)e, MODEL_CPU };
 	}
 	return 0;
 }
