@@ -36,6 +36,7 @@ struct out_session {
 	int founder_before_exec;       /* a launch: its exec is the founder's own */
 	uint64_t records, samples;
 	uint64_t before_exec;          /* ticks of the child before its exec (tally's code) */
+	uint64_t no_image;             /* samples of a process with no image (not recorded) */
 };
 
 static uint64_t now_ns(void)
@@ -237,8 +238,10 @@ static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
 	memcpy(&cpu, rec + 32, 4);
 	memcpy(&abi, rec + 40, 8);
 	struct out_image *im = image_of(s, pid);
-	if (!im)
+	if (!im) {
+		s->no_image++;             /* a process whose start was not seen */
 		return;
+	}
 	if (im == s->founder && s->founder_before_exec) {
 		s->before_exec++;          /* tally's own child, in its execve */
 		return;
@@ -447,6 +450,9 @@ void out_session_close(struct out_session *s)
 				"not sampled (perf_event_paranoid): system time is in no sample");
 			fprintf(log, "outside.records: %llu\n", (unsigned long long)s->records);
 			fprintf(log, "outside.lost: %llu\n", (unsigned long long)lost);
+			if (s->no_image)
+				fprintf(log, "outside.no_image: %llu samples of processes whose start was "
+					"not seen (not recorded)\n", (unsigned long long)s->no_image);
 			if (s->before_exec)
 				fprintf(log, "outside.before_exec: %llu ticks of tally's child before the "
 					"program's exec (not recorded)\n", (unsigned long long)s->before_exec);
