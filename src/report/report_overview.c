@@ -220,6 +220,35 @@ static const char *cstr(const struct report_doc *d, char *buf, double v)
 	return buf;
 }
 
+/* The processes whose clock fell back to POSIX CPU-time timers (the
+ * collector's "clock.fallback: WHY" line, src/collector/col_clock.c): how
+ * many, the first cause with what it usually means, and what it does to
+ * the samples (the kernel's tick, not -F; their weights stay exact). */
+static void clock_fallback(struct report_doc *d, const struct exp_experiment *exps, size_t nexps,
+			   const char *hz)
+{
+	size_t n = 0, all = 0;
+	const char *why = NULL;
+
+	for (size_t i = 0; i < nexps; i++)
+		for (size_t j = 0; j < exps[i].nprocs; j++, all++) {
+			const char *w = exp_proc_log(&exps[i].procs[j], "clock.fallback");
+			if (w && !n++)
+				why = w;
+		}
+	if (!n)
+		return;
+	const char *hint = strstr(why, "seccomp") ? ""
+			   : strstr(why, "errno 1") || strstr(why, "errno 13")
+				   ? " (EPERM/EACCES: a seccomp filter, as Docker's default profile, or "
+				     "kernel.perf_event_paranoid above 2)"
+			   : strstr(why, "errno 38") ? " (ENOSYS: this kernel has no perf events)" : "";
+	report_kv_num(d, "clock_fallback", "Clock fallback", (double)n,
+		      "POSIX CPU-time timers in %zu of %zu process%s: %s%s; they fire at the kernel's tick, "
+		      "not at %s Hz (fewer samples, each weighing the CPU time since the last)",
+		      n, all, all > 1 ? "es" : "", why, hint, hz ? hz : "-F");
+}
+
 /* The stretches in which recording was off (tally_pause, --delay,
  * --duration, the toggle signal, --control), from every process's log: a
  * total, then the first PAUSES_SHOWN stretches with their reasons, in
@@ -402,6 +431,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		report_kv_num(d, "samples", "Samples", (double)m->samples, "%llu (%s Hz per thread, %s)",
 			      (unsigned long long)m->samples, hz ? hz : "?", clk ? clk : "?");
 		sampling_error(d, m->samples);
+		clock_fallback(d, exps, nexps, hz);
 		uint64_t sampled = m->total[MODEL_CPU], collector = counters[EXP_CTR_COLLECTOR_NS];
 		/* The kernel's count for what was sampled: daemons added, or
 		 * the chosen processes' own (report_cpu.c). */

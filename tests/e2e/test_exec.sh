@@ -93,6 +93,13 @@ for how in kill_process kill_thread errno; do
 done
 check exec_seccomp_kill_says_seccomp grep -q \
 	"^clock.fallback: perf_event_open is forbidden by a seccomp filter" s_kill_process.exp/_x1.exp/log.txt
+# The overview names the fallback and its cause (issue 23, item 17), in the
+# process that had it, and blames no signal the program blocked.
+check exec_seccomp_overview_names_the_fallback sh -c '
+	"$TALLY" report s_errno.exp >rep.s 2>&1 &&
+	grep -q "^  Clock fallback .*POSIX CPU-time timers in 1 of 2 processes: perf_event_open failed, errno 1 (EPERM" rep.s &&
+	"$TALLY" report s_kill_process.exp | grep -q "^  Clock fallback .*forbidden by a seccomp filter" &&
+	! grep -q "blocked" rep.s'
 
 # Go: built with cgo, so that it is dynamically linked and preloaded.
 if ! command -v go >/dev/null 2>&1; then
