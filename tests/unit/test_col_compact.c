@@ -30,17 +30,20 @@ static uint8_t *records_of(const char *path, size_t *bytes, size_t *n, struct ex
 	struct exp_rec r;
 	struct exp_error err;
 	uint8_t *all = NULL;
-	size_t used = 0;
+	size_t used = 0, cap = 0;
 
 	*n = 0;
 	if (exp_file_open(&f, path, 0, &err) != 0)
 		return NULL;
 	*h = f.hdr;
 	while (exp_file_next(&f, &r, &err) == 1) {
-		uint8_t *q = realloc(all, used + r.len);
-		if (!q)
-			abort();
-		all = q;
+		if (used + r.len > cap) {       /* doubling: ASan's realloc always copies */
+			cap = (used + r.len) * 2;
+			uint8_t *q = realloc(all, cap);
+			if (!q)
+				abort();
+			all = q;
+		}
 		memcpy(all + used, r.p, r.len);
 		used += r.len;
 		(*n)++;
