@@ -59,7 +59,7 @@ def spread(xs):
 
 
 def run_once(argv, out_path, err_path):
-    """Run argv; return (wall_s, cpu_s, status)."""
+    """Run argv; return (wall_s, cpu_s, status, maxrss_kb)."""
     exe = shutil.which(argv[0]) or argv[0]
     fa = [
         (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
@@ -72,11 +72,11 @@ def run_once(argv, out_path, err_path):
     except OSError as e:
         with open(err_path, "w") as f:
             f.write(f"cannot run {argv[0]}: {e.strerror}\n")
-        return None, None, 127
+        return None, None, 127, None
     _, status, ru = os.wait4(pid, 0)
     t1 = time.perf_counter_ns()
     code = os.waitstatus_to_exitcode(status)
-    return (t1 - t0) / 1e9, ru.ru_utime + ru.ru_stime, code
+    return (t1 - t0) / 1e9, ru.ru_utime + ru.ru_stime, code, ru.ru_maxrss
 
 
 def first_line(path):
@@ -107,7 +107,8 @@ def cmd_time(args):
     labels = [c[0] for c in a.cmd]
     argvs = {c[0]: shlex.split(c[1]) for c in a.cmd}
     pres = {l: s for l, s in a.pre}
-    res = {l: {"wall": [], "cpu": [], "round": [], "failed": None, "check": None} for l in labels}
+    res = {l: {"wall": [], "cpu": [], "rss": [], "round": [], "failed": None, "check": None}
+           for l in labels}
     os.makedirs(a.dir, exist_ok=True)
     check_re = re.compile(a.check) if a.check else None
 
@@ -121,7 +122,7 @@ def cmd_time(args):
                 subprocess.run(pres[l], shell=True, check=False)
             safe = re.sub(r"[^A-Za-z0-9_.-]", "_", l)
             out, err = os.path.join(a.dir, safe + ".out"), os.path.join(a.dir, safe + ".err")
-            wall, cpu, code = run_once(argvs[l], out, err)
+            wall, cpu, code, rss = run_once(argvs[l], out, err)
             if code != 0:
                 d["failed"] = f"exit {code}: {first_line(err)}"
                 continue
@@ -138,6 +139,7 @@ def cmd_time(args):
             if r >= a.warmup:
                 d["wall"].append(wall)
                 d["cpu"].append(cpu)
+                d["rss"].append(rss)
                 d["round"].append(r)
 
     checks = {res[l]["check"] for l in labels if res[l]["check"] and not res[l]["failed"]}
@@ -154,6 +156,8 @@ def cmd_time(args):
         if d["wall"] and not d["failed"]:
             s["wall_med"], s["wall_min"], s["wall_max"], s["wall_iqr_rel"] = spread(d["wall"])
             s["cpu_med"] = statistics.median(d["cpu"])
+            s["cpu_min"], s["cpu_max"] = min(d["cpu"]), max(d["cpu"])
+            s["rss_kb_max"] = max(d["rss"])        # peak resident set of one run
             s["wall"], s["cpu"] = d["wall"], d["cpu"]
             if base is not None and base is not d and base["wall"] and not base["failed"]:
                 bw = dict(zip(base["round"], base["wall"]))

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# 30-report.sh — `tally report` on experiments of one million samples.
+# 30-report.sh — `tally report` and the exports on experiments of two million
+# samples (BENCH_REPORT_SAMPLES): time, CPU and peak memory.
 #
 # Real samples at 1 kHz would take ~17 min of CPU, so each experiment is
 # recorded at -F 20000 (per thread, of CPU time) from a workload on 4 threads
@@ -8,19 +9,24 @@
 # retry, larger, if it falls short).  Two experiments: the CPU-bound workload (few,
 # shallow stacks) and the call-heavy one (deep stacks, most of them distinct).
 # The time is the median of interleaved runs of `tally report EXP` (overview +
-# functions, the default view) and `tally report EXP --tree`, output to a file.
+# functions, the default view), `tally report EXP --tree`, `--format json`
+# and `tally export EXP --format collapsed` / `pprof`, output to a file; each
+# one's CPU (user + system, median) per million samples and its peak resident
+# set (largest of the runs) are also given: the analysis's cost grows with
+# the samples (decoding, summing) and with the distinct stacks (an entry,
+# symbolized, each), so the rows say both counts.
 #
 # perf: the same program at the same rate, `perf record -F 20000
 # --call-graph dwarf`, sized by its own 1-second pilot for $BENCH_PERF_SAMPLES samples
 # (default 250000; a DWARF sample is ~8 KB, so 1M would be an 8 GB file), and
 # the median time of `perf report --stdio > file`, shown as measured and
 # scaled linearly to 1M samples.
-section "3. Report time on 1,000,000-sample experiments"
+section "3. Report time, CPU and memory on ${BENCH_REPORT_SAMPLES:-2000000}-sample experiments"
 
 d=$OUT/report
 rm -rf "$d" && mkdir -p "$d"
 HZ=20000
-WANT=1000000
+WANT=${BENCH_REPORT_SAMPLES:-2000000}
 THR=4
 PW=${BENCH_PERF_SAMPLES:-250000}
 why=$(perf_why)
@@ -75,8 +81,23 @@ for w in cpu calls; do
 
 	tb time --rounds "$ROUNDS" --json "$d/$w.times.json" --dir "$d/$w.runs" \
 		--cmd report "$TALLY report $d/$w.exp" \
-		--cmd tree "$TALLY report $d/$w.exp --tree"
+		--cmd tree "$TALLY report $d/$w.exp --tree" \
+		--cmd json "$TALLY report $d/$w.exp --format json" \
+		--cmd collapsed "$TALLY export $d/$w.exp --format collapsed" \
+		--cmd pprof "$TALLY export $d/$w.exp --format pprof -o $d/$w.pb"
 	j=$d/$w.times.json
+	nst=$(grep -c . "$d/$w.runs/collapsed.out")
+	# per1m LABEL: "CPU s [min-max] per 1M samples, peak MB" of command LABEL (the
+	# peak as measured: ~30 MB of it is fixed, libraries and symbols).
+	per1m() {
+		python3 - "$j" "$1" "$n" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))[sys.argv[2]]
+k = 1e6 / int(sys.argv[3])
+print(f"{s['cpu_med'] * k:.3f} [{s['cpu_min'] * k:.3f}-{s['cpu_max'] * k:.3f}] s, "
+      f"peak {s['rss_kb_max'] / 1024:.0f} MB")
+PY
+	}
 	t=$(tb get "$j" report.wall_med)
 	tt=$(tb get "$j" tree.wall_med)
 	note "report says: $(grep -m1 'Samples' "$d/$w.runs/report.out" | sed 's/^ *//')"
@@ -106,6 +127,17 @@ for w in cpu calls; do
 			"$(fmt "$t") [$(fmt "$(tb get "$j" report.wall_min)")-$(fmt "$(tb get "$j" report.wall_max)")]" "<= 2" "$peer"
 		row "report --tree time, $label $n samples (s)" \
 			"$(fmt "$tt") [$(fmt "$(tb get "$j" tree.wall_min)")-$(fmt "$(tb get "$j" tree.wall_max)")]" "<= 2" "-"
+		for c in report tree json collapsed pprof; do
+			if [ -z "$(tb get "$j" $c.failed)" ]; then
+				row "$c CPU per 1M samples, peak RSS, $label $n samples, $nst stacks" "$(per1m $c)" "<= 1 s" "-"
+			else
+				row "$c CPU per 1M samples, $label" "n/a ($(tb get "$j" $c.failed))" "<= 1 s" "-"
+			fi
+		done
+		note "CPU of $n samples: report $(fmt "$(tb get "$j" report.cpu_med)") s, --tree" \
+			"$(fmt "$(tb get "$j" tree.cpu_med)") s, json $(fmt "$(tb get "$j" json.cpu_med)") s," \
+			"collapsed $(fmt "$(tb get "$j" collapsed.cpu_med)") s, pprof $(fmt "$(tb get "$j" pprof.cpu_med)") s"
+		row "report CPU, $label $n samples (s)" "$(fmt "$(tb get "$j" report.cpu_med)")" "<= 2" "-"
 	else
 		row "report time, $label 1M samples (s)" "n/a ($(tb get "$j" report.failed))" "<= 2" "$peer"
 	fi
