@@ -40,6 +40,7 @@ openmpi-bin         test
 libopenmpi-dev      test
 slurm-wlm           test
 munge               test
+iproute2            test
 musl-tools          test
 chromium            test
 golang-go           test

@@ -55,7 +55,9 @@ o = json.load(sys.stdin)[\"overview\"]
 print(o)
 assert 0 < o[\"collector_cpu_s\"] < 0.05 * o[\"kernel_cpu_s\"]
 assert 0 < o[\"handler_p50_us\"] <= o[\"handler_p99_us\"] <= o[\"handler_max_us\"]
-assert o[\"handler_runs\"] == o[\"samples\"]"'
+# a handler run may take no sample: one that interrupted our own handler
+# (collector/col_sample.c, own_handler_frames), its CPU in the next sample
+assert o[\"samples\"] <= o[\"handler_runs\"] <= o[\"samples\"] + max(2, o[\"samples\"] // 100)"'
 
 "$TALLY" record -o one.exp ./spin 1 2>/dev/null
 check fidelity_one_thread accounted one.exp
