@@ -320,11 +320,6 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	}
 	if (rearm)
 		col_clock_rearm_sigsafe(t);
-	/* A switch signal that came while we held the thread (our signals
-	 * are not deferred) left its records in the ring: they are the
-	 * interrupted code's, whose context this is. */
-	if (rearm)
-		col_states_catch_up_sigsafe(t, uc);
 	leave(t, entry_ns, in_cpu, in_ns, taken);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
