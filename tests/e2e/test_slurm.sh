@@ -58,15 +58,9 @@ EOF
 # job_of OUT: the job id srun or sbatch printed in OUT, with -v ("jobid N").
 job_of() { sed -n 's/.*\(jobid\|job\) \([0-9][0-9]*\).*/\2/p' "$1" | head -n 1; }
 
-cat >messages.want <<'EOF'
-from,to,bytes,messages,avg_bytes
-0,1,1048576,1,1048576
-1,0,8,1,8
-1,2,2097152,1,2097152
-2,0,16,2,8
-2,3,3145728,1,3145728
-3,0,4194328,4,1048582
-EOF
+# what `mpi_work bytes` sends (tests/progs/mpi_work.c): one table for
+# every test that runs it
+cp "$E2E/mpi_work_bytes.messages" messages.want
 
 # srun tally record: work 1:1:1:3 (units of 60 ms of CPU); rank 3 the slowest.
 $SRUN -v "$TALLY" record -m -o imb.exp -- ./mpi_work imbalance 60 >imb.out 2>&1
