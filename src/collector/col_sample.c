@@ -165,23 +165,25 @@ static bool write_sample(struct col_thread *t, const uint64_t *frames, int n, in
  * the machine frames left in this sample. */
 /* How many leading machine frames (from frames[nj]) are one of our signal
  * handlers, what it called (libc's __errno_location, the vDSO's clock) and
- * its signal trampoline: the first trampoline returns into code of ours; or
+ * its signal trampoline: the first trampoline the walk crossed
+ * (col_unwind_ctx.first_sigframe: no second look at every frame) returns
+ * into code of ours; or
  * 1 when the leaf is a trampoline (a handler returning: ours, or the
  * program's, whose few instructions are not told apart) or our own code
  * with the unwind cut short.  (A sample in an interposer, outside
  * col_enter, unwinds to the program and is kept: the traced call's.)
  * 0 if the sample is not in a handler of ours. */
-static int own_handler_frames(const uint64_t *frames, int nj, int n, int broken)
+static int own_handler_frames(const struct col_thread *t, const uint64_t *frames, int nj, int n, int broken)
 {
 	const struct col_object_set *set = col_objects_current_sigsafe();
+	int j = t->unwind.first_sigframe < 0 ? -1 : nj + t->unwind.first_sigframe;   /* the walk's */
 
 	if (nj < n && col_unwind_in_sigreturn_sigsafe(frames[nj]))
 		return 1;               /* a handler's return, in its trampoline */
 	if (nj < n && broken && set && col_objects_is_self_sigsafe(set, frames[nj]))
 		return 1;               /* in our code, the unwind cut short */
-	for (int j = nj + 1; set && j + 1 < n; j++)
-		if (col_unwind_is_sigreturn_sigsafe(frames[j]))
-			return col_objects_is_self_sigsafe(set, frames[j - 1] - (j - 1 > nj)) ? j + 1 - nj : 0;
+	if (j > nj && j + 1 < n && set && col_objects_is_self_sigsafe(set, frames[j - 1] - (j - 1 > nj)))
+		return j + 1 - nj;
 	return 0;
 }
 
@@ -243,7 +245,7 @@ static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	}
 	truncated |= java_cut;
 	n += nj;
-	if (own_handler_frames(t->frames, nj, n, broken))
+	if (own_handler_frames(t, t->frames, nj, n, broken))
 		return false;
 	int flags = col_stack_flags_sigsafe(truncated, broken);
 	n = take_waiting_frame(t, t->frames, nj, n, flags, entry_ns, &weight);

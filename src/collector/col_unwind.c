@@ -896,6 +896,7 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 	int n = 0, end = 0, prev_end = prev ? prev->end : 0;
 
 	*truncated = *broken = 0;
+	ctx->first_sigframe = -1;
 	if (prev)
 		prev->end = 0;                  /* until this walk says */
 	if (!set)
@@ -933,6 +934,8 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 		if (!exact && is_sigreturn(o, pc)) {
 			/* Return into the signal trampoline: the frame below is
 			 * the interrupted context, saved at the current rsp. */
+			if (ctx->first_sigframe < 0)
+				ctx->first_sigframe = n - 1;
 			if (!regs_from_sigframe(ctx, sp, regs)) {
 				*broken = 1;
 				break;

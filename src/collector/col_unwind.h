@@ -72,6 +72,9 @@ struct col_unwind_ctx {
 	 * was cut by the copy's size, not by a bad frame).  NULL: not asked. */
 	uint32_t *copy_short;
 	uint64_t generation;           /* object-set generation the cache is valid for */
+	/* Set by each walk: the index in its pcs of the first signal
+	 * trampoline it crossed (a return into it), -1 if none. */
+	int first_sigframe;
 	struct col_unwind_rule cache[COL_UNWIND_CACHE];
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];
 };
