@@ -276,7 +276,11 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 	char dir[PATH_MAX];
 	pid_t pid = t->pid;
 	struct cli_expdir x;
+	char what[128];
 
+	snprintf(what, sizeof(what), "process %d (%s) is statically linked", (int)pid, t->name);
+	if (cli_outside_check(o, what) != 0)
+		return CLI_USAGE;
 	if (cli_record_make_dir(o->out, dir, sizeof(dir)) != 0)
 		return CLI_FATAL;
 	if (cli_expdir_open(&x, dir) != 0) {

@@ -4,10 +4,9 @@
  *
  * A statically linked program has no dynamic loader, so no collector can be
  * preloaded into it: tally samples it from outside with perf events
- * (src/outside/).  Tracing needs interposition (the tracers are preloaded
- * libraries), and the collector's per-thread options (--states, -c, -d)
- * run inside the program: those are refused before the program starts,
- * with one line.
+ * (src/outside/).  The record options that need the collector (or a
+ * tracer) inside the program are the rows of cli_record_opts.c marked so:
+ * each is refused before the program starts, with one line naming it.
  */
 #include <stdio.h>
 
@@ -17,29 +16,17 @@
 
 int cli_outside_check(const struct record_opts *o, const char *what)
 {
-	const char *opt = o->launch.heap ? "-H" : o->launch.sync_ns != -1 ? "-s" : o->launch.io ? "-i"
-			  : o->launch.mpi ? "-m" : NULL;
-
-	if (opt) {
-		cli_error("record", "%s: %s: tracing needs tally's libraries inside the program, and "
-			  "it has no dynamic loader to load them (outside mode: clock profiling only; "
-			  "docs/static.md)", opt, what);
-		return -1;
-	}
-	opt = o->launch.states ? "--states" : o->ncounters ? "-c" : o->launch.data ? "-d"
-	      : o->kernel ? "--kernel" : o->delay_s ? "--delay" : o->duration_s && !o->pid ? "--duration"
-	      : o->launch.toggle_sig ? "--toggle-signal" : o->control ? "--control"
-	      : o->psample_set ? "--process-samples" : NULL;
-	if (opt) {
-		cli_error("record", "%s: %s: not available in the outside mode yet (clock profiling "
-			  "only; docs/static.md)", opt, what);
-		return -1;
-	}
-	opt = o->delay_s ? "--delay" : o->duration_s ? "--duration" : o->launch.toggle_sig ? "--toggle-signal"
-	      : o->control ? "--control" : NULL;
-	if (opt) {
-		cli_error("record", "%s: %s: not available in the outside mode yet (it records the "
-			  "whole run; docs/static.md)", opt, what);
+	for (size_t r = 0; r < cli_nrecord_opts; r++) {
+		unsigned needs = cli_record_opts[r].outside;
+		if (!(o->given >> r & 1) || needs == CLI_REC_OUTSIDE || (needs == CLI_REC_INSIDE_RUN && o->pid))
+			continue;
+		char name[40], taken[256];
+		cli_record_opt_name(r, name, sizeof(name));
+		cli_record_opts_list(taken, sizeof(taken), CLI_REC_OUTSIDE, " ");
+		cli_error("record", "%s: %s: %s needs tally's collector inside the program, and a program "
+			  "without a dynamic loader cannot load it (the outside mode samples the clock from "
+			  "outside, and takes %s%s; docs/static.md)", name, what, name, taken,
+			  o->pid ? "" : needs == CLI_REC_INSIDE_RUN ? "; with -p, --duration too" : "");
 		return -1;
 	}
 	if (!o->launch.hz) {

@@ -12,9 +12,10 @@
 
 struct out_session;
 
-/* 0 if the options can be recorded from outside, else -1 with one line
- * printed naming the option and why (`what`: "PROGRAM is statically linked"
- * or the like). */
+/* 0 if the options given can be recorded from outside (their rows'
+ * `outside` column, cli_record.h; o->pid set for -p), else -1 with one line
+ * printed naming the first that cannot and why (`what`: "PROGRAM is
+ * statically linked" or the like). */
 int cli_outside_check(const struct record_opts *o, const char *what);
 
 /* Open the outside mode's events on `child` (waiting before its exec) for

@@ -12,8 +12,33 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "cli/cli_args.h"
 #include "format/exp_events.h"
 #include "format/exp_launch.h"
+
+/* The options of `tally record`, one row each (cli_record_opts.c): the
+ * option, and what the outside mode (a statically linked program, into
+ * which nothing can be loaded: src/outside/, docs/static.md) does with it. */
+#define CLI_REC_OUTSIDE 0          /* taken there too */
+#define CLI_REC_INSIDE 1           /* needs tally's collector (or a tracer)
+                                      inside the program: refused there */
+#define CLI_REC_INSIDE_RUN 2       /* in a program tally runs, the collector
+                                      does it (refused for a static one);
+                                      with -p, tally does it itself */
+struct cli_record_opt {
+	struct cli_opt opt;
+	unsigned outside;          /* CLI_REC_* */
+};
+extern const struct cli_record_opt cli_record_opts[];
+extern const size_t cli_nrecord_opts;
+/* The row whose option id (getopt's return) is `id`, or -1. */
+int cli_record_opt_row(int id);
+/* "-H", or "--states" for an option without a short name. */
+void cli_record_opt_name(size_t row, char *buf, size_t len);
+/* The names of the options (but --help) whose `outside` column is
+ * `outside`, `sep` between, into buf (cut to fit); returns the length the
+ * whole list needs. */
+size_t cli_record_opts_list(char *buf, size_t len, unsigned outside, const char *sep);
 
 struct record_opts {
 	const char *out;
@@ -28,6 +53,7 @@ struct record_opts {
 	int ncounters;
 	bool kernel;               /* --kernel: kernel call chains (off by default) */
 	bool no_kernel;            /* --no-kernel: none (the default) */
+	uint64_t given;            /* bit r: the option of row r was given */
 };
 
 /* The four below: cli_record_dir.c, under both ways of recording.

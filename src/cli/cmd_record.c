@@ -42,144 +42,49 @@
 
 static pid_t child_pid;
 
-/* The options, for getopt_long (ids: what it returns), --help and the
- * completion.  The metrics an option records are added to its help from
- * the metric table (options_build). */
-static struct cli_opt record_options[] = {
-	{ "output", 'o', CLI_ARG_REQUIRED, 'o', "EXP", "experiment directory (default tally.N.exp, first unused N)" },
-	{ "freq", 'F', CLI_ARG_REQUIRED, 'F', "HZ", NULL },   /* options_build: EXP_HZ_MAX */
-	{ "heap", 'H', CLI_ARG_NONE, 'H', NULL, "trace heap allocations" },
-	{ "sync", 's', CLI_ARG_OPTIONAL, 's', "NS",
-	  "trace synchronization waits longer than NS ns (default:\ncalibrated); -s NS works too" },
-	{ "sync-holders", 0, CLI_ARG_REQUIRED, 'B', "on|off",
-	  "with -s: record which thread held a contended mutex, and its\n"
-	  "stack when it took it (report --blame); default on" },
-	{ "io", 'i', CLI_ARG_NONE, 'i', NULL, "trace I/O calls" },
-	{ "mpi", 'm', CLI_ARG_NONE, 'm', NULL, "trace MPI calls" },
-	{ "java", 'j', CLI_ARG_REQUIRED, 'j', "on|off",
-	  "Java: every JVM gets tally's JVMTI agent for Java stacks, named\n"
-	  "methods and lines (-H, -s: the Java heap and monitors); default on" },
-	{ "states", 0, CLI_ARG_NONE, 'S', NULL, "thread states: where wall-clock time goes, on and off the CPU" },
-	{ "data", 'd', CLI_ARG_NONE, 'd', NULL,
-	  "data objects: each clock sample keeps the interrupted registers,\n"
-	  "from which the analyzer finds the data the instruction touched\n"
-	  "(report --data-objects, --data-layout; docs/dataspace.md)" },
-	{ "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL },   /* options_build */
-	{ "kernel", 0, CLI_ARG_NONE, 'k', NULL,
-	  "kernel call chains above each clock sample, where the kernel\n"
-	  "allows them: root, CAP_PERFMON, perf_event_paranoid <= 1\n"
-	  "(docs/kernel.md)" },
-	{ "no-kernel", 0, CLI_ARG_NONE, 'K', NULL, "no kernel call chains (the default)" },
-	{ "follow", 0, CLI_ARG_REQUIRED, 'f', "all|none",
-	  "follow descendant processes into sub-experiments (default all)" },
-	{ "frames", 0, CLI_ARG_REQUIRED, 'n', "N", NULL },   /* options_build: EXP_MAX_FRAMES */
-	{ "pid", 'p', CLI_ARG_REQUIRED, 'p', "PID",
-	  "attach to a running process: profile it until Ctrl-C or the\n"
-	  "end of --duration, then leave it running (docs/attach.md)" },
-	{ "delay", 0, CLI_ARG_REQUIRED, 'W', "S",
-	  "record nothing for the first S seconds of the program (its\n"
-	  "descendants too); the overview and the timeline show the gap" },
-	{ "duration", 0, CLI_ARG_REQUIRED, 'U', "S",
-	  "stop recording after S seconds (after --delay's); a program\n"
-	  "tally runs goes on to its end, with -p tally detaches" },
-	{ "process-samples", 0, CLI_ARG_REQUIRED, 'P', "S",
-	  "every S seconds (default 1; 0: none) each process's resident\n"
-	  "memory, page faults, context switches, CPU time and, with -H,\n"
-	  "live heap bytes (report --samples; curves on the HTML timeline)" },
-	{ "toggle-signal", 0, CLI_ARG_REQUIRED, 'T', "SIG",
-	  "signal SIG (USR1, 12, RTMIN+1...) sent to a process of the run\n"
-	  "turns its recording off, the next one on again (kill -SIG to\n"
-	  "tally reaches the program); if the program sets a handler of its\n"
-	  "own for SIG, SIG is the program's from then on" },
-	{ "control", 0, CLI_ARG_REQUIRED, 'C', "fifo:PATH|cmd",
-	  "read commands from the FIFO PATH (made if missing): disable\n"
-	  "turns recording off, enable on; either way (cmd: only this way)\n"
-	  "tally control EXP off|on does too" },
-	{ "limit", 'L', CLI_ARG_REQUIRED, 'L', "SIZE",
-	  "stop recording when the experiment reaches SIZE (MiB, or 500k,\n"
-	  "2G; default: half the free space, at most 2 GiB; unlimited: none)" },
-	{ "help", 'h', CLI_ARG_NONE, 'h', NULL, "this help" },
-};
-
-/* Help texts with numbers, and the metrics each option records (rows of
- * the metric table whose record option is this option's). */
-static void options_build(void)
+/* Print `list` after `indent`, wrapped before 80 columns at its spaces. */
+static void wrap(FILE *f, const char *list, const char *indent)
 {
-	static char help[CLI_NOPTS(record_options)][512];
-	static bool built;
+	size_t col = 0;
 
-	if (built)
-		return;
-	built = true;
-	for (size_t i = 0; i < CLI_NOPTS(record_options); i++) {
-		struct cli_opt *op = &record_options[i];
-		size_t n = 0;
-		if (op->short_name == 'F')
-			n = (size_t)snprintf(help[i], sizeof(help[i]),
-					     "clock samples per second of CPU time, per thread (default\n"
-					     "1000; 0: off; at most %u: each sample costs the kernel's\n"
-					     "timer ~20 us of CPU on a VM, so a higher rate is lowered to it)",
-					     EXP_HZ_MAX);
-		else if (op->short_name == 'c')
-			n = (size_t)snprintf(help[i], sizeof(help[i]),
-					     "sample a counter every PERIOD events, with the call stack\n"
-					     "(metric EVENT; up to %d): cycles, instructions, cache-misses,\n"
-					     "branch-misses, ... (hardware: needs a PMU), page-faults,\n"
-					     "minor-faults, major-faults, context-switches, cpu-migrations,\n"
-					     "rNNNN (a raw event)", EXP_MAX_COUNTERS);
-		else if (op->id == 'n')
-			n = (size_t)snprintf(help[i], sizeof(help[i]), "deepest stack recorded (default and maximum %d)",
-					     EXP_MAX_FRAMES);
-		else
-			n = (size_t)snprintf(help[i], sizeof(help[i]), "%s", op->help);
-		const char *sep = " (";
-		for (int k = 0; k < MODEL_COUNTER_0; k++) {
-			const struct model_metric_info *mi = model_metric_info((enum model_metric)k);
-			char mine[32];
-			if (op->short_name)
-				snprintf(mine, sizeof(mine), "-%c", op->short_name);
-			else
-				snprintf(mine, sizeof(mine), "--%s", op->name);
-			if (strcmp(mi->record, mine) || n + 40 > sizeof(help[i]))
-				continue;
-			const char *nl = strrchr(help[i], '\n');
-			size_t col = n - (nl ? (size_t)(nl + 1 - help[i]) : 0);
-			bool wrap = col + strlen(sep) + strlen(mi->name) + 1 > 64;
-			const char *lead = !wrap ? sep : sep[0] == ',' ? ",\n" : "\n(";
-			n += (size_t)snprintf(help[i] + n, sizeof(help[i]) - n, "%s%s", lead, mi->name);
-			sep = ", ";
+	for (const char *p = list; *p;) {
+		size_t w = strcspn(p, " ");
+		if (col && col + 1 + w >= 80) {
+			fputc('\n', f);
+			col = 0;
 		}
-		if (*sep == ',')
-			snprintf(help[i] + n, sizeof(help[i]) - n, ")");
-		op->help = help[i];
+		col += (size_t)fprintf(f, "%s%.*s", col ? " " : indent, (int)w, p);
+		p += w + (p[w] == ' ');
 	}
-}
-
-const struct cli_opt *cmd_record_options(size_t *n)
-{
-	options_build();
-	*n = CLI_NOPTS(record_options);
-	return record_options;
+	fputc('\n', f);
 }
 
 static void usage(FILE *f)
 {
-	options_build();
+	size_t nopts;
+	const struct cli_opt *opts = cmd_record_options(&nopts);
+	char inside[512], run[128];
+
 	fprintf(f,
 		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--states] [-d]\n"
 		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--delay S] [--duration S]\n"
 		"                    [--toggle-signal SIG] [--control fifo:PATH|cmd] [--] PROGRAM [ARGS...]\n");
-	cli_args_help(f, record_options, CLI_NOPTS(record_options));
+	cli_args_help(f, opts, nopts);
 	fprintf(f,
 		"Environment passed to the program: %s (the collector), %s,\n"
 		"%s, %s, %s, %s, %s, %s; %s overrides\n"
 		"where tally finds libtally-collector.so.\n",
 		EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS,
 		EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_FOUNDER, EXP_ENV_COUNTERS, EXP_ENV_LIB_DIR);
+	cli_record_opts_list(inside, sizeof(inside), CLI_REC_INSIDE, ", ");
+	cli_record_opts_list(run, sizeof(run), CLI_REC_INSIDE_RUN, ", ");
 	fprintf(f,
 		"A statically linked PROGRAM (or -p PID of one) has no loader to preload the collector\n"
 		"with: tally samples it from outside with perf events (clock profiling, threads,\n"
-		"descendants; no tracing), and none of that environment is set (docs/static.md).\n");
+		"descendants), and none of that environment is set (docs/static.md).  These options\n"
+		"need the collector inside the program, and are refused for it:\n");
+	wrap(f, inside, "  ");
+	fprintf(f, "and for a PROGRAM tally runs (not with -p): %s.\n", run);
 }
 
 static void forward_signal(int sig)
@@ -491,8 +396,10 @@ static bool collector_started(const char *dir)
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	struct option longopts[CLI_NOPTS(record_options) + 1];
-	char shortopts[3 * CLI_NOPTS(record_options) + 3];
+	size_t nopts;
+	const struct cli_opt *opts = cmd_record_options(&nopts);
+	struct option longopts[CLI_ARGS_MAX + 1];
+	char shortopts[3 * CLI_ARGS_MAX + 3];
 	int c;
 	char *end;
 
@@ -500,8 +407,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->limit = -1;
 	optind = 1;
 	opterr = 0;                 /* our messages, "tally record: ...", one line */
-	cli_args_getopt(record_options, CLI_NOPTS(record_options), "+:", longopts, shortopts);
+	cli_args_getopt(opts, nopts, "+:", longopts, shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int row = cli_record_opt_row(c);
+		if (row >= 0)
+			o->given |= 1ull << row;
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'p':
