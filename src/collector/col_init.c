@@ -76,12 +76,18 @@ static void start(void)
 		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cpu1 - cpu0);
 	}
 	uint64_t cpu2 = col_thread_cputime_ns_sigsafe();
+	/* The clock runs from here: what follows is no sample of the program's
+	 * (a signal meanwhile is deferred, then dropped).  The objects' scan
+	 * holds the thread itself. */
+	struct col_thread *held = col_enter();
 	col_log_start(col_proc.lineage[0] ? "exec" : col_proc.rank_from ? "launcher" : "tally record");
 	if (bad_options)
 		col_log_sigsafe("warning", "TALLY_OPTIONS: items not understood were ignored");
 	col_descend_install();
 	col_psample_now_sigsafe(self, col_now_ns_sigsafe());
 	col_cost_outside(self, col_thread_cputime_ns_sigsafe() - cpu2);
+	if (held)
+		col_leave_untaken(held);
 	col_objects_init();
 }
 
@@ -125,6 +131,9 @@ __attribute__((destructor)) static void col_destructor(void)
 	if (!col_proc.active || col_proc.pid != getpid())
 		return;
 	atomic_store(&col_proc.ending, true);
+	/* What follows is the collector's own work, never a sample of the
+	 * program's (a clock signal in it is deferred, not taken). */
+	col_thread_hold_for_end();
 	col_dyn_at_exit();
 	col_files_check_nofile();
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());

@@ -118,6 +118,14 @@ void col_leave(struct col_thread *t)
 	}
 }
 
+void col_leave_untaken(struct col_thread *t)
+{
+	atomic_store_explicit(&t->deferred, 0, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	atomic_store_explicit(&t->entered, 0, memory_order_relaxed);
+}
+
 void col_cost_outside(struct col_thread *t, uint64_t ns)
 {
 	if (!t)

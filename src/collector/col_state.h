@@ -206,6 +206,13 @@ bool col_in_vfork_child(void);
  * col_on_deferred (col_sample.c), with the CPU time since the last one. */
 struct col_thread *col_enter(void);
 void col_leave(struct col_thread *t);
+
+/* col_leave after the collector's own work, which no sample of the
+ * program's stands for: a clock signal deferred meanwhile is dropped (its
+ * CPU goes to the next sample; the caller accounts for its own, as
+ * col_cost_outside does).  Cleared before the flag is let go: a signal in
+ * between defers again, and the next col_leave takes it. */
+void col_leave_untaken(struct col_thread *t);
 void col_on_deferred(void (*fn)(struct col_thread *t));
 
 #endif

@@ -253,9 +253,7 @@ void col_thread_detach(void)
 	/* A profiling signal arriving from here on finds the thread busy and
 	 * entered: deferred, and never taken (the thread's last slice, in its
 	 * THREAD_END record's CPU time; check_sampled says if it is long). */
-	atomic_store(&t->entered, 1);
-	while (atomic_exchange(&t->busy, 1))
-		;
+	col_thread_hold_for_end();
 	t->exiting = true;
 	if (t->perf_fd >= 0 || t->has_timer || t->inherited_clock)
 		check_sampled(t, col_clock_read_sigsafe(t));
@@ -290,15 +288,38 @@ void col_thread_routine_starts(void)
 		t->in_wrapper = false;
 }
 
+void col_thread_hold_for_end(void)
+{
+	struct col_thread *t = col_thread_self_sigsafe();
+
+	/* Attached, col_attach.c's thread takes the flag too and ends the
+	 * threads itself: not held here.  Else, in normal context, the flag is
+	 * free or held by our own caller (a handler that took it has let go
+	 * before returning here): a store takes it, with no wait. */
+	if (!t || col_proc.attached)
+		return;
+	atomic_store(&t->entered, 1);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store(&t->busy, 1);
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
 void col_thread_end_others(void)
 {
 	struct col_thread *self = col_thread_self_sigsafe();
 
-	if (!self || atomic_exchange(&self->busy, 1))
+	if (!self)
 		return;
 	/* The process ends: a clock signal now is deferred, never taken (the
-	 * last slice, as at a thread's end). */
-	atomic_store(&self->entered, 1);
+	 * last slice, as at a thread's end); the thread stays held.  Attached,
+	 * held only meanwhile, and not at all if col_attach.c's thread has it. */
+	bool attached = col_proc.attached;
+	if (!attached)
+		col_thread_hold_for_end();
+	else if (atomic_exchange(&self->busy, 1))
+		return;
+	else
+		atomic_store(&self->entered, 1);
 	for (int i = 0, top = atomic_load(&live_top); i < top; i++) {
 		struct col_thread *t = atomic_load(&live[i]);
 		if (!t || t == self || atomic_exchange(&live[i], NULL) != t)
@@ -311,8 +332,10 @@ void col_thread_end_others(void)
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		write_cost(t, self);
 	}
-	atomic_store(&self->busy, 0);
-	atomic_store(&self->entered, 0);
+	if (attached) {
+		atomic_store(&self->busy, 0);
+		atomic_store(&self->entered, 0);
+	}
 }
 
 void col_thread_reset_after_fork(void)

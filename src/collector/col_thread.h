@@ -22,6 +22,13 @@ void col_thread_routine_starts(void);
 /* Tear down the calling thread (THREAD_END); its blocks stay in the files. */
 void col_thread_detach(void);
 
+/* From normal context, at the calling thread's end (col_thread_detach, or
+ * the process's destructor before its own work): the thread is inside
+ * collector code from here on, so that a clock signal is deferred and never
+ * taken (the last slice, in THREAD_END's CPU time) rather than sampling the
+ * collector's own end.  Idempotent. */
+void col_thread_hold_for_end(void);
+
 /* At the end of the process, from the thread that ends it: THREAD_END and
  * THREAD_COST records for the threads still attached (exit() with workers
  * still running or blocked, as xz does), through the caller's cursor. */
