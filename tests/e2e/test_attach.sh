@@ -97,8 +97,9 @@ check attach_size_limit sh -c "test $rcl1 = 0 && test $rcl2 = 0 && test '$alivel
 	\"\$TALLY\" report lim2.exp --format json | python3 -c '
 import json, sys
 o = json.load(sys.stdin)[\"overview\"]
-print(o.get(\"samples\"), o.get(\"lost.size-limit\"))
-sys.exit(0 if o.get(\"samples\", 0) > 100 and not o.get(\"lost.size-limit\") else 1)'"
+n, cpu = o.get(\"samples\", 0), o.get(\"kernel_cpu_s\", 0)
+print(n, \"samples for\", cpu, \"s of CPU, lost:\", o.get(\"lost.size-limit\"))
+sys.exit(0 if n >= max(10, 0.7 * cpu * 1000) and not o.get(\"lost.size-limit\") else 1)'"
 
 # --- threads, one created after the attach -----------------------------------
 rm -f late
