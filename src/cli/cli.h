@@ -60,6 +60,9 @@ const struct cli_opt *cmd_control_options(size_t *n);
  * complete CUR with, one a line, or one of @files, @dirs, @commands, @none
  * for the shell to do it.  Returns the exit status. */
 int cli_complete(int argc, char **argv);
+/* `tally __man PAGE PART` (cli_man.c): the parts of a man page made from
+ * the tables, in roff, for scripts/man.sh. */
+int cli_man(int argc, char **argv);
 
 /* Print "tally CMD: message" on stderr (one line).  These helpers and the
  * two below live in cli_msg.c, under the commands. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
  * main.c — `tally CMD ...`: dispatch through the command table
- * (cli_commands.c), `tally --help`, and the completion's `tally __complete`.
+ * (cli_commands.c), `tally --help`, the completion's `tally __complete`
+ * and the man pages' `tally __man`.
  * The helpers every command shares are in cli_msg.c, below the commands,
  * so that no command depends on this file or the table.
  */
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "__complete"))
 		return cli_complete(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "__man"))
+		return cli_man(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "--version")) {
 		printf("tally %s\n", TALLY_VERSION);
 		return cli_finish_stdout("version", CLI_OK);

@@ -6,7 +6,9 @@
  * collapsed weights), and listed by --metric's help; every view of the view
  * table (cli_views.c) is reachable, listed by --help, and excludes every
  * other view; every export format is reachable; the completion offers
- * every command, every option of each, every metric and every format.  A row added to a table is checked here without a line added.
+ * every command, every option of each, every metric and every format;
+ * every option of every command is parsed, listed by --help and named by
+ * the command's man page.  A row added to a table is checked here without a line added.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -371,6 +373,62 @@ static void every_export_is_reachable(void)
 	}
 }
 
+/* Every row of every command's option table: the parser takes it (no
+ * "unknown option", no "needs a value"), `tally CMD --help` lists it (an
+ * alias, a row without help, is not listed), and the man page's OPTIONS
+ * (`tally __man CMD options`) names it, aliases too, as roff writes
+ * dashes. */
+static int man(int argc, char **argv)
+{
+	return cli_man(argc - 1, argv + 1);
+}
+
+static void every_option_is_parsed_listed_and_in_the_man_page(void)
+{
+	for (size_t c = 0; c < cli_ncommands; c++) {
+		const struct cli_command *cmd = &cli_commands[c];
+		const char *help[] = { "--help" }, *part[] = { cmd->name, "options" };
+		char *hout, *herr, *mout, *merr;
+		size_t n;
+		const struct cli_opt *opts = cmd->options(&n);
+		CHECKF(run(cmd->fn, cmd->name, help, 1, &hout, &herr) == 0, "tally %s --help: %s", cmd->name, herr);
+		CHECKF(run(man, "", part, 2, &mout, &merr) == 0, "tally __man %s options: %s", cmd->name, merr);
+		CHECKF(strstr(mout, ".SH OPTIONS"), "tally __man %s options", cmd->name);
+		for (size_t i = 0; i < n; i++) {
+			char arg[96], want[96], roff[160];
+			const char *args[] = { arg };
+			snprintf(arg, sizeof(arg), "--%s%s", opts[i].name, opts[i].has_arg == CLI_ARG_REQUIRED ? "=x" : "");
+			if (strcmp(opts[i].name, "help")) {
+				char *out, *err;
+				run(cmd->fn, cmd->name, args, 1, &out, &err);
+				CHECKF(!strstr(err, "unknown option") && !strstr(err, "needs a value") &&
+					       !strstr(err, "takes no value"), "tally %s %s: %s", cmd->name, arg, err);
+				free(out);
+				free(err);
+			}
+			snprintf(want, sizeof(want), "--%s", opts[i].name);
+			CHECKF(!opts[i].help || strstr(hout, want), "tally %s --help lacks %s", cmd->name, want);
+			size_t k = 0;
+			roff[k++] = '\\';
+			roff[k++] = '-';
+			roff[k++] = '\\';
+			roff[k++] = '-';
+			for (const char *p = opts[i].name; *p && k + 3 < sizeof(roff); p++) {
+				if (*p == '-')
+					roff[k++] = '\\';
+				roff[k++] = *p;
+			}
+			roff[k++] = '\\';
+			roff[k] = 0;           /* then fR: the name ends there */
+			CHECKF(strstr(mout, roff), "tally-%s(1) lacks %s", cmd->name, want);
+		}
+		free(hout);
+		free(herr);
+		free(mout);
+		free(merr);
+	}
+}
+
 int main(void)
 {
 	RUN(every_metric_row_is_whole);
@@ -381,6 +439,7 @@ int main(void)
 	RUN(every_two_views_exclude_each_other);
 	RUN(completion_is_complete);
 	RUN(every_export_is_reachable);
+	RUN(every_option_is_parsed_listed_and_in_the_man_page);
 	model_free(&m);
 	TEST_EXIT();
 }
