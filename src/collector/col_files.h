@@ -21,7 +21,8 @@ int col_open_experiment(void);
 int col_writer_open(enum exp_file_kind kind);
 
 /* Make the record file of `kind` now if it is made at its first record
- * (heap.dat, sync.dat) and is not made yet; other threads wait for the one
+ * (samples.dat, stacks.dat, heap.dat, sync.dat) and is not made yet; other
+ * threads wait for the one
  * making it.  Called before a record of `kind` is reserved, inside
  * collector code.  Sigsafe. */
 void col_file_ready_sigsafe(enum exp_file_kind kind);

@@ -140,6 +140,7 @@ static bool write_sample(struct col_thread *t, const uint64_t *frames, int n, in
 		.time_ns = time_ns,
 		.weight_ns = weight,
 	};
+	col_file_ready_sigsafe(EXP_FILE_SAMPLES);
 	if (exp_run_append_sigsafe(&t->run, &col_proc.file[EXP_FILE_SAMPLES],
 				   &t->cursor[EXP_FILE_SAMPLES], &s, frames, (uint32_t)n) != 0) {
 		col_file_lost_sigsafe(EXP_FILE_SAMPLES, EXP_CTR_LOST_BUFFER);

@@ -147,6 +147,7 @@ static struct slot *claim(uint64_t key)
 
 static uint32_t write_node(struct col_thread *t, uint64_t pc, uint32_t parent, uint16_t flags)
 {
+	col_file_ready_sigsafe(EXP_FILE_STACKS);
 	struct exp_stack_node *r = exp_record_reserve_sigsafe(&col_proc.file[EXP_FILE_STACKS],
 							      &t->cursor[EXP_FILE_STACKS], sizeof(*r));
 	if (!r) {

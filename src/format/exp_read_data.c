@@ -996,6 +996,25 @@ static bool file_exists(const char *dir, const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* Did the collector make this process's stacks.dat?  It is made at the
+ * first stack node written (a process whose samples' stacks
+ * all went into samples.dat's runs has none), and the log says so
+ * (`file.opened: stacks.dat`); a writer that logs no `file.opened` at all
+ * (older collectors, other writers) made it with the others. */
+static bool stacks_were_made(const struct exp_proc *p)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < p->nlog; i++) {
+		if (strcmp(p->log[i].key, "file.opened"))
+			continue;
+		if (!strcmp(p->log[i].value, exp_file_name(EXP_FILE_STACKS)))
+			return true;
+		any = true;
+	}
+	return !any;
+}
+
 /* A file p's data needs that is absent: its log (who it was, how it ended),
  * the load-object map (what its addresses are), the stacks (what its events
  * name).  NULL if none. */
@@ -1007,7 +1026,7 @@ static const char *missing_file(const struct exp_proc *p, bool log_missing)
 		return EXP_LOG_NAME;
 	if (events && !file_exists(p->dir, exp_file_name(EXP_FILE_MAPS)))
 		return exp_file_name(EXP_FILE_MAPS);
-	if ((p->nsamples || p->nheap || p->nsync || p->nio) &&
+	if ((p->nsamples || p->nheap || p->nsync || p->nio) && stacks_were_made(p) &&
 	    !file_exists(p->dir, exp_file_name(EXP_FILE_STACKS)))
 		return exp_file_name(EXP_FILE_STACKS);
 	return NULL;

@@ -220,7 +220,7 @@ if need other_user attach_refuses_other_user attach_other_users_process_as_root;
 	"$TALLY" record -p $NB -o pub/nb.exp --duration 0.5 2>nbo.err; rco=$?
 	bounded_wait $NB 20; rcn=$?
 	check attach_other_users_process_as_root sh -c "test $rcp = 2 && grep -q 'who cannot write the experiment' nbp.err &&
-		test $rco = 0 && test $rcn = 0 && test \$(stat -c %u pub/nb.exp/samples.dat) = 65534 &&
+		test $rco = 0 && test $rcn = 0 && test \$(stat -c %u pub/nb.exp/threads.dat) = 65534 &&
 		grep -qx 'checksum 0 0.000000000' nb.out"
 fi
 check attach_refusals_left_target_alone sh -c "kill -0 $S && grep -q ready sl.err"

@@ -29,9 +29,15 @@ cp -r ok.exp nosamples.exp && rm nosamples.exp/samples.dat
 check missing_samples_is_damage every_command nosamples.exp samples.dat
 cp -r ok.exp fifo.exp && rm fifo.exp/samples.dat && mkfifo fifo.exp/samples.dat
 check fifo_costs_that_file_only every_command fifo.exp samples.dat
+# stacks.dat is made at a process's first stack node: a clock sample's
+# stack goes into samples.dat's runs, a heap event's into stacks.dat.
+"$TALLY" record -o heap.exp -H -- ./heapmix 2000 1 >/dev/null 2>rec.err || { cat rec.err; exit 1; }
 for f in maps.dat stacks.dat log.txt; do
-	cp -r ok.exp no_$f.exp && rm no_$f.exp/$f
+	src=ok.exp
+	[ $f = stacks.dat ] && src=heap.exp
+	cp -r $src no_$f.exp && rm no_$f.exp/$f
 done
+check no_stacks_dat_without_stack_nodes sh -c '! test -e ok.exp/stacks.dat && "$TALLY" report ok.exp >/dev/null'
 check check_and_report_agree_on_missing_files sh -c '
 	for f in maps.dat stacks.dat log.txt; do
 		"$TALLY" report no_$f.exp >/dev/null 2>r.err; rr=$?

@@ -44,7 +44,7 @@ else
 	# process's user, as nobody else can write the lent directory).
 	cat >swap.sh <<EOF
 for i in \$(seq 200); do
-	[ -e "\$1/samples.dat" ] && break
+	[ -e "\$1/threads.dat" ] && break
 	sleep 0.02
 done
 cd "\$1" || exit 1
@@ -70,7 +70,7 @@ EOF
 	# one, and writes nothing in root's directory.
 	cat >rename.sh <<EOF
 for i in \$(seq 200); do
-	[ -e "\$1/samples.dat" ] && break
+	[ -e "\$1/threads.dat" ] && break
 	sleep 0.02
 done
 mv "\$1" "\$1.moved" && ln -s $T/victimdir "\$1" && echo renamed
