@@ -11,12 +11,12 @@
  * the same thread (an instrumented signal handler interrupting us), counted
  * in the experiment as lost.arcs.
  */
-#include <cpuid.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/platform/x86.h>
 
 #include <sys/gmon.h>
 
@@ -137,9 +137,9 @@ static void after_fork_child(void)
 
 __attribute__((constructor)) static void mc_init(void)
 {
-	unsigned a, b, c, d;
-
-	if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE))
+	/* glibc's copy of cpuid leaf 1: our own cpuid would be a VM exit
+	 * (about 10 us in a VM) in every process, mcount used or not. */
+	if (CPU_FEATURE_PRESENT(OSXSAVE))
 		mc_use_xsave = 1;
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
