@@ -66,9 +66,10 @@ static void usage(FILE *f)
 	char inside[512], run[128];
 
 	fprintf(f,
-		"usage: tally record [-o EXP] [-F HZ] [-H] [-s [NS]] [-i] [-m] [-j on|off] [-L SIZE] [--states] [-d]\n"
-		"                    [-c EVENT[/PERIOD]]... [--follow=all|none] [--delay S] [--duration S]\n"
-		"                    [--toggle-signal SIG] [--control fifo:PATH|cmd] [--] PROGRAM [ARGS...]\n");
+		"usage: tally record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"       tally record -p PID [--duration S] [OPTIONS]\n"
+		"  run PROGRAM with tally's collector preloaded and record an experiment\n"
+		"  (or attach to process PID); options (-c may be given several times):\n");
 	cli_args_help(f, opts, nopts);
 	fprintf(f,
 		"Environment passed to the program: %s (the collector), %s,\n"
