@@ -98,14 +98,16 @@ refuses_launched() {
 }
 check static_refuses_what_needs_the_collector refuses_launched
 
-# Attached: a static process running until killed.
-./staticky 1000 >aw.out 2>&1 & AW=$!
+# Attached: a static process running until killed (a million units: hours,
+# however slow the machine; killed below, or by lib.sh's trap).
+./staticky 1000000 >aw.out 2>&1 & AW=$!
 refuses_attached() {
 	PROG=
 	n=0
 	for opt in $(cat inside.txt); do
 		# -H -s -i -m, --states, -c, --delay... are refused for any attach
 		# (with their own line); the rest by the outside mode's table.
+		kill -0 $AW || { echo "the static process ended"; return 1; }
 		refused "$opt" any -p $AW || return 1
 		n=$((n + 1))
 	done
