@@ -20,6 +20,8 @@
 #include "cli/cli.h"
 #include "cli/cli_args.h"
 #include "cli/cli_exports.h"
+#include "cli/cli_outside.h"
+#include "cli/cli_record.h"
 #include "cli/cli_views.h"
 #include "model_fixture.h"
 #include "report/report.h"
@@ -429,6 +431,48 @@ static void every_option_is_parsed_listed_and_in_the_man_page(void)
 	}
 }
 
+static const struct record_opts *check_opts;
+
+static int outside_check(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return cli_outside_check(check_opts, "prog is statically linked") ? CLI_USAGE : 0;
+}
+
+/* The outside mode's refusal loops over the record table's `outside`
+ * column: each row that needs the collector is refused (for a program
+ * tally runs; with -p, all but CLI_REC_INSIDE_RUN's), with one line naming
+ * it, and every other row is taken.  (test_static_options.sh does the
+ * same with a real static program, where the machine has one.) */
+static void outside_refusal_follows_the_column(void)
+{
+	int inside = 0;
+
+	for (size_t r = 0; r < cli_nrecord_opts; r++)
+		for (int attach = 0; attach < 2; attach++) {
+			struct record_opts o = { 0 };
+			char name[40], *out, *err;
+			exp_launch_defaults(&o.launch);
+			o.given = 1ull << r;
+			o.pid = attach ? 4242 : 0;
+			cli_record_opt_name(r, name, sizeof(name));
+			unsigned col = cli_record_opts[r].outside;
+			bool refuse = col == CLI_REC_INSIDE || (col == CLI_REC_INSIDE_RUN && !attach);
+			check_opts = &o;
+			int rc = run(outside_check, name, NULL, 0, &out, &err);
+			inside += refuse;
+			if (refuse)
+				CHECKF(rc != 0 && strstr(err, name) && strchr(err, '\n') == err + strlen(err) - 1,
+				       "%s%s: %s", name, attach ? " with -p" : "", err);
+			else
+				CHECKF(rc == 0 && !*err, "%s%s refused: %s", name, attach ? " with -p" : "", err);
+			free(out);
+			free(err);
+		}
+	CHECKF(inside >= 10, "%d refusals", inside);
+}
+
 int main(void)
 {
 	RUN(every_metric_row_is_whole);
@@ -440,6 +484,7 @@ int main(void)
 	RUN(completion_is_complete);
 	RUN(every_export_is_reachable);
 	RUN(every_option_is_parsed_listed_and_in_the_man_page);
+	RUN(outside_refusal_follows_the_column);
 	model_free(&m);
 	TEST_EXIT();
 }
