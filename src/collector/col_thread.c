@@ -13,7 +13,10 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "collector/col_control.h"
 #include "collector/col_clock.h"
@@ -61,12 +64,52 @@ static bool live_take(struct col_thread *t)
 	return t->live_slot < 0 || atomic_exchange(&live[t->live_slot], NULL) == t;
 }
 
+/* The initial thread's stack without /proc/self/maps (col_thread.h):
+ * glibc's pthread_getattr_np reads it with fopen, getline and sscanf, about
+ * 0.2 ms of CPU at each process's start here.  glibc's answer is kept: the
+ * top is the page above __libc_stack_end's; the size the stack limit less
+ * what lies between that top and the end of the stack's mapping, cut at
+ * the mapping below.  That end is found from the kernel's layout: execve
+ * puts the program's file name (AT_EXECFN) last on the stack, ending one
+ * pointer below the mapping's end; it is checked (page aligned, mapped
+ * below, not above: mincore).  The mapping below: the kernel keeps the
+ * stack limit free under the stack (mmap_base's gap), so a finite limit of
+ * at most 1 GiB needs no cut. */
+extern void *__libc_stack_end;
+
+bool col_thread_main_stack(uint64_t *lo, uint64_t *hi)
+{
+	const uint64_t page = 4096;
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	struct rlimit rl;
+	unsigned char v;
+
+	if (!fn || !__libc_stack_end || col_syscall(SYS_prlimit64, 0, RLIMIT_STACK, NULL, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1ull << 30))
+		return false;
+	uint64_t to = (uint64_t)(uintptr_t)fn + strlen(fn) + 1 + sizeof(void *);
+	uint64_t top = ((uint64_t)(uintptr_t)__libc_stack_end & ~(page - 1)) + page;
+	if ((to & (page - 1)) || top > to || to - top >= rl.rlim_cur ||
+	    col_syscall(SYS_mincore, to - page, page, &v) != 0 ||
+	    col_syscall(SYS_mincore, to, page, &v) != -1 || errno != ENOMEM)
+		return false;
+	uint64_t size = (rl.rlim_cur - (to - top)) & ~(page - 1);
+	uint64_t sp = (uint64_t)(uintptr_t)&v;
+	if (sp < top - size || sp >= top)       /* another thread, or a fork child of one */
+		return false;
+	*lo = top - size;
+	*hi = top;
+	return true;
+}
+
 static void stack_bounds(struct col_thread *t)
 {
 	pthread_attr_t attr;
 	void *addr;
 	size_t size;
 
+	if (t->tid == col_proc.pid && col_thread_main_stack(&t->unwind.stack_lo, &t->unwind.stack_hi))
+		return;
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
 		return;
 	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
