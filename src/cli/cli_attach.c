@@ -254,19 +254,6 @@ static uint64_t log_u64(const struct cli_expdir *x, const char *key)
 	return v;
 }
 
-static const char *tracer_refused(const struct record_opts *o)
-{
-	if (o->launch.heap)
-		return "-H (heap tracing)";
-	if (o->launch.sync_ns != -1)
-		return "-s (synchronization tracing)";
-	if (o->launch.io)
-		return "-i (I/O tracing)";
-	if (o->launch.mpi)
-		return "-m (MPI tracing)";
-	return NULL;
-}
-
 /* A statically linked process: nothing can be loaded into it, so it is
  * sampled from outside (src/outside/, docs/static.md): perf events on each
  * of its threads, inherited by what they create, no ptrace, no stop.
@@ -367,12 +354,14 @@ int cli_attach_record(const struct record_opts *o)
 	char dir[PATH_MAX], absdir[PATH_MAX], lib[PATH_MAX + 32], collector[PATH_MAX];
 	char ctl[PATH_MAX + 16], options[EXP_OPTIONS_MAX], line[1024];
 	pid_t pid = (pid_t)o->pid;
-	const char *tr = tracer_refused(o);
+	int tr = cli_record_opts_unattachable(o->given, CLI_ATT_TRACER);
 
-	if (tr) {
+	if (tr >= 0) {
+		char name[40];
+		cli_record_opt_name((size_t)tr, name, sizeof(name));
 		cli_error(CMD, "%s cannot be attached: tracing interposes on the program's calls, which are "
 			  "bound to libc before tally arrives; record the program from its start "
-			  "(`tally record %s -- PROGRAM`), or attach without it", tr, tr);
+			  "(`tally record %s -- PROGRAM`), or attach without it", name, name);
 		return CLI_FATAL;
 	}
 	snprintf(lib, sizeof(lib), "%s/libtally-collector.so", cli_lib_dir());

@@ -10,8 +10,8 @@
  *                                its names (aliases, the rows without
  *                                help, beside the row above them), its
  *                                value, its help; `tally record`'s rows
- *                                say whether the outside mode refuses
- *                                them; export's --format lists the
+ *                                say whether the outside mode and -p
+ *                                refuse them; export's --format lists the
  *                                export table.
  * Text is escaped for roff: backslashes, a leading dot or quote, and a
  * dash that starts a word (an option: \- so that it prints and searches
@@ -135,6 +135,11 @@ static void options(FILE *f, const struct cli_command *c)
 		else if (row >= 0 && cli_record_opts[row].outside == CLI_REC_INSIDE_RUN)
 			fputs(".br\nRefused for a statically linked program tally runs (the outside mode); "
 			      "taken with \\fB\\-p\\fR.\n", f);
+		if (row >= 0 && cli_record_opts[row].attach == CLI_ATT_TRACER)
+			fputs(".br\nRefused with \\fB\\-p\\fR: tracing interposes on calls the program bound "
+			      "before tally arrived.\n", f);
+		else if (row >= 0 && cli_record_opts[row].attach == CLI_ATT_RUN)
+			fputs(".br\nRefused with \\fB\\-p\\fR: it is for a program tally runs.\n", f);
 	}
 }
 

@@ -25,9 +25,18 @@
 #define CLI_REC_INSIDE_RUN 2       /* in a program tally runs, the collector
                                       does it (refused for a static one);
                                       with -p, tally does it itself */
+/* ... and what `tally record -p PID` (attaching to a running process)
+ * does with it. */
+#define CLI_ATT_OK 0               /* taken */
+#define CLI_ATT_TRACER 1           /* tracing: it interposes on calls the
+                                      program bound before tally arrived */
+#define CLI_ATT_RUN 2              /* only for a program tally runs: it
+                                      starts with the run, a thread or the
+                                      exec, or follows what the run creates */
 struct cli_record_opt {
 	struct cli_opt opt;
 	unsigned outside;          /* CLI_REC_* */
+	unsigned attach;           /* CLI_ATT_* */
 };
 extern const struct cli_record_opt cli_record_opts[];
 extern const size_t cli_nrecord_opts;
@@ -35,10 +44,13 @@ extern const size_t cli_nrecord_opts;
 int cli_record_opt_row(int id);
 /* "-H", or "--states" for an option without a short name. */
 void cli_record_opt_name(size_t row, char *buf, size_t len);
-/* The names of the options (but --help) whose `outside` column is
- * `outside`, `sep` between, into buf (cut to fit); returns the length the
- * whole list needs. */
-size_t cli_record_opts_list(char *buf, size_t len, unsigned outside, const char *sep);
+/* The first row whose option is in `given` (bit r: row r) and whose
+ * attach column is `attach`, or -1. */
+int cli_record_opts_unattachable(uint64_t given, unsigned attach);
+/* The names of the options (but --help) whose `outside` column (or, with
+ * attach_column, `attach` column) is `value`, `sep` between, into buf (cut
+ * to fit); returns the length the whole list needs. */
+size_t cli_record_opts_list(char *buf, size_t len, bool attach_column, unsigned value, const char *sep);
 
 struct record_opts {
 	const char *out;

@@ -2,11 +2,12 @@
  *
  * cli_record_opts.c — the options of `tally record`, one row each: the
  * option as getopt_long, --help, the man page and the completion see it,
- * and whether it needs tally's collector inside the program (the `outside`
- * column).  cmd_record.c parses with the rows; the outside mode's refusal
- * (cli_outside.c), `tally record --help` and tally-record(1) list the
- * options that need the collector by looping over the column, so adding an
- * option is one row here and one case in cmd_record.c's switch.
+ * whether it needs tally's collector inside the program (the `outside`
+ * column), and whether `tally record -p` takes it (the `attach` column).  cmd_record.c parses with the rows; the outside mode's refusal
+ * (cli_outside.c), the attach refusals (cmd_record.c, cli_attach.c),
+ * `tally record --help` and tally-record(1) list the options by looping
+ * over the columns, so adding an option is one row here and one case in
+ * cmd_record.c's switch.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,73 +24,73 @@
  * from the metric table. */
 const struct cli_record_opt cli_record_opts[] = {
 	{ { "output", 'o', CLI_ARG_REQUIRED, 'o', "EXP", "experiment directory (default tally.N.exp, first unused N)" },
-	  CLI_REC_OUTSIDE },
-	{ { "freq", 'F', CLI_ARG_REQUIRED, 'F', "HZ", NULL }, CLI_REC_OUTSIDE },
-	{ { "heap", 'H', CLI_ARG_NONE, 'H', NULL, "trace heap allocations" }, CLI_REC_INSIDE },
+	  CLI_REC_OUTSIDE, CLI_ATT_OK },
+	{ { "freq", 'F', CLI_ARG_REQUIRED, 'F', "HZ", NULL }, CLI_REC_OUTSIDE, CLI_ATT_OK },
+	{ { "heap", 'H', CLI_ARG_NONE, 'H', NULL, "trace heap allocations" }, CLI_REC_INSIDE, CLI_ATT_TRACER },
 	{ { "sync", 's', CLI_ARG_OPTIONAL, 's', "NS",
 	    "trace synchronization waits longer than NS ns (default:\ncalibrated); -s NS works too" },
-	  CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_TRACER },
 	{ { "sync-holders", 0, CLI_ARG_REQUIRED, 'B', "on|off",
 	    "with -s: record which thread held a contended mutex, and its\n"
 	    "stack when it took it (report --blame); default on" },
-	  CLI_REC_INSIDE },
-	{ { "io", 'i', CLI_ARG_NONE, 'i', NULL, "trace I/O calls" }, CLI_REC_INSIDE },
-	{ { "mpi", 'm', CLI_ARG_NONE, 'm', NULL, "trace MPI calls" }, CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_TRACER },
+	{ { "io", 'i', CLI_ARG_NONE, 'i', NULL, "trace I/O calls" }, CLI_REC_INSIDE, CLI_ATT_TRACER },
+	{ { "mpi", 'm', CLI_ARG_NONE, 'm', NULL, "trace MPI calls" }, CLI_REC_INSIDE, CLI_ATT_TRACER },
 	{ { "java", 'j', CLI_ARG_REQUIRED, 'j', "on|off",
 	    "Java: every JVM gets tally's JVMTI agent for Java stacks, named\n"
 	    "methods and lines (-H, -s: the Java heap and monitors); default on" },
-	  CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_OK },
 	{ { "states", 0, CLI_ARG_NONE, 'S', NULL, "thread states: where wall-clock time goes, on and off the CPU" },
-	  CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "data", 'd', CLI_ARG_NONE, 'd', NULL,
 	    "data objects: each clock sample keeps the interrupted registers,\n"
 	    "from which the analyzer finds the data the instruction touched\n"
 	    "(report --data-objects, --data-layout; docs/dataspace.md)" },
-	  CLI_REC_INSIDE },
-	{ { "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL }, CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_OK },
+	{ { "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL }, CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "kernel", 0, CLI_ARG_NONE, 'k', NULL,
 	    "kernel call chains above each clock sample, where the kernel\n"
 	    "allows them: root, CAP_PERFMON, perf_event_paranoid <= 1\n"
 	    "(docs/kernel.md)" },
-	  CLI_REC_INSIDE },
-	{ { "no-kernel", 0, CLI_ARG_NONE, 'K', NULL, "no kernel call chains (the default)" }, CLI_REC_OUTSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_RUN },
+	{ { "no-kernel", 0, CLI_ARG_NONE, 'K', NULL, "no kernel call chains (the default)" }, CLI_REC_OUTSIDE, CLI_ATT_OK },
 	{ { "follow", 0, CLI_ARG_REQUIRED, 'f', "all|none",
 	    "follow descendant processes into sub-experiments (default all)" },
-	  CLI_REC_INSIDE },
-	{ { "frames", 0, CLI_ARG_REQUIRED, 'n', "N", NULL }, CLI_REC_OUTSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_RUN },
+	{ { "frames", 0, CLI_ARG_REQUIRED, 'n', "N", NULL }, CLI_REC_OUTSIDE, CLI_ATT_OK },
 	{ { "pid", 'p', CLI_ARG_REQUIRED, 'p', "PID",
 	    "attach to a running process: profile it until Ctrl-C or the\n"
 	    "end of --duration, then leave it running (docs/attach.md)" },
-	  CLI_REC_OUTSIDE },
+	  CLI_REC_OUTSIDE, CLI_ATT_OK },
 	{ { "delay", 0, CLI_ARG_REQUIRED, 'W', "S",
 	    "record nothing for the first S seconds of the program (its\n"
 	    "descendants too); the overview and the timeline show the gap" },
-	  CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "duration", 0, CLI_ARG_REQUIRED, 'U', "S",
 	    "stop recording after S seconds (after --delay's); a program\n"
 	    "tally runs goes on to its end, with -p tally detaches" },
-	  CLI_REC_INSIDE_RUN },
+	  CLI_REC_INSIDE_RUN, CLI_ATT_OK },
 	{ { "process-samples", 0, CLI_ARG_REQUIRED, 'P', "S",
 	    "every S seconds (default 1; 0: none) each process's resident\n"
 	    "memory, page faults, context switches, CPU time and, with -H,\n"
 	    "live heap bytes (report --samples; curves on the HTML timeline)" },
-	  CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "toggle-signal", 0, CLI_ARG_REQUIRED, 'T', "SIG",
 	    "signal SIG (USR1, 12, RTMIN+1...) sent to a process of the run\n"
 	    "turns its recording off, the next one on again (kill -SIG to\n"
 	    "tally reaches the program); if the program sets a handler of its\n"
 	    "own for SIG, SIG is the program's from then on" },
-	  CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "control", 0, CLI_ARG_REQUIRED, 'C', "fifo:PATH|cmd",
 	    "read commands from the FIFO PATH (made if missing): disable\n"
 	    "turns recording off, enable on; either way (cmd: only this way)\n"
 	    "tally control EXP off|on does too" },
-	  CLI_REC_INSIDE },
+	  CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "limit", 'L', CLI_ARG_REQUIRED, 'L', "SIZE",
 	    "stop recording when the experiment reaches SIZE (MiB, or 500k,\n"
 	    "2G; default: half the free space, at most 2 GiB; unlimited: none)" },
-	  CLI_REC_OUTSIDE },
-	{ { "help", 'h', CLI_ARG_NONE, 'h', NULL, "this help" }, CLI_REC_OUTSIDE },
+	  CLI_REC_OUTSIDE, CLI_ATT_OK },
+	{ { "help", 'h', CLI_ARG_NONE, 'h', NULL, "this help" }, CLI_REC_OUTSIDE, CLI_ATT_OK },
 };
 
 const size_t cli_nrecord_opts = sizeof(cli_record_opts) / sizeof(cli_record_opts[0]);
@@ -176,7 +177,15 @@ void cli_record_opt_name(size_t row, char *buf, size_t len)
 		snprintf(buf, len, "--%s", op->name);
 }
 
-size_t cli_record_opts_list(char *buf, size_t len, unsigned outside, const char *sep)
+int cli_record_opts_unattachable(uint64_t given, unsigned attach)
+{
+	for (size_t i = 0; i < NROWS; i++)
+		if ((given >> i & 1) && cli_record_opts[i].attach == attach)
+			return (int)i;
+	return -1;
+}
+
+size_t cli_record_opts_list(char *buf, size_t len, bool attach_column, unsigned value, const char *sep)
 {
 	size_t n = 0;
 
@@ -184,7 +193,8 @@ size_t cli_record_opts_list(char *buf, size_t len, unsigned outside, const char 
 		buf[0] = 0;
 	for (size_t i = 0; i < NROWS; i++) {
 		char name[40];
-		if (cli_record_opts[i].outside != outside || cli_record_opts[i].opt.id == 'h')
+		unsigned v = attach_column ? cli_record_opts[i].attach : cli_record_opts[i].outside;
+		if (v != value || cli_record_opts[i].opt.id == 'h')
 			continue;
 		cli_record_opt_name(i, name, sizeof(name));
 		size_t w = strlen(name) + (n ? strlen(sep) : 0);

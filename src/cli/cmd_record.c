@@ -63,7 +63,7 @@ static void usage(FILE *f)
 {
 	size_t nopts;
 	const struct cli_opt *opts = cmd_record_options(&nopts);
-	char inside[512], run[128];
+	char inside[512], run[256];
 
 	fprintf(f,
 		"usage: tally record [OPTIONS] [--] PROGRAM [ARGS...]\n"
@@ -77,8 +77,8 @@ static void usage(FILE *f)
 		"where tally finds libtally-collector.so.\n",
 		EXP_ENV_PRELOAD, EXP_ENV_EXP, EXP_ENV_OPTIONS,
 		EXP_ENV_ROOT, EXP_ENV_LINEAGE, EXP_ENV_PID, EXP_ENV_FOUNDER, EXP_ENV_COUNTERS, EXP_ENV_LIB_DIR);
-	cli_record_opts_list(inside, sizeof(inside), CLI_REC_INSIDE, ", ");
-	cli_record_opts_list(run, sizeof(run), CLI_REC_INSIDE_RUN, ", ");
+	cli_record_opts_list(inside, sizeof(inside), false, CLI_REC_INSIDE, ", ");
+	cli_record_opts_list(run, sizeof(run), false, CLI_REC_INSIDE_RUN, ", ");
 	fprintf(f,
 		"A statically linked PROGRAM (or -p PID of one) has no loader to preload the collector\n"
 		"with: tally samples it from outside with perf events (clock profiling, threads,\n"
@@ -86,6 +86,12 @@ static void usage(FILE *f)
 		"need the collector inside the program, and are refused for it:\n");
 	wrap(f, inside, "  ");
 	fprintf(f, "and for a PROGRAM tally runs (not with -p): %s.\n", run);
+	cli_record_opts_list(inside, sizeof(inside), true, CLI_ATT_TRACER, ", ");
+	cli_record_opts_list(run, sizeof(run), true, CLI_ATT_RUN, ", ");
+	fprintf(f, "With -p (attaching to a running process), tracing is refused:\n");
+	wrap(f, inside, "  ");
+	fprintf(f, "and what starts with a run tally starts:\n");
+	wrap(f, run, "  ");
 }
 
 static void forward_signal(int sig)
@@ -557,14 +563,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		cli_error(CMD, "-p attaches to a running process: give no program to run");
 		return -1;
 	}
-	if (o->pid && (o->launch.states || o->ncounters)) {
-		cli_error(CMD, "-p: --states and -c are not available when attaching (they start with "
-			  "each thread: run the program under tally record)");
-		return -1;
-	}
-	if (o->pid && (o->delay_s || o->launch.toggle_sig || o->control)) {
-		cli_error(CMD, "-p: --delay, --toggle-signal and --control are for a program tally runs "
-			  "(attaching starts when asked and ends at Ctrl-C or --duration)");
+	/* The options the record table marks CLI_ATT_RUN (the tracers' are
+	 * refused by cli_attach_record, after the options are all read). */
+	int row = o->pid ? cli_record_opts_unattachable(o->given, CLI_ATT_RUN) : -1;
+	if (row >= 0) {
+		char name[40];
+		cli_record_opt_name((size_t)row, name, sizeof(name));
+		cli_error(CMD, "-p: %s is for a program tally runs, not when attaching (it starts with the "
+			  "run, its threads or its exec, or follows what the run creates): record the program "
+			  "from its start (tally record %s -- PROGRAM)", name, name);
 		return -1;
 	}
 	if (!o->pid)

@@ -471,6 +471,16 @@ static void outside_refusal_follows_the_column(void)
 			free(err);
 		}
 	CHECKF(inside >= 10, "%d refusals", inside);
+	/* the attach column: each row found by its own value, and only by it */
+	int refused = 0;
+	for (size_t r = 0; r < cli_nrecord_opts; r++) {
+		unsigned a = cli_record_opts[r].attach;
+		CHECKF(a <= CLI_ATT_RUN && cli_record_opts[r].outside <= CLI_REC_INSIDE_RUN, "row %zu", r);
+		for (unsigned v = CLI_ATT_TRACER; v <= CLI_ATT_RUN; v++)
+			CHECKF((cli_record_opts_unattachable(1ull << r, v) == (int)r) == (a == v), "row %zu, %u", r, v);
+		refused += a != CLI_ATT_OK;
+	}
+	CHECKF(refused >= 8, "%d options refused with -p", refused);
 }
 
 int main(void)
