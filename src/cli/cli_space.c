@@ -123,7 +123,8 @@ static uint64_t read_counters(const char *dir, struct losses *l, bool founder)
 		l->ctr[i] += c[i];
 	if (founder)
 		l->limit_ns = c[EXP_CTR_LIMIT_NS];
-	return c[EXP_CTR_LOST_BUFFER] + c[EXP_CTR_LOST_LIMIT] + c[EXP_CTR_LOST_REENTRY];
+	return c[EXP_CTR_LOST_BUFFER] + c[EXP_CTR_LOST_LIMIT] + c[EXP_CTR_LOST_REENTRY] +
+	       c[EXP_CTR_LOST_NOFILE];
 }
 
 /* The log's "error: NAME.dat: errno N (...)" lines name why a file failed;
@@ -294,8 +295,14 @@ void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
 	}
 	if (l.nofile)
 		part(line, sizeof(line), "the program's descriptor limit (ulimit -n: %llu) was reached; %llu of "
-		     "them were the collector's (its directory, log, record files, one clock per thread)",
+		     "them were the collector's (those it cannot open again: its directory, clocks, and "
+		     "with -c or --states one per thread)",
 		     (unsigned long long)l.nofile, (unsigned long long)l.nofile_ours);
+	if (l.ctr[EXP_CTR_LOST_NOFILE])
+		part(line, sizeof(line), "%llu samples and events lost: the program held every descriptor its "
+		     "limit allows (ulimit -n) when the collector needed one for a moment (the program was "
+		     "not harmed; a higher limit records all)",
+		     (unsigned long long)l.ctr[EXP_CTR_LOST_NOFILE]);
 	if (l.ctr[EXP_CTR_LOST_REENTRY] * 20 > l.ctr[EXP_CTR_SAMPLES] && l.ctr[EXP_CTR_LOST_REENTRY] > 10)
 		part(line, sizeof(line), "%llu samples lost because the collector was busy (lost.reentry): "
 		     "a lower rate (-F) loses fewer", (unsigned long long)l.ctr[EXP_CTR_LOST_REENTRY]);

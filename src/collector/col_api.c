@@ -52,7 +52,7 @@ COL_API void *tally__arc_table(uint32_t nslots, uint32_t flags, uint64_t *mapped
 		return NULL;
 	while (atomic_flag_test_and_set_explicit(&arcs_lock, memory_order_acquire))
 		;
-	if (w->fd < 0 && !atomic_load(&w->full) && col_writer_open(EXP_FILE_ARCS) < 0)
+	if (!exp_writer_ready(w) && !atomic_load(&w->full) && col_writer_open(EXP_FILE_ARCS) < 0)
 		atomic_store(&w->full, 1);
 	atomic_flag_clear_explicit(&arcs_lock, memory_order_release);
 

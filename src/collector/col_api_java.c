@@ -56,7 +56,7 @@ COL_API int tally__java_write(uint32_t type, const void *rec, uint32_t len)
 		return -1;
 	while (atomic_flag_test_and_set_explicit(&code_lock, memory_order_acquire))
 		;
-	if (w->fd < 0 && !atomic_load(&w->full) && col_writer_open(EXP_FILE_CODE) < 0)
+	if (!exp_writer_ready(w) && !atomic_load(&w->full) && col_writer_open(EXP_FILE_CODE) < 0)
 		atomic_store(&w->full, 1);
 	atomic_flag_clear_explicit(&code_lock, memory_order_release);
 	if (!(t = col_enter())) {

@@ -238,6 +238,7 @@ static void on_fork_child(void)
 	col_log_start("fork");
 	col_control_log_state();
 	col_objects_reset_after_fork();
+	col_files_let_go();
 }
 
 void col_descend_install(void)

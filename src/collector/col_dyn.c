@@ -62,10 +62,10 @@ static int dyn_file(void)
 
 	while (atomic_flag_test_and_set_explicit(&open_lock, memory_order_acquire))
 		;
-	if (w->fd < 0 && !atomic_load(&w->full))
+	if (!exp_writer_ready(w) && !atomic_load(&w->full))
 		rc = col_writer_open(EXP_FILE_DYN);
 	atomic_flag_clear_explicit(&open_lock, memory_order_release);
-	return rc < 0 || w->fd < 0 ? -1 : 0;
+	return rc < 0 || !exp_writer_ready(w) ? -1 : 0;
 }
 
 /* Fill a DYN_FUNC record of `len` bytes at `r`; `code` (or, if NULL, the

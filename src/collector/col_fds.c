@@ -12,12 +12,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "collector/col_fds.h"
+#include "collector/col_state.h"
 #include "collector/col_sys.h"
 
 static _Atomic uint64_t ours[COL_FDS_MAX / 64];
@@ -179,4 +183,119 @@ int col_fd_count(void)
 	for (int i = 0; i < COL_FDS_MAX / 64; i++)
 		n += __builtin_popcountll(atomic_load_explicit(&ours[i], memory_order_relaxed));
 	return n;
+}
+
+static _Atomic bool lean;
+static uint64_t dir_dev, dir_ino;      /* the directory's identity */
+
+void col_fds_dir_opened(void)
+{
+	struct stat st;
+
+	dir_dev = dir_ino = 0;
+	if (col_proc.dirfd >= 0 && col_sys_fstat(col_proc.dirfd, &st) == 0) {
+		dir_dev = (uint64_t)st.st_dev;
+		dir_ino = (uint64_t)st.st_ino;
+	}
+}
+
+bool col_fds_go_lean(void)
+{
+	struct rlimit rl;
+
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 &&
+	    !(rl.rlim_cur < rl.rlim_max && rl.rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE))
+		atomic_store(&lean, true);
+	return atomic_load(&lean);
+}
+
+/* Is `fd` the experiment's directory? */
+static bool is_dir(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && col_sys_fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dir_dev &&
+	       (uint64_t)st.st_ino == dir_ino;
+}
+
+int col_fds_dir(void)
+{
+	static atomic_flag busy = ATOMIC_FLAG_INIT;
+	int fd = __atomic_load_n(&col_proc.dirfd, __ATOMIC_ACQUIRE);
+
+	if (!dir_ino || is_dir(fd))
+		return fd;
+	/* In the helper of col_fds_spare (another process, a copy of the
+	 * table): a descriptor for its own use, never kept. */
+	bool helper = col_syscall(SYS_getpid) != col_proc.pid;
+	if (!helper) {
+		while (atomic_flag_test_and_set(&busy))
+			col_syscall(SYS_sched_yield);
+		fd = __atomic_load_n(&col_proc.dirfd, __ATOMIC_ACQUIRE);
+		if (is_dir(fd)) {              /* another thread did it */
+			atomic_flag_clear(&busy);
+			return fd;
+		}
+	}
+	int n = col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+	int rc = n < 0 ? -errno : n;
+	if (n >= 0 && !is_dir(n)) {
+		col_sys_close(n);
+		rc = -ESTALE;
+	} else if (n >= 0 && !helper) {
+		col_fd_forget(fd);             /* the program's now: left alone */
+		rc = col_fd_keep(n, &col_proc.dirfd, NULL);
+		col_count_sigsafe(EXP_CTR_FDS_REPLACED, 1);
+	}
+	if (!helper)
+		atomic_flag_clear(&busy);
+	return rc;
+}
+
+bool col_fds_lean(void)
+{
+	return atomic_load_explicit(&lean, memory_order_relaxed);
+}
+
+struct spare {
+	int (*fn)(void *arg);
+	void *arg;
+	int rc;
+};
+
+/* The helper: close the first descriptor that is the program's (in its own
+ * copy of the table), then run the work. */
+static int spare_main(void *p)
+{
+	struct spare *s = p;
+
+	for (int fd = 0; fd < COL_FDS_MAX; fd++)
+		if (!col_fd_ours(fd) && col_syscall(SYS_fcntl, fd, F_GETFD) >= 0) {
+			col_syscall(SYS_close, fd);
+			break;
+		}
+	s->rc = s->fn(s->arg);
+	return 0;
+}
+
+int col_fds_spare(int (*fn)(void *arg), void *arg)
+{
+	/* The helper's stack is here: this frame outlives it (CLONE_VFORK). */
+	char stack[8192] __attribute__((aligned(16)));
+	struct spare s = { fn, arg, -ENOSYS };
+	uint64_t all = ~0ull, old;
+	int saved = errno;
+
+	/* No signal may run a handler in the helper (it has the program's
+	 * handlers and memory, but is not the program). */
+	if (col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) != 0)
+		return -errno;
+	long pid = clone(spare_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s);
+	if (pid > 0)       /* exit signal 0: reaped here, never seen by the program's wait() */
+		col_syscall(SYS_wait4, pid, NULL, __WCLONE, NULL);
+	else
+		s.rc = -errno;
+	col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	errno = saved;
+	return s.rc;
 }

@@ -12,6 +12,11 @@
  * dup2, dup3 and fcntl (col_interpose_fd.c) neither close ours nor let the
  * program replace them: a descriptor of ours is "not open" to the program,
  * and one it dup2()s onto is first moved elsewhere, its owner updated.
+ * When the hard limit leaves no room above the soft one (`ulimit -n N`
+ * sets both), a number of ours is one the program cannot have: the
+ * collector then goes lean once started (col_fds_go_lean), keeping only
+ * what cannot be opened again (the directory, the clock) and opening its
+ * log and record files for each use.
  * Layer 3 (col_state.h).
  */
 #ifndef TALLY_COL_FDS_H
@@ -46,5 +51,35 @@ int col_fd_next(int from, int to);
 
 /* How many descriptors are ours now.  Sigsafe. */
 int col_fd_count(void);
+
+/* Decide, now, whether the collector keeps its files open while the program
+ * runs: not when its descriptors would take numbers below the program's
+ * soft limit (the hard limit leaves no room above it).  True if it goes
+ * lean (for good in this process and its fork children).  Normal context. */
+bool col_fds_go_lean(void);
+
+/* col_proc.dirfd was just opened (the process's start, a fork child's):
+ * it is the directory col_fds_dir checks for.  Normal context. */
+void col_fds_dir_opened(void);
+
+/* The experiment's directory (col_proc.dirfd), checked to still be the
+ * directory it was when opened (a program may close it
+ * with raw system calls and reuse the number); else opened again by its
+ * path, checked, and kept (counted as replaced).  The descriptor, or -errno
+ * (EMFILE: none free).  Not the caller's to close.  Sigsafe. */
+int col_fds_dir(void);
+
+/* Is the collector lean (files opened for each use)?  Sigsafe. */
+bool col_fds_lean(void);
+
+/* Run fn(arg) with a descriptor to spare, for when an open of the collector
+ * failed with EMFILE (the program holds every number its limit allows): in
+ * a helper task that shares the address space (a mapping it makes is the
+ * caller's) but has a copy of the descriptor table, in which one of the
+ * program's descriptors is closed; the program's own table is untouched.
+ * The calling thread waits for it (CLONE_VFORK), with every signal blocked.
+ * fn must use raw system calls only.  Returns fn's value, or -errno if no
+ * helper could run.  Sigsafe. */
+int col_fds_spare(int (*fn)(void *arg), void *arg);
 
 #endif

@@ -143,16 +143,116 @@ static int reattach(struct exp_file_writer *w)
 	return rc;
 }
 
+/* A descriptor of w's file for one use, when the collector is lean
+ * (exp_write.h, open_fd): opened in the experiment's directory and checked
+ * to be the file's, or -errno. */
+static int open_for_use(struct exp_file_writer *w)
+{
+	const char *name = exp_file_name((enum exp_file_kind)w->kind);
+	struct stat st;
+	int dir = col_fds_dir();
+	if (dir < 0)
+		return dir;
+	int fd = col_sys_openat(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (col_sys_fstat(fd, &st) != 0 || (uint64_t)st.st_ino != w->ino || (uint64_t)st.st_dev != w->dev) {
+		col_sys_close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+struct spare_job {
+	struct exp_file_writer *w;
+	int (*op)(int fd, void *arg);
+	void *arg;
+};
+
+/* In the helper of col_fds_spare: open the file and run the writer's op. */
+static int spare_run(void *p)
+{
+	struct spare_job *j = p;
+	int fd = open_for_use(j->w);
+
+	if (fd < 0)
+		return fd;
+	int rc = j->op(fd, j->arg);
+	col_sys_close(fd);
+	return rc;
+}
+
+/* The program holds every descriptor: run op with one to spare
+ * (exp_write.h, spare). */
+static int spare(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg)
+{
+	struct spare_job j = { w, op, arg };
+
+	return col_fds_spare(spare_run, &j);
+}
+
+/* Stop holding w's descriptor: later claims open the file for each use.
+ * Claims using the old descriptor finish first (bounded wait). */
+static void let_go(struct exp_file_writer *w)
+{
+	w->open_fd = open_for_use;
+	w->spare = spare;
+	if (w->fd < 0)
+		return;
+	int fd = __atomic_exchange_n(&w->fd, -1, __ATOMIC_ACQ_REL);
+	for (int spins = 0; atomic_load(&w->users) > 0 && spins < 100000; spins++)
+		col_syscall(SYS_sched_yield);
+	col_fd_forget(fd);
+	col_sys_close(fd);
+}
+
+void col_files_let_go(void)
+{
+	if (!col_fds_go_lean())
+		return;
+	for (int i = 0; i < EXP_FILE_COUNT_; i++)
+		if (col_proc.file[i].fd >= 0 && col_proc.file[i].ino)
+			let_go(&col_proc.file[i]);
+	int fd = __atomic_exchange_n(&col_proc.log_fd, -1, __ATOMIC_ACQ_REL);
+	if (fd >= 0) {
+		col_fd_forget(fd);
+		col_sys_close(fd);
+	}
+}
+
+/* In the helper of col_fds_spare: make the record file `arg` points to
+ * (its descriptor is the helper's: closed there). */
+static int create_spare(void *arg)
+{
+	enum exp_file_kind kind = *(enum exp_file_kind *)arg;
+	struct exp_file_writer *w = &col_proc.file[kind];
+	int dir = col_fds_dir();
+	int rc = dir < 0 ? dir : exp_writer_open(w, dir, exp_file_name(kind), kind, (uint32_t)col_proc.pid);
+
+	if (rc == 0) {
+		col_sys_close(w->fd);
+		w->fd = -1;
+	}
+	return rc;
+}
+
 int col_writer_open(enum exp_file_kind kind)
 {
 	struct exp_file_writer *w = &col_proc.file[kind];
 	const char *name = exp_file_name(kind);
-	int rc = exp_writer_open(w, col_proc.dirfd, name, kind, (uint32_t)col_proc.pid);
+	int dir = col_fds_lean() ? col_fds_dir() : col_proc.dirfd;
+	int rc = dir < 0 && col_fds_lean() ? dir : exp_writer_open(w, dir, name, kind, (uint32_t)col_proc.pid);
 
+	if ((rc == -EMFILE || rc == -ENFILE) && col_fds_lean())
+		rc = col_fds_spare(create_spare, &kind);
 	if (rc < 0)
 		return rc;
-	col_fd_keep(w->fd, &w->fd, &w->users);
 	w->reattach = reattach;
+	if (col_fds_lean())
+		let_go(w);
+	else
+		col_fd_keep(w->fd, &w->fd, &w->users);
 	col_log_sigsafe("file.opened", name);  /* its absence later is damage */
 	_Atomic uint64_t *root = root_counters();
 	if (col_proc.opt.limit_bytes > 0 && root) {
@@ -191,6 +291,12 @@ void col_file_ready_sigsafe(enum exp_file_kind k)
 		return;
 	if (atomic_compare_exchange_strong(&lazy_state[k], &s, 1)) {
 		int rc = col_writer_open(k);
+		if (rc == -EMFILE || rc == -ENFILE) {
+			/* No descriptor, none to spare: its records are lost
+			 * as such (lost()) until a later one makes it. */
+			atomic_store(&lazy_state[k], 0);
+			return;
+		}
 		if (rc < 0) {
 			atomic_store(&w->full, 1);
 			col_log_error_sigsafe(exp_file_name(k), rc, "not collecting");
@@ -210,12 +316,15 @@ int col_open_experiment(void)
 
 	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
 		col_proc.file[i].fd = -1;
+		col_proc.file[i].open_fd = NULL;       /* a fork child: not the parent's files */
+		col_proc.file[i].spare = NULL;
 		atomic_store(&lazy_state[i], 0);
 	}
 	col_fd_keep(col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0),
 		    &col_proc.dirfd, NULL);
 	if (col_proc.dirfd < 0)
 		return -errno;
+	col_fds_dir_opened();
 	col_fd_keep(col_sys_openat(col_proc.dirfd, EXP_LOG_NAME, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644),
 		    &col_proc.log_fd, NULL);
 	col_proc.log_dev = col_proc.log_ino = 0;
@@ -320,6 +429,20 @@ static void writer_failed(struct exp_file_writer *w, enum exp_file_kind file)
 	}
 }
 
+/* A record of `file` lost: counted under `ctr`, the size limit's counter
+ * once that stopped recording, or, when only no descriptor was free for the
+ * claim (`no_fd`), the descriptor limit's. */
+static void lost(enum exp_file_kind file, enum exp_counter ctr, int no_fd)
+{
+	struct exp_file_writer *w = &col_proc.file[file];
+
+	if (atomic_load_explicit(&w->full, memory_order_relaxed))
+		writer_failed(w, file);
+	else if (no_fd || (lazy_kind(file) && atomic_load(&lazy_state[file]) == 0))
+		ctr = EXP_CTR_LOST_NOFILE;
+	col_count_sigsafe(atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ? EXP_CTR_LOST_LIMIT : ctr, 1);
+}
+
 /* threads.dat's records (a few per thread: start, end, cost, names) go
  * through one cursor for the process: each thread's own would claim a
  * 16 KiB block for ~200 bytes (5,000 short threads made an 80 MB file).
@@ -348,21 +471,20 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 		c = &shared_threads;
 	int rc = atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)
 			 ? -1 : exp_record_append_sigsafe(w, c, type, rec, len);
+	int no_fd = rc != 0 && c->no_fd;
 	if (locked)
 		atomic_flag_clear_explicit(&shared_lock, memory_order_release);
 	if (rc == 0)
 		return 0;
-	col_file_lost_sigsafe(file, file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS);
+	lost(file, file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS, no_fd);
 	return -1;
 }
 
 void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr)
 {
-	struct exp_file_writer *w = &col_proc.file[file];
+	struct col_thread *t = col_thread_self_sigsafe();
 
-	if (atomic_load_explicit(&w->full, memory_order_relaxed))
-		writer_failed(w, file);
-	col_count_sigsafe(atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ? EXP_CTR_LOST_LIMIT : ctr, 1);
+	lost(file, ctr, t ? t->cursor[file].no_fd : 0);
 }
 
 void col_files_check_nofile(void)

@@ -17,7 +17,9 @@ int col_open_experiment(void);
 
 /* Open (create) the record file of `kind` into col_proc.file[kind]: its
  * descriptor kept out of the program's way (col_fds.h), reopened if the
- * program replaces it, counted against the size limit.  0 or -errno. */
+ * program replaces it, or, once the collector is lean, not kept (opened for
+ * each use, with a descriptor to spare when the program holds them all);
+ * counted against the size limit.  0 or -errno. */
 int col_writer_open(enum exp_file_kind kind);
 
 /* Make the record file of `kind` now if it is made at its first record
@@ -26,6 +28,12 @@ int col_writer_open(enum exp_file_kind kind);
  * making it.  Called before a record of `kind` is reserved, inside
  * collector code.  Sigsafe. */
 void col_file_ready_sigsafe(enum exp_file_kind kind);
+
+/* The program runs from now on: if the collector's descriptors would take
+ * numbers below its limit (col_fds_go_lean), stop holding the log and the
+ * record files (each use opens its own).  Normal context: the end of the
+ * start-up, of a fork child's. */
+void col_files_let_go(void);
 
 /* Close them (a fork child, before it opens its own). */
 void col_close_files(void);

@@ -89,6 +89,7 @@ static void start(void)
 	if (held)
 		col_leave_untaken(held);
 	col_objects_init();
+	col_files_let_go();
 }
 
 int col_start_here(const char *dir)

@@ -7,6 +7,7 @@
  * opened O_APPEND, so lines from several threads and processes never mix.
  * Never writes to the target's stdout or stderr.  Sigsafe file.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -74,6 +75,25 @@ static bool join(char *path, size_t len, const char *dir, const char *name)
 	return true;
 }
 
+/* The log opened for one use, when the collector is lean (col_fds_lean):
+ * checked to be the log; a descriptor or -errno. */
+static int open_log_once(void)
+{
+	struct stat st;
+	int dir = col_fds_dir();
+	if (dir < 0)
+		return dir;
+	int fd = col_sys_openat(dir, EXP_LOG_NAME, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (col_sys_fstat(fd, &st) != 0 || st.st_ino != col_proc.log_ino || st.st_dev != col_proc.log_dev) {
+		col_sys_close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
 /* The log's descriptor, checked to still be the log: a program may have
  * closed it and put a file of its own there with raw system calls, which no
  * interposer sees.  Then the log is opened again (and counted). */
@@ -101,9 +121,52 @@ static int log_fd(void)
 	return col_fd_keep(n, &col_proc.log_fd, NULL);
 }
 
+struct log_text {
+	const char *buf;
+	size_t len;
+};
+
+/* Append text to the log opened for this one use (lean). */
+static int write_once(void *p)
+{
+	const struct log_text *t = p;
+	int fd = open_log_once();
+
+	if (fd < 0)
+		return fd;
+	col_sys_write(fd, t->buf, t->len);
+	col_sys_close(fd);
+	return 0;
+}
+
+/* Append `len` bytes of whole lines to the log, with one write(2).  When
+ * the collector is lean, the log is opened for it, with a descriptor to
+ * spare (col_fds_spare) if the program holds every one. */
+static void log_write(const char *buf, size_t len)
+{
+	struct log_text t = { buf, len };
+	int fd = log_fd();
+
+	if (fd >= 0)
+		col_sys_write(fd, buf, len);
+	else if (col_fds_lean() && col_proc.log_ino) {
+		int rc = write_once(&t);
+		if (rc == -EMFILE || rc == -ENFILE)
+			col_fds_spare(write_once, &t);
+	}
+}
+
+/* One "key: value" line to the log. */
+static void log_to_log(const char *key, const char *value)
+{
+	char line[COL_LOG_LINE_MAX];
+
+	log_write(line, format_line(line, key, value));
+}
+
 void col_log_sigsafe(const char *key, const char *value)
 {
-	log_line(log_fd(), key, value);
+	log_to_log(key, value);
 }
 
 int col_fmt_x64_sigsafe(char *buf, uint64_t v)
@@ -142,7 +205,7 @@ void col_log_error_sigsafe(const char *what, int err, const char *consequence)
 	char line[ERROR_TEXT_BYTES];
 
 	error_text(line, what, err, consequence);
-	log_line(log_fd(), "error", line);
+	log_to_log("error", line);
 }
 
 void col_log_error_in(const char *dir, const char *what, int err, const char *consequence)
@@ -187,9 +250,7 @@ void col_log_batch_u64(struct col_log_batch *b, const char *key, uint64_t value)
 
 void col_log_batch_write(struct col_log_batch *b)
 {
-	int fd = b->n ? log_fd() : -1;
-
-	if (fd >= 0)
-		col_sys_write(fd, b->buf, b->n);
+	if (b->n)
+		log_write(b->buf, b->n);
 	b->n = 0;
 }

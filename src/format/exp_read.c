@@ -451,6 +451,9 @@ static const struct {
 	[EXP_CTR_JAVA_UNNAMED] = { "java.unnamed-methods", "Unnamed methods",
 				   "Java methods sampled that could not be named" },
 	[EXP_CTR_JAVA_LOST] = { "lost.java", "Lost (Java)", "Java frames or JVM events not recorded" },
+	[EXP_CTR_LOST_NOFILE] = { "lost.no-descriptor", "Lost (ulimit -n)",
+				  "samples and events not recorded: the program held every descriptor "
+				  "its limit allows" },
 };
 
 const char *exp_counter_name(enum exp_counter c)

@@ -1068,7 +1068,9 @@ enum exp_counter {
 	EXP_CTR_JAVA_LOST = 27,   /* Java frames or JVM events not recorded (a method id
 	                              beyond 47 bits, a JVM callback inside the collector) */
 	EXP_CTR_DYN_LOST = 28,    /* dynamic functions whose code was not copied whole */
-	EXP_CTR_COUNT_ = 29
+	EXP_CTR_LOST_NOFILE = 29, /* samples and events not recorded: the program held every
+	                              descriptor its limit allows when a block was claimed */
+	EXP_CTR_COUNT_ = 30
 };
 #define EXP_COUNTERS_BYTES (EXP_HEADER_BYTES + 8 * 32)
 

@@ -48,6 +48,8 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	atomic_store(&w->users, 0);
 	w->budget_used = NULL;
 	w->budget_limit = 0;
+	w->open_fd = NULL;
+	w->spare = NULL;
 
 	int fd = exp_sys->openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -84,26 +86,60 @@ static void writer_failed(struct exp_file_writer *w, int err)
 }
 
 /* Begin using w's descriptor: the descriptor, checked to still be the
- * file's (else reattached), or -1 (w->users is then not held).  End with
- * writer_fd_done. */
-static int writer_fd(struct exp_file_writer *w)
+ * file's (else reattached), or one opened for this use (w->open_fd: *own
+ * set), or -errno (w->users is then not held).  End with writer_fd_done. */
+static int writer_fd(struct exp_file_writer *w, bool *own)
 {
 	struct stat st;
 
+	*own = false;
 	atomic_fetch_add(&w->users, 1);
 	int fd = __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE);
+	if (fd < 0 && w->open_fd) {
+		atomic_fetch_sub(&w->users, 1);
+		fd = w->open_fd(w);
+		*own = fd >= 0;
+		return fd;
+	}
 	if (!w->ino || (exp_sys->fstat(fd, &st) == 0 && (uint64_t)st.st_ino == w->ino &&
 			(uint64_t)st.st_dev == w->dev))
 		return fd;
 	if (w->reattach && w->reattach(w) == 0)
 		return __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE);
 	atomic_fetch_sub(&w->users, 1);
-	return -1;
+	return -EBADF;
 }
 
-static void writer_fd_done(struct exp_file_writer *w)
+/* End a use of `fd` from writer_fd: a descriptor opened for it is closed. */
+static void writer_fd_done(struct exp_file_writer *w, int fd, bool own)
 {
-	atomic_fetch_sub(&w->users, 1);
+	if (own)
+		exp_sys->close(fd);
+	else
+		atomic_fetch_sub(&w->users, 1);
+}
+
+/* Run op(fd, arg) on w's file: 0, or -errno.  A failure of the file fails
+ * the writer; when only no descriptor was free (none to spare either), just
+ * this use fails (*no_fd set). */
+static int with_fd(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg, int *no_fd)
+{
+	bool own;
+	int fd = writer_fd(w, &own), rc;
+
+	if (fd >= 0) {
+		rc = op(fd, arg);
+		writer_fd_done(w, fd, own);
+	} else if ((fd == -EMFILE || fd == -ENFILE) && w->spare) {
+		rc = w->spare(w, op, arg);
+	} else {
+		rc = fd;
+	}
+	if (rc == -EMFILE || rc == -ENFILE)
+		*no_fd = 1;
+	else if (rc < 0)
+		writer_failed(w, -rc);
+	return rc;
 }
 
 /* Count `bytes` more against the experiment's size limit; false (and the
@@ -121,41 +157,46 @@ static bool within_budget(struct exp_file_writer *w, uint64_t bytes)
 	return false;
 }
 
-/* Give blocks [first, first + n) disk space and map them. */
-static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n)
-{
-	off_t off = (off_t)(first * w->block_bytes);
-	off_t len = (off_t)(n * w->block_bytes);
+struct claim {
+	off_t off, len;
+	void *p;               /* the mapping made */
+};
 
-	if (!within_budget(w, (uint64_t)len))
-		return NULL;
-	int fd = writer_fd(w);
-	if (fd < 0) {
-		writer_failed(w, EBADF);
-		return NULL;
-	}
-	int e = exp_sys->fallocate(fd, 0, off, len);
+/* Give the blocks of `arg` (struct claim) disk space and map them. */
+static int claim_op(int fd, void *arg)
+{
+	struct claim *c = arg;
+	int e = exp_sys->fallocate(fd, 0, c->off, c->len);
+
 	if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
 		/* No fallocate here: write one byte at the end (sparse). */
 		char zero = 0;
-		e = exp_sys->pwrite(fd, &zero, 1, off + len - 1) == 1 ? 0 : -1;
+		e = exp_sys->pwrite(fd, &zero, 1, c->off + c->len - 1) == 1 ? 0 : -1;
 	}
-	if (e != 0) {
-		writer_failed(w, errno);
-		writer_fd_done(w);
+	if (e != 0)
+		return errno ? -errno : -EIO;
+	c->p = exp_sys->mmap(NULL, (size_t)c->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, c->off);
+	return c->p == MAP_FAILED ? -errno : 0;
+}
+
+/* Give blocks [first, first + n) disk space and map them; NULL on failure
+ * (*no_fd set if only no descriptor was free). */
+static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, int *no_fd)
+{
+	struct claim c = { (off_t)(first * w->block_bytes), (off_t)(n * w->block_bytes), MAP_FAILED };
+
+	if (!within_budget(w, (uint64_t)c.len))
+		return NULL;
+	if (with_fd(w, claim_op, &c, no_fd) != 0) {
+		if (*no_fd && w->budget_used)          /* not claimed after all */
+			atomic_fetch_sub(w->budget_used, (uint64_t)c.len);
 		return NULL;
 	}
 	/* Populated now, in one call: faulting the pages in one by one costs a
 	 * page-cache lookup and readahead each, inside the target. */
-	void *p = exp_sys->mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
-	writer_fd_done(w);
-	if (p == MAP_FAILED) {
-		writer_failed(w, errno);
-		return NULL;
-	}
-	if (madvise(p, (size_t)len, 23 /*MADV_POPULATE_WRITE*/) != 0)
-		madvise(p, (size_t)len, MADV_WILLNEED);
-	return p;
+	if (madvise(c.p, (size_t)c.len, 23 /*MADV_POPULATE_WRITE*/) != 0)
+		madvise(c.p, (size_t)c.len, MADV_WILLNEED);
+	return c.p;
 }
 
 void exp_cursor_release_sigsafe(struct exp_cursor *c)
@@ -185,31 +226,40 @@ static void tag_window(struct exp_cursor *c, uint32_t bs)
 	c->used = sizeof(struct exp_mirror);
 }
 
-/* The window is full: copy it to the blocks it stands for, then empty it
- * (its first words first, so it never shows records it no longer holds)
- * and point it at fresh blocks. */
-static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
-{
-	const uint32_t bs = w->block_bytes;
-	off_t off = (off_t)(c->dest * bs);
-	int fd = writer_fd(w);
+struct copy {
+	const char *buf;
+	uint32_t len;
+	off_t off;
+};
 
-	if (fd < 0) {
-		writer_failed(w, EBADF);
-		return false;
-	}
-	for (uint32_t done = 0; done < c->size;) {
-		ssize_t n = exp_sys->pwrite(fd, c->block + done, c->size - done, off + done);
+/* Write the bytes of `arg` (struct copy) at their offset. */
+static int copy_op(int fd, void *arg)
+{
+	const struct copy *c = arg;
+
+	for (uint32_t done = 0; done < c->len;) {
+		ssize_t n = exp_sys->pwrite(fd, c->buf + done, c->len - done, c->off + done);
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
-			writer_failed(w, n < 0 ? errno : EIO);
-			writer_fd_done(w);
-			return false;
+			return n < 0 && errno ? -errno : -EIO;
 		}
 		done += (uint32_t)n;
 	}
-	writer_fd_done(w);
+	return 0;
+}
+
+/* The window is full: copy it to the blocks it stands for, then empty it
+ * (its first words first, so it never shows records it no longer holds)
+ * and point it at fresh blocks.  If only no descriptor was free, the window
+ * stays full: the next reserve tries again. */
+static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
+{
+	const uint32_t bs = w->block_bytes;
+	struct copy job = { c->block, c->size, (off_t)(c->dest * bs) };
+
+	if (with_fd(w, copy_op, &job, &c->no_fd) != 0)
+		return false;
 	for (uint32_t i = 0; i < c->size / bs; i++)
 		atomic_store_explicit((_Atomic uint32_t *)(c->block + (size_t)i * bs), 0,
 				      memory_order_release);
@@ -236,7 +286,7 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	if (stage)
 		n = EXP_STAGE_BLOCKS;
 	uint64_t b = atomic_fetch_add(&w->next_block, n);
-	char *p = claim_map(w, b, n);
+	char *p = claim_map(w, b, n, &c->no_fd);
 	if (!p)
 		return false;
 	c->block = p;
@@ -259,7 +309,8 @@ void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c
 {
 	const uint32_t bs = w->block_bytes;
 
-	if (w->fd < 0 || len > bs - EXP_HEADER_BYTES)
+	c->no_fd = 0;
+	if ((w->fd < 0 && !w->open_fd) || len > bs - EXP_HEADER_BYTES)
 		return NULL;
 	if (c->dest && c->used % bs == 0)                /* a window block: */
 		c->used += sizeof(struct exp_mirror);   /* past its MIRROR */
@@ -310,7 +361,9 @@ int exp_record_append_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
 
 void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t *mapped)
 {
-	if (w->fd < 0 || atomic_load(&w->full) || len > EXP_REC_LEN_MAX)
+	int no_fd = 0;
+
+	if ((w->fd < 0 && !w->open_fd) || atomic_load(&w->full) || len > EXP_REC_LEN_MAX)
 		return NULL;
 	uint64_t n = (len + w->block_bytes - 1) / w->block_bytes;
 	uint64_t b = atomic_fetch_add(&w->next_block, n);
@@ -318,7 +371,7 @@ void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t 
 		/* Block 0 holds the file header: large records start later. */
 		b = atomic_fetch_add(&w->next_block, n);
 	}
-	char *p = claim_map(w, b, n);
+	char *p = claim_map(w, b, n, &no_fd);
 	if (p)
 		*mapped = n * w->block_bytes;
 	return p;
@@ -335,4 +388,6 @@ void exp_writer_close(struct exp_file_writer *w)
 	if (w->fd >= 0)
 		exp_sys->close(w->fd);
 	w->fd = -1;
+	w->open_fd = NULL;
+	w->spare = NULL;
 }

@@ -14,6 +14,7 @@
 #define TALLY_EXP_WRITE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,16 @@ struct exp_file_writer {
 	uint64_t dev, ino;
 	int (*reattach)(struct exp_file_writer *w);
 	_Atomic int users;             /* claims using `fd` now (moving it waits) */
+	/* Set, with `fd` -1: the file is not held open while the program runs
+	 * (its descriptor limit leaves the collector no number of its own):
+	 * each claim opens it through this (the collector's: a descriptor
+	 * checked to be the file's, or -errno) and closes it when done.  A
+	 * claim that finds no free descriptor (EMFILE, ENFILE) fails for now
+	 * only, telling its cursor (no_fd); the next one tries again. */
+	int (*open_fd)(struct exp_file_writer *w);
+	/* Set with open_fd: when no descriptor is free, run op(fd, arg) on the
+	 * file with one to spare (the collector's); op's value or -errno. */
+	int (*spare)(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg);
 	/* The experiment's size limit, shared by every file of every process:
 	 * bytes claimed so far and the most allowed (NULL: no limit). */
 	_Atomic uint64_t *budget_used;
@@ -60,9 +71,18 @@ struct exp_cursor {
 	uint32_t next_run;             /* blocks to claim next time (0: one) */
 	uint64_t dest;                 /* window: block its first block stands
 	                                  for; 0: a direct run */
+	int no_fd;                     /* the last reserve failed for want of a
+	                                  descriptor only (see open_fd) */
 };
 #define EXP_DIRECT_MAX_BLOCKS 4
 #define EXP_STAGE_BLOCKS 8
+
+/* Is the file open for records (its descriptor held, or opened for each
+ * use)?  Sigsafe. */
+static inline bool exp_writer_ready(const struct exp_file_writer *w)
+{
+	return w->fd >= 0 || w->open_fd;
+}
 
 /* Create `name` in directory `dirfd` and write its header.  Not sigsafe.
  * Returns 0 or -errno; on failure no file is left behind. */
@@ -71,7 +91,8 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 
 /* Reserve `len` bytes (a multiple of 8, <= block size) in the cursor's block,
  * claiming a new block if needed.  Returns where the record goes, zeroed, or
- * NULL if no space could be had (w->full is then set).  Fill the payload, then
+ * NULL if no space could be had (w->full is then set, or, if only no
+ * descriptor was free, c->no_fd).  Fill the payload, then
  * call exp_record_publish_sigsafe. */
 void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
 				 uint32_t len);
@@ -107,7 +128,8 @@ void exp_cursor_release_sigsafe(struct exp_cursor *c);
  * either way: the mapping is MAP_SHARED. */
 void exp_cursor_forget_sigsafe(struct exp_cursor *c);
 
-/* Close the file descriptor; mapped blocks stay valid.  Not sigsafe. */
+/* Close the file descriptor (and take no more records); mapped blocks stay
+ * valid.  Not sigsafe. */
 void exp_writer_close(struct exp_file_writer *w);
 
 #endif

@@ -252,7 +252,7 @@ uint64_t report_cpu_base(struct report_doc *d, const struct model *m,
 static uint64_t lost(const struct exp_proc *p)
 {
 	return p->counters[EXP_CTR_LOST_REENTRY] + p->counters[EXP_CTR_LOST_BUFFER] +
-	       p->counters[EXP_CTR_NO_THREAD_STATE];
+	       p->counters[EXP_CTR_NO_THREAD_STATE] + p->counters[EXP_CTR_LOST_NOFILE];
 }
 
 /* Why a process's CPU was not sampled, in a few words. */

@@ -6,6 +6,9 @@
  *                  then write 1 KiB blocks to limits.out until the file size
  *                  limit stops it (SIGXFSZ ignored) and print the bytes.
  *   nofile         open /dev/null until EMFILE, then pipes; print the counts.
+ *   hold SECONDS   open /dev/null until EMFILE and keep them all, burn
+ *                  SECONDS of CPU, print the count and exit still holding
+ *                  them (the collector then has no number of its own).
  *   as MIB         allocate and touch MIB 1 MiB blocks and start a thread;
  *                  print what succeeded.
  * usage: limits MODE [ARG] */
@@ -59,6 +62,18 @@ static int nofile(void)
 	return 0;
 }
 
+static int hold(double seconds)
+{
+	int files = 0;
+
+	while (open("/dev/null", O_RDONLY) >= 0)
+		files++;
+	int e = errno;
+	burn_cpu(seconds);
+	printf("opened %d files (%s)\n", files, strerror(e));
+	return 0;
+}
+
 static int as(int mib)
 {
 	int got = 0;
@@ -83,8 +98,10 @@ int main(int argc, char **argv)
 		return fsize(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc >= 2 && !strcmp(argv[1], "nofile"))
 		return nofile();
+	if (argc >= 2 && !strcmp(argv[1], "hold"))
+		return hold(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc >= 2 && !strcmp(argv[1], "as"))
 		return as(argc > 2 ? atoi(argv[2]) : 20);
-	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile | as [MIB]\n");
+	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile | hold [SECONDS] | as [MIB]\n");
 	return 64;
 }
