@@ -410,11 +410,18 @@ struct model_heap_unpaired {
 	                              table at its largest): their leak is unknown */
 };
 
+/* model_entry.java of a Java thread's sample whose Java stack the JVM did
+ * not give (MODEL_JAVA_NO_STACK's reasons) but whose machine frames did, in
+ * part: the compiled methods from the leaf up to the first interpreted
+ * frame (model_java.c): MODEL_JAVA_RECOVERED + reason. */
+#define MODEL_JAVA_RECOVERED (MODEL_JAVA_NO_STACK + 1 + EXP_JAVA_NO_ROOM)
+#define MODEL_JAVA_KINDS (MODEL_JAVA_RECOVERED + 1 + EXP_JAVA_NO_ROOM)
+
 /* A JVM's samples by what their stacks are (model_entry.java), and the
  * CPU time they stand for. */
 struct model_java {
-	uint64_t samples[MODEL_JAVA_NO_STACK + 1 + EXP_JAVA_NO_ROOM];   /* by kind + reason */
-	uint64_t cpu_ns[MODEL_JAVA_NO_STACK + 1 + EXP_JAVA_NO_ROOM];
+	uint64_t samples[MODEL_JAVA_KINDS];   /* by kind + reason */
+	uint64_t cpu_ns[MODEL_JAVA_KINDS];
 	uint64_t unnamed;          /* Java methods without a name (counted once per function) */
 };
 

@@ -268,6 +268,31 @@ static void align(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32
 	}
 }
 
+/* A Java thread's sample without its Java stack (AsyncGetCallTrace gave
+ * up: most often in the JVM's runtime called from compiled code, an
+ * allocation's slow path, as async-profiler also finds) still has its
+ * machine frames, and a compiled method's code is that method (what was
+ * inlined into it at that point is not known: the time is the outer
+ * method's).  Its Java frames are recovered from the leaf up to the first
+ * interpreted or unknown frame, whose method is not known: there the stack
+ * is cut (*cut).  Stubs, the JVM and native code are skipped.  Returns how
+ * many, placed (j, leaf first). */
+static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, bool *cut)
+{
+	uint32_t k = 0;
+
+	*cut = false;
+	for (uint32_t i = 0; i < nn; i++) {
+		if (nf[i].cls == N_INTERP || nf[i].cls == N_UNKNOWN) {
+			*cut = true;
+			break;
+		}
+		if (nf[i].cls == N_COMPILED)
+			j[k++] = (struct jframe){ nf[i].method, 0, V_COMPILED, (int32_t)i };
+	}
+	return k;
+}
+
 /* ---- the views ------------------------------------------------------------- */
 
 /* The entry's frames, root first. */
@@ -338,7 +363,7 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 {
 	uint32_t nn = n - nj;
 	struct nframe *nf = malloc((nn + 1) * sizeof(*nf));
-	struct jframe *jf = malloc((nj + 1) * sizeof(*jf));
+	struct jframe *jf = malloc((n + 1) * sizeof(*jf));   /* nj, or those recovered */
 	uint32_t cap = n + 4;
 	struct out out = { malloc(cap * sizeof(uint32_t)), malloc(cap * sizeof(uint64_t)), 0, cap };
 	long e = -1;
@@ -378,8 +403,12 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 		jf[i].at = -1;
 	}
 	align(nf, nn, jf, nj);
+	bool cut = false;
+	if (kind == MODEL_JAVA_NO_STACK && (nj = recover(nf, nn, jf, &cut)) > 0)
+		kind = MODEL_JAVA_RECOVERED;
+	cut &= kind == MODEL_JAVA_RECOVERED && o->view != MODEL_VIEW_MACHINE;   /* machine: as recorded */
 
-	if (sflags & EXP_STACK_TRUNCATED)
+	if ((sflags & EXP_STACK_TRUNCATED) || cut)
 		push(&out, b->truncated, 0);
 	if (o->view == MODEL_VIEW_MACHINE || (o->view == MODEL_VIEW_EXPERT && kind == MODEL_JAVA_SYSTEM)) {
 		for (uint32_t i = nn; i-- > 0;)
@@ -391,9 +420,11 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 		for (uint32_t i = nn; o->view == MODEL_VIEW_EXPERT && i-- > 0;)
 			push(&out, nf[i].func, nf[i].addr);
 	} else {
-		merged(b, c, nf, nn, jf, nj, o->view == MODEL_VIEW_EXPERT, &out);
+		/* Cut: nothing of the machine frames outside the last one recovered. */
+		uint32_t upto = kind == MODEL_JAVA_RECOVERED && cut ? (uint32_t)jf[nj - 1].at + 1 : nn;
+		merged(b, c, nf, upto, jf, nj, o->view == MODEL_VIEW_EXPERT, &out);
 	}
-	if (out.n == (uint32_t)((sflags & EXP_STACK_TRUNCATED) != 0))
+	if (out.n == (uint32_t)((sflags & EXP_STACK_TRUNCATED) || cut))
 		push(&out, b->unknown, 0);
 	e = model_entry_of_java(b, c, out.funcs, out.addrs, out.n, kind + why);
 	if (e >= 0 && (o->object || o->symbol))

@@ -31,7 +31,10 @@ void report_java_overview(struct report_doc *d, const struct model *m)
 			at += (size_t)snprintf(why + at, sizeof(why) - at, "%s%s %llu", at ? ", " : "",
 					       reasons[r], (unsigned long long)n);
 	}
-	java = j->samples[MODEL_JAVA_STACK] + none;
+	uint64_t recovered = 0;
+	for (int r = 1; r <= EXP_JAVA_NO_ROOM; r++)
+		recovered += j->samples[MODEL_JAVA_RECOVERED + r];
+	java = j->samples[MODEL_JAVA_STACK] + recovered + none;
 	if (!java && !j->samples[MODEL_JAVA_SYSTEM]) {
 		/* A JVM profiled without its Java stacks: say why. */
 		for (size_t i = 0; i < m->nprocs; i++) {
@@ -50,6 +53,12 @@ void report_java_overview(struct report_doc *d, const struct model *m)
 		      at ? ": " : "", why);
 	report_kv_data(d, "java_no_stack", (double)none);
 	report_kv_data(d, "java_no_stack_pct", pct);
+	if (recovered)
+		report_kv_num(d, "java_recovered", "Java recovered", (double)recovered,
+			      "%llu samples (%.1f%%) whose Java stack the JVM did not give, its compiled "
+			      "methods taken from the machine frames (cut at the first interpreted frame: "
+			      "<Truncated-stack>)", (unsigned long long)recovered,
+			      report_pct_of(recovered, java));
 	uint64_t sys = j->samples[MODEL_JAVA_SYSTEM];
 	report_kv_num(d, "jvm_system_samples", "JVM-System", (double)sys,
 		      "%llu samples, %.3f s (the JVM's own threads, GC and compilers, and Java threads "
