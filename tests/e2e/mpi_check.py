@@ -11,8 +11,10 @@ A CHECK is one string:
   'top R CALL[|CALL]'    rank R waited most in one of these MPI functions
   'sent R BYTES'         rank R's mpi.bytes.sent
   'recv R BYTES'         rank R's mpi.bytes.recv
-  'shares FILE TOL'      the shares of CPU outside MPI match those in FILE
-                         (one "rank share" per line) within TOL
+  'measured FILE TOL'    each rank's share of the job's CPU outside MPI is
+                         the share the program measured itself, within
+                         TOL: FILE holds `mpi_work imbalance`'s output,
+                         lines "outside RANK NS" (tests/progs/mpi_work.c)
 Prints what it checked; exit 1 if any check fails.
 """
 import json
@@ -43,13 +45,16 @@ def main():
         elif t[0] in ('sent', 'recv'):
             got = rows[int(t[1])]['bytes_' + t[0]]
             ok = got == int(t[2])
-        elif t[0] == 'shares':
-            other = {}
+        elif t[0] == 'measured':
+            own = {}
             for line in open(t[1]):
-                k, v = line.split()
-                other[int(k)] = float(v)
-            got = {k: round(share.get(k, 0) - v, 3) for k, v in other.items()}
-            ok = len(other) == len(rows) and all(abs(d) <= float(t[2]) for d in got.values())
+                w = line.split()
+                if len(w) == 3 and w[0] == 'outside':
+                    own[int(w[1])] = float(w[2])
+            total = sum(own.values())
+            got = {k: (round(share.get(k, 0), 3), round(v / total, 3)) for k, v in sorted(own.items())}
+            ok = len(own) == len(rows) and total > 0 and \
+                all(abs(g - w) <= float(t[2]) for g, w in got.values())
         else:
             print('unknown check', spec)
             return 2

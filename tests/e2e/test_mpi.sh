@@ -15,7 +15,7 @@ BUILDDIR=${TALLY_BUILD:-$(dirname "$TALLY")/..}
 LIB=$BUILDDIR/lib
 W="python3 $E2E/weight.py"
 CHECK="python3 $E2E/mpi_check.py"
-ALL="imbalance_split waits_in_barrier_and_wait work_function_matches_ranks timeline_per_rank bytes_by_sending_stack
+ALL="imbalance_split waits_in_barrier_and_wait work_function_by_rank timeline_per_rank bytes_by_sending_stack
 bytes_per_rank messages_match_pattern recording_forms_agree job_metadata launcher_left_out fortran_bindings
 sigkill_rank_readable untracked_requests_counted tracer_loads_without_mpi rank_option_errors generated_job_of_300_ranks"
 
@@ -30,10 +30,13 @@ MPIRUN="timeout 120 mpirun --oversubscribe -np 4"
 mpicc -O2 -g -o mpi_work "$PROGS/mpi_work.c" || skip_all "mpicc cannot build tests/progs/mpi_work.c"
 
 # Work 1:1:1:3 (units of 60 ms of CPU), twice: the ranks meet in MPI_Barrier,
-# then ranks 0-2 wait for rank 3 in MPI_Wait.
+# then ranks 0-2 wait for rank 3 in MPI_Wait.  The split of CPU outside MPI
+# is the one each rank measured itself: besides work() it holds the ranks'
+# fixed costs (start-up, the MPI library's threads), which a loaded machine
+# makes larger (rank 3's share 0.47 where the work alone is 0.5).
 $MPIRUN "$TALLY" record -m -o imb.exp -- ./mpi_work imbalance 60 >imb.out 2>&1
 "$TALLY" report imb.exp --ranks --format json >imb.json 2>imb.err
-check mpi_imbalance_split $CHECK imb.json "ranks 4" "split 1,1,1,3 0.03" "slowest 3"
+check mpi_imbalance_split $CHECK imb.json "ranks 4" "measured imb.out 0.03" "slowest 3"
 # Waits: ranks 0-2 spend at least 4 units (240 ms) less CPU outside MPI than
 # rank 3 and wait in MPI_Barrier and MPI_Wait; rank 3 waits little in them.
 for r in 0 1 2 3; do
@@ -43,12 +46,17 @@ done
 check mpi_waits_in_barrier_and_wait sh -c '
 	for r in 0 1 2; do test $(cat wait$r) -gt 120000000 && test $(cat wait3) -lt $(($(cat wait$r) / 2)) || exit 1; done &&
 	'"$CHECK"' imb.json "top 0 MPI_Barrier|MPI_Wait" "top 1 MPI_Barrier|MPI_Wait" "top 2 MPI_Barrier|MPI_Wait"'
-# The split of --ranks agrees with each rank's CPU in work() (its own profile).
+# Each rank's own profile (--rank) holds its CPU in work(): split 1:1:1:3,
+# exactly the CPU time work() burns (it reads its thread's clock).
 for r in 0 1 2 3; do
 	"$TALLY" export imb.exp --rank $r --format collapsed 2>/dev/null |
 		awk -v r=$r '/(^|;)work[.a-z0-9]*(;| )/ {s += $NF} END {print r, s}'
 done | awk '{w[$1] = $2; t += $2} END {for (r in w) print r, w[r] / t}' >work.txt
-check mpi_work_function_matches_ranks $CHECK imb.json "shares work.txt 0.03"
+check mpi_work_function_by_rank python3 -c '
+w = dict(l.split() for l in open("work.txt"))
+got = [round(float(w.get(str(r), 0)), 3) for r in range(4)]
+print("work shares", got)
+assert all(abs(g - s / 6) <= 0.03 for g, s in zip(got, (1, 1, 1, 3)))'
 # The time axis: a process per rank, labelled with it, MPI calls as intervals
 # adding up to each rank's MPI time.
 check mpi_timeline_per_rank sh -c '

@@ -5,7 +5,12 @@
  *       Twice: every rank does work() for 1 UNIT of CPU time, the last rank
  *       for 3; then the first time all meet in MPI_Barrier, the second time
  *       the last rank sends 8 bytes to every other one, which wait for it in
- *       MPI_Wait.  The work split is 1:1:...:3.
+ *       MPI_Wait.  The work split is 1:1:...:3.  Each rank prints the CPU
+ *       time it measured outside its MPI calls, "outside RANK NS": the
+ *       process's CPU time (all its threads, start-up included) less the
+ *       main thread's in its MPI calls.  Besides work() that is the rank's
+ *       fixed costs (loading, the MPI library's threads), which grow on a
+ *       loaded machine and move the split away from 1:1:...:3.
  *   mpi_work bytes
  *       Rank r sends (r+1) MiB to rank r+1 (the last to rank 0) from
  *       send_bytes() with MPI_Send, and r messages of 8 bytes to rank 0 from
@@ -33,12 +38,27 @@
 static int rank, size;
 static volatile long calls;   /* counted after each call: no tail calls into MPI */
 
-static double cpu_ms(void)
+static double clock_ms(clockid_t c)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(c, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
+
+static double cpu_ms(void)
+{
+	return clock_ms(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* imbalance: the main thread's CPU time in its MPI calls, each made as
+ * IN_MPI(call). */
+static double in_mpi_ms;
+#define IN_MPI(call)                               \
+	do {                                       \
+		double in_mpi_c0 = cpu_ms();       \
+		call;                              \
+		in_mpi_ms += cpu_ms() - in_mpi_c0; \
+	} while (0)
 
 /* Burn `ms` milliseconds of this thread's CPU time. */
 __attribute__((noinline)) static double work(double ms)
@@ -55,8 +75,8 @@ __attribute__((noinline)) static void wait_for_last(void)
 {
 	char token[8];
 	MPI_Request req;
-	MPI_Irecv(token, 8, MPI_BYTE, size - 1, 7, MPI_COMM_WORLD, &req);
-	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	IN_MPI(MPI_Irecv(token, 8, MPI_BYTE, size - 1, 7, MPI_COMM_WORLD, &req));
+	IN_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 	calls++;
 }
 
@@ -64,7 +84,7 @@ __attribute__((noinline)) static void release_others(void)
 {
 	char token[8] = "go";
 	for (int r = 0; r < size - 1; r++)
-		MPI_Send(token, 8, MPI_BYTE, r, 7, MPI_COMM_WORLD);
+		IN_MPI(MPI_Send(token, 8, MPI_BYTE, r, 7, MPI_COMM_WORLD));
 }
 
 static void imbalance(double unit)
@@ -72,12 +92,14 @@ static void imbalance(double unit)
 	double units = rank == size - 1 ? 3 : 1;
 
 	work(units * unit);
-	MPI_Barrier(MPI_COMM_WORLD);
+	IN_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	work(units * unit);
 	if (rank == size - 1)
 		release_others();
 	else
 		wait_for_last();
+	printf("outside %d %.0f\n", rank, (clock_ms(CLOCK_PROCESS_CPUTIME_ID) - in_mpi_ms) * 1e6);
+	fflush(stdout);
 }
 
 __attribute__((noinline)) static void send_bytes(const char *buf, int n, int to)
@@ -196,7 +218,7 @@ static void victim(const char *pidfile)
 
 int main(int argc, char **argv)
 {
-	MPI_Init(&argc, &argv);
+	IN_MPI(MPI_Init(&argc, &argv));
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	const char *mode = argc > 1 ? argv[1] : "";
