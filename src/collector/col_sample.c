@@ -277,6 +277,10 @@ void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
 static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool rearm)
 {
 	atomic_store_explicit(&t->deferred, 0, memory_order_relaxed);
+	/* First, whether a sample follows or not: a switch signal merged into
+	 * ours (col_states.h) left its records for us, and the thread's
+	 * faults since are the program's, not yet this handler's. */
+	col_states_catch_up_sigsafe(t, uc);
 	if (t->first_period && col_clock_read_sigsafe(t) - t->last_cpu_ns >= col_clock_period_ns())
 		t->first_period = false;
 	if (t->in_wrapper || t->first_period) {

@@ -35,7 +35,11 @@ bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t 
  * to user mode are delivered once.  So every handler of ours (the clock's,
  * a counter's), with t busy, reads the switches its thread may have had
  * since, with the stack it interrupted: the thread's resume point when the
- * switch signal was merged into its own.  uc: its ucontext. */
+ * switch signal was merged into its own.  The clock's does it first, on
+ * every signal, a sample or not (a thread's first period has none: a thread
+ * that slept 0.5 s in its first period had the interval left to its end,
+ * without a stack), and again after its sample (the switches of the
+ * handler preempted meanwhile).  uc: its ucontext. */
 void col_states_catch_up_sigsafe(struct col_thread *t, void *uc);
 
 /* From the clock's handler, after a sample at `time_ns`, with t busy: the
