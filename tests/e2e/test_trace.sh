@@ -63,13 +63,16 @@ check heap_sigkill_loses_and_doubles_nothing sh -c "
 "$TALLY" export sync.exp --format collapsed --metric sync.join >join.txt
 check sync_threshold_calibrated_and_logged grep -q '^sync.threshold: [0-9]* ns (calibrated' sync.exp/log.txt
 # The waits as the program measured them (nominally 150 and 80 ms; they
-# drift under load): the tracer's agree within 5 ms.
-near() {   # near MEASURED OWN
-	echo "tally $1 ns, the program $2 ns"
-	test "$2" -gt 30000000 && test $(($1 - $2)) -lt 5000000 && test $(($2 - $1)) -lt 5000000
+# drift under load): the tracer's agree within 5 ms, and the time the
+# program was runnable but not running during its measure (a preemption
+# around the call is in its measure, not in the tracer's; at load 13 the
+# mutex wait once read 176 ms against the program's 185 ms).
+near() {   # near MEASURED OWN RUNNABLE
+	echo "tally $1 ns, the program $2 ns, runnable $3 ns"
+	test "$2" -gt 30000000 && test $(($1 - $2)) -lt 5000000 && test $(($2 - $1)) -lt $((5000000 + $3))
 }
-check sync_mutex_wait_measured near $($W wait.txt wait_mutex) $(awk '{print $2}' own.txt)
-check sync_rwlock_wait_measured near $($W wait.txt wait_rwlock) $(awk '{print $4}' own.txt)
+check sync_mutex_wait_measured near $($W wait.txt wait_mutex) $(awk '{print $2, $6}' own.txt)
+check sync_rwlock_wait_measured near $($W wait.txt wait_rwlock) $(awk '{print $4, $8}' own.txt)
 # sync.count: the mutex, rwlock, semaphore and condition waits (4), and
 # two spare; none of fast_locks' 100000 (joins are sync.join's).
 check sync_uncontended_locks_not_recorded sh -c "test \$($W wait.txt fast_locks) -eq 0 &&
@@ -151,6 +154,7 @@ rows = {r[\"file\"].rsplit(\"/\", 1)[-1]: r for r in csv.DictReader(open(\"files
 assert int(rows[\"out.bin\"][\"bytes\"]) == 200300 and int(rows[\"out.bin\"][\"opens\"]) == 2, rows
 assert int(rows[\"stdio.bin\"][\"bytes\"]) == 32768, rows'"
 
+# heapy's one wait is main's join of a thread that sleeps 50 ms: sync.dat.
 check all_tracers_with_clock_in_one_run sh -c "\"\$TALLY\" record -H -s -i -o all.exp ./heapy 2>/dev/null &&
 	test -f all.exp/heap.dat && test -f all.exp/sync.dat && test -f all.exp/io.dat &&
 	\"\$TALLY\" export all.exp --format collapsed --metric heap.bytes | grep -q keep"

@@ -4,13 +4,17 @@
  * bytes, all freed; grow() reallocs one block up to 4096 bytes, then to 0;
  * in_handler() mallocs 77 bytes inside a SIGUSR1 handler (and leaks it);
  * a thread allocates 5 x 111 bytes in thread_leak() and exits without
- * freeing them; aligned() uses posix_memalign, aligned_alloc, memalign,
+ * freeing them, 50 ms later, so that main's pthread_join waits (the one wait
+ * the sync tracer sees here: had the thread ended first, -s recorded
+ * nothing, and test_trace's all-tracers run found no sync.dat in 2 of 80
+ * runs on a loaded machine); aligned() uses posix_memalign, aligned_alloc, memalign,
  * calloc.  Prints nothing when all went well.  usage: heapy */
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NOIPA __attribute__((noinline, noipa))
 
@@ -55,8 +59,12 @@ NOIPA void in_handler(int sig)
 
 NOIPA void *thread_leak(void *arg)
 {
+	struct timespec nap = { 0, 50000000 };
+
 	for (int i = 0; i < 5; i++)
 		KEEP(sink[30 + i] = malloc(111));
+	while (nanosleep(&nap, &nap))
+		;
 	return arg;
 }
 

@@ -6,8 +6,12 @@
  * (wait_cond(): sync.other) and main's pthread_join (sync.join).
  * Uncontended locks: 100000 lock/unlock pairs in fast_locks(), which must
  * cost no recorded wait.  The waiter measures its own mutex and rwlock
- * waits and prints them ("mutex NS rwlock NS"): under load the lengths drift,
- * and the tracer must agree with them, not with the nominal ones.  The
+ * waits and prints them, with the time it was runnable but not running in
+ * each (the kernel's run_delay, /proc/thread-self/schedstat), in ns:
+ * "mutex NS rwlock NS mutex_runnable NS rwlock_runnable NS".  Under load the
+ * lengths drift, and the tracer must agree with them, not with the nominal
+ * ones; a preemption before the call or after its return is in the
+ * program's measure, not in the tracer's (from request to grant).  The
  * waiter starts counting once the holder holds the lock (`held`, polled
  * without a lock): under load the holder once took the mutex after the
  * waiter, which then did not wait at all.
@@ -80,22 +84,38 @@ static long long now_ns(void)
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static long long mutex_ns, rwlock_ns;
+static long long run_delay_ns(void)
+{
+	long long cpu = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
+			delay = 0;
+		fclose(f);
+	}
+	return delay;
+}
+
+static long long mutex_ns, rwlock_ns, mutex_runnable_ns, rwlock_runnable_ns;
 
 NOIPA void *waiter(void *arg)
 {
 	while (held < 1)
 		nap(1);
 	nap(50);
-	long long t0 = now_ns();
+	long long d0 = run_delay_ns(), t0 = now_ns();
 	wait_mutex();
 	mutex_ns = now_ns() - t0;
+	mutex_runnable_ns = run_delay_ns() - d0;
 	while (held < 2)
 		nap(1);
 	nap(20);
+	d0 = run_delay_ns();
 	t0 = now_ns();
 	wait_rwlock();
 	rwlock_ns = now_ns() - t0;
+	rwlock_runnable_ns = run_delay_ns() - d0;
 	wait_sem();
 	wait_cond();
 	return arg;
@@ -111,6 +131,7 @@ int main(void)
 	pthread_create(&b, NULL, waiter, NULL);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	printf("mutex %lld rwlock %lld\n", mutex_ns, rwlock_ns);
+	printf("mutex %lld rwlock %lld mutex_runnable %lld rwlock_runnable %lld\n", mutex_ns, rwlock_ns,
+	       mutex_runnable_ns, rwlock_runnable_ns);
 	return 0;
 }
