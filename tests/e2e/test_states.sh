@@ -45,13 +45,17 @@ for m in wall cpu.user cpu.system wait.cpu wait.lock wait.io wait.sleep wait.sto
 	"$TALLY" export phases.exp --format collapsed --no-inline --metric $m >ph.$m.txt
 done
 sw=$(field sleep 2 phases.out) sr=$(field sleep 4 phases.out)
-bw=$(field burn 2 phases.out) bc=$(field burn 3 phases.out) br=$(field burn 4 phases.out)
+bw=$(field burn 2 phases.out) bc=$(field burn 3 phases.out) br=$(field burn 4 phases.out) bu=$(field burn 5 phases.out)
 rw=$(field read 2 phases.out) rr=$(field read 4 phases.out)
 check states_signal_way_logged grep -q '^states: context switches: .*SIGTRAP at each resume' phases.exp/log.txt
 check states_sleep_is_wait_sleep_at_nanosleep near sleep $($INCL ph.wait.sleep.txt phase_sleep) $((sw - sr)) $sw
 check states_sleep_phase_wall near sleep.wall $($INCL ph.wall.txt phase_sleep) $sw $sw
 check states_burn_is_cpu near burn.cpu $(($($INCL ph.cpu.user.txt phase_burn) + $($INCL ph.cpu.system.txt phase_burn))) $bc $bw
-check states_burn_is_user_cpu sh -c "test \$((\$($INCL ph.cpu.user.txt phase_burn) * 10)) -ge \$(($bc * 8))"
+# User CPU as the kernel split it for the program (getrusage), within 5% of
+# the burn's CPU: on a loaded machine the split moves (0.82 to 0.93 of the
+# burn's CPU was user in six runs at load ~15; the fixed bound 0.8 failed
+# once), so no fixed fraction holds.
+check states_burn_is_user_cpu near burn.user $($INCL ph.cpu.user.txt phase_burn) $bu $bc
 check states_burn_waits_for_cpu near burn.runnable $($INCL ph.wait.cpu.txt phase_burn) $br $bw
 check states_pipe_read_is_wait_io_at_read near read $(python3 "$E2E/weight.py" ph.wait.io.txt 'phase_read;read') $((rw - rr)) $rw
 check states_read_phase_wall near read.wall $($INCL ph.wall.txt phase_read) $rw $rw

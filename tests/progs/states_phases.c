@@ -4,19 +4,23 @@
  * each for about SECONDS (default 0.5).
  *
  * It prints what it measured itself, one line per phase: the phase's wall
- * time (CLOCK_MONOTONIC), its CPU time (CLOCK_THREAD_CPUTIME_ID) and the
+ * time (CLOCK_MONOTONIC), its CPU time (CLOCK_THREAD_CPUTIME_ID), the
  * time it spent runnable but waiting for a CPU (the kernel's run_delay of
- * /proc/thread-self/schedstat), all in ns:
- *   sleep WALL CPU RUNNABLE
- *   burn WALL CPU RUNNABLE
- *   read WALL CPU RUNNABLE
+ * /proc/thread-self/schedstat) and its user and system CPU time (getrusage
+ * RUSAGE_THREAD: the kernel's split, which a loaded machine moves towards
+ * system time), all in ns:
+ *   sleep WALL CPU RUNNABLE USER SYSTEM
+ *   burn WALL CPU RUNNABLE USER SYSTEM
+ *   read WALL CPU RUNNABLE USER SYSTEM
  * Under load the nominal lengths drift (a sleep lasts longer, a burn waits
  * for the CPU); tests compare tally with these, not with SECONDS.
  * usage: states_phases [SECONDS] */
+#define _GNU_SOURCE     /* RUSAGE_THREAD */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,15 +84,30 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* The calling thread's user and system CPU time so far, in ns. */
+static void user_system(long long *user, long long *sys)
+{
+	struct rusage ru;
+
+	*user = *sys = 0;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		*user = ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL;
+		*sys = ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
+	}
+}
+
 static void measure(const char *name, void (*phase)(void), int start_writer)
 {
 	pthread_t w;
+	long long u0, s0, u1, s1;
+	user_system(&u0, &s0);
 	long long w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay();
 	if (start_writer && pthread_create(&w, NULL, writer, NULL))
 		exit(5);
 	phase();
 	long long w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID), d1 = run_delay();
-	printf("%s %lld %lld %lld\n", name, w1 - w0, c1 - c0, d1 - d0);
+	user_system(&u1, &s1);
+	printf("%s %lld %lld %lld %lld %lld\n", name, w1 - w0, c1 - c0, d1 - d0, u1 - u0, s1 - s0);
 	if (start_writer)
 		pthread_join(w, NULL);
 }
