@@ -519,7 +519,10 @@ int cli_attach_record(const struct record_opts *o)
 		stop_ns = cli_now_ns(CLOCK_MONOTONIC) - t_stop;
 	}
 	uint64_t cpu1 = process_cpu_ns(pid), t1 = cli_now_ns(CLOCK_MONOTONIC);
-	bool still = proc_stat(pid, &u1, &s1, &st) && st == start;
+	/* why_end NULL: the process ended, or its collector let go of the
+	 * FIFO (an exec replaced the image the collector was in): either way
+	 * the collection ended with it, not a detach. */
+	bool still = why_end && proc_stat(pid, &u1, &s1, &st) && st == start;
 	close(ctl_fd);
 	close(ack_fd);
 	unlinkat(x.dirfd, "attach.ctl", 0);

@@ -225,4 +225,17 @@ if need other_user attach_refuses_other_user attach_other_users_process_as_root;
 fi
 check attach_refusals_left_target_alone sh -c "kill -0 $S && grep -q ready sl.err"
 kill $S; wait $S 2>/dev/null
+
+# --- the process execs while attached --------------------------------------
+# The collector goes with the old image and lets go of the control FIFO:
+# tally ends the experiment and says the process ended or exec'd (it said
+# "detached from PID ((null)), which goes on", and logged "(null)").
+cc -O2 -o exec_later "$PROGS/exec_later.c"
+./exec_later 1 sleep 30 >el.out 2>el.err & EL=$!
+wait_ready el.err
+"$TALLY" record -p $EL --duration 20 -o el.exp 2>el.msg; rc=$?
+check attach_process_execs_during_collection sh -c "test $rc = 0 &&
+	grep -q 'ended (or exec.d) during collection' el.msg && ! grep -q null el.msg el.exp/log.txt &&
+	grep -q '^attach.end: the process ended or exec' el.exp/log.txt || { cat el.msg; exit 1; }"
+kill $EL 2>/dev/null; wait $EL 2>/dev/null
 exit 0
