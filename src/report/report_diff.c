@@ -164,6 +164,25 @@ static double change_of(const struct diff_ctx *c, const struct drow *d, bool inc
 	return incl ? (double)d->bi[mm] - a_seen(c, mm, d->ai[mm]) : (double)d->b[mm] - a_seen(c, mm, d->a[mm]);
 }
 
+/* Two standard deviations of the sampling error of a row's change of CPU
+ * time (the first metric, when it is cpu; else -1): each side's CPU is its
+ * sample count n (of N, multinomial: variance n(1 - n/N)) times its mean
+ * CPU per sample, A's scaled as compared.  A change within it is noise:
+ * the same program sampled again moves that much by chance alone. */
+static double noise_of(const struct diff_ctx *c, const uint64_t *a, const uint64_t *b)
+{
+	const struct model *ma = c->a, *mb = c->b;
+
+	if (c->o->metrics[0] != MODEL_CPU)
+		return -1;
+	double na = (double)a[MODEL_SAMPLES], nb = (double)b[MODEL_SAMPLES];
+	double ta = (double)ma->total[MODEL_SAMPLES], tb = (double)mb->total[MODEL_SAMPLES];
+	double pa = ta ? a_seen(c, MODEL_CPU, ma->total[MODEL_CPU]) / ta : 0;
+	double pb = tb ? (double)mb->total[MODEL_CPU] / tb : 0;
+	double var = pa * pa * na * (ta ? 1 - na / ta : 1) + pb * pb * nb * (tb ? 1 - nb / tb : 1);
+	return 2 * sqrt(var > 0 ? var : 0);
+}
+
 static int cmp_change(const void *x, const void *y)
 {
 	double a = fabs(change_of(sort_ctx, x, sort_incl)), b = fabs(change_of(sort_ctx, y, sort_incl));
@@ -220,6 +239,7 @@ static struct report_table *csv_table(const struct diff_ctx *c)
 
 	report_col(t, "table", "Table", COL_STR);
 	cols(t, c->o, true);
+	report_col(t, "noise", "+-2sd", COL_SEC);
 	report_col(t, "status", "", COL_STR);
 	report_col(t, "name", "Name", COL_STR);
 	report_col(t, "object", "Object", COL_STR);
@@ -255,6 +275,8 @@ static void table(struct report_doc *d, const struct diff_ctx *c, struct drows *
 			 mi0->title);
 		t = report_table_new(funcs ? "functions" : "paths", title);
 		cols(t, c->o, funcs);
+		if (c->o->metrics[0] == MODEL_CPU)
+			report_col(t, "noise", "+-2sd", COL_SEC);
 		report_col(t, "status", "", COL_STR);
 		report_col(t, "name", funcs ? "Name" : "Path", COL_STR);
 		if (funcs)
@@ -286,7 +308,14 @@ static void table(struct report_doc *d, const struct diff_ctx *c, struct drows *
 				for (int j = 0; j < 4; j++)
 					report_str(t, "");
 		}
-		report_str(t, !in_a ? "new" : !in_b ? "gone" : "");
+		/* Noise: the exclusive change (and a function's inclusive) within
+		 * its sampling error. */
+		double noise = noise_of(c, x->a, x->b);
+		bool within = noise >= 0 && fabs(change_of(c, x, false)) <= noise &&
+			      (!funcs || fabs(change_of(c, x, true)) <= noise_of(c, x->ai, x->bi));
+		if (noise >= 0 || all)
+			report_num(t, noise >= 0 ? noise : NAN);
+		report_str(t, !in_a ? "new" : !in_b ? "gone" : within ? "noise" : "");
 		report_str(t, x->name);
 		if (funcs || all)
 			report_str(t, funcs ? object_shown(x, in_a, in_b, obuf, sizeof(obuf)) : "");
@@ -381,6 +410,9 @@ static void head(struct report_doc *d, const struct diff_ctx *c, const char *nam
 	if (exe_a)
 		report_kv(d, "renamed", "Executable", "%s (A) is %s (B): its functions matched by name",
 			  exe_a, exe_b);
+	if (o->metrics[0] == MODEL_CPU)
+		report_kv(d, "noise", "Noise", "%s", "+-2sd: two standard deviations of a row's change "
+			  "by sampling alone (from its sample counts); status 'noise': the change (a function's exclusive and inclusive) is within it");
 	report_kv(d, "compared", "Compared", "%s", normalised ?
 		  "normalised: A scaled to B's total (changes of share; the A columns scaled)" :
 		  "absolute values");
@@ -412,6 +444,7 @@ int report_diff(struct report_doc *d, const struct model *a, const struct model 
 		for (int k = 0; k < o->nmetrics; k++)
 			for (int j = 0; j < 2; j++)
 				cells1(t, &c, o->metrics[k], a->total[o->metrics[k]], b->total[o->metrics[k]]);
+		report_num(t, NAN);
 		report_str(t, "");
 		report_str(t, "<Total>");
 		report_str(t, "");
