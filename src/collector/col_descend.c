@@ -138,11 +138,8 @@ int col_descend_place(const char *env_dir)
 	const char *writer = getenv(EXP_ENV_PID);
 	const char *lineage = getenv(EXP_ENV_LINEAGE);
 	const char *job_rank = getenv(EXP_ENV_JOB_RANK), *from = NULL;
-	char suffix[64], exe[1024];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	exe[n > 0 ? n : 0] = 0;
-	int32_t rank = exp_launch_rank(exe, &from);
+	char suffix[64];
+	int32_t rank = exp_launch_rank(col_proc.exe, &from);
 	col_proc.rank = job_rank && *job_rank ? (int32_t)atoi(job_rank) : -1;
 	snprintf(col_proc.root, sizeof(col_proc.root), "%s", root && *root ? root : env_dir);
 	const char *founder = getenv(EXP_ENV_FOUNDER);

@@ -365,11 +365,13 @@ void col_close_files(void)
 void col_log_start(const char *created_by)
 {
 	char exe[1024];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n = col_proc.exe[0] ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct col_log_batch b;
 
 	b.n = 0;
 	exe[n > 0 ? n : 0] = 0;
+	if (col_proc.exe[0])
+		memcpy(exe, col_proc.exe, sizeof(exe));
 	col_log_batch_u64(&b, "pid", (uint64_t)col_proc.pid);
 	col_log_batch_u64(&b, "ppid", (uint64_t)getppid());
 	col_log_batch_add(&b, "exe", exe);

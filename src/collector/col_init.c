@@ -54,6 +54,10 @@ static void start(void)
 	const char *v = getenv(EXP_ENV_PRELOAD);
 	snprintf(col_proc.preload, sizeof(col_proc.preload), "%s", v ? v : "");
 	snprintf(col_proc.options, sizeof(col_proc.options), "%s", opts ? opts : "");
+	/* Read once, for the descendant's placing, the log and every scan of
+	 * the objects (it was three times per process). */
+	ssize_t exe_len = readlink("/proc/self/exe", col_proc.exe, sizeof(col_proc.exe) - 1);
+	col_proc.exe[exe_len > 0 ? exe_len : 0] = 0;
 	if (col_descend_place(dir) != 0)
 		return;
 	if (!col_proc.opt.follow)

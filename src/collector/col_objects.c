@@ -151,7 +151,10 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	const char *name = info->dlpi_name;
 	if (!name || !name[0]) {
 		/* dl_iterate_phdr names the executable "". */
-		ssize_t n = readlink("/proc/self/exe", base.path, sizeof(base.path) - 1);
+		ssize_t n = col_proc.exe[0] ? (ssize_t)strnlen(col_proc.exe, sizeof(base.path) - 1)
+					    : readlink("/proc/self/exe", base.path, sizeof(base.path) - 1);
+		if (col_proc.exe[0])
+			memcpy(base.path, col_proc.exe, (size_t)n);     /* read at start */
 		base.path[n > 0 ? n : 0] = 0;
 		base.flags = EXP_MAP_MAIN;
 	} else if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0) {

@@ -155,6 +155,7 @@ struct col_process {
 	_Atomic int paused;            /* bit 1 << enum exp_pause_reason: recording off
 	                                  for that reason (col_control.c); 0: on */
 	char preload[4096];            /* LD_PRELOAD we started with */
+	char exe[1024];                /* /proc/self/exe, read once at start ("" attached) */
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
 	bool attached;                 /* loaded by `tally record -p` (col_attach.c) */
