@@ -299,3 +299,11 @@ int col_fds_spare(int (*fn)(void *arg), void *arg)
 	errno = saved;
 	return s.rc;
 }
+
+void col_fds_tables(uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t a = (uintptr_t)where_of, b = (uintptr_t)users_of;
+
+	*lo = a < b ? a : b;
+	*hi = (a < b ? b + sizeof(users_of) : a + sizeof(where_of));
+}

@@ -24,6 +24,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define COL_FDS_MAX 65536          /* descriptors we can register */
 #define COL_FDS_HIGH 64            /* ours go this far below the limit (at most 1024) */
@@ -81,5 +82,10 @@ bool col_fds_lean(void);
  * fn must use raw system calls only.  Returns fn's value, or -errno if no
  * helper could run.  Sigsafe. */
 int col_fds_spare(int (*fn)(void *arg), void *arg);
+
+/* The span [*lo, *hi) of the tables indexed by descriptor (1 MiB of the
+ * collector's zero-filled data, touched a page at a time): col_init.c
+ * faults in the rest of its data at start, not these. */
+void col_fds_tables(uintptr_t *lo, uintptr_t *hi);
 
 #endif

@@ -10,8 +10,12 @@
  * col_ensure_init().  A process that inherited the variables from a parent
  * process writes a sub-experiment instead (col_descend.c decides its name).
  */
+#include <elf.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector/col_control.h"
@@ -27,12 +31,49 @@
 #include "collector/col_real.h"
 #include "collector/col_sample.h"
 #include "collector/col_stacks.h"
+#include "collector/col_sys.h"
 #include "collector/col_state.h"
 #include "collector/col_thread.h"
 #include "collector/col_time.h"
 #include "format/exp_launch.h"
 
 static _Atomic int init_state;          /* 0 not yet, 1 running, 2 done */
+
+/* Fault in the collector's own writable data at once (two madvise): the
+ * pages start() and the end of the process touch anyway (a short process
+ * touched 15), each a page fault of 12-17 us of CPU here (a VM), against
+ * about 1 us each populated.  Its whole writable segment past RELRO, less
+ * the tables indexed by descriptor (1 MiB, a page or two of it used): 19
+ * pages.  Nothing is lost if the kernel cannot (before Linux 5.14). */
+static void prefault_own_data(void)
+{
+	extern const ElfW(Ehdr) __ehdr_start;
+	const uintptr_t page = 4096, base = (uintptr_t)&__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + __ehdr_start.e_phoff);
+	uintptr_t lo = 0, hi = 0, relro = 0, tlo, thi;
+
+	for (int i = 0; i < __ehdr_start.e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_W)) {
+			lo = base + ph[i].p_vaddr;
+			hi = lo + ph[i].p_memsz;
+		} else if (ph[i].p_type == PT_GNU_RELRO) {
+			relro = base + ph[i].p_vaddr + ph[i].p_memsz;
+		}
+	}
+	if (relro > lo)
+		lo = relro;
+	lo = (lo + page - 1) & ~(page - 1);
+	hi = (hi + page - 1) & ~(page - 1);
+	col_fds_tables(&tlo, &thi);
+	tlo &= ~(page - 1);
+	thi = (thi + page - 1) & ~(page - 1);
+	if (tlo < lo || thi > hi)
+		tlo = thi = hi;
+	if (tlo > lo)
+		col_syscall(SYS_madvise, lo, tlo - lo, MADV_POPULATE_WRITE);
+	if (hi > thi)
+		col_syscall(SYS_madvise, thi, hi - thi, MADV_POPULATE_WRITE);
+}
 
 /* Start collecting in this process, from the inherited environment. */
 static void start(void)
@@ -43,6 +84,7 @@ static void start(void)
 		return;
 	uint64_t cpu0 = col_thread_cputime_ns_sigsafe();
 	col_proc.entry_cpu_ns = col_process_cputime_ns_sigsafe();
+	prefault_own_data();
 	col_real_table();
 	col_proc.pid = getpid();
 	col_time_init();
