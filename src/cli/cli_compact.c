@@ -42,19 +42,41 @@ static bool process_ended(const char *dir)
 	return detached || (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH);
 }
 
+/* The kind of record file `name` names, 0 if none. */
+static int record_kind(const char *name)
+{
+	for (int k = 1; k < EXP_FILE_COUNT_; k++) {
+		const char *n = exp_file_name((enum exp_file_kind)k);
+		if (n && !strcmp(n, name))
+			return k;
+	}
+	return 0;
+}
+
+/* The record files that are there, from one listing of the directory (a
+ * look for each kind was a system call each: 15 per process, most for
+ * files a process does not make), then compacted in the order of their
+ * kinds: a large file is rewritten beside itself and renamed, which a
+ * listing still open could show again. */
 static void compact_dir(const char *dir)
 {
 	char path[PATH_MAX + 32];
+	bool there[EXP_FILE_COUNT_] = { false };
+	struct dirent *de;
 
 	if (!process_ended(dir))
 		return;
+	DIR *d = opendir(dir);
+	while (d && (de = readdir(d)))
+		there[record_kind(de->d_name)] = true;
+	if (d)
+		closedir(d);
 	for (int k = 1; k < EXP_FILE_COUNT_; k++) {
-		const char *name = exp_file_name((enum exp_file_kind)k);
-		if (!name)
+		if (!there[k])
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		snprintf(path, sizeof(path), "%s/%s", dir, exp_file_name((enum exp_file_kind)k));
 		struct exp_error err;
-		if (access(path, F_OK) == 0 && exp_file_compact(path, &err) < 0)
+		if (exp_file_compact(path, &err) < 0)
 			cli_warn("record", "%s (left as it was)", err.msg);
 	}
 }
