@@ -5,7 +5,8 @@
 #     is refused with one line naming it, not exit 0, no experiment, the
 #     process untouched;
 #   - every other option the parser takes (the completion's list, made
-#     from the same table) attaches and detaches, the process going on.
+#     from the same table) attaches and detaches, the process going on;
+#   - docs/attach.md names the same refused options.
 # An option added to the table without a sample value here fails the test,
 # naming it.  (test_static_options.sh: the same for a static process.)
 . "$(dirname "$0")/lib.sh"
@@ -89,3 +90,11 @@ takes_the_rest() {
 check attach_takes_every_other_option takes_the_rest
 kill $P 2>/dev/null
 wait $P 2>/dev/null
+
+# docs/attach.md names the same refused options.
+doc_lists_them() {
+	for opt in $(cat refused.txt); do
+		grep -q -- "\`$opt\`" "$E2E/../../docs/attach.md" || { echo "docs/attach.md lacks $opt"; return 1; }
+	done
+}
+check attach_doc_lists_the_refused doc_lists_them
