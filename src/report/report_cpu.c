@@ -35,8 +35,11 @@ struct proc_cpu {
 	uint64_t threads_ns;       /* the CPU of the threads the collector saw end */
 	bool threads_known;        /* every thread it saw has its end */
 	size_t nthreads;           /* threads it saw */
-	uint64_t short_ns;         /* CPU of the threads that ended without a sample */
-	size_t nshort;
+	uint64_t short_ns;         /* CPU of the threads that ended without a sample, */
+	size_t nshort;             /* each having run less than two periods */
+	uint64_t silent_ns;        /* CPU of those that ran longer and had none */
+	size_t nsilent;
+	bool attached;             /* tally record -p: threads seen from their set-up on */
 };
 
 struct cpu_table {
@@ -120,14 +123,24 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 	}
 	c->threads_known = p->nthreads > 0;
 	c->nthreads = p->nthreads;
+	uint64_t hz = 0, period_ns;
+	period_ns = log_u64(p, "clock.hz", &hz) && hz ? 1000000000ull / hz : 0;
 	for (size_t t = 0; t < p->nthreads; t++) {
 		c->threads_ns += p->threads[t].cpu_ns;
 		c->threads_known &= p->threads[t].end_ns != 0;
 		if (p->threads[t].end_ns && !p->threads[t].samples) {
 			/* the collector's part of it is said apart */
-			c->short_ns += p->threads[t].cpu_ns > p->threads[t].collector_ns
+			uint64_t own = p->threads[t].cpu_ns > p->threads[t].collector_ns
 					       ? p->threads[t].cpu_ns - p->threads[t].collector_ns : 0;
-			c->nshort++;
+			/* Less than two periods: its clock may never have
+			 * fired.  More with none: it did not reach us. */
+			if (period_ns && own >= 2 * period_ns) {
+				c->silent_ns += own;
+				c->nsilent++;
+			} else {
+				c->short_ns += own;
+				c->nshort++;
+			}
 		}
 	}
 	/* From cpu.entry_ns (when logged) the CPU is the collector's own
@@ -140,7 +153,11 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 	const struct exp_proc *prev = exec_parent(x, p);
 	if (prev && log_u64(prev, "cpu.end_ns", &parent_end) && start >= parent_end)
 		start -= parent_end;
-	c->before_ns = has_start ? start : 0;
+	/* An attached process (tally record -p) ran before the attach: that
+	 * CPU is outside the recording, neither loading nor the collector's. */
+	const char *by = exp_proc_log(p, "created-by");
+	c->attached = by && !strncmp(by, "tally record -p", 15);
+	c->before_ns = has_start && !c->attached ? start : 0;
 	if (record_end_ns && p->lineage[0]) {
 		c->outlived = p->end_ns > record_end_ns || (!p->end_ns && last > record_end_ns);
 		c->running = c->outlived && !p->end_ns;
@@ -278,7 +295,13 @@ static bool threads_cause(const struct proc_cpu *c, char *buf, size_t len)
 
 	buf[0] = 0;
 	if (unseen * 10 >= kern && unseen >= 20000000ull) {
-		if (c->nthreads > 10 && unseen / c->nthreads < 2000000ull)
+		if (c->attached)
+			/* Threads are set up one by one after the attach and
+			 * left one by one before the detach. */
+			n += (size_t)snprintf(buf, len, "%.3f s outside its threads' recorded spans (before "
+					      "each was set up after the attach, after it was left before the "
+					      "detach, or in threads made by a raw clone)", (double)unseen / 1e9);
+		else if (c->nthreads > 10 && unseen / c->nthreads < 2000000ull)
 			n += (size_t)snprintf(buf, len, "%.3f s as its %zu threads ended, after their last "
 					      "record (thread exit)", (double)unseen / 1e9, c->nthreads);
 		else
@@ -287,9 +310,13 @@ static bool threads_cause(const struct proc_cpu *c, char *buf, size_t len)
 					      (double)unseen / 1e9);
 	}
 	if (c->nshort > 1 && c->short_ns * 10 >= kern && n < len)
-		snprintf(buf + n, len - n, "%s%.3f s in %zu threads that each ran less than a sampling "
-			 "period (never sampled: -F higher samples them)", n ? "; " : "",
-			 (double)c->short_ns / 1e9, c->nshort);
+		n += (size_t)snprintf(buf + n, len - n, "%s%.3f s in %zu threads that each ran less than "
+				      "two sampling periods (never sampled: -F higher samples them)",
+				      n ? "; " : "", (double)c->short_ns / 1e9, c->nshort);
+	if (c->nsilent && c->silent_ns * 10 >= kern && n < len)
+		snprintf(buf + n, len - n, "%s%.3f s in %zu thread%s that ran longer without a sample "
+			 "(the sampling signal blocked?)", n ? "; " : "", (double)c->silent_ns / 1e9,
+			 c->nsilent, c->nsilent > 1 ? "s" : "");
 	return buf[0] != 0;
 }
 

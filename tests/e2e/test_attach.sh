@@ -133,6 +133,23 @@ assert len(rows) >= 4
 check attach_thread_created_after_attach_sampled sh -c "python3 '$E2E/profile.py' th.txt 'incl work_late 0.25 0.23' &&
 	'$TALLY' report th.exp --threads --format csv >th.csv && test \$(grep -c '^[0-9]' th.csv) -ge 4"
 
+# --- CPU before the attach is neither loading nor a loss ----------------------
+# The target spins 1 s of CPU before it is ready; its two workers block every
+# signal by a raw system call, so two thirds of what is recorded is not
+# sampled and the overview explains the gap.  The second before the attach
+# is no part of the recording: no "before the collector started (dynamic
+# loading, constructors)" (1.5 s of it was said once); the workers, which
+# ran many periods, are said to have run without a sample, not to have been
+# shorter than a period.
+PRE_CPU=1 BLOCK_WORKERS=1 ./aw threads 4 >pre.out 2>pre.err & P=$!
+wait_ready pre.err
+"$TALLY" record -p $P --duration 0.5 -o pre.exp 2>pre.msg; rcpre=$?
+bounded_wait $P 60
+"$TALLY" report pre.exp >pre.txt 2>&1
+check attach_cpu_before_attach_not_loading sh -c "cat pre.msg; grep -E 'Kernel|Sampled|Not sampled|by process' pre.txt;
+	test $rcpre = 0 && grep -q 'by process.*2 threads that ran longer without a sample' pre.txt &&
+	! grep -q 'before the collector started' pre.txt && ! grep -q 'less than' pre.txt"
+
 # --- a read on a pipe, blocked while we attach --------------------------------
 mkfifo fifo
 ./aw pipe <fifo >pipe.out 2>pipe.err & P=$!

@@ -8,12 +8,15 @@
  *                  0.03-0.1 ms (any window has the shares); floating point
  *                  in the loop state
  *   threads SECS   main and two workers spin (work_a, work_b); when the
- *                  file named by $LATE_FLAG appears, a third starts (work_late)
+ *                  file named by $LATE_FLAG appears, a third starts (work_late);
+ *                  with $BLOCK_WORKERS set the workers block every signal
  *   pipe           blocks in read(0); prints what it read, and whether the
  *                  read failed or errno changed
  *   fork SECS      forks children that compute and exit 7, waits for each,
  *                  computes itself in between
  *   sleep SECS     sleeps (the refusal tests' target)
+ * With PRE_CPU=SECONDS in the environment, every mode first spins that much
+ * CPU time, before "ready" (CPU an attach must not count as its own).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <stdint.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +99,12 @@ static unsigned long counts[3];
 static void *worker(void *arg)
 {
 	long k = (long)arg;
+	uint64_t all = ~0ull;
+
+	/* BLOCK_WORKERS: every signal blocked by a raw system call (no
+	 * interposer sees it): the worker cannot be sampled. */
+	if (getenv("BLOCK_WORKERS"))
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
 	while (!stop_threads) {
 		if (k == 0)
 			work_a(100000);
@@ -177,6 +189,14 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "shares";
 	double arg = argc > 2 ? atof(argv[2]) : 1;
 	int rc = 0;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	for (double pre = getenv("PRE_CPU") ? atof(getenv("PRE_CPU")) : 0; pre > 0;) {
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 >= pre)
+			break;
+	}
 
 	if (!strcmp(mode, "shares")) {
 		ready();
