@@ -87,14 +87,15 @@ void cli_unsampled_warn(const char *expdir);
  * cli_space_check: before the program runs, refuse a file system already
  * full (one line printed, -1), and turn a *limit < 0 into the default (half
  * the free space, at most 2 GiB).  cli_space_report: after the run, one
- * line on stderr if anything was lost (no space, the size limit, reentry,
+ * line on stderr, naming the experiment `name` (the user's path; `dir` may
+ * be a /proc/self/fd path that reaches it), if anything was lost (no space, the size limit, reentry,
  * broken unwinds, threads that were not sampled), with what to do;
  * cli_space_full: is the file system (nearly) full now, so that compacting
  * and archiving would only fail? */
 int cli_space_parse(const char *s, int64_t *bytes);
 int cli_space_check(const char *dir, int64_t *limit);
 bool cli_space_full(const char *dir);
-void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full);
+void cli_space_report(const char *dir, const char *name, uint32_t hz, int64_t limit, bool full);
 
 /* What a process's missing file (exp_proc.missing: log.txt, maps.dat,
  * stacks.dat) costs its report, in words (cli_load.c); report and check

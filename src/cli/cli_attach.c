@@ -333,7 +333,7 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 	const char *xp = cli_expdir_path(&x);
 	cli_compact(xp);
 	cli_archive(xp);
-	cli_space_report(xp, oo.launch.hz, oo.launch.limit_bytes, false);
+	cli_space_report(xp, dir, oo.launch.hz, oo.launch.limit_bytes, false);
 	cli_expdir_close(&x);
 	if (still)
 		fprintf(stderr, "tally record: stopped sampling %d (%s), which goes on; experiment in %s\n",
@@ -552,7 +552,7 @@ int cli_attach_record(const struct record_opts *o)
 	}
 	cli_compact(xp);
 	cli_archive(xp);
-	cli_space_report(xp, lo.hz, lo.limit_bytes, false);
+	cli_space_report(xp, dir, lo.hz, lo.limit_bytes, false);
 	cli_expdir_handover(&x);
 	cli_expdir_close(&x);
 	if (still)

@@ -164,8 +164,10 @@ static bool read_log(const char *dir, struct losses *l, bool founder)
 	return timers;
 }
 
-/* Threads that ran at least 50 ms of CPU with samples for less than a
- * quarter of it: the sampling signal was blocked (or the clock lost). */
+/* Threads that ran at least 50 ms of CPU, and at least 8 sampling periods,
+ * with samples for less than a quarter of it: the sampling signal was
+ * blocked (or the clock lost).  Fewer periods prove nothing: at -F 1 a
+ * thread of 0.26 s has no sample, as it should. */
 static void read_threads(const char *dir, uint32_t hz, struct losses *l)
 {
 	char path[PATH_MAX + 32];
@@ -184,7 +186,7 @@ static void read_threads(const char *dir, uint32_t hz, struct losses *l)
 			continue;
 		memcpy(&te, r.p, sizeof(te));
 		uint64_t sampled = te.samples * (1000000000ull / hz);
-		if (te.cpu_ns >= 50000000ull && sampled * 4 < te.cpu_ns) {
+		if (te.cpu_ns >= 50000000ull && te.cpu_ns >= 8 * (1000000000ull / hz) && sampled * 4 < te.cpu_ns) {
 			l->blocked++;
 			l->blocked_ns += te.cpu_ns - sampled;
 		}
@@ -239,7 +241,7 @@ bool cli_space_full(const char *dir)
 	return statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < MIN_FREE;
 }
 
-void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
+void cli_space_report(const char *dir, const char *name, uint32_t hz, int64_t limit, bool full)
 {
 	struct losses l = { 0 };
 	char line[2048] = "", sub[PATH_MAX + 300], size[32];
@@ -317,5 +319,5 @@ void cli_space_report(const char *dir, uint32_t hz, int64_t limit, bool full)
 		part(line, sizeof(line), "%zu thread%s ran %.3f s of CPU without samples (the sampling "
 		     "signal blocked?)", l.blocked, l.blocked > 1 ? "s" : "", (double)l.blocked_ns / 1e9);
 	if (line[0])
-		cli_warn("record", "%s: %s", dir, line);
+		cli_warn("record", "%s: %s", name, line);
 }

@@ -797,7 +797,7 @@ exec:
 		cli_compact(dir);
 		cli_archive(dir);
 	}
-	cli_space_report(dir, o.launch.hz, o.launch.limit_bytes, full);
+	cli_space_report(dir, dir, o.launch.hz, o.launch.limit_bytes, full);
 	cli_unsampled_warn(dir);
 	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "tally record: %s was killed by signal %d (%s); experiment in %s\n",

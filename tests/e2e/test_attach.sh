@@ -149,6 +149,15 @@ bounded_wait $P 60
 check attach_cpu_before_attach_not_loading sh -c "cat pre.msg; grep -E 'Kernel|Sampled|Not sampled|by process' pre.txt;
 	test $rcpre = 0 && grep -q 'by process.*2 threads that ran longer without a sample' pre.txt &&
 	! grep -q 'before the collector started' pre.txt && ! grep -q 'less than' pre.txt"
+# tally record's own line about those threads names the experiment as given
+# (it read "/proc/self/fd/3": root's end-of-run reaches the directory so).
+check attach_warning_names_the_experiment sh -c "cat pre.msg;
+	grep -q '^tally record: warning: pre.exp: 2 threads ran .* without samples' pre.msg && ! grep -q /proc/self pre.msg"
+# At -F 1 a thread of 0.4 s of CPU has no sample, as it should: no line
+# guesses that it blocked the sampling signal.
+PRE_CPU=0.4 "$TALLY" record -F 1 -o low.exp -- ./aw sleep 0 >low.out 2>low.err; rclow=$?
+check low_rate_no_blocked_signal_guess sh -c "cat low.err; test $rclow = 0 && grep -q '^cpu 0.[4-9]' low.err &&
+	! grep -q 'without samples' low.err && ! grep -q 'could not be sampled' low.err"
 
 # --- a read on a pipe, blocked while we attach --------------------------------
 mkfifo fifo
