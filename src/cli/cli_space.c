@@ -130,8 +130,9 @@ static uint64_t read_counters(const char *dir, struct losses *l, bool founder)
 /* The log's "error: NAME.dat: errno N (...)" lines name why a file failed;
  * its start.mono_ns dates the limit. */
 /* Returns whether the process was sampled by POSIX timers (clock.fallback),
- * whose period is the kernel's tick, not 1/hz. */
-static bool read_log(const char *dir, struct losses *l, bool founder)
+ * whose period is the kernel's tick, not 1/hz.  *pid and *cpu_start get
+ * the process's pid and its CPU when the collector started (0: unknown). */
+static bool read_log(const char *dir, struct losses *l, bool founder, uint64_t *pid, uint64_t *cpu_start)
 {
 	char path[PATH_MAX + 32], line[1024];
 	bool timers = false;
@@ -159,6 +160,10 @@ static bool read_log(const char *dir, struct losses *l, bool founder)
 		}
 		if (founder && !strncmp(line, "start.mono_ns: ", 15))
 			l->start_ns = strtoull(line + 15, NULL, 10);
+		if (!strncmp(line, "pid: ", 5))
+			*pid = strtoull(line + 5, NULL, 10);
+		if (!strncmp(line, "cpu.start_ns: ", 14))
+			*cpu_start = strtoull(line + 14, NULL, 10);
 	}
 	fclose(f);
 	return timers;
@@ -167,8 +172,11 @@ static bool read_log(const char *dir, struct losses *l, bool founder)
 /* Threads that ran at least 50 ms of CPU, and at least 8 sampling periods,
  * with samples for less than a quarter of it: the sampling signal was
  * blocked (or the clock lost).  Fewer periods prove nothing: at -F 1 a
- * thread of 0.26 s has no sample, as it should. */
-static void read_threads(const char *dir, uint32_t hz, struct losses *l)
+ * thread of 0.26 s has no sample, as it should.  The main thread's CPU
+ * before the collector started (`cpu_start`: an exec'd image's loading,
+ * the CPU its process had before the exec) is not the collector's to
+ * sample. */
+static void read_threads(const char *dir, uint32_t hz, struct losses *l, uint64_t pid, uint64_t cpu_start)
 {
 	char path[PATH_MAX + 32];
 	struct exp_file f;
@@ -185,6 +193,8 @@ static void read_threads(const char *dir, uint32_t hz, struct losses *l)
 		if (r.type != EXP_REC_THREAD_END || r.len != sizeof(te))
 			continue;
 		memcpy(&te, r.p, sizeof(te));
+		if (pid && te.tid == pid)
+			te.cpu_ns = te.cpu_ns > cpu_start ? te.cpu_ns - cpu_start : 0;
 		uint64_t sampled = te.samples * (1000000000ull / hz);
 		if (te.cpu_ns >= 50000000ull && te.cpu_ns >= 8 * (1000000000ull / hz) && sampled * 4 < te.cpu_ns) {
 			l->blocked++;
@@ -196,10 +206,11 @@ static void read_threads(const char *dir, uint32_t hz, struct losses *l)
 
 static void scan(const char *dir, uint32_t hz, struct losses *l, bool founder)
 {
+	uint64_t pid = 0, cpu_start = 0;
 	uint64_t lost = read_counters(dir, l, founder);
-	bool timers = read_log(dir, l, founder);
+	bool timers = read_log(dir, l, founder, &pid, &cpu_start);
 	if (!lost && !timers)          /* samples lost for a reason already said; a tick's period */
-		read_threads(dir, hz, l);
+		read_threads(dir, hz, l, pid, cpu_start);
 }
 
 /* Append "; TEXT" (or TEXT first) to the line. */

@@ -67,3 +67,14 @@ check thread_end_slice_is_no_loss sh -c '
 		"$TALLY" report end$i.exp >end$i.txt || exit 1
 		if grep "lost\." end$i.txt; then exit 1; fi
 	done'
+
+# A shell that computes for a while, then execs a program: the exec'd image's
+# main thread carries the CPU the process used before the exec (sampled, in
+# the shell's image).  tally record said "1 thread ran 0.933 s of CPU without
+# samples (the sampling signal blocked?)" of /bin/true; that CPU is not the
+# new image's to sample, and nothing is said.
+"$TALLY" record -o bx.exp -- bash -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; exec /bin/true' \
+	>bx.out 2>bx.err; rcbx=$?
+check exec_after_cpu_no_blocked_guess sh -c "cat bx.err; test $rcbx = 0 && test -d bx.exp/_x1.exp &&
+	test \$(sed -n 's/^cpu.start_ns: //p' bx.exp/_x1.exp/log.txt) -ge 50000000 &&
+	! grep -q 'without samples' bx.err && ! grep -q 'could not be sampled' bx.err"
