@@ -170,9 +170,13 @@ static bool read_log(const char *dir, struct losses *l, bool founder, uint64_t *
 }
 
 /* Threads that ran at least 50 ms of CPU, and at least 8 sampling periods,
- * with samples for less than a quarter of it: the sampling signal was
- * blocked (or the clock lost).  Fewer periods prove nothing: at -F 1 a
- * thread of 0.26 s has no sample, as it should.  The main thread's CPU
+ * without a sample: the sampling signal was blocked (or the clock never
+ * started).  Fewer periods prove nothing: at -F 1 a thread of 0.26 s has no
+ * sample, as it should.  A few samples prove nothing either: each carries
+ * the CPU since the one before (a thread that made 2,000 threads had 3
+ * samples for 0.153 s, its signals deferred while the collector set up
+ * each new thread); a thread that blocks the signal after its first
+ * samples is found by the collector itself (thread.unsampled).  The main thread's CPU
  * before the collector started (`cpu_start`: an exec'd image's loading,
  * the CPU its process had before the exec) is not the collector's to
  * sample. */
@@ -195,10 +199,9 @@ static void read_threads(const char *dir, uint32_t hz, struct losses *l, uint64_
 		memcpy(&te, r.p, sizeof(te));
 		if (pid && te.tid == pid)
 			te.cpu_ns = te.cpu_ns > cpu_start ? te.cpu_ns - cpu_start : 0;
-		uint64_t sampled = te.samples * (1000000000ull / hz);
-		if (te.cpu_ns >= 50000000ull && te.cpu_ns >= 8 * (1000000000ull / hz) && sampled * 4 < te.cpu_ns) {
+		if (te.cpu_ns >= 50000000ull && te.cpu_ns >= 8 * (1000000000ull / hz) && !te.samples) {
 			l->blocked++;
-			l->blocked_ns += te.cpu_ns - sampled;
+			l->blocked_ns += te.cpu_ns;
 		}
 	}
 	exp_file_close(&f);
