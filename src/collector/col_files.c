@@ -390,7 +390,11 @@ void col_log_start(const char *created_by)
 	/* What the process ran before the collector started: not sampled;
 	 * from cpu.entry_ns on, the collector's own start-up (counted in its
 	 * CPU), never the program's "loading, constructors". */
-	if (col_proc.entry_cpu_ns)
+	/* A fork child's CPU starts at the fork, inside the collector: 0 (the
+	 * parent's value, still in memory, is not the child's). */
+	if (!strcmp(created_by, "fork"))
+		col_log_batch_u64(&b, "cpu.entry_ns", 0);
+	else if (col_proc.entry_cpu_ns)
 		col_log_batch_u64(&b, "cpu.entry_ns", col_proc.entry_cpu_ns);
 	col_log_batch_u64(&b, "cpu.start_ns", col_process_cputime_ns_sigsafe());
 	if (col_proc.opt.hz)

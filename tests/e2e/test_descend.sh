@@ -12,6 +12,11 @@ can static && cc -O2 -static -o spin_static "$PROGS/spin.c" && static=./spin_sta
 "$TALLY" record -o sp.exp ./spawny ./spin $static 2>/dev/null
 check descend_record_exit_status_zero test $? -eq 0
 check descend_fork_child sh -c "test -f sp.exp/_f1.exp/samples.dat && grep -q 'created-by: fork' sp.exp/_f1.exp/log.txt"
+# A fork child's CPU starts at the fork, inside the collector: its log says
+# 0 before the collector (it said the parent's start-up CPU, ~6 ms each, and
+# the overview called 100 fork children's 0.6 s "dynamic loading").
+check descend_fork_child_nothing_before_collector sh -c "grep -x 'cpu.entry_ns: 0' sp.exp/_f1.exp/log.txt &&
+	! grep -x 'cpu.entry_ns: 0' sp.exp/log.txt"
 check descend_vfork_exec test -f sp.exp/_f2_x1.exp/samples.dat
 check descend_posix_spawn test -f sp.exp/_f3_x1.exp/samples.dat
 check descend_system_through_shell sh -c "test -f sp.exp/_f4_x1.exp/log.txt && test -f sp.exp/_f4_x1_f1_x1.exp/samples.dat"
