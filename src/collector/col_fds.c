@@ -289,12 +289,12 @@ int col_fds_spare(int (*fn)(void *arg), void *arg)
 	/* No signal may run a handler in the helper (it has the program's
 	 * handlers and memory, but is not the program). */
 	if (col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) != 0)
-		return -errno;
+		return -EMFILE;
 	long pid = clone(spare_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s);
 	if (pid > 0)       /* exit signal 0: reaped here, never seen by the program's wait() */
 		col_syscall(SYS_wait4, pid, NULL, __WCLONE, NULL);
 	else
-		s.rc = -errno;
+		s.rc = -EMFILE;
 	col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	errno = saved;
 	return s.rc;

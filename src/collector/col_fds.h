@@ -79,8 +79,9 @@ bool col_fds_lean(void);
  * caller's) but has a copy of the descriptor table, in which one of the
  * program's descriptors is closed; the program's own table is untouched.
  * The calling thread waits for it (CLONE_VFORK), with every signal blocked.
- * fn must use raw system calls only.  Returns fn's value, or -errno if no
- * helper could run.  Sigsafe. */
+ * fn must use raw system calls only.  Returns fn's value, or -EMFILE if no
+ * helper could run (a filter that forbids clone: still no descriptor, which
+ * is the cause to report).  Sigsafe. */
 int col_fds_spare(int (*fn)(void *arg), void *arg);
 
 /* The span [*lo, *hi) of the tables indexed by descriptor (1 MiB of the
