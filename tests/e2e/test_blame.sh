@@ -3,10 +3,11 @@
 # thread waiting on it.  The program computes from its own clock how much of
 # the waiter's waiting each path's holds overlapped; --blame must name each
 # path's function and the line of its lock call, give each part within 5%
-# of the program's figure (less what it says it does not know), the 3:1
-# split within 10% of the program's ratio (what it does not know may go to
-# either path), and its
-# parts must add up to the waiter's sync.wait.  With --sync-holders=off
+# of the program's figure (less what it says it does not know, and give or
+# take the program's own uncertainty: its threads' preemptions between a
+# grant and its log of it), the 3:1 split within 10% of the program's ratio
+# (the same allowances going to either path), and its parts must add up to
+# the waiter's sync.wait.  With --sync-holders=off
 # the waits are recorded and no holder is.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -26,6 +27,10 @@ what = sys.argv[1]
 rows = list(csv.DictReader(open('blame.csv')))
 v = open('own.txt').read().split()
 truth = {'slow_flush': int(v[2]), 'quick_update': int(v[4])}
+# How far the program's own account can be from the tracer's: its threads'
+# time runnable but not running between a grant and its log
+# (tests/progs/blamey.c); a few ms at load ~11.
+uncertain = int(v[8])
 def part(holder_fn):
     return sum(float(r['wait']) * 1e9 for r in rows
                if r['waiter'] == 'consume' and r['holder'].startswith(holder_fn + ' ('))
@@ -44,19 +49,23 @@ if what == 'truth':
     bad = 0
     for fn, t in truth.items():
         got = part(fn)
-        ok = t > 0 and got <= 1.05 * t + 1e6 and got + unknown >= 0.95 * t - 1e6
-        print(fn, 'tally', int(got), 'program', t, 'not known', int(unknown), 'ok' if ok else 'FAIL')
+        ok = t > 0 and got <= 1.05 * t + 1e6 + uncertain and got + unknown >= 0.95 * t - 1e6 - uncertain
+        print(fn, 'tally', int(got), 'program', t, 'not known', int(unknown), 'uncertain', uncertain,
+              'ok' if ok else 'FAIL')
         bad += not ok
     sys.exit(bad)
 if what == 'ratio':
     # What tally does not know may belong to either path: the split it
-    # gives lies between the two ways of adding it.  At load ~15 the ratio
-    # of the known parts read 2.555 against 3.003 while each part passed
-    # the check above, which allows for it.
+    # gives lies between the two ways of adding it (and the program's
+    # uncertain time either way).  At load ~15 the ratio of the known parts
+    # read 2.555 against 3.003 while each part passed the check above,
+    # which allows for it.
     want = truth['slow_flush'] / truth['quick_update']
     s, q = part('slow_flush'), part('quick_update')
-    lo, hi = s / (q + unknown), (s + unknown) / q
-    print('slow:quick tally %.3f to %.3f (not known %d ns) program %.3f' % (lo, hi, unknown, want))
+    lo = max(s - uncertain, 0) / (q + unknown + uncertain)
+    hi = (s + unknown + uncertain) / max(q - uncertain, 1)
+    print('slow:quick tally %.3f to %.3f (not known %d ns, uncertain %d ns) program %.3f' %
+          (lo, hi, unknown, uncertain, want))
     sys.exit(hi < 0.9 * want or lo > 1.1 * want)
 if what == 'sum':
     total = sum(float(r['wait']) * 1e9 for r in rows if r['waiter'] == 'consume')
