@@ -61,15 +61,20 @@ check states_pipe_read_is_wait_io_at_read near read $(python3 "$E2E/weight.py" p
 check states_read_phase_wall near read.wall $($INCL ph.wall.txt phase_read) $rw $rw
 check states_no_lock_wait_in_phases sh -c "test \$($INCL ph.wait.lock.txt phase_sleep phase_burn phase_read) -eq 0"
 check states_nothing_stopped_in_phases sh -c "test \$($INCL ph.wait.stopped.txt measure) -eq 0"
-# wall is the sum of the states, and the threads' lifetimes are accounted for.
+# wall is the sum of the states, and the threads' lifetimes are accounted for;
+# the writer's less the time from its creation to its first instruction,
+# which it measured (tally's thread start, before its states are recorded:
+# 24 ms of a 0.52 s lifetime, 95.4%, once at load ~15).
 check states_wall_is_the_sum sh -c "\"\$TALLY\" report phases.exp --format json | python3 -c '
 import json, sys
 o = json.load(sys.stdin)
+w = [l.split() for l in open(\"phases.out\") if l.startswith(\"writer \")][0]
 for t in o[\"thread_states\"]:
     parts = sum(t[k] for k in (\"cpu.user\", \"cpu.system\", \"wait.cpu\", \"wait.lock\", \"wait.io\", \"wait.sleep\",
                         \"wait.stopped\"))
     assert abs(parts - t[\"wall\"]) <= 0.004, t
-    assert 97 <= t[\"accounted_pct\"] <= 100.5, t
+    before = int(w[2]) / 1e9 if t[\"tid\"] == int(w[1]) else 0
+    assert 97 - 100 * before / (t[\"lifetime\"] or 1) <= t[\"accounted_pct\"] <= 100.5, (t, before)
 '"
 check states_view_shows_states_and_stacks sh -c "\"\$TALLY\" report phases.exp --states >view.txt &&
 	grep -q 'wait.io .*read <- phase_read <- measure' view.txt &&
@@ -172,7 +177,7 @@ else
 	check states_ring_way_times sh -c "\"\$TALLY\" report ring/ring.exp --format json | python3 -c '
 import json, sys
 o = json.load(sys.stdin)
-truth = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(\"ring/ring.out\")}
+truth = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(\"ring/ring.out\") if not l.startswith(\"writer \")}
 main = [t for t in o[\"thread_states\"] if t[\"wall\"] > 0.8][0]
 runnable = sum(v[2] for v in truth.values()) / 1e9
 blocked = (truth[\"sleep\"][0] - truth[\"sleep\"][2] + truth[\"read\"][0] - truth[\"read\"][2]) / 1e9

@@ -12,6 +12,10 @@
  *   sleep WALL CPU RUNNABLE USER SYSTEM
  *   burn WALL CPU RUNNABLE USER SYSTEM
  *   read WALL CPU RUNNABLE USER SYSTEM
+ * and for the helper thread, its id and the time from its creation to its
+ * first instruction (CPU and runnable: tally's thread start, before the
+ * thread's states are recorded):
+ *   writer TID BEFORE
  * Under load the nominal lengths drift (a sleep lasts longer, a burn waits
  * for the CPU); tests compare tally with these, not with SECONDS.
  * usage: states_phases [SECONDS] */
@@ -73,9 +77,23 @@ NOIPA void phase_read(void)
 		exit(3);
 }
 
+/* The writer's time from its creation to its first instruction: its CPU
+ * time and its time runnable (schedstat), in ns: tally's thread start and
+ * the wait for a first CPU, before its states are recorded. */
+static long long writer_tid, writer_before_ns;
+
 static void *writer(void *arg)
 {
 	(void)arg;
+	long long cpu = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	if (f) {
+		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
+			cpu = delay = 0;
+		fclose(f);
+	}
+	writer_tid = gettid();
+	writer_before_ns = cpu + delay;
 	struct timespec t = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
 	while (nanosleep(&t, &t))
 		;
@@ -121,5 +139,6 @@ int main(int argc, char **argv)
 	measure("sleep", phase_sleep, 0);
 	measure("burn", phase_burn, 0);
 	measure("read", phase_read, 1);
+	printf("writer %lld %lld\n", writer_tid, writer_before_ns);
 	return 0;
 }
