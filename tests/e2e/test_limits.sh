@@ -87,6 +87,18 @@ nofile_case() {
 	test -n "$bare" && test -n "$rec" && test -n "$ours" && test $((bare - rec)) -le "$ours" &&
 	test "$ours" -le 2 && test $(grep -c "descriptor limit" "nofile$2.err") -eq 1
 }
+# The bash script of pipelines under the hard limit, with the tracers: it
+# failed with "pipe error: Too many open files" (the collector held 10);
+# lean, its output and status are the bare ones.
+hard_bash_case() {
+	bash -c 'ulimit -n 16 && bash pipes.sh' >hbash.bare 2>&1
+	echo "status $?" >>hbash.bare
+	bash -c 'ulimit -n 16 && "$TALLY" record -o hbash.exp -H -s -i -- bash pipes.sh' >hbash.rec 2>hbash.err
+	echo "status $?" >>hbash.rec
+	cat hbash.bare hbash.rec hbash.err
+	grep -q "LINE 3" hbash.bare && cmp hbash.bare hbash.rec && "$TALLY" check hbash.exp
+}
+check nofile_hard_bash_script_tracers hard_bash_case
 check nofile_shortfall_is_said nofile_case "" ""
 check nofile_shortfall_is_said_tracers nofile_case "-H -s -i" _hsi
 
