@@ -91,14 +91,15 @@ nofile_case() {
 # failed with "pipe error: Too many open files" (the collector held 10);
 # lean, its output and status are the bare ones.
 hard_bash_case() {
-	bash -c 'ulimit -n 16 && bash pipes.sh' >hbash.bare 2>&1
-	echo "status $?" >>hbash.bare
-	bash -c 'ulimit -n 16 && "$TALLY" record -o hbash.exp -H -s -i -- bash pipes.sh' >hbash.rec 2>hbash.err
-	echo "status $?" >>hbash.rec
-	cat hbash.bare hbash.rec hbash.err
-	grep -q "LINE 3" hbash.bare && cmp hbash.bare hbash.rec && "$TALLY" check hbash.exp
+	bash -c 'ulimit -n 16 && bash pipes.sh' >hbash$2.bare 2>&1
+	echo "status $?" >>hbash$2.bare
+	bash -c "ulimit -n 16 && \"\$TALLY\" record -o hbash$2.exp $1 -- bash pipes.sh" >hbash$2.rec 2>hbash$2.err
+	echo "status $?" >>hbash$2.rec
+	cat hbash$2.bare hbash$2.rec hbash$2.err
+	grep -q "LINE 3" hbash$2.bare && cmp hbash$2.bare hbash$2.rec && "$TALLY" check hbash$2.exp
 }
-check nofile_hard_bash_script_tracers hard_bash_case
+check nofile_hard_bash_script hard_bash_case "" ""
+check nofile_hard_bash_script_tracers hard_bash_case "-H -s -i" _hsi
 check nofile_shortfall_is_said nofile_case "" ""
 check nofile_shortfall_is_said_tracers nofile_case "-H -s -i" _hsi
 
