@@ -183,8 +183,12 @@ __attribute__((destructor)) static void col_destructor(void)
 	col_thread_hold_for_end();
 	col_dyn_at_exit();
 	col_files_check_nofile();
-	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
-	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());
+	/* Both end lines in one write (each line alone is four system calls). */
+	struct col_log_batch end;
+	end.n = 0;
+	col_log_batch_u64(&end, "end.mono_ns", col_now_ns_sigsafe());
+	col_log_batch_u64(&end, "cpu.end_ns", col_process_cputime_ns_sigsafe());
+	col_log_batch_write(&end);
 	col_psample_now_sigsafe(col_thread_self_sigsafe(), col_now_ns_sigsafe());
 	col_thread_end_others();
 	col_thread_detach();
