@@ -96,7 +96,13 @@ static void unblock_signal(void)
 /* Kernel-mode ticks count too when allowed (root, perf_event_paranoid <= 1):
  * a tick inside a system call then signals on the return to user mode, with
  * the stack that made the call.  Otherwise (exclude_kernel, allowed at
- * paranoid 2) the time of system calls rides with the next user-mode sample. */
+ * paranoid 2) the time of system calls rides with the next user-mode sample.
+ * Also excluded where the program's exec cannot be seen (an attached
+ * process: its calls were bound before the collector came; a program that
+ * execs by its own system calls, col_runtime.h): a tick inside execve would
+ * leave a signal pending that kills the next image at its first
+ * instruction, and a user-mode tick is delivered before the next system
+ * call begins. */
 static _Atomic int exclude_kernel = -1;   /* -1: not yet known */
 
 /* The event of thread `pid` (0: the caller); with `inherit` (sigtrap only)
@@ -148,6 +154,9 @@ void col_clock_log_way(void)
 		col_log_sigsafe("clock.threads", "one event per process, inherited by each thread it creates");
 	col_log_sigsafe("clock.kernel",
 			!excl ? "included: ticks in system calls sample the calling stack"
+			: col_proc.attached
+				? "excluded (attached: the program's exec is not seen, and a tick in the kernel "
+				  "during it would signal the next image): system-call time goes to the next sample"
 			: col_runtime_raw_syscalls()
 				? "excluded (the program makes its own system calls, exec included: a tick in "
 				  "the kernel could signal the next image): system-call time goes to the next sample"
@@ -167,7 +176,7 @@ static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 		};
 		bool debugged = traced_by_debugger(), raw = col_runtime_raw_syscalls();
 		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]) && fd < 0; i++) {
-			if ((tries[i].way == WAY_SIGTRAP && debugged) || (tries[i].excl == 0 && raw))
+			if ((tries[i].way == WAY_SIGTRAP && debugged) || (tries[i].excl == 0 && (raw || col_proc.attached)))
 				continue;
 			fd = perf_open(period_ns(), tries[i].excl, tries[i].way == WAY_SIGTRAP, pid,
 				       inherit);
