@@ -83,6 +83,9 @@ check attach_second_reuses_collector sh -c '
 	echo "system calls during the calls: first $s1, second $s2"; test "$s2" -lt "$s1"'
 
 # --- the size limit: -L holds for an attach, and the next attach samples -----
+# The second attach samples: at least 30% of what its own CPU time allows at
+# 1 kHz (a clock left stopped by the first one's limit gives none; 67% was
+# seen at the load of a clean-root make check, with system time unsampled).
 ./aw shares 240 >lim.out 2>lim.err & P=$!
 wait_ready lim.err
 "$TALLY" record -p $P -F 10000 -L 20k --duration 0.5 -o lim1.exp 2>lim1.msg; rcl1=$?
@@ -99,7 +102,7 @@ import json, sys
 o = json.load(sys.stdin)[\"overview\"]
 n, cpu = o.get(\"samples\", 0), o.get(\"kernel_cpu_s\", 0)
 print(n, \"samples for\", cpu, \"s of CPU, lost:\", o.get(\"lost.size-limit\"))
-sys.exit(0 if n >= max(10, 0.7 * cpu * 1000) and not o.get(\"lost.size-limit\") else 1)'"
+sys.exit(0 if n >= max(10, 0.3 * cpu * 1000) and not o.get(\"lost.size-limit\") else 1)'"
 
 # --- threads, one created after the attach -----------------------------------
 rm -f late
