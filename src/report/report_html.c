@@ -49,7 +49,8 @@ static void metrics_out(FILE *out, const struct model *m, const struct report_ht
 }
 
 /* A report view rendered as JSON into a string (caller frees), or NULL. */
-static char *json_of(void (*view)(struct report_doc *, const void *), const void *arg)
+static char *doc_of(void (*view)(struct report_doc *, const void *), const void *arg,
+		    enum report_format fmt)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -57,7 +58,7 @@ static char *json_of(void (*view)(struct report_doc *, const void *), const void
 
 	if (!f)
 		return NULL;
-	struct report_doc *d = report_doc_new(f, REPORT_JSON);
+	struct report_doc *d = report_doc_new(f, fmt);
 	view(d, arg);
 	report_doc_end(d);
 	if (fclose(f) != 0) {
@@ -219,8 +220,15 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 	}
 	fputs(",\n", out);
 	metrics_out(out, m, &hm, o->base_nexps ? base_total : NULL);
-	char *ov = json_of(overview_view, &oa);
+	char *ov = doc_of(overview_view, &oa, REPORT_JSON);
 	fprintf(out, "\"overview\":%s,\n", ov ? ov : "{}");
+	free(ov);
+	/* The page shows the overview as `tally report` prints it: titles and
+	 * values with their units, not the JSON's keys and raw numbers. */
+	ov = doc_of(overview_view, &oa, REPORT_TEXT);
+	fputs("\"overviewText\":", out);
+	report_json_string(out, ov ? ov : "");
+	fputs(",\n", out);
 	free(ov);
 	uint32_t *node_of_entry = malloc((m->nentries + 1) * sizeof(*node_of_entry));
 	uint64_t t0, span;

@@ -39,7 +39,11 @@ assert abs(r['before']['w'] / w - 0.667) < 0.05, (r['before'], w)
 assert r['zoomName'] == 'leaf_two' and abs(r['after']['w'] - w) < 2, r
 assert r['matched'] >= 1 and 'matched: 3' in r['search_info'], r['search_info']
 assert all(v > 0 for v in r['views'].values()), r['views']
-assert r['function_rows'] >= 5, r\" && test -s \"$SHOTS/spin.png\""
+assert r['function_rows'] >= 5, r
+# the overview as tally report prints it, the source columns titled (issue 23)
+ov = r['overview_text']
+assert 'Sampled CPU' in ov and 'Kernel CPU' in ov and 'sampled_cpu_s' not in ov, ov
+assert 'Excl. CPU s' in r['source_heads'] and not [h for h in r['source_heads'] if '_' in h], r['source_heads']\" && test -s \"$SHOTS/spin.png\""
 	check html_threads_page_in_chromium sh -c "
 		\"\$TALLY\" html t.exp -o \"$SHOTS/threads.html\" &&
 		timeout 100 node \"$JS/check_html.mjs\" \"$SHOTS/threads.html\" \"$SHOTS/threads.png\" t4 work >r2.json"

@@ -53,6 +53,9 @@ try {
       return s.innerText.length + (s.querySelector('canvas') ? s.querySelector('canvas').width : 0);
     }, v);
   }
+  // the overview and source tabs as a user reads them: titles, not JSON keys
+  result.overview_text = await page.evaluate(() => document.getElementById('overview-body').innerText);
+  result.source_heads = await page.evaluate(() => [...document.querySelectorAll('#source-body table.src th')].map((th) => th.innerText));
   result.function_rows = await page.evaluate(() => document.querySelectorAll('#ftable tr.fn').length);
   result.function_cells = await page.evaluate(() =>
     [...document.querySelectorAll('#ftable tr.fn td')].map((td) => td.innerText));

@@ -596,6 +596,11 @@
   }
 
   /* ---- source ---------------------------------------------------------- */
+  /* a column's title from its key (excl_cpu: "Excl. CPU s", incl_sync_wait:
+   * "Incl. sync wait"), and a value as the text tables print it */
+  const srcTitle = (k) => (k.startsWith('excl_') ? 'Excl. ' : 'Incl. ') +
+    (k.slice(5) === 'cpu' ? 'CPU s' : k.slice(5).replace(/_/g, ' '));
+  const srcValue = (v) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(3) : v);
   function drawSource() {
     const el = $('source-body');
     if (!D.source.length) { el.innerHTML = '<p class=note>No source lines: the hot functions have no line information (build with -g), or their sources are not where DWARF says.</p>'; return; }
@@ -605,12 +610,12 @@
       const keys = Object.keys(rows[0] || {}).filter((k) => /^(excl|incl)_/.test(k) && !/_pct$/.test(k));
       const hot = rows.map((r) => keys.some((k) => r[k] > 0));
       const near = rows.map((_, i) => hot.slice(Math.max(0, i - 3), i + 4).some(Boolean));
-      h += `<h3>${esc(s.name)}</h3><table class=src><tr>${keys.map((k) => `<th>${esc(k)}</th>`).join('')}<th>line</th><th class=name>source</th></tr>`;
+      h += `<h3>${esc(s.name)}</h3><table class=src><tr>${keys.map((k) => `<th>${esc(srcTitle(k))}</th>`).join('')}<th>Line</th><th class=name>Source</th></tr>`;
       let gap = false;
       rows.forEach((r, i) => {
         if (!near[i]) { if (!gap) h += `<tr><td colspan=${keys.length + 2} class=note>…</td></tr>`; gap = true; return; }
         gap = false;
-        h += `<tr class="${hot[i] ? 'hot' : ''}">${keys.map((k) => `<td>${r[k] ? r[k] : ''}</td>`).join('')}<td>${r.line}</td><td class=code>${esc(r.text)}</td></tr>`;
+        h += `<tr class="${hot[i] ? 'hot' : ''}">${keys.map((k) => `<td>${r[k] ? srcValue(r[k]) : ''}</td>`).join('')}<td>${r.line}</td><td class=code>${esc(r.text)}</td></tr>`;
       });
       h += '</table>';
     }
@@ -619,10 +624,17 @@
 
   /* ---- overview ------------------------------------------------------- */
   function drawOverview() {
+    /* as `tally report` prints it (overviewText); the JSON's keys only
+     * for a page written before it */
     const o = (D.overview || {}).overview || {};
-    let h = '<div class=kv>';
-    for (const [k, v] of Object.entries(o)) h += `<div>${esc(k)}</div><div>${esc(Array.isArray(v) ? v.join('\n') : v)}</div>`;
-    h += '</div>';
+    let h = '';
+    if (typeof D.overviewText === 'string') {
+      h = `<pre class=overview>${esc(D.overviewText)}</pre>`;
+    } else {
+      h = '<div class=kv>';
+      for (const [k, v] of Object.entries(o)) h += `<div>${esc(k)}</div><div>${esc(Array.isArray(v) ? v.join('\n') : v)}</div>`;
+      h += '</div>';
+    }
     if (D.pruned) h += `<p class=note>${D.pruned} call-tree nodes below ${D.prunedPct}% of every metric were folded into their parents to keep the page small.</p>`;
     $('overview-body').innerHTML = h;
   }
