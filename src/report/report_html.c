@@ -194,7 +194,7 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 	struct overview_arg oa = { m, exps, nexps };
 
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-		if (m->present & (1u << k) && k != MODEL_HEAP_LEAK)
+		if (m->present & (1u << k))
 			hm.m[hm.n++] = (enum model_metric)k;
 	if (!hm.n)
 		hm.m[hm.n++] = MODEL_CPU;

@@ -103,3 +103,18 @@ fi
 # (without -o the page is named after the experiment: test_cli_small)
 check html_unwritable_output_said sh -c '"$TALLY" html s.exp -o /nonexistent/x.html 2>err; test $? -eq 2 &&
 	test $(wc -l <err) -eq 1 && grep -q "/nonexistent/x.html: No such file or directory" err'
+# A -H run's page has the leaked bytes (issue 23): heap.leak among the
+# metrics, in bytes, its total the report's (heapy leaks 3,936 bytes).
+cc_prog heapy -pthread
+"$TALLY" record -H -o hy.exp ./heapy 2>/dev/null
+check html_heap_run_has_leaked_bytes sh -c '
+	"$TALLY" html hy.exp -o hy.html && "$TALLY" report hy.exp --metric heap.leak --format json >hy.json &&
+	'"$(command -v python3)"' -c "
+import json, re
+s = open(\"hy.html\").read()
+d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", s, re.S).group(1))
+m = {x[\"name\"]: x for x in d[\"metrics\"]}
+r = json.load(open(\"hy.json\"))[\"functions\"][0]
+print(m.get(\"heap.leak\"), r)
+assert r[\"name\"] == \"<Total>\" and m[\"heap.leak\"][\"unit\"] == \"B\", m
+assert m[\"heap.leak\"][\"total\"] == r[\"excl_heap.leak\"] > 0, (m[\"heap.leak\"], r)"'
