@@ -275,20 +275,24 @@ static void align(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32
  * inlined into it at that point is not known: the time is the outer
  * method's).  Its Java frames are recovered from the leaf up to the first
  * interpreted or unknown frame, whose method is not known: there the stack
- * is cut (*cut).  Stubs, the JVM and native code are skipped.  Returns how
- * many, placed (j, leaf first). */
+ * is cut (*cut), as it is when the walk ends before the JVM or native code
+ * that entered Java.  Stubs, and the JVM's and native frames nearer the
+ * leaf, are skipped.  Returns how many, placed (j, leaf first). */
 static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, bool *cut)
 {
 	uint32_t k = 0;
 
-	*cut = false;
+	*cut = true;          /* unless the walk shows where Java was entered */
 	for (uint32_t i = 0; i < nn; i++) {
-		if (nf[i].cls == N_INTERP || nf[i].cls == N_UNKNOWN) {
-			*cut = true;
+		uint8_t cls = nf[i].cls;
+		if (cls == N_INTERP || cls == N_UNKNOWN)
+			break;
+		if (cls == N_COMPILED)
+			j[k++] = (struct jframe){ nf[i].method, 0, V_COMPILED, (int32_t)i };
+		else if (k && cls != N_STUB) {
+			*cut = false;         /* entered from the JVM (call_stub) or native code */
 			break;
 		}
-		if (nf[i].cls == N_COMPILED)
-			j[k++] = (struct jframe){ nf[i].method, 0, V_COMPILED, (int32_t)i };
 	}
 	return k;
 }

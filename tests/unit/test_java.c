@@ -244,6 +244,8 @@ static void jvm_setup(void)
 	add_sample(1, (uint64_t[]){ jf(M_A, 0), jf(M_MAIN, 1), CODE_A + 0x30 }, 3, EXP_STACK_BROKEN, 200);
 	/* 5: a Java thread running no Java code. */
 	add_sample(3, (uint64_t[]){ marker(0), NOWHERE }, 2, 0, 70);
+	/* 6: the JVM would not walk it, and no compiled frame says more. */
+	add_sample(1, (uint64_t[]){ marker(4), INTERP + 0x20, CALL_STUB + 0x20, NOWHERE }, 4, 0, 40);
 }
 
 static struct model jm;
@@ -281,12 +283,16 @@ static void user_view(void)
 {
 	build(MODEL_VIEW_USER);
 	CHECK(weight_of("App.main(java.lang.String[]);App.a();App.b(int)") == 600);
-	CHECK(weight_of("<no Java callstack recorded>") == 30);
+	/* The JVM gave no stack, the machine frames one compiled method, and
+	 * the walk ended there: recovered, cut (model_java.c's recover). */
+	CHECK(weight_of("<no Java callstack recorded>") == 40);
+	CHECK(weight_of("<Truncated-stack>;App.a()") == 30);
 	CHECK(weight_of("<JVM-System>") == 170);
 	CHECK(weight_of("App.main(java.lang.String[]);App.a()") == 200);
 	/* The overview's counts. */
 	CHECK(jm.java.samples[MODEL_JAVA_STACK] == 2 && jm.java.cpu_ns[MODEL_JAVA_STACK] == 800);
-	CHECK(jm.java.samples[MODEL_JAVA_NO_STACK + 2] == 1);
+	CHECK(jm.java.samples[MODEL_JAVA_NO_STACK + 2] == 0 && jm.java.samples[MODEL_JAVA_RECOVERED + 2] == 1);
+	CHECK(jm.java.samples[MODEL_JAVA_NO_STACK + 4] == 1 && jm.java.cpu_ns[MODEL_JAVA_NO_STACK + 4] == 40);
 	CHECK(jm.java.samples[MODEL_JAVA_SYSTEM] == 2 && jm.java.cpu_ns[MODEL_JAVA_SYSTEM] == 170);
 	/* Lines: a frame's address is its line (bci 9 of b: line 21). */
 	for (size_t i = 0; i < jm.nentries; i++)
@@ -299,7 +305,7 @@ static void expert_view(void)
 	build(MODEL_VIEW_EXPERT);
 	CHECK(weight_of("App.main(java.lang.String[]) [interpreted];App.a() [compiled];App.b(int) [inlined]") == 600);
 	CHECK(weight_of("App.main(java.lang.String[]);App.a() [compiled]") == 200);
-	CHECK(weight_of("<no Java callstack recorded>;App.a() [compiled #1]") == 30);
+	CHECK(weight_of("<Truncated-stack>;App.a() [compiled]") == 30);
 	CHECK(weight_of("<Unknown>;call_stub") == 100);
 }
 
