@@ -33,12 +33,14 @@ check report_no_handler_frames_without_handlers sh -c '
 # The collector's own start (after its clock starts) and end (its destructor)
 # are no samples of the program's: at 20 kHz, ten short runs had ~8 ms under
 # _dl_call_fini (our destructor's work, our frames dropped) and leaf-only
-# stacks (before the objects were known) when they were sampled.
+# stacks (before the objects were known) when they were sampled.  (The
+# loader's own entry code, which has no caller to unwind to, is the
+# program's: a clean root once had one such sample of 0.6 ms.)
 check report_collector_start_end_not_sampled sh -c '
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		rm -rf short.exp && "$TALLY" record -F 20000 -o short.exp ./spin 0.01 2>/dev/null &&
 		"$TALLY" export short.exp --format collapsed || exit 1
-	done >short.txt && awk "/_dl_call_fini/ { fini += \$NF } !/;/ { leaf += \$NF } END {
+	done >short.txt && awk "/_dl_call_fini/ { fini += \$NF } !/;/ && !/^<static>@0x[0-9a-f]+ [(]ld-linux/ { leaf += \$NF } END {
 		printf \"under _dl_call_fini %d ns, leaf-only %d ns in 10 runs\\n\", fini, leaf
 		exit !(fini < 2000000 && leaf < 1000000) }" short.txt'
 check report_callers_unknown_function_fails sh -c '
