@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run_delay.h"
+
 #define NOIPA __attribute__((noinline, noipa))
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -28,18 +30,6 @@ static long long now(clockid_t c)
 	struct timespec t;
 	clock_gettime(c, &t);
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static long long run_delay(void)
-{
-	long long cpu = 0, delay = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	if (f) {
-		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
-			delay = 0;
-		fclose(f);
-	}
-	return delay;
 }
 
 NOIPA void take_lock(void)
@@ -69,9 +59,9 @@ static void *worker(void *arg)
 	long long wall = 0, runnable = 0, cpu = 0;
 	(void)arg;
 	for (int i = 0; i < iter; i++) {
-		long long d0 = run_delay(), w0 = now(CLOCK_MONOTONIC);
+		long long d0 = run_delay_ns(), w0 = now(CLOCK_MONOTONIC);
 		take_lock();
-		long long w1 = now(CLOCK_MONOTONIC), d1 = run_delay(), c0 = now(CLOCK_THREAD_CPUTIME_ID);
+		long long w1 = now(CLOCK_MONOTONIC), d1 = run_delay_ns(), c0 = now(CLOCK_THREAD_CPUTIME_ID);
 		hold_burn();
 		cpu += now(CLOCK_THREAD_CPUTIME_ID) - c0;
 		pthread_mutex_unlock(&m);

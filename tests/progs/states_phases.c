@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run_delay.h"
+
 #define NOIPA __attribute__((noinline, noipa))
 
 static double seconds = 0.5;
@@ -39,18 +41,6 @@ static long long now(clockid_t c)
 	struct timespec t;
 	clock_gettime(c, &t);
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static long long run_delay(void)
-{
-	long long cpu = 0, delay = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	if (f) {
-		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
-			delay = 0;
-		fclose(f);
-	}
-	return delay;
 }
 
 NOIPA void phase_sleep(void)
@@ -119,11 +109,11 @@ static void measure(const char *name, void (*phase)(void), int start_writer)
 	pthread_t w;
 	long long u0, s0, u1, s1;
 	user_system(&u0, &s0);
-	long long w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay();
+	long long w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay_ns();
 	if (start_writer && pthread_create(&w, NULL, writer, NULL))
 		exit(5);
 	phase();
-	long long w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID), d1 = run_delay();
+	long long w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID), d1 = run_delay_ns();
 	user_system(&u1, &s1);
 	printf("%s %lld %lld %lld %lld %lld\n", name, w1 - w0, c1 - c0, d1 - d0, u1 - u0, s1 - s0);
 	if (start_writer)

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "run_delay.h"
+
 #define NOIPA __attribute__((noinline, noipa))
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER, cm = PTHREAD_MUTEX_INITIALIZER;
@@ -82,19 +84,6 @@ static long long now_ns(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static long long run_delay_ns(void)
-{
-	long long cpu = 0, delay = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-
-	if (f) {
-		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
-			delay = 0;
-		fclose(f);
-	}
-	return delay;
 }
 
 static long long mutex_ns, rwlock_ns, mutex_runnable_ns, rwlock_runnable_ns;
