@@ -430,7 +430,7 @@ static int start(char *err, size_t len)
 	col_sample_set_adopt(adopt_sigsafe);
 	if (col_proc.opt.hz)
 		col_sample_install();
-	col_objects_init();
+	col_objects_init(NULL);
 	if (!slots)
 		slots = col_alloc(SLOTS * sizeof(*slots));
 	if (!slots) {

@@ -231,9 +231,11 @@ static void on_fork_child(void)
 	}
 	col_stacks_init();
 	publish_env();
-	col_thread_attach(0, 0);
+	struct col_thread *held = col_thread_attach_held();     /* its start is no sample */
 	col_log_start("fork");
 	col_control_log_state();
+	if (held)
+		col_leave_untaken(held);
 	col_objects_reset_after_fork();
 	col_files_let_go();
 }

@@ -116,26 +116,26 @@ static void start(void)
 	 * leaves its first sample's weight (col_cost_outside; the scan of the
 	 * objects counts itself). */
 	uint64_t cpu1 = col_thread_cputime_ns_sigsafe();
-	struct col_thread *self = col_thread_attach(0, 0);
+	/* The clock runs from within the thread's set-up: what follows is no
+	 * sample of the program's (a signal meanwhile is deferred, then
+	 * dropped), through the objects' first scan. */
+	struct col_thread *held = col_thread_attach_held();
+	struct col_thread *self = held ? held : col_thread_self_sigsafe();
 	if (self) {
 		self->collector_ns += cpu1 - cpu0;
 		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cpu1 - cpu0);
 	}
 	uint64_t cpu2 = col_thread_cputime_ns_sigsafe();
-	/* The clock runs from here: what follows is no sample of the program's
-	 * (a signal meanwhile is deferred, then dropped).  The objects' scan
-	 * holds the thread itself. */
-	struct col_thread *held = col_enter();
 	col_log_start(col_proc.lineage[0] ? "exec" : col_proc.rank_from ? "launcher" : "tally record");
 	if (bad_options)
 		col_log_sigsafe("warning", "TALLY_OPTIONS: items not understood were ignored");
 	col_descend_install();
 	col_psample_now_sigsafe(self, col_now_ns_sigsafe());
 	col_cost_outside(self, col_thread_cputime_ns_sigsafe() - cpu2);
+	col_objects_init(held);
+	col_files_let_go();
 	if (held)
 		col_leave_untaken(held);
-	col_objects_init();
-	col_files_let_go();
 }
 
 int col_start_here(const char *dir)

@@ -263,10 +263,12 @@ static bool room(struct seen **arr, uint32_t *cap, uint32_t need)
 	return true;
 }
 
-static void scan(uint64_t map_ns, bool record_all)
+/* `held`: the calling thread, inside collector code already (the process's
+ * start, col_objects_init): it stays so; else the scan holds it itself. */
+static void scan(uint64_t map_ns, bool record_all, struct col_thread *held)
 {
 	uint64_t t0 = col_thread_cputime_ns_sigsafe();     /* CPU, not wall: preemption */
-	struct col_thread *t = col_enter();
+	struct col_thread *t = held ? held : col_enter();
 
 	if (!t)
 		return;      /* nothing could be recorded: keep the old view */
@@ -315,22 +317,23 @@ static void scan(uint64_t map_ns, bool record_all)
 	}
 	atomic_flag_clear_explicit(&scan_lock, memory_order_release);
 	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t0);    /* the collector's time */
-	col_leave(t);
+	if (!held)
+		col_leave(t);
 }
 
-void col_objects_init(void)
+void col_objects_init(struct col_thread *held)
 {
-	scan(col_proc.start_ns, true);
+	scan(col_proc.start_ns, true, held);
 }
 
 void col_objects_rescan(uint64_t map_ns)
 {
-	scan(map_ns, false);
+	scan(map_ns, false, NULL);
 }
 
 void col_objects_reset_after_fork(void)
 {
 	atomic_flag_clear(&scan_lock);
 	vdso_archived = true;   /* the founder archived it */
-	scan(col_now_ns_sigsafe(), true);
+	scan(col_now_ns_sigsafe(), true, NULL);
 }

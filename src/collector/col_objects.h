@@ -14,8 +14,12 @@
 
 #include <stdint.h>
 
-/* First scan: MAP records for everything loaded, and the snapshot. */
-void col_objects_init(void);
+struct col_thread;
+
+/* First scan: MAP records for everything loaded, and the snapshot.  `held`:
+ * the calling thread if it is inside collector code already (it stays so),
+ * or NULL. */
+void col_objects_init(struct col_thread *held);
 
 /* Rescan after the object set may have changed.  New objects get map time
  * `map_ns` (0: the time of the previous scan); vanished ones an UNMAP now. */

@@ -119,10 +119,13 @@ static void stack_bounds(struct col_thread *t)
 	pthread_attr_destroy(&attr);
 }
 
-struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
+/* Set up the calling thread, which is left inside collector code (*held);
+ * an existing thread's state is returned as it is (*held false). */
+static struct col_thread *attach(uint64_t start_routine, pid_t creator, bool *held)
 {
 	struct col_thread *self = col_thread_self_sigsafe();
 
+	*held = false;
 	/* In a process we attached to, col_attach.c sets threads up. */
 	if (self || !col_proc.active || col_proc.attached)
 		return self;
@@ -164,8 +167,26 @@ struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
 	col_states_thread_start(t);
 	col_counters_thread_start(t);
 	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t1);
-	col_leave(t);
+	*held = true;
 	return t;
+}
+
+struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator)
+{
+	bool held;
+	struct col_thread *t = attach(start_routine, creator, &held);
+
+	if (held)
+		col_leave(t);
+	return t;
+}
+
+struct col_thread *col_thread_attach_held(void)
+{
+	bool held;
+	struct col_thread *t = attach(0, 0, &held);
+
+	return held ? t : NULL;
 }
 
 /* Thread t's THREAD_COST record, written through thread `via`'s cursor: its

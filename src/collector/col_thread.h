@@ -20,6 +20,14 @@ bool col_thread_main_stack(uint64_t *lo, uint64_t *hi);
 /* Set up the calling thread (state, clock, THREAD_START); idempotent. */
 struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator);
 
+/* The process's start: as col_thread_attach(0, 0), and the thread stays
+ * inside collector code, its clock running, until the caller's
+ * col_leave_untaken: a clock signal meanwhile is deferred, then dropped
+ * (col_leave would take it, in the collector's own code, with no object
+ * known yet to unwind it: `<Unknown>`).  NULL if the thread was set up
+ * already or cannot be. */
+struct col_thread *col_thread_attach_held(void);
+
 /* The thread's own routine starts now (called by tally's thread start
  * wrapper): samples from here on.  A thread's inherited clock runs from its
  * clone, so a signal can arrive in the wrapper's own work after attach,
