@@ -100,6 +100,13 @@ cat "$work"/*.res >"$work/log" 2>/dev/null
 cat "$work"/*.time >"$work/new" 2>/dev/null
 awk 'FILENAME == ARGV[1] { t[$1] = $2; next } !($1 in t) { print } END { for (n in t) print n, t[n] }' \
 	"$work/new" "$times" >"$work/times" 2>/dev/null && cp "$work/times" "$times" 2>/dev/null
+# What each failed check printed, once more at the end, a few lines each:
+# CI keeps only the tail of a run's output.
+for o in "$work"/*.out; do
+	grep -q '^\[Failed' "$o" 2>/dev/null || continue
+	awk -v n="$(basename "$o" .out)" '/^\[Failed/ { on = 1; k = 0; print n ": " $0; next }
+		/^\[/ { on = 0 } on && k++ < 8 { print }' "$o"
+done
 grep -E '\[(Failed|Skipped)' "$work/log" || true
 passed=$(grep -c '\[Success\]' "$work/log")
 failed=$(grep -c '\[Failed' "$work/log")
