@@ -89,8 +89,11 @@ TRACE_API void free(void *p)
 		return;
 	if (!READY())
 		return;
-	real->free(p);
+	/* Recorded before the block goes: after, another thread's malloc could
+	 * get the same address and record it first, and this release would
+	 * then remove that thread's block. */
 	note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);
+	real->free(p);
 }
 
 TRACE_API void *realloc(void *p, size_t n)
@@ -103,13 +106,15 @@ TRACE_API void *realloc(void *p, size_t n)
 		}
 		return q;
 	}
+	/* The old block's release is recorded before the real realloc, as in
+	 * free (a moved block's old address is free for other threads at once);
+	 * if the realloc then fails, p stays allocated but untracked: its
+	 * release will count as a free of a block never seen allocated. */
+	if (p)
+		note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);
 	void *q = real->realloc(p, n);
-	if (!p && q)
+	if (q)
 		note(TRACE_CALLER(), EXP_HEAP_REALLOC, n, q, NULL);
-	else if (p && n == 0 && !q)
-		note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);         /* realloc(p, 0) frees p */
-	else if (q)
-		note(TRACE_CALLER(), EXP_HEAP_REALLOC, n, q, p);
 	return q;
 }
 
