@@ -15,7 +15,7 @@
  *               so a program of many short threads does not make a table
  *               (a 16 KiB block) per thread: slots name their thread.
  *   HEAP_LIVE   the blocks live now by address (size, stack, thread), in
- *               STRIPES stripes by address hash, each with its spin lock, a
+ *               STRIPES stripes by address region, each with its spin lock, a
  *               linear-probing table with backward-shift deletion.  When 3/4
  *               full it is copied into one twice as large, marked complete,
  *               with the next generation: the reader takes each stripe's
@@ -42,7 +42,12 @@
 #include "format/exp_records.h"
 #include "format/exp_write.h"
 
-#define STRIPES 16                 /* live-block tables, by address hash */
+/* Live blocks go to a stripe by the 64 KiB region of their address, so a
+ * thread whose allocator serves it from its own region (glibc's arenas,
+ * most thread-caching allocators) takes stripe locks no other thread
+ * touches: the lock's cache line stays with it. */
+#define STRIPES 64                 /* live-block tables, by address region */
+#define REGION_SHIFT 16
 #define SUMS_FIRST 256             /* slots of a thread's first sums table */
 #define SUMS_MAX (1u << 18)        /* the most a record holds (EXP_REC_LEN_MAX) */
 #define LIVE_FIRST 512
@@ -98,6 +103,11 @@ static uint64_t mix(uint64_t a)
 	a *= 0xff51afd7ed558ccdull;
 	a ^= a >> 33;
 	return a;
+}
+
+static unsigned stripe_of(uint64_t addr)
+{
+	return (unsigned)(mix(addr >> REGION_SHIFT) & (STRIPES - 1));
 }
 
 /* A large record of heap.dat, mapped (zeroed), not yet published. */
@@ -290,7 +300,7 @@ static void remove_at(struct exp_heap_live_table *tb, uint32_t i)
 static int64_t take_live(uint64_t addr)
 {
 	uint64_t h = mix(addr);
-	struct stripe *sp = &stripes[h & (STRIPES - 1)];
+	struct stripe *sp = &stripes[stripe_of(addr)];
 	int64_t size = -1;
 
 	lock(&sp->lock);
@@ -367,7 +377,7 @@ int col_heap_alloc(struct col_thread *t, uint32_t stack_id, uint64_t size, uint6
 	atomic_store_explicit((_Atomic uint64_t *)&sum->count, sum->count + 1, memory_order_release);
 
 	uint64_t h = mix(addr);
-	unsigned index = (unsigned)(h & (STRIPES - 1));
+	unsigned index = stripe_of(addr);
 	struct stripe *sp = &stripes[index];
 	int64_t delta = (int64_t)size;
 	lock(&sp->lock);
