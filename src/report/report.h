@@ -163,9 +163,11 @@ int report_chrome(FILE *out, const struct model *m);
 
 /* `tally diff`: per function and call path, A's and B's values of o's
  * metrics, change and ratio, by absolute change (report_diff.c); with
- * `normalised`, A scaled to B's total first.  0, or -1 when out of memory. */
-int report_diff(struct report_doc *d, const struct model *a, const struct model *b,
-		const struct report_opts *o, bool normalised, const char *name_a, const char *name_b);
+ * `normalised`, A scaled to B's total first.  Each side is one run or
+ * several (runs_a, runs_b ≥ 1: the values are means, the noise their
+ * spread).  0, or -1 when out of memory. */
+int report_diff(struct report_doc *d, const struct model *const *a, size_t runs_a, const struct model *const *b,
+		size_t runs_b, const struct report_opts *o, bool normalised, const char *name_a, const char *name_b);
 
 struct report_html_opts {
 	const char *title;          /* what the page is about (the experiments) */

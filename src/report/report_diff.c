@@ -14,6 +14,13 @@
  * or "gone".  CSV is one table, its first column naming the part ("total",
  * "functions", "paths").  Like perf diff and gprofng's -compare, without
  * needing the same binary.
+ *
+ * Several runs on a side (`tally diff A1 A2 A3 -- B1 B2 B3`): each value is
+ * the side's mean over its runs, and a row's noise comes from the spread of
+ * its first metric across the runs (the variance of each side's mean,
+ * Welch), which holds what sampling alone does not: the program's own
+ * variation from run to run.  One run on a side: that side's sampling
+ * error, from its sample counts (CPU only).
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,14 +31,35 @@
 #include "report/report.h"
 #include "report/report_units.h"
 
-/* One row: a function or a call path, A's and B's values. */
+/* The first metric's value of a row in each run of a side, for the spread
+ * of repeated runs: the sum of the run being added (`cur`, of run `run`,
+ * 1-based) and the sum of the squares of the runs done before it. */
+struct spread {
+	double cur, sq;
+	size_t run;
+};
+
+/* One row: a function or a call path, A's and B's values (sums over each
+ * side's runs). */
 struct drow {
 	char *name;
 	const char *object;          /* A's object (the key), or B's if only B has it */
 	const char *object_b;        /* B's object when it is A's renamed, else NULL */
 	uint64_t a[MODEL_METRIC_COUNT], b[MODEL_METRIC_COUNT];       /* exclusive (paths: the stack's own) */
 	uint64_t ai[MODEL_METRIC_COUNT], bi[MODEL_METRIC_COUNT];     /* inclusive (functions) */
+	struct spread spread[2][2];  /* [side][inclusive] */
 };
+
+static void spread_add(struct spread *s, size_t run, double v)
+{
+	if (s->run != run + 1) {
+		s->sq += s->cur * s->cur;
+		s->cur = 0;
+		s->run = run + 1;
+	}
+	s->cur += v;
+}
+
 
 struct drows {
 	struct drow *v;
@@ -64,6 +92,18 @@ static struct drow *row_of(struct drows *r, const char *name, const char *object
 	return d;
 }
 
+/* After the last run: every row's last run among the squares. */
+static void spreads_done(struct drows *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		for (int side = 0; side < 2; side++)
+			for (int incl = 0; incl < 2; incl++) {
+				struct spread *s = &r->v[i].spread[side][incl];
+				s->sq += s->cur * s->cur;
+				s->cur = 0;
+			}
+}
+
 static void rows_free(struct drows *r)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -72,9 +112,11 @@ static void rows_free(struct drows *r)
 	model_map_free(&r->index);
 }
 
-/* Add model m's functions (side 0: A, 1: B); B's functions in executable
- * `from` (renamed) count as A's in `to`. */
-static int add_funcs(struct drows *r, const struct model *m, int side, const char *from, const char *to)
+/* Add model m's functions (side 0: A, 1: B; the side's run `run`, metric
+ * mm0's spread); B's functions in executable `from` (renamed) count as A's
+ * in `to`. */
+static int add_funcs(struct drows *r, const struct model *m, int side, size_t run, enum model_metric mm0,
+		     const char *from, const char *to)
 {
 	struct model_func_metrics *fm = calloc(m->nfuncs, sizeof(*fm));
 
@@ -100,13 +142,16 @@ static int add_funcs(struct drows *r, const struct model *m, int side, const cha
 			(side ? d->b : d->a)[k] += fm[f].excl[k];
 			(side ? d->bi : d->ai)[k] += fm[f].incl[k];
 		}
+		spread_add(&d->spread[side][0], run, (double)fm[f].excl[mm0]);
+		spread_add(&d->spread[side][1], run, (double)fm[f].incl[mm0]);
 	}
 	free(fm);
 	return 0;
 }
 
-/* Add model m's call paths: "main;parent;leaf" per entry. */
-static int add_paths(struct drows *r, const struct model *m, int side)
+/* Add model m's call paths: "main;parent;leaf" per entry (side and run as
+ * add_funcs). */
+static int add_paths(struct drows *r, const struct model *m, int side, size_t run, enum model_metric mm0)
 {
 	size_t cap = 4096;
 	char *buf = malloc(cap);
@@ -134,24 +179,44 @@ static int add_paths(struct drows *r, const struct model *m, int side)
 			break;
 		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
 			(side ? d->b : d->a)[k] += e->v[k];
+		spread_add(&d->spread[side][0], run, (double)e->v[mm0]);
 	}
 	int rc = buf ? 0 : -1;
 	free(buf);
 	return rc;
 }
 
+/* One side: its runs, and its totals' means over them. */
+struct diff_side {
+	const struct model *const *m;
+	size_t n;
+	double total[MODEL_METRIC_COUNT];
+};
+
 struct diff_ctx {
-	const struct model *a, *b;
+	struct diff_side a, b;
 	const struct report_opts *o;
 	bool normalised;
 };
 
-/* A's value as compared: scaled to B's total when normalised. */
+/* How much A's values are scaled, as compared: to B's total when normalised. */
+static double a_scale(const struct diff_ctx *c, enum model_metric mm)
+{
+	if (!c->normalised || !c->a.total[mm])
+		return 1;
+	return c->b.total[mm] / c->a.total[mm];
+}
+
+/* A's value (a sum over its runs) as compared: its mean, scaled. */
 static double a_seen(const struct diff_ctx *c, enum model_metric mm, uint64_t v)
 {
-	if (!c->normalised || !c->a->total[mm])
-		return (double)v;
-	return (double)v * (double)c->b->total[mm] / (double)c->a->total[mm];
+	return (double)v / (double)c->a.n * a_scale(c, mm);
+}
+
+/* B's value: its mean. */
+static double b_seen(const struct diff_ctx *c, uint64_t v)
+{
+	return (double)v / (double)c->b.n;
 }
 
 static const struct diff_ctx *sort_ctx;
@@ -161,26 +226,52 @@ static double change_of(const struct diff_ctx *c, const struct drow *d, bool inc
 {
 	enum model_metric mm = c->o->metrics[0];
 
-	return incl ? (double)d->bi[mm] - a_seen(c, mm, d->ai[mm]) : (double)d->b[mm] - a_seen(c, mm, d->a[mm]);
+	return incl ? b_seen(c, d->bi[mm]) - a_seen(c, mm, d->ai[mm]) : b_seen(c, d->b[mm]) - a_seen(c, mm, d->a[mm]);
 }
 
-/* Two standard deviations of the sampling error of a row's change of CPU
- * time (the first metric, when it is cpu; else -1): each side's CPU is its
- * sample count n (of N, multinomial: variance n(1 - n/N)) times its mean
- * CPU per sample, A's scaled as compared.  A change within it is noise:
- * the same program sampled again moves that much by chance alone. */
-static double noise_of(const struct diff_ctx *c, const uint64_t *a, const uint64_t *b)
+/* The variance of one side's mean of a row's first metric (v: its sum over
+ * the side's runs, s: its spread, `scale` as compared; samples: its sample
+ * count, for one run), or -1 if unknown.  Several runs: the runs' sample
+ * variance over their number.  One run, of CPU time: the sampling error,
+ * its sample count n (of N, multinomial: variance n(1 - n/N)) times the
+ * run's mean CPU per sample. */
+static double side_var(const struct diff_ctx *c, const struct diff_side *side, uint64_t v,
+		       const struct spread *s, uint64_t samples, double scale)
 {
-	const struct model *ma = c->a, *mb = c->b;
+	double n = (double)side->n;
 
+	if (side->n >= 2) {
+		double var = (s->sq - (double)v * (double)v / n) / (n - 1);
+		return (var > 0 ? var : 0) / n * scale * scale;
+	}
 	if (c->o->metrics[0] != MODEL_CPU)
 		return -1;
-	double na = (double)a[MODEL_SAMPLES], nb = (double)b[MODEL_SAMPLES];
-	double ta = (double)ma->total[MODEL_SAMPLES], tb = (double)mb->total[MODEL_SAMPLES];
-	double pa = ta ? a_seen(c, MODEL_CPU, ma->total[MODEL_CPU]) / ta : 0;
-	double pb = tb ? (double)mb->total[MODEL_CPU] / tb : 0;
-	double var = pa * pa * na * (ta ? 1 - na / ta : 1) + pb * pb * nb * (tb ? 1 - nb / tb : 1);
-	return 2 * sqrt(var > 0 ? var : 0);
+	double ns = (double)samples, tn = side->total[MODEL_SAMPLES];
+	double per = tn ? side->total[MODEL_CPU] / tn * scale : 0;
+	return per * per * ns * (tn ? 1 - ns / tn : 1);
+}
+
+/* Whether rows have a noise: CPU time (its sampling error), or several runs
+ * on both sides (their spread). */
+static bool noise_known(const struct diff_ctx *c)
+{
+	return c->o->metrics[0] == MODEL_CPU || (c->a.n >= 2 && c->b.n >= 2);
+}
+
+/* Two standard deviations of a row's change of the first metric (its
+ * exclusive, or inclusive), or -1 when unknown.  A change within it is
+ * noise: the same programs run (or sampled) again move that much by chance
+ * alone. */
+static double noise_of(const struct diff_ctx *c, const struct drow *x, bool incl)
+{
+	enum model_metric mm = c->o->metrics[0];
+	const uint64_t *a = incl ? x->ai : x->a, *b = incl ? x->bi : x->b;
+	double va = side_var(c, &c->a, a[mm], &x->spread[0][incl], a[MODEL_SAMPLES], a_scale(c, mm));
+	double vb = side_var(c, &c->b, b[mm], &x->spread[1][incl], b[MODEL_SAMPLES], 1);
+
+	if (va < 0 || vb < 0)
+		return -1;
+	return 2 * sqrt(va + vb);
 }
 
 static int cmp_change(const void *x, const void *y)
@@ -223,12 +314,12 @@ static void cols(struct report_table *t, const struct report_opts *o, bool incl)
 static void cells1(struct report_table *t, const struct diff_ctx *c, enum model_metric mm, uint64_t a,
 		   uint64_t b)
 {
-	double av = a_seen(c, mm, a);
+	double av = a_seen(c, mm, a), bv = b_seen(c, b);
 
 	report_num(t, av);
-	report_num(t, (double)b);
-	report_num(t, (double)b - av);
-	report_num(t, av > 0 ? (double)b / av : (b ? INFINITY : NAN));
+	report_num(t, bv);
+	report_num(t, bv - av);
+	report_num(t, av > 0 ? bv / av : (b ? INFINITY : NAN));
 }
 
 /* The CSV table's columns: the part, every metric's exclusive and
@@ -275,8 +366,8 @@ static void table(struct report_doc *d, const struct diff_ctx *c, struct drows *
 			 mi0->title);
 		t = report_table_new(funcs ? "functions" : "paths", title);
 		cols(t, c->o, funcs);
-		if (c->o->metrics[0] == MODEL_CPU)
-			report_col(t, "noise", "+-2sd", COL_SEC);
+		if (noise_known(c))
+			report_col(t, "noise", "+-2sd", mi0->is_time ? COL_SEC : COL_COUNT);
 		report_col(t, "status", "", COL_STR);
 		report_col(t, "name", funcs ? "Name" : "Path", COL_STR);
 		if (funcs)
@@ -310,9 +401,9 @@ static void table(struct report_doc *d, const struct diff_ctx *c, struct drows *
 		}
 		/* Noise: the exclusive change (and a function's inclusive) within
 		 * its sampling error. */
-		double noise = noise_of(c, x->a, x->b);
+		double noise = noise_of(c, x, false);
 		bool within = noise >= 0 && fabs(change_of(c, x, false)) <= noise &&
-			      (!funcs || fabs(change_of(c, x, true)) <= noise_of(c, x->ai, x->bi));
+			      (!funcs || fabs(change_of(c, x, true)) <= noise_of(c, x, true));
 		if (noise >= 0 || all)
 			report_num(t, noise >= 0 ? noise : NAN);
 		report_str(t, !in_a ? "new" : !in_b ? "gone" : within ? "noise" : "");
@@ -365,7 +456,6 @@ static const char **exe_names(const struct model *m, size_t *n)
 static void head(struct report_doc *d, const struct diff_ctx *c, const char *name_a, const char *name_b,
 		 const char *exe_a, const char *exe_b)
 {
-	const struct model *a = c->a, *b = c->b;
 	const struct report_opts *o = c->o;
 	bool human = report_doc_human(d), normalised = c->normalised;
 	char ta_s[64], tb_s[64], dt_s[64], also[512] = "";
@@ -376,7 +466,7 @@ static void head(struct report_doc *d, const struct diff_ctx *c, const char *nam
 	for (int i = 0; i < o->nmetrics; i++) {
 		enum model_metric mm = o->metrics[i];
 		const struct model_metric_info *mi = model_metric_info(mm);
-		double ta = (double)a->total[mm], tb = (double)b->total[mm];
+		double ta = c->a.total[mm], tb = c->b.total[mm];
 		char key[80];
 		value_text(ta_s, sizeof(ta_s), mi, ta, human, false);
 		value_text(tb_s, sizeof(tb_s), mi, tb, human, false);
@@ -395,7 +485,9 @@ static void head(struct report_doc *d, const struct diff_ctx *c, const char *nam
 		snprintf(key, sizeof(key), "b_%s", mi->name);
 		report_kv_data(d, key, tb / (mi->is_time ? 1e9 : 1));
 	}
-	uint32_t common = a->present & b->present;
+	uint32_t common = ~0u;
+	for (size_t r = 0; r < c->a.n + c->b.n; r++)
+		common &= (r < c->a.n ? c->a.m[r] : c->b.m[r - c->a.n])->present;
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
 		bool shown = false;
 		for (int i = 0; i < o->nmetrics; i++)
@@ -410,40 +502,80 @@ static void head(struct report_doc *d, const struct diff_ctx *c, const char *nam
 	if (exe_a)
 		report_kv(d, "renamed", "Executable", "%s (A) is %s (B): its functions matched by name",
 			  exe_a, exe_b);
-	if (o->metrics[0] == MODEL_CPU)
-		report_kv(d, "noise", "Noise", "%s", "+-2sd: two standard deviations of a row's change "
-			  "by sampling alone (from its sample counts); status 'noise': the change (a function's exclusive and inclusive) is within it");
+	if (c->a.n > 1 || c->b.n > 1) {
+		report_kv(d, "runs", "Runs", "A %zu, B %zu: each value is its side's mean", c->a.n, c->b.n);
+		report_kv_data(d, "runs_a", (double)c->a.n);
+		report_kv_data(d, "runs_b", (double)c->b.n);
+	}
+	if (noise_known(c))
+		report_kv(d, "noise", "Noise", "+-2sd: two standard deviations of a row's change, %s; status "
+			  "'noise': the change (a function's exclusive and inclusive) is within it",
+			  c->a.n >= 2 && c->b.n >= 2 ? "from the spread of each side's runs (Welch)" :
+			  c->a.n >= 2 || c->b.n >= 2 ? "from the spread of the repeated side's runs and "
+						       "the other's sampling error (its sample counts)" :
+			  "by sampling alone (from its sample counts)");
 	report_kv(d, "compared", "Compared", "%s", normalised ?
 		  "normalised: A scaled to B's total (changes of share; the A columns scaled)" :
 		  "absolute values");
 	report_kv_end(d);
 }
 
-int report_diff(struct report_doc *d, const struct model *a, const struct model *b,
-		const struct report_opts *o, bool normalised, const char *name_a, const char *name_b)
+/* Side s's runs and the means of their totals. */
+static void side_init(struct diff_side *s, const struct model *const *m, size_t n)
+{
+	s->m = m;
+	s->n = n;
+	for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
+		uint64_t sum = 0;
+		for (size_t r = 0; r < n; r++)
+			sum += m[r]->total[k];
+		s->total[k] = (double)sum / (double)n;
+	}
+}
+
+/* Side s's runs' functions (side 0: A) and call paths into the rows. */
+static int add_side(struct drows *funcs, struct drows *paths, const struct diff_side *s, int side,
+		    enum model_metric mm0, const char *from, const char *to)
+{
+	for (size_t r = 0; r < s->n; r++)
+		if (add_funcs(funcs, s->m[r], side, r, mm0, from, to) || add_paths(paths, s->m[r], side, r, mm0))
+			return -1;
+	return 0;
+}
+
+int report_diff(struct report_doc *d, const struct model *const *a, size_t runs_a, const struct model *const *b,
+		size_t runs_b, const struct report_opts *o, bool normalised, const char *name_a, const char *name_b)
 {
 	struct drows funcs = { 0 }, paths = { 0 };
-	struct diff_ctx c = { a, b, o, normalised };
+	struct diff_ctx c = { .o = o, .normalised = normalised };
 	const char *exe_a = NULL, *exe_b = NULL;
 	size_t na, nb;
-	const char **va = exe_names(a, &na), **vb = exe_names(b, &nb);
+	const char **va = exe_names(a[0], &na), **vb = exe_names(b[0], &nb);
 	int rc = -1;
 
+	side_init(&c.a, a, runs_a);
+	side_init(&c.b, b, runs_b);
 	if (!va || !vb)
 		goto out;
 	report_exe_renamed(va, na, vb, nb, &exe_a, &exe_b);
-	if (add_funcs(&funcs, a, 0, NULL, NULL) || add_funcs(&funcs, b, 1, exe_b, exe_a) ||
-	    add_paths(&paths, a, 0) || add_paths(&paths, b, 1))
+	if (add_side(&funcs, &paths, &c.a, 0, o->metrics[0], NULL, NULL) ||
+	    add_side(&funcs, &paths, &c.b, 1, o->metrics[0], exe_b, exe_a))
 		goto out;
+	spreads_done(&funcs);
+	spreads_done(&paths);
 	if (o->fmt != REPORT_CSV)     /* CSV is one table: the totals are its first row */
 		head(d, &c, name_a, name_b, exe_a, exe_b);
 	if (o->fmt == REPORT_CSV) {
 		struct report_table *t = csv_table(&c);
 		report_row(t);
 		report_str(t, "total");
-		for (int k = 0; k < o->nmetrics; k++)
+		for (int k = 0; k < o->nmetrics; k++) {
+			enum model_metric mm = o->metrics[k];
+			uint64_t sa = (uint64_t)(c.a.total[mm] * (double)runs_a + 0.5);
+			uint64_t sb = (uint64_t)(c.b.total[mm] * (double)runs_b + 0.5);
 			for (int j = 0; j < 2; j++)
-				cells1(t, &c, o->metrics[k], a->total[o->metrics[k]], b->total[o->metrics[k]]);
+				cells1(t, &c, mm, sa, sb);
+		}
 		report_num(t, NAN);
 		report_str(t, "");
 		report_str(t, "<Total>");

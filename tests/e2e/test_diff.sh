@@ -5,6 +5,7 @@
 # A renamed executable (sizes -> sizes2) matches by function name; one
 # metric by default under a readable head; normalised columns add up; no
 # change below the resolution shows a sign; CSV is one table, exact.
+# Repeated runs on each side compare means, their noise from the spread.
 . "$(dirname "$0")/lib.sh"
 cc_prog sizes
 cc_prog spin
@@ -112,6 +113,47 @@ assert abs(float(t[\"b_excl_cpu\"]) - o) < 1e-9, (t, o)
 # exact: to the ns, not rounded to ms
 assert any(len(r[1].split(\".\")[-1]) > 3 for r in rows[1:] if \".\" in r[1]), rows[:4]"'
 check diff_needs_two_experiments sh -c '"$TALLY" diff z1.exp 2>/dev/null; test $? -eq 64'
+# Repeated runs (issue 21): `diff A1 A2 A3 -- B1 B2 B3` compares each side's
+# mean, and a row's +-2sd is Welch's from the runs' spread, here recomputed
+# from each run's own report: scaled's change is real, fixed's is noise
+# unless the runs agree more closely than its change; a side against
+# itself is all noise.  Three operands without `--`, or an empty side, are
+# usage errors.
+"$TALLY" record -o z1b.exp ./sizes 1 2>/dev/null
+"$TALLY" record -o z1c.exp ./sizes 1 2>/dev/null
+"$TALLY" record -o z3b.exp ./sizes 3 2>/dev/null
+"$TALLY" record -o z3c.exp ./sizes 3 2>/dev/null
+check diff_repeated_runs_mean_and_spread sh -c '
+	"$TALLY" diff --format json z1.exp z1b.exp z1c.exp -- z3.exp z3b.exp z3c.exp >rr.json &&
+	"$TALLY" diff z1.exp z1b.exp z1c.exp -- z1.exp z1b.exp z1c.exp --format json >rself.json &&
+	for e in z1 z1b z1c z3 z3b z3c; do "$TALLY" report $e.exp --format json >run_$e.json || exit 1; done &&
+	python3 -c "
+import json, math
+def excl(e, name):
+    fs = {r[\"name\"]: r for r in json.load(open(\"run_%s.json\" % e))[\"functions\"]}
+    return fs[name][\"excl_cpu\"] if name in fs else 0.0
+d = json.load(open(\"rr.json\"))
+assert d[\"diff\"][\"runs_a\"] == 3 and d[\"diff\"][\"runs_b\"] == 3, d[\"diff\"]
+f = {r[\"name\"]: r for r in d[\"functions\"]}
+for name in (\"scaled\", \"fixed\"):
+    a = [excl(e, name) for e in (\"z1\", \"z1b\", \"z1c\")]
+    b = [excl(e, name) for e in (\"z3\", \"z3b\", \"z3c\")]
+    ma, mb = sum(a) / 3, sum(b) / 3
+    var = lambda v, m: sum((x - m) ** 2 for x in v) / 2
+    want = 2 * math.sqrt(var(a, ma) / 3 + var(b, mb) / 3)
+    r = f[name]
+    print(name, r[\"a_excl_cpu\"], r[\"b_excl_cpu\"], \"+-\", r[\"noise\"], \"want\", ma, mb, want)
+    assert abs(r[\"a_excl_cpu\"] - ma) < 1e-6 and abs(r[\"b_excl_cpu\"] - mb) < 1e-6, (r, ma, mb)
+    assert abs(r[\"noise\"] - want) < 1e-6 + 1e-3 * want, (r, want)
+    assert r[\"status\"] == (\"noise\" if abs(mb - ma) <= want else \"\"), r
+assert f[\"scaled\"][\"status\"] == \"\", f[\"scaled\"]
+me = json.load(open(\"rself.json\"))
+assert me[\"functions\"] and all(r[\"status\"] == \"noise\" for r in me[\"functions\"]), me[\"functions\"]"'
+check diff_sides_usage_errors sh -c '
+	for args in "z1.exp z1b.exp z3.exp" "z1.exp --" "-- z3.exp" "z1.exp -- z3.exp -- z1b.exp"; do
+		"$TALLY" diff $args 2>err; rc=$?
+		[ $rc -eq 64 ] && grep -q "two sets of runs" err || { echo "$args: $rc"; cat err; exit 1; }
+	done'
 if need browser html_diff_in_chromium; then
 	check html_diff_in_chromium sh -c "
 		\"\$TALLY\" html --diff z1.exp z3.exp -o \"$SHOTS/diff.html\" &&
