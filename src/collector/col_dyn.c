@@ -10,8 +10,9 @@
  *    line, hex), read when the process ends (col_init.c's destructor): the
  *    code is copied then, if still mapped;
  *  - jit-PID.dump, the jitdump format, found mapped in /proc/self/maps when
- *    the process ends (JITs map it so that perf sees its name): each
- *    JIT_CODE_LOAD carries its time, name and code.
+ *    the process ends (JITs map it so that perf sees its name), if it
+ *    recorded anything with a pc: each JIT_CODE_LOAD carries its time, name
+ *    and code.
  * Code is copied with process_vm_readv, which fails rather than faults on
  * memory no longer mapped; what cannot be copied is counted
  * (dyn.code-not-copied) and the function is recorded with what could be.
@@ -320,10 +321,26 @@ static void find_jitdumps(void)
 	col_sys_close(fd);
 }
 
+/* Has this process recorded anything that may hold a pc or a stack (any
+ * record file but the maps', threads' and dynamic code's)?  Only then can a
+ * function of dynamic code name something of the experiment. */
+static bool pcs_recorded(void)
+{
+	for (int k = 1; k < EXP_FILE_COUNT_; k++)
+		if (k != EXP_FILE_MAPS && k != EXP_FILE_THREADS && k != EXP_FILE_DYN && k != EXP_FILE_CODE &&
+		    atomic_load(&col_proc.file[k].next_block) > 0)
+			return true;
+	return false;
+}
+
 void col_dyn_at_exit(void)
 {
 	if (!col_proc.active)
 		return;
 	read_perf_map();
-	find_jitdumps();
+	/* Reading /proc/self/maps was a third of a short process's end: one
+	 * that recorded no pc (a shell's short commands, mostly) has nothing a
+	 * jitdump could name. */
+	if (pcs_recorded())
+		find_jitdumps();
 }

@@ -493,6 +493,24 @@ void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr)
 	lost(file, ctr, t ? t->cursor[file].no_fd : 0);
 }
 
+/* Are two descriptor numbers below `limit` free?  Then the limit is not
+ * reached, which the listing of /proc/self/fd below would also say (it
+ * counts its own descriptor): two duplicates of the log's descriptor ask the
+ * kernel for the lowest free numbers (F_DUPFD fails at the limit), four
+ * system calls instead of the listing, most of a short process's end. */
+static bool two_free_below(int limit)
+{
+	int any = col_proc.log_fd >= 0 ? col_proc.log_fd : col_proc.dirfd;
+	long a = any >= 0 ? col_syscall(SYS_fcntl, any, F_DUPFD_CLOEXEC, 0) : -1;
+	long b = a >= 0 && a + 1 < limit ? col_syscall(SYS_fcntl, any, F_DUPFD_CLOEXEC, a + 1) : -1;
+
+	if (a >= 0)
+		col_syscall(SYS_close, a);
+	if (b >= 0)
+		col_syscall(SYS_close, b);
+	return b >= 0 && b < limit;
+}
+
 void col_files_check_nofile(void)
 {
 	struct rlimit rl;
@@ -500,6 +518,8 @@ void col_files_check_nofile(void)
 	int open_fds = 0;
 
 	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur > 65536)
+		return;
+	if (two_free_below((int)rl.rlim_cur))
 		return;
 	int dir = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir >= 0) {
