@@ -362,9 +362,29 @@ void col_close_files(void)
 	col_proc.log_fd = col_proc.dirfd = -1;
 }
 
+/* The process's command line (/proc/self/cmdline: a fork child's is its
+ * parent's until it execs), arguments joined by spaces, control characters
+ * as spaces so it stays one log line; "" if unreadable. */
+static void read_cmdline(char *cmd, size_t size)
+{
+	int fd = col_sys_openat(AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n = fd >= 0 ? col_sys_read(fd, cmd, size - 1) : 0;
+
+	if (fd >= 0)
+		col_sys_close(fd);
+	if (n < 0)
+		n = 0;
+	while (n > 0 && !cmd[n - 1])
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if ((unsigned char)cmd[i] < ' ' || cmd[i] == 0x7f)
+			cmd[i] = ' ';
+	cmd[n] = 0;
+}
+
 void col_log_start(const char *created_by)
 {
-	char exe[1024];
+	char exe[1024], cmd[COL_LOG_LINE_MAX];
 	ssize_t n = col_proc.exe[0] ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct col_log_batch b;
 
@@ -377,6 +397,9 @@ void col_log_start(const char *created_by)
 	col_log_batch_add(&b, "exe", exe);
 	col_log_batch_add(&b, "lineage", col_proc.lineage[0] ? col_proc.lineage : "founder");
 	col_log_batch_add(&b, "created-by", created_by);
+	read_cmdline(cmd, sizeof(cmd));
+	if (cmd[0])
+		col_log_batch_add(&b, "argv", cmd);
 	if (col_proc.rank >= 0)
 		col_log_batch_u64(&b, "rank", (uint64_t)col_proc.rank);
 	if (col_proc.rank_from) {

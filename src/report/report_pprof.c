@@ -130,12 +130,34 @@ static void value_type(struct buf *b, int f, struct strings *s, const char *type
 	free(v.p);
 }
 
+/* The process's command line (its log's argv; the founder's, before
+ * argv was logged, the command tally record ran), or NULL. */
+static const char *proc_command(const struct model_proc *p)
+{
+	const char *cmd = p->src ? exp_proc_log(p->src, "argv") : NULL;
+
+	if (!cmd && p->src && !p->src->lineage[0])
+		cmd = exp_proc_log(p->src, "command");
+	return cmd && cmd[0] ? cmd : NULL;
+}
+
+/* The founder's program (the first process of the run), or NULL. */
+static const char *founder_exe(const struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].src && !m->procs[i].src->lineage[0] && m->procs[i].src->exe &&
+		    m->procs[i].src->exe[0])
+			return m->procs[i].src->exe;
+	return NULL;
+}
+
 int report_pprof(const char *path, const struct model *m)
 {
 	bool oom = false;
 	struct buf prof = { .oom = &oom }, msg = { .oom = &oom }, packed = { .oom = &oom };
 	struct strings s = { .out = { .oom = &oom } };
 	int metrics[MODEL_METRIC_COUNT], nm = 0;
+	char *lines[8] = { NULL };
 
 	str(&s, "");
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
@@ -164,13 +186,18 @@ int report_pprof(const char *path, const struct model *m)
 		field_bytes(&msg, 2, packed.p, packed.n);
 		field_bytes(&prof, 2, msg.p, msg.n);
 	}
-	/* One mapping per load object path, one location and function per function. */
+	/* One mapping per load object path, one location and function per
+	 * function; the first mapping, which pprof titles the profile with
+	 * ("File: ..."), is the founder's program, not the object of the first
+	 * function met (libc.so.6 in a build of many processes). */
 	struct model_map mapping = { 0 };
 	uint64_t nmap = 0;
-	for (uint32_t f = 0; f < m->nfuncs; f++) {
-		const struct model_func *fn = &m->funcs[f];
-		uint64_t key = model_hash_str(0, fn->path) | 1, mid = 0;
-		if (fn->path[0]) {
+	const char *exe = founder_exe(m);
+	for (uint32_t f = exe ? UINT32_MAX : 0; f == UINT32_MAX || f < m->nfuncs; f++) {
+		const struct model_func *fn = f == UINT32_MAX ? NULL : &m->funcs[f];
+		const char *opath = fn ? fn->path : exe;
+		uint64_t key = model_hash_str(0, opath) | 1, mid = 0;
+		if (opath[0]) {
 			bool inserted;
 			uint64_t *v = model_map_put(&mapping, key, 0, &inserted);
 			if (!v) {
@@ -181,13 +208,15 @@ int report_pprof(const char *path, const struct model *m)
 				*v = ++nmap;
 				msg.n = 0;
 				field_varint(&msg, 1, nmap);
-				field_varint(&msg, 5, str(&s, fn->path));
+				field_varint(&msg, 5, str(&s, opath));
 				field_varint(&msg, 7, 1);
 				field_bytes(&prof, 3, msg.p, msg.n);
 				v = model_map_get(&mapping, key);
 			}
 			mid = *v;
 		}
+		if (!fn)
+			continue;
 		struct buf line = { .oom = &oom };
 		field_varint(&line, 1, (uint64_t)f + 1);
 		msg.n = 0;
@@ -209,6 +238,27 @@ int report_pprof(const char *path, const struct model *m)
 		   model_unit_pprof(model_metric_info(metrics[0])->unit));
 	/* what pprof shows first: the first metric (cpu), not its last (samples) */
 	field_varint(&prof, 14, str(&s, model_metric_info(metrics[0])->name));
+	/* the command each process ran, as pprof's comments (shown under the
+	 * title): the founder's, then each other distinct one, at most 8 */
+	const char *seen[8];
+	for (size_t i = 0, n = 0; i < m->nprocs && n < 8; i++) {
+		const char *cmd = proc_command(&m->procs[i]);
+		size_t j = 0;
+		while (cmd && j < n && strcmp(seen[j], cmd))
+			j++;
+		if (!cmd || j < n)
+			continue;
+		seen[n] = cmd;
+		/* (the string table keeps the pointer: freed at the end) */
+		size_t len = strlen(cmd) + sizeof("command: ");
+		if (!(lines[n] = malloc(len))) {
+			oom = true;
+			break;
+		}
+		snprintf(lines[n], len, "%s %s", n ? "also:" : "command:", cmd);
+		field_varint(&prof, 13, str(&s, lines[n]));
+		n++;
+	}
 	put(&prof, s.out.p, s.out.n);        /* the string table, complete now */
 
 	int rc = -1;
@@ -228,6 +278,8 @@ int report_pprof(const char *path, const struct model *m)
 	free(packed.p);
 	free(s.out.p);
 	free(s.list);
+	for (size_t i = 0; i < 8; i++)
+		free(lines[i]);
 	model_map_free(&s.index);
 	return rc;
 }

@@ -28,6 +28,16 @@ else
 			timeout 120 go tool pprof -top -unit=ns -symbolize=none $x.pb.gz >$x.top 2>&1 &&
 			python3 \"\$E2E/consumers.py\" pprof $x.top $x.json"
 	done
+	# A run of several processes is titled by the command (issue 23: a
+	# build's export said "File: libc.so.6"): the founder's program as the
+	# first mapping, each distinct command line as a comment.
+	cc_prog spawny
+	"$TALLY" record -o sw.exp ./spawny ./spin >/dev/null 2>&1
+	check pprof_titled_by_the_command sh -c '
+		"$TALLY" export sw.exp --format pprof -o sw.pb.gz &&
+		timeout 120 go tool pprof -top -symbolize=none sw.pb.gz >sw.top 2>&1 &&
+		head -n 1 sw.top | grep -qx "File: spawny" && grep -qx "command: ./spawny ./spin" sw.top &&
+		grep -qx "also: ./spin 0.05" sw.top || { cat sw.top | head -5; false; }'
 fi
 
 if need node speedscope_read_by_speedscope speedscope_profile_per_thread chrome_read_by_devtools_s \
