@@ -33,10 +33,15 @@ struct report_html_metrics {
 int report_html_tree(FILE *out, const struct model *m, const struct report_html_metrics *hm,
 		     size_t base_nexps, const struct exp_experiment *exps, uint32_t *node_of_entry);
 
-/* `"timeline":{...}`: per track, CPU time in bins and intervals (µs from
- * the first event), interval labels, markers.  Needs model.events.  Its
- * time axis starts at *t0_ns and spans *span_ns. */
-int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint64_t *span_ns);
+/* `"timeline":{...}`: per track, its process ("proc"), CPU time in bins,
+ * its stack chart ("st": the most sampled tree node of each of "st_bins"
+ * bins, run-length encoded; node_of_entry as report_html_tree fills it) and
+ * intervals (µs from the first event); interval labels, markers, process
+ * curves, gaps, and each process's label, program and command line
+ * ("processes").  Needs model.events.  Its time axis starts at *t0_ns and
+ * spans *span_ns. */
+int report_html_timeline(FILE *out, const struct model *m, const uint32_t *node_of_entry,
+			 uint64_t *t0_ns, uint64_t *span_ns);
 
 /* `"slices":{...},` (report_html_slices.c): the values of the written tree's
  * nodes by time, so the page can draw the flame graph of a range of the

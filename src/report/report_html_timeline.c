@@ -18,6 +18,13 @@
 
 #define TIMELINE_BINS 1000
 #define MAX_INTERVALS 50000
+/* Distinct tree nodes weighed in one bin of a stack chart (more are rare
+ * and small: the rest of the bin's samples are skipped). */
+#define STACK_NODES 64
+/* Bins of all the stack charts together: each track's are this over the
+ * tracks with samples, 100 to TIMELINE_BINS (run-length encoded, a page
+ * of many busy threads stays small). */
+#define STACK_BINS_TOTAL 20000
 
 static int cmp_u64_desc(const void *a, const void *b)
 {
@@ -109,7 +116,82 @@ static void process_curves(FILE *out, const struct model *m, uint64_t t0, uint64
 	}
 }
 
-int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint64_t *span_ns)
+/* `"st":[node,run,...]`: the track's stack chart, the tree node (as
+ * written: node_of_entry) that holds the most of its CPU in each of `nbins`
+ * bins, run-length encoded (node 0: no sample in the bin).  The page draws
+ * each bin's node with its ancestors, so a thread's stacks read over time as
+ * a flame chart (speedscope's time order, at the bin's resolution). */
+static void stack_chart(FILE *out, const struct report_track *t, const uint32_t *node_of_entry,
+			uint64_t t0, uint64_t span, int nbins)
+{
+	uint32_t nodes[STACK_NODES];
+	uint64_t w[STACK_NODES];
+	size_t k = 0, c = 0;
+	uint32_t run_node = 0, run = 0;
+
+	fputs(",\"st\":[", out);
+	for (int b = 0; b < nbins; b++) {
+		/* the samples of bin b (by start time): the node of the largest
+		 * CPU among them, few distinct per bin (a linear list) */
+		size_t nn = 0;
+		for (; k < t->nsamples; k++) {
+			const struct report_sample *s = &t->samples[k];
+			uint64_t sb = (s->start_ns - t0) * (uint64_t)nbins / span;
+			if (sb > (uint64_t)b && b < nbins - 1)
+				break;
+			uint32_t node = node_of_entry[s->entry];
+			size_t j = 0;
+			if (node == UINT32_MAX)
+				continue;
+			while (j < nn && nodes[j] != node)
+				j++;
+			if (j == nn) {
+				if (nn == STACK_NODES)
+					continue;
+				nodes[nn] = node;
+				w[nn++] = 0;
+			}
+			w[j] += s->end_ns - s->start_ns + 1;
+		}
+		uint32_t best = 0;
+		uint64_t most = 0;
+		for (size_t j = 0; j < nn; j++)
+			if (w[j] > most) {
+				most = w[j];
+				best = nodes[j];
+			}
+		if (b && best != run_node) {
+			fprintf(out, c++ ? ",%u,%u" : "%u,%u", run_node, run);
+			run = 0;
+		}
+		run_node = best;
+		run++;
+	}
+	fprintf(out, c ? ",%u,%u]" : "%u,%u]", run_node, run);
+}
+
+/* `{"label":..., "prog":..., "argv":...}` per model process, in order: its
+ * program's name (the page merges processes by it) and command line (the
+ * log's argv, or the founder's command; "" when unknown). */
+static void processes_out(FILE *out, const struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct exp_proc *p = m->procs[i].src;
+		const char *argv = p ? exp_proc_log(p, "argv") : NULL;
+		if (!argv && p && !p->lineage[0])
+			argv = exp_proc_log(p, "command");
+		fputs(i ? ",\n{\"label\":" : "\n{\"label\":", out);
+		report_json_string(out, m->procs[i].label);
+		fputs(",\"prog\":", out);
+		report_json_string(out, p && p->name ? p->name : m->procs[i].label);
+		fputs(",\"argv\":", out);
+		report_json_string(out, argv ? argv : "");
+		fputc('}', out);
+	}
+}
+
+int report_html_timeline(FILE *out, const struct model *m, const uint32_t *node_of_entry,
+			 uint64_t *t0_ns, uint64_t *span_ns)
 {
 	struct report_timeline tl;
 	uint64_t *bins = malloc(TIMELINE_BINS * sizeof(*bins));
@@ -123,14 +205,21 @@ int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint
 	*t0_ns = tl.t0;
 	*span_ns = span;
 	uint64_t min = min_duration(&tl, &dropped);
-	fprintf(out, "\"timeline\":{\"span_us\":%llu,\"bins\":%d,\"dropped\":%zu,\"tracks\":[",
-		(unsigned long long)(span / 1000), TIMELINE_BINS, dropped);
+	size_t sampled = 0;
+	for (size_t i = 0; i < tl.ntracks; i++)
+		sampled += tl.tracks[i].nsamples > 0;
+	int st_bins = sampled ? (int)(STACK_BINS_TOTAL / sampled) : TIMELINE_BINS;
+	st_bins = st_bins > TIMELINE_BINS ? TIMELINE_BINS : st_bins < 100 ? 100 : st_bins;
+	fprintf(out, "\"timeline\":{\"span_us\":%llu,\"bins\":%d,\"st_bins\":%d,\"dropped\":%zu,\"tracks\":[",
+		(unsigned long long)(span / 1000), TIMELINE_BINS, st_bins, dropped);
 	for (size_t i = 0; i < tl.ntracks; i++) {
 		const struct report_track *t = &tl.tracks[i];
 		fputs(i ? ",\n{\"group\":" : "\n{\"group\":", out);
 		report_json_string(out, m->procs[t->proc].label);
-		fputs(",\"name\":", out);
+		fprintf(out, ",\"proc\":%u,\"name\":", t->proc);
 		report_json_string(out, t->name);
+		if (t->nsamples && node_of_entry)
+			stack_chart(out, t, node_of_entry, tl.t0, span, st_bins);
 		if (t->nsamples) {
 			memset(bins, 0, TIMELINE_BINS * sizeof(*bins));
 			for (size_t k = 0; k < t->nsamples; k++) {
@@ -168,6 +257,8 @@ int report_html_timeline(FILE *out, const struct model *m, uint64_t *t0_ns, uint
 	}
 	fputs("],\"procs\":[", out);
 	process_curves(out, m, tl.t0, span);
+	fputs("],\"processes\":[", out);
+	processes_out(out, m);
 	fputs("],\"gaps\":[", out);
 	for (size_t i = 0; i < tl.ngaps; i++) {
 		char why[128];

@@ -118,3 +118,71 @@ r = json.load(open(\"hy.json\"))[\"functions\"][0]
 print(m.get(\"heap.leak\"), r)
 assert r[\"name\"] == \"<Total>\" and m[\"heap.leak\"][\"unit\"] == \"B\", m
 assert m[\"heap.leak\"][\"total\"] == r[\"excl_heap.leak\"] > 0, (m[\"heap.leak\"], r)"'
+# The timeline's stack chart (issue 23): two_phases' one thread, its
+# most sampled stack bin by bin in time order, is first_half in the first
+# 40% of its sampled bins and second_half in the last 40%; a bin has a stack
+# exactly when the thread's CPU bins covering it have time.
+check html_stack_chart_in_time_order sh -c '
+	"$TALLY" html tp.exp -o tp.html && '"$(command -v python3)"' -c "
+import json, re
+d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", open(\"tp.html\").read(), re.S).group(1))
+f, dep, tl = d[\"tree\"][\"f\"], d[\"tree\"][\"d\"], d[\"timeline\"]
+parent, stack = [], []
+for i, x in enumerate(dep):
+    del stack[x:]
+    parent.append(stack[-1] if stack else -1)
+    stack.append(i)
+def names(n):
+    out = []
+    while n > 0:
+        out.append(d[\"funcs\"][f[n]][0]); n = parent[n]
+    return out
+t = max(tl[\"tracks\"], key=lambda t: sum(t.get(\"cpu\", [])))
+nb, st = tl[\"st_bins\"], t[\"st\"]
+bins = [n for k in range(0, len(st), 2) for n in [st[k]] * st[k + 1]]
+assert len(bins) == nb, (len(bins), nb)
+on = [b for b in range(nb) if bins[b]]
+first, last = on[:len(on) * 4 // 10], on[-len(on) * 4 // 10:]
+share = lambda bs, fn: sum(fn in names(bins[b]) for b in bs) / len(bs)
+print(len(on), share(first, \"first_half\"), share(last, \"second_half\"))
+assert share(first, \"first_half\") > 0.9 and share(last, \"second_half\") > 0.9, (share(first, \"first_half\"), share(last, \"second_half\"))
+cpu, B = t[\"cpu\"], tl[\"bins\"]
+busy = [sum(cpu[b * B // nb:max(b * B // nb + 1, (b + 1) * B // nb)]) > 0 for b in range(nb)]
+bad = sum(busy[b] != bool(bins[b]) for b in range(nb))
+assert bad <= nb // 50, (bad, nb)"'
+# What a user does with the page beyond looking (issue 23, check_state.mjs):
+# a zoom, a search and a tab kept in the address (a reload shows them, Back
+# undoes the tab and stays on the page), Esc resets the zoom, "/" focuses
+# the search, an invalid regex said so; on the timeline a legend, each
+# process's command line, the stack chart, a click keeping one thread; the
+# 4 spin processes of spawny merged into one node holding their sum.
+cc_prog spawny
+cc_prog spin
+"$TALLY" record -o sw.exp ./spawny ./spin >/dev/null 2>&1
+if need browser html_state_keys_timeline_merge; then
+	check html_state_keys_timeline_merge sh -c "
+		\"\$TALLY\" html sw.exp -o \"$SHOTS/state.html\" &&
+		timeout 150 node \"$JS/check_state.mjs\" \"$SHOTS/state.html\" \"$SHOTS/state.png\" child_work leaf >st.json &&
+		python3 -c \"
+import json; r = json.load(open('st.json'))
+assert not r['errors'], r['errors']
+assert 'z=' in r['hash_zoomed'] and all(k in r['hash_all'] for k in ('v=functions', 'q=leaf', 'z=')), r['hash_all']
+assert r['reload'] == {'view': 'functions', 'search': 'leaf', 'zoomName': 'child_work'}, r['reload']
+assert r['back1']['same_page'] and r['back1']['view'] == 'flame' and r['back1']['zoomName'] == 'child_work', r['back1']
+assert r['after_esc'] == '' and 'click a frame to zoom' in r['info_after_esc'], r['info_after_esc']
+assert r['slash_focus'] == 'search', r['slash_focus']
+assert r['bad_regex_visible'] and 'not a regular expression' in r['bad_regex_note'] and r['good_regex_note'] == '', r
+assert 'CPU sampled' in r['legend'], r['legend']
+labels = r['track_labels']
+assert ['spin', './spin 0.05'] in [[l[0].split()[0], l[1]] for l in labels if len(l) > 1], labels
+assert any(l[0].startswith('spawny') and l[1:] == ['./spawny ./spin'] for l in labels), labels
+assert r['stack_all']['frames'] > 5 and r['stack_painted'] > 500 and 'leaf_two' in r['stack_all']['names'], r['stack_all']
+assert r['tracks_kept'] == 1 and 'th=' in r['kept_hash'] and 'only' in r['kept_info'], r
+assert r['stack_kept']['track'] == r['tracks_all'] - 1 and r['tracks_again'] == r['tracks_all'], r
+assert r['mergeable'], r
+before = [v for n, v in r['top_before'] if n.startswith('[spin ')]
+merged = dict(r['top_merged'])
+assert len(before) == 4 and merged['spin (4 processes)'] == sum(before), (r['top_before'], merged)
+assert abs(sum(merged.values()) - sum(v for n, v in r['top_before'])) <= 1 and 'mp=1' in r['merged_hash'], r
+\""
+fi

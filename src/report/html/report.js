@@ -19,8 +19,8 @@
   const M = D.metrics;
   const NM = M.length;
   const DIFF = !!D.diff;
-  const state = { metric: 0, view: 'flame', zoom: 0, izoom: 0, search: null, selected: -1, range: null,
-    sortCol: 'excl', sortDesc: true };
+  const state = { metric: 0, view: 'flame', zoom: 0, izoom: 0, search: null, query: '', selected: -1, range: null,
+    sortCol: 'excl', sortDesc: true, merge: false, thread: -1 };
   const hooks = { ready: false, drawn: 0, matched: 0, matchedValue: 0 };
   window.tally = hooks;
 
@@ -72,6 +72,55 @@
   }
   const FULL = buildTree(D.tree.f, D.tree.d, D.tree.v, D.tree.a);
   let T = FULL;               /* the whole run, or the range selected on the timeline */
+
+  /* ---- processes merged by program -------------------------------------- */
+  /* A run of several processes has a node per process under the root (the
+   * last D.funcs are the processes, in D.timeline.processes' order); merged,
+   * the processes of one program are one node, "cc1 (35 processes)", and
+   * their subtrees are summed path by path. */
+  const PROCS = (D.timeline && D.timeline.processes) || [];
+  const PROC0 = D.funcs.length - PROCS.length;
+  const progOf = new Map();           /* process func -> its program's func */
+  {
+    const byProg = new Map();
+    PROCS.forEach((p, i) => { const k = p.prog; if (!byProg.has(k)) byProg.set(k, []); byProg.get(k).push(PROC0 + i); });
+    for (const [prog, fs] of byProg) {
+      const pf = D.funcs.length;
+      D.funcs.push([fs.length > 1 ? `${prog} (${fs.length} processes)` : PROCS[fs[0] - PROC0].label, D.funcs[fs[0]][1]]);
+      for (const f of fs) progOf.set(f, pf);
+    }
+  }
+  const hasProcNodes = () => FULL.kids[0].some((c) => FULL.f[c] >= PROC0 && FULL.f[c] < PROC0 + PROCS.length);
+  const MERGEABLE = !DIFF && PROCS.length > 1 && progOf.size > new Set(progOf.values()).size && hasProcNodes();
+  /* The tree t with each node's function mapped by fmap, siblings of one
+   * function merged (values summed), in preorder for buildTree. */
+  function mergeTree(t, fmap) {
+    const f = [t.f[0]], depth = [0], vb = M.map((_, m) => [t.b[m][0]]), va = t.a ? M.map((_, m) => [t.a[m][0]]) : null;
+    const childMap = [new Map()];
+    const at = new Int32Array(t.n);
+    for (let i = 1; i < t.n; i++) {
+      const p = at[t.parent[i]], fn = fmap(t.f[i]);
+      let c = childMap[p].get(fn);
+      if (c === undefined) {
+        c = f.length;
+        f.push(fn); depth.push(depth[p] + 1); childMap.push(new Map());
+        for (let m = 0; m < NM; m++) { vb[m].push(0); if (va) va[m].push(0); }
+        childMap[p].set(fn, c);
+      }
+      for (let m = 0; m < NM; m++) { vb[m][c] += t.b[m][i]; if (va) va[m][c] += t.a[m][i]; }
+      at[i] = c;
+    }
+    const order = [], walk = [0];
+    while (walk.length) {
+      const x = walk.pop();
+      order.push(x);
+      const cs = [...childMap[x].values()];
+      for (let k = cs.length - 1; k >= 0; k--) walk.push(cs[k]);
+    }
+    const pick = (arr) => order.map((x) => arr[x]);
+    return buildTree(pick(f), pick(depth), vb.map(pick), va ? va.map(pick) : null);
+  }
+  const shaped = (t) => (state.merge && MERGEABLE ? mergeTree(t, (fn) => (progOf.has(fn) ? progOf.get(fn) : fn)) : t);
 
   function sortKids(t, m) {
     if (t.sortedFor === m) return;
@@ -158,22 +207,25 @@
     return buildTree(D.tree.f, D.tree.d, vals, null);
   }
   /* Show [us0, us1) µs of the timeline in every view (null: the whole run). */
-  function setRange(us0, us1) {
+  function setRange(us0, us1, quiet) {
     if (us0 === null || !S) {
       state.range = null;
-      T = FULL;
+      T = shaped(FULL);
     } else {
       const span = D.timeline.span_us || 1;
       const b0 = Math.max(0, Math.floor(Math.min(us0, us1) * S.bins / span));
       const b1 = Math.min(S.bins, Math.max(b0 + 1, Math.ceil(Math.max(us0, us1) * S.bins / span)));
       state.range = [b0, b1, b0 * span / S.bins, b1 * span / S.bins];
-      T = rangeTree(b0, b1);
+      T = shaped(rangeTree(b0, b1));
     }
     INV = null;
     FT = funcTotals();
     state.zoom = state.izoom = 0;
-    views[state.view]();
-    drawCallers();
+    if (!quiet) {
+      views[state.view]();
+      drawCallers();
+      saveHash(true);
+    }
     hooks.rangeTotal = T.b[state.metric][0];
     hooks.rangeUs = state.range ? [state.range[2], state.range[3]] : null;
     return !!S;
@@ -304,11 +356,14 @@
         '<button id="unrange">whole run</button>' : '') +
       (root ? `<span>zoomed on <b>${esc(zoomName)}</b>: ${fmt(t.b[m][root], m)}, ${pct(t.b[m][root], t.b[m][0])}</span>` +
         '<button id="unzoom">reset zoom</button>' : '<span>click a frame to zoom</span>') +
-      (re ? `<span>matched: <b>${pct(matched, t.b[m][0])}</b></span>` : '');
+      (re ? `<span>matched: <b>${pct(matched, t.b[m][0])}</b></span>` : '') +
+      (MERGEABLE ? `<label><input type=checkbox id=merge-procs${state.merge ? ' checked' : ''}> merge processes by program</label>` : '');
     const ur = $('unrange');
     if (ur) ur.onclick = () => setRange(null);
     const un = $('unzoom');
-    if (un) un.onclick = () => { if (inv) state.izoom = 0; else state.zoom = 0; drawFlame(); };
+    if (un) un.onclick = resetZoom;
+    const mp = $('merge-procs');
+    if (mp) mp.onchange = () => { state.merge = mp.checked; setRange(state.range ? state.range[2] : null, state.range ? state.range[3] : null); };
   }
 
   function frameAt(ev) {
@@ -323,6 +378,7 @@
     if (state.view === 'inverted') state.izoom = i; else state.zoom = i;
     if (i > 0) select(fg.tree.f[i], false);
     drawFlame();
+    saveHash(true);
   });
   fg.canvas.addEventListener('mousemove', (ev) => {
     const i = frameAt(ev);
@@ -330,11 +386,14 @@
     const t = fg.tree, m = state.metric;
     const fn = t.f[i];
     let s = `${i ? D.funcs[fn][0] : 'all'}${i && D.funcs[fn][1] ? '  (' + D.objs[D.funcs[fn][1]] + ')' : ''}\n` +
+      (fn >= PROC0 && fn < PROC0 + PROCS.length && PROCS[fn - PROC0].argv ? `command: ${PROCS[fn - PROC0].argv}\n` : '') +
       `${M[m].title}: ${fmt(t.b[m][i], m)} (${pct(t.b[m][i], t.b[m][0])}), self ${fmt(t.bs[m][i], m)}`;
     if (t.a) s += `\nbaseline: ${fmt(t.a[m][i], m)} (${pct(t.a[m][i], t.a[m][0])}), change ${fmt(t.b[m][i] - t.a[m][i], m)}`;
     tip(s, ev);
   });
   fg.canvas.addEventListener('mouseleave', () => tip(null));
+  /* test hook: the root's children as drawn, [name, value] */
+  hooks.topFrames = () => fg.tree.kids[0].map((c) => [D.funcs[fg.tree.f[c]][0], fg.tree.b[state.metric][c]]);
   /* test hook: the client rectangle of the first drawn frame named `name` */
   hooks.frameRect = (name) => {
     const r = fg.canvas.getBoundingClientRect();
@@ -456,8 +515,10 @@
     const width = canvas.parentElement.clientWidth || 1000;
     const LABEL = 180;
     const plot = width - LABEL - 8;
-    const tracks = TL.tracks;
-    const curves = TL.procs || [];     /* record --process-samples: a row of curves per process */
+    /* all the tracks, or the one kept (a click on its name) */
+    const kept = state.thread >= 0 ? TL.tracks[state.thread] : null;
+    const tracks = kept ? [kept] : TL.tracks;
+    const curves = (TL.procs || []).filter((c) => !kept || c.group === kept.group);  /* record --process-samples: a row of curves per process */
     const CROW = 48;
     const curvesY = Math.max(1, tracks.length) * TROW;
     const height = curvesY + curves.length * CROW + 20;
@@ -473,11 +534,23 @@
     const X = (us) => LABEL + plot * us / span;
     const binUs = span / TL.bins;
     let group = null;
+    hooks.trackLabels = [];
     tracks.forEach((t, k) => {
       const y = k * TROW;
+      /* a process's first track: its command line under the thread's name */
+      const argv = t.group !== group && PROCS[t.proc] ? PROCS[t.proc].argv : '';
       if (t.group !== group) { group = t.group; g.fillStyle = '#eef0f3'; g.fillRect(0, y, width, 1); }
+      if (kept) { g.fillStyle = '#dfe9ff'; g.fillRect(0, y, LABEL - 4, TROW); }
       g.fillStyle = '#333';
-      g.fillText((t.name).slice(0, 30), 4, y + TROW / 2);
+      if (argv) {
+        g.fillText(t.name.slice(0, 30), 4, y + 7);
+        g.font = '9px system-ui, sans-serif'; g.fillStyle = '#6a6f75';
+        g.fillText(argv.length > 36 ? argv.slice(0, 35) + '…' : argv, 4, y + 17);
+        g.font = '11px system-ui, sans-serif';
+      } else {
+        g.fillText(t.name.slice(0, 30), 4, y + TROW / 2);
+      }
+      hooks.trackLabels.push(argv ? [t.name, argv] : [t.name]);
       if (t.cpu) t.cpu.forEach((v, b) => {
         if (!v) return;
         const u = Math.min(1, v / binUs);
@@ -521,6 +594,7 @@
     /* the stretches a process recorded nothing (--delay, --toggle-signal...):
      * hatched grey over its tracks, the reason written in */
     const gapRows = (grp) => tracks.map((t, k) => (t.group === grp ? k : -1)).filter((k) => k >= 0);
+    hooks.tracksShown = tracks.length;
     for (const [gu, du, grp, why] of TL.gaps || []) {
       const rows = gapRows(grp);
       if (!rows.length) continue;
@@ -559,11 +633,13 @@
           `\npage faults ${c.minflt[j]} minor, ${c.majflt[j]} major; context switches ${c.vcsw[j]} voluntary, ${c.ivcsw[j]} involuntary` +
           (c.peak ? `\nheap peak ${fmtB(c.peak[1])} at ${(c.peak[0] / 1e6).toFixed(3)} s` : ''), ev);
       }
-      if (x < LABEL || k < 0 || k >= tracks.length) return tip(null);
+      if (k < 0 || k >= tracks.length) return tip(null);
       const t = tracks[k];
+      const cmd = PROCS[t.proc] && PROCS[t.proc].argv ? `\ncommand: ${PROCS[t.proc].argv}` : '';
+      if (x < LABEL) return tip(`${t.group} ${t.name}${cmd}\n${kept ? 'click: all threads' : 'click: this thread only, and its stack chart'}`, ev);
       const us = (x - LABEL) / plot * span;
       const b = Math.floor(us / binUs);
-      let s = `${t.group} ${t.name}\n${(us / 1e6).toFixed(3)} s: CPU ${t.cpu ? (100 * (t.cpu[b] || 0) / binUs).toFixed(0) : 0}% of the interval`;
+      let s = `${t.group} ${t.name}${cmd}\n${(us / 1e6).toFixed(3)} s: CPU ${t.cpu ? (100 * (t.cpu[b] || 0) / binUs).toFixed(0) : 0}% of the interval`;
       for (const iv of t.iv || []) if (us >= iv[0] && us <= iv[0] + Math.max(iv[1], span / plot)) { s += `\n${TL.labels[iv[2]]}: ${fmtUs(iv[1])}`; break; }
       for (const [gu, du, grp, why] of TL.gaps || []) if (grp === t.group && us >= gu && us <= gu + du) { s += `\nrecording off ${fmtUs(du)}: ${why}`; break; }
       tip(s, ev);
@@ -572,6 +648,12 @@
     /* drag across the plot: the flame graph, bottom-up tree and functions of
      * that range */
     const usAt = (ev) => Math.max(0, Math.min(span, (ev.clientX - canvas.getBoundingClientRect().left - LABEL) / plot * span));
+    canvas.onclick = (ev) => {
+      const r = canvas.getBoundingClientRect();
+      const k = Math.floor((ev.clientY - r.top) / TROW);
+      if (ev.clientX - r.left >= LABEL || k < 0 || k >= tracks.length) return;
+      keepThread(kept ? -1 : TL.tracks.indexOf(tracks[k]));
+    };
     canvas.onmousedown = (ev) => {
       if (!S || ev.clientX - canvas.getBoundingClientRect().left < LABEL) return;
       drag = [usAt(ev), usAt(ev)];
@@ -585,7 +667,8 @@
       if (Math.abs(b - a) * plot / span >= 3) setRange(a, b); else drawTimeline();
     };
     const gaps = TL.gaps || [];
-    $('timeline-info').innerHTML = esc(`${tracks.length} tracks over ${(span / 1e6).toFixed(3)} s` +
+    $('timeline-info').innerHTML = (kept ? `<span>only <b>${esc(kept.group + ' ' + kept.name)}</b></span> <button id="all-threads">all threads</button> ` : '') +
+      esc(`${TL.tracks.length} tracks over ${(span / 1e6).toFixed(3)} s` +
       (gaps.length ? `; recording off (hatched) ${gaps.length === 1 ? 'once' : gaps.length + ' times'}: ${[...new Set(gaps.map((z) => z[3]))].join('; ')}` : '') +
       (TL.dropped ? `; ${TL.dropped} intervals not shown (the shortest)` : '')) +
       (S === null ? ' <span class=note>(no range selection: too many distinct stacks for the page)</span>' : !S ? ''
@@ -593,6 +676,119 @@
           : ' <span class=note>drag across the tracks to see a range in the other views</span>');
     const ur = $('unrange-tl');
     if (ur) ur.onclick = () => setRange(null);
+    const at = $('all-threads');
+    if (at) at.onclick = () => keepThread(-1);
+    drawLegend(curves);
+    drawStackChart(kept ? state.thread : busiest());
+  }
+  function keepThread(k) {
+    state.thread = k;
+    drawTimeline();
+    saveHash(true);
+  }
+  /* what the timeline's marks mean, for those it has */
+  function drawLegend(curves) {
+    const item = (css, text) => `<span><i style="${css}"></i>${esc(text)}</span>`;
+    let h = item('background:rgba(216,80,32,.9)', 'CPU sampled (darker: busier)');
+    if (TL.tracks.some((t) => t.iv && t.iv.length)) h += item('background:rgba(40,90,200,.75);height:5px', 'waits, I/O (hover: which)');
+    if ((TL.gaps || []).length) h += item('background:repeating-linear-gradient(45deg,#bbb 0 2px,#eee 2px 5px)', 'recording off');
+    if (TL.marks.length) h += item('background:#2a6fdb;width:2px', 'marker (tally_marker)');
+    if (curves.length) h += item('background:#2a9d8f;height:2px', 'resident memory');
+    if (curves.some((c) => c.heap)) h += item('background:#8e44ad;height:2px', 'live heap (red dot: its peak)');
+    h += `<span>click a thread's name: it alone and its stack chart${S ? '; drag across the tracks: a range in every view' : ''}</span>`;
+    $('timeline-legend').innerHTML = h;
+  }
+  /* the track of the most CPU (the stack chart shown while none is kept) */
+  function busiest() {
+    let best = -1, most = -1;
+    TL.tracks.forEach((t, k) => {
+      const c = t.st ? (t.cpu || []).reduce((a, b) => a + b, 0) : -1;
+      if (c > most) { most = c; best = k; }
+    });
+    return most >= 0 ? best : -1;
+  }
+
+  /* ---- the stack chart: a thread's stacks over time -----------------------
+   * t.st: the tree node most sampled in each of TL.st_bins bins (run-length
+   * encoded, 0: none); each bin draws its node and the node's ancestors, a
+   * frame spanning the bins that share it: a flame chart in time order (as
+   * speedscope's and the Firefox Profiler's), at the bin's resolution. */
+  const SROW = 15;
+  let sc = { rects: [] };
+  function drawStackChart(k) {
+    const canvas = $('stackchart');
+    const t = k >= 0 ? TL.tracks[k] : null;
+    hooks.stackChart = null;
+    if (!t || !t.st) { canvas.style.display = 'none'; $('stack-info').textContent = ''; return; }
+    canvas.style.display = '';
+    const nb = TL.st_bins;
+    const node = new Int32Array(nb);
+    for (let i = 0, b = 0; i + 1 < t.st.length; i += 2) for (let r = 0; r < t.st[i + 1] && b < nb; r++) node[b++] = t.st[i];
+    /* each bin's path from the root's child down to its node */
+    const paths = [];
+    let maxDepth = 0;
+    for (let b = 0; b < nb; b++) {
+      const p = [];
+      for (let j = node[b]; j > 0; j = FULL.parent[j]) p.push(j);
+      p.reverse();
+      paths.push(p);
+      if (p.length > maxDepth) maxDepth = p.length;
+    }
+    const width = canvas.parentElement.clientWidth || 1000;
+    const LABEL = 180, plot = width - LABEL - 8;
+    const height = Math.max(1, maxDepth) * SROW + 4;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.floor(width * dpr); canvas.height = Math.floor(height * dpr);
+    canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
+    const g = canvas.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = '10px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    g.fillStyle = '#333';
+    g.fillText(t.name.slice(0, 30), 4, SROW / 2);
+    /* drawn from the thread's first sampled bin to its last (a short
+     * process in a long run fills the width) */
+    let lo = 0, hi = nb;
+    while (lo < nb && !node[lo]) lo++;
+    while (hi > lo + 1 && !node[hi - 1]) hi--;
+    const bw = plot / (hi - lo);
+    sc = { rects: [], track: k };
+    const names = new Set();
+    for (let d = 0; d < maxDepth; d++) {
+      for (let b = 0; b < nb;) {
+        const n = paths[b][d];
+        if (n === undefined) { b++; continue; }
+        let e = b + 1;
+        while (e < nb && paths[e][d] === n) e++;
+        const x = LABEL + (b - lo) * bw, w = (e - b) * bw, y = d * SROW;
+        const fn = FULL.f[n], name = D.funcs[fn][0];
+        const hit = state.search && state.search.test(name);
+        g.fillStyle = hit ? '#e040e0' : colour(fn);
+        g.fillRect(x, y, Math.max(w - 0.5, 0.5), SROW - 1);
+        if (w > 30) {
+          g.fillStyle = '#000';
+          g.fillText(name.length * 5.5 > w - 6 ? name.slice(0, Math.max(0, Math.floor((w - 6) / 5.5) - 1)) + '…' : name, x + 3, y + SROW / 2);
+        }
+        sc.rects.push([x, y, w, n, b, e]);
+        names.add(name);
+        b = e;
+      }
+    }
+    const binUs = (TL.span_us || 1) / nb;
+    $('stack-info').innerHTML = `<span><b>stack chart</b> of ${esc(t.group + ' ' + t.name)}, ${fmtUs(Math.round(lo * binUs))} – ${fmtUs(Math.round(hi * binUs))}: ` +
+      `each ${fmtUs(Math.round(binUs))} its most sampled stack, in time order</span>` +
+      (state.thread < 0 ? '<span class=note>(the busiest thread; click a thread\'s name to choose)</span>' : '');
+    hooks.stackChart = { track: k, frames: sc.rects.length, depth: maxDepth, names: [...names] };
+    canvas.onmousemove = (ev) => {
+      const r = canvas.getBoundingClientRect();
+      const x = ev.clientX - r.left, y = ev.clientY - r.top;
+      for (const q of sc.rects) if (x >= q[0] && x < q[0] + q[2] && y >= q[1] && y < q[1] + SROW) {
+        return tip(`${D.funcs[FULL.f[q[3]]][0]}\n${fmtUs(Math.round(q[4] * binUs))} – ${fmtUs(Math.round(q[5] * binUs))}`, ev);
+      }
+      tip(null);
+    };
+    canvas.onmouseleave = () => tip(null);
   }
 
   /* ---- source ---------------------------------------------------------- */
@@ -641,26 +837,111 @@
 
   /* ---- wiring ------------------------------------------------------------- */
   const views = { flame: drawFlame, inverted: drawFlame, functions: drawFunctions, timeline: drawTimeline, source: drawSource, overview: drawOverview };
-  function show(view) {
+  function show(view, quiet) {
     state.view = view;
     for (const b of document.querySelectorAll('nav button')) b.classList.toggle('on', b.dataset.view === view);
     for (const s of document.querySelectorAll('main section')) s.classList.toggle('on', s.dataset.views.split(' ').includes(view));
     views[view]();
+    if (!quiet) saveHash(true);
   }
   for (const b of document.querySelectorAll('nav button')) b.onclick = () => show(b.dataset.view);
   const sel = $('metric');
   M.forEach((mi, k) => { const o = document.createElement('option'); o.value = k; o.textContent = mi.title; sel.appendChild(o); });
-  sel.onchange = () => { state.metric = +sel.value; views[state.view](); drawCallers(); };
+  sel.onchange = () => { state.metric = +sel.value; views[state.view](); drawCallers(); saveHash(true); };
+  /* The search: a regular expression, or, when it is not one, its text
+   * matched literally, and the note beside the box says so. */
+  function setSearch(q) {
+    q = q.trim();
+    let re = null, bad = '';
+    if (q) {
+      try { re = new RegExp(q, 'i'); } catch (e) {
+        bad = `not a regular expression (${e.message.replace(/^Invalid regular expression: /, '')}): matching the text as typed`;
+        re = new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+      }
+    }
+    state.search = re;
+    state.query = q;
+    const note = $('search-note');
+    note.textContent = bad;
+    note.style.display = bad ? '' : 'none';
+    $('search').classList.toggle('invalid', !!bad);
+    hooks.searchError = bad;
+  }
   let searchTimer = 0;
   $('search').addEventListener('input', (ev) => {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(() => {
-      const q = ev.target.value.trim();
-      let re = null;
-      if (q) { try { re = new RegExp(q, 'i'); } catch (e) { re = new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'); } }
-      state.search = re;
+      setSearch(ev.target.value);
       views[state.view]();
+      saveHash(false);
     }, 120);
+  });
+
+  /* ---- the page's state in its address (#v=flame&z=12&q=...) -------------------
+   * view, metric, search, zoom, range, merged processes, kept thread: a
+   * reload or a shared link shows the same, and Back undoes a zoom or a tab
+   * instead of leaving the page.  A change a user makes is a new history
+   * entry; typing a search replaces the current one. */
+  let lastHash = null;
+  function saveHash(push) {
+    const p = new URLSearchParams();
+    if (state.view !== 'flame') p.set('v', state.view);
+    if (state.metric) p.set('m', M[state.metric].name);
+    if (state.query) p.set('q', state.query);
+    if (state.zoom) p.set('z', state.zoom);
+    if (state.izoom) p.set('iz', state.izoom);
+    if (state.range) p.set('r', `${Math.round(state.range[2])}-${Math.round(state.range[3])}`);
+    if (state.merge) p.set('mp', '1');
+    if (state.thread >= 0) p.set('th', state.thread);
+    const h = p.toString();
+    if (h === lastHash) return;
+    lastHash = h;
+    if (push) location.hash = h; else location.replace('#' + h);
+    hooks.hash = h;
+  }
+  function applyHash() {
+    const h = location.hash.replace(/^#/, '');
+    if (h === lastHash) return;
+    lastHash = h;
+    hooks.hash = h;
+    const p = new URLSearchParams(h);
+    const mi = M.findIndex((x) => x.name === p.get('m'));
+    state.metric = mi > 0 ? mi : 0;
+    sel.value = state.metric;
+    state.merge = MERGEABLE && p.get('mp') === '1';
+    const r = /^(\d+)-(\d+)$/.exec(p.get('r') || '');
+    setRange(r && S ? +r[1] : null, r ? +r[2] : null, true);
+    const q = p.get('q') || '';
+    $('search').value = q;
+    setSearch(q);
+    const z = +p.get('z') || 0, iz = +p.get('iz') || 0;
+    state.zoom = z > 0 && z < T.n ? z : 0;
+    state.izoom = iz > 0 && iz < inverted().n ? iz : 0;
+    hooks.zoomName = state.zoom ? D.funcs[T.f[state.zoom]][0] : '';
+    const th = p.has('th') ? +p.get('th') : -1;
+    state.thread = th >= 0 && th < TL.tracks.length ? th : -1;
+    const v = p.get('v') || 'flame';
+    show(views[v] && (v !== 'timeline' || TL.tracks.length) ? v : 'flame', true);
+    drawCallers();
+  }
+  window.addEventListener('hashchange', applyHash);
+  function resetZoom() {
+    if (state.view === 'inverted') state.izoom = 0; else state.zoom = 0;
+    drawFlame();
+    saveHash(true);
+  }
+  /* keys: "/" to the search box, Esc out of it, or, elsewhere, back to
+   * the whole graph */
+  document.addEventListener('keydown', (ev) => {
+    const inBox = ev.target && (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT');
+    if (ev.key === '/' && !inBox && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      ev.preventDefault();
+      $('search').focus();
+      $('search').select();
+    } else if (ev.key === 'Escape') {
+      if (inBox) { ev.target.blur(); return; }
+      if ((state.view === 'flame' || state.view === 'inverted') && (state.view === 'inverted' ? state.izoom : state.zoom)) resetZoom();
+    }
   });
   window.addEventListener('resize', () => { if (state.view === 'flame' || state.view === 'inverted' || state.view === 'timeline') views[state.view](); });
   $('title').textContent = D.title;
@@ -668,7 +949,9 @@
   if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
   hooks.setRange = setRange;
   hooks.rangeTotal = FULL.b[0][0];
-  show('flame');
+  hooks.mergeable = MERGEABLE;
+  T = shaped(FULL);
+  if (location.hash.length > 1) applyHash(); else { lastHash = ''; show('flame', true); }
   hooks.readyMs = performance.now();
   hooks.ready = true;
   document.body.dataset.ready = '1';
