@@ -137,16 +137,37 @@ struct model_func {
 #define MODEL_QUALIFY_OBJECT 1    /* "name (object)": the objects' basenames differ */
 #define MODEL_QUALIFY_PATH 2      /* "name (/path/of/object)": even they are alike */
 
+/* An entry's metrics are few (a clock sample's cpu and samples, a heap
+ * event's bytes and count...) of MODEL_METRIC_COUNT: the first
+ * MODEL_ENTRY_SLOTS metrics given a value are kept in slots, and the entry
+ * gets every metric's value (in the model's pool) only when one more comes.
+ * Read them with model_entry_value, add with model_entry_add_value. */
+#define MODEL_ENTRY_SLOTS 3
+
 struct model_entry {
 	uint32_t proc;             /* index in model.procs (MODEL_PROC_MERGED: several) */
 	uint32_t flags;            /* MODEL_ENTRY_* */
 	uint32_t n;                /* frames, root first */
-	uint32_t *funcs;           /* function of each frame */
-	uint64_t *addrs;           /* its link-time address (for annotation), 0 if none */
 	uint32_t omp;              /* MODEL_OMP_* (how the OpenMP user view placed it) */
 	uint32_t java;             /* MODEL_JAVA_* (a JVM's sample: what its stack is) */
-	uint64_t v[MODEL_METRIC_COUNT];
+	uint8_t nslots;            /* slots in use (0 once `all` is set) */
+	uint8_t slot_metric[MODEL_ENTRY_SLOTS];   /* enum model_metric of each slot */
+	uint32_t *funcs;           /* function of each frame */
+	uint64_t *addrs;           /* its link-time address (for annotation), 0 if none */
+	uint64_t slot[MODEL_ENTRY_SLOTS];         /* their values, never 0 */
+	uint64_t *all;             /* NULL, or every metric's value (MODEL_METRIC_COUNT) */
 };
+
+/* The value of metric mm in entry e (0: none). */
+static inline uint64_t model_entry_value(const struct model_entry *e, int mm)
+{
+	if (e->all)
+		return e->all[mm];
+	for (unsigned i = 0; i < e->nslots; i++)
+		if (e->slot_metric[i] == mm)
+			return e->slot[i];
+	return 0;
+}
 
 /* model_entry.java: a sample of a JVM's thread (0: not a JVM, or not known). */
 enum model_java_kind {
@@ -425,7 +446,7 @@ struct model_java {
 	uint64_t unnamed;          /* Java methods without a name (counted once per function) */
 };
 
-/* Storage of the entries' frames (model_pool.c). */
+/* Storage of the entries' frames and metrics (model_pool.c). */
 struct model_pool {
 	char **blocks;             /* malloc'd, 1 MiB each (or one entry's, if larger) */
 	size_t nblocks, cap_blocks;
@@ -489,7 +510,7 @@ struct model {
 	void *priv;                /* model_build's indexes while building */
 	struct model_event *events; /* with keep_events: in the order counted */
 	size_t nevents;
-	struct model_pool pool;    /* the entries' funcs and addrs */
+	struct model_pool pool;    /* the entries' funcs, addrs and `all` */
 };
 
 #define MODEL_TOTAL 0u
@@ -513,6 +534,10 @@ void model_free(struct model *m);
  * memory (e unchanged). */
 int model_entry_set_frames(struct model *m, struct model_entry *e, const uint32_t *funcs,
 			   const uint64_t *addrs, uint32_t n);
+/* Add `value` to metric mm of entry e: a slot, or every metric's room in
+ * the model's pool when the slots are taken (model_pool.c).  0, or -1 if
+ * out of memory (e unchanged). */
+int model_entry_add_value(struct model *m, struct model_entry *e, int mm, uint64_t value);
 /* The last entry made is dropped: its frames' room is given back. */
 void model_entry_drop_frames(struct model *m, struct model_entry *e);
 void model_pool_free(struct model *m);

@@ -129,8 +129,7 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 	for (size_t i = 0; i < p->nsamples; i++)
 		if (model_add_sample(b, c, o, &p->samples[i]))
 			return -1;
-	model_samples_flush(b, c);
-	return 0;
+	return model_samples_flush(b, c);
 }
 
 static int build_proc(struct build *b, struct proc_ctx *c, const struct model_options *o)
@@ -259,9 +258,9 @@ void model_build_end(struct model *m)
 	 * their placed entries; stacks noted for placing only) are not shown. */
 	for (size_t i = 0; i < m->nentries; i++) {
 		struct model_entry *e = &m->entries[i];
-		bool any = false;
-		for (int k = 0; k < MODEL_METRIC_COUNT && !any; k++)
-			any = e->v[k] != 0;
+		bool any = e->nslots > 0;          /* a slot's value is never 0 */
+		for (int k = 0; e->all && k < MODEL_METRIC_COUNT && !any; k++)
+			any = e->all[k] != 0;
 		if (!any)
 			e->n = 0;
 	}

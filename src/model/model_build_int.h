@@ -6,7 +6,7 @@
  * The files, bottom up (each calls only those above it in this list;
  * tests/e2e/test_layers.sh checks it):
  *   model_clock.c    a rank's times on rank 0's clock (offset, drift)
- *   model_pool.c     the entries' frames, stored in blocks
+ *   model_pool.c     the entries' frames and metrics, stored in blocks
  *   model_func_make.c functions made: added, or found by name
  *   model_filter.c   --object, --hide-object, --symbol on each new entry
  *   model_structure.c  outlined parts, OpenMP bodies and runtime: names to
@@ -302,8 +302,9 @@ int model_samples_reserve(struct build *b, struct proc_ctx *c);
 int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_options *o,
 		     const struct exp_sample *s);
 /* Add the sums of model_add_sample to the entries, the process and the
- * total (after the process's last sample, before any other event). */
-void model_samples_flush(struct build *b, struct proc_ctx *c);
+ * total (after the process's last sample, before any other event).  0, or
+ * -1 if out of memory. */
+int model_samples_flush(struct build *b, struct proc_ctx *c);
 
 /* The model_thread of `tid`, created on first use; NULL if out of memory. */
 struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid);

@@ -175,7 +175,8 @@ static int add_at(struct build *b, struct proc_ctx *c, const struct model_option
 		*entry_out = e;
 	if (m->entries[e].flags & MODEL_ENTRY_FILTERED)
 		return 0;
-	m->entries[e].v[mm] += value;
+	if (model_entry_add_value(m, &m->entries[e], mm, value))
+		return -1;
 	m->procs[c->index].v[mm] += value;
 	if (mm == MODEL_CPU && (m->entries[e].flags & MODEL_ENTRY_IN_MPI))
 		m->procs[c->index].cpu_in_mpi += value;
@@ -311,7 +312,7 @@ int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_opt
 	return 0;
 }
 
-void model_samples_flush(struct build *b, struct proc_ctx *c)
+int model_samples_flush(struct build *b, struct proc_ctx *c)
 {
 	struct model *m = b->m;
 	struct model_proc *mp = &m->procs[c->index];
@@ -319,8 +320,9 @@ void model_samples_flush(struct build *b, struct proc_ctx *c)
 	for (size_t i = 0; i < b->ntouched; i++) {
 		struct sample_acc *a = &b->acc[b->touched[i]];
 		struct model_entry *e = &m->entries[b->touched[i]];
-		e->v[MODEL_CPU] += a->cpu_ns;
-		e->v[MODEL_SAMPLES] += a->samples;
+		if (model_entry_add_value(m, e, MODEL_CPU, a->cpu_ns) ||
+		    model_entry_add_value(m, e, MODEL_SAMPLES, a->samples))
+			return -1;
 		mp->v[MODEL_CPU] += a->cpu_ns;
 		mp->v[MODEL_SAMPLES] += a->samples;
 		if (e->flags & MODEL_ENTRY_IN_MPI)
@@ -334,6 +336,7 @@ void model_samples_flush(struct build *b, struct proc_ctx *c)
 	if (b->ntouched)
 		m->present |= 1u << MODEL_CPU | 1u << MODEL_SAMPLES;
 	b->ntouched = 0;
+	return 0;
 }
 
 int model_add(struct build *b, struct proc_ctx *c, const struct model_options *o, uint32_t tid,

@@ -17,9 +17,22 @@ int model_entry_nonzero(const struct model_entry *e, int *nz)
 {
 	int n = 0;
 
-	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-		if (e->v[k])
-			nz[n++] = k;
+	if (e->all) {
+		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
+			if (e->all[k])
+				nz[n++] = k;
+		return n;
+	}
+	for (unsigned i = 0; i < e->nslots; i++) {      /* by metric, as above */
+		if (!e->slot[i])
+			continue;
+		int k = e->slot_metric[i], at = n++;
+		while (at > 0 && nz[at - 1] > k) {
+			nz[at] = nz[at - 1];
+			at--;
+		}
+		nz[at] = k;
+	}
 	return n;
 }
 
@@ -34,11 +47,13 @@ int model_func_metrics(const struct model *m, struct model_func_metrics *out)
 		const struct model_entry *e = &m->entries[i];
 		uint32_t gen = (uint32_t)i + 1;
 		int nz[MODEL_METRIC_COUNT], nnz = model_entry_nonzero(e, nz);
+		uint64_t val[MODEL_METRIC_COUNT];
 		for (int q = 0; q < nnz; q++) {
 			int k = nz[q];
-			out[MODEL_TOTAL].incl[k] += e->v[k];
+			val[q] = model_entry_value(e, k);
+			out[MODEL_TOTAL].incl[k] += val[q];
 			if (e->n)
-				out[e->funcs[e->n - 1]].excl[k] += e->v[k];
+				out[e->funcs[e->n - 1]].excl[k] += val[q];
 		}
 		for (uint32_t j = 0; j < e->n && nnz; j++) {
 			uint32_t f = e->funcs[j];
@@ -46,7 +61,7 @@ int model_func_metrics(const struct model *m, struct model_func_metrics *out)
 				continue;
 			stamp[f] = gen;
 			for (int q = 0; q < nnz; q++)
-				out[f].incl[nz[q]] += e->v[nz[q]];
+				out[f].incl[nz[q]] += val[q];
 		}
 	}
 	free(stamp);
@@ -435,8 +450,10 @@ static int cmp_edge(const void *a, const void *b)
 /* Add entry weights to the edge of function f in `idx` (function -> slot + 1);
  * -1 if out of memory. */
 static int edge_add(struct model_edge **arr, size_t *n, uint32_t *idx, uint32_t f,
-		    const uint64_t *v)
+		    const struct model_entry *e)
 {
+	int nz[MODEL_METRIC_COUNT], nnz = model_entry_nonzero(e, nz);
+
 	if (!idx[f]) {
 		struct model_edge *q = realloc(*arr, (*n + 1) * sizeof(**arr));
 		if (!q)
@@ -446,8 +463,8 @@ static int edge_add(struct model_edge **arr, size_t *n, uint32_t *idx, uint32_t 
 		q[*n].func = f;
 		idx[f] = (uint32_t)++*n;
 	}
-	for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-		(*arr)[idx[f] - 1].v[k] += v[k];
+	for (int q = 0; q < nnz; q++)
+		(*arr)[idx[f] - 1].v[nz[q]] += model_entry_value(e, nz[q]);
 	return 0;
 }
 
@@ -469,7 +486,7 @@ int model_callers_callees(const struct model *m, uint32_t focus, enum model_metr
 		const struct model_entry *e = &m->entries[i];
 		uint32_t gen = (uint32_t)i + 1;
 		if (focus == MODEL_TOTAL && e->n) {   /* <Total> calls every stack's root */
-			rc = edge_add(callees, ncallees, eidx, e->funcs[0], e->v);
+			rc = edge_add(callees, ncallees, eidx, e->funcs[0], e);
 			continue;
 		}
 		for (uint32_t j = 0; j < e->n && !rc; j++) {
@@ -478,13 +495,13 @@ int model_callers_callees(const struct model *m, uint32_t focus, enum model_metr
 			uint32_t caller = j ? e->funcs[j - 1] : MODEL_TOTAL;
 			if (cstamp[caller] != gen) {
 				cstamp[caller] = gen;
-				rc = edge_add(callers, ncallers, cidx, caller, e->v);
+				rc = edge_add(callers, ncallers, cidx, caller, e);
 			}
 			if (j + 1 < e->n) {
 				uint32_t callee = e->funcs[j + 1];
 				if (estamp[callee] != gen && !rc) {
 					estamp[callee] = gen;
-					rc = edge_add(callees, ncallees, eidx, callee, e->v);
+					rc = edge_add(callees, ncallees, eidx, callee, e);
 				}
 			}
 		}

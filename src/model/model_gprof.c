@@ -446,9 +446,10 @@ static void gprof_measure(struct model_gprof *g, const struct model *m, enum mod
 		const struct model_entry *e = &m->entries[i];
 		const uint32_t *f = e->funcs;
 		uint32_t n = e->n;
-		if (!e->v[metric] || !n)
+		uint64_t v = model_entry_value(e, metric);
+		if (!v || !n)
 			continue;
-		double w = (double)e->v[metric];
+		double w = (double)v;
 		uint64_t leaf = gprof_comp(g, f[n - 1]);
 		g->nodes[f[n - 1]].self += w;
 		if (gprof_comp(g, f[0]) == leaf)
@@ -533,12 +534,13 @@ int model_gprof_from_model(struct model_gprof *g, const struct model *m, enum mo
 			return -1;
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
-		if (!e->v[metric] || !e->n)
+		uint64_t v = model_entry_value(e, metric);
+		if (!v || !e->n)
 			continue;
-		g->total += (double)e->v[metric];
+		g->total += (double)v;
 		g->nstacks++;
 		if (method == MODEL_GPROF_PROPAGATE) {
-			g->nodes[e->funcs[e->n - 1]].self += (double)e->v[metric];
+			g->nodes[e->funcs[e->n - 1]].self += (double)v;
 			continue;
 		}
 		for (uint32_t j = 1; j < e->n; j++)

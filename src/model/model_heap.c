@@ -25,8 +25,9 @@ static int cmp_heap_time(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* Charge the blocks still live at the end to the entries that allocated them. */
-static void charge_leaks(struct model *m, uint32_t proc, const struct model_map *live,
+/* Charge the blocks still live at the end to the entries that allocated
+ * them.  0, or -1 if out of memory. */
+static int charge_leaks(struct model *m, uint32_t proc, const struct model_map *live,
 			 const struct model_map *live_size)
 {
 	for (size_t j = 0; j < live->cap; j++) {
@@ -37,11 +38,13 @@ static void charge_leaks(struct model *m, uint32_t proc, const struct model_map 
 		struct model_entry *e = &m->entries[live->slots[j].val - 1];
 		if (!sz || (e->flags & MODEL_ENTRY_FILTERED))
 			continue;
-		e->v[MODEL_HEAP_LEAK] += *sz;
+		if (model_entry_add_value(m, e, MODEL_HEAP_LEAK, *sz))
+			return -1;
 		m->procs[proc].v[MODEL_HEAP_LEAK] += *sz;
 		m->total[MODEL_HEAP_LEAK] += *sz;
 		m->present |= 1u << MODEL_HEAP_LEAK;
 	}
+	return 0;
 }
 
 /* Each stripe's complete live-block table of the highest generation. */
@@ -192,7 +195,8 @@ int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_op
 			m->heap_peak.entry = (uint32_t)e + 1;
 		}
 	}
-	charge_leaks(m, c->index, &live, &live_size);
+	if (charge_leaks(m, c->index, &live, &live_size))
+		rc = -1;
 	if (p->nheap)
 		m->present |= 1u << MODEL_HEAP_LEAK;
 	model_map_free(&live);

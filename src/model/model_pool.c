@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  *
- * model_pool.c — where the entries' frames live: each entry's funcs and
- * addrs, exactly n of each, packed into blocks of 1 MiB owned by the model
- * (model_build_int.h lists the neighbours).
+ * model_pool.c — where the entries' frames and metrics live: each entry's
+ * funcs and addrs, exactly n of each, and the metrics of an entry that has
+ * more than MODEL_ENTRY_SLOTS of them, packed into blocks of 1 MiB owned by
+ * the model (model_build_int.h lists the neighbours).
  *
  * Called while building (model_frames.c makes each entry once) and by unit
  * tests' fixtures; not thread-safe.  An entry's arrays never move and are
@@ -10,7 +11,9 @@
  * a million-sample experiment of mostly distinct stacks has ~170,000
  * entries, and their arrays, each allocated at twice the stack's depth for
  * the imputed calls, were half the analyzer's memory and a fifth of its
- * page faults (docs/benchmarks.md, section 3).
+ * page faults (docs/benchmarks.md, section 3).  Likewise the metrics: an
+ * entry held all 33 of them (264 bytes) where a clock sample's has two, so
+ * they are slots in the entry (model.h) until a fourth metric comes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +65,36 @@ int model_entry_set_frames(struct model *m, struct model_entry *e, const uint32_
 		memcpy(e->addrs, addrs, n * sizeof(*addrs));
 		memcpy(e->funcs, funcs, n * sizeof(*funcs));
 	}
+	return 0;
+}
+
+int model_entry_add_value(struct model *m, struct model_entry *e, int mm, uint64_t value)
+{
+	if (e->all) {
+		e->all[mm] += value;
+		return 0;
+	}
+	for (unsigned i = 0; i < e->nslots; i++)
+		if (e->slot_metric[i] == mm) {
+			e->slot[i] += value;
+			return 0;
+		}
+	if (!value)
+		return 0;
+	if (e->nslots < MODEL_ENTRY_SLOTS) {
+		e->slot_metric[e->nslots] = (uint8_t)mm;
+		e->slot[e->nslots++] = value;
+		return 0;
+	}
+	uint64_t *all = pool_take(&m->pool, MODEL_METRIC_COUNT * sizeof(*all));
+	if (!all)
+		return -1;
+	memset(all, 0, MODEL_METRIC_COUNT * sizeof(*all));
+	for (unsigned i = 0; i < e->nslots; i++)
+		all[e->slot_metric[i]] = e->slot[i];
+	all[mm] = value;
+	e->all = all;
+	e->nslots = 0;
 	return 0;
 }
 

@@ -142,11 +142,15 @@ int model_tree_build(const struct model *m, enum model_metric sort_by, unsigned 
 		/* bottom-up: a function's own value is at its top-level node */
 		long own = flags & MODEL_TREE_INVERTED ? (k ? (long)child_of(&t, (flags & MODEL_TREE_BY_PROCESS) ?
 			(uint32_t)child_of(&t, 0, PROC_NODE | e->proc) : 0, seq[0]) : 0) : at;
-		for (int c = 0; c < MODEL_METRIC_COUNT; c++)
-			t.nodes[own].excl[c] += e->v[c];
+		int nz[MODEL_METRIC_COUNT], nnz = model_entry_nonzero(e, nz);
+		uint64_t val[MODEL_METRIC_COUNT];
+		for (int q = 0; q < nnz; q++) {
+			val[q] = model_entry_value(e, nz[q]);
+			t.nodes[own].excl[nz[q]] += val[q];
+		}
 		for (long n = at;; n = t.nodes[n].parent) {
-			for (int c = 0; c < MODEL_METRIC_COUNT; c++)
-				t.nodes[n].incl[c] += e->v[c];
+			for (int q = 0; q < nnz; q++)
+				t.nodes[n].incl[nz[q]] += val[q];
 			if (n == 0)
 				break;
 		}

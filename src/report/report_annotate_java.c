@@ -94,9 +94,9 @@ int report_annotate_java(struct report_doc *d, const struct model *m, const stru
 				counted[nc++] = line;
 			for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
 				if (!seen)
-					lm->incl[k] += e->v[k];
+					lm->incl[k] += model_entry_value(e, k);
 				if (j == e->n - 1)
-					lm->excl[k] += e->v[k];
+					lm->excl[k] += model_entry_value(e, k);
 			}
 		}
 	}

@@ -207,7 +207,7 @@ static int cg_collect(struct cg *c)
 		uint32_t file, line, n = e->n;
 		bool any = false;
 		for (int k = 0; k < c->nev; k++)
-			any |= e->v[c->ev[k]] != 0;
+			any |= model_entry_value(e, c->ev[k]) != 0;
 		if (!any || !n)
 			continue;
 		struct cg_self *s = NULL;
@@ -215,7 +215,7 @@ static int cg_collect(struct cg *c)
 		    !(s = cg_self_at(c, e->funcs[n - 1], file, line)))
 			return -1;
 		for (int k = 0; k < c->nev; k++)
-			s->v[c->ev[k]] += e->v[c->ev[k]];
+			s->v[c->ev[k]] += model_entry_value(e, c->ev[k]);
 	}
 	for (int k = 0; k < c->nev; k++) {
 		struct model_gprof g;

@@ -57,7 +57,7 @@ int report_collapsed(FILE *out, const struct model *m, enum model_metric metric)
 	if (!order)
 		return -1;
 	for (size_t i = 0; i < m->nentries; i++)
-		if (m->entries[i].v[metric])
+		if (model_entry_value(&m->entries[i], metric))
 			order[n++] = (uint32_t)i;
 	sort_model = m;
 	qsort(order, n, sizeof(*order), cmp_by_funcs);
@@ -66,7 +66,7 @@ int report_collapsed(FILE *out, const struct model *m, enum model_metric metric)
 		uint64_t weight = 0;
 		size_t j = i;
 		for (; j < n && cmp_by_funcs(&order[i], &order[j]) == 0; j++)
-			weight += m->entries[order[j]].v[metric];
+			weight += model_entry_value(&m->entries[order[j]], metric);
 		int rc = print_stack(out, m, &m->entries[order[i]], weight);
 		i = rc == 0 ? j : n + 1;
 	}

@@ -178,8 +178,8 @@ static int add_paths(struct drows *r, const struct model *m, int side, size_t ru
 		if (!d)
 			break;
 		for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-			(side ? d->b : d->a)[k] += e->v[k];
-		spread_add(&d->spread[side][0], run, (double)e->v[mm0]);
+			(side ? d->b : d->a)[k] += model_entry_value(e, k);
+		spread_add(&d->spread[side][0], run, (double)model_entry_value(e, mm0));
 	}
 	int rc = buf ? 0 : -1;
 	free(buf);

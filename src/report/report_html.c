@@ -203,7 +203,7 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 			const struct model_entry *e = &m->entries[i];
 			if (e->proc < m->nprocs && (size_t)(m->procs[e->proc].exp - exps) < o->base_nexps)
 				for (int k = 0; k < MODEL_METRIC_COUNT; k++)
-					base_total[k] += e->v[k];
+					base_total[k] += model_entry_value(e, k);
 		}
 
 	const char *page = upto(out, report_html_page, "@CSS@");

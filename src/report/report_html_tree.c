@@ -263,7 +263,7 @@ static int trie_build(struct trie *t, const struct model *m, const struct keyed 
 		node_of_entry[k[i].entry] = node;
 		uint64_t *v = &t->val[node * stride + (size_t)(side * t->nm)];
 		for (int j = 0; j < t->nm; j++)
-			v[j] += e->v[hm->m[j]];
+			v[j] += model_entry_value(e, hm->m[j]);
 	}
 	for (size_t i = t->n; i-- > 1;)
 		for (size_t j = 0; j < stride; j++)
@@ -347,7 +347,7 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 		const struct model_entry *e = &m->entries[i];
 		bool any = false;
 		for (int j = 0; j < hm->n; j++)
-			any |= e->v[hm->m[j]] != 0;
+			any |= model_entry_value(e, hm->m[j]) != 0;
 		if (!any)
 			continue;
 		struct keyed *q = &k[nk++];

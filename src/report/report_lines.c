@@ -142,12 +142,12 @@ int report_pcs_collect(const struct model *m, bool (*want)(const struct model *,
 			for (int q = 0; q < nnz; q++) {
 				int k = nz[q];
 				if (pst[s] != gen)
-					pc->incl[k] += e->v[k];
+					pc->incl[k] += model_entry_value(e, k);
 				if (lst[pc->line] != gen)
-					l->incl[k] += e->v[k];
+					l->incl[k] += model_entry_value(e, k);
 				if (leaf) {
-					pc->excl[k] += e->v[k];
-					l->excl[k] += e->v[k];
+					pc->excl[k] += model_entry_value(e, k);
+					l->excl[k] += model_entry_value(e, k);
 				}
 			}
 			pst[s] = gen;

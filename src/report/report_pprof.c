@@ -173,7 +173,7 @@ int report_pprof(const char *path, const struct model *m)
 		const struct model_entry *e = &m->entries[i];
 		bool any = false;
 		for (int k = 0; k < nm; k++)
-			any |= e->v[metrics[k]] != 0;
+			any |= model_entry_value(e, metrics[k]) != 0;
 		if (!any)
 			continue;
 		msg.n = packed.n = 0;
@@ -182,7 +182,7 @@ int report_pprof(const char *path, const struct model *m)
 		field_bytes(&msg, 1, packed.p, packed.n);
 		packed.n = 0;
 		for (int k = 0; k < nm; k++)
-			varint(&packed, e->v[metrics[k]]);
+			varint(&packed, model_entry_value(e, metrics[k]));
 		field_bytes(&msg, 2, packed.p, packed.n);
 		field_bytes(&prof, 2, msg.p, msg.n);
 	}

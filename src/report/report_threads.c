@@ -132,7 +132,7 @@ void report_objects(struct report_doc *d, const struct model *m, const struct re
 		if (k == n)
 			paths[n++] = (char *)path;
 		for (int j = 0; j < MODEL_METRIC_COUNT; j++)
-			v[k][j] += e->v[j];
+			v[k][j] += model_entry_value(e, j);
 	}
 	struct report_table *t = report_table_new("objects", "Load objects");
 	report_metric_cols(t, o, "excl", "Excl.");

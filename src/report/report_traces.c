@@ -28,8 +28,8 @@ static const struct model *sort_model;
 
 static int cmp_leak(const void *a, const void *b)
 {
-	uint64_t x = sort_model->entries[*(const size_t *)a].v[MODEL_HEAP_LEAK];
-	uint64_t y = sort_model->entries[*(const size_t *)b].v[MODEL_HEAP_LEAK];
+	uint64_t x = model_entry_value(&sort_model->entries[*(const size_t *)a], MODEL_HEAP_LEAK);
+	uint64_t y = model_entry_value(&sort_model->entries[*(const size_t *)b], MODEL_HEAP_LEAK);
 	return x > y ? -1 : x < y;
 }
 
@@ -43,7 +43,7 @@ void report_leaks(struct report_doc *d, const struct model *m, const struct repo
 		return;
 	}
 	for (size_t i = 0; i < m->nentries; i++)
-		if (m->entries[i].v[MODEL_HEAP_LEAK])
+		if (model_entry_value(&m->entries[i], MODEL_HEAP_LEAK))
 			order[n++] = i;
 	sort_model = m;
 	qsort(order, n, sizeof(*order), cmp_leak);
@@ -56,9 +56,9 @@ void report_leaks(struct report_doc *d, const struct model *m, const struct repo
 	for (size_t i = 0; i < shown; i++) {
 		const struct model_entry *e = &m->entries[order[i]];
 		report_row(t);
-		report_u64(t, e->v[MODEL_HEAP_LEAK]);
-		report_pct(t, report_pct_of(e->v[MODEL_HEAP_LEAK], m->total[MODEL_HEAP_LEAK]));
-		report_u64(t, e->v[MODEL_HEAP_COUNT]);
+		report_u64(t, model_entry_value(e, MODEL_HEAP_LEAK));
+		report_pct(t, report_pct_of(model_entry_value(e, MODEL_HEAP_LEAK), m->total[MODEL_HEAP_LEAK]));
+		report_u64(t, model_entry_value(e, MODEL_HEAP_COUNT));
 		stack_text(m, e, buf, sizeof(buf));
 		report_str(t, buf);
 	}

@@ -44,7 +44,7 @@ static void add_entry(const uint32_t *f, uint32_t n, uint64_t w)
 	uint64_t *addrs = calloc(n + 1, sizeof(*addrs));
 	model_entry_set_frames(&m, e, f, addrs, n);
 	free(addrs);
-	e->v[MODEL_CPU] = w;
+	model_entry_add_value(&m, e, MODEL_CPU, w);
 	m.total[MODEL_CPU] += w;
 	m.present |= 1u << MODEL_CPU;
 }

@@ -52,8 +52,8 @@ static void model_all_metrics(void)
 	for (size_t i = 0; i < m.nentries; i++)
 		for (int j = 0; j < nmetrics; j++) {
 			int k = metrics[j];
-			m.entries[i].v[k] = (uint64_t)(k + 1) * (i + 1);
-			m.total[k] += m.entries[i].v[k];
+			model_entry_add_value(&m, &m.entries[i], k, (uint64_t)(k + 1) * (i + 1));
+			m.total[k] += model_entry_value(&m.entries[i], k);
 			m.present |= 1u << k;
 		}
 }

@@ -336,8 +336,8 @@ static void stacks_against_scan(void)
 					has |= m.entries[i].funcs[j] == (uint32_t)f;
 					has_c |= comp[m.entries[i].funcs[j]] == comp[f];
 				}
-				incl += has ? (double)m.entries[i].v[MODEL_CPU] : 0;
-				cyc += has_c ? (double)m.entries[i].v[MODEL_CPU] : 0;
+				incl += has ? (double)model_entry_value(&m.entries[i], MODEL_CPU) : 0;
+				cyc += has_c ? (double)model_entry_value(&m.entries[i], MODEL_CPU) : 0;
 			}
 			const struct model_gprof_node *nd = &g.nodes[f];
 			CHECK(cycle == (nd->cycle != 0));
@@ -360,7 +360,7 @@ static void stacks_against_scan(void)
 				const struct model_entry *en = &m.entries[e];
 				for (uint32_t j = 0; j + 1 < en->n; j++)
 					if (en->funcs[j] == a->caller && en->funcs[j + 1] == a->callee) {
-						want += (double)en->v[MODEL_CPU];
+						want += (double)model_entry_value(en, MODEL_CPU);
 						break;
 					}
 			}

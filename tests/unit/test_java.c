@@ -274,7 +274,7 @@ static uint64_t weight_of(const char *want)
 			strncat(have, jm.funcs[e->funcs[j]].name, sizeof(have) - strlen(have) - 1);
 		}
 		if (e->n && !strcmp(have, want))
-			w += e->v[MODEL_CPU];
+			w += model_entry_value(e, MODEL_CPU);
 	}
 	return w;
 }
@@ -296,7 +296,7 @@ static void user_view(void)
 	CHECK(jm.java.samples[MODEL_JAVA_SYSTEM] == 2 && jm.java.cpu_ns[MODEL_JAVA_SYSTEM] == 170);
 	/* Lines: a frame's address is its line (bci 9 of b: line 21). */
 	for (size_t i = 0; i < jm.nentries; i++)
-		if (jm.entries[i].v[MODEL_CPU] == 600)
+		if (model_entry_value(&jm.entries[i], MODEL_CPU) == 600)
 			CHECK(jm.entries[i].addrs[2] == 21 && jm.entries[i].addrs[1] == 10);
 }
 

@@ -45,7 +45,7 @@ static void inclusive_once_per_stack(void)
 		for (size_t i = 0; i < m.nentries; i++)
 			for (uint32_t j = 0; j < m.entries[i].n; j++)
 				if (m.entries[i].funcs[j] == f) {
-					want += m.entries[i].v[MODEL_CPU];
+					want += model_entry_value(&m.entries[i], MODEL_CPU);
 					break;
 				}
 		CHECKF(fm[f].incl[MODEL_CPU] == want, "%s", m.funcs[f].name);

@@ -91,9 +91,9 @@ static void build(void)
 	add_entry((uint32_t[]){ MAIN, IO }, 2, 20);
 	add_entry((uint32_t[]){ MAIN, PEER, LEAF }, 3, 5);
 	for (size_t i = 0; i < m.nentries; i++) {
-		m.entries[i].v[MODEL_HEAP_BYTES] = 1000 * (i + 1);
-		m.entries[i].v[MODEL_HEAP_COUNT] = i + 1;
-		m.entries[i].v[MODEL_HEAP_LEAK] = i ? 100 * i : 0;
+		model_entry_add_value(&m, &m.entries[i], MODEL_HEAP_BYTES, 1000 * (i + 1));
+		model_entry_add_value(&m, &m.entries[i], MODEL_HEAP_COUNT, i + 1);
+		model_entry_add_value(&m, &m.entries[i], MODEL_HEAP_LEAK, i ? 100 * i : 0);
 		m.total[MODEL_HEAP_BYTES] += 1000 * (i + 1);
 		m.total[MODEL_HEAP_COUNT] += i + 1;
 		m.total[MODEL_HEAP_LEAK] += i ? 100 * i : 0;
