@@ -3,6 +3,7 @@
  * cmd_report.c — `tally report EXP... [VIEW] [OPTIONS]`: the overview and one
  * view (functions by default) of one or more experiments, merged.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 enum {
 	OPT_HELP = 1, OPT_METRIC, OPT_FORMAT, OPT_LIMIT, OPT_SORT, OPT_THRESHOLD, OPT_SHOW_COLLECTOR,
 	OPT_SOURCE_PATH, OPT_NO_FOLD, OPT_COLUMNS, OPT_PERCENT, OPT_SAMPLES, OPT_QUIET,
-	OPT_NAME_WIDTH, OPT_HUMAN,
+	OPT_NAME_WIDTH, OPT_HUMAN, OPT_ERRORS,
 	OPT_VIEW0 = 100,           /* OPT_VIEW0 + r: the view of row r of cli_views */
 };
 
@@ -40,6 +41,9 @@ static const struct cli_opt other_options[] = {
 	  "excl,incl,name,object (and aliases in csv and json)" },
 	{ "percent", 0, CLI_ARG_NONE, OPT_PERCENT, NULL, "metric columns as shares of the total only" },
 	{ "samples", 'n', CLI_ARG_NONE, OPT_SAMPLES, NULL, "a column of sample counts (metric samples)" },
+	{ "errors", 0, CLI_ARG_NONE, OPT_ERRORS, NULL,
+	  "each share with its sampling error (+-, 1 s.d. in points, from\n"
+	  "the row's sample count; traced metrics are exact: blank)" },
 	{ "quiet", 'q', CLI_ARG_NONE, OPT_QUIET, NULL, "no overview: the view alone" },
 	{ "name-width", 0, CLI_ARG_REQUIRED, OPT_NAME_WIDTH, "N",
 	  "text: cut function names to N characters (see also --no-args)" },
@@ -221,6 +225,7 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 		break;
 	}
 	case OPT_PERCENT: r->o.percent_only = true; break;
+	case OPT_ERRORS: r->o.errors = true; break;
 	case OPT_SAMPLES: r->samples = true; break;
 	case OPT_QUIET: r->quiet = true; break;
 	case OPT_HUMAN: r->human = true; break;
@@ -315,6 +320,16 @@ int cmd_report(int argc, char **argv)
 	struct cli_view_ctx vc = { CMD, d, &in->model, o, r.view_arg };
 	if ((rc = cli_views[r.view].render(&vc)))
 		goto out;
+	/* Without the overview, which says it: a view on too few samples
+	 * (JSON's overview has sampling_error_pct; CSV is the table alone). */
+	double n = (double)in->model.total[MODEL_SAMPLES];
+	if (r.quiet && o->fmt == REPORT_TEXT && n > 0 && n < 100)
+		report_note(d, "(this view rests on %.0f samples: a share moves by up to +-%.1f points "
+			    "(1 s.d.) by sampling alone; record longer or at a higher rate)", n, 50.0 / sqrt(n));
+	if (o->errors && o->fmt == REPORT_TEXT)
+		report_note(d, "+-: one standard deviation of the share's sampling error, in points: "
+			    "100 sqrt(n (1 - n/N)) / N for a row of n samples of the run's N; blank for "
+			    "traced metrics, which are exact");
 	rc = cli_doc_end(d, CMD, in->partial ? CLI_PARTIAL : CLI_OK);
 out:
 	cli_input_free(in);

@@ -24,6 +24,7 @@ struct report_opts {
 	int sort_metric;            /* the metric sorted by; -1: the first shown */
 	const char *columns;        /* function table columns (report_columns_check); NULL: default */
 	bool percent_only;          /* metric columns show shares of the total only */
+	bool errors;                /* each share with its sampling error (report_metric_cols) */
 	size_t limit;               /* rows of the function table; 0: all */
 	double threshold_pct;       /* tree: hide nodes below this % of the total */
 	const char *source_path;    /* annotate: source directories, DIR:DIR... */
@@ -189,9 +190,15 @@ int report_pprof(const char *path, const struct model *m);
 double report_pct_of(uint64_t v, uint64_t total);
 /* "name" or "name (object)" when the name is not unique among functions. */
 const char *report_func_label(const struct model *m, uint32_t f, char *buf, size_t len);
-/* Add the metric columns of one kind ("excl", "incl", "attr") for o's metrics. */
+/* Add the metric columns of one kind ("excl", "incl", "attr") for o's
+ * metrics: value, share and, with o->errors, the share's error. */
 void report_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,
 			const char *title);
+/* One standard deviation of the sampling error of the share of metric mm
+ * that values v (a row's, all metrics) hold, in points: from the row's
+ * sample count n of the run's N, multinomial, 100 sqrt(n (1 - n/N)) / N;
+ * NaN for a metric not from clock samples (traced: exact). */
+double report_share_error(const struct model *m, enum model_metric mm, const uint64_t *v);
 void report_metric_cells(struct report_table *t, const struct model *m,
 			 const struct report_opts *o, const uint64_t *v);
 /* Diffs: was the main executable renamed between the runs (hot -> hot2)?

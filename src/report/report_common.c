@@ -2,9 +2,11 @@
  *
  * report_common.c — what the report views share: percentages, function
  * labels that tell same-named functions of different objects apart, and the
- * metric columns (value and percent of the total for each shown metric),
- * and which executable of one run is another's renamed (diffs).
+ * metric columns (value and percent of the total for each shown metric,
+ * and with --errors the share's sampling error), and which executable of one
+ * run is another's renamed (diffs).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +36,20 @@ void report_metric_cols(struct report_table *t, const struct report_opts *o, con
 		snprintf(key, sizeof(key), "%s_%s_pct", kind, mi->name);
 		snprintf(head, sizeof(head), "%s %s %%", title, mi->title);
 		report_col(t, key, o->percent_only ? head : "%", COL_PCT);
+		if (!o->errors)
+			continue;
+		snprintf(key, sizeof(key), "%s_%s_pct_err", kind, mi->name);
+		report_col(t, key, "+-", COL_PCT);
 	}
+}
+
+double report_share_error(const struct model *m, enum model_metric mm, const uint64_t *v)
+{
+	double n = (double)v[MODEL_SAMPLES], total = (double)m->total[MODEL_SAMPLES];
+
+	if (model_metric_info(mm)->kind != MODEL_KIND_SAMPLED || total <= 0)
+		return NAN;
+	return 100.0 * sqrt(n * (1 - n / total)) / total;
 }
 
 void report_metric_cells(struct report_table *t, const struct model *m,
@@ -45,6 +60,8 @@ void report_metric_cells(struct report_table *t, const struct model *m,
 		if (!o->percent_only)
 			report_u64(t, v[mm]);
 		report_pct(t, report_pct_of(v[mm], m->total[mm]));
+		if (o->errors)
+			report_num(t, report_share_error(m, mm, v));
 	}
 }
 

@@ -77,6 +77,32 @@ check report_thread_filter sh -c "
 "$TALLY" export dl.exp --format collapsed >dl.txt
 check report_dlopen_same_address_told_apart shares dl.txt \
 	'excl one_work 0.5 0.04' 'excl two_work 0.5 0.04' 'path main;run;two_work 0.5 0.04'
+# --errors (issue 21): each share's sampling error from its sample count,
+# the formula's in every row; a traced metric (heap) has none; a -q view on
+# a few samples says so.
+"$TALLY" record -H -o heap.exp ./spin 0.05 2>/dev/null
+"$TALLY" record -o few.exp ./spin 0.02 2>/dev/null
+check report_errors_per_share sh -c '
+	"$TALLY" report a.exp --errors --metric cpu,samples --format json >err.json &&
+	"$TALLY" report heap.exp --errors --metric heap.bytes --format csv >herr.csv &&
+	"$TALLY" report few.exp -q >few.txt && python3 -c "
+import csv, json, math
+d = json.load(open(\"err.json\"))
+rows = d[\"functions\"]
+N = rows[0][\"excl_samples\"]
+assert rows[0][\"name\"] == \"<Total>\" and N > 100, rows[0]
+for r in rows:
+    for k in (\"excl\", \"incl\"):
+        n = r[k + \"_samples\"]
+        want = 100 * math.sqrt(n * (1 - n / N)) / N
+        for m in (\"cpu\", \"samples\"):
+            assert abs(r[\"%s_%s_pct_err\" % (k, m)] - want) < 0.006, (r, want)
+lt = {r[\"name\"]: r for r in rows}[\"leaf_two\"]
+assert 0 < lt[\"excl_cpu_pct_err\"] < 3, lt
+h = list(csv.DictReader(open(\"herr.csv\")))
+assert h and all(r[\"excl_heap.bytes_pct_err\"] == \"\" for r in h), h[:2]
+few = open(\"few.txt\").read()
+assert \"this view rests on\" in few, few[-300:]"'
 check report_bad_option_is_usage_error sh -c '"$TALLY" report a.exp --bogus 2>/dev/null; test $? -eq 64'
 check cli_errors_say_what_is_wrong sh -c '
 	for c in report export annotate gprof; do
