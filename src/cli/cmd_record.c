@@ -345,15 +345,15 @@ static void write_log_end(const char *dir, int status, const struct rusage *ru, 
 		cli_warn(CMD, "%s: %s (how the run ended is not recorded)", path, strerror(errno));
 }
 
-/* LD_PRELOAD for the child: our libraries first (the collector, the -pg
- * runtime, and the tracers asked for), then what was there. */
+/* LD_PRELOAD for the child: our libraries first (the collector, which holds
+ * the -pg runtime, and the tracers asked for), then what was there. */
 static int build_preload(const struct record_opts *o, char *buf, size_t len)
 {
 	const struct {
 		const char *name;
 		bool wanted;
 	} libs[] = {
-		{ "libtally-collector.so", true }, { "libtally-mcount.so", true },
+		{ "libtally-collector.so", true },
 		{ "libtally-heap.so", o->launch.heap }, { "libtally-sync.so", o->launch.sync_ns != -1 },
 		{ "libtally-io.so", o->launch.io }, { "libtally-mpi.so", o->launch.mpi },
 	};
