@@ -78,6 +78,30 @@ static int nspares;
 static atomic_flag spare_lock = ATOMIC_FLAG_INIT;
 
 static struct stripe stripes[STRIPES];
+
+/* Each allocating thread's own live-block table: only its owner inserts,
+ * and removes its own blocks, with plain loads and stores (no lock, no
+ * locked instruction, no cache line another thread writes); a block released
+ * by another thread is found under the table's lock and marked TOMB (its
+ * owner never writes a slot holding another thread's block, and the lock
+ * keeps the table from being rebuilt meanwhile).  The owner takes the lock
+ * only to rebuild: in place, dropping tombstones, or into a larger table of
+ * the next generation.  A thread that ends leaves its table (blocks still
+ * live) to the next one that allocates.  Past OWNERS threads allocating at
+ * once, or a table at LIVE_MAX, blocks go to the stripes. */
+#define OWNERS 1024
+#define TOMB 1                     /* a slot's address once its block is released */
+struct col_heap_owner {
+	_Alignas(64) atomic_flag lock;     /* releases by other threads; rebuilds */
+	_Atomic int state;                 /* 0 unused, 1 owned, 2 its thread ended */
+	struct exp_heap_live_table *_Atomic tab;
+	size_t mapped;
+	uint32_t filled;                   /* slots not empty (live or TOMB): the owner's */
+	uint32_t skip;                     /* allocations left to the stripes after a
+					      rebuild found the table full at its largest */
+};
+static struct col_heap_owner owners[OWNERS];
+static _Atomic uint32_t nowners;           /* owners[0..nowners) ever used */
 static struct exp_heap_state *_Atomic state;
 static size_t state_mapped;
 static atomic_flag state_lock = ATOMIC_FLAG_INIT;
@@ -244,7 +268,7 @@ static struct exp_heap_live_table *new_live(unsigned stripe, uint32_t nslots, ui
 	if (!tb)
 		return NULL;
 	tb->stripe = (uint16_t)stripe;
-	tb->nstripes = STRIPES;
+	tb->nstripes = STRIPES + OWNERS;   /* the stripes, then the owners' tables */
 	tb->gen = gen;
 	tb->nslots = nslots;
 	exp_record_publish_sigsafe(tb, EXP_REC_HEAP_LIVE, len);
@@ -348,13 +372,247 @@ static void count_live(struct exp_heap_state *st, struct col_thread *t, int64_t 
 		flush_live(st, t, stack_id);
 }
 
+/* ---- live blocks by owner thread ----------------------------------------- */
+
+/* t's own table: an unused or ended owner's, taken; NULL if none is left or
+ * no table can be mapped (its blocks go to the stripes). */
+static struct col_heap_owner *owner_of(struct col_thread *t)
+{
+	if (__builtin_expect(t->heap_owner != NULL, 1))
+		return t->heap_owner;
+	if (t->heap_owner_none)
+		return NULL;
+	for (uint32_t i = 0; i < OWNERS; i++) {
+		struct col_heap_owner *o = &owners[i];
+		int was = atomic_load(&o->state);
+		if (was == 1 || !atomic_compare_exchange_strong(&o->state, &was, 1))
+			continue;
+		uint32_t n = atomic_load(&nowners);
+		while (n < i + 1 && !atomic_compare_exchange_weak(&nowners, &n, i + 1))
+			;
+		if (!atomic_load_explicit(&o->tab, memory_order_acquire)) {
+			size_t mapped;
+			struct exp_heap_live_table *tb = new_live(STRIPES + i, LIVE_FIRST, 1, &mapped);
+			if (!tb) {
+				atomic_store(&o->state, 0);
+				break;
+			}
+			atomic_store_explicit((_Atomic uint32_t *)&tb->complete, 1, memory_order_release);
+			o->mapped = mapped;
+			o->filled = 0;
+			atomic_store_explicit(&o->tab, tb, memory_order_release);
+		}
+		return t->heap_owner = o;
+	}
+	t->heap_owner_none = 1;
+	return NULL;
+}
+
+/* The slot of `addr` in tb, or -1 (the probe ends at an empty slot). */
+static int64_t find(const struct exp_heap_live_table *tb, uint64_t addr)
+{
+	uint32_t mask = tb->nslots - 1;
+	const struct exp_heap_live *s = (const struct exp_heap_live *)(tb + 1);
+
+	for (uint32_t i = (uint32_t)(mix(addr) >> 8) & mask;; i = (i + 1) & mask) {
+		uint64_t a = atomic_load_explicit((_Atomic uint64_t *)&s[i].addr, memory_order_acquire);
+		if (a == addr)
+			return i;
+		if (a == 0)
+			return -1;
+	}
+}
+
+/* Rebuild o's table (its owner, under the lock; when half its slots are
+ * not empty: probes stay short): without its tombstones, in place if its
+ * live blocks fill at most a quarter of it, else into a larger table of the
+ * next generation.  false: it is at LIVE_MAX, or no table could be
+ * mapped.  In place, entries move by a copy first and then an emptying, so
+ * a reader of the file after a SIGKILL finds each at least once. */
+static bool owner_rebuild(struct col_heap_owner *o)
+{
+	struct exp_heap_live_table *tb = o->tab;
+	struct exp_heap_live *s = slots_of(tb);
+	uint32_t live = 0, mask = tb->nslots - 1;
+	bool ok = true;
+
+	lock(&o->lock);
+	for (uint32_t i = 0; i < tb->nslots; i++)
+		live += s[i].addr > TOMB;
+	uint32_t want = tb->nslots;
+	while ((live + 1) * 4 > want && want < LIVE_MAX)
+		want *= 2;
+	if (want == tb->nslots && (live + tb->nslots / 16) * 2 > tb->nslots) {
+		ok = false;             /* at its largest, and half full of live blocks */
+	} else if (want == tb->nslots) {
+		uint32_t start = 0;
+		for (uint32_t i = 0; i < tb->nslots; i++)
+			if (s[i].addr == TOMB)
+				atomic_store_explicit((_Atomic uint64_t *)&s[i].addr, 0, memory_order_release);
+		while (s[start].addr)
+			start++;
+		/* Each entry, in probe order from an empty slot, to the first
+		 * empty slot of its probe sequence. */
+		for (uint32_t k = 1; k <= tb->nslots; k++) {
+			uint32_t i = (start + k) & mask;
+			if (!s[i].addr)
+				continue;
+			uint32_t j = (uint32_t)(mix(s[i].addr) >> 8) & mask;
+			while (j != i && s[j].addr)
+				j = (j + 1) & mask;
+			if (j == i)
+				continue;
+			put(&s[j], &s[i]);
+			atomic_store_explicit((_Atomic uint64_t *)&s[i].addr, 0, memory_order_release);
+		}
+		o->filled = live;
+	} else {
+		size_t mapped;
+		struct exp_heap_live_table *nt = new_live(tb->stripe, want, tb->gen + 1, &mapped);
+		if (nt) {
+			struct exp_heap_live *d = slots_of(nt);
+			for (uint32_t i = 0; i < tb->nslots; i++)
+				if (s[i].addr > TOMB)
+					put(&d[probe(nt, mix(s[i].addr), s[i].addr)], &s[i]);
+			atomic_store_explicit((_Atomic uint32_t *)&nt->complete, 1, memory_order_release);
+			atomic_store_explicit(&o->tab, nt, memory_order_release);
+			exp_large_release_sigsafe(tb, o->mapped);
+			o->mapped = mapped;
+			o->filled = live;
+		} else {
+			ok = false;
+		}
+	}
+	unlock(&o->lock);
+	return ok;
+}
+
+/* Add a block to t's own table (its owner, no lock).  Its delta of live
+ * bytes (less a block it replaces, allocated again while live) in *delta.
+ * false: not there (no table, or full at its largest): the stripes take it. */
+static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const struct exp_heap_live *v,
+		      int64_t *delta)
+{
+	struct col_heap_owner *o = owner_of(t);
+
+	if (!o)
+		return false;
+	struct exp_heap_live_table *tb = o->tab;
+	if ((o->filled + 1) * 2 > tb->nslots) {
+		if (o->skip) {
+			o->skip--;
+			return false;
+		}
+		if (!owner_rebuild(o)) {
+			o->skip = tb->nslots / 16;   /* a scan of it at most every so many */
+			return false;
+		}
+		tb = o->tab;
+	}
+	uint32_t mask = tb->nslots - 1, tomb = UINT32_MAX, i;
+	struct exp_heap_live *s = slots_of(tb);
+	for (i = (uint32_t)(mix(v->addr) >> 8) & mask;; i = (i + 1) & mask) {
+		uint64_t a = atomic_load_explicit((_Atomic uint64_t *)&s[i].addr, memory_order_acquire);
+		if (a == v->addr) {     /* allocated again while live: its release was not seen */
+			*delta -= (int64_t)s[i].size;
+			atomic_fetch_add_explicit((_Atomic uint64_t *)&st->reuses, 1, memory_order_relaxed);
+			put(&s[i], v);
+			return true;
+		}
+		if (a == 0)
+			break;
+		if (a == TOMB && tomb == UINT32_MAX)
+			tomb = i;
+	}
+	if (tomb != UINT32_MAX) {
+		put(&s[tomb], v);
+	} else {
+		put(&s[i], v);
+		o->filled++;
+	}
+	return true;
+}
+
+/* Take `addr` out of t's own table (its owner, no lock): its size, or -1.
+ * The slot empties if the next one is empty (no probe runs through it),
+ * with the tombstones just before it; else it becomes a tombstone. */
+static int64_t owner_take(struct col_thread *t, uint64_t addr)
+{
+	struct col_heap_owner *o = t->heap_owner;
+
+	if (!o)
+		return -1;
+	struct exp_heap_live_table *tb = o->tab;
+	int64_t at = find(tb, addr);
+	if (at < 0)
+		return -1;
+	uint32_t mask = tb->nslots - 1, i = (uint32_t)at;
+	struct exp_heap_live *s = slots_of(tb);
+	int64_t size = (int64_t)s[i].size;
+	if (atomic_load_explicit((_Atomic uint64_t *)&s[(i + 1) & mask].addr, memory_order_relaxed)) {
+		atomic_store_explicit((_Atomic uint64_t *)&s[i].addr, TOMB, memory_order_release);
+		return size;
+	}
+	for (;;) {
+		atomic_store_explicit((_Atomic uint64_t *)&s[i].addr, 0, memory_order_release);
+		o->filled--;
+		i = (i - 1) & mask;
+		if (atomic_load_explicit((_Atomic uint64_t *)&s[i].addr, memory_order_relaxed) != TOMB)
+			return size;
+	}
+}
+
+/* Take `addr` out of another thread's table o (under its lock): its size,
+ * or -1.  Marked TOMB: its owner may be probing past it meanwhile. */
+static int64_t other_take(struct col_heap_owner *o, uint64_t addr)
+{
+	int64_t size = -1;
+
+	if (!atomic_load_explicit(&o->tab, memory_order_acquire))
+		return -1;
+	lock(&o->lock);
+	struct exp_heap_live_table *tb = atomic_load_explicit(&o->tab, memory_order_acquire);
+	int64_t at = find(tb, addr);
+	if (at >= 0) {
+		struct exp_heap_live *s = &slots_of(tb)[at];
+		size = (int64_t)s->size;
+		atomic_store_explicit((_Atomic uint64_t *)&s->addr, TOMB, memory_order_release);
+	}
+	unlock(&o->lock);
+	return size;
+}
+
+/* A block t did not allocate (or that its table could not take): the
+ * table where t last found one, the stripes, then every other table. */
+static int64_t take_elsewhere(struct col_thread *t, uint64_t addr)
+{
+	struct col_heap_owner *hint = t->heap_hint;
+	int64_t size;
+
+	if (hint && hint != t->heap_owner && (size = other_take(hint, addr)) >= 0)
+		return size;
+	if ((size = take_live(addr)) >= 0)
+		return size;
+	uint32_t n = atomic_load(&nowners);
+	for (uint32_t i = 0; i < n && i < OWNERS; i++) {
+		struct col_heap_owner *o = &owners[i];
+		if (o == hint || o == t->heap_owner || (size = other_take(o, addr)) < 0)
+			continue;
+		t->heap_hint = o;
+		return size;
+	}
+	return -1;
+}
+
 void col_heap_free(struct col_thread *t, uint64_t addr)
 {
 	struct exp_heap_state *st = get_state();
 
 	if (!st)
 		return;
-	int64_t size = take_live(addr);
+	int64_t size = owner_take(t, addr);
+	if (size < 0)
+		size = take_elsewhere(t, addr);
 	if (size >= 0)
 		count_live(st, t, -size, 0);
 	else
@@ -376,10 +634,15 @@ int col_heap_alloc(struct col_thread *t, uint32_t stack_id, uint64_t size, uint6
 	sum->bytes += size;
 	atomic_store_explicit((_Atomic uint64_t *)&sum->count, sum->count + 1, memory_order_release);
 
+	int64_t delta = (int64_t)size;
+	struct exp_heap_live v = { addr, size, stack_id, (uint32_t)t->tid };
+	if (owner_put(t, st, &v, &delta)) {
+		count_live(st, t, delta, stack_id);
+		return 0;
+	}
 	uint64_t h = mix(addr);
 	unsigned index = stripe_of(addr);
 	struct stripe *sp = &stripes[index];
-	int64_t delta = (int64_t)size;
 	lock(&sp->lock);
 	if (!room(sp, index)) {
 		unlock(&sp->lock);
@@ -395,7 +658,7 @@ int col_heap_alloc(struct col_thread *t, uint32_t stack_id, uint64_t size, uint6
 	} else {
 		sp->used++;
 	}
-	put(s, &(struct exp_heap_live){ addr, size, stack_id, (uint32_t)t->tid });
+	put(s, &v);
 	unlock(&sp->lock);
 
 	count_live(st, t, delta, stack_id);
@@ -421,6 +684,10 @@ void col_heap_thread_end(struct col_thread *t)
 	t->heap_sums = NULL;
 	t->heap_sums_mapped = 0;
 	t->heap_sums_used = 0;
+	if (t->heap_owner)
+		atomic_store_explicit(&t->heap_owner->state, 2, memory_order_release);
+	t->heap_owner = t->heap_hint = NULL;
+	t->heap_owner_none = 0;
 }
 
 void col_heap_reset_after_fork(void)
@@ -434,6 +701,16 @@ void col_heap_reset_after_fork(void)
 			exp_large_release_sigsafe(stripes[i].tab, stripes[i].mapped);
 		memset(&stripes[i], 0, sizeof(stripes[i]));
 	}
+	for (uint32_t i = 0; i < OWNERS && i < atomic_load(&nowners); i++) {
+		struct exp_heap_live_table *tb = atomic_load(&owners[i].tab);
+		if (tb)
+			exp_large_release_sigsafe(tb, owners[i].mapped);
+		atomic_store(&owners[i].tab, NULL);
+		atomic_store(&owners[i].state, 0);
+		atomic_flag_clear(&owners[i].lock);
+		owners[i].filled = 0;
+	}
+	atomic_store(&nowners, 0);
 	struct exp_heap_state *s = atomic_load(&state);
 	if (s)
 		exp_large_release_sigsafe(s, state_mapped);

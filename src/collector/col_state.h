@@ -81,6 +81,8 @@ struct col_traced_memo {
 	uint64_t want[COL_TRACED_MEMO_WORDS];   /* ... and its value (0: the end) */
 };
 
+struct col_heap_owner;
+
 struct col_thread {
 	_Atomic int busy;              /* inside collector code */
 	_Atomic int entered;           /* ... entered from normal context (col_enter) */
@@ -129,6 +131,9 @@ struct col_thread {
 	size_t heap_sums_mapped;
 	uint32_t heap_sums_used;
 	int64_t heap_live_delta;             /* its live bytes not yet in the process's */
+	struct col_heap_owner *heap_owner;   /* -H: its own live-block table (col_heap.c) */
+	struct col_heap_owner *heap_hint;    /* where its last release of another's block was */
+	int heap_owner_none;                 /* no table could be had: the stripes' */
 	/* Set by this thread before vfork and cleared when it returns in the
 	 * parent: meanwhile the only one running on this state is the vfork
 	 * child (same memory, its own descriptors), which must change nothing

@@ -501,8 +501,8 @@ static int take_heap_live(struct loader *l, struct exp_file *f, const struct exp
 	for (uint32_t i = 0; i < t.nslots; i++) {
 		struct exp_heap_live s;
 		memcpy(&s, slots + (size_t)i * sizeof(s), sizeof(s));
-		if (!s.addr)
-			continue;
+		if (s.addr <= EXP_HEAP_LIVE_TOMB)
+			continue;       /* empty, or released (format 6) */
 		if (exp_grow(&p->heap_live, &l->cap_heap_live, p->nheap_live, sizeof(*p->heap_live)))
 			return nomem(err, f->path);
 		p->heap_live[p->nheap_live++] = (struct exp_heap_live_ev){

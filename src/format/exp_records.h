@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  *
- * exp_records.h — the on-disk layout of a tally experiment (format version 5;
+ * exp_records.h — the on-disk layout of a tally experiment (format version 6;
  * version 4 wrote heap tracing as HEAP and HEAP_FREE records per event, not
  * HEAP_SUMS, HEAP_LIVE and HEAP_STATE tables; version 3 wrote SAMPLE records
  * instead of SAMPLE_RUN, version 2 had no MIRROR records, version 1 no
@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 5
+#define EXP_FORMAT_VERSION 6
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -398,8 +398,10 @@ struct exp_heap_sum {
 };
 
 /* EXP_REC_HEAP_LIVE, 24 + 24 * nslots bytes: the blocks allocated and not
- * released, one stripe of them (by a hash of the address).  A slot with
- * address 0 is empty.  A stripe's table is replaced by a larger copy of the
+ * released, one stripe of them (by a hash of the address's region), or one
+ * thread's (since format 6: stripe >= the collector's stripe count; a
+ * thread that ends leaves its table to another).  A slot with address 0 is
+ * empty; with address EXP_HEAP_LIVE_TOMB (format 6), its block released.  A stripe's table is replaced by a larger copy of the
  * next generation; the live blocks are those of each stripe's complete
  * table of the highest generation (an address in two slots of it, from a
  * move cut short, counts once).
@@ -415,6 +417,7 @@ struct exp_heap_live_table {
 	uint32_t complete;
 	uint32_t reserved;
 };
+#define EXP_HEAP_LIVE_TOMB 1u        /* a released block's slot (never an address) */
 struct exp_heap_live {
 	uint64_t addr;
 	uint64_t size;
