@@ -154,7 +154,8 @@ assert bad <= nb // 50, (bad, nb)"'
 # a zoom, a search and a tab kept in the address (a reload shows them, Back
 # undoes the tab and stays on the page), Esc resets the zoom, "/" focuses
 # the search, an invalid regex said so; on the timeline a legend, each
-# process's command line, the stack chart, a click keeping one thread; the
+# process's command line (its program's directory left out), the stack chart (a click on its main: the flame
+# graph zoomed there), a click keeping one thread; the
 # 4 spin processes of spawny merged into one node holding their sum.
 cc_prog spawny
 cc_prog spin
@@ -174,11 +175,12 @@ assert r['slash_focus'] == 'search', r['slash_focus']
 assert r['bad_regex_visible'] and 'not a regular expression' in r['bad_regex_note'] and r['good_regex_note'] == '', r
 assert 'CPU sampled' in r['legend'], r['legend']
 labels = r['track_labels']
-assert ['spin', './spin 0.05'] in [[l[0].split()[0], l[1]] for l in labels if len(l) > 1], labels
-assert any(l[0].startswith('spawny') and l[1:] == ['./spawny ./spin'] for l in labels), labels
+assert ['spin', 'spin 0.05'] in [[l[0].split()[0], l[1]] for l in labels if len(l) > 1], labels
+assert any(l[0].startswith('spawny') and l[1:] == ['spawny ./spin'] for l in labels), labels
 assert r['stack_all']['frames'] > 5 and r['stack_painted'] > 500 and 'leaf_two' in r['stack_all']['names'], r['stack_all']
 assert r['tracks_kept'] == 1 and 'th=' in r['kept_hash'] and 'only' in r['kept_info'], r
 assert r['stack_kept']['track'] == r['tracks_all'] - 1 and r['tracks_again'] == r['tracks_all'], r
+assert r['stack_click'] == {'view': 'flame', 'zoomName': 'main'}, r['stack_click']
 assert r['mergeable'], r
 before = [v for n, v in r['top_before'] if n.startswith('[spin ')]
 merged = dict(r['top_merged'])

@@ -1,18 +1,20 @@
-// check_state.mjs PAGE SCREENSHOT ZOOM SEARCH — what issue 23 asked of
+// check_state.mjs PAGE SCREENSHOT ZOOM SEARCH [STACKFN] — what issue 23 asked of
 // tally's HTML page beyond drawing, in headless Chromium: the page's state
 // in its address (a zoom, a search and a tab survive a reload; Back undoes
 // a tab and a zoom without leaving the page), Esc resets the zoom, "/"
 // focuses the search box, an invalid regular expression is said so; the
 // timeline's legend, a click on a thread's name keeping that thread alone,
-// the stack chart (a thread's stacks over time), the command line on the
-// tracks; a page of several processes of one program merging them.  ZOOM is
-// a function to zoom on, SEARCH one to search.  Prints what it saw as JSON;
-// exits 1 on a console or page error.
+// the stack chart (a thread's stacks over time; a click on a frame zooms
+// the flame graph on it), the command line on the tracks; a page of
+// several processes of one program merging them.  ZOOM is a function to
+// zoom on, SEARCH one to search, STACKFN (main) one to click in the last
+// thread's stack chart.  Prints what it saw as JSON; exits 1 on a console
+// or page error.
 import path from 'node:path';
 import { deadline, launch, reportPage } from './browser.mjs';
 
 deadline(120000, 'check_state');
-const [page_path, shot, zoom, search] = process.argv.slice(2);
+const [page_path, shot, zoom, search, stackfn = 'main'] = process.argv.slice(2);
 const browser = await launch();
 const errors = [];
 const r = {};
@@ -85,6 +87,16 @@ try {
   r.kept_hash = await page.evaluate(() => location.hash);
   r.kept_info = await page.evaluate(() => document.getElementById('timeline-info').innerText);
   await page.screenshot({ path: shot, fullPage: true });
+  // a click on a stack-chart frame: the flame graph zoomed on it
+  const sr = await page.evaluate((n) => window.tally.stackRect(n), stackfn);
+  r.stack_click = null;
+  if (sr) {
+    await page.mouse.click(sr.x + sr.w / 2, sr.y + sr.h / 2);
+    await page.waitForFunction(() => document.querySelector('nav button.on').dataset.view === 'flame', null, { timeout: 10000 }).catch(() => {});
+    r.stack_click = await page.evaluate(() => ({ view: document.querySelector('nav button.on').dataset.view, zoomName: window.tally.zoomName }));
+    await page.goBack();
+    await page.waitForFunction(() => document.querySelector('nav button.on').dataset.view === 'timeline', null, { timeout: 10000 }).catch(() => {});
+  }
   await page.click('#all-threads');
   r.tracks_again = await page.evaluate(() => window.tally.tracksShown);
   // processes of one program merged (a page of several processes)

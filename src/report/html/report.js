@@ -538,7 +538,7 @@
     tracks.forEach((t, k) => {
       const y = k * TROW;
       /* a process's first track: its command line under the thread's name */
-      const argv = t.group !== group && PROCS[t.proc] ? PROCS[t.proc].argv : '';
+      const argv = t.group !== group && PROCS[t.proc] ? PROCS[t.proc].argv.replace(/^[^ ]*\//, '') : '';
       if (t.group !== group) { group = t.group; g.fillStyle = '#eef0f3'; g.fillRect(0, y, width, 1); }
       if (kept) { g.fillStyle = '#dfe9ff'; g.fillRect(0, y, LABEL - 4, TROW); }
       g.fillStyle = '#333';
@@ -781,15 +781,35 @@
       (state.thread < 0 ? '<span class=note>(the busiest thread; click a thread\'s name to choose)</span>' : '');
     hooks.stackChart = { track: k, frames: sc.rects.length, depth: maxDepth, names: [...names] };
     canvas.onmousemove = (ev) => {
-      const r = canvas.getBoundingClientRect();
-      const x = ev.clientX - r.left, y = ev.clientY - r.top;
-      for (const q of sc.rects) if (x >= q[0] && x < q[0] + q[2] && y >= q[1] && y < q[1] + SROW) {
-        return tip(`${D.funcs[FULL.f[q[3]]][0]}\n${fmtUs(Math.round(q[4] * binUs))} – ${fmtUs(Math.round(q[5] * binUs))}`, ev);
-      }
-      tip(null);
+      const q = stackAt(ev);
+      if (!q) return tip(null);
+      tip(`${D.funcs[FULL.f[q[3]]][0]}\n${fmtUs(Math.round(q[4] * binUs))} – ${fmtUs(Math.round(q[5] * binUs))}` +
+        (state.merge ? '' : '\nclick: the flame graph zoomed on it'), ev);
     };
     canvas.onmouseleave = () => tip(null);
+    /* a click: the flame graph zoomed on that frame (the chart's nodes are
+     * the whole run's tree, a range's has the same; merged, it has not) */
+    canvas.onclick = (ev) => {
+      const q = stackAt(ev);
+      if (!q || state.merge) return;
+      state.zoom = q[3];
+      select(FULL.f[q[3]], false);
+      show('flame');
+    };
   }
+  function stackAt(ev) {
+    const r = $('stackchart').getBoundingClientRect();
+    const x = ev.clientX - r.left, y = ev.clientY - r.top;
+    for (const q of sc.rects) if (x >= q[0] && x < q[0] + q[2] && y >= q[1] && y < q[1] + SROW) return q;
+    return null;
+  }
+  /* test hook: the client rectangle of the widest stack-chart frame named `name` */
+  hooks.stackRect = (name) => {
+    const r = $('stackchart').getBoundingClientRect();
+    let best = null;
+    for (const q of sc.rects) if (D.funcs[FULL.f[q[3]]][0] === name && (!best || q[2] > best[2])) best = q;
+    return best ? { x: r.left + best[0], y: r.top + best[1], w: best[2], h: SROW } : null;
+  };
 
   /* ---- source ---------------------------------------------------------- */
   /* a column's title from its key (excl_cpu: "Excl. CPU s", incl_sync_wait:
