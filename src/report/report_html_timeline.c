@@ -22,9 +22,9 @@
  * and small: the rest of the bin's samples are skipped). */
 #define STACK_NODES 64
 /* Bins of all the stack charts together: each track's are this over the
- * tracks with samples, 100 to TIMELINE_BINS (run-length encoded, a page
- * of many busy threads stays small). */
-#define STACK_BINS_TOTAL 20000
+ * tracks with samples, 100 to TIMELINE_BINS (run-length encoded: a page of
+ * many busy threads stays small, under 100 KB). */
+#define STACK_BINS_TOTAL 8000
 
 static int cmp_u64_desc(const void *a, const void *b)
 {
@@ -116,27 +116,35 @@ static void process_curves(FILE *out, const struct model *m, uint64_t t0, uint64
 	}
 }
 
-/* `"st":[node,run,...]`: the track's stack chart, the tree node (as
- * written: node_of_entry) that holds the most of its CPU in each of `nbins`
- * bins, run-length encoded (node 0: no sample in the bin).  The page draws
+/* `"st0":US,"st1":US,"st":[node,run,...]`: the track's stack chart over
+ * its own sampled span [st0, st1) (µs from t0: a short process gets the
+ * chart's whole resolution), the tree node (as written: node_of_entry)
+ * that holds the most of its CPU in each of `nbins` bins of it, run-length
+ * encoded (node 0: no sample in the bin).  The page draws
  * each bin's node with its ancestors, so a thread's stacks read over time as
  * a flame chart (speedscope's time order, at the bin's resolution). */
 static void stack_chart(FILE *out, const struct report_track *t, const uint32_t *node_of_entry,
-			uint64_t t0, uint64_t span, int nbins)
+			uint64_t t0, int nbins)
 {
+	uint64_t first = t->samples[0].start_ns, last = first;
 	uint32_t nodes[STACK_NODES];
 	uint64_t w[STACK_NODES];
 	size_t k = 0, c = 0;
 	uint32_t run_node = 0, run = 0;
 
-	fputs(",\"st\":[", out);
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (t->samples[i].end_ns > last)
+			last = t->samples[i].end_ns;
+	uint64_t span = last > first ? last - first : 1;
+	fprintf(out, ",\"st0\":%llu,\"st1\":%llu,\"st\":[", (unsigned long long)((first - t0) / 1000),
+		(unsigned long long)((last - t0) / 1000));
 	for (int b = 0; b < nbins; b++) {
 		/* the samples of bin b (by start time): the node of the largest
 		 * CPU among them, few distinct per bin (a linear list) */
 		size_t nn = 0;
 		for (; k < t->nsamples; k++) {
 			const struct report_sample *s = &t->samples[k];
-			uint64_t sb = (s->start_ns - t0) * (uint64_t)nbins / span;
+			uint64_t sb = (s->start_ns - first) * (uint64_t)nbins / span;
 			if (sb > (uint64_t)b && b < nbins - 1)
 				break;
 			uint32_t node = node_of_entry[s->entry];
@@ -219,7 +227,7 @@ int report_html_timeline(FILE *out, const struct model *m, const uint32_t *node_
 		fprintf(out, ",\"proc\":%u,\"name\":", t->proc);
 		report_json_string(out, t->name);
 		if (t->nsamples && node_of_entry)
-			stack_chart(out, t, node_of_entry, tl.t0, span, st_bins);
+			stack_chart(out, t, node_of_entry, tl.t0, st_bins);
 		if (t->nsamples) {
 			memset(bins, 0, TIMELINE_BINS * sizeof(*bins));
 			for (size_t k = 0; k < t->nsamples; k++) {

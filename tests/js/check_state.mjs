@@ -24,6 +24,7 @@ try {
   const url = 'file://' + path.resolve(page_path);
   await page.goto(url);
   await ready(page);
+  r.title = await page.evaluate(() => document.getElementById('title').innerText);
   const info = () => page.evaluate(() => document.getElementById('flame-info').innerText);
   // a zoom, then a search, then the functions tab: each in the address
   const at = await page.evaluate((n) => window.tally.frameRect(n), zoom);

@@ -709,8 +709,9 @@
   }
 
   /* ---- the stack chart: a thread's stacks over time -----------------------
-   * t.st: the tree node most sampled in each of TL.st_bins bins (run-length
-   * encoded, 0: none); each bin draws its node and the node's ancestors, a
+   * t.st: the tree node most sampled in each of TL.st_bins bins of the
+   * thread's sampled span [t.st0, t.st1) µs (run-length encoded, 0: none);
+   * each bin draws its node and the node's ancestors, a
    * frame spanning the bins that share it: a flame chart in time order (as
    * speedscope's and the Firefox Profiler's), at the bin's resolution. */
   const SROW = 15;
@@ -775,15 +776,16 @@
         b = e;
       }
     }
-    const binUs = (TL.span_us || 1) / nb;
-    $('stack-info').innerHTML = `<span><b>stack chart</b> of ${esc(t.group + ' ' + t.name)}, ${fmtUs(Math.round(lo * binUs))} – ${fmtUs(Math.round(hi * binUs))}: ` +
+    const binUs = Math.max(1, t.st1 - t.st0) / nb;
+    const at = (b) => fmtUs(Math.round(t.st0 + b * binUs));
+    $('stack-info').innerHTML = `<span><b>stack chart</b> of ${esc(t.group + ' ' + t.name)}, ${at(lo)} – ${at(hi)}: ` +
       `each ${fmtUs(Math.round(binUs))} its most sampled stack, in time order</span>` +
       (state.thread < 0 ? '<span class=note>(the busiest thread; click a thread\'s name to choose)</span>' : '');
     hooks.stackChart = { track: k, frames: sc.rects.length, depth: maxDepth, names: [...names] };
     canvas.onmousemove = (ev) => {
       const q = stackAt(ev);
       if (!q) return tip(null);
-      tip(`${D.funcs[FULL.f[q[3]]][0]}\n${fmtUs(Math.round(q[4] * binUs))} – ${fmtUs(Math.round(q[5] * binUs))}` +
+      tip(`${D.funcs[FULL.f[q[3]]][0]}\n${at(q[4])} – ${at(q[5])}` +
         (state.merge ? '' : '\nclick: the flame graph zoomed on it'), ev);
     };
     canvas.onmouseleave = () => tip(null);
@@ -964,7 +966,10 @@
     }
   });
   window.addEventListener('resize', () => { if (state.view === 'flame' || state.view === 'inverted' || state.view === 'timeline') views[state.view](); });
-  $('title').textContent = D.title;
+  /* the page's experiment and, for one run, its founder's command line */
+  const cmd = !DIFF && PROCS.length && PROCS[0].argv ? PROCS[0].argv : '';
+  $('title').textContent = D.title + (cmd ? ': ' + cmd : '');
+  $('title').title = cmd;
   document.title = 'tally: ' + D.title;
   if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
   hooks.setRange = setRange;
