@@ -131,15 +131,10 @@ static int perf_open(uint64_t period, int excl_kernel, bool sigtrap, pid_t pid, 
 
 static bool traced_by_debugger(void)
 {
-	char buf[1024];
-	int fd = col_sys_openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
-	ssize_t n = fd >= 0 ? col_sys_read(fd, buf, sizeof(buf) - 1) : 0;
+	int tracer, seccomp;
 
-	if (fd >= 0)
-		col_sys_close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	const char *t = strstr(buf, "TracerPid:");
-	return t && atoi(t + 10) != 0;
+	col_real_proc_status(&tracer, &seccomp);
+	return tracer > 0;
 }
 
 void col_clock_log_way(void)

@@ -78,17 +78,35 @@ static uint64_t bump_counter(const char *dir, enum exp_counter c)
 	return n;
 }
 
+/* The variables' "NAME=value" strings, ours for the process's life: putenv
+ * of a variable the environment has already (it was inherited) replaces
+ * its pointer in place, where setenv mallocs a copy.  That malloc was the
+ * first of a program that never allocates (a shell's /bin/true, mostly):
+ * malloc's set-up (getrandom, two brk, a page fault) in each process. */
+static char env_root[sizeof(col_proc.root) + 32], env_exp[sizeof(col_proc.dir) + 32];
+static char env_lineage[sizeof(col_proc.lineage) + 32], env_pid[48], env_rank[48];
+
+static void put_env(char *buf, size_t size, const char *name, const char *value)
+{
+	const char *now = getenv(name);
+
+	if (now && !strcmp(now, value))
+		return;                        /* inherited as it is */
+	snprintf(buf, size, "%s=%s", name, value);
+	putenv(buf);
+}
+
 static void publish_env(void)
 {
 	char pid[24], rank[24];
 
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
 	snprintf(rank, sizeof(rank), "%d", (int)col_proc.rank);
-	setenv(EXP_ENV_ROOT, col_proc.root, 1);
-	setenv(EXP_ENV_EXP, col_proc.dir, 1);
-	setenv(EXP_ENV_LINEAGE, col_proc.lineage, 1);
-	setenv(EXP_ENV_PID, pid, 1);
-	setenv(EXP_ENV_JOB_RANK, rank, 1);
+	put_env(env_root, sizeof(env_root), EXP_ENV_ROOT, col_proc.root);
+	put_env(env_exp, sizeof(env_exp), EXP_ENV_EXP, col_proc.dir);
+	put_env(env_lineage, sizeof(env_lineage), EXP_ENV_LINEAGE, col_proc.lineage);
+	put_env(env_pid, sizeof(env_pid), EXP_ENV_PID, pid);
+	put_env(env_rank, sizeof(env_rank), EXP_ENV_JOB_RANK, rank);
 }
 
 /* A new rank of a job whose launcher is recorded: ROOT/rankN.exp, the root

@@ -59,22 +59,47 @@ COL_REAL_CHAIN(CHECK_TYPE)
 static _Atomic int perf_state;       /* 0: not known; 1: being probed; 2: allowed; 3: forbidden */
 static char perf_forbidden[128];     /* why, when forbidden */
 
+/* /proc/self/status's value of `key` ("\nSeccomp:") in `buf`, -1 if absent. */
+static int status_value(const char *buf, const char *key)
+{
+	const char *s = strstr(buf, key);
+
+	if (!s)
+		return -1;
+	for (s += strlen(key); *s == ' ' || *s == '\t'; s++)
+		;
+	return *s >= '0' && *s <= '9' ? atoi(s) : -1;
+}
+
+void col_real_proc_status(int *tracer_pid, int *seccomp)
+{
+	static _Atomic pid_t read_by;          /* the process whose fields these are */
+	static int tracer, mode;
+	pid_t me = (pid_t)col_syscall(SYS_getpid);
+
+	if (atomic_load(&read_by) != me) {
+		char buf[4096];
+		int fd = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+		long n = fd >= 0 ? col_syscall(SYS_read, fd, buf, sizeof(buf) - 1) : -1;
+
+		if (fd >= 0)
+			col_syscall(SYS_close, fd);
+		buf[n > 0 ? n : 0] = 0;
+		tracer = status_value(buf, "\nTracerPid:");
+		mode = status_value(buf, "\nSeccomp:");
+		atomic_store(&read_by, me);
+	}
+	*tracer_pid = tracer;
+	*seccomp = mode;
+}
+
 /* Is this process under a seccomp filter? */
 static bool seccomp_filtered(void)
 {
-	char buf[4096];
-	int fd = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
-	long n = fd >= 0 ? col_syscall(SYS_read, fd, buf, sizeof(buf) - 1) : -1;
+	int tracer, mode;
 
-	if (fd >= 0)
-		col_syscall(SYS_close, fd);
-	buf[n > 0 ? n : 0] = 0;
-	const char *s = strstr(buf, "\nSeccomp:");
-	if (!s)
-		return false;
-	for (s += 9; *s == ' ' || *s == '\t'; s++)
-		;
-	return *s == '2';
+	col_real_proc_status(&tracer, &mode);
+	return mode == 2;
 }
 
 /* The signal that killed a child making this call, 0 if it was not killed. */

@@ -292,6 +292,12 @@ const struct col_real *col_real_table(void);
  * filter that kills the caller: col_real.c probes it in a child), or NULL. */
 const char *col_real_perf_forbidden(void);
 
+/* This process's /proc/self/status fields TracerPid (0: not traced) and
+ * Seccomp (2: under a filter), -1 each when unknown: read once per process,
+ * at the first call (the clock's tracer check and the seccomp check above
+ * each read it; a read costs about 20 us here).  Normal context. */
+void col_real_proc_status(int *tracer_pid, int *seccomp);
+
 /* libc's dlsym (the collector interposes dlsym: col_dlsym.S), or NULL.
  * Called from the collector, its RTLD_NEXT means after the collector. */
 void *(*col_real_dlsym(void))(void *, const char *);
