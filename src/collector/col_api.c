@@ -122,6 +122,16 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 	return rc;
 }
 
+COL_API void tally__trace_room(int kind)
+{
+	struct col_thread *t;
+
+	if (kind <= 0 || kind >= EXP_FILE_COUNT_ || col_control_paused_sigsafe(0) || !(t = col_enter()))
+		return;
+	col_write_room_sigsafe(t, (enum exp_file_kind)kind, 64);
+	col_leave(t);
+}
+
 COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint32_t *tid)
 {
 	struct col_thread *t;

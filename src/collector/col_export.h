@@ -48,6 +48,13 @@ int64_t tally__trace_option(const char *which);
 int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_t ra,
 		       uint64_t sp, uint64_t fp);
 
+/* The calling thread about to wait in a traced call (the sync tracer, when
+ * its try found the object busy): whatever its next record of `kind` would
+ * cost (making the file, claiming its block) is paid now, inside the wait,
+ * where it lengthens nothing, rather than after the grant, where it
+ * lengthened the program's own measure of a first wait. */
+void tally__trace_room(int kind);
+
 /* The call stack from the traced call's caller (ra, sp, fp as for
  * tally__trace_event) interned in stacks.dat, without a record: its stack
  * id, and the calling thread's id in *tid.  0 (stack id 0: none) if this

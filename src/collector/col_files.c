@@ -509,6 +509,13 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 	return -1;
 }
 
+void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t len)
+{
+	col_file_ready_sigsafe(file);
+	if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed))
+		exp_record_room_sigsafe(&col_proc.file[file], &t->cursor[file], len);
+}
+
 void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr)
 {
 	struct col_thread *t = col_thread_self_sigsafe();

@@ -41,6 +41,11 @@ void col_close_files(void);
 /* The first lines of this process's log: who it is and how it was made. */
 void col_log_start(const char *created_by);
 
+/* The calling thread's cursor for `file` ready for a record of `len` bytes
+ * (the file made, its block claimed: in lean mode four system calls), so
+ * that writing one later costs none.  The caller is inside collector code. */
+void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t len);
+
 /* Append a record through the calling thread's cursor for `file`, counting
  * it lost if there is no space (the file system's, or the size limit's: then
  * col_proc.stopped is set, and the first process to reach it says when in

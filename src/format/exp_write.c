@@ -327,6 +327,16 @@ void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c
 	return rec;
 }
 
+int exp_record_room_sigsafe(struct exp_file_writer *w, struct exp_cursor *c, uint32_t len)
+{
+	char *p = exp_record_reserve_sigsafe(w, c, len);
+
+	if (!p)
+		return -1;
+	c->used = (uint32_t)(p - c->block);      /* the same place again, next time */
+	return 0;
+}
+
 void *exp_record_reserve_rest_sigsafe(struct exp_file_writer *w, struct exp_cursor *c,
 				      uint32_t min_len, uint32_t *len)
 {

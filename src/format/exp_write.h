@@ -89,6 +89,12 @@ static inline bool exp_writer_ready(const struct exp_file_writer *w)
 int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 		    enum exp_file_kind kind, uint32_t pid);
 
+/* Make sure the cursor has room for a record of `len` bytes (claiming its
+ * block now, if that is what it needs), without writing one: the next
+ * reserve of len bytes or fewer then costs no system call.  0, or -1 as
+ * exp_record_reserve_sigsafe fails. */
+int exp_record_room_sigsafe(struct exp_file_writer *w, struct exp_cursor *c, uint32_t len);
+
 /* Reserve `len` bytes (a multiple of 8, <= block size) in the cursor's block,
  * claiming a new block if needed.  Returns where the record goes, zeroed, or
  * NULL if no space could be had (w->full is then set, or, if only no

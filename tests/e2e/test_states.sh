@@ -161,7 +161,8 @@ done
 check states_stop_is_wait_stopped_at_spin near stop $($INCL st.wait.stopped.txt spin_here) $((gap - grun)) $gap
 check states_stop_not_io_nor_sleep sh -c "test \$($INCL st.wait.io.txt spin_here) -eq 0 &&
 	test \$($INCL st.wait.sleep.txt spin_here) -eq 0"
-check states_stop_in_the_view sh -c "\"\$TALLY\" report stop.exp --states | grep -q 'wait.stopped .*spin_here <- main'"
+check states_stop_in_the_view sh -c "\"\$TALLY\" report stop.exp --states >stopview.txt &&
+	grep -q 'wait.stopped .*spin_here <- main' stopview.txt || { grep -B2 -A4 'wait.stopped' stopview.txt; exit 1; }"
 
 # --- without the right to count in the kernel: the ring way ------------------
 if ! need other_user states_ring_way_logged states_ring_way_times; then
