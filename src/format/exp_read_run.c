@@ -57,8 +57,8 @@ static void put(struct exp_run_trie *t, uint64_t key, uint32_t id)
 static int grow_table(struct exp_run_trie *t)
 {
 	size_t n = t->slots ? t->slots * 2 : 4096;
-	uint64_t *keys = calloc(n, sizeof(*keys)), *old_keys = t->keys;
-	uint32_t *ids = malloc(n * sizeof(*ids)), *old_ids = t->ids;
+	uint64_t *keys = exp_big_alloc(n * sizeof(*keys), true), *old_keys = t->keys;
+	uint32_t *ids = exp_big_alloc(n * sizeof(*ids), false), *old_ids = t->ids;
 	size_t old = t->slots;
 
 	if (!keys || !ids) {
@@ -84,13 +84,13 @@ static uint32_t add_node(struct exp_run_trie *t, uint64_t key, uint64_t pc, uint
 {
 	if (t->n + 1 >= t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 1024;
-		uint64_t *pcs = realloc(t->pc, cap * sizeof(*pcs));
+		uint64_t *pcs = exp_big_realloc(t->pc, t->cap * sizeof(*pcs), cap * sizeof(*pcs));
 		if (pcs)
 			t->pc = pcs;
-		uint32_t *par = realloc(t->parent, cap * sizeof(*par));
+		uint32_t *par = exp_big_realloc(t->parent, t->cap * sizeof(*par), cap * sizeof(*par));
 		if (par)
 			t->parent = par;
-		uint16_t *fl = realloc(t->flags, cap * sizeof(*fl));
+		uint16_t *fl = exp_big_realloc(t->flags, t->cap * sizeof(*fl), cap * sizeof(*fl));
 		if (fl)
 			t->flags = fl;
 		if (!pcs || !par || !fl || cap >= EXP_RUN_LOCAL)

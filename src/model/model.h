@@ -448,7 +448,7 @@ struct model_java {
 
 /* Storage of the entries' frames and metrics (model_pool.c). */
 struct model_pool {
-	char **blocks;             /* malloc'd, 1 MiB each (or one entry's, if larger) */
+	char **blocks;             /* exp_big_alloc'd, 8 MiB each (or one entry's, if larger) */
 	size_t nblocks, cap_blocks;
 	char *at;                  /* free space of the last block ... */
 	size_t left;               /* ... bytes of it */

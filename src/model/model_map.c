@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_data.h"
 #include "model/model_map.h"
 
 #define DELETED UINT64_MAX
@@ -33,7 +34,7 @@ uint64_t model_hash_str(uint64_t h, const char *s)
 
 static int rehash(struct model_map *m, size_t ncap)
 {
-	struct model_map_slot *slots = calloc(ncap, sizeof(*slots));
+	struct model_map_slot *slots = exp_big_alloc(ncap * sizeof(*slots), true);
 
 	if (!slots)
 		return -1;

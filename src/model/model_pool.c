@@ -2,7 +2,7 @@
  *
  * model_pool.c — where the entries' frames and metrics live: each entry's
  * funcs and addrs, exactly n of each, and the metrics of an entry that has
- * more than MODEL_ENTRY_SLOTS of them, packed into blocks of 1 MiB owned by
+ * more than MODEL_ENTRY_SLOTS of them, packed into blocks of 8 MiB owned by
  * the model (model_build_int.h lists the neighbours).
  *
  * Called while building (model_frames.c makes each entry once) and by unit
@@ -20,7 +20,7 @@
 
 #include "model/model.h"
 
-#define BLOCK_BYTES (1u << 20)
+#define BLOCK_BYTES (8u << 20)
 
 /* Room for `bytes` (a multiple of 8) in the current block, or a new one. */
 static void *pool_take(struct model_pool *p, size_t bytes)
@@ -35,7 +35,7 @@ static void *pool_take(struct model_pool *p, size_t bytes)
 			p->blocks = bl;
 			p->cap_blocks = cap;
 		}
-		char *block = malloc(size);
+		char *block = exp_big_alloc(size, false);
 		if (!block)
 			return NULL;
 		p->blocks[p->nblocks++] = block;
