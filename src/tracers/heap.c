@@ -51,8 +51,12 @@ static void *arena_alloc(size_t n, size_t align)
 #define READY() (__builtin_expect(real != NULL, 1) || (real = tally__real()) != NULL)
 
 /* Record one allocation (with its stack) or release (without): summed by
- * the collector in heap.dat's tables (collector/col_heap.h). */
-static void note(struct trace_caller at, uint16_t op, uint64_t size, const void *addr, const void *old)
+ * the collector in heap.dat's tables (collector/col_heap.h).  Inlined, so
+ * that `at` stays in registers: passed on the stack, it was stored as
+ * words and loaded back as one 16-byte vector, a load no store could
+ * forward to, which stalled every traced call (half of the interposers'
+ * samples, perf). */
+static inline __attribute__((always_inline)) void note(struct trace_caller at, uint16_t op, uint64_t size, const void *addr, const void *old)
 {
 	if (trace_option(&on, "heap") <= 0)
 		return;
