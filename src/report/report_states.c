@@ -74,22 +74,36 @@ void report_states_overview(struct report_doc *d, const struct model *m)
 	report_table_emit(d, t);
 }
 
-/* "leaf <- caller <- ..." of entry e, at most STACK_FRAMES frames. */
+/* "leaf <- caller <- ..." of entry e, at most STACK_FRAMES frames.  The
+ * kernel's frames above the user stack (where a thread blocked, or was
+ * stopped, in the kernel: often ten or more) show as their leaf and their
+ * count, so that the user code that got there stays in view. */
 static const char *stack_text(const struct model *m, uint32_t e, char *out, size_t len)
 {
 	const struct model_entry *en = &m->entries[e];
 	char name[512];
 	size_t used = 0;
+	uint32_t i = en->n, k = 0;
 
 	out[0] = 0;
-	for (uint32_t i = en->n, k = 0; i-- > 0 && k < STACK_FRAMES; k++) {
+	while (i-- > 0 && k < STACK_FRAMES) {
 		const char *f = report_func_label(m, en->funcs[i], name, sizeof(name));
-		int w = snprintf(out + used, len - used, "%s%s", k ? " <- " : "", f);
+		int w = snprintf(out + used, len - used, "%s%s", k++ ? " <- " : "", f);
 		if (w < 0 || (size_t)w >= len - used)
-			break;
+			return out;
 		used += (size_t)w;
+		uint32_t more = 0;
+		while (k == 1 && i > 0 && !strcmp(m->funcs[en->funcs[i]].object, MODEL_KERNEL_OBJECT) &&
+		       !strcmp(m->funcs[en->funcs[i - 1]].object, MODEL_KERNEL_OBJECT))
+			i--, more++;
+		if (more) {
+			w = snprintf(out + used, len - used, " <- (%u more in %s)", more, MODEL_KERNEL_OBJECT);
+			if (w < 0 || (size_t)w >= len - used)
+				return out;
+			used += (size_t)w;
+		}
 	}
-	if (en->n > STACK_FRAMES && used + 8 < len)
+	if (i != UINT32_MAX && used + 8 < len)     /* frames left: the loop stopped at STACK_FRAMES */
 		snprintf(out + used, len - used, " <- ...");
 	return out;
 }

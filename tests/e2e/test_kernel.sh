@@ -19,7 +19,8 @@ cc_prog syscally
 frames=$(sed -n 's/^kernel\.frames: //p' k.exp/log.txt)
 if [ "${frames#recorded}" = "$frames" ]; then
 	for n in kernel_frames_above_syscalls kernel_share_matches_system_time \
-		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel; do
+		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel \
+		kernel_states_keep_user_code_in_view; do
 		skip $n "the kernel refuses kernel frames here: $frames"
 	done
 else
@@ -89,6 +90,25 @@ for line in open('k.folded'):
 print(n, 'stacks with a kernel frame above read')
 assert n > 0
 "
+	# The states view shows eight frames of a stack, leaf first: the
+	# kernel's (ten or more above a system call) as their leaf and count,
+	# so that the user code that made the call stays in view.
+	"$TALLY" record --kernel --states -o ks.exp ./syscally 200 >/dev/null 2>&1
+	"$TALLY" report ks.exp -q --functions --format csv --columns excl,name,object >ksf.csv
+	check kernel_states_keep_user_code_in_view sh -c '
+		"$TALLY" report ks.exp --states --format csv >ks.csv && python3 -c "
+import csv
+kernel = {r[\"name\"] for r in csv.DictReader(open(\"ksf.csv\")) if r[\"object\"] == \"[kernel]\"}
+rows = [r for r in csv.reader(open(\"ks.csv\")) if len(r) > 5 and r[2] == \"cpu.system\" and r[-1] != \"(all)\"]
+print(*[r[-1] for r in rows], sep=\"\n\")
+assert rows and kernel, (rows, len(kernel))
+for r in rows:
+    stack = r[-1]
+    # the user code that made the call is in view, whatever the kernel frames
+    assert \"main\" in stack, stack
+    if stack.split(\" <- \")[0] in kernel and \" <- \" in stack:
+        assert stack.split(\" <- \")[1].startswith(\"(\") or stack.split(\" <- \")[1] not in kernel, stack
+"'
 	"$TALLY" record --no-kernel -o nok.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" record -o def.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" report nok.exp -q --objects --format csv >nok.csv
