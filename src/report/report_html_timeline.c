@@ -116,10 +116,11 @@ static void process_curves(FILE *out, const struct model *m, uint64_t t0, uint64
 	}
 }
 
-/* `"st0":US,"st1":US,"st":[node,run,...]`: the track's stack chart over
- * its own sampled span [st0, st1) (µs from t0: a short process gets the
- * chart's whole resolution), the tree node (as written: node_of_entry)
- * that holds the most of its CPU in each of `nbins` bins of it, run-length
+/* `"st0":US,"st1":US,"stn":N,"st":[node,run,...]`: the track's stack
+ * chart over its own sampled span [st0, st1) (µs from t0: a short process
+ * gets the chart's whole resolution), the tree node (as written:
+ * node_of_entry) that holds the most of its CPU in each of N bins of it
+ * (`nbins`, or fewer: none shorter than its samples' mean CPU), run-length
  * encoded (node 0: no sample in the bin).  The page draws
  * each bin's node with its ancestors, so a thread's stacks read over time as
  * a flame chart (speedscope's time order, at the bin's resolution). */
@@ -135,9 +136,16 @@ static void stack_chart(FILE *out, const struct report_track *t, const uint32_t 
 	for (size_t i = 0; i < t->nsamples; i++)
 		if (t->samples[i].end_ns > last)
 			last = t->samples[i].end_ns;
-	uint64_t span = last > first ? last - first : 1;
-	fprintf(out, ",\"st0\":%llu,\"st1\":%llu,\"st\":[", (unsigned long long)((first - t0) / 1000),
-		(unsigned long long)((last - t0) / 1000));
+	uint64_t span = last > first ? last - first : 1, cpu = 0;
+	/* no bin finer than a sample's CPU (the clock's period): 4 samples of
+	 * a 9 ms process are 9 bins, not 1,000 with slivers between */
+	for (size_t i = 0; i < t->nsamples; i++)
+		cpu += t->samples[i].end_ns - t->samples[i].start_ns;
+	uint64_t per = cpu / t->nsamples;
+	if (per && span / per < (uint64_t)nbins)
+		nbins = span / per ? (int)(span / per) : 1;
+	fprintf(out, ",\"st0\":%llu,\"st1\":%llu,\"stn\":%d,\"st\":[", (unsigned long long)((first - t0) / 1000),
+		(unsigned long long)((last - t0) / 1000), nbins);
 	for (int b = 0; b < nbins; b++) {
 		/* the samples of bin b (by start time): the node of the largest
 		 * CPU among them, few distinct per bin (a linear list) */

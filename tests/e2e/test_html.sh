@@ -139,7 +139,8 @@ def names(n):
         out.append(d[\"funcs\"][f[n]][0]); n = parent[n]
     return out
 t = max(tl[\"tracks\"], key=lambda t: sum(t.get(\"cpu\", [])))
-nb, st = tl[\"st_bins\"], t[\"st\"]
+nb, st = t[\"stn\"], t[\"st\"]
+assert 100 <= nb <= tl[\"st_bins\"], (nb, tl[\"st_bins\"])
 bins = [n for k in range(0, len(st), 2) for n in [st[k]] * st[k + 1]]
 assert len(bins) == nb, (len(bins), nb)
 on = [b for b in range(nb) if bins[b]]

@@ -709,7 +709,7 @@
   }
 
   /* ---- the stack chart: a thread's stacks over time -----------------------
-   * t.st: the tree node most sampled in each of TL.st_bins bins of the
+   * t.st: the tree node most sampled in each of t.stn bins of the
    * thread's sampled span [t.st0, t.st1) µs (run-length encoded, 0: none);
    * each bin draws its node and the node's ancestors, a
    * frame spanning the bins that share it: a flame chart in time order (as
@@ -722,7 +722,7 @@
     hooks.stackChart = null;
     if (!t || !t.st) { canvas.style.display = 'none'; $('stack-info').textContent = ''; return; }
     canvas.style.display = '';
-    const nb = TL.st_bins;
+    const nb = t.stn || TL.st_bins;
     const node = new Int32Array(nb);
     for (let i = 0, b = 0; i + 1 < t.st.length; i += 2) for (let r = 0; r < t.st[i + 1] && b < nb; r++) node[b++] = t.st[i];
     /* each bin's path from the root's child down to its node */
