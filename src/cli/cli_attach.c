@@ -116,6 +116,51 @@ static bool holds_fifo(pid_t pid, const char *ctl)
 	return found;
 }
 
+/* Collect until a stop signal (Ctrl-C...), --duration after `since`, or the
+ * end of the process (checked every fifth round), or `ended(arg)` says the
+ * collection ended with it (every fiftieth): why, or NULL when it ended
+ * with the process.  Each round waits about 20 ms in `wait(arg)`. */
+static const char *collect_until(pid_t pid, unsigned long long start, uint64_t since, double duration_s,
+				 void (*wait)(void *), bool (*ended)(void *), void *arg)
+{
+	for (int n = 0;; n++) {
+		if (stop_signal)
+			return stop_signal == SIGINT ? "Ctrl-C" : strsignal(stop_signal);
+		if (duration_s && cli_now_ns(CLOCK_MONOTONIC) - since >= (uint64_t)(duration_s * 1e9))
+			return "--duration";
+		if ((n % 5 == 0 && !same_process(pid, start)) || (ended && n % 50 == 49 && ended(arg)))
+			return NULL;
+		wait(arg);
+	}
+}
+
+static void sleep_20ms(void *arg)
+{
+	struct timespec ts = { 0, 20000000 };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+}
+
+static void poll_session(void *out)
+{
+	out_session_poll(out, 20);
+}
+
+/* The attached collector let go of its control FIFO (an exec replaced the
+ * image it was in). */
+struct fifo_watch {
+	pid_t pid;
+	const char *ctl;
+};
+
+static bool fifo_let_go(void *arg)
+{
+	const struct fifo_watch *w = arg;
+
+	return !holds_fifo(w->pid, w->ctl);
+}
+
 /* One line from the collector (attach.ack).  0, -1 timeout or stop signal,
  * -2 the process ended. */
 static int read_answer(int fd, char *line, size_t len, int timeout_ms, pid_t pid,
@@ -301,20 +346,7 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 	sigaction(SIGHUP, &sa, NULL);
 	fprintf(stderr, "tally record: sampling %d (%s) from outside: it is statically linked; %s\n",
 		(int)pid, t->name, o->duration_s ? "collecting" : "Ctrl-C stops collecting");
-	const char *why_end = NULL;
-	for (int n = 0;; n++) {
-		if (stop_signal) {
-			why_end = stop_signal == SIGINT ? "Ctrl-C" : strsignal(stop_signal);
-			break;
-		}
-		if (o->duration_s && cli_now_ns(CLOCK_MONOTONIC) - t0 >= (uint64_t)(o->duration_s * 1e9)) {
-			why_end = "--duration";
-			break;
-		}
-		if (n % 5 == 0 && !same_process(pid, start))
-			break;
-		out_session_poll(out, 20);
-	}
+	const char *why_end = collect_until(pid, start, t0, o->duration_s, poll_session, NULL, out);
 	uint64_t cpu1 = process_cpu_ns(pid), t1 = cli_now_ns(CLOCK_MONOTONIC);
 	bool still = proc_stat(pid, &u1, &s1, &st) && st == start;
 	out_session_close(out);
@@ -485,27 +517,8 @@ int cli_attach_record(const struct record_opts *o)
 			 unsampled);
 
 	/* Collect until told, the duration ends, or the process does. */
-	const char *why_end = "stopped by tally";
-	for (int n = 0;; n++) {
-		struct timespec ts = { 0, 20000000 };
-		if (stop_signal) {
-			why_end = stop_signal == SIGINT ? "Ctrl-C" : strsignal(stop_signal);
-			break;
-		}
-		if (o->duration_s && cli_now_ns(CLOCK_MONOTONIC) - started >= (uint64_t)(o->duration_s * 1e9)) {
-			why_end = "--duration";
-			break;
-		}
-		if (n % 5 == 0 && !same_process(pid, start)) {
-			why_end = NULL;
-			break;
-		}
-		if (n % 50 == 49 && !holds_fifo(pid, ctl)) {
-			why_end = NULL;
-			break;
-		}
-		nanosleep(&ts, NULL);
-	}
+	struct fifo_watch fw = { pid, ctl };
+	const char *why_end = collect_until(pid, start, started, o->duration_s, sleep_20ms, fifo_let_go, &fw);
 	uint64_t t_stop = cli_now_ns(CLOCK_MONOTONIC), stop_ns = 0;
 	bool alive = why_end != NULL;
 	if (alive) {
