@@ -89,4 +89,9 @@ int col_fds_spare(int (*fn)(void *arg), void *arg);
  * faults in the rest of its data at start, not these. */
 void col_fds_tables(uintptr_t *lo, uintptr_t *hi);
 
+/* Fault in the tables' pages for the numbers ours take first (above the
+ * soft limit, or from our start below it): two page faults of every
+ * process's start otherwise.  Normal context, at start. */
+void col_fds_prefault(void);
+
 #endif

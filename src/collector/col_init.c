@@ -73,6 +73,7 @@ static void prefault_own_data(void)
 		col_syscall(SYS_madvise, lo, tlo - lo, MADV_POPULATE_WRITE);
 	if (hi > thi)
 		col_syscall(SYS_madvise, thi, hi - thi, MADV_POPULATE_WRITE);
+	col_fds_prefault();
 }
 
 /* Start collecting in this process, from the inherited environment. */
