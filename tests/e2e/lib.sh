@@ -168,3 +168,33 @@ need() {
 shares() {
 	python3 "$E2E/profile.py" "$@"
 }
+
+# record_option_value OPTION: a value `tally record`'s OPTION takes (empty:
+# it takes none), for the scripts that try every option
+# (test_attach_options.sh, test_static_options.sh); fails naming an option
+# it has no value for, so that a new option is given one here.
+record_option_value() {
+	case $1 in
+	-o | --output | -p | --pid | -h | --help | -H | --heap | -s | --sync | -i | --io | -m | --mpi | --states | \
+		-d | --data | --kernel | --no-kernel) echo "" ;;
+	-F | --freq) echo 200 ;;
+	--sync-holders | -j | --java) echo on ;;
+	-c | --counter) echo page-faults ;;
+	--follow) echo all ;;
+	--frames) echo 64 ;;
+	--delay | --duration | --process-samples) echo 1 ;;
+	--toggle-signal) echo USR1 ;;
+	--control) echo cmd ;;
+	-L | --limit) echo 100M ;;
+	*) echo "no sample value for $1: add one to record_option_value() in tests/e2e/lib.sh" >&2; return 1 ;;
+	esac
+}
+
+# record_option_long OPTION HELP: its long name ("-H" -> "--heap"), from the
+# option lines of `tally record --help` saved in file HELP.
+record_option_long() {
+	case $1 in
+	--*) echo "$1" ;;
+	*) sed -n "s/^  $1, \(--[a-z-]*\).*/\1/p" "$2" ;;
+	esac
+}

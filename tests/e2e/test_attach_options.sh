@@ -20,30 +20,6 @@ sed -n '/^With -p (attaching/,$p' help.txt | sed '1d' | awk '/^[^ ]/ { next } { 
 	tr ', ' '\n\n' | grep . >refused.txt
 "$TALLY" __complete record "" - | grep '^--' >every.txt
 
-# value OPTION: a value the option takes (empty: it takes none).
-value() {
-	case $1 in
-	-H | --heap | -s | --sync | -i | --io | -m | --mpi | --states | -d | --data | --kernel | --no-kernel | \
-		-h | --help | -o | --output | -p | --pid) echo "" ;;
-	-F | --freq) echo 200 ;;
-	--sync-holders | -j | --java) echo on ;;
-	-c | --counter) echo page-faults ;;
-	--follow) echo all ;;
-	--frames) echo 64 ;;
-	--delay | --duration | --process-samples) echo 1 ;;
-	--toggle-signal) echo USR1 ;;
-	--control) echo cmd ;;
-	-L | --limit) echo 100M ;;
-	*) echo "no sample value for $1: add one to value() in test_attach_options.sh" >&2; return 1 ;;
-	esac
-}
-# long OPTION: its long name ("-H" -> "--heap"), from --help's option lines.
-long() {
-	case $1 in
-	--*) echo "$1" ;;
-	*) sed -n "s/^  $1, \(--[a-z-]*\).*/\1/p" help.txt ;;
-	esac
-}
 
 ./aw threads 3600 >aw.out 2>aw.err & P=$!
 for _ in $(seq 100); do grep -q '^ready' aw.err 2>/dev/null && break; sleep 0.1; done
@@ -52,8 +28,8 @@ refuses_the_listed() {
 	n=0
 	for opt in $(cat refused.txt); do
 		kill -0 $P || { echo "the process ended"; return 1; }
-		lo=$(long "$opt")
-		v=$(value "$lo") || return 1
+		lo=$(record_option_long "$opt" help.txt)
+		v=$(record_option_value "$lo") || return 1
 		rm -rf r.exp
 		"$TALLY" record -o r.exp -p $P "$lo${v:+=$v}" >r.out 2>r.err </dev/null; rc=$?
 		if [ $rc -eq 0 ] || [ "$(wc -l <r.err)" -ne 1 ] || ! grep -q -- "$opt" r.err || [ -d r.exp ] ||
@@ -76,7 +52,7 @@ takes_the_rest() {
 		case $opt in
 		--output | --help | --pid) continue ;;   # -o and -p are in every run; --help: no run
 		esac
-		v=$(value "$opt") || return 1
+		v=$(record_option_value "$opt") || return 1
 		[ "$opt" = --duration ] && v=0.3
 		rm -rf k.exp
 		"$TALLY" record -o k.exp -p $P --duration 0.3 "$opt${v:+=$v}" >k.out 2>k.err </dev/null &&

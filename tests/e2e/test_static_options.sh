@@ -41,31 +41,6 @@ sed -n 's/^and for a PROGRAM tally runs (not with -p): \(.*\)\.$/\1/p' help.txt 
 # long names only (each short one is its long one's twin).
 "$TALLY" __complete record "" - | grep '^--' >every.txt
 
-# value OPTION: a value the option takes (empty: it takes none).
-value() {
-	case $1 in
-	-o | --output | -p | --pid | -h | --help | -H | --heap | -s | --sync | -i | --io | -m | --mpi | --states | \
-		-d | --data | --kernel | --no-kernel) echo "" ;;
-	-F | --freq) echo 200 ;;
-	--sync-holders | -j | --java) echo on ;;
-	-c | --counter) echo page-faults ;;
-	--follow) echo all ;;
-	--frames) echo 64 ;;
-	--delay | --duration | --process-samples) echo 1 ;;
-	--toggle-signal) echo USR1 ;;
-	--control) echo cmd ;;
-	-L | --limit) echo 100M ;;
-	*) echo "no sample value for $1: add one to value() in test_static_options.sh" >&2; return 1 ;;
-	esac
-}
-
-# long OPTION: its long name ("-H" -> "--heap"), from --help's option lines.
-long() {
-	case $1 in
-	--*) echo "$1" ;;
-	*) sed -n "s/^  $1, \(--[a-z-]*\).*/\1/p" help.txt ;;
-	esac
-}
 
 # refused OPTION WANT [ARGS...]: `tally record -o r.exp ARGS --long=VALUE
 # $PROG` refuses OPTION before anything runs, with one line naming it, exit
@@ -73,8 +48,8 @@ long() {
 refused() {
 	opt=$1; want=$2
 	shift 2
-	lo=$(long "$opt")
-	v=$(value "$lo") || return 1
+	lo=$(record_option_long "$opt" help.txt)
+	v=$(record_option_value "$lo") || return 1
 	rm -rf r.exp
 	# shellcheck disable=SC2086
 	"$TALLY" record -o r.exp "$@" "$lo${v:+=$v}" $PROG >r.out 2>r.err </dev/null
@@ -131,7 +106,7 @@ takes_the_rest() {
 		case $opt in
 		--output | --help | --pid) continue ;;   # -o is in every run; --help, -p: no run
 		esac
-		v=$(value "$opt") || return 1
+		v=$(record_option_value "$opt") || return 1
 		rm -rf k.exp
 		"$TALLY" record -o k.exp "$opt${v:+=$v}" ./staticky 20 >k.out 2>k.err </dev/null ||
 			{ echo "$opt: refused:"; cat k.err; return 1; }
