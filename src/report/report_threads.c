@@ -67,6 +67,7 @@ void report_processes(struct report_doc *d, const struct model *m, const struct 
 	report_col(t, "depth", "depth", COL_DEPTH);
 	report_col(t, "program", "Program", COL_STR);
 	report_col(t, "exec", "Exec'd", COL_STR);
+	report_col(t, "command", "Command", COL_STR);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct exp_proc *p = m->procs[i].src;
 		const char *by = exp_proc_log(p, "created-by");
@@ -87,6 +88,10 @@ void report_processes(struct report_doc *d, const struct model *m, const struct 
 		report_str(t, p->exe);
 		const char *ex = exp_proc_log(p, "exec");
 		report_str(t, ex ? ex : "");
+		/* Its command line (the collector's argv line; a fork child
+		 * has its parent's until it execs), none in older experiments. */
+		const char *argv = exp_proc_log(p, "argv");
+		report_str(t, argv ? argv : "");
 	}
 	report_table_emit(d, t);
 }

@@ -25,6 +25,17 @@ if need static descend_static_exec_noted; then
 	check descend_static_exec_noted sh -c "grep -q 'exec: ./spin_static: statically linked' sp.exp/_f6.exp/log.txt &&
 		\"\$TALLY\" report sp.exp --processes | grep -q 'statically linked'"
 fi
+# Each process's command line in the processes view (issue 23: a build's
+# 35 cc1 told apart): spawny's exec'd children run `./spin 0.05` (spawny.c).
+check descend_processes_show_command_lines sh -c "
+	\"\$TALLY\" report sp.exp --processes --format csv >procs.csv && python3 -c \"
+import csv
+rows = list(csv.DictReader(open('procs.csv')))
+cmd = {r['lineage']: r['command'] for r in rows}
+print(cmd)
+assert cmd['founder'] == './spawny ./spin' + (' ./spin_static' if '$static' else ''), cmd
+assert cmd['_f2_x1'].startswith('./spin '), cmd
+\""
 "$TALLY" export sp.exp --format collapsed >sp.txt
 check descend_collapsed_has_process_first sh -c "grep -q '^\\[spin [0-9]*\\];_start' sp.txt && grep -q '^\\[spawny [0-9]*\\];' sp.txt"
 check descend_child_work_in_child sh -c "grep '^\\[spawny' sp.txt | grep -q child_work"
