@@ -237,7 +237,9 @@ static int create_spare(void *arg)
 	return rc;
 }
 
-int col_writer_open(enum exp_file_kind kind)
+/* col_writer_open, its "file.opened" line added to `batch` if not NULL
+ * (written by the caller), else written at once. */
+static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 {
 	struct exp_file_writer *w = &col_proc.file[kind];
 	const char *name = exp_file_name(kind);
@@ -253,13 +255,22 @@ int col_writer_open(enum exp_file_kind kind)
 		let_go(w);
 	else
 		col_fd_keep(w->fd, &w->fd, &w->users);
-	col_log_sigsafe("file.opened", name);  /* its absence later is damage */
+	/* Its absence later is damage. */
+	if (batch)
+		col_log_batch_add(batch, "file.opened", name);
+	else
+		col_log_sigsafe("file.opened", name);
 	_Atomic uint64_t *root = root_counters();
 	if (col_proc.opt.limit_bytes > 0 && root) {
 		w->budget_used = &root[EXP_CTR_BYTES];
 		w->budget_limit = (uint64_t)col_proc.opt.limit_bytes;
 	}
 	return 0;
+}
+
+int col_writer_open(enum exp_file_kind kind)
+{
+	return writer_open(kind, NULL);
 }
 
 /* samples.dat, stacks.dat, heap.dat and sync.dat: made at their first
@@ -334,17 +345,25 @@ int col_open_experiment(void)
 	}
 	open_counters();
 	atomic_store(&col_proc.failures_logged, 0);
-	for (int k = 1; k < EXP_FILE_COUNT_; k++) {
+	/* The files' "file.opened" lines in one write (each line alone is
+	 * four system calls). */
+	struct col_log_batch opened;
+	int rc = 0;
+
+	opened.n = 0;
+	for (int k = 1; k < EXP_FILE_COUNT_ && rc == 0; k++) {
 		const char *name = exp_file_name((enum exp_file_kind)k);
 		if (!name || !wanted((enum exp_file_kind)k))
 			continue;
-		int rc = col_writer_open((enum exp_file_kind)k);
+		rc = writer_open((enum exp_file_kind)k, &opened);
 		if (rc < 0) {
+			col_log_batch_write(&opened);
 			col_log_error_sigsafe(name, rc, "not collecting");
-			return rc;
 		}
 	}
-	return 0;
+	if (rc == 0)
+		col_log_batch_write(&opened);
+	return rc;
 }
 
 void col_close_files(void)
