@@ -140,14 +140,16 @@ static bool traced_by_debugger(void)
 void col_clock_log_way(void)
 {
 	int w = atomic_load(&way), excl = atomic_load(&exclude_kernel);
+	struct col_log_batch b;             /* one write (a line alone is four system calls) */
 
 	if (w == WAY_UNKNOWN)
 		return;
-	col_log_sigsafe("clock", w == WAY_SIGTRAP ? "perf_event task-clock, sigtrap (SIGTRAP)"
-						  : "perf_event task-clock, fasync (SIGPROF)");
+	b.n = 0;
+	col_log_batch_add(&b, "clock", w == WAY_SIGTRAP ? "perf_event task-clock, sigtrap (SIGTRAP)"
+							: "perf_event task-clock, fasync (SIGPROF)");
 	if (w == WAY_SIGTRAP && !col_proc.attached)
-		col_log_sigsafe("clock.threads", "one event per process, inherited by each thread it creates");
-	col_log_sigsafe("clock.kernel",
+		col_log_batch_add(&b, "clock.threads", "one event per process, inherited by each thread it creates");
+	col_log_batch_add(&b, "clock.kernel",
 			!excl ? "included: ticks in system calls sample the calling stack"
 			: col_proc.attached
 				? "excluded (attached: the program's exec is not seen, and a tick in the kernel "
@@ -156,6 +158,7 @@ void col_clock_log_way(void)
 				? "excluded (the program makes its own system calls, exec included: a tick in "
 				  "the kernel could signal the next image): system-call time goes to the next sample"
 				: "excluded (perf_event_paranoid): system-call time goes to the next sample");
+	col_log_batch_write(&b);
 }
 
 /* Open and start the event of thread `tid` (`pid` 0 when it is the caller)
