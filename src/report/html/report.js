@@ -92,33 +92,53 @@
   }
   const hasProcNodes = () => FULL.kids[0].some((c) => FULL.f[c] >= PROC0 && FULL.f[c] < PROC0 + PROCS.length);
   const MERGEABLE = !DIFF && PROCS.length > 1 && progOf.size > new Set(progOf.values()).size && hasProcNodes();
+  /* A tree built node by node under a root: child(p, fn) is parent p's
+   * child of function fn (made, its values 0, if new); add(c, m, b, a)
+   * adds to node c's values of metric m; done() gives it to buildTree, in
+   * preorder.  Both merged and bottom-up trees are built so. */
+  function treeBuilder(withA, rootB, rootA) {
+    const f = [0], depth = [0], vb = M.map((_, m) => [rootB ? rootB[m] : 0]);
+    const va = withA ? M.map((_, m) => [rootA ? rootA[m] : 0]) : null;
+    const childMap = [new Map()];
+    return {
+      setRoot(fn) { f[0] = fn; },
+      child(p, fn) {
+        let c = childMap[p].get(fn);
+        if (c === undefined) {
+          c = f.length;
+          f.push(fn); depth.push(depth[p] + 1); childMap.push(new Map());
+          for (let m = 0; m < NM; m++) { vb[m].push(0); if (va) va[m].push(0); }
+          childMap[p].set(fn, c);
+        }
+        return c;
+      },
+      add(c, m, b, a) { vb[m][c] += b; if (va) va[m][c] += a; },
+      done() {
+        const order = [], walk = [0];
+        while (walk.length) {
+          const x = walk.pop();
+          order.push(x);
+          const cs = [...childMap[x].values()];
+          for (let k = cs.length - 1; k >= 0; k--) walk.push(cs[k]);
+        }
+        const pick = (arr) => order.map((x) => arr[x]);
+        return buildTree(pick(f), pick(depth), vb.map(pick), va ? va.map(pick) : null);
+      },
+    };
+  }
+
   /* The tree t with each node's function mapped by fmap, siblings of one
    * function merged (values summed), in preorder for buildTree. */
   function mergeTree(t, fmap) {
-    const f = [t.f[0]], depth = [0], vb = M.map((_, m) => [t.b[m][0]]), va = t.a ? M.map((_, m) => [t.a[m][0]]) : null;
-    const childMap = [new Map()];
+    const tb = treeBuilder(!!t.a, M.map((_, m) => t.b[m][0]), t.a ? M.map((_, m) => t.a[m][0]) : null);
+    tb.setRoot(t.f[0]);
     const at = new Int32Array(t.n);
     for (let i = 1; i < t.n; i++) {
-      const p = at[t.parent[i]], fn = fmap(t.f[i]);
-      let c = childMap[p].get(fn);
-      if (c === undefined) {
-        c = f.length;
-        f.push(fn); depth.push(depth[p] + 1); childMap.push(new Map());
-        for (let m = 0; m < NM; m++) { vb[m].push(0); if (va) va[m].push(0); }
-        childMap[p].set(fn, c);
-      }
-      for (let m = 0; m < NM; m++) { vb[m][c] += t.b[m][i]; if (va) va[m][c] += t.a[m][i]; }
+      const c = tb.child(at[t.parent[i]], fmap(t.f[i]));
+      for (let m = 0; m < NM; m++) tb.add(c, m, t.b[m][i], t.a ? t.a[m][i] : 0);
       at[i] = c;
     }
-    const order = [], walk = [0];
-    while (walk.length) {
-      const x = walk.pop();
-      order.push(x);
-      const cs = [...childMap[x].values()];
-      for (let k = cs.length - 1; k >= 0; k--) walk.push(cs[k]);
-    }
-    const pick = (arr) => order.map((x) => arr[x]);
-    return buildTree(pick(f), pick(depth), vb.map(pick), va ? va.map(pick) : null);
+    return tb.done();
   }
   const shaped = (t) => (state.merge && MERGEABLE ? mergeTree(t, (fn) => (progOf.has(fn) ? progOf.get(fn) : fn)) : t);
 
@@ -132,40 +152,22 @@
   let INV = null;
   function inverted() {
     if (INV) return INV;
-    const f = [0], depth = [0], vb = M.map(() => [0]), va = DIFF ? M.map(() => [0]) : null;
-    const childMap = [new Map()];
+    const tb = treeBuilder(!!DIFF);
     const path = [];
     for (let i = 1; i < T.n; i++) {
       let any = false;
       for (let m = 0; m < NM; m++) if (T.bs[m][i] || (T.as && T.as[m][i])) any = true;
       if (!any) continue;
-      let at = 0;
       path.length = 0;
       for (let j = i; j > 0; j = T.parent[j]) path.push(T.f[j]);
-      for (let m = 0; m < NM; m++) { vb[m][0] += T.bs[m][i]; if (va) va[m][0] += T.as[m][i]; }
+      for (let m = 0; m < NM; m++) tb.add(0, m, T.bs[m][i], DIFF ? T.as[m][i] : 0);
+      let at = 0;
       for (const fn of path) {
-        let c = childMap[at].get(fn);
-        if (c === undefined) {
-          c = f.length;
-          f.push(fn); depth.push(depth[at] + 1); childMap.push(new Map());
-          for (let m = 0; m < NM; m++) { vb[m].push(0); if (va) va[m].push(0); }
-          childMap[at].set(fn, c);
-        }
-        for (let m = 0; m < NM; m++) { vb[m][c] += T.bs[m][i]; if (va) va[m][c] += T.as[m][i]; }
-        at = c;
+        at = tb.child(at, fn);
+        for (let m = 0; m < NM; m++) tb.add(at, m, T.bs[m][i], DIFF ? T.as[m][i] : 0);
       }
     }
-    /* preorder so buildTree can read it */
-    const order = [];
-    const walk = [0];
-    while (walk.length) {
-      const x = walk.pop();
-      order.push(x);
-      const cs = [...childMap[x].values()];
-      for (let k = cs.length - 1; k >= 0; k--) walk.push(cs[k]);
-    }
-    const pick = (arr) => order.map((x) => arr[x]);
-    INV = buildTree(pick(f), pick(depth), vb.map(pick), va ? va.map(pick) : null);
+    INV = tb.done();
     return INV;
   }
 
