@@ -92,6 +92,21 @@
   }
   const hasProcNodes = () => FULL.kids[0].some((c) => FULL.f[c] >= PROC0 && FULL.f[c] < PROC0 + PROCS.length);
   const MERGEABLE = !DIFF && PROCS.length > 1 && progOf.size > new Set(progOf.values()).size && hasProcNodes();
+  /* Canvas c sized to width x height CSS pixels at the screen's pixel
+   * ratio, cleared: its 2D context, in CSS pixels, with the font of `size`
+   * and text centred on y (the flame graph, the timeline, the stack chart). */
+  function sizedCanvas(c, width, height, size) {
+    const dpr = window.devicePixelRatio || 1;
+    c.width = Math.floor(width * dpr); c.height = Math.floor(height * dpr);
+    c.style.width = width + 'px'; c.style.height = height + 'px';
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = size + ' system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    return g;
+  }
+
   /* A tree built node by node under a root: child(p, fn) is parent p's
    * child of function fn (made, its values 0, if new); add(c, m, b, a)
    * adds to node c's values of metric m; done() gives it to buildTree, in
@@ -307,17 +322,8 @@
         cx += w;
       }
     }
-    const dpr = window.devicePixelRatio || 1;
     const height = (maxDepth + 1) * ROW + 4;
-    canvas.width = Math.floor(width * dpr);
-    canvas.height = Math.floor(height * dpr);
-    canvas.style.width = width + 'px';
-    canvas.style.height = height + 'px';
-    const g = canvas.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, width, height);
-    g.font = '11px system-ui, sans-serif';
-    g.textBaseline = 'middle';
+    const g = sizedCanvas(canvas, width, height, '11px');
     let matched = 0;
     const re = state.search;
     const matchedNodes = new Set();
@@ -524,14 +530,7 @@
     const CROW = 48;
     const curvesY = Math.max(1, tracks.length) * TROW;
     const height = curvesY + curves.length * CROW + 20;
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = Math.floor(width * dpr); canvas.height = Math.floor(height * dpr);
-    canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
-    const g = canvas.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, width, height);
-    g.font = '11px system-ui, sans-serif';
-    g.textBaseline = 'middle';
+    const g = sizedCanvas(canvas, width, height, '11px');
     const span = TL.span_us || 1;
     const X = (us) => LABEL + plot * us / span;
     const binUs = span / TL.bins;
@@ -740,14 +739,7 @@
     const width = canvas.parentElement.clientWidth || 1000;
     const LABEL = 180, plot = width - LABEL - 8;
     const height = Math.max(1, maxDepth) * SROW + 4;
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = Math.floor(width * dpr); canvas.height = Math.floor(height * dpr);
-    canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
-    const g = canvas.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, width, height);
-    g.font = '10px system-ui, sans-serif';
-    g.textBaseline = 'middle';
+    const g = sizedCanvas(canvas, width, height, '10px');
     g.fillStyle = '#333';
     g.fillText(t.name.slice(0, 30), 4, SROW / 2);
     /* drawn from the thread's first sampled bin to its last (a short
