@@ -122,14 +122,17 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 	return rc;
 }
 
-COL_API void tally__trace_room(int kind)
+COL_API uint32_t tally__trace_wait_begins(int kind, uint64_t ra, uint64_t sp, uint64_t fp)
 {
 	struct col_thread *t;
 
-	if (kind <= 0 || kind >= EXP_FILE_COUNT_ || col_control_paused_sigsafe(0) || !(t = col_enter()))
-		return;
+	if (kind <= 0 || kind >= EXP_FILE_COUNT_ || atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ||
+	    col_control_paused_sigsafe(0) || !(t = col_enter()))
+		return 0;
 	col_write_room_sigsafe(t, (enum exp_file_kind)kind, 64);
+	uint32_t id = col_stack_from(t, ra, sp, fp);
 	col_leave(t);
+	return id;
 }
 
 COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint32_t *tid)

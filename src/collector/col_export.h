@@ -50,10 +50,13 @@ int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len, uint64_
 
 /* The calling thread about to wait in a traced call (the sync tracer, when
  * its try found the object busy): whatever its next record of `kind` would
- * cost (making the file, claiming its block) is paid now, inside the wait,
- * where it lengthens nothing, rather than after the grant, where it
- * lengthened the program's own measure of a first wait. */
-void tally__trace_room(int kind);
+ * cost (making the file, claiming its block) is paid now, and the stack of
+ * the traced call's caller (ra, sp, fp as for tally__trace_event), the same
+ * before the wait as after, is interned: inside the wait, where it
+ * lengthens nothing, rather than after the grant, where it lengthened the
+ * program's own measure of a first wait.  The stack id for the record (0:
+ * none, then walked at the record). */
+uint32_t tally__trace_wait_begins(int kind, uint64_t ra, uint64_t sp, uint64_t fp);
 
 /* The call stack from the traced call's caller (ra, sp, fp as for
  * tally__trace_event) interned in stacks.dat, without a record: its stack

@@ -99,7 +99,6 @@ static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint
 	} else {
 		t->pending_ns += cost;
 	}
-	t->busy_signalled = false;
 	t->collector_ns += cost;
 	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cost);
 	time_handler(t, cost);

@@ -10,8 +10,8 @@
  * waited on is written at the grant, if the wait exceeded the threshold.
  * An uncontended lock costs one extra try: the try-variant is called first,
  * and only when it would block is the wait timed.  What the wait's record
- * will cost the first time (files, blocks: tally__trace_room) is paid as
- * the wait begins, inside it, not after the grant.  The default threshold is
+ * costs before it is written (files, blocks, its stack) is paid as the
+ * wait begins, inside it, not after the grant (wait_begins).  The default threshold is
  * calibrated at start-up to ten times an uncontended lock and unlock with
  * its timing (at least 1 us), and shown in the log.  For mutexes, who held
  * the mutex during a wait is recorded too (sync_holders.c), unless
@@ -82,15 +82,12 @@ static int64_t threshold(void)
 /* A wait begins (the caller at `at`): its record's costs are paid now,
  * inside the wait, where they lengthen nothing, not after the grant, where
  * they lengthened the program's own measure of a thread's first wait by 0.5
- * to 1 ms (9 ms under load): the record's room (tally__trace_room) and its
- * stack, which is the same before the wait as after.  The stack id, or 0
- * (then walked at the grant). */
+ * to 1 ms (9 ms under load): the record's room and its stack, which is the
+ * same before the wait as after (tally__trace_wait_begins, one entry into
+ * the collector).  The stack id, or 0 (then walked at the grant). */
 static uint32_t wait_begins(struct trace_caller at)
 {
-	uint32_t tid;
-
-	tally__trace_room(EXP_FILE_SYNC);
-	return tally__trace_stack(at.ra, at.sp, at.fp, &tid);
+	return tally__trace_wait_begins(EXP_FILE_SYNC, at.ra, at.sp, at.fp);
 }
 
 /* Record a wait from t0 to t1 if it reached the threshold: 1 if its SYNC
