@@ -279,11 +279,6 @@ void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
 static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool rearm)
 {
 	atomic_store_explicit(&t->deferred, 0, memory_order_relaxed);
-	/* Our signal is handled here, sample or not: one that found the
-	 * thread busy before (in its set-up, say) says nothing of the time
-	 * after (col_thread.c: a thread that then blocks it was named only
-	 * when no signal had ever met its set-up: 5 of 10 at 20 kHz). */
-	t->busy_signalled = false;
 	/* First, whether a sample follows or not: a switch signal merged into
 	 * ours (col_states.h) left its records for us, and the thread's
 	 * faults since are the program's, not yet this handler's. */
@@ -402,7 +397,12 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 			col_count_sigsafe(EXP_CTR_LOST_REENTRY, 1);
 		/* else our own clock handler, taking a sample (SA_NODEFER): no
 		 * loss, the CPU since it read the clock is the next sample's */
-		t->busy_signalled = true;      /* our signal reaches it */
+		/* Our signal reaches it: observed up to now (col_thread.c's
+		 * check_sampled counts only the CPU after this).  A flag set
+		 * here said nothing of the time after: a thread met in its
+		 * set-up that then blocked the signal went unnamed (2 of 3
+		 * runs at 20 kHz on a loaded CI machine). */
+		t->busy_seen_ns = col_clock_read_sigsafe(t);
 		col_clock_rearm_sigsafe(t);
 		t->clock_depth--;
 		errno = saved_errno;

@@ -99,7 +99,8 @@ struct col_thread {
 	int live_slot;                 /* its place in col_thread.c's list of live threads, -1 */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;
-	bool busy_signalled;           /* our signal found it busy since its last sample */
+	uint64_t busy_seen_ns;         /* its clock when our signal last found it busy in
+	                                  collector code: observed up to there */
 	int clock_depth;               /* runs of the clock's handler in progress */
 	uint64_t taken_pc;             /* a pending signal frame of ours whose sample was
 					* taken early (col_sample.c): its interrupted pc */

@@ -272,18 +272,21 @@ static bool task_blocks(pid_t tid, int sig)
  * sample (its clock reads `now`), and either blocks the signal as it ends
  * or ran COL_UNSAMPLED_MIN_NS so, could not be sampled: it blocked the
  * signal in a way the interposers do not see (a raw rt_sigprocmask system
- * call).  Unless our signal reached it since and found it busy in the
- * collector (the process's end, at 20 kHz, takes over three periods of
- * 50 us): it can be sampled, that time is lost.reentry's.  Counted, and named in the log ("thread.unsampled: TID NAME: N us
- * of CPU ..."), which the report and `tally record` show; not while
- * recording is off (col_control.h).  Asked by the
- * thread as it ends, or by the end of the process for those still running. */
+ * call).  The gap counts from the last time our signal reached it, taken
+ * or found busy in the collector (t->busy_seen_ns: the process's end, at
+ * 20 kHz, takes over three periods of 50 us; that time is lost.reentry's).
+ * Counted, and named in the log ("thread.unsampled: TID NAME: N us of CPU
+ * ..."), which the report and `tally record` show; not while recording is
+ * off (col_control.h).  Asked by the thread as it ends, or by the end of
+ * the process for those still running. */
 static void check_sampled(struct col_thread *t, uint64_t now)
 {
 	uint64_t period = col_clock_period_ns(), since = t->last_cpu_ns + t->pending_ns;
+	if (t->busy_seen_ns > since)
+		since = t->busy_seen_ns;
 	uint64_t missed = now > since ? now - since : 0;
 
-	if (!period || missed <= 3 * period || t->busy_signalled)
+	if (!period || missed <= 3 * period)
 		return;
 	/* Recording is off (--duration ended, the toggle signal...): the
 	 * time since the last sample is the pause's, which the log has. */
