@@ -10,6 +10,7 @@
  * and tears them down when the routine returns or the thread calls
  * pthread_exit (a cleanup handler).  Called from any thread of the target.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -18,6 +19,7 @@
 #include "collector/col_mem.h"
 #include "collector/col_objects.h"
 #include "collector/col_real.h"
+#include "collector/col_sample.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_thread.h"
@@ -99,5 +101,8 @@ COL_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
 	int rc = real(th, attr, thread_wrapper, a);
 	if (rc != 0)
 		atomic_store(&a->used, 0);
+	int saved_errno = errno;
+	col_sample_catch_up();
+	errno = saved_errno;
 	return rc;
 }

@@ -13,6 +13,9 @@ void col_sample_install(void);
  * signal of our clock in a thread without state, to set its state up; it
  * returns it, or NULL.  NULL: no such call. */
 struct col_thread;
+/* After creating a thread: a sample if the inherited clock fell behind
+ * (the kernel's context swap took the period's progress). */
+void col_sample_catch_up(void);
 void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc));
 
 #endif
