@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,14 @@ static void scan_log(const char *dir, char *list, size_t len, int *n, char *exec
 			continue;
 		*colon = 0;
 		unsigned long long us = strtoull(colon + 2, NULL, 10);
+		/* The collector says when it saw the signal blocked; else the
+		 * cause is not known (never guessed as a blocked signal). */
+		bool blocked = strstr(colon + 2, "blocks the sampling signal") != NULL;
 		size_t at = strlen(list);
-		snprintf(list + at, len - at, "%s%s (%.0f ms of CPU unsampled)", *n ? ", " : "", who,
-			 (double)us / 1e3);
+		snprintf(list + at, len - at, "%s%s (%.0f ms of CPU unsampled%s)", *n ? ", " : "", who,
+			 (double)us / 1e3,
+			 blocked ? "; it blocked the sampling signal, with a raw system call?"
+				 : "; cause not seen: it did not block the signal");
 		++*n;
 	}
 	fclose(f);
@@ -98,8 +104,7 @@ void cli_unsampled_warn(const char *expdir)
 	if (d)
 		closedir(d);
 	if (n)
-		cli_warn("record", "%d thread%s could not be sampled (blocked the sampling signal with a "
-			 "raw system call?): %s", n, n > 1 ? "s" : "", list);
+		cli_warn("record", "%d thread%s could not be sampled: %s", n, n > 1 ? "s" : "", list);
 	if (ne)
 		cli_warn("record", "%d exec'd program%s not profiled: %s%s", ne, ne > 1 ? "s" : "", execs,
 			 ne > 3 ? ", ..." : "");

@@ -91,7 +91,7 @@ assert float(w[\"kernel_cpu\"]) > 0.05 and int(w[\"handler_p99_ns\"]) > 0"'
 check fidelity_thread_running_at_exit accounted left.exp
 
 "$TALLY" record -o raw.exp ./sigblock raw 2>raw.err
-check unsampled_thread_named_at_end_of_record sh -c 'grep "could not be sampled" raw.err | grep -q w_raw'
+check unsampled_thread_named_at_end_of_record sh -c 'cat raw.err; grep "could not be sampled" raw.err | grep -q "w_raw ([0-9]* ms of CPU unsampled; it blocked the sampling signal"'
 check unsampled_thread_in_overview sh -c '
 	"$TALLY" report raw.exp >raw.txt && grep -q "Unsampled thread .* w_raw: " raw.txt &&
 	grep -q "Unsampled threads  *1 (threads.unsampled" raw.txt'
