@@ -19,6 +19,14 @@
  * experiment reports elsewhere.  The analyzer joins the samples to the
  * collector's (format/exp_read_kernel.c).
  *
+ * With --states, a second event per CPU, the software context-switch
+ * counter with a period of 1, records the kernel's call chain at each
+ * switch of a thread out of its CPU (perf_sw_event_sched, in the
+ * scheduler: schedule <- anon_pipe_read <- vfs_read <- ksys_read...) as a
+ * KERNEL_SWITCH record; the analyzer puts it above the user stack of the
+ * STATE interval the collector wrote for that switch.  A software event, no
+ * tracepoint: it needs no tracefs, only the right to count in the kernel.
+ *
  * The kernel allows it to root, CAP_PERFMON or perf_event_paranoid <= 1;
  * otherwise the log says why and how to allow it, and nothing else changes.
  */
@@ -45,6 +53,7 @@
 
 struct ring {
 	int fd;
+	bool switches;             /* the context-switch event's, else the clock's */
 	struct perf_event_mmap_page *pg;
 	size_t map_bytes;
 };
@@ -58,6 +67,9 @@ struct cli_kernel {
 	uint64_t off;              /* bytes written to it */
 	uint64_t period_ns;
 	uint64_t samples, lost, empty, write_errors;
+	bool switches_on;          /* the context-switch events are open */
+	uint64_t switches, switches_lost, switches_empty;
+	char switches_why[512];    /* why they are not, when asked for */
 	uint64_t *pcs;             /* distinct kernel pcs seen (open addressing, 0 empty) */
 	size_t pcs_cap, npcs;
 };
@@ -100,8 +112,9 @@ static void put(struct cli_kernel *k, const void *rec, size_t len)
 
 static void put_info(struct cli_kernel *k)
 {
-	struct exp_kernel_info r = { EXP_REC_WORD(EXP_REC_KERNEL_INFO, sizeof(r)), 0, k->period_ns,
-				     k->lost, 0 };
+	struct exp_kernel_info r = { EXP_REC_WORD(EXP_REC_KERNEL_INFO, sizeof(r)),
+				     k->switches_on ? EXP_KERNEL_INFO_SWITCHES : 0, k->period_ns, k->lost,
+				     k->switches_lost };
 	put(k, &r, sizeof(r));
 }
 
@@ -132,8 +145,9 @@ static void note_pc(struct cli_kernel *k, uint64_t pc)
 	k->npcs++;
 }
 
-/* One PERF_RECORD_SAMPLE (TID, TIME, CALLCHAIN) as a KERNEL_SAMPLE. */
-static void take_sample(struct cli_kernel *k, const uint8_t *p, size_t len)
+/* One PERF_RECORD_SAMPLE (TID, TIME, CALLCHAIN) as a KERNEL_SAMPLE, or
+ * a KERNEL_SWITCH when it is the context-switch event's. */
+static void take_sample(struct cli_kernel *k, const uint8_t *p, size_t len, bool sw)
 {
 	struct {
 		struct exp_kernel_sample h;
@@ -160,17 +174,18 @@ static void take_sample(struct cli_kernel *k, const uint8_t *p, size_t len)
 		note_pc(k, pc);
 	}
 	if (!n) {
-		k->empty++;
+		(*(sw ? &k->switches_empty : &k->empty))++;
 		return;
 	}
 	memset(&r.h, 0, sizeof(r.h));
-	r.h.word = EXP_REC_WORD(EXP_REC_KERNEL_SAMPLE, sizeof(r.h) + 8u * n);
+	r.h.word = EXP_REC_WORD(sw ? EXP_REC_KERNEL_SWITCH : EXP_REC_KERNEL_SAMPLE,
+				sizeof(r.h) + 8u * n);
 	r.h.pid = pid;
 	r.h.tid = tid;
 	r.h.nframes = n;
 	r.h.time_ns = time_ns;
 	put(k, &r, sizeof(r.h) + 8u * n);
-	k->samples++;
+	(*(sw ? &k->switches : &k->samples))++;
 }
 
 /* Move what ring `r` holds to kernel.dat. */
@@ -191,35 +206,113 @@ static void drain(struct cli_kernel *k, struct ring *r)
 		for (size_t i = 0; i < h.size; i++)
 			rec[i] = data[(tail + i) % size];
 		if (h.type == PERF_RECORD_SAMPLE)
-			take_sample(k, rec, h.size);
+			take_sample(k, rec, h.size, r->switches);
 		else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, rec + 16, 8);
-			k->lost += lost;
+			*(r->switches ? &k->switches_lost : &k->lost) += lost;
 		}
 		tail += h.size;
 	}
 	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+static void close_rings_from(struct cli_kernel *k, size_t from);
+
 static void close_rings(struct cli_kernel *k)
 {
-	for (size_t i = 0; i < k->nrings; i++) {
-		if (k->rings[i].pg)
-			munmap(k->rings[i].pg, k->rings[i].map_bytes);
-		close(k->rings[i].fd);
-	}
+	close_rings_from(k, 0);
 	free(k->rings);
 	k->rings = NULL;
 	k->nrings = 0;
 }
 
-struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, const char *dir, char *why,
-				   size_t why_len)
+/* Open event `a` on `child` on every CPU, each with its ring.  0, or the
+ * first errno that is not an offline CPU's (ENODEV when none opened). */
+static int open_rings(struct cli_kernel *k, struct perf_event_attr *a, pid_t child, long ncpus,
+		      bool switches)
+{
+	size_t before = k->nrings;
+
+	a->wakeup_watermark = RING_PAGES * (uint32_t)k->page / 4;
+	a->watermark = 1;
+	for (long cpu = 0; cpu < ncpus; cpu++) {
+		int fd = perf_open(a, child, (int)cpu);
+		if (fd < 0) {
+			if (errno != ENODEV)
+				return errno;
+			continue;              /* an offline CPU: ENODEV */
+		}
+		struct ring *r = &k->rings[k->nrings++];
+		r->fd = fd;
+		r->switches = switches;
+		r->map_bytes = (RING_PAGES + 1) * k->page;
+		void *m = mmap(NULL, r->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			return errno;
+		r->pg = m;
+	}
+	return k->nrings > before ? 0 : ENODEV;
+}
+
+/* Close the rings from index `from` on. */
+static void close_rings_from(struct cli_kernel *k, size_t from)
+{
+	for (size_t i = from; i < k->nrings; i++) {
+		if (k->rings[i].pg)
+			munmap(k->rings[i].pg, k->rings[i].map_bytes);
+		close(k->rings[i].fd);
+	}
+	k->nrings = from;
+}
+
+/* Why the kernel refused event errno `e`, and how to allow it. */
+static void refused(int e, char *why, size_t why_len)
+{
+	if (e == EACCES || e == EPERM)
+		snprintf(why, why_len,
+			 "not allowed (perf_event_paranoid is %d, and tally has neither root nor "
+			 "CAP_PERFMON): system-call time is charged to the calling function; to see the "
+			 "kernel's frames, run `sysctl kernel.perf_event_paranoid=1` or give tally CAP_PERFMON",
+			 paranoid());
+	else
+		snprintf(why, why_len, "not recorded: perf_event_open: %s", strerror(e));
+}
+
+/* The context-switch events (--states): on success k->switches_on, else
+ * k->switches_why says why not; the clock's events stay either way. */
+static void open_switches(struct cli_kernel *k, pid_t child, long ncpus)
+{
+	struct perf_event_attr a;
+	size_t from = k->nrings;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.sample_period = 1;                 /* every switch out */
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	a.disabled = 1;
+	a.enable_on_exec = 1;
+	a.inherit = 1;
+	a.exclude_hv = 1;
+	a.exclude_callchain_user = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	int e = open_rings(k, &a, child, ncpus, true);
+	if (e) {
+		close_rings_from(k, from);
+		refused(e, k->switches_why, sizeof(k->switches_why));
+		return;
+	}
+	k->switches_on = true;
+}
+
+struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states, const char *dir,
+				   char *why, size_t why_len)
 {
 	struct cli_kernel *k = calloc(1, sizeof(*k));
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	int first_errno = 0;
 
 	if (!k || ncpus < 1) {
 		snprintf(why, why_len, "not recorded: %s", k ? "no CPU count" : "out of memory");
@@ -228,7 +321,7 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, const char *
 	}
 	k->page = (size_t)sysconf(_SC_PAGESIZE);
 	k->period_ns = period_ns;
-	k->rings = calloc((size_t)ncpus, sizeof(*k->rings));
+	k->rings = calloc(2 * (size_t)ncpus, sizeof(*k->rings));
 	if (!k->rings) {
 		snprintf(why, why_len, "not recorded: out of memory");
 		free(k);
@@ -249,39 +342,15 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, const char *
 	a.exclude_callchain_user = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
-	a.wakeup_watermark = RING_PAGES * (uint32_t)k->page / 4;
-	a.watermark = 1;
-	for (long cpu = 0; cpu < ncpus; cpu++) {
-		int fd = perf_open(&a, child, (int)cpu);
-		if (fd < 0) {
-			if (!first_errno && errno != ENODEV)
-				first_errno = errno;
-			continue;              /* an offline CPU: ENODEV */
-		}
-		struct ring *r = &k->rings[k->nrings++];
-		r->fd = fd;
-		r->map_bytes = (RING_PAGES + 1) * k->page;
-		void *m = mmap(NULL, r->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (m == MAP_FAILED) {
-			first_errno = errno;
-			break;
-		}
-		r->pg = m;
-	}
-	if (first_errno || !k->nrings) {
-		int e = first_errno ? first_errno : ENODEV;
-		if (e == EACCES || e == EPERM)
-			snprintf(why, why_len,
-				 "not allowed (perf_event_paranoid is %d, and tally has neither root nor "
-				 "CAP_PERFMON): system-call time is charged to the calling function; to see the "
-				 "kernel's frames, run `sysctl kernel.perf_event_paranoid=1` or give tally CAP_PERFMON",
-				 paranoid());
-		else
-			snprintf(why, why_len, "not recorded: perf_event_open: %s", strerror(e));
+	int first_errno = open_rings(k, &a, child, ncpus, false);
+	if (first_errno) {
+		refused(first_errno, why, why_len);
 		close_rings(k);
 		free(k);
 		return NULL;
 	}
+	if (states)
+		open_switches(k, child, ncpus);
 	snprintf(k->path, sizeof(k->path), "%s/%s", dir, exp_file_name(EXP_FILE_KERNEL));
 	int fd = open(k->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	k->out = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -470,6 +539,14 @@ void cli_kernel_close(struct cli_kernel *k, const char *log_path)
 		cli_log_line(log, "kernel.frames", "recorded: call chains of the ticks in kernel mode (%s)",
 			     exp_file_name(EXP_FILE_KERNEL));
 		cli_log_line(log, "kernel.samples", "%llu", (unsigned long long)k->samples);
+		if (k->switches_on)
+			cli_log_line(log, "kernel.switches", "recorded: %llu switches out of a CPU with the "
+				     "kernel's call chain", (unsigned long long)k->switches);
+		if (k->switches_lost)
+			cli_log_line(log, "kernel.switches_lost", "%llu",
+				     (unsigned long long)k->switches_lost);
+		else if (k->switches_why[0])
+			cli_log_line(log, "kernel.switches", "%s", k->switches_why);
 		if (k->lost)
 			cli_log_line(log, "kernel.lost", "%llu", (unsigned long long)k->lost);
 		if (hidden || unnamed)

@@ -6,6 +6,7 @@
 #ifndef TALLY_CLI_KERNEL_H
 #define TALLY_CLI_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -13,11 +14,13 @@ struct cli_kernel;
 
 /* Open the events on `child` (stopped before its exec: they start at the
  * exec), sampling every `period_ns` of its threads' CPU time in kernel
- * mode, and kernel.dat in `dir`.  NULL when the kernel refuses or anything
- * fails: `why` then holds the reason, and the way to allow it when there
- * is one, for the log's "kernel" line. */
-struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, const char *dir, char *why,
-				   size_t why_len);
+ * mode, and with `states` every switch of a thread out of its CPU, and
+ * kernel.dat in `dir`.  NULL when the kernel refuses or anything fails:
+ * `why` then holds the reason, and the way to allow it when there is one,
+ * for the log's "kernel" line (a refused switch event alone is the log's
+ * "kernel.switches" line at the close). */
+struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states, const char *dir,
+				   char *why, size_t why_len);
 
 /* Wait up to `timeout_ms` for samples, then move what the rings hold to
  * kernel.dat.  Call while the program runs. */

@@ -49,9 +49,10 @@ const struct cli_record_opt cli_record_opts[] = {
 	  CLI_REC_INSIDE, CLI_ATT_OK },
 	{ { "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL }, CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "kernel", 0, CLI_ARG_NONE, 'k', NULL,
-	    "kernel call chains above each clock sample, where the kernel\n"
-	    "allows them: root, CAP_PERFMON, perf_event_paranoid <= 1\n"
-	    "(docs/kernel.md)" },
+	    "kernel call chains above each clock sample (with --states,\n"
+	    "above each interval off the CPU: where it left the CPU), where\n"
+	    "the kernel allows them: root, CAP_PERFMON, perf_event_paranoid\n"
+	    "<= 1 (docs/kernel.md)" },
 	  CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "no-kernel", 0, CLI_ARG_NONE, 'K', NULL, "no kernel call chains (the default)" }, CLI_REC_OUTSIDE, CLI_ATT_OK },
 	{ { "follow", 0, CLI_ARG_REQUIRED, 'f', "all|none",

@@ -731,8 +731,8 @@ exec:
 	}
 	if (kernel) {
 		close(go[0]);
-		kern = cli_kernel_open(child_pid, 1000000000ull / o.launch.hz, dir, kernel_why,
-				       sizeof(kernel_why));
+		kern = cli_kernel_open(child_pid, 1000000000ull / o.launch.hz, o.launch.states, dir,
+				       kernel_why, sizeof(kernel_why));
 		close(go[1]);                /* the child goes on to its exec */
 		if (!kern) {
 			FILE *log = log_append(log_path);

@@ -220,11 +220,18 @@ struct exp_proc {
 	struct exp_ksym_ev *ksyms;       /* kernel functions, by address after loading */
 	size_t nksyms;
 	struct exp_kernel_info kinfo;    /* period_ns 0: no KERNEL_INFO record */
+	struct exp_ksample_ev *kswitches; /* switches out of a CPU (--states), every
+	                                    process's; pcs in kpcs */
+	size_t nkswitches;
 	/* this process's part: its clock samples that got kernel frames, and
 	 * kernel samples of its threads no clock sample came after */
 	uint64_t kernel_matched, kernel_unmatched;
 	uint64_t kernel_ticks;           /* the founder's: kernel samples read (kept after
 	                                    exp_experiment_drop_events) */
+	/* its STATE intervals that got the kernel's chain at their switch, and
+	 * those (with a user stack) that found none */
+	uint64_t kswitch_matched, kswitch_unmatched;
+	uint64_t kernel_switches;        /* the founder's: KERNEL_SWITCH records read */
 	struct exp_data_regs *dregs;     /* --data: clock samples' registers */
 	size_t ndregs;
 	struct exp_data_block *dblocks;  /* --data -H: heap blocks' lifetimes */

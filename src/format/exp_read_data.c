@@ -119,7 +119,7 @@ struct loader {
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
 	size_t cap_heap_sums, cap_heap_live, cap_psamples;
-	size_t cap_ksamples, cap_kpcs, cap_ksyms;
+	size_t cap_ksamples, cap_kpcs, cap_ksyms, cap_kswitches;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
 	exp_damage_fn *on_damage;
@@ -734,6 +734,15 @@ static int take_kernel_sample(struct loader *l, struct exp_file *f, const struct
 	return took(f, r, err, rc, cause);
 }
 
+static int take_kernel_switch(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			      struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_kernel_switch(l->p, &l->cap_kswitches, &l->cap_kpcs, r->p, r->len, cause,
+					sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
 static int take_kernel_sym(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			   struct exp_error *err)
 {
@@ -847,6 +856,8 @@ static const struct rec_type {
 				  false, take_kernel_info },
 	[EXP_REC_KERNEL_SAMPLE] = { "kernel-sample", EXP_FILE_KERNEL, sizeof(struct exp_kernel_sample),
 				    true, false, take_kernel_sample },
+	[EXP_REC_KERNEL_SWITCH] = { "kernel-switch", EXP_FILE_KERNEL, sizeof(struct exp_kernel_sample),
+				    true, false, take_kernel_switch },
 	[EXP_REC_KERNEL_SYM] = { "kernel-sym", EXP_FILE_KERNEL, sizeof(struct exp_kernel_sym), true, false,
 				 take_kernel_sym },
 	[EXP_REC_DATA_REGS] = { "data-regs", EXP_FILE_HWC, sizeof(struct exp_data_regs), false, false,

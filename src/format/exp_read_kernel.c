@@ -14,6 +14,7 @@
  * per distinct (chain, user stack), found again through a hash table.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,9 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-int exp_take_kernel_sample(struct exp_proc *p, size_t *cap, size_t *cap2, const void *rec,
-			   uint32_t len, char *cause, size_t cause_len)
+/* A KERNEL_SAMPLE or KERNEL_SWITCH record into *v (*nv, *cap). */
+static int take_chain(struct exp_proc *p, struct exp_ksample_ev **v, size_t *nv, size_t *cap,
+		      size_t *cap2, const void *rec, uint32_t len, char *cause, size_t cause_len)
 {
 	struct exp_kernel_sample r;
 
@@ -48,15 +50,27 @@ int exp_take_kernel_sample(struct exp_proc *p, size_t *cap, size_t *cap2, const 
 			 r.nframes, len, EXP_KERNEL_MAX_FRAMES);
 		return 1;
 	}
-	if (grow((void **)&p->ksamples, cap, p->nksamples + 1, sizeof(*p->ksamples)) ||
+	if (grow((void **)v, cap, *nv + 1, sizeof(**v)) ||
 	    grow((void **)&p->kpcs, cap2, p->nkpcs + r.nframes, sizeof(*p->kpcs)))
 		return -1;
 	memcpy(p->kpcs + p->nkpcs, (const char *)rec + sizeof(r), 8u * r.nframes);
-	p->ksamples[p->nksamples++] = (struct exp_ksample_ev){
+	(*v)[(*nv)++] = (struct exp_ksample_ev){
 		.pid = r.pid, .tid = r.tid, .time_ns = r.time_ns, .pcs = p->nkpcs, .n = r.nframes,
 	};
 	p->nkpcs += r.nframes;
 	return 0;
+}
+
+int exp_take_kernel_sample(struct exp_proc *p, size_t *cap, size_t *cap2, const void *rec,
+			   uint32_t len, char *cause, size_t cause_len)
+{
+	return take_chain(p, &p->ksamples, &p->nksamples, cap, cap2, rec, len, cause, cause_len);
+}
+
+int exp_take_kernel_switch(struct exp_proc *p, size_t *cap, size_t *cap2, const void *rec,
+			   uint32_t len, char *cause, size_t cause_len)
+{
+	return take_chain(p, &p->kswitches, &p->nkswitches, cap, cap2, rec, len, cause, cause_len);
 }
 
 int exp_take_kernel_sym(struct exp_proc *p, size_t *cap, const void *rec, uint32_t len,
@@ -181,13 +195,14 @@ static uint32_t stack_for(struct exp_proc *p, struct made *m, const uint64_t *pc
 	return id;
 }
 
-/* Join the founder's kernel samples of process p to p's clock samples. */
-static int join_proc(const struct exp_proc *f, struct exp_proc *p)
+/* Join the founder's kernel samples of process p to p's clock samples;
+ * the stacks made are found again through m. */
+static int join_samples(const struct exp_proc *f, struct exp_proc *p, struct made *mp)
 {
 	size_t nk = 0, ns = p->nsamples, cap = p->nsamples;
 	uint64_t period = f->kinfo.period_ns;
 	struct key *ks = NULL, *ss = NULL;
-	struct made m = { 0 };
+	struct made m = *mp;
 	int rc = -ENOMEM;
 
 	for (size_t i = 0; i < f->nksamples; i++)
@@ -266,9 +281,87 @@ static int join_proc(const struct exp_proc *f, struct exp_proc *p)
 	p->kernel_unmatched += nk - k;
 	rc = 0;
 out:
-	free(m.slot);
+	*mp = m;
 	free(ks);
 	free(ss);
+	return rc;
+}
+
+
+/* Give the STATE intervals of process p the kernel's chains of the
+ * founder's switches out of a CPU (exp_read_kernel.h).  Between the end of
+ * a thread's interval and the start of its next, the thread ran: the one
+ * switch out in that span is the next interval's start, and the kernel
+ * writes its sample just before the switch record the interval's off_ns
+ * comes from; so the last switch of the thread in (previous on_ns, on_ns]
+ * is the interval's (earlier ones belong to intervals the collector lost). */
+static int join_switches(const struct exp_proc *f, struct exp_proc *p, struct made *m)
+{
+	size_t nk = 0, ns = 0;
+	struct key *ks = NULL, *ss = NULL;
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < f->nkswitches; i++)
+		nk += f->kswitches[i].pid == p->pid;
+	for (size_t i = 0; i < p->nstates; i++)
+		ns += !(p->states[i].flags & EXP_STATE_NO_STACK) && p->states[i].stack_id;
+	if (!nk || !ns) {
+		p->kswitch_unmatched += ns;
+		return 0;
+	}
+	ks = malloc(nk * sizeof(*ks));
+	ss = malloc(p->nstates * sizeof(*ss));
+	if (!ks || !ss)
+		goto out;
+	nk = 0;
+	for (size_t i = 0; i < f->nkswitches; i++)
+		if (f->kswitches[i].pid == p->pid)
+			ks[nk++] = (struct key){ f->kswitches[i].tid, f->kswitches[i].time_ns, i };
+	for (size_t i = 0; i < p->nstates; i++)
+		ss[i] = (struct key){ p->states[i].tid, p->states[i].off_ns, i };
+	qsort(ks, nk, sizeof(*ks), cmp_key);
+	qsort(ss, p->nstates, sizeof(*ss), cmp_key);
+
+	size_t k = 0;
+	for (size_t i = 0; i < p->nstates; i++) {
+		struct exp_state *st = &p->states[ss[i].index];
+		uint32_t tid = ss[i].tid;
+		uint64_t from = i && ss[i - 1].tid == tid ? p->states[ss[i - 1].index].on_ns : 0;
+		while (k < nk && (ks[k].tid < tid || (ks[k].tid == tid && ks[k].time_ns <= from)))
+			k++;
+		size_t last = SIZE_MAX;
+		while (k < nk && ks[k].tid == tid && ks[k].time_ns <= st->on_ns)
+			last = k++;
+		uint32_t user = st->stack_id;
+		if ((st->flags & EXP_STATE_NO_STACK) || !user)
+			continue;
+		if (last == SIZE_MAX || user >= p->nstacks || !p->stacks[user].pcs) {
+			p->kswitch_unmatched++;
+			continue;
+		}
+		const struct exp_ksample_ev *e = &f->kswitches[ks[last].index];
+		uint32_t id = stack_for(p, m, f->kpcs + e->pcs, e->n, user);
+		if (!id)
+			goto out;
+		st->stack_id = id;
+		p->kswitch_matched++;
+	}
+	rc = 0;
+out:
+	free(ks);
+	free(ss);
+	return rc;
+}
+
+/* Join the founder's kernel samples and switches of process p to p's. */
+static int join_proc(const struct exp_proc *f, struct exp_proc *p)
+{
+	struct made m = { 0 };
+	int rc = join_samples(f, p, &m);
+
+	if (!rc)
+		rc = join_switches(f, p, &m);
+	free(m.slot);
 	return rc;
 }
 
@@ -287,7 +380,8 @@ int exp_kernel_join(struct exp_experiment *e)
 	if (f->nksyms)
 		qsort(f->ksyms, f->nksyms, sizeof(*f->ksyms), cmp_ksym);
 	f->kernel_ticks = f->nksamples;
-	if (!f->nksamples)
+	f->kernel_switches = f->nkswitches;
+	if (!f->nksamples && !f->nkswitches)
 		return 0;
 	for (size_t i = 0; i < e->nprocs; i++)
 		if (join_proc(f, &e->procs[i]))
@@ -301,9 +395,11 @@ void exp_kernel_free(struct exp_proc *p)
 		free(p->ksyms[i].name);
 	free(p->ksyms);
 	free(p->ksamples);
+	free(p->kswitches);
 	free(p->kpcs);
 	p->ksyms = NULL;
 	p->ksamples = NULL;
+	p->kswitches = NULL;
 	p->kpcs = NULL;
-	p->nksyms = p->nksamples = p->nkpcs = 0;
+	p->nksyms = p->nksamples = p->nkswitches = p->nkpcs = 0;
 }

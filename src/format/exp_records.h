@@ -109,6 +109,7 @@ enum exp_rec_type {
 	EXP_REC_KERNEL_INFO = 50,
 	EXP_REC_KERNEL_SAMPLE = 51,
 	EXP_REC_KERNEL_SYM = 52,
+	EXP_REC_KERNEL_SWITCH = 53,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -827,24 +828,35 @@ struct exp_thread_name {
  * sampling the same period as the collector's clock, in kernel mode only,
  * with the kernel's call chain.  The analyzer gives each clock sample the
  * kernel samples of its thread since the thread's previous clock sample,
- * each `period_ns` of its weight (exp_read_kernel.c).
+ * each `period_ns` of its weight (exp_read_kernel.c).  With --states, also
+ * a context-switch event per CPU (period 1, the kernel's call chain): each
+ * switch out of the CPU is a KERNEL_SWITCH record, which the analyzer puts
+ * above the user stack of the STATE interval it began.
  *
  * EXP_REC_KERNEL_INFO, 32 bytes, written last: the events' period and what
  * the kernel lost.
- *   0 4 word; 4 4 flags (0); 8 8 period_ns; 16 8 lost (samples the kernel
- *   dropped: its ring buffer was full); 24 8 reserved                      */
+ *   0 4 word; 4 4 flags (EXP_KERNEL_INFO_*); 8 8 period_ns; 16 8 lost
+ *   (samples the kernel dropped: its ring buffer was full); 24 8
+ *   switches_lost (the same for KERNEL_SWITCH records; 0 before they were
+ *   written: the field was reserved)                                       */
 struct exp_kernel_info {
 	uint32_t word;
 	uint32_t flags;
 	uint64_t period_ns;
 	uint64_t lost;
-	uint64_t reserved;
+	uint64_t switches_lost;
 };
+#define EXP_KERNEL_INFO_SWITCHES 0x1  /* the context-switch event was opened:
+					 KERNEL_SWITCH records follow */
 
 /* EXP_REC_KERNEL_SAMPLE, 24 + 8 * nframes bytes: one tick in kernel mode.
  *   0 4 word; 4 4 pid; 8 4 tid; 12 2 nframes (<= EXP_KERNEL_MAX_FRAMES);
  *  14 2 reserved; 16 8 time_ns (CLOCK_MONOTONIC);
- *  24 8*n pcs, leaf first: the interrupted kernel pc, then return addresses */
+ *  24 8*n pcs, leaf first: the interrupted kernel pc, then return addresses
+ * EXP_REC_KERNEL_SWITCH has the same layout: a switch of thread tid out of
+ * its CPU at time_ns (the kernel's chain from the scheduler down to the
+ * system call or interrupt that got there: schedule, anon_pipe_read,
+ * vfs_read, ksys_read...); new in format 6's readers, skipped by older ones. */
 struct exp_kernel_sample {
 	uint32_t word;
 	uint32_t pid;

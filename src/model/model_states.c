@@ -96,11 +96,17 @@ static enum reason reason_of_name(const char *name)
 	return R_UNKNOWN;
 }
 
-/* What the stack of entry `e` blocked in: its innermost blocking function. */
+/* What the stack of entry `e` blocked in: its innermost blocking function
+ * of user code (the kernel's frames above it, kernel.dat's chain at the
+ * switch, do not change the reason: the same names mean other things
+ * there). */
 static enum reason reason_of_entry(const struct model *m, const struct model_entry *e)
 {
 	for (uint32_t i = e->n; i-- > 0;) {
-		enum reason r = reason_of_name(m->funcs[e->funcs[i]].name);
+		const struct model_func *f = &m->funcs[e->funcs[i]];
+		if (f->object && !strcmp(f->object, MODEL_KERNEL_OBJECT))
+			continue;
+		enum reason r = reason_of_name(f->name);
 		if (r != R_UNKNOWN)
 			return r;
 	}

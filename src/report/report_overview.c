@@ -138,6 +138,34 @@ static void unsampled_threads(struct report_doc *d, const struct exp_experiment 
  * error sqrt(p(1-p)/n), largest at p = 1/2.  Said once for the whole
  * profile, in points of share, with a plain warning when it is so large
  * that the shares mean little. */
+/* Kernel frames at the switches out of a CPU (--states --kernel): how many
+ * of the intervals off the CPU got the kernel's stack, or why none did. */
+static void kernel_switches(struct report_doc *d, const struct exp_experiment *e)
+{
+	const struct exp_proc *f = &e->procs[0];
+	const char *why = exp_proc_log(f, "kernel.switches");
+	uint64_t matched = 0, unmatched = 0;
+	char lost[96] = "";
+
+	if (!why)
+		return;
+	if (strncmp(why, "recorded", 8)) {
+		report_kv(d, "kernel_switches", "Kernel at switches", "%s", why);
+		return;
+	}
+	for (size_t j = 0; j < e->nprocs; j++) {
+		matched += e->procs[j].kswitch_matched;
+		unmatched += e->procs[j].kswitch_unmatched;
+	}
+	if (f->kinfo.switches_lost)
+		snprintf(lost, sizeof(lost), "; %llu switches lost by the kernel (its ring was full)",
+			 (unsigned long long)f->kinfo.switches_lost);
+	report_kv_num(d, "kernel_switches", "Kernel at switches", (double)matched,
+		      "%llu of %llu intervals off the CPU with the kernel's stack where the thread left it "
+		      "(%llu switches recorded%s)", (unsigned long long)matched,
+		      (unsigned long long)(matched + unmatched), (unsigned long long)f->kernel_switches, lost);
+}
+
 /* Kernel frames (kernel.dat, `tally record`): what was recorded and what
  * could not be joined to a clock sample, or why there are none. */
 static void kernel_frames(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
@@ -164,6 +192,7 @@ static void kernel_frames(struct report_doc *d, const struct exp_experiment *exp
 		report_kv_num(d, "kernel_frames", "Kernel frames", (double)f->kernel_ticks,
 			      "%llu ticks in kernel mode (object [kernel]; --no-kernel hides them)%s%s",
 			      (unsigned long long)f->kernel_ticks, lost, alone);
+		kernel_switches(d, &exps[i]);
 	}
 }
 

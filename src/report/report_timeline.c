@@ -234,6 +234,19 @@ static long thread_track(struct report_timeline *tl, const struct model *m, uint
 	return k;
 }
 
+/* The name an interval is labelled with: its stack's innermost function
+ * of user code ("I/O wait: read", not the kernel's "schedule" above it),
+ * the leaf when all are the kernel's; "?" for an empty stack. */
+static const char *user_leaf(const struct model *m, const struct model_entry *e)
+{
+	for (uint32_t i = e->n; i-- > 0;) {
+		const struct model_func *f = &m->funcs[e->funcs[i]];
+		if (!f->object || strcmp(f->object, MODEL_KERNEL_OBJECT))
+			return f->name;
+	}
+	return e->n ? m->funcs[e->funcs[e->n - 1]].name : "?";
+}
+
 int report_timeline_build(struct report_timeline *tl, const struct model *m)
 {
 	long *cache = calloc(m->nthreads + 1, sizeof(*cache));
@@ -261,7 +274,7 @@ int report_timeline_build(struct report_timeline *tl, const struct model *m)
 			goto oom;
 		struct report_track *t = &tl->tracks[k];
 		const struct model_entry *e = &m->entries[ev->entry];
-		const char *leaf = ev->metric == MODEL_CPU ? NULL : e->n ? m->funcs[e->funcs[e->n - 1]].name : "?";
+		const char *leaf = ev->metric == MODEL_CPU ? NULL : user_leaf(m, e);
 		switch (ev->metric) {
 		case MODEL_CPU:
 			if (exp_grow(&t->samples, &t->cap_samples, t->nsamples, sizeof(*t->samples)))

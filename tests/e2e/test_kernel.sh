@@ -8,19 +8,27 @@
 #     system time the program measured itself (getrusage);
 #   - --no-kernel at report time hides them (the totals stay), at record
 #     time records none, nor does a record without --kernel;
+#   - with --kernel --states, the kernel's stack where a thread left the
+#     CPU (its context-switch event's chain) above the user stack of each
+#     interval: a read of a pipe and a nanosleep (tests/progs/
+#     states_phases.c), a futex wait for a mutex (states_mutex.c); the
+#     wait metrics' totals are those of --no-kernel, which hides them;
 #   - as a user the kernel refuses (user 65534, perf_event_paranoid >= 2):
 #     the same run records, and one overview line says why there are no
 #     kernel frames and how to allow them.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog syscally
+cc_prog states_phases -pthread
+cc_prog states_mutex -pthread
 
 "$TALLY" record --kernel -o k.exp ./syscally 600 >k.out 2>k.err
 frames=$(sed -n 's/^kernel\.frames: //p' k.exp/log.txt)
 if [ "${frames#recorded}" = "$frames" ]; then
 	for n in kernel_frames_above_syscalls kernel_share_matches_system_time \
 		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel \
-		kernel_states_keep_user_code_in_view; do
+		kernel_states_keep_user_code_in_view kernel_blocked_read kernel_blocked_sleep \
+		kernel_blocked_futex kernel_blocked_overview kernel_blocked_labels; do
 		skip $n "the kernel refuses kernel frames here: $frames"
 	done
 else
@@ -109,6 +117,69 @@ for r in rows:
     if stack.split(\" <- \")[0] in kernel and \" <- \" in stack:
         assert stack.split(\" <- \")[1].startswith(\"(\") or stack.split(\" <- \")[1] not in kernel, stack
 "'
+	# Where the threads blocked, in the kernel: each interval's stack has
+	# the kernel's chain at the switch above the user stack.  For each wait
+	# metric, of its time at the user function that blocked: at least 95%
+	# under kernel frames, a frame of the expected kernel path among them,
+	# the scheduler as the leaf; with --no-kernel the same total, no
+	# kernel frame.
+	"$TALLY" record --kernel --states -o kb.exp ./states_phases 0.3 >kb.out 2>&1
+	"$TALLY" record --kernel --states -o km.exp ./states_mutex >km.out 2>&1
+	for x in kb km; do
+		"$TALLY" report $x.exp -q --functions --metric wall --format csv --columns name,object >$x.f.csv
+		for m in wait.io wait.sleep wait.lock; do
+			"$TALLY" export $x.exp --format collapsed --metric $m >$x.$m.folded
+			"$TALLY" export $x.exp --format collapsed --metric $m --no-kernel >$x.$m.nok.folded
+		done
+	done
+	cat >blocked.py <<'PY'
+import csv, sys
+x, metric, user, path = sys.argv[1:5]
+kernel = {r['name'] for r in csv.DictReader(open(x + '.f.csv')) if r['object'] == '[kernel]'}
+def stacks(f):
+    for line in open(f):
+        frames, w = line.rsplit(' ', 1)
+        yield frames.split(';'), int(w)
+total = framed = 0
+seen = set()
+for frames, w in stacks('%s.%s.folded' % (x, metric)):
+    if user not in frames:
+        continue
+    n = 0
+    while n < len(frames) and frames[len(frames) - 1 - n] in kernel:
+        n += 1
+    total += w
+    ks = frames[len(frames) - n:]
+    if n and any(path in k for k in ks) and 'schedule' in ks[-1]:
+        framed += w
+        seen.add(';'.join(frames[frames.index(user):]))
+nok = sum(w for frames, w in stacks('%s.%s.nok.folded' % (x, metric)) if user in frames)
+nok_kernel = sum(1 for frames, w in stacks('%s.%s.nok.folded' % (x, metric)) if any(f in kernel for f in frames[-1:]))
+print(metric, 'at', user, ': %d ns, %d under kernel frames (%s...), --no-kernel %d ns, %d of its stacks end in the kernel'
+      % (total, framed, path, nok, nok_kernel))
+print(*sorted(seen), sep='\n')
+assert total > 0 and framed >= 0.95 * total, 'kernel frames missing'
+assert abs(nok - total) <= 1000 and nok_kernel == 0, '--no-kernel differs'
+PY
+	check kernel_blocked_read python3 blocked.py kb wait.io phase_read ksys_read
+	check kernel_blocked_sleep python3 blocked.py kb wait.sleep phase_sleep nanosleep
+	check kernel_blocked_futex python3 blocked.py km wait.lock take_lock futex
+	# The overview: how many intervals got their kernel stack (all of them
+	# but those of lost records; at least nine in ten here).
+	"$TALLY" report kb.exp >kb.report 2>&1
+	check kernel_blocked_overview sh -c 'grep "Kernel at switches" kb.report &&
+		grep "Kernel at switches" kb.report | awk "{ if (\$4 < 1 || \$4 < 0.9 * \$6) exit 1 }"'
+	# On the time axis an interval is named by the user function that
+	# blocked, not by the scheduler above it.
+	"$TALLY" export kb.exp --format chrome -o kb.json
+	check kernel_blocked_labels python3 -c "
+import json
+d = json.load(open('kb.json'))
+ev = d if isinstance(d, list) else d['traceEvents']
+names = sorted({e['name'] for e in ev if e.get('name', '').startswith(('I/O wait:', 'Sleep:'))})
+print(names)
+assert names and not any('schedule' in n for n in names), names
+"
 	"$TALLY" record --no-kernel -o nok.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" record -o def.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" report nok.exp -q --objects --format csv >nok.csv
