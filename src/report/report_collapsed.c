@@ -5,30 +5,16 @@
  * omitted, weights in the metric's unit (ns of CPU for cpu, bytes, counts),
  * the process `[name pid]` first when the model has several processes.  Only
  * stacks with a nonzero weight are written.  Model entries that differ only
- * in addresses (two call sites in one function) are one line here.
+ * in addresses (two call sites in one function) are one line here: the
+ * entries are sorted by process, then function sequence (report_seqsort.c),
+ * and each run of equal ones is a line.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
 #include "report/report_clean.h"
-
-static const struct model *sort_model;
-
-/* Order entries by process, then function sequence. */
-static int cmp_by_funcs(const void *a, const void *b)
-{
-	const struct model_entry *x = &sort_model->entries[*(const uint32_t *)a];
-	const struct model_entry *y = &sort_model->entries[*(const uint32_t *)b];
-
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	uint32_t n = x->n < y->n ? x->n : y->n;
-	for (uint32_t j = 0; j < n; j++)
-		if (x->funcs[j] != y->funcs[j])
-			return x->funcs[j] < y->funcs[j] ? -1 : 1;
-	return x->n < y->n ? -1 : x->n > y->n;
-}
+#include "report/report_seqsort.h"
 
 /* One line; names neutralised (report_clean.h).  0, or -1 out of memory. */
 static int print_stack(FILE *out, const struct model *m, const struct model_entry *e,
@@ -49,25 +35,31 @@ static int print_stack(FILE *out, const struct model *m, const struct model_entr
 	return rc == 0 ? 0 : -1;
 }
 
+static bool same_seq(const struct report_seq *x, const struct report_seq *y)
+{
+	return x->lead == y->lead && x->n == y->n && !memcmp(x->ids, y->ids, x->n * sizeof(*x->ids));
+}
+
 int report_collapsed(FILE *out, const struct model *m, enum model_metric metric)
 {
-	uint32_t *order = malloc((m->nentries + 1) * sizeof(*order));
+	struct report_seq *order = malloc((m->nentries + 1) * sizeof(*order));
 	size_t n = 0;
 
 	if (!order)
 		return -1;
-	for (size_t i = 0; i < m->nentries; i++)
-		if (model_entry_value(&m->entries[i], metric))
-			order[n++] = (uint32_t)i;
-	sort_model = m;
-	qsort(order, n, sizeof(*order), cmp_by_funcs);
+	for (size_t i = 0; i < m->nentries; i++) {
+		const struct model_entry *e = &m->entries[i];
+		if (model_entry_value(e, metric))
+			order[n++] = (struct report_seq){ e->funcs, e->n, e->proc, (uint32_t)i };
+	}
+	report_seq_sort(order, n);
 	size_t i = 0;
 	while (i < n) {
 		uint64_t weight = 0;
 		size_t j = i;
-		for (; j < n && cmp_by_funcs(&order[i], &order[j]) == 0; j++)
-			weight += model_entry_value(&m->entries[order[j]], metric);
-		int rc = print_stack(out, m, &m->entries[order[i]], weight);
+		for (; j < n && same_seq(&order[i], &order[j]); j++)
+			weight += model_entry_value(&m->entries[order[j].entry], metric);
+		int rc = print_stack(out, m, &m->entries[order[i].entry], weight);
 		i = rc == 0 ? j : n + 1;
 	}
 	free(order);

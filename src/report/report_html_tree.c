@@ -7,7 +7,7 @@
  * deduplicated by name and object, so two runs of a rebuilt binary line up
  * in a diff, and a renamed one's too: report_exe_renamed), sorted, and walked once: sorted sequences create the trie's
  * nodes in preorder, each node summing the values of the entries below it.
- * O(frames + entries · log entries) (a multikey quicksort).
+ * O(frames + entries · log entries) (a multikey quicksort, report_seqsort.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +16,7 @@
 #include "report/report.h"
 #include "report/report_html.h"
 #include "report/report_json_write.h"
-
-struct keyed {
-	uint32_t *ids;             /* page function ids, root first */
-	uint32_t n;
-	uint32_t entry;
-};
+#include "report/report_seqsort.h"
 
 /* Functions of the page: model function -> page id, and the page's list. */
 struct page_funcs {
@@ -133,63 +128,6 @@ static void page_funcs_out(FILE *out, const struct model *m, const struct page_f
 	free(names);
 }
 
-/* Frame d of a sequence, -1 past its end (a prefix sorts first). */
-static int64_t key_at(const struct keyed *k, uint32_t d)
-{
-	return d < k->n ? (int64_t)k->ids[d] : -1;
-}
-
-static void swap_keyed(struct keyed *a, struct keyed *b)
-{
-	struct keyed t = *a;
-	*a = *b;
-	*b = t;
-}
-
-/* Sort a[0..n), equal in frames [0, d), by their frames from d on: a
- * multikey quicksort (Bentley and Sedgewick), which compares each frame of
- * the long common prefixes of deep stacks once, where qsort compared them
- * again at every comparison. */
-static void sort_keyed(struct keyed *a, size_t n, uint32_t d)
-{
-	while (n > 1) {
-		if (n < 12) {           /* insertion sort, comparing from frame d */
-			for (size_t i = 1; i < n; i++)
-				for (size_t j = i; j > 0; j--) {
-					uint32_t e = d;
-					while (key_at(&a[j - 1], e) == key_at(&a[j], e) && key_at(&a[j], e) >= 0)
-						e++;
-					if (key_at(&a[j - 1], e) <= key_at(&a[j], e))
-						break;
-					swap_keyed(&a[j - 1], &a[j]);
-				}
-			return;
-		}
-		int64_t x = key_at(&a[0], d), y = key_at(&a[n / 2], d), z = key_at(&a[n - 1], d);
-		int64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-		size_t lt = 0, i = 0, gt = n;
-		while (i < gt) {
-			int64_t k = key_at(&a[i], d);
-			if (k < pivot)
-				swap_keyed(&a[lt++], &a[i++]);
-			else if (k > pivot)
-				swap_keyed(&a[i], &a[--gt]);
-			else
-				i++;
-		}
-		if (pivot >= 0)
-			sort_keyed(a + lt, gt - lt, d + 1);
-		if (lt < n - gt) {      /* the smaller side recursively: log n deep */
-			sort_keyed(a, lt, d);
-			a += gt;
-			n -= gt;
-		} else {
-			sort_keyed(a + gt, n - gt, d);
-			n = lt;
-		}
-	}
-}
-
 /* The trie in preorder: node func, depth, parent, values [node][side][metric]. */
 struct trie {
 	uint32_t *func, *depth, *parent;
@@ -228,7 +166,7 @@ static long trie_add(struct trie *t, uint32_t func, uint32_t depth, uint32_t par
 /* Build the trie from the keyed entries (sorted): each entry's values go
  * to its own node, then every node's to its parent, children first (a
  * node's children come after it in preorder). */
-static int trie_build(struct trie *t, const struct model *m, const struct keyed *k, size_t nk,
+static int trie_build(struct trie *t, const struct model *m, const struct report_seq *k, size_t nk,
 		      const struct report_html_metrics *hm, size_t base_nexps,
 		      const struct exp_experiment *exps, uint32_t *node_of_entry)
 {
@@ -329,7 +267,7 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 {
 	struct page_funcs pf = { 0 };
 	struct trie t = { .nm = hm->n, .sides = base_nexps ? 2 : 1 };
-	struct keyed *k = malloc((m->nentries + 1) * sizeof(*k));
+	struct report_seq *k = malloc((m->nentries + 1) * sizeof(*k));
 	uint32_t *pool = NULL;
 	size_t nk = 0, frames = 0;
 	bool by_proc = m->nprocs > 1 && !base_nexps && !m->merged;
@@ -350,17 +288,19 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 			any |= model_entry_value(e, hm->m[j]) != 0;
 		if (!any)
 			continue;
-		struct keyed *q = &k[nk++];
-		q->ids = pool + frames;
+		struct report_seq *q = &k[nk++];
+		uint32_t *ids = pool + frames;
+		q->ids = ids;
 		q->n = 0;
+		q->lead = 0;            /* the process, when by_proc, is ids[0] */
 		q->entry = (uint32_t)i;
 		if (by_proc)
-			q->ids[q->n++] = pf.nprocs_first + e->proc;
+			ids[q->n++] = pf.nprocs_first + e->proc;
 		for (uint32_t j = 0; j < e->n; j++)
-			q->ids[q->n++] = pf.of_model[e->funcs[j]];
+			ids[q->n++] = pf.of_model[e->funcs[j]];
 		frames += q->n;
 	}
-	sort_keyed(k, nk, 0);
+	report_seq_sort(k, nk);
 	for (size_t i = 0; i < m->nentries; i++)
 		node_of_entry[i] = UINT32_MAX;
 	if (trie_build(&t, m, k, nk, hm, base_nexps, exps, node_of_entry))
