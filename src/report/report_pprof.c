@@ -15,7 +15,10 @@
  * line 4}; Line{function_id 1}; Function{id 1, name 2, system_name 3,
  * filename 4}; Mapping{id 1, filename 5, has_functions 7}.  The message is
  * built in memory; out of memory sets a flag that every buffer shares, and
- * nothing is written (-1, errno ENOMEM).
+ * nothing is written (-1, errno ENOMEM).  Compressed at zlib's fastest
+ * level, as Go's runtime/pprof writes its profiles: level 6 took ~0.4 s of
+ * CPU on a 2 M-sample call-heavy profile (7.6 MB raw), level 1 0.1 s, for
+ * a file 30% larger (3.0 MB instead of 2.3).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -263,7 +266,7 @@ int report_pprof(const char *path, const struct model *m)
 
 	int rc = -1;
 	int fd = path || oom ? -1 : dup(STDOUT_FILENO);
-	gzFile gz = oom ? NULL : path ? gzopen(path, "wb") : fd >= 0 ? gzdopen(fd, "wb") : NULL;
+	gzFile gz = oom ? NULL : path ? gzopen(path, "wb1") : fd >= 0 ? gzdopen(fd, "wb1") : NULL;
 	if (!gz && fd >= 0)
 		close(fd);
 	if (oom)
