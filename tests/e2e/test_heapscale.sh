@@ -10,8 +10,9 @@
 # their tables of sums (a 16 KiB block per thread before).  A live heap
 # that rises to 20,000 blocks and falls back to 5 leaves tables grown and
 # then emptied: only the 5 leak (the reader once took an emptied table's
-# older generation for the stripe's live blocks); one allocation site
-# reached from two callers at the same depth is two stacks.
+# older generation for the stripe's live blocks), and its peak is exact (one
+# thread allocates); one allocation site reached from two callers at the
+# same depth is two stacks.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog heapmix -pthread
@@ -79,6 +80,17 @@ check heapscale_emptied_tables_leak_nothing sh -c "
 	test \$($W wavec.txt main\\;wave_site) -eq 20000 &&
 	test \$($W wave.txt main\\;keep_site) -eq \$(awk '/^kept/ {print \$2}' wave.own) &&
 	test \$($W wave.txt main\\;wave_site) -eq 0"
+# One thread allocates: its live bytes go to the process's total in batches
+# (no locked add per event), but always before they would pass the peak, so
+# the peak is the program's own, not up to 64 KiB low (what libc held
+# before main aside: under a page).
+"$TALLY" report wave.exp --format json >wave.json
+check heapscale_one_thread_peak_exact python3 -c "
+import json
+o = json.load(open('wave.json'))['overview']
+own = int([l.split()[1] for l in open('wave.own') if l.startswith('peak')][0])
+print('peak', o.get('heap_peak'), 'program', own)
+assert own <= o['heap_peak'] < own + 4096, (o.get('heap_peak'), own)"
 check heapscale_same_leaf_two_callers sh -c "
 	grep twin_site wavec.txt
 	test \$($W wavec.txt main\\;via_a\\;twin_site) -eq 500 &&

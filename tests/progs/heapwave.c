@@ -5,7 +5,10 @@
  * keep_site's, exactly.  Then 1000 blocks from twin_site(), reached
  * through via_a() and via_b() in turn: the same return address at the same
  * stack depth under two different callers, which a traced stack
- * remembered by its leaf alone would confuse (500 each).  Prints "kept BYTES".
+ * remembered by its leaf alone would confuse (500 each).  Prints "kept BYTES"
+ * and "peak BYTES": the live bytes it asked for at its highest (the wave
+ * and its array), which the tracer's peak must reach exactly: one thread
+ * allocates.
  * usage: heapwave N KEEP */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +61,11 @@ int main(int argc, char **argv)
 
 	if (!wave || keep < 0 || keep > 1000)
 		return 2;
-	for (long i = 0; i < n; i++)
+	long peak = n * (long)sizeof(*wave);
+	for (long i = 0; i < n; i++) {
 		wave[i] = wave_site(24 + (size_t)(i % 100));
+		peak += 24 + i % 100;
+	}
 	for (long i = 0; i < n; i++)
 		free(wave[i]);
 	free(wave);
@@ -71,6 +77,6 @@ int main(int argc, char **argv)
 	}
 	for (long i = 0; i < keep; i++)
 		kept[i] = keep_site();
-	printf("kept %ld\n", keep * 100);
+	printf("kept %ld\npeak %ld\n", keep * 100, peak);
 	return kept[0] || !keep ? 0 : 1;
 }
