@@ -79,16 +79,23 @@ static bool sym_dem_grow(void)
 
 /* Does the group at `p` (after its `.`) start with a suffix GCC gives its
  * clones?  Go's `main.spin` and `runtime.mstart` are packages and
- * functions, no clones. */
+ * functions, no clones; nor is `runtime.clone` (a stripped Go binary's
+ * name from .gopclntab): the suffixes GCC numbers are clones only with
+ * their number (`.clone.0`, `.part.1`). */
 static bool sym_clone_word(const char *p)
 {
-	static const char *const words[] = {
-		"constprop", "isra", "part", "cold", "clone", "lto_priv", "localalias",
-		"_omp_fn", "omp_fn", "resolver", "ifunc", "specialized", "str", "hot",
+	static const char *const numbered[] = {
+		"constprop", "isra", "part", "clone", "lto_priv", "_omp_fn", "omp_fn", "specialized", "str",
 	};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		size_t n = strlen(words[i]);
-		if (!strncmp(p, words[i], n) && (!p[n] || p[n] == '.'))
+	static const char *const alone[] = { "cold", "localalias", "resolver", "ifunc", "hot" };
+	for (size_t i = 0; i < sizeof(numbered) / sizeof(numbered[0]); i++) {
+		size_t n = strlen(numbered[i]);
+		if (!strncmp(p, numbered[i], n) && p[n] == '.' && p[n + 1] >= '0' && p[n + 1] <= '9')
+			return true;
+	}
+	for (size_t i = 0; i < sizeof(alone) / sizeof(alone[0]); i++) {
+		size_t n = strlen(alone[i]);
+		if (!strncmp(p, alone[i], n) && (!p[n] || p[n] == '.'))
 			return true;
 	}
 	return false;

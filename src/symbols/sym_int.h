@@ -8,6 +8,7 @@
  *   sym_elf_xsecs      executable sections of the file       (sym_elf.c)
  *   sym_debug_find     separate debug file, if needed         (sym_debuglink.c)
  *   sym_elf_symbols    function symbols of .symtab/.dynsym    (sym_elf.c)
+ *   sym_go_symbols     a stripped Go binary's own table      (sym_gopclntab.c)
  *   sym_plt_symbols    synthesized name@plt entries           (sym_plt.c)
  *   sym_elf_fde_starts function starts of the unwind table   (sym_ehframe.c)
  *   sym_table_build    aliases, sizes, <static> regions, index (sym_table.c)
@@ -139,6 +140,14 @@ long sym_elf_xsec_find(const struct sym_xsec *xs, size_t n, uint64_t addr);
 int sym_raw_push(struct sym_rawvec *rv, const struct sym_raw *r);
 int sym_elf_symbols(Elf *elf, const struct sym_xsec *xs, size_t nxs,
 		    struct sym_arena *arena, struct sym_rawvec *out);
+
+/* ---- a Go binary's function table (sym_gopclntab.c) ------------------ */
+
+/* Append to `out` the functions of `elf`'s .gopclntab (Go 1.2 and later)
+ * that lie in one of the executable sections `xs`; names point into the
+ * section.  Returns how many, 0 when there is no usable table, -1 when out
+ * of memory. */
+int sym_go_symbols(Elf *elf, const struct sym_xsec *xs, size_t nxs, struct sym_rawvec *out);
 
 /* ---- function starts from .eh_frame_hdr (sym_ehframe.c) ------------- */
 

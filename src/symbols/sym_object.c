@@ -63,6 +63,8 @@ static int sym_object_load(struct sym_object *o, char *err, size_t errlen)
 		rc = sym_elf_symbols(o->dbg_elf, o->xsecs, o->nxsecs, &o->arena, &raw);
 	if (rc == 0)                   /* no debug file, or a useless one */
 		rc = sym_elf_symbols(o->elf, o->xsecs, o->nxsecs, &o->arena, &raw);
+	if (rc == 0)                   /* a stripped Go binary keeps its own table */
+		rc = sym_go_symbols(o->elf, o->xsecs, o->nxsecs, &raw);
 	if (rc >= 0)
 		rc = sym_plt_symbols(o, &raw);
 	if (rc >= 0) {

@@ -9,6 +9,9 @@
 #     (`perf record --call-graph dwarf`) on the same run;
 #   - the same built with musl-gcc -static; a Go program (tests/progs/
 #     gospin, CGO_ENABLED=0) by its Go names;
+#   - the Go program stripped (-ldflags=-s -w: no .symtab, no DWARF): the
+#     same experiment reported with the stripped binary in place gives the
+#     same functions and shares, named from Go's own table (.gopclntab);
 #   - descendants: a fork that execs, each in its sub-experiment;
 #   - -p PID of a running static process: its threads sampled from outside
 #     for --duration, and it goes on undisturbed;
@@ -22,8 +25,8 @@
 cd "$T"
 
 if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-	static_go_shares_match_perf static_descendants static_attach static_tracing_refused \
-	static_overview_names_mode; then
+	static_go_shares_match_perf static_go_stripped_names static_descendants static_attach \
+	static_tracing_refused static_overview_names_mode; then
 	exit 0
 fi
 cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
@@ -32,8 +35,8 @@ cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
 if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
 	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
 	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-		static_go_shares_match_perf static_descendants static_attach static_tracing_refused \
-		static_overview_names_mode; do
+		static_go_shares_match_perf static_go_stripped_names static_descendants static_attach \
+		static_tracing_refused static_overview_names_mode; do
 		skip $n "$why"
 	done
 	exit 0
@@ -97,6 +100,48 @@ else
 	perf_same_run go ./gospin 150
 	check static_go_shares_match_perf python3 "$E2E/static_shares.py" go.csv go.perf.txt 0.03 \
 		main.spinA main.spinB
+fi
+
+# A stripped Go binary is named by its own function table: one run of the
+# unstripped build, reported once with it and once with the stripped build
+# in its place (the same code); every function of 1% or more of the CPU
+# has the same name and share (the symbol table's ".abi0" suffix of
+# assembly functions aside), and no unnamed region takes 1%.
+if ! command -v go >/dev/null; then
+	skip static_go_stripped_names "go is missing (apt-get install golang-go)"
+elif ! (cp -r "$PROGS/gospin" gostrip && cd gostrip && CGO_ENABLED=0 GOCACHE="$T/gocache" GOFLAGS=-mod=mod \
+	go build -o ../gospin_full . >../gos.err 2>&1 && CGO_ENABLED=0 GOCACHE="$T/gocache" \
+	GOFLAGS=-mod=mod go build -ldflags="-s -w" -o ../gospin_stripped . >>../gos.err 2>&1); then
+	skip static_go_stripped_names "go build failed: $(head -c 200 gos.err)"
+else
+	cp gospin_full gospin_x
+	"$TALLY" record -o gx.exp ./gospin_x 60 >/dev/null 2>gx.err
+	"$TALLY" report gx.exp -q --functions --format csv --columns excl,name >gx.full.csv
+	cp gospin_stripped gospin_x
+	"$TALLY" report gx.exp -q --functions --format csv --columns excl,name >gx.stripped.csv
+	cat >stripped.py <<'PY'
+import csv
+def shares(f):
+    rows = [r for r in csv.DictReader(open(f)) if r["name"] != "<Total>"]
+    total = sum(float(r["excl_cpu"]) for r in rows)
+    out = {}
+    for r in rows:
+        n = r["name"].replace(".abi0", "")
+        out[n] = out.get(n, 0) + float(r["excl_cpu"]) / total
+    return out
+a, b = shares("gx.full.csv"), shares("gx.stripped.csv")
+for n in sorted(a, key=a.get, reverse=True)[:6]:
+    print("%-40s full %.3f stripped %.3f" % (n, a[n], b.get(n, 0)))
+assert b.get("main.spinA", 0) > 0.1 and b.get("main.spinB", 0) > 0.05
+for n, s in a.items():
+    if s >= 0.01 and not n.endswith("(inlined)"):
+        assert abs(b.get(n, 0) - s) <= 0.01, n
+unnamed = sum(s for n, s in b.items() if n.startswith("<static>"))
+print("unnamed", unnamed)
+assert unnamed < 0.01
+PY
+	check static_go_stripped_names sh -c '! readelf -S gospin_stripped | grep -q " \.symtab\| \.debug_info" &&
+		python3 stripped.py'
 fi
 
 # A fork whose child execs: the parent's light() in the founder, the

@@ -654,6 +654,9 @@ static void test_demangle(void)
 	/* Go's package-qualified names are no clones (the outside mode). */
 	CHECK(strcmp(sym_demangle("main.spinA"), "main.spinA") == 0);
 	CHECK(strcmp(sym_demangle("runtime.mstart0"), "runtime.mstart0") == 0);
+	CHECK(strcmp(sym_demangle("runtime.clone"), "runtime.clone") == 0);
+	CHECK(strcmp(sym_demangle("f.clone.3"), "f [clone .clone.3]") == 0);
+	CHECK(strcmp(sym_demangle("f.part.0.cold"), "f [clone .part.0] [clone .cold]") == 0);
 	CHECK(strcmp(sym_demangle("get_indices.constprop.0"), "get_indices [clone .constprop.0]") == 0);
 	NEED_BUILD();
 	o = open_obj(cxx_prog);
