@@ -327,8 +327,7 @@ static void find_jitdumps(void)
 static bool pcs_recorded(void)
 {
 	for (int k = 1; k < EXP_FILE_COUNT_; k++)
-		if (k != EXP_FILE_MAPS && k != EXP_FILE_THREADS && k != EXP_FILE_DYN && k != EXP_FILE_CODE &&
-		    atomic_load(&col_proc.file[k].next_block) > 0)
+		if (col_file_holds_pcs((enum exp_file_kind)k) && atomic_load(&col_proc.file[k].next_block) > 0)
 			return true;
 	return false;
 }

@@ -67,8 +67,8 @@ static int open_counters(void)
 static bool wanted(enum exp_file_kind k)
 {
 	switch (k) {
-	case EXP_FILE_MAPS:
 	case EXP_FILE_THREADS: return true;
+	case EXP_FILE_MAPS:                   /* before the first record holding a pc */
 	case EXP_FILE_SAMPLES:
 	case EXP_FILE_STACKS:
 	case EXP_FILE_HEAP:
@@ -237,6 +237,27 @@ static int create_spare(void *arg)
 	return rc;
 }
 
+bool col_file_holds_pcs(enum exp_file_kind k)
+{
+	return k > 0 && k < EXP_FILE_COUNT_ && k != EXP_FILE_MAPS && k != EXP_FILE_THREADS &&
+	       k != EXP_FILE_DYN && k != EXP_FILE_CODE;
+}
+
+/* Set once a record file that holds pcs is made in this process: from then
+ * on its maps are written (col_objects.c, through pcs_hook). */
+static _Atomic bool maps_wanted;
+static void (*pcs_hook)(void);
+
+void col_files_on_pcs(void (*fn)(void))
+{
+	pcs_hook = fn;
+}
+
+bool col_files_maps_wanted(void)
+{
+	return atomic_load(&maps_wanted);
+}
+
 /* col_writer_open, its "file.opened" line added to `batch` if not NULL
  * (written by the caller), else written at once. */
 static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
@@ -265,6 +286,9 @@ static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 		w->budget_used = &root[EXP_CTR_BYTES];
 		w->budget_limit = (uint64_t)col_proc.opt.limit_bytes;
 	}
+	/* Its records will name pcs: the load-object map must be there too. */
+	if (col_file_holds_pcs(kind) && !atomic_exchange(&maps_wanted, true) && pcs_hook)
+		pcs_hook();
 	return 0;
 }
 
@@ -273,8 +297,9 @@ int col_writer_open(enum exp_file_kind kind)
 	return writer_open(kind, NULL);
 }
 
-/* samples.dat, stacks.dat, heap.dat and sync.dat: made at their first
- * record, not at the start.  Most short processes (a shell's /bin/true, a
+/* maps.dat, samples.dat, stacks.dat, heap.dat and sync.dat: made at their
+ * first record, not at the start (maps.dat's first records come with the
+ * first file that holds pcs, col_objects.c).  Most short processes (a shell's /bin/true, a
  * compiler driver) take no clock sample and write no stack node (a clock
  * sample's stack goes into samples.dat's runs), and a process traced with
  * -H -s often allocates nothing and waits for no lock; each file made costs
@@ -286,7 +311,7 @@ static _Atomic int lazy_state[EXP_FILE_COUNT_];
 
 static bool lazy_kind(enum exp_file_kind k)
 {
-	return (k == EXP_FILE_SAMPLES && col_proc.opt.hz) || k == EXP_FILE_STACKS ||
+	return k == EXP_FILE_MAPS || (k == EXP_FILE_SAMPLES && col_proc.opt.hz) || k == EXP_FILE_STACKS ||
 	       (k == EXP_FILE_HEAP && col_proc.opt.heap) ||
 	       (k == EXP_FILE_SYNC && col_proc.opt.sync_ns != -1);
 }
@@ -331,6 +356,7 @@ int col_open_experiment(void)
 		col_proc.file[i].spare = NULL;
 		atomic_store(&lazy_state[i], 0);
 	}
+	atomic_store(&maps_wanted, false);
 	col_fd_keep(col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0),
 		    &col_proc.dirfd, NULL);
 	if (col_proc.dirfd < 0)

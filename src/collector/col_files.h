@@ -6,6 +6,7 @@
 #ifndef TALLY_COL_FILES_H
 #define TALLY_COL_FILES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "collector/col_state.h"
@@ -23,11 +24,24 @@ int col_open_experiment(void);
 int col_writer_open(enum exp_file_kind kind);
 
 /* Make the record file of `kind` now if it is made at its first record
- * (samples.dat, stacks.dat, heap.dat, sync.dat) and is not made yet; other
+ * (maps.dat, samples.dat, stacks.dat, heap.dat, sync.dat) and is not made yet; other
  * threads wait for the one
  * making it.  Called before a record of `kind` is reserved, inside
  * collector code.  Sigsafe. */
 void col_file_ready_sigsafe(enum exp_file_kind kind);
+
+/* Can records of `kind` hold a pc or a stack (every record file but the
+ * maps', threads' and dynamic code's)?  Only such records need the
+ * load-object map to be read. */
+bool col_file_holds_pcs(enum exp_file_kind kind);
+
+/* `fn` runs (in whatever context the file is made: the signal handler
+ * included) when this process makes its first record file that holds pcs;
+ * col_files_maps_wanted() is true from then on.  col_objects.c writes the
+ * map then, not at the start: a process that records no pc (most of a
+ * shell's short commands) makes no maps.dat. */
+void col_files_on_pcs(void (*fn)(void));
+bool col_files_maps_wanted(void);
 
 /* The program runs from now on: if the collector's descriptors would take
  * numbers below its limit (col_fds_go_lean), stop holding the log and the

@@ -3,7 +3,7 @@
  * col_objects.h — the loaded objects, as the collector sees them.
  *
  * Two jobs: (1) record the load-object map over time in maps.dat (MAP and
- * UNMAP records, with build-ids), and (2) publish, for the unwinder in the
+ * UNMAP records, with build-ids; from the first record that needs it), and (2) publish, for the unwinder in the
  * signal handler, a new snapshot of every object's executable range and
  * .eh_frame_hdr search table (col_objset.h).  Scans (dl_iterate_phdr) happen
  * at start-up, around dlopen/dlclose and at thread creation, never in a
@@ -16,7 +16,9 @@
 
 struct col_thread;
 
-/* First scan: MAP records for everything loaded, and the snapshot.  `held`:
+/* First scan: the snapshot, and MAP records for everything loaded once the
+ * process makes a record file that holds pcs (col_files_on_pcs; until then
+ * no maps.dat, each segment's map time kept).  `held`:
  * the calling thread if it is inside collector code already (it stays so),
  * or NULL. */
 void col_objects_init(struct col_thread *held);

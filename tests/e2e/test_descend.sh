@@ -44,3 +44,26 @@ check descend_report_one_process sh -c "\"\$TALLY\" export sp.exp --process _f1 
 check descend_unknown_process_fails sh -c "\"\$TALLY\" report sp.exp --process nosuch 2>err; test \$? -eq 2 && grep -q nosuch err"
 check descend_follow_none sh -c "\"\$TALLY\" record --follow=none -o none.exp ./spawny ./spin 2>/dev/null &&
 	test -z \"\$(ls -d none.exp/_* 2>/dev/null)\""
+# maps.dat is made with the first record file that holds pcs (issue 20:
+# an inode less for each short command that records none): of 20
+# /bin/true and a spinner, every process with samples (or any other file
+# naming pcs) has its map and says so in its log, one with none has
+# neither, and the spinner's functions are named.
+"$TALLY" record -o lazy.exp -- sh -c 'for i in $(seq 20); do /bin/true; done; ./spin 0.1' 2>/dev/null
+check descend_maps_only_with_pcs python3 -c "
+import os, sys
+root = 'lazy.exp'
+dirs = [root] + [os.path.join(root, d) for d in os.listdir(root) if d.startswith('_') and d.endswith('.exp')]
+pcs = ('samples.dat', 'stacks.dat', 'heap.dat', 'sync.dat', 'io.dat', 'arcs.dat', 'states.dat', 'hwc.dat', 'mpi.dat')
+with_maps = without = 0
+for d in dirs:
+    files = set(os.listdir(d))
+    opened = [l.split(': ', 1)[1].strip() for l in open(os.path.join(d, 'log.txt')) if l.startswith('file.opened: ')]
+    has = 'maps.dat' in files
+    assert has == any(f in files for f in pcs), (d, sorted(files))
+    assert has == ('maps.dat' in opened), (d, opened)
+    with_maps += has
+    without += not has
+assert with_maps >= 1 and without >= 1, (with_maps, without)
+"
+check descend_maps_lazy_still_names sh -c "\"\$TALLY\" export lazy.exp --format collapsed | grep -q '^\\[spin [0-9]*\\];.*;parent;leaf_two'"
