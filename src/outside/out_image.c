@@ -282,12 +282,18 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 static void end_thread(struct out_image *im, struct out_thread *t, uint64_t time_ns,
 		       uint64_t period_ns)
 {
-	/* The CPU the thread had is what its samples stand for: its own task
-	 * clock is not read from outside (docs/static.md). */
+	/* The CPU the thread had: its time on a CPU between its switch
+	 * records (the kernel's EXIT record comes before the thread's last
+	 * switch off its CPU: it is on until then); what its samples stand
+	 * for if it never switched (docs/static.md). */
 	struct exp_thread_end r = { 0 };
 	r.tid = t->tid;
 	r.time_ns = time_ns > t->last_ns ? time_ns : t->last_ns;
-	r.cpu_ns = t->samples * period_ns;
+	for (uint32_t i = 0; i < t->non; i++)
+		if (r.time_ns > t->on[i].since_ns)
+			t->switched_cpu_ns += r.time_ns - t->on[i].since_ns;
+	t->non = 0;
+	r.cpu_ns = t->switched ? t->switched_cpu_ns : t->samples * period_ns;
 	r.samples = t->samples;
 	if (exp_record_append_sigsafe(&im->threads, &im->threads_cur, EXP_REC_THREAD_END, &r,
 				      sizeof(r)) != 0)
@@ -297,6 +303,34 @@ static void end_thread(struct out_image *im, struct out_thread *t, uint64_t time
 	free(t->rw);
 	t->rw = NULL;
 	t->ended = 1;
+}
+
+void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu, int out)
+{
+	struct out_thread *t = out_image_thread(im, tid, time_ns, 0);
+
+	if (!t)
+		return;
+	if (out) {
+		/* Off CPU `cpu`: on since its switch onto it, or, for its
+		 * first record, since it was met (running when the events
+		 * started: the exec, the attach). */
+		uint64_t since = t->switched ? time_ns : t->start_ns;
+		for (uint32_t i = 0; i < t->non; i++)
+			if (t->on[i].cpu == cpu) {
+				since = t->on[i].since_ns;
+				t->on[i] = t->on[--t->non];
+				break;
+			}
+		if (time_ns > since)
+			t->switched_cpu_ns += time_ns - since;
+	} else if (t->non < OUT_PENDING_ONS) {
+		t->on[t->non].since_ns = time_ns;
+		t->on[t->non++].cpu = cpu;
+	} else {
+		im->switch_unpaired++;
+	}
+	t->switched = 1;
 }
 
 void out_image_thread_end(struct out_image *im, uint32_t tid, uint64_t time_ns,
@@ -370,6 +404,10 @@ void out_image_close(struct out_image *im, uint64_t time_ns, uint64_t period_ns)
 	if (im->no_regs)
 		log_line(im, "outside.no_user_regs", "%llu samples had no user registers (not recorded)",
 			 (unsigned long long)im->no_regs);
+	if (im->switch_unpaired)
+		log_line(im, "outside.switch_unpaired", "%llu switches onto a CPU had no room to wait for "
+			 "their switch off it (their run is not in the thread's CPU)",
+			 (unsigned long long)im->switch_unpaired);
 	log_line(im, "end.mono_ns", "%llu", (unsigned long long)time_ns);
 out:
 	for (uint32_t i = 0; i < im->nthr; i++)

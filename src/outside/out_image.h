@@ -23,11 +23,25 @@
 #include "format/exp_write_run.h"
 #include "outside/out_objects.h"
 
+/* A thread's switches onto a CPU not yet paired with the switch off it.
+ * A run's two records are in the same CPU's ring, so in order; records of
+ * two CPUs are sorted only within a drain, so the next run's switch onto
+ * another CPU may come before this run's switch off: at most a few. */
+#define OUT_PENDING_ONS 4
+
 struct out_thread {
 	uint32_t tid;
 	uint32_t ended;
 	uint64_t start_ns, last_ns;
 	uint64_t samples;
+	struct {
+		uint64_t since_ns;     /* switched onto CPU `cpu`, not yet off it */
+		uint32_t cpu;
+	} on[OUT_PENDING_ONS];
+	uint32_t non;
+	uint64_t switched_cpu_ns;      /* its time on a CPU, from the switch records */
+	uint8_t switched;              /* a switch record was seen (else its CPU is
+	                                  its samples') */
 	char name[16];
 	struct exp_cursor cur;         /* its samples */
 	struct exp_run_writer *rw;
@@ -48,6 +62,7 @@ struct out_image {
 	uint32_t nforks, nexecs;       /* children named so far */
 	uint64_t counters[EXP_CTR_COUNT_];
 	uint64_t no_regs;              /* samples without user registers */
+	uint64_t switch_unpaired;      /* switches onto a CPU beyond OUT_PENDING_ONS */
 	uint64_t copy_short;           /* stacks deeper than the copy (counted truncated) */
 	uint64_t start_ns;
 	uint32_t max_frames;
@@ -76,10 +91,15 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
 		      uint64_t stack_len);
 
+/* A thread switched off a CPU (`out`) or onto one (a SWITCH record): its
+ * CPU time is the time between (out_image_thread_end). */
+void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu, int out);
+
 /* A thread's new name (a COMM record; THREAD_NAME). */
 void out_image_thread_name(struct out_image *im, uint32_t tid, uint64_t time_ns, const char *name);
 
-/* A thread ended (THREAD_END with its CPU: what its samples stand for). */
+/* A thread ended (THREAD_END with its CPU: its time on a CPU by its switch
+ * records, or what its samples stand for when it had none). */
 void out_image_thread_end(struct out_image *im, uint32_t tid, uint64_t time_ns,
 			  uint64_t period_ns);
 

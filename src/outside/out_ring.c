@@ -82,6 +82,7 @@ static void attr_init(struct perf_event_attr *a, uint64_t period_ns, int enable_
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
+	a->context_switch = 1;         /* each thread's time on a CPU */
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;

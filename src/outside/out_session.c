@@ -268,6 +268,25 @@ static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
 	out_image_sample(im, tid, time_ns, cpu, s->period_ns, regs, stack, dyn);
 }
 
+/* A thread's switch off or onto a CPU (context_switch): its sample_id
+ * (pid, tid, time, cpu) follows the header. */
+static void on_switch(struct out_session *s, uint16_t misc, const uint8_t *rec, size_t len)
+{
+	uint32_t pid, tid, cpu;
+	uint64_t t;
+
+	if (len < 8 + 24)
+		return;
+	memcpy(&pid, rec + 8, 4);
+	memcpy(&tid, rec + 12, 4);
+	memcpy(&t, rec + 16, 8);
+	memcpy(&cpu, rec + 24, 4);
+	struct out_image *im = image_of(s, pid);
+	if (!im || (im == s->founder && s->founder_before_exec))
+		return;
+	out_image_switch(im, tid, t, cpu, (misc & PERF_RECORD_MISC_SWITCH_OUT) != 0);
+}
+
 static void on_record(void *arg, uint32_t type, uint16_t misc, const uint8_t *rec, size_t len)
 {
 	struct out_session *s = arg;
@@ -279,6 +298,7 @@ static void on_record(void *arg, uint32_t type, uint16_t misc, const uint8_t *re
 	case PERF_RECORD_COMM: on_comm(s, misc, rec, len); break;
 	case PERF_RECORD_FORK: on_fork(s, rec, len); break;
 	case PERF_RECORD_EXIT: on_exit_rec(s, rec, len); break;
+	case PERF_RECORD_SWITCH: on_switch(s, misc, rec, len); break;
 	default: break;
 	}
 }

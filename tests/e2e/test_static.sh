@@ -12,6 +12,9 @@
 #   - the Go program stripped (-ldflags=-s -w: no .symtab, no DWARF): the
 #     same experiment reported with the stripped binary in place gives the
 #     same functions and shares, named from Go's own table (.gopclntab);
+#   - each thread's CPU (--threads) from its switch records: within 2%,
+#     50 us a switch and 1 ms of the CPU time the thread measured itself,
+#     at a period (100 ms) longer than the threads' CPU;
 #   - descendants: a fork that execs, each in its sub-experiment;
 #   - -p PID of a running static process: its threads sampled from outside
 #     for --duration, and it goes on undisturbed;
@@ -25,8 +28,8 @@
 cd "$T"
 
 if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-	static_go_shares_match_perf static_go_stripped_names static_descendants static_attach \
-	static_tracing_refused static_overview_names_mode; then
+	static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_descendants \
+	static_attach static_tracing_refused static_overview_names_mode; then
 	exit 0
 fi
 cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
@@ -35,8 +38,8 @@ cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
 if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
 	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
 	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-		static_go_shares_match_perf static_go_stripped_names static_descendants static_attach \
-		static_tracing_refused static_overview_names_mode; do
+		static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_descendants \
+		static_attach static_tracing_refused static_overview_names_mode; do
 		skip $n "$why"
 	done
 	exit 0
@@ -101,6 +104,30 @@ else
 	check static_go_shares_match_perf python3 "$E2E/static_shares.py" go.csv go.perf.txt 0.03 \
 		main.spinA main.spinB
 fi
+
+# Each thread's CPU comes from its switches on and off a CPU, not from its
+# samples: at -F 10 (a sample per 100 ms) the threads (about 150 and 50 ms)
+# have one or two samples, and their CPU is still the one they measured
+# (staticky prints it with the number of its switches): within 2%, 50 us a
+# switch (the switch's own work, before the record that puts the thread on)
+# and 1 ms (its end after its print).
+"$TALLY" record -F 10 -o tc.exp ./staticky 150 >/dev/null 2>tc.err
+"$TALLY" report tc.exp -q --threads --format csv >tc.csv
+check static_thread_cpu python3 -c "
+import csv
+k = {r['tid']: float(r['kernel_cpu']) for r in csv.DictReader(open('tc.csv'))}
+n = 0
+for line in open('tc.err'):
+    f = line.split()
+    if len(f) != 4 or f[0] != 'thread':
+        continue
+    cpu, sw = int(f[2]) / 1e9, int(f[3])
+    bound = 0.02 * cpu + 50e-6 * sw + 1e-3
+    print('thread %s: program %.4f s, tally %.4f s, %d switches, bound %.4f' % (f[1], cpu, k.get(f[1], 0), sw, bound))
+    assert abs(k.get(f[1], 0) - cpu) <= bound
+    n += 1
+assert n == 2
+"
 
 # A stripped Go binary is named by its own function table: one run of the
 # unstripped build, reported once with it and once with the stripped build

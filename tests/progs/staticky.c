@@ -7,12 +7,20 @@
  *        staticky family UNITS   fork; the child execs this program as
  *                                `staticky child UNITS` (heavy(), 3 units);
  *                                the parent runs light() for 1 unit, waits
+ * Each of the two threads ends by printing to stderr its id, its CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, ns) and how many times it left a CPU
+ * (getrusage RUSAGE_THREAD: voluntary + involuntary switches):
+ *   thread TID CPU_NS SWITCHES
  */
+#define _GNU_SOURCE     /* RUSAGE_THREAD */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
@@ -29,15 +37,29 @@ __attribute__((noinline)) static void light(long units)
 		sink += (unsigned long)i * 3;
 }
 
+/* The calling thread's line on stderr (above). */
+static void say_cpu(void)
+{
+	struct timespec c;
+	struct rusage ru;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+	getrusage(RUSAGE_THREAD, &ru);
+	fprintf(stderr, "thread %ld %lld %ld\n", (long)syscall(SYS_gettid),
+		(long long)c.tv_sec * 1000000000LL + c.tv_nsec, ru.ru_nvcsw + ru.ru_nivcsw);
+}
+
 static void *heavy_thread(void *arg)
 {
 	heavy(*(long *)arg);
+	say_cpu();
 	return NULL;
 }
 
 static void *light_thread(void *arg)
 {
 	light(*(long *)arg);
+	say_cpu();
 	return NULL;
 }
 
