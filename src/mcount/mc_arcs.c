@@ -106,7 +106,7 @@ struct exp_arc *mc_insert_slow(uint64_t frompc, uint64_t selfpc)
 		if (n > MAX_SLOTS)
 			n = MAX_SLOTS;
 		if (new_table(t, n))
-			a = mc_probe_insert(frompc, selfpc);
+			a = mc_probe(t, frompc, selfpc, 1);
 		else
 			t->disabled = true;
 	}

@@ -45,6 +45,35 @@ extern __thread struct mc_thread mc_self __attribute__((tls_model("initial-exec"
 extern int mc_off;                    /* moncontrol(0): not counting */
 extern uint8_t mc_use_xsave;          /* the system has XSAVE (mc_entry.S) */
 
+#define MC_MAX_PROBES 16
+
+/* The slot of (frompc, selfpc) in the thread's table, inserting it; NULL
+ * when the slow path must run (no table yet, table full, long probe). */
+static inline __attribute__((always_inline)) struct exp_arc *
+mc_probe(struct mc_thread *t, uint64_t frompc, uint64_t selfpc, uint64_t n)
+{
+	uint64_t i = mc_slot_index(frompc, selfpc, t->mask);
+
+	for (int k = 0; k < MC_MAX_PROBES; k++, i = (i + 1) & t->mask) {
+		struct exp_arc *a = &t->slots[i];
+		if (a->frompc == frompc && a->selfpc == selfpc) {
+			a->count += n;
+			return a;
+		}
+		if (a->frompc == 0) {
+			if (t->used >= t->limit)
+				return NULL;
+			/* A reader sees the slot once frompc is set. */
+			a->selfpc = selfpc;
+			a->count = n;
+			__atomic_store_n(&a->frompc, frompc, __ATOMIC_RELEASE);
+			t->used++;
+			return a;
+		}
+	}
+	return NULL;
+}
+
 /* Count one traversal of frompc -> selfpc.  Preserves every register, so
  * the assembly entries (mc_entry.S) can call it after saving only two. */
 void mc_count_arc(uint64_t frompc, uint64_t selfpc) __attribute__((no_caller_saved_registers));
@@ -53,8 +82,6 @@ void mc_count_arc(uint64_t frompc, uint64_t selfpc) __attribute__((no_caller_sav
  * or NULL if it was lost. */
 struct exp_arc *mc_arc_slot(uint64_t frompc, uint64_t selfpc);
 
-/* Insert without the slow path; NULL if the table is full (mc_hot.c). */
-struct exp_arc *mc_probe_insert(uint64_t frompc, uint64_t selfpc);
 
 /* Slow path (mc_arcs.c): set up or grow the thread's table, then insert.
  * Returns the slot or NULL (the arc is counted as lost). */

@@ -22,12 +22,6 @@
 static struct trace_switch on;
 static __thread int inside;            /* in a traced MPI call */
 
-void *mpi_resolve(const char *symbol)
-{
-	void *p = dlsym(RTLD_NEXT, symbol);
-	return p ? p : dlsym(RTLD_DEFAULT, symbol);
-}
-
 bool mpi_begin(struct mpi_call *c, enum exp_mpi_op op)
 {
 	c->on = false;

@@ -46,7 +46,13 @@
 		real_;                                                       \
 	}))
 
-void *mpi_resolve(const char *symbol);
+/* Inline, so that mpi_clock.c and the wrappers need nothing of
+ * mpi_trace.c to call MPI (which calls mpi_clock.c: no circle). */
+static inline void *mpi_resolve(const char *symbol)
+{
+	void *p = dlsym(RTLD_NEXT, symbol);
+	return p ? p : dlsym(RTLD_DEFAULT, symbol);
+}
 
 /* One traced call, filled in by the wrapper around the real call. */
 struct mpi_call {
