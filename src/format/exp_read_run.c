@@ -107,11 +107,13 @@ static uint32_t add_node(struct exp_run_trie *t, uint64_t key, uint64_t pc, uint
 	return id;
 }
 
-/* The node of t->stack[0..depth) with `flags`, added with the nodes of its
- * callers that are missing.  0 when out of memory. */
-static uint32_t intern(struct exp_run_trie *t, uint32_t depth, uint16_t flags)
+/* The node of stack[0..depth) (hashes: hash[0..depth]) with `flags`,
+ * added with the nodes of its callers that are missing.  0 when out of
+ * memory. */
+static uint32_t intern(struct exp_run_trie *t, const uint64_t *stack, const uint64_t *hash,
+		       uint32_t depth, uint16_t flags)
 {
-	uint64_t full = flags ? mix_flags(t->hash[depth], flags) : t->hash[depth];
+	uint64_t full = flags ? mix_flags(hash[depth], flags) : hash[depth];
 	uint32_t id = lookup(t, full);
 
 	if (id)
@@ -121,16 +123,62 @@ static uint32_t intern(struct exp_run_trie *t, uint32_t depth, uint16_t flags)
 	uint32_t lo = 0, hi = depth - 1;     /* prefix lo is stored; hi may be */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo + 1) / 2;
-		if (lookup(t, t->hash[mid]))
+		if (lookup(t, hash[mid]))
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	uint32_t parent = lo ? lookup(t, t->hash[lo]) : 0;
+	uint32_t parent = lo ? lookup(t, hash[lo]) : 0;
 	for (uint32_t i = lo + 1; i < depth; i++)
-		if (!(parent = add_node(t, t->hash[i], t->stack[i - 1], parent, 0)))
+		if (!(parent = add_node(t, hash[i], stack[i - 1], parent, 0)))
 			return 0;
-	return add_node(t, full, t->stack[depth - 1], parent, flags);
+	return add_node(t, full, stack[depth - 1], parent, flags);
+}
+
+/* Prefetch the hash slot of a stack with these flags (lookup's first). */
+static void prefetch(const struct exp_run_trie *t, const uint64_t *hash, uint32_t depth,
+		     uint16_t flags)
+{
+	if (!t->slots)
+		return;
+	uint64_t full = flags ? mix_flags(hash[depth], flags) : hash[depth];
+	size_t i = full & (t->slots - 1);
+	exp_prefetch(&t->keys[i]);
+	exp_prefetch(&t->ids[i]);
+}
+
+/* A decoded sample whose stack is still to be looked up: in the scratch
+ * buffer of its place in the ring, stored as sample `at`. */
+struct pending {
+	bool set;
+	uint16_t flags;
+	uint32_t depth;
+	size_t at;
+};
+
+/* Give the sample pending in buffer `buf` its stack's node.  0, or -ENOMEM. */
+static int settle(struct exp_run_trie *t, struct exp_sample *samples, struct pending *pd,
+		  unsigned buf)
+{
+	if (!pd[buf].set)
+		return 0;
+	pd[buf].set = false;
+	uint32_t id = intern(t, t->stack[buf], t->hash[buf], pd[buf].depth, pd[buf].flags);
+	if (!id)
+		return -ENOMEM;
+	samples[pd[buf].at].stack_id = EXP_RUN_LOCAL | id;
+	return 0;
+}
+
+/* Settle every pending sample, oldest first (the order the trie's nodes
+ * are numbered in does not depend on the lag), from buffer `next` on. */
+static int settle_all(struct exp_run_trie *t, struct exp_sample *samples, struct pending *pd,
+		      unsigned next)
+{
+	for (unsigned k = 0; k < EXP_RUN_LAG; k++)
+		if (settle(t, samples, pd, (next + k) % EXP_RUN_LAG))
+			return -ENOMEM;
+	return 0;
 }
 
 struct bytes {
@@ -138,7 +186,7 @@ struct bytes {
 	bool bad;
 };
 
-static uint64_t get_u(struct bytes *b)
+static uint64_t get_u_slow(struct bytes *b)
 {
 	uint64_t v = 0;
 
@@ -154,6 +202,14 @@ static uint64_t get_u(struct bytes *b)
 	}
 	b->bad = true;
 	return 0;
+}
+
+/* A varint; most are one byte (pops, pushes, dictionary codes). */
+static inline uint64_t get_u(struct bytes *b)
+{
+	if (b->p < b->end && !(*b->p & 0x80))
+		return *b->p++;
+	return get_u_slow(b);
 }
 
 static uint64_t unzigzag(uint64_t z)
@@ -191,50 +247,83 @@ int exp_run_decode(struct exp_run_trie *t, const char *path, const struct exp_re
 	uint32_t depth = 0;
 	size_t ndict = 0;
 	uint64_t time = h.time_ns, weight = 0, cpu = 0xffff;
+	unsigned cur = 0;                  /* scratch buffer of this sample */
+	struct pending pd[EXP_RUN_LAG] = { 0 };
+	const char *why = NULL;
+	size_t nth = 0;
+	int rc;
 
-	t->hash[0] = SEED;
-	for (size_t nth = 0; b.p < b.end; nth++) {
+	t->hash[cur][0] = SEED;
+	for (; b.p < b.end; nth++) {
 		uint64_t head = get_u(&b), push = get_u(&b);
-		if (b.bad)
-			return corrupt(err, path, r, nth, "ends inside its stack");
-		if ((head >> 3) > depth)
-			return corrupt(err, path, r, nth, "drops more frames than the previous stack has");
+		if (b.bad) {
+			why = "ends inside its stack";
+			break;
+		}
+		if ((head >> 3) > depth) {
+			why = "drops more frames than the previous stack has";
+			break;
+		}
 		depth -= (uint32_t)(head >> 3);
-		if (push > EXP_MAX_FRAMES - depth || depth + push == 0)
-			return corrupt(err, path, r, nth, depth + push ? "stack deeper than 1024 frames"
-								       : "empty stack");
+		if (push > EXP_MAX_FRAMES - depth || depth + push == 0) {
+			why = depth + push ? "stack deeper than 1024 frames" : "empty stack";
+			break;
+		}
+		/* The previous samples' buffers stay as they were, for their
+		 * look-ups: this one starts from a copy of what it keeps of the
+		 * last one, in the buffer of the oldest, looked up now. */
+		if (nth) {
+			unsigned prev = cur;
+			cur = (cur + 1) % EXP_RUN_LAG;
+			if (settle(t, *samples, pd, cur))
+				return -ENOMEM;
+			memcpy(t->stack[cur], t->stack[prev], depth * sizeof(**t->stack));
+			memcpy(t->hash[cur], t->hash[prev], (depth + 1) * sizeof(**t->hash));
+		}
+		uint64_t *stack = t->stack[cur], *hash = t->hash[cur];
 		for (uint64_t k = 0; k < push; k++) {
 			uint64_t code = get_u(&b), pc;
 			if (code & 1) {
-				if ((code >> 1) >= ndict)
-					return corrupt(err, path, r, nth, "pc from beyond the dictionary");
+				if ((code >> 1) >= ndict) {
+					why = "pc from beyond the dictionary";
+					break;
+				}
 				pc = t->dict[code >> 1];
 			} else {
-				pc = code ? (depth ? t->stack[depth - 1] : 0) + unzigzag((code >> 1) - 1)
+				pc = code ? (depth ? stack[depth - 1] : 0) + unzigzag((code >> 1) - 1)
 					  : get_u(&b);
 				t->dict[ndict++] = pc;       /* ndict <= bytes read < used */
 			}
-			if (b.bad)
-				return corrupt(err, path, r, nth, "ends inside its stack");
-			t->stack[depth] = pc;
-			t->hash[depth + 1] = mix(t->hash[depth], pc);
+			if (b.bad) {
+				why = "ends inside its stack";
+				break;
+			}
+			stack[depth] = pc;
+			hash[depth + 1] = mix(hash[depth], pc);
 			depth++;
 		}
+		if (why)
+			break;
 		time += unzigzag(get_u(&b));
 		weight += unzigzag(get_u(&b));
 		if (head & 4)
 			cpu = get_u(&b);
-		if (b.bad || cpu > 0xffff)
-			return corrupt(err, path, r, nth, b.bad ? "ends inside its times" : "cpu out of range");
-		uint32_t id = intern(t, depth, (uint16_t)(head & 3));
-		if (!id || exp_grow(samples, cap, *nsamples, sizeof(**samples)))
+		if (b.bad || cpu > 0xffff) {
+			why = b.bad ? "ends inside its times" : "cpu out of range";
+			break;
+		}
+		prefetch(t, hash, depth, (uint16_t)(head & 3));
+		if (exp_grow(samples, cap, *nsamples, sizeof(**samples)))
 			return -ENOMEM;
-		(*samples)[(*nsamples)++] = (struct exp_sample){
-			.tid = h.tid, .time_ns = time, .stack_id = EXP_RUN_LOCAL | id,
+		(*samples)[*nsamples] = (struct exp_sample){
+			.tid = h.tid, .time_ns = time, .stack_id = 0,
 			.cpu = (uint16_t)cpu, .weight_ns = weight,
 		};
+		pd[cur] = (struct pending){ true, (uint16_t)(head & 3), depth, (*nsamples)++ };
 	}
-	return 0;
+	if ((rc = settle_all(t, *samples, pd, (cur + 1) % EXP_RUN_LAG)) != 0)
+		return rc;
+	return why ? corrupt(err, path, r, nth, why) : 0;
 }
 
 void exp_run_trie_free(struct exp_run_trie *t)

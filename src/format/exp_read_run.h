@@ -9,7 +9,10 @@
  * changes: a sample whose stack was seen before costs one lookup, a new one
  * a binary search for its longest stored prefix and one node per new frame.
  * Two stacks whose 64-bit hashes collide would be merged (about 10^-7 with
- * millions of distinct stacks).  Used by the loader (exp_read_data.c).
+ * millions of distinct stacks).  The look-up of a sample's stack waits
+ * until EXP_RUN_LAG - 1 more samples are decoded, its hash slot prefetched
+ * meanwhile: it was a cache miss per sample, half of the decoding's time.  Used by the
+ * loader (exp_read_data.c).
  */
 #ifndef TALLY_EXP_READ_RUN_H
 #define TALLY_EXP_READ_RUN_H
@@ -23,6 +26,10 @@
  * the id), until exp_data's loader gives the nodes their stack ids. */
 #define EXP_RUN_LOCAL 0x80000000u
 
+/* Samples decoded ahead of their stack's look-up (its hash slot prefetched
+ * meanwhile). */
+#define EXP_RUN_LAG 4
+
 struct exp_run_trie {
 	size_t n, cap;                 /* nodes 1..n (0: none) */
 	uint64_t *pc;
@@ -33,8 +40,10 @@ struct exp_run_trie {
 	uint32_t *ids;
 	uint64_t *dict;                /* scratch: a run's dictionary */
 	size_t dict_cap;
-	uint64_t stack[EXP_MAX_FRAMES];       /* scratch: the stack, root first */
-	uint64_t hash[EXP_MAX_FRAMES + 1];    /* hash[i]: of stack[0..i) */
+	/* scratch, EXP_RUN_LAG of each: the sample being decoded and those
+	 * before it whose look-ups wait (exp_read_run.c) */
+	uint64_t stack[EXP_RUN_LAG][EXP_MAX_FRAMES];       /* the stack, root first */
+	uint64_t hash[EXP_RUN_LAG][EXP_MAX_FRAMES + 1];    /* hash[i]: of stack[0..i) */
 };
 
 /* Decode run record `r` of file `path`, appending its samples to
