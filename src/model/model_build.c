@@ -126,9 +126,8 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 			return -1;
 	}
 	model_omp_ready(b, c);
-	for (size_t i = 0; i < p->nsamples; i++)
-		if (model_add_sample(b, c, o, &p->samples[i]))
-			return -1;
+	if (model_add_samples(b, c, o))
+		return -1;
 	return model_samples_flush(b, c);
 }
 

@@ -301,6 +301,10 @@ int model_samples_reserve(struct build *b, struct proc_ctx *c);
  * b->acc, its thread's at once.  0, or -1 if out of memory. */
 int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_options *o,
 		     const struct exp_sample *s);
+/* model_add_sample of each of the process's samples, in order, their
+ * memos and sums prefetched some samples ahead.  0, or -1 if out of
+ * memory. */
+int model_add_samples(struct build *b, struct proc_ctx *c, const struct model_options *o);
 /* Add the sums of model_add_sample to the entries, the process and the
  * total (after the process's last sample, before any other event).  0, or
  * -1 if out of memory. */
