@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "format/elf_peek.h"
+#include "outside/out_debugframe.h"
 #include "outside/out_ehindex.h"
 #include "outside/out_objects.h"
 
@@ -80,10 +81,60 @@ static void find_build_id(struct out_file *f, const Elf64_Phdr *ph, int n)
 	}
 }
 
+/* Order of two search-table pairs: by their first sdata4 (the location). */
+static int by_loc32(const void *a, const void *b)
+{
+	int32_t x, y;
+
+	memcpy(&x, a, 4);
+	memcpy(&y, b, 4);
+	return x < y ? -1 : x > y;
+}
+
+/* Merge two search tables made for the same header address (12 bytes of
+ * header, then sorted (loc, fde) pairs of sdata4): `a`'s header with the
+ * sum of the counts.  Frees both; NULL if out of memory. */
+static uint8_t *merge_tables(uint8_t *a, uint32_t na, uint8_t *b, uint32_t nb, uint64_t *len)
+{
+	*len = 12 + 8 * ((uint64_t)na + nb);
+	uint8_t *t = malloc(*len);
+	if (t) {
+		uint32_t n = na + nb;
+		memcpy(t, a, 12);
+		memcpy(t + 8, &n, 4);
+		memcpy(t + 12, a + 12, 8 * (size_t)na);
+		memcpy(t + 12 + 8 * (size_t)na, b + 12, 8 * (size_t)nb);
+		qsort(t + 12, n, 8, by_loc32);
+	}
+	free(a);
+	free(b);
+	return t;
+}
+
+/* The .debug_frame of a position-dependent executable, in .eh_frame's form
+ * (out_debugframe.c): NULL when it has none, it is compressed, or it holds
+ * no FDE. */
+static uint8_t *debug_frame_copy(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
+				 uint64_t *len)
+{
+	if (eh->e_type != ET_EXEC || sh->sh_type != SHT_PROGBITS || (sh->sh_flags & SHF_COMPRESSED) ||
+	    !sh->sh_size || sh->sh_size > MAX_FILE_BYTES)
+		return NULL;
+	uint8_t *raw = malloc(sh->sh_size);
+	if (!raw || pread(fd, raw, sh->sh_size, (off_t)sh->sh_offset) != (ssize_t)sh->sh_size) {
+		free(raw);
+		return NULL;
+	}
+	uint8_t *conv = out_debugframe_convert(raw, sh->sh_size, len);
+	free(raw);
+	return conv;
+}
+
 /* No .eh_frame_hdr (a static executable): make its search table from
- * .eh_frame, found by the section headers, and put it just past the
- * image, at a virtual address the program does not use: the unwinder
- * reads it here only. */
+ * .eh_frame, found by the section headers, and from .debug_frame where
+ * code has only that (copied in .eh_frame's form), and put the copy and
+ * the table just past the image, at virtual addresses the program does not
+ * use: the unwinder reads them here only. */
 static void index_eh_frame(struct out_file *f, int fd, const Elf64_Ehdr *eh, const Elf64_Phdr *ph)
 {
 	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shnum > 4096 ||
@@ -100,34 +151,58 @@ static void index_eh_frame(struct out_file *f, int fd, const Elf64_Ehdr *eh, con
 	size_t nlen = str->sh_size < sizeof(names) - 1 ? str->sh_size : sizeof(names) - 1;
 	ssize_t got = pread(fd, names, nlen, (off_t)str->sh_offset);
 	names[got > 0 ? got : 0] = 0;
+	int ie = -1, id = -1;
 	for (int i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_name >= (uint64_t)(got > 0 ? got : 0) || strcmp(names + sh[i].sh_name, ".eh_frame") ||
+		if (sh[i].sh_name >= (uint64_t)(got > 0 ? got : 0))
+			continue;
+		if (!strcmp(names + sh[i].sh_name, ".debug_frame") && id < 0)
+			id = i;
+		if (strcmp(names + sh[i].sh_name, ".eh_frame") || ie >= 0 ||
 		    !sh[i].sh_addr || sh[i].sh_addr < f->lo_vaddr ||
 		    sh[i].sh_addr - f->lo_vaddr + sh[i].sh_size > f->size)
 			continue;
-		uint64_t hdr = (f->lo_vaddr + f->size + 15) & ~15ull, len = 0;
-		uint32_t count = 0;
-		uint8_t *t = out_ehindex_build(f->image + (sh[i].sh_addr - f->lo_vaddr), sh[i].sh_size,
-					       sh[i].sh_addr, hdr, &len, &count);
-		uint8_t *grown = t ? realloc(f->image, hdr - f->lo_vaddr + len) : NULL;
-		if (!grown) {
-			free(t);
-			break;
-		}
-		f->image = grown;
-		memset(f->image + f->size, 0, hdr - f->lo_vaddr - f->size);
-		memcpy(f->image + (hdr - f->lo_vaddr), t, len);
-		free(t);
-		for (int j = 0; j < eh->e_phnum; j++)
-			if (ph[j].p_type == PT_LOAD && sh[i].sh_addr >= ph[j].p_vaddr &&
-			    sh[i].sh_addr < ph[j].p_vaddr + ph[j].p_memsz)
-				f->ro_lo_vaddr = ph[j].p_vaddr;
-		f->ro_hi_vaddr = hdr + len;
-		f->size = hdr - f->lo_vaddr + len;
-		f->eh_hdr_vaddr = f->ro_lo_vaddr ? hdr : 0;
-		f->fde_count = count;
-		break;
+		ie = i;
 	}
+	uint64_t clen = 0, len = 0, len2 = 0;
+	uint8_t *conv = id >= 0 ? debug_frame_copy(fd, eh, &sh[id], &clen) : NULL;
+	uint64_t cv = (f->lo_vaddr + f->size + 15) & ~15ull;         /* the copy */
+	uint64_t hdr = (cv + clen + 15) & ~15ull;                     /* the table */
+	uint32_t count = 0, count2 = 0;
+	uint8_t *t = ie >= 0 ? out_ehindex_build(f->image + (sh[ie].sh_addr - f->lo_vaddr),
+						  sh[ie].sh_size, sh[ie].sh_addr, hdr, &len, &count)
+			     : NULL;
+	uint8_t *t2 = conv ? out_ehindex_build(conv, clen, cv, hdr, &len2, &count2) : NULL;
+	if (t && t2) {
+		t = merge_tables(t, count, t2, count2, &len);
+		count += count2;
+	} else if (t2) {
+		t = t2;
+		len = len2;
+		count = count2;
+	}
+	uint8_t *grown = t ? realloc(f->image, hdr - f->lo_vaddr + len) : NULL;
+	if (!grown) {
+		free(t);
+		free(conv);
+		free(sh);
+		return;
+	}
+	f->image = grown;
+	memset(f->image + f->size, 0, hdr - f->lo_vaddr - f->size);
+	if (conv)
+		memcpy(f->image + (cv - f->lo_vaddr), conv, clen);
+	memcpy(f->image + (hdr - f->lo_vaddr), t, len);
+	free(t);
+	free(conv);
+	f->ro_lo_vaddr = cv;
+	for (int j = 0; ie >= 0 && j < eh->e_phnum; j++)
+		if (ph[j].p_type == PT_LOAD && sh[ie].sh_addr >= ph[j].p_vaddr &&
+		    sh[ie].sh_addr < ph[j].p_vaddr + ph[j].p_memsz)
+			f->ro_lo_vaddr = ph[j].p_vaddr;
+	f->ro_hi_vaddr = hdr + len;
+	f->size = hdr - f->lo_vaddr + len;
+	f->eh_hdr_vaddr = hdr;
+	f->fde_count = count;
 	free(sh);
 }
 

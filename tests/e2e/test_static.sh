@@ -15,6 +15,9 @@
 #   - each thread's CPU (--threads) from its switch records: within 2%,
 #     50 us a switch and 1 ms of the CPU time the thread measured itself,
 #     at a period (100 ms) longer than the threads' CPU;
+#   - the same program built with -fno-asynchronous-unwind-tables
+#     -fno-unwind-tables -O2 (its own code's CFI only in .debug_frame, no
+#     frame pointers): stacks as whole;
 #   - descendants: a fork that execs, each in its sub-experiment;
 #   - -p PID of a running static process: its threads sampled from outside
 #     for --duration, and it goes on undisturbed;
@@ -28,8 +31,8 @@
 cd "$T"
 
 if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-	static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_descendants \
-	static_attach static_tracing_refused static_overview_names_mode; then
+	static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
+	static_descendants static_attach static_tracing_refused static_overview_names_mode; then
 	exit 0
 fi
 cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
@@ -38,8 +41,8 @@ cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
 if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
 	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
 	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
-		static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_descendants \
-		static_attach static_tracing_refused static_overview_names_mode; do
+		static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
+		static_descendants static_attach static_tracing_refused static_overview_names_mode; do
 		skip $n "$why"
 	done
 	exit 0
@@ -104,6 +107,22 @@ else
 	check static_go_shares_match_perf python3 "$E2E/static_shares.py" go.csv go.perf.txt 0.03 \
 		main.spinA main.spinB
 fi
+
+# Code whose CFI is only in .debug_frame (no unwind tables asked for, and
+# -O2 keeps no frame pointers): walked by that CFI, copied in .eh_frame's
+# form; its stacks are as whole as the program's with unwind tables.
+cc -O2 -g -static -pthread -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-o staticky_df "$PROGS/staticky.c"
+"$TALLY" record -o df.exp ./staticky_df 60 >/dev/null 2>df.err
+"$TALLY" export df.exp --format collapsed >df.folded
+check static_debug_frame sh -c '
+	readelf -S staticky_df | grep -q " \.debug_frame" &&
+	python3 "$E2E/profile.py" df.folded "path heavy_thread;heavy 0.5 0.4" \
+		"path light_thread;light 0.3 0.3" &&
+	awk "{ w = \$NF; total += w
+	       if (\$1 !~ /^(_start|__clone3|clone3|start_thread);/ && \$1 !~ /^(_start|__clone3)\$/) {
+		bad += w; print \"not whole:\", \$0 } }
+	     END { print bad + 0, \"of\", total, \"ns not whole\"; exit bad > total / 50 }" df.folded'
 
 # Each thread's CPU comes from its switches on and off a CPU, not from its
 # samples: at -F 10 (a sample per 100 ms) the threads (about 150 and 50 ms)
