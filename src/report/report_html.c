@@ -43,6 +43,10 @@ static void metrics_out(FILE *out, const struct model *m, const struct report_ht
 			(unsigned long long)((m->total[hm->m[i]] - (base_total ? base_total[hm->m[i]] : 0)) / div));
 		if (base_total)
 			fprintf(out, ",\"totalA\":%llu", (unsigned long long)(base_total[hm->m[i]] / div));
+		/* Its shares carry a sampling error (report_share_error), which
+		 * the page computes from the samples metric of the same node. */
+		if (mi->kind == MODEL_KIND_SAMPLED)
+			fputs(",\"sampled\":1", out);
 		fputc('}', out);
 	}
 	fputs("],\n", out);

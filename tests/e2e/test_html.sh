@@ -37,6 +37,14 @@ assert r['drawn'] >= 7 and r['painted'] > 5000, r
 w = r['width']
 assert abs(r['before']['w'] / w - 0.667) < 0.05, (r['before'], w)
 assert r['zoomName'] == 'leaf_two' and abs(r['after']['w'] - w) < 2, r
+# the zoomed share with its sampling error, as tally report --errors has it
+import re, subprocess
+rep = json.loads(subprocess.run(['$TALLY', 'report', 's.exp', '--errors', '--format', 'json'],
+                                capture_output=True, text=True, check=True).stdout)
+row = [f for f in rep['functions'] if f['name'] == 'leaf_two'][0]
+e = re.search(r'leaf_two: .*, ([0-9.]+)% ±([0-9.]+)', r['info'])
+print(r['info'], row)
+assert e and abs(float(e.group(2)) - row['incl_cpu_pct_err']) < 0.015 and float(e.group(2)) > 0, (r['info'], row)
 assert r['matched'] >= 1 and 'matched: 3' in r['search_info'], r['search_info']
 assert all(v > 0 for v in r['views'].values()), r['views']
 assert r['function_rows'] >= 5, r

@@ -42,6 +42,13 @@
   }
   const fmtUs = (us) => (us >= 1e6 ? (us / 1e6).toFixed(3) + ' s' : us >= 1e3 ? (us / 1e3).toFixed(2) + ' ms' : us + ' µs');
   const pct = (v, t) => (t ? (100 * v / t).toFixed(2) : '0.00') + '%';
+  /* A sampled metric's share carries its sampling error, as `tally report
+   * --errors` gives it (report_share_error): 1 s.d. of the binomial share
+   * of the node's n of the N samples shown, in points.  '' for the
+   * metrics of traced events, which are counted, not sampled. */
+  const SI = M.findIndex((x) => x.name === 'samples');
+  const err = (m, n, N) => (M[m].sampled && SI >= 0 && N > 0
+    ? ` ±${(100 * Math.sqrt(Math.max(n, 0) * Math.max(1 - n / N, 0)) / N).toFixed(2)}` : '');
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
   /* ---- the tree --------------------------------------------------------- */
@@ -362,7 +369,8 @@
         `${D.diff.normalised ? ' as a share of the run' : ''})` : '') + '</span>' +
       (state.range ? `<span>range <b>${fmtUs(Math.round(state.range[2]))} – ${fmtUs(Math.round(state.range[3]))}</b> of the timeline</span>` +
         '<button id="unrange">whole run</button>' : '') +
-      (root ? `<span>zoomed on <b>${esc(zoomName)}</b>: ${fmt(t.b[m][root], m)}, ${pct(t.b[m][root], t.b[m][0])}</span>` +
+      (root ? `<span>zoomed on <b>${esc(zoomName)}</b>: ${fmt(t.b[m][root], m)}, ${pct(t.b[m][root], t.b[m][0])}` +
+        `${err(m, t.b[SI] ? t.b[SI][root] : 0, t.b[SI] ? t.b[SI][0] : 0)}</span>` +
         '<button id="unzoom">reset zoom</button>' : '<span>click a frame to zoom</span>') +
       (re ? `<span>matched: <b>${pct(matched, t.b[m][0])}</b></span>` : '') +
       (MERGEABLE ? `<label><input type=checkbox id=merge-procs${state.merge ? ' checked' : ''}> merge processes by program</label>` : '');
@@ -395,7 +403,8 @@
     const fn = t.f[i];
     let s = `${i ? D.funcs[fn][0] : 'all'}${i && D.funcs[fn][1] ? '  (' + D.objs[D.funcs[fn][1]] + ')' : ''}\n` +
       (fn >= PROC0 && fn < PROC0 + PROCS.length && PROCS[fn - PROC0].argv ? `command: ${PROCS[fn - PROC0].argv}\n` : '') +
-      `${M[m].title}: ${fmt(t.b[m][i], m)} (${pct(t.b[m][i], t.b[m][0])}), self ${fmt(t.bs[m][i], m)}`;
+      `${M[m].title}: ${fmt(t.b[m][i], m)} (${pct(t.b[m][i], t.b[m][0])}` +
+      `${err(m, t.b[SI] ? t.b[SI][i] : 0, t.b[SI] ? t.b[SI][0] : 0)}), self ${fmt(t.bs[m][i], m)}`;
     if (t.a) s += `\nbaseline: ${fmt(t.a[m][i], m)} (${pct(t.a[m][i], t.a[m][0])}), change ${fmt(t.b[m][i] - t.a[m][i], m)}`;
     tip(s, ev);
   });
@@ -506,8 +515,10 @@
       const list = (title, arr) => `<div><h3>${title}</h3><table>` + arr.slice(0, 30).map(([f, v]) =>
         `<tr class=fn data-f="${f}"><td>${fmt(v, m)}</td><td class=name>${f < 0 ? '&lt;Total&gt;' : esc(D.funcs[f][0])}</td></tr>`).join('') + '</table></div>';
       el.innerHTML = list('Callers', callers) +
-        `<div><h3>${esc(D.funcs[fn][0])}</h3><div class=kv><div>exclusive</div><div>${fmt(FT.excl[m][fn], m)} (${pct(FT.excl[m][fn], shownTotal(m))})</div>` +
-        `<div>inclusive</div><div>${fmt(FT.incl[m][fn], m)} (${pct(FT.incl[m][fn], shownTotal(m))})</div>` +
+        `<div><h3>${esc(D.funcs[fn][0])}</h3><div class=kv><div>exclusive</div><div>${fmt(FT.excl[m][fn], m)} (${pct(FT.excl[m][fn], shownTotal(m))}` +
+        `${SI >= 0 ? err(m, FT.excl[SI][fn], shownTotal(SI)) : ''})</div>` +
+        `<div>inclusive</div><div>${fmt(FT.incl[m][fn], m)} (${pct(FT.incl[m][fn], shownTotal(m))}` +
+        `${SI >= 0 ? err(m, FT.incl[SI][fn], shownTotal(SI)) : ''})</div>` +
         `<div>object</div><div>${esc(D.objs[D.funcs[fn][1]] || '')}</div></div></div>` +
         list('Callees', callees);
       for (const tr of el.querySelectorAll('tr.fn')) tr.onclick = () => { if (+tr.dataset.f >= 0) select(+tr.dataset.f, false); };
