@@ -159,7 +159,9 @@ assert share(first, \"first_half\") > 0.9 and share(last, \"second_half\") > 0.9
 cpu, B, S = t[\"cpu\"], tl[\"bins\"], tl[\"span_us\"]
 w = (t[\"st1\"] - t[\"st0\"]) / nb
 cb = lambda us: min(B - 1, int(us * B / S))
-busy = [sum(cpu[cb(t[\"st0\"] + b * w):cb(t[\"st0\"] + (b + 1) * w) + 1]) > 0 for b in range(nb)]
+# busy within one CPU bin of it: a sample on a bin edge is charged to the
+# CPU bin before it (1 bad of 1,000 bins once under load, without)
+busy = [sum(cpu[max(0, cb(t[\"st0\"] + b * w) - 1):cb(t[\"st0\"] + (b + 1) * w) + 2]) > 0 for b in range(nb)]
 bad = sum(bool(bins[b]) and not busy[b] for b in range(nb))
 assert bins[0] and bins[-1] and bad == 0, (bad, nb)"'
 # What a user does with the page beyond looking (issue 23, check_state.mjs):
