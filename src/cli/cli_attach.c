@@ -335,7 +335,7 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 		goto fail;
 	}
 	uint64_t cpu0 = process_cpu_ns(pid), t0 = cli_now_ns(CLOCK_MONOTONIC);
-	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo);
+	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo, NULL);
 	if (!out)
 		goto fail;
 	struct sigaction sa;

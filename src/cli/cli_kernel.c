@@ -227,6 +227,8 @@ static void close_rings(struct cli_kernel *k)
 	k->nrings = 0;
 }
 
+static int open_file(struct cli_kernel *k, const char *dir, char *why, size_t why_len);
+
 /* Open event `a` on `child` on every CPU, each with its ring.  0, or the
  * first errno that is not an offline CPU's (ENODEV when none opened). */
 static int open_rings(struct cli_kernel *k, struct perf_event_attr *a, pid_t child, long ncpus,
@@ -351,6 +353,18 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states,
 	}
 	if (states)
 		open_switches(k, child, ncpus);
+	if (open_file(k, dir, why, why_len) != 0) {
+		close_rings(k);
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* kernel.dat in `dir`, its header and first KERNEL_INFO: 0, or -1 with
+ * `why` (the file could not be made). */
+static int open_file(struct cli_kernel *k, const char *dir, char *why, size_t why_len)
+{
 	snprintf(k->path, sizeof(k->path), "%s/%s", dir, exp_file_name(EXP_FILE_KERNEL));
 	int fd = open(k->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	k->out = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -358,9 +372,7 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states,
 		snprintf(why, why_len, "not recorded: %s: %s", k->path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		close_rings(k);
-		free(k);
-		return NULL;
+		return -1;
 	}
 	struct exp_file_header h;
 	memset(&h, 0, sizeof(h));
@@ -376,7 +388,51 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states,
 		k->write_errors++;
 	k->off = sizeof(h);
 	put_info(k);
+	return 0;
+}
+
+struct cli_kernel *cli_kernel_file(const char *dir, uint64_t period_ns, char *why, size_t why_len)
+{
+	struct cli_kernel *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		snprintf(why, why_len, "not recorded: out of memory");
+		return NULL;
+	}
+	k->period_ns = period_ns;
+	if (open_file(k, dir, why, why_len) != 0) {
+		free(k);
+		return NULL;
+	}
 	return k;
+}
+
+void cli_kernel_chain(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns, const uint64_t *pcs,
+		      size_t n)
+{
+	struct cli_kernel *k = arg;
+	struct {
+		struct exp_kernel_sample h;
+		uint64_t pcs[EXP_KERNEL_MAX_FRAMES];
+	} r;
+	uint16_t m = 0;
+
+	for (size_t i = 0; i < n && m < EXP_KERNEL_MAX_FRAMES; i++) {
+		if (pcs[i] >= (uint64_t)PERF_CONTEXT_MAX || pcs[i] < EXP_KERNEL_ADDR_MIN)
+			continue;                /* a context marker */
+		r.pcs[m++] = pcs[i];
+		note_pc(k, pcs[i]);
+	}
+	if (!m)
+		return;                          /* a tick in user mode */
+	memset(&r.h, 0, sizeof(r.h));
+	r.h.word = EXP_REC_WORD(EXP_REC_KERNEL_SAMPLE, sizeof(r.h) + 8u * m);
+	r.h.pid = pid;
+	r.h.tid = tid;
+	r.h.nframes = m;
+	r.h.time_ns = time_ns;
+	put(k, &r, sizeof(r.h) + 8u * m);
+	k->samples++;
 }
 
 void cli_kernel_poll(struct cli_kernel *k, int timeout_ms)
@@ -518,6 +574,26 @@ static uint64_t put_symbols(struct cli_kernel *k, bool *hidden)
 	free(v);
 	free(text);
 	return unnamed;
+}
+
+void cli_kernel_refused(struct cli_kernel *k, const char *log_path)
+{
+	char why[512];
+
+	refused(EACCES, why, sizeof(why));
+	if (k->out)
+		fclose(k->out);
+	unlink(k->path);
+	int fd = open(log_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	FILE *log = fd >= 0 ? fdopen(fd, "a") : NULL;
+	if (log) {
+		cli_log_line(log, "kernel.frames", "%s", why);
+		fclose(log);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	free(k->pcs);
+	free(k);
 }
 
 void cli_kernel_close(struct cli_kernel *k, const char *log_path)

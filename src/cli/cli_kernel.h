@@ -22,6 +22,22 @@ struct cli_kernel;
 struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states, const char *dir,
 				   char *why, size_t why_len);
 
+/* kernel.dat in `dir` alone, for the outside mode, whose own events carry
+ * the kernel's chains (cli_kernel_chain).  NULL with `why`. */
+struct cli_kernel *cli_kernel_file(const char *dir, uint64_t period_ns, char *why, size_t why_len);
+
+/* One tick's kernel call chain (`n` pcs from perf's PERF_SAMPLE_CALLCHAIN,
+ * context markers and all) as a KERNEL_SAMPLE of cli_kernel_file's
+ * kernel.dat; nothing when it holds no kernel pc.  `arg`: the cli_kernel
+ * (the outside mode's callback, out.h). */
+void cli_kernel_chain(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns, const uint64_t *pcs,
+		      size_t n);
+
+/* The outside mode's events were refused the kernel's ticks (the user may
+ * not count in the kernel): kernel.dat is removed and the log says why and
+ * how to allow it.  Frees k. */
+void cli_kernel_refused(struct cli_kernel *k, const char *log_path);
+
 /* Wait up to `timeout_ms` for samples, then move what the rings hold to
  * kernel.dat.  Call while the program runs. */
 void cli_kernel_poll(struct cli_kernel *k, int timeout_ms);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/cli_kernel.h"
 #include "cli/cli_outside.h"
 #include "outside/out.h"
 
@@ -38,13 +39,15 @@ int cli_outside_check(const struct record_opts *o, const char *what)
 }
 
 struct out_session *cli_outside_start(pid_t child, pid_t attach_pid, const char *dir,
-				      const struct record_opts *o)
+				      const struct record_opts *o, struct cli_kernel *kern)
 {
 	struct out_options oo = {
 		.dir = dir,
 		.hz = o->launch.hz,
 		.max_frames = o->launch.max_frames ? o->launch.max_frames : EXP_MAX_FRAMES,
 		.limit_bytes = o->launch.limit_bytes,
+		.kernel_chain = kern ? cli_kernel_chain : NULL,
+		.kernel_arg = kern,
 	};
 	char why[512];
 	struct out_session *s = attach_pid ? out_session_attach(attach_pid, &oo, why, sizeof(why))

@@ -10,6 +10,7 @@
 
 #include "cli/cli_record.h"
 
+struct cli_kernel;
 struct out_session;
 
 /* 0 if the options given can be recorded from outside (their rows'
@@ -21,6 +22,6 @@ int cli_outside_check(const struct record_opts *o, const char *what);
 /* Open the outside mode's events on `child` (waiting before its exec) for
  * experiment `dir`.  NULL with the message printed. */
 struct out_session *cli_outside_start(pid_t child, pid_t attach_pid, const char *dir,
-				      const struct record_opts *o);
+				      const struct record_opts *o, struct cli_kernel *kern);
 
 #endif

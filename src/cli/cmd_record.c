@@ -720,7 +720,15 @@ exec:
 	struct out_session *out = NULL;
 	if (outside) {
 		close(go[0]);
-		out = cli_outside_start(child_pid, 0, dir, &o);
+		if (o.kernel && !(kern = cli_kernel_file(dir, 1000000000ull / o.launch.hz, kernel_why,
+							  sizeof(kernel_why)))) {
+			FILE *log = log_append(log_path);
+			if (log) {
+				cli_log_line(log, "kernel.frames", "%s", kernel_why);
+				log_close(log);
+			}
+		}
+		out = cli_outside_start(child_pid, 0, dir, &o, kern);
 		if (!out) {
 			kill(child_pid, SIGKILL);
 			waitpid(child_pid, NULL, 0);
@@ -776,10 +784,13 @@ exec:
 		if (waited == 0 && ctl)
 			cli_control_poll(ctl, kern || out ? 0 : 20);
 	}
-	if (kern)
-		cli_kernel_close(kern, log_path);
+	bool kernel_chains = out ? out_session_kernel_chains(out) : true;
 	if (out)
-		out_session_close(out);
+		out_session_close(out);          /* its last samples' chains go to kern */
+	if (kern && !kernel_chains)
+		cli_kernel_refused(kern, log_path);
+	else if (kern)
+		cli_kernel_close(kern, log_path);
 	cli_control_close(ctl);
 	if (got == sizeof(exec_errno)) {
 		cli_error(CMD, "%s: %s", prog[0], strerror(exec_errno));

@@ -23,6 +23,12 @@ struct out_options {
 	uint32_t hz;               /* samples per second of CPU time */
 	uint32_t max_frames;
 	uint64_t limit_bytes;      /* 0: no size limit */
+	/* With --kernel: each recorded sample's kernel call chain goes here
+	 * (pcs as perf wrote them, context markers included); NULL: none
+	 * asked for. */
+	void (*kernel_chain)(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns,
+			     const uint64_t *pcs, size_t n);
+	void *kernel_arg;
 };
 
 /* Sample `child` (stopped before its exec, which enables the events) and
@@ -34,6 +40,10 @@ struct out_session *out_session_launch(pid_t child, const struct out_options *o,
  * later).  Its mappings come from /proc/PID/maps.  NULL with `why`. */
 struct out_session *out_session_attach(pid_t pid, const struct out_options *o, char *why,
 				       size_t why_len);
+
+/* Do the samples carry the kernel's call chains (kernel_chain was given
+ * and the kernel allows its ticks)? */
+int out_session_kernel_chains(const struct out_session *s);
 
 /* Drain the rings, waiting up to `timeout_ms` for data. */
 void out_session_poll(struct out_session *s, int timeout_ms);

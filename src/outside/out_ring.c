@@ -61,7 +61,7 @@ static void close_all(struct out_rings *r)
 }
 
 static void attr_init(struct perf_event_attr *a, uint64_t period_ns, int enable_on_exec,
-		      int exclude_kernel, size_t data_bytes)
+		      int exclude_kernel, int callchain, size_t data_bytes)
 {
 	memset(a, 0, sizeof(*a));
 	a->type = PERF_TYPE_SOFTWARE;
@@ -70,6 +70,10 @@ static void attr_init(struct perf_event_attr *a, uint64_t period_ns, int enable_
 	a->sample_period = period_ns;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (callchain) {                   /* the kernel's part: the user's is unwound here */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+	}
 	a->sample_regs_user = OUT_REGS_MASK;
 	a->sample_stack_user = OUT_STACK_BYTES;
 	a->disabled = enable_on_exec ? 1 : 0;
@@ -118,7 +122,8 @@ static int open_all(struct out_rings *r, const pid_t *tids, size_t ntids, long n
 }
 
 struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_exec,
-				uint64_t period_ns, int *kernel_ticks, char *why, size_t why_len)
+				uint64_t period_ns, int callchain, int *kernel_ticks, char *why,
+				size_t why_len)
 {
 	struct out_rings *r = calloc(1, sizeof(*r));
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -137,7 +142,7 @@ struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_e
 		for (size_t pages = 512; pages >= 64; pages /= 2) {
 			struct perf_event_attr a;
 			r->data_bytes = pages * r->page;
-			attr_init(&a, period_ns, enable_on_exec, excl, r->data_bytes);
+			attr_init(&a, period_ns, enable_on_exec, excl, callchain && !excl, r->data_bytes);
 			err = open_all(r, tids, ntids, ncpus, &a);
 			if (!err) {
 				*kernel_ticks = !excl;

@@ -35,10 +35,12 @@ typedef void (*out_record_fn)(void *arg, uint32_t type, uint16_t misc, const uin
  * `tids` (a launched program: its one pid; attaching: every thread).
  * `period_ns` of task-clock between samples.  Kernel-mode ticks are
  * sampled (at the user stack that entered the kernel) when the kernel
- * allows it, else excluded; *kernel_ticks says which.  Returns NULL with
- * the reason in `why`. */
+ * allows it, else excluded; *kernel_ticks says which; with `callchain`
+ * they carry the kernel's call chain too (PERF_SAMPLE_CALLCHAIN, after the
+ * sample's CPU).  Returns NULL with the reason in `why`. */
 struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_exec,
-				uint64_t period_ns, int *kernel_ticks, char *why, size_t why_len);
+				uint64_t period_ns, int callchain, int *kernel_ticks, char *why,
+				size_t why_len);
 
 /* Wait up to `timeout_ms` for a ring to fill a quarter, then pass every
  * record of every ring to `fn`, sorted by time.  Returns the records

@@ -30,6 +30,7 @@ struct out_session {
 	struct out_rings *rings;
 	uint64_t period_ns;
 	int kernel_ticks;
+	int callchain;                 /* the samples carry the kernel's call chain */
 	struct out_image **live;       /* images of processes alive */
 	size_t nlive, cap_live;
 	struct out_image *founder;     /* kept open to the end */
@@ -227,8 +228,8 @@ static void on_mmap2(struct out_session *s, const uint8_t *rec, size_t len)
 static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
 {
 	uint32_t pid, tid, cpu;
-	uint64_t time_ns, abi, size, dyn = 0;
-	size_t at = 48;
+	uint64_t time_ns, abi, size, dyn = 0, nchain = 0;
+	size_t at = 40;
 
 	if (len < 56)
 		return;
@@ -236,7 +237,17 @@ static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
 	memcpy(&tid, rec + 20, 4);
 	memcpy(&time_ns, rec + 24, 8);
 	memcpy(&cpu, rec + 32, 4);
-	memcpy(&abi, rec + 40, 8);
+	if (s->callchain) {                /* PERF_SAMPLE_CALLCHAIN: nr, then its pcs */
+		memcpy(&nchain, rec + at, 8);
+		if (nchain > (len - at - 8) / 8)
+			return;
+		at += 8 + 8 * nchain;
+		if (at + 16 > len)
+			return;
+	}
+	const uint8_t *chain = rec + 48;
+	memcpy(&abi, rec + at, 8);
+	at += 8;
 	struct out_image *im = image_of(s, pid);
 	if (!im) {
 		s->no_image++;             /* a process whose start was not seen */
@@ -266,6 +277,12 @@ static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
 	if (dyn > size)
 		dyn = size;
 	out_image_sample(im, tid, time_ns, cpu, s->period_ns, regs, stack, dyn);
+	if (nchain) {
+		uint64_t pcs[128];
+		size_t n = nchain < 128 ? (size_t)nchain : 128;
+		memcpy(pcs, chain, 8 * n);
+		s->o.kernel_chain(s->o.kernel_arg, pid, tid, time_ns, pcs, n);
+	}
 }
 
 /* A thread's switch off or onto a CPU (context_switch): its sample_id
@@ -303,6 +320,11 @@ static void on_record(void *arg, uint32_t type, uint16_t misc, const uint8_t *re
 	}
 }
 
+int out_session_kernel_chains(const struct out_session *s)
+{
+	return s->callchain;
+}
+
 static struct out_session *session_new(const struct out_options *o)
 {
 	struct out_session *s = calloc(1, sizeof(*s));
@@ -323,7 +345,9 @@ struct out_session *out_session_launch(pid_t child, const struct out_options *o,
 		snprintf(why, why_len, "out of memory");
 		return NULL;
 	}
-	s->rings = out_ring_open(&child, 1, 1, s->period_ns, &s->kernel_ticks, why, why_len);
+	s->rings = out_ring_open(&child, 1, 1, s->period_ns, s->o.kernel_chain != NULL, &s->kernel_ticks,
+				 why, why_len);
+	s->callchain = s->o.kernel_chain && s->kernel_ticks;
 	if (!s->rings) {
 		free(s);
 		return NULL;
@@ -394,7 +418,9 @@ struct out_session *out_session_attach(pid_t pid, const struct out_options *o, c
 		free(s);
 		return NULL;
 	}
-	s->rings = out_ring_open(tids, n, 0, s->period_ns, &s->kernel_ticks, why, why_len);
+	s->rings = out_ring_open(tids, n, 0, s->period_ns, s->o.kernel_chain != NULL, &s->kernel_ticks,
+				 why, why_len);
+	s->callchain = s->o.kernel_chain && s->kernel_ticks;
 	if (!s->rings) {
 		free(s);
 		return NULL;

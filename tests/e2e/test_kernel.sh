@@ -28,7 +28,7 @@ if [ "${frames#recorded}" = "$frames" ]; then
 	for n in kernel_frames_above_syscalls kernel_share_matches_system_time \
 		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel \
 		kernel_states_keep_user_code_in_view kernel_blocked_read kernel_blocked_sleep \
-		kernel_blocked_futex kernel_blocked_overview kernel_blocked_labels; do
+		kernel_blocked_futex kernel_blocked_overview kernel_blocked_labels kernel_static_frames; do
 		skip $n "the kernel refuses kernel frames here: $frames"
 	done
 else
@@ -54,14 +54,15 @@ for w in ('read', 'write', '__munmap'):
 	# event itself missed of the system time (its ticks x period against
 	# getrusage: phases of two timers), plus the CPU not sampled at all,
 	# plus the kernel ticks the join left unplaced (at most a tenth).
-	python3 - >share.txt <<'PY'
-import csv, re
-u, s = map(int, open("k.out").read().split()[1:3])
+	cat >share.py <<'PY'
+import csv, re, sys
+out, objects, logf = sys.argv[1:4]
+u, s = map(int, open(out).read().split()[1:3])
 S = s / (u + s)
-obj = {r["object"]: float(r["excl_cpu"]) for r in csv.DictReader(open("objects.csv"))}
+obj = {r["object"]: float(r["excl_cpu"]) for r in csv.DictReader(open(objects))}
 total = sum(obj.values())
 K = obj.get("[kernel]", 0) / total
-log = dict(l.split(": ", 1) for l in open("k.exp/log.txt").read().splitlines() if ": " in l)
+log = dict(l.split(": ", 1) for l in open(logf).read().splitlines() if ": " in l)
 hz = int(log["clock.hz"])
 N = total * hz
 ticks = int(log["kernel.samples"])
@@ -76,6 +77,7 @@ print("kernel share %.4f system share %.4f |diff| %.4f bound %.4f (3 sd %.4f, ev
       % (K, S, abs(K - S), bound, 3 * (S * (1 - S) / N) ** 0.5, event_gap, unsampled, unplaced))
 print("ok" if abs(K - S) <= bound and K > 0 and unplaced * total <= 0.1 * ticks / hz else "bad")
 PY
+	python3 share.py k.out objects.csv k.exp/log.txt >share.txt
 	check kernel_share_matches_system_time sh -c 'cat share.txt; tail -n 1 share.txt | grep -qx ok'
 	"$TALLY" report k.exp -q --objects --no-kernel --format csv >objects.nok.csv
 	check kernel_no_kernel_hides python3 -c "
@@ -180,6 +182,20 @@ names = sorted({e['name'] for e in ev if e.get('name', '').startswith(('I/O wait
 print(names)
 assert names and not any('schedule' in n for n in names), names
 "
+	# A statically linked program (the outside mode): its samples carry
+	# the kernel's chain (PERF_SAMPLE_CALLCHAIN), above the user stack
+	# unwound from the registers at the system call; the same bound.
+	if cc -O2 -g -static -o syscally_static "$PROGS/syscally.c" 2>/dev/null; then
+		"$TALLY" record --kernel -o st.exp ./syscally_static 600 >st.out 2>st.err
+		"$TALLY" report st.exp -q --objects --format csv >st.objects.csv
+		"$TALLY" report st.exp -q --callers __libc_read --format csv >st.callers.csv
+		check kernel_static_frames sh -c 'grep -q "^collector.mode: outside" st.exp/log.txt &&
+			python3 share.py st.out st.objects.csv st.exp/log.txt >st.share.txt;
+			cat st.share.txt; tail -n 1 st.share.txt | grep -qx ok &&
+			grep -q "entry_SYSCALL_64" st.callers.csv'
+	else
+		skip kernel_static_frames "no static libc (cc -static failed)"
+	fi
 	"$TALLY" record --no-kernel -o nok.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" record -o def.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" report nok.exp -q --objects --format csv >nok.csv
