@@ -58,10 +58,16 @@ long model_entry_new(struct build *b, struct proc_ctx *c, uint32_t stack_id, uns
 
 /* The entry for an event with this stack at this time, with MPI function
  * `op` as its leaf if op > 0; -1 if out of memory. */
+/* The key of c->entry_of for an event with this stack, MPI function and time. */
+static uint64_t entry_key(const struct proc_ctx *c, uint32_t stack_id, unsigned op, uint64_t time_ns)
+{
+	return ((uint64_t)stack_id << 32 | (uint64_t)model_epoch_of(c, time_ns) << 8 | op) + 1;
+}
+
 static long entry_for_op(struct build *b, struct proc_ctx *c, uint32_t stack_id, unsigned op,
 			 uint64_t time_ns, const struct model_options *o)
 {
-	uint64_t key = ((uint64_t)stack_id << 32 | (uint64_t)model_epoch_of(c, time_ns) << 8 | op) + 1;
+	uint64_t key = entry_key(c, stack_id, op, time_ns);
 	bool inserted;
 
 	if (key == c->last_key)
@@ -213,9 +219,9 @@ int model_add_entry(struct build *b, struct proc_ctx *c, const struct model_opti
 }
 
 /* Samples ahead of the one counted whose memo (MEMO_AHEAD) and sums
- * (ACC_AHEAD) are prefetched: both are indexed by stack or entry, anywhere
- * in arrays of a call-heavy experiment's hundreds of thousands of stacks,
- * a cache miss each. */
+ * (ACC_AHEAD) are prefetched, or for a stack not seen yet its slot in
+ * c->entry_of: each is indexed by stack or entry, anywhere in arrays of a
+ * call-heavy experiment's hundreds of thousands of stacks, a cache miss. */
 #define MEMO_AHEAD 16
 #define ACC_AHEAD 8
 
@@ -238,6 +244,8 @@ int model_samples_reserve(struct build *b, struct proc_ctx *c)
 			distinct++;
 		}
 	}
+	if (model_map_reserve(&c->entry_of, distinct))
+		return -1;
 	size_t want = m->nentries + distinct + 64;
 	if (want <= b->cap_entries)
 		return 0;
@@ -331,9 +339,12 @@ int model_add_samples(struct build *b, struct proc_ctx *c, const struct model_op
 			exp_prefetch(&c->memo[p->samples[i + MEMO_AHEAD].stack_id]);
 		if (c->memo && i + ACC_AHEAD < p->nsamples &&
 		    p->samples[i + ACC_AHEAD].stack_id < p->nstacks) {
-			uint32_t e = c->memo[p->samples[i + ACC_AHEAD].stack_id].entry;
+			const struct exp_sample *s = &p->samples[i + ACC_AHEAD];
+			uint32_t e = c->memo[s->stack_id].entry;
 			if (e && e - 1 < b->cap_acc)
 				exp_prefetch(&b->acc[e - 1]);
+			else if (!e)    /* a new stack: its entry_of slot */
+				model_map_prefetch(&c->entry_of, entry_key(c, s->stack_id, 0, s->time_ns));
 		}
 		if (model_add_sample(b, c, o, &p->samples[i]))
 			return -1;

@@ -94,6 +94,21 @@ uint64_t *model_map_put(struct model_map *m, uint64_t key, uint64_t init, bool *
 	}
 }
 
+void model_map_prefetch(const struct model_map *m, uint64_t key)
+{
+	if (m->cap)
+		exp_prefetch(&m->slots[model_hash64(key) & (m->cap - 1)]);
+}
+
+int model_map_reserve(struct model_map *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while ((m->live + n + 1) * 2 > cap)
+		cap *= 2;
+	return cap > m->cap ? rehash(m, cap) : 0;
+}
+
 bool model_map_del(struct model_map *m, uint64_t key)
 {
 	uint64_t *v = model_map_get(m, key);

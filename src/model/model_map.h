@@ -29,6 +29,13 @@ uint64_t *model_map_put(struct model_map *m, uint64_t key, uint64_t init, bool *
 /* Pointer to the value of `key`, or NULL. */
 uint64_t *model_map_get(const struct model_map *m, uint64_t key);
 bool model_map_del(struct model_map *m, uint64_t key);
+/* A hint: the slot of `key` will be wanted soon (a cache miss in a big
+ * map, prefetched while other work goes on).  No effect on the map. */
+void model_map_prefetch(const struct model_map *m, uint64_t key);
+/* Room for n live keys without growing (one rehash now instead of one per
+ * doubling, for a caller that knows how many are coming).  0, or -1 when
+ * out of memory (the map is unchanged). */
+int model_map_reserve(struct model_map *m, size_t n);
 void model_map_free(struct model_map *m);
 
 /* Mix a 64-bit value (for keys built from several fields). */
