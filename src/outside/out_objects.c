@@ -130,11 +130,12 @@ static uint8_t *debug_frame_copy(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr 
 	return conv;
 }
 
-/* No .eh_frame_hdr (a static executable): make its search table from
- * .eh_frame, found by the section headers, and from .debug_frame where
- * code has only that (copied in .eh_frame's form), and put the copy and
- * the table just past the image, at virtual addresses the program does not
- * use: the unwinder reads them here only. */
+/* No .eh_frame_hdr (a static executable linked by GCC), or a .debug_frame
+ * beside it (code with CFI for debuggers only): make the search table from
+ * .eh_frame, found by the section headers, and from .debug_frame (copied in
+ * .eh_frame's form), and put the copy and the table just past the image, at
+ * virtual addresses the program does not use: the unwinder reads them here
+ * only.  With a linker's table and no .debug_frame, nothing changes. */
 static void index_eh_frame(struct out_file *f, int fd, const Elf64_Ehdr *eh, const Elf64_Phdr *ph)
 {
 	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shnum > 4096 ||
@@ -165,6 +166,10 @@ static void index_eh_frame(struct out_file *f, int fd, const Elf64_Ehdr *eh, con
 	}
 	uint64_t clen = 0, len = 0, len2 = 0;
 	uint8_t *conv = id >= 0 ? debug_frame_copy(fd, eh, &sh[id], &clen) : NULL;
+	if (f->eh_hdr_vaddr && !conv) {    /* the linker's table serves */
+		free(sh);
+		return;
+	}
 	uint64_t cv = (f->lo_vaddr + f->size + 15) & ~15ull;         /* the copy */
 	uint64_t hdr = (cv + clen + 15) & ~15ull;                     /* the table */
 	uint32_t count = 0, count2 = 0;
@@ -246,7 +251,7 @@ static int load_file(struct out_file *f, int fd)
 			return -1;
 	}
 	find_eh_frame_hdr(f, ph, eh.e_phnum);
-	if (!f->eh_hdr_vaddr)
+	if (!f->eh_hdr_vaddr || eh.e_type == ET_EXEC)    /* none, or .debug_frame to add */
 		index_eh_frame(f, fd, &eh, ph);
 	find_build_id(f, ph, eh.e_phnum);
 	return 0;

@@ -7,9 +7,11 @@
  *        staticky family UNITS   fork; the child execs this program as
  *                                `staticky child UNITS` (heavy(), 3 units);
  *                                the parent runs light() for 1 unit, waits
- * Each of the two threads ends by printing to stderr its id, its CPU time
+ * Each of the two threads ends by noting its id, its CPU time
  * (CLOCK_THREAD_CPUTIME_ID, ns) and how many times it left a CPU
- * (getrusage RUSAGE_THREAD: voluntary + involuntary switches):
+ * (getrusage RUSAGE_THREAD: voluntary + involuntary switches), which main
+ * prints to stderr once both are joined (no stdio in the threads: their
+ * samples stay in heavy() and light()):
  *   thread TID CPU_NS SWITCHES
  */
 #define _GNU_SOURCE     /* RUSAGE_THREAD */
@@ -37,29 +39,37 @@ __attribute__((noinline)) static void light(long units)
 		sink += (unsigned long)i * 3;
 }
 
-/* The calling thread's line on stderr (above). */
-static void say_cpu(void)
+struct seen {
+	long tid, switches;
+	long long cpu_ns;
+};
+
+static struct seen seen[2];
+
+/* The calling thread's id, CPU time and switches, into *s (above). */
+static void note_cpu(struct seen *s)
 {
 	struct timespec c;
 	struct rusage ru;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
 	getrusage(RUSAGE_THREAD, &ru);
-	fprintf(stderr, "thread %ld %lld %ld\n", (long)syscall(SYS_gettid),
-		(long long)c.tv_sec * 1000000000LL + c.tv_nsec, ru.ru_nvcsw + ru.ru_nivcsw);
+	s->tid = (long)syscall(SYS_gettid);
+	s->cpu_ns = (long long)c.tv_sec * 1000000000LL + c.tv_nsec;
+	s->switches = ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 static void *heavy_thread(void *arg)
 {
 	heavy(*(long *)arg);
-	say_cpu();
+	note_cpu(&seen[0]);
 	return NULL;
 }
 
 static void *light_thread(void *arg)
 {
 	light(*(long *)arg);
-	say_cpu();
+	note_cpu(&seen[1]);
 	return NULL;
 }
 
@@ -88,6 +98,8 @@ int main(int argc, char **argv)
 	pthread_create(&b, NULL, light_thread, &units);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+	for (int i = 0; i < 2; i++)
+		fprintf(stderr, "thread %ld %lld %ld\n", seen[i].tid, seen[i].cpu_ns, seen[i].switches);
 	printf("%lu\n", sink);
 	return 0;
 }
