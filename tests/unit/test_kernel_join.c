@@ -7,7 +7,10 @@
  * thread's next window with ticks; the weight of every thread is kept; a
  * chain met twice on the same user stack is one stack; ticks of another
  * process, another thread or after a thread's last sample join nothing and
- * are counted.
+ * are counted.  With --states, each off-CPU interval takes the last switch
+ * of its thread after its previous interval ended (a switch whose interval
+ * the collector lost is passed over); an interval with no user stack, or
+ * with no switch in its span, keeps its stack and is counted.
  */
 #include <stdlib.h>
 
@@ -54,8 +57,31 @@ static void tick(struct exp_proc *p, uint32_t pid, uint32_t tid, uint64_t t_us, 
 	p->nkpcs += n;
 }
 
+/* A switch out of a CPU (KERNEL_SWITCH) at t_us. */
+static void switch_out(struct exp_proc *p, uint32_t tid, uint64_t t_us, const uint64_t *chain,
+		       uint16_t n)
+{
+	p->kswitches = realloc(p->kswitches, (p->nkswitches + 1) * sizeof(*p->kswitches));
+	p->kpcs = realloc(p->kpcs, (p->nkpcs + n) * sizeof(*p->kpcs));
+	memcpy(p->kpcs + p->nkpcs, chain, n * sizeof(*chain));
+	p->kswitches[p->nkswitches++] = (struct exp_ksample_ev){ 100, tid, 1000 * MS + t_us * 1000,
+								 p->nkpcs, n };
+	p->nkpcs += n;
+}
+
+/* An interval off the CPU from off_us to on_us at user stack `stack`. */
+static void state(struct exp_proc *p, uint32_t tid, uint64_t off_us, uint64_t on_us, uint32_t stack,
+		  uint16_t flags)
+{
+	p->states = realloc(p->states, (p->nstates + 1) * sizeof(*p->states));
+	p->states[p->nstates++] = (struct exp_state){ .tid = tid, .off_ns = 1000 * MS + off_us * 1000,
+						      .on_ns = 1000 * MS + on_us * 1000,
+						      .stack_id = stack, .flags = flags };
+}
+
 static void done(struct exp_proc *p)
 {
+	free(p->states);
 	free(p->samples);
 	free(p->stacks);
 	exp_kernel_free(p);
@@ -162,10 +188,46 @@ static void strangers_join_nothing(void)
 	done(&p);
 }
 
+/* Thread 7's intervals: [10, 20] at user_a after a switch at 9.99 ms;
+ * [30, 40] at user_b, whose switch at 29.99 ms follows one at 25 ms
+ * (an interval the collector lost: passed over); [50, 60] with no stack
+ * (the ring way) and [70, 80] with no switch in its span keep theirs.
+ * Thread 8's interval [10, 20] takes its own thread's switch only. */
+static void switches_above_intervals(void)
+{
+	struct exp_experiment e;
+	struct exp_proc p;
+
+	make(&e, &p);
+	switch_out(&p, 7, 9990, chain_x, 2);
+	switch_out(&p, 7, 25000, chain_y, 1);
+	switch_out(&p, 7, 29990, chain_x, 2);
+	switch_out(&p, 7, 49990, chain_y, 1);
+	switch_out(&p, 8, 9995, chain_y, 1);
+	state(&p, 7, 10000, 20000, 1, 0);
+	state(&p, 7, 30000, 40000, 2, 0);
+	state(&p, 7, 50000, 60000, 0, EXP_STATE_NO_STACK);
+	state(&p, 7, 70000, 80000, 1, 0);
+	state(&p, 8, 10000, 20000, 2, 0);
+	CHECK(exp_kernel_join(&e) == 0);
+	const struct exp_stack_ref *s0 = &p.stacks[p.states[0].stack_id];
+	const struct exp_stack_ref *s1 = &p.stacks[p.states[1].stack_id];
+	const struct exp_stack_ref *s4 = &p.stacks[p.states[4].stack_id];
+	CHECK((s0->flags & EXP_STACK_KERNEL) && s0->parent == 1 && s0->n == 2 && s0->pcs[0] == chain_x[0]);
+	CHECK((s1->flags & EXP_STACK_KERNEL) && s1->parent == 2 && s1->n == 2 && s1->pcs[0] == chain_x[0]);
+	CHECK(p.states[2].stack_id == 0);
+	CHECK(p.states[3].stack_id == 1);
+	CHECK((s4->flags & EXP_STACK_KERNEL) && s4->parent == 2 && s4->n == 1 && s4->pcs[0] == chain_y[0]);
+	CHECK(p.kswitch_matched == 3 && p.kswitch_unmatched == 1);
+	CHECK(p.kernel_switches == 5);
+	done(&p);
+}
+
 int main(void)
 {
 	RUN(ticks_take_one_period_each);
 	RUN(a_full_window_carries_over);
 	RUN(strangers_join_nothing);
+	RUN(switches_above_intervals);
 	return th_failed_cases != 0;
 }
