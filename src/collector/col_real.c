@@ -191,6 +191,8 @@ static int is_tally(const char *path)
 #define TALLY_RANGES_MAX 64
 static struct {
 	uintptr_t lo, hi;
+	uintptr_t base;                 /* its object's load address ... */
+	const char *name;               /* ... and name: its link map's */
 } tally_ranges[TALLY_RANGES_MAX];
 static size_t ntally_ranges;
 static bool tally_ranges_known;
@@ -210,6 +212,8 @@ static int add_tally_ranges(struct dl_phdr_info *info, size_t size, void *data)
 		}
 		tally_ranges[ntally_ranges].lo = info->dlpi_addr + ph->p_vaddr;
 		tally_ranges[ntally_ranges].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		tally_ranges[ntally_ranges].base = info->dlpi_addr;
+		tally_ranges[ntally_ranges].name = info->dlpi_name;
 		ntally_ranges++;
 	}
 	return 0;
@@ -224,25 +228,38 @@ static void find_tally_ranges(void)
 	tally_ranges_known = complete;
 }
 
-/* Is `p` surely not in one of tally's libraries? */
-static bool surely_not_tally(const void *p)
+/* Is `p` surely not in one of tally's libraries?  Else *at: the range that
+ * holds it (-1: the ranges are not all known). */
+static bool surely_not_tally(const void *p, int *at)
 {
+	*at = -1;
 	if (!tally_ranges_known)
 		return false;
 	for (size_t i = 0; i < ntally_ranges; i++)
-		if ((uintptr_t)p >= tally_ranges[i].lo && (uintptr_t)p < tally_ranges[i].hi)
+		if ((uintptr_t)p >= tally_ranges[i].lo && (uintptr_t)p < tally_ranges[i].hi) {
+			*at = (int)i;
 			return false;
+		}
 	return true;
 }
 
-/* The object that defines `p`, if it is one of tally's libraries. */
+/* The object that defines `p`, if it is one of tally's libraries: from the
+ * range that holds it and the loader's list of objects, without dladdr's
+ * scan of the object's symbols; dladdr when the list does not have it (an
+ * object of another namespace). */
 static struct link_map *tally_owner(void *p)
 {
 	Dl_info info;
 	struct link_map *owner = NULL;
+	int at;
 
-	if (surely_not_tally(p))
+	if (surely_not_tally(p, &at))
 		return NULL;
+	if (at >= 0)
+		for (struct link_map *l = _r_debug.r_map; l; l = l->l_next)
+			if (l->l_addr == tally_ranges[at].base && l->l_name &&
+			    !strcmp(l->l_name, tally_ranges[at].name ? tally_ranges[at].name : ""))
+				return l;
 	if (!dladdr1(p, &info, (void **)&owner, RTLD_DL_LINKMAP) || !info.dli_fname ||
 	    !is_tally(info.dli_fname))
 		return NULL;
