@@ -29,6 +29,7 @@ struct out_options {
 	void (*kernel_chain)(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns,
 			     const uint64_t *pcs, size_t n);
 	void *kernel_arg;
+	int states;                /* --states: intervals off the CPU and CPU splits */
 };
 
 /* Sample `child` (stopped before its exec, which enables the events) and

@@ -53,7 +53,7 @@ static void log_line(const struct out_image *im, const char *key, const char *fm
 
 int out_image_open(struct out_image *im, const char *founder_dir, const char *lineage,
 		   pid_t pid, pid_t ppid, const char *created_by, uint64_t time_ns,
-		   uint32_t hz, uint32_t max_frames)
+		   uint32_t hz, uint32_t max_frames, int states)
 {
 	memset(im, 0, sizeof(*im));
 	im->dirfd = -1;
@@ -86,6 +86,13 @@ int out_image_open(struct out_image *im, const char *founder_dir, const char *li
 		if (rc != 0)
 			return rc;
 	}
+	if (states) {
+		int rc = exp_writer_open(&im->states_w, im->dirfd, exp_file_name(EXP_FILE_STATES),
+					 EXP_FILE_STATES, (uint32_t)pid);
+		if (rc != 0)
+			return rc;
+		im->states = 1;
+	}
 	im->open = 1;
 	log_line(im, "pid", "%d", (int)pid);
 	log_line(im, "ppid", "%d", (int)ppid);
@@ -97,6 +104,9 @@ int out_image_open(struct out_image *im, const char *founder_dir, const char *li
 	log_line(im, "clock.threads", "one event per CPU, inherited by every thread and process");
 	log_line(im, "clock.hz", "%u", hz);
 	log_line(im, "max-frames", "%u", max_frames);
+	if (states)
+		log_line(im, "states", "context switches: perf_event switch records, read by tally record "
+			 "(outside mode): exact intervals, no stack at a block (docs/static.md)");
 	return 0;
 }
 
@@ -229,13 +239,22 @@ static void regs_from_perf(const uint64_t *p, struct col_regs *regs)
 
 void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu,
 		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
-		      uint64_t stack_len)
+		      uint64_t stack_len, int kernel_mode)
 {
 	static uint64_t pcs[EXP_MAX_FRAMES];
 	struct out_thread *t = out_image_thread(im, tid, time_ns, 0);
 
 	if (!t)
 		return;
+	if (im->states) {
+		/* The CPU split the collector reads from getrusage: here each
+		 * sample's own mode, so each window is one sample's. */
+		*(kernel_mode ? &t->system_ns : &t->user_ns) += weight_ns;
+		struct exp_cpu_split r = { 0, tid, time_ns, t->user_ns, t->system_ns };
+		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_CPU_SPLIT, &r,
+					      sizeof(r)) != 0)
+			im->counters[EXP_CTR_LOST_BUFFER]++;
+	}
 	struct col_regs regs;
 	regs_from_perf(perf_regs, &regs);
 	im->uctx->stack_lo = regs.r[UW_RSP];
@@ -279,9 +298,47 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 	im->counters[EXP_CTR_SAMPLES]++;
 }
 
+static int by_time(const void *a, const void *b)
+{
+	const struct out_switch *x = a, *y = b;
+
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* --states: the thread's intervals off the CPU, each from a switch off to
+ * the next switch onto one (its records sorted by time first: two CPUs'
+ * rings are merged only within a drain), as STATE records without a stack
+ * (the switch records carry none): a preemption is all wait for a CPU, a
+ * block all blocked.  The analyzer shows a preemption at the thread's next
+ * sample, a block at <Unknown> (docs/static.md). */
+static void write_states(struct out_image *im, struct out_thread *t)
+{
+	qsort(t->sw, t->nsw, sizeof(*t->sw), by_time);
+	for (uint32_t i = 0; i + 1 < t->nsw; i++) {
+		if (!t->sw[i].out || t->sw[i + 1].out)
+			continue;
+		struct exp_state r = { 0 };
+		r.tid = t->tid;
+		r.off_ns = t->sw[i].time_ns;
+		r.on_ns = t->sw[i + 1].time_ns;
+		r.runnable_ns = t->sw[i].preempt ? r.on_ns - r.off_ns : 0;
+		r.flags = EXP_STATE_NO_STACK | (t->sw[i].preempt ? EXP_STATE_PREEMPTED : 0);
+		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_STATE, &r,
+					      sizeof(r)) != 0)
+			im->counters[EXP_CTR_LOST_BUFFER]++;
+		else
+			im->counters[EXP_CTR_STATES_NO_STACK]++;
+	}
+	free(t->sw);
+	t->sw = NULL;
+	t->nsw = t->cap_sw = 0;
+}
+
 static void end_thread(struct out_image *im, struct out_thread *t, uint64_t time_ns,
 		       uint64_t period_ns)
 {
+	if (im->states)
+		write_states(im, t);
 	/* The CPU the thread had: its time on a CPU between its switch
 	 * records (the kernel's EXIT record comes before the thread's last
 	 * switch off its CPU: it is on until then); what its samples stand
@@ -305,12 +362,27 @@ static void end_thread(struct out_image *im, struct out_thread *t, uint64_t time
 	t->ended = 1;
 }
 
-void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu, int out)
+void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu, int out,
+		      int preempt)
 {
 	struct out_thread *t = out_image_thread(im, tid, time_ns, 0);
 
 	if (!t)
 		return;
+	if (im->states) {
+		if (t->nsw == t->cap_sw) {
+			uint32_t cap = t->cap_sw ? 2 * t->cap_sw : 256;
+			struct out_switch *v = realloc(t->sw, cap * sizeof(*v));
+			if (v) {
+				t->sw = v;
+				t->cap_sw = cap;
+			}
+		}
+		if (t->nsw < t->cap_sw)
+			t->sw[t->nsw++] = (struct out_switch){ time_ns, (uint8_t)out, (uint8_t)preempt };
+		else
+			im->counters[EXP_CTR_STATES_LOST]++;
+	}
 	if (out) {
 		/* Off CPU `cpu`: on since its switch onto it, or, for its
 		 * first record, since it was met (running when the events
@@ -368,7 +440,7 @@ static void write_counters(struct out_image *im)
 /* Remove a directory of files (a fork child that exec'd at once). */
 static void remove_image(struct out_image *im)
 {
-	static const char *names[] = { "samples.dat", "stacks.dat", "maps.dat", "threads.dat",
+	static const char *names[] = { "samples.dat", "stacks.dat", "maps.dat", "threads.dat", "states.dat",
 				       EXP_COUNTERS_NAME, EXP_LOG_NAME };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		unlinkat(im->dirfd, names[i], 0);
@@ -384,8 +456,9 @@ void out_image_close(struct out_image *im, uint64_t time_ns, uint64_t period_ns)
 			end_thread(im, &im->thr[i], time_ns, period_ns);
 	exp_cursor_release_sigsafe(&im->maps_cur);
 	exp_cursor_release_sigsafe(&im->threads_cur);
-	struct exp_file_writer *w[] = { &im->samples, &im->stacks, &im->maps, &im->threads };
-	for (size_t i = 0; i < 4; i++) {
+	exp_cursor_release_sigsafe(&im->states_cur);
+	struct exp_file_writer *w[] = { &im->samples, &im->stacks, &im->maps, &im->threads, &im->states_w };
+	for (size_t i = 0; i < (im->states ? 5u : 4u); i++) {
 		if (w[i]->full && w[i]->err && !w[i]->over_budget)
 			log_line(im, "error", "%s: %s (records lost)", exp_file_name((enum exp_file_kind)w[i]->kind),
 				 strerror(w[i]->err));

@@ -29,6 +29,12 @@
  * another CPU may come before this run's switch off: at most a few. */
 #define OUT_PENDING_ONS 4
 
+/* A switch of a thread off (out) or onto a CPU (--states). */
+struct out_switch {
+	uint64_t time_ns;
+	uint8_t out, preempt;
+};
+
 struct out_thread {
 	uint32_t tid;
 	uint32_t ended;
@@ -40,6 +46,9 @@ struct out_thread {
 	} on[OUT_PENDING_ONS];
 	uint32_t non;
 	uint64_t switched_cpu_ns;      /* its time on a CPU, from the switch records */
+	struct out_switch *sw;         /* --states: its switches, in arrival order */
+	uint32_t nsw, cap_sw;
+	uint64_t user_ns, system_ns;   /* --states: its samples' CPU by mode so far */
 	uint8_t switched;              /* a switch record was seen (else its CPU is
 	                                  its samples') */
 	char name[16];
@@ -54,6 +63,9 @@ struct out_image {
 	int dirfd;
 	int open;                      /* files open (else nothing is written) */
 	struct exp_file_writer samples, stacks, maps, threads;
+	struct exp_file_writer states_w;   /* --states only */
+	struct exp_cursor states_cur;
+	int states;
 	struct exp_cursor maps_cur, threads_cur;
 	struct out_objects objs;
 	struct col_unwind_ctx *uctx;
@@ -75,7 +87,7 @@ struct out_image {
  * and files, and the head of its log.  0, or -errno (nothing written). */
 int out_image_open(struct out_image *im, const char *founder_dir, const char *lineage,
 		   pid_t pid, pid_t ppid, const char *created_by, uint64_t time_ns,
-		   uint32_t hz, uint32_t max_frames);
+		   uint32_t hz, uint32_t max_frames, int states);
 
 /* A new mapping (MAP record). */
 void out_image_map(struct out_image *im, const struct out_map *m, uint64_t time_ns);
@@ -89,11 +101,12 @@ struct out_thread *out_image_thread(struct out_image *im, uint32_t tid, uint64_t
  * run. */
 void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu,
 		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
-		      uint64_t stack_len);
+		      uint64_t stack_len, int kernel_mode);
 
 /* A thread switched off a CPU (`out`) or onto one (a SWITCH record): its
  * CPU time is the time between (out_image_thread_end). */
-void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu, int out);
+void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu, int out,
+		      int preempt);
 
 /* A thread's new name (a COMM record; THREAD_NAME). */
 void out_image_thread_name(struct out_image *im, uint32_t tid, uint64_t time_ns, const char *name);

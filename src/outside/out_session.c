@@ -81,7 +81,8 @@ static struct out_image *new_image(struct out_session *s, const char *lineage, p
 	struct out_image *im = calloc(1, sizeof(*im));
 	if (!im)
 		return NULL;
-	int rc = out_image_open(im, s->o.dir, lineage, pid, ppid, by, t, s->o.hz, s->o.max_frames);
+	int rc = out_image_open(im, s->o.dir, lineage, pid, ppid, by, t, s->o.hz, s->o.max_frames,
+				s->o.states);
 	if (rc != 0) {
 		fprintf(stderr, "tally record: %s: %s (that process is not recorded)\n", im->dir, strerror(-rc));
 		out_image_close(im, t, s->period_ns);
@@ -225,7 +226,7 @@ static void on_mmap2(struct out_session *s, const uint8_t *rec, size_t len)
 		out_image_map(im, m, id_time(rec, len));
 }
 
-static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
+static void on_sample(struct out_session *s, uint16_t misc, const uint8_t *rec, size_t len)
 {
 	uint32_t pid, tid, cpu;
 	uint64_t time_ns, abi, size, dyn = 0, nchain = 0;
@@ -276,7 +277,8 @@ static void on_sample(struct out_session *s, const uint8_t *rec, size_t len)
 		memcpy(&dyn, rec + at + size, 8);
 	if (dyn > size)
 		dyn = size;
-	out_image_sample(im, tid, time_ns, cpu, s->period_ns, regs, stack, dyn);
+	out_image_sample(im, tid, time_ns, cpu, s->period_ns, regs, stack, dyn,
+			 (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
 	if (nchain) {
 		uint64_t pcs[128];
 		size_t n = nchain < 128 ? (size_t)nchain : 128;
@@ -301,7 +303,8 @@ static void on_switch(struct out_session *s, uint16_t misc, const uint8_t *rec, 
 	struct out_image *im = image_of(s, pid);
 	if (!im || (im == s->founder && s->founder_before_exec))
 		return;
-	out_image_switch(im, tid, t, cpu, (misc & PERF_RECORD_MISC_SWITCH_OUT) != 0);
+	out_image_switch(im, tid, t, cpu, (misc & PERF_RECORD_MISC_SWITCH_OUT) != 0,
+			 (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
 }
 
 static void on_record(void *arg, uint32_t type, uint16_t misc, const uint8_t *rec, size_t len)
@@ -310,7 +313,7 @@ static void on_record(void *arg, uint32_t type, uint16_t misc, const uint8_t *re
 
 	s->records++;
 	switch (type) {
-	case PERF_RECORD_SAMPLE: on_sample(s, rec, len); break;
+	case PERF_RECORD_SAMPLE: on_sample(s, misc, rec, len); break;
 	case PERF_RECORD_MMAP2: on_mmap2(s, rec, len); break;
 	case PERF_RECORD_COMM: on_comm(s, misc, rec, len); break;
 	case PERF_RECORD_FORK: on_fork(s, rec, len); break;

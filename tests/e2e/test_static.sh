@@ -18,6 +18,9 @@
 #   - the same program built with -fno-asynchronous-unwind-tables
 #     -fno-unwind-tables -O2 (its own code's CFI only in .debug_frame, no
 #     frame pointers): stacks as whole;
+#   - --states from the switch records (tests/progs/states_phases.c built
+#     -static): wait for a CPU and blocked time within 5% of the phases'
+#     wall time of what the program measured itself;
 #   - descendants: a fork that execs, each in its sub-experiment;
 #   - -p PID of a running static process: its threads sampled from outside
 #     for --duration, and it goes on undisturbed;
@@ -32,7 +35,8 @@ cd "$T"
 
 if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
 	static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
-	static_descendants static_attach static_tracing_refused static_overview_names_mode; then
+	static_states static_descendants static_attach static_tracing_refused \
+	static_overview_names_mode; then
 	exit 0
 fi
 cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
@@ -42,7 +46,8 @@ if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
 	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
 	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
 		static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
-		static_descendants static_attach static_tracing_refused static_overview_names_mode; do
+		static_states static_descendants static_attach static_tracing_refused \
+		static_overview_names_mode; do
 		skip $n "$why"
 	done
 	exit 0
@@ -137,6 +142,31 @@ debug_frame_both() {
 	fi
 }
 check static_debug_frame debug_frame_both
+
+# Thread states from outside: the switch records give each interval off
+# the CPU exactly (no stack at a block: <Unknown>, a sleep).  The main
+# thread's wait for a CPU is its runnable time (schedstat, as the program
+# measured it) and its blocked time the sleep and the pipe read less their
+# runnable parts, each within 5% of the three phases' wall time.
+cc -O2 -g -static -pthread -I"$PROGS" -o states_phases_static "$PROGS/states_phases.c"
+"$TALLY" record --states -o stt.exp ./states_phases_static 0.3 >stt.out 2>stt.err
+tid=$(sed -n 's/^pid: //p' stt.exp/log.txt)
+for m in wait.cpu wait.sleep wait.io wait.lock; do
+	"$TALLY" export stt.exp --format collapsed --metric $m --thread "$tid" >stt.$m.folded
+done
+check static_states python3 -c "
+phase = {l.split()[0]: list(map(int, l.split()[1:])) for l in open('stt.out') if l.split()[0] in ('sleep', 'burn', 'read')}
+def total(m):
+    return sum(int(l.rsplit(' ', 1)[1]) for l in open('stt.%s.folded' % m))
+wall = sum(v[0] for v in phase.values())
+runnable = sum(v[2] for v in phase.values())
+blocked = phase['sleep'][0] - phase['sleep'][2] + phase['read'][0] - phase['read'][2]
+got_cpu = total('wait.cpu')
+got_blocked = total('wait.sleep') + total('wait.io') + total('wait.lock')
+print('wait.cpu %.4f s (program %.4f), blocked %.4f s (program %.4f), bound %.4f' %
+      (got_cpu / 1e9, runnable / 1e9, got_blocked / 1e9, blocked / 1e9, 0.05 * wall / 1e9))
+assert abs(got_cpu - runnable) <= 0.05 * wall and abs(got_blocked - blocked) <= 0.05 * wall
+" 
 
 # Each thread's CPU comes from its switches on and off a CPU, not from its
 # samples: at -F 10 (a sample per 100 ms) the threads (about 150 and 50 ms)
@@ -237,7 +267,7 @@ check static_attach sh -c '
 	{ cat a.err; "$TALLY" report a.exp --threads; exit 1; }'
 
 check static_tracing_refused sh -c '
-	for opt in -H -s -i -m --states -d --delay=1 --control=cmd; do
+	for opt in -H -s -i -m -d --delay=1 --control=cmd; do
 		"$TALLY" record -o t.exp $opt ./staticky 1 >/dev/null 2>err; rc=$?
 		test $rc -eq 64 && test $(wc -l <err) -eq 1 && grep -q "statically linked" err &&
 		grep -q -- "${opt%%=*}" err && test ! -d t.exp || { cat err; exit 1; }
