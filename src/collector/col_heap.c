@@ -738,3 +738,9 @@ uint64_t col_heap_live_sigsafe(void)
 		return EXP_PROC_NO_HEAP;
 	return s ? atomic_load_explicit((_Atomic uint64_t *)&s->live_bytes, memory_order_relaxed) : 0;
 }
+
+void col_heap_tables(uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = (uintptr_t)owners;
+	*hi = *lo + sizeof(owners);
+}

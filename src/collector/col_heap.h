@@ -27,6 +27,10 @@ void col_heap_free(struct col_thread *t, uint64_t addr);
 void col_heap_thread_end(struct col_thread *t);
 
 /* A fork child: the parent's tables are not its; start empty. */
+/* The span of the owners' table (64 KiB, used only with -H): left out of
+ * the start's prefault of the collector's data (col_init.c). */
+void col_heap_tables(uintptr_t *lo, uintptr_t *hi);
+
 void col_heap_reset_after_fork(void);
 
 /* The process's live heap bytes (the threads' batches not yet added aside:
