@@ -528,6 +528,13 @@ static atomic_flag shared_lock = ATOMIC_FLAG_INIT;
 void col_files_drop_shared_sigsafe(void)
 {
 	exp_cursor_release_sigsafe(&shared_threads);
+	/* A new process's file: its runs start again from one block.  The
+	 * doubling carried over forks reached the staging window by the third
+	 * generation, whose first claim, block 0, then lost its header to the
+	 * window's MIRROR tag (a bash subshell in a command substitution in a
+	 * subshell: "bad magic" in 6 threads.dat files of python3 -c pass
+	 * through pyenv's shims). */
+	shared_threads.next_run = 0;
 	atomic_flag_clear(&shared_lock);
 }
 

@@ -286,6 +286,10 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	if (stage)
 		n = EXP_STAGE_BLOCKS;
 	uint64_t b = atomic_fetch_add(&w->next_block, n);
+	/* Block 0 holds the file's header: never a window block, whose first
+	 * words are its MIRROR tag.  A first claim is a direct run. */
+	if (b == 0)
+		stage = false;
 	char *p = claim_map(w, b, n, &c->no_fd);
 	if (!p)
 		return false;

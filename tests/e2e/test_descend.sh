@@ -6,6 +6,7 @@
 cd "$T"
 cc_prog spawny
 cc_prog spin
+cc_prog forkchain
 static=
 can static && cc -O2 -static -o spin_static "$PROGS/spin.c" && static=./spin_static
 
@@ -67,3 +68,12 @@ for d in dirs:
 assert with_maps >= 1 and without >= 1, (with_maps, without)
 "
 check descend_maps_lazy_still_names sh -c "\"\$TALLY\" export lazy.exp --format collapsed | grep -q '^\\[spin [0-9]*\\];.*;parent;leaf_two'"
+
+# Six generations of forks, the last exec'ing (8 process images): each
+# process's files whole.
+# The threads.dat writer's run size doubled over the generations until the
+# third one's first claim was a staging window over its header ("bad magic").
+"$TALLY" record -o chain.exp ./forkchain 6 exec >/dev/null 2>&1
+check descend_fork_chain_files_whole sh -c '
+	"$TALLY" check chain.exp; "$TALLY" check chain.exp | grep -q "^chain.exp: sound: 8 processes" &&
+	for d in chain.exp chain.exp/_*.exp; do test "$(head -c 8 $d/threads.dat)" = TALLYEXP || exit 1; done'
