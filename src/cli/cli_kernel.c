@@ -281,6 +281,26 @@ static void refused(int e, char *why, size_t why_len)
 		snprintf(why, why_len, "not recorded: perf_event_open: %s", strerror(e));
 }
 
+/* A software event of the child and its descendants, on from their exec,
+ * whose samples carry the kernel's part of the call chain and
+ * CLOCK_MONOTONIC times (the collector's clock). */
+static void kernel_chain_attr(struct perf_event_attr *a, uint64_t config, uint64_t period)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->size = sizeof(*a);
+	a->config = config;
+	a->sample_period = period;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->inherit = 1;
+	a->exclude_hv = 1;
+	a->exclude_callchain_user = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
 /* The context-switch events (--states): on success k->switches_on, else
  * k->switches_why says why not; the clock's events stay either way. */
 static void open_switches(struct cli_kernel *k, pid_t child, long ncpus)
@@ -288,19 +308,7 @@ static void open_switches(struct cli_kernel *k, pid_t child, long ncpus)
 	struct perf_event_attr a;
 	size_t from = k->nrings;
 
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-	a.sample_period = 1;                 /* every switch out */
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
-	a.disabled = 1;
-	a.enable_on_exec = 1;
-	a.inherit = 1;
-	a.exclude_hv = 1;
-	a.exclude_callchain_user = 1;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
+	kernel_chain_attr(&a, PERF_COUNT_SW_CONTEXT_SWITCHES, 1);   /* every switch out */
 	int e = open_rings(k, &a, child, ncpus, true);
 	if (e) {
 		close_rings_from(k, from);
@@ -330,20 +338,8 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states,
 		return NULL;
 	}
 	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = period_ns;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
-	a.disabled = 1;
-	a.enable_on_exec = 1;
-	a.inherit = 1;
-	a.exclude_user = 1;
-	a.exclude_hv = 1;
-	a.exclude_callchain_user = 1;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
+	kernel_chain_attr(&a, PERF_COUNT_SW_TASK_CLOCK, period_ns);
+	a.exclude_user = 1;                  /* ticks in the kernel only */
 	int first_errno = open_rings(k, &a, child, ncpus, false);
 	if (first_errno) {
 		refused(first_errno, why, why_len);
