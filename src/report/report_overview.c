@@ -453,14 +453,13 @@ void report_overview(struct report_doc *d, const struct model *m,
 		}
 	}
 	uint64_t paused_cpu = pauses(d, exps, nexps);
-	const char *clock_hz = exp_proc_log(&exps[0].procs[0], "clock.hz");
+	const char *hz = exp_proc_log(&exps[0].procs[0], "clock.hz");
 	/* A clock that ran and took no sample still says where the kernel's
 	 * CPU went (threads too short, unsampled threads): 0 samples is a
 	 * finding, not a reason to stay silent. */
-	bool clocked = clock_hz && strcmp(clock_hz, "0") != 0;
+	bool clocked = hz && strcmp(hz, "0") != 0;
 	if (m->present & (1u << MODEL_CPU) || m->samples || clocked) {
 		const struct exp_proc *f = &exps[0].procs[0];
-		const char *hz = clock_hz;
 		const char *clk = exp_proc_log(f, "clock");
 		report_kv_num(d, "samples", "Samples", (double)m->samples, "%llu (%s Hz per thread, %s)",
 			      (unsigned long long)m->samples, hz ? hz : "?", clk ? clk : "?");
