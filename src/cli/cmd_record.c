@@ -354,7 +354,7 @@ static int build_preload(const struct record_opts *o, char *buf, size_t len)
 		bool wanted;
 	} libs[] = {
 		{ "libtally-collector.so", true },
-		{ "libtally-heap.so", o->launch.heap }, { "libtally-sync.so", o->launch.sync_ns != -1 },
+		{ "libtally-heap.so", o->launch.heap || o->launch.data }, { "libtally-sync.so", o->launch.sync_ns != -1 },
 		{ "libtally-io.so", o->launch.io }, { "libtally-mpi.so", o->launch.mpi },
 	};
 	const char *dir = cli_lib_dir();

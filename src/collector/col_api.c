@@ -81,8 +81,8 @@ COL_API int64_t tally__trace_option(const char *which)
 		return INT64_MIN;         /* starting up (an allocation of our own) */
 	if (!col_proc.active)
 		return -1;
-	if (!strcmp(which, "heap"))
-		return col_proc.opt.heap ? 1 : -1;
+	if (!strcmp(which, "heap"))     /* --data alone: the blocks' bounds only */
+		return col_proc.opt.heap || col_proc.opt.data ? 1 : -1;
 	if (!strcmp(which, "io"))
 		return col_proc.opt.io ? 1 : -1;
 	if (!strcmp(which, "mpi"))
@@ -149,8 +149,9 @@ COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint3
 	return id;
 }
 
-/* --data with -H: the block's lifetime in hwc.dat (DATA_BLOCK records), to
- * name the heap block a sampled address falls in (docs/dataspace.md). */
+/* --data: the block's lifetime in hwc.dat (DATA_BLOCK records), to name
+ * the heap block a sampled address falls in (docs/dataspace.md): with -H by
+ * its allocating stack, without (stack_id 0) by its size class. */
 static void data_block(struct col_thread *t, int op, uint64_t size, uint64_t addr, uint64_t old,
 		       uint32_t stack_id)
 {
@@ -181,9 +182,9 @@ COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old
 		return -1;
 	int rc = 0;
 	uint32_t stack_id = 0;
-	if (op == EXP_HEAP_FREE)
+	if (col_proc.opt.heap && op == EXP_HEAP_FREE)     /* --data alone: no stack, no heap.dat */
 		col_heap_free(t, addr);
-	else
+	else if (col_proc.opt.heap)
 		rc = col_heap_alloc(t, stack_id = col_stack_from(t, ra, sp, fp), size, addr, old);
 	if (col_proc.opt.data)
 		data_block(t, op, size, addr, old, stack_id);

@@ -377,10 +377,14 @@ int model_heap_blocks_replay(struct model_block_event *ev, size_t n, struct mode
 /* The block holding addr at time t, among the 64 starting nearest below it. */
 const struct model_heap_block *model_heap_block_at(const struct model_heap_blocks *bl, uint64_t addr, uint64_t t);
 /* That block named `<Heap: FUNC>` (FUNC: the allocating stack's leaf
- * function) into name, its size into *size; false if there is none. */
+ * function), or by its size class when it has no stack (--data without
+ * -H), into name, its size into *size; false if there is none. */
 bool model_heap_block_name(struct build *b, struct proc_ctx *c, const struct model_heap_blocks *bl,
 			   uint64_t addr, uint64_t t, char *name, size_t len, uint64_t *size);
 void model_heap_blocks_free(struct model_heap_blocks *bl);
+/* A block of `size` requested bytes by its size class: the power of two
+ * above, `<Heap: 128K-256K bytes>` for sizes in (128 KiB, 256 KiB]. */
+void model_heap_size_class(uint64_t size, char *name, size_t len);
 /* Sort the model's messages by (from, to). */
 void model_mpi_sort(struct model *m);
 /* ---- model_names.c: `f (a.c)` and `f (b.c)`; 0, or -1 if out of memory ---- */

@@ -29,8 +29,8 @@
  *   <Unknown: no symbol> (object)    in an object's segments, no symbol;
  *   <Heap: FUNC>                     in a block live at the sample's time,
  *                                    FUNC its allocator's caller (with -H);
- *   <Unknown: anonymous>             anywhere else (with -H: in no live
- *                                    block; without: heap blocks unknown).
+ *   <Heap: 128K-256K bytes>          the same without -H: by its size class;
+ *   <Unknown: anonymous>             anywhere else (in no live block).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -89,6 +89,38 @@ const struct model_heap_block *model_heap_block_at(const struct model_heap_block
 	return NULL;
 }
 
+/* n bytes as "512", "4K", "2M", "1G" (n a power of two). */
+static void pow2_str(uint64_t n, char *buf, size_t len)
+{
+	static const char unit[] = " KMGTPE";
+	int u = 0;
+
+	while (n >= 1024 && u < 6) {
+		n >>= 10;
+		u++;
+	}
+	if (u)
+		snprintf(buf, len, "%llu%c", (unsigned long long)n, unit[u]);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+}
+
+void model_heap_size_class(uint64_t size, char *name, size_t len)
+{
+	uint64_t hi = 1;
+	char a[16], z[16];
+
+	while (hi < size && hi < (UINT64_C(1) << 62))
+		hi <<= 1;
+	if (hi <= 16) {
+		snprintf(name, len, "<Heap: 1-16 bytes>");
+		return;
+	}
+	pow2_str(hi / 2, a, sizeof(a));
+	pow2_str(hi, z, sizeof(z));
+	snprintf(name, len, "<Heap: %s-%s bytes>", a, z);
+}
+
 bool model_heap_block_name(struct build *b, struct proc_ctx *c, const struct model_heap_blocks *bl,
 			   uint64_t addr, uint64_t t, char *name, size_t len, uint64_t *size)
 {
@@ -99,7 +131,9 @@ bool model_heap_block_name(struct build *b, struct proc_ctx *c, const struct mod
 
 	if (!k)
 		return false;
-	if (exp_stack_frames(c->p, k->stack_id, pcs, 1, &flags) == 1) {
+	if (!k->stack_id) {
+		model_heap_size_class(k->size, name, len);     /* --data without -H */
+	} else if (exp_stack_frames(c->p, k->stack_id, pcs, 1, &flags) == 1) {
 		model_frame_resolve(b, c, pcs[0], true, k->from_ns, &fr);
 		snprintf(name, len, "<Heap: %s>", b->m->funcs[fr.func].name);
 	} else {

@@ -4,8 +4,8 @@
 # its own phase function.  Each object's share of the CPU is its phase's,
 # within bounds from the same experiment (dataobj.py); the hot member holds
 # the array's time, the cold ones none; the layout view lists the
-# structure's members by offset; without -H the heap array is not called
-# heap; without --data nothing is added to the experiment.
+# structure's members by offset; without -H the heap array is named by
+# its size class; without --data nothing is added to the experiment.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog dataobjs
@@ -25,12 +25,14 @@ check dataobj_every_sample_has_its_registers $CHK f.json o.json l.json total
 check dataobj_text_view sh -c "\"\$TALLY\" report -q d.exp --data-objects >o.txt 2>/dev/null; cat o.txt;
 	grep -q '^Data objects by CPU time' o.txt && grep -Eq ' +\{struct particle\}\.hot' o.txt"
 
-# Without -H the heap array's blocks are not known: never called heap.
+# Without -H the heap array is named by its size class (256 KiB), not by
+# its allocator, and no heap metric appears.
 "$TALLY" record -d -o nh.exp ./dataobjs $((ROUNDS / 4)) >/dev/null 2>&1
 "$TALLY" report -q nh.exp --format json >nf.json 2>/dev/null
 "$TALLY" report -q nh.exp --data-objects --format json >no.json 2>/dev/null
-check dataobj_no_heap_tracing_says_anonymous sh -c "
-	$CHK nf.json no.json l.json object '<Unknown: anonymous>' sum8 && ! grep -q 'Heap' no.json"
+check dataobj_no_heap_tracing_names_size_class sh -c "
+	$CHK nf.json no.json l.json object '<Heap: 128K-256K bytes>' sum8 && ! grep -q 'Heap: make_heap' no.json &&
+	test ! -e nh.exp/heap.dat && ! grep -q heap.bytes nf.json"
 
 # Without --data: no register records, no hwc.dat at all.
 "$TALLY" record -o n.exp ./dataobjs $((ROUNDS / 4)) >/dev/null 2>&1

@@ -1,0 +1,19 @@
+# test_dataphases.sh — data objects from clock samples (tally record
+# --data, docs/dataspace.md) against the program's own measure:
+# tests/progs/dataphases.c reads one object per phase (a global array in
+# order, a global array at random, a heap array, a buffer in its caller's
+# frame, a mapped file), times each phase by its thread's CPU clock and
+# prints the times; each object's share of tally's CPU must be within 0.05
+# of its phase's share of the process's CPU (dataphases.py).
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog dataphases
+CHK="python3 $E2E/dataphases.py"
+BUDGET=2
+
+# Without -H: heap blocks by their size class.
+"$TALLY" record -d -o d.exp ./dataphases $BUDGET "$T/mapped.bin" >out.txt 2>/dev/null
+"$TALLY" report -q d.exp --data-objects --format json >o.json 2>/dev/null
+check dataphases_streamed_global_share $CHK out.txt o.json stream streamed walk_stream
+check dataphases_random_global_share $CHK out.txt o.json chase chased walk_chase
+check dataphases_heap_by_size_class $CHK out.txt o.json heap '<Heap: 128K-256K bytes>' walk_heap
