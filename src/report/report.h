@@ -170,6 +170,17 @@ int report_chrome(FILE *out, const struct model *m);
 int report_diff(struct report_doc *d, const struct model *const *a, size_t runs_a, const struct model *const *b,
 		size_t runs_b, const struct report_opts *o, bool normalised, const char *name_a, const char *name_b);
 
+/* `tally diff` of `--states` runs: the threads' wall-time change split by
+ * state and call path (report_diff_states.c).  _apply: 1 if every run of
+ * both sides has thread states, 0 if none, -1 if some only.  _cols: its columns at the end of the
+ * diff's one CSV table.  report_diff_states: into `all` (CSV; its first
+ * `all_cols` cells after the part's name left empty, then status, name,
+ * object), or its own head and table.  0, or -1 when out of memory. */
+int report_diff_states_apply(const struct model *const *a, size_t na, const struct model *const *b, size_t nb);
+void report_diff_states_cols(struct report_table *t);
+int report_diff_states(struct report_doc *d, const struct model *const *a, size_t na, const struct model *const *b,
+		       size_t nb, const struct report_opts *o, struct report_table *all, size_t all_cols);
+
 struct report_html_opts {
 	const char *title;          /* what the page is about (the experiments) */
 	size_t base_nexps;          /* > 0: a diff; experiments [0, base_nexps) are the baseline */

@@ -21,6 +21,9 @@
  * Welch), which holds what sampling alone does not: the program's own
  * variation from run to run.  One run on a side: that side's sampling
  * error, from its sample counts (CPU only).
+ *
+ * Runs with thread states (`--states`) also get the wall-time change split
+ * by state and call path (report_diff_states.c), after the call paths.
  */
 #include <math.h>
 #include <stdio.h>
@@ -324,7 +327,7 @@ static void cells1(struct report_table *t, const struct diff_ctx *c, enum model_
 
 /* The CSV table's columns: the part, every metric's exclusive and
  * inclusive, status, name, object. */
-static struct report_table *csv_table(const struct diff_ctx *c)
+static struct report_table *csv_table(const struct diff_ctx *c, bool states)
 {
 	struct report_table *t = report_table_new("diff", NULL);
 
@@ -334,6 +337,8 @@ static struct report_table *csv_table(const struct diff_ctx *c)
 	report_col(t, "status", "", COL_STR);
 	report_col(t, "name", "Name", COL_STR);
 	report_col(t, "object", "Object", COL_STR);
+	if (states)
+		report_diff_states_cols(t);
 	return t;
 }
 
@@ -565,8 +570,10 @@ int report_diff(struct report_doc *d, const struct model *const *a, size_t runs_
 	spreads_done(&paths);
 	if (o->fmt != REPORT_CSV)     /* CSV is one table: the totals are its first row */
 		head(d, &c, name_a, name_b, exe_a, exe_b);
+	int with_states = report_diff_states_apply(a, runs_a, b, runs_b);
+	bool states = with_states > 0;
 	if (o->fmt == REPORT_CSV) {
-		struct report_table *t = csv_table(&c);
+		struct report_table *t = csv_table(&c, states);
 		report_row(t);
 		report_str(t, "total");
 		for (int k = 0; k < o->nmetrics; k++) {
@@ -582,10 +589,17 @@ int report_diff(struct report_doc *d, const struct model *const *a, size_t runs_
 		report_str(t, "");
 		table(d, &c, &funcs, true, t);
 		table(d, &c, &paths, false, t);
+		int rs = states ? report_diff_states(d, a, runs_a, b, runs_b, o, t, 8 * (size_t)o->nmetrics + 1) : 0;
 		report_table_emit(d, t);
+		if (rs)
+			goto out;
 	} else {
 		table(d, &c, &funcs, true, NULL);
 		table(d, &c, &paths, false, NULL);
+		if (states && report_diff_states(d, a, runs_a, b, runs_b, o, NULL, 0))
+			goto out;
+		if (with_states < 0)
+			report_note(d, "No wall time by state: only some of the runs were recorded with --states.");
 	}
 	rc = 0;
 out:

@@ -1,0 +1,69 @@
+# test_diff_states.sh — `tally diff` of two --states runs splits the change
+# of wall time by state and call path.  tests/progs/states_diff.c is run two
+# ways: its main thread waits in lock_and_work() for a mutex a helper holds
+# asleep for HOLD ms, then sleeps NAP ms in nap_a_while(); run A holds long
+# and naps short, run B the other way round.  The program measures the time
+# of each call itself (and the part of it runnable, waiting for a CPU).  The
+# diff's wait.lock change in lock_and_work and its wait.sleep change under
+# nap_a_while must each be within 5% of the program's measured change, give
+# or take the runnable parts it measured (tally counts those as wait.cpu);
+# the head's largest changes name them; the states' changes add up to the
+# threads' wall change; CSV and JSON carry the same rows.  A diff where
+# only one side has states says so.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog states_diff -pthread
+
+"$TALLY" record --states -o a.exp ./states_diff 10 40 10 >own_a.txt 2>rec_a.err
+"$TALLY" record --states -o b.exp ./states_diff 10 10 40 >own_b.txt 2>rec_b.err
+"$TALLY" diff a.exp b.exp --limit 0 >diff.txt 2>diff.err
+"$TALLY" diff a.exp b.exp --format csv >diff.csv 2>>diff.err
+"$TALLY" diff a.exp b.exp --format json >diff.json 2>>diff.err
+
+cat >ds.py <<'PY'
+import csv, json, sys
+what = sys.argv[1]
+def own(f):
+    v = {}
+    for line in open(f):
+        k, wall, rq = line.split()
+        v[k] = (int(wall), int(rq))
+    return v
+A, B = own('own_a.txt'), own('own_b.txt')
+d = json.load(open('diff.json'))
+rows = d['state_paths']
+def delta(state, fn):
+    # every path of the main thread through fn, in that state
+    return sum(r['delta'] for r in rows if r['state'] == state and ';main;' + fn in r['path'] + ';') * 1e9
+def check(state, fn, key):
+    want = B[key][0] - A[key][0]
+    slack = 0.05 * abs(want) + A[key][1] + B[key][1]
+    got = delta(state, fn)
+    print('%s in %s: tally %+d ns, program %+d ns (runnable %d + %d ns)' % (state, fn, got, want, A[key][1], B[key][1]))
+    return abs(got - want) <= slack and abs(want) > 0.2e9
+if what == 'lock':
+    sys.exit(not check('wait.lock', 'lock_and_work', 'lock'))
+if what == 'sleep':
+    sys.exit(not check('wait.sleep', 'nap_a_while', 'nap'))
+if what == 'sum':
+    h = d['wall_by_state']
+    parts = sum(v for k, v in h.items() if k.startswith(('cpu.', 'wait.')))
+    byrow = sum(r['delta'] for r in rows)
+    print('states', parts, 'rows', byrow, 'threads wall', h['wall'])
+    sys.exit(abs(parts - h['wall']) > 1e-6 or abs(byrow - h['wall']) > 1e-6)
+if what == 'csv':
+    c = [r for r in csv.DictReader(open('diff.csv')) if r['table'] == 'states']
+    j = {(r['state'], r['path']): r['delta'] for r in rows}
+    bad = [r for r in c if abs(float(r['state_delta']) - j[(r['state'], r['name'])]) > 1e-6]
+    print(len(c), 'csv rows', len(j), 'json rows', len(bad), 'differ')
+    sys.exit(len(c) != len(j) or bad != [])
+PY
+
+check diff_states_lock_change_as_program_measures sh -c "cat own_a.txt own_b.txt rec_a.err rec_b.err diff.err; python3 ds.py lock"
+check diff_states_sleep_change_as_program_measures python3 ds.py sleep
+check diff_states_add_up_to_threads_wall python3 ds.py sum
+check diff_states_head_names_lock_and_work sh -c "grep 'Largest changes' diff.txt; grep -q 'Largest changes.*-0\.[0-9]* s wait\.lock in lock_and_work' diff.txt"
+check diff_states_csv_as_json python3 ds.py csv
+check diff_states_only_one_side_says_so sh -c "
+	\"\$TALLY\" record -o plain.exp ./states_diff 2 5 5 >/dev/null 2>&1 &&
+	\"\$TALLY\" diff a.exp plain.exp | grep -q 'only some of the runs were recorded with --states'"
