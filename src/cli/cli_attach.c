@@ -36,6 +36,7 @@
 #include "attach/attach.h"
 #include "cli/cli.h"
 #include "cli/cli_expdir.h"
+#include "cli/cli_kernel.h"
 #include "cli/cli_outside.h"
 #include "cli/cli_record.h"
 #include "format/exp_launch.h"
@@ -134,11 +135,10 @@ static const char *collect_until(pid_t pid, unsigned long long start, uint64_t s
 	}
 }
 
-static void sleep_20ms(void *arg)
+static void sleep_20ms(void)
 {
 	struct timespec ts = { 0, 20000000 };
 
-	(void)arg;
 	nanosleep(&ts, NULL);
 }
 
@@ -152,7 +152,19 @@ static void poll_session(void *out)
 struct fifo_watch {
 	pid_t pid;
 	const char *ctl;
+	struct cli_kernel *kern;   /* --kernel: its rings, drained each round */
 };
+
+/* A round of an attach: 20 ms, draining the kernel's rings if any. */
+static void attach_round(void *arg)
+{
+	const struct fifo_watch *w = arg;
+
+	if (w->kern)
+		cli_kernel_poll(w->kern, 20);
+	else
+		sleep_20ms();
+}
 
 static bool fifo_let_go(void *arg)
 {
@@ -299,6 +311,18 @@ static uint64_t log_u64(const struct cli_expdir *x, const char *key)
 	return v;
 }
 
+/* --kernel's end, once the directory is ours again: the rings' rest and
+ * the kernel's symbols to kernel.dat, its lines to the log. */
+static void close_kernel(const struct cli_expdir *x, struct cli_kernel *kern)
+{
+	char log_path[PATH_MAX + 16];
+
+	if (!kern)
+		return;
+	snprintf(log_path, sizeof(log_path), "%s/%s", cli_expdir_path(x), EXP_LOG_NAME);
+	cli_kernel_close(kern, log_path);
+}
+
 /* A statically linked process: nothing can be loaded into it, so it is
  * sampled from outside (src/outside/, docs/static.md): perf events on each
  * of its threads, inherited by what they create, no ptrace, no stop.
@@ -334,10 +358,20 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 		cli_error(CMD, "cannot attach to %d: it ended", (int)pid);
 		goto fail;
 	}
+	/* --kernel: the session's own events carry the kernel's chains. */
+	char kernel_why[512];
+	struct cli_kernel *kern = NULL;
+	if (o->kernel && oo.launch.hz &&
+	    !(kern = cli_kernel_file(cli_expdir_path(&x), 1000000000ull / oo.launch.hz, kernel_why,
+				     sizeof(kernel_why))))
+		log_kv(&x, "kernel.frames", "%s", kernel_why);
 	uint64_t cpu0 = process_cpu_ns(pid), t0 = cli_now_ns(CLOCK_MONOTONIC);
-	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo, NULL);
-	if (!out)
+	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo, kern);
+	if (!out) {
+		if (kern)
+			close_kernel(&x, kern);
 		goto fail;
+	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
@@ -349,7 +383,15 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 	const char *why_end = collect_until(pid, start, t0, o->duration_s, poll_session, NULL, out);
 	uint64_t cpu1 = process_cpu_ns(pid), t1 = cli_now_ns(CLOCK_MONOTONIC);
 	bool still = proc_stat(pid, &u1, &s1, &st) && st == start;
-	out_session_close(out);
+	bool kernel_chains = out_session_kernel_chains(out);
+	out_session_close(out);              /* its last samples' chains go to kern */
+	if (kern && !kernel_chains) {
+		char log_path[PATH_MAX + 16];
+		snprintf(log_path, sizeof(log_path), "%s/%s", cli_expdir_path(&x), EXP_LOG_NAME);
+		cli_kernel_refused(kern, log_path);
+	} else {
+		close_kernel(&x, kern);
+	}
 	char when[64];
 	time_t now = time(NULL);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
@@ -416,6 +458,8 @@ int cli_attach_record(const struct record_opts *o)
 		return CLI_FATAL;
 	}
 	int ctl_fd = -1, ack_fd = -1;
+	struct cli_kernel *kern = NULL;
+	char kernel_why[512];
 	if (!realpath(dir, absdir)) {
 		cli_error(CMD, "%s: %s", dir, strerror(errno));
 		goto fail;
@@ -442,6 +486,11 @@ int cli_attach_record(const struct record_opts *o)
 		cli_error(CMD, "%s/%s: %s", dir, EXP_LOG_NAME, strerror(errno));
 		goto fail;
 	}
+	/* --kernel: the clock's kernel chains, from events tally holds on
+	 * the process's threads (kernel.dat made while the directory is ours). */
+	if (o->kernel && lo.hz && !(kern = cli_kernel_attach(pid, 1000000000ull / lo.hz, x.dirfd, dir, kernel_why,
+							     sizeof(kernel_why))))
+		log_kv(&x, "kernel.frames", "%s", kernel_why);
 	/* The collector writes as the process's user: the directory and the
 	 * three files it needs are lent to that user until the end. */
 	if (t.euid != geteuid() && (fchown(ctl_fd, t.euid, t.egid) != 0 || fchown(ack_fd, t.euid, t.egid) != 0 ||
@@ -503,10 +552,13 @@ int cli_attach_record(const struct record_opts *o)
 		close(ctl_fd);
 		close(ack_fd);
 		cli_expdir_reclaim(&x, CMD);
+		close_kernel(&x, kern);
 		cli_expdir_handover(&x);
 		cli_expdir_close(&x);
 		return CLI_FATAL;
 	}
+	if (kern)
+		cli_kernel_enable(kern, true);
 	uint64_t started = cli_now_ns(CLOCK_MONOTONIC);
 	fprintf(stderr, "tally record: attached to %d (%s): %u threads%s; thread %d stopped %.2f ms; %s\n",
 		(int)pid, t.name, nthreads, strcmp(how, "inherit") ? ", new ones found every 50 ms" : "",
@@ -517,10 +569,12 @@ int cli_attach_record(const struct record_opts *o)
 			 unsampled);
 
 	/* Collect until told, the duration ends, or the process does. */
-	struct fifo_watch fw = { pid, ctl };
-	const char *why_end = collect_until(pid, start, started, o->duration_s, sleep_20ms, fifo_let_go, &fw);
+	struct fifo_watch fw = { pid, ctl, kern };
+	const char *why_end = collect_until(pid, start, started, o->duration_s, attach_round, fifo_let_go, &fw);
 	uint64_t t_stop = cli_now_ns(CLOCK_MONOTONIC), stop_ns = 0;
 	bool alive = why_end != NULL;
+	if (kern)
+		cli_kernel_enable(kern, false);
 	if (alive) {
 		stop_signal = 0;
 		if (write(ctl_fd, "stop\n", 5) != 5 ||
@@ -542,6 +596,7 @@ int cli_attach_record(const struct record_opts *o)
 	unlinkat(x.dirfd, "attach.ack", 0);
 	/* Ours again before anything below reads or writes in it by name. */
 	cli_expdir_reclaim(&x, CMD);
+	close_kernel(&x, kern);
 	const char *xp = cli_expdir_path(&x);
 
 	char when[64];
@@ -577,6 +632,8 @@ int cli_attach_record(const struct record_opts *o)
 	return CLI_OK;
 
 fail:
+	if (kern)
+		close_kernel(&x, kern);
 	if (ctl_fd >= 0)
 		close(ctl_fd);
 	if (ack_fd >= 0)

@@ -27,9 +27,14 @@
  * STATE interval the collector wrote for that switch.  A software event, no
  * tracepoint: it needs no tracefs, only the right to count in the kernel.
  *
+ * Attached to a running process (cli_kernel_attach), the clock's event is
+ * opened on each of its threads and every CPU, inherited by the threads
+ * each creates; one ring per CPU, the other events writing into it.
+ *
  * The kernel allows it to root, CAP_PERFMON or perf_event_paranoid <= 1;
  * otherwise the log says why and how to allow it, and nothing else changes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -38,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -72,6 +78,8 @@ struct cli_kernel {
 	char switches_why[512];    /* why they are not, when asked for */
 	uint64_t *pcs;             /* distinct kernel pcs seen (open addressing, 0 empty) */
 	size_t pcs_cap, npcs;
+	int *extra;                /* attach: the other threads' events, writing to the rings */
+	size_t nextra;
 };
 
 static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -221,13 +229,33 @@ static void close_rings_from(struct cli_kernel *k, size_t from);
 
 static void close_rings(struct cli_kernel *k)
 {
+	for (size_t i = 0; i < k->nextra; i++)
+		close(k->extra[i]);
+	free(k->extra);
+	k->extra = NULL;
+	k->nextra = 0;
 	close_rings_from(k, 0);
 	free(k->rings);
 	k->rings = NULL;
 	k->nrings = 0;
 }
 
-static int open_file(struct cli_kernel *k, const char *dir, char *why, size_t why_len);
+static int open_file(struct cli_kernel *k, int dirfd, const char *dir, char *why, size_t why_len);
+
+/* Event `fd` as a new ring of k's: 0, or errno (the mapping failed). */
+static int add_ring(struct cli_kernel *k, int fd, bool switches)
+{
+	struct ring *r = &k->rings[k->nrings++];
+
+	r->fd = fd;
+	r->switches = switches;
+	r->map_bytes = (RING_PAGES + 1) * k->page;
+	void *m = mmap(NULL, r->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return errno;
+	r->pg = m;
+	return 0;
+}
 
 /* Open event `a` on `child` on every CPU, each with its ring.  0, or the
  * first errno that is not an offline CPU's (ENODEV when none opened). */
@@ -245,14 +273,9 @@ static int open_rings(struct cli_kernel *k, struct perf_event_attr *a, pid_t chi
 				return errno;
 			continue;              /* an offline CPU: ENODEV */
 		}
-		struct ring *r = &k->rings[k->nrings++];
-		r->fd = fd;
-		r->switches = switches;
-		r->map_bytes = (RING_PAGES + 1) * k->page;
-		void *m = mmap(NULL, r->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (m == MAP_FAILED)
-			return errno;
-		r->pg = m;
+		int e = add_ring(k, fd, switches);
+		if (e)
+			return e;
 	}
 	return k->nrings > before ? 0 : ENODEV;
 }
@@ -318,25 +341,36 @@ static void open_switches(struct cli_kernel *k, pid_t child, long ncpus)
 	k->switches_on = true;
 }
 
-struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states, const char *dir,
-				   char *why, size_t why_len)
+/* A cli_kernel with room for two rings per CPU (*ncpus), or NULL with `why`. */
+static struct cli_kernel *kernel_new(uint64_t period_ns, long *ncpus, char *why, size_t why_len)
 {
 	struct cli_kernel *k = calloc(1, sizeof(*k));
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 
-	if (!k || ncpus < 1) {
+	*ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (!k || *ncpus < 1) {
 		snprintf(why, why_len, "not recorded: %s", k ? "no CPU count" : "out of memory");
 		free(k);
 		return NULL;
 	}
 	k->page = (size_t)sysconf(_SC_PAGESIZE);
 	k->period_ns = period_ns;
-	k->rings = calloc(2 * (size_t)ncpus, sizeof(*k->rings));
+	k->rings = calloc(2 * (size_t)*ncpus, sizeof(*k->rings));
 	if (!k->rings) {
 		snprintf(why, why_len, "not recorded: out of memory");
 		free(k);
 		return NULL;
 	}
+	return k;
+}
+
+struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states, const char *dir,
+				   char *why, size_t why_len)
+{
+	long ncpus;
+	struct cli_kernel *k = kernel_new(period_ns, &ncpus, why, why_len);
+
+	if (!k)
+		return NULL;
 	struct perf_event_attr a;
 	kernel_chain_attr(&a, PERF_COUNT_SW_TASK_CLOCK, period_ns);
 	a.exclude_user = 1;                  /* ticks in the kernel only */
@@ -349,7 +383,7 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states,
 	}
 	if (states)
 		open_switches(k, child, ncpus);
-	if (open_file(k, dir, why, why_len) != 0) {
+	if (open_file(k, -1, dir, why, why_len) != 0) {
 		close_rings(k);
 		free(k);
 		return NULL;
@@ -359,10 +393,12 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states,
 
 /* kernel.dat in `dir`, its header and first KERNEL_INFO: 0, or -1 with
  * `why` (the file could not be made). */
-static int open_file(struct cli_kernel *k, const char *dir, char *why, size_t why_len)
+static int open_file(struct cli_kernel *k, int dirfd, const char *dir, char *why, size_t why_len)
 {
 	snprintf(k->path, sizeof(k->path), "%s/%s", dir, exp_file_name(EXP_FILE_KERNEL));
-	int fd = open(k->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = dirfd >= 0 ? openat(dirfd, exp_file_name(EXP_FILE_KERNEL),
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)
+			    : open(k->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	k->out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!k->out) {
 		snprintf(why, why_len, "not recorded: %s: %s", k->path, strerror(errno));
@@ -396,11 +432,169 @@ struct cli_kernel *cli_kernel_file(const char *dir, uint64_t period_ns, char *wh
 		return NULL;
 	}
 	k->period_ns = period_ns;
-	if (open_file(k, dir, why, why_len) != 0) {
+	if (open_file(k, -1, dir, why, why_len) != 0) {
 		free(k);
 		return NULL;
 	}
 	return k;
+}
+
+/* The threads of `pid` now (/proc/PID/task) into *tids: their number, or
+ * -1 with errno. */
+static ssize_t list_threads(pid_t pid, pid_t **tids)
+{
+	char path[64];
+	size_t n = 0, cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	*tids = NULL;
+	for (struct dirent *e; (e = readdir(d));) {
+		pid_t t = (pid_t)atoi(e->d_name);
+		if (t <= 0)
+			continue;
+		if (n == cap) {
+			pid_t *q = realloc(*tids, (cap = cap ? 2 * cap : 64) * sizeof(*q));
+			if (!q) {
+				closedir(d);
+				return -1;
+			}
+			*tids = q;
+		}
+		(*tids)[n++] = t;
+	}
+	closedir(d);
+	return (ssize_t)n;
+}
+
+/* Whether thread `tid` is one of the n already opened. */
+static bool opened(const pid_t *done, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (done[i] == tid)
+			return true;
+	return false;
+}
+
+/* Event `a` on thread `tid` on every CPU: the first thread's events make
+ * the CPUs' rings (ring_of[cpu]), the others write into them.  0, ESRCH
+ * (the thread ended), or errno. */
+static int open_thread(struct cli_kernel *k, struct perf_event_attr *a, pid_t tid, long ncpus,
+		       int *ring_of)
+{
+	for (long cpu = 0; cpu < ncpus; cpu++) {
+		int fd = perf_open(a, tid, (int)cpu);
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;      /* an offline CPU */
+			return errno;
+		}
+		if (ring_of[cpu] < 0) {
+			ring_of[cpu] = (int)k->nrings;
+			int e = add_ring(k, fd, false);
+			if (e)
+				return e;
+			continue;
+		}
+		int *q = realloc(k->extra, (k->nextra + 1) * sizeof(*q));
+		if (!q) {
+			close(fd);
+			return ENOMEM;
+		}
+		k->extra = q;
+		k->extra[k->nextra++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, k->rings[ring_of[cpu]].fd) != 0)
+			return errno;
+	}
+	return 0;
+}
+
+struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, int dirfd, const char *dir,
+				     char *why, size_t why_len)
+{
+	long ncpus;
+	struct cli_kernel *k = kernel_new(period_ns, &ncpus, why, why_len);
+	pid_t *done = NULL, *tids = NULL;
+	size_t ndone = 0;
+	int *ring_of = k ? malloc((size_t)ncpus * sizeof(*ring_of)) : NULL;
+	int e = ENOMEM;
+
+	if (!k)
+		return NULL;
+	if (!ring_of)
+		goto fail;
+	for (long c = 0; c < ncpus; c++)
+		ring_of[c] = -1;
+	struct perf_event_attr a;
+	kernel_chain_attr(&a, PERF_COUNT_SW_TASK_CLOCK, period_ns);
+	a.exclude_user = 1;
+	a.enable_on_exec = 0;                /* cli_kernel_enable starts them */
+	a.wakeup_watermark = RING_PAGES * (uint32_t)k->page / 4;
+	a.watermark = 1;
+	/* Each thread's events are inherited by the threads it creates from
+	 * then on; a thread made while we list and open is found by the next
+	 * round, until one finds none new. */
+	for (int round = 0; round < 16; round++) {
+		ssize_t n = list_threads(pid, &tids);
+		if (n < 0) {
+			e = errno;
+			goto fail;
+		}
+		size_t fresh = 0;
+		for (ssize_t i = 0; i < n; i++) {
+			if (opened(done, ndone, tids[i]))
+				continue;
+			int r = open_thread(k, &a, tids[i], ncpus, ring_of);
+			if (r && r != ESRCH) {
+				e = r;
+				goto fail;
+			}
+			pid_t *q = realloc(done, (ndone + 1) * sizeof(*q));
+			if (!q)
+				goto fail;
+			done = q;
+			done[ndone++] = tids[i];
+			fresh++;
+		}
+		free(tids);
+		tids = NULL;
+		if (!fresh)
+			break;
+	}
+	free(done);
+	free(ring_of);
+	if (!k->nrings) {
+		refused(ESRCH, why, why_len);
+		close_rings(k);
+		free(k);
+		return NULL;
+	}
+	if (open_file(k, dirfd, dir, why, why_len) != 0) {
+		close_rings(k);
+		free(k);
+		return NULL;
+	}
+	return k;
+fail:
+	refused(e, why, why_len);
+	free(tids);
+	free(done);
+	free(ring_of);
+	close_rings(k);
+	free(k);
+	return NULL;
+}
+
+void cli_kernel_enable(struct cli_kernel *k, bool on)
+{
+	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+
+	for (size_t i = 0; i < k->nrings; i++)
+		ioctl(k->rings[i].fd, req, 0);
+	for (size_t i = 0; i < k->nextra; i++)
+		ioctl(k->extra[i], req, 0);
 }
 
 void cli_kernel_chain(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns, const uint64_t *pcs,

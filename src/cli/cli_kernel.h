@@ -22,6 +22,17 @@ struct cli_kernel;
 struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states, const char *dir,
 				   char *why, size_t why_len);
 
+/* The same clock events on a running process (`tally record -p`): on
+ * each of its threads and every CPU, inherited by the threads they create
+ * from then on, disabled until cli_kernel_enable; kernel.dat made in
+ * directory `dirfd` (`dir` names it in messages), never over a file there.
+ * NULL with `why` as cli_kernel_open's. */
+struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, int dirfd, const char *dir,
+				     char *why, size_t why_len);
+
+/* Start (on) or stop cli_kernel_attach's events. */
+void cli_kernel_enable(struct cli_kernel *k, bool on);
+
 /* kernel.dat in `dir` alone, for the outside mode, whose own events carry
  * the kernel's chains (cli_kernel_chain).  NULL with `why`. */
 struct cli_kernel *cli_kernel_file(const char *dir, uint64_t period_ns, char *why, size_t why_len);

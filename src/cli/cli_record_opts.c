@@ -53,7 +53,7 @@ const struct cli_record_opt cli_record_opts[] = {
 	    "above each interval off the CPU: where it left the CPU), where\n"
 	    "the kernel allows them: root, CAP_PERFMON, perf_event_paranoid\n"
 	    "<= 1 (docs/kernel.md)" },
-	  CLI_REC_OUTSIDE, CLI_ATT_RUN },
+	  CLI_REC_OUTSIDE, CLI_ATT_OK },
 	{ { "no-kernel", 0, CLI_ARG_NONE, 'K', NULL, "no kernel call chains (the default)" }, CLI_REC_OUTSIDE, CLI_ATT_OK },
 	{ { "follow", 0, CLI_ARG_REQUIRED, 'f', "all|none",
 	    "follow descendant processes into sub-experiments (default all)" },

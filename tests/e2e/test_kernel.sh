@@ -28,7 +28,8 @@ if [ "${frames#recorded}" = "$frames" ]; then
 	for n in kernel_frames_above_syscalls kernel_share_matches_system_time \
 		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel \
 		kernel_states_keep_user_code_in_view kernel_blocked_read kernel_blocked_sleep \
-		kernel_blocked_futex kernel_blocked_overview kernel_blocked_labels kernel_static_frames; do
+		kernel_blocked_futex kernel_blocked_overview kernel_blocked_labels kernel_static_frames \
+		kernel_frames_when_attaching kernel_static_frames_when_attaching; do
 		skip $n "the kernel refuses kernel frames here: $frames"
 	done
 else
@@ -100,6 +101,28 @@ for line in open('k.folded'):
 print(n, 'stacks with a kernel frame above read')
 assert n > 0
 "
+	# Attached (-p): events tally holds on each thread of the running
+	# program; the same bound against the system share of the window the
+	# attach sampled (the log's rusage lines, from /proc/PID/stat).
+	./syscally 4000 >ka.out 2>&1 &
+	kp=$!
+	sleep 0.3
+	"$TALLY" record --kernel -p $kp --duration 1 -o ka.exp >ka.msg 2>&1
+	wait $kp
+	"$TALLY" report ka.exp -q --objects --format csv >ka.objects.csv
+	"$TALLY" report ka.exp -q --callers read --format csv >ka.callers.csv
+	printf 'rusage %s %s\n' "$(sed -n 's/^rusage.user_ns: //p' ka.exp/log.txt)" \
+		"$(sed -n 's/^rusage.sys_ns: //p' ka.exp/log.txt)" >ka.window
+	python3 share.py ka.window ka.objects.csv ka.exp/log.txt >ka.share.txt
+	check kernel_frames_when_attaching sh -c 'cat ka.msg ka.share.txt; grep -q "^kernel.frames: recorded" ka.exp/log.txt &&
+		tail -n 1 ka.share.txt | grep -qx ok && python3 -c "
+import csv
+kernel = {r[\"name\"] for r in csv.DictReader(open(\"funcs.csv\")) if r[\"object\"] == \"[kernel]\"}
+parts = open(\"ka.callers.csv\").read().strip().split(\"\n\n\")
+callees = [r[\"name\"] for r in csv.DictReader(parts[2].splitlines())] if len(parts) > 2 else []
+print(\"read callees:\", callees[:6])
+assert any(c in kernel for c in callees)
+"'
 	# The states view shows eight frames of a stack, leaf first: the
 	# kernel's (ten or more above a system call) as their leaf and count,
 	# so that the user code that made the call stays in view.
@@ -193,8 +216,23 @@ assert names and not any('schedule' in n for n in names), names
 			python3 share.py st.out st.objects.csv st.exp/log.txt >st.share.txt;
 			cat st.share.txt; tail -n 1 st.share.txt | grep -qx ok &&
 			grep -q "entry_SYSCALL_64" st.callers.csv'
+		# Attached to it: the outside session's events, on its threads.
+		./syscally_static 4000 >sa.out 2>&1 &
+		sp=$!
+		sleep 0.3
+		"$TALLY" record --kernel -p $sp --duration 1 -o sa.exp >sa.msg 2>&1
+		wait $sp
+		"$TALLY" report sa.exp -q --objects --format csv >sa.objects.csv
+		"$TALLY" report sa.exp -q --callers __libc_read --format csv >sa.callers.csv
+		printf 'rusage %s %s\n' "$(sed -n 's/^rusage.user_ns: //p' sa.exp/log.txt)" \
+			"$(sed -n 's/^rusage.sys_ns: //p' sa.exp/log.txt)" >sa.window
+		check kernel_static_frames_when_attaching sh -c 'cat sa.msg;
+			python3 share.py sa.window sa.objects.csv sa.exp/log.txt >sa.share.txt;
+			cat sa.share.txt; tail -n 1 sa.share.txt | grep -qx ok &&
+			grep -q "entry_SYSCALL_64" sa.callers.csv'
 	else
 		skip kernel_static_frames "no static libc (cc -static failed)"
+		skip kernel_static_frames_when_attaching "no static libc (cc -static failed)"
 	fi
 	"$TALLY" record --no-kernel -o nok.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" record -o def.exp ./syscally 50 >/dev/null 2>&1
