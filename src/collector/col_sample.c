@@ -129,6 +129,21 @@ static void save_regs(struct col_thread *t, const struct col_regs *r, uint64_t t
 	memcpy(d->regs, r->r, sizeof(d->regs));
 }
 
+/* --data: the unwind's innermost machine frames with their CFAs (filled
+ * by the walk into t->data_cfa), as a DATA_FRAMES record in
+ * t->data_frames, written after DATA_REGS: the analyzer names a stack
+ * address by the frame it lies in. */
+static void save_frames(struct col_thread *t, const uint64_t *pcs, int n, uint64_t time_ns)
+{
+	uint32_t k = n < EXP_DATA_FRAMES_MAX ? (uint32_t)n : EXP_DATA_FRAMES_MAX;
+
+	t->data_frames.h = (struct exp_data_frames){ .tid = (uint32_t)t->tid, .time_ns = time_ns, .nframes = k };
+	for (uint32_t i = 0; i < k; i++) {
+		t->data_frames.pairs[2 * i] = pcs[i];
+		t->data_frames.pairs[2 * i + 1] = t->data_cfa[i];
+	}
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc);
 
 static bool write_sample(struct col_thread *t, const uint64_t *frames, int n, int flags,
@@ -241,11 +256,17 @@ static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	struct exp_data_regs d;
 	if (col_proc.opt.data)
 		save_regs(t, &t->regs, entry_ns, weight, deferred, &d);
+	t->unwind.cfa_out = col_proc.opt.data ? t->data_cfa : NULL;
+	t->unwind.cfa_max = EXP_DATA_FRAMES_MAX;
 	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames + nj, room, &truncated, &broken);
+	t->unwind.cfa_out = NULL;
 	if (n < 1) {
 		t->frames[nj] = t->regs.r[UW_RIP];
+		t->data_cfa[0] = 0;
 		n = 1;
 	}
+	if (col_proc.opt.data)
+		save_frames(t, t->frames + nj, n, entry_ns);
 	truncated |= java_cut;
 	n += nj;
 	if (own_handler_frames(t, t->frames, nj, n, broken))
@@ -263,6 +284,8 @@ static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	if (col_proc.opt.data && !from) {
 		d.weight_ns = weight;
 		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_REGS, &d, sizeof(d));
+		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_FRAMES, &t->data_frames,
+				  (uint32_t)(sizeof(t->data_frames.h) + 16 * t->data_frames.h.nframes));
 	}
 	return true;
 }

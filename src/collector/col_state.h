@@ -121,6 +121,13 @@ struct col_thread {
 	void *_Atomic java_env;        /* the thread's JNIEnv while it is a Java thread
 	                                  (col_java.h); NULL otherwise */
 	struct col_unwind_ctx unwind;
+	/* --data: the CFAs of the sample's innermost frames (unwind.cfa_out)
+	 * and the DATA_FRAMES record made of them (col_sample.c). */
+	uint64_t data_cfa[EXP_DATA_FRAMES_MAX];
+	struct {
+		struct exp_data_frames h;
+		uint64_t pairs[2 * EXP_DATA_FRAMES_MAX];
+	} data_frames;
 	struct col_states_thread *states;     /* --states: col_states.c; NULL: none */
 	struct col_counters_thread *counters; /* -c: col_counters.c; NULL: none */
 	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */

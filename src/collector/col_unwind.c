@@ -920,6 +920,8 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 			break;
 		}
 		pcs[n++] = pc;
+		if (ctx->cfa_out && n <= ctx->cfa_max)
+			ctx->cfa_out[n - 1] = 0;        /* until the step below */
 		uint64_t lookup = exact ? pc : pc - 1;
 		struct col_unwind_rule *slot = cache_slot(ctx, lookup);
 		int rc;
@@ -972,6 +974,8 @@ next:
 			break;
 		}
 		exact = false;
+		if (ctx->cfa_out && n <= ctx->cfa_max)
+			ctx->cfa_out[n - 1] = regs->r[UW_RSP];
 		if (!prev)
 			continue;
 		prev->cur_cfa[n - 1] = regs->r[UW_RSP];

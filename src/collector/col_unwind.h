@@ -75,6 +75,11 @@ struct col_unwind_ctx {
 	/* Set by each walk: the index in its pcs of the first signal
 	 * trampoline it crossed (a return into it), -1 if none. */
 	int first_sigframe;
+	/* Not NULL (set by the caller, --data): each walk writes the CFA of
+	 * its frame i < cfa_max to cfa_out[i] (0: unknown, as for a signal
+	 * trampoline or the last frame). */
+	uint64_t *cfa_out;
+	int cfa_max;
 	struct col_unwind_rule cache[COL_UNWIND_CACHE];
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];
 };

@@ -50,6 +50,13 @@ struct exp_ksym_ev {
 	char *name;
 };
 
+/* A DATA_FRAMES record: (pc, cfa) pairs dframe_pairs[2*at .. 2*(at+nframes)). */
+struct exp_data_frames_ev {
+	uint32_t tid, nframes;
+	uint64_t time_ns;
+	size_t at;                       /* first pair's index (pairs of 2 words) */
+};
+
 struct exp_map_ev {
 	bool unmap;
 	uint32_t flags;            /* EXP_MAP_* */
@@ -234,8 +241,12 @@ struct exp_proc {
 	uint64_t kernel_switches;        /* the founder's: KERNEL_SWITCH records read */
 	struct exp_data_regs *dregs;     /* --data: clock samples' registers */
 	size_t ndregs;
-	struct exp_data_block *dblocks;  /* --data -H: heap blocks' lifetimes */
+	struct exp_data_block *dblocks;  /* --data: heap blocks' lifetimes */
 	size_t ndblocks;
+	struct exp_data_frames_ev *dframes;   /* --data: clock samples' frames with CFAs */
+	size_t ndframes;
+	uint64_t *dframe_pairs;          /* their (pc, cfa) pairs, dframes[i].at on */
+	size_t ndframe_pairs;
 };
 
 struct exp_experiment {

@@ -118,6 +118,7 @@ struct loader {
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
+	size_t cap_dframes, cap_dframe_pairs;
 	size_t cap_heap_sums, cap_heap_live, cap_psamples;
 	size_t cap_ksamples, cap_kpcs, cap_ksyms, cap_kswitches;
 	size_t pool_used, pool_cap;
@@ -759,6 +760,28 @@ static int take_kernel_info(struct loader *l, struct exp_file *f, const struct e
 	return took(f, r, err, rc, cause);
 }
 
+static int take_data_frames(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			    struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_data_frames h;
+
+	memcpy(&h, r->p, sizeof(h));
+	if (h.nframes < 1 || h.nframes > EXP_DATA_FRAMES_MAX)
+		return reject(f, r, "data-frames record of %u frames (1..%d)", h.nframes, EXP_DATA_FRAMES_MAX);
+	if (r->len != sizeof(h) + 16u * h.nframes)
+		return reject(f, r, "data-frames record of %u frames has length %u", h.nframes, r->len);
+	if (exp_grow(&p->dframes, &l->cap_dframes, p->ndframes, sizeof(*p->dframes)))
+		return nomem(err, f->path);
+	while (l->cap_dframe_pairs < 2 * (p->ndframe_pairs + h.nframes))     /* words */
+		if (exp_grow(&p->dframe_pairs, &l->cap_dframe_pairs, l->cap_dframe_pairs, sizeof(*p->dframe_pairs)))
+			return nomem(err, f->path);
+	p->dframes[p->ndframes++] = (struct exp_data_frames_ev){ h.tid, h.nframes, h.time_ns, p->ndframe_pairs };
+	memcpy(p->dframe_pairs + 2 * p->ndframe_pairs, (const char *)r->p + sizeof(h), 16u * h.nframes);
+	p->ndframe_pairs += h.nframes;
+	return 0;
+}
+
 static int take_thread_name(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			    struct exp_error *err)
 {
@@ -864,6 +887,8 @@ static const struct rec_type {
 				COPY(dregs) },
 	[EXP_REC_DATA_BLOCK] = { "data-block", EXP_FILE_HWC, sizeof(struct exp_data_block), false, false,
 				 COPY(dblocks) },
+	[EXP_REC_DATA_FRAMES] = { "data-frames", EXP_FILE_HWC, sizeof(struct exp_data_frames), true, false,
+				  take_data_frames },
 };
 
 static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -1375,9 +1400,13 @@ static void free_events(struct exp_proc *p)
 	exp_kernel_free(p);
 	free(p->dregs);
 	free(p->dblocks);
+	free(p->dframes);
+	free(p->dframe_pairs);
 	p->dregs = NULL;
 	p->dblocks = NULL;
-	p->ndregs = p->ndblocks = 0;
+	p->dframes = NULL;
+	p->dframe_pairs = NULL;
+	p->ndregs = p->ndblocks = p->ndframes = p->ndframe_pairs = 0;
 	p->states = NULL;
 	p->splits = NULL;
 	p->csamples = NULL;

@@ -99,6 +99,7 @@ enum exp_rec_type {
 	EXP_REC_DATA_SAMPLE = 35,
 	EXP_REC_DATA_REGS = 36,
 	EXP_REC_DATA_BLOCK = 37,
+	EXP_REC_DATA_FRAMES = 38,
 	EXP_REC_MPI = 40,
 	EXP_REC_MPI_COMM = 41,
 	EXP_REC_JAVA_METHOD = 45,
@@ -1048,6 +1049,28 @@ struct exp_data_block {
 	uint32_t stack_id;
 	uint32_t reserved;
 };
+
+/* EXP_REC_DATA_FRAMES, 24 + 16 * nframes bytes, in hwc.dat, right after the
+ * DATA_REGS of the same sample (same tid and time_ns), with --data only:
+ * the innermost frames of the sample's unwind with each frame's CFA, so
+ * that a stack address is named by the frame it lies in (frame i spans
+ * [CFA of frame i-1, CFA of frame i); frame 0 from its %rsp).  Since
+ * format 6, by the rule for new types (older readers skip it).
+ *   0 4 word; 4 4 tid; 8 8 time_ns; 16 4 nframes (at most
+ *   EXP_DATA_FRAMES_MAX); 20 4 reserved;
+ *  24 16*nframes  (pc, cfa): the frame's pc as in the stack (frame 0 the
+ *                 interrupted pc, then return addresses) and its CFA (the
+ *                 caller's %rsp after the return; 0: unknown, as for a
+ *                 signal trampoline or the walk's last frame)            */
+struct exp_data_frames {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t nframes;
+	uint32_t reserved;
+	uint64_t pairs[];
+};
+#define EXP_DATA_FRAMES_MAX 64
 
 /* counters.dat: a 64-byte header like the record files (kind 0), then
  * EXP_CTR_COUNT_ little-endian u64 counters updated in place with atomic

@@ -17,9 +17,11 @@
  *   <Unknown: address overwritten>   backtracked, but a register of the
  *                                    address changed since;
  *   <Unknown: vector index>          a gather's (the sample has no vectors);
- *   <Stack>                          in the thread's stack (its bounds, or
+ *   <Stack: FUNC>                    in the thread's stack (its bounds, or
  *                                    within 128 bytes below %rsp), or a
- *                                    push, pop, call or ret;
+ *                                    push, pop, call or ret: in FUNC's
+ *                                    frame, by the sample's CFAs
+ *                                    (DATA_FRAMES); <Stack> without them;
  *   <TLS>                            %fs-relative, or within 64 KiB below
  *                                    the thread pointer (glibc's static TLS);
  *   NAME (object)                    a variable (ELF symbol), with the member
@@ -77,7 +79,56 @@ struct ctx {
 	struct decoded *dec;
 	size_t ndec, cap_dec;
 	struct model_heap_blocks blocks;
+	struct model_map frames_of;  /* sample key -> DATA_FRAMES index + 1 */
 };
+
+static uint64_t sample_key(uint32_t tid, uint64_t time_ns)
+{
+	return model_hash64(time_ns * 65599 + tid) | 1;
+}
+
+/* The samples' frames with their CFAs (DATA_FRAMES), by sample; 0, or -1
+ * out of memory. */
+static int frames_index(struct ctx *x)
+{
+	const struct exp_proc *p = x->c->p;
+
+	for (size_t i = 0; i < p->ndframes; i++)
+		if (!model_map_put(&x->frames_of, sample_key(p->dframes[i].tid, p->dframes[i].time_ns), i + 1, NULL))
+			return -1;
+	return 0;
+}
+
+/* `<Stack: FUNC>`: the frame stack address ea lies in, from sample r's
+ * frames and their CFAs (frame 0 from the red zone below %rsp up to its
+ * CFA, frame i from frame i-1's CFA to its own); false when the sample has
+ * none or ea is beyond the last known CFA. */
+static bool stack_owner(struct ctx *x, const struct exp_data_regs *r, uint64_t ea, char *name, size_t len)
+{
+	const struct exp_proc *p = x->c->p;
+	const uint64_t *v = model_map_get(&x->frames_of, sample_key(r->tid, r->time_ns));
+
+	if (!v)
+		return false;
+	const struct exp_data_frames_ev *f = &p->dframes[*v - 1];
+	if (f->tid != r->tid || f->time_ns != r->time_ns)
+		return false;
+	const uint64_t *pair = p->dframe_pairs + 2 * f->at;
+	uint64_t lo = r->regs[7] - REDZONE;
+	for (uint32_t i = 0; i < f->nframes; i++) {
+		uint64_t cfa = pair[2 * i + 1];
+		if (!cfa || cfa <= lo || ea < lo)
+			return false;
+		if (ea < cfa) {
+			struct frame fr;
+			model_frame_resolve(x->b, x->c, pair[2 * i], i > 0, r->time_ns, &fr);
+			snprintf(name, len, "<Stack: %s>", x->b->m->funcs[fr.func].name);
+			return true;
+		}
+		lo = cfa;
+	}
+	return false;
+}
 
 static const struct decoded *decode(struct ctx *x, uint64_t pc, uint64_t time_ns)
 {
@@ -215,7 +266,8 @@ static void classify(struct ctx *x, const struct decoded *d, const struct exp_da
 	memset(dm, 0, sizeof(*dm));
 	if (d->op.status == SYM_MEMOP_STACK_OP || (r->stack_lo < r->stack_hi && ea >= r->stack_lo && ea < r->stack_hi) ||
 	    (ea < sp && sp - ea <= REDZONE)) {
-		snprintf(name, len, "<Stack>");
+		if (!stack_owner(x, r, ea, name, len))
+			snprintf(name, len, "<Stack>");
 		return;
 	}
 	if (d->op.seg == 'f' || (r->fs_base && ((ea < r->fs_base && r->fs_base - ea <= TLS_BELOW) ||
@@ -258,8 +310,10 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 
 	if (!p->ndregs)
 		return 0;
-	if (p->ndblocks && blocks_of(p, &x.blocks))
+	if ((p->ndblocks && blocks_of(p, &x.blocks)) || frames_index(&x)) {
+		model_map_free(&x.frames_of);
 		return -1;
+	}
 	for (size_t i = 0; i < p->ndregs && !rc; i++) {
 		const struct exp_data_regs *r = &p->dregs[i];
 		const char *object = "", *why = NULL;
@@ -292,6 +346,7 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 		b->m->data_backtracked += d->have && d->op.backtracked && !why;
 	}
 	model_heap_blocks_free(&x.blocks);
+	model_map_free(&x.frames_of);
 	free(x.dec);
 	model_map_free(&x.pc_of);
 	return rc;

@@ -19,7 +19,7 @@ ROUNDS=60000
 check dataobj_global_array_is_its_phase $CHK f.json o.json l.json object parts walk_parts
 check dataobj_hot_member_has_the_time $CHK f.json o.json l.json member parts '{struct particle}.hot'
 check dataobj_heap_block_named_by_allocator $CHK f.json o.json l.json object '<Heap: make_heap>' sum8
-check dataobj_stack_array_is_stack $CHK f.json o.json l.json object '<Stack>' walk_stack
+check dataobj_stack_array_is_its_frame $CHK f.json o.json l.json object '<Stack: walk_stack>' walk_stack
 check dataobj_layout_members_by_offset $CHK f.json o.json l.json layout 'struct particle' hot
 check dataobj_every_sample_has_its_registers $CHK f.json o.json l.json total
 check dataobj_text_view sh -c "\"\$TALLY\" report -q d.exp --data-objects >o.txt 2>/dev/null; cat o.txt;

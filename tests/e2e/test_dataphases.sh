@@ -17,3 +17,6 @@ BUDGET=2
 check dataphases_streamed_global_share $CHK out.txt o.json stream streamed walk_stream
 check dataphases_random_global_share $CHK out.txt o.json chase chased walk_chase
 check dataphases_heap_by_size_class $CHK out.txt o.json heap '<Heap: 128K-256K bytes>' walk_heap
+# The buffer is stack_owner's, read by its callee: named by the frame it
+# lies in (the sample's CFAs), not by the function reading it.
+check dataphases_stack_by_owning_frame $CHK out.txt o.json stack '<Stack: stack_owner>' sum_buf
