@@ -29,7 +29,7 @@ if [ "${frames#recorded}" = "$frames" ]; then
 		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel \
 		kernel_states_keep_user_code_in_view kernel_blocked_read kernel_blocked_sleep \
 		kernel_blocked_futex kernel_blocked_overview kernel_blocked_labels kernel_static_frames \
-		kernel_frames_when_attaching kernel_static_frames_when_attaching; do
+		kernel_frames_when_attaching kernel_static_frames_when_attaching kernel_blocked_disk_read; do
 		skip $n "the kernel refuses kernel frames here: $frames"
 	done
 else
@@ -205,6 +205,29 @@ names = sorted({e['name'] for e in ev if e.get('name', '').startswith(('I/O wait
 print(names)
 assert names and not any('schedule' in n for n in names), names
 "
+	# A read that waits for the disk (O_DIRECT: no page cache): its
+	# wait.io is in the kernel's I/O wait (io_schedule...) above read.
+	dd if=/dev/zero of=disk.bin bs=1M count=64 conv=fsync status=none
+	cc_prog direct_read
+	./direct_read disk.bin >dr.plain 2>&1
+	blocked=$(sed -n 's/.*blocked \([0-9]*\) times/\1/p' dr.plain)
+	if [ "${blocked:-0}" -ge 10 ]; then
+		"$TALLY" record --kernel --states -o dr.exp ./direct_read disk.bin >dr.out 2>&1
+		"$TALLY" export dr.exp --format collapsed --metric wait.io >dr.folded
+		check kernel_blocked_disk_read python3 -c "
+io = sched = 0
+for line in open('dr.folded'):
+    stack, v = line.rsplit(' ', 1)
+    frames = stack.split(';')
+    io += int(v)
+    if 'read' in frames and any(f.startswith('io_schedule') for f in frames[frames.index('read') + 1:]):
+        sched += int(v)
+print('wait.io %.3f s, under read -> ... io_schedule %.3f s' % (io / 1e9, sched / 1e9))
+assert io > 0 and sched >= 0.9 * io
+"
+	else
+		skip kernel_blocked_disk_read "O_DIRECT reads of the test directory's file did not wait for a device: $(head -n 1 dr.plain)"
+	fi
 	# A statically linked program (the outside mode): its samples carry
 	# the kernel's chain (PERF_SAMPLE_CALLCHAIN), above the user stack
 	# unwound from the registers at the system call; the same bound.
