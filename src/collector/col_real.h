@@ -93,6 +93,11 @@ struct mmsghdr;
 	X(int, pthread_cond_wait, (pthread_cond_t *, pthread_mutex_t *))               \
 	X(int, pthread_cond_timedwait, (pthread_cond_t *, pthread_mutex_t *, const struct timespec *)) \
 	X(int, pthread_cond_clockwait, (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *)) \
+	X(int, pthread_cond_signal, (pthread_cond_t *))                                \
+	X(int, pthread_cond_broadcast, (pthread_cond_t *))                             \
+	X(int, sem_post, (sem_t *))                                                    \
+	X(int, cnd_signal, (cnd_t *))                                                  \
+	X(int, cnd_broadcast, (cnd_t *))                                               \
 	X(int, pthread_barrier_wait, (pthread_barrier_t *))                            \
 	X(int, pthread_join, (pthread_t, void **))                                     \
 	X(int, pthread_timedjoin_np, (pthread_t, void **, const struct timespec *))    \

@@ -177,6 +177,8 @@ struct exp_proc {
 	size_t nsync;
 	struct exp_sync_held *held;      /* who held the objects waited on, in file order */
 	size_t nheld;
+	struct exp_sync_wake *wakes;     /* who woke condition and semaphore waits */
+	size_t nwakes;
 	struct exp_io *io;
 	size_t nio;
 	struct exp_fd_ev *fds;

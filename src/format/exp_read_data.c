@@ -115,7 +115,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 /* Loader state for one process. */
 struct loader {
 	struct exp_proc *p;
-	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_io, cap_fds, cap_arcs;
+	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_wakes, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
 	size_t cap_dframes, cap_dframe_pairs;
@@ -841,6 +841,8 @@ static const struct rec_type {
 	[EXP_REC_SYNC] = { "sync", EXP_FILE_SYNC, sizeof(struct exp_sync), false, false, COPY(sync) },
 	[EXP_REC_SYNC_HELD] = { "sync-held", EXP_FILE_SYNC, sizeof(struct exp_sync_held), false, false,
 				take_held, COPY_TO(held) },
+	[EXP_REC_SYNC_WAKE] = { "sync-wake", EXP_FILE_SYNC, sizeof(struct exp_sync_wake), false, false,
+				COPY(wakes) },
 	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, COPY(io) },
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
 			       take_fd_name },
@@ -1388,6 +1390,7 @@ static void free_events(struct exp_proc *p)
 	free(p->heap_live);
 	free(p->sync);
 	free(p->held);
+	free(p->wakes);
 	free(p->io);
 	free(p->arcs);
 	free(p->mpi);
@@ -1425,6 +1428,8 @@ static void free_events(struct exp_proc *p)
 	p->sync = NULL;
 	p->held = NULL;
 	p->nheld = 0;
+	p->wakes = NULL;
+	p->nwakes = 0;
 	p->io = NULL;
 	p->arcs = NULL;
 	p->mpi = NULL;

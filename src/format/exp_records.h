@@ -111,6 +111,7 @@ enum exp_rec_type {
 	EXP_REC_KERNEL_SAMPLE = 51,
 	EXP_REC_KERNEL_SYM = 52,
 	EXP_REC_KERNEL_SWITCH = 53,
+	EXP_REC_SYNC_WAKE = 56,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -502,6 +503,28 @@ enum exp_held_why {
 	                              history keeps (the oldest part) */
 	EXP_HELD_TABLE_FULL = 3,   /* the table of contended objects was full */
 	EXP_HELD_WHY_COUNT_
+};
+
+/* EXP_REC_SYNC_WAKE, 40 bytes: who woke a condition variable or semaphore
+ * wait (tally record -s; tracers/sync_wakers.c): the thread that last
+ * signalled or posted the object between the wait's request and its grant.
+ * Written by the waiter right after the wait's SYNC record.
+ *   0 4 word; 4 4 tid (the waiter)
+ *   8 8 time_ns    the wait's grant: its SYNC record's time_ns (the join key,
+ *                  with tid and object)
+ *  16 8 object     the object's address (the SYNC record's)
+ *  24 4 waker_tid  the thread that signalled or posted it
+ *  28 4 reserved   0
+ *  32 8 wake_ns    when (CLOCK_MONOTONIC)
+ * Added in format 5 without a version bump: older readers skip the type. */
+struct exp_sync_wake {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t object;
+	uint32_t waker_tid;
+	uint32_t reserved;
+	uint64_t wake_ns;
 };
 
 /* EXP_REC_IO, 48 bytes: one I/O call, or a run of alike calls.

@@ -23,8 +23,11 @@
  *                    adding a metric's value everywhere it counts
  *   model_sync.c     synchronization waits, by call stack and by object
  *   model_blame.c    who held the objects waited on (lock-holder blame)
- *   model_critical.c the critical path across threads (joins, mutex holders)
  *   model_io.c       I/O events, by call stack and by file
+ *   model_critical_waits.c the waits the critical path crosses, each with
+ *                    the thread that ended it: joins, mutex holders,
+ *                    condition and semaphore wakers, pipe writers
+ *   model_critical.c the critical path across threads, through those waits
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
  *   model_mpi_match.c  MPI messages matched send to receive; the ranks'
@@ -335,6 +338,31 @@ int model_build_io(struct build *b, struct proc_ctx *c, const struct model_optio
 int model_build_sync(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_blame(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_critical(struct build *b, struct proc_ctx *c, const struct model_options *o);
+
+/* model_io.c: exp_fd_ev by (fd, time); what `fd` named at `time` (the last
+ * FD_NAME for it at or before then, in `fds` so sorted; else "fd N" in buf). */
+int model_io_cmp_fd_ev(const void *a, const void *b);
+const char *model_io_fd_name_at(const struct exp_fd_ev *fds, size_t n, int32_t fd, uint64_t time, char *buf,
+				size_t len);
+
+/* A wait the critical path crosses (model_critical_waits.c): thread tid
+ * asked at req_ns, was granted at time_ns (tid and time_ns where a
+ * record's are: offsets 4 and 8), and was woken by thread waker_tid at
+ * wake_ns (0: not known; the wait stays on the waiter). */
+struct crit_wait {
+	uint32_t pad;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t req_ns;
+	uint64_t wake_ns;
+	uint32_t waker_tid;
+	uint32_t stack_id;
+};
+
+/* Process p's waits (SYNC records, and pipe reads that another thread's
+ * write ended), sorted by (tid, time_ns), into *out (malloc'd), their
+ * count in *n; 0, or -1 when out of memory. */
+int model_critical_waits(const struct exp_proc *p, struct crit_wait **out, size_t *n);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);

@@ -6,23 +6,24 @@
  * process, after model_blame.c; fills model.crit.
  *
  * Walked backwards from the end of the main thread.  On thread T at time
- * t, the latest wait of T granted before t (SYNC records) ends a running
- * segment (grant, t] of T; then the path goes to whoever T waited for: a
- * join's thread (the thread that ended latest between the request and the
- * grant), a mutex's holder at the grant (the newest SYNC_HELD part), at the
- * time it ended or released; when that is not known (condition variables,
- * barriers, semaphores, a first contention) the wait itself is on the path,
- * as time of the waiting function.  Before T's first such wait, the path
- * goes back to T's creator at T's start.  So the segments tile the main
- * thread's lifetime: the path's total is its wall time.
+ * t, the latest wait of T granted before t (model_critical_waits.c: sync
+ * waits and pipe reads, each with the thread that ended it) ends a running
+ * segment (grant, t] of T; then the path goes to the waiter's waker at the
+ * wake-up (a join's thread at its end, a mutex's holder at the grant, a
+ * condition variable's or semaphore's signaller at its signal, a pipe's
+ * writer at its write), the time from the wake-up to the grant being the
+ * wait's; a wait without a known waker stays on the waiter, as time of the
+ * waiting function.  Before T's first such wait, the path goes back to T's
+ * creator at T's start.  So the segments tile the main thread's lifetime:
+ * the path's total is its wall time.
  *
  * A running segment of T is shared among the stacks of T's clock samples
  * in it, by their weight: each function on a stack gets it once
  * (inclusive), its leaf exclusive too; <Total> gets every segment; a
  * segment without a sample is <not sampled>.  What it cannot know: waits below the -s
- * threshold are not records (their time counts as running); a condition
- * variable's signaller is not recorded, so such a wait stays on the waiter.
- * --thread and --time do not apply.
+ * threshold are not records (their time counts as running), nor pipe reads
+ * without -i; a barrier's last arrival is not recorded, so such a wait
+ * stays on the waiter.  --thread and --time do not apply.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,21 +34,12 @@ struct walk {
 	struct build *b;
 	struct proc_ctx *c;
 	const struct model_options *o;
-	size_t *waits;             /* p->sync indexes by (tid, grant) */
+	struct crit_wait *waits;   /* by (tid, grant) */
+	size_t nwaits;
+	size_t *waits_idx;         /* 0, 1, ...: for after() */
 	size_t *samples;           /* p->samples indexes by (tid, time) */
-	struct model_map first_held; /* wait key -> first SYNC_HELD index + 1 */
 	uint32_t not_sampled;      /* the function <not sampled> */
 };
-
-static int cmp_wait(const void *a, const void *b, void *arg)
-{
-	const struct exp_sync *s = arg;
-	const struct exp_sync *x = &s[*(const size_t *)a], *y = &s[*(const size_t *)b];
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
-}
 
 static int cmp_sample(const void *a, const void *b, void *arg)
 {
@@ -57,11 +49,6 @@ static int cmp_sample(const void *a, const void *b, void *arg)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
-}
-
-static uint64_t held_key(uint32_t tid, uint64_t time_ns, uint64_t object)
-{
-	return model_hash64(model_hash64((uint64_t)tid << 32 ^ time_ns) ^ object) | 1;
 }
 
 /* Add ns to function f's row: inclusive, and exclusive if `leaf`; waiting
@@ -169,25 +156,11 @@ static const struct exp_thread_ev *thread_of(const struct exp_proc *p, uint32_t 
 	return NULL;
 }
 
-/* The thread that ended latest in [from, to], other than tid; NULL if none. */
-static const struct exp_thread_ev *ended_in(const struct exp_proc *p, uint32_t tid, uint64_t from,
-					    uint64_t to)
-{
-	const struct exp_thread_ev *best = NULL;
-
-	for (size_t i = 0; i < p->nthreads; i++) {
-		const struct exp_thread_ev *t = &p->threads[i];
-		if (t->tid != tid && t->end_ns >= from && t->end_ns <= to && (!best || t->end_ns > best->end_ns))
-			best = t;
-	}
-	return best;
-}
-
 static int walk(struct walk *w)
 {
 	const struct exp_proc *p = w->c->p;
 	const struct exp_thread_ev *cur = NULL;
-	size_t steps = 0, limit = 4 * (p->nsync + p->nthreads) + 16;
+	size_t steps = 0, limit = 4 * (w->nwaits + p->nthreads) + 16;
 
 	for (size_t i = 0; i < p->nthreads && !cur; i++)
 		if (!p->threads[i].creator_tid && !p->threads[i].start_routine)
@@ -197,8 +170,8 @@ static int walk(struct walk *w)
 	uint64_t t = cur->end_ns;
 	w->b->m->crit_wall_ns += cur->end_ns - cur->start_ns;
 	while (cur && steps++ < limit) {
-		size_t k = after(w->waits, p->nsync, cur->tid, t, p->sync, sizeof(*p->sync));
-		const struct exp_sync *s = k > 0 ? &p->sync[w->waits[k - 1]] : NULL;
+		size_t k = after(w->waits_idx, w->nwaits, cur->tid, t, w->waits, sizeof(*w->waits));
+		const struct crit_wait *s = k > 0 ? &w->waits[k - 1] : NULL;
 		if (s && (s->tid != cur->tid || s->time_ns <= cur->start_ns))
 			s = NULL;
 		if (!s) {
@@ -210,24 +183,13 @@ static int walk(struct walk *w)
 		}
 		if (running(w, cur->tid, s->time_ns, t))
 			return -1;
-		uint64_t req = s->time_ns - s->wait_ns;
-		const struct exp_thread_ev *next = NULL;
-		uint64_t at = s->time_ns;
-		if (s->op == EXP_SYNC_JOIN) {
-			next = ended_in(p, cur->tid, req, s->time_ns);
-			if (next)
-				at = next->end_ns;
-		} else {
-			uint64_t *v = model_map_get(&w->first_held, held_key(s->tid, s->time_ns, s->object));
-			const struct exp_sync_held *h = v ? &p->held[*v - 1] : NULL;
-			if (h && h->why == EXP_HELD_KNOWN && h->holder_tid != cur->tid)
-				next = thread_of(p, h->holder_tid);
-		}
+		const struct exp_thread_ev *next = s->waker_tid ? thread_of(p, s->waker_tid) : NULL;
+		uint64_t at = s->wake_ns, req = s->req_ns;
 		long en = model_entry_for(w->b, w->c, s->stack_id, s->time_ns, w->o);
 		if (en < 0)
 			return -1;
 		if (next && next->start_ns < at) {
-			/* the wake-up: from the other's end or release to the grant */
+			/* the wake-up: from the waker's end, release or signal to the grant */
 			if (s->time_ns > at && crit_add(w->b, en, 0, s->time_ns - at, true))
 				return -1;
 			t = at;
@@ -249,30 +211,29 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 	struct walk w = { .b = b, .c = c, .o = o };
 	int rc = -1;
 
-	if (!p->nsync)
+	if (!p->nsync && !p->nio)
 		return 0;
-	w.waits = malloc((p->nsync + 1) * sizeof(*w.waits));
+	if (model_critical_waits(p, &w.waits, &w.nwaits))
+		return -1;
+	if (!w.nwaits) {
+		free(w.waits);
+		return 0;
+	}
+	w.waits_idx = malloc(w.nwaits * sizeof(*w.waits_idx));
 	w.samples = malloc((p->nsamples + 1) * sizeof(*w.samples));
-	if (!w.waits || !w.samples)
+	if (!w.waits_idx || !w.samples)
 		goto out;
-	for (size_t i = 0; i < p->nsync; i++)
-		w.waits[i] = i;
+	for (size_t i = 0; i < w.nwaits; i++)
+		w.waits_idx[i] = i;
 	for (size_t i = 0; i < p->nsamples; i++)
 		w.samples[i] = i;
-	qsort_r(w.waits, p->nsync, sizeof(*w.waits), cmp_wait, p->sync);
 	qsort_r(w.samples, p->nsamples, sizeof(*w.samples), cmp_sample, p->samples);
-	for (size_t i = 0; i < p->nheld; i++) {
-		const struct exp_sync_held *h = &p->held[i];
-		bool fresh;
-		if (!model_map_put(&w.first_held, held_key(h->tid, h->time_ns, h->object), i + 1, &fresh))
-			goto out;
-	}
 	w.not_sampled = model_func_by_name(b, "<not sampled>", "", MODEL_FUNC_ARTIFICIAL);
 	b->m->crit_procs++;
 	rc = walk(&w);
 out:
 	free(w.waits);
+	free(w.waits_idx);
 	free(w.samples);
-	model_map_free(&w.first_held);
 	return rc;
 }

@@ -38,7 +38,7 @@ static struct model_file *file_named(struct build *b, const char *name)
 	return f;
 }
 
-static int cmp_fd_ev(const void *a, const void *b)
+int model_io_cmp_fd_ev(const void *a, const void *b)
 {
 	const struct exp_fd_ev *x = a, *y = b;
 
@@ -47,9 +47,7 @@ static int cmp_fd_ev(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-/* What `fd` named at `time`: the last FD_NAME for it at or before then.
- * `fds` is sorted by (fd, time). */
-static const char *fd_name_at(const struct exp_fd_ev *fds, size_t n, int32_t fd, uint64_t time,
+const char *model_io_fd_name_at(const struct exp_fd_ev *fds, size_t n, int32_t fd, uint64_t time,
 			      char *buf, size_t len)
 {
 	size_t lo = 0, hi = n;
@@ -72,7 +70,7 @@ static int add_io(struct build *b, struct proc_ctx *c, const struct model_option
 		  const struct exp_io *s, const struct exp_fd_ev *fds, size_t nfds)
 {
 	char buf[32];
-	struct model_file *f = file_named(b, fd_name_at(fds, nfds, s->fd, s->time_ns, buf, sizeof(buf)));
+	struct model_file *f = file_named(b, model_io_fd_name_at(fds, nfds, s->fd, s->time_ns, buf, sizeof(buf)));
 	bool moves = s->op == EXP_IO_READ || s->op == EXP_IO_WRITE;
 	/* A record may stand for a run of calls, or for bytes riding on the
 	 * call before it (EXP_IO_SAME_CALL: no call of its own). */
@@ -107,7 +105,7 @@ int model_build_io(struct build *b, struct proc_ctx *c, const struct model_optio
 		return -1;
 	if (fds) {
 		memcpy(fds, p->fds, p->nfds * sizeof(*fds));
-		qsort(fds, p->nfds, sizeof(*fds), cmp_fd_ev);
+		qsort(fds, p->nfds, sizeof(*fds), model_io_cmp_fd_ev);
 	}
 	for (size_t i = 0; i < p->nio && !rc; i++)
 		if (model_keep(c, o, p->io[i].tid, p->io[i].time_ns))

@@ -25,8 +25,9 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 	char buf[4096];
 
 	if (!m->crit_procs || !m->ncrit) {
-		report_note(d, "No critical path: record with -s (the path follows joins and the "
-			       "holders of mutexes from the end of the main thread).");
+		report_note(d, "No critical path: record with -s (the path follows joins, the "
+			       "holders of mutexes and the signallers of condition variables and "
+			       "semaphores from the end of the main thread; with -i too, pipes' writers).");
 		return;
 	}
 	struct model_crit *r = malloc(m->ncrit * sizeof(*r));

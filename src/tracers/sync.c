@@ -15,7 +15,9 @@
  * calibrated at start-up to ten times an uncontended lock and unlock with
  * its timing (at least 1 us), and shown in the log.  For mutexes, who held
  * the mutex during a wait is recorded too (sync_holders.c), unless
- * --sync-holders=off.
+ * --sync-holders=off; for condition variables and semaphores, who woke the
+ * wait: the thread that signalled or posted last (sync_wakers.c), for the
+ * critical path.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -26,6 +28,7 @@
 #include <time.h>
 
 #include "tracers/sync_holders.h"
+#include "tracers/sync_wakers.h"
 #include "tracers/tracer.h"
 
 static struct trace_switch on, holders_on;
@@ -177,6 +180,32 @@ static int holders(void)
 		return rc_;                                                  \
 	} while (0)
 
+/* A semaphore wait: TRY_THEN_TIME, and its waker (sync_wakers.c). */
+#define SEM_THEN_TIME(object, try_call, wait_call)                           \
+	do {                                                                 \
+		if (threshold() < 0)                                         \
+			return wait_call;                                    \
+		struct trace_caller at_ = TRACE_CALLER();                    \
+		int rc_ = try_call;                                          \
+		if (rc_ != EAGAIN)                                           \
+			return rc_;                                          \
+		uint64_t t0_ = tally__now();                                 \
+		uint32_t stack_ = wait_begins(at_);                          \
+		rc_ = wait_call;                                             \
+		struct exp_sync s_;                                          \
+		if (note(at_, EXP_SYNC_SEM, object, t0_, tally__now(), stack_, &s_)) \
+			sync_wakers_waited(object, t0_, &s_);                \
+		return rc_;                                                  \
+	} while (0)
+
+/* A signal or post: its object's last waker is this thread (sync_wakers.c). */
+#define WAKE(object, call)                                                   \
+	do {                                                                 \
+		if (threshold() >= 0)                                        \
+			sync_wakers_signalled(object);                       \
+		return call;                                                 \
+	} while (0)
+
 /* A condition wait, which returns with the mutex m held again (a holder). */
 #define COND_TIME(object, m, call, got)                                      \
 	do {                                                                 \
@@ -187,7 +216,8 @@ static int holders(void)
 		uint32_t stack_ = wait_begins(at_);                          \
 		int rc_ = call;                                              \
 		struct exp_sync s_;                                          \
-		note(at_, EXP_SYNC_COND, object, t0_, tally__now(), stack_, &s_); \
+		if (note(at_, EXP_SYNC_COND, object, t0_, tally__now(), stack_, &s_)) \
+			sync_wakers_waited(object, t0_, &s_);                \
 		if ((got) && holders())                                      \
 			sync_holders_acquired(at_, m);                       \
 		return rc_;                                                  \
@@ -289,17 +319,17 @@ static int sem_try(sem_t *s)
 
 TRACE_API int sem_wait(sem_t *s)
 {
-	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, REAL(sem_wait)(s));
+	SEM_THEN_TIME(s, sem_try(s), REAL(sem_wait)(s));
 }
 
 TRACE_API int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
-	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, REAL(sem_timedwait)(s, abs));
+	SEM_THEN_TIME(s, sem_try(s), REAL(sem_timedwait)(s, abs));
 }
 
 TRACE_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
-	TRY_THEN_TIME(EXP_SYNC_SEM, s, sem_try(s), EAGAIN, REAL(sem_clockwait)(s, clk, abs));
+	SEM_THEN_TIME(s, sem_try(s), REAL(sem_clockwait)(s, clk, abs));
 }
 
 /* C11 threads (<threads.h>): glibc's mtx_lock and friends reach the
@@ -333,4 +363,30 @@ TRACE_API int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct t
 TRACE_API int thrd_join(thrd_t th, int *res)
 {
 	TIME(EXP_SYNC_JOIN, (void *)th, REAL(thrd_join)(th, res));
+}
+
+/* The wakers of condition and semaphore waits (sync_wakers.c). */
+TRACE_API int pthread_cond_signal(pthread_cond_t *c)
+{
+	WAKE(c, REAL(pthread_cond_signal)(c));
+}
+
+TRACE_API int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	WAKE(c, REAL(pthread_cond_broadcast)(c));
+}
+
+TRACE_API int sem_post(sem_t *s)
+{
+	WAKE(s, REAL(sem_post)(s));
+}
+
+TRACE_API int cnd_signal(cnd_t *c)
+{
+	WAKE(c, REAL(cnd_signal)(c));
+}
+
+TRACE_API int cnd_broadcast(cnd_t *c)
+{
+	WAKE(c, REAL(cnd_broadcast)(c));
 }

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * model_critical_waits.c — the waits the critical path crosses
+ * (model_critical.c), each with the thread that ended it and when, one
+ * list for every kind, so that the walk is one rule: from a wait, go to its
+ * waker at the wake-up.
+ *
+ *   a join          the thread that ended latest between the request and
+ *                   the grant, at its end
+ *   a mutex         its holder at the grant (the newest SYNC_HELD part of
+ *                   the wait), at the grant
+ *   a condition     its waker (SYNC_WAKE: the thread that signalled or
+ *   variable, a     posted it last within the wait), at the signal
+ *   semaphore
+ *   a pipe read     (-i) the latest write to the same pipe (by its name,
+ *                   `pipe:[inode]`, the same for both ends) by another
+ *                   thread that overlaps the read, at the write's end (or
+ *                   the read's, if sooner); a read no other thread's
+ *                   write overlapped did not wait for one, and is no wait
+ *
+ * What is not known (barriers, a first contention, a wake-up by no other
+ * thread) has no waker: the walk keeps the wait on the waiter.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_build_int.h"
+
+static uint64_t wait_key(uint32_t tid, uint64_t time_ns, uint64_t object)
+{
+	return model_hash64(model_hash64((uint64_t)tid << 32 ^ time_ns) ^ object) | 1;
+}
+
+static int cmp_wait(const void *a, const void *b)
+{
+	const struct crit_wait *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+struct waits {
+	struct crit_wait *v;
+	size_t n, cap;
+};
+
+static struct crit_wait *wait_new(struct waits *w)
+{
+	if (exp_grow(&w->v, &w->cap, w->n, sizeof(*w->v)))
+		return NULL;
+	memset(&w->v[w->n], 0, sizeof(w->v[w->n]));
+	return &w->v[w->n++];
+}
+
+/* The thread other than tid that ended latest in [from, to]; NULL if none. */
+static const struct exp_thread_ev *ended_in(const struct exp_proc *p, uint32_t tid, uint64_t from, uint64_t to)
+{
+	const struct exp_thread_ev *best = NULL;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct exp_thread_ev *t = &p->threads[i];
+		if (t->tid != tid && t->end_ns >= from && t->end_ns <= to && (!best || t->end_ns > best->end_ns))
+			best = t;
+	}
+	return best;
+}
+
+/* The SYNC records, each with its waker. */
+static int sync_waits(const struct exp_proc *p, struct waits *w)
+{
+	struct model_map held = { 0 }, wake = { 0 };
+	int rc = -1;
+
+	for (size_t i = 0; i < p->nheld; i++) {
+		const struct exp_sync_held *h = &p->held[i];
+		bool fresh;    /* the first, the newest holder, is kept */
+		if (!model_map_put(&held, wait_key(h->tid, h->time_ns, h->object), i + 1, &fresh))
+			goto out;
+	}
+	for (size_t i = 0; i < p->nwakes; i++) {
+		const struct exp_sync_wake *k = &p->wakes[i];
+		if (!model_map_put(&wake, wait_key(k->tid, k->time_ns, k->object), i + 1, NULL))
+			goto out;
+	}
+	for (size_t i = 0; i < p->nsync; i++) {
+		const struct exp_sync *s = &p->sync[i];
+		struct crit_wait *x = wait_new(w);
+		if (!x)
+			goto out;
+		*x = (struct crit_wait){ .tid = s->tid, .time_ns = s->time_ns, .stack_id = s->stack_id,
+					 .req_ns = s->time_ns - (s->wait_ns < s->time_ns ? s->wait_ns : s->time_ns) };
+		uint64_t key = wait_key(s->tid, s->time_ns, s->object);
+		if (s->op == EXP_SYNC_JOIN) {
+			const struct exp_thread_ev *t = ended_in(p, s->tid, x->req_ns, s->time_ns);
+			if (t) {
+				x->waker_tid = t->tid;
+				x->wake_ns = t->end_ns;
+			}
+		} else if (s->op == EXP_SYNC_COND || s->op == EXP_SYNC_SEM) {
+			uint64_t *v = model_map_get(&wake, key);
+			const struct exp_sync_wake *k = v ? &p->wakes[*v - 1] : NULL;
+			if (k && k->tid == s->tid && k->time_ns == s->time_ns && k->object == s->object &&
+			    k->waker_tid != s->tid && k->wake_ns >= x->req_ns && k->wake_ns <= s->time_ns) {
+				x->waker_tid = k->waker_tid;
+				x->wake_ns = k->wake_ns;
+			}
+		} else {
+			uint64_t *v = model_map_get(&held, key);
+			const struct exp_sync_held *h = v ? &p->held[*v - 1] : NULL;
+			if (h && h->tid == s->tid && h->time_ns == s->time_ns && h->why == EXP_HELD_KNOWN &&
+			    h->holder_tid != s->tid) {
+				x->waker_tid = h->holder_tid;
+				x->wake_ns = s->time_ns;
+			}
+		}
+	}
+	rc = 0;
+out:
+	model_map_free(&held);
+	model_map_free(&wake);
+	return rc;
+}
+
+/* A pipe write: its pipe (the name's hash), thread and span. */
+struct pwrite {
+	uint64_t pipe;
+	uint64_t start, end;
+	uint32_t tid;
+};
+
+static int cmp_pwrite(const void *a, const void *b)
+{
+	const struct pwrite *x = a, *y = b;
+
+	if (x->pipe != y->pipe)
+		return x->pipe < y->pipe ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The pipe io record s is on (its name's hash), or 0 if not a pipe. */
+static uint64_t pipe_of(const struct exp_io *s, const struct exp_fd_ev *fds, size_t nfds)
+{
+	char buf[32];
+	const char *name = model_io_fd_name_at(fds, nfds, s->fd, s->time_ns, buf, sizeof(buf));
+
+	return strncmp(name, "pipe:", 5) ? 0 : model_hash_str(0, name) | 1;
+}
+
+/* Pipe reads that a write by another thread ended. */
+static int pipe_waits(const struct exp_proc *p, struct waits *w)
+{
+	struct exp_fd_ev *fds = NULL;
+	struct pwrite *pw = NULL;
+	size_t npw = 0;
+	int rc = -1;
+
+	if (!p->nio || !p->nfds)
+		return 0;
+	if (!(fds = malloc(p->nfds * sizeof(*fds))) || !(pw = malloc(p->nio * sizeof(*pw))))
+		goto out;
+	memcpy(fds, p->fds, p->nfds * sizeof(*fds));
+	qsort(fds, p->nfds, sizeof(*fds), model_io_cmp_fd_ev);
+	for (size_t i = 0; i < p->nio; i++) {
+		const struct exp_io *s = &p->io[i];
+		uint64_t pipe;
+		if (s->op == EXP_IO_WRITE && !(s->flags & EXP_IO_SAME_CALL) && (pipe = pipe_of(s, fds, p->nfds)))
+			pw[npw++] = (struct pwrite){ pipe, s->time_ns, s->time_ns + s->dur_ns, s->tid };
+	}
+	qsort(pw, npw, sizeof(*pw), cmp_pwrite);
+	for (size_t i = 0; i < p->nio && npw; i++) {
+		const struct exp_io *s = &p->io[i];
+		uint64_t pipe, end = s->time_ns + s->dur_ns;
+		if (s->op != EXP_IO_READ || (s->flags & EXP_IO_SAME_CALL) || !(pipe = pipe_of(s, fds, p->nfds)))
+			continue;
+		size_t lo = 0, hi = npw;      /* the first write after (pipe, end) */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (pw[mid].pipe < pipe || (pw[mid].pipe == pipe && pw[mid].start <= end))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		const struct pwrite *by = NULL;
+		for (size_t k = lo; k > 0 && !by && pw[k - 1].pipe == pipe && pw[k - 1].end >= s->time_ns; k--)
+			if (pw[k - 1].tid != s->tid)
+				by = &pw[k - 1];
+		if (!by)
+			continue;
+		struct crit_wait *x = wait_new(w);
+		if (!x)
+			goto out;
+		*x = (struct crit_wait){ .tid = s->tid, .time_ns = end, .req_ns = s->time_ns,
+					 .stack_id = s->stack_id, .waker_tid = by->tid,
+					 .wake_ns = by->end < end ? by->end : end };
+	}
+	rc = 0;
+out:
+	free(fds);
+	free(pw);
+	return rc;
+}
+
+int model_critical_waits(const struct exp_proc *p, struct crit_wait **out, size_t *n)
+{
+	struct waits w = { 0 };
+
+	if (sync_waits(p, &w) || pipe_waits(p, &w)) {
+		free(w.v);
+		return -1;
+	}
+	if (w.n)
+		qsort(w.v, w.n, sizeof(*w.v), cmp_wait);
+	*out = w.v;
+	*n = w.n;
+	return 0;
+}
