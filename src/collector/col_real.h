@@ -259,7 +259,9 @@ struct mmsghdr;
 	X(int, dup2, (int, int))                                                       \
 	X(int, dup3, (int, int, int))                                                  \
 	X(int, fcntl, (int, int, ...))                                                 \
-	X(int, fcntl64, (int, int, ...))
+	X(int, fcntl64, (int, int, ...))                                               \
+	X(void *, mmap, (void *, size_t, int, int, int, off_t))                        \
+	X(int, munmap, (void *, size_t))
 
 struct col_real {
 	/* The system calls of our own I/O and of the record writer. */

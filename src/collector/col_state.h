@@ -38,13 +38,13 @@
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd col_interpose_jvm:col_dlsym
+ *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd col_interpose_mmap col_interpose_jvm:col_dlsym
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions
  * (col_export.h, include/tally.h) and the interposers of pthread_create,
- * sigaction and signal, the signal-mask functions, dlopen and dlclose, the exec family and vfork, and
- * of what closes or replaces descriptors.
+ * sigaction and signal, the signal-mask functions, dlopen and dlclose, the exec family and vfork,
+ * of what closes or replaces descriptors, and of mmap and munmap (--data: mapped files).
  */
 #ifndef TALLY_COL_STATE_H
 #define TALLY_COL_STATE_H

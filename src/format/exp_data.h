@@ -57,6 +57,12 @@ struct exp_data_frames_ev {
 	size_t at;                       /* first pair's index (pairs of 2 words) */
 };
 
+/* A DATA_FILE record: a file mapped (path not NULL) or a range unmapped. */
+struct exp_data_file_ev {
+	uint64_t time_ns, addr, len;
+	char *path;                      /* NULL: an unmap */
+};
+
 struct exp_map_ev {
 	bool unmap;
 	uint32_t flags;            /* EXP_MAP_* */
@@ -249,6 +255,8 @@ struct exp_proc {
 	size_t ndframes;
 	uint64_t *dframe_pairs;          /* their (pc, cfa) pairs, dframes[i].at on */
 	size_t ndframe_pairs;
+	struct exp_data_file_ev *dfiles; /* --data: files mapped and ranges unmapped */
+	size_t ndfiles;
 };
 
 struct exp_experiment {

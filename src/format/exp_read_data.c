@@ -118,7 +118,7 @@ struct loader {
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_wakes, cap_io, cap_fds, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
-	size_t cap_dframes, cap_dframe_pairs;
+	size_t cap_dframes, cap_dframe_pairs, cap_dfiles;
 	size_t cap_heap_sums, cap_heap_live, cap_psamples;
 	size_t cap_ksamples, cap_kpcs, cap_ksyms, cap_kswitches;
 	size_t pool_used, pool_cap;
@@ -782,6 +782,30 @@ static int take_data_frames(struct loader *l, struct exp_file *f, const struct e
 	return 0;
 }
 
+static int take_data_file(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			  struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_data_file d;
+	bool unmap;
+
+	memcpy(&d, r->p, sizeof(d));
+	unmap = d.flags & EXP_DATA_FILE_UNMAP;
+	if (!unmap && !has_nul(r, sizeof(d)))
+		return reject(f, r, "data-file record without a path");
+	if (!d.len || d.addr + d.len < d.addr)
+		return reject(f, r, "data-file record with range 0x%llx + %llu", (unsigned long long)d.addr,
+			      (unsigned long long)d.len);
+	if (exp_grow(&p->dfiles, &l->cap_dfiles, p->ndfiles, sizeof(*p->dfiles)))
+		return nomem(err, f->path);
+	struct exp_data_file_ev *e = &p->dfiles[p->ndfiles];
+	*e = (struct exp_data_file_ev){ d.time_ns, d.addr, d.len, NULL };
+	if (!unmap && !(e->path = strdup((const char *)r->p + sizeof(d))))
+		return nomem(err, f->path);
+	p->ndfiles++;
+	return 0;
+}
+
 static int take_thread_name(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			    struct exp_error *err)
 {
@@ -891,6 +915,8 @@ static const struct rec_type {
 				 COPY(dblocks) },
 	[EXP_REC_DATA_FRAMES] = { "data-frames", EXP_FILE_HWC, sizeof(struct exp_data_frames), true, false,
 				  take_data_frames },
+	[EXP_REC_DATA_FILE] = { "data-file", EXP_FILE_HWC, sizeof(struct exp_data_file), true, false,
+				take_data_file },
 };
 
 static int take_copy(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -1405,6 +1431,11 @@ static void free_events(struct exp_proc *p)
 	free(p->dblocks);
 	free(p->dframes);
 	free(p->dframe_pairs);
+	for (size_t i = 0; i < p->ndfiles; i++)
+		free(p->dfiles[i].path);
+	free(p->dfiles);
+	p->dfiles = NULL;
+	p->ndfiles = 0;
 	p->dregs = NULL;
 	p->dblocks = NULL;
 	p->dframes = NULL;

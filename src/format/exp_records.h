@@ -100,6 +100,7 @@ enum exp_rec_type {
 	EXP_REC_DATA_REGS = 36,
 	EXP_REC_DATA_BLOCK = 37,
 	EXP_REC_DATA_FRAMES = 38,
+	EXP_REC_DATA_FILE = 39,
 	EXP_REC_MPI = 40,
 	EXP_REC_MPI_COMM = 41,
 	EXP_REC_JAVA_METHOD = 45,
@@ -1094,6 +1095,27 @@ struct exp_data_frames {
 	uint64_t pairs[];
 };
 #define EXP_DATA_FRAMES_MAX 64
+
+/* EXP_REC_DATA_FILE, 48 + path bytes, in hwc.dat, with --data only: the
+ * program mapped a file (mmap of a descriptor, not anonymous) or unmapped
+ * a range, so that a sampled address in it is named `<File: path>`.
+ * Since format 6, by the rule for new types (older readers skip it).
+ *   0 4 word; 4 4 flags (EXP_DATA_FILE_*); 8 8 time_ns;
+ *  16 8 addr; 24 8 len      the range mapped or unmapped
+ *  32 8 offset              in the file (a mapping)
+ *  40 8 reserved
+ *  48 .. path               a mapping's: NUL-terminated, zero-padded to a
+ *                           multiple of 8 ("" if /proc/self/fd said none) */
+struct exp_data_file {
+	uint32_t word;
+	uint32_t flags;
+	uint64_t time_ns;
+	uint64_t addr;
+	uint64_t len;
+	uint64_t offset;
+	uint64_t reserved;
+};
+#define EXP_DATA_FILE_UNMAP 0x1   /* munmap: the range is released */
 
 /* counters.dat: a 64-byte header like the record files (kind 0), then
  * EXP_CTR_COUNT_ little-endian u64 counters updated in place with atomic

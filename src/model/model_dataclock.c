@@ -29,6 +29,8 @@
  *   <Scalars> (object)               a variable of a scalar type (the Sun
  *                                    analyzer's name for them all);
  *   <Unknown: no symbol> (object)    in an object's segments, no symbol;
+ *   <File: PATH>                     in a file the program mapped (mmap),
+ *                                    live at the sample's time;
  *   <Heap: FUNC>                     in a block live at the sample's time,
  *                                    FUNC its allocator's caller (with -H);
  *   <Heap: 128K-256K bytes>          the same without -H: by its size class;
@@ -63,6 +65,54 @@ static int blocks_of(const struct exp_proc *p, struct model_heap_blocks *out)
 	return rc;
 }
 
+/* A file the program mapped, [lo, hi) from from_ns until to_ns. */
+struct file_map {
+	uint64_t lo, hi, from_ns, to_ns;
+	const char *path;
+};
+
+static int cmp_file_time(const void *a, const void *b)
+{
+	const struct exp_data_file_ev *x = *(const struct exp_data_file_ev *const *)a;
+	const struct exp_data_file_ev *y = *(const struct exp_data_file_ev *const *)b;
+
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The process's mapped files (DATA_FILE records) replayed in time order:
+ * an unmap ends every mapping it overlaps (a partial munmap ends the
+ * whole mapping: the rest is then anonymous), and so does a new mapping
+ * over an old one.  0, or -1 out of memory. */
+static int files_of(const struct exp_proc *p, struct file_map **out, size_t *nout)
+{
+	const struct exp_data_file_ev **ev = malloc((p->ndfiles + 1) * sizeof(*ev));
+	struct file_map *v = malloc((p->ndfiles + 1) * sizeof(*v));
+	size_t n = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!ev || !v) {
+		free(ev);
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < p->ndfiles; i++)
+		ev[i] = &p->dfiles[i];
+	qsort(ev, p->ndfiles, sizeof(*ev), cmp_file_time);
+	for (size_t i = 0; i < p->ndfiles; i++) {
+		uint64_t lo = ev[i]->addr, hi = ev[i]->addr + ev[i]->len;
+		for (size_t j = 0; j < n; j++)
+			if (v[j].to_ns == UINT64_MAX && v[j].lo < hi && lo < v[j].hi)
+				v[j].to_ns = ev[i]->time_ns;
+		if (ev[i]->path)
+			v[n++] = (struct file_map){ lo, hi, ev[i]->time_ns, UINT64_MAX, ev[i]->path };
+	}
+	free(ev);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
 /* A decoded pc (cached per process: samples repeat pcs). */
 struct decoded {
 	struct sym_memop op;
@@ -80,7 +130,19 @@ struct ctx {
 	size_t ndec, cap_dec;
 	struct model_heap_blocks blocks;
 	struct model_map frames_of;  /* sample key -> DATA_FRAMES index + 1 */
+	struct file_map *files;      /* files mapped, with their lifetimes */
+	size_t nfiles;
 };
+
+/* The file mapped at ea at time t, or NULL (a linear scan: programs map
+ * few files). */
+static const struct file_map *file_at(const struct ctx *x, uint64_t ea, uint64_t t)
+{
+	for (size_t i = 0; i < x->nfiles; i++)
+		if (ea >= x->files[i].lo && ea < x->files[i].hi && x->files[i].from_ns <= t && t < x->files[i].to_ns)
+			return &x->files[i];
+	return NULL;
+}
 
 static uint64_t sample_key(uint32_t tid, uint64_t time_ns)
 {
@@ -296,6 +358,12 @@ static void classify(struct ctx *x, const struct decoded *d, const struct exp_da
 		}
 		return;
 	}
+	const struct file_map *fm = file_at(x, ea, r->time_ns);
+	if (fm) {
+		snprintf(name, len, "<File: %s>", fm->path[0] ? fm->path : "?");
+		*size = fm->hi - fm->lo;
+		return;
+	}
 	if (model_heap_block_name(x->b, x->c, &x->blocks, ea, r->time_ns, name, len, size))
 		return;
 	snprintf(name, len, "<Unknown: anonymous>");
@@ -310,7 +378,9 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 
 	if (!p->ndregs)
 		return 0;
-	if ((p->ndblocks && blocks_of(p, &x.blocks)) || frames_index(&x)) {
+	if ((p->ndblocks && blocks_of(p, &x.blocks)) || frames_index(&x) ||
+	    (p->ndfiles && files_of(p, &x.files, &x.nfiles))) {
+		model_heap_blocks_free(&x.blocks);
 		model_map_free(&x.frames_of);
 		return -1;
 	}
@@ -347,6 +417,7 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 	}
 	model_heap_blocks_free(&x.blocks);
 	model_map_free(&x.frames_of);
+	free(x.files);
 	free(x.dec);
 	model_map_free(&x.pc_of);
 	return rc;

@@ -20,3 +20,5 @@ check dataphases_heap_by_size_class $CHK out.txt o.json heap '<Heap: 128K-256K b
 # The buffer is stack_owner's, read by its callee: named by the frame it
 # lies in (the sample's CFAs), not by the function reading it.
 check dataphases_stack_by_owning_frame $CHK out.txt o.json stack '<Stack: stack_owner>' sum_buf
+# The file the program mapped, by its path (the collector's mmap records).
+check dataphases_mapped_file_by_path $CHK out.txt o.json file "<File: $T/mapped.bin>" walk_file
