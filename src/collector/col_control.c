@@ -16,8 +16,9 @@
  *
  * Called from the clock's signal handler, from interposers on any thread,
  * and once at start-up (col_control_init).  No locks, no allocation.
- * Workload: one relaxed load per sample or traced event when nothing is
- * pending, a clock read while an edge is.
+ * Workload: with nothing watched, two relaxed loads of one line per sample
+ * or traced event, inline (col_control.h); a clock read while an edge is
+ * pending.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,7 +94,7 @@ static void apply_page(void)
 				atomic_load(&page->time_ns));
 }
 
-bool col_control_paused_sigsafe(uint64_t now_ns)
+bool col_control_paused_watched_sigsafe(uint64_t now_ns)
 {
 	if (atomic_load_explicit(&edge_ns, memory_order_relaxed))
 		apply_edges(now_ns ? now_ns : col_now_ns_sigsafe());
@@ -178,8 +179,10 @@ void col_control_init(void)
 		if (o->delay_ns && now < delay_end_ns) {
 			col_control_set_sigsafe(EXP_PAUSE_DELAY, true, now);
 			atomic_store(&edge_ns, delay_end_ns);
+			atomic_store(&col_proc.control_watch, true);
 		} else if (duration_end_ns && now < duration_end_ns) {
 			atomic_store(&edge_ns, duration_end_ns);
+			atomic_store(&col_proc.control_watch, true);
 		} else if (duration_end_ns) {
 			atomic_store(&over, true);
 			col_control_set_sigsafe(EXP_PAUSE_DURATION, true, now);
@@ -201,6 +204,7 @@ void col_control_init(void)
 	if (o->control && (page = map_page()) != NULL) {
 		uint32_t seq = atomic_load_explicit(&page->seq, memory_order_acquire);
 		atomic_store(&page_seen, seq);
+		atomic_store(&col_proc.control_watch, true);
 		if (atomic_load(&page->off))
 			col_control_set_sigsafe(EXP_PAUSE_CONTROL, true, now);
 	}

@@ -9,20 +9,32 @@
 #ifndef TALLY_COL_CONTROL_H
 #define TALLY_COL_CONTROL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "collector/col_state.h"
 #include "format/exp_launch.h"
 
 /* At the collector's start, after the log is open and before any clock
  * runs: the --delay bit, the toggle signal's handler, the control page. */
 void col_control_init(void);
 
+/* col_control_paused_sigsafe when an edge or a control page is watched. */
+bool col_control_paused_watched_sigsafe(uint64_t now_ns);
+
 /* Is recording off now?  `now_ns` is CLOCK_MONOTONIC if the caller has it,
  * else 0 (read here only while a --delay or --duration edge is pending).
  * Applies the edges and control-page changes that are due, logging each.
- * Sigsafe, any thread; one atomic load when nothing is pending. */
-bool col_control_paused_sigsafe(uint64_t now_ns);
+ * Sigsafe, any thread.  Inline: with nothing watched (no --delay,
+ * --duration or --control), two loads of one cache line, no call -- it
+ * runs on every traced event. */
+static inline bool col_control_paused_sigsafe(uint64_t now_ns)
+{
+	if (__builtin_expect(atomic_load_explicit(&col_proc.control_watch, memory_order_relaxed), 0))
+		return col_control_paused_watched_sigsafe(now_ns);
+	return atomic_load_explicit(&col_proc.paused, memory_order_relaxed) != 0;
+}
 
 /* Has --duration ended (recording off for good in this process)? */
 bool col_control_over_sigsafe(void);

@@ -87,6 +87,11 @@ struct col_thread {
 	_Atomic int busy;              /* inside collector code */
 	_Atomic int entered;           /* ... entered from normal context (col_enter) */
 	_Atomic int deferred;          /* a clock signal came meanwhile: sample at col_leave */
+	/* Set by this thread before vfork and cleared when it returns in the
+	 * parent: meanwhile the only one running on this state is the vfork
+	 * child (same memory, its own descriptors), which must change nothing
+	 * of it.  Here, on the line of `busy`: col_enter reads both. */
+	_Atomic int vfork_child;
 	pid_t tid;
 	int perf_fd;                   /* task-clock event, -1 if none */
 	timer_t timer;                 /* fallback POSIX CPU-time timer */
@@ -142,15 +147,18 @@ struct col_thread {
 	struct col_heap_owner *heap_owner;   /* -H: its own live-block table (col_heap.c) */
 	struct col_heap_owner *heap_hint;    /* where its last release of another's block was */
 	int heap_owner_none;                 /* no table could be had: the stripes' */
-	/* Set by this thread before vfork and cleared when it returns in the
-	 * parent: meanwhile the only one running on this state is the vfork
-	 * child (same memory, its own descriptors), which must change nothing
-	 * of it. */
-	_Atomic int vfork_child;
 };
 
 struct col_process {
 	bool active;                   /* an experiment is open */
+	/* Read on every traced event (col_api.c, col_enter, col_control.h):
+	 * together on the struct's first cache line. */
+	bool attached;                 /* loaded by `tally record -p` (col_attach.c) */
+	_Atomic bool control_watch;    /* a --delay or --duration edge, or a control
+	                                  page: col_control_paused_sigsafe looks */
+	_Atomic int paused;            /* bit 1 << enum exp_pause_reason: recording off
+	                                  for that reason (col_control.c); 0: on */
+	_Atomic int stopped;           /* the size limit was reached: record nothing more */
 	pid_t pid;
 	int dirfd;
 	char dir[4096];                /* this process's experiment directory */
@@ -165,18 +173,14 @@ struct col_process {
 	uint64_t log_dev, log_ino;     /* log.txt's identity (col_log checks it) */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
 	uint64_t entry_cpu_ns;         /* the process's CPU time as the collector's start began */
-	_Atomic int paused;            /* bit 1 << enum exp_pause_reason: recording off
-	                                  for that reason (col_control.c); 0: on */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char exe[1024];                /* /proc/self/exe, read once at start ("" attached) */
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
-	bool attached;                 /* loaded by `tally record -p` (col_attach.c) */
 	/* The process is ending (our destructor runs): what the collector
 	 * mapped stays mapped, for exit to unmap at once. */
 	_Atomic bool ending;
 	_Atomic uint64_t *root_counters;  /* the founder's counters.dat (the size limit's) */
-	_Atomic int stopped;           /* the size limit was reached: record nothing more */
 	_Atomic uint32_t failures_logged;  /* bit per file kind: its first failure is in the log */
 	struct exp_event events[EXP_MAX_COUNTERS];     /* -c: the counters, from TALLY_COUNTERS */
 	int nevents;
