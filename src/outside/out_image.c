@@ -104,9 +104,14 @@ int out_image_open(struct out_image *im, const char *founder_dir, const char *li
 	log_line(im, "clock.threads", "one event per CPU, inherited by every thread and process");
 	log_line(im, "clock.hz", "%u", hz);
 	log_line(im, "max-frames", "%u", max_frames);
-	if (states)
+	if (states == OUT_STATES_STACKS)
+		log_line(im, "states", "context switches: perf_event switch records and a sample of the "
+			 "user's stack at each switch off a CPU, read by tally record (outside mode; "
+			 "docs/static.md)");
+	else if (states)
 		log_line(im, "states", "context switches: perf_event switch records, read by tally record "
-			 "(outside mode): exact intervals, no stack at a block (docs/static.md)");
+			 "(outside mode): exact intervals, no stack at a block: the kernel lets this user "
+			 "count only in user mode (docs/static.md)");
 	return 0;
 }
 
@@ -237,24 +242,12 @@ static void regs_from_perf(const uint64_t *p, struct col_regs *regs)
 	regs->valid = (1u << UW_NREGS) - 1;
 }
 
-void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu,
-		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
-		      uint64_t stack_len, int kernel_mode)
+/* Unwind registers in OUT_REGS_MASK order and the stack copy into
+ * pcs[0..n), leaf first: n (at least 1); *flags EXP_STACK_TRUNCATED and
+ * EXP_STACK_BROKEN as they apply. */
+static int unwind(struct out_image *im, const uint64_t *perf_regs, const uint8_t *stack,
+		  uint64_t stack_len, uint64_t *pcs, uint16_t *flags)
 {
-	static uint64_t pcs[EXP_MAX_FRAMES];
-	struct out_thread *t = out_image_thread(im, tid, time_ns, 0);
-
-	if (!t)
-		return;
-	if (im->states) {
-		/* The CPU split the collector reads from getrusage: here each
-		 * sample's own mode, so each window is one sample's. */
-		*(kernel_mode ? &t->system_ns : &t->user_ns) += weight_ns;
-		struct exp_cpu_split r = { 0, tid, time_ns, t->user_ns, t->system_ns };
-		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_CPU_SPLIT, &r,
-					      sizeof(r)) != 0)
-			im->counters[EXP_CTR_LOST_BUFFER]++;
-	}
 	struct col_regs regs;
 	regs_from_perf(perf_regs, &regs);
 	im->uctx->stack_lo = regs.r[UW_RSP];
@@ -276,14 +269,38 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 		n = 1;
 		broken = 1;
 	}
-	if (truncated)
+	*flags = (uint16_t)((truncated ? EXP_STACK_TRUNCATED : 0) | (broken ? EXP_STACK_BROKEN : 0));
+	return n;
+}
+
+void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu,
+		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
+		      uint64_t stack_len, int kernel_mode)
+{
+	static uint64_t pcs[EXP_MAX_FRAMES];
+	struct out_thread *t = out_image_thread(im, tid, time_ns, 0);
+
+	if (!t)
+		return;
+	if (im->states) {
+		/* The CPU split the collector reads from getrusage: here each
+		 * sample's own mode, so each window is one sample's. */
+		*(kernel_mode ? &t->system_ns : &t->user_ns) += weight_ns;
+		struct exp_cpu_split r = { 0, tid, time_ns, t->user_ns, t->system_ns };
+		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_CPU_SPLIT, &r,
+					      sizeof(r)) != 0)
+			im->counters[EXP_CTR_LOST_BUFFER]++;
+	}
+	uint16_t flags;
+	int n = unwind(im, perf_regs, stack, stack_len, pcs, &flags);
+	if (flags & EXP_STACK_TRUNCATED)
 		im->counters[EXP_CTR_UNWIND_TRUNCATED]++;
-	if (broken)
+	if (flags & EXP_STACK_BROKEN)
 		im->counters[EXP_CTR_UNWIND_BROKEN]++;
 	struct exp_run_sample s = {
 		.tid = tid,
 		.cpu = cpu < 0xffff ? (uint16_t)cpu : 0xffff,
-		.flags = (uint16_t)((truncated ? EXP_STACK_TRUNCATED : 0) | (broken ? EXP_STACK_BROKEN : 0)),
+		.flags = flags,
 		.time_ns = time_ns,
 		.weight_ns = weight_ns,
 	};
@@ -296,6 +313,96 @@ void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 	t->samples++;
 	t->last_ns = time_ns;
 	im->counters[EXP_CTR_SAMPLES]++;
+}
+
+/* FNV-1a over a stack's pcs and flags, never 0 (an empty slot). */
+static uint64_t stack_key(const uint64_t *pcs, int n, uint16_t flags)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ flags;
+
+	for (int i = 0; i < n; i++) {
+		h ^= pcs[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+/* The STACK id of pcs[0..n), written to stacks.dat when new: 0 when it
+ * could not be (out of memory, no room: counted lost).  Stacks are told
+ * apart by a 64-bit hash of their frames, as the reader's trie does. */
+static uint32_t stack_id_of(struct out_image *im, const uint64_t *pcs, int n, uint16_t flags)
+{
+	struct out_stack_ids *t = &im->stack_ids;
+	uint64_t key = stack_key(pcs, n, flags);
+
+	if (2 * (t->used + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		uint64_t *keys = calloc(cap, sizeof(*keys));
+		uint32_t *ids = calloc(cap, sizeof(*ids));
+		if (!keys || !ids) {
+			free(keys);
+			free(ids);
+			return 0;
+		}
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->keys[i])
+				continue;
+			size_t j = t->keys[i] & (cap - 1);
+			while (keys[j])
+				j = (j + 1) & (cap - 1);
+			keys[j] = t->keys[i];
+			ids[j] = t->ids[i];
+		}
+		free(t->keys);
+		free(t->ids);
+		t->keys = keys;
+		t->ids = ids;
+		t->cap = cap;
+	}
+	size_t j = key & (t->cap - 1);
+	for (; t->keys[j]; j = (j + 1) & (t->cap - 1))
+		if (t->keys[j] == key)
+			return t->ids[j];
+	struct {
+		struct exp_stack h;
+		uint64_t pcs[EXP_MAX_FRAMES];
+	} r;
+	memset(&r.h, 0, sizeof(r.h));
+	r.h.stack_id = t->last + 1;
+	r.h.nframes = (uint16_t)n;
+	r.h.flags = flags;
+	memcpy(r.pcs, pcs, 8u * (size_t)n);
+	if (exp_record_append_sigsafe(&im->stacks, &im->stacks_cur, EXP_REC_STACK, &r,
+				      sizeof(r.h) + 8u * (size_t)n) != 0) {
+		im->counters[EXP_CTR_LOST_BUFFER]++;
+		return 0;
+	}
+	t->keys[j] = key;
+	t->ids[j] = ++t->last;
+	t->used++;
+	return t->last;
+}
+
+void out_image_switch_stack(struct out_image *im, uint32_t tid, uint64_t time_ns,
+			    const uint64_t *perf_regs, const uint8_t *stack, uint64_t stack_len)
+{
+	static uint64_t pcs[EXP_MAX_FRAMES];
+	struct out_thread *t = out_image_thread(im, tid, time_ns, 0);
+
+	if (!t || !im->states)
+		return;
+	uint16_t flags;
+	int n = unwind(im, perf_regs, stack, stack_len, pcs, &flags);
+	uint32_t id = stack_id_of(im, pcs, n, flags);
+	im->switch_stacks++;
+	/* The kernel writes the sample just before the switch record; a
+	 * drain may still pass that record first (two rings, one time). */
+	if (t->nsw && t->sw[t->nsw - 1].out && !t->sw[t->nsw - 1].stack_id &&
+	    t->sw[t->nsw - 1].time_ns >= time_ns)
+		t->sw[t->nsw - 1].stack_id = id;
+	else
+		t->pending_stack = id;
 }
 
 static int by_time(const void *a, const void *b)
@@ -322,11 +429,15 @@ static void write_states(struct out_image *im, struct out_thread *t)
 		r.off_ns = t->sw[i].time_ns;
 		r.on_ns = t->sw[i + 1].time_ns;
 		r.runnable_ns = t->sw[i].preempt ? r.on_ns - r.off_ns : 0;
-		r.flags = EXP_STATE_NO_STACK | (t->sw[i].preempt ? EXP_STATE_PREEMPTED : 0);
+		r.stack_id = t->sw[i].stack_id;
+		/* A thread of a user program leaves its CPU blocked in a
+		 * system call (or a page fault: shown as one) or preempted. */
+		r.flags = (uint16_t)((r.stack_id ? (t->sw[i].preempt ? 0 : EXP_STATE_SYSCALL) : EXP_STATE_NO_STACK) |
+				     (t->sw[i].preempt ? EXP_STATE_PREEMPTED : 0));
 		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_STATE, &r,
 					      sizeof(r)) != 0)
 			im->counters[EXP_CTR_LOST_BUFFER]++;
-		else
+		else if (!r.stack_id)
 			im->counters[EXP_CTR_STATES_NO_STACK]++;
 	}
 	free(t->sw);
@@ -379,9 +490,11 @@ void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 			}
 		}
 		if (t->nsw < t->cap_sw)
-			t->sw[t->nsw++] = (struct out_switch){ time_ns, (uint8_t)out, (uint8_t)preempt };
+			t->sw[t->nsw++] = (struct out_switch){ time_ns, out ? t->pending_stack : 0,
+							       (uint8_t)out, (uint8_t)preempt };
 		else
 			im->counters[EXP_CTR_STATES_LOST]++;
+		t->pending_stack = 0;
 	}
 	if (out) {
 		/* Off CPU `cpu`: on since its switch onto it, or, for its
@@ -481,8 +594,13 @@ void out_image_close(struct out_image *im, uint64_t time_ns, uint64_t period_ns)
 		log_line(im, "outside.switch_unpaired", "%llu switches onto a CPU had no room to wait for "
 			 "their switch off it (their run is not in the thread's CPU)",
 			 (unsigned long long)im->switch_unpaired);
+	if (im->switch_stacks)
+		log_line(im, "outside.switch_stacks", "%llu switches off a CPU with the user's stack "
+			 "(%u distinct)", (unsigned long long)im->switch_stacks, im->stack_ids.last);
 	log_line(im, "end.mono_ns", "%llu", (unsigned long long)time_ns);
 out:
+	free(im->stack_ids.keys);
+	free(im->stack_ids.ids);
 	for (uint32_t i = 0; i < im->nthr; i++)
 		free(im->thr[i].rw);
 	free(im->thr);

@@ -29,9 +29,16 @@
  * another CPU may come before this run's switch off: at most a few. */
 #define OUT_PENDING_ONS 4
 
+/* out_image_open's `states`: none, the switch records alone (intervals
+ * without a stack), or with a sample of the user's stack at each switch
+ * off a CPU. */
+#define OUT_STATES_RECORDS 1
+#define OUT_STATES_STACKS 2
+
 /* A switch of a thread off (out) or onto a CPU (--states). */
 struct out_switch {
 	uint64_t time_ns;
+	uint32_t stack_id;             /* off a CPU: the stack at which it left (0: none) */
 	uint8_t out, preempt;
 };
 
@@ -49,6 +56,8 @@ struct out_thread {
 	struct out_switch *sw;         /* --states: its switches, in arrival order */
 	uint32_t nsw, cap_sw;
 	uint64_t user_ns, system_ns;   /* --states: its samples' CPU by mode so far */
+	uint32_t pending_stack;        /* a switch sample's stack, for the switch off a
+	                                  CPU it came before (0: none) */
 	uint8_t switched;              /* a switch record was seen (else its CPU is
 	                                  its samples') */
 	char name[16];
@@ -66,7 +75,14 @@ struct out_image {
 	struct exp_file_writer states_w;   /* --states only */
 	struct exp_cursor states_cur;
 	int states;
-	struct exp_cursor maps_cur, threads_cur;
+	struct exp_cursor maps_cur, threads_cur, stacks_cur;
+	struct out_stack_ids {         /* switch samples' stacks: hash -> STACK id */
+		uint64_t *keys;
+		uint32_t *ids;
+		size_t cap, used;
+		uint32_t last;         /* the highest id written */
+	} stack_ids;
+	uint64_t switch_stacks;        /* switch samples unwound */
 	struct out_objects objs;
 	struct col_unwind_ctx *uctx;
 	struct out_thread *thr;
@@ -102,6 +118,13 @@ struct out_thread *out_image_thread(struct out_image *im, uint32_t tid, uint64_t
 void out_image_sample(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu,
 		      uint64_t weight_ns, const uint64_t *perf_regs, const uint8_t *stack,
 		      uint64_t stack_len, int kernel_mode);
+
+/* --states: the user's stack where thread `tid` goes off its CPU (a
+ * sample of the context-switch event: registers and stack copy as a
+ * clock sample's), written once as a STACK record of stacks.dat and given
+ * to the interval that the thread's switch off the CPU begins. */
+void out_image_switch_stack(struct out_image *im, uint32_t tid, uint64_t time_ns,
+			    const uint64_t *perf_regs, const uint8_t *stack, uint64_t stack_len);
 
 /* A thread switched off a CPU (`out`) or onto one (a SWITCH record): its
  * CPU time is the time between (out_image_thread_end). */

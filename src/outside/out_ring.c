@@ -25,6 +25,8 @@
 
 struct ring {
 	int fd;
+	int switches;                  /* the context-switch event's (its samples are
+	                                  OUT_RECORD_SWITCH_SAMPLE) */
 	struct perf_event_mmap_page *pg;
 	size_t map_bytes;
 };
@@ -32,6 +34,7 @@ struct ring {
 struct slot {
 	uint64_t time_ns;
 	size_t off, len;
+	int switches;
 };
 
 struct out_rings {
@@ -50,14 +53,15 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void close_all(struct out_rings *r)
+/* Close the rings from index `from` on. */
+static void close_from(struct out_rings *r, size_t from)
 {
-	for (size_t i = 0; i < r->nrings; i++) {
+	for (size_t i = from; i < r->nrings; i++) {
 		if (r->rings[i].pg)
 			munmap(r->rings[i].pg, r->rings[i].map_bytes);
 		close(r->rings[i].fd);
 	}
-	r->nrings = 0;
+	r->nrings = from;
 }
 
 static void attr_init(struct perf_event_attr *a, uint64_t period_ns, int enable_on_exec,
@@ -94,9 +98,22 @@ static void attr_init(struct perf_event_attr *a, uint64_t period_ns, int enable_
 	a->wakeup_watermark = (uint32_t)(data_bytes / 4);
 }
 
+/* --states: the software context-switch counter, period 1, sampling the
+ * same registers and stack as the clock (the user's state at the system
+ * call or the interrupt that took the thread off its CPU), without the side
+ * records the clock's events already give. */
+static void switch_attr(struct perf_event_attr *a, uint64_t period_ns, int enable_on_exec,
+			size_t data_bytes)
+{
+	attr_init(a, period_ns, enable_on_exec, 0, 0, data_bytes);
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->sample_period = 1;
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = a->context_switch = 0;
+}
+
 /* Open every event with this attr and ring size; 0, or an errno. */
 static int open_all(struct out_rings *r, const pid_t *tids, size_t ntids, long ncpus,
-		    struct perf_event_attr *a)
+		    struct perf_event_attr *a, int switches)
 {
 	for (size_t t = 0; t < ntids; t++) {
 		for (long cpu = 0; cpu < ncpus; cpu++) {
@@ -110,6 +127,7 @@ static int open_all(struct out_rings *r, const pid_t *tids, size_t ntids, long n
 			}
 			struct ring *g = &r->rings[r->nrings++];
 			g->fd = fd;
+			g->switches = switches;
 			g->pg = NULL;
 			g->map_bytes = r->page + r->data_bytes;
 			void *m = mmap(NULL, g->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -122,13 +140,13 @@ static int open_all(struct out_rings *r, const pid_t *tids, size_t ntids, long n
 }
 
 struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_exec,
-				uint64_t period_ns, int callchain, int *kernel_ticks, char *why,
-				size_t why_len)
+				uint64_t period_ns, int callchain, int *kernel_ticks, int *switch_stacks,
+				char *why, size_t why_len)
 {
 	struct out_rings *r = calloc(1, sizeof(*r));
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 
-	if (!r || ncpus < 1 || !(r->rings = calloc((size_t)ncpus * ntids, sizeof(*r->rings)))) {
+	if (!r || ncpus < 1 || !(r->rings = calloc(2 * (size_t)ncpus * ntids, sizeof(*r->rings)))) {
 		snprintf(why, why_len, "out of memory");
 		free(r);
 		return NULL;
@@ -143,12 +161,22 @@ struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_e
 			struct perf_event_attr a;
 			r->data_bytes = pages * r->page;
 			attr_init(&a, period_ns, enable_on_exec, excl, callchain && !excl, r->data_bytes);
-			err = open_all(r, tids, ntids, ncpus, &a);
+			err = open_all(r, tids, ntids, ncpus, &a, 0);
 			if (!err) {
 				*kernel_ticks = !excl;
+				if (*switch_stacks) {
+					/* It counts in the kernel: not allowed where the
+					 * clock had to leave the kernel out. */
+					size_t clock_rings = r->nrings;
+					switch_attr(&a, period_ns, enable_on_exec, r->data_bytes);
+					if (excl || open_all(r, tids, ntids, ncpus, &a, 1) != 0) {
+						close_from(r, clock_rings);
+						*switch_stacks = 0;
+					}
+				}
 				return r;
 			}
-			close_all(r);
+			close_from(r, 0);
 			if (err != EPERM && err != ENOMEM)
 				break;
 		}
@@ -249,7 +277,8 @@ size_t out_ring_drain(struct out_rings *r, int timeout_ms, out_record_fn fn, voi
 				memcpy(&lost, r->buf + used + 16, 8);
 				r->lost += lost;
 			}
-			r->slots[n++] = (struct slot){ record_time(h.type, r->buf + used, h.size), used, h.size };
+			r->slots[n++] = (struct slot){ record_time(h.type, r->buf + used, h.size), used, h.size,
+						       g->switches };
 			used += h.size;
 			tail += h.size;
 		}
@@ -260,7 +289,9 @@ size_t out_ring_drain(struct out_rings *r, int timeout_ms, out_record_fn fn, voi
 		const uint8_t *rec = r->buf + r->slots[i].off;
 		struct perf_event_header h;
 		memcpy(&h, rec, sizeof(h));
-		fn(arg, h.type, h.misc, rec, r->slots[i].len);
+		uint32_t type = h.type == PERF_RECORD_SAMPLE && r->slots[i].switches ? OUT_RECORD_SWITCH_SAMPLE
+										     : h.type;
+		fn(arg, type, h.misc, rec, r->slots[i].len);
 	}
 	return n;
 }
@@ -279,7 +310,7 @@ void out_ring_close(struct out_rings *r)
 {
 	if (!r)
 		return;
-	close_all(r);
+	close_from(r, 0);
 	free(r->rings);
 	free(r->buf);
 	free(r->slots);

@@ -26,6 +26,10 @@
 
 struct out_rings;
 
+/* The type out_ring_drain gives a sample of the context-switch event
+ * (--states), laid out as the clock's: none of perf's record types. */
+#define OUT_RECORD_SWITCH_SAMPLE 0x10000u
+
 /* Records delivered by out_ring_drain, in time order within one drain. */
 typedef void (*out_record_fn)(void *arg, uint32_t type, uint16_t misc, const uint8_t *rec,
 			      size_t len);
@@ -37,10 +41,13 @@ typedef void (*out_record_fn)(void *arg, uint32_t type, uint16_t misc, const uin
  * sampled (at the user stack that entered the kernel) when the kernel
  * allows it, else excluded; *kernel_ticks says which; with `callchain`
  * they carry the kernel's call chain too (PERF_SAMPLE_CALLCHAIN, after the
- * sample's CPU).  Returns NULL with the reason in `why`. */
+ * sample's CPU).  With *switch_stacks (--states), a sample at each switch
+ * of a thread off its CPU too, with the same registers and stack (no
+ * kernel chain), where the kernel allows counting in it; *switch_stacks
+ * says whether.  Returns NULL with the reason in `why`. */
 struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_exec,
-				uint64_t period_ns, int callchain, int *kernel_ticks, char *why,
-				size_t why_len);
+				uint64_t period_ns, int callchain, int *kernel_ticks, int *switch_stacks,
+				char *why, size_t why_len);
 
 /* Wait up to `timeout_ms` for a ring to fill a quarter, then pass every
  * record of every ring to `fn`, sorted by time.  Returns the records

@@ -31,6 +31,7 @@ struct out_session {
 	uint64_t period_ns;
 	int kernel_ticks;
 	int callchain;                 /* the samples carry the kernel's call chain */
+	int switch_stacks;             /* --states: a sample at each switch off a CPU */
 	struct out_image **live;       /* images of processes alive */
 	size_t nlive, cap_live;
 	struct out_image *founder;     /* kept open to the end */
@@ -82,7 +83,7 @@ static struct out_image *new_image(struct out_session *s, const char *lineage, p
 	if (!im)
 		return NULL;
 	int rc = out_image_open(im, s->o.dir, lineage, pid, ppid, by, t, s->o.hz, s->o.max_frames,
-				s->o.states);
+				s->o.states ? (s->switch_stacks ? OUT_STATES_STACKS : OUT_STATES_RECORDS) : 0);
 	if (rc != 0) {
 		fprintf(stderr, "tally record: %s: %s (that process is not recorded)\n", im->dir, strerror(-rc));
 		out_image_close(im, t, s->period_ns);
@@ -226,65 +227,112 @@ static void on_mmap2(struct out_session *s, const uint8_t *rec, size_t len)
 		out_image_map(im, m, id_time(rec, len));
 }
 
-static void on_sample(struct out_session *s, uint16_t misc, const uint8_t *rec, size_t len)
-{
+/* A sample's fields (the clock's and the switch event's layout: IP, TID,
+ * TIME, CPU, [CALLCHAIN], REGS_USER, STACK_USER). */
+struct sample {
 	uint32_t pid, tid, cpu;
-	uint64_t time_ns, abi, size, dyn = 0, nchain = 0;
+	uint64_t time_ns;
+	const uint8_t *chain;          /* the kernel's pcs, nchain of them */
+	uint64_t nchain;
+	uint64_t regs[OUT_NREGS];
+	int has_regs;                  /* 0: no user registers (a kernel thread's) */
+	const uint8_t *stack;
+	uint64_t stack_len;            /* of the copy, as the kernel filled it */
+};
+
+/* Parse a sample; 0, or -1 when it is cut short. */
+static int parse_sample(const uint8_t *rec, size_t len, int callchain, struct sample *ps)
+{
+	uint64_t abi, size, dyn = 0;
 	size_t at = 40;
 
 	if (len < 56)
-		return;
-	memcpy(&pid, rec + 16, 4);
-	memcpy(&tid, rec + 20, 4);
-	memcpy(&time_ns, rec + 24, 8);
-	memcpy(&cpu, rec + 32, 4);
-	if (s->callchain) {                /* PERF_SAMPLE_CALLCHAIN: nr, then its pcs */
-		memcpy(&nchain, rec + at, 8);
-		if (nchain > (len - at - 8) / 8)
-			return;
-		at += 8 + 8 * nchain;
+		return -1;
+	memcpy(&ps->pid, rec + 16, 4);
+	memcpy(&ps->tid, rec + 20, 4);
+	memcpy(&ps->time_ns, rec + 24, 8);
+	memcpy(&ps->cpu, rec + 32, 4);
+	ps->nchain = 0;
+	if (callchain) {                   /* PERF_SAMPLE_CALLCHAIN: nr, then its pcs */
+		memcpy(&ps->nchain, rec + at, 8);
+		if (ps->nchain > (len - at - 8) / 8)
+			return -1;
+		at += 8 + 8 * ps->nchain;
 		if (at + 16 > len)
-			return;
+			return -1;
 	}
-	const uint8_t *chain = rec + 48;
+	ps->chain = rec + 48;
 	memcpy(&abi, rec + at, 8);
 	at += 8;
-	struct out_image *im = image_of(s, pid);
-	if (!im) {
-		s->no_image++;             /* a process whose start was not seen */
-		return;
-	}
-	if (im == s->founder && s->founder_before_exec) {
-		s->before_exec++;          /* tally's own child, in its execve */
-		return;
-	}
-	s->samples++;
-	if (!abi) {
-		im->no_regs++;
-		return;
-	}
-	uint64_t regs[OUT_NREGS];
-	if (at + sizeof(regs) + 8 > len)
-		return;
-	memcpy(regs, rec + at, sizeof(regs));
-	at += sizeof(regs);
+	ps->has_regs = abi != 0;
+	if (!abi)
+		return 0;
+	if (at + sizeof(ps->regs) + 8 > len)
+		return -1;
+	memcpy(ps->regs, rec + at, sizeof(ps->regs));
+	at += sizeof(ps->regs);
 	memcpy(&size, rec + at, 8);
 	at += 8;
 	if (size > len - at)
-		return;
-	const uint8_t *stack = rec + at;
+		return -1;
+	ps->stack = rec + at;
 	if (size && at + size + 8 <= len)
 		memcpy(&dyn, rec + at + size, 8);
-	if (dyn > size)
-		dyn = size;
-	out_image_sample(im, tid, time_ns, cpu, s->period_ns, regs, stack, dyn,
-			 (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
-	if (nchain) {
-		uint64_t pcs[128];
-		size_t n = nchain < 128 ? (size_t)nchain : 128;
-		memcpy(pcs, chain, 8 * n);
-		s->o.kernel_chain(s->o.kernel_arg, pid, tid, time_ns, pcs, n);
+	ps->stack_len = dyn > size ? size : dyn;
+	return 0;
+}
+
+/* The image a sample of process `pid` goes to, NULL when none (counted). */
+static struct out_image *sample_image(struct out_session *s, uint32_t pid)
+{
+	struct out_image *im = image_of(s, pid);
+
+	if (!im) {
+		s->no_image++;             /* a process whose start was not seen */
+		return NULL;
 	}
+	if (im == s->founder && s->founder_before_exec) {
+		s->before_exec++;          /* tally's own child, in its execve */
+		return NULL;
+	}
+	return im;
+}
+
+static void on_sample(struct out_session *s, uint16_t misc, const uint8_t *rec, size_t len)
+{
+	struct sample ps;
+
+	if (parse_sample(rec, len, s->callchain, &ps) != 0)
+		return;
+	struct out_image *im = sample_image(s, ps.pid);
+	if (!im)
+		return;
+	s->samples++;
+	if (!ps.has_regs) {
+		im->no_regs++;
+		return;
+	}
+	out_image_sample(im, ps.tid, ps.time_ns, ps.cpu, s->period_ns, ps.regs, ps.stack, ps.stack_len,
+			 (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
+	if (ps.nchain) {
+		uint64_t pcs[128];
+		size_t n = ps.nchain < 128 ? (size_t)ps.nchain : 128;
+		memcpy(pcs, ps.chain, 8 * n);
+		s->o.kernel_chain(s->o.kernel_arg, ps.pid, ps.tid, ps.time_ns, pcs, n);
+	}
+}
+
+/* --states: the user's stack where a thread went off its CPU (the
+ * context-switch event's sample, just before the switch record). */
+static void on_switch_sample(struct out_session *s, const uint8_t *rec, size_t len)
+{
+	struct sample ps;
+
+	if (parse_sample(rec, len, 0, &ps) != 0 || !ps.has_regs)
+		return;
+	struct out_image *im = sample_image(s, ps.pid);
+	if (im)
+		out_image_switch_stack(im, ps.tid, ps.time_ns, ps.regs, ps.stack, ps.stack_len);
 }
 
 /* A thread's switch off or onto a CPU (context_switch): its sample_id
@@ -319,6 +367,7 @@ static void on_record(void *arg, uint32_t type, uint16_t misc, const uint8_t *re
 	case PERF_RECORD_FORK: on_fork(s, rec, len); break;
 	case PERF_RECORD_EXIT: on_exit_rec(s, rec, len); break;
 	case PERF_RECORD_SWITCH: on_switch(s, misc, rec, len); break;
+	case OUT_RECORD_SWITCH_SAMPLE: on_switch_sample(s, rec, len); break;
 	default: break;
 	}
 }
@@ -348,8 +397,9 @@ struct out_session *out_session_launch(pid_t child, const struct out_options *o,
 		snprintf(why, why_len, "out of memory");
 		return NULL;
 	}
+	s->switch_stacks = s->o.states;
 	s->rings = out_ring_open(&child, 1, 1, s->period_ns, s->o.kernel_chain != NULL, &s->kernel_ticks,
-				 why, why_len);
+				 &s->switch_stacks, why, why_len);
 	s->callchain = s->o.kernel_chain && s->kernel_ticks;
 	if (!s->rings) {
 		free(s);
@@ -421,8 +471,9 @@ struct out_session *out_session_attach(pid_t pid, const struct out_options *o, c
 		free(s);
 		return NULL;
 	}
+	s->switch_stacks = s->o.states;
 	s->rings = out_ring_open(tids, n, 0, s->period_ns, s->o.kernel_chain != NULL, &s->kernel_ticks,
-				 why, why_len);
+				 &s->switch_stacks, why, why_len);
 	s->callchain = s->o.kernel_chain && s->kernel_ticks;
 	if (!s->rings) {
 		free(s);

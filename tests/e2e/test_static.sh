@@ -35,7 +35,7 @@ cd "$T"
 
 if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
 	static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
-	static_states static_descendants static_attach static_tracing_refused \
+	static_states static_states_stacks static_descendants static_attach static_tracing_refused \
 	static_overview_names_mode; then
 	exit 0
 fi
@@ -46,7 +46,7 @@ if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
 	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
 	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
 		static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
-		static_states static_descendants static_attach static_tracing_refused \
+		static_states static_states_stacks static_descendants static_attach static_tracing_refused \
 		static_overview_names_mode; do
 		skip $n "$why"
 	done
@@ -144,7 +144,9 @@ debug_frame_both() {
 check static_debug_frame debug_frame_both
 
 # Thread states from outside: the switch records give each interval off
-# the CPU exactly (no stack at a block: <Unknown>, a sleep).  The main
+# the CPU exactly, and where the kernel lets tally count in it, a sample of
+# the context-switch event the user's stack where it went off (else no
+# stack at a block: <Unknown>, a sleep).  The main
 # thread's wait for a CPU is its runnable time (schedstat, as the program
 # measured it) and its blocked time the sleep and the pipe read less their
 # runnable parts, each within 5% of the three phases' wall time.
@@ -167,6 +169,24 @@ print('wait.cpu %.4f s (program %.4f), blocked %.4f s (program %.4f), bound %.4f
       (got_cpu / 1e9, runnable / 1e9, got_blocked / 1e9, blocked / 1e9, 0.05 * wall / 1e9))
 assert abs(got_cpu - runnable) <= 0.05 * wall and abs(got_blocked - blocked) <= 0.05 * wall
 " 
+# Where: the sleep phase's blocked time in wait.sleep under phase_sleep,
+# the pipe read's in wait.io under phase_read, each within 5% of the
+# phases' wall time of what the program measured.
+if grep -q "^outside.switch_stacks: " stt.exp/log.txt; then
+	check static_states_stacks python3 -c "
+phase = {l.split()[0]: list(map(int, l.split()[1:])) for l in open('stt.out') if l.split()[0] in ('sleep', 'burn', 'read')}
+def under(m, fn):
+    return sum(int(v) for s, v in (l.rsplit(' ', 1) for l in open('stt.%s.folded' % m)) if fn in s.split(';'))
+wall = sum(v[0] for v in phase.values())
+sleep, read = phase['sleep'][0] - phase['sleep'][2], phase['read'][0] - phase['read'][2]
+got_sleep, got_read = under('wait.sleep', 'phase_sleep'), under('wait.io', 'phase_read')
+print('wait.sleep in phase_sleep %.4f s (program %.4f), wait.io in phase_read %.4f s (program %.4f), bound %.4f' %
+      (got_sleep / 1e9, sleep / 1e9, got_read / 1e9, read / 1e9, 0.05 * wall / 1e9))
+assert abs(got_sleep - sleep) <= 0.05 * wall and abs(got_read - read) <= 0.05 * wall
+"
+else
+	skip static_states_stacks "no stack at a switch: $(sed -n 's/^states: //p' stt.exp/log.txt | head -c 200)"
+fi
 
 # Each thread's CPU comes from its switches on and off a CPU, not from its
 # samples: at -F 10 (a sample per 100 ms) the threads (about 150 and 50 ms)
