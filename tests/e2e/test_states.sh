@@ -20,12 +20,23 @@ cc_prog states_crowd -pthread
 cc_prog states_stopped
 INCL="python3 $E2E/incl.py"
 
-# near NAME GOT WANT SPAN: |GOT - WANT| <= 5% of SPAN (ns), said either way.
+# near NAME GOT WANT SPAN [SLACK]: |GOT - WANT| <= 5% of SPAN (ns) + SLACK
+# (ns), said either way.
 near() {
-	echo "$1: tally $2 ns, truth $3 ns (5% of $4 ns)"
+	echo "$1: tally $2 ns, truth $3 ns (5% of $4 ns + ${5:-0} ns)"
 	d=$(($2 - $3))
 	[ $d -lt 0 ] && d=$((-d))
-	test $((d * 100)) -le $(($4 * 5))
+	test $((d * 100)) -le $(($4 * 5 + ${5:-0} * 100))
+}
+# collector_ns EXP TID: the collector's own CPU on thread TID, in ns, as
+# the experiment measured it.  It is in no sample and no state, but in the
+# thread's CPU clock that the programs measure with: with --states a
+# handler runs at each resume, so it grows with the preemptions a loaded
+# machine brings (0.03-0.06 s of a 0.5 s burn at load 6).
+collector_ns() {
+	"$TALLY" report "$1" --threads -q --format csv | python3 -c "
+import csv, sys
+print(next((int(float(r['collector_cpu']) * 1e9) for r in csv.DictReader(sys.stdin) if r['tid'] == sys.argv[1]), 0))" "$2"
 }
 # export_metric EXP METRIC [--thread TID]: the collapsed export into METRIC.txt.
 export_metric() {
@@ -50,12 +61,13 @@ rw=$(field read 2 phases.out) rr=$(field read 4 phases.out)
 check states_signal_way_logged grep -q '^states: context switches: .*SIGTRAP at each resume' phases.exp/log.txt
 check states_sleep_is_wait_sleep_at_nanosleep near sleep $($INCL ph.wait.sleep.txt phase_sleep) $((sw - sr)) $sw
 check states_sleep_phase_wall near sleep.wall $($INCL ph.wall.txt phase_sleep) $sw $sw
-check states_burn_is_cpu near burn.cpu $(($($INCL ph.cpu.user.txt phase_burn) + $($INCL ph.cpu.system.txt phase_burn))) $bc $bw
+phc=$(collector_ns phases.exp "$(sed -n 's/^pid: //p' phases.exp/log.txt)")
+check states_burn_is_cpu near burn.cpu $(($($INCL ph.cpu.user.txt phase_burn) + $($INCL ph.cpu.system.txt phase_burn))) $bc $bw $phc
 # User CPU as the kernel split it for the program (getrusage), within 5% of
 # the burn's CPU: on a loaded machine the split moves (0.82 to 0.93 of the
 # burn's CPU was user in six runs at load ~15; the fixed bound 0.8 failed
 # once), so no fixed fraction holds.
-check states_burn_is_user_cpu near burn.user $($INCL ph.cpu.user.txt phase_burn) $bu $bc
+check states_burn_is_user_cpu near burn.user $($INCL ph.cpu.user.txt phase_burn) $bu $bc $phc
 check states_burn_waits_for_cpu near burn.runnable $($INCL ph.wait.cpu.txt phase_burn) $br $bw
 check states_pipe_read_is_wait_io_at_read near read $(python3 "$E2E/weight.py" ph.wait.io.txt 'phase_read;read') $((rw - rr)) $rw
 check states_read_phase_wall near read.wall $($INCL ph.wall.txt phase_read) $rw $rw
@@ -64,9 +76,12 @@ check states_nothing_stopped_in_phases sh -c "test \$($INCL ph.wait.stopped.txt 
 # wall is the sum of the states, and the threads' lifetimes are accounted for;
 # the writer's less the time from its creation to its first instruction,
 # which it measured (tally's thread start, before its states are recorded:
-# 24 ms of a 0.52 s lifetime, 95.4%, once at load ~15).
+# 24 ms of a 0.52 s lifetime, 95.4%, once at load ~15), and less the
+# collector's own CPU on it (in no state).
+"$TALLY" report phases.exp --threads -q --format csv >ph.threads.csv
 check states_wall_is_the_sum sh -c "\"\$TALLY\" report phases.exp --format json | python3 -c '
-import json, sys
+import csv, json, sys
+coll = {int(r[\"tid\"]): float(r[\"collector_cpu\"]) for r in csv.DictReader(open(\"ph.threads.csv\"))}
 o = json.load(sys.stdin)
 w = [l.split() for l in open(\"phases.out\") if l.startswith(\"writer \")][0]
 for t in o[\"thread_states\"]:
@@ -74,6 +89,7 @@ for t in o[\"thread_states\"]:
                         \"wait.stopped\"))
     assert abs(parts - t[\"wall\"]) <= 0.004, t
     before = int(w[2]) / 1e9 if t[\"tid\"] == int(w[1]) else 0
+    before += coll.get(t[\"tid\"], 0)
     assert 97 - 100 * before / (t[\"lifetime\"] or 1) <= t[\"accounted_pct\"] <= 100.5, (t, before)
 '"
 check states_view_shows_states_and_stacks sh -c "\"\$TALLY\" report phases.exp --states >view.txt &&
@@ -117,7 +133,8 @@ for tid in $(awk '$1 == "lock" { print $2 }' mutex.out); do
 		$($INCL mx.wait.cpu.txt take_lock) $lr $lw
 	check "states_mutex_lock_wall ($tid)" near lock.wall.$tid $($INCL mx.wall.txt take_lock) $lw $lw
 	check "states_mutex_hold_is_cpu ($tid)" near hold.$tid \
-		$(($($INCL mx.cpu.user.txt hold_burn) + $($INCL mx.cpu.system.txt hold_burn))) $bc $bc
+		$(($($INCL mx.cpu.user.txt hold_burn) + $($INCL mx.cpu.system.txt hold_burn))) $bc $bc \
+		$(collector_ns mutex.exp $tid)
 	check "states_mutex_lock_stack ($tid)" sh -c "test \$(python3 '$E2E/weight.py' mx.wait.lock.txt 'worker;take_lock;pthread_mutex_lock;__lll_lock_wait') -gt 0 &&
 		test \$($INCL mx.wait.lock.txt hold_burn nap) -eq 0"
 	ok=$((ok + 1))
