@@ -125,6 +125,10 @@ int cli_input_option(struct cli_input *in, const char *cmd, int id, const char *
 		in->process = arg;
 		return 1;
 	}
+	if (id == CLI_OPT_DATA_OBJECT) {
+		in->data_object = arg;
+		return 1;
+	}
 	if (id == CLI_OPT_OBJECT || id == CLI_OPT_HIDE_OBJECT || id == CLI_OPT_SYMBOL) {
 		*(id == CLI_OPT_OBJECT ? &in->object : id == CLI_OPT_HIDE_OBJECT ? &in->hide_object
 									  : &in->symbol) = arg;
@@ -441,6 +445,7 @@ static int input_load(struct cli_input *in, const char *cmd)
 		.keep_events = in->keep_events, .match_messages = in->match_messages,
 		.raw_clocks = in->raw_clocks,
 		.object = in->object, .hide_object = in->hide_object, .symbol = in->symbol,
+		.data_object = in->data_object,
 		.no_inline = in->no_inline, .no_kernel = in->no_kernel,
 	};
 	for (long i = 0; i < n && !rc; i++)
@@ -467,6 +472,11 @@ static int input_load(struct cli_input *in, const char *cmd)
 	if ((in->object || in->symbol) && !in->model.present) {
 		cli_error(cmd, "--%s %s: no stack passes the filter (see --objects, --functions)",
 			  in->object ? "object" : "symbol", in->object ? in->object : in->symbol);
+		return CLI_FATAL;
+	}
+	if (in->data_object && !in->model.total[MODEL_SAMPLES]) {
+		cli_error(cmd, "--data-object %s: no clock sample accessed it (see --data-objects; "
+			  "the experiment needs record --data)", in->data_object);
 		return CLI_FATAL;
 	}
 	if (in->no_args && model_funcs_shorten(&in->model)) {

@@ -31,6 +31,7 @@ struct cli_input {
 	int32_t job_size;            /* its highest rank + 1 */
 	bool keep_events;            /* the command shows time (model_options.keep_events) */
 	const char *object, *hide_object, *symbol;   /* --object, --hide-object, --symbol */
+	const char *data_object;     /* --data-object */
 	bool no_args;                /* --no-args: short names */
 	bool no_inline;              /* --no-inline: no inlined frames */
 	bool no_kernel;              /* --no-kernel: no kernel frames */
@@ -43,7 +44,7 @@ struct cli_input {
  * option table and pass their ids to cli_input_option. */
 enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_OPT_VIEW, CLI_OPT_OBJECT,
        CLI_OPT_HIDE_OBJECT, CLI_OPT_SYMBOL, CLI_OPT_NO_ARGS, CLI_OPT_NO_INLINE, CLI_OPT_NO_KERNEL,
-       CLI_OPT_RAW_CLOCKS };
+       CLI_OPT_RAW_CLOCKS, CLI_OPT_DATA_OBJECT };
 #define CLI_INPUT_OPTS                                                                     \
 	{ "thread", 0, CLI_ARG_REQUIRED, CLI_OPT_THREAD, "TID[,TID]", "only these threads" }, \
 	{ "time", 0, CLI_ARG_REQUIRED, CLI_OPT_TIME, "FROM-TO",                             \
@@ -64,6 +65,10 @@ enum { CLI_OPT_THREAD = 1000, CLI_OPT_TIME, CLI_OPT_PROCESS, CLI_OPT_RANK, CLI_O
 	{ "hide-object", 0, CLI_ARG_REQUIRED, CLI_OPT_HIDE_OBJECT, "O",                     \
 	  "O's frames as one frame <O>, charged to their caller's call" },                 \
 	{ "symbol", 0, CLI_ARG_REQUIRED, CLI_OPT_SYMBOL, "F", "only stacks through function F" }, \
+	{ "data-object", 0, CLI_ARG_REQUIRED, CLI_OPT_DATA_OBJECT, "NAME",                  \
+	  "only the clock samples that accessed data object NAME (record --data),\n"       \
+	  "as --data-objects names it: a variable, a member {struct s}.m,\n"              \
+	  "<Stack: f>, <Heap: ...>, <File: path>...; traced metrics unfiltered" },         \
 	{ "no-args", 0, CLI_ARG_NONE, CLI_OPT_NO_ARGS, NULL,                                \
 	  "C++ names without argument lists, templates elided (<...>)" },                  \
 	{ "no-inline", 0, CLI_ARG_NONE, CLI_OPT_NO_INLINE, NULL,                            \

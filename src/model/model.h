@@ -285,6 +285,8 @@ struct model_options {
 	const char *object;        /* only stacks with a frame in this object (basename or path) */
 	const char *hide_object;   /* this object's frames become one frame "<object>" */
 	const char *symbol;        /* only stacks through this function */
+	const char *data_object;   /* only clock samples whose data object (record --data)
+	                              is this: its name, or a member row's {struct s}.m */
 	bool no_inline;            /* no inlined frames: their time is their host's, as
 	                              the code's lines are (--no-inline) */
 	bool no_kernel;            /* no kernel frames: their time is the user stack's

@@ -138,6 +138,8 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 	for (size_t i = 0; i < c->p->nthreads; i++)
 		if (!model_thread_for(b, c, c->p->threads[i].tid))
 			return -1;
+	if (o->data_object && model_dataclock_select(b, c, o))
+		return -1;
 	if (build_samples(b, c, o) || model_build_sync(b, c, o) || model_build_blame(b, c, o) ||
 	    model_build_critical(b, c, o) ||
 	    model_build_io(b, c, o) ||
@@ -217,6 +219,7 @@ static int add_proc(struct build *b, const struct exp_experiment *x, const struc
 	model_map_free(&c.entry_of);
 	model_map_free(&c.thread_of);
 	model_map_free(&c.frame_of);
+	model_map_free(&c.data_keep);
 	free(c.memo);
 	free(c.frames);
 	free(c.inl);

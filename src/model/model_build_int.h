@@ -173,6 +173,8 @@ struct proc_ctx {
 	uint32_t *jit_version;            /* p->jit[i] is the Nth compiled version of its method */
 	struct model_map jfunc;           /* (jmethodID << 3 | variant) -> func id */
 	struct model_map frame_of;        /* (pc, retaddr, epoch) -> frames index + 1 */
+	bool data_filter;                 /* --data-object: only the samples in data_keep */
+	struct model_map data_keep;       /* model_data_sample_key of each -> 1 */
 	struct frame *frames;             /* pcs resolved so far (model_frames.c) */
 	size_t nframes, cap_frames;
 	uint32_t *inl;                    /* the inlined functions of frames (frame.inl) */
@@ -386,6 +388,15 @@ long model_data_object_of(struct build *b, const char *name, const char *object,
 int model_data_access_add(struct build *b, long obj, uint32_t func, uint64_t value);
 /* --data: clock samples' registers by data object (model_dataclock.c). */
 int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o);
+/* --data-object: put in c->data_keep the clock samples whose data object is
+ * o->data_object (before the samples are added; model_add_sample keeps
+ * only those).  0, or -1 out of memory. */
+int model_dataclock_select(struct build *b, struct proc_ctx *c, const struct model_options *o);
+/* The key of a clock sample (its thread and time) in c->data_keep. */
+static inline uint64_t model_data_sample_key(uint32_t tid, uint64_t time_ns)
+{
+	return model_hash64(time_ns * 65599 + tid) | 1;
+}
 /* ---- model_heap_blocks.c: heap blocks' lifetimes, for data addresses ---- */
 struct model_heap_block {
 	uint64_t addr, size, from_ns, to_ns;   /* to_ns UINT64_MAX: never released */

@@ -146,7 +146,7 @@ static const struct file_map *file_at(const struct ctx *x, uint64_t ea, uint64_t
 
 static uint64_t sample_key(uint32_t tid, uint64_t time_ns)
 {
-	return model_hash64(time_ns * 65599 + tid) | 1;
+	return model_data_sample_key(tid, time_ns);
 }
 
 /* The samples' frames with their CFAs (DATA_FRAMES), by sample; 0, or -1
@@ -369,41 +369,118 @@ static void classify(struct ctx *x, const struct decoded *d, const struct exp_da
 	snprintf(name, len, "<Unknown: anonymous>");
 }
 
+/* Set up x for process c's samples; 0, or -1 out of memory (x freed). */
+static void ctx_close(struct ctx *x);
+
+static int ctx_open(struct ctx *x, struct build *b, struct proc_ctx *c)
+{
+	const struct exp_proc *p = c->p;
+
+	memset(x, 0, sizeof(*x));
+	x->b = b;
+	x->c = c;
+	if ((p->ndblocks && blocks_of(p, &x->blocks)) || frames_index(x) ||
+	    (p->ndfiles && files_of(p, &x->files, &x->nfiles))) {
+		ctx_close(x);
+		return -1;
+	}
+	return 0;
+}
+
+static void ctx_close(struct ctx *x)
+{
+	model_heap_blocks_free(&x->blocks);
+	model_map_free(&x->frames_of);
+	free(x->files);
+	free(x->dec);
+	model_map_free(&x->pc_of);
+}
+
+/* Name sample r's data object into name (with *object, *size, *dm as
+ * classify gives them); *why the reason when it has no address.  Returns
+ * its decoded pc, or NULL out of memory. */
+static const struct decoded *name_sample(struct ctx *x, const struct exp_data_regs *r, char *name, size_t len,
+					 const char **object, uint64_t *size, struct sym_dmember *dm,
+					 const char **why)
+{
+	const struct decoded *d = decode(x, r->regs[EXP_DREGS_RIP], r->time_ns);
+	uint64_t ea = 0;
+
+	*object = "";
+	*size = 0;
+	*why = NULL;
+	memset(dm, 0, sizeof(*dm));
+	if (!d)
+		return NULL;
+	if (r->flags & EXP_DREGS_DEFERRED)
+		*why = "<Unknown: in a traced call>";
+	else if (!d->have)
+		*why = "<Unknown: no code>";
+	else if (address(d, r, &ea, why))
+		classify(x, d, r, ea, name, len, object, size, dm);
+	if (*why)
+		snprintf(name, len, "%s", *why);
+	return d;
+}
+
+int model_dataclock_select(struct build *b, struct proc_ctx *c, const struct model_options *o)
+{
+	const struct exp_proc *p = c->p;
+	struct ctx x;
+	char name[512], member[600];
+	int rc = 0;
+
+	c->data_filter = true;
+	if (!p->ndregs)
+		return 0;
+	if (ctx_open(&x, b, c))
+		return -1;
+	for (size_t i = 0; i < p->ndregs && !rc; i++) {
+		const struct exp_data_regs *r = &p->dregs[i];
+		const char *object, *why;
+		uint64_t size;
+		struct sym_dmember dm;
+		if (!model_keep(c, o, r->tid, r->time_ns))
+			continue;
+		if (!name_sample(&x, r, name, sizeof(name), &object, &size, &dm, &why)) {
+			rc = -1;
+			break;
+		}
+		member[0] = 0;
+		if (dm.type)      /* a member row's name, as --data-objects shows it */
+			snprintf(member, sizeof(member), "{%s}.%s", dm.type->name,
+				 dm.field >= 0 ? dm.type->fields[dm.field].name : "<padding>");
+		if ((!strcmp(name, o->data_object) || !strcmp(member, o->data_object)) &&
+		    !model_map_put(&c->data_keep, sample_key(r->tid, r->time_ns), 1, NULL))
+			rc = -1;
+	}
+	ctx_close(&x);
+	return rc;
+}
+
 int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o)
 {
 	const struct exp_proc *p = c->p;
-	struct ctx x = { .b = b, .c = c };
+	struct ctx x;
 	char name[512];
 	int rc = 0;
 
 	if (!p->ndregs)
 		return 0;
-	if ((p->ndblocks && blocks_of(p, &x.blocks)) || frames_index(&x) ||
-	    (p->ndfiles && files_of(p, &x.files, &x.nfiles))) {
-		model_heap_blocks_free(&x.blocks);
-		model_map_free(&x.frames_of);
+	if (ctx_open(&x, b, c))
 		return -1;
-	}
 	for (size_t i = 0; i < p->ndregs && !rc; i++) {
 		const struct exp_data_regs *r = &p->dregs[i];
-		const char *object = "", *why = NULL;
-		uint64_t size = 0, ea = 0;
-		struct sym_dmember dm = { 0 };
+		const char *object, *why;
+		uint64_t size;
+		struct sym_dmember dm;
 		if (!model_keep(c, o, r->tid, r->time_ns))
 			continue;
-		const struct decoded *d = decode(&x, r->regs[EXP_DREGS_RIP], r->time_ns);
+		const struct decoded *d = name_sample(&x, r, name, sizeof(name), &object, &size, &dm, &why);
 		if (!d) {
 			rc = -1;
 			break;
 		}
-		if (r->flags & EXP_DREGS_DEFERRED)
-			why = "<Unknown: in a traced call>";
-		else if (!d->have)
-			why = "<Unknown: no code>";
-		else if (address(d, r, &ea, &why))
-			classify(&x, d, r, ea, name, sizeof(name), &object, &size, &dm);
-		if (why)
-			snprintf(name, sizeof(name), "%s", why);
 		long obj = model_data_object_of(b, name, object, size, MODEL_CPU);
 		if (obj < 0 || model_data_access_add(b, obj, d->func, r->weight_ns) ||
 		    (dm.type && add_member(b, obj, &dm, r->weight_ns))) {
@@ -415,10 +492,6 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 		b->m->data_samples++;
 		b->m->data_backtracked += d->have && d->op.backtracked && !why;
 	}
-	model_heap_blocks_free(&x.blocks);
-	model_map_free(&x.frames_of);
-	free(x.files);
-	free(x.dec);
-	model_map_free(&x.pc_of);
+	ctx_close(&x);
 	return rc;
 }

@@ -284,7 +284,8 @@ int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_opt
 {
 	struct model *m = b->m;
 
-	if (!model_keep(c, o, s->tid, s->time_ns))
+	if (!model_keep(c, o, s->tid, s->time_ns) ||
+	    (c->data_filter && !model_map_get(&c->data_keep, model_data_sample_key(s->tid, s->time_ns))))
 		return 0;
 	const struct stack_memo *sm = memo_of(b, c, s->stack_id, s->time_ns, o);
 	long e = sm ? (long)sm->entry - 1 : entry_for_op(b, c, s->stack_id, 0, s->time_ns, o);

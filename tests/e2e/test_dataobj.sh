@@ -22,6 +22,19 @@ check dataobj_heap_block_named_by_allocator $CHK f.json o.json l.json object '<H
 check dataobj_stack_array_is_its_frame $CHK f.json o.json l.json object '<Stack: walk_stack>' walk_stack
 check dataobj_layout_members_by_offset $CHK f.json o.json l.json layout 'struct particle' hot
 check dataobj_every_sample_has_its_registers $CHK f.json o.json l.json total
+# A member row as a filter: the function view of exactly its samples.
+"$TALLY" report -q d.exp --data-object '{struct particle}.hot' -n --format json >fm.json 2>/dev/null
+check dataobj_filter_by_member python3 -c "
+import json
+objs = json.load(open('o.json'))['data_objects_cpu']
+i = [k for k, r in enumerate(objs) if r['depth'] == 0 and r['name'] == 'parts'][0]
+hot = [r for r in objs[i + 1:] if r['depth'] == 1 and r['name'] == '{struct particle}.hot'][0]
+fs = json.load(open('fm.json'))['functions']
+total = [r for r in fs if r['name'] == '<Total>'][0]
+walk = [r for r in fs if r['name'].split(' ')[0] == 'walk_parts'][0]
+print(hot['samples'], total['excl_samples'], walk['excl_samples'])
+assert hot['samples'] >= 20 and total['excl_samples'] == hot['samples'], (hot, total)
+assert walk['excl_samples'] >= 0.9 * hot['samples'], walk"
 check dataobj_text_view sh -c "\"\$TALLY\" report -q d.exp --data-objects >o.txt 2>/dev/null; cat o.txt;
 	grep -q '^Data objects by CPU time' o.txt && grep -Eq ' +\{struct particle\}\.hot' o.txt"
 

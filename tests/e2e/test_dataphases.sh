@@ -22,3 +22,12 @@ check dataphases_heap_by_size_class $CHK out.txt o.json heap '<Heap: 128K-256K b
 check dataphases_stack_by_owning_frame $CHK out.txt o.json stack '<Stack: stack_owner>' sum_buf
 # The file the program mapped, by its path (the collector's mmap records).
 check dataphases_mapped_file_by_path $CHK out.txt o.json file "<File: $T/mapped.bin>" walk_file
+
+# The function view filtered by a data object: exactly its samples.
+"$TALLY" report -q d.exp --data-object '<Stack: stack_owner>' -n --format json >fs.json 2>/dev/null
+check dataphases_functions_filtered_by_object $CHK --filter o.json fs.json '<Stack: stack_owner>' sum_buf
+"$TALLY" report -q d.exp --data-object chased -n --format json >fc.json 2>/dev/null
+check dataphases_functions_filtered_by_global $CHK --filter o.json fc.json chased walk_chase
+check dataphases_filter_unknown_object_refused sh -c "
+	! \"\$TALLY\" report -q d.exp --data-object no_such_thing >/dev/null 2>e.txt; cat e.txt;
+	grep -q 'no_such_thing: no clock sample accessed it' e.txt"
