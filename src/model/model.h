@@ -394,6 +394,9 @@ struct model_blame {
 	                              (an entry with no value of its own is emptied at the
 	                              end of the build: hence holder_func and holder_addr) */
 	uint32_t holder_func;      /* its leaf: the function that took the object (0: none) */
+	const uint32_t *holder_funcs;  /* the holder's stack, root first (the entry's frames,
+	                                  kept when the entry is emptied), and ... */
+	uint32_t holder_n;         /* ... its frames (0: not known) */
 	uint64_t holder_addr;      /* the lock call's link-time address there (0: none) */
 	uint32_t holder_tid;       /* 0: not known */
 	uint32_t why;              /* enum exp_held_why */
@@ -408,6 +411,15 @@ struct model_crit {
 	uint64_t ns;               /* its time on the path, callees' included ... */
 	uint64_t excl_ns;          /* ... its own (the leaf) ... */
 	uint64_t wait_ns;          /* ... of which waiting (a wait whose cause is not known) */
+};
+
+/* A stretch of the critical path (model_critical.c), for the timeline:
+ * thread tid of process proc ran (or, `wait`, waited) from start_ns to
+ * end_ns on it. */
+struct model_crit_seg {
+	uint32_t proc, tid;
+	uint64_t start_ns, end_ns;
+	bool wait;
 };
 
 /* "mutex", "condition variable", ... for an enum exp_sync_op. */
@@ -507,6 +519,8 @@ struct model {
 	uint64_t crit_wall_ns;     /* ... and the main threads' wall time it tiles */
 	uint32_t crit_procs;       /* processes walked */
 	bool crit_cut;             /* a walk stopped at its step limit */
+	struct model_crit_seg *crit_segs;   /* the path's stretches, latest first */
+	size_t ncrit_segs;
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted
 	                                  off the CPU by the switch records (model_states.c) */
 	void *priv;                /* model_build's indexes while building */

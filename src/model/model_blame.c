@@ -91,6 +91,8 @@ int model_build_blame(struct build *b, struct proc_ctx *c, const struct model_op
 		const struct model_entry *hx = he >= 0 ? &b->m->entries[he] : NULL;
 		struct model_blame want = { .proc = c->index, .kind = s->op, .addr = h->object,
 					    .holder_func = hx && hx->n ? hx->funcs[hx->n - 1] : 0,
+					    .holder_funcs = hx && hx->n ? hx->funcs : NULL,
+					    .holder_n = hx ? hx->n : 0,
 					    .holder_addr = hx && hx->n ? hx->addrs[hx->n - 1] : 0,
 					    .waiter_entry = (uint32_t)we,
 					    .holder_entry = he >= 0 ? (uint32_t)he : MODEL_BLAME_UNKNOWN,

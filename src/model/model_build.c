@@ -344,6 +344,7 @@ void model_free(struct model *m)
 	free(m->sync_objects);
 	free(m->blames);
 	free(m->crit);
+	free(m->crit_segs);
 	free(m->data_access);
 	free(m->procs);
 	free(m->threads);

@@ -93,7 +93,7 @@ struct build {
 	size_t cap_sync_objects;
 	struct model_map blame_of;        /* hash(proc, waiter, object, holder, tid, why) -> blames index + 1 */
 	size_t cap_blames;
-	size_t cap_crit;
+	size_t cap_crit, cap_crit_segs;
 	struct omp_tail *tails;           /* model_omp_tail.c: bodies' tail calls */
 	size_t ntails, cap_tails;
 	struct model_map tail_by_sym;     /* jumped-to sym_func -> tails index + 1 */

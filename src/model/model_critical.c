@@ -96,6 +96,27 @@ static int crit_add(struct build *b, long e, uint32_t f, uint64_t ns, bool wait)
 	return 0;
 }
 
+/* A stretch of the path on thread tid, for the timeline: joined to the
+ * previous one when they meet on one thread. */
+static int crit_seg(struct walk *w, uint32_t tid, uint64_t from, uint64_t to, bool wait)
+{
+	struct model *m = w->b->m;
+
+	if (to <= from)
+		return 0;
+	if (m->ncrit_segs) {
+		struct model_crit_seg *l = &m->crit_segs[m->ncrit_segs - 1];
+		if (l->proc == w->c->index && l->tid == tid && l->wait == wait && l->start_ns == to) {
+			l->start_ns = from;
+			return 0;
+		}
+	}
+	if (exp_grow(&m->crit_segs, &w->b->cap_crit_segs, m->ncrit_segs, sizeof(*m->crit_segs)))
+		return -1;
+	m->crit_segs[m->ncrit_segs++] = (struct model_crit_seg){ w->c->index, tid, from, to, wait };
+	return 0;
+}
+
 /* First index in the sorted array idx[0..n) whose record (tid, time) is
  * after (tid, t): time_of gives a record's time. */
 static size_t after(const size_t *idx, size_t n, uint32_t tid, uint64_t t, const void *recs, size_t size)
@@ -126,6 +147,8 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 
 	if (e <= a)
 		return 0;
+	if (crit_seg(w, tid, a, e, false))
+		return -1;
 	size_t from = after(w->samples, p->nsamples, tid, a, p->samples, sizeof(*p->samples));
 	size_t to = after(w->samples, p->nsamples, tid, e, p->samples, sizeof(*p->samples));
 	for (size_t i = from; i < to; i++)
@@ -190,12 +213,14 @@ static int walk(struct walk *w)
 			return -1;
 		if (next && next->start_ns < at) {
 			/* the wake-up: from the waker's end, release or signal to the grant */
-			if (s->time_ns > at && crit_add(w->b, en, 0, s->time_ns - at, true))
+			if (s->time_ns > at && (crit_add(w->b, en, 0, s->time_ns - at, true) ||
+						 crit_seg(w, cur->tid, at, s->time_ns, true)))
 				return -1;
 			t = at;
 			cur = next;
 		} else {
-			if (crit_add(w->b, en, 0, s->time_ns - (req > cur->start_ns ? req : cur->start_ns), true))
+			uint64_t from = req > cur->start_ns ? req : cur->start_ns;
+			if (crit_add(w->b, en, 0, s->time_ns - from, true) || crit_seg(w, cur->tid, from, s->time_ns, true))
 				return -1;
 			t = req > cur->start_ns ? req : cur->start_ns;
 		}

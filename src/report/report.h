@@ -181,6 +181,12 @@ void report_diff_states_cols(struct report_table *t);
 int report_diff_states(struct report_doc *d, const struct model *const *a, size_t na, const struct model *const *b,
 		       size_t nb, const struct report_opts *o, struct report_table *all, size_t all_cols);
 
+/* Lock-holder blame's words (report_blame.c): the holder's function f
+ * with the source line of its lock call at addr, "slow_flush (blamey.c:57)";
+ * why a holder is not known ("not known: the object's first contention"). */
+void report_blame_where(const struct model *m, uint32_t f, uint64_t addr, char *buf, size_t len);
+const char *report_blame_why(uint32_t why);
+
 struct report_html_opts {
 	const char *title;          /* what the page is about (the experiments) */
 	size_t base_nexps;          /* > 0: a diff; experiments [0, base_nexps) are the baseline */

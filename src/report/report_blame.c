@@ -34,8 +34,7 @@ static const char *const why_text[] = {
 	[EXP_HELD_TABLE_FULL] = "not known: too many contended objects",
 };
 
-/* The holder's function f with the source line of its lock call at addr. */
-static void holder_where(const struct model *m, uint32_t f, uint64_t addr, char *buf, size_t len)
+void report_blame_where(const struct model *m, uint32_t f, uint64_t addr, char *buf, size_t len)
 {
 	char name[1024];
 	const char *file = NULL;
@@ -53,6 +52,11 @@ static void holder_where(const struct model *m, uint32_t f, uint64_t addr, char 
 	} else {
 		snprintf(buf, len, "%s", label);
 	}
+}
+
+const char *report_blame_why(uint32_t why)
+{
+	return why < sizeof(why_text) / sizeof(why_text[0]) && why ? why_text[why] : "not known";
 }
 
 static int cmp_held(const void *a, const void *b)
@@ -80,11 +84,9 @@ static struct row *rows_make(const struct model *m, size_t *nrows, uint64_t *tot
 				    .waiter_func = we->n ? we->funcs[we->n - 1] : 0 };
 		if (b->holder_func) {
 			want.holder_func = b->holder_func;
-			holder_where(m, b->holder_func, b->holder_addr, want.where, sizeof(want.where));
+			report_blame_where(m, b->holder_func, b->holder_addr, want.where, sizeof(want.where));
 		} else {
-			snprintf(want.where, sizeof(want.where), "%s",
-				 b->why < sizeof(why_text) / sizeof(why_text[0]) && b->why ? why_text[b->why]
-											: "not known");
+			snprintf(want.where, sizeof(want.where), "%s", report_blame_why(b->why));
 		}
 		size_t k;
 		for (k = 0; k < n; k++)

@@ -243,6 +243,8 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 		return -1;
 	}
 	free(node_of_entry);
+	if (!o->base_nexps && report_html_why(out, m))
+		return -1;
 	sources_out(out, m, &hm);
 	fputs("\"end\":true}", out);
 	page = upto(out, page, "@JS@");

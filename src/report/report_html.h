@@ -53,4 +53,15 @@ int report_html_timeline(FILE *out, const struct model *m, const uint32_t *node_
 int report_html_slices(FILE *out, const struct model *m, const struct report_html_metrics *hm,
 		       const uint32_t *node_of_entry, uint64_t t0_ns, uint64_t span_ns);
 
+/* `"blame":[...],"critical":{...},` (report_html_why.c): each lock-holder
+ * blame part with its waiting stack and the holder's (function names, root
+ * first), where the holder took the object, its thread, time (µs) and
+ * waits; the critical path's total, the main threads' wall time (µs) and
+ * its functions by time on it.  0, or -1 on an output error. */
+int report_html_why(FILE *out, const struct model *m);
+
+/* `,"cp":[[start,duration,wait]...]` (µs from t0): the critical path's
+ * stretches on thread tid of process proc, for its timeline track. */
+void report_html_track_critical(FILE *out, const struct model *m, uint32_t proc, uint32_t tid, uint64_t t0);
+
 #endif

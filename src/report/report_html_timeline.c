@@ -248,6 +248,7 @@ int report_html_timeline(FILE *out, const struct model *m, const uint32_t *node_
 				fprintf(out, b ? ",%llu" : "%llu", (unsigned long long)(bins[b] / 1000));
 			fputc(']', out);
 		}
+		report_html_track_critical(out, m, t->proc, t->tid, tl.t0);
 		fputs(",\"iv\":[", out);
 		for (size_t k = 0, c = 0; k < t->niv; k++) {
 			const struct report_interval *iv = &t->iv[k];

@@ -620,6 +620,24 @@
       g.stroke();
       if (w > 60) { g.fillStyle = '#555'; g.fillText(`off: ${why}`.slice(0, Math.floor(w / 6)), x0 + 3, y0 + TROW / 2); }
     }
+    /* the critical path (record -s): a green bar over each stretch of it on
+     * its thread (pale while it waited for a cause not recorded), a line
+     * where it passes from one thread to another */
+    const cp = [];
+    tracks.forEach((t, k) => { for (const s of t.cp || []) cp.push([s[0], s[1], s[2], k]); });
+    cp.sort((a, b) => a[0] - b[0]);
+    hooks.critical = { segments: cp.length, us: cp.reduce((a, s) => a + s[1], 0), crossings: 0 };
+    cp.forEach((s, i) => {
+      const y = s[3] * TROW;
+      g.fillStyle = s[2] ? 'rgba(26,152,80,0.4)' : 'rgb(26,152,80)';
+      g.fillRect(X(s[0]), y, Math.max(1, plot * s[1] / span), 3);
+      const p = cp[i - 1];
+      if (p && p[3] !== s[3]) {
+        hooks.critical.crossings++;
+        g.strokeStyle = 'rgb(26,152,80)';
+        g.beginPath(); g.moveTo(X(s[0]), Math.min(p[3], s[3]) * TROW + 1); g.lineTo(X(s[0]), Math.max(p[3], s[3]) * TROW + 1); g.stroke();
+      }
+    });
     const band = drag ? [drag[0], drag[1]] : state.range ? [state.range[2], state.range[3]] : null;
     if (band) {
       g.fillStyle = 'rgba(42,111,219,0.15)';
@@ -703,6 +721,12 @@
     const item = (css, text) => `<span><i style="${css}"></i>${esc(text)}</span>`;
     let h = item('background:rgba(216,80,32,.9)', 'CPU sampled (darker: busier)');
     if (TL.tracks.some((t) => t.iv && t.iv.length)) h += item('background:rgba(40,90,200,.75);height:5px', 'waits, I/O (hover: which)');
+    if (TL.tracks.some((t) => t.cp && t.cp.length)) {
+      const C = D.critical || {};
+      const top = (C.funcs || []).filter((f) => f[0] !== '<Total>' && f[0] !== '<not sampled>').slice(0, 3)
+        .map((f) => `${f[0]} ${fmtUs(f[1])}`).join(', ');
+      h += item('background:rgb(26,152,80);height:3px', `critical path ${fmtUs(C.path_us || 0)} of the main thread's ${fmtUs(C.wall_us || 0)}${top ? ': ' + top : ''}`);
+    }
     if ((TL.gaps || []).length) h += item('background:repeating-linear-gradient(45deg,#bbb 0 2px,#eee 2px 5px)', 'recording off');
     if (TL.marks.length) h += item('background:#2a6fdb;width:2px', 'marker (tally_marker)');
     if (curves.length) h += item('background:#2a9d8f;height:2px', 'resident memory');
@@ -862,8 +886,77 @@
     $('overview-body').innerHTML = h;
   }
 
+
+  /* ---- blame ---------------------------------------------------------------
+   * The waits on contended mutexes (record -s) as the waiters' flame graph:
+   * each waiting stack, root at the top, as wide as its wait; a waiting
+   * stack's leaf (red) opens below it the stacks of the threads that held
+   * the mutex meanwhile, each with where it took it, its part of the wait
+   * and how many waits. */
+  const BL = D.blame || [];
+  let blameOpen = null;        /* the waiting stack (its key) whose holders are shown */
+  function drawBlame() {
+    const el = $('blame-flame');
+    if (!BL.length) {
+      $('blame-info').textContent = '';
+      el.innerHTML = '<p class=note>No lock-holder blame: record with -s (the holders of contended mutexes are recorded unless --sync-holders=off).</p>';
+      $('blame-holders').innerHTML = '';
+      return;
+    }
+    /* the waiters' tree: node = {name, us, kids: Map, key (a waiting stack's leaf)} */
+    const root = { name: 'all waits', us: 0, kids: new Map(), key: null };
+    const byKey = new Map();
+    for (const b of BL) {
+      root.us += b.us;
+      let n = root;
+      b.w.forEach((f, i) => {
+        if (!n.kids.has(f)) n.kids.set(f, { name: f, us: 0, kids: new Map(), key: null });
+        n = n.kids.get(f);
+        n.us += b.us;
+        if (i === b.w.length - 1) n.key = b.w.join(';');
+      });
+      const k = b.w.join(';');
+      if (!byKey.has(k)) byKey.set(k, []);
+      byKey.get(k).push(b);
+    }
+    const width = el.clientWidth || 1000;
+    const ROW = 18;
+    let h = '', depth = 0, leaves = 0;
+    const put = (n, x, w, d) => {
+      depth = Math.max(depth, d);
+      const leaf = n.key && byKey.has(n.key);
+      if (leaf) leaves++;
+      h += `<div class="${leaf ? 'leaf' + (blameOpen === n.key ? ' open' : '') : ''}" data-name="${esc(n.name)}"${leaf ? ` data-key="${esc(n.key)}"` : ''}` +
+        ` style="left:${x.toFixed(1)}px;top:${d * ROW}px;width:${Math.max(w - 1, 1).toFixed(1)}px" title="${esc(n.name)}: waited ${fmtUs(n.us)} (${pct(n.us, root.us)})${leaf ? '\nclick: who held the mutex' : ''}">${w > 30 ? esc(n.name) : ''}</div>`;
+      let cx = x;
+      for (const k of [...n.kids.values()].sort((a, b) => b.us - a.us)) {
+        const kw = w * k.us / (n.us || 1);
+        put(k, cx, kw, d + 1);
+        cx += kw;
+      }
+    };
+    put(root, 0, width, 0);
+    el.innerHTML = h;
+    el.style.height = `${(depth + 1) * ROW + 2}px`;
+    hooks.blameLeaves = leaves;
+    for (const d of el.querySelectorAll('div.leaf')) d.onclick = () => { blameOpen = blameOpen === d.dataset.key ? null : d.dataset.key; drawBlame(); };
+    $('blame-info').innerHTML = `<span>waits on contended mutexes: <b>${fmtUs(root.us)}</b> in ${byKey.size} waiting stacks; a red leaf opens the holders' stacks</span>`;
+    const hs = blameOpen && byKey.get(blameOpen);
+    if (!hs) { $('blame-holders').innerHTML = ''; hooks.holdersShown = []; return; }
+    const tot = hs.reduce((a, b) => a + b.us, 0);
+    const w = blameOpen.split(';');
+    let out = `<h3>${esc(w[w.length - 1])} waited ${fmtUs(tot)}: held by</h3>`;
+    hooks.holdersShown = [];
+    for (const b of [...hs].sort((x, y) => y.us - x.us)) {
+      out += `<div class=holder><h4>${b.tid ? `thread ${b.tid}` : 'not known'}, ${esc(b.kind)} ${esc(b.addr)}: ${esc(b.where)} — ${fmtUs(b.us)} (${pct(b.us, tot)}), ${b.n} waits</h4>` +
+        (b.h.length ? `<ol>${b.h.map((f) => `<li>${esc(f)}</li>`).join('')}</ol>` : '') + '</div>';
+      hooks.holdersShown.push({ where: b.where, tid: b.tid, us: b.us, stack: b.h });
+    }
+    $('blame-holders').innerHTML = out;
+  }
+
   /* ---- wiring ------------------------------------------------------------- */
-  const views = { flame: drawFlame, inverted: drawFlame, functions: drawFunctions, timeline: drawTimeline, source: drawSource, overview: drawOverview };
+  const views = { flame: drawFlame, inverted: drawFlame, functions: drawFunctions, timeline: drawTimeline, blame: drawBlame, source: drawSource, overview: drawOverview };
   function show(view, quiet) {
     state.view = view;
     for (const b of document.querySelectorAll('nav button')) b.classList.toggle('on', b.dataset.view === view);
@@ -977,6 +1070,7 @@
   $('title').title = cmd;
   document.title = 'tally: ' + D.title;
   if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
+  if (!BL.length) $('nav-blame').style.display = 'none';
   hooks.setRange = setRange;
   hooks.rangeTotal = FULL.b[0][0];
   hooks.mergeable = MERGEABLE;
