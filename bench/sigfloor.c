@@ -9,7 +9,13 @@
  *   fasync             SIGPROF through O_ASYNC/F_SETSIG/F_SETOWN_EX, the
  *                      handler re-arming with PERF_EVENT_IOC_REFRESH (tally's
  *                      fallback before Linux 5.13);
- *   nosignal           overflows and no signal at all: the timer alone.
+ *   nosignal           overflows and no signal at all: the timer alone;
+ *   count              no sampling period: the event only counts (no timer),
+ *                      what scheduling the event in and out at each context
+ *                      switch costs by itself.
+ * SIGFLOOR_INHERIT=1 opens it once with inherit (and inherit_thread), as
+ * tally does: each thread the program creates gets its own copy (sigtrap:
+ * signalling that thread).  Without it only the main thread is sampled.
  * The handler does nothing else: no unwinding, no writing.  The wall time of
  * a program run under it, over the bare program, is the floor the kernel and
  * the machine (here a VM) put under any collector that samples this way:
@@ -104,7 +110,7 @@ static double seconds(clockid_t c)
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)si, (void)uc;
-	signals++;
+	__atomic_fetch_add(&signals, 1, __ATOMIC_RELAXED);   /* threads too (SIGFLOOR_INHERIT) */
 	if (sig == SIGPROF)
 		ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
 }
@@ -334,12 +340,15 @@ __attribute__((constructor)) static void start(void)
 	long f = hz ? atol(hz) : 1000;
 	bool fasync = mode && !strcmp(mode, "fasync");
 	bool nosignal = mode && !strcmp(mode, "nosignal");
+	bool count = mode && !strcmp(mode, "count");
+	const char *inh = getenv("SIGFLOOR_INHERIT");
+	bool inherit = inh && !strcmp(inh, "1");
 	bool rstack = mode && (!strcmp(mode, "ring-stack") || !strcmp(mode, "ring-stack-unwind"));
 	bool rchain = mode && !strcmp(mode, "ring-callchain");
 	bool inring = rstack || rchain;
 	long pages = 0;
 
-	if (mode && !fasync && !nosignal && !inring && strcmp(mode, "sigtrap")) {
+	if (mode && !fasync && !nosignal && !count && !inring && strcmp(mode, "sigtrap")) {
 		fprintf(stderr, "sigfloor: unknown SIGFLOOR_MODE %s\n", mode);
 		return;
 	}
@@ -347,9 +356,12 @@ __attribute__((constructor)) static void start(void)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.size = sizeof(a);
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = period = 1000000000ull / (unsigned long long)(f > 0 ? f : 1000);
+	period = 1000000000ull / (unsigned long long)(f > 0 ? f : 1000);
+	a.sample_period = count ? 0 : period;
 	a.disabled = 1;
 	a.exclude_hv = 1;
+	a.inherit = inherit;
+	a.inherit_thread = inherit;
 	if (inring) {
 		ring.mode = mode;
 		ring.stack = rstack;
@@ -372,7 +384,7 @@ __attribute__((constructor)) static void start(void)
 		sa.sa_sigaction = on_signal;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
 		sigaction(fasync ? SIGPROF : SIGTRAP, &sa, NULL);
-		if (!fasync && !nosignal) {
+		if (!fasync && !nosignal && !count) {
 			a.sigtrap = 1;
 			a.remove_on_exec = 1;
 		}

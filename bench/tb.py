@@ -158,7 +158,7 @@ def cmd_time(args):
             s["cpu_med"] = statistics.median(d["cpu"])
             s["cpu_min"], s["cpu_max"] = min(d["cpu"]), max(d["cpu"])
             s["rss_kb_max"] = max(d["rss"])        # peak resident set of one run
-            s["wall"], s["cpu"] = d["wall"], d["cpu"]
+            s["wall"], s["cpu"], s["round"] = d["wall"], d["cpu"], d["round"]
             if base is not None and base is not d and base["wall"] and not base["failed"]:
                 bw = dict(zip(base["round"], base["wall"]))
                 bc = dict(zip(base["round"], base["cpu"]))

@@ -11,6 +11,15 @@
 #                    reduction per time step on a 30^3 grid, 2 threads.
 # The target is <= 1.05 (issue 20).  Each last tally run's sampled CPU
 # against the kernel's is noted: the cost must not come from sampling less.
+# Beside them, the floor of the mechanism apart from tally: the program under
+# bench/sigfloor.c with the same event (task-clock, 1 kHz, sigtrap, opened
+# once and inherited by the threads) and an empty handler; tally's CPU over
+# that floor is tally's own part.  And the mechanism counts of one run each,
+# which do not depend on the load (perf stat, when its tracepoints are
+# readable): context switches and hrtimer starts (a sampling task-clock event
+# starts its timer each time its thread is switched in unless the switch is
+# between two threads of the same process on one CPU) and MSR writes (the
+# timer's TSC deadline: an exit to the hypervisor in a VM).
 # BENCH_OMP_ROUNDS (default 5) rounds.
 section "92. OpenMP: barrier rhythm and a LULESH-like code (CPU ratio, -F 1000)"
 d0=$OUT/omp
@@ -31,6 +40,16 @@ else
 	pwhy=""
 fi
 note "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+floor=""
+[ -f "$BIN/libsigfloor.so" ] && floor="env SIGFLOOR_INHERIT=1 SIGFLOOR_HZ=1000 LD_PRELOAD=$BIN/libsigfloor.so"
+mech="task-clock,context-switches,timer:hrtimer_start,msr:write_msr,signal:signal_deliver"
+if ! command -v perf >/dev/null; then
+	mwhy="perf not installed"
+elif ! perf stat -x, -e "$mech" -o "$d0/mech.probe" -- /bin/true >/dev/null 2>&1; then
+	mwhy="perf stat cannot read the timer:, msr:, signal: tracepoints here"
+else
+	mwhy=""
+fi
 for c in "omprhythm passive ${OMP_RHYTHM_LOOPS:-100000}" "omprhythm active ${OMP_ACTIVE_LOOPS:-20000}" \
 	"stencil passive ${STENCIL_STEPS:-5000} 30"; do
 	read -r prog pol args <<<"$c"
@@ -41,6 +60,7 @@ for c in "omprhythm passive ${OMP_RHYTHM_LOOPS:-100000}" "omprhythm active ${OMP
 	echo "-- $label: $BIN/$prog $args (2 threads)"
 	set -- --cmd bare "$env $BIN/$prog $args" \
 		--cmd tally "$env $TALLY record -F 1000 -o $d/t.exp -- $BIN/$prog $args" --pre tally "rm -rf $d/t.exp"
+	[ -n "$floor" ] && set -- "$@" --cmd floor "$env $floor $BIN/$prog $args"
 	[ -z "$pwhy" ] && set -- "$@" \
 		--cmd perf "$env perf record -q -F 1000 -g -o $d/perf.data -- $BIN/$prog $args" \
 		--pre perf "rm -f $d/perf.data"
@@ -63,5 +83,33 @@ o = json.load(sys.stdin)["overview"]
 print("  last tally run: %d samples, sampled %.3f s of %.3f s kernel CPU (%.1f%%)" % (
     o["samples"], o["sampled_cpu_s"], o["kernel_cpu_s"], 100 * o["sampled_cpu_s"] / o["kernel_cpu_s"]))' 2>/dev/null ||
 		note "last tally run: no overview"
+	if [ -n "$floor" ]; then
+		f=$(tb get "$j" floor.cpu_ratio_med)
+		# tally over the floor, round by round (the same load in each pair)
+		tf=$(python3 -c '
+import json, statistics, sys
+j = json.load(open(sys.argv[1]))
+t, f = j.get("tally", {}), j.get("floor", {})
+fr = dict(zip(f.get("round", []), f.get("cpu", [])))
+r = [c / fr[k] for k, c in zip(t.get("round", []), t.get("cpu", [])) if k in fr and fr[k] > 0]
+print("%.3f" % statistics.median(r) if r else "n/a")' "$j" 2>/dev/null)
+		note "empty-handler floor (same event, inherited, sigtrap, 1 kHz): CPU ratio" \
+			"$( [ -n "$f" ] && fmt "$f" || echo "n/a ($(tb get "$j" floor.failed))");" \
+			"tally over the floor, median of rounds: ${tf:-n/a}"
+	fi
+	if [ -z "$mwhy" ]; then
+		for m in bare tally floor; do
+			case $m in
+			bare) run="$BIN/$prog $args" ;;
+			tally) rm -rf "$d/m.exp"; run="$TALLY record -F 1000 -o $d/m.exp -- $BIN/$prog $args" ;;
+			floor) [ -n "$floor" ] || continue; run="$floor $BIN/$prog $args" ;;
+			esac
+			$env perf stat -x, -e "$mech" -o "$d/mech-$m.csv" -- $run >/dev/null 2>&1 &&
+				awk -F, -v m="$m" '$3 != "" { n = $3; sub(/.*:/, "", n); o = o sprintf(" %s %s", n, $1) }
+					END { printf "  counts, %s:%s\n", m, o }' "$d/mech-$m.csv"
+		done
+	else
+		note "mechanism counts: n/a ($mwhy)"
+	fi
 	row "omp $label: CPU ratio (-F 1000)" "$t" "<= 1.05" "$peer"
 done
