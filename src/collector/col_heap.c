@@ -142,10 +142,10 @@ static unsigned stripe_of(uint64_t addr)
  * 256-byte address region's place, by hash, plus its 16-byte place in the
  * region, so blocks of one region take consecutive slots.  Against a hash
  * of the whole address, probes are as long (1.37 slots to add a block, 1.09
- * to find one, on heapmix) but the collector's share of heapmix's CPU is 11%
- * lower (perf, docs/benchmarks.md 7b): the accesses to the table follow the
- * allocator's to its blocks.  A region holds at most 32 blocks (8-byte
- * ones), so no run of them grows long. */
+ * to find one, on heapmix); only the lines they touch differ, and the
+ * collector's share of heapmix's CPU is 11% lower (perf; docs/tracing.md,
+ * cost item 10).  A region holds at most 32 blocks (8-byte ones), so no run
+ * of them grows long. */
 static uint32_t home(uint64_t addr)
 {
 	return (uint32_t)(mix(addr >> 8) >> 8) + (uint32_t)((addr >> 4) & 15);
