@@ -82,3 +82,13 @@ c = r['critical']
 assert not r['errors'] and c['segments'] >= 2 and c['crossings'] >= 1 and r['green'] > 100, r
 assert 'critical path' in r['legend'], r['legend']\""
 fi
+# A diff's page (two runs' tracks) draws no critical path.
+if need browser html_diff_page_draws_no_path; then
+	check html_diff_page_draws_no_path sh -c "
+		\"\$TALLY\" html --diff b.exp pc.exp -o \"$SHOTS/why-diff.html\" 2>/dev/null &&
+		timeout 100 node \"$JS/check_why.mjs\" \"$SHOTS/why-diff.html\" \"$SHOTS/why-diff.png\" none >r3.json &&
+		python3 -c \"
+import json; r = json.load(open('r3.json'))
+print(r)
+assert not r['errors'] and r['critical']['segments'] == 0 and 'critical path' not in r['legend'], r\""
+fi

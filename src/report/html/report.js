@@ -624,7 +624,8 @@
      * its thread (pale while it waited for a cause not recorded), a line
      * where it passes from one thread to another */
     const cp = [];
-    tracks.forEach((t, k) => { for (const s of t.cp || []) cp.push([s[0], s[1], s[2], k]); });
+    /* (a diff's page has none: its tracks are two runs') */
+    if (D.critical) tracks.forEach((t, k) => { for (const s of t.cp || []) cp.push([s[0], s[1], s[2], k]); });
     cp.sort((a, b) => a[0] - b[0]);
     hooks.critical = { segments: cp.length, us: cp.reduce((a, s) => a + s[1], 0), crossings: 0 };
     cp.forEach((s, i) => {
@@ -721,8 +722,8 @@
     const item = (css, text) => `<span><i style="${css}"></i>${esc(text)}</span>`;
     let h = item('background:rgba(216,80,32,.9)', 'CPU sampled (darker: busier)');
     if (TL.tracks.some((t) => t.iv && t.iv.length)) h += item('background:rgba(40,90,200,.75);height:5px', 'waits, I/O (hover: which)');
-    if (TL.tracks.some((t) => t.cp && t.cp.length)) {
-      const C = D.critical || {};
+    if (D.critical && TL.tracks.some((t) => t.cp && t.cp.length)) {
+      const C = D.critical;
       const top = (C.funcs || []).filter((f) => f[0] !== '<Total>' && f[0] !== '<not sampled>').slice(0, 3)
         .map((f) => `${f[0]} ${fmtUs(f[1])}`).join(', ');
       h += item('background:rgb(26,152,80);height:3px', `critical path ${fmtUs(C.path_us || 0)} of the main thread's ${fmtUs(C.wall_us || 0)}${top ? ': ' + top : ''}`);
