@@ -155,31 +155,23 @@ static void note_pc(struct cli_kernel *k, uint64_t pc)
 
 /* One PERF_RECORD_SAMPLE (TID, TIME, CALLCHAIN) as a KERNEL_SAMPLE, or
  * a KERNEL_SWITCH when it is the context-switch event's. */
-static void take_sample(struct cli_kernel *k, const uint8_t *p, size_t len, bool sw)
+/* A chain (pcs as perf wrote them, context markers included) as a
+ * KERNEL_SAMPLE, or with `sw` a KERNEL_SWITCH; none when it holds no
+ * kernel pc. */
+static void put_chain(struct cli_kernel *k, uint32_t pid, uint32_t tid, uint64_t time_ns,
+		      const uint64_t *pcs, size_t npcs, bool sw)
 {
 	struct {
 		struct exp_kernel_sample h;
 		uint64_t pcs[EXP_KERNEL_MAX_FRAMES];
 	} r;
-	uint32_t pid, tid;
-	uint64_t time_ns, nr;
-
-	if (len < 8 + 24)
-		return;
-	memcpy(&pid, p + 8, 4);
-	memcpy(&tid, p + 12, 4);
-	memcpy(&time_ns, p + 16, 8);
-	memcpy(&nr, p + 24, 8);
-	if (nr > (len - 32) / 8)
-		nr = (len - 32) / 8;
 	uint16_t n = 0;
-	for (uint64_t i = 0; i < nr && n < EXP_KERNEL_MAX_FRAMES; i++) {
-		uint64_t pc;
-		memcpy(&pc, p + 32 + 8 * i, 8);
-		if (pc >= (uint64_t)PERF_CONTEXT_MAX || pc < EXP_KERNEL_ADDR_MIN)
+
+	for (size_t i = 0; i < npcs && n < EXP_KERNEL_MAX_FRAMES; i++) {
+		if (pcs[i] >= (uint64_t)PERF_CONTEXT_MAX || pcs[i] < EXP_KERNEL_ADDR_MIN)
 			continue;                /* a context marker */
-		r.pcs[n++] = pc;
-		note_pc(k, pc);
+		r.pcs[n++] = pcs[i];
+		note_pc(k, pcs[i]);
 	}
 	if (!n) {
 		(*(sw ? &k->switches_empty : &k->empty))++;
@@ -194,6 +186,26 @@ static void take_sample(struct cli_kernel *k, const uint8_t *p, size_t len, bool
 	r.h.time_ns = time_ns;
 	put(k, &r, sizeof(r.h) + 8u * n);
 	(*(sw ? &k->switches : &k->samples))++;
+}
+
+static void take_sample(struct cli_kernel *k, const uint8_t *p, size_t len, bool sw)
+{
+	uint64_t pcs[EXP_KERNEL_MAX_FRAMES + 8];   /* room for the context markers */
+	uint32_t pid, tid;
+	uint64_t time_ns, nr;
+
+	if (len < 8 + 24)
+		return;
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	memcpy(&time_ns, p + 16, 8);
+	memcpy(&nr, p + 24, 8);
+	if (nr > (len - 32) / 8)
+		nr = (len - 32) / 8;
+	if (nr > sizeof(pcs) / 8)
+		nr = sizeof(pcs) / 8;
+	memcpy(pcs, p + 32, 8 * nr);
+	put_chain(k, pid, tid, time_ns, pcs, (size_t)nr, sw);
 }
 
 /* Move what ring `r` holds to kernel.dat. */
@@ -600,29 +612,16 @@ void cli_kernel_enable(struct cli_kernel *k, bool on)
 void cli_kernel_chain(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns, const uint64_t *pcs,
 		      size_t n)
 {
-	struct cli_kernel *k = arg;
-	struct {
-		struct exp_kernel_sample h;
-		uint64_t pcs[EXP_KERNEL_MAX_FRAMES];
-	} r;
-	uint16_t m = 0;
+	put_chain(arg, pid, tid, time_ns, pcs, n, false);
+}
 
-	for (size_t i = 0; i < n && m < EXP_KERNEL_MAX_FRAMES; i++) {
-		if (pcs[i] >= (uint64_t)PERF_CONTEXT_MAX || pcs[i] < EXP_KERNEL_ADDR_MIN)
-			continue;                /* a context marker */
-		r.pcs[m++] = pcs[i];
-		note_pc(k, pcs[i]);
-	}
-	if (!m)
-		return;                          /* a tick in user mode */
-	memset(&r.h, 0, sizeof(r.h));
-	r.h.word = EXP_REC_WORD(EXP_REC_KERNEL_SAMPLE, sizeof(r.h) + 8u * m);
-	r.h.pid = pid;
-	r.h.tid = tid;
-	r.h.nframes = m;
-	r.h.time_ns = time_ns;
-	put(k, &r, sizeof(r.h) + 8u * m);
-	k->samples++;
+void cli_kernel_switch_chain(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns,
+			     const uint64_t *pcs, size_t n)
+{
+	struct cli_kernel *k = arg;
+
+	k->switches_on = true;
+	put_chain(k, pid, tid, time_ns, pcs, n, true);
 }
 
 void cli_kernel_poll(struct cli_kernel *k, int timeout_ms)

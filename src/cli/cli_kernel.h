@@ -44,6 +44,11 @@ struct cli_kernel *cli_kernel_file(const char *dir, uint64_t period_ns, char *wh
 void cli_kernel_chain(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns, const uint64_t *pcs,
 		      size_t n);
 
+/* The same for a switch of a thread off its CPU (--states): a
+ * KERNEL_SWITCH record, and the file says it has them. */
+void cli_kernel_switch_chain(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns,
+			     const uint64_t *pcs, size_t n);
+
 /* The outside mode's events were refused the kernel's ticks (the user may
  * not count in the kernel): kernel.dat is removed and the log says why and
  * how to allow it.  Frees k. */

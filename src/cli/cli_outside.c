@@ -47,6 +47,7 @@ struct out_session *cli_outside_start(pid_t child, pid_t attach_pid, const char 
 		.max_frames = o->launch.max_frames ? o->launch.max_frames : EXP_MAX_FRAMES,
 		.limit_bytes = o->launch.limit_bytes,
 		.kernel_chain = kern ? cli_kernel_chain : NULL,
+		.kernel_switch = kern ? cli_kernel_switch_chain : NULL,
 		.kernel_arg = kern,
 		.states = !attach_pid && o->launch.states,
 	};

@@ -28,6 +28,9 @@ struct out_options {
 	 * asked for. */
 	void (*kernel_chain)(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns,
 			     const uint64_t *pcs, size_t n);
+	/* ...and, with --states, each switch off a CPU's */
+	void (*kernel_switch)(void *arg, uint32_t pid, uint32_t tid, uint64_t time_ns,
+			      const uint64_t *pcs, size_t n);
 	void *kernel_arg;
 	int states;                /* --states: intervals off the CPU and CPU splits */
 };

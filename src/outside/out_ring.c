@@ -103,9 +103,9 @@ static void attr_init(struct perf_event_attr *a, uint64_t period_ns, int enable_
  * call or the interrupt that took the thread off its CPU), without the side
  * records the clock's events already give. */
 static void switch_attr(struct perf_event_attr *a, uint64_t period_ns, int enable_on_exec,
-			size_t data_bytes)
+			int callchain, size_t data_bytes)
 {
-	attr_init(a, period_ns, enable_on_exec, 0, 0, data_bytes);
+	attr_init(a, period_ns, enable_on_exec, 0, callchain, data_bytes);
 	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	a->sample_period = 1;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = a->context_switch = 0;
@@ -168,7 +168,7 @@ struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_e
 					/* It counts in the kernel: not allowed where the
 					 * clock had to leave the kernel out. */
 					size_t clock_rings = r->nrings;
-					switch_attr(&a, period_ns, enable_on_exec, r->data_bytes);
+					switch_attr(&a, period_ns, enable_on_exec, callchain, r->data_bytes);
 					if (excl || open_all(r, tids, ntids, ncpus, &a, 1) != 0) {
 						close_from(r, clock_rings);
 						*switch_stacks = 0;

@@ -42,8 +42,9 @@ typedef void (*out_record_fn)(void *arg, uint32_t type, uint16_t misc, const uin
  * allows it, else excluded; *kernel_ticks says which; with `callchain`
  * they carry the kernel's call chain too (PERF_SAMPLE_CALLCHAIN, after the
  * sample's CPU).  With *switch_stacks (--states), a sample at each switch
- * of a thread off its CPU too, with the same registers and stack (no
- * kernel chain), where the kernel allows counting in it; *switch_stacks
+ * of a thread off its CPU too, with the same registers and stack (and
+ * with `callchain` the kernel's chain), where the kernel allows counting
+ * in it; *switch_stacks
  * says whether.  Returns NULL with the reason in `why`. */
 struct out_rings *out_ring_open(const pid_t *tids, size_t ntids, int enable_on_exec,
 				uint64_t period_ns, int callchain, int *kernel_ticks, int *switch_stacks,

@@ -282,6 +282,16 @@ static int parse_sample(const uint8_t *rec, size_t len, int callchain, struct sa
 	return 0;
 }
 
+/* The sample's kernel chain into pcs (at most 128, context markers and
+ * all): how many. */
+static size_t chain_pcs(const struct sample *ps, uint64_t pcs[128])
+{
+	size_t n = ps->nchain < 128 ? (size_t)ps->nchain : 128;
+
+	memcpy(pcs, ps->chain, 8 * n);
+	return n;
+}
+
 /* The image a sample of process `pid` goes to, NULL when none (counted). */
 static struct out_image *sample_image(struct out_session *s, uint32_t pid)
 {
@@ -316,23 +326,27 @@ static void on_sample(struct out_session *s, uint16_t misc, const uint8_t *rec, 
 			 (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
 	if (ps.nchain) {
 		uint64_t pcs[128];
-		size_t n = ps.nchain < 128 ? (size_t)ps.nchain : 128;
-		memcpy(pcs, ps.chain, 8 * n);
-		s->o.kernel_chain(s->o.kernel_arg, ps.pid, ps.tid, ps.time_ns, pcs, n);
+		s->o.kernel_chain(s->o.kernel_arg, ps.pid, ps.tid, ps.time_ns, pcs, chain_pcs(&ps, pcs));
 	}
 }
 
 /* --states: the user's stack where a thread went off its CPU (the
- * context-switch event's sample, just before the switch record). */
+ * context-switch event's sample, just before the switch record), and with
+ * --kernel the kernel's chain there. */
 static void on_switch_sample(struct out_session *s, const uint8_t *rec, size_t len)
 {
 	struct sample ps;
 
-	if (parse_sample(rec, len, 0, &ps) != 0 || !ps.has_regs)
+	if (parse_sample(rec, len, s->callchain, &ps) != 0 || !ps.has_regs)
 		return;
 	struct out_image *im = sample_image(s, ps.pid);
-	if (im)
-		out_image_switch_stack(im, ps.tid, ps.time_ns, ps.regs, ps.stack, ps.stack_len);
+	if (!im)
+		return;
+	out_image_switch_stack(im, ps.tid, ps.time_ns, ps.regs, ps.stack, ps.stack_len);
+	if (ps.nchain && s->o.kernel_switch) {
+		uint64_t pcs[128];
+		s->o.kernel_switch(s->o.kernel_arg, ps.pid, ps.tid, ps.time_ns, pcs, chain_pcs(&ps, pcs));
+	}
 }
 
 /* A thread's switch off or onto a CPU (context_switch): its sample_id

@@ -29,7 +29,8 @@ if [ "${frames#recorded}" = "$frames" ]; then
 		kernel_no_kernel_hides kernel_exports_have_kernel kernel_record_no_kernel \
 		kernel_states_keep_user_code_in_view kernel_blocked_read kernel_blocked_sleep \
 		kernel_blocked_futex kernel_blocked_overview kernel_blocked_labels kernel_static_frames \
-		kernel_frames_when_attaching kernel_static_frames_when_attaching kernel_blocked_disk_read; do
+		kernel_frames_when_attaching kernel_static_frames_when_attaching kernel_blocked_disk_read \
+		kernel_static_blocked_read kernel_static_blocked_sleep; do
 		skip $n "the kernel refuses kernel frames here: $frames"
 	done
 else
@@ -255,9 +256,28 @@ assert io > 0 and sched >= 0.9 * io
 			python3 share.py sa.window sa.objects.csv sa.exp/log.txt >sa.share.txt;
 			cat sa.share.txt; tail -n 1 sa.share.txt | grep -qx ok &&
 			grep -q "entry_SYSCALL_64" sa.callers.csv'
+		# Where its threads blocked, from outside: the switch event's
+		# sample has the user's stack and the kernel's chain.
+		cc -O2 -g -static -pthread -o states_phases_static "$PROGS/states_phases.c"
+		"$TALLY" record --kernel --states -o ksb.exp ./states_phases_static 0.3 >ksb.out 2>&1
+		"$TALLY" report ksb.exp -q --functions --metric wall --format csv --columns name,object >ksb.f.csv
+		for m in wait.io wait.sleep; do
+			"$TALLY" export ksb.exp --format collapsed --metric $m >ksb.$m.folded
+			"$TALLY" export ksb.exp --format collapsed --metric $m --no-kernel >ksb.$m.nok.folded
+		done
+		if grep -q "^outside.switch_stacks: " ksb.exp/log.txt; then
+			check kernel_static_blocked_read python3 blocked.py ksb wait.io phase_read ksys_read
+			check kernel_static_blocked_sleep python3 blocked.py ksb wait.sleep phase_sleep nanosleep
+		else
+			for n in kernel_static_blocked_read kernel_static_blocked_sleep; do
+				skip $n "no stack at a switch: $(sed -n 's/^states: //p' ksb.exp/log.txt | head -c 200)"
+			done
+		fi
 	else
-		skip kernel_static_frames "no static libc (cc -static failed)"
-		skip kernel_static_frames_when_attaching "no static libc (cc -static failed)"
+		for n in kernel_static_frames kernel_static_frames_when_attaching kernel_static_blocked_read \
+			kernel_static_blocked_sleep; do
+			skip $n "no static libc (cc -static failed)"
+		done
 	fi
 	"$TALLY" record --no-kernel -o nok.exp ./syscally 50 >/dev/null 2>&1
 	"$TALLY" record -o def.exp ./syscally 50 >/dev/null 2>&1
