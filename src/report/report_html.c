@@ -243,7 +243,7 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 		return -1;
 	}
 	free(node_of_entry);
-	if (!o->base_nexps && report_html_why(out, m))
+	if (!o->base_nexps && report_html_why(out, m, t0))
 		return -1;
 	sources_out(out, m, &hm);
 	fputs("\"end\":true}", out);

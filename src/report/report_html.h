@@ -56,9 +56,10 @@ int report_html_slices(FILE *out, const struct model *m, const struct report_htm
 /* `"blame":[...],"critical":{...},` (report_html_why.c): each lock-holder
  * blame part with its waiting stack and the holder's (function names, root
  * first), where the holder took the object, its thread, time (µs) and
- * waits; the critical path's total, the main threads' wall time (µs) and
- * its functions by time on it.  0, or -1 on an output error. */
-int report_html_why(FILE *out, const struct model *m);
+ * waits; the critical path's total, the main threads' wall time (µs), the
+ * part of it before the timeline's start t0_ns (not on its tracks) and its
+ * functions by time on it.  0, or -1 on an output error. */
+int report_html_why(FILE *out, const struct model *m, uint64_t t0_ns);
 
 /* `,"cp":[[start,duration,wait]...]` (µs from t0): the critical path's
  * stretches on thread tid of process proc, for its timeline track. */

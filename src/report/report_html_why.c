@@ -34,10 +34,16 @@ static int cmp_crit(const void *a, const void *b)
 	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : (x->func > y->func) - (x->func < y->func);
 }
 
-int report_html_why(FILE *out, const struct model *m)
+int report_html_why(FILE *out, const struct model *m, uint64_t t0_ns)
 {
 	char where[1024];
+	uint64_t before = 0;       /* the path's time before the timeline's start */
 
+	for (size_t i = 0; i < m->ncrit_segs; i++) {
+		const struct model_crit_seg *s = &m->crit_segs[i];
+		if (s->start_ns < t0_ns)
+			before += (s->end_ns < t0_ns ? s->end_ns : t0_ns) - s->start_ns;
+	}
 	fputs("\"blame\":[", out);
 	for (size_t i = 0; i < m->nblames; i++) {
 		const struct model_blame *b = &m->blames[i];
@@ -58,8 +64,9 @@ int report_html_why(FILE *out, const struct model *m)
 			b->addr, b->holder_tid, b->held_ns / 1000, b->waits, b->proc);
 	}
 	fputs("],\n\"critical\":{", out);
-	fprintf(out, "\"path_us\":%" PRIu64 ",\"wall_us\":%" PRIu64 ",\"procs\":%u,\"cut\":%s,\"funcs\":[",
-		m->crit_path_ns / 1000, m->crit_wall_ns / 1000, m->crit_procs, m->crit_cut ? "true" : "false");
+	fprintf(out, "\"path_us\":%" PRIu64 ",\"wall_us\":%" PRIu64 ",\"before_us\":%" PRIu64 ",\"procs\":%u,"
+		"\"cut\":%s,\"funcs\":[", m->crit_path_ns / 1000, m->crit_wall_ns / 1000, before / 1000, m->crit_procs,
+		m->crit_cut ? "true" : "false");
 	struct model_crit *r = m->ncrit ? malloc(m->ncrit * sizeof(*r)) : NULL;
 	if (r) {
 		char buf[1024];
