@@ -92,7 +92,7 @@ j = json.load(open(sys.argv[1]))
 t, f = j.get("tally", {}), j.get("floor", {})
 fr = dict(zip(f.get("round", []), f.get("cpu", [])))
 r = [c / fr[k] for k, c in zip(t.get("round", []), t.get("cpu", [])) if k in fr and fr[k] > 0]
-print("%.3f" % statistics.median(r) if r else "n/a")' "$j" 2>/dev/null)
+print("%.3f" % statistics.median(r) if r else "n/a (no pairs of runs)")' "$j" 2>/dev/null)
 		note "empty-handler floor (same event, inherited, sigtrap, 1 kHz): CPU ratio" \
 			"$( [ -n "$f" ] && fmt "$f" || echo "n/a ($(tb get "$j" floor.failed))");" \
 			"tally over the floor, median of rounds: ${tf:-n/a}"
@@ -112,4 +112,8 @@ print("%.3f" % statistics.median(r) if r else "n/a")' "$j" 2>/dev/null)
 		note "mechanism counts: n/a ($mwhy)"
 	fi
 	row "omp $label: CPU ratio (-F 1000)" "$t" "<= 1.05" "$peer"
+	if [ -n "$floor" ]; then
+		row "omp $label: CPU over the empty-handler floor" "${tf:-n/a}" "-" \
+			"floor/bare: $( [ -n "$f" ] && fmt "$f" || echo n/a)"
+	fi
 done
