@@ -8,6 +8,9 @@
 # contention probes the holders' table and, when the other thread held it
 # last, reads the clock and unwinds: the worst case for blame.  No target is
 # set for it; gprofng's sync tracing costs about 4 us per traced event here.
+# Then bench/signaly.c (a condition variable signalled and a semaphore
+# posted N times each, no waiter) bare and under -s: the extra nanoseconds
+# per signal or post that noting its waker (for the critical path) costs.
 section "8. Synchronization tracing: lock-heavy workload"
 
 d=$OUT/sync
@@ -33,5 +36,17 @@ done
 if [ -n "$(tb get "$d/t.json" tally.ratio_med)" ]; then
 	"$TALLY" record -F 0 -s -o "$d/c.exp" -- "$BIN/locky" "$N" 2 >/dev/null 2>&1
 	note "waits recorded: $("$TALLY" export "$d/c.exp" --format collapsed --metric sync.count 2>/dev/null | awk '{n += $NF} END {print n + 0}'), threshold: $(grep '^sync.threshold' "$d/c.exp/log.txt" | cut -d' ' -f2-), blame rows: $("$TALLY" report "$d/c.exp" --blame -q --format csv 2>/dev/null | tail -n +2 | wc -l)"
+fi
+S=${BENCH_SIGNALS:-2000000}
+tb time --rounds "$ROUNDS" --warmup 1 --base bare --check 'checksum [0-9]+' --json "$d/w.json" --dir "$d" \
+	--cmd bare "$BIN/signaly $S" \
+	--cmd tally "$TALLY record -F 0 -s -o $d/w.exp -- $BIN/signaly $S" --pre tally "rm -rf $d/w.exp"
+r=$(tb get "$d/w.json" tally.ratio_med)
+t=$(tb get "$d/w.json" tally.diff_med)
+if [ -n "$r" ]; then
+	note "signals: extra per signal or post: $(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / (2 * float(sys.argv[2])):.1f}')" "$t" "$S") ns, at most (a signal and a post per iteration; tally record's start-up included; wakers noted for the critical path)"
+	row "sync tracing, signal-heavy (ratio)" "$(fmt "$r" 3)" "-" "-"
+else
+	row "sync tracing, signal-heavy (ratio)" "n/a (the traced run failed)" "-" "-"
 fi
 rm -rf "$d"/*.exp
