@@ -179,6 +179,44 @@ out:
 	free(files);
 }
 
+static void data_objects_view(struct report_doc *d, const void *arg)
+{
+	struct report_opts o = { .fmt = REPORT_JSON };
+
+	report_data_clock(d, arg, &o);
+}
+
+static void data_layout_view(struct report_doc *d, const void *arg)
+{
+	struct report_opts o = { .fmt = REPORT_JSON };
+
+	report_data_layout(d, arg, &o);
+}
+
+/* With record --data: `"dataObjects":{...},"dataLayout":{...}` as
+ * `tally report --data-objects` and `--data-layout` give them in JSON, and
+ * the backtracking note; nothing without (the page hides its tab). */
+static void data_out(FILE *out, const struct model *m)
+{
+	if (!m->data_samples)
+		return;
+	char *objs = doc_of(data_objects_view, m, REPORT_JSON), *layout = doc_of(data_layout_view, m, REPORT_JSON);
+	char note[256];
+
+	if (objs)
+		fprintf(out, "\"dataObjects\":%s,\n", objs);
+	if (layout)
+		fprintf(out, "\"dataLayout\":%s,\n", layout);
+	snprintf(note, sizeof(note), "%llu of the %llu samples' addresses are a preceding instruction's (the nearest "
+		 "memory instruction before the pc in its basic block).", (unsigned long long)m->data_backtracked,
+		 (unsigned long long)m->data_samples);
+	fputs("\"dataNote\":", out);
+	report_json_string(out, note);
+	fputs(",\n", out);
+	free(objs);
+	free(layout);
+}
+
 /* Write `text` up to the marker `mark`; returns what follows the marker. */
 static const char *upto(FILE *out, const char *text, const char *mark)
 {
@@ -246,6 +284,7 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 	if (!o->base_nexps && report_html_why(out, m, t0))
 		return -1;
 	sources_out(out, m, &hm);
+	data_out(out, m);
 	fputs("\"end\":true}", out);
 	page = upto(out, page, "@JS@");
 	fputs(report_html_js, out);

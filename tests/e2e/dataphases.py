@@ -12,7 +12,8 @@ process's CPU (the program reads only that object in that phase), and, if
 FUNC is given, FUNC must be the function that accessed it most.
 With --filter, FUNCS.json is `tally report --data-object OBJECT -n
 --format json`: its <Total> must be exactly OBJECT's samples and CPU in
-OBJECTS.json (the same samples), and FUNC must hold at least 0.9 of them.
+OBJECTS.json (the same samples), and FUNC, the function that accessed it
+most, must hold the share of them that OBJECTS.json gives it.
 Exit 1 with the numbers if not.
 """
 import json
@@ -31,9 +32,11 @@ def filtered():
     total = [r for r in funcs if r['name'] == '<Total>'][0]
     fn = [r for r in funcs if r['name'].split(' ')[0] == func]
     print(f'{name}: {o["samples"]} samples, {o["cpu"]} s; filtered <Total> {total["excl_samples"]} samples, '
-          f'{total["excl_cpu"]} s; {func}: {fn[0]["excl_samples"] if fn else None} samples')
+          f'{total["excl_cpu"]} s; {func}: {fn[0]["excl_cpu_pct"] if fn else None}% of them, '
+          f'{o["top_function"]} {o["top_pct"]}% in the data objects view')
     ok = o['samples'] >= 20 and total['excl_samples'] == o['samples'] and abs(total['excl_cpu'] - o['cpu']) < 1e-6
-    ok = ok and bool(fn) and fn[0]['excl_samples'] >= 0.9 * o['samples']
+    ok = ok and bool(fn) and o['top_function'].split(' ')[0] == func
+    ok = ok and abs(fn[0]['excl_cpu_pct'] - o['top_pct']) <= 0.011
     sys.exit(0 if ok else 1)
 
 

@@ -28,6 +28,33 @@ check dataphases_mapped_file_by_path $CHK out.txt o.json file "<File: $T/mapped.
 check dataphases_functions_filtered_by_object $CHK --filter o.json fs.json '<Stack: stack_owner>' sum_buf
 "$TALLY" report -q d.exp --data-object chased -n --format json >fc.json 2>/dev/null
 check dataphases_functions_filtered_by_global $CHK --filter o.json fc.json chased walk_chase
+# The HTML page carries both tables (as report's JSON) and shows them in
+# a tab of their own; a page without --data has no such tab.
+"$TALLY" html d.exp -o d.html 2>/dev/null
+check dataphases_html_embeds_data_objects python3 -c "
+import json, re
+s = open('d.html').read()
+D = json.loads(re.search(r'<script type=\"application/json\" id=\"tally-data\">(.*?)</script>', s, re.S).group(1))
+want = json.load(open('o.json'))['data_objects_cpu']
+got = D['dataObjects']['data_objects_cpu']
+print(len(got), 'rows;', [r['name'] for r in got][:6])
+assert got == want and 'dataLayout' in D and 'record --data' not in D.get('dataNote', 'x')"
+if need browser dataphases_html_data_tab_in_chromium; then
+	"$TALLY" record -o n.exp ./dataphases 0.2 "$T/n.bin" >/dev/null 2>&1
+	"$TALLY" html n.exp -o n.html 2>/dev/null
+	check dataphases_html_data_tab_in_chromium sh -c "
+		timeout 100 node \"$E2E/../js/check_dataobj.mjs\" d.html >r.json &&
+		timeout 100 node \"$E2E/../js/check_dataobj.mjs\" n.html >rn.json &&
+		python3 -c \"
+import json
+r, rn = json.load(open('r.json')), json.load(open('rn.json'))
+objs = json.load(open('o.json'))['data_objects_cpu']
+print(r['rows'][:6], rn)
+assert r['tab_shown'] and not r['errors'] and not rn['tab_shown'] and not rn['errors']
+want = [[o['name'], '%.2f' % o['pct'], o['depth'] > 0] for o in objs]
+assert r['rows'] == want, (r['rows'], want)
+assert 'Accessed most by' in r['heads']\""
+fi
 check dataphases_filter_unknown_object_refused sh -c "
 	! \"\$TALLY\" report -q d.exp --data-object no_such_thing >/dev/null 2>e.txt; cat e.txt;
 	grep -q 'no_such_thing: no clock sample accessed it' e.txt"

@@ -870,6 +870,35 @@
     el.innerHTML = h;
   }
 
+  /* ---- data objects (record --data) ------------------------------------- */
+  /* the tables of `tally report --data-objects` and `--data-layout`, from
+   * their JSON (D.dataObjects, D.dataLayout); member rows indented */
+  const dataCell = (k, v) => (typeof v !== 'number' ? v : /pct$/.test(k) ? v.toFixed(2) : Number.isInteger(v) ? v : v.toFixed(3));
+  function dataTable(id, rows, cols) {
+    let h = `<table id="${id}"><thead><tr>${cols.map(([k, t]) => `<th class="${k === 'name' ? 'name' : ''}">${esc(t)}</th>`).join('')}</tr></thead><tbody>`;
+    for (const r of rows) {
+      h += `<tr class="${r.depth ? 'member' : ''}">` + cols.map(([k]) => k === 'name'
+        ? `<td class=name>${r.depth ? '\u2003' : ''}${esc(r.name)}</td>`
+        : `<td>${r[k] === '' || r[k] === undefined ? '' : esc(dataCell(k, r[k]))}</td>`).join('') + '</tr>';
+    }
+    return h + '</tbody></table>';
+  }
+  function drawData() {
+    const rows = (D.dataObjects && D.dataObjects.data_objects_cpu) || [];
+    const layout = (D.dataLayout && D.dataLayout.data_layout) || [];
+    if (!rows.length) { $('data-body').innerHTML = '<p class=note>No data objects: record with --data.</p>'; return; }
+    let h = '<h3>Data objects by CPU time</h3>' + dataTable('dtable', rows, [['cpu', 'CPU s'], ['pct', '%'],
+      ['samples', 'Samples'], ['size', 'Size'], ['name', 'Data object'], ['object', 'Object'],
+      ['top_function', 'Accessed most by'], ['top_pct', '% of its time']]);
+    if (layout.length) {
+      const lc = Object.keys(layout[0]).filter((k) => k !== 'depth' && k !== 'name');
+      h += '<h3>Data layout: structures by member offset</h3>' + dataTable('ltable', layout,
+        [['name', 'Structure / member'], ...lc.map((k) => [k, k.replace(/_/g, ' ')])]);
+    }
+    if (D.dataNote) h += `<p class=note>${esc(D.dataNote)}</p>`;
+    $('data-body').innerHTML = h;
+  }
+
   /* ---- overview ------------------------------------------------------- */
   function drawOverview() {
     /* as `tally report` prints it (overviewText); the JSON's keys only
@@ -957,7 +986,7 @@
   }
 
   /* ---- wiring ------------------------------------------------------------- */
-  const views = { flame: drawFlame, inverted: drawFlame, functions: drawFunctions, timeline: drawTimeline, blame: drawBlame, source: drawSource, overview: drawOverview };
+  const views = { flame: drawFlame, inverted: drawFlame, functions: drawFunctions, timeline: drawTimeline, blame: drawBlame, source: drawSource, data: drawData, overview: drawOverview };
   function show(view, quiet) {
     state.view = view;
     for (const b of document.querySelectorAll('nav button')) b.classList.toggle('on', b.dataset.view === view);
@@ -1072,6 +1101,7 @@
   document.title = 'tally: ' + D.title;
   if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
   if (!BL.length) $('nav-blame').style.display = 'none';
+  if (!D.dataObjects) $('nav-data').style.display = 'none';
   hooks.setRange = setRange;
   hooks.rangeTotal = FULL.b[0][0];
   hooks.mergeable = MERGEABLE;
