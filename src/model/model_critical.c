@@ -17,8 +17,10 @@
  * creator at T's start.  So the segments tile the main thread's lifetime:
  * the path's total is its wall time.
  *
- * A running segment of T is shared among the stacks of T's clock samples
- * in it, by their weight: each function on a stack gets it once
+ * A running segment's parts off the CPU (--states: blocked in a call -s
+ * does not trace, asleep, preempted) are on the path at the stack where T
+ * left the CPU, as waiting; the rest is shared among the stacks of T's
+ * clock samples in it, by their weight: each function on a stack gets it once
  * (inclusive), its leaf exclusive too; <Total> gets every segment; a
  * segment without a sample is <not sampled>.  What it cannot know: waits below the -s
  * threshold are not records (their time counts as running), nor pipe reads
@@ -38,8 +40,19 @@ struct walk {
 	size_t nwaits;
 	size_t *waits_idx;         /* 0, 1, ...: for after() */
 	size_t *samples;           /* p->samples indexes by (tid, time) */
+	size_t *states;            /* p->states indexes by (tid, off_ns) (--states) */
 	uint32_t not_sampled;      /* the function <not sampled> */
 };
+
+static int cmp_state(const void *a, const void *b, void *arg)
+{
+	const struct exp_state *s = arg;
+	const struct exp_state *x = &s[*(const size_t *)a], *y = &s[*(const size_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->off_ns < y->off_ns ? -1 : x->off_ns > y->off_ns;
+}
 
 static int cmp_sample(const void *a, const void *b, void *arg)
 {
@@ -138,8 +151,37 @@ static size_t after(const size_t *idx, size_t n, uint32_t tid, uint64_t t, const
 	return lo;
 }
 
-/* The running segment (a, e] of thread tid, shared among its samples' leaf
- * functions. */
+/* The parts of (a, e] thread tid spent off the CPU (--states: blocked in
+ * a call -s does not trace, sleeping, preempted) on the path at the stack
+ * where it left the CPU, as waiting; their total.  (uint64_t)-1 if out of
+ * memory. */
+static uint64_t off_cpu(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
+{
+	const struct exp_proc *p = w->c->p;
+	uint64_t sum = 0;
+
+	if (!w->states)
+		return 0;
+	/* a thread's intervals do not overlap: by off_ns, their ends ascend */
+	for (size_t k = after(w->states, p->nstates, tid, e, p->states, sizeof(*p->states)); k > 0; k--) {
+		const struct exp_state *s = &p->states[w->states[k - 1]];
+		if (s->tid != tid || s->on_ns <= a)
+			break;
+		uint64_t from = s->off_ns > a ? s->off_ns : a, to = s->on_ns < e ? s->on_ns : e;
+		if (to <= from)
+			continue;
+		long en = s->stack_id ? model_entry_for(w->b, w->c, s->stack_id, s->off_ns, w->o) : -1;
+		if (s->stack_id && en < 0)
+			return (uint64_t)-1;
+		if (crit_add(w->b, en, w->not_sampled, to - from, true))
+			return (uint64_t)-1;
+		sum += to - from;
+	}
+	return sum;
+}
+
+/* The running segment (a, e] of thread tid: its parts off the CPU at their
+ * stacks (off_cpu), the rest shared among its samples' leaf functions. */
 static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 {
 	const struct exp_proc *p = w->c->p;
@@ -149,12 +191,18 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 		return 0;
 	if (crit_seg(w, tid, a, e, false))
 		return -1;
+	uint64_t off = off_cpu(w, tid, a, e);
+	if (off == (uint64_t)-1)
+		return -1;
+	uint64_t on = e - a > off ? e - a - off : 0;
+	if (!on)
+		return 0;
 	size_t from = after(w->samples, p->nsamples, tid, a, p->samples, sizeof(*p->samples));
 	size_t to = after(w->samples, p->nsamples, tid, e, p->samples, sizeof(*p->samples));
 	for (size_t i = from; i < to; i++)
 		total += p->samples[w->samples[i]].weight_ns ? p->samples[w->samples[i]].weight_ns : 1;
 	if (!total)
-		return crit_add(w->b, -1, w->not_sampled, e - a, false);
+		return crit_add(w->b, -1, w->not_sampled, on, false);
 	uint64_t given = 0;
 	for (size_t i = from; i < to; i++) {
 		const struct exp_sample *s = &p->samples[w->samples[i]];
@@ -162,8 +210,8 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 		if (en < 0)
 			return -1;
 		uint64_t wt = s->weight_ns ? s->weight_ns : 1;
-		uint64_t part = i + 1 == to ? (e - a) - given
-					    : (uint64_t)((double)(e - a) * (double)wt / (double)total);
+		uint64_t part = i + 1 == to ? on - given
+					    : (uint64_t)((double)on * (double)wt / (double)total);
 		given += part;
 		if (crit_add(w->b, en, 0, part, false))
 			return -1;
@@ -246,8 +294,13 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 	}
 	w.waits_idx = malloc(w.nwaits * sizeof(*w.waits_idx));
 	w.samples = malloc((p->nsamples + 1) * sizeof(*w.samples));
-	if (!w.waits_idx || !w.samples)
+	w.states = p->nstates ? malloc(p->nstates * sizeof(*w.states)) : NULL;
+	if (!w.waits_idx || !w.samples || (p->nstates && !w.states))
 		goto out;
+	for (size_t i = 0; i < p->nstates; i++)
+		w.states[i] = i;
+	if (p->nstates)
+		qsort_r(w.states, p->nstates, sizeof(*w.states), cmp_state, p->states);
 	for (size_t i = 0; i < w.nwaits; i++)
 		w.waits_idx[i] = i;
 	for (size_t i = 0; i < p->nsamples; i++)
@@ -260,5 +313,6 @@ out:
 	free(w.waits);
 	free(w.waits_idx);
 	free(w.samples);
+	free(w.states);
 	return rc;
 }

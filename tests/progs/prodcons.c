@@ -1,8 +1,9 @@
 /* prodcons.c — a producer and a consumer, handing items over through a
  * condition variable ("cond") or a pipe ("pipe"), for the critical path
  * (tests/e2e/test_critical_wake.sh).  The producer thread makes ITEMS
- * items, each in slow_produce(): UNIT_MS of its CPU; main consumes each in
- * quick_consume(): a quarter of that.  So main mostly waits for the
+ * items, each in slow_produce(): UNIT_MS of its CPU (with "sleep": asleep
+ * for UNIT_MS in nanosleep, handing over through the condition variable);
+ * main consumes each in quick_consume(): a quarter of UNIT_MS of CPU.  So main mostly waits for the
  * producer, and the run's length is the producer's work: the critical path
  * goes from main's waits to the producer that woke them.
  *
@@ -10,7 +11,7 @@
  * slow_produce()'s (from each call's start to its end, wall, summed) and
  * prints
  *   wall NS produce NS
- * usage: prodcons cond|pipe [ITEMS [UNIT_MS]] */
+ * usage: prodcons cond|pipe|sleep [ITEMS [UNIT_MS]] */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-static int items = 12, use_pipe;
+static int items = 12, use_pipe, use_sleep;
 static long unit_ms = 30;
 static uint64_t produce_ns;
 static volatile unsigned long sink;
@@ -46,7 +47,22 @@ NOIPA void spin(double ms)
 			sink += (unsigned long)i * 7;
 }
 
-NOIPA void slow_produce(void) { spin((double)unit_ms); sink++; }
+NOIPA void nap(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&t, &t))
+		;
+	sink++;
+}
+
+NOIPA void slow_produce(void)
+{
+	if (use_sleep)
+		nap(unit_ms);
+	else
+		spin((double)unit_ms);
+	sink++;
+}
 NOIPA void quick_consume(void) { spin((double)unit_ms / 4); sink++; }
 
 NOIPA void hand_over(void)
@@ -95,11 +111,12 @@ int main(int argc, char **argv)
 	pthread_t t;
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 
-	if (argc < 2 || (strcmp(argv[1], "cond") && strcmp(argv[1], "pipe"))) {
-		fprintf(stderr, "usage: prodcons cond|pipe [ITEMS [UNIT_MS]]\n");
+	if (argc < 2 || (strcmp(argv[1], "cond") && strcmp(argv[1], "pipe") && strcmp(argv[1], "sleep"))) {
+		fprintf(stderr, "usage: prodcons cond|pipe|sleep [ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
 	use_pipe = !strcmp(argv[1], "pipe");
+	use_sleep = !strcmp(argv[1], "sleep");
 	if (argc > 2)
 		items = atoi(argv[2]);
 	if (argc > 3)
