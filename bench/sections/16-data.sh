@@ -3,8 +3,12 @@
 # on the CPU-bound workload at -F 1000, runs without and with --data
 # alternate (BENCH_DATA_ROUNDS pairs, default 5); from each experiment's
 # overview: the collector's CPU time per sample, the handler's p50 and p99
-# (THREAD_COST histograms), and the experiment's bytes per sample.  The
-# medians of each, and --data's excess over plain recording.
+# (THREAD_COST histograms), and the experiment's bytes per sample (with
+# --data: a DATA_REGS record of 192 bytes and a DATA_FRAMES record of 24 +
+# 16 per frame).  The medians of each, and --data's excess over plain
+# recording.  Then what --data costs a malloc without -H (each block's
+# bounds, no stack: docs/dataspace.md): bench/mallocs.c bare and under
+# `record -F 0 -d`, the median per-round difference over N allocations.
 section "1c. Cost of --data per sample (-F 1000, CPU-bound)"
 rounds=${BENCH_DATA_ROUNDS:-5}
 d=$OUT/data
@@ -46,7 +50,20 @@ if read -r _ cp cd p50p p50d p99p p99d bp bd <<<"$(grep '^MED' "$d/summary")" &&
 		"handler p50 $p50p -> $p50d us, p99 $p99p -> $p99d us; $bp -> $bd bytes per sample"
 	row "--data: collector CPU per sample (us, plain -> --data)" "$cp -> $cd" "-" "-"
 	row "--data: handler p50 (us, plain -> --data)" "$p50p -> $p50d" "-" "-"
-	row "--data: bytes per sample (plain -> --data)" "$bp -> $bd" "+192" "-"
+	row "--data: bytes per sample (plain -> --data)" "$bp -> $bd" "+216 + 16/frame" "-"
 else
 	row "--data: collector CPU per sample" "n/a (no experiment read)" "-" "-"
+fi
+
+N=${BENCH_ALLOCS:-2000000}
+tb time --rounds "$ROUNDS" --warmup 1 --base bare --check 'checksum [0-9]+' --json "$d/m.json" --dir "$d" \
+	--cmd bare "$BIN/mallocs $N" \
+	--cmd data "$TALLY record -F 0 -d -o $d/m.exp -- $BIN/mallocs $N" --pre data "rm -rf $d/m.exp"
+t=$(tb get "$d/m.json" data.diff_med)
+if [ -n "$t" ]; then
+	ns=$(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / float(sys.argv[2]):.0f}')" "$t" "$N")
+	note "mallocs $N bare and under record -F 0 -d: +$(fmt "$t") s a run, $ns ns per allocation (with its release)"
+	row "--data without -H: per allocation (ns)" "$ns" "-" "-"
+else
+	row "--data without -H: per allocation (ns)" "n/a (the run failed)" "-" "-"
 fi
