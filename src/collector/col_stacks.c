@@ -264,11 +264,47 @@ uint32_t col_stack_here(struct col_thread *t)
 	return intern_traced(t, n, truncated, broken);
 }
 
-static struct col_traced_memo *traced_memo(struct col_thread *t, uint64_t ra, uint64_t cfa)
+/* The pair of memo entries where (ra, cfa) may be: entries 2k and 2k + 1
+ * for k by a hash of both, mixed through (the top bits of one multiply
+ * kept two call sites of one caller, a few hundred bytes apart, in the
+ * same entry in most runs of `dd bs=1`: each evicted the other, and every
+ * read and write was unwound and interned again). */
+static struct col_traced_memo *traced_memo_pair(struct col_thread *t, uint64_t ra, uint64_t cfa)
 {
 	uint64_t h = (ra ^ (cfa << 7)) * 0x9e3779b97f4a7c15ull;
 
-	return &t->traced_memo[h >> (64 - __builtin_ctz(COL_TRACED_MEMO))];
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return &t->traced_memo[h & (COL_TRACED_MEMO - 2)];
+}
+
+/* The entry of (ra, cfa), or NULL. */
+static const struct col_traced_memo *traced_memo_find(struct col_thread *t, uint64_t ra, uint64_t cfa)
+{
+	const struct col_traced_memo *m = traced_memo_pair(t, ra, cfa);
+
+	if (m[0].ra == ra && m[0].cfa == cfa)
+		return &m[0];
+	if (m[1].ra == ra && m[1].cfa == cfa)
+		return &m[1];
+	return NULL;
+}
+
+/* The entry where (ra, cfa) goes: its own, else an empty one of its pair,
+ * else the pair's first, whose stack moves to the second (the second's
+ * goes): a pair keeps its two newest stacks. */
+static struct col_traced_memo *traced_memo_slot(struct col_thread *t, uint64_t ra, uint64_t cfa)
+{
+	struct col_traced_memo *m = traced_memo_pair(t, ra, cfa);
+
+	if ((m[0].ra == ra && m[0].cfa == cfa) || !m[0].id)
+		return &m[0];
+	if ((m[1].ra == ra && m[1].cfa == cfa) || !m[1].id)
+		return &m[1];
+	m[1] = m[0];
+	m[0].id = 0;
+	return &m[0];
 }
 
 /* Remember the stack t->traced holds, whose interned id is `id`, under its
@@ -286,7 +322,7 @@ static void traced_remember(struct col_thread *t, uint64_t ra, uint64_t generati
 	uint32_t need = (uint32_t)p->n - 1 + (p->end == 2);
 	if (need > COL_TRACED_MEMO_WORDS)
 		return;
-	struct col_traced_memo *m = traced_memo(t, ra, p->cfa[0]);
+	struct col_traced_memo *m = traced_memo_slot(t, ra, p->cfa[0]);
 	m->id = 0;
 	for (int i = 0; i + 1 < p->n; i++, k++) {
 		m->slot[k] = p->cfa[i] - 8;
@@ -318,8 +354,8 @@ uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t
 	 * still in its place -- the check the walk makes before it reuses
 	 * outer frames, so the stack is the one the walk would find. */
 	if (set && col_unwind_cfa_cached_sigsafe(&t->unwind, set->generation, ra, sp, fp, &cfa)) {
-		const struct col_traced_memo *m = traced_memo(t, ra, cfa);
-		if (m->id && m->ra == ra && m->cfa == cfa && m->generation == set->generation &&
+		const struct col_traced_memo *m = traced_memo_find(t, ra, cfa);
+		if (m && m->id && m->generation == set->generation &&
 		    col_unwind_words_hold_sigsafe(&t->unwind, m->slot, m->want, m->nwords))
 			return m->id;
 	}
