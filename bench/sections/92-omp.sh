@@ -106,7 +106,8 @@ print("%.3f" % statistics.median(r) if r else "n/a (no pairs of runs)")' "$j" 2>
 			esac
 			$env perf stat -x, -e "$mech" -o "$d/mech-$m.csv" -- $run >/dev/null 2>&1 &&
 				awk -F, -v m="$m" '$3 != "" { n = $3; sub(/.*:/, "", n); o = o sprintf(" %s %s", n, $1) }
-					END { printf "  counts, %s:%s\n", m, o }' "$d/mech-$m.csv"
+					END { printf "  counts, %s:%s\n", m, o }' "$d/mech-$m.csv" ||
+				note "counts, $m: n/a (perf stat or the run failed: $d/mech-$m.csv)"
 		done
 	else
 		note "mechanism counts: n/a ($mwhy)"
