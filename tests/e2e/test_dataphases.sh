@@ -55,6 +55,32 @@ want = [[o['name'], '%.2f' % o['pct'], o['depth'] > 0] for o in objs]
 assert r['rows'] == want, (r['rows'], want)
 assert 'Accessed most by' in r['heads']\""
 fi
+# Damaged records of the new types: each costs only itself, said with its
+# file, offset and cause; the rest of the view stays (a frames record of 0
+# frames, a file record of 0 bytes).
+cp -r d.exp bad.exp
+python3 -c "
+import struct, sys
+p = 'bad.exp/hwc.dat'
+b = bytearray(open(p, 'rb').read())
+done = set()
+for off in range(64, len(b) - 48, 8):
+    w = struct.unpack_from('<I', b, off)[0]
+    t, l = w >> 24, w & 0xffffff
+    if t == 38 and 38 not in done and l >= 40 and struct.unpack_from('<I', b, off + 16)[0] * 16 + 24 == l:
+        struct.pack_into('<I', b, off + 16, 0)
+        done.add(38)
+    elif t == 39 and 39 not in done and l >= 48 and struct.unpack_from('<Q', b, off + 24)[0]:
+        struct.pack_into('<Q', b, off + 24, 0)
+        done.add(39)
+open(p, 'wb').write(b)
+sys.exit(0 if done == {38, 39} else 1)" && bad_ok=1 || bad_ok=0
+check dataphases_damaged_records_said sh -c "test $bad_ok = 1 &&
+	! \"\$TALLY\" check bad.exp >c.txt 2>&1; cat c.txt;
+	grep -q 'hwc.dat: at 0x[0-9a-f]*: data-frames record of 0 frames' c.txt &&
+	grep -q 'hwc.dat: at 0x[0-9a-f]*: data-file record with range' c.txt &&
+	\"\$TALLY\" report -q bad.exp --data-objects 2>w.txt | grep -q '<Stack: stack_owner>' &&
+	grep -q 'damaged places' w.txt"
 check dataphases_filter_unknown_object_refused sh -c "
 	! \"\$TALLY\" report -q d.exp --data-object no_such_thing >/dev/null 2>e.txt; cat e.txt;
 	grep -q 'no_such_thing: no clock sample accessed it' e.txt"
