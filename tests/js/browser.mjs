@@ -52,3 +52,16 @@ export async function reportPage(browser, errors) {
   page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) errors.push('request: ' + r.url()); });
   return page;
 }
+
+// Resolves once a report page says it has drawn (document.body.dataset.ready).
+export function whenReady(page) {
+  return page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+}
+
+// A report page (reportPage's checks) on the HTML file `file`, ready.
+export async function openReport(browser, errors, file) {
+  const page = await reportPage(browser, errors);
+  await page.goto('file://' + path.resolve(file));
+  await whenReady(page);
+  return page;
+}

@@ -4,8 +4,7 @@
 // peak's place), the colour at the peak's marker, and the hover text over
 // the curves.  Prints, as JSON, what it saw; exits 1 on a console or page
 // error.
-import path from 'node:path';
-import { deadline, launch, reportPage } from './browser.mjs';
+import { deadline, launch, openReport } from './browser.mjs';
 
 deadline(90000, 'check_curves');
 const [page_path, shot] = process.argv.slice(2);
@@ -13,9 +12,7 @@ const browser = await launch();
 const errors = [];
 const result = {};
 try {
-  const page = await reportPage(browser, errors);
-  await page.goto('file://' + path.resolve(page_path));
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+  const page = await openReport(browser, errors, page_path);
   await page.click('nav button[data-view="timeline"]');
   result.curves = await page.evaluate(() => window.tally.curves);
   const c = result.curves[0];

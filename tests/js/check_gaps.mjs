@@ -4,8 +4,7 @@
 // canvas is grey (hatched: r = g = b, opaque) in the middle of each gap on
 // its process's first track, and not where the track has CPU (RGBA).  Prints, as
 // JSON, what it saw; exits 1 on a console or page error.
-import path from 'node:path';
-import { deadline, launch, reportPage } from './browser.mjs';
+import { deadline, launch, openReport } from './browser.mjs';
 
 deadline(90000, 'check_gaps');
 const [page_path, shot] = process.argv.slice(2);
@@ -14,9 +13,7 @@ const browser = await launch();
 const errors = [];
 const result = {};
 try {
-  const page = await reportPage(browser, errors);
-  await page.goto('file://' + path.resolve(page_path));
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+  const page = await openReport(browser, errors, page_path);
   await page.click('nav button[data-view="timeline"]');
   result.info = await page.evaluate(() => document.getElementById('timeline-info').innerText);
   result.pixels = await page.evaluate(([LABEL, RIGHT, TROW]) => {

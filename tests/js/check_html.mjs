@@ -5,7 +5,7 @@
 // draws (the functions table's cells kept as function_cells); keeps a screenshot.  Prints, as JSON, what it saw; exits 1 on a
 // console or page error.
 import path from 'node:path';
-import { deadline, launch, reportPage } from './browser.mjs';
+import { deadline, launch, reportPage, whenReady } from './browser.mjs';
 
 deadline(90000, 'check_html');
 const [page_path, shot, click, search] = process.argv.slice(2);
@@ -16,7 +16,7 @@ try {
   const page = await reportPage(browser, errors);
   const t0 = Date.now();
   await page.goto('file://' + path.resolve(page_path));
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+  await whenReady(page);
   result.load_ms = Date.now() - t0;
   result.drawn = await page.evaluate(() => window.tally.drawn);
   // the canvas has frames painted: count non-white pixels

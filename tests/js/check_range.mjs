@@ -4,8 +4,7 @@
 // (the width of the frames of functions A and B, the range's total); then
 // "whole run" back.  Keeps a screenshot of the first range's flame graph.
 // Prints, as JSON, what it saw; exits 1 on a console or page error.
-import path from 'node:path';
-import { deadline, launch, reportPage } from './browser.mjs';
+import { deadline, launch, openReport } from './browser.mjs';
 
 deadline(90000, 'check_range');
 const [page_path, shot, a, b] = process.argv.slice(2);
@@ -14,9 +13,7 @@ const browser = await launch();
 const errors = [];
 const result = {};
 try {
-  const page = await reportPage(browser, errors);
-  await page.goto('file://' + path.resolve(page_path));
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+  const page = await openReport(browser, errors, page_path);
   const seen = async () => {
     await page.click('nav button[data-view="flame"]');
     const width = await page.evaluate(() => document.getElementById('flame').getBoundingClientRect().width);

@@ -11,19 +11,18 @@
 // thread's stack chart.  Prints what it saw as JSON; exits 1 on a console
 // or page error.
 import path from 'node:path';
-import { deadline, launch, reportPage } from './browser.mjs';
+import { deadline, launch, reportPage, whenReady } from './browser.mjs';
 
 deadline(120000, 'check_state');
 const [page_path, shot, zoom, search, stackfn = 'main'] = process.argv.slice(2);
 const browser = await launch();
 const errors = [];
 const r = {};
-const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
 try {
   const page = await reportPage(browser, errors);
   const url = 'file://' + path.resolve(page_path);
   await page.goto(url);
-  await ready(page);
+  await whenReady(page);
   r.title = await page.evaluate(() => document.getElementById('title').innerText);
   const info = () => page.evaluate(() => document.getElementById('flame-info').innerText);
   // a zoom, then a search, then the functions tab: each in the address
@@ -37,7 +36,7 @@ try {
   r.hash_all = await page.evaluate(() => location.hash);
   // reload: the same tab, search and zoom
   await page.reload();
-  await ready(page);
+  await whenReady(page);
   r.reload = await page.evaluate(() => ({
     view: document.querySelector('nav button.on').dataset.view,
     search: document.getElementById('search').value,
