@@ -4,8 +4,7 @@
 // stack whose leaf is WAITER opens the holders' stacks below it; the
 // Timeline draws the critical path over the threads' tracks.  Prints, as
 // JSON, what it saw; exits 1 on a console or page error.
-import path from 'node:path';
-import { deadline, launch, reportPage } from './browser.mjs';
+import { deadline, launch, openReport } from './browser.mjs';
 
 deadline(90000, 'check_why');
 const [page_path, shot, waiter] = process.argv.slice(2);
@@ -13,9 +12,7 @@ const browser = await launch();
 const errors = [];
 const result = {};
 try {
-  const page = await reportPage(browser, errors);
-  await page.goto('file://' + path.resolve(page_path));
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+  const page = await openReport(browser, errors, page_path);
   result.blame_tab = await page.evaluate(() => getComputedStyle(document.getElementById('nav-blame')).display !== 'none');
   if (result.blame_tab) {
     await page.click('nav button[data-view="blame"]');
