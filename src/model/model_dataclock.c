@@ -120,6 +120,9 @@ struct decoded {
 	const char *object;        /* its basename */
 	uint32_t func;             /* model function of the pc */
 	bool have;                 /* op is valid (the pc's object was found) */
+	const struct sym_object *obj;   /* the pc's object */
+	bool typed;                /* pointee looked for (heap members: sym_dtype_pointee_at) */
+	uint64_t pointee;          /* the structure type its base register points to, or 0 */
 };
 
 struct ctx {
@@ -192,7 +195,7 @@ static bool stack_owner(struct ctx *x, const struct exp_data_regs *r, uint64_t e
 	return false;
 }
 
-static const struct decoded *decode(struct ctx *x, uint64_t pc, uint64_t time_ns)
+static struct decoded *decode(struct ctx *x, uint64_t pc, uint64_t time_ns)
 {
 	uint64_t *v = model_map_get(&x->pc_of, pc + 1);
 	struct frame fr;
@@ -210,6 +213,7 @@ static const struct decoded *decode(struct ctx *x, uint64_t pc, uint64_t time_ns
 		sym_object_memop(mp->obj, pc - mp->bias, &d->op);
 		d->bias = mp->bias;
 		d->object = sym_object_name(mp->obj);
+		d->obj = mp->obj;
 		d->have = true;
 	}
 	if (!model_map_put(&x->pc_of, pc + 1, ++x->ndec, NULL))
@@ -317,7 +321,7 @@ static bool address(const struct decoded *d, const struct exp_data_regs *r, uint
 
 /* Name the data object at address ea of sample r: into name, *object,
  * *size; *dm the member (type NULL if none). */
-static void classify(struct ctx *x, const struct decoded *d, const struct exp_data_regs *r, uint64_t ea,
+static void classify(struct ctx *x, struct decoded *d, const struct exp_data_regs *r, uint64_t ea,
 		     char *name, size_t len, const char **object, uint64_t *size, struct sym_dmember *dm)
 {
 	const struct exp_proc *p = x->c->p;
@@ -364,8 +368,18 @@ static void classify(struct ctx *x, const struct decoded *d, const struct exp_da
 		*size = fm->hi - fm->lo;
 		return;
 	}
-	if (model_heap_block_name(x->b, x->c, &x->blocks, ea, r->time_ns, name, len, size))
+	if (model_heap_block_name(x->b, x->c, &x->blocks, ea, r->time_ns, name, len, size)) {
+		/* Its member, when the access's base register holds a pointer
+		 * to a structure type (DWARF: a local or parameter there). */
+		const struct model_heap_block *k = model_heap_block_at(&x->blocks, ea, r->time_ns);
+		if (!d->typed && d->op.base >= 0 && d->op.base != EXP_DREGS_RIP) {
+			d->pointee = sym_dtype_pointee_at(d->obj, d->op.insn_vaddr, d->op.base);
+			d->typed = true;
+		}
+		if (k && d->pointee)
+			sym_dtype_member_at(d->obj, d->pointee, ea - k->addr, dm);
 		return;
+	}
 	snprintf(name, len, "<Unknown: anonymous>");
 }
 
@@ -399,11 +413,11 @@ static void ctx_close(struct ctx *x)
 /* Name sample r's data object into name (with *object, *size, *dm as
  * classify gives them); *why the reason when it has no address.  Returns
  * its decoded pc, or NULL out of memory. */
-static const struct decoded *name_sample(struct ctx *x, const struct exp_data_regs *r, char *name, size_t len,
+static struct decoded *name_sample(struct ctx *x, const struct exp_data_regs *r, char *name, size_t len,
 					 const char **object, uint64_t *size, struct sym_dmember *dm,
 					 const char **why)
 {
-	const struct decoded *d = decode(x, r->regs[EXP_DREGS_RIP], r->time_ns);
+	struct decoded *d = decode(x, r->regs[EXP_DREGS_RIP], r->time_ns);
 	uint64_t ea = 0;
 
 	*object = "";

@@ -230,6 +230,15 @@ struct sym_dmember {
  * sym_dtype_free_all).  0, or -1 when the object at `path` has no DWARF or
  * no variable at that address. */
 int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, struct sym_dmember *out);
+/* The structure type that a pointer held in register `reg` (DWARF
+ * numbering: exp_data_regs order) points to at link-time pc `pc` of object
+ * o: a local variable or parameter of a scope there whose location at pc
+ * is that register, of type pointer to a structure.  Its DIE offset, or 0
+ * (no DWARF, no such variable: optimized away, or a void pointer). */
+uint64_t sym_dtype_pointee_at(const struct sym_object *o, uint64_t pc, int reg);
+/* The member of that type (DIE offset `die` in o) holding byte `offset`
+ * (modulo the type's size: an array of them) into *out; 0, or -1. */
+int sym_dtype_member_at(const struct sym_object *o, uint64_t die, uint64_t offset, struct sym_dmember *out);
 void sym_dtype_free_all(void);
 
 /* ---- address space over time ---------------------------------------- */

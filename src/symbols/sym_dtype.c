@@ -208,11 +208,15 @@ static const struct sym_dtype *describe(struct dtypes *t, Dwarf_Die *die, const 
 	return d;
 }
 
+/* Byte `offset` of an object of type `type` (peeled; alias its typedef's
+ * name): down through arrays and members to the innermost structure. */
+static void member_walk(struct dtypes *t, Dwarf_Die type, const char *alias, uint64_t offset,
+			struct sym_dmember *out);
+
 int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, struct sym_dmember *out)
 {
 	struct dtypes *t = open_types(path);
 	Dwarf_Die var, type;
-	Dwarf_Word size;
 
 	memset(out, 0, sizeof(*out));
 	if (!t || !t->dw)
@@ -231,6 +235,16 @@ int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, stru
 		return -1;
 	int tag = dwarf_tag(&type);
 	out->scalar = !aggregate(tag) && tag != DW_TAG_array_type;
+	member_walk(t, type, alias, offset, out);
+	return 0;
+}
+
+static void member_walk(struct dtypes *t, Dwarf_Die type, const char *alias, uint64_t offset,
+			struct sym_dmember *out)
+{
+	Dwarf_Word size;
+	int tag;
+
 	for (int depth = 0; depth < 32; depth++) {
 		tag = dwarf_tag(&type);
 		if (tag == DW_TAG_array_type) {
@@ -274,7 +288,59 @@ int sym_dtype_resolve(const char *path, uint64_t var_addr, uint64_t offset, stru
 			break;
 		type = mt;
 	}
-	return 0;
+}
+
+uint64_t sym_dtype_pointee_at(const struct sym_object *o, uint64_t pc, int reg)
+{
+	struct dtypes *t = o && o->path ? open_types(o->path) : NULL;
+	Dwarf_Die cudie, *scopes = NULL, child, ptr, type;
+	uint64_t found = 0;
+
+	if (!t || !t->dw || reg < 0 || reg > 16 || !dwarf_addrdie(t->dw, pc, &cudie))
+		return 0;
+	int n = dwarf_getscopes(&cudie, pc, &scopes);
+	for (int i = 0; i < n && !found; i++) {
+		if (dwarf_child(&scopes[i], &child) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&child);
+			Dwarf_Attribute at;
+			Dwarf_Op *expr;
+			size_t len;
+			const char *alias;
+			/* the register itself, or the register plus a constant
+			 * (a pointer stepped ahead: `DW_OP_breg0 -512;
+			 * DW_OP_stack_value`): the member comes from the
+			 * block's offset, the type is all that is wanted */
+			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+			    !dwarf_attr(&child, DW_AT_location, &at) || dwarf_getlocation_addr(&at, pc, &expr, &len, 1) != 1 ||
+			    !((len == 1 && (expr[0].atom == DW_OP_reg0 + (unsigned)reg ||
+					    (expr[0].atom == DW_OP_regx && expr[0].number == (Dwarf_Word)reg))) ||
+			      (len == 2 && expr[0].atom == DW_OP_breg0 + (unsigned)reg && expr[1].atom == DW_OP_stack_value)))
+				continue;
+			if (!die_type_named(&child, &ptr, &alias) || dwarf_tag(&ptr) != DW_TAG_pointer_type ||
+			    !die_type_named(&ptr, &type, &alias) || !aggregate(dwarf_tag(&type)))
+				continue;
+			found = dwarf_dieoffset(&type);
+		} while (!found && dwarf_siblingof(&child, &child) == 0);
+	}
+	free(scopes);
+	return found;
+}
+
+int sym_dtype_member_at(const struct sym_object *o, uint64_t die, uint64_t offset, struct sym_dmember *out)
+{
+	struct dtypes *t = o && o->path ? open_types(o->path) : NULL;
+	Dwarf_Die type;
+	Dwarf_Word size;
+
+	memset(out, 0, sizeof(*out));
+	if (!t || !t->dw || !die || !dwarf_offdie(t->dw, die, &type))
+		return -1;
+	if (dwarf_aggregate_size(&type, &size) == 0 && size)
+		offset %= size;               /* an array of them */
+	member_walk(t, type, NULL, offset, out);
+	return out->type ? 0 : -1;
 }
 
 void sym_dtype_free_all(void)

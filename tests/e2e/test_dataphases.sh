@@ -17,6 +17,29 @@ BUDGET=2
 check dataphases_streamed_global_share $CHK out.txt o.json stream streamed walk_stream
 check dataphases_random_global_share $CHK out.txt o.json chase chased walk_chase
 check dataphases_heap_by_size_class $CHK out.txt o.json heap '<Heap: 128K-256K bytes>' walk_heap
+# The heap array's member: walk_heap's pointer (DWARF: its register at the
+# access) says struct rec; hot holds the block's samples, cold none, and
+# the layout lists both.
+"$TALLY" report -q d.exp --data-layout --format json >l.json 2>/dev/null
+check dataphases_heap_hot_member_from_dwarf python3 -c "
+import json
+objs = json.load(open('o.json'))['data_objects_cpu']
+i = [k for k, r in enumerate(objs) if r['depth'] == 0 and r['name'] == '<Heap: 128K-256K bytes>'][0]
+mem = []
+for r in objs[i + 1:]:
+    if r['depth'] == 0: break
+    mem.append((r['name'], r['samples']))
+lay = json.load(open('l.json'))['data_layout']
+j = [k for k, r in enumerate(lay) if r['depth'] == 0 and r['name'] == '{struct rec}'][0]
+rows = []
+for r in lay[j + 1:]:
+    if r['depth'] == 0: break
+    rows.append((r['name'], r['samples']))
+print(objs[i]['samples'], mem, rows)
+hot = dict(mem).get('{struct rec}.hot', 0)
+assert hot >= 0.95 * objs[i]['samples'] and objs[i]['samples'] >= 20, (hot, objs[i])
+assert all(n == 0 for m, n in mem if m != '{struct rec}.hot'), mem
+assert dict(rows).get('.cold') == 0 and dict(rows).get('.hot', 0) >= hot, rows"
 # The buffer is stack_owner's, read by its callee: named by the frame it
 # lies in (the sample's CFAs), not by the function reading it.
 check dataphases_stack_by_owning_frame $CHK out.txt o.json stack '<Stack: stack_owner>' sum_buf
