@@ -437,42 +437,20 @@ static struct decoded *name_sample(struct ctx *x, const struct exp_data_regs *r,
 	return d;
 }
 
-int model_dataclock_select(struct build *b, struct proc_ctx *c, const struct model_options *o)
-{
-	const struct exp_proc *p = c->p;
-	struct ctx x;
-	char name[512], member[600];
-	int rc = 0;
+/* A clock sample of --data with what name_sample made of its access. */
+struct named {
+	const struct exp_data_regs *r;
+	const struct decoded *d;
+	const char *name, *object, *why;
+	uint64_t size;
+	struct sym_dmember dm;
+};
 
-	c->data_filter = true;
-	if (!p->ndregs)
-		return 0;
-	if (ctx_open(&x, b, c))
-		return -1;
-	for (size_t i = 0; i < p->ndregs && !rc; i++) {
-		const struct exp_data_regs *r = &p->dregs[i];
-		const char *object, *why;
-		uint64_t size;
-		struct sym_dmember dm;
-		if (!model_keep(c, o, r->tid, r->time_ns))
-			continue;
-		if (!name_sample(&x, r, name, sizeof(name), &object, &size, &dm, &why)) {
-			rc = -1;
-			break;
-		}
-		member[0] = 0;
-		if (dm.type)      /* a member row's name, as --data-objects shows it */
-			snprintf(member, sizeof(member), "{%s}.%s", dm.type->name,
-				 dm.field >= 0 ? dm.type->fields[dm.field].name : "<padding>");
-		if ((!strcmp(name, o->data_object) || !strcmp(member, o->data_object)) &&
-		    !model_map_put(&c->data_keep, sample_key(r->tid, r->time_ns), 1, NULL))
-			rc = -1;
-	}
-	ctx_close(&x);
-	return rc;
-}
-
-int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o)
+/* fn on each of process c's --data samples the options keep, named:
+ * 0, or -1 (out of memory, or fn's). */
+static int each_named(struct build *b, struct proc_ctx *c, const struct model_options *o,
+		      int (*fn)(struct build *b, struct proc_ctx *c, const struct model_options *o,
+				const struct named *s))
 {
 	const struct exp_proc *p = c->p;
 	struct ctx x;
@@ -484,28 +462,56 @@ int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct mode
 	if (ctx_open(&x, b, c))
 		return -1;
 	for (size_t i = 0; i < p->ndregs && !rc; i++) {
-		const struct exp_data_regs *r = &p->dregs[i];
-		const char *object, *why;
-		uint64_t size;
-		struct sym_dmember dm;
-		if (!model_keep(c, o, r->tid, r->time_ns))
+		struct named s = { .r = &p->dregs[i], .name = name };
+		if (!model_keep(c, o, s.r->tid, s.r->time_ns))
 			continue;
-		const struct decoded *d = name_sample(&x, r, name, sizeof(name), &object, &size, &dm, &why);
-		if (!d) {
-			rc = -1;
-			break;
-		}
-		long obj = model_data_object_of(b, name, object, size, MODEL_CPU);
-		if (obj < 0 || model_data_access_add(b, obj, d->func, r->weight_ns) ||
-		    (dm.type && add_member(b, obj, &dm, r->weight_ns))) {
-			rc = -1;
-			break;
-		}
-		b->m->data_objects[obj].value += r->weight_ns;
-		b->m->data_objects[obj].samples++;
-		b->m->data_samples++;
-		b->m->data_backtracked += d->have && d->op.backtracked && !why;
+		s.d = name_sample(&x, s.r, name, sizeof(name), &s.object, &s.size, &s.dm, &s.why);
+		rc = s.d ? fn(b, c, o, &s) : -1;
 	}
 	ctx_close(&x);
 	return rc;
+}
+
+/* --data-object: keep the sample when its object or member row is the one. */
+static int select_one(struct build *b, struct proc_ctx *c, const struct model_options *o,
+		      const struct named *s)
+{
+	char member[600] = "";
+
+	(void)b;
+	if (s->dm.type)      /* a member row's name, as --data-objects shows it */
+		snprintf(member, sizeof(member), "{%s}.%s", s->dm.type->name,
+			 s->dm.field >= 0 ? s->dm.type->fields[s->dm.field].name : "<padding>");
+	if ((!strcmp(s->name, o->data_object) || !strcmp(member, o->data_object)) &&
+	    !model_map_put(&c->data_keep, sample_key(s->r->tid, s->r->time_ns), 1, NULL))
+		return -1;
+	return 0;
+}
+
+int model_dataclock_select(struct build *b, struct proc_ctx *c, const struct model_options *o)
+{
+	c->data_filter = true;
+	return each_named(b, c, o, select_one);
+}
+
+/* The sample's weight to its object (and member) and accessing function. */
+static int add_one(struct build *b, struct proc_ctx *c, const struct model_options *o,
+		   const struct named *s)
+{
+	(void)c;
+	(void)o;
+	long obj = model_data_object_of(b, s->name, s->object, s->size, MODEL_CPU);
+	if (obj < 0 || model_data_access_add(b, obj, s->d->func, s->r->weight_ns) ||
+	    (s->dm.type && add_member(b, obj, &s->dm, s->r->weight_ns)))
+		return -1;
+	b->m->data_objects[obj].value += s->r->weight_ns;
+	b->m->data_objects[obj].samples++;
+	b->m->data_samples++;
+	b->m->data_backtracked += s->d->have && s->d->op.backtracked && !s->why;
+	return 0;
+}
+
+int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o)
+{
+	return each_named(b, c, o, add_one);
 }
