@@ -40,6 +40,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "tracers/object_slots.h"
 #include "tracers/sync_holders.h"
 
 #define HOLD_SLOTS 1024u           /* objects tracked, a power of two */
@@ -62,45 +63,27 @@ struct hold_slot {
 };
 
 static struct hold_slot slots[HOLD_SLOTS];
-static atomic_uint ntracked;       /* slots taken */
+/* Slots taken: read by every acquisition, so on a line of its own, not
+ * beside the last slot's ring that its holder writes. */
+static _Alignas(64) atomic_uint ntracked;
 static atomic_flag full_logged = ATOMIC_FLAG_INIT;
-
-static uint32_t slot_hash(uint64_t object)
-{
-	return (uint32_t)(((object >> 3) * 0x9e3779b97f4a7c15ull) >> 40);
-}
 
 /* The slot of `object`; with `insert`, taken if it has none.  NULL if it
  * has none (or, inserting, the probed slots are all taken: *full set). */
 static struct hold_slot *slot_of(uint64_t object, int insert, int *full)
 {
-	uint32_t h = slot_hash(object);
+	enum object_slot_result r;
+	struct hold_slot *s = object_slot(slots, sizeof(slots[0]), HOLD_SLOTS, HOLD_PROBES, object, insert, &r);
 
-	for (uint32_t i = 0; i < HOLD_PROBES; i++) {
-		struct hold_slot *s = &slots[(h + i) & (HOLD_SLOTS - 1)];
-		uint64_t o = atomic_load_explicit(&s->object, memory_order_acquire);
-		if (o == object)
-			return s;
-		if (o)
-			continue;
-		if (!insert)
-			return NULL;
-		uint64_t expect = 0;
-		if (atomic_compare_exchange_strong_explicit(&s->object, &expect, object,
-							    memory_order_acq_rel, memory_order_acquire)) {
-			atomic_fetch_add_explicit(&ntracked, 1, memory_order_relaxed);
-			return s;
-		}
-		if (expect == object)
-			return s;
-	}
-	if (insert) {
+	if (r == OBJECT_SLOT_CLAIMED)
+		atomic_fetch_add_explicit(&ntracked, 1, memory_order_relaxed);
+	if (r == OBJECT_SLOT_FULL) {
 		*full = 1;
 		if (!atomic_flag_test_and_set(&full_logged))
 			tally__log("sync.holders", "the table of contended objects is full: waits on "
 						  "the others are written as held by an unknown thread");
 	}
-	return NULL;
+	return s;
 }
 
 /* Is the last holder of s this thread, from this call site? */

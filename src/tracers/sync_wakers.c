@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tracers/object_slots.h"
 #include "tracers/sync_wakers.h"
 #include "tracers/tracer.h"
 
@@ -65,27 +66,13 @@ __attribute__((constructor)) static void wakers_init(void)
 
 static struct wake_slot *slot_of(uint64_t object, int insert)
 {
-	uint32_t h = (uint32_t)(((object >> 3) * 0x9e3779b97f4a7c15ull) >> 40);
+	enum object_slot_result r;
+	struct wake_slot *s = object_slot(slots, sizeof(slots[0]), WAKE_SLOTS, WAKE_PROBES, object, insert, &r);
 
-	for (uint32_t i = 0; i < WAKE_PROBES; i++) {
-		struct wake_slot *s = &slots[(h + i) & (WAKE_SLOTS - 1)];
-		uint64_t o = atomic_load_explicit(&s->object, memory_order_acquire);
-		if (o == object)
-			return s;
-		if (o)
-			continue;
-		if (!insert)
-			return NULL;
-		uint64_t expect = 0;
-		if (atomic_compare_exchange_strong_explicit(&s->object, &expect, object, memory_order_acq_rel,
-							    memory_order_acquire) ||
-		    expect == object)
-			return s;
-	}
-	if (insert && !atomic_flag_test_and_set(&full_logged))
+	if (r == OBJECT_SLOT_FULL && !atomic_flag_test_and_set(&full_logged))
 		tally__log("sync.wakers", "the table of signalled objects is full: waits on the others "
 					 "have no waker (the critical path stays on the waiter)");
-	return NULL;
+	return s;
 }
 
 void sync_wakers_signalled(const void *object)
