@@ -101,6 +101,10 @@ const char *cli_metrics_help(void);
  * number parsed, or -1 on an unknown name (message printed). */
 int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out);
 
+/* An --errors value (NULL: plain --errors) into its enum report_errors
+ * (samples, the default, or bins); -1 on another (message printed). */
+int cli_errors_parse(const char *cmd, const char *val);
+
 /* Load every experiment and build the model.  A job (a directory of
  * rankN.exp) is read one rank at a time, each rank's events dropped once
  * they are in the model; its entries are shared by the ranks, and processes

@@ -2,12 +2,15 @@
  *
  * cli_metrics.c — the --metric help of the analysis commands, written from
  * the metric table (model_metrics.c) so that it lists every metric: those
- * of the clock first (cpu the default), then each recording option's.
+ * of the clock first (cpu the default), then each recording option's;
+ * and which error --errors gives a share.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "report/report.h"
 
 /* Append `word` to buf (used so far: *n), starting a continuation line
  * ('\n') when the current one would pass `width` characters. */
@@ -53,4 +56,15 @@ const char *cli_metrics_help(void)
 	add(buf, sizeof(buf), &n, &col, word, 62);
 	add(buf, sizeof(buf), &n, &col, "the event's name (cycles, page-faults, ...)", 62);
 	return buf;
+}
+
+int cli_errors_parse(const char *cmd, const char *val)
+{
+	if (!val || !strcmp(val, "samples"))
+		return REPORT_ERRORS_SAMPLES;
+	if (!strcmp(val, "bins"))
+		return REPORT_ERRORS_BINS;
+	cli_error(cmd, "--errors=%s: expected samples (from each row's sample count) or bins "
+		  "(from each function's share in %d bins over time)", val, REPORT_BINS);
+	return -1;
 }

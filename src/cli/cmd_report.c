@@ -41,9 +41,11 @@ static const struct cli_opt other_options[] = {
 	  "excl,incl,name,object (and aliases in csv and json)" },
 	{ "percent", 0, CLI_ARG_NONE, OPT_PERCENT, NULL, "metric columns as shares of the total only" },
 	{ "samples", 'n', CLI_ARG_NONE, OPT_SAMPLES, NULL, "a column of sample counts (metric samples)" },
-	{ "errors", 0, CLI_ARG_NONE, OPT_ERRORS, NULL,
-	  "each share with its sampling error (+-, 1 s.d. in points, from\n"
-	  "the row's sample count; traced metrics are exact: blank)" },
+	{ "errors", 0, CLI_ARG_OPTIONAL, OPT_ERRORS, "samples|bins",
+	  "each share with its sampling error (+-, 1 s.d. in points):\n"
+	  "samples (the default) from the row's sample count; bins (+-bins,\n"
+	  "the function table's) from the function's share in 16 bins over\n"
+	  "time, which also sees phases; traced metrics are exact: blank" },
 	{ "quiet", 'q', CLI_ARG_NONE, OPT_QUIET, NULL, "no overview: the view alone" },
 	{ "name-width", 0, CLI_ARG_REQUIRED, OPT_NAME_WIDTH, "N",
 	  "text: cut function names to N characters (see also --no-args)" },
@@ -97,7 +99,41 @@ struct report_cmd {
 	bool quiet;                /* no overview */
 	int name_width;            /* 0: names as they are */
 	bool human;                /* --human */
+	struct report_bins bins;   /* --errors=bins */
 };
+
+/* What the error columns carry: a line under a text view; in JSON, an
+ * "errors" section with the estimate and, for bins, where they lie (from_s
+ * after the first process's start, as --time counts). */
+static void errors_legend(struct report_doc *d, const struct report_opts *o, const struct cli_input *in)
+{
+	const struct report_bins *b = o->errors == REPORT_ERRORS_BINS ? o->bins : NULL;
+	uint64_t base = in->nexps && in->exps[0].nprocs ? in->exps[0].procs[0].start_ns : 0;
+	double from_s = b && b->t0 > base ? (double)(b->t0 - base) / 1e9 : 0, width_s = b ? (double)b->width / 1e9 : 0;
+
+	if (o->fmt == REPORT_JSON) {
+		report_kv_begin(d, "errors", "Errors");
+		report_kv(d, "estimate", "Estimate", "%s", b ? "bins" : "samples");
+		if (b) {
+			report_kv_num(d, "bins", "Bins", REPORT_BINS, "%d", REPORT_BINS);
+			report_kv_num(d, "bins_with_samples", "Bins with samples", b->used, "%u", b->used);
+			report_kv_num(d, "from_s", "From", from_s, "%.9f s", from_s);
+			report_kv_num(d, "width_s", "Width", width_s, "%.9f s", width_s);
+		}
+		report_kv_end(d);
+		return;
+	}
+	if (o->fmt != REPORT_TEXT)
+		return;
+	report_note(d, "+-: one standard deviation of the share's sampling error, in points: "
+		    "100 sqrt(n (1 - n/N)) / N for a row of n samples of the run's N; blank for "
+		    "traced metrics, which are exact");
+	if (b)
+		report_note(d, "+-bins: one standard error of the function's share, in points, by batch "
+			    "means over its shares in %d bins of %.3f s from %.3f s (%u with samples): "
+			    "it also sees a share that changes over the run, which the sample count "
+			    "cannot", REPORT_BINS, width_s, from_s, b->used);
+}
 
 /* Take view option row r (value val).  One view per report: a second one is
  * a mistake, not a preference.  0, or CLI_USAGE (message printed). */
@@ -225,7 +261,13 @@ static int take_option(struct report_cmd *r, int id, const char *val)
 		break;
 	}
 	case OPT_PERCENT: r->o.percent_only = true; break;
-	case OPT_ERRORS: r->o.errors = true; break;
+	case OPT_ERRORS: {
+		int e = cli_errors_parse(CMD, val);
+		if (e < 0)
+			return CLI_USAGE;
+		r->o.errors = (enum report_errors)e;
+		break;
+	}
 	case OPT_SAMPLES: r->samples = true; break;
 	case OPT_QUIET: r->quiet = true; break;
 	case OPT_HUMAN: r->human = true; break;
@@ -290,9 +332,18 @@ int cmd_report(int argc, char **argv)
 	}
 	in->all_processes = cli_views[r.view].needs & CLI_VIEW_ALL_PROCESSES;
 	in->match_messages = cli_views[r.view].needs & CLI_VIEW_MATCH;
+	in->keep_events = o->errors == REPORT_ERRORS_BINS;
 	rc = cli_input_load(in, CMD);
 	if (rc)
 		goto out;
+	if (o->errors == REPORT_ERRORS_BINS) {
+		if (report_bins_build(&r.bins, &in->model)) {
+			cli_error(CMD, "out of memory");
+			rc = CLI_FATAL;
+			goto out;
+		}
+		o->bins = &r.bins;
+	}
 	if (o->nmetrics && (rc = cli_metrics_recorded(CMD, in, o->metrics, o->nmetrics)))
 		goto out;
 	default_metrics(&in->model, o);
@@ -326,12 +377,11 @@ int cmd_report(int argc, char **argv)
 	if (r.quiet && o->fmt == REPORT_TEXT && n > 0 && n < 100)
 		report_note(d, "(this view rests on %.0f samples: a share moves by up to +-%.1f points "
 			    "(1 s.d.) by sampling alone; record longer or at a higher rate)", n, 50.0 / sqrt(n));
-	if (o->errors && o->fmt == REPORT_TEXT)
-		report_note(d, "+-: one standard deviation of the share's sampling error, in points: "
-			    "100 sqrt(n (1 - n/N)) / N for a row of n samples of the run's N; blank for "
-			    "traced metrics, which are exact");
+	if (o->errors)
+		errors_legend(d, o, in);
 	rc = cli_doc_end(d, CMD, in->partial ? CLI_PARTIAL : CLI_OK);
 out:
+	report_bins_free(&r.bins);
 	cli_input_free(in);
 	return rc;
 }

@@ -16,6 +16,16 @@
 /* What the function table is sorted by (--sort). */
 enum report_sort { REPORT_SORT_EXCL, REPORT_SORT_INCL, REPORT_SORT_NAME, REPORT_SORT_OBJECT };
 
+/* Which error a share carries (--errors=samples|bins). */
+enum report_errors {
+	REPORT_ERRORS_NONE = 0,
+	REPORT_ERRORS_SAMPLES,     /* from the row's sample count (report_share_error) */
+	REPORT_ERRORS_BINS,        /* the function table's: from the share's spread over
+	                              time bins (report_bins.c); other views: as SAMPLES */
+};
+
+struct report_bins;
+
 struct report_opts {
 	enum report_format fmt;
 	enum model_metric metrics[MODEL_METRIC_COUNT];   /* columns, in order */
@@ -24,7 +34,8 @@ struct report_opts {
 	int sort_metric;            /* the metric sorted by; -1: the first shown */
 	const char *columns;        /* function table columns (report_columns_check); NULL: default */
 	bool percent_only;          /* metric columns show shares of the total only */
-	bool errors;                /* each share with its sampling error (report_metric_cols) */
+	enum report_errors errors;  /* each share with its error (report_metric_cols) */
+	const struct report_bins *bins;   /* REPORT_ERRORS_BINS: the function table's */
 	size_t limit;               /* rows of the function table; 0: all */
 	double threshold_pct;       /* tree: hide nodes below this % of the total */
 	const char *source_path;    /* annotate: source directories, DIR:DIR... */
@@ -218,6 +229,34 @@ void report_metric_cols(struct report_table *t, const struct report_opts *o, con
 double report_share_error(const struct model *m, enum model_metric mm, const uint64_t *v);
 void report_metric_cells(struct report_table *t, const struct model *m,
 			 const struct report_opts *o, const uint64_t *v);
+/* The same for a row of function f's exclusive (incl false) or inclusive
+ * values v: with REPORT_ERRORS_BINS, the error columns ("+-bins", CSV/JSON
+ * `..._pct_err_bins`) carry report_bins_error's estimate. */
+void report_func_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,
+			     const char *title);
+void report_func_metric_cells(struct report_table *t, const struct model *m,
+			      const struct report_opts *o, const uint64_t *v, uint32_t f, bool incl);
+
+/* Function shares' errors from time bins (report_bins.c): the sampled span
+ * cut into REPORT_BINS equal bins from t0, each `width` ns; per function
+ * (slot[f] - 1 its row, 0: no samples) its exclusive and inclusive samples
+ * per bin, and every bin's samples. */
+#define REPORT_BINS 16
+struct report_bins {
+	uint64_t t0, width;        /* ns, on the model's event clock */
+	uint32_t nfuncs;
+	uint32_t *slot;
+	uint32_t *excl, *incl;     /* [(slot - 1) * REPORT_BINS + bin] */
+	uint64_t total[REPORT_BINS];
+	unsigned used;             /* bins holding samples */
+};
+/* From the model's events (keep_events).  0, or -1 when out of memory. */
+int report_bins_build(struct report_bins *b, const struct model *m);
+/* One standard error of function f's exclusive or inclusive sample share,
+ * in points, by batch means over the bins with samples; NaN with fewer
+ * than two such bins. */
+double report_bins_error(const struct report_bins *b, uint32_t f, bool incl);
+void report_bins_free(struct report_bins *b);
 /* Diffs: was the main executable renamed between the runs (hot -> hot2)?
  * a[0..na) and b[0..nb) are the basenames of the executables of run A's
  * and run B's processes.  If those only A runs are one name and those only

@@ -3,7 +3,8 @@
  * report_common.c — what the report views share: percentages, function
  * labels that tell same-named functions of different objects apart, and the
  * metric columns (value and percent of the total for each shown metric,
- * and with --errors the share's sampling error), and which executable of one
+ * and with --errors the share's error: from its samples, or for a
+ * function's row with --errors=bins from report_bins.c), and which executable of one
  * run is another's renamed (diffs).
  */
 #include <math.h>
@@ -22,8 +23,8 @@ const char *report_func_label(const struct model *m, uint32_t f, char *buf, size
 	return model_func_label(m, f, buf, len);
 }
 
-void report_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,
-			const char *title)
+static void metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,
+			const char *title, bool bins)
 {
 	char key[64], head[96];
 
@@ -38,9 +39,21 @@ void report_metric_cols(struct report_table *t, const struct report_opts *o, con
 		report_col(t, key, o->percent_only ? head : "%", COL_PCT);
 		if (!o->errors)
 			continue;
-		snprintf(key, sizeof(key), "%s_%s_pct_err", kind, mi->name);
-		report_col(t, key, "+-", COL_PCT);
+		snprintf(key, sizeof(key), "%s_%s_pct_err%s", kind, mi->name, bins ? "_bins" : "");
+		report_col(t, key, bins ? "+-bins" : "+-", COL_PCT);
 	}
+}
+
+void report_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,
+			const char *title)
+{
+	metric_cols(t, o, kind, title, false);
+}
+
+void report_func_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,
+			     const char *title)
+{
+	metric_cols(t, o, kind, title, o->errors == REPORT_ERRORS_BINS && o->bins);
 }
 
 double report_share_error(const struct model *m, enum model_metric mm, const uint64_t *v)
@@ -52,17 +65,34 @@ double report_share_error(const struct model *m, enum model_metric mm, const uin
 	return 100.0 * sqrt(n * (1 - n / total)) / total;
 }
 
-void report_metric_cells(struct report_table *t, const struct model *m,
-			 const struct report_opts *o, const uint64_t *v)
+/* bins: NULL, or the bins and function f's row (exclusive or inclusive). */
+static void metric_cells(struct report_table *t, const struct model *m, const struct report_opts *o,
+			 const uint64_t *v, const struct report_bins *bins, uint32_t f, bool incl)
 {
 	for (int i = 0; i < o->nmetrics; i++) {
 		enum model_metric mm = o->metrics[i];
 		if (!o->percent_only)
 			report_u64(t, v[mm]);
 		report_pct(t, report_pct_of(v[mm], m->total[mm]));
-		if (o->errors)
+		if (!o->errors)
+			continue;
+		if (!bins || model_metric_info(mm)->kind != MODEL_KIND_SAMPLED)
 			report_num(t, report_share_error(m, mm, v));
+		else
+			report_num(t, report_bins_error(bins, f, incl));
 	}
+}
+
+void report_metric_cells(struct report_table *t, const struct model *m,
+			 const struct report_opts *o, const uint64_t *v)
+{
+	metric_cells(t, m, o, v, NULL, 0, false);
+}
+
+void report_func_metric_cells(struct report_table *t, const struct model *m,
+			      const struct report_opts *o, const uint64_t *v, uint32_t f, bool incl)
+{
+	metric_cells(t, m, o, v, o->errors == REPORT_ERRORS_BINS ? o->bins : NULL, f, incl);
 }
 
 /* The one name of v[0..n) not in w[0..nw), or NULL if none or several. */

@@ -125,8 +125,8 @@ void report_functions(struct report_doc *d, const struct model *m, const struct 
 	struct report_table *t = report_table_new("functions", "Functions");
 	for (int c = 0; c < ncols; c++) {
 		switch (cols[c]) {
-		case C_EXCL: report_metric_cols(t, o, "excl", "Excl."); break;
-		case C_INCL: report_metric_cols(t, o, "incl", "Incl."); break;
+		case C_EXCL: report_func_metric_cols(t, o, "excl", "Excl."); break;
+		case C_INCL: report_func_metric_cols(t, o, "incl", "Incl."); break;
 		case C_NAME: report_col(t, "name", "Name", COL_STR); break;
 		case C_OBJECT: report_col(t, "object", "Object", COL_STR); break;
 		case C_FILE: report_col(t, "file", "File", COL_STR); break;
@@ -139,8 +139,8 @@ void report_functions(struct report_doc *d, const struct model *m, const struct 
 		report_row(t);
 		for (int c = 0; c < ncols; c++) {
 			switch (cols[c]) {
-			case C_EXCL: report_metric_cells(t, m, o, i ? fm[f].excl : fm[f].incl); break;
-			case C_INCL: report_metric_cells(t, m, o, fm[f].incl); break;
+			case C_EXCL: report_func_metric_cells(t, m, o, i ? fm[f].excl : fm[f].incl, f, !i); break;
+			case C_INCL: report_func_metric_cells(t, m, o, fm[f].incl, f, true); break;
 			case C_NAME: report_str(t, i ? report_func_label(m, f, buf, sizeof(buf)) : "<Total>"); break;
 			case C_OBJECT: report_str(t, i ? m->funcs[f].object : ""); break;
 			case C_FILE: report_str(t, i ? func_file(m, f, buf, sizeof(buf)) : ""); break;
@@ -198,14 +198,14 @@ int report_callers(struct report_doc *d, const struct model *m, const struct rep
 		snprintf(title, sizeof(title), "Callers of %s", report_func_label(m, f, buf, sizeof(buf)));
 		edge_table(d, m, o, "callers", title, callers, nc);
 		struct report_table *t = report_table_new("function", report_func_label(m, f, buf, sizeof(buf)));
-		report_metric_cols(t, o, "excl", "Excl.");
-		report_metric_cols(t, o, "incl", "Incl.");
+		report_func_metric_cols(t, o, "excl", "Excl.");
+		report_func_metric_cols(t, o, "incl", "Incl.");
 		report_col(t, "name", "Name", COL_STR);
 		if (m->funcs[f].aliases)
 			report_col(t, "aliases", "Aliases", COL_STR);
 		report_row(t);
-		report_metric_cells(t, m, o, fm[f].excl);
-		report_metric_cells(t, m, o, fm[f].incl);
+		report_func_metric_cells(t, m, o, fm[f].excl, f, false);
+		report_func_metric_cells(t, m, o, fm[f].incl, f, true);
 		report_str(t, report_func_label(m, f, buf, sizeof(buf)));
 		if (m->funcs[f].aliases)
 			report_str(t, m->funcs[f].aliases);
