@@ -448,6 +448,15 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 			addrs[k++] = 0;
 			break;
 		}
+		if (MODEL_STRUCTURE_RULES(o) && fr.sigreturn && last_sigreturn && k > first) {
+			/* A trampoline entered from a trampoline: the outer one was
+			 * interrupted as a handler returned through it (ours, or the
+			 * program's), so that handler had finished and the next
+			 * signal's handler is the interrupted code's: one
+			 * <signal handler>, as if it had come a moment later.  The
+			 * machine view keeps both. */
+			continue;
+		}
 		if (MODEL_STRUCTURE_RULES(o) && fr.sigreturn) {
 			/* the Sun analyzer's sigacthandler: the interrupted code calls
 			 * it, it calls the program's handler */
