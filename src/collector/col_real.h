@@ -28,6 +28,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/eventfd.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <threads.h>
@@ -98,6 +99,7 @@ struct mmsghdr;
 	X(int, sem_post, (sem_t *))                                                    \
 	X(int, cnd_signal, (cnd_t *))                                                  \
 	X(int, cnd_broadcast, (cnd_t *))                                               \
+	X(int, pthread_barrier_init, (pthread_barrier_t *, const pthread_barrierattr_t *, unsigned)) \
 	X(int, pthread_barrier_wait, (pthread_barrier_t *))                            \
 	X(int, pthread_join, (pthread_t, void **))                                     \
 	X(int, pthread_timedjoin_np, (pthread_t, void **, const struct timespec *))    \
@@ -149,6 +151,8 @@ struct mmsghdr;
 	X(int, dup2, (int, int))                                                       \
 	X(int, dup3, (int, int, int))                                                  \
 	X(ssize_t, read, (int, void *, size_t))                                        \
+	X(int, eventfd_read, (int, eventfd_t *))                                       \
+	X(int, eventfd_write, (int, eventfd_t))                                        \
 	X(ssize_t, write, (int, const void *, size_t))                                 \
 	X(ssize_t, __read_chk, (int, void *, size_t, size_t))                          \
 	X(ssize_t, pread, (int, void *, size_t, off_t))                                \

@@ -189,6 +189,8 @@ struct exp_proc {
 	size_t nio;
 	struct exp_fd_ev *fds;
 	size_t nfds;
+	struct exp_fd_flow *flows;       /* what descriptors read from and write into, in file order */
+	size_t nflows;
 	struct exp_dyn_ev *dyn;          /* dynamic code, in file order */
 	size_t ndyn;
 	struct exp_arc_ev *arcs;

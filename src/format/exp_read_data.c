@@ -115,7 +115,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 /* Loader state for one process. */
 struct loader {
 	struct exp_proc *p;
-	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_wakes, cap_io, cap_fds, cap_arcs;
+	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_wakes, cap_io, cap_fds, cap_flows, cap_arcs;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
 	size_t cap_dframes, cap_dframe_pairs, cap_dfiles;
@@ -870,6 +870,7 @@ static const struct rec_type {
 	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, COPY(io) },
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
 			       take_fd_name },
+	[EXP_REC_FD_FLOW] = { "fd-flow", EXP_FILE_IO, sizeof(struct exp_fd_flow), false, false, COPY(flows) },
 	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true, true,
 				take_arc_table },
 	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, COPY(mpi) },
@@ -1417,6 +1418,7 @@ static void free_events(struct exp_proc *p)
 	free(p->sync);
 	free(p->held);
 	free(p->wakes);
+	free(p->flows);
 	free(p->io);
 	free(p->arcs);
 	free(p->mpi);
@@ -1461,6 +1463,8 @@ static void free_events(struct exp_proc *p)
 	p->nheld = 0;
 	p->wakes = NULL;
 	p->nwakes = 0;
+	p->flows = NULL;
+	p->nflows = 0;
 	p->io = NULL;
 	p->arcs = NULL;
 	p->mpi = NULL;

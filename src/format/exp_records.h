@@ -113,6 +113,7 @@ enum exp_rec_type {
 	EXP_REC_KERNEL_SYM = 52,
 	EXP_REC_KERNEL_SWITCH = 53,
 	EXP_REC_SYNC_WAKE = 56,
+	EXP_REC_FD_FLOW = 57,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -567,6 +568,39 @@ struct exp_fd_name {
 	int32_t fd;
 	uint32_t reserved;
 	char name[];
+};
+
+/* EXP_REC_FD_FLOW, 40 bytes: what descriptor `fd` reads from and writes
+ * into, for the critical path (tally record -i; tracers/io_flow.c): a
+ * read on a descriptor whose `rx` is another's `tx` waits for that one's
+ * writes.  Written at the descriptor's first read or write after it was
+ * named (EXP_REC_FD_NAME), for the kinds below only.
+ *   0 4 word; 4 4 tid
+ *   8 8 time_ns    from (the first read's or write's start)
+ *  16 4 fd
+ *  20 2 kind       enum exp_flow_kind
+ *  22 2 reserved   0
+ *  24 8 rx         the channel its reads take from (a hash, never 0)
+ *  32 8 tx         the channel its writes go into (a hash, never 0)
+ * A pipe or FIFO, and an eventfd, is one channel both ways (rx = tx); a
+ * connected socket has two, one each way: its tx is its peer's rx.
+ * Added in format 5 without a version bump: older readers skip the type. */
+struct exp_fd_flow {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	int32_t fd;
+	uint16_t kind;
+	uint16_t reserved;
+	uint64_t rx;
+	uint64_t tx;
+};
+enum exp_flow_kind {
+	EXP_FLOW_PIPE = 1,         /* a pipe or FIFO: its inode */
+	EXP_FLOW_UNIX = 2,         /* a connected unix socket: its inode and its peer's */
+	EXP_FLOW_INET = 3,         /* a connected IP socket: its address and its peer's */
+	EXP_FLOW_EVENTFD = 4,      /* an eventfd: its id */
+	EXP_FLOW_KIND_COUNT_
 };
 
 /* EXP_REC_DYN_FUNC, 48 + name + lines + code bytes, in dyn.dat: a function

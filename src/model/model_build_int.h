@@ -26,7 +26,8 @@
  *   model_io.c       I/O events, by call stack and by file
  *   model_critical_waits.c the waits the critical path crosses, each with
  *                    the thread that ended it: joins, mutex holders,
- *                    condition and semaphore wakers, pipe writers
+ *                    condition, semaphore and barrier wakers, the
+ *                    writers into pipes, FIFOs, sockets, eventfds
  *   model_critical.c the critical path across threads, through those waits
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
@@ -361,8 +362,8 @@ struct crit_wait {
 	uint32_t stack_id;
 };
 
-/* Process p's waits (SYNC records, and pipe reads that another thread's
- * write ended), sorted by (tid, time_ns), into *out (malloc'd), their
+/* Process p's waits (SYNC records, and reads of pipes, FIFOs, sockets and
+ * eventfds that another thread's write ended), sorted by (tid, time_ns), into *out (malloc'd), their
  * count in *n; 0, or -1 when out of memory. */
 int model_critical_waits(const struct exp_proc *p, struct crit_wait **out, size_t *n);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);

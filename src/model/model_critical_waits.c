@@ -10,16 +10,19 @@
  *   a mutex         its holder at the grant (the newest SYNC_HELD part of
  *                   the wait), at the grant
  *   a condition     its waker (SYNC_WAKE: the thread that signalled or
- *   variable, a     posted it last within the wait), at the signal
- *   semaphore
- *   a pipe read     (-i) the latest write to the same pipe (by its name,
- *                   `pipe:[inode]`, the same for both ends) by another
- *                   thread that overlaps the read, at the write's end (or
- *                   the read's, if sooner); a read no other thread's
- *                   write overlapped did not wait for one, and is no wait
+ *   variable, a     posted it last within the wait, or whose arrival
+ *   semaphore, a    completed the barrier's round), at the signal or
+ *   barrier         arrival
+ *   a read of a     (-i) the latest write into the channel it reads
+ *   pipe, FIFO,     from (the descriptors' FD_FLOW records: rx of the
+ *   socket or       reader is tx of the writer; in older experiments a
+ *   eventfd         pipe's name, `pipe:[inode]`) by another thread that
+ *                   overlaps the read, at the write's end (or the read's,
+ *                   if sooner); a read no other thread's write overlapped
+ *                   did not wait for one, and is no wait
  *
- * What is not known (barriers, a first contention, a wake-up by no other
- * thread) has no waker: the walk keeps the wait on the waiter.
+ * What is not known (a first contention, a wake-up by no other thread)
+ * has no waker: the walk keeps the wait on the waiter.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +100,7 @@ static int sync_waits(const struct exp_proc *p, struct waits *w)
 				x->waker_tid = t->tid;
 				x->wake_ns = t->end_ns;
 			}
-		} else if (s->op == EXP_SYNC_COND || s->op == EXP_SYNC_SEM) {
+		} else if (s->op == EXP_SYNC_COND || s->op == EXP_SYNC_SEM || s->op == EXP_SYNC_BARRIER) {
 			uint64_t *v = model_map_get(&wake, key);
 			const struct exp_sync_wake *k = v ? &p->wakes[*v - 1] : NULL;
 			if (k && k->tid == s->tid && k->time_ns == s->time_ns && k->object == s->object &&
@@ -122,69 +125,132 @@ out:
 	return rc;
 }
 
-/* A pipe write: its pipe (the name's hash), thread and span. */
-struct pwrite {
-	uint64_t pipe;
+/* A write into a channel: the channel, its thread and span. */
+struct cwrite {
+	uint64_t chan;
 	uint64_t start, end;
 	uint32_t tid;
 };
 
-static int cmp_pwrite(const void *a, const void *b)
+static int cmp_cwrite(const void *a, const void *b)
 {
-	const struct pwrite *x = a, *y = b;
+	const struct cwrite *x = a, *y = b;
 
-	if (x->pipe != y->pipe)
-		return x->pipe < y->pipe ? -1 : 1;
+	if (x->chan != y->chan)
+		return x->chan < y->chan ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The pipe io record s is on (its name's hash), or 0 if not a pipe. */
-static uint64_t pipe_of(const struct exp_io *s, const struct exp_fd_ev *fds, size_t nfds)
+static int cmp_flow(const void *a, const void *b)
 {
-	char buf[32];
-	const char *name = model_io_fd_name_at(fds, nfds, s->fd, s->time_ns, buf, sizeof(buf));
+	const struct exp_fd_flow *x = a, *y = b;
 
-	return strncmp(name, "pipe:", 5) ? 0 : model_hash_str(0, name) | 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-/* Pipe reads that a write by another thread ended. */
-static int pipe_waits(const struct exp_proc *p, struct waits *w)
+/* The descriptors' names and flows, each sorted by (fd, time). */
+struct fdmaps {
+	struct exp_fd_ev *fds;
+	size_t nfds;
+	struct exp_fd_flow *flows;
+	size_t nflows;
+};
+
+/* The last name of fd at or before t (fds sorted by fd, time), or NULL. */
+static const struct exp_fd_ev *name_at(const struct fdmaps *m, int32_t fd, uint64_t t)
 {
-	struct exp_fd_ev *fds = NULL;
-	struct pwrite *pw = NULL;
-	size_t npw = 0;
+	size_t lo = 0, hi = m->nfds;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->fds[mid].fd < fd || (m->fds[mid].fd == fd && m->fds[mid].time_ns <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && m->fds[lo - 1].fd == fd ? &m->fds[lo - 1] : NULL;
+}
+
+/* The same for flows. */
+static const struct exp_fd_flow *flow_at(const struct fdmaps *m, int32_t fd, uint64_t t)
+{
+	size_t lo = 0, hi = m->nflows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->flows[mid].fd < fd || (m->flows[mid].fd == fd && m->flows[mid].time_ns <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && m->flows[lo - 1].fd == fd ? &m->flows[lo - 1] : NULL;
+}
+
+/* The channel io record s reads from (rx) or writes into (!rx): its
+ * descriptor's flow (FD_FLOW) as the call ended, if not older than the
+ * descriptor's name then (an older one is a closed descriptor's); without
+ * one (an experiment before flows were recorded), a pipe by its name,
+ * `pipe:[inode]`, the same for both ends.  0: none. */
+static uint64_t channel_of(const struct fdmaps *m, const struct exp_io *s, bool rx)
+{
+	uint64_t end = s->time_ns + s->dur_ns;
+	const struct exp_fd_ev *n = name_at(m, s->fd, end);
+	const struct exp_fd_flow *f = flow_at(m, s->fd, end);
+
+	if (f && (!n || f->time_ns >= n->time_ns))
+		return rx ? f->rx : f->tx;
+	return n && !strncmp(n->name, "pipe:", 5) ? model_hash_str(0, n->name) | 1 : 0;
+}
+
+/* Reads that a write by another thread into the channel they read from
+ * ended: pipes, FIFOs, connected sockets, eventfds. */
+static int channel_waits(const struct exp_proc *p, struct waits *w)
+{
+	struct fdmaps m = { 0 };
+	struct cwrite *cw = NULL;
+	size_t ncw = 0;
 	int rc = -1;
 
-	if (!p->nio || !p->nfds)
+	if (!p->nio || (!p->nfds && !p->nflows))
 		return 0;
-	if (!(fds = malloc(p->nfds * sizeof(*fds))) || !(pw = malloc(p->nio * sizeof(*pw))))
+	if ((p->nfds && !(m.fds = malloc(p->nfds * sizeof(*m.fds)))) ||
+	    (p->nflows && !(m.flows = malloc(p->nflows * sizeof(*m.flows)))) ||
+	    !(cw = malloc(p->nio * sizeof(*cw))))
 		goto out;
-	memcpy(fds, p->fds, p->nfds * sizeof(*fds));
-	qsort(fds, p->nfds, sizeof(*fds), model_io_cmp_fd_ev);
+	if (p->nfds)
+		memcpy(m.fds, p->fds, p->nfds * sizeof(*m.fds));
+	if (p->nflows)
+		memcpy(m.flows, p->flows, p->nflows * sizeof(*m.flows));
+	m.nfds = p->nfds;
+	m.nflows = p->nflows;
+	qsort(m.fds, m.nfds, sizeof(*m.fds), model_io_cmp_fd_ev);
+	qsort(m.flows, m.nflows, sizeof(*m.flows), cmp_flow);
 	for (size_t i = 0; i < p->nio; i++) {
 		const struct exp_io *s = &p->io[i];
-		uint64_t pipe;
-		if (s->op == EXP_IO_WRITE && !(s->flags & EXP_IO_SAME_CALL) && (pipe = pipe_of(s, fds, p->nfds)))
-			pw[npw++] = (struct pwrite){ pipe, s->time_ns, s->time_ns + s->dur_ns, s->tid };
+		uint64_t chan;
+		if (s->op == EXP_IO_WRITE && !(s->flags & EXP_IO_SAME_CALL) && (chan = channel_of(&m, s, false)))
+			cw[ncw++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid };
 	}
-	qsort(pw, npw, sizeof(*pw), cmp_pwrite);
-	for (size_t i = 0; i < p->nio && npw; i++) {
+	qsort(cw, ncw, sizeof(*cw), cmp_cwrite);
+	for (size_t i = 0; i < p->nio && ncw; i++) {
 		const struct exp_io *s = &p->io[i];
-		uint64_t pipe, end = s->time_ns + s->dur_ns;
-		if (s->op != EXP_IO_READ || (s->flags & EXP_IO_SAME_CALL) || !(pipe = pipe_of(s, fds, p->nfds)))
+		uint64_t chan, end = s->time_ns + s->dur_ns;
+		if (s->op != EXP_IO_READ || (s->flags & EXP_IO_SAME_CALL) || !(chan = channel_of(&m, s, true)))
 			continue;
-		size_t lo = 0, hi = npw;      /* the first write after (pipe, end) */
+		size_t lo = 0, hi = ncw;      /* the first write after (chan, end) */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (pw[mid].pipe < pipe || (pw[mid].pipe == pipe && pw[mid].start <= end))
+			if (cw[mid].chan < chan || (cw[mid].chan == chan && cw[mid].start <= end))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		const struct pwrite *by = NULL;
-		for (size_t k = lo; k > 0 && !by && pw[k - 1].pipe == pipe && pw[k - 1].end >= s->time_ns; k--)
-			if (pw[k - 1].tid != s->tid)
-				by = &pw[k - 1];
+		const struct cwrite *by = NULL;
+		for (size_t k = lo; k > 0 && !by && cw[k - 1].chan == chan && cw[k - 1].end >= s->time_ns; k--)
+			if (cw[k - 1].tid != s->tid)
+				by = &cw[k - 1];
 		if (!by)
 			continue;
 		struct crit_wait *x = wait_new(w);
@@ -196,8 +262,9 @@ static int pipe_waits(const struct exp_proc *p, struct waits *w)
 	}
 	rc = 0;
 out:
-	free(fds);
-	free(pw);
+	free(m.fds);
+	free(m.flows);
+	free(cw);
 	return rc;
 }
 
@@ -205,7 +272,7 @@ int model_critical_waits(const struct exp_proc *p, struct crit_wait **out, size_
 {
 	struct waits w = { 0 };
 
-	if (sync_waits(p, &w) || pipe_waits(p, &w)) {
+	if (sync_waits(p, &w) || channel_waits(p, &w)) {
 		free(w.v);
 		return -1;
 	}

@@ -9,7 +9,8 @@
  * socket, socketpair, accept, accept4, memfd_create: each new descriptor an
  * open of what it names), close, close_range, closefrom, dup, dup2, dup3; read, write, pread, pwrite,
  * readv, writev, preadv, pwritev (and their 64 and v2 forms), the fortified
- * __read_chk family; send and recv on sockets (msg and mmsg forms too);
+ * __read_chk family; eventfd_read and eventfd_write; send and recv on
+ * sockets (msg and mmsg forms too);
  * sendfile, copy_file_range, splice, tee and vmsplice; fsync, fdatasync,
  * lseek.  A call that moves data from one descriptor to another (sendfile,
  * copy_file_range, splice, tee) is one call, recorded as a write of its
@@ -21,6 +22,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/sendfile.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -404,6 +406,31 @@ TRACE_API ssize_t pwritev2(int fd, const struct iovec *iov, int n, off_t off, in
 TRACE_API ssize_t pwritev64v2(int fd, const struct iovec *iov, int n, off_t off, int flags)
 {
 	TRACED(EXP_IO_WRITE, fd, REAL(pwritev64v2)(fd, iov, n, off, flags));
+}
+
+/* eventfd_read and eventfd_write: glibc's reach read and write inside
+ * libc, past the interposers above.  Bytes: the 8 of the counter. */
+#define EVENTFD_TRACED(op, fd, call)                                         \
+	do {                                                                 \
+		if (!io_tracing())                                           \
+			return call;                                         \
+		uint64_t t0_ = tally__now();                                 \
+		int rc_ = call;                                              \
+		int saved_ = errno;                                          \
+		io_note(TRACE_CALLER(), op, fd,                              \
+			rc_ == 0 ? (int64_t)sizeof(eventfd_t) : -(int64_t)errno, t0_); \
+		errno = saved_;                                              \
+		return rc_;                                                  \
+	} while (0)
+
+TRACE_API int eventfd_read(int fd, eventfd_t *value)
+{
+	EVENTFD_TRACED(EXP_IO_READ, fd, REAL(eventfd_read)(fd, value));
+}
+
+TRACE_API int eventfd_write(int fd, eventfd_t value)
+{
+	EVENTFD_TRACED(EXP_IO_WRITE, fd, REAL(eventfd_write)(fd, value));
 }
 
 /* ---- sockets ------------------------------------------------------------ */

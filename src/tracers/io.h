@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  *
- * io.h — the bottom of libtally-io.so (io_record.c), shared by its two sets
+ * io.h — the bottom of libtally-io.so (io_record.c, io_flow.c), shared by its two sets
  * of interposers: io.c (descriptors: open, read, write, transfers, sockets)
  * and io_stdio.c (stdio).  Neither calls the other.
  *
@@ -55,5 +55,13 @@ void io_name_unnamed(int fd, uint64_t since_ns);
 
 /* `fd` was closed (or [first, last] were): its name is forgotten. */
 void io_fd_closed(int first, int last);
+
+/* `fd`, just read or written (the call started at since_ns): if it is a
+ * pipe, FIFO, connected socket or eventfd whose flow was not yet recorded
+ * since it was named, record it (an FD_FLOW record: io_flow.c). */
+void io_flow_note(int fd, uint64_t since_ns);
+
+/* [first, last] were closed or named anew: their flows are forgotten. */
+void io_flow_forget(int first, int last);
 
 #endif

@@ -62,6 +62,7 @@ void io_fd_closed(int first, int last)
 {
 	if (first < 0)
 		return;
+	io_flow_forget(first, last);
 	for (int fd = first; fd <= last && fd < IO_NAMED_FDS; fd++) {
 		if (fd % 64 == 0 && last - fd >= 63) {
 			atomic_store_explicit(&named[fd / 64], 0, memory_order_relaxed);
@@ -119,6 +120,7 @@ void io_name_fd(int fd, const char *path, uint64_t since_ns)
 	r.f.time_ns = since_ns;
 	strcpy(r.f.name, name);
 	uint32_t rlen = (uint32_t)((sizeof(struct exp_fd_name) + strlen(name) + 1 + 7) & ~7u);
+	io_flow_forget(fd, fd);     /* a new name: what it reads from too */
 	if (tally__trace_event(EXP_FILE_IO, EXP_REC_FD_NAME, &r, rlen, 0, 0, 0) == 0)
 		set_named(fd);
 }
@@ -131,12 +133,15 @@ void io_name_unnamed(int fd, uint64_t since_ns)
 
 /* Write `r`, with the stack from `at` (NULL: r->stack_id is already set).
  * A descriptor seen for the first time (made by a call we do not trace:
- * eventfd, glibc's own opens) is named from /proc first.  The collector
+ * eventfd, glibc's own opens) is named from /proc first, and a read or
+ * write's descriptor gets its flow (io_flow.c) once.  The collector
  * fills in the thread, and the stack id, in `r` itself.  0 or -1. */
 static int record(const struct trace_caller *at, struct exp_io *r)
 {
 	if (r->op != EXP_IO_OPEN && r->op != EXP_IO_CLOSE)
 		io_name_unnamed(r->fd, r->time_ns);
+	if (r->op == EXP_IO_READ || r->op == EXP_IO_WRITE)
+		io_flow_note(r->fd, r->time_ns);
 	return tally__trace_event(EXP_FILE_IO, EXP_REC_IO, r, sizeof(*r), at ? at->ra : 0,
 				  at ? at->sp : 0, at ? at->fp : 0);
 }

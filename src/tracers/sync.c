@@ -16,8 +16,9 @@
  * its timing (at least 1 us), and shown in the log.  For mutexes, who held
  * the mutex during a wait is recorded too (sync_holders.c), unless
  * --sync-holders=off; for condition variables and semaphores, who woke the
- * wait: the thread that signalled or posted last (sync_wakers.c), for the
- * critical path.
+ * wait: the thread that signalled or posted last (sync_wakers.c), and for
+ * barriers the thread whose arrival released the round (sync_barriers.c),
+ * for the critical path.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include <threads.h>
 #include <time.h>
 
+#include "tracers/sync_barriers.h"
 #include "tracers/sync_holders.h"
 #include "tracers/sync_wakers.h"
 #include "tracers/tracer.h"
@@ -284,9 +286,30 @@ TRACE_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 	COND_TIME(c, m, REAL(pthread_cond_clockwait)(c, m, clk, abs), rc_ == 0 || rc_ == ETIMEDOUT);
 }
 
+/* A barrier's rounds are counted from its init (sync_barriers.c). */
+TRACE_API int pthread_barrier_init(pthread_barrier_t *restrict b, const pthread_barrierattr_t *restrict a,
+				   unsigned count)
+{
+	int rc = REAL(pthread_barrier_init)(b, a, count);
+	if (rc == 0 && threshold() >= 0)
+		sync_barriers_init(b, count);
+	return rc;
+}
+
+/* A barrier wait, and who released it: the round's last arrival. */
 TRACE_API int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	TIME(EXP_SYNC_BARRIER, b, REAL(pthread_barrier_wait)(b));
+	if (threshold() < 0)
+		return REAL(pthread_barrier_wait)(b);
+	struct trace_caller at = TRACE_CALLER();
+	uint64_t t0 = tally__now();
+	uint32_t stack = wait_begins(at);
+	uint64_t arrival = sync_barriers_arrive(b);
+	int rc = REAL(pthread_barrier_wait)(b);
+	struct exp_sync s;
+	if (note(at, EXP_SYNC_BARRIER, b, t0, tally__now(), stack, &s))
+		sync_barriers_waited(b, arrival, t0, &s);
+	return rc;
 }
 
 TRACE_API int pthread_join(pthread_t th, void **ret)

@@ -1,6 +1,9 @@
 /* prodcons.c — a producer and a consumer, handing items over through a
- * condition variable ("cond") or a pipe ("pipe"), for the critical path
- * (tests/e2e/test_critical_wake.sh).  The producer thread makes ITEMS
+ * condition variable ("cond"), a pipe ("pipe"), a barrier of the two
+ * ("barrier"), a named FIFO ("fifo"), a connected unix stream socket
+ * ("unix"), a unix socket pair ("socketpair"), a TCP connection on the
+ * loopback ("tcp") or an eventfd counter ("eventfd"), for the critical path
+ * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
  * items, each in slow_produce(): UNIT_MS of its CPU (with "sleep": asleep
  * for UNIT_MS in nanosleep, handing over through the condition variable);
  * main consumes each in quick_consume(): a quarter of UNIT_MS of CPU.  So main mostly waits for the
@@ -11,25 +14,41 @@
  * slow_produce()'s (from each call's start to its end, wall, summed) and
  * prints
  *   wall NS produce NS
- * usage: prodcons cond|pipe|sleep [ITEMS [UNIT_MS]] */
+ * usage: prodcons MODE [ITEMS [UNIT_MS]]; exit 3 if the mode's channel cannot
+ * be made here (no loopback, say), with the cause on stderr. */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NOIPA __attribute__((noinline, noipa))
 
-static int items = 12, use_pipe, use_sleep;
+enum mode { COND, PIPE, SLEEP, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD };
+static const char *const modes[] = { "cond", "pipe", "sleep", "barrier", "fifo", "unix",
+				     "socketpair", "tcp", "eventfd" };
+static enum mode mode;
+static int items = 12, use_sleep;
 static long unit_ms = 30;
 static uint64_t produce_ns;
 static volatile unsigned long sink;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
 static int queued;
-static int fds[2];
+static pthread_barrier_t both;
+static int rfd = -1, wfd = -1;      /* the channel's ends: main reads rfd */
+static eventfd_t pending;          /* eventfd: items counted but not yet taken */
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -67,11 +86,26 @@ NOIPA void quick_consume(void) { spin((double)unit_ms / 4); sink++; }
 
 NOIPA void hand_over(void)
 {
-	if (use_pipe) {
-		char c = 1;
-		if (write(fds[1], &c, 1) != 1)
+	char c = 1;
+
+	switch (mode) {
+	case BARRIER:
+		pthread_barrier_wait(&both);
+		return;
+	case PIPE: case FIFO:
+		if (write(wfd, &c, 1) != 1)
 			abort();
 		return;
+	case UNIX: case SOCKETPAIR: case TCP:
+		if (send(wfd, &c, 1, 0) != 1)
+			abort();
+		return;
+	case EVENTFD:
+		if (eventfd_write(wfd, 1))
+			abort();
+		return;
+	default:
+		break;
 	}
 	pthread_mutex_lock(&m);
 	queued++;
@@ -81,11 +115,28 @@ NOIPA void hand_over(void)
 
 NOIPA void take_one(void)
 {
-	if (use_pipe) {
-		char c;
-		if (read(fds[0], &c, 1) != 1)
+	char c;
+
+	switch (mode) {
+	case BARRIER:
+		pthread_barrier_wait(&both);
+		return;
+	case PIPE: case FIFO:
+		if (read(rfd, &c, 1) != 1)
 			abort();
 		return;
+	case UNIX: case SOCKETPAIR: case TCP:
+		if (recv(rfd, &c, 1, 0) != 1)
+			abort();
+		return;
+	case EVENTFD:
+		/* One read takes every item counted so far. */
+		if (!pending && eventfd_read(rfd, &pending))
+			abort();
+		pending--;
+		return;
+	default:
+		break;
 	}
 	pthread_mutex_lock(&m);
 	while (!queued)
@@ -106,23 +157,102 @@ static void *producer(void *arg)
 	return NULL;
 }
 
+/* Both ends of a connection to a listening socket `l` at address `a`:
+ * 0, or -1 with the cause on stderr. */
+static int connect_to(int l, const struct sockaddr *a, socklen_t alen, int family)
+{
+	if (bind(l, a, alen) || listen(l, 1)) {
+		perror("prodcons: bind/listen");
+		return -1;
+	}
+	struct sockaddr_storage at;
+	socklen_t atlen = sizeof(at);
+	if (getsockname(l, (struct sockaddr *)&at, &atlen) || (wfd = socket(family, SOCK_STREAM, 0)) < 0 ||
+	    connect(wfd, (struct sockaddr *)&at, atlen) || (rfd = accept(l, NULL, NULL)) < 0) {
+		perror("prodcons: connect");
+		return -1;
+	}
+	close(l);
+	return 0;
+}
+
+/* The mode's channel: 0, or -1 with the cause on stderr. */
+static int open_channel(void)
+{
+	int fds[2], l;
+
+	switch (mode) {
+	case BARRIER:
+		return pthread_barrier_init(&both, NULL, 2) ? -1 : 0;
+	case PIPE:
+		if (pipe(fds))
+			return -1;
+		rfd = fds[0], wfd = fds[1];
+		return 0;
+	case SOCKETPAIR:
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+			return -1;
+		rfd = fds[0], wfd = fds[1];
+		return 0;
+	case FIFO: {
+		char dir[] = "/tmp/prodcons.XXXXXX", path[64];
+		if (!mkdtemp(dir))
+			return -1;
+		snprintf(path, sizeof(path), "%s/fifo", dir);
+		if (mkfifo(path, 0600) || (rfd = open(path, O_RDONLY | O_NONBLOCK)) < 0 ||
+		    (wfd = open(path, O_WRONLY)) < 0 || fcntl(rfd, F_SETFL, 0))
+			return -1;
+		unlink(path);
+		rmdir(dir);
+		return 0;
+	}
+	case UNIX: {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "prodcons.%d", (int)getpid());
+		socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a.sun_path + 1));
+		if ((l = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+			return -1;
+		return connect_to(l, (struct sockaddr *)&a, alen, AF_UNIX);
+	}
+	case TCP: {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int one = 1;
+		if ((l = socket(AF_INET, SOCK_STREAM, 0)) < 0 || connect_to(l, (struct sockaddr *)&a, sizeof(a), AF_INET))
+			return -1;
+		/* One byte an item: not held back waiting for the last one's ACK. */
+		return setsockopt(wfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	case EVENTFD:
+		rfd = wfd = eventfd(0, 0);
+		return rfd < 0 ? -1 : 0;
+	default:
+		return 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	size_t k = 0;
 
-	if (argc < 2 || (strcmp(argv[1], "cond") && strcmp(argv[1], "pipe") && strcmp(argv[1], "sleep"))) {
-		fprintf(stderr, "usage: prodcons cond|pipe|sleep [ITEMS [UNIT_MS]]\n");
+	while (argc > 1 && k < sizeof(modes) / sizeof(modes[0]) && strcmp(argv[1], modes[k]))
+		k++;
+	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
+		fprintf(stderr, "usage: prodcons cond|pipe|sleep|barrier|fifo|unix|socketpair|tcp|eventfd "
+				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
-	use_pipe = !strcmp(argv[1], "pipe");
-	use_sleep = !strcmp(argv[1], "sleep");
+	mode = (enum mode)k;
+	use_sleep = mode == SLEEP;
 	if (argc > 2)
 		items = atoi(argv[2]);
 	if (argc > 3)
 		unit_ms = atol(argv[3]);
-	if (use_pipe && pipe(fds))
-		return 1;
+	if (open_channel()) {
+		perror("prodcons: making the channel");
+		return 3;
+	}
 	pthread_create(&t, NULL, producer, NULL);
 	for (int i = 0; i < items; i++) {
 		take_one();

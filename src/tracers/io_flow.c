@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * io_flow.c — what a descriptor reads from and writes into (tally record
+ * -i), so that the critical path (model_critical_waits.c) can go from a
+ * read that waited to the thread whose write ended the wait, whatever
+ * carried the bytes: a pipe or a FIFO, a connected unix or IP socket, an
+ * eventfd.  One FD_FLOW record per descriptor, written at its first read
+ * or write after it was named (io_record.c calls io_flow_note): a channel
+ * for its reads (rx) and one for its writes (tx), hashes that two
+ * descriptors share when bytes written into one are read from the other.
+ *
+ *   a pipe, a FIFO   its inode (fstat): rx = tx, the same for both ends
+ *   a unix socket    its inode and its peer's (the kernel's sock_diag,
+ *                    one netlink request): tx = (own, peer), rx = (peer, own)
+ *   an IP socket     its address and its peer's (getsockname, getpeername;
+ *                    IPv4 in IPv6 taken as IPv4): tx = (own, peer), rx
+ *                    = (peer, own)
+ *   an eventfd       its id (/proc/self/fdinfo, eventfd-id; before Linux
+ *                    6.3 the descriptor's number and the record's time)
+ *
+ * Called in any thread after a traced read or write returned, and from
+ * signal handlers (a program may write in one): raw system calls only, no
+ * allocation, and a bit per descriptor taken by one atomic or, so that one
+ * caller alone looks a descriptor up.  Anything else (a file, a terminal,
+ * an unconnected socket, a lookup the kernel refuses) gets no record and
+ * its reads no waker.  The cost: one bit test per call, and the look-up
+ * once per descriptor.
+ */
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tracers/io.h"
+
+#define FLOW_FDS 65536                 /* descriptors whose flow we track */
+
+/* Bit fd: fd's flow was looked up since it was last named or closed. */
+static _Atomic uint64_t looked[FLOW_FDS / 64];
+
+void io_flow_forget(int first, int last)
+{
+	if (first < 0)
+		return;
+	for (int fd = first; fd <= last && fd < FLOW_FDS; fd++) {
+		if (fd % 64 == 0 && last - fd >= 63) {
+			atomic_store_explicit(&looked[fd / 64], 0, memory_order_relaxed);
+			fd += 63;
+		} else {
+			atomic_fetch_and_explicit(&looked[fd / 64], ~(1ull << (fd % 64)), memory_order_relaxed);
+		}
+	}
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* The channel from `from` to `to` (never 0): not the one from `to` to `from`. */
+static uint64_t way(uint64_t from, uint64_t to)
+{
+	return mix(mix(from) + 0x9e3779b97f4a7c15ull * to) | 1;
+}
+
+static atomic_flag diag_logged = ATOMIC_FLAG_INIT;
+
+/* The kernel did not say who a unix socket's peer is: say so once. */
+static void no_diag(void)
+{
+	if (!atomic_flag_test_and_set(&diag_logged))
+		tally__log("io.flows", "unix sockets' peers not known (no sock_diag for unix sockets "
+				       "here): reads of unix sockets have no waker");
+}
+
+/* The inode of unix socket `ino`'s peer, or 0 (not connected, or the
+ * kernel has no sock_diag for unix sockets: logged once). */
+static uint64_t unix_peer(uint32_t ino)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} req = { .nh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			  .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 },
+		  .r = { .sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_ino = ino,
+			 .udiag_show = UDIAG_SHOW_PEER, .udiag_cookie = { ~0u, ~0u } } };
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	union {
+		struct nlmsghdr nh;
+		char bytes[512];
+	} ans;
+	uint64_t peer = 0;
+	long s = syscall(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	if (s < 0) {
+		no_diag();
+		return 0;
+	}
+	long n = -1;
+	if (syscall(SYS_sendto, s, &req, sizeof(req), 0, &kernel, sizeof(kernel)) == (long)sizeof(req))
+		n = syscall(SYS_recvfrom, s, &ans, sizeof(ans), MSG_DONTWAIT, NULL, NULL);
+	syscall(SYS_close, s);
+	if (n < (long)(NLMSG_HDRLEN + sizeof(struct unix_diag_msg)) || !NLMSG_OK(&ans.nh, (size_t)n) ||
+	    ans.nh.nlmsg_type != SOCK_DIAG_BY_FAMILY) {
+		no_diag();
+		return 0;
+	}
+	const struct unix_diag_msg *m = NLMSG_DATA(&ans.nh);
+	if (m->udiag_ino != ino)
+		return 0;
+	int len = (int)(ans.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+	for (const struct rtattr *a = (const struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= (int)sizeof(uint32_t)) {
+			uint32_t v;
+			memcpy(&v, RTA_DATA(a), sizeof(v));
+			peer = v;
+		}
+	}
+	return peer;
+}
+
+/* An IP socket address as one number (IPv4 in IPv6 as IPv4), or 0. */
+static uint64_t inet_key(const struct sockaddr_storage *a)
+{
+	uint8_t v6[16];
+	uint16_t port;
+
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)a;
+		memset(v6, 0, 10);
+		v6[10] = v6[11] = 0xff;
+		memcpy(v6 + 12, &in->sin_addr, 4);
+		port = in->sin_port;
+	} else if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)a;
+		memcpy(v6, &in6->sin6_addr, 16);
+		port = in6->sin6_port;
+	} else {
+		return 0;
+	}
+	uint64_t hi, lo;
+	memcpy(&hi, v6, 8);
+	memcpy(&lo, v6 + 8, 8);
+	return mix(mix(hi) ^ lo) ^ port;
+}
+
+/* `dir` and fd's number, in path[48] (no stdio: sigsafe). */
+static void fd_path(char *path, const char *dir, int fd)
+{
+	char digits[12];
+	int n = 0;
+	size_t at = strlen(dir);
+
+	memcpy(path, dir, at);
+	for (int v = fd; n == 0 || v; v /= 10)
+		digits[n++] = (char)('0' + v % 10);
+	while (n)
+		path[at++] = digits[--n];
+	path[at] = 0;
+}
+
+/* An eventfd's id from /proc/self/fdinfo, or 0 (a kernel before 6.3). */
+static uint64_t eventfd_id(int fd)
+{
+	char path[48], buf[512];
+
+	fd_path(path, "/proc/self/fdinfo/", fd);
+	long f = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	long got = syscall(SYS_read, f, buf, sizeof(buf) - 1);
+	syscall(SYS_close, f);
+	if (got <= 0)
+		return 0;
+	buf[got] = 0;
+	const char *p = strstr(buf, "eventfd-id:");
+	if (!p)
+		return 0;
+	uint64_t id = 0;
+	for (p += 11; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		id = id * 10 + (uint64_t)(*p - '0');
+	return id + 1;
+}
+
+/* Fill r's kind, rx and tx for descriptor fd: 0, or -1 if it is none of
+ * the kinds we follow. */
+static int flow_of(int fd, struct exp_fd_flow *r)
+{
+	struct stat st;
+
+	if (syscall(SYS_fstat, fd, &st))
+		return -1;
+	if (S_ISFIFO(st.st_mode)) {
+		r->kind = EXP_FLOW_PIPE;
+		r->rx = r->tx = way(st.st_dev, st.st_ino);
+		return 0;
+	}
+	if (S_ISSOCK(st.st_mode)) {
+		struct sockaddr_storage me, peer;
+		socklen_t mlen = sizeof(me), plen = sizeof(peer);
+		if (syscall(SYS_getsockname, fd, &me, &mlen))
+			return -1;
+		if (me.ss_family == AF_UNIX) {
+			uint64_t other = unix_peer((uint32_t)st.st_ino);
+			if (!other)
+				return -1;
+			r->kind = EXP_FLOW_UNIX;
+			r->tx = way(st.st_ino, other);
+			r->rx = way(other, st.st_ino);
+			return 0;
+		}
+		if (syscall(SYS_getpeername, fd, &peer, &plen))
+			return -1;
+		uint64_t a = inet_key(&me), b = inet_key(&peer);
+		if (!a || !b)
+			return -1;
+		r->kind = EXP_FLOW_INET;
+		r->tx = way(a, b);
+		r->rx = way(b, a);
+		return 0;
+	}
+	char link[48], name[32];
+	fd_path(link, "/proc/self/fd/", fd);
+	long len = syscall(SYS_readlink, link, name, sizeof(name) - 1);
+	if (len <= 0)
+		return -1;
+	name[len] = 0;
+	if (strcmp(name, "anon_inode:[eventfd]"))
+		return -1;
+	uint64_t id = eventfd_id(fd);
+	r->kind = EXP_FLOW_EVENTFD;
+	/* Without an id: this descriptor as it is now (a copy by dup is another). */
+	r->rx = r->tx = id ? way(0xefd, id) : way(((uint64_t)fd << 32) ^ st.st_ino, r->time_ns);
+	return 0;
+}
+
+void io_flow_note(int fd, uint64_t since_ns)
+{
+	if (fd < 0 || fd >= FLOW_FDS)
+		return;
+	uint64_t bit = 1ull << (fd % 64);
+	if (atomic_load_explicit(&looked[fd / 64], memory_order_relaxed) & bit)
+		return;
+	if (atomic_fetch_or_explicit(&looked[fd / 64], bit, memory_order_relaxed) & bit)
+		return;
+	struct exp_fd_flow r = { .time_ns = since_ns, .fd = fd };
+	if (flow_of(fd, &r) == 0)
+		tally__trace_event(EXP_FILE_IO, EXP_REC_FD_FLOW, &r, sizeof(r), 0, 0, 0);
+}
