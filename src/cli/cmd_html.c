@@ -16,7 +16,7 @@
 
 #define CMD "html"
 
-enum { OPT_HELP = 1, OPT_DIFF, OPT_NORMALISED, OPT_ABSOLUTE, OPT_OUTPUT, OPT_TITLE };
+enum { OPT_HELP = 1, OPT_DIFF, OPT_NORMALISED, OPT_ABSOLUTE, OPT_OUTPUT, OPT_TITLE, OPT_ERRORS };
 
 static const struct cli_opt options[] = {
 	{ "output", 'o', CLI_ARG_REQUIRED, OPT_OUTPUT, "FILE", "where to write the page (default: EXP's name, .html for .exp)" },
@@ -27,6 +27,10 @@ static const struct cli_opt options[] = {
 	{ "normalised", 0, CLI_ARG_NONE, OPT_NORMALISED, NULL, "--diff: compare each function's share of its run" },
 	{ "normalized", 0, CLI_ARG_NONE, OPT_NORMALISED, NULL, NULL },
 	{ "title", 0, CLI_ARG_REQUIRED, OPT_TITLE, "T", "the page's title (default: the experiments)" },
+	{ "errors", 0, CLI_ARG_OPTIONAL, OPT_ERRORS, "samples|bins",
+	  "the error beside each sampled share of the functions table:\n"
+	  "samples (the default) from its sample count, or bins, from the\n"
+	  "function's share in 16 bins over time (tally report --errors)" },
 	CLI_INPUT_OPTS,
 	{ "help", 'h', CLI_ARG_NONE, OPT_HELP, NULL, "this help" },
 };
@@ -73,6 +77,15 @@ int cmd_html(int argc, char **argv)
 		case OPT_ABSOLUTE: o.normalised = false; break;
 		case OPT_OUTPUT: out_path = val; break;
 		case OPT_TITLE: title = val; break;
+		case OPT_ERRORS: {
+			int e = cli_errors_parse(CMD, val);
+			if (e < 0) {
+				cli_input_free(&in);
+				return CLI_USAGE;
+			}
+			o.bin_errors = e == REPORT_ERRORS_BINS;
+			break;
+		}
 		default:
 			if (id == CLI_ARGS_ERROR || cli_input_option(&in, CMD, id, val) <= 0) {
 				cli_input_free(&in);

@@ -337,7 +337,7 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		goto out;
 	if (o->errors == REPORT_ERRORS_BINS) {
-		if (report_bins_build(&r.bins, &in->model)) {
+		if (report_bins_build(&r.bins, &in->model, NULL, 0)) {
 			cli_error(CMD, "out of memory");
 			rc = CLI_FATAL;
 			goto out;

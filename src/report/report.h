@@ -202,6 +202,7 @@ struct report_html_opts {
 	const char *title;          /* what the page is about (the experiments) */
 	size_t base_nexps;          /* > 0: a diff; experiments [0, base_nexps) are the baseline */
 	bool normalised;            /* a diff compares shares of each run's total */
+	bool bin_errors;            /* the functions' share errors from time bins (binErrors) */
 };
 
 /* `tally html`: one self-contained page (report_html.c).  Needs a model
@@ -244,14 +245,17 @@ void report_func_metric_cells(struct report_table *t, const struct model *m,
 #define REPORT_BINS 16
 struct report_bins {
 	uint64_t t0, width;        /* ns, on the model's event clock */
-	uint32_t nfuncs;
+	uint32_t nfuncs;           /* ids counted (functions, or map's ids) */
+	bool mapped;
 	uint32_t *slot;
 	uint32_t *excl, *incl;     /* [(slot - 1) * REPORT_BINS + bin] */
 	uint64_t total[REPORT_BINS];
 	unsigned used;             /* bins holding samples */
 };
-/* From the model's events (keep_events).  0, or -1 when out of memory. */
-int report_bins_build(struct report_bins *b, const struct model *m);
+/* From the model's events (keep_events), by function, or with `map` by
+ * map[function] (ids below nids; others not counted).  0, or -1 when out
+ * of memory. */
+int report_bins_build(struct report_bins *b, const struct model *m, const uint32_t *map, uint32_t nids);
 /* One standard error of function f's exclusive or inclusive sample share,
  * in points, by batch means over the bins with samples; NaN with fewer
  * than two such bins. */

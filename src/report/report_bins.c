@@ -15,7 +15,9 @@
  * stationary program gives about the sample-count error
  * (report_share_error); one whose shares change over the run (phases)
  * gives a larger one: the sample count's assumes every sample independent
- * of the run's course.  Needs the model's events (keep_events).
+ * of the run's course.  Needs the model's events (keep_events).  The
+ * functions may be mapped to other ids first (the HTML page's, which
+ * merge same-named ones): a stack then counts once per id.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@
 
 #include "report/report.h"
 
-int report_bins_build(struct report_bins *b, const struct model *m)
+int report_bins_build(struct report_bins *b, const struct model *m, const uint32_t *map, uint32_t nids)
 {
 	uint32_t *stamp = NULL;
 	uint64_t t0 = UINT64_MAX, t1 = 0;
@@ -41,10 +43,13 @@ int report_bins_build(struct report_bins *b, const struct model *m)
 	if (t0 > t1)
 		return 0;                              /* no samples: every error NaN */
 	b->t0 = t0;
+	b->mapped = map != NULL;
 	b->width = (t1 - t0) / REPORT_BINS + 1;        /* t1 in the last bin */
-	b->nfuncs = m->nfuncs;
-	b->slot = calloc(m->nfuncs, sizeof(*b->slot));
-	stamp = calloc(m->nfuncs, sizeof(*stamp));
+	if (!map)
+		nids = m->nfuncs;
+	b->nfuncs = nids;
+	b->slot = calloc(nids + 1, sizeof(*b->slot));
+	stamp = calloc(nids + 1, sizeof(*stamp));
 	if (!b->slot || !stamp)
 		goto oom;
 	/* slots for the functions with samples only: a large model's
@@ -59,7 +64,7 @@ int report_bins_build(struct report_bins *b, const struct model *m)
 		b->total[k]++;
 		for (uint32_t j = 0; j < e->n; j++) {
 			uint32_t f = e->funcs[j];
-			if (f >= m->nfuncs)
+			if (f >= m->nfuncs || (map && (f = map[f]) >= nids))
 				continue;
 			if (!b->slot[f]) {
 				if (nslots == cap) {
@@ -125,7 +130,7 @@ double report_bins_error(const struct report_bins *b, uint32_t func, bool incl)
 {
 	if (!b || !b->used)
 		return NAN;
-	if (func == MODEL_TOTAL)
+	if (func == MODEL_TOTAL && !b->mapped)
 		return 0.0;                            /* all of every bin */
 	if (func >= b->nfuncs || !b->slot[func])
 		return bins_error(b, NULL);

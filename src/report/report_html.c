@@ -274,7 +274,8 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 	free(ov);
 	uint32_t *node_of_entry = malloc((m->nentries + 1) * sizeof(*node_of_entry));
 	uint64_t t0, span;
-	if (!node_of_entry || report_html_tree(out, m, &hm, o->base_nexps, exps, node_of_entry) ||
+	if (!node_of_entry || report_html_tree(out, m, &hm, o->base_nexps, exps, node_of_entry,
+						  o->bin_errors && !o->base_nexps) ||
 	    report_html_timeline(out, m, node_of_entry, &t0, &span) ||
 	    (!o->base_nexps && report_html_slices(out, m, &hm, node_of_entry, t0, span))) {
 		free(node_of_entry);

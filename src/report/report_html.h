@@ -29,9 +29,12 @@ struct report_html_metrics {
  * and with base_nexps "a" the same for the entries of experiments
  * [0, base_nexps) while "v" has the others' (the runs compared).  A model
  * of several processes (and no baseline) has a node per process under the
- * root.  Returns 0, or -1 when out of memory. */
+ * root.  With bin_errors, `"binErrors":{...}` after "funcs": each
+ * function's share error from time bins (report_bins.c).  Returns 0, or -1
+ * when out of memory. */
 int report_html_tree(FILE *out, const struct model *m, const struct report_html_metrics *hm,
-		     size_t base_nexps, const struct exp_experiment *exps, uint32_t *node_of_entry);
+		     size_t base_nexps, const struct exp_experiment *exps, uint32_t *node_of_entry,
+		     bool bin_errors);
 
 /* `"timeline":{...}`: per track, its process ("proc"), CPU time in bins,
  * its stack chart ("st": the most sampled tree node of each of "st_bins"

@@ -262,8 +262,38 @@ static void written_nodes(const struct trie *t, const uint8_t *keep, const struc
 	free(at);
 }
 
+/* binErrors: each page function's exclusive and inclusive share error in
+ * points from time bins (report_bins.c), as `tally report --errors=bins`
+ * gives it, where the bins lie (from_s after the first process's start),
+ * and null for a function without one.  0, or -1 when out of memory. */
+static int bin_errors_out(FILE *out, const struct model *m, const struct exp_experiment *exps,
+			  const struct page_funcs *pf)
+{
+	struct report_bins b;
+
+	if (report_bins_build(&b, m, pf->of_model, pf->n))
+		return -1;
+	uint64_t base = exps[0].nprocs ? exps[0].procs[0].start_ns : 0;
+	fprintf(out, "\"binErrors\":{\"bins\":%d,\"used\":%u,\"from_s\":%.9f,\"width_s\":%.9f",
+		REPORT_BINS, b.used, b.t0 > base ? (double)(b.t0 - base) / 1e9 : 0.0, (double)b.width / 1e9);
+	for (int incl = 0; incl < 2; incl++) {
+		fputs(incl ? "],\"incl\":[" : ",\"excl\":[", out);
+		for (uint32_t i = 0; i < pf->n; i++) {
+			double e = report_bins_error(&b, i, incl);
+			if (e != e)
+				fputs(i ? ",null" : "null", out);
+			else
+				fprintf(out, i ? ",%.4f" : "%.4f", e);
+		}
+	}
+	fputs("]},\n", out);
+	report_bins_free(&b);
+	return 0;
+}
+
 int report_html_tree(FILE *out, const struct model *m, const struct report_html_metrics *hm,
-		     size_t base_nexps, const struct exp_experiment *exps, uint32_t *node_of_entry)
+		     size_t base_nexps, const struct exp_experiment *exps, uint32_t *node_of_entry,
+		     bool bin_errors)
 {
 	struct page_funcs pf = { 0 };
 	struct trie t = { .nm = hm->n, .sides = base_nexps ? 2 : 1 };
@@ -306,6 +336,8 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 	if (trie_build(&t, m, k, nk, hm, base_nexps, exps, node_of_entry))
 		goto out;
 	page_funcs_out(out, m, &pf);
+	if (bin_errors && bin_errors_out(out, m, exps, &pf))
+		goto out;
 
 	double pct;
 	size_t folded;

@@ -71,3 +71,43 @@ check errors_legend_says_which sh -c '
 	grep -q "^+-bins: one standard error .* 16 bins of" b.txt &&
 	"$TALLY" report mixed.exp -q --errors >s.txt && ! grep -q "+-bins" s.txt &&
 	"$TALLY" report mixed.exp -q --errors=bins --tree >t.txt && ! grep -q " +-bins " t.txt'
+
+# The HTML page's functions table: each sampled share with its error, the
+# estimate said under the table; `tally html --errors=bins` gives report
+# --errors=bins' values, the default page report --errors' (within the
+# 2 decimals printed).
+JS="$E2E/../js"
+SHOTS="${TALLY_BUILD:-$T}/test-html"
+mkdir -p "$SHOTS"
+cat >page.py <<'PY'
+import json, re, subprocess, sys
+tally, exp, page, est = sys.argv[1:5]
+r = json.load(open(page))
+assert not r['errors'], r['errors']
+rep = json.loads(subprocess.run([tally, 'report', exp, '-q', '--format', 'json', '--errors=' + est],
+                                capture_output=True, text=True, check=True).stdout)
+key = '_cpu_pct_err' + ('_bins' if est == 'bins' else '')
+seen = 0
+for f in rep['functions']:
+    if f['name'] not in ('first_half', 'second_half'):
+        continue
+    cells = r['rows'][f['name']]
+    for i, kind in enumerate(('excl', 'incl')):
+        m = re.search(r'([0-9.]+)%\s*±([0-9.]+)', cells[i])
+        print(f['name'], kind, cells[i], f[kind + key])
+        assert m and abs(float(m.group(2)) - f[kind + key]) < 0.011, (cells[i], f[kind + key])
+        seen += 1
+assert seen == 4, r['rows']
+want = 'batch means over its shares in 16 bins' if est == 'bins' else "from the function's sample count"
+assert want in r['note'], r['note']
+PY
+if need browser html_errors_bins_in_chromium html_errors_samples_in_chromium; then
+	check html_errors_bins_in_chromium sh -c "
+		\"$TALLY\" html phases.exp --errors=bins -o \"$SHOTS/errbins.html\" &&
+		timeout 100 node \"$JS/check_errors.mjs\" \"$SHOTS/errbins.html\" \"$SHOTS/errbins.png\" >hb.json &&
+		python3 page.py \"$TALLY\" phases.exp hb.json bins"
+	check html_errors_samples_in_chromium sh -c "
+		\"$TALLY\" html phases.exp -o \"$SHOTS/errsamples.html\" &&
+		timeout 100 node \"$JS/check_errors.mjs\" \"$SHOTS/errsamples.html\" \"$SHOTS/errsamples.png\" >hs.json &&
+		python3 page.py \"$TALLY\" phases.exp hs.json samples"
+fi

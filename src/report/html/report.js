@@ -448,6 +448,30 @@
     });
     return rows;
   }
+  /* The functions table's error of function fn's share (exclusive, or
+   * incl): with `tally html --errors=bins` (D.binErrors) the whole run's
+   * from time bins, as `tally report --errors=bins` has it; under a range
+   * of the timeline, or without bins, from the function's sample count
+   * (err).  '' for a metric of traced events. */
+  const BE = D.binErrors || null;
+  function ftErr(m, fn, incl) {
+    if (!M[m].sampled || SI < 0) return '';
+    if (BE && !state.range) {
+      const e = (incl ? BE.incl : BE.excl)[fn];
+      return e === null || e === undefined ? '' : `<span class=err> ±${e.toFixed(2)}</span>`;
+    }
+    const e = err(m, (incl ? FT.incl : FT.excl)[SI][fn], shownTotal(SI));
+    return e ? `<span class=err>${e}</span>` : '';
+  }
+  /* What the table's ± are, said under it. */
+  function ftErrNote(m) {
+    if (!M[m].sampled || SI < 0) return '';
+    if (BE && !state.range)
+      return `±: one standard error of the share, in points, by batch means over its shares in ${BE.bins} ` +
+        `bins of ${BE.width_s.toFixed(3)} s from ${BE.from_s.toFixed(3)} s (tally report --errors=bins)`;
+    return '±: one standard deviation of the share\'s sampling error, in points, from the function\'s ' +
+      'sample count (tally report --errors)' + (BE ? '; the time bins are the whole run\'s, not the range\'s' : '');
+  }
   function drawFunctions() {
     const m = state.metric;
     const total = shownTotal(m), totalA = M[m].totalA;
@@ -468,8 +492,8 @@
         change(FT.exclA[m][fn], FT.excl[m][fn], m),
         change(FT.inclA[m][fn], FT.incl[m][fn], m),
       ] : [
-        fmt(FT.excl[m][fn], m) + ` <span class=pct>${pct(FT.excl[m][fn], total)}</span>`,
-        fmt(FT.incl[m][fn], m) + ` <span class=pct>${pct(FT.incl[m][fn], total)}</span>`,
+        fmt(FT.excl[m][fn], m) + ` <span class=pct>${pct(FT.excl[m][fn], total)}</span>${ftErr(m, fn, false)}`,
+        fmt(FT.incl[m][fn], m) + ` <span class=pct>${pct(FT.incl[m][fn], total)}</span>${ftErr(m, fn, true)}`,
       ];
       const tag = DIFF && !FT.inclA[m][fn] ? ' <b class=up>new</b>' : DIFF && !FT.incl[m][fn] ? ' <b class=down>gone</b>' : '';
       h += `<tr class="fn${fn === state.selected ? ' selected' : ''}${re ? ' match' : ''}" data-f="${fn}">` +
@@ -477,6 +501,9 @@
         `<td class=name>${esc(D.funcs[fn][0])}${tag}</td><td class=obj>${esc(D.objs[D.funcs[fn][1]] || '')}</td></tr>`;
     }
     h += '</tbody></table>';
+    const en = DIFF ? '' : ftErrNote(m);
+    hooks.errorsNote = en;
+    if (en) h += `<p class=note id=ferr-note>${esc(en)}</p>`;
     /* rows the search hid are not "more rows": only those past the first 500 it kept */
     if (matched.length > shown.length) h += `<p class=note>${matched.length - shown.length} more rows (search to narrow)</p>`;
     $('functions-table').innerHTML = h;
