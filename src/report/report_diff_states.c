@@ -15,6 +15,14 @@
  * side's means over its runs.  The states' changes add up to the change of
  * the threads' summed wall time, which is not the run's elapsed time when
  * threads overlap: both are shown.
+ *
+ * Summed over threads, one thread's change can hide another's (a helper
+ * sleeping 0.3 s less while main sleeps 0.3 s more is no change of
+ * wait.sleep), so the same split is shown by thread too.  The threads of
+ * two runs have other ids: a thread is known by its process's place among
+ * the run's processes, its start routine (main thread: "main thread") and
+ * its place among that process's threads of that routine, by start time:
+ * "worker #2".
  */
 #include <math.h>
 #include <stdio.h>
@@ -137,6 +145,51 @@ static int add_model(struct srows *r, const struct model *m, int side)
 	return rc;
 }
 
+/* Thread i of model m as the other run would know it (see the top). */
+static void thread_key(const struct model *m, size_t i, char *buf, size_t len)
+{
+	const struct model_thread *th = &m->threads[i];
+	const struct exp_proc *p = m->procs[th->proc].src;
+	char proc[32] = "";
+	size_t nth = 1;
+
+	if (m->nprocs > 1)
+		snprintf(proc, sizeof(proc), "process %u: ", th->proc + 1);
+	if (!th->routine && p && th->tid == p->pid) {
+		snprintf(buf, len, "%smain thread", proc);
+		return;
+	}
+	uint64_t t = th->src ? th->src->start_ns : th->first_ns;
+	for (size_t j = 0; j < m->nthreads; j++) {
+		const struct model_thread *o = &m->threads[j];
+		uint64_t u = o->src ? o->src->start_ns : o->first_ns;
+		if (j != i && o->proc == th->proc && o->routine == th->routine &&
+		    !(!o->routine && p && o->tid == p->pid) && (u < t || (u == t && j < i)))
+			nth++;
+	}
+	snprintf(buf, len, "%s%s #%zu", proc, th->routine ? m->funcs[th->routine].name : "thread", nth);
+}
+
+/* Add model m's threads' state values (side 0: A) to the rows, by thread. */
+static int add_threads(struct srows *r, const struct model *m, int side)
+{
+	char key[512];
+
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct model_thread *th = &m->threads[i];
+		thread_key(m, i, key, sizeof(key));
+		for (size_t k = 0; k < NSTATES; k++) {
+			if (!th->v[states[k]])
+				continue;
+			struct srow *x = row_of(r, k, key);
+			if (!x)
+				return -1;
+			*(side ? &x->b : &x->a) += (double)th->v[states[k]];
+		}
+	}
+	return 0;
+}
+
 static double change(const struct srow *x, size_t na, size_t nb)
 {
 	return x->b / (double)nb - x->a / (double)na;
@@ -204,12 +257,67 @@ void report_diff_states_cols(struct report_table *t)
 	report_col(t, "state_in", "In", COL_STR);
 }
 
+static void free_rows(struct srows *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].path);
+	free(r->v);
+	model_map_free(&r->index);
+}
+
+/* The split by thread: its own table, or rows "thread_states" of the one
+ * CSV table `all` (the thread in the name column). */
+static void emit_threads(struct report_doc *d, const struct srows *rt, size_t na, size_t nb,
+			 const struct report_opts *o, struct report_table *all, size_t all_cols)
+{
+	struct report_table *t = all;
+	size_t limit = o->limit && o->limit < rt->n ? o->limit : rt->n;
+
+	if (!all) {
+		t = report_table_new("state_threads", "Wall time by state and thread, by change");
+		report_col(t, "a", "A s", COL_SEC);
+		report_col(t, "b", "B s", COL_SEC);
+		report_col(t, "delta", "B-A s", COL_SEC);
+		report_col(t, "state", "State", COL_STR);
+		report_col(t, "thread", "Thread", COL_STR);
+	}
+	for (size_t i = 0; i < limit; i++) {
+		const struct srow *x = &rt->v[i];
+		const char *state = model_metric_info(states[x->state])->name;
+		report_row(t);
+		if (all) {
+			report_str(t, "thread_states");
+			for (size_t j = 0; j < all_cols; j++)
+				report_str(t, "");
+			report_str(t, "");        /* status */
+			report_str(t, x->path);   /* name: the thread */
+			report_str(t, "");        /* object */
+			report_str(t, state);
+			report_num(t, x->a / (double)na);
+			report_num(t, x->b / (double)nb);
+			report_num(t, change(x, na, nb));
+			report_str(t, "");
+			continue;
+		}
+		report_num(t, x->a / (double)na);
+		report_num(t, x->b / (double)nb);
+		report_num(t, change(x, na, nb));
+		report_str(t, state);
+		report_str(t, x->path);
+	}
+	if (!all) {
+		report_table_emit(d, t);
+		if (limit < rt->n)
+			report_note(d, "(threads: the %zu largest changes; --limit 0 shows all)", limit);
+	}
+}
+
 int report_diff_states(struct report_doc *d, const struct model *const *a, size_t na, const struct model *const *b,
 		       size_t nb, const struct report_opts *o, struct report_table *all, size_t all_cols)
 {
-	struct srows r = { 0 };
+	struct srows r = { 0 }, rt = { 0 };
 	double ta[NSTATES] = { 0 }, tb[NSTATES] = { 0 }, ea = 0, eb = 0;
-	char s1[64], s3[64], why[1024] = "";
+	char s1[64], s3[64], why[1024] = "", why_t[1024] = "";
 	bool human = report_doc_human(d);
 	int rc = -1;
 
@@ -218,6 +326,12 @@ int report_diff_states(struct report_doc *d, const struct model *const *a, size_
 			goto out;
 	for (size_t i = 0; i < nb; i++)
 		if (add_model(&r, b[i], 1))
+			goto out;
+	for (size_t i = 0; i < na; i++)
+		if (add_threads(&rt, a[i], 0))
+			goto out;
+	for (size_t i = 0; i < nb; i++)
+		if (add_threads(&rt, b[i], 1))
 			goto out;
 	for (size_t i = 0; i < na; i++)
 		ea += elapsed(a[i]) / (double)na;
@@ -230,6 +344,7 @@ int report_diff_states(struct report_doc *d, const struct model *const *a, size_
 	sort_na = na;
 	sort_nb = nb;
 	qsort(r.v, r.n, sizeof(*r.v), cmp_change);
+	qsort(rt.v, rt.n, sizeof(*rt.v), cmp_change);
 	if (!all) {
 		double wa = 0, wb = 0;
 		for (size_t k = 0; k < NSTATES; k++)
@@ -247,8 +362,8 @@ int report_diff_states(struct report_doc *d, const struct model *const *a, size_
 			if (!ta[k] && !tb[k])
 				continue;
 			signed_time(s3, sizeof(s3), tb[k] - ta[k], human);
-			report_kv_num(d, mi->name, mi->name, (tb[k] - ta[k]) / 1e9, "A %.3f s, B %.3f s: %s",
-				      ta[k] / 1e9, tb[k] / 1e9, s3);
+			report_kv_num(d, mi->name, mi->name, (tb[k] - ta[k]) / 1e9,
+				      "A %.3f s, B %.3f s: %s (summed over threads)", ta[k] / 1e9, tb[k] / 1e9, s3);
 		}
 		for (size_t i = 0; i < r.n && i < WHY_SHOWN; i++) {
 			size_t l = strlen(why);
@@ -258,6 +373,14 @@ int report_diff_states(struct report_doc *d, const struct model *const *a, size_
 		}
 		if (why[0])
 			report_kv(d, "why", "Largest changes", "%s", why);
+		for (size_t i = 0; i < rt.n && i < WHY_SHOWN; i++) {
+			size_t l = strlen(why_t);
+			signed_time(s1, sizeof(s1), change(&rt.v[i], na, nb), human);
+			snprintf(why_t + l, sizeof(why_t) - l, "%s%s %s in %s", l ? "; " : "", s1,
+				 model_metric_info(states[rt.v[i].state])->name, rt.v[i].path);
+		}
+		if (why_t[0])
+			report_kv(d, "why_threads", "Largest by thread", "%s", why_t);
 		report_kv_end(d);
 	}
 	struct report_table *t = all;
@@ -302,11 +425,10 @@ int report_diff_states(struct report_doc *d, const struct model *const *a, size_
 		if (limit < r.n)
 			report_note(d, "(states: the %zu largest changes; --limit 0 shows all)", limit);
 	}
+	emit_threads(d, &rt, na, nb, o, all, all_cols);
 	rc = 0;
 out:
-	for (size_t i = 0; i < r.n; i++)
-		free(r.v[i].path);
-	free(r.v);
-	model_map_free(&r.index);
+	free_rows(&r);
+	free_rows(&rt);
 	return rc;
 }

@@ -9,7 +9,12 @@
 # its time blocked (wall less the runnable part, which tally counts as
 # wait.cpu), give or take 5% of the runnable parts;
 # the head's largest changes are the table's first rows; the states' changes add up to the
-# threads' wall change; CSV and JSON carry the same rows.  A diff where
+# threads' wall change; CSV and JSON carry the same rows.  By thread: the helper
+# sleeps in hold_it() as long as main's lock wait, so its sleep changes the other way
+# from main's nap and the sum over threads of wait.sleep hardly moves; the split by
+# thread shows each: main's wait.sleep change and the helper's (helper #1), each within
+# the same slack of the program's measure (nap, hold), while the summed change is less
+# than either.  A diff where
 # only one side has states says so.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -48,6 +53,18 @@ def check(state, fn, key):
     print('%s in %s: tally %+d ns, program %+d ns blocked (runnable %d, %d ns), slack %d ns' %
           (state, fn, got, want, A[key][1], B[key][1], slack))
     return abs(got - want) <= slack and abs(want) > slack
+def thread_check(thread, key):
+    want = (B[key][0] - B[key][1]) - (A[key][0] - A[key][1])
+    slack = 0.05 * abs(want) + 0.05 * (A[key][1] + B[key][1])
+    got = sum(r['delta'] for r in d['state_threads'] if r['state'] == 'wait.sleep' and r['thread'] == thread) * 1e9
+    print('wait.sleep of %s: tally %+d ns, program %+d ns blocked (%s), slack %d ns' % (thread, got, want, key, slack))
+    return abs(got - want) <= slack and abs(want) > slack, got
+if what == 'threads':
+    ok_main, main = thread_check('main thread', 'nap')
+    ok_helper, helper = thread_check('helper #1', 'hold')
+    summed = d['wall_by_state']['wait.sleep'] * 1e9
+    print('wait.sleep summed over threads %+d ns' % summed)
+    sys.exit(not (ok_main and ok_helper and abs(summed) < min(abs(main), abs(helper))))
 if what == 'lock':
     sys.exit(not check('wait.lock', 'lock_and_work', 'lock'))
 if what == 'sleep':
@@ -78,6 +95,7 @@ check diff_states_lock_change_as_program_measures sh -c "cat own_a.txt own_b.txt
 check diff_states_sleep_change_as_program_measures python3 ds.py sleep
 check diff_states_add_up_to_threads_wall python3 ds.py sum
 check diff_states_head_says_the_largest_rows python3 ds.py head
+check diff_states_by_thread_as_program_measures python3 ds.py threads
 check diff_states_csv_as_json python3 ds.py csv
 check diff_states_only_one_side_says_so sh -c "
 	\"\$TALLY\" record -o plain.exp ./states_diff 2 5 5 >/dev/null 2>&1 &&

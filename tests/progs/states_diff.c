@@ -11,6 +11,7 @@
  * run_delay):
  *   lock WALL RUNNABLE
  *   nap WALL RUNNABLE
+ *   hold WALL RUNNABLE      (the helper's sleeps in hold_it())
  * usage: states_diff ITER HOLD_MS NAP_MS */
 #include <pthread.h>
 #include <semaphore.h>
@@ -25,6 +26,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static sem_t go, taken;
 static int iter = 10, hold_ms = 30, nap_ms = 10;
+static long long hold, hold_rq;     /* the helper's, read after the join */
 
 static long long now(void)
 {
@@ -44,7 +46,10 @@ NOIPA void hold_it(void)
 {
 	pthread_mutex_lock(&m);
 	sem_post(&taken);
+	long long d0 = run_delay_ns(), w0 = now();
 	sleep_ms(hold_ms);
+	hold += now() - w0;
+	hold_rq += run_delay_ns() - d0;
 	pthread_mutex_unlock(&m);
 }
 
@@ -101,6 +106,6 @@ int main(int argc, char **argv)
 		nap_rq += d2 - d1;
 	}
 	pthread_join(t, NULL);
-	printf("lock %lld %lld\nnap %lld %lld\n", lock, lock_rq, nap, nap_rq);
+	printf("lock %lld %lld\nnap %lld %lld\nhold %lld %lld\n", lock, lock_rq, nap, nap_rq, hold, hold_rq);
 	return 0;
 }
