@@ -8,7 +8,7 @@
  *
  * The page is src/report/html/page.html with its style and script
  * (report_html_assets.S embeds them at build time) and one JSON object of
- * data.  The data is aggregated here, not in the browser: the call tree of
+ * data, packed (gzip and base64: report_html_pack.c).  The data is aggregated here, not in the browser: the call tree of
  * deduplicated functions, timeline bins, the overview and the source tables
  * as the JSON views of `tally report` and `tally annotate` print them; raw
  * samples are not embedded.
@@ -248,9 +248,12 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 					base_total[k] += model_entry_value(e, k);
 		}
 
-	const char *page = upto(out, report_html_page, "@CSS@");
-	fputs(report_html_css, out);
-	page = upto(out, page, "@DATA@");
+	/* The data is built whole, then packed into the page (report_html_pack.c). */
+	char *data = NULL;
+	size_t data_len = 0;
+	FILE *page_out = out;
+	if (!(out = open_memstream(&data, &data_len)))
+		return -1;
 	fputs("{\"version\":1,\"title\":", out);
 	report_json_string(out, o->title);
 	if (o->base_nexps) {
@@ -274,21 +277,29 @@ int report_html(FILE *out, const struct model *m, const struct exp_experiment *e
 	free(ov);
 	uint32_t *node_of_entry = malloc((m->nentries + 1) * sizeof(*node_of_entry));
 	uint64_t t0, span;
-	if (!node_of_entry || report_html_tree(out, m, &hm, o->base_nexps, exps, node_of_entry,
-						  o->bin_errors && !o->base_nexps) ||
-	    report_html_timeline(out, m, node_of_entry, &t0, &span) ||
-	    (!o->base_nexps && report_html_slices(out, m, &hm, node_of_entry, t0, span))) {
-		free(node_of_entry);
+	int rc = !node_of_entry || report_html_tree(out, m, &hm, o->base_nexps, exps, node_of_entry,
+						    o->bin_errors && !o->base_nexps) ||
+		 report_html_timeline(out, m, node_of_entry, &t0, &span) ||
+		 (!o->base_nexps && report_html_slices(out, m, &hm, node_of_entry, t0, span)) ||
+		 (!o->base_nexps && report_html_why(out, m, t0)) ? -1 : 0;
+	free(node_of_entry);
+	if (rc == 0) {
+		sources_out(out, m, &hm);
+		data_out(out, m);
+		fputs("\"end\":true}", out);
+	}
+	if (fclose(out) != 0 || rc) {
+		free(data);
 		return -1;
 	}
-	free(node_of_entry);
-	if (!o->base_nexps && report_html_why(out, m, t0))
-		return -1;
-	sources_out(out, m, &hm);
-	data_out(out, m);
-	fputs("\"end\":true}", out);
+	out = page_out;
+	const char *page = upto(out, report_html_page, "@CSS@");
+	fputs(report_html_css, out);
+	page = upto(out, page, "@DATA@");
+	rc = report_html_pack(out, data, data_len);
+	free(data);
 	page = upto(out, page, "@JS@");
 	fputs(report_html_js, out);
 	fputs(page, out);
-	return ferror(out) ? -1 : 0;
+	return rc || ferror(out) ? -1 : 0;
 }

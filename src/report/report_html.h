@@ -3,7 +3,7 @@
  * report_html.h — the parts of `tally html`'s data, shared by the files that
  * write them (report_html.c drives; report_html_tree.c the functions and the
  * call tree; report_html_timeline.c the tracks; report_html_slices.c the
- * tree's values by time).  Private to src/report/.
+ * tree's values by time; report_html_pack.c packs the whole).  Private to src/report/.
  */
 #ifndef TALLY_REPORT_HTML_H
 #define TALLY_REPORT_HTML_H
@@ -67,5 +67,10 @@ int report_html_why(FILE *out, const struct model *m, uint64_t t0_ns);
 /* `,"cp":[[start,duration,wait]...]` (µs from t0): the critical path's
  * stretches on thread tid of process proc, for its timeline track. */
 void report_html_track_critical(FILE *out, const struct model *m, uint32_t proc, uint32_t tid, uint64_t t0);
+
+/* The page's data `json` (len bytes) as the page embeds it, to out: gzip
+ * (level 6) in base64, without line breaks (report_html_pack.c).  0, or -1
+ * (errno) when out of memory or on an output error. */
+int report_html_pack(FILE *out, const char *json, size_t len);
 
 #endif

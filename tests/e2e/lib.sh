@@ -5,6 +5,8 @@ set -u
 : "${TALLY:?set TALLY to the tally binary (tests/run.sh does)}"
 export E2E=$(cd "$(dirname "$0")" && pwd)
 export PROGS=$(cd "$E2E/../progs" && pwd)
+# tests/pylib: the Python helpers of the checks (tally_page: an HTML page's data)
+export PYTHONPATH="$(cd "$E2E/../pylib" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/tally-e2e.XXXXXX")
 # python3 resolved once: a version manager's shim (pyenv's, a bash script)
 # costs ~0.5 s of CPU a call where the interpreter costs 0.05 s, and the

@@ -9,8 +9,12 @@ usage: mpi_timeline.py TRACE_JSON HTML RANKS_JSON
 Prints what it checked; exit 1 if any check fails.
 """
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'pylib'))
+from tally_page import page_json  # noqa: E402
 
 RANK = re.compile(r'\brank (\d+)\]$')
 
@@ -46,7 +50,7 @@ def chrome(path):
 def html(path):
     """{rank: (MPI call names, total µs)} from the page's timeline."""
     s = open(path).read()
-    d = json.loads(re.search(r'id="tally-data">(.*?)</script>', s, re.S).group(1))['timeline']
+    d = json.loads(page_json(s))['timeline']
     assert d['dropped'] == 0, d['dropped']
     out = {}
     for t in d['tracks']:

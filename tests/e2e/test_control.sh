@@ -16,8 +16,9 @@ cd "$T"
 data() {   # data PAGE: the page's embedded JSON, into PAGE.json
 	python3 -c "
 import re, sys
+from tally_page import page_json
 s = open(sys.argv[1]).read()
-open(sys.argv[1] + '.json', 'w').write(re.search(r'<script type=\"application/json\" id=\"tally-data\">(.*?)</script>', s, re.S).group(1))" "$1"
+open(sys.argv[1] + '.json', 'w').write(page_json(s))" "$1"
 }
 
 # --delay 0.3 --duration 0.4 on a program burning the CPU for 1.2 s of wall
@@ -39,9 +40,10 @@ check duration_program_runs_to_its_end sh -c 'test "$(cat w.rc)" = 0 && grep -qx
 	! grep -q "could not be sampled" w.err'
 check delay_duration_timeline_cpu_only_inside sh -c '"$TALLY" html w.exp -o w.html 2>/dev/null && '"$(command -v python3)"' -c "
 import json, re, sys
+from tally_page import page_json
 sys.argv = [\"\", \"w.html\"]
 s = open(\"w.html\").read()
-d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", s, re.S).group(1))
+d = json.loads(page_json(s))
 tl = d[\"timeline\"]
 gaps = {g[3]: g for g in tl[\"gaps\"]}
 assert set(gaps) == {\"--delay\", \"--duration\"}, tl[\"gaps\"]

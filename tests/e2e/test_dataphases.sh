@@ -56,8 +56,9 @@ check dataphases_functions_filtered_by_global $CHK --filter o.json fc.json chase
 "$TALLY" html d.exp -o d.html 2>/dev/null
 check dataphases_html_embeds_data_objects python3 -c "
 import json, re
+from tally_page import page_json
 s = open('d.html').read()
-D = json.loads(re.search(r'<script type=\"application/json\" id=\"tally-data\">(.*?)</script>', s, re.S).group(1))
+D = json.loads(page_json(s))
 want = json.load(open('o.json'))['data_objects_cpu']
 got = D['dataObjects']['data_objects_cpu']
 print(len(got), 'rows;', [r['name'] for r in got][:6])

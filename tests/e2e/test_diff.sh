@@ -71,8 +71,9 @@ assert \"sizes (A) is sizes2 (B)\" in d[\"diff\"][\"renamed\"], d[\"diff\"]"'
 check html_diff_renamed_binary_matches sh -c '
 	"$TALLY" html --diff z1.exp r1.exp -o r.html && python3 -c "
 import json, re
+from tally_page import page_json
 s = open(\"r.html\").read()
-d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", s, re.S).group(1))
+d = json.loads(page_json(s))
 names = [f[0] for f in d[\"funcs\"]]
 assert names.count(\"scaled\") == 1 and names.count(\"main\") == 1, names"'
 check diff_default_one_metric_readable_head sh -c '
@@ -161,6 +162,7 @@ if need browser html_diff_in_chromium; then
 		timeout 100 node \"$JS/check_html.mjs\" \"$SHOTS/diff.html\" \"$SHOTS/diff.png\" scaled fixed >r.json &&
 		python3 -c \"
 import json, re
+from tally_page import page_json
 r = json.load(open('r.json'))
 assert r['zoomName'] == 'scaled' and r['matched'] >= 1, r
 # no change below the resolution with a sign, no share of a negative
@@ -169,7 +171,7 @@ assert r['function_cells'] and not bad, bad
 # a search hides rows: they are not counted as \"more rows\"
 assert r['search_rows'] >= 1 and r['search_note'] == '', (r['search_rows'], r['search_note'])
 s = open('$SHOTS/diff.html').read()
-d = json.loads(re.search(r'id=.tally-data.>(.*?)</script>', s, re.S).group(1))
+d = json.loads(page_json(s))
 assert d['diff'] and len(d['tree']['a'][0]) == len(d['tree']['v'][0])
 # each side's root is that experiment's sampled CPU (in us), whatever the
 # machine's load made of the two runs

@@ -19,13 +19,26 @@ cd "$T"
 data() {   # data PAGE: the page's embedded JSON
 	python3 -c "
 import re, sys
+from tally_page import page_json
 s = open(sys.argv[1]).read()
-print(re.search(r'<script type=\"application/json\" id=\"tally-data\">(.*?)</script>', s, re.S).group(1))" "$1"
+print(page_json(s))" "$1"
 }
 
 check html_written_self_contained sh -c '
 	"$TALLY" html s.exp -o s.html && test -s s.html &&
 	! grep -Eiq "(src|href)=\"?(https?:)?//" s.html'
+# The data is embedded packed (gzip in base64, report_html_pack.c): the
+# element says so, unpacks to the JSON object, and is under half its size.
+check html_data_packed sh -c '
+	"$TALLY" html s.exp -o sp.html && '"$(command -v python3)"' -c "
+import json, re
+from tally_page import page_json
+s = open(\"sp.html\").read()
+m = re.search(r\"<script type=.text/plain. id=.tally-data. data-encoding=.gzip.base64.>([A-Za-z0-9+/=]+)</script>\", s)
+j = page_json(s)
+d = json.loads(j)
+assert m and d[\"end\"] is True and d[\"tree\"][\"f\"], d.keys()
+assert len(m.group(1)) * 2 < len(j), (len(m.group(1)), len(j))"'
 if need browser html_in_chromium_loads_renders_zooms_searches html_threads_page_in_chromium; then
 	check html_in_chromium_loads_renders_zooms_searches sh -c "
 		cp s.html \"$SHOTS/spin.html\" &&
@@ -60,8 +73,9 @@ check html_timeline_has_each_thread sh -c '
 	"$TALLY" html t.exp -o t.html && "$TALLY" report t.exp --threads --format json >th.json &&
 	'"$(command -v python3)"' -c "
 import json, re, sys
+from tally_page import page_json
 s = open(\"t.html\").read()
-d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", s, re.S).group(1))
+d = json.loads(page_json(s))
 th = {str(t[\"tid\"]): t[\"excl_cpu\"] for t in json.load(open(\"th.json\"))[\"threads\"]}
 tracks = {t[\"name\"].split()[-1]: sum(t.get(\"cpu\", [])) / 1e6 for t in d[\"timeline\"][\"tracks\"]}
 assert set(tracks) == set(th), (tracks, th)
@@ -73,7 +87,8 @@ assert abs(d[\"tree\"][\"v\"][0][0] / 1e6 - sum(th.values())) < 0.003, d[\"tree\
 check html_hot_source_file_once sh -c '
 	"$TALLY" html s.exp -o s2.html && "$TALLY" annotate s.exp leaf_two --format json >a.json && python3 -c "
 import json, re
-d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", open(\"s2.html\").read(), re.S).group(1))
+from tally_page import page_json
+d = json.loads(page_json(open(\"s2.html\").read()))
 spin = [s for s in d[\"source\"] if s[\"name\"].split(\": \")[0].endswith(\"spin.c\")]
 assert len(spin) == 1, [s[\"name\"] for s in d[\"source\"]]
 names = spin[0][\"name\"].split(\": \", 1)[1].split(\", \")
@@ -92,8 +107,9 @@ if need browser html_timeline_range_is_the_flame_graph; then
 		timeout 100 node \"$JS/check_range.mjs\" \"$SHOTS/range.html\" \"$SHOTS/range.png\" first_half second_half >rr.json &&
 		python3 -c \"
 import json, re
+from tally_page import page_json
 r = json.load(open('rr.json'))
-d = json.loads(re.search(r'id=.tally-data.>(.*?)</script>', open('$SHOTS/range.html').read(), re.S).group(1))
+d = json.loads(page_json(open('$SHOTS/range.html').read()))
 tl = d['timeline']
 def cpu(us):                   # the timeline's CPU (us) in the bins of [us0, us1)
     w = tl['span_us'] / tl['bins']
@@ -119,8 +135,9 @@ check html_heap_run_has_leaked_bytes sh -c '
 	"$TALLY" html hy.exp -o hy.html && "$TALLY" report hy.exp --metric heap.leak --format json >hy.json &&
 	'"$(command -v python3)"' -c "
 import json, re
+from tally_page import page_json
 s = open(\"hy.html\").read()
-d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", s, re.S).group(1))
+d = json.loads(page_json(s))
 m = {x[\"name\"]: x for x in d[\"metrics\"]}
 r = json.load(open(\"hy.json\"))[\"functions\"][0]
 print(m.get(\"heap.leak\"), r)
@@ -134,7 +151,8 @@ assert m[\"heap.leak\"][\"total\"] == r[\"excl_heap.leak\"] > 0, (m[\"heap.leak\
 check html_stack_chart_in_time_order sh -c '
 	"$TALLY" html tp.exp -o tp.html && '"$(command -v python3)"' -c "
 import json, re
-d = json.loads(re.search(r\"id=.tally-data.>(.*?)</script>\", open(\"tp.html\").read(), re.S).group(1))
+from tally_page import page_json
+d = json.loads(page_json(open(\"tp.html\").read()))
 f, dep, tl = d[\"tree\"][\"f\"], d[\"tree\"][\"d\"], d[\"timeline\"]
 parent, stack = [], []
 for i, x in enumerate(dep):

@@ -25,9 +25,10 @@ SLOW_LINE=$(grep -n 'BLAME-SLOW' "$PROGS/blamey.c" | cut -d: -f1)
 
 cat >why.py <<'PY'
 import csv, json, re, sys
+from tally_page import page_json
 def data(page):
     s = open(page).read()
-    return json.loads(re.search(r'<script type="application/json" id="tally-data">(.*?)</script>', s, re.S).group(1))
+    return json.loads(page_json(s))
 what = sys.argv[1]
 if what == 'blame':
     d = data(sys.argv[2])

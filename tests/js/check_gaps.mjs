@@ -17,7 +17,7 @@ try {
   await page.click('nav button[data-view="timeline"]');
   result.info = await page.evaluate(() => document.getElementById('timeline-info').innerText);
   result.pixels = await page.evaluate(([LABEL, RIGHT, TROW]) => {
-    const D = JSON.parse(document.getElementById('tally-data').textContent);
+    const D = window.tally.data;
     const TL = D.timeline, c = document.getElementById('timeline');
     const dpr = window.devicePixelRatio || 1;
     const g = c.getContext('2d');

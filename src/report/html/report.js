@@ -1,8 +1,8 @@
 /* report.js — the interactive part of `tally html` (plain ES2017, no
  * library, no network; embedded in the page at build time).
  *
- * The page's data (a <script type="application/json" id="tally-data">
- * written by report_html.c) holds the call tree in preorder (function and
+ * The page's data (the <script id="tally-data"> written by report_html.c,
+ * packed: pageData below) holds the call tree in preorder (function and
  * depth of each node, its inclusive value per metric, and in a diff the
  * baseline's), the functions, the timeline's tracks, the overview, the
  * annotated source of hot functions and the tree's values by time bin (a
@@ -13,8 +13,30 @@
  * graph is a canvas that skips frames narrower than half a pixel.
  */
 'use strict';
-(function () {
-  const D = JSON.parse(document.getElementById('tally-data').textContent);
+(async function () {
+  /* The page's data: gzip in base64 (report_html_pack.c), unpacked by the
+   * browser's DecompressionStream (Chromium 80, Firefox 113, Safari 16.4);
+   * plain JSON where the element says no encoding. */
+  async function pageData() {
+    const el = document.getElementById('tally-data');
+    if (el.dataset.encoding !== 'gzip+base64') return JSON.parse(el.textContent);
+    if (typeof DecompressionStream !== 'function') {
+      throw new Error('this browser cannot unpack the page\'s data: it has no DecompressionStream ' +
+        '(Chromium 80, Firefox 113, Safari 16.4 and later have it)');
+    }
+    const bin = atob(el.textContent);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return JSON.parse(await new Response(stream).text());
+  }
+  let D;
+  try {
+    D = await pageData();
+  } catch (e) {
+    document.querySelector('main').textContent = 'tally: the page\'s data cannot be read: ' + e.message;
+    throw e;
+  }
   const $ = (id) => document.getElementById(id);
   const M = D.metrics;
   const NM = M.length;
@@ -23,6 +45,7 @@
     sortCol: 'excl', sortDesc: true, merge: false, thread: -1 };
   const hooks = { ready: false, drawn: 0, matched: 0, matchedValue: 0 };
   window.tally = hooks;
+  hooks.data = D;             /* for the checks (tests/js) */
 
   /* ---- numbers ---------------------------------------------------------- */
   function fmt(v, m) {
