@@ -183,8 +183,15 @@ void col_ensure_init(void)
 	atomic_store_explicit(&init_state, 2, memory_order_release);
 }
 
-__attribute__((constructor(101))) static void col_constructor(void)
+/* glibc calls the constructors of .init_array with the program's argc,
+ * argv and environment (as the ELF ABI's DT_INIT_ARRAY convention allows). */
+__attribute__((constructor(101))) static void col_constructor(int argc, char **argv, char **envp)
 {
+	(void)envp;
+	if (atomic_load_explicit(&init_state, memory_order_acquire) == 0 && argc > 0 && argv) {
+		col_proc.argc = argc;
+		col_proc.argv = argv;
+	}
 	col_ensure_init();
 }
 

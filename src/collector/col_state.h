@@ -175,6 +175,11 @@ struct col_process {
 	uint64_t entry_cpu_ns;         /* the process's CPU time as the collector's start began */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char exe[1024];                /* /proc/self/exe, read once at start ("" attached) */
+	/* The arguments the new image was given, as glibc passed them to our
+	 * constructor (NULL when an interposer started the collector first, or
+	 * attached): the log's argv without reading /proc/self/cmdline. */
+	int argc;
+	char **argv;
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
 	/* The process is ending (our destructor runs): what the collector
