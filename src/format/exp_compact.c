@@ -269,6 +269,10 @@ int exp_file_compact(const char *path, struct exp_error *err)
 		return 1;
 	if (rc)
 		return rc;
+	if (f.size <= f.hdr.block_bytes) {     /* one block: left as it is (exp_compact.h) */
+		exp_file_close(&f);
+		return 0;
+	}
 	if (f.size > EXP_COMPACT_REWRITE_MAX && f.hdr.kind != EXP_FILE_ARCS) {
 		rc = trim_tail(&f, err);
 		exp_file_close(&f);

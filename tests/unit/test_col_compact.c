@@ -89,6 +89,12 @@ static size_t packed_size(const uint32_t *lens, size_t n, size_t bs)
 	return pos;
 }
 
+static size_t file_size_fd(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
 static uint64_t inode_of(const char *path)
 {
 	struct stat st;
@@ -170,6 +176,49 @@ static void samples_pack_densely(void)
 static void small_file_packs_in_place(void)
 {
 	pack_densely(1000);     /* a few blocks a cursor: under EXP_COMPACT_IN_PLACE_MAX */
+}
+
+/* A file of one block (a short process's threads.dat) is left as it is:
+ * same inode, same size, same records; one of two blocks is compacted. */
+static void one_block_left_alone(void)
+{
+	for (int nblocks = 1; nblocks <= 2; nblocks++) {
+		struct exp_file_writer w;
+		struct exp_cursor c = { 0 };
+		int fd = open(dir, O_RDONLY | O_DIRECTORY);
+		char path[128];
+		uint32_t len, per_block = 0;
+		uint64_t i = 0;
+
+		CHECK(exp_writer_open(&w, fd, "threads.dat", EXP_FILE_THREADS, 1) == 0);
+		/* Records until the cursor's blocks hold nblocks of them. */
+		for (; i < 10 || (nblocks == 2 && file_size_fd(w.fd) < 2 * (size_t)w.block_bytes); i++)
+			CHECK(append(&w, &c, 1, i, &len) == 0);
+		per_block = w.block_bytes;
+		exp_cursor_release_sigsafe(&c);
+		exp_writer_close(&w);
+		close(fd);
+		snprintf(path, sizeof(path), "%s/threads.dat", dir);
+		struct exp_file_header h0, h1;
+		size_t b0, b1, n0, n1, size0 = file_size(path);
+		uint8_t *before = records_of(path, &b0, &n0, &h0);
+		uint64_t ino0 = inode_of(path);
+		struct exp_error err;
+		CHECKF(exp_file_compact(path, &err) == 0, "%s", err.msg);
+		uint8_t *after = records_of(path, &b1, &n1, &h1);
+		CHECKF(n0 == i && n1 == n0 && b0 == b1 && before && after && memcmp(before, after, b0) == 0,
+		       "%zu records before, %zu after", n0, n1);
+		CHECK(inode_of(path) == ino0);
+		if (nblocks == 1)
+			CHECKF(size0 == per_block && file_size(path) == size0, "one block: %zu -> %zu bytes", size0,
+			       file_size(path));
+		else
+			CHECKF(size0 > per_block && file_size(path) < size0, "two blocks: %zu -> %zu bytes", size0,
+			       file_size(path));
+		free(before);
+		free(after);
+		unlink(path);
+	}
 }
 
 /* A large arc table of `nslots` with arcs in `used` slots, published. */
@@ -300,6 +349,7 @@ int main(void)
 		return 1;
 	RUN(samples_pack_densely);
 	RUN(small_file_packs_in_place);
+	RUN(one_block_left_alone);
 	RUN(arc_tables_shrink);
 	RUN(big_file_only_trimmed);
 	RUN(corrupt_file_left_alone);
