@@ -12,7 +12,11 @@
  *   nosignal           overflows and no signal at all: the timer alone;
  *   count              no sampling period: the event only counts (no timer),
  *                      what scheduling the event in and out at each context
- *                      switch costs by itself.
+ *                      switch costs by itself;
+ *   none               nothing at all: the cost of preloading a library
+ *                      (the loader's), the floor under any preloaded collector.
+ * SIGFLOOR_QUIET=1: no line on stderr at the end (a process-heavy workload
+ * of short processes would pay a stdio write in each).
  * SIGFLOOR_INHERIT=1 opens it once with inherit (and inherit_thread), as
  * tally does: each thread the program creates gets its own copy (sigtrap:
  * signalling that thread).  Without it only the main thread is sampled.
@@ -348,6 +352,8 @@ __attribute__((constructor)) static void start(void)
 	bool inring = rstack || rchain;
 	long pages = 0;
 
+	if (mode && !strcmp(mode, "none"))
+		return;
 	if (mode && !fasync && !nosignal && !count && !inring && strcmp(mode, "sigtrap")) {
 		fprintf(stderr, "sigfloor: unknown SIGFLOOR_MODE %s\n", mode);
 		return;
@@ -394,11 +400,12 @@ __attribute__((constructor)) static void start(void)
 		perror("sigfloor: perf_event_open");
 		return;
 	}
+	const char *quiet = getenv("SIGFLOOR_QUIET");
 	if (inring) {
 		if (start_ring(pages) != 0)
 			return;
 		atexit(report_ring);
-	} else {
+	} else if (!quiet || strcmp(quiet, "1")) {
 		atexit(report);
 	}
 	if (fasync) {

@@ -6,16 +6,26 @@
 # bare divided by the number of processes.  What remains is the collector's
 # start-up and its sub-experiment per process (directory, record files,
 # log), and tally record's own ending (compaction, archive).
+#
+# Beside them, the floors every process of the loop pays under any
+# collector that is preloaded and samples with a perf event, measured with
+# bench/sigfloor.c preloaded into every process (LD_PRELOAD inherited):
+# `empty`, a library that does nothing (SIGFLOOR_MODE=none: the loader's
+# cost of one more object), and `floor`, the same task-clock event as
+# tally's (sigtrap, inherited by threads) with a handler that does nothing.
+# Every command goes through env(1), so each pays the same extra process.
 section "4b. Process-heavy work: a shell loop of /bin/true"
 
 d=$OUT/procs
 rm -rf "$d" && mkdir -p "$d"
 N=100
 printf 'for i in $(seq %d); do /bin/true; done\n' "$N" >"$d/loop.sh"
-set -- --cmd bare "sh $d/loop.sh" \
-	--cmd tally "$TALLY record -o $d/t.exp -- sh $d/loop.sh" --pre tally "rm -rf $d/t.exp"
+set -- --cmd bare "env sh $d/loop.sh" \
+	--cmd empty "env LD_PRELOAD=$BIN/libsigfloor.so SIGFLOOR_MODE=none sh $d/loop.sh" \
+	--cmd floor "env LD_PRELOAD=$BIN/libsigfloor.so SIGFLOOR_INHERIT=1 SIGFLOOR_QUIET=1 sh $d/loop.sh" \
+	--cmd tally "env $TALLY record -o $d/t.exp -- sh $d/loop.sh" --pre tally "rm -rf $d/t.exp"
 pwhy=$(perf_why)
-[ -z "$pwhy" ] && set -- "$@" --cmd perf "perf record -q -g -o $d/perf.data -- sh $d/loop.sh" \
+[ -z "$pwhy" ] && set -- "$@" --cmd perf "env perf record -q -g -o $d/perf.data -- sh $d/loop.sh" \
 	--pre perf "rm -f $d/perf.data"
 tb time --rounds "$ROUNDS" --warmup 1 --base bare --json "$d/times.json" --dir "$d" "$@"
 
@@ -30,6 +40,12 @@ per() {
 }
 tv=$(per tally)
 pv=$(per perf)
+ev=$(per empty)
+fv=$(per floor)
+over=""
+[ -n "$tv" ] && [ -n "$fv" ] && over=$(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.2f}')" "$tv" "$fv")
 note "bare loop: $(tb get "$j" bare.cpu_med) s of CPU for $N processes"
+note "floors per process over bare: an empty preloaded library ${ev:-n/a} ms;" \
+	"with the same perf event and an empty handler ${fv:-n/a} ms (tally above that floor: ${over:-n/a} ms)"
 row "process start-up: CPU per process over bare (ms)" "${tv:-n/a}" "<= 1" \
-	"perf record -g: ${pv:-n/a (${pwhy:-failed})} ms"
+	"perf record -g: ${pv:-n/a (${pwhy:-failed})} ms; floor (preload + perf event): ${fv:-n/a} ms"
