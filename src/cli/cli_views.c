@@ -49,8 +49,16 @@ static int objects(const struct cli_view_ctx *c)
 
 static int gprof(const struct cli_view_ctx *c)
 {
-	enum model_gprof_method how = c->arg && !strcmp(c->arg, "propagate") ? MODEL_GPROF_PROPAGATE
-									    : MODEL_GPROF_STACKS;
+	enum model_gprof_method how = !c->arg                      ? MODEL_GPROF_STACKS
+				      : !strcmp(c->arg, "propagate") ? MODEL_GPROF_PROPAGATE
+				      : !strcmp(c->arg, "timed")     ? MODEL_GPROF_TIMED
+								     : MODEL_GPROF_STACKS;
+	if (how == MODEL_GPROF_TIMED && !model_gprof_timed_arcs(c->m)) {
+		report_doc_end(c->d);
+		fprintf(stderr, "tally %s: --gprof=timed: no call was timed in this experiment (the "
+				"program was not built with -finstrument-functions)\n", c->cmd);
+		return CLI_FATAL;
+	}
 	if (report_gprof(c->d, c->m, c->o, how))
 		report_doc_fail(c->d, "the gprof graph");
 	return CLI_OK;
@@ -160,9 +168,10 @@ const struct cli_view cli_views[] = {
 	  0, MODEL_TREE_INVERTED, tree },
 	{ "threads", CLI_ARG_NONE, NULL, NULL, "metrics by thread", 0, 0, threads },
 	{ "objects", CLI_ARG_NONE, NULL, NULL, "metrics by load object, largest first", 0, 0, objects },
-	{ "gprof", CLI_ARG_OPTIONAL, "propagate", "propagate|stacks",
+	{ "gprof", CLI_ARG_OPTIONAL, "propagate", "propagate|stacks|timed",
 	  "gprof's listing, time per arc measured from the stacks;\n"
-	  "=propagate: propagated from call counts, as gprof does", 0, 0, gprof },
+	  "=propagate: propagated from call counts, as gprof does;\n"
+	  "=timed: each call's time from entry to exit (-finstrument-functions)", 0, 0, gprof },
 	{ "leaks", CLI_ARG_NONE, NULL, NULL, "the stacks that allocated what was never freed, and the peak",
 	  0, 0, leaks },
 	{ "by-file", CLI_ARG_NONE, NULL, NULL, "I/O by file: bytes, calls, time, opens, seeks, syncs",

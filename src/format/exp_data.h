@@ -131,6 +131,7 @@ struct exp_dyn_ev {
 /* An arc, summed over the threads' tables. */
 struct exp_arc_ev {
 	uint64_t frompc, selfpc, count, incl_ns;
+	uint32_t call_ns, own_ns;        /* EXP_ARCS_CYG_NET: the runtime's, out of incl_ns */
 	uint32_t flags;                  /* EXP_ARCS_* of the table */
 };
 

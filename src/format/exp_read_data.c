@@ -624,7 +624,8 @@ static int take_arc_table(struct loader *l, struct exp_file *f, const struct exp
 		if (exp_grow(&p->arcs, &l->cap_arcs, p->narcs, sizeof(*p->arcs)))
 			return nomem(err, f->path);
 		p->arcs[p->narcs++] = (struct exp_arc_ev){ a.frompc, a.selfpc, a.count,
-							    a.incl_ns, t.flags };
+							    a.incl_ns, t.call_ns, t.own_ns,
+							    t.flags };
 	}
 	return 0;
 }
@@ -1031,6 +1032,10 @@ static void merge_arcs(struct exp_proc *p)
 			p->arcs[n - 1].count += p->arcs[i].count;
 			p->arcs[n - 1].incl_ns += p->arcs[i].incl_ns;
 			p->arcs[n - 1].flags |= p->arcs[i].flags;
+			if (p->arcs[i].call_ns > p->arcs[n - 1].call_ns) {
+				p->arcs[n - 1].call_ns = p->arcs[i].call_ns;
+				p->arcs[n - 1].own_ns = p->arcs[i].own_ns;
+			}
 		} else {
 			p->arcs[n++] = p->arcs[i];
 		}

@@ -650,7 +650,11 @@ struct exp_dyn_unload {
  * while the thread runs.  A slot with frompc 0 is empty; a writer fills
  * selfpc and the counters before it publishes frompc.
  *   0 4 word; 4 4 tid; 8 4 nslots (a power of two); 12 4 flags (EXP_ARCS_*)
- *  16 8 time_ns   table created; 24 8 reserved
+ *  16 8 time_ns   table created
+ *  24 4 call_ns   EXP_ARCS_CYG_NET: the runtime's own time per call (an
+ *                 enter and an exit) made inside an activation, and
+ *  28 4 own_ns    the part of its own enter and exit inside an activation's
+ *                 interval, both taken out of every incl_ns; else 0
  *  32 .. slots    struct exp_arc[nslots]                                    */
 struct exp_arc {
 	uint64_t frompc;     /* call site: return address in the caller */
@@ -664,12 +668,14 @@ struct exp_arc_table {
 	uint32_t nslots;
 	uint32_t flags;
 	uint64_t time_ns;
-	uint64_t reserved;
+	uint32_t call_ns;
+	uint32_t own_ns;
 	struct exp_arc slots[];
 };
 #define EXP_ARCS_MCOUNT 0x1      /* selfpc is inside the callee (after its prologue) */
 #define EXP_ARCS_FENTRY 0x2      /* selfpc is the callee's first instruction (+5) */
 #define EXP_ARCS_CYG 0x4         /* -finstrument-functions: selfpc is the entry, incl_ns valid */
+#define EXP_ARCS_CYG_NET 0x8     /* incl_ns without the runtime's own time (call_ns, own_ns) */
 
 /* EXP_REC_MPI, 72 bytes: one MPI call (libtally-mpi.so, `tally record -m`),
  * written when it returns.  Bytes follow the Sun collector's model: what the

@@ -64,10 +64,15 @@ static void make_key(void)
 static bool new_table(struct mc_thread *t, uint32_t nslots)
 {
 	uint64_t mapped;
-	struct exp_arc_table *tab = tally__arc_table(nslots, mc_kind, &mapped);
+	bool net = mc_kind == EXP_ARCS_CYG && mc_cyg_call_ns;
+	struct exp_arc_table *tab = tally__arc_table(nslots, mc_kind | (net ? EXP_ARCS_CYG_NET : 0), &mapped);
 
 	if (!tab)
 		return false;
+	if (net) {
+		tab->call_ns = mc_cyg_call_ns;
+		tab->own_ns = mc_cyg_own_ns;
+	}
 	struct mapping *m = malloc(sizeof(*m));
 	if (m) {
 		pthread_once(&key_once, make_key);
@@ -81,6 +86,18 @@ static bool new_table(struct mc_thread *t, uint32_t nslots)
 	t->used = 0;
 	t->limit = nslots / 2;
 	return true;
+}
+
+void mc_arcs_note_cyg_net(void)
+{
+	struct mc_thread *t = &mc_self;
+
+	if (!t->slots || !mc_cyg_call_ns)
+		return;
+	struct exp_arc_table *tab = (void *)((char *)t->slots - offsetof(struct exp_arc_table, slots));
+	tab->call_ns = mc_cyg_call_ns;
+	tab->own_ns = mc_cyg_own_ns;
+	__atomic_or_fetch(&tab->flags, EXP_ARCS_CYG_NET, __ATOMIC_RELEASE);
 }
 
 struct exp_arc *mc_insert_slow(uint64_t frompc, uint64_t selfpc)

@@ -94,4 +94,12 @@ void mc_slow_trampoline(uint64_t frompc, uint64_t selfpc) __attribute__((no_call
  * first entry point used. */
 extern uint32_t mc_kind;
 
+/* -finstrument-functions: the runtime's own time per call made inside an
+ * activation (an enter and an exit) and inside the activation's own
+ * interval, measured once per process (mc_cyg.c); 0 until then. */
+extern uint32_t mc_cyg_call_ns, mc_cyg_own_ns;
+
+/* Say them in the thread's current table, made before they were known. */
+void mc_arcs_note_cyg_net(void);
+
 #endif

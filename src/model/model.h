@@ -481,6 +481,8 @@ struct model {
 	size_t nthreads;
 	struct model_arc *arcs;    /* sorted by (caller, callee) */
 	size_t narcs;
+	uint32_t cyg_call_ns;      /* -finstrument-functions: the runtime's time taken out */
+	uint32_t cyg_own_ns;       /*   of incl_ns (exp_arc_table; the most of any process) */
 	struct model_file *files;  /* I/O by file */
 	size_t nfiles;
 	uint64_t total[MODEL_METRIC_COUNT];

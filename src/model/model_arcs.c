@@ -46,6 +46,10 @@ int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_opt
 		ma->count += a->count;
 		ma->incl_ns += a->incl_ns;
 		ma->flags |= a->flags;
+		if ((a->flags & EXP_ARCS_CYG_NET) && a->call_ns > m->cyg_call_ns) {
+			m->cyg_call_ns = a->call_ns;
+			m->cyg_own_ns = a->own_ns;
+		}
 	}
 	return 0;
 }

@@ -494,6 +494,80 @@ static void gprof_measure(struct model_gprof *g, const struct model *m, enum mod
 	}
 }
 
+bool model_gprof_timed_arcs(const struct model *m)
+{
+	for (size_t i = 0; i < m->narcs; i++)
+		if (m->arcs[i].flags & EXP_ARCS_CYG)
+			return true;
+	return false;
+}
+
+/* The timed method (model_gprof.h), on a graph whose arcs are model.arcs
+ * in order and whose structure is found. */
+static int gprof_timed(struct model_gprof *g, const struct model *m)
+{
+	double *in = calloc((size_t)g->nnodes + 1, sizeof(*in));
+	double *out_other = calloc((size_t)g->nnodes + 1, sizeof(*out_other));
+
+	if (!in || !out_other) {
+		free(in);
+		free(out_other);
+		return -1;
+	}
+	for (size_t i = 0; i < m->narcs; i++) {
+		const struct model_arc *a = &m->arcs[i];
+		if (!(a->flags & EXP_ARCS_CYG))
+			continue;
+		double x = (double)a->incl_ns;
+		in[a->callee] += x;
+		if (a->caller != a->callee)
+			out_other[a->caller] += x;
+		uint64_t cu = gprof_comp(g, a->caller), cv = gprof_comp(g, a->callee);
+		if (cu == cv)
+			continue;
+		g->nodes[a->caller].child += x;
+		if (g->nodes[a->caller].cycle)
+			g->cycles[g->nodes[a->caller].cycle].child += x;
+	}
+	g->print_time = 0;
+	for (uint32_t v = 0; v < g->nnodes; v++) {
+		struct model_gprof_node *nd = &g->nodes[v];
+		nd->self = in[v] > out_other[v] ? in[v] - out_other[v] : 0;
+		nd->fract = 1.0;
+		nd->prop_self = nd->self;
+		nd->prop_child = nd->child;
+		nd->numbered = false;          /* listed if it has time or calls */
+		g->print_time += nd->self;
+		if (nd->cycle)
+			g->cycles[nd->cycle].self += nd->self;
+	}
+	for (uint32_t c = 1; c <= g->ncycles; c++) {
+		g->cycles[c].fract = 1.0;
+		g->cycles[c].prop_self = g->cycles[c].self;
+		g->cycles[c].prop_child = g->cycles[c].child;
+	}
+	g->total = g->print_time;
+	/* Arcs: model.arcs were added first, in order (model_gprof_from_model). */
+	for (size_t i = 0; i < m->narcs; i++) {
+		const struct model_arc *a = &m->arcs[i];
+		struct model_gprof_arc *ga = &g->arcs[i];
+		if (!(a->flags & EXP_ARCS_CYG) || gprof_comp(g, a->caller) == gprof_comp(g, a->callee))
+			continue;
+		double self = g->nodes[a->callee].self, whole = self + g->nodes[a->callee].child;
+		if (g->nodes[a->callee].cycle) {
+			const struct model_gprof_cycle *cy = &g->cycles[g->nodes[a->callee].cycle];
+			self = cy->self;
+			whole = cy->self + cy->child;
+		}
+		double x = (double)a->incl_ns;
+		ga->self = whole > 0 ? x * self / whole : 0;
+		ga->child = x - ga->self;
+	}
+	free(in);
+	free(out_other);
+	return 0;
+}
+
 bool *model_gprof_qualified(const struct model *m)
 {
 	bool *q = calloc((size_t)m->nfuncs + 1, sizeof(*q));
@@ -532,6 +606,16 @@ int model_gprof_from_model(struct model_gprof *g, const struct model *m, enum mo
 	for (size_t i = 0; i < m->narcs; i++)
 		if (model_gprof_arc_add(g, m->arcs[i].caller, m->arcs[i].callee, m->arcs[i].count, true) < 0)
 			return -1;
+	if (method == MODEL_GPROF_TIMED) {
+		g->units_per_sec = 1e9;
+		snprintf(g->dimen, sizeof(g->dimen), "seconds");
+		g->dimen_abbrev = 's';
+		g->call_ns = m->cyg_call_ns;
+		g->own_ns = m->cyg_own_ns;
+		if (gprof_structure(g) || gprof_timed(g, m))
+			return -1;
+		return gprof_order(g);
+	}
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct model_entry *e = &m->entries[i];
 		uint64_t v = model_entry_value(e, metric);

@@ -22,6 +22,15 @@
  *    as children time otherwise.  So each stack counts once per arc and per
  *    function, even under recursion, and no average-call assumption is made.
  *    Call counts still come from the exact arcs when there are any.
+ *  - MODEL_GPROF_TIMED, the paper's first timing method, for programs built
+ *    with -finstrument-functions: each arc carries the time its calls took
+ *    from entry to exit (the runtime's own time out, mc_cyg.c), counted only
+ *    for a function's outermost activation.  A function's time is what its
+ *    arcs in carry; its children time what its arcs out to other components
+ *    carry; its self time the rest of its time less its arcs out to other
+ *    functions.  An arc's time is split into self and children as its
+ *    callee's (or the callee's cycle's) is.  Functions not instrumented
+ *    show only as callers (their time is their instrumented callees').
  * Invariants: a function's or cycle's self + children never exceeds the
  * total; with PROPAGATE, the arcs into a function (or cycle) carry its
  * self + children times their share of its calls.
@@ -46,6 +55,7 @@ struct sym_object;
 enum model_gprof_method {
 	MODEL_GPROF_STACKS,        /* time per arc measured from sampled stacks */
 	MODEL_GPROF_PROPAGATE,     /* propagated from call counts (gprof) */
+	MODEL_GPROF_TIMED,         /* entry-to-exit times (-finstrument-functions) */
 };
 
 #define MODEL_GPROF_NONE UINT32_MAX
@@ -118,6 +128,7 @@ struct model_gprof {
 	double total;              /* flat profile's 100%: all samples */
 	double print_time;         /* call graph's 100%: sum of prop_self */
 	uint64_t nstacks;          /* STACKS: distinct stacks with weight */
+	uint32_t call_ns, own_ns;  /* TIMED: the runtime's time left out (model.cyg_*) */
 	bool has_counts;           /* some arc has an exact count */
 	struct model_map arc_of;   /* (caller, callee) -> arc index + 1 */
 };
@@ -141,9 +152,14 @@ int model_gprof_propagate(struct model_gprof *g);
 /* The graph of model `m` for `metric`: STACKS measures every arc from the
  * entries (arcs: model.arcs plus every caller-callee pair of a stack);
  * PROPAGATE takes self time from the entries' leaves and propagates it
- * along model.arcs.  Returns 0 or -1 (out of memory). */
+ * along model.arcs; TIMED takes the times of model.arcs (whatever `metric`;
+ * model_gprof_timed_arcs says whether there are any).  Returns 0 or -1
+ * (out of memory). */
 int model_gprof_from_model(struct model_gprof *g, const struct model *m, enum model_metric metric,
 			   enum model_gprof_method method);
+
+/* Does model `m` hold arcs timed from entry to exit (-finstrument-functions)? */
+bool model_gprof_timed_arcs(const struct model *m);
 
 /* Why samples or arcs of a gmon profile found no function. */
 struct model_gprof_gmon_stats {

@@ -306,6 +306,8 @@ static void gp_flat_text(struct gp *p)
 	gp_cat(t, "Flat profile:\n\n");
 	if (g->bin_bytes)
 		gp_put(t, "Each sample counts as %g %s.\n", 1.0 / g->units_per_sec, g->dimen);
+	else if (g->method == MODEL_GPROF_TIMED)
+		gp_cat(t, "Each call counts its time from entry to exit (wall clock).\n");
 	else
 		gp_put(t, "Each sample counts as the %s it stands for.\n",
 		       !strcmp(g->dimen, "seconds") ? "time" : g->dimen);
@@ -558,6 +560,9 @@ static void gp_graph_text(struct gp *p)
 	if (!g->bin_bytes && g->method == MODEL_GPROF_STACKS)
 		gp_put(t, "\ngranularity: each stack counts once per function and per arc, "
 		       "of %.2f %s\n\n", gp_sec(p, g->print_time), g->dimen);
+	else if (!g->bin_bytes && g->method == MODEL_GPROF_TIMED)
+		gp_put(t, "\ngranularity: each call timed from entry to exit, of %.2f %s\n\n",
+		       gp_sec(p, g->print_time), g->dimen);
 	else if (!g->bin_bytes)
 		gp_put(t, "\ngranularity: each sample counts for its leaf function, of %.2f %s\n\n",
 		       gp_sec(p, g->print_time), g->dimen);
@@ -695,7 +700,8 @@ static void gp_tables(struct gp *p, const char *method)
 		return;
 	report_kv_begin(p->t.d, "gprof", NULL);
 	report_kv(p->t.d, "method", "Method", "%s",
-		  g->method == MODEL_GPROF_STACKS ? "stacks" : "propagate");
+		  g->method == MODEL_GPROF_STACKS ? "stacks" :
+		  g->method == MODEL_GPROF_TIMED ? "timed" : "propagate");
 	report_kv(p->t.d, "time_per_arc", "Time per arc", "%s", method);
 	report_kv_num(p->t.d, "stacks", "Stacks", (double)g->nstacks, "%llu",
 		      (unsigned long long)g->nstacks);
@@ -803,6 +809,13 @@ void report_gprof_method(const struct model_gprof *g, char *buf, size_t size)
 	if (g->method == MODEL_GPROF_STACKS)
 		snprintf(buf, size, "measured from %llu sampled call stacks",
 			 (unsigned long long)g->nstacks);
+	else if (g->method == MODEL_GPROF_TIMED && g->call_ns)
+		snprintf(buf, size, "timed from entry to exit (-finstrument-functions), less the "
+			 "runtime's own time: %u ns of each call's, %u ns per call made inside it",
+			 g->own_ns, g->call_ns);
+	else if (g->method == MODEL_GPROF_TIMED)
+		snprintf(buf, size, "timed from entry to exit (-finstrument-functions), the runtime's "
+			 "own time included (recorded before it was measured)");
 	else
 		snprintf(buf, size, "propagated from call counts (gprof's average-call-time assumption)");
 }
