@@ -817,7 +817,10 @@ struct exp_java_method {
  *  16 8 start
  *  24 8 size
  *  32 8 method     EXP_JIT_JAVA: the jmethodID it compiles; 0 otherwise
- *  40 4 nlines     line table entries after the name
+ *  40 4 nlines     line table entries after the name (EXP_JIT_JAVA: the
+ *                  compiled method's own source lines, from tally's agent;
+ *                  an entry covers its offset up to the next's, a call
+ *                  is described at its return address, as HotSpot does)
  *  44 4 reserved   0
  *  48 ..  name     NUL-terminated, zeros to a multiple of 8 ("pkg.Class.m(int)",
  *                  "Interpreter", "vtable stub")

@@ -13,6 +13,8 @@
  *
  * The code: each compiled method's address range at CompiledMethodLoad
  * (JIT_CODE records of kind EXP_JIT_JAVA, JIT_UNLOAD when it goes), the
+ * line of each of its instructions the JIT described (the record's line
+ * table, from the JVMTI address map and the method's line table), the
  * JVM's own generated code (interpreter, stubs, adapters) at
  * DynamicCodeGenerated (EXP_JIT_JVM_STUB); GenerateEvents replays what
  * was made before the agent asked.  Enabling CompiledMethodLoad also
@@ -24,6 +26,7 @@
  * by hand, outside tally record): tally__java_start says so.
  */
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collector/col_export.h"
@@ -77,37 +80,106 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	tally__java_thread(NULL);
 }
 
+#define CODE_LINES_MAX 1000     /* of a JIT_CODE record: 8 KiB, as a JAVA_METHOD's */
+
 /* A JIT_CODE record: `name` ("" for a Java method, named by its
- * JAVA_METHOD record instead). */
-static void write_code(uint16_t kind, const char *name, const void *addr, jint size, jmethodID method)
+ * JAVA_METHOD record instead), and `nlines` pairs (offset, line). */
+static void write_code(uint16_t kind, const char *name, const void *addr, jint size, jmethodID method,
+		       const uint32_t *lines, uint32_t nlines)
 {
 	struct {
 		struct exp_jit_code r;
-		char name[256];
+		char name[256 + 8 * CODE_LINES_MAX];
 	} rec;
-	size_t n = strnlen(name, sizeof(rec.name) - 1);
+	size_t n = strnlen(name, 255), at = (n + 1 + 7) / 8 * 8;
 
 	if (!addr || size <= 0)
 		return;
-	memset(&rec, 0, sizeof(rec));
+	if (nlines > CODE_LINES_MAX)
+		nlines = CODE_LINES_MAX;
+	memset(&rec, 0, sizeof(rec.r) + at);
 	rec.r.kind = kind;
 	rec.r.name_len = (uint16_t)(n + 1);
 	rec.r.time_ns = tally__now();
 	rec.r.start = (uint64_t)(uintptr_t)addr;
 	rec.r.size = (uint64_t)size;
 	rec.r.method = (uint64_t)(uintptr_t)method;
+	rec.r.nlines = nlines;
 	memcpy(rec.name, name, n);
-	tally__java_write(EXP_REC_JIT_CODE, &rec, (uint32_t)(sizeof(rec.r) + (n + 1 + 7) / 8 * 8));
+	memcpy(rec.name + at, lines, 8u * nlines);
+	tally__java_write(EXP_REC_JIT_CODE, &rec, (uint32_t)(sizeof(rec.r) + at + 8u * nlines));
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The source line of each instruction the JIT described in `map` (its
+ * address and the bytecode index of the compiled method itself, what was
+ * inlined there aside: HotSpot gives the outermost scope's), through the
+ * method's line table, into lines[] as (offset from code, line) by offset,
+ * a pair only where the line changes; how many (none when more than max:
+ * a part would give the rest of the code its last line). */
+static uint32_t code_lines(jvmtiEnv *jvmti, jmethodID method, const void *code, jint size, jint nmap,
+			   const jvmtiAddrLocationMap *map, uint32_t *lines, uint32_t max)
+{
+	jint nt = 0;
+	jvmtiLineNumberEntry *table = NULL;
+	uint32_t n = 0, k = 0;
+
+	if (!map || nmap <= 0 ||
+	    (*jvmti)->GetLineNumberTable(jvmti, method, &nt, &table) != JVMTI_ERROR_NONE || nt <= 0) {
+		if (table)
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)table);
+		return 0;
+	}
+	for (jint i = 0; i < nmap; i++) {
+		if (n == 4 * max) {           /* too long: none rather than a part */
+			n = 0;
+			break;
+		}
+		uintptr_t off = (uintptr_t)map[i].start_address - (uintptr_t)code;
+		if ((uintptr_t)map[i].start_address < (uintptr_t)code || off >= (uintptr_t)size ||
+		    map[i].location < 0)
+			continue;
+		uint32_t line = 0;
+		jlocation best = -1;
+		for (jint t = 0; t < nt; t++)
+			if (table[t].start_location <= map[i].location && table[t].start_location > best) {
+				best = table[t].start_location;
+				line = (uint32_t)table[t].line_number;
+			}
+		if (!line)
+			continue;
+		lines[2 * n] = (uint32_t)off;
+		lines[2 * n + 1] = line;
+		n++;
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)table);
+	qsort(lines, n, 8, cmp_pair);
+	for (uint32_t i = 0; i < n; i++)        /* where the line changes */
+		if (!k || lines[2 * (k - 1) + 1] != lines[2 * i + 1]) {
+			lines[2 * k] = lines[2 * i];
+			lines[2 * k + 1] = lines[2 * i + 1];
+			k++;
+		}
+	return k <= max ? k : 0;
 }
 
 static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
 				     const void *code_addr, jint map_length,
 				     const jvmtiAddrLocationMap *map, const void *compile_info)
 {
-	(void)jvmti, (void)map_length, (void)map, (void)compile_info;
+	(void)compile_info;
 	uint64_t frame = EXP_JAVA_FRAME | (uint64_t)(uintptr_t)method;
+	uint32_t *lines = malloc(8u * 4 * CODE_LINES_MAX), n = 0;
 
-	write_code(EXP_JIT_JAVA, "", code_addr, code_size, method);
+	if (lines)
+		n = code_lines(jvmti, method, code_addr, code_size, map_length, map, lines, CODE_LINES_MAX);
+	write_code(EXP_JIT_JAVA, "", code_addr, code_size, method, lines, n);
+	free(lines);
 	tally__java_seen(&frame, 1);      /* the machine view names its code */
 }
 
@@ -124,7 +196,7 @@ static void JNICALL on_code_generated(jvmtiEnv *jvmti, const char *name, const v
 				      jint length)
 {
 	(void)jvmti;
-	write_code(EXP_JIT_JVM_STUB, name ? name : "stub", address, length, NULL);
+	write_code(EXP_JIT_JVM_STUB, name ? name : "stub", address, length, NULL, NULL, 0);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)

@@ -59,7 +59,8 @@ struct nframe {
 	uint32_t func;             /* the machine view's function */
 	uint64_t addr;
 	uint8_t cls;               /* enum nclass */
-	uint64_t method;           /* N_COMPILED: the method */
+	uint64_t method;           /* N_COMPILED: the method ... */
+	uint32_t line;             /* ... and its source line there (0: not known) */
 };
 
 struct jframe {
@@ -215,6 +216,7 @@ static void resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retad
 	nf->func = fr->func;
 	nf->addr = fr->addr;
 	nf->method = 0;
+	nf->line = 0;
 	if (fr->path) {
 		const char *base = base_of(fr->path);
 		nf->cls = !strcmp(base, "libjvm.so") ? N_JVM
@@ -236,6 +238,13 @@ static void resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retad
 	if (e->kind == EXP_JIT_JAVA) {
 		nf->cls = N_COMPILED;
 		nf->method = e->method;
+		/* the line of the instruction in the record's line table: the
+		 * compiled method's own line, what was inlined there aside
+		 * (jv_agent.c).  A call's: HotSpot describes a call at its
+		 * return address (its PcDesc's pc), hence pc, not pc - 1. */
+		uint64_t off = pc - e->start;
+		for (uint32_t i = 0; i < e->nlines && e->lines[2 * i] <= off; i++)
+			nf->line = e->lines[2 * i + 1];
 	} else {
 		nf->cls = !strcmp(e->name, "Interpreter") ? N_INTERP : N_STUB;
 	}
@@ -273,7 +282,8 @@ static void align(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32
  * allocation's slow path, as async-profiler also finds) still has its
  * machine frames, and a compiled method's code is that method (what was
  * inlined into it at that point is not known: the time is the outer
- * method's).  Its Java frames are recovered from the leaf up to the first
+ * method's, at the line the JIT_CODE record's table gives its
+ * instruction).  Its Java frames are recovered from the leaf up to the first
  * interpreted or unknown frame, whose method is not known: there the stack
  * is cut (*cut), as it is when the walk ends before the JVM or native code
  * that entered Java.  Stubs, and the JVM's and native frames nearer the
@@ -288,7 +298,7 @@ static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, 
 		if (cls == N_INTERP || cls == N_UNKNOWN)
 			break;
 		if (cls == N_COMPILED)
-			j[k++] = (struct jframe){ nf[i].method, 0, V_COMPILED, (int32_t)i };
+			j[k++] = (struct jframe){ nf[i].method, nf[i].line, V_COMPILED, (int32_t)i };
 		else if (k && cls != N_STUB) {
 			*cut = false;         /* entered from the JVM (call_stub) or native code */
 			break;

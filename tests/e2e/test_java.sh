@@ -127,6 +127,27 @@ check java_recovered_stacks_are_java sh -c '
 		grep -E "JavaCalls|call_stub|Interpreter|thread_native_entry|Runtime|Allocator|memset|<Unknown>|<no Java" && exit 1
 	grep -q "^vec done" vec.out'
 
+# A recovered compiled frame has its line (issue 21): the JIT_CODE record's
+# line table puts the return address of Vec.sum's call into the JVM's
+# allocation at line 17 (int[] x = new int[8192]), so that line holds at
+# least every recovered Vec.sum sample (it had none of them before).
+cat >vec_lines.py <<'PY'
+import json
+rec = 0
+for l in open("vec.samples"):
+    stack, n = l.rsplit(" ", 1)
+    if stack == "<Truncated-stack>;Vec.sum(int)":
+        rec += int(n)
+rows = json.load(open("vec.lines"))["lines"]
+at17 = sum(r["excl_samples"] for r in rows if r["location"] == "Vec.java:17" and r["function"] == "Vec.sum(int)")
+print("recovered Vec.sum samples", rec, "at Vec.java:17", at17)
+assert rec >= 5 and at17 >= rec, (rec, at17)
+PY
+check java_recovered_frames_have_lines sh -c '
+	"$TALLY" export vec.exp --format collapsed --metric samples >vec.samples &&
+	"$TALLY" report vec.exp -q --lines --limit 0 --format json --metric samples >vec.lines &&
+	python3 vec_lines.py'
+
 # ---- interpreted, compiled, native; deoptimization --------------------------
 "$TALLY" record -o mixed.exp java -cp . -Djava.library.path=. -XX:CompileCommand=quiet \
 	-XX:CompileCommand=exclude,Mixed::main -XX:+PrintCompilation Mixed >mixed.out 2>mixed.err
