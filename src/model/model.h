@@ -521,6 +521,10 @@ struct model {
 	uint64_t crit_wall_ns;     /* ... and the main threads' wall time it tiles */
 	uint32_t crit_procs;       /* processes walked */
 	bool crit_cut;             /* a walk stopped at its step limit */
+	double crit_stretch;       /* without --states: the processes' (largest) ratio of
+	                              running wall time to sampled CPU that bounds what a
+	                              running stretch's samples stand for on the path
+	                              (0: shared in full, with --states or without weights) */
 	struct model_crit_seg *crit_segs;   /* the path's stretches, latest first */
 	size_t ncrit_segs;
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted

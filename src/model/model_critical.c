@@ -22,10 +22,27 @@
  * left the CPU, as waiting; the rest is shared among the stacks of T's
  * clock samples in it, by their weight: each function on a stack gets it once
  * (inclusive), its leaf exclusive too; <Total> gets every segment; a
- * segment without a sample is <not sampled>.  What it cannot know: waits below the -s
- * threshold are not records (their time counts as running), nor pipe reads
- * without -i; a barrier's last arrival is not recorded, so such a wait
- * stays on the waiter.  --thread and --time do not apply.
+ * segment without a sample is <not sampled>.
+ *
+ * Without --states what was off the CPU is not known: a sample's weight is
+ * the CPU T used since its previous sample, and the wall time between may
+ * be T preempted (running, as the program sees it) or asleep in a call no
+ * tracer sees.  Shared as above, one sample in a mostly sleeping segment
+ * took all of it.  So a segment's samples get at most their CPU (and one
+ * period more, the tail after the last) times T's stretch, the rest is
+ * <not sampled>.  T's stretch is its own ratio of running wall time (its
+ * life less its recorded waits) to its sampled CPU, how far the machine's
+ * load stretched its running, but at most CRIT_STRETCH_MAX times the
+ * process's (the ratio of the thread at the middle of the process's
+ * sampled CPU): a thread that mostly sleeps in calls no tracer sees has a
+ * ratio far above the others', and is cut to that.  What it cannot know: a
+ * thread that sleeps as much as it runs keeps a stretch within that bound,
+ * and its sleep goes to its samples; a segment whose running was stretched
+ * more than its thread's on average loses the excess to <not sampled>.
+ *
+ * What it cannot know: waits below the -s threshold are not records
+ * (their time counts as running), nor reads without -i; a wait in poll or
+ * epoll_wait names no waker.  --thread and --time do not apply.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +59,23 @@ struct walk {
 	size_t *samples;           /* p->samples indexes by (tid, time) */
 	size_t *states;            /* p->states indexes by (tid, off_ns) (--states) */
 	uint32_t not_sampled;      /* the function <not sampled> */
+	double stretch;            /* without --states: the process's (see the top;
+	                              0: share all, as with --states) */
+	struct tstretch *tstretch; /* ... each thread's, by index in p->threads */
 };
+
+#define CRIT_STRETCH_MAX 4.0       /* a thread's stretch, at most this times the process's */
+
+static size_t thread_index(const struct exp_proc *p, uint32_t tid)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			return i;
+	return p->nthreads;
+}
+
+struct tstretch;
+static double stretch_at(struct walk *w, uint32_t tid);
 
 static int cmp_state(const void *a, const void *b, void *arg)
 {
@@ -199,10 +232,26 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 		return 0;
 	size_t from = after(w->samples, p->nsamples, tid, a, p->samples, sizeof(*p->samples));
 	size_t to = after(w->samples, p->nsamples, tid, e, p->samples, sizeof(*p->samples));
-	for (size_t i = from; i < to; i++)
+	uint64_t cpu = 0;
+	for (size_t i = from; i < to; i++) {
 		total += p->samples[w->samples[i]].weight_ns ? p->samples[w->samples[i]].weight_ns : 1;
+		cpu += p->samples[w->samples[i]].weight_ns;
+	}
 	if (!total)
 		return crit_add(w->b, -1, w->not_sampled, on, false);
+	double k = w->stretch ? stretch_at(w, tid) : 0;
+	if (k > 0) {
+		/* without --states: the samples' CPU, stretched as the thread's
+		 * running was, and one period more (the tail after the last) */
+		uint64_t last = p->samples[w->samples[to - 1]].weight_ns;
+		double most = k * (double)(cpu + last);
+		if (most < (double)on) {
+			uint64_t rest = on - (uint64_t)most;
+			if (crit_add(w->b, -1, w->not_sampled, rest, false))
+				return -1;
+			on -= rest;
+		}
+	}
 	uint64_t given = 0;
 	for (size_t i = from; i < to; i++) {
 		const struct exp_sample *s = &p->samples[w->samples[i]];
@@ -217,6 +266,89 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 			return -1;
 	}
 	return 0;
+}
+
+/* A thread's ratio of running wall time to sampled CPU. */
+struct tstretch {
+	double ratio;
+	uint64_t cpu;
+};
+
+static int cmp_tstretch(const void *a, const void *b)
+{
+	const struct tstretch *x = a, *y = b;
+
+	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
+}
+
+/* Without --states (see the top): each thread's stretch into w->tstretch
+ * (by index in p->threads), the process's in w->stretch; both 0 when no
+ * sample has a weight (an older writer).  0, or -1 out of memory. */
+static int stretch_of(struct walk *w)
+{
+	const struct exp_proc *p = w->c->p;
+	struct tstretch *t = calloc(p->nthreads + 1, sizeof(*t)), *sorted = calloc(p->nthreads + 1, sizeof(*t));
+	uint64_t *waited = calloc(p->nthreads + 1, sizeof(*waited)), *last = calloc(p->nthreads + 1, sizeof(*last));
+	uint64_t all = 0;
+	size_t n = 0;
+	int rc = -1;
+
+	if (!t || !sorted || !waited || !last)
+		goto out;
+	for (size_t i = 0, k = 0; i < p->nsamples; i++) {    /* by (tid, time) */
+		const struct exp_sample *s = &p->samples[w->samples[i]];
+		if (k >= p->nthreads || p->threads[k].tid != s->tid)
+			k = thread_index(p, s->tid);
+		if (k >= p->nthreads)
+			continue;
+		t[k].cpu += s->weight_ns;
+		last[k] = s->time_ns;
+	}
+	for (size_t i = 0; i < w->nwaits; i++) {
+		size_t k = thread_index(p, w->waits[i].tid);
+		if (k < p->nthreads)
+			waited[k] += w->waits[i].time_ns - w->waits[i].req_ns;
+	}
+	for (size_t k = 0; k < p->nthreads; k++) {
+		const struct exp_thread_ev *th = &p->threads[k];
+		uint64_t end = th->end_ns > last[k] ? th->end_ns : last[k];
+		if (!t[k].cpu || end <= th->start_ns)
+			continue;
+		uint64_t run = end - th->start_ns > waited[k] ? end - th->start_ns - waited[k] : 0;
+		t[k].ratio = (double)run / (double)t[k].cpu;
+		if (t[k].ratio < 1)
+			t[k].ratio = 1;
+		sorted[n++] = t[k];
+		all += t[k].cpu;
+	}
+	w->stretch = 0;
+	if (n) {
+		/* the ratio of the thread at the middle of the process's CPU */
+		uint64_t acc = 0;
+		qsort(sorted, n, sizeof(*sorted), cmp_tstretch);
+		for (size_t i = 0; i < n && !w->stretch; i++)
+			if ((acc += sorted[i].cpu) * 2 >= all)
+				w->stretch = sorted[i].ratio;
+	}
+	w->tstretch = t;
+	t = NULL;
+	rc = 0;
+out:
+	free(t);
+	free(sorted);
+	free(waited);
+	free(last);
+	return rc;
+}
+
+/* The stretch for thread tid's running (see the top): its own, at most
+ * CRIT_STRETCH_MAX times the process's. */
+static double stretch_at(struct walk *w, uint32_t tid)
+{
+	size_t k = thread_index(w->c->p, tid);
+	double r = k < w->c->p->nthreads ? w->tstretch[k].ratio : 0;
+
+	return r < CRIT_STRETCH_MAX * w->stretch ? r : CRIT_STRETCH_MAX * w->stretch;
 }
 
 static const struct exp_thread_ev *thread_of(const struct exp_proc *p, uint32_t tid)
@@ -307,6 +439,10 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 		w.samples[i] = i;
 	qsort_r(w.samples, p->nsamples, sizeof(*w.samples), cmp_sample, p->samples);
 	w.not_sampled = model_func_by_name(b, "<not sampled>", "", MODEL_FUNC_ARTIFICIAL);
+	if (!p->nstates && stretch_of(&w))
+		goto out;
+	if (w.stretch > b->m->crit_stretch)
+		b->m->crit_stretch = w.stretch;
 	b->m->crit_procs++;
 	rc = walk(&w);
 out:
@@ -314,5 +450,6 @@ out:
 	free(w.waits_idx);
 	free(w.samples);
 	free(w.states);
+	free(w.tstretch);
 	return rc;
 }

@@ -41,6 +41,11 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 	report_note(d, "Critical path: %.3f s, the main thread's wall time %.3f s%s%s.", m->crit_path_ns / 1e9,
 		    m->crit_wall_ns / 1e9, m->crit_procs > 1 ? " (processes summed)" : "",
 		    m->crit_cut ? "; the walk was cut short (a loop in the records)" : "");
+	if (m->crit_stretch > 0)
+		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
+			       "times their thread's ratio of running wall time to CPU (at most 4 times "
+			       "the process's, %.1f); the rest is <not sampled> (off the CPU, or not seen).",
+			    m->crit_stretch);
 	struct report_table *t = report_table_new("critical_path", "Critical path");
 	report_col(t, "path", "Path s", COL_SEC);
 	report_col(t, "path_pct", "%", COL_PCT);

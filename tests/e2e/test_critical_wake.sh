@@ -28,6 +28,17 @@ cc_prog prodcons -pthread
 "$TALLY" record -s -F 100 -o nostates.exp ./prodcons sleep 12 30 >own_nostates.txt 2>rec_nostates.err
 "$TALLY" report nostates.exp --critical-path -q --format csv >nostates.csv 2>nostates.err
 
+# At 10 kHz the sleeping producer's CPU makes samples (checked: else the
+# check could not fail); before, those few shared its whole sleep (0.21 s
+# of 0.37 s here, from 16 samples of 1.5 ms of CPU).  Now slow_produce is
+# on the path for at most its thread's sampled CPU, and a period more, times
+# the stretch the report states: its own ratio of running wall time to CPU,
+# at most 4 times the process's (which load raises, and the bound with it).
+"$TALLY" record -s -F 10000 -o fast.exp ./prodcons sleep 12 30 >own_fast.txt 2>rec_fast.err
+"$TALLY" report fast.exp --critical-path -q --format csv >fast.csv 2>fast.err
+"$TALLY" report fast.exp --critical-path -q >fast.txt 2>>fast.err
+"$TALLY" report fast.exp --threads -q --format csv >fast_threads.csv 2>>fast.err
+
 cat >crit.py <<'PY'
 import csv, sys
 way, what = sys.argv[1], sys.argv[2]
@@ -46,6 +57,18 @@ if what == 'producer':
     # main consumes a quarter of each item while the producer makes the
     # next: only the last item's consuming is on the path.
     sys.exit(abs(on('slow_produce') - produce) > 0.1 * produce or on('quick_consume') > 0.1 * path)
+if what == 'few':
+    import re
+    prod = [r for r in csv.DictReader(open('fast_threads.csv')) if r['start'] == 'producer']
+    n = int(prod[0]['samples']) if prod else 0
+    cpu = float(prod[0]['excl_cpu']) * 1e9 if prod else 0
+    m = re.search(r"at most 4 times the process's, ([0-9.]+)\)", open('fast.txt').read())
+    stretch = float(m.group(1)) if m else 0
+    bound = 4 * stretch * 2 * cpu
+    print(way, 'producer samples', n, 'CPU', int(cpu), 'process stretch', stretch, 'bound', int(bound),
+          '; slow_produce on the path', int(on('slow_produce')), '<not sampled>', int(on('<not sampled>')),
+          'program', produce)
+    sys.exit(n == 0 or not m or on('slow_produce') > bound or bound > 0.5 * produce)
 if what == 'unnamed':
     print(way, 'slow_produce on the path', int(on('slow_produce')), '<not sampled>', int(on('<not sampled>')),
           'program', produce)
@@ -66,3 +89,4 @@ else
 	skip critical_sleep_off_cpu_at_its_stack "no stacks where threads left the CPU here (states: the ring way)"
 fi
 check critical_sleep_unnamed_without_states sh -c "cat own_nostates.txt; python3 crit.py nostates unnamed"
+check critical_sleep_few_samples_not_stretched sh -c "cat own_fast.txt rec_fast.err fast.err; python3 crit.py fast few"
