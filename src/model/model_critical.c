@@ -7,11 +7,12 @@
  *
  * Walked backwards from the end of the main thread.  On thread T at time
  * t, the latest wait of T granted before t (model_critical_waits.c: sync
- * waits and pipe reads, each with the thread that ended it) ends a running
- * segment (grant, t] of T; then the path goes to the waiter's waker at the
- * wake-up (a join's thread at its end, a mutex's holder at the grant, a
- * condition variable's or semaphore's signaller at its signal, a pipe's
- * writer at its write), the time from the wake-up to the grant being the
+ * waits, and reads of pipes, FIFOs, sockets and eventfds, each with the
+ * thread that ended it) ends a running segment (grant, t] of T; then the
+ * path goes to the waiter's waker at the wake-up (a join's thread at its
+ * end, a mutex's holder at the grant, a condition variable's or
+ * semaphore's signaller at its signal, a barrier's last arrival at its
+ * arrival, the writer a read waited for at its write), the time from the wake-up to the grant being the
  * wait's; a wait without a known waker stays on the waiter, as time of the
  * waiting function.  Before T's first such wait, the path goes back to T's
  * creator at T's start.  So the segments tile the main thread's lifetime:

@@ -26,8 +26,9 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 
 	if (!m->crit_procs || !m->ncrit) {
 		report_note(d, "No critical path: record with -s (the path follows joins, the "
-			       "holders of mutexes and the signallers of condition variables and "
-			       "semaphores from the end of the main thread; with -i too, pipes' writers).");
+			       "holders of mutexes, the signallers of condition variables and "
+			       "semaphores and the last arrivals at barriers from the end of the main "
+			       "thread; with -i too, the writers into pipes, FIFOs, sockets and eventfds).");
 		return;
 	}
 	struct model_crit *r = malloc(m->ncrit * sizeof(*r));

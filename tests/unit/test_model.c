@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "model/model_build_int.h"
 #include "model/model_map.h"
 #include "model_fixture.h"
 #include "testhelp.h"
@@ -169,6 +170,53 @@ static void heap_replay_counts_unpaired(void)
 	model_free(&mm);
 }
 
+/* The waits the critical path crosses, each with its waker
+ * (model_critical_waits.c): a read is woken by a write into the channel it
+ * reads from (FD_FLOW: its rx is the writer's tx), not by a write out of
+ * its own descriptor (a socket's other direction), and a flow older than
+ * the descriptor's name is a closed descriptor's; a barrier wait by its
+ * SYNC_WAKE. */
+static void channel_waits_follow_flows(void)
+{
+	enum { X = 0x1001, Y = 0x2001 };        /* the two directions of one socket pair */
+	struct exp_io io[] = {
+		{ .tid = 1, .time_ns = 50, .op = EXP_IO_READ, .fd = 4, .dur_ns = 70 },    /* socket end A */
+		{ .tid = 3, .time_ns = 60, .op = EXP_IO_WRITE, .fd = 4, .dur_ns = 10 },   /* A -> B: not for 1 */
+		{ .tid = 2, .time_ns = 100, .op = EXP_IO_WRITE, .fd = 5, .dur_ns = 10 },  /* B -> A */
+		{ .tid = 1, .time_ns = 300, .op = EXP_IO_READ, .fd = 6, .dur_ns = 20 },   /* a file now */
+		{ .tid = 2, .time_ns = 305, .op = EXP_IO_WRITE, .fd = 5, .dur_ns = 5 },
+	};
+	struct exp_fd_flow flows[] = {
+		{ .fd = 4, .time_ns = 50, .kind = EXP_FLOW_UNIX, .rx = X, .tx = Y },
+		{ .fd = 5, .time_ns = 100, .kind = EXP_FLOW_UNIX, .rx = Y, .tx = X },
+		{ .fd = 6, .time_ns = 10, .kind = EXP_FLOW_PIPE, .rx = X, .tx = X },
+	};
+	struct exp_fd_ev fds[] = {
+		{ .fd = 4, .time_ns = 1, .name = "socket:[11]" },
+		{ .fd = 5, .time_ns = 1, .name = "socket:[12]" },
+		{ .fd = 6, .time_ns = 200, .name = "/tmp/file" },
+	};
+	struct exp_sync sync[] = {
+		{ .tid = 1, .time_ns = 500, .op = EXP_SYNC_BARRIER, .wait_ns = 100, .object = 0x77 },
+	};
+	struct exp_sync_wake wakes[] = {
+		{ .tid = 1, .time_ns = 500, .object = 0x77, .waker_tid = 2, .wake_ns = 480 },
+	};
+	struct exp_proc p = { .io = io, .nio = 5, .flows = flows, .nflows = 3, .fds = fds, .nfds = 3,
+			      .sync = sync, .nsync = 1, .wakes = wakes, .nwakes = 1 };
+	struct crit_wait *w = NULL;
+	size_t n = 0;
+
+	CHECK(model_critical_waits(&p, &w, &n) == 0);
+	CHECKF(n == 2, "%zu waits", n);
+	/* by (tid, time): tid 1's read ending at 120, its barrier wait at 500 */
+	CHECKF(n > 0 && w[0].tid == 1 && w[0].time_ns == 120 && w[0].waker_tid == 2 && w[0].wake_ns == 110,
+	       "read: waker %u at %llu", n ? w[0].waker_tid : 0, n ? (unsigned long long)w[0].wake_ns : 0);
+	CHECKF(n > 1 && w[1].time_ns == 500 && w[1].waker_tid == 2 && w[1].wake_ns == 480, "barrier: waker %u",
+	       n > 1 ? w[1].waker_tid : 0);
+	free(w);
+}
+
 int main(void)
 {
 	setup();
@@ -178,6 +226,7 @@ int main(void)
 	RUN(find_by_name);
 	RUN(map_against_array);
 	RUN(heap_replay_counts_unpaired);
+	RUN(channel_waits_follow_flows);
 	model_free(&m);
 	TEST_EXIT();
 }
