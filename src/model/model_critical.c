@@ -31,15 +31,16 @@
  * tracer sees.  Shared as above, one sample in a mostly sleeping segment
  * took all of it.  So a segment's samples get at most their CPU (and one
  * period more, the tail after the last) times T's stretch, the rest is
- * <not sampled>.  T's stretch is its own ratio of running wall time (its
- * life less its recorded waits) to its sampled CPU, how far the machine's
- * load stretched its running, but at most CRIT_STRETCH_MAX times the
+ * <not sampled>.  T's stretch is twice its own ratio of running wall time
+ * (its life less its recorded waits) to its sampled CPU, how far the
+ * machine's load stretched its running (twice: a segment may have been
+ * loaded more than the average), but at most CRIT_STRETCH_MAX times the
  * process's (the ratio of the thread at the middle of the process's
  * sampled CPU): a thread that mostly sleeps in calls no tracer sees has a
  * ratio far above the others', and is cut to that.  What it cannot know: a
  * thread that sleeps as much as it runs keeps a stretch within that bound,
  * and its sleep goes to its samples; a segment whose running was stretched
- * more than its thread's on average loses the excess to <not sampled>.
+ * more than twice its thread's average loses the excess to <not sampled>.
  *
  * What it cannot know: waits below the -s threshold are not records
  * (their time counts as running), nor reads without -i; a wait in poll or
@@ -342,12 +343,13 @@ out:
 	return rc;
 }
 
-/* The stretch for thread tid's running (see the top): its own, at most
+/* The stretch for thread tid's running (see the top): twice its own (a
+ * segment may have been loaded more than the thread's average), at most
  * CRIT_STRETCH_MAX times the process's. */
 static double stretch_at(struct walk *w, uint32_t tid)
 {
 	size_t k = thread_index(w->c->p, tid);
-	double r = k < w->c->p->nthreads ? w->tstretch[k].ratio : 0;
+	double r = k < w->c->p->nthreads ? 2 * w->tstretch[k].ratio : 0;
 
 	return r < CRIT_STRETCH_MAX * w->stretch ? r : CRIT_STRETCH_MAX * w->stretch;
 }

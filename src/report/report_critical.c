@@ -44,8 +44,8 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 		    m->crit_cut ? "; the walk was cut short (a loop in the records)" : "");
 	if (m->crit_stretch > 0)
 		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
-			       "times their thread's ratio of running wall time to CPU (at most 4 times "
-			       "the process's, %.1f); the rest is <not sampled> (off the CPU, or not seen).",
+			       "times twice their thread's ratio of running wall time to CPU (at most 4 "
+			       "times the process's, %.1f); the rest is <not sampled> (off the CPU, or not seen).",
 			    m->crit_stretch);
 	struct report_table *t = report_table_new("critical_path", "Critical path");
 	report_col(t, "path", "Path s", COL_SEC);

@@ -32,7 +32,7 @@ cc_prog prodcons -pthread
 # check could not fail); before, those few shared its whole sleep (0.21 s
 # of 0.37 s here, from 16 samples of 1.5 ms of CPU).  Now slow_produce is
 # on the path for at most its thread's sampled CPU, and a period more, times
-# the stretch the report states: its own ratio of running wall time to CPU,
+# the stretch the report states: twice its own ratio of running wall time to CPU,
 # at most 4 times the process's (which load raises, and the bound with it).
 "$TALLY" record -s -F 10000 -o fast.exp ./prodcons sleep 12 30 >own_fast.txt 2>rec_fast.err
 "$TALLY" report fast.exp --critical-path -q --format csv >fast.csv 2>fast.err
