@@ -225,15 +225,18 @@ static int channel_waits(const struct exp_proc *p, struct waits *w)
 		memcpy(m.flows, p->flows, p->nflows * sizeof(*m.flows));
 	m.nfds = p->nfds;
 	m.nflows = p->nflows;
-	qsort(m.fds, m.nfds, sizeof(*m.fds), model_io_cmp_fd_ev);
-	qsort(m.flows, m.nflows, sizeof(*m.flows), cmp_flow);
+	if (m.nfds)
+		qsort(m.fds, m.nfds, sizeof(*m.fds), model_io_cmp_fd_ev);
+	if (m.nflows)
+		qsort(m.flows, m.nflows, sizeof(*m.flows), cmp_flow);
 	for (size_t i = 0; i < p->nio; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan;
 		if (s->op == EXP_IO_WRITE && !(s->flags & EXP_IO_SAME_CALL) && (chan = channel_of(&m, s, false)))
 			cw[ncw++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid };
 	}
-	qsort(cw, ncw, sizeof(*cw), cmp_cwrite);
+	if (ncw)
+		qsort(cw, ncw, sizeof(*cw), cmp_cwrite);
 	for (size_t i = 0; i < p->nio && ncw; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan, end = s->time_ns + s->dur_ns;

@@ -343,8 +343,10 @@ int report_diff_states(struct report_doc *d, const struct model *const *a, size_
 	}
 	sort_na = na;
 	sort_nb = nb;
-	qsort(r.v, r.n, sizeof(*r.v), cmp_change);
-	qsort(rt.v, rt.n, sizeof(*rt.v), cmp_change);
+	if (r.n)
+		qsort(r.v, r.n, sizeof(*r.v), cmp_change);
+	if (rt.n)
+		qsort(rt.v, rt.n, sizeof(*rt.v), cmp_change);
 	if (!all) {
 		double wa = 0, wb = 0;
 		for (size_t k = 0; k < NSTATES; k++)
