@@ -68,6 +68,18 @@ COL_API int tally__java_write(uint32_t type, const void *rec, uint32_t len)
 	return rc;
 }
 
+COL_API void tally__java_interpreter(uint64_t lo, uint64_t hi)
+{
+	if (col_proc.active)
+		col_java_interpreter(lo, hi);
+}
+
+COL_API void tally__java_method_ptr(uint64_t method_ptr, uint64_t method_id)
+{
+	if (col_proc.active)
+		col_java_method_ptr(method_ptr, method_id);
+}
+
 COL_API void tally__java_seen(const uint64_t *frames, int n)
 {
 	if (col_proc.active && col_java_prepare() == 0)

@@ -106,6 +106,12 @@ int tally__java_write(uint32_t type, const void *rec, uint32_t len);
 /* Methods of Java frames (exp_records.h) to be named. */
 void tally__java_seen(const uint64_t *frames, int n);
 
+/* The interpreter's code [lo, hi), and a method's Method* with its
+ * jmethodID: interpreted frames named when the JVM will not walk a stack
+ * (col_java.h). */
+void tally__java_interpreter(uint64_t lo, uint64_t hi);
+void tally__java_method_ptr(uint64_t method_ptr, uint64_t method_id);
+
 /* The methods seen in Java frames that are not named yet: the next one from
  * *pos (0 to start), 0 at the end; then tally__java_named once its
  * JAVA_METHOD record is written. */

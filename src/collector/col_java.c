@@ -15,6 +15,10 @@
  * of the JVM in the handler: GetEnv reads the JVM's thread-local storage,
  * which is not safe in a signal handler since JDK 9 (JDK-8132510).
  *
+ * When the JVM gives up, the interpreter frames of the machine stack
+ * still name their methods (col_java_interp_frames_sigsafe): Java frames
+ * after the marker.
+ *
  * Methods seen in samples go into an insert-only table (2^18 slots, mapped
  * and populated when Java starts: no allocation, no page fault in the
  * handler); the agent's own thread names each new one once (a JAVA_METHOD
@@ -52,6 +56,12 @@ static _Atomic int64_t env_off;
 static _Atomic uint64_t anchor_sp_off, anchor_pc_off;
 static _Atomic uint64_t *seen;    /* jmethodIDs, | SEEN_NAMED once named */
 static _Atomic uint64_t added, named;   /* methods put in `seen`, and named */
+/* Interpreted frames: the interpreter's code, and Method* -> jmethodID
+ * ([2 i]: the Method*, [2 i + 1]: its id; insert-only, a slot claimed by
+ * compare-and-swap of its Method*, its id stored after). */
+#define MPTR_SLOTS (1u << 17)
+static _Atomic uint64_t interp_lo, interp_hi;
+static _Atomic(_Atomic uint64_t *) mptrs;
 
 int col_java_prepare(void)
 {
@@ -149,6 +159,93 @@ void col_java_seen_sigsafe(const uint64_t *frames, int n)
 		if (EXP_JAVA_IS_FRAME(frames[i]) && m && (i == 0 || m != EXP_JAVA_METHOD_OF(frames[i - 1])))
 			seen_add_sigsafe(table, m);
 	}
+}
+
+void col_java_interpreter(uint64_t lo, uint64_t hi)
+{
+	atomic_store(&interp_lo, 0);
+	atomic_store(&interp_hi, hi);
+	atomic_store(&interp_lo, lo);
+}
+
+bool col_java_has_interpreter_sigsafe(void)
+{
+	return atomic_load_explicit(&interp_lo, memory_order_acquire) != 0 &&
+	       atomic_load_explicit(&mptrs, memory_order_acquire) != NULL;
+}
+
+void col_java_method_ptr(uint64_t method_ptr, uint64_t method_id)
+{
+	static atomic_flag making = ATOMIC_FLAG_INIT;
+	_Atomic uint64_t *table;
+
+	if (!method_ptr || !method_id)
+		return;
+	while (!(table = atomic_load(&mptrs))) {
+		if (atomic_flag_test_and_set(&making))
+			continue;
+		void *m = col_sys_mmap(NULL, 2 * MPTR_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (m != MAP_FAILED)
+			atomic_store(&mptrs, m);
+		atomic_flag_clear(&making);
+		if (m == MAP_FAILED)
+			return;
+	}
+	uint32_t at = slot_of(method_ptr) & (MPTR_SLOTS - 1);
+	for (int probe = 0; probe < SEEN_PROBES; probe++, at = (at + 1) & (MPTR_SLOTS - 1)) {
+		uint64_t v = 0;
+		if (atomic_compare_exchange_strong(&table[2 * at], &v, method_ptr) || v == method_ptr) {
+			atomic_store_explicit(&table[2 * at + 1], method_id, memory_order_release);
+			return;
+		}
+	}
+}
+
+/* The jmethodID of Method* `p`, or 0. */
+static uint64_t method_id_of_sigsafe(uint64_t p)
+{
+	_Atomic uint64_t *table = atomic_load_explicit(&mptrs, memory_order_acquire);
+	uint32_t at = slot_of(p) & (MPTR_SLOTS - 1);
+
+	for (int probe = 0; table && p && probe < SEEN_PROBES; probe++, at = (at + 1) & (MPTR_SLOTS - 1)) {
+		uint64_t v = atomic_load_explicit(&table[2 * at], memory_order_relaxed);
+		if (v == p)
+			return atomic_load_explicit(&table[2 * at + 1], memory_order_acquire);
+		if (!v)
+			return 0;
+	}
+	return 0;
+}
+
+/* HotSpot x86-64 (frame_x86.hpp): interpreter_frame_method_offset = -3
+ * words from the frame pointer, which is the CFA less 16. */
+#define INTERP_METHOD_FROM_CFA (16 + 3 * 8)
+
+int col_java_interp_frames_sigsafe(struct col_thread *t, const uint64_t *pcs, const uint64_t *cfa,
+				   int n, uint64_t *out, int room)
+{
+	uint64_t lo = atomic_load_explicit(&interp_lo, memory_order_acquire);
+	uint64_t hi = atomic_load_explicit(&interp_hi, memory_order_relaxed);
+	int k = 0;
+
+	for (int i = 0; lo && i < n && k < room; i++) {
+		uint64_t pc = i ? pcs[i] - 1 : pcs[i];     /* a return address: its call */
+		if (pc < lo || pc >= hi)
+			continue;
+		/* an interpreter frame not named ends the list: the analyzer
+		 * gives the list's methods to the interpreter frames in order */
+		uint64_t at = cfa[i] - INTERP_METHOD_FROM_CFA;
+		if (!cfa[i] || cfa[i] < INTERP_METHOD_FROM_CFA || at < t->unwind.stack_lo ||
+		    at + 8 > t->unwind.stack_hi)
+			break;
+		uint64_t id = method_id_of_sigsafe(*(const volatile uint64_t *)(uintptr_t)at);
+		if (!id || id > EXP_JAVA_METHOD_MASK)
+			break;
+		out[k++] = EXP_JAVA_FRAME | (uint64_t)EXP_JAVA_BCI_NONE << EXP_JAVA_BCI_SHIFT | id;
+	}
+	col_java_seen_sigsafe(out, k);
+	return k;
 }
 
 static uint64_t marker(unsigned why)

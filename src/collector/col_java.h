@@ -8,6 +8,7 @@
 #ifndef TALLY_COL_JAVA_H
 #define TALLY_COL_JAVA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,26 @@ void col_java_thread(struct col_thread *t, void *env);
  * methods to name. */
 int col_java_frames_sigsafe(struct col_thread *t, void *uc, uint64_t *out, int room,
 			    int *truncated);
+
+/* The interpreter's code, [lo, hi) (the agent's DynamicCodeGenerated
+ * "Interpreter"), and each method's Method* with its jmethodID (the agent,
+ * as it makes the ids): what names an interpreted frame the JVM would not
+ * walk.  Normal context (the first call maps the table). */
+void col_java_interpreter(uint64_t lo, uint64_t hi);
+void col_java_method_ptr(uint64_t method_ptr, uint64_t method_id);
+/* Does the interpreter's range hold a known place? (sigsafe) */
+bool col_java_has_interpreter_sigsafe(void);
+
+/* In the signal handler, after a sample whose Java stack the JVM would not
+ * give: the methods of the interpreter frames among machine frames
+ * pcs[0..n) (cfa[i] each frame's CFA, 0: unknown), leaf first, as Java
+ * frames of no bytecode index into out[0..room); how many.  HotSpot x86-64
+ * keeps an interpreter frame's Method* 3 words below its frame pointer, the
+ * CFA less 16: read there (within the thread's stack) and named through
+ * col_java_method_ptr's table; the first interpreter frame that cannot be
+ * named ends the list (the analyzer pairs them in order). */
+int col_java_interp_frames_sigsafe(struct col_thread *t, const uint64_t *pcs, const uint64_t *cfa,
+				   int n, uint64_t *out, int room);
 
 /* Note Java frames' methods (a traced event's Java stack) as to be named. */
 void col_java_seen_sigsafe(const uint64_t *frames, int n);

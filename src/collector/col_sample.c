@@ -256,7 +256,11 @@ static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	struct exp_data_regs d;
 	if (col_proc.opt.data)
 		save_regs(t, &t->regs, entry_ns, weight, deferred, &d);
-	t->unwind.cfa_out = col_proc.opt.data ? t->data_cfa : NULL;
+	/* The JVM would not walk it (a marker with its reason): the CFAs
+	 * name the interpreted frames' methods (col_java.h). */
+	bool interp = nj == 1 && !EXP_JAVA_METHOD_OF(t->frames[0]) && EXP_JAVA_FIELD_OF(t->frames[0]) &&
+		      col_java_has_interpreter_sigsafe();
+	t->unwind.cfa_out = col_proc.opt.data || interp ? t->data_cfa : NULL;
 	t->unwind.cfa_max = EXP_DATA_FRAMES_MAX;
 	int n = col_unwind_sigsafe(&t->unwind, &t->regs, t->frames + nj, room, &truncated, &broken);
 	t->unwind.cfa_out = NULL;
@@ -267,6 +271,16 @@ static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 	}
 	if (col_proc.opt.data)
 		save_frames(t, t->frames + nj, n, entry_ns);
+	if (interp) {
+		uint64_t found[32];
+		int k = col_java_interp_frames_sigsafe(t, t->frames + nj, t->data_cfa,
+						       n < EXP_DATA_FRAMES_MAX ? n : EXP_DATA_FRAMES_MAX, found, 32);
+		if (k > 0 && nj + k + n <= EXP_MAX_FRAMES) {
+			memmove(t->frames + nj + k, t->frames + nj, (size_t)n * sizeof(*t->frames));
+			memcpy(t->frames + nj, found, (size_t)k * sizeof(*found));
+			nj += k;
+		}
+	}
 	truncated |= java_cut;
 	n += nj;
 	if (own_handler_frames(t, t->frames, nj, n, broken))

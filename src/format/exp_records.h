@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 6
+#define EXP_FORMAT_VERSION 7
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -750,8 +750,12 @@ struct exp_mpi_comm {
  * method, 3 no index; a larger index is clamped).  Java frames come first in
  * a stack (leaf first), before its machine frames: a JVM thread's sample is
  * its Java stack then the native one.  A Java frame with method 0 is a marker
- * alone in the Java part: the thread is a Java thread, and its bits 47-62 say
- * why it has no Java frame (EXP_JAVA_NO_*).                                 */
+ * first in the Java part: the thread is a Java thread, and its bits 47-62 say
+ * why it has no Java frame (EXP_JAVA_NO_*).  Since version 7, when that is
+ * the JVM's refusal (1-10), Java frames of no bytecode index may follow it:
+ * the methods the collector read from the interpreter frames of the machine
+ * stack, leaf first, the first interpreter frames in order (before, the
+ * marker was alone).                                                        */
 #define EXP_JAVA_FRAME (1ull << 63)
 #define EXP_JAVA_METHOD_MASK ((1ull << 47) - 1)
 #define EXP_JAVA_BCI_SHIFT 47

@@ -36,14 +36,21 @@
 jvmtiEnv *jv_jvmti;
 
 /* Make the jmethodIDs of a class's methods (AsyncGetCallTrace reports only
- * methods that have one). */
+ * methods that have one), and tell the collector each one's Method*: in
+ * HotSpot a jmethodID points at its Method* (what an interpreter frame
+ * holds), which names an interpreted frame the JVM would not walk. */
 static void make_method_ids(jclass klass)
 {
 	jint n;
 	jmethodID *methods;
 
-	if ((*jv_jvmti)->GetClassMethods(jv_jvmti, klass, &n, &methods) == JVMTI_ERROR_NONE)
-		(*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods);
+	if ((*jv_jvmti)->GetClassMethods(jv_jvmti, klass, &n, &methods) != JVMTI_ERROR_NONE)
+		return;
+	for (jint i = 0; i < n; i++)
+		if (methods[i])
+			tally__java_method_ptr((uint64_t)(uintptr_t)*(void *const *)(void *)methods[i],
+					       (uint64_t)(uintptr_t)methods[i]);
+	(*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods);
 }
 
 static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
@@ -197,6 +204,8 @@ static void JNICALL on_code_generated(jvmtiEnv *jvmti, const char *name, const v
 {
 	(void)jvmti;
 	write_code(EXP_JIT_JVM_STUB, name ? name : "stub", address, length, NULL, NULL, 0);
+	if (name && !strcmp(name, "Interpreter") && address && length > 0)
+		tally__java_interpreter((uint64_t)(uintptr_t)address, (uint64_t)(uintptr_t)address + (uint64_t)length);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)

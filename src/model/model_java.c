@@ -283,18 +283,25 @@ static void align(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32
  * machine frames, and a compiled method's code is that method (what was
  * inlined into it at that point is not known: the time is the outer
  * method's, at the line the JIT_CODE record's table gives its
- * instruction).  Its Java frames are recovered from the leaf up to the first
- * interpreted or unknown frame, whose method is not known: there the stack
- * is cut (*cut), as it is when the walk ends before the JVM or native code
+ * instruction).  An interpreter frame's method is the collector's, read
+ * from the frame (interp[0..ninterp), Java frames after the sample's
+ * marker, leaf first: the first interpreter frames in order).  Its Java
+ * frames are recovered from the leaf up to the first interpreted frame
+ * without one, or unknown frame: there the stack is cut (*cut), as it is when the walk ends before the JVM or native code
  * that entered Java.  Stubs, and the JVM's and native frames nearer the
  * leaf, are skipped.  Returns how many, placed (j, leaf first). */
-static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, bool *cut)
+static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, bool *cut,
+			const uint64_t *interp, uint32_t ninterp)
 {
-	uint32_t k = 0;
+	uint32_t k = 0, x = 0;
 
 	*cut = true;          /* unless the walk shows where Java was entered */
 	for (uint32_t i = 0; i < nn; i++) {
 		uint8_t cls = nf[i].cls;
+		if (cls == N_INTERP && x < ninterp) {
+			j[k++] = (struct jframe){ EXP_JAVA_METHOD_OF(interp[x++]), 0, V_INTERP, (int32_t)i };
+			continue;
+		}
 		if (cls == N_INTERP || cls == N_UNKNOWN)
 			break;
 		if (cls == N_COMPILED)
@@ -397,10 +404,11 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 		k++;
 	}
 	nn = k;
-	uint32_t kind = MODEL_JAVA_STACK, why = 0;
-	if (nj == 1 && !EXP_JAVA_METHOD_OF(pcs[0])) {      /* a marker */
+	uint32_t kind = MODEL_JAVA_STACK, why = 0, ninterp = 0;
+	if (nj >= 1 && !EXP_JAVA_METHOD_OF(pcs[0])) {      /* a marker ... */
 		why = EXP_JAVA_FIELD_OF(pcs[0]);
 		kind = why ? MODEL_JAVA_NO_STACK : MODEL_JAVA_SYSTEM;
+		ninterp = why ? nj - 1 : 0;                 /* ... and interpreted frames */
 		nj = 0;
 	} else if (nj == 0) {
 		kind = MODEL_JAVA_SYSTEM;
@@ -418,7 +426,7 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 	}
 	align(nf, nn, jf, nj);
 	bool cut = false;
-	if (kind == MODEL_JAVA_NO_STACK && (nj = recover(nf, nn, jf, &cut)) > 0)
+	if (kind == MODEL_JAVA_NO_STACK && (nj = recover(nf, nn, jf, &cut, pcs + 1, ninterp)) > 0)
 		kind = MODEL_JAVA_RECOVERED;
 	cut &= kind == MODEL_JAVA_RECOVERED && o->view != MODEL_VIEW_MACHINE;   /* machine: as recorded */
 

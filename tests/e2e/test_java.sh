@@ -98,10 +98,13 @@ sys.exit(0 if body and \"6364136223846793005L\" in body[0][\"text\"] and float(b
 
 # tally html: the hot Java method's source lines on the page; none for the
 # JDK's own classes, whose sources are not at hand.
+# (the page's data is packed: tests/pylib/tally_page.py unpacks it)
 check java_html_shows_method_source sh -c '
 	"$TALLY" html shares.exp -o shares.html &&
-	grep -q "\"name\":\"Shares.java: Shares.spin(long, long)\"" shares.html &&
-	grep -q "6364136223846793005L" shares.html && ! grep -q "\"name\":\"java/util/" shares.html'
+	python3 -c "import sys; from tally_page import page_json; print(page_json(open(sys.argv[1]).read()))" \
+		shares.html >shares.page &&
+	grep -q "\"name\":\"Shares.java: Shares.spin(long, long)\"" shares.page &&
+	grep -q "6364136223846793005L" shares.page && ! grep -q "\"name\":\"java/util/" shares.page'
 
 # ---- samples AsyncGetCallTrace cannot walk -------------------------------------
 # In the JVM's runtime called from compiled code (Vec.sum's array allocation)
@@ -129,24 +132,42 @@ check java_recovered_stacks_are_java sh -c '
 
 # A recovered compiled frame has its line (issue 21): the JIT_CODE record's
 # line table puts the return address of Vec.sum's call into the JVM's
-# allocation at line 17 (int[] x = new int[8192]), so that line holds at
-# least every recovered Vec.sum sample (it had none of them before).
+# allocation (machine frames Vec.sum [compiled #N];_new_array_Java or
+# new_type_array, whether the JVM walked the stack or not) at line 17
+# (int[] x = new int[8192]): it holds them all (before, the recovered ones
+# had no line: 1 of 57 there).
 cat >vec_lines.py <<'PY'
 import json
-rec = 0
-for l in open("vec.samples"):
+alloc = 0
+for l in open("vec.machine"):
     stack, n = l.rsplit(" ", 1)
-    if stack == "<Truncated-stack>;Vec.sum(int)":
-        rec += int(n)
+    f = stack.split(";")
+    if any(a.startswith("Vec.sum(int) [compiled") and b in ("_new_array_Java", "new_type_array Runtime1 stub")
+           for a, b in zip(f, f[1:])):
+        alloc += int(n)
 rows = json.load(open("vec.lines"))["lines"]
 at17 = sum(r["excl_samples"] for r in rows if r["location"] == "Vec.java:17" and r["function"] == "Vec.sum(int)")
-print("recovered Vec.sum samples", rec, "at Vec.java:17", at17)
-assert rec >= 5 and at17 >= rec, (rec, at17)
+print("Vec.sum allocation samples", alloc, "at Vec.java:17", at17)
+assert alloc >= 5 and at17 >= 0.9 * alloc, (alloc, at17)
 PY
 check java_recovered_frames_have_lines sh -c '
-	"$TALLY" export vec.exp --format collapsed --metric samples >vec.samples &&
+	"$TALLY" export vec.exp --view machine --format collapsed --metric samples >vec.machine &&
 	"$TALLY" report vec.exp -q --lines --limit 0 --format json --metric samples >vec.lines &&
 	python3 vec_lines.py'
+# The interpreted caller above a recovered stack (issue 21): Vec.main runs
+# in the interpreter; the collector reads its Method* from its frame and
+# the stack is whole, Vec.main;Vec.sum (before: 59 of 613 Java samples,
+# 6.6% of the CPU, were <Truncated-stack>;Vec.sum).  At most a tenth of
+# the recovered samples may still be cut.
+check java_recovered_interpreted_caller sh -c '
+	"$TALLY" export vec.exp --format collapsed --metric samples >vec.cut &&
+	"$TALLY" report vec.exp --format json >vec.json && python3 -c "
+import json
+rec = json.load(open(\"vec.json\"))[\"overview\"].get(\"java_recovered\", 0)
+cut = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(\"<Truncated-stack>\"))
+whole = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(\"Vec.main(java.lang.String[]);Vec.sum(int) \"))
+print(\"recovered\", rec, \"cut\", cut, \"Vec.main;Vec.sum\", whole)
+assert rec >= 5 and cut <= 0.1 * rec and whole >= rec * 0.9, (rec, cut, whole)"'
 
 # ---- interpreted, compiled, native; deoptimization --------------------------
 "$TALLY" record -o mixed.exp java -cp . -Djava.library.path=. -XX:CompileCommand=quiet \
