@@ -22,8 +22,13 @@ WARN   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 BASE   := -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer $(WARN) -MMD -MP \
           -Isrc -Iinclude
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-sanitize-recover=all)
-CFLAGS_AN  := $(BASE) $(SANFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS_AN    := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -liberty -lm
+# capstone is opened on first use (src/symbols/sym_capstone.c), not linked:
+# loading it cost every tally command ~7 ms.  Its SONAME, read from the
+# library pkg-config names, is the one opened.
+CAPSTONE_SONAME := $(shell readelf -d $$($(PKG_CONFIG) --variable=libdir capstone 2>/dev/null)/libcapstone.so 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+CFLAGS_AN  := $(BASE) $(SANFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+              $(if $(CAPSTONE_SONAME),-DSYM_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"')
+LIBS_AN    := $(shell $(PKG_CONFIG) --libs $(filter-out capstone,$(PKGS)) 2>/dev/null) -liberty -lm
 # The collector runs inside the target: PIC, hidden, initial-exec TLS, libc only.
 CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec
 

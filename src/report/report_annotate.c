@@ -19,7 +19,6 @@
  * and once per line however often its stack recurs there.  Sources are
  * found by report_source.c, commentary read by report_commentary.c.
  */
-#include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "report/report_lines.h"
 #include "report/report_source.h"
 #include "symbols/sym.h"
+#include "symbols/sym_capstone.h"
 
 #define HOT_FRACTION 0.75       /* `##`: at least this share of the hottest line */
 
@@ -371,17 +371,17 @@ static int annotate_disasm(struct report_doc *d, const struct model *m, const st
 	if (!code)
 		return -1;
 	size_t got = sym_object_read(obj, fn->addr, code, size);
-	if (got == 0 || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+	if (got == 0 || sym_cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
 		snprintf(err, errlen, "%s: cannot read the code of %s", fn->path, fn->name);
 		free(code);
 		return -1;
 	}
 	if (report_pcs_collect(m, same_func, &f, &p)) {
-		cs_close(&cs);
+		sym_cs_close(&cs);
 		free(code);
 		return -1;
 	}
-	size_t n = cs_disasm(cs, code, got, fn->addr, 0, &insn);
+	size_t n = sym_cs_disasm(cs, code, got, fn->addr, 0, &insn);
 	int first_line = 0;
 	const char *file = file_of(obj, fn, &first_line);
 	const char *comp_dir = sym_object_comp_dir(obj, fn->addr);
@@ -471,8 +471,8 @@ static int annotate_disasm(struct report_doc *d, const struct model *m, const st
 	free(by_addr);
 	free(used);
 	if (n)
-		cs_free(insn, n);
-	cs_close(&cs);
+		sym_cs_free(insn, n);
+	sym_cs_close(&cs);
 	free(code);
 	report_commentary_free(&com);
 	report_source_free(&src);

@@ -9,7 +9,6 @@
  * instructions their disassembly.  A Java method's frames are source lines
  * (model_java.c): --lines shows them, --pcs leaves them out and says so.
  */
-#include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "report/report_lines.h"
 #include "report/report_source.h"
 #include "symbols/sym.h"
+#include "symbols/sym_capstone.h"
 
 static const char *base_of(const char *path)
 {
@@ -171,7 +171,7 @@ static void hot_pcs(struct report_doc *d, const struct model *m, const struct re
 	struct report_table *t = report_table_new("pcs", "Hottest instructions");
 	char where[4200], buf[4096], text[256];
 	csh cs;
-	bool have_cs = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK;
+	bool have_cs = sym_cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK;
 
 	report_metric_cols(t, o, "excl", "Excl.");
 	report_metric_cols(t, o, "incl", "Incl.");
@@ -188,9 +188,9 @@ static void hot_pcs(struct report_doc *d, const struct model *m, const struct re
 		cs_insn *in = NULL;
 		size_t got = sym_object_read(object_at(fn->path), pc->addr, code, sizeof(code));
 		text[0] = 0;
-		if (have_cs && got && cs_disasm(cs, code, got, pc->addr, 1, &in) == 1) {
+		if (have_cs && got && sym_cs_disasm(cs, code, got, pc->addr, 1, &in) == 1) {
 			snprintf(text, sizeof(text), "%s %s", in->mnemonic, in->op_str);
-			cs_free(in, 1);
+			sym_cs_free(in, 1);
 		}
 		snprintf(where, sizeof(where), "%s+0x%llx", report_func_label(m, pc->func, buf, sizeof(buf)),
 			 (unsigned long long)(pc->addr - fn->addr));
@@ -209,7 +209,7 @@ static void hot_pcs(struct report_doc *d, const struct model *m, const struct re
 	}
 	report_table_emit(d, t);
 	if (have_cs)
-		cs_close(&cs);
+		sym_cs_close(&cs);
 }
 
 int report_hot(struct report_doc *d, const struct model *m, const struct report_opts *o, bool pcs)

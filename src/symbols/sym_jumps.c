@@ -8,9 +8,9 @@
  * from (docs/structure.md, "OpenMP").  Direct jumps only (an indirect jump's
  * target is not in the code); decoded with capstone, as annotate does.
  */
-#include <capstone/capstone.h>
 #include <stdlib.h>
 
+#include "symbols/sym_capstone.h"
 #include "symbols/sym_int.h"
 
 #define SYM_JUMPS_MAX_CODE (64u << 10)  /* bodies are small; a huge one is read in part */
@@ -26,16 +26,16 @@ size_t sym_object_tail_calls(struct sym_object *o, const struct sym_func *f,
 	if (!code)
 		return 0;
 	size_t got = sym_object_read(o, f->start, code, size);
-	if (got == 0 || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+	if (got == 0 || sym_cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
 		free(code);
 		return 0;
 	}
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	sym_cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	cs_insn *insn = NULL;
-	size_t n = cs_disasm(cs, code, got, f->start, 0, &insn);
+	size_t n = sym_cs_disasm(cs, code, got, f->start, 0, &insn);
 	for (size_t i = 0; i < n && found < max; i++) {
 		const cs_detail *d = insn[i].detail;
-		if (!d || !cs_insn_group(cs, &insn[i], CS_GRP_JUMP) || d->x86.op_count != 1 ||
+		if (!d || !sym_cs_insn_group(cs, &insn[i], CS_GRP_JUMP) || d->x86.op_count != 1 ||
 		    d->x86.operands[0].type != X86_OP_IMM)
 			continue;
 		uint64_t to = (uint64_t)d->x86.operands[0].imm;
@@ -51,8 +51,8 @@ size_t sym_object_tail_calls(struct sym_object *o, const struct sym_func *f,
 			out[found++] = t;
 	}
 	if (n)
-		cs_free(insn, n);
-	cs_close(&cs);
+		sym_cs_free(insn, n);
+	sym_cs_close(&cs);
 	free(code);
 	return found;
 }

@@ -14,11 +14,11 @@
  * block starts), once to find the pc's instruction.  Called by the model
  * once per distinct sampled pc (it caches the answers).
  */
-#include <capstone/capstone.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/exp_records.h"
+#include "symbols/sym_capstone.h"
 #include "symbols/sym_int.h"
 
 #define MEMOP_MAX_CODE (256u << 10)   /* a larger function: only the pc's own instruction */
@@ -35,7 +35,7 @@ static int reg_index(csh cs, unsigned r)
 		{ "r12", "r12d", "r12w", "r12b" }, { "r13", "r13d", "r13w", "r13b" },
 		{ "r14", "r14d", "r14w", "r14b" }, { "r15", "r15d", "r15w", "r15b" }, { "rip", "eip", "ip", "" },
 	};
-	const char *n = r ? cs_reg_name(cs, r) : NULL;
+	const char *n = r ? sym_cs_reg_name(cs, r) : NULL;
 
 	if (!n)
 		return -1;
@@ -76,9 +76,9 @@ static bool stack_op(unsigned id)
 
 static bool block_end(csh cs, const cs_insn *in)
 {
-	return cs_insn_group(cs, in, CS_GRP_JUMP) || cs_insn_group(cs, in, CS_GRP_CALL) ||
-	       cs_insn_group(cs, in, CS_GRP_RET) || cs_insn_group(cs, in, CS_GRP_INT) ||
-	       cs_insn_group(cs, in, CS_GRP_IRET);
+	return sym_cs_insn_group(cs, in, CS_GRP_JUMP) || sym_cs_insn_group(cs, in, CS_GRP_CALL) ||
+	       sym_cs_insn_group(cs, in, CS_GRP_RET) || sym_cs_insn_group(cs, in, CS_GRP_INT) ||
+	       sym_cs_insn_group(cs, in, CS_GRP_IRET);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -115,7 +115,7 @@ static bool writes_address(csh cs, const cs_insn *in, const struct sym_memop *m)
 	cs_regs rd, wr;
 	uint8_t nrd, nwr;
 
-	if (cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+	if (sym_cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
 		return true;                     /* not known: assume it does */
 	for (uint8_t i = 0; i < nwr; i++) {
 		int k = reg_index(cs, wr[i]);
@@ -141,20 +141,20 @@ void sym_object_memop(struct sym_object *o, uint64_t vaddr, struct sym_memop *ou
 	if (!code)
 		return;
 	size_t got = sym_object_read(o, start, code, size);
-	if (!got || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+	if (!got || sym_cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
 		free(code);
 		return;
 	}
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	sym_cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	cs_insn *in = NULL;
-	size_t n = cs_disasm(cs, code, got, start, 0, &in);
+	size_t n = sym_cs_disasm(cs, code, got, start, 0, &in);
 	uint64_t *targets = calloc(n + 1, sizeof(*targets));
 	size_t ntargets = 0, k = n;
 	for (size_t i = 0; i < n; i++) {
 		const cs_detail *d = in[i].detail;
 		if (in[i].address == vaddr)
 			k = i;
-		if (targets && d && cs_insn_group(cs, &in[i], CS_GRP_JUMP) && d->x86.op_count == 1 &&
+		if (targets && d && sym_cs_insn_group(cs, &in[i], CS_GRP_JUMP) && d->x86.op_count == 1 &&
 		    d->x86.operands[0].type == X86_OP_IMM)
 			targets[ntargets++] = (uint64_t)d->x86.operands[0].imm;
 	}
@@ -198,7 +198,7 @@ void sym_object_memop(struct sym_object *o, uint64_t vaddr, struct sym_memop *ou
 	}
 	free(targets);
 	if (n)
-		cs_free(in, n);
-	cs_close(&cs);
+		sym_cs_free(in, n);
+	sym_cs_close(&cs);
 	free(code);
 }
