@@ -55,11 +55,14 @@ print(\"inner line\", inner[\"excl_cpu_pct\"])
 assert abs(float(inner[\"excl_cpu_pct\"]) - 50) <= 4, inner"'
 check inline_c_no_args_keeps_the_mark sh -c '
 	"$TALLY" report i.exp --no-args --format csv | grep -q ",inner (inlined),"'
+# (the page's data is packed: tests/pylib/tally_page.py prints its JSON)
 check inline_c_html_and_exports sh -c '
-	"$TALLY" html i.exp -o i.html && grep -q "\"inner (inlined)\"" i.html &&
+	"$TALLY" html i.exp -o i.html && python3 "$E2E/../pylib/tally_page.py" i.html >i.page &&
+	grep -q "\"inner (inlined)\"" i.page &&
 	"$TALLY" export i.exp --format speedscope -o i.speedscope && grep -q "\"inner (inlined)\"" i.speedscope &&
 	"$TALLY" export i.exp --format callgrind -o i.callgrind && grep -q "inner (inlined)" i.callgrind &&
-	"$TALLY" html i.exp --no-inline -o i_n.html && ! grep -q "\"inner (inlined)\"" i_n.html'
+	"$TALLY" html i.exp --no-inline -o i_n.html && python3 "$E2E/../pylib/tally_page.py" i_n.html >i_n.page &&
+	! grep -q "\"inner (inlined)\"" i_n.page'
 
 if ! command -v c++ >/dev/null; then
 	skip inline_cxx "no C++ compiler"
