@@ -143,6 +143,8 @@ struct frame {
 	uint32_t func;
 	uint64_t addr;
 	bool tally, thread_start, plt;
+	bool instrumentation;             /* an entry of the -pg / -finstrument-functions
+					   * runtime (mcount, __cyg_profile_func_*) */
 	bool mpi;                         /* an MPI function, or in an MPI library */
 	bool lazy;                        /* ld.so's lazy resolver */
 	bool sigreturn;                   /* the signal trampoline (__restore_rt) */

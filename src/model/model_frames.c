@@ -174,6 +174,23 @@ uint32_t model_mpi_func(struct build *b, unsigned op)
 	return model_func_by_name(b, name, "", MODEL_FUNC_MPI);
 }
 
+/* The entry points of the instrumentation runtime (src/mcount/), which the
+ * program's instrumented code calls: mcount and __fentry__ (mc_entry.S,
+ * then mc_count_arc or the slow path's trampoline) and
+ * __cyg_profile_func_enter/exit. */
+static bool is_instrumentation_entry(const char *name)
+{
+	static const char *const entries[] = {
+		"mcount", "_mcount", "__fentry__", "mc_count_arc", "mc_slow_trampoline",
+		"__cyg_profile_func_enter", "__cyg_profile_func_exit",
+	};
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(name, entries[i]))
+			return true;
+	return false;
+}
+
 /* A return address at the very first byte of a function came from no call:
  * it is a signal trampoline's (glibc's __restore_rt), named as itself rather
  * than as whatever precedes it. */
@@ -212,6 +229,7 @@ static void resolve(struct build *b, struct sym_mapping *mp, uint64_t pc, bool r
 	fr->plt = (sf->flags & SYM_FUNC_PLT) != 0;
 	fr->sigreturn = !strcmp(sf->name, "__restore_rt");
 	fr->thread_start = fr->tally && !strcmp(sf->name, EXP_THREAD_WRAPPER);
+	fr->instrumentation = fr->tally && is_instrumentation_entry(sf->name);
 	if (!(b->m->funcs[fr->func].flags & (MODEL_FUNC_OMP_RUNTIME | MODEL_FUNC_OMP_BODY)))
 		fr->tail = model_omp_tail_of(b, sf);
 }
@@ -432,6 +450,14 @@ long model_entry_native(struct build *b, struct proc_ctx *c, const uint64_t *pcs
 		bool retaddr = i > 0 || (sflags & EXP_STACK_LEAF_IS_RETADDR);
 		struct frame fr;
 		model_frame_resolve(b, c, pcs[i], retaddr, time_ns, &fr);
+		if (fr.tally && fr.instrumentation && !o->keep_tally_frames && k > first) {
+			/* The instrumented code's call of the -pg runtime: its time,
+			 * with all the runtime calls, is the runtime's own, kept out
+			 * of the instrumented function's (docs/mcount.md). */
+			funcs[k] = model_func_by_name(b, "<instrumentation runtime>", "", MODEL_FUNC_ARTIFICIAL);
+			addrs[k++] = 0;
+			break;
+		}
 		if (fr.tally && !o->keep_tally_frames) {
 			/* clone3 -> start_thread -> the routine, as in perf.  A
 			 * trampoline returning into tally's own signal handler

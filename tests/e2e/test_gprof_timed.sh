@@ -1,7 +1,8 @@
 # test_gprof_timed.sh — `tally report --gprof=timed`: the gprof paper's first
 # timing method for -finstrument-functions programs: each call's time from
 # entry to exit, the runtime's own time taken out, against the program's
-# own clock; a function's time counted once under recursion; and a clear
+# own clock; a function's time counted once under recursion; the samples
+# in the runtime kept apart as <instrumentation runtime>; and a clear
 # refusal for an experiment with no timed call.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -18,6 +19,18 @@ import json, sys
 d = json.load(sys.stdin)
 s = json.dumps(d)
 assert \"\\\"timed\\\"\" in s, s[:300]'"
+
+# The CPU samples taken in the runtime are its own: in every view they are
+# <instrumentation runtime>'s, called by the instrumented functions, and
+# the runtime's clock reads are not the program's (it has a few hundred).
+check instrumentation_runtime_kept_apart sh -c "\"\$TALLY\" report rt.exp --format csv >rt_f.csv && python3 -c '
+import csv
+rows = {r[\"name\"]: r for r in csv.DictReader(open(\"rt_f.csv\"))}
+total = float(rows[\"<Total>\"][\"excl_cpu\"])
+rt = float(rows[\"<instrumentation runtime>\"][\"excl_cpu\"])
+clk = float(rows.get(\"clock_gettime\", {}).get(\"incl_cpu\", 0))
+assert rt >= 0.5 * total and clk <= 0.05 * total, (rt, clk, total)' &&
+	\"\$TALLY\" report rt.exp --callers '<instrumentation runtime>' --format csv | grep -q ',many\$'"
 
 # rec() recurses 5 deep around a 10 ms sleep: only the outermost call counts,
 # so the recursive arc carries nothing and rec's time is main's call of it.
