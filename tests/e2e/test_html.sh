@@ -39,6 +39,23 @@ j = page_json(s)
 d = json.loads(j)
 assert m and d[\"end\"] is True and d[\"tree\"][\"f\"], d.keys()
 assert len(m.group(1)) * 2 < len(j), (len(m.group(1)), len(j))"'
+# A page whose data was cut short (a truncated download) says in the page
+# that its data cannot be read, and why; never an empty report.
+if need browser html_unreadable_data_said; then
+	check html_unreadable_data_said sh -c '
+		"$TALLY" html s.exp -o cut.html && '"$(command -v python3)"' -c "
+import re
+s = open(\"cut.html\").read()
+m = re.search(r\"(data-encoding=.gzip.base64.>)([^<]*)<\", s)
+b = m.group(2)[:len(m.group(2)) // 2 // 4 * 4]
+open(\"cut.html\", \"w\").write(s[:m.start(2)] + b + s[m.end(2):])" &&
+		timeout 60 node "'"$E2E"'/../js/check_unreadable.mjs" cut.html >cut.json && '"$(command -v python3)"' -c "
+import json
+r = json.load(open(\"cut.json\"))
+print(r)
+assert r[\"text\"].startswith(\"tally: the page\x27s data cannot be read: its \") and \"bytes of gzip are damaged or cut short\" in r[\"text\"], r
+assert any(\"page:\" in e for e in r[\"errors\"]), r"'
+fi
 if need browser html_in_chromium_loads_renders_zooms_searches html_threads_page_in_chromium; then
 	check html_in_chromium_loads_renders_zooms_searches sh -c "
 		cp s.html \"$SHOTS/spin.html\" &&
