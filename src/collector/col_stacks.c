@@ -264,47 +264,55 @@ uint32_t col_stack_here(struct col_thread *t)
 	return intern_traced(t, n, truncated, broken);
 }
 
-/* The pair of memo entries where (ra, cfa) may be: entries 2k and 2k + 1
- * for k by a hash of both, mixed through (the top bits of one multiply
- * kept two call sites of one caller, a few hundred bytes apart, in the
- * same entry in most runs of `dd bs=1`: each evicted the other, and every
- * read and write was unwound and interned again). */
-static struct col_traced_memo *traced_memo_pair(struct col_thread *t, uint64_t ra, uint64_t cfa)
+/* The set of COL_TRACED_MEMO_WAYS memo entries where (ra, cfa) may be, by
+ * a hash of both, mixed through (the top bits of one multiply kept two
+ * call sites of one caller, a few hundred bytes apart, in the same entry in
+ * most runs of `dd bs=1`: each evicted the other, and every read and write
+ * was unwound and interned again).  A set holds several stacks of one
+ * (ra, cfa) because of allocation wrappers: every allocation through a
+ * program's xmalloc has one (ra, cfa) per stack depth, whatever called
+ * xmalloc; with a pair of entries per set and 16 in all, those callers
+ * took turns in them (cc1 under `make`: a third of its heap events found
+ * in the memo, the rest unwound and interned again, 9 in 10 of them stacks
+ * interned before; docs/tracing.md). */
+static struct col_traced_memo *traced_memo_set(struct col_thread *t, uint64_t ra, uint64_t cfa)
 {
 	uint64_t h = (ra ^ (cfa << 7)) * 0x9e3779b97f4a7c15ull;
 
 	h ^= h >> 31;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 29;
-	return &t->traced_memo[h & (COL_TRACED_MEMO - 2)];
+	return &t->traced_memo[h & (COL_TRACED_MEMO - COL_TRACED_MEMO_WAYS)];
 }
 
-/* The entry of (ra, cfa), or NULL. */
-static const struct col_traced_memo *traced_memo_find(struct col_thread *t, uint64_t ra, uint64_t cfa)
+/* The entry of (ra, cfa) whose outer return addresses are all in place,
+ * or NULL. */
+static const struct col_traced_memo *traced_memo_find(struct col_thread *t, uint64_t ra, uint64_t cfa,
+						      uint64_t generation)
 {
-	const struct col_traced_memo *m = traced_memo_pair(t, ra, cfa);
+	const struct col_traced_memo *m = traced_memo_set(t, ra, cfa);
 
-	if (m[0].ra == ra && m[0].cfa == cfa)
-		return &m[0];
-	if (m[1].ra == ra && m[1].cfa == cfa)
-		return &m[1];
+	for (int i = 0; i < COL_TRACED_MEMO_WAYS; i++)
+		if (m[i].id && m[i].ra == ra && m[i].cfa == cfa && m[i].generation == generation &&
+		    col_unwind_words_hold_sigsafe(&t->unwind, m[i].slot, m[i].want, m[i].nwords))
+			return &m[i];
 	return NULL;
 }
 
-/* The entry where (ra, cfa) goes: its own, else an empty one of its pair,
- * else the pair's first, whose stack moves to the second (the second's
- * goes): a pair keeps its two newest stacks. */
+/* The entry where a stack of (ra, cfa) goes: an empty one of its set, else
+ * the one made longest ago (no store when one is found: an event met
+ * before writes nothing here). */
 static struct col_traced_memo *traced_memo_slot(struct col_thread *t, uint64_t ra, uint64_t cfa)
 {
-	struct col_traced_memo *m = traced_memo_pair(t, ra, cfa);
+	struct col_traced_memo *m = traced_memo_set(t, ra, cfa), *old = &m[0];
 
-	if ((m[0].ra == ra && m[0].cfa == cfa) || !m[0].id)
-		return &m[0];
-	if ((m[1].ra == ra && m[1].cfa == cfa) || !m[1].id)
-		return &m[1];
-	m[1] = m[0];
-	m[0].id = 0;
-	return &m[0];
+	for (int i = 0; i < COL_TRACED_MEMO_WAYS; i++) {
+		if (!m[i].id)
+			return &m[i];
+		if ((int32_t)(m[i].used - old->used) < 0)
+			old = &m[i];
+	}
+	return old;
 }
 
 /* Remember the stack t->traced holds, whose interned id is `id`, under its
@@ -324,6 +332,7 @@ static void traced_remember(struct col_thread *t, uint64_t ra, uint64_t generati
 		return;
 	struct col_traced_memo *m = traced_memo_slot(t, ra, p->cfa[0]);
 	m->id = 0;
+	m->used = ++t->traced_memo_clock;
 	for (int i = 0; i + 1 < p->n; i++, k++) {
 		m->slot[k] = p->cfa[i] - 8;
 		m->want[k] = p->pcs[i + 1];
@@ -354,9 +363,8 @@ uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t
 	 * still in its place -- the check the walk makes before it reuses
 	 * outer frames, so the stack is the one the walk would find. */
 	if (set && col_unwind_cfa_cached_sigsafe(&t->unwind, set->generation, ra, sp, fp, &cfa)) {
-		const struct col_traced_memo *m = traced_memo_find(t, ra, cfa);
-		if (m && m->id && m->generation == set->generation &&
-		    col_unwind_words_hold_sigsafe(&t->unwind, m->slot, m->want, m->nwords))
+		const struct col_traced_memo *m = traced_memo_find(t, ra, cfa, set->generation);
+		if (m)
 			return m->id;
 	}
 	t->regs.r[UW_RIP] = ra;

@@ -70,13 +70,15 @@ struct col_counters_thread;
  * unwinding: the traced call's return address and its caller's CFA match,
  * and the stack words that held each outer frame's return address still
  * hold them.  A few loads instead of a walk and an intern. */
-#define COL_TRACED_MEMO 16              /* per thread, a power of two */
+#define COL_TRACED_MEMO 64              /* per thread, a power of two */
+#define COL_TRACED_MEMO_WAYS 4          /* entries a key may be in: a power of two */
 #define COL_TRACED_MEMO_WORDS 24        /* stacks of at most 24 frames */
 struct col_traced_memo {
 	uint64_t ra, cfa;               /* return address; the frame's CFA */
 	uint64_t generation;            /* object set it was made in */
 	uint32_t id;                    /* the stack interned; 0: empty slot */
 	uint32_t nwords;
+	uint32_t used;                  /* the thread's traced_memo_clock when made */
 	uint64_t slot[COL_TRACED_MEMO_WORDS];   /* where each return address is ... */
 	uint64_t want[COL_TRACED_MEMO_WORDS];   /* ... and its value (0: the end) */
 };
@@ -139,7 +141,8 @@ struct col_thread {
 	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
 	uint16_t memo_flags;
 	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
-	struct col_traced_memo traced_memo[COL_TRACED_MEMO];   /* by return address and CFA */
+	struct col_traced_memo traced_memo[COL_TRACED_MEMO];   /* by return address, CFA and the caller's */
+	uint32_t traced_memo_clock;
 	struct exp_heap_sums *heap_sums;     /* -H: its table of sums by stack (col_heap.c) */
 	size_t heap_sums_mapped;
 	uint32_t heap_sums_used;
