@@ -27,10 +27,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
+#include "tracers/object_slots.h"
 #include "tracers/sync_barriers.h"
+#include "tracers/sync_wakers.h"
 #include "tracers/tracer.h"
 
 #define BARRIER_SLOTS 256u         /* barriers tracked, a power of two */
@@ -52,19 +52,10 @@ struct barrier_slot {
 
 static struct barrier_slot slots[BARRIER_SLOTS];
 static atomic_flag full_logged = ATOMIC_FLAG_INIT;
-static __thread uint32_t my_tid;
-
-static uint32_t self_tid(void)
-{
-	if (!my_tid)
-		my_tid = (uint32_t)syscall(SYS_gettid);
-	return my_tid;
-}
 
 /* A forked child's barriers start afresh (its threads are new). */
 static void child(void)
 {
-	my_tid = 0;
 	memset(slots, 0, sizeof(slots));
 }
 
@@ -75,27 +66,14 @@ __attribute__((constructor)) static void barriers_init(void)
 
 static struct barrier_slot *slot_of(uint64_t object, int insert)
 {
-	uint32_t h = (uint32_t)(((object >> 3) * 0x9e3779b97f4a7c15ull) >> 40);
+	enum object_slot_result r;
+	struct barrier_slot *s = object_slot(slots, sizeof(slots[0]), BARRIER_SLOTS, BARRIER_PROBES, object,
+					     insert, &r);
 
-	for (uint32_t i = 0; i < BARRIER_PROBES; i++) {
-		struct barrier_slot *s = &slots[(h + i) & (BARRIER_SLOTS - 1)];
-		uint64_t o = atomic_load_explicit(&s->object, memory_order_acquire);
-		if (o == object)
-			return s;
-		if (o)
-			continue;
-		if (!insert)
-			return NULL;
-		uint64_t expect = 0;
-		if (atomic_compare_exchange_strong_explicit(&s->object, &expect, object, memory_order_acq_rel,
-							    memory_order_acquire) ||
-		    expect == object)
-			return s;
-	}
-	if (insert && !atomic_flag_test_and_set(&full_logged))
+	if (r == OBJECT_SLOT_FULL && !atomic_flag_test_and_set(&full_logged))
 		tally__log("sync.barriers", "the table of barriers is full: waits on the others have no "
 					    "waker (the critical path stays on the waiter)");
-	return NULL;
+	return s;
 }
 
 void sync_barriers_init(const void *object, unsigned count)
@@ -123,7 +101,7 @@ uint64_t sync_barriers_arrive(const void *object)
 	if ((n + 1) % count == 0) {      /* the last of its round: it releases the others */
 		struct barrier_round *r = &s->rounds[(n / count) % BARRIER_ROUNDS];
 		atomic_store_explicit(&r->tag, 0, memory_order_relaxed);
-		atomic_store_explicit(&r->tid, self_tid(), memory_order_relaxed);
+		atomic_store_explicit(&r->tid, sync_wakers_self_tid(), memory_order_relaxed);
 		atomic_store_explicit(&r->time_ns, tally__now(), memory_order_relaxed);
 		atomic_store_explicit(&r->tag, n / count + 1, memory_order_release);
 	}

