@@ -410,18 +410,8 @@ TRACE_API ssize_t pwritev64v2(int fd, const struct iovec *iov, int n, off_t off,
 
 /* eventfd_read and eventfd_write: glibc's reach read and write inside
  * libc, past the interposers above.  Bytes: the 8 of the counter. */
-#define EVENTFD_TRACED(op, fd, call)                                         \
-	do {                                                                 \
-		if (!io_tracing())                                           \
-			return call;                                         \
-		uint64_t t0_ = tally__now();                                 \
-		int rc_ = call;                                              \
-		int saved_ = errno;                                          \
-		io_note(TRACE_CALLER(), op, fd,                              \
-			rc_ == 0 ? (int64_t)sizeof(eventfd_t) : -(int64_t)errno, t0_); \
-		errno = saved_;                                              \
-		return rc_;                                                  \
-	} while (0)
+#define EVENTFD_TRACED(op, fd, call) \
+	IO_FD_CALL(op, fd, call, rc_ == 0 ? (int64_t)sizeof(eventfd_t) : -(int64_t)saved_)
 
 TRACE_API int eventfd_read(int fd, eventfd_t *value)
 {

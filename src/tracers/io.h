@@ -17,6 +17,7 @@
 #define TALLY_TRACER_IO_H
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stdint.h>
 
 #include "tracers/tracer.h"
@@ -30,6 +31,21 @@ bool io_tracing(void);
  * thread's run first.  Returns the stack id the record got (0: none), so
  * that more records of the same call can share it (io_note_same). */
 uint32_t io_note(struct trace_caller at, uint16_t op, int fd, int64_t bytes, uint64_t t0);
+
+/* The body of an interposer of an int-returning call on descriptor fd: the
+ * call, timed and noted as `op` moving `bytes` (an expression of rc_ and
+ * saved_, the call's result and errno), errno kept. */
+#define IO_FD_CALL(op, fd, call, bytes)                                       \
+	do {                                                                  \
+		if (!io_tracing())                                            \
+			return call;                                          \
+		uint64_t t0_ = tally__now();                                  \
+		int rc_ = call;                                               \
+		int saved_ = errno;                                           \
+		io_note(TRACE_CALLER(), op, fd, bytes, t0_);                  \
+		errno = saved_;                                               \
+		return rc_;                                                   \
+	} while (0)
 
 /* Bytes that belong to the call just noted (its stack `stack_id`) but not to
  * its op or file: the source of a transfer (sendfile: the write is the call,

@@ -334,17 +334,7 @@ TRACE_API int __vprintf_chk(int flag, const char *fmt, va_list ap)
 }
 
 /* dprintf writes to a descriptor, not a stream. */
-#define FD_PRINT(fd, call)                                                   \
-	do {                                                                 \
-		if (!io_tracing())                                           \
-			return call;                                         \
-		uint64_t t0_ = tally__now();                                 \
-		int rc_ = call;                                              \
-		int saved_ = errno;                                          \
-		io_note(TRACE_CALLER(), EXP_IO_WRITE, fd, COUNT_OR_ERROR, t0_); \
-		errno = saved_;                                              \
-		return rc_;                                                  \
-	} while (0)
+#define FD_PRINT(fd, call) IO_FD_CALL(EXP_IO_WRITE, fd, call, COUNT_OR_ERROR)
 
 TRACE_API int vdprintf(int fd, const char *fmt, va_list ap)
 {
