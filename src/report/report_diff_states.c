@@ -265,50 +265,73 @@ static void free_rows(struct srows *r)
 	model_map_free(&r->index);
 }
 
-/* The split by thread: its own table, or rows "thread_states" of the one
- * CSV table `all` (the thread in the name column). */
-static void emit_threads(struct report_doc *d, const struct srows *rt, size_t na, size_t nb,
-			 const struct report_opts *o, struct report_table *all, size_t all_cols)
+/* One of the two tables of rows: by call path ("states", with the path's
+ * last function) and by thread ("thread_states", the thread as the path). */
+struct table_kind {
+	const char *csv_kind;      /* the rows' kind in the one CSV table */
+	const char *id, *title;    /* its own table */
+	const char *path_id, *path_label;
+	bool in;                   /* a column for the path's last function */
+	const char *note;          /* "(states: the N largest changes ...)" */
+};
+
+static const struct table_kind by_path = {
+	"states", "state_paths", "Wall time by state and call path, by change", "path", "Path", true, "states",
+};
+static const struct table_kind by_thread = {
+	"thread_states", "state_threads", "Wall time by state and thread, by change", "thread", "Thread", false,
+	"threads",
+};
+
+/* Rows rs, largest changes first: their own table, or rows of the one CSV
+ * table `all` (the state columns last, the path in the name column). */
+static void emit_rows(struct report_doc *d, const struct srows *rs, const struct table_kind *k, size_t na,
+		      size_t nb, const struct report_opts *o, struct report_table *all, size_t all_cols)
 {
 	struct report_table *t = all;
-	size_t limit = o->limit && o->limit < rt->n ? o->limit : rt->n;
+	size_t limit = o->limit && o->limit < rs->n ? o->limit : rs->n;
 
 	if (!all) {
-		t = report_table_new("state_threads", "Wall time by state and thread, by change");
+		t = report_table_new(k->id, k->title);
 		report_col(t, "a", "A s", COL_SEC);
 		report_col(t, "b", "B s", COL_SEC);
 		report_col(t, "delta", "B-A s", COL_SEC);
 		report_col(t, "state", "State", COL_STR);
-		report_col(t, "thread", "Thread", COL_STR);
+		if (k->in)
+			report_col(t, "in", "In", COL_STR);
+		report_col(t, k->path_id, k->path_label, COL_STR);
 	}
 	for (size_t i = 0; i < limit; i++) {
-		const struct srow *x = &rt->v[i];
+		const struct srow *x = &rs->v[i];
 		const char *state = model_metric_info(states[x->state])->name;
+		const char *in = k->in ? x->in : "";
 		report_row(t);
 		if (all) {
-			report_str(t, "thread_states");
+			report_str(t, k->csv_kind);
 			for (size_t j = 0; j < all_cols; j++)
 				report_str(t, "");
 			report_str(t, "");        /* status */
-			report_str(t, x->path);   /* name: the thread */
+			report_str(t, x->path);   /* name */
 			report_str(t, "");        /* object */
 			report_str(t, state);
 			report_num(t, x->a / (double)na);
 			report_num(t, x->b / (double)nb);
 			report_num(t, change(x, na, nb));
-			report_str(t, "");
+			report_str(t, in);
 			continue;
 		}
 		report_num(t, x->a / (double)na);
 		report_num(t, x->b / (double)nb);
 		report_num(t, change(x, na, nb));
 		report_str(t, state);
+		if (k->in)
+			report_str(t, in);
 		report_str(t, x->path);
 	}
 	if (!all) {
 		report_table_emit(d, t);
-		if (limit < rt->n)
-			report_note(d, "(threads: the %zu largest changes; --limit 0 shows all)", limit);
+		if (limit < rs->n)
+			report_note(d, "(%s: the %zu largest changes; --limit 0 shows all)", k->note, limit);
 	}
 }
 
@@ -385,49 +408,8 @@ int report_diff_states(struct report_doc *d, const struct model *const *a, size_
 			report_kv(d, "why_threads", "Largest by thread", "%s", why_t);
 		report_kv_end(d);
 	}
-	struct report_table *t = all;
-	size_t limit = o->limit && o->limit < r.n ? o->limit : r.n;
-	if (!all) {
-		t = report_table_new("state_paths", "Wall time by state and call path, by change");
-		report_col(t, "a", "A s", COL_SEC);
-		report_col(t, "b", "B s", COL_SEC);
-		report_col(t, "delta", "B-A s", COL_SEC);
-		report_col(t, "state", "State", COL_STR);
-		report_col(t, "in", "In", COL_STR);
-		report_col(t, "path", "Path", COL_STR);
-	}
-	for (size_t i = 0; i < limit; i++) {
-		const struct srow *x = &r.v[i];
-		const char *state = model_metric_info(states[x->state])->name;
-		report_row(t);
-		if (all) {
-			/* CSV: the one table's columns, its state columns last. */
-			report_str(t, "states");
-			for (size_t j = 0; j < all_cols; j++)
-				report_str(t, "");
-			report_str(t, "");        /* status */
-			report_str(t, x->path);   /* name */
-			report_str(t, "");        /* object */
-			report_str(t, state);
-			report_num(t, x->a / (double)na);
-			report_num(t, x->b / (double)nb);
-			report_num(t, change(x, na, nb));
-			report_str(t, x->in);
-			continue;
-		}
-		report_num(t, x->a / (double)na);
-		report_num(t, x->b / (double)nb);
-		report_num(t, change(x, na, nb));
-		report_str(t, state);
-		report_str(t, x->in);
-		report_str(t, x->path);
-	}
-	if (!all) {
-		report_table_emit(d, t);
-		if (limit < r.n)
-			report_note(d, "(states: the %zu largest changes; --limit 0 shows all)", limit);
-	}
-	emit_threads(d, &rt, na, nb, o, all, all_cols);
+	emit_rows(d, &r, &by_path, na, nb, o, all, all_cols);
+	emit_rows(d, &rt, &by_thread, na, nb, o, all, all_cols);
 	rc = 0;
 out:
 	free_rows(&r);
