@@ -48,6 +48,8 @@ struct live {
 struct cyg_thread {
 	int depth;                       /* shadow stack height (may exceed SHADOW_MAX) */
 	uint64_t calls;                  /* enters in this thread */
+	bool calibrating;                /* pop: sum the intervals, add to no arc */
+	uint64_t calibrated_ns;          /*   (this thread's calibrate()) */
 	struct activation stack[SHADOW_MAX];
 	struct live live[LIVE_SLOTS];
 };
@@ -90,8 +92,6 @@ static struct live *live_of(struct cyg_thread *c, uint64_t fn)
 }
 
 uint32_t mc_cyg_call_ns, mc_cyg_own_ns;
-static bool calibrating;                 /* pop: sum the intervals, add to no arc */
-static uint64_t calibrated_ns;
 
 /* Push an activation of fn (its arc: where its time goes, or NULL). */
 static void push(struct cyg_thread *c, uint64_t fn, struct exp_arc *arc)
@@ -131,8 +131,8 @@ static void pop(struct cyg_thread *c, uint64_t fn, uint64_t end)
 		if (l && l->depth)
 			l->depth--;
 		uint64_t ns = end > a->start_ns ? end - a->start_ns : 0;
-		if (calibrating && i == d)
-			calibrated_ns += ns;
+		if (c->calibrating && i == d)
+			c->calibrated_ns += ns;
 		else if (a->outermost && a->arc && i == d) {
 			uint64_t runtime = mc_cyg_own_ns + (c->calls - a->calls0) * (uint64_t)mc_cyg_call_ns;
 			a->arc->incl_ns += ns > runtime ? ns - runtime : 0;
@@ -153,20 +153,20 @@ static void calibrate(struct cyg_thread *c)
 	void *fn = (void *)(uintptr_t)calibrate, *site = (char *)fn + 1;
 	uint64_t calls = c->calls, best = UINT64_MAX, best_own = UINT64_MAX;
 
-	calibrating = true;
+	c->calibrating = true;
 	for (int batch = 0; batch < 5; batch++) {
-		uint64_t own0 = calibrated_ns, t0 = now_ns();
+		uint64_t own0 = c->calibrated_ns, t0 = now_ns();
 		for (int i = 0; i < 64; i++) {
 			__cyg_profile_func_enter(fn, site);
 			__cyg_profile_func_exit(fn, site);
 		}
-		uint64_t t = now_ns() - t0, own = calibrated_ns - own0;
+		uint64_t t = now_ns() - t0, own = c->calibrated_ns - own0;
 		if (t < best)
 			best = t;
 		if (own < best_own)
 			best_own = own;
 	}
-	calibrating = false;
+	c->calibrating = false;
 	c->calls = calls;
 	mc_cyg_own_ns = (uint32_t)(best_own / 64);
 	mc_cyg_call_ns = (uint32_t)(best / 64);
