@@ -13,13 +13,24 @@ _tally()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	cmd=
 	[ "$COMP_CWORD" -ge 2 ] && cmd=${COMP_WORDS[1]}
+	# an option's value after '=' (--gprof=timed): bash splits the word at
+	# '=' unless COMP_WORDBREAKS lacks it; either way tally is asked with
+	# PREV "--gprof=" and the value's start as CUR
+	local keep=
+	if [ "$cur" = "=" ]; then
+		prev="$prev="; cur=
+	elif [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 2 ]; then
+		prev="${COMP_WORDS[COMP_CWORD-2]}="
+	elif [ "${cur#--*=}" != "$cur" ]; then
+		keep=${cur%%=*}=; prev=$keep; cur=${cur#*=}
+	fi
 	words=$("${COMP_WORDS[0]}" __complete "$cmd" "$prev" "$cur" 2>/dev/null) || return
 	case "$words" in
 	@files) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	@dirs) COMPREPLY=($(compgen -d -- "$cur")) ;;
 	@commands) COMPREPLY=($(compgen -c -- "$cur")) ;;
 	@none) COMPREPLY=() ;;
-	*) COMPREPLY=($(compgen -W "$words" -- "$cur")) ;;
+	*) COMPREPLY=($(compgen -P "$keep" -W "$words" -- "$cur")) ;;
 	esac
 }
 complete -F _tally tally

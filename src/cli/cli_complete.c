@@ -11,6 +11,10 @@
  * A value is completed from the option's table row: --metric and --sort
  * from the metric table, a value written "a|b|c" in the row (--format,
  * --view, --follow, -j) with its alternatives, FILE and EXP... as paths.
+ * PREV "--name=" asks for the value of --name written after '=', which is
+ * how an option with an optional value (--gprof=timed, --errors=bins)
+ * takes one: the shell script passes that form when the word is split at
+ * '=' (bash's COMP_WORDBREAKS) or not.
  */
 #include <stdio.h>
 #include <string.h>
@@ -77,7 +81,10 @@ int cli_complete(int argc, char **argv)
 	}
 	size_t n;
 	const struct cli_opt *opts = c->options(&n), *o = option_of(opts, n, prev);
-	if (o && o->has_arg == CLI_ARG_REQUIRED && !strchr(prev, '=')) {
+	size_t plen = strlen(prev);
+	bool after_equals = plen > 0 && prev[plen - 1] == '=';
+	if (o && ((o->has_arg == CLI_ARG_REQUIRED && !strchr(prev, '=')) ||
+		  (o->has_arg != CLI_ARG_NONE && after_equals))) {
 		values(o);
 	} else if (cur[0] == '-') {
 		for (size_t i = 0; i < n; i++) {

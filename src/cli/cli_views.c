@@ -168,7 +168,7 @@ const struct cli_view cli_views[] = {
 	  0, MODEL_TREE_INVERTED, tree },
 	{ "threads", CLI_ARG_NONE, NULL, NULL, "metrics by thread", 0, 0, threads },
 	{ "objects", CLI_ARG_NONE, NULL, NULL, "metrics by load object, largest first", 0, 0, objects },
-	{ "gprof", CLI_ARG_OPTIONAL, "propagate", "propagate|stacks|timed",
+	{ "gprof", CLI_ARG_OPTIONAL, NULL, "propagate|stacks|timed",
 	  "gprof's listing, time per arc measured from the stacks;\n"
 	  "=propagate: propagated from call counts, as gprof does;\n"
 	  "=timed: each call's time from entry to exit (-finstrument-functions)", 0, 0, gprof },
@@ -182,7 +182,7 @@ const struct cli_view cli_views[] = {
 	{ "samples", CLI_ARG_NONE, NULL, NULL,
 	  "each process over time (record --process-samples): resident\n"
 	  "memory, live heap (-H), CPU, page faults, context switches", 0, 0, psamples },
-	{ "ranks", CLI_ARG_OPTIONAL, "all", "all|summary",
+	{ "ranks", CLI_ARG_OPTIONAL, NULL, "all|summary",
 	  "an MPI job's ranks: CPU, MPI time, bytes; the imbalance; of more\n"
 	  "than 16 ranks, the slowest, quartiles and fastest; =all: each rank;\n"
 	  "=summary: those five of any job", 0, 0, ranks },

@@ -40,8 +40,9 @@ struct cli_view_ctx {
 struct cli_view {
 	const char *option;        /* long option, without "--" */
 	int has_arg;               /* CLI_ARG_* */
-	const char *value;         /* its value in --help ("FUNC"), or NULL */
-	const char *values;        /* CLI_ARG_OPTIONAL: the values taken, '|' between */
+	const char *value;         /* CLI_ARG_REQUIRED: its value in --help ("FUNC") */
+	const char *values;        /* CLI_ARG_OPTIONAL: the values taken, '|' between
+	                              (--help, the man page and completion show them) */
 	const char *help;          /* --help text; NULL: an alias, not listed */
 	unsigned needs;            /* CLI_VIEW_* */
 	unsigned tree_flags;       /* added to report_opts.tree_flags (--inverted) */

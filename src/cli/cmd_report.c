@@ -69,7 +69,8 @@ static void options_build(void)
 		return;
 	for (size_t r = 0; r < cli_nviews && noptions < NOPTIONS; r++)
 		options[noptions++] = (struct cli_opt){ cli_views[r].option, 0, cli_views[r].has_arg,
-							OPT_VIEW0 + (int)r, cli_views[r].value,
+							OPT_VIEW0 + (int)r,
+							cli_views[r].values ? cli_views[r].values : cli_views[r].value,
 							cli_views[r].help };
 	for (size_t i = 0; i < CLI_NOPTS(other_options) && noptions < NOPTIONS; i++) {
 		options[noptions] = other_options[i];

@@ -80,7 +80,8 @@ check metric_not_recorded_said sh -c '
 
 # The bash completion asks the tally it completes (tally __complete), so it
 # offers what the tables hold: the newest views and record options, the
-# states metrics, the export formats.
+# states metrics, the export formats, and the values of an option whose
+# value is optional (--gprof=timed), the word split at '=' or not.
 ROOT=$(cd "$E2E/../.." && pwd)
 complete_words() {   # complete_words WORD... : what <TAB> after them offers
 	PATH=$(dirname "$TALLY"):$PATH bash -c '. "$0"; COMP_WORDS=(tally "$@"); COMP_CWORD=$#; _tally
@@ -94,6 +95,10 @@ completion() {
 	complete_words record --ja | grep -qx -- --java &&
 	complete_words report s.exp --metric wait. | grep -qx wait.io &&
 	complete_words export s.exp --format c | grep -qx callgrind &&
+	complete_words report s.exp --gprof = ti | grep -qx timed &&
+	test "$(complete_words report s.exp --gprof = | wc -l)" -eq 3 &&
+	complete_words report s.exp --errors=b | grep -qx -- --errors=bins &&
+	complete_words html s.exp --errors = | grep -qx samples &&
 	test "$(complete_words rep)" = report
 }
 if command -v bash >/dev/null; then
