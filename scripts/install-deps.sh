@@ -41,6 +41,8 @@ libopenmpi-dev      test
 slurm-wlm           test
 munge               test
 iproute2            test
+openssh-client      test
+dropbear-bin        test
 musl-tools          test
 chromium            test
 golang-go           test

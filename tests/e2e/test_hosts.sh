@@ -1,7 +1,8 @@
 # test_hosts.sh — an MPI job across two hosts (docs/mpi.md "Several hosts"):
 # two test hosts made as namespaces on this machine by hosts.sh (own
 # address, host name, private /tmp; tally-h2's CLOCK_MONOTONIC 1000 s
-# behind), Open MPI launching 2 ranks on each over TCP through a launch
+# ahead: behind could not be set on a machine up for less than 1000 s,
+# the kernel refuses a negative clock), Open MPI launching 2 ranks on each over TCP through a launch
 # agent that enters them.  Each host writes its ranks' experiments to its
 # own /tmp; `tally gather` brings them together over the same agent, and
 # refuses a partial job unless --partial.  Then the same numbers as on one
@@ -16,7 +17,7 @@ LIB=$BUILDDIR/lib
 CHECK="python3 $E2E/mpi_check.py"
 ALL="hosts_gathered hosts_partial_refused hosts_partial_gathered hosts_imbalance_split hosts_messages_exact
 hosts_names_shown hosts_clock_offset_measured hosts_timeline_aligned hosts_messages_in_order
-hosts_gathered_from_directories hosts_chrome_arrows_forward"
+hosts_gathered_from_directories hosts_chrome_arrows_forward hosts_gathered_over_ssh"
 
 skip_all() {
 	for t in $ALL; do skip "$t" "$1"; done
@@ -25,8 +26,9 @@ skip_all() {
 [ -f "$LIB/libtally-mpi.so" ] || skip_all "libtally-mpi.so not built (no mpi.h: apt-get install libopenmpi-dev)"
 command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip_all "no mpirun/mpicc (openmpi-bin)"
 mpicc -O2 -g -o mpi_work "$PROGS/mpi_work.c" || skip_all "mpicc cannot build tests/progs/mpi_work.c"
-trap 'sh "$E2E/hosts.sh" down "$T/hosts"; for j in $(jobs -p); do kill -TERM "$j" 2>/dev/null; done; rm -rf "$T"' EXIT
-SHIFT_S=-1000
+trap 'for p in "$T"/ssh/*.pid; do [ -s "$p" ] && kill -TERM "$(cat "$p")" 2>/dev/null; done
+	sh "$E2E/hosts.sh" down "$T/hosts"; for j in $(jobs -p); do kill -TERM "$j" 2>/dev/null; done; rm -rf "$T"' EXIT
+SHIFT_S=1000
 if ! why=$(sh "$E2E/hosts.sh" up "$T/hosts" tally-h1 tally-h2@$SHIFT_S); then
 	# Without time namespaces the hosts share one clock: all but the check
 	# that needs them apart still run.
@@ -135,9 +137,9 @@ assert len(s) == 10 and s.keys() == f.keys() and all(f[k] >= s[k] for k in s), (
 
 # Message matching: each of the job's 10 point-to-point messages matched
 # send to receive; on rank 0's clock none is received before it is sent.
-# On each rank's own clock (--raw-clocks) tally-h2's receives of tally-h1's
-# sends end about 1000 s before they started: between 1000 s less the
-# longest rank's wall time, and 1000 s.
+# On each rank's own clock (--raw-clocks) tally-h1's receives of
+# tally-h2's sends end about 1000 s before they started:
+# between 1000 s less the longest rank's wall time, and 1000 s.
 "$TALLY" report f1.exp --messages --format json >m.json 2>/dev/null
 "$TALLY" report f1.exp --messages --format json --raw-clocks >mraw.json 2>/dev/null
 if [ "$SHIFT_S" = 0 ]; then
@@ -146,7 +148,7 @@ else check hosts_messages_in_order python3 -c '
 import json
 m, raw = (json.load(open(f))["matching"] for f in ("m.json", "mraw.json"))
 wall = max(int(dict(l.rstrip("\n").split(": ", 1) for l in open("f1.exp/rank%d.exp/log.txt" % r) if ": " in l)["wall_ns"]) for r in range(4))
-shift = -('$SHIFT_S') * 10**9
+shift = abs('$SHIFT_S') * 10**9
 print(m, raw, wall)
 assert m["matched"] == 10 and m["unmatched"] == 0 and m["received_before_sent"] == 0, m
 assert raw["matched"] == 10 and raw["received_before_sent"] >= 1, raw
@@ -159,3 +161,40 @@ mkdir a b && cp -r f1.exp/rank0.exp f1.exp/rank1.exp a/ && cp -r f1.exp/rank2.ex
 check hosts_gathered_from_directories sh -c '
 	"$TALLY" gather -o a b >d.out 2>d.err && grep -qx "a: ranks 0-3 of 4; tally-h1: 0-1, tally-h2: 2-3" d.out &&
 	test -d b/rank2.exp && "$TALLY" report a --messages --format csv 2>/dev/null | diff messages.want -'
+
+# Over ssh, as on real hosts (the default way of `tally gather`): an ssh
+# server on each test host (dropbear, started here and stopped by pid; root's
+# home there is a directory of this test's, holding the key it allows, so
+# nothing of this machine's is changed), OpenSSH's ssh as the client, run on
+# tally-h1; the same job as through the launch agent.
+if ! command -v dropbear >/dev/null || ! command -v dropbearkey >/dev/null || ! command -v ssh-keygen >/dev/null; then
+	skip hosts_gathered_over_ssh "no ssh server or client (dropbear-bin, openssh-client)"
+else
+	S=$T/ssh
+	mkdir -p "$S/home/.ssh" && chmod 700 "$S" "$S/home" "$S/home/.ssh"
+	dropbearkey -t ed25519 -f "$S/host_key" >/dev/null 2>&1 && ssh-keygen -q -t ed25519 -N "" -f "$S/id" &&
+		cp "$S/id.pub" "$S/home/.ssh/authorized_keys" && chmod 600 "$S/home/.ssh/authorized_keys"
+	echo "[tally-h1]:2222,[tally-h2]:2222 $(dropbearkey -y -f "$S/host_key" | grep '^ssh-')" >"$S/known_hosts"
+	printf 'Host tally-h1 tally-h2\n\tPort 2222\n\tUser root\n\tIdentityFile %s/id\n\tIdentitiesOnly yes\n\tUserKnownHostsFile %s/known_hosts\n\tStrictHostKeyChecking yes\n\tBatchMode yes\n\tLogLevel ERROR\n' \
+		"$S" "$S" >"$S/config"
+	n=0
+	for h in 1 2; do
+		"$AGENT" tally-h$h "mount --bind $S/home /root && dropbear -s -r $S/host_key -p 10.231.77.$h:2222 -P $S/h$h.pid" \
+			>"$S/h$h.err" 2>&1 && n=$((n + 1))
+	done
+	for i in $(seq 50); do [ -s "$S/h1.pid" ] && [ -s "$S/h2.pid" ] && break; sleep 0.1; done
+	if [ $n -ne 2 ] || ! "$AGENT" tally-h1 "ssh -F $S/config tally-h2 true" 2>"$S/try.err"; then
+		skip hosts_gathered_over_ssh "no ssh server on the test hosts: $(cat "$S"/h*.err "$S/try.err" | head -n 1)"
+	else
+		RSH="ssh -F $S/config"
+		"$AGENT" tally-h1 "cd $T && TALLY_RSH='$RSH' $TALLY gather -o ssh.exp tally-h1:/tmp/f1.exp tally-h2:/tmp/f1.exp" \
+			>s.out 2>s.err
+		"$AGENT" tally-h1 "cd $T && $TALLY gather --rsh '$RSH' -o none.exp tally-h1:/tmp/f1.exp tally-h2:/tmp/nothing" \
+			>n.out 2>n.err
+		check hosts_gathered_over_ssh sh -c '
+			cat s.err n.err; grep -qx "ssh.exp: ranks 0-3 of 4; tally-h1: 0-1, tally-h2: 2-3" s.out &&
+			"$TALLY" report ssh.exp --messages --format csv 2>/dev/null | diff messages.want - &&
+			grep -q "ranks 2-3 of 4 missing" n.err && grep -q "tally-h2:/tmp/nothing: .*/tmp/nothing" n.err &&
+			! test -e none.exp'
+	fi
+fi
