@@ -30,9 +30,27 @@ set -u
 START=$(date +%s)
 # The machine is shared: run at a high priority (nice -20 by default, as root)
 # so that other users' jobs disturb the timings less.  BENCH_NICE=0: don't.
+# Under the kernel's autogroups (sched_autogroup_enabled: one group per
+# session, the groups shared out equally) a nice value weighs only against
+# the processes of the same session, so the bench runs in a session of its
+# own (setsid) and renices that session's group as well: at load 12, `nice
+# -n -20 tally html` of the 2 M-sample bench experiment took 5.3-5.7 s of
+# wall time for 1.9 s of CPU, in a reniced group 1.7-2.1 s.  The new session
+# has no terminal: stop the bench with kill (it prints its process group).
 NICE=${BENCH_NICE:--20}
+if [ "$NICE" != 0 ] && [ -z "${BENCH_SESSION:-}" ] && command -v setsid >/dev/null &&
+	[ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+	BENCH_SESSION=1 exec setsid -w bash "${BASH_SOURCE[0]}" "$@"
+fi
 if [ "$NICE" != 0 ] && renice -n "$NICE" -p $$ >/dev/null 2>&1; then
 	prio="nice $NICE"
+	if [ -n "${BENCH_SESSION:-}" ]; then
+		if (echo "$NICE" >/proc/self/autogroup) 2>/dev/null; then
+			prio="$prio, its session's autogroup too (stop it: kill -- -$$)"
+		else
+			prio="$prio (its session's autogroup could not be reniced: other sessions take equal shares)"
+		fi
+	fi
 else
 	prio="nice $(nice) (could not renice to $NICE)"
 fi
