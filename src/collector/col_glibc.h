@@ -27,6 +27,10 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
 ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
 ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
+struct pollfd;
+int __poll_chk(struct pollfd *v, unsigned long n, int timeout, size_t vlen);
+int __ppoll_chk(struct pollfd *v, unsigned long n, const struct timespec *timeout, const sigset_t *mask,
+		size_t vlen);
 ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
 		       struct sockaddr *addr, socklen_t *addrlen);
 

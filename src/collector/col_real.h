@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/eventfd.h>
+#include <sys/select.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <threads.h>
@@ -45,6 +46,8 @@ struct perf_event_attr;
 struct sockaddr;
 struct msghdr;
 struct mmsghdr;
+struct pollfd;
+struct epoll_event;
 
 /* X(return type, name, (parameters)) for every function tally interposes. */
 #define COL_REAL_COLLECTOR(X)                                                          \
@@ -187,6 +190,16 @@ struct mmsghdr;
 	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned int))         \
 	X(ssize_t, tee, (int, int, size_t, unsigned int))                              \
 	X(ssize_t, vmsplice, (int, const struct iovec *, size_t, unsigned int))        \
+	X(int, poll, (struct pollfd *, unsigned long, int))                            \
+	X(int, __poll_chk, (struct pollfd *, unsigned long, int, size_t))              \
+	X(int, ppoll, (struct pollfd *, unsigned long, const struct timespec *, const sigset_t *)) \
+	X(int, __ppoll_chk, (struct pollfd *, unsigned long, const struct timespec *, const sigset_t *, size_t)) \
+	X(int, select, (int, fd_set *, fd_set *, fd_set *, struct timeval *))          \
+	X(int, pselect, (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *)) \
+	X(int, epoll_ctl, (int, int, int, struct epoll_event *))                       \
+	X(int, epoll_wait, (int, struct epoll_event *, int, int))                      \
+	X(int, epoll_pwait, (int, struct epoll_event *, int, int, const sigset_t *))   \
+	X(int, epoll_pwait2, (int, struct epoll_event *, int, const struct timespec *, const sigset_t *)) \
 	X(int, fsync, (int))                                                           \
 	X(int, fdatasync, (int))                                                       \
 	X(off_t, lseek, (int, off_t, int))

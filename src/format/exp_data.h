@@ -114,6 +114,16 @@ struct exp_fd_ev {
 	char *name;
 };
 
+/* A wait in poll, select or epoll (FD_WAIT): its descriptors are
+ * wait_fds[first .. first + nfds) of its process. */
+struct exp_fd_wait_ev {
+	uint32_t tid, stack_id;
+	uint64_t time_ns, dur_ns;       /* the call's start, and its time */
+	uint16_t flags;                 /* EXP_WAIT_* */
+	uint32_t nfds;
+	size_t first;
+};
+
 /* A function of dynamically generated code (DYN_FUNC), and when it went
  * (its DYN_UNLOAD, if any). */
 struct exp_dyn_ev {
@@ -192,6 +202,12 @@ struct exp_proc {
 	size_t nfds;
 	struct exp_fd_flow *flows;       /* what descriptors read from and write into, in file order */
 	size_t nflows;
+	struct exp_fd_wait_ev *fdwaits;  /* waits in poll, select, epoll, in file order */
+	size_t nfdwaits;
+	int32_t *wait_fds;               /* their descriptors */
+	size_t nwait_fds;
+	struct exp_fd_watch *watches;    /* epoll interest lists' changes, in file order */
+	size_t nwatches;
 	struct exp_dyn_ev *dyn;          /* dynamic code, in file order */
 	size_t ndyn;
 	struct exp_arc_ev *arcs;

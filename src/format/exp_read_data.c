@@ -116,6 +116,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 struct loader {
 	struct exp_proc *p;
 	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_wakes, cap_io, cap_fds, cap_flows, cap_arcs;
+	size_t cap_fdwaits, cap_wait_fds, cap_watches;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
 	size_t cap_dframes, cap_dframe_pairs, cap_dfiles;
@@ -540,6 +541,29 @@ static int take_fd_name(struct loader *l, struct exp_file *f, const struct exp_r
 	return e->name ? 0 : nomem(err, f->path);
 }
 
+static int take_fd_wait(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_fd_wait w;
+
+	memcpy(&w, r->p, sizeof(w));
+	if (w.nfds > EXP_WAIT_FDS_MAX || sizeof(w) + 4ull * w.nfds > r->len ||
+	    ((w.flags & EXP_WAIT_EPOLL) && w.nfds != 1))
+		return reject(f, r, "fd-wait record of %u descriptors in %u bytes", w.nfds, r->len);
+	if (exp_grow(&p->fdwaits, &l->cap_fdwaits, p->nfdwaits, sizeof(*p->fdwaits)))
+		return nomem(err, f->path);
+	for (uint32_t i = 0; i < w.nfds; i++) {
+		if (exp_grow(&p->wait_fds, &l->cap_wait_fds, p->nwait_fds, sizeof(*p->wait_fds)))
+			return nomem(err, f->path);
+		memcpy(&p->wait_fds[p->nwait_fds++], (const char *)r->p + sizeof(w) + 4 * i, 4);
+	}
+	p->fdwaits[p->nfdwaits++] = (struct exp_fd_wait_ev){ .tid = w.tid, .stack_id = w.stack_id,
+		.time_ns = w.time_ns, .dur_ns = w.dur_ns, .flags = w.flags, .nfds = w.nfds,
+		.first = p->nwait_fds - w.nfds };
+	return 0;
+}
+
 static int take_dyn_func(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			 struct exp_error *err)
 {
@@ -872,6 +896,9 @@ static const struct rec_type {
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
 			       take_fd_name },
 	[EXP_REC_FD_FLOW] = { "fd-flow", EXP_FILE_IO, sizeof(struct exp_fd_flow), false, false, COPY(flows) },
+	[EXP_REC_FD_WAIT] = { "fd-wait", EXP_FILE_IO, sizeof(struct exp_fd_wait), true, false, take_fd_wait },
+	[EXP_REC_FD_WATCH] = { "fd-watch", EXP_FILE_IO, sizeof(struct exp_fd_watch), false, false,
+			       COPY(watches) },
 	[EXP_REC_ARC_TABLE] = { "arc-table", EXP_FILE_ARCS, sizeof(struct exp_arc_table), true, true,
 				take_arc_table },
 	[EXP_REC_MPI] = { "mpi", EXP_FILE_MPI, sizeof(struct exp_mpi), false, false, COPY(mpi) },
@@ -1424,6 +1451,9 @@ static void free_events(struct exp_proc *p)
 	free(p->held);
 	free(p->wakes);
 	free(p->flows);
+	free(p->fdwaits);
+	free(p->wait_fds);
+	free(p->watches);
 	free(p->io);
 	free(p->arcs);
 	free(p->mpi);
@@ -1470,6 +1500,10 @@ static void free_events(struct exp_proc *p)
 	p->nwakes = 0;
 	p->flows = NULL;
 	p->nflows = 0;
+	p->fdwaits = NULL;
+	p->wait_fds = NULL;
+	p->watches = NULL;
+	p->nfdwaits = p->nwait_fds = p->nwatches = 0;
 	p->io = NULL;
 	p->arcs = NULL;
 	p->mpi = NULL;

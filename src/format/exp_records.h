@@ -114,6 +114,8 @@ enum exp_rec_type {
 	EXP_REC_KERNEL_SWITCH = 53,
 	EXP_REC_SYNC_WAKE = 56,
 	EXP_REC_FD_FLOW = 57,
+	EXP_REC_FD_WAIT = 58,
+	EXP_REC_FD_WATCH = 59,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -581,7 +583,8 @@ struct exp_fd_name {
  *  20 2 kind       enum exp_flow_kind
  *  22 2 reserved   0
  *  24 8 rx         the channel its reads take from (a hash, never 0)
- *  32 8 tx         the channel its writes go into (a hash, never 0)
+ *  32 8 tx         the channel its writes go into (a hash; 0 only for a
+ *                  datagram socket that has not sent yet)
  * A pipe or FIFO, and an eventfd, is one channel both ways (rx = tx); a
  * connected socket has two, one each way: its tx is its peer's rx.
  * Added in format 5 without a version bump: older readers skip the type. */
@@ -600,7 +603,56 @@ enum exp_flow_kind {
 	EXP_FLOW_UNIX = 2,         /* a connected unix socket: its inode and its peer's */
 	EXP_FLOW_INET = 3,         /* a connected IP socket: its address and its peer's */
 	EXP_FLOW_EVENTFD = 4,      /* an eventfd: its id */
+	EXP_FLOW_DGRAM = 5,        /* an IP datagram socket: its port (rx), the port it
+	                              sends to (tx; 0 before it sent) */
 	EXP_FLOW_KIND_COUNT_
+};
+
+/* EXP_REC_FD_WAIT, 32 + 4 * nfds bytes (padded to 8): a wait in poll,
+ * ppoll, select, pselect, epoll_wait, epoll_pwait or epoll_pwait2 that
+ * lasted at least IO_WAIT_MIN_NS (tally record -i; tracers/io_wait.c), with
+ * the descriptors it waited on to read: the critical path goes from it to
+ * the thread whose write into one of their channels (FD_FLOW) ended it.
+ *   0 4 word; 4 4 tid; 8 8 time_ns (the call's start)
+ *  16 4 stack_id
+ *  20 2 flags      EXP_WAIT_*
+ *  22 2 nfds       descriptors that follow
+ *  24 8 dur_ns     the time in the call
+ *  32 .. fds       int32 each: the descriptors waited on for reading (an
+ *                  epoll wait: its epoll descriptor alone, whose interest
+ *                  list the FD_WATCH records say)
+ * Added in format 7 without a version bump: older readers skip the type. */
+struct exp_fd_wait {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t stack_id;
+	uint16_t flags;
+	uint16_t nfds;
+	uint64_t dur_ns;
+	int32_t fds[];
+};
+#define EXP_WAIT_EPOLL 0x1       /* fds[0] is an epoll descriptor */
+#define EXP_WAIT_CUT 0x2         /* more descriptors than the record keeps */
+#define EXP_WAIT_FDS_MAX 256     /* descriptors one FD_WAIT keeps */
+
+/* EXP_REC_FD_WATCH, 32 bytes: epoll_ctl (tally record -i): descriptor `fd`
+ * enters, changes in or leaves epoll descriptor `epfd`'s interest list.
+ *   0 4 word; 4 4 tid; 8 8 time_ns
+ *  16 4 epfd; 20 4 fd
+ *  24 2 op         EPOLL_CTL_ADD 1, DEL 2, MOD 3 (as the kernel's)
+ *  26 2 reserved   0
+ *  28 4 events     the events asked for (EPOLLIN 0x1 ...)
+ * Added in format 7 without a version bump: older readers skip the type. */
+struct exp_fd_watch {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	int32_t epfd;
+	int32_t fd;
+	uint16_t op;
+	uint16_t reserved;
+	uint32_t events;
 };
 
 /* EXP_REC_DYN_FUNC, 48 + name + lines + code bytes, in dyn.dat: a function

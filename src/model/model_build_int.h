@@ -364,8 +364,9 @@ struct crit_wait {
 	uint32_t stack_id;
 };
 
-/* Process p's waits (SYNC records, and reads of pipes, FIFOs, sockets and
- * eventfds that another thread's write ended), sorted by (tid, time_ns), into *out (malloc'd), their
+/* Process p's waits (SYNC records, reads of pipes, FIFOs, sockets and
+ * eventfds that another thread's write ended, waits in poll, select and
+ * epoll), sorted by (tid, time_ns), into *out (malloc'd), their
  * count in *n; 0, or -1 when out of memory. */
 int model_critical_waits(const struct exp_proc *p, struct crit_wait **out, size_t *n);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);

@@ -419,7 +419,7 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 	struct walk w = { .b = b, .c = c, .o = o };
 	int rc = -1;
 
-	if (!p->nsync && !p->nio)
+	if (!p->nsync && !p->nio && !p->nfdwaits)
 		return 0;
 	if (model_critical_waits(p, &w.waits, &w.nwaits))
 		return -1;

@@ -20,6 +20,12 @@
  *                   overlaps the read, at the write's end (or the read's,
  *                   if sooner); a read no other thread's write overlapped
  *                   did not wait for one, and is no wait
+ *   a wait in poll, (-i, FD_WAIT) the same, over the channels of every
+ *   select, epoll   descriptor it waited on to read (epoll: its interest
+ *                   list then, from the FD_WATCH records of epoll_ctl);
+ *                   one no write overlapped (a timeout, a signal, a
+ *                   descriptor of another process) is a wait of no
+ *                   known cause
  *
  * What is not known (a first contention, a wake-up by no other thread)
  * has no waker: the walk keeps the wait on the waiter.
@@ -204,25 +210,138 @@ static uint64_t channel_of(const struct fdmaps *m, const struct exp_io *s, bool 
 	return n && !strncmp(n->name, "pipe:", 5) ? model_hash_str(0, n->name) | 1 : 0;
 }
 
+/* The latest write in cw (sorted by channel, start) into `chan` by a
+ * thread other than `tid` that started by `end` and ended after `start`;
+ * NULL if none. */
+static const struct cwrite *latest_write(const struct cwrite *cw, size_t ncw, uint64_t chan, uint32_t tid,
+					 uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = ncw;      /* the first write after (chan, end) */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cw[mid].chan < chan || (cw[mid].chan == chan && cw[mid].start <= end))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k > 0 && cw[k - 1].chan == chan && cw[k - 1].end >= start; k--)
+		if (cw[k - 1].tid != tid)
+			return &cw[k - 1];
+	return NULL;
+}
+
+static int cmp_watch(const void *a, const void *b)
+{
+	const struct exp_fd_watch *x = a, *y = b;
+
+	if (x->epfd != y->epfd)
+		return x->epfd < y->epfd ? -1 : 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The channel descriptor fd read from at time t (its flow then, if not
+ * older than its name), or 0. */
+static uint64_t fd_channel(const struct fdmaps *m, int32_t fd, uint64_t t)
+{
+	const struct exp_fd_ev *n = name_at(m, fd, t);
+	const struct exp_fd_flow *f = flow_at(m, fd, t);
+
+	return f && (!n || f->time_ns >= n->time_ns) ? f->rx : 0;
+}
+
+/* The latest write that could have ended wait `fw` (see latest_write) into
+ * the channel of descriptor fd. */
+static const struct cwrite *fd_waker(const struct fdmaps *m, const struct cwrite *cw, size_t ncw,
+				     const struct exp_fd_wait_ev *fw, int32_t fd, const struct cwrite *best)
+{
+	uint64_t end = fw->time_ns + fw->dur_ns, chan = fd_channel(m, fd, end);
+	const struct cwrite *by = chan ? latest_write(cw, ncw, chan, fw->tid, fw->time_ns, end) : NULL;
+
+	return by && (!best || by->start > best->start) ? by : best;
+}
+
+/* Waits in poll, select and epoll: each goes to the latest write into any
+ * of its descriptors' channels that overlapped it; without one, it is a
+ * wait of no known cause.  watches: the FD_WATCH records sorted by (epfd,
+ * fd, time). */
+static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const struct exp_fd_watch *watches,
+		    const struct cwrite *cw, size_t ncw, struct waits *w)
+{
+	for (size_t i = 0; i < p->nfdwaits; i++) {
+		const struct exp_fd_wait_ev *fw = &p->fdwaits[i];
+		const int32_t *fds = p->wait_fds + fw->first;
+		uint64_t end = fw->time_ns + fw->dur_ns;
+		const struct cwrite *by = NULL;
+		if (!(fw->flags & EXP_WAIT_EPOLL)) {
+			for (uint32_t k = 0; k < fw->nfds; k++)
+				by = fd_waker(m, cw, ncw, fw, fds[k], by);
+		} else if (fw->nfds == 1) {
+			/* The interest list at the wait's end: each descriptor's
+			 * last change before it, if asking to read and not older
+			 * than the descriptor's name (else it was closed since). */
+			size_t lo = 0, hi = p->nwatches;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (watches[mid].epfd < fds[0])
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t k = lo; k < p->nwatches && watches[k].epfd == fds[0]; k++) {
+				const struct exp_fd_watch *x = &watches[k];
+				if (x->time_ns > end ||
+				    (k + 1 < p->nwatches && watches[k + 1].epfd == x->epfd && watches[k + 1].fd == x->fd &&
+				     watches[k + 1].time_ns <= end))
+					continue;     /* not yet, or not its last change by then */
+				const struct exp_fd_ev *n = name_at(m, x->fd, end);
+				if (x->op == 2 /* EPOLL_CTL_DEL */ || !(x->events & 0x1 /* EPOLLIN */) ||
+				    (n && n->time_ns > x->time_ns))
+					continue;
+				by = fd_waker(m, cw, ncw, fw, x->fd, by);
+			}
+		}
+		struct crit_wait *x = wait_new(w);
+		if (!x)
+			return -1;
+		*x = (struct crit_wait){ .tid = fw->tid, .time_ns = end, .req_ns = fw->time_ns,
+					 .stack_id = fw->stack_id };
+		if (by) {
+			x->waker_tid = by->tid;
+			x->wake_ns = by->end < end ? by->end : end;
+		}
+	}
+	return 0;
+}
+
 /* Reads that a write by another thread into the channel they read from
- * ended: pipes, FIFOs, connected sockets, eventfds. */
+ * ended (pipes, FIFOs, sockets, eventfds), and waits in poll, select and
+ * epoll. */
 static int channel_waits(const struct exp_proc *p, struct waits *w)
 {
 	struct fdmaps m = { 0 };
 	struct cwrite *cw = NULL;
+	struct exp_fd_watch *watches = NULL;
 	size_t ncw = 0;
 	int rc = -1;
 
-	if (!p->nio || (!p->nfds && !p->nflows))
+	if (!p->nfdwaits && (!p->nio || (!p->nfds && !p->nflows)))
 		return 0;
 	if ((p->nfds && !(m.fds = malloc(p->nfds * sizeof(*m.fds)))) ||
 	    (p->nflows && !(m.flows = malloc(p->nflows * sizeof(*m.flows)))) ||
-	    !(cw = malloc(p->nio * sizeof(*cw))))
+	    (p->nwatches && !(watches = malloc(p->nwatches * sizeof(*watches)))) ||
+	    (p->nio && !(cw = malloc(p->nio * sizeof(*cw)))))
 		goto out;
 	if (p->nfds)
 		memcpy(m.fds, p->fds, p->nfds * sizeof(*m.fds));
 	if (p->nflows)
 		memcpy(m.flows, p->flows, p->nflows * sizeof(*m.flows));
+	if (p->nwatches) {
+		memcpy(watches, p->watches, p->nwatches * sizeof(*watches));
+		qsort(watches, p->nwatches, sizeof(*watches), cmp_watch);
+	}
 	m.nfds = p->nfds;
 	m.nflows = p->nflows;
 	if (m.nfds)
@@ -242,18 +361,7 @@ static int channel_waits(const struct exp_proc *p, struct waits *w)
 		uint64_t chan, end = s->time_ns + s->dur_ns;
 		if (s->op != EXP_IO_READ || (s->flags & EXP_IO_SAME_CALL) || !(chan = channel_of(&m, s, true)))
 			continue;
-		size_t lo = 0, hi = ncw;      /* the first write after (chan, end) */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (cw[mid].chan < chan || (cw[mid].chan == chan && cw[mid].start <= end))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		const struct cwrite *by = NULL;
-		for (size_t k = lo; k > 0 && !by && cw[k - 1].chan == chan && cw[k - 1].end >= s->time_ns; k--)
-			if (cw[k - 1].tid != s->tid)
-				by = &cw[k - 1];
+		const struct cwrite *by = latest_write(cw, ncw, chan, s->tid, s->time_ns, end);
 		if (!by)
 			continue;
 		struct crit_wait *x = wait_new(w);
@@ -263,10 +371,11 @@ static int channel_waits(const struct exp_proc *p, struct waits *w)
 					 .stack_id = s->stack_id, .waker_tid = by->tid,
 					 .wake_ns = by->end < end ? by->end : end };
 	}
-	rc = 0;
+	rc = fd_waits(p, &m, watches, cw, ncw, w);
 out:
 	free(m.fds);
 	free(m.flows);
+	free(watches);
 	free(cw);
 	return rc;
 }

@@ -28,7 +28,8 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 		report_note(d, "No critical path: record with -s (the path follows joins, the "
 			       "holders of mutexes, the signallers of condition variables and "
 			       "semaphores and the last arrivals at barriers from the end of the main "
-			       "thread; with -i too, the writers into pipes, FIFOs, sockets and eventfds).");
+			       "thread; with -i too, the writers into pipes, FIFOs, sockets and eventfds, "
+			       "and into the descriptors of waits in poll, select and epoll).");
 		return;
 	}
 	struct model_crit *r = malloc(m->ncrit * sizeof(*r));

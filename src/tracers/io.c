@@ -313,6 +313,22 @@ TRACE_API int dup3(int fd, int to, int flags)
 		return rc_;                                                  \
 	} while (0)
 
+/* The same for a send to an address (an unconnected datagram socket's
+ * channel is the port it sends to: io_flow_dest). */
+#define TRACED_TO(fd, to, tolen, call)                                       \
+	do {                                                                 \
+		if (!io_tracing())                                           \
+			return call;                                         \
+		uint64_t t0_ = tally__now();                                 \
+		__typeof__(call) rc_ = call;                                 \
+		int saved_ = errno;                                          \
+		if (rc_ >= 0)                                                \
+			io_flow_dest(fd, to, tolen);                         \
+		io_note(TRACE_CALLER(), EXP_IO_WRITE, fd, result((ssize_t)rc_), t0_); \
+		errno = saved_;                                              \
+		return rc_;                                                  \
+	} while (0)
+
 TRACE_API ssize_t read(int fd, void *buf, size_t n)
 {
 	TRACED(EXP_IO_READ, fd, REAL(read)(fd, buf, n));
@@ -433,12 +449,12 @@ TRACE_API ssize_t send(int fd, const void *buf, size_t n, int flags)
 TRACE_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 			 const struct sockaddr *to, socklen_t tolen)
 {
-	TRACED(EXP_IO_WRITE, fd, REAL(sendto)(fd, buf, n, flags, to, tolen));
+	TRACED_TO(fd, to, tolen, REAL(sendto)(fd, buf, n, flags, to, tolen));
 }
 
 TRACE_API ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	TRACED(EXP_IO_WRITE, fd, REAL(sendmsg)(fd, msg, flags));
+	TRACED_TO(fd, msg ? msg->msg_name : NULL, msg ? msg->msg_namelen : 0, REAL(sendmsg)(fd, msg, flags));
 }
 
 TRACE_API ssize_t recv(int fd, void *buf, size_t n, int flags)
@@ -487,6 +503,8 @@ TRACE_API int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
 	uint64_t t0 = tally__now();
 	int rc = REAL(sendmmsg)(fd, v, n, flags);
 	int saved = errno;
+	if (rc > 0)
+		io_flow_dest(fd, v[rc - 1].msg_hdr.msg_name, v[rc - 1].msg_hdr.msg_namelen);
 	io_note(TRACE_CALLER(), EXP_IO_WRITE, fd, mmsg_bytes(rc, v), t0);
 	errno = saved;
 	return rc;

@@ -77,6 +77,12 @@ void io_fd_closed(int first, int last);
  * since it was named, record it (an FD_FLOW record: io_flow.c). */
 void io_flow_note(int fd, uint64_t since_ns);
 
+/* Datagram socket fd is sending to `to` (sendto, sendmsg): if that is a new
+ * port, its flow is looked up again at the call's note, so that its writes
+ * go into the channel of that port. */
+struct sockaddr;
+void io_flow_dest(int fd, const struct sockaddr *to, unsigned int len);
+
 /* [first, last] were closed or named anew: their flows are forgotten. */
 void io_flow_forget(int first, int last);
 

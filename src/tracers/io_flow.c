@@ -15,6 +15,9 @@
  *   an IP socket     its address and its peer's (getsockname, getpeername;
  *                    IPv4 in IPv6 taken as IPv4): tx = (own, peer), rx
  *                    = (peer, own)
+ *   an IP datagram   its port: rx = (port), tx = (the port it sends to:
+ *   socket           its peer's if connected, else the destination of its
+ *                    latest sendto or sendmsg, io_flow_dest; 0 before)
  *   an eventfd       its id (/proc/self/fdinfo, eventfd-id; before Linux
  *                    6.3 the descriptor's number and the record's time)
  *
@@ -22,8 +25,10 @@
  * signal handlers (a program may write in one): raw system calls only, no
  * allocation, and a bit per descriptor taken by one atomic or, so that one
  * caller alone looks a descriptor up.  Anything else (a file, a terminal,
- * an unconnected socket, a lookup the kernel refuses) gets no record and
- * its reads no waker.  The cost: one bit test per call, and the look-up
+ * a lookup the kernel refuses) gets no record and its reads no waker; a
+ * stream socket not yet connected, or a datagram socket not yet bound, is
+ * looked up again at its next call.  A datagram channel is a port alone:
+ * what is sent to that port on another host would be taken for it.  The cost: one bit test per call, and the look-up
  * once per descriptor.
  */
 #include <fcntl.h>
@@ -42,16 +47,23 @@
 #include "tracers/io.h"
 
 #define FLOW_FDS 65536                 /* descriptors whose flow we track */
+#define NOT_YET (-2)                   /* flow_of: look again at the next call */
 
 /* Bit fd: fd's flow was looked up since it was last named or closed. */
 static _Atomic uint64_t looked[FLOW_FDS / 64];
+
+/* The port datagram socket fd last sent to by address (0: none). */
+static _Atomic uint16_t sent_to[FLOW_FDS];
 
 void io_flow_forget(int first, int last)
 {
 	if (first < 0)
 		return;
 	for (int fd = first; fd <= last && fd < FLOW_FDS; fd++) {
+		atomic_store_explicit(&sent_to[fd], 0, memory_order_relaxed);
 		if (fd % 64 == 0 && last - fd >= 63) {
+			for (int k = 1; k < 64; k++)
+				atomic_store_explicit(&sent_to[fd + k], 0, memory_order_relaxed);
 			atomic_store_explicit(&looked[fd / 64], 0, memory_order_relaxed);
 			fd += 63;
 		} else {
@@ -131,6 +143,22 @@ static uint64_t unix_peer(uint32_t ino)
 	return peer;
 }
 
+/* The port of an IP socket address (0: none, or not IP). */
+static uint16_t inet_port(const struct sockaddr *a, socklen_t len)
+{
+	if (a && a->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		return ((const struct sockaddr_in *)a)->sin_port;
+	if (a && a->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		return ((const struct sockaddr_in6 *)a)->sin6_port;
+	return 0;
+}
+
+/* The channel of datagrams to `port` (never 0). */
+static uint64_t dgram(uint16_t port)
+{
+	return way(0xd6a, port);
+}
+
 /* An IP socket address as one number (IPv4 in IPv6 as IPv4), or 0. */
 static uint64_t inet_key(const struct sockaddr_storage *a)
 {
@@ -197,7 +225,8 @@ static uint64_t eventfd_id(int fd)
 }
 
 /* Fill r's kind, rx and tx for descriptor fd: 0, or -1 if it is none of
- * the kinds we follow. */
+ * the kinds we follow, NOT_YET if it may become one (a socket not yet
+ * connected or bound). */
 static int flow_of(int fd, struct exp_fd_flow *r)
 {
 	struct stat st;
@@ -223,8 +252,24 @@ static int flow_of(int fd, struct exp_fd_flow *r)
 			r->rx = way(other, st.st_ino);
 			return 0;
 		}
-		if (syscall(SYS_getpeername, fd, &peer, &plen))
+		int type = 0;
+		socklen_t tlen = sizeof(type);
+		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tlen))
 			return -1;
+		if (type == SOCK_DGRAM) {
+			uint16_t port = inet_port((struct sockaddr *)&me, mlen);
+			uint16_t to = atomic_load_explicit(&sent_to[fd], memory_order_relaxed);
+			if (!port)
+				return me.ss_family == AF_INET || me.ss_family == AF_INET6 ? NOT_YET : -1;
+			if (!to && !syscall(SYS_getpeername, fd, &peer, &plen))
+				to = inet_port((struct sockaddr *)&peer, plen);
+			r->kind = EXP_FLOW_DGRAM;
+			r->rx = dgram(port);
+			r->tx = to ? dgram(to) : 0;
+			return 0;
+		}
+		if (syscall(SYS_getpeername, fd, &peer, &plen))
+			return type == SOCK_STREAM ? NOT_YET : -1;
 		uint64_t a = inet_key(&me), b = inet_key(&peer);
 		if (!a || !b)
 			return -1;
@@ -258,6 +303,20 @@ void io_flow_note(int fd, uint64_t since_ns)
 	if (atomic_fetch_or_explicit(&looked[fd / 64], bit, memory_order_relaxed) & bit)
 		return;
 	struct exp_fd_flow r = { .time_ns = since_ns, .fd = fd };
-	if (flow_of(fd, &r) == 0)
+	int rc = flow_of(fd, &r);
+	if (rc == 0)
 		tally__trace_event(EXP_FILE_IO, EXP_REC_FD_FLOW, &r, sizeof(r), 0, 0, 0);
+	else if (rc == NOT_YET)
+		atomic_fetch_and_explicit(&looked[fd / 64], ~bit, memory_order_relaxed);
+}
+
+void io_flow_dest(int fd, const struct sockaddr *to, socklen_t len)
+{
+	uint16_t port = inet_port(to, len);
+
+	if (fd < 0 || fd >= FLOW_FDS || !port ||
+	    atomic_exchange_explicit(&sent_to[fd], port, memory_order_relaxed) == port)
+		return;
+	/* A new destination: the flow is looked up again at this call's note. */
+	atomic_fetch_and_explicit(&looked[fd / 64], ~(1ull << (fd % 64)), memory_order_relaxed);
 }

@@ -1,8 +1,14 @@
 # test_critical_channels.sh — the critical path through the other kinds of
 # wait: a barrier (record -s: the round's last arrival is recorded), a
 # named FIFO, a connected unix stream socket, a unix socket pair, a TCP
-# connection on the loopback and an eventfd (record -s -i: each
-# descriptor's flow, FD_FLOW, says which writes a read waits for).
+# connection on the loopback, an eventfd and unconnected UDP sockets
+# (record -s -i: each descriptor's flow, FD_FLOW, says which writes a read
+# waits for; a datagram socket's is its port, and the port it sends to), a
+# pipe waited on in poll and in an epoll loop (FD_WAIT: the descriptors a
+# wait covers; FD_WATCH: epoll's interest list).  In the poll, epoll and
+# udp ways main neither joins the producer nor reads while it writes, so
+# only the waiter's record can lead the path to the producer: the build
+# before FD_WAIT and datagram flows put nothing on slow_produce there.
 # tests/progs/prodcons.c hands each item from a producer thread, whose
 # slow_produce() sets the pace, to main, which consumes it quickly.  Each
 # way, the path's total is within 5% of the program's own wall time and
@@ -44,7 +50,7 @@ run() {
 	return $st
 }
 
-for way in barrier fifo unix socketpair tcp eventfd; do
+for way in barrier fifo unix socketpair tcp eventfd poll epoll udp; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

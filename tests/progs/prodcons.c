@@ -2,7 +2,12 @@
  * condition variable ("cond"), a pipe ("pipe"), a barrier of the two
  * ("barrier"), a named FIFO ("fifo"), a connected unix stream socket
  * ("unix"), a unix socket pair ("socketpair"), a TCP connection on the
- * loopback ("tcp") or an eventfd counter ("eventfd"), for the critical path
+ * loopback ("tcp"), an eventfd counter ("eventfd"), a pipe that main waits
+ * on in poll ("poll") or in an epoll loop ("epoll"), each beside a second,
+ * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
+ * recvfrom), for the critical path.  With poll and epoll main reads each
+ * item's byte only after consuming it (a handler that drains its
+ * descriptor last), so that only the wait can lead to the producer
  * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
  * items, each in slow_produce(): UNIT_MS of its CPU (with "sleep": asleep
  * for UNIT_MS in nanosleep, handing over through the condition variable);
@@ -20,12 +25,14 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,9 +42,9 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-enum mode { COND, PIPE, SLEEP, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD };
+enum mode { COND, PIPE, SLEEP, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, UDP };
 static const char *const modes[] = { "cond", "pipe", "sleep", "barrier", "fifo", "unix",
-				     "socketpair", "tcp", "eventfd" };
+				     "socketpair", "tcp", "eventfd", "poll", "epoll", "udp" };
 static enum mode mode;
 static int items = 12, use_sleep;
 static long unit_ms = 30;
@@ -48,6 +55,9 @@ static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
 static int queued;
 static pthread_barrier_t both;
 static int rfd = -1, wfd = -1;      /* the channel's ends: main reads rfd */
+static int idle_fds[2] = { -1, -1 }; /* poll, epoll: a pipe nobody writes */
+static int epfd = -1;               /* epoll: rfd and idle_fds[0] */
+static struct sockaddr_in udp_to;   /* udp: where main's socket is bound */
 static eventfd_t pending;          /* eventfd: items counted but not yet taken */
 
 static uint64_t clock_ns(clockid_t c)
@@ -92,8 +102,12 @@ NOIPA void hand_over(void)
 	case BARRIER:
 		pthread_barrier_wait(&both);
 		return;
-	case PIPE: case FIFO:
+	case PIPE: case FIFO: case POLL: case EPOLL:
 		if (write(wfd, &c, 1) != 1)
+			abort();
+		return;
+	case UDP:
+		if (sendto(wfd, &c, 1, 0, (struct sockaddr *)&udp_to, sizeof(udp_to)) != 1)
 			abort();
 		return;
 	case UNIX: case SOCKETPAIR: case TCP:
@@ -125,6 +139,26 @@ NOIPA void take_one(void)
 		if (read(rfd, &c, 1) != 1)
 			abort();
 		return;
+	case POLL: {
+		/* Only wait: the byte is drained after the item is consumed
+		 * (drain), so no read overlaps the producer's write. */
+		struct pollfd v[2] = { { .fd = idle_fds[0], .events = POLLIN }, { .fd = rfd, .events = POLLIN } };
+		while (!(v[1].revents & POLLIN))
+			if (poll(v, 2, -1) < 0)
+				abort();
+		return;
+	}
+	case EPOLL: {
+		struct epoll_event ev = { 0 };
+		while (ev.data.fd != rfd || !(ev.events & EPOLLIN))
+			if (epoll_wait(epfd, &ev, 1, -1) < 0)
+				abort();
+		return;
+	}
+	case UDP:
+		if (recvfrom(rfd, &c, 1, 0, NULL, NULL) != 1)
+			abort();
+		return;
 	case UNIX: case SOCKETPAIR: case TCP:
 		if (recv(rfd, &c, 1, 0) != 1)
 			abort();
@@ -143,6 +177,15 @@ NOIPA void take_one(void)
 		pthread_cond_wait(&ready, &m);
 	queued--;
 	pthread_mutex_unlock(&m);
+}
+
+/* poll, epoll: the item's byte, read once it was consumed. */
+NOIPA void drain(void)
+{
+	char c;
+
+	if ((mode == POLL || mode == EPOLL) && read(rfd, &c, 1) != 1)
+		abort();
 }
 
 static void *producer(void *arg)
@@ -225,6 +268,30 @@ static int open_channel(void)
 	case EVENTFD:
 		rfd = wfd = eventfd(0, 0);
 		return rfd < 0 ? -1 : 0;
+	case POLL: case EPOLL:
+		if (pipe(fds) || pipe(idle_fds))
+			return -1;
+		rfd = fds[0], wfd = fds[1];
+		if (mode == POLL)
+			return 0;
+		if ((epfd = epoll_create1(0)) < 0)
+			return -1;
+		for (int k = 0; k < 2; k++) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.fd = k ? rfd : idle_fds[0] };
+			if (epoll_ctl(epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+				return -1;
+		}
+		return 0;
+	case UDP: {
+		socklen_t alen = sizeof(udp_to);
+		udp_to = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		if ((rfd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 || bind(rfd, (struct sockaddr *)&udp_to, sizeof(udp_to)) ||
+		    getsockname(rfd, (struct sockaddr *)&udp_to, &alen) || (wfd = socket(AF_INET, SOCK_DGRAM, 0)) < 0) {
+			perror("prodcons: udp");
+			return -1;
+		}
+		return 0;
+	}
 	default:
 		return 0;
 	}
@@ -239,7 +306,7 @@ int main(int argc, char **argv)
 	while (argc > 1 && k < sizeof(modes) / sizeof(modes[0]) && strcmp(argv[1], modes[k]))
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: prodcons cond|pipe|sleep|barrier|fifo|unix|socketpair|tcp|eventfd "
+		fprintf(stderr, "usage: prodcons cond|pipe|sleep|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|udp "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
@@ -257,8 +324,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < items; i++) {
 		take_one();
 		quick_consume();
+		drain();
 	}
-	pthread_join(t, NULL);
+	/* poll, epoll, udp: main does not join the producer (its last item
+	 * was its last act), so that the path can reach the producer only
+	 * through main's waits for items, not through a join. */
+	if (mode < POLL)
+		pthread_join(t, NULL);
 	printf("wall %llu produce %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
 	       (unsigned long long)produce_ns);
 	return 0;

@@ -217,6 +217,74 @@ static void channel_waits_follow_flows(void)
 	free(w);
 }
 
+/* Waits in poll and epoll (FD_WAIT, FD_WATCH): a poll goes to the latest
+ * overlapping write into any of its descriptors' channels; an epoll wait
+ * to one into its interest list then (a descriptor deleted, or renamed
+ * since it was added, is no longer in it); a wait no write overlapped (a
+ * timeout) is a wait with no waker. */
+static void fd_waits_follow_their_descriptors(void)
+{
+	enum { P = 0x3001, Q = 0x5001, R = 0x7001 };    /* three pipes */
+	struct exp_io io[] = {
+		{ .tid = 2, .time_ns = 110, .op = EXP_IO_WRITE, .fd = 11, .dur_ns = 5 },  /* into P */
+		{ .tid = 2, .time_ns = 130, .op = EXP_IO_WRITE, .fd = 13, .dur_ns = 5 },  /* into R */
+		{ .tid = 3, .time_ns = 420, .op = EXP_IO_WRITE, .fd = 12, .dur_ns = 5 },  /* into Q */
+		{ .tid = 3, .time_ns = 440, .op = EXP_IO_WRITE, .fd = 11, .dur_ns = 5 },  /* into P */
+	};
+	struct exp_fd_flow flows[] = {
+		{ .fd = 7, .time_ns = 20, .kind = EXP_FLOW_PIPE, .rx = P, .tx = P },
+		{ .fd = 8, .time_ns = 20, .kind = EXP_FLOW_PIPE, .rx = Q, .tx = Q },
+		{ .fd = 9, .time_ns = 20, .kind = EXP_FLOW_PIPE, .rx = R, .tx = R },
+		{ .fd = 11, .time_ns = 20, .kind = EXP_FLOW_PIPE, .rx = P, .tx = P },
+		{ .fd = 12, .time_ns = 20, .kind = EXP_FLOW_PIPE, .rx = Q, .tx = Q },
+		{ .fd = 13, .time_ns = 20, .kind = EXP_FLOW_PIPE, .rx = R, .tx = R },
+	};
+	struct exp_fd_ev fds[] = {
+		{ .fd = 7, .time_ns = 1, .name = "pipe:[7]" },
+		{ .fd = 8, .time_ns = 1, .name = "pipe:[8]" },
+		{ .fd = 9, .time_ns = 1, .name = "pipe:[9]" },
+		{ .fd = 8, .time_ns = 300, .name = "/tmp/file" },   /* closed, reopened */
+		{ .fd = 8, .time_ns = 301, .name = "pipe:[8]" },    /* Q again, not re-added */
+	};
+	struct exp_fd_watch watches[] = {
+		{ .time_ns = 30, .epfd = 20, .fd = 7, .op = 1, .events = 1 },
+		{ .time_ns = 30, .epfd = 20, .fd = 8, .op = 1, .events = 1 },
+		{ .time_ns = 30, .epfd = 20, .fd = 9, .op = 1, .events = 1 },
+		{ .time_ns = 200, .epfd = 20, .fd = 7, .op = 2 },
+	};
+	int32_t wait_fds[] = { 9, 7, 20, 20 };
+	struct exp_fd_wait_ev waits[] = {
+		{ .tid = 1, .stack_id = 5, .time_ns = 100, .dur_ns = 40, .nfds = 2, .first = 0 },  /* poll 9, 7 */
+		{ .tid = 1, .stack_id = 6, .time_ns = 400, .dur_ns = 50, .flags = EXP_WAIT_EPOLL, .nfds = 1,
+		  .first = 2 },                                   /* epoll: 9 only (7 deleted, 8 renamed) */
+		{ .tid = 1, .stack_id = 6, .time_ns = 600, .dur_ns = 50, .flags = EXP_WAIT_EPOLL, .nfds = 1,
+		  .first = 3 },                                   /* a timeout */
+	};
+	struct exp_proc p = { .io = io, .nio = 4, .flows = flows, .nflows = 6, .fds = fds, .nfds = 5,
+			      .fdwaits = waits, .nfdwaits = 3, .wait_fds = wait_fds, .nwait_fds = 4,
+			      .watches = watches, .nwatches = 4 };
+	struct crit_wait *w = NULL;
+	size_t n = 0;
+
+	CHECK(model_critical_waits(&p, &w, &n) == 0);
+	CHECKF(n == 3, "%zu waits", n);
+	/* the poll: the write into R (fd 9) at 130-135 is the latest */
+	CHECKF(n > 0 && w[0].time_ns == 140 && w[0].req_ns == 100 && w[0].waker_tid == 2 && w[0].wake_ns == 135 &&
+	       w[0].stack_id == 5, "poll: waker %u at %llu", n ? w[0].waker_tid : 0,
+	       n ? (unsigned long long)w[0].wake_ns : 0);
+	/* the epoll wait: neither P (deleted) nor Q (renamed since added) */
+	CHECKF(n > 1 && w[1].time_ns == 450 && w[1].waker_tid == 0, "epoll: waker %u", n > 1 ? w[1].waker_tid : 0);
+	CHECKF(n > 2 && w[2].time_ns == 650 && w[2].waker_tid == 0 && w[2].req_ns == 600, "timeout: waker %u",
+	       n > 2 ? w[2].waker_tid : 0);
+	free(w);
+	/* with fd 9's channel written into during the epoll wait, that is its waker */
+	io[2].fd = 13;
+	CHECK(model_critical_waits(&p, &w, &n) == 0);
+	CHECKF(n > 1 && w[1].waker_tid == 3 && w[1].wake_ns == 425, "epoll: waker %u at %llu",
+	       n > 1 ? w[1].waker_tid : 0, n > 1 ? (unsigned long long)w[1].wake_ns : 0);
+	free(w);
+}
+
 int main(void)
 {
 	setup();
@@ -227,6 +295,7 @@ int main(void)
 	RUN(map_against_array);
 	RUN(heap_replay_counts_unpaired);
 	RUN(channel_waits_follow_flows);
+	RUN(fd_waits_follow_their_descriptors);
 	model_free(&m);
 	TEST_EXIT();
 }

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * io_wait.c — waits for descriptors (tally record -i): poll, ppoll,
+ * select, pselect (and the _FORTIFY_SOURCE __poll_chk, __ppoll_chk),
+ * epoll_wait, epoll_pwait, epoll_pwait2; and epoll_ctl, which says what an
+ * epoll descriptor waits on.  For the critical path (model_critical_waits.c):
+ * an event loop's thread blocks here, not in the read that follows, so the
+ * write that ended its wait is found only from the descriptors it waited on.
+ *
+ *   a wait of at least IO_WAIT_MIN_NS   one FD_WAIT record, with its stack
+ *                                       and the descriptors it waited on to
+ *                                       read (POLLIN, POLLPRI, POLLRDHUP;
+ *                                       select's read set; for epoll its
+ *                                       epoll descriptor), each descriptor's
+ *                                       flow noted (io_flow.c) as of the
+ *                                       wait's start
+ *   epoll_ctl that succeeded            one FD_WATCH record (no stack), and
+ *                                       the added descriptor's flow
+ *
+ * A shorter wait found a descriptor ready (a poll that blocks nowhere returns
+ * in about a microsecond) and costs two clock reads.  Waits for writing (a
+ * full pipe) are not recorded: no write of ours waits for a read.  Called
+ * in any thread, and from signal handlers: the record is on the stack
+ * (EXP_WAIT_FDS_MAX descriptors, 1 KiB).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <signal.h>
+#include <time.h>
+
+#include "collector/col_glibc.h"
+#include "tracers/io.h"
+
+#define IO_WAIT_MIN_NS 10000          /* shorter: nothing blocked */
+#define READ_EVENTS (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLRDHUP)
+
+struct wait_rec {
+	struct exp_fd_wait h;
+	int32_t fds[EXP_WAIT_FDS_MAX];
+};
+
+/* Descriptor fd is waited on to read by w: noted, and its flow. */
+static void add_fd(struct wait_rec *w, int fd)
+{
+	if (fd < 0)
+		return;
+	if (w->h.nfds == EXP_WAIT_FDS_MAX) {
+		w->h.flags |= EXP_WAIT_CUT;
+		return;
+	}
+	w->fds[w->h.nfds++] = fd;
+	if (!(w->h.flags & EXP_WAIT_EPOLL)) {
+		io_name_unnamed(fd, w->h.time_ns);
+		io_flow_note(fd, w->h.time_ns);
+	}
+}
+
+static void wait_write(struct trace_caller at, struct wait_rec *w)
+{
+	uint32_t len = (uint32_t)((sizeof(w->h) + 4u * w->h.nfds + 7) & ~7u);
+
+	io_run_end();
+	if (len > sizeof(w->h) + 4u * w->h.nfds)
+		w->fds[w->h.nfds] = 0;       /* the padding */
+	if (tally__trace_event(EXP_FILE_IO, EXP_REC_FD_WAIT, w, len, at.ra, at.sp, at.fp))
+		tally__count(EXP_CTR_LOST_EVENTS, 1);
+}
+
+/* Begin a record of a wait that started at t0 and lasted until now, if it
+ * was long enough to have blocked: 1, else 0. */
+static int long_enough(struct wait_rec *w, uint64_t t0, uint16_t flags)
+{
+	uint64_t dur = tally__now() - t0;
+
+	if (dur < IO_WAIT_MIN_NS)
+		return 0;
+	w->h = (struct exp_fd_wait){ .time_ns = t0, .dur_ns = dur, .flags = flags };
+	return 1;
+}
+
+/* ---- poll ----------------------------------------------------------------- */
+
+static void polled(struct trace_caller at, const struct pollfd *v, nfds_t n, uint64_t t0)
+{
+	struct wait_rec w;
+
+	if (!long_enough(&w, t0, 0))
+		return;
+	for (nfds_t i = 0; i < n; i++)
+		if (v[i].events & READ_EVENTS)
+			add_fd(&w, v[i].fd);
+	wait_write(at, &w);
+}
+
+#define POLL_LIKE(call)                                                       \
+	do {                                                                  \
+		if (!io_tracing())                                            \
+			return call;                                          \
+		uint64_t t0_ = tally__now();                                  \
+		int rc_ = call;                                               \
+		int saved_ = errno;                                           \
+		polled(TRACE_CALLER(), v, n, t0_);                            \
+		errno = saved_;                                               \
+		return rc_;                                                   \
+	} while (0)
+
+TRACE_API int poll(struct pollfd *v, nfds_t n, int timeout)
+{
+	POLL_LIKE(REAL(poll)(v, n, timeout));
+}
+
+TRACE_API int __poll_chk(struct pollfd *v, nfds_t n, int timeout, size_t vlen)
+{
+	POLL_LIKE(REAL(__poll_chk)(v, n, timeout, vlen));
+}
+
+TRACE_API int ppoll(struct pollfd *v, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
+{
+	POLL_LIKE(REAL(ppoll)(v, n, timeout, mask));
+}
+
+TRACE_API int __ppoll_chk(struct pollfd *v, nfds_t n, const struct timespec *timeout,
+			  const sigset_t *mask, size_t vlen)
+{
+	POLL_LIKE(REAL(__ppoll_chk)(v, n, timeout, mask, vlen));
+}
+
+/* ---- select: the read set is overwritten by the call, so it is copied ---- */
+
+static void selected(struct trace_caller at, int n, const fd_set *asked, uint64_t t0)
+{
+	struct wait_rec w;
+
+	if (!long_enough(&w, t0, 0))
+		return;
+	for (int fd = 0; asked && fd < n && fd < FD_SETSIZE; fd++)
+		if (FD_ISSET(fd, asked))
+			add_fd(&w, fd);
+	wait_write(at, &w);
+}
+
+#define SELECT_LIKE(call)                                                     \
+	do {                                                                  \
+		if (!io_tracing())                                            \
+			return call;                                          \
+		fd_set asked_;                                                \
+		if (rd)                                                       \
+			memcpy(&asked_, rd, sizeof(asked_));                  \
+		uint64_t t0_ = tally__now();                                  \
+		int rc_ = call;                                               \
+		int saved_ = errno;                                           \
+		selected(TRACE_CALLER(), n, rd ? &asked_ : NULL, t0_);        \
+		errno = saved_;                                               \
+		return rc_;                                                   \
+	} while (0)
+
+TRACE_API int select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *timeout)
+{
+	SELECT_LIKE(REAL(select)(n, rd, wr, ex, timeout));
+}
+
+TRACE_API int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *timeout,
+		      const sigset_t *mask)
+{
+	SELECT_LIKE(REAL(pselect)(n, rd, wr, ex, timeout, mask));
+}
+
+/* ---- epoll ---------------------------------------------------------------- */
+
+TRACE_API int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	if (!io_tracing())
+		return REAL(epoll_ctl)(epfd, op, fd, ev);
+	uint64_t t0 = tally__now();
+	int rc = REAL(epoll_ctl)(epfd, op, fd, ev);
+	int saved = errno;
+	if (rc == 0) {
+		struct exp_fd_watch r = { .time_ns = t0, .epfd = epfd, .fd = fd, .op = (uint16_t)op,
+					  .events = ev && op != EPOLL_CTL_DEL ? ev->events : 0 };
+		if (r.events & READ_EVENTS) {
+			io_name_unnamed(fd, t0);
+			io_flow_note(fd, t0);
+		}
+		if (tally__trace_event(EXP_FILE_IO, EXP_REC_FD_WATCH, &r, sizeof(r), 0, 0, 0))
+			tally__count(EXP_CTR_LOST_EVENTS, 1);
+	}
+	errno = saved;
+	return rc;
+}
+
+static void epolled(struct trace_caller at, int epfd, uint64_t t0)
+{
+	struct wait_rec w;
+
+	if (!long_enough(&w, t0, EXP_WAIT_EPOLL))
+		return;
+	add_fd(&w, epfd);
+	wait_write(at, &w);
+}
+
+#define EPOLL_LIKE(call)                                                      \
+	do {                                                                  \
+		if (!io_tracing())                                            \
+			return call;                                          \
+		uint64_t t0_ = tally__now();                                  \
+		int rc_ = call;                                               \
+		int saved_ = errno;                                           \
+		epolled(TRACE_CALLER(), epfd, t0_);                           \
+		errno = saved_;                                               \
+		return rc_;                                                   \
+	} while (0)
+
+TRACE_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	EPOLL_LIKE(REAL(epoll_wait)(epfd, ev, max, timeout));
+}
+
+TRACE_API int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
+{
+	EPOLL_LIKE(REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+}
+
+TRACE_API int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *timeout,
+			   const sigset_t *mask)
+{
+	EPOLL_LIKE(REAL(epoll_pwait2)(epfd, ev, max, timeout, mask));
+}
