@@ -65,3 +65,23 @@ export async function openReport(browser, errors, file) {
   await whenReady(page);
   return page;
 }
+
+// The frame every check_NAME.mjs shares: a deadline, a browser, the report
+// page `file` opened as openReport does, `body(page, result)` filling
+// `result` with what the page shows; then `result.errors` (the page's),
+// the result printed as JSON, and exit 1 on any page error.
+export async function checkReport(what, file, body, ms = 90000) {
+  deadline(ms, what);
+  const browser = await launch();
+  const errors = [];
+  const result = {};
+  try {
+    const page = await openReport(browser, errors, file);
+    await body(page, result);
+  } finally {
+    await browser.close();
+  }
+  result.errors = errors;
+  console.log(JSON.stringify(result));
+  process.exit(errors.length ? 1 : 0);
+}

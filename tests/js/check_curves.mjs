@@ -4,15 +4,10 @@
 // peak's place), the colour at the peak's marker, and the hover text over
 // the curves.  Prints, as JSON, what it saw; exits 1 on a console or page
 // error.
-import { deadline, launch, openReport } from './browser.mjs';
+import { checkReport } from './browser.mjs';
 
-deadline(90000, 'check_curves');
 const [page_path, shot] = process.argv.slice(2);
-const browser = await launch();
-const errors = [];
-const result = {};
-try {
-  const page = await openReport(browser, errors, page_path);
+await checkReport('check_curves', page_path, async (page, result) => {
   await page.click('nav button[data-view="timeline"]');
   result.curves = await page.evaluate(() => window.tally.curves);
   const c = result.curves[0];
@@ -27,9 +22,4 @@ try {
     result.tip = await page.evaluate(() => { const t = document.getElementById('tip'); return t ? t.innerText : ''; });
   }
   await page.screenshot({ path: shot });
-} finally {
-  await browser.close();
-}
-result.errors = errors;
-console.log(JSON.stringify(result));
-process.exit(errors.length ? 1 : 0);
+});

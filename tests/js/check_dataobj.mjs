@@ -4,18 +4,10 @@
 // prints, as JSON, its rows as a user reads them ([name, %] of each data
 // object, members included) and the layout's structures; exits 1 on a
 // console or page error.
-import path from 'node:path';
-import { deadline, launch, reportPage } from './browser.mjs';
+import { checkReport } from './browser.mjs';
 
-deadline(90000, 'check_dataobj');
 const [page_path] = process.argv.slice(2);
-const browser = await launch();
-const errors = [];
-const result = {};
-try {
-  const page = await reportPage(browser, errors);
-  await page.goto('file://' + path.resolve(page_path));
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+await checkReport('check_dataobj', page_path, async (page, result) => {
   result.tab_shown = await page.evaluate(() => {
     const b = document.querySelector('nav button[data-view="data"]');
     return !!b && b.style.display !== 'none';
@@ -28,9 +20,4 @@ try {
       tr.querySelector('td.name').innerText.trim()));
     result.heads = await page.evaluate(() => [...document.querySelectorAll('#dtable th')].map((th) => th.innerText));
   }
-} finally {
-  await browser.close();
-}
-result.errors = errors;
-console.log(JSON.stringify(result));
-if (errors.length) process.exit(1);
+});

@@ -4,15 +4,10 @@
 // that says which estimate they are.  Prints, as JSON, {rows: {name:
 // [excl cell, incl cell]}, note, errors}; exits 1 on a console or page
 // error.
-import { deadline, launch, openReport } from './browser.mjs';
+import { checkReport } from './browser.mjs';
 
-deadline(90000, 'check_errors');
 const [page_path, shot] = process.argv.slice(2);
-const browser = await launch();
-const errors = [];
-const result = {};
-try {
-  const page = await openReport(browser, errors, page_path);
+await checkReport('check_errors', page_path, async (page, result) => {
   await page.click('nav button[data-view="functions"]');
   result.rows = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('#ftable tr.fn')].map((tr) => {
     const td = [...tr.querySelectorAll('td')].map((x) => x.innerText);
@@ -23,9 +18,4 @@ try {
     return n ? n.innerText : '';
   });
   await page.screenshot({ path: shot });
-} finally {
-  await browser.close();
-}
-result.errors = errors;
-console.log(JSON.stringify(result));
-process.exit(errors.length ? 1 : 0);
+});

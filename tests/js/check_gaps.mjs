@@ -4,16 +4,11 @@
 // canvas is grey (hatched: r = g = b, opaque) in the middle of each gap on
 // its process's first track, and not where the track has CPU (RGBA).  Prints, as
 // JSON, what it saw; exits 1 on a console or page error.
-import { deadline, launch, openReport } from './browser.mjs';
+import { checkReport } from './browser.mjs';
 
-deadline(90000, 'check_gaps');
 const [page_path, shot] = process.argv.slice(2);
 const LABEL = 180, RIGHT = 8, TROW = 22;   // the timeline's geometry (report.js)
-const browser = await launch();
-const errors = [];
-const result = {};
-try {
-  const page = await openReport(browser, errors, page_path);
+await checkReport('check_gaps', page_path, async (page, result) => {
   await page.click('nav button[data-view="timeline"]');
   result.info = await page.evaluate(() => document.getElementById('timeline-info').innerText);
   result.pixels = await page.evaluate(([LABEL, RIGHT, TROW]) => {
@@ -39,9 +34,4 @@ try {
     return out;
   }, [LABEL, RIGHT, TROW]);
   await page.screenshot({ path: shot });
-} finally {
-  await browser.close();
-}
-result.errors = errors;
-console.log(JSON.stringify(result));
-process.exit(errors.length ? 1 : 0);
+});

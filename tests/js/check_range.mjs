@@ -4,16 +4,11 @@
 // (the width of the frames of functions A and B, the range's total); then
 // "whole run" back.  Keeps a screenshot of the first range's flame graph.
 // Prints, as JSON, what it saw; exits 1 on a console or page error.
-import { deadline, launch, openReport } from './browser.mjs';
+import { checkReport } from './browser.mjs';
 
-deadline(90000, 'check_range');
 const [page_path, shot, a, b] = process.argv.slice(2);
 const LABEL = 180, RIGHT = 8;          // the timeline's label column and margin (report.js)
-const browser = await launch();
-const errors = [];
-const result = {};
-try {
-  const page = await openReport(browser, errors, page_path);
+await checkReport('check_range', page_path, async (page, result) => {
   const seen = async () => {
     await page.click('nav button[data-view="flame"]');
     const width = await page.evaluate(() => document.getElementById('flame').getBoundingClientRect().width);
@@ -41,9 +36,4 @@ try {
   result.last = await seen();
   await page.click('#unrange');
   result.back = await seen();
-} finally {
-  await browser.close();
-}
-result.errors = errors;
-console.log(JSON.stringify(result));
-process.exit(errors.length ? 1 : 0);
+});

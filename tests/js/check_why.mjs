@@ -4,15 +4,10 @@
 // stack whose leaf is WAITER opens the holders' stacks below it; the
 // Timeline draws the critical path over the threads' tracks.  Prints, as
 // JSON, what it saw; exits 1 on a console or page error.
-import { deadline, launch, openReport } from './browser.mjs';
+import { checkReport } from './browser.mjs';
 
-deadline(90000, 'check_why');
 const [page_path, shot, waiter] = process.argv.slice(2);
-const browser = await launch();
-const errors = [];
-const result = {};
-try {
-  const page = await openReport(browser, errors, page_path);
+await checkReport('check_why', page_path, async (page, result) => {
   result.blame_tab = await page.evaluate(() => getComputedStyle(document.getElementById('nav-blame')).display !== 'none');
   if (result.blame_tab) {
     await page.click('nav button[data-view="blame"]');
@@ -40,9 +35,4 @@ try {
     return n;
   });
   await page.screenshot({ path: shot.replace(/\.png$/, '-timeline.png') });
-} finally {
-  await browser.close();
-}
-result.errors = errors;
-console.log(JSON.stringify(result));
-process.exit(errors.length ? 1 : 0);
+});
