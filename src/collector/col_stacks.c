@@ -367,6 +367,7 @@ uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t
 		if (m)
 			return m->id;
 	}
+	col_count_sigsafe(EXP_CTR_TRACED_UNWOUND, 1);   /* rare: a walk costs far more */
 	t->regs.r[UW_RIP] = ra;
 	t->regs.r[UW_RSP] = sp;
 	t->regs.r[UW_RBP] = fp;

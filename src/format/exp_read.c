@@ -454,6 +454,9 @@ static const struct {
 	[EXP_CTR_LOST_NOFILE] = { "lost.no-descriptor", "Lost (ulimit -n)",
 				  "samples and events not recorded: the program held every descriptor "
 				  "its limit allows" },
+	[EXP_CTR_TRACED_UNWOUND] = { "stacks.traced-unwound", "Stacks walked",
+				     "traced events (-H, -s, -i) whose stack was unwound, not found "
+				     "in the thread's memo of stacks met before" },
 };
 
 const char *exp_counter_name(enum exp_counter c)

@@ -1252,7 +1252,9 @@ enum exp_counter {
 	EXP_CTR_DYN_LOST = 28,    /* dynamic functions whose code was not copied whole */
 	EXP_CTR_LOST_NOFILE = 29, /* samples and events not recorded: the program held every
 	                              descriptor its limit allows when a block was claimed */
-	EXP_CTR_COUNT_ = 30
+	EXP_CTR_TRACED_UNWOUND = 30, /* traced events whose stack was walked: not found in the
+	                              thread's memo of traced stacks (col_stacks.c) */
+	EXP_CTR_COUNT_ = 31
 };
 #define EXP_COUNTERS_BYTES (EXP_HEADER_BYTES + 8 * 32)
 

@@ -12,7 +12,8 @@
 # then emptied: only the 5 leak (the reader once took an emptied table's
 # older generation for the stripe's live blocks), and its peak is exact (one
 # thread allocates); one allocation site reached from two callers at the
-# same depth is two stacks.
+# same depth is two stacks, and three callers of one wrapper are three
+# stacks the collector remembers, not walks again (stacks.traced-unwound).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog heapmix -pthread
@@ -95,6 +96,27 @@ check heapscale_same_leaf_two_callers sh -c "
 	grep twin_site wavec.txt
 	test \$($W wavec.txt main\\;via_a\\;twin_site) -eq 500 &&
 	test \$($W wavec.txt main\\;via_b\\;twin_site) -eq 500"
+
+# One wrapper (a program's xmalloc) called by three callers in turn: every
+# traced malloc has the same return address at the same depth, and the
+# thread's memo of traced stacks keeps all three (with sets of two entries,
+# before f35b837, each evicted another: stacks.traced-unwound was 90,001,
+# every allocation unwound again).  The counter counts the first sight of
+# each stack, so it is never 0.
+cc_prog heapwrap
+"$TALLY" record -F 0 -H -o wrap.exp ./heapwrap 30000 >wrap.own 2>/dev/null
+"$TALLY" export wrap.exp --format collapsed --metric heap.count >wrapc.txt
+"$TALLY" report wrap.exp --format json >wrap.json
+check heapscale_wrapper_stacks_remembered sh -c "
+	cat wrap.own; grep xwrap wrapc.txt
+	test \$($W wrapc.txt main\\;caller_a\\;xwrap) -eq 30000 &&
+	test \$($W wrapc.txt main\\;caller_b\\;xwrap) -eq 30000 &&
+	test \$($W wrapc.txt main\\;caller_c\\;xwrap) -eq 30000 &&
+	python3 -c '
+import json
+n = json.load(open(\"wrap.json\"))[\"overview\"].get(\"stacks.traced-unwound\", 0)
+print(\"stacks walked:\", n, \"of 90,000 allocations\")
+assert 3 <= n <= 900, n'"
 
 # Blocks freed by another thread than the one that allocated them go back to
 # the allocator's arena, where the allocating thread's next malloc gets the
