@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "collector/col_fds.h"
+#include "collector/col_real.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 
@@ -226,7 +227,7 @@ int col_fds_dir(void)
 
 	if (!dir_ino || is_dir(fd))
 		return fd;
-	/* In the helper of col_fds_spare (another process, a copy of the
+	/* In the helper of col_fds_aside (another process, a copy of the
 	 * table): a descriptor for its own use, never kept. */
 	bool helper = col_syscall(SYS_getpid) != col_proc.pid;
 	if (!helper) {
@@ -258,44 +259,57 @@ bool col_fds_lean(void)
 	return atomic_load_explicit(&lean, memory_order_relaxed);
 }
 
-struct spare {
+struct aside {
 	int (*fn)(void *arg);
 	void *arg;
 	int rc;
 };
 
-/* The helper: close the first descriptor that is the program's (in its own
- * copy of the table), then run the work. */
-static int spare_main(void *p)
+/* The helper: run the work; if it found no number free, close the first
+ * descriptor that is the program's (in the helper's own copy of the table)
+ * and run it again. */
+static int aside_main(void *p)
 {
-	struct spare *s = p;
+	struct aside *s = p;
 
+	s->rc = s->fn(s->arg);
+	if (s->rc != -EMFILE && s->rc != -ENFILE)
+		return 0;
 	for (int fd = 0; fd < COL_FDS_MAX; fd++)
 		if (!col_fd_ours(fd) && col_syscall(SYS_fcntl, fd, F_GETFD) >= 0) {
 			col_syscall(SYS_close, fd);
+			s->rc = s->fn(s->arg);
 			break;
 		}
-	s->rc = s->fn(s->arg);
 	return 0;
 }
 
-int col_fds_spare(int (*fn)(void *arg), void *arg)
+int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
 {
 	/* The helper's stack is here: this frame outlives it (CLONE_VFORK). */
 	char stack[8192] __attribute__((aligned(16)));
-	struct spare s = { fn, arg, -ENOSYS };
+	struct aside s = { fn, arg, COL_FDS_NO_HELPER };
 	uint64_t all = ~0ull, old;
-	int saved = errno;
+	int saved = errno, tracer, seccomp;
 
+	/* A single thread: none can open a file while this one is here (and a
+	 * clone costs ~40 us of CPU, an open ~3).  Else, a filter may kill a
+	 * clone it does not expect: only when there is no other way to a
+	 * descriptor. */
+	if (!needed && !atomic_load_explicit(&col_proc.threaded, memory_order_relaxed))
+		return COL_FDS_NO_HELPER;
+	col_real_proc_status(&tracer, &seccomp);
+	if (seccomp == 2 && !needed)
+		return COL_FDS_NO_HELPER;
 	/* No signal may run a handler in the helper (it has the program's
 	 * handlers and memory, but is not the program). */
 	if (col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) != 0)
-		return -EMFILE;
-	long pid = clone(spare_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s);
+		return COL_FDS_NO_HELPER;
+	long pid = clone(aside_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s);
 	if (pid > 0)       /* exit signal 0: reaped here, never seen by the program's wait() */
 		col_syscall(SYS_wait4, pid, NULL, __WCLONE, NULL);
 	else
-		s.rc = -EMFILE;
+		s.rc = COL_FDS_NO_HELPER;
 	col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	errno = saved;
 	return s.rc;

@@ -16,12 +16,14 @@
  * sets both), a number of ours is one the program cannot have: the
  * collector then goes lean once started (col_fds_go_lean), keeping only
  * what cannot be opened again (the directory, the clock) and opening its
- * log and record files for each use.
+ * log and record files for each use, aside (col_fds_aside: in a helper
+ * with a copy of the descriptor table, never at a number of the program's).
  * Layer 3 (col_state.h).
  */
 #ifndef TALLY_COL_FDS_H
 #define TALLY_COL_FDS_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -73,16 +75,24 @@ int col_fds_dir(void);
 /* Is the collector lean (files opened for each use)?  Sigsafe. */
 bool col_fds_lean(void);
 
-/* Run fn(arg) with a descriptor to spare, for when an open of the collector
- * failed with EMFILE (the program holds every number its limit allows): in
- * a helper task that shares the address space (a mapping it makes is the
- * caller's) but has a copy of the descriptor table, in which one of the
- * program's descriptors is closed; the program's own table is untouched.
- * The calling thread waits for it (CLONE_VFORK), with every signal blocked.
- * fn must use raw system calls only.  Returns fn's value, or -EMFILE if no
- * helper could run (a filter that forbids clone: still no descriptor, which
- * is the cause to report).  Sigsafe. */
-int col_fds_spare(int (*fn)(void *arg), void *arg);
+/* Run fn(arg) aside: in a helper task that shares the address space (a
+ * mapping it makes is the caller's) but has a copy of the descriptor table,
+ * so that the descriptors fn opens (and closes) never take a number of the
+ * program's, even for an instant: a program thread that opens a file
+ * meanwhile gets the number it would get without tally, and one that
+ * dup2()s onto a number finds no file of ours there.  If fn finds no number
+ * free (it returns -EMFILE or -ENFILE: the program holds every one its
+ * limit allows), one of the program's descriptors is closed in the helper's
+ * copy and fn runs again; the program's own table is untouched.  The
+ * calling thread waits for it (CLONE_VFORK), with every signal blocked.
+ * fn must use raw system calls only.  Returns fn's value, or
+ * COL_FDS_NO_HELPER if no helper ran (unless `needed`, i.e. fn already
+ * failed for want of a number: while the process has had one thread only,
+ * col_proc.threaded, as no other can open meanwhile; under a seccomp
+ * filter, which might kill a clone; or when clone failed): the caller then
+ * does the work in place.  Sigsafe. */
+#define COL_FDS_NO_HELPER (-ECHILD)
+int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed);
 
 /* The span [*lo, *hi) of the tables indexed by descriptor (1 MiB of the
  * collector's zero-filled data, touched a page at a time): col_init.c

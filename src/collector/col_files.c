@@ -173,16 +173,16 @@ static int open_for_use(struct exp_file_writer *w)
 	return fd;
 }
 
-struct spare_job {
+struct aside_job {
 	struct exp_file_writer *w;
 	int (*op)(int fd, void *arg);
 	void *arg;
 };
 
-/* In the helper of col_fds_spare: open the file and run the writer's op. */
-static int spare_run(void *p)
+/* In the helper of col_fds_aside: open the file and run the writer's op. */
+static int aside_run(void *p)
 {
-	struct spare_job *j = p;
+	struct aside_job *j = p;
 	int fd = open_for_use(j->w);
 
 	if (fd < 0)
@@ -192,13 +192,13 @@ static int spare_run(void *p)
 	return rc;
 }
 
-/* The program holds every descriptor: run op with one to spare
- * (exp_write.h, spare). */
-static int spare(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg)
+/* Run op on w's file aside, out of the program's descriptor table
+ * (exp_write.h, aside). */
+static int aside(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg, bool needed)
 {
-	struct spare_job j = { w, op, arg };
+	struct aside_job j = { w, op, arg };
 
-	return col_fds_spare(spare_run, &j);
+	return col_fds_aside(aside_run, &j, needed);
 }
 
 /* Stop holding w's descriptor: later claims open the file for each use.
@@ -206,7 +206,7 @@ static int spare(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *
 static void let_go(struct exp_file_writer *w)
 {
 	w->open_fd = open_for_use;
-	w->spare = spare;
+	w->aside = aside;
 	if (w->fd < 0)
 		return;
 	int fd = __atomic_exchange_n(&w->fd, -1, __ATOMIC_ACQ_REL);
@@ -220,6 +220,7 @@ void col_files_let_go(void)
 {
 	if (!col_fds_go_lean())
 		return;
+	root_counters();        /* mapped now, not opened later while the program runs */
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		if (col_proc.file[i].fd >= 0 && col_proc.file[i].ino)
 			let_go(&col_proc.file[i]);
@@ -230,9 +231,9 @@ void col_files_let_go(void)
 	}
 }
 
-/* In the helper of col_fds_spare: make the record file `arg` points to
+/* In the helper of col_fds_aside: make the record file `arg` points to
  * (its descriptor is the helper's: closed there). */
-static int create_spare(void *arg)
+static int create_aside(void *arg)
 {
 	enum exp_file_kind kind = *(enum exp_file_kind *)arg;
 	struct exp_file_writer *w = &col_proc.file[kind];
@@ -273,11 +274,19 @@ static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 {
 	struct exp_file_writer *w = &col_proc.file[kind];
 	const char *name = exp_file_name(kind);
-	int dir = col_fds_lean() ? col_fds_dir() : col_proc.dirfd;
-	int rc = dir < 0 && col_fds_lean() ? dir : exp_writer_open(w, dir, name, kind, (uint32_t)col_proc.pid);
+	int rc = COL_FDS_NO_HELPER;
 
-	if ((rc == -EMFILE || rc == -ENFILE) && col_fds_lean())
-		rc = col_fds_spare(create_spare, &kind);
+	/* Lean: made aside, at no number of the program's even for an instant. */
+	if (col_fds_lean())
+		rc = col_fds_aside(create_aside, &kind, false);
+	if (rc == COL_FDS_NO_HELPER) {
+		int dir = col_fds_lean() ? col_fds_dir() : col_proc.dirfd;
+		rc = dir < 0 && col_fds_lean() ? dir : exp_writer_open(w, dir, name, kind, (uint32_t)col_proc.pid);
+		if ((rc == -EMFILE || rc == -ENFILE) && col_fds_lean())
+			rc = col_fds_aside(create_aside, &kind, true);
+		if (rc == COL_FDS_NO_HELPER)
+			rc = -EMFILE;
+	}
 	if (rc < 0)
 		return rc;
 	w->reattach = reattach;
@@ -362,7 +371,7 @@ int col_open_experiment(void)
 	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
 		col_proc.file[i].fd = -1;
 		col_proc.file[i].open_fd = NULL;       /* a fork child: not the parent's files */
-		col_proc.file[i].spare = NULL;
+		col_proc.file[i].aside = NULL;
 		atomic_store(&lazy_state[i], 0);
 	}
 	atomic_store(&maps_wanted, false);

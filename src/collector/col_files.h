@@ -19,7 +19,7 @@ int col_open_experiment(void);
 /* Open (create) the record file of `kind` into col_proc.file[kind]: its
  * descriptor kept out of the program's way (col_fds.h), reopened if the
  * program replaces it, or, once the collector is lean, not kept (opened for
- * each use, with a descriptor to spare when the program holds them all);
+ * each use aside, out of the program's descriptor table: col_fds_aside);
  * counted against the size limit.  0 or -errno. */
 int col_writer_open(enum exp_file_kind kind);
 

@@ -140,8 +140,9 @@ static int write_once(void *p)
 }
 
 /* Append `len` bytes of whole lines to the log, with one write(2).  When
- * the collector is lean, the log is opened for it, with a descriptor to
- * spare (col_fds_spare) if the program holds every one. */
+ * the collector is lean, the log is opened for it aside (col_fds_aside: out
+ * of the program's descriptor table, with a number to spare there if the
+ * program holds every one). */
 static void log_write(const char *buf, size_t len)
 {
 	struct log_text t = { buf, len };
@@ -150,9 +151,11 @@ static void log_write(const char *buf, size_t len)
 	if (fd >= 0)
 		col_sys_write(fd, buf, len);
 	else if (col_fds_lean() && col_proc.log_ino) {
-		int rc = write_once(&t);
+		int rc = col_fds_aside(write_once, &t, false);
+		if (rc == COL_FDS_NO_HELPER)
+			rc = write_once(&t);
 		if (rc == -EMFILE || rc == -ENFILE)
-			col_fds_spare(write_once, &t);
+			col_fds_aside(write_once, &t, true);
 	}
 }
 

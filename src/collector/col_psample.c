@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collector/col_control.h"
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
 #include "collector/col_psample.h"
@@ -26,20 +27,41 @@
 
 static _Atomic uint64_t next_ns;         /* when the next sample is due; 0: not started */
 
-/* Resident bytes from /proc/self/statm's second field; 0 if unreadable. */
-static uint64_t rss_bytes_sigsafe(void)
-{
+struct statm {
 	char buf[128];
+	long n;
+};
+
+/* Read /proc/self/statm into r (in the helper of col_fds_aside, whose
+ * /proc/self shares the program's memory: the same counts). */
+static int read_statm(void *p)
+{
+	struct statm *r = p;
 	int fd = col_sys_openat(AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
 
 	if (fd < 0)
-		return 0;
-	ssize_t n = col_sys_read(fd, buf, sizeof(buf) - 1);
+		return -errno;
+	r->n = col_sys_read(fd, r->buf, sizeof(r->buf) - 1);
 	col_sys_close(fd);
-	if (n <= 0)
+	return 0;
+}
+
+/* Resident bytes from /proc/self/statm's second field; 0 if unreadable.
+ * Read aside (col_fds_aside) while the program runs: an open here, once a
+ * second in whatever thread the signal finds, would take the program's
+ * lowest free number for an instant, and another thread's open()
+ * meanwhile would get another.  In place at the process's start (nothing
+ * of the program runs yet; a clone there would cost every process). */
+static uint64_t rss_bytes_sigsafe(bool aside)
+{
+	struct statm r = { .n = -1 };
+
+	if (!aside || col_fds_aside(read_statm, &r, false) == COL_FDS_NO_HELPER)
+		read_statm(&r);
+	if (r.n <= 0)
 		return 0;
-	buf[n] = 0;
-	const char *p = buf;
+	r.buf[r.n] = 0;
+	const char *p = r.buf;
 	while (*p && *p != ' ')
 		p++;
 	uint64_t pages = 0;
@@ -48,11 +70,11 @@ static uint64_t rss_bytes_sigsafe(void)
 	return pages * (uint64_t)getauxval(AT_PAGESZ);
 }
 
-static void take(struct col_thread *t, uint64_t now_ns)
+static void take(struct col_thread *t, uint64_t now_ns, bool aside)
 {
 	struct rusage ru;
 	struct exp_proc_sample s = {
-		.tid = (uint32_t)t->tid, .time_ns = now_ns, .rss_bytes = rss_bytes_sigsafe(),
+		.tid = (uint32_t)t->tid, .time_ns = now_ns, .rss_bytes = rss_bytes_sigsafe(aside),
 		.heap_live_bytes = col_heap_live_sigsafe(), .cpu_ns = col_process_cputime_ns_sigsafe(),
 	};
 
@@ -76,7 +98,7 @@ void col_psample_tick_sigsafe(struct col_thread *t, uint64_t now_ns)
 	 * period from now, not a burst of the missed ones. */
 	uint64_t next = now_ns - due < period ? due + period : now_ns + period;
 	if (atomic_compare_exchange_strong(&next_ns, &due, next))
-		take(t, now_ns);
+		take(t, now_ns, true);
 }
 
 void col_psample_now_sigsafe(struct col_thread *t, uint64_t now_ns)
@@ -88,5 +110,5 @@ void col_psample_now_sigsafe(struct col_thread *t, uint64_t now_ns)
 	uint64_t due = atomic_load(&next_ns);
 	if (!due)
 		atomic_compare_exchange_strong(&next_ns, &due, now_ns + period);
-	take(t, now_ns);
+	take(t, now_ns, due != 0);            /* the start's in place */
 }

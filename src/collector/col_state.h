@@ -188,6 +188,10 @@ struct col_process {
 	/* The process is ending (our destructor runs): what the collector
 	 * mapped stays mapped, for exit to unmap at once. */
 	_Atomic bool ending;
+	/* A thread other than the initial one has been met (col_thread.c):
+	 * another thread may then open files while one is in the collector
+	 * (col_fds_aside).  Cleared in a fork child. */
+	_Atomic bool threaded;
 	_Atomic uint64_t *root_counters;  /* the founder's counters.dat (the size limit's) */
 	_Atomic uint32_t failures_logged;  /* bit per file kind: its first failure is in the log */
 	struct exp_event events[EXP_MAX_COUNTERS];     /* -c: the counters, from TALLY_COUNTERS */

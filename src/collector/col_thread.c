@@ -47,6 +47,8 @@ static _Atomic int live_top;
 static void live_add(struct col_thread *t)
 {
 	t->live_slot = -1;
+	if (t->tid != col_proc.pid)
+		atomic_store(&col_proc.threaded, true);
 	for (int i = 0; i < LIVE_MAX; i++) {
 		struct col_thread *none = NULL;
 		if (atomic_compare_exchange_strong(&live[i], &none, t)) {
@@ -427,6 +429,7 @@ void col_thread_reset_after_fork(void)
 
 	for (int i = 0, top = atomic_load(&live_top); i < top; i++)   /* the parent's other threads are not here */
 		atomic_store(&live[i], NULL);
+	atomic_store(&col_proc.threaded, false);
 	col_files_drop_shared_sigsafe();
 	col_clock_after_fork();
 	if (!t)

@@ -49,7 +49,7 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	w->budget_used = NULL;
 	w->budget_limit = 0;
 	w->open_fd = NULL;
-	w->spare = NULL;
+	w->aside = NULL;
 
 	int fd = exp_sys->openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -125,15 +125,22 @@ static void writer_fd_done(struct exp_file_writer *w, int fd, bool own)
 static int with_fd(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg, int *no_fd)
 {
 	bool own;
-	int fd = writer_fd(w, &own), rc;
+	int fd, rc = -ECHILD;
 
-	if (fd >= 0) {
-		rc = op(fd, arg);
-		writer_fd_done(w, fd, own);
-	} else if ((fd == -EMFILE || fd == -ENFILE) && w->spare) {
-		rc = w->spare(w, op, arg);
-	} else {
-		rc = fd;
+	if (w->aside && __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE) < 0)
+		rc = w->aside(w, op, arg, false);
+	if (rc == -ECHILD) {
+		fd = writer_fd(w, &own);
+		if (fd >= 0) {
+			rc = op(fd, arg);
+			writer_fd_done(w, fd, own);
+		} else if ((fd == -EMFILE || fd == -ENFILE) && w->aside) {
+			rc = w->aside(w, op, arg, true);
+			if (rc == -ECHILD)     /* no helper either: still no descriptor */
+				rc = fd;
+		} else {
+			rc = fd;
+		}
 	}
 	if (rc == -EMFILE || rc == -ENFILE)
 		*no_fd = 1;
@@ -403,5 +410,5 @@ void exp_writer_close(struct exp_file_writer *w)
 		exp_sys->close(w->fd);
 	w->fd = -1;
 	w->open_fd = NULL;
-	w->spare = NULL;
+	w->aside = NULL;
 }

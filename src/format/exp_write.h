@@ -43,9 +43,13 @@ struct exp_file_writer {
 	 * claim that finds no free descriptor (EMFILE, ENFILE) fails for now
 	 * only, telling its cursor (no_fd); the next one tries again. */
 	int (*open_fd)(struct exp_file_writer *w);
-	/* Set with open_fd: when no descriptor is free, run op(fd, arg) on the
-	 * file with one to spare (the collector's); op's value or -errno. */
-	int (*spare)(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg);
+	/* Set with open_fd: run op(fd, arg) on the file outside the program's
+	 * descriptor table (the collector's), so that not even for an instant
+	 * does a descriptor of ours take a number of the program's; op's value
+	 * or -errno, or -ECHILD when it cannot (then the claim opens the file
+	 * in place, through open_fd; if that finds no number free, it asks
+	 * again with `needed`, which makes room in the copy of the table). */
+	int (*aside)(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg, bool needed);
 	/* The experiment's size limit, shared by every file of every process:
 	 * bytes claimed so far and the most allowed (NULL: no limit). */
 	_Atomic uint64_t *budget_used;

@@ -1,0 +1,64 @@
+/* fdnumbers.c — a program that counts on the numbers open() gives it, as
+ * one that closes a descriptor and opens another in its place does.  One
+ * thread opens and closes /dev/null ROUNDS times and counts the opens that
+ * did not get the lowest free number (the first open's, since every open
+ * is closed before the next); the other allocates, frees and writes to
+ * /dev/null in a loop meanwhile (under `tally record -H -i` its records
+ * make the collector claim blocks while the first thread opens).  It prints the
+ * count: "0 of N opens elsewhere" bare, and recorded the same.
+ * usage: fdnumbers ROUNDS */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static atomic_int done;
+static int out = -1;                /* /dev/null, written by churn() */
+
+/* Allocate and free blocks of varied sizes until told to stop. */
+static void *churn(void *arg)
+{
+	void *keep[64] = { 0 };
+	unsigned i = 0;
+
+	(void)arg;
+	while (!atomic_load_explicit(&done, memory_order_relaxed)) {
+		unsigned k = i % 64;
+		free(keep[k]);
+		keep[k] = malloc(16 + (i * 37) % 4000);
+		if (i % 4 == 0 && write(out, keep[k], 1 + i % 64) < 0)
+			break;
+		i++;
+	}
+	for (int k = 0; k < 64; k++)
+		free(keep[k]);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = argc > 1 ? atol(argv[1]) : 200000, elsewhere = 0;
+	pthread_t t;
+
+	out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int first = open("/dev/null", O_RDONLY);
+	if (first < 0)
+		return perror("open"), 1;
+	close(first);
+	if (pthread_create(&t, NULL, churn, NULL) != 0)
+		return perror("pthread_create"), 1;
+	for (long r = 0; r < rounds; r++) {
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd < 0)
+			return perror("open"), 1;
+		elsewhere += fd != first;
+		close(fd);
+	}
+	atomic_store(&done, 1);
+	pthread_join(t, NULL);
+	printf("%ld of %ld opens elsewhere\n", elsewhere, rounds);
+	return elsewhere != 0;
+}
