@@ -117,7 +117,7 @@ static int build_samples(struct build *b, struct proc_ctx *c, const struct model
 {
 	const struct exp_proc *p = c->p;
 
-	if (model_samples_reserve(b, c))
+	if (model_samples_reserve(b, c, o))
 		return -1;
 	for (size_t i = 0; c->omp && MODEL_STRUCTURE_RULES(o) && i < p->nsamples; i++) {
 		const struct exp_sample *s = &p->samples[i];

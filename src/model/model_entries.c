@@ -225,7 +225,7 @@ int model_add_entry(struct build *b, struct proc_ctx *c, const struct model_opti
 #define MEMO_AHEAD 16
 #define ACC_AHEAD 8
 
-int model_samples_reserve(struct build *b, struct proc_ctx *c)
+int model_samples_reserve(struct build *b, struct proc_ctx *c, const struct model_options *o)
 {
 	const struct exp_proc *p = c->p;
 	struct model *m = b->m;
@@ -246,6 +246,15 @@ int model_samples_reserve(struct build *b, struct proc_ctx *c)
 	}
 	if (model_map_reserve(&c->entry_of, distinct))
 		return -1;
+	/* each sample kept is an event (model_add_sample) */
+	if (o->keep_events && m->nevents + p->nsamples > b->cap_events) {
+		size_t cap = m->nevents + p->nsamples;
+		struct model_event *ev = exp_big_realloc(m->events, m->nevents * sizeof(*ev), cap * sizeof(*ev));
+		if (!ev)
+			return -1;
+		m->events = ev;
+		b->cap_events = cap;
+	}
 	size_t want = m->nentries + distinct + 64;
 	if (want <= b->cap_entries)
 		return 0;
