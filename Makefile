@@ -179,6 +179,12 @@ $(BUILD)/tests/test_cli_%: tests/unit/test_cli_%.c $(call obj,$(ANALYZER) $(CLI_
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER) $(CLI_LIB)) $(HTML_ASSETS) $(LIBS_AN)
 
+# test_out_*: the outside mode's objects too (its object loader and
+# .debug_frame reader, the collector's unwinder).
+$(BUILD)/tests/test_out_%: tests/unit/test_out_%.c $(call obj,$(ANALYZER) $(OUTSIDE)) $(HTML_ASSETS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_AN) -Itests/unit -o $@ $< $(call obj,$(ANALYZER) $(OUTSIDE)) $(HTML_ASSETS) $(LIBS_AN)
+
 # The synthetic MPI job of many ranks (tests/e2e/test_mpi.sh, bench), written
 # with the format's own writer.
 JOBGEN := $(BUILD)/tests/jobgen

@@ -8,17 +8,30 @@
 #ifndef TALLY_OUT_DEBUGFRAME_H
 #define TALLY_OUT_DEBUGFRAME_H
 
+#include <elf.h>
 #include <stdint.h>
 
-/* Convert the .debug_frame `df` (`len` bytes, 32-bit DWARF, addresses of 8
- * bytes) of a position-dependent executable: each CIE with no augmentation
- * (version 1, 3 or 4; 4 loses its address and segment sizes and becomes 3)
- * gets .eh_frame's CIE id 0; each FDE of such a CIE gets its CIE pointer
- * relative to itself; its initial location stays absolute (no augmentation:
- * absptr); FDEs of discarded code (location 0) are left out.  Entries of
- * another kind are skipped; a cut one ends the walk.  Returns the copy
- * (malloc'd, *out_len bytes), or NULL when no FDE was converted or out of
- * memory. */
-uint8_t *out_debugframe_convert(const uint8_t *df, uint64_t len, uint64_t *out_len);
+/* The bytes of the .debug_frame section `sh` of the ELF file `fd`
+ * (malloc'd, *len of them): as they are, or inflated when the section is
+ * compressed (SHF_COMPRESSED with zlib, or a GNU `.zdebug_frame`, `gnu`
+ * set).  NULL when it is empty, unreadable, compressed otherwise (zstd) or
+ * damaged, or out of memory. */
+uint8_t *out_debugframe_read(int fd, const Elf64_Shdr *sh, int gnu, uint64_t *len);
+
+/* Convert the .debug_frame `df` (`len` bytes) into .eh_frame entries that
+ * will sit at virtual address `copy_vaddr` of the object: 32- and 64-bit
+ * DWARF; CIE versions 1, 3 and 4 (8-byte addresses, no segments); no
+ * augmentation, GNU's "eh", or any of 'z' 'R' 'P' 'L' 'S' 'B' (the 'R'
+ * encoding an absolute 8-byte one, as a debugger's section has).  Each CIE
+ * becomes version 1 or 3 with augmentation "zR" ("zRS" for a signal
+ * frame) and FDE pointers pcrel|sdata8, so the unwinder finds the code of
+ * a position-independent object wherever it was loaded; each FDE's
+ * location and DW_CFA_set_loc operands are rewritten relative to where
+ * they sit in the copy.  FDEs of discarded code (location 0), of an
+ * unusable CIE, or with an unknown call-frame instruction are left out;
+ * a cut entry ends the walk.  Returns the copy (malloc'd, *out_len bytes),
+ * or NULL when no FDE was converted or out of memory. */
+uint8_t *out_debugframe_convert(const uint8_t *df, uint64_t len, uint64_t copy_vaddr,
+				uint64_t *out_len);
 
 #endif

@@ -111,21 +111,16 @@ static uint8_t *merge_tables(uint8_t *a, uint32_t na, uint8_t *b, uint32_t nb, u
 	return t;
 }
 
-/* The .debug_frame of a position-dependent executable, in .eh_frame's form
- * (out_debugframe.c): NULL when it has none, it is compressed, or it holds
- * no FDE. */
-static uint8_t *debug_frame_copy(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
-				 uint64_t *len)
+/* The .debug_frame `sh` of an object (`gnu`: a GNU `.zdebug_frame`), in
+ * .eh_frame's form for virtual address `cv` (out_debugframe.c): NULL when
+ * it cannot be read or holds no FDE. */
+static uint8_t *debug_frame_copy(int fd, const Elf64_Shdr *sh, int gnu, uint64_t cv, uint64_t *len)
 {
-	if (eh->e_type != ET_EXEC || sh->sh_type != SHT_PROGBITS || (sh->sh_flags & SHF_COMPRESSED) ||
-	    !sh->sh_size || sh->sh_size > MAX_FILE_BYTES)
+	uint64_t rawlen;
+	uint8_t *raw = out_debugframe_read(fd, sh, gnu, &rawlen);
+	if (!raw)
 		return NULL;
-	uint8_t *raw = malloc(sh->sh_size);
-	if (!raw || pread(fd, raw, sh->sh_size, (off_t)sh->sh_offset) != (ssize_t)sh->sh_size) {
-		free(raw);
-		return NULL;
-	}
-	uint8_t *conv = out_debugframe_convert(raw, sh->sh_size, len);
+	uint8_t *conv = out_debugframe_convert(raw, rawlen, cv, len);
 	free(raw);
 	return conv;
 }
@@ -152,12 +147,15 @@ static void index_eh_frame(struct out_file *f, int fd, const Elf64_Ehdr *eh, con
 	size_t nlen = str->sh_size < sizeof(names) - 1 ? str->sh_size : sizeof(names) - 1;
 	ssize_t got = pread(fd, names, nlen, (off_t)str->sh_offset);
 	names[got > 0 ? got : 0] = 0;
-	int ie = -1, id = -1;
+	int ie = -1, id = -1, gnu = 0;
 	for (int i = 0; i < eh->e_shnum; i++) {
 		if (sh[i].sh_name >= (uint64_t)(got > 0 ? got : 0))
 			continue;
-		if (!strcmp(names + sh[i].sh_name, ".debug_frame") && id < 0)
+		if (id < 0 && (!strcmp(names + sh[i].sh_name, ".debug_frame") ||
+			       !strcmp(names + sh[i].sh_name, ".zdebug_frame"))) {
 			id = i;
+			gnu = names[sh[i].sh_name + 1] == 'z';
+		}
 		if (strcmp(names + sh[i].sh_name, ".eh_frame") || ie >= 0 ||
 		    !sh[i].sh_addr || sh[i].sh_addr < f->lo_vaddr ||
 		    sh[i].sh_addr - f->lo_vaddr + sh[i].sh_size > f->size)
@@ -165,12 +163,12 @@ static void index_eh_frame(struct out_file *f, int fd, const Elf64_Ehdr *eh, con
 		ie = i;
 	}
 	uint64_t clen = 0, len = 0, len2 = 0;
-	uint8_t *conv = id >= 0 ? debug_frame_copy(fd, eh, &sh[id], &clen) : NULL;
+	uint64_t cv = (f->lo_vaddr + f->size + 15) & ~15ull;         /* the copy */
+	uint8_t *conv = id >= 0 ? debug_frame_copy(fd, &sh[id], gnu, cv, &clen) : NULL;
 	if (f->eh_hdr_vaddr && !conv) {    /* the linker's table serves */
 		free(sh);
 		return;
 	}
-	uint64_t cv = (f->lo_vaddr + f->size + 15) & ~15ull;         /* the copy */
 	uint64_t hdr = (cv + clen + 15) & ~15ull;                     /* the table */
 	uint32_t count = 0, count2 = 0;
 	uint8_t *t = ie >= 0 ? out_ehindex_build(f->image + (sh[ie].sh_addr - f->lo_vaddr),
@@ -251,8 +249,7 @@ static int load_file(struct out_file *f, int fd)
 			return -1;
 	}
 	find_eh_frame_hdr(f, ph, eh.e_phnum);
-	if (!f->eh_hdr_vaddr || eh.e_type == ET_EXEC)    /* none, or .debug_frame to add */
-		index_eh_frame(f, fd, &eh, ph);
+	index_eh_frame(f, fd, &eh, ph);    /* no table, or a .debug_frame to add */
 	find_build_id(f, ph, eh.e_phnum);
 	return 0;
 }
