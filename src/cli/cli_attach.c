@@ -255,7 +255,7 @@ static int write_head(const struct cli_expdir *x, const struct attach_target *t,
 	cli_log_line(log, "start", "%s", when);
 	cli_log_line(log, "record.start.mono_ns", "%llu", (unsigned long long)cli_now_ns(CLOCK_MONOTONIC));
 	struct exp_launch_options logged = *lo;   /* what an attach records */
-	logged.heap = logged.io = logged.mpi = logged.follow = logged.states = false;
+	logged.heap = logged.io = logged.mpi = logged.follow = false;
 	logged.sync_ns = -1;
 	cli_log_options(log, &logged);
 	cli_log_line(log, "size-limit", "%lld", (long long)lo->limit_bytes);
@@ -488,7 +488,7 @@ int cli_attach_record(const struct record_opts *o)
 	}
 	/* --kernel: the clock's kernel chains, from events tally holds on
 	 * the process's threads (kernel.dat made while the directory is ours). */
-	if (o->kernel && lo.hz && !(kern = cli_kernel_attach(pid, 1000000000ull / lo.hz, x.dirfd, dir, kernel_why,
+	if (o->kernel && lo.hz && !(kern = cli_kernel_attach(pid, 1000000000ull / lo.hz, lo.states, x.dirfd, dir, kernel_why,
 							     sizeof(kernel_why))))
 		log_kv(&x, "kernel.frames", "%s", kernel_why);
 	/* The collector writes as the process's user: the directory and the

@@ -29,7 +29,8 @@
  *
  * Attached to a running process (cli_kernel_attach), the clock's event is
  * opened on each of its threads and every CPU, inherited by the threads
- * each creates; one ring per CPU, the other events writing into it.
+ * each creates; one ring per CPU, the other events writing into it; with
+ * --states the context-switch event alike, into rings of its own.
  *
  * The kernel allows it to root, CAP_PERFMON or perf_event_paranoid <= 1;
  * otherwise the log says why and how to allow it, and nothing else changes.
@@ -494,7 +495,7 @@ static bool opened(const pid_t *done, size_t n, pid_t tid)
  * the CPUs' rings (ring_of[cpu]), the others write into them.  0, ESRCH
  * (the thread ended), or errno. */
 static int open_thread(struct cli_kernel *k, struct perf_event_attr *a, pid_t tid, long ncpus,
-		       int *ring_of)
+		       int *ring_of, bool switches)
 {
 	for (long cpu = 0; cpu < ncpus; cpu++) {
 		int fd = perf_open(a, tid, (int)cpu);
@@ -505,7 +506,7 @@ static int open_thread(struct cli_kernel *k, struct perf_event_attr *a, pid_t ti
 		}
 		if (ring_of[cpu] < 0) {
 			ring_of[cpu] = (int)k->nrings;
-			int e = add_ring(k, fd, false);
+			int e = add_ring(k, fd, switches);
 			if (e)
 				return e;
 			continue;
@@ -523,28 +524,35 @@ static int open_thread(struct cli_kernel *k, struct perf_event_attr *a, pid_t ti
 	return 0;
 }
 
-struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, int dirfd, const char *dir,
-				     char *why, size_t why_len)
+struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, bool states, int dirfd,
+				     const char *dir, char *why, size_t why_len)
 {
 	long ncpus;
 	struct cli_kernel *k = kernel_new(period_ns, &ncpus, why, why_len);
 	pid_t *done = NULL, *tids = NULL;
 	size_t ndone = 0;
-	int *ring_of = k ? malloc((size_t)ncpus * sizeof(*ring_of)) : NULL;
+	int *ring_of = k ? malloc(2 * (size_t)ncpus * sizeof(*ring_of)) : NULL;
+	int *sw_ring_of = ring_of ? ring_of + ncpus : NULL;   /* the switch events' rings */
 	int e = ENOMEM;
 
 	if (!k)
 		return NULL;
 	if (!ring_of)
 		goto fail;
-	for (long c = 0; c < ncpus; c++)
+	for (long c = 0; c < 2 * ncpus; c++)
 		ring_of[c] = -1;
-	struct perf_event_attr a;
+	struct perf_event_attr a, sw;
 	kernel_chain_attr(&a, PERF_COUNT_SW_TASK_CLOCK, period_ns);
 	a.exclude_user = 1;
 	a.enable_on_exec = 0;                /* cli_kernel_enable starts them */
 	a.wakeup_watermark = RING_PAGES * (uint32_t)k->page / 4;
 	a.watermark = 1;
+	/* --states: each switch out of a CPU, with the kernel's chain. */
+	kernel_chain_attr(&sw, PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+	sw.enable_on_exec = 0;
+	sw.wakeup_watermark = a.wakeup_watermark;
+	sw.watermark = 1;
+	bool sw_open = states;
 	/* Each thread's events are inherited by the threads it creates from
 	 * then on; a thread made while we list and open is found by the next
 	 * round, until one finds none new. */
@@ -558,10 +566,15 @@ struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, int dirfd, c
 		for (ssize_t i = 0; i < n; i++) {
 			if (opened(done, ndone, tids[i]))
 				continue;
-			int r = open_thread(k, &a, tids[i], ncpus, ring_of);
+			int r = open_thread(k, &a, tids[i], ncpus, ring_of, false);
 			if (r && r != ESRCH) {
 				e = r;
 				goto fail;
+			}
+			int rs = sw_open ? open_thread(k, &sw, tids[i], ncpus, sw_ring_of, true) : 0;
+			if (rs && rs != ESRCH) {   /* the clock's chains stay: said at the close */
+				refused(rs, k->switches_why, sizeof(k->switches_why));
+				sw_open = false;
 			}
 			pid_t *q = realloc(done, (ndone + 1) * sizeof(*q));
 			if (!q)
@@ -577,6 +590,7 @@ struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, int dirfd, c
 	}
 	free(done);
 	free(ring_of);
+	k->switches_on = sw_open;
 	if (!k->nrings) {
 		refused(ESRCH, why, why_len);
 		close_rings(k);

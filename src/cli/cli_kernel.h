@@ -24,11 +24,13 @@ struct cli_kernel *cli_kernel_open(pid_t child, uint64_t period_ns, bool states,
 
 /* The same clock events on a running process (`tally record -p`): on
  * each of its threads and every CPU, inherited by the threads they create
- * from then on, disabled until cli_kernel_enable; kernel.dat made in
+ * from then on, and with `states` the context-switch events beside them
+ * (a refusal of those is the log's "kernel.switches" line at the close),
+ * disabled until cli_kernel_enable; kernel.dat made in
  * directory `dirfd` (`dir` names it in messages), never over a file there.
  * NULL with `why` as cli_kernel_open's. */
-struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, int dirfd, const char *dir,
-				     char *why, size_t why_len);
+struct cli_kernel *cli_kernel_attach(pid_t pid, uint64_t period_ns, bool states, int dirfd,
+				     const char *dir, char *why, size_t why_len);
 
 /* Start (on) or stop cli_kernel_attach's events. */
 void cli_kernel_enable(struct cli_kernel *k, bool on);

@@ -49,7 +49,7 @@ struct out_session *cli_outside_start(pid_t child, pid_t attach_pid, const char 
 		.kernel_chain = kern ? cli_kernel_chain : NULL,
 		.kernel_switch = kern ? cli_kernel_switch_chain : NULL,
 		.kernel_arg = kern,
-		.states = !attach_pid && o->launch.states,
+		.states = o->launch.states,
 	};
 	char why[512];
 	struct out_session *s = attach_pid ? out_session_attach(attach_pid, &oo, why, sizeof(why))

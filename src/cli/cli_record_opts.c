@@ -41,7 +41,7 @@ const struct cli_record_opt cli_record_opts[] = {
 	    "methods and lines (-H, -s: the Java heap and monitors); default on" },
 	  CLI_REC_INSIDE, CLI_ATT_OK },
 	{ { "states", 0, CLI_ARG_NONE, 'S', NULL, "thread states: where wall-clock time goes, on and off the CPU" },
-	  CLI_REC_OUTSIDE, CLI_ATT_RUN },
+	  CLI_REC_OUTSIDE, CLI_ATT_OK },
 	{ { "data", 'd', CLI_ARG_NONE, 'd', NULL,
 	    "data objects: each clock sample keeps the interrupted registers,\n"
 	    "from which the analyzer finds the data the instruction touched\n"

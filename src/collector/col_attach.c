@@ -24,7 +24,10 @@
  *      signal is recognised and ignored) and the next attach reuses it all.
  * A thread's state is set up by the first signal of its clock, in the signal
  * handler (adopt_sigsafe): memory from mmap, its stack's bounds
- * from /proc/self/maps, read with raw system calls.
+ * from /proc/self/maps, read with raw system calls (or by the first signal
+ * of its context-switch event, with --states: col_states.c, opened
+ * by the helper with its clock, pid = that tid), so a thread's states run
+ * from the attach (its first switch back onto a CPU since) to the stop.
  * Weights: the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), since an
  * inherited event's fd is not the thread's own (reading the parent's adds up
  * its children).  docs/attach.md has the design and its limits.
@@ -56,6 +59,7 @@
 #include "collector/col_sample.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
+#include "collector/col_states.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
 
@@ -68,6 +72,7 @@ struct slot {
 	bool ended;                    /* THREAD_END written */
 	int fd;                        /* its clock when the helper opened one, else -1 */
 	uint64_t cpu0_ns;              /* its CPU time when that clock started */
+	struct col_states_thread *states;   /* --states: its switch event until adopted */
 	struct col_thread *_Atomic t;  /* its state, set up by its first sample */
 };
 
@@ -195,6 +200,14 @@ static struct col_thread *adopt_sigsafe(const void *uc)
 		t->perf_fd = s->fd;          /* fasync: read and re-armed through it */
 	else
 		t->last_cpu_ns = claimed ? 0 : s->cpu0_ns;
+	/* --states: the event the helper opened at the attach (the intervals
+	 * since are in its ring), or for a thread created since, its own
+	 * from here on. */
+	if (s->states)
+		col_states_adopt_sigsafe(t, s->states);
+	else
+		col_states_thread_start(t);
+	s->states = NULL;
 	if (claimed) {
 		/* Created after the attach: it inherited its creator's clock. */
 		struct exp_thread_start rec;
@@ -280,6 +293,7 @@ static int add_threads(void)
 		s->fd = move_high(fd);
 		if (s->fd < 0)
 			unsampled++;
+		s->states = col_states_open_for(tid);   /* --states: from now */
 		added++;
 	}
 	closedir(d);
@@ -316,6 +330,7 @@ static void end_thread(struct slot *s, bool dead)
 			;                    /* its handler is at work: a few µs */
 		t->exiting = true;
 		t->perf_fd = -1;
+		col_states_thread_end(t);    /* the intervals its ring still holds */
 		col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		for (int i = 0; i < EXP_FILE_COUNT_; i++)
 			exp_cursor_release_sigsafe(&t->cursor[i]);
@@ -331,6 +346,10 @@ static void end_thread(struct slot *s, bool dead)
 			col_leave(h);
 		}
 	}
+	/* Never back on a CPU since the attach (blocked throughout, or
+	 * ended): its ring holds no interval. */
+	col_states_close_unadopted(s->states);
+	s->states = NULL;
 	s->ended = true;
 }
 

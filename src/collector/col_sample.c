@@ -391,7 +391,14 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 
 	/* The switch events' and the counters' SIGTRAPs (col_states.c,
-	 * col_counters.c) are handled there. */
+	 * col_counters.c) are handled there.  Attached, a switch event's
+	 * first signal may come before the clock's: it sets the thread up. */
+	struct col_thread *(*adopt_first)(const void *) = atomic_load(&adopt);
+	if (adopt_first && col_states_is_switch_signal_sigsafe(sig, si)) {
+		struct col_thread *st = col_thread_self_sigsafe();
+		if (!st || st->exiting)
+			adopt_first(uc);
+	}
 	if (col_states_signal_sigsafe(sig, si, uc, entry_ns)) {
 		errno = saved_errno;
 		return;

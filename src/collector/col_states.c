@@ -103,7 +103,8 @@ struct col_states_thread {
 	struct col_stack_memo memo;     /* the last stack interned */
 };
 
-static int perf_open_switches(bool signal, int excl_kernel)
+/* The switch event of thread `tid` (0: the calling thread). */
+static int perf_open_switches(bool signal, int excl_kernel, pid_t tid)
 {
 	struct perf_event_attr a;
 
@@ -125,12 +126,12 @@ static int perf_open_switches(bool signal, int excl_kernel)
 		a.remove_on_exec = 1;       /* required with sigtrap */
 		a.sig_data = (uint64_t)(uintptr_t)&tag;
 	}
-	return col_real.perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return col_real.perf_event_open(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Open the calling thread's event the way this process uses (the first
- * thread finds out and logs it).  fd or -errno. */
-static int open_event(void)
+/* Open thread `tid`'s event (0: the calling thread's) the way this process
+ * uses (the first thread finds out and logs it).  fd or -errno. */
+static int open_event(pid_t tid)
 {
 	int w = atomic_load(&way);
 
@@ -138,7 +139,7 @@ static int open_event(void)
 	 * kernel, which could reach the next image (col_runtime.h). */
 	bool raw = col_runtime_raw_syscalls();
 	if ((w == WAY_SIGNAL || w == WAY_UNKNOWN) && !raw) {
-		int fd = perf_open_switches(true, 0);
+		int fd = perf_open_switches(true, 0, tid);
 		if (fd >= 0 || w == WAY_SIGNAL) {
 			if (fd >= 0 && atomic_exchange(&way, WAY_SIGNAL) == WAY_UNKNOWN)
 				col_log_sigsafe("states", "context switches: perf_event switch records; a SIGTRAP "
@@ -146,7 +147,7 @@ static int open_event(void)
 			return fd >= 0 ? fd : -errno;
 		}
 	}
-	int fd = perf_open_switches(false, 1);
+	int fd = perf_open_switches(false, 1, tid);
 	if (fd < 0)
 		return -errno;
 	if (atomic_exchange(&way, WAY_RING) != WAY_RING)   /* a fork child may change */
@@ -240,18 +241,22 @@ static void release(struct col_states_thread *s)
 	col_sys_munmap(s, sizeof(*s));
 }
 
-void col_states_thread_start(struct col_thread *t)
+/* Open, map and enable thread `tid`'s event (0: the caller's), with its
+ * schedstat; NULL (logged) if it cannot be. */
+static struct col_states_thread *open_thread(pid_t tid)
 {
-	if (!col_proc.opt.states || t->states || atomic_load(&way) == WAY_NONE)
-		return;
+	char path[64];
+
+	if (!col_proc.opt.states || atomic_load(&way) == WAY_NONE)
+		return NULL;
 	struct col_states_thread *s = col_sys_mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
 						   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (s == MAP_FAILED) {
 		col_log_error_sigsafe("states: thread state", errno, "this thread's states are not recorded");
-		return;
+		return NULL;
 	}
 	s->schedstat_fd = -1;
-	s->fd = open_event();
+	s->fd = open_event(tid);
 	if (s->fd < 0) {
 		int e = -s->fd;
 		int expected = WAY_UNKNOWN;
@@ -260,7 +265,7 @@ void col_states_thread_start(struct col_thread *t)
 		else
 			col_log_error_sigsafe("states: perf_event_open", e, "this thread's states are not recorded");
 		col_sys_munmap(s, sizeof(*s));
-		return;
+		return NULL;
 	}
 	unsigned pages = atomic_load(&way) == WAY_SIGNAL ? RING_PAGES_SIGNAL : RING_PAGES_RING;
 	int rc = map_ring(s, pages);
@@ -271,23 +276,58 @@ void col_states_thread_start(struct col_thread *t)
 				      "(perf_event_mlock_kb, ulimit -l)");
 		col_sys_close(s->fd);
 		col_sys_munmap(s, sizeof(*s));
-		return;
+		return NULL;
 	}
 	col_fd_keep(s->fd, &s->fd, NULL);        /* out of the program's way */
-	s->schedstat_fd = col_sys_openat(AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC, 0);
+	if (tid) {                               /* /proc/self/task/TID/schedstat */
+		memcpy(path, "/proc/self/task/", 16);
+		int n = col_fmt_u64_sigsafe(path + 16, (uint64_t)tid);
+		memcpy(path + 16 + n, "/schedstat", 11);
+	}
+	s->schedstat_fd = col_sys_openat(AT_FDCWD, tid ? path : "/proc/thread-self/schedstat",
+					 O_RDONLY | O_CLOEXEC, 0);
 	if (s->schedstat_fd < 0)
 		col_log_error_sigsafe("states: schedstat", errno,
 				      "wake-up latencies of this thread count as blocked time");
 	else
 		col_fd_keep(s->schedstat_fd, &s->schedstat_fd, NULL);
 	read_run_delay(s, &s->run_delay_ns);
-	faults_grew(s);
+	if (!tid)
+		faults_grew(s);
 	if (col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		col_log_error_sigsafe("states: enable", errno, "this thread's states are not recorded");
 		release(s);
-		return;
+		return NULL;
 	}
+	return s;
+}
+
+void col_states_thread_start(struct col_thread *t)
+{
+	if (!t->states)
+		t->states = open_thread(0);
+}
+
+struct col_states_thread *col_states_open_for(pid_t tid)
+{
+	return open_thread(tid);
+}
+
+void col_states_adopt_sigsafe(struct col_thread *t, struct col_states_thread *s)
+{
+	faults_grew(s);                            /* the thread's own count from here */
 	t->states = s;
+}
+
+void col_states_close_unadopted(struct col_states_thread *s)
+{
+	if (s)
+		release(s);
+}
+
+bool col_states_is_switch_signal_sigsafe(int sig, const siginfo_t *si)
+{
+	return col_signal_perf_data_sigsafe(sig, si) == (uint64_t)(uintptr_t)&tag;
 }
 
 /* Copy `len` bytes at ring offset `pos` (which may wrap). */

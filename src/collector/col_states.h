@@ -19,6 +19,18 @@
  * no states. */
 void col_states_thread_start(struct col_thread *t);
 
+/* Attaching (col_attach.c): thread `tid`'s event, opened by another thread
+ * of the process (the attach's helper) from the attach on; NULL (logged)
+ * when it cannot be.  Its SIGTRAPs reach `tid` before it has a state: the
+ * handler sets one up (col_states_is_switch_signal_sigsafe) and gives it
+ * the event (col_states_adopt_sigsafe, in that thread), so the intervals
+ * since the attach are its.  One never adopted is closed by
+ * col_states_close_unadopted. */
+struct col_states_thread *col_states_open_for(pid_t tid);
+void col_states_adopt_sigsafe(struct col_thread *t, struct col_states_thread *s);
+void col_states_close_unadopted(struct col_states_thread *s);
+bool col_states_is_switch_signal_sigsafe(int sig, const siginfo_t *si);
+
 /* The thread's last intervals, then stop (thread end, with t busy). */
 void col_states_thread_end(struct col_thread *t);
 

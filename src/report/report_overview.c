@@ -422,6 +422,10 @@ void report_overview(struct report_doc *d, const struct model *m,
 		else
 			report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%s", tstr(d, t1, (double)wall));
 		how_it_ended(d, f);
+		if (exp_proc_log(f, "attach.end") && (m->present & (1u << MODEL_WALL)))
+			report_kv(d, "states_window", "States window",
+				  "the attach to the detach: each thread's from its first return to a CPU "
+				  "after the attach (a block under way then is not seen) to the stop");
 		if (ok_u && ok_s) {
 			kernel_ns += u + s;
 			report_kv_num(d, "kernel_cpu_s", "Kernel CPU", (double)(u + s) / 1e9,

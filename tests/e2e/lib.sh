@@ -193,10 +193,11 @@ record_option_value() {
 }
 
 # record_option_long OPTION HELP: its long name ("-H" -> "--heap"), from the
-# option lines of `tally record --help` saved in file HELP.
+# option lines of `tally record --help` saved in file HELP (the first match:
+# the refusal lists below them may begin with "  -c, --follow").
 record_option_long() {
 	case $1 in
 	--*) echo "$1" ;;
-	*) sed -n "s/^  $1, \(--[a-z-]*\).*/\1/p" "$2" ;;
+	*) sed -n "s/^  $1, \(--[a-z-]*\).*/\1/p" "$2" | head -n 1 ;;
 	esac
 }
