@@ -120,9 +120,10 @@ bounded_wait $P 30
 # (0.236 s sampled of 0.362 s once in make check at load 10) are in the
 # kernel's figure and no sample.  The shares themselves are the scheduler's
 # (four spinning threads on two loaded cores: 0.10-0.48 each, with or
-# without tally).
+# without tally; 0.587 once at load 13), so each function is only asked to
+# be there: the amounts are checked thread by thread against the kernel's.
 check attach_threads_all_sampled sh -c "test $rct = 0 && python3 '$E2E/profile.py' th.txt \
-	'incl work_a 0.25 0.24' 'incl work_b 0.25 0.24' 'incl work_parent 0.25 0.24' &&
+	'incl work_a 0.5 0.49' 'incl work_b 0.5 0.49' 'incl work_parent 0.5 0.49' &&
 	grep -q 'late thread ran' th.out && '$TALLY' report th.exp --threads --format json | python3 -c '
 import json, sys
 rows = json.load(sys.stdin)[\"threads\"]
@@ -154,8 +155,17 @@ check attach_cpu_before_attach_not_loading sh -c "cat pre.msg; grep -E 'Kernel|S
 	! grep -q 'before the collector started' pre.txt && ! grep -q 'less than' pre.txt"
 # tally record's own line about those threads names the experiment as given
 # (it read "/proc/self/fd/3": root's end-of-run reaches the directory so).
-check attach_warning_names_the_experiment sh -c "cat pre.msg;
-	grep -q '^tally record: warning: pre.exp: 2 threads ran .* without samples' pre.msg && ! grep -q /proc/self pre.msg"
+# The line is for threads of at least 50 ms of CPU with no sample
+# (cli_space.c); how many of the two workers ran that long in the window
+# depends on the machine's load, so the count comes from what the
+# experiment measured of each thread.
+check attach_warning_names_the_experiment sh -c "cat pre.msg; ! grep -q /proc/self pre.msg &&
+	n=\$('$TALLY' report pre.exp --threads --format csv | python3 -c '
+import csv, sys
+print(sum(1 for r in csv.DictReader(sys.stdin) if int(r[\"samples\"]) == 0 and float(r[\"kernel_cpu\"]) >= 0.05))') &&
+	echo \"threads of 50 ms or more without a sample: \$n\" &&
+	if [ \$n -gt 0 ]; then grep -q \"^tally record: warning: pre.exp: \$n threads* ran .* without samples\" pre.msg
+	else ! grep -q 'without samples' pre.msg; fi"
 # At -F 1 a thread of 0.4 s of CPU has no sample, as it should: no line
 # guesses that it blocked the sampling signal.
 PRE_CPU=0.4 "$TALLY" record -F 1 -o low.exp -- ./aw sleep 0 >low.out 2>low.err; rclow=$?
