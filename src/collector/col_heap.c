@@ -33,6 +33,7 @@
  */
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "collector/col_files.h"
@@ -83,6 +84,10 @@ static atomic_flag spare_lock = ATOMIC_FLAG_INIT;
 
 static struct stripe stripes[STRIPES];
 
+/* What every event reads of its thread is on the line col_enter reads. */
+_Static_assert(offsetof(struct col_thread, heap_tab) + sizeof(void *) <= 64,
+	       "the thread's heap fields are on its first cache line");
+
 /* Each allocating thread's own live-block table: only its owner inserts,
  * and removes its own blocks, with plain loads and stores (no lock, no
  * locked instruction, no cache line another thread writes); a block released
@@ -98,9 +103,10 @@ static struct stripe stripes[STRIPES];
 struct col_heap_owner {
 	_Alignas(64) atomic_flag lock;     /* releases by other threads; rebuilds */
 	_Atomic int state;                 /* 0 unused, 1 owned, 2 its thread ended */
-	struct exp_heap_live_table *_Atomic tab;
+	struct exp_heap_live_table *_Atomic tab;   /* its owner keeps a copy (heap_tab) */
 	size_t mapped;
-	uint32_t filled;                   /* slots not empty (live or TOMB): the owner's */
+	uint32_t filled;                   /* slots not empty (live or TOMB): while owned,
+					      the owner's heap_filled counts them */
 	uint32_t skip;                     /* allocations left to the stripes after a
 					      rebuild found the table full at its largest */
 };
@@ -397,6 +403,15 @@ static void count_live(struct exp_heap_state *st, struct col_thread *t, int64_t 
 
 /* ---- live blocks by owner thread ----------------------------------------- */
 
+/* Its table's pointer, mask and count of filled slots into t's first line
+ * (struct col_thread): the owner reads them there on every event. */
+static void owner_cache(struct col_thread *t, struct col_heap_owner *o)
+{
+	t->heap_tab = atomic_load_explicit(&o->tab, memory_order_relaxed);
+	t->heap_mask = t->heap_tab->nslots - 1;
+	t->heap_filled = o->filled;
+}
+
 /* t's own table: an unused or ended owner's, taken; NULL if none is left or
  * no table can be mapped (its blocks go to the stripes). */
 static struct col_heap_owner *owner_of(struct col_thread *t)
@@ -425,18 +440,17 @@ static struct col_heap_owner *owner_of(struct col_thread *t)
 			o->filled = 0;
 			atomic_store_explicit(&o->tab, tb, memory_order_release);
 		}
+		owner_cache(t, o);
 		return t->heap_owner = o;
 	}
 	t->heap_owner_none = 1;
 	return NULL;
 }
 
-/* The slot of `addr` in tb, or -1 (the probe ends at an empty slot). */
-static int64_t find(const struct exp_heap_live_table *tb, uint64_t addr)
+/* The slot of `addr` in the table of slots s[0..mask], or -1 (the probe
+ * ends at an empty slot). */
+static int64_t find(const struct exp_heap_live *s, uint32_t mask, uint64_t addr)
 {
-	uint32_t mask = tb->nslots - 1;
-	const struct exp_heap_live *s = (const struct exp_heap_live *)(tb + 1);
-
 	for (uint32_t i = home(addr) & mask;; i = (i + 1) & mask) {
 		uint64_t a = atomic_load_explicit((_Atomic uint64_t *)&s[i].addr, memory_order_acquire);
 		if (a == addr)
@@ -520,20 +534,21 @@ static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const str
 
 	if (!o)
 		return false;
-	struct exp_heap_live_table *tb = o->tab;
-	if ((o->filled + 1) * 2 > tb->nslots) {
+	if ((t->heap_filled + 1) * 2 > t->heap_mask + 1) {
 		if (o->skip) {
 			o->skip--;
 			return false;
 		}
-		if (!owner_rebuild(o)) {
-			o->skip = tb->nslots / 16;   /* a scan of it at most every so many */
+		o->filled = t->heap_filled;
+		bool rebuilt = owner_rebuild(o);
+		owner_cache(t, o);
+		if (!rebuilt) {
+			o->skip = t->heap_tab->nslots / 16;   /* a scan of it at most every so many */
 			return false;
 		}
-		tb = o->tab;
 	}
-	uint32_t mask = tb->nslots - 1, tomb = UINT32_MAX, i;
-	struct exp_heap_live *s = slots_of(tb);
+	uint32_t mask = t->heap_mask, tomb = UINT32_MAX, i;
+	struct exp_heap_live *s = slots_of(t->heap_tab);
 	for (i = home(v->addr) & mask;; i = (i + 1) & mask) {
 		uint64_t a = atomic_load_explicit((_Atomic uint64_t *)&s[i].addr, memory_order_acquire);
 		if (a == v->addr) {     /* allocated again while live: its release was not seen */
@@ -551,7 +566,7 @@ static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const str
 		put(&s[tomb], v);
 	} else {
 		put(&s[i], v);
-		o->filled++;
+		t->heap_filled++;
 	}
 	return true;
 }
@@ -561,16 +576,14 @@ static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const str
  * with the tombstones just before it; else it becomes a tombstone. */
 static int64_t owner_take(struct col_thread *t, uint64_t addr)
 {
-	struct col_heap_owner *o = t->heap_owner;
-
-	if (!o)
+	if (!t->heap_owner)
 		return -1;
-	struct exp_heap_live_table *tb = o->tab;
-	int64_t at = find(tb, addr);
+	uint32_t mask = t->heap_mask;
+	struct exp_heap_live *s = slots_of(t->heap_tab);
+	int64_t at = find(s, mask, addr);
 	if (at < 0)
 		return -1;
-	uint32_t mask = tb->nslots - 1, i = (uint32_t)at;
-	struct exp_heap_live *s = slots_of(tb);
+	uint32_t i = (uint32_t)at;
 	int64_t size = (int64_t)s[i].size;
 	if (atomic_load_explicit((_Atomic uint64_t *)&s[(i + 1) & mask].addr, memory_order_relaxed)) {
 		atomic_store_explicit((_Atomic uint64_t *)&s[i].addr, TOMB, memory_order_release);
@@ -578,7 +591,7 @@ static int64_t owner_take(struct col_thread *t, uint64_t addr)
 	}
 	for (;;) {
 		atomic_store_explicit((_Atomic uint64_t *)&s[i].addr, 0, memory_order_release);
-		o->filled--;
+		t->heap_filled--;
 		i = (i - 1) & mask;
 		if (atomic_load_explicit((_Atomic uint64_t *)&s[i].addr, memory_order_relaxed) != TOMB)
 			return size;
@@ -595,7 +608,7 @@ static int64_t other_take(struct col_heap_owner *o, uint64_t addr)
 		return -1;
 	lock(&o->lock);
 	struct exp_heap_live_table *tb = atomic_load_explicit(&o->tab, memory_order_acquire);
-	int64_t at = find(tb, addr);
+	int64_t at = find(slots_of(tb), tb->nslots - 1, addr);
 	if (at >= 0) {
 		struct exp_heap_live *s = &slots_of(tb)[at];
 		size = (int64_t)s->size;
@@ -706,9 +719,12 @@ void col_heap_thread_end(struct col_thread *t)
 	t->heap_sums = NULL;
 	t->heap_sums_mapped = 0;
 	t->heap_sums_used = 0;
-	if (t->heap_owner)
+	if (t->heap_owner) {
+		t->heap_owner->filled = t->heap_filled;     /* for the next owner */
 		atomic_store_explicit(&t->heap_owner->state, 2, memory_order_release);
+	}
 	t->heap_owner = t->heap_hint = NULL;
+	t->heap_tab = NULL;
 	t->heap_owner_none = 0;
 }
 

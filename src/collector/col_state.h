@@ -95,6 +95,18 @@ struct col_thread {
 	 * of it.  Here, on the line of `busy`: col_enter reads both. */
 	_Atomic int vfork_child;
 	pid_t tid;
+	/* -H (col_heap.c), read on every traced allocation and release: on
+	 * this first line, which col_enter has just read, not at the end of
+	 * this 130 KB struct nor in the owner's (a line more per event each,
+	 * from L2 at best: the program's own working set has pushed them out
+	 * of L1 by then). */
+	uint32_t heap_filled;                /* heap_tab's slots not empty (its owner's count) */
+	uint32_t heap_sums_used;
+	uint32_t heap_mask;                  /* heap_tab's slots - 1 */
+	struct exp_heap_sums *heap_sums;     /* its table of sums by stack */
+	int64_t heap_live_delta;             /* its live bytes not yet in the process's */
+	struct col_heap_owner *heap_owner;   /* its own live-block table ... */
+	struct exp_heap_live_table *heap_tab;   /* ... and that table (the owner's tab) */
 	int perf_fd;                   /* task-clock event, -1 if none */
 	timer_t timer;                 /* fallback POSIX CPU-time timer */
 	bool has_timer;
@@ -143,11 +155,7 @@ struct col_thread {
 	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
 	struct col_traced_memo traced_memo[COL_TRACED_MEMO];   /* by return address, CFA and the caller's */
 	uint32_t traced_memo_clock;
-	struct exp_heap_sums *heap_sums;     /* -H: its table of sums by stack (col_heap.c) */
-	size_t heap_sums_mapped;
-	uint32_t heap_sums_used;
-	int64_t heap_live_delta;             /* its live bytes not yet in the process's */
-	struct col_heap_owner *heap_owner;   /* -H: its own live-block table (col_heap.c) */
+	size_t heap_sums_mapped;             /* -H: heap_sums' mapping (col_heap.c) */
 	struct col_heap_owner *heap_hint;    /* where its last release of another's block was */
 	int heap_owner_none;                 /* no table could be had: the stripes' */
 };
