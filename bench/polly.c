@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
  * polly.c — event-loop-heavy: N calls each of poll and epoll_wait on a
- * pipe that is always ready, and of select on the same pipe, the calls an
+ * pipe that is always ready, and of select on the same pipe with a timeout
+ * of 0 (which the tracer does not time), the calls an
  * event loop makes most and that block nowhere, for the cost the I/O
  * tracer adds to each (tracers/io_wait.c times them and records only a
  * wait that blocked).  Prints a checksum.  usage: polly N

@@ -3,7 +3,8 @@
 # most: bench/polly.c (poll, epoll_wait and select on an always-ready pipe,
 # N times each) bare and under `tally record -F 0 -i`.  Each call is timed
 # (two clock reads) and recorded only if it blocked (io_wait.c), so this is
-# the cost of a loop that never waits; the extra nanoseconds per call, tally
+# the cost of a loop that never waits; select's timeout is 0, a call that
+# cannot block and is not timed; the extra nanoseconds per call, tally
 # record's start-up included.
 section "8b. I/O tracing: poll, epoll_wait and select"
 

@@ -18,7 +18,8 @@
  *                                       the added descriptor's flow
  *
  * A shorter wait found a descriptor ready (a poll that blocks nowhere returns
- * in about a microsecond) and costs two clock reads.  Waits for writing (a
+ * in about a microsecond) and costs two clock reads; a call with a timeout
+ * of 0 cannot block and is not timed.  Waits for writing (a
  * full pipe) are not recorded: no write of ours waits for a read.  Called
  * in any thread, and from signal handlers: the record is on the stack
  * (EXP_WAIT_FDS_MAX descriptors, 1 KiB).
@@ -95,9 +96,25 @@ static void polled(struct trace_caller at, const struct pollfd *v, nfds_t n, uin
 	wait_write(at, &w);
 }
 
-#define POLL_LIKE(call)                                                       \
+/* Can a call with this timeout block?  (0: it returns at once.) */
+static int may_block_ms(int ms)
+{
+	return ms != 0;
+}
+
+static int may_block_ts(const struct timespec *t)
+{
+	return !t || t->tv_sec || t->tv_nsec;
+}
+
+static int may_block_tv(const struct timeval *t)
+{
+	return !t || t->tv_sec || t->tv_usec;
+}
+
+#define POLL_LIKE(call, blocks)                                               \
 	do {                                                                  \
-		if (!io_tracing())                                            \
+		if (!(blocks) || !io_tracing())                               \
 			return call;                                          \
 		uint64_t t0_ = tally__now();                                  \
 		int rc_ = call;                                               \
@@ -109,23 +126,23 @@ static void polled(struct trace_caller at, const struct pollfd *v, nfds_t n, uin
 
 TRACE_API int poll(struct pollfd *v, nfds_t n, int timeout)
 {
-	POLL_LIKE(REAL(poll)(v, n, timeout));
+	POLL_LIKE(REAL(poll)(v, n, timeout), may_block_ms(timeout));
 }
 
 TRACE_API int __poll_chk(struct pollfd *v, nfds_t n, int timeout, size_t vlen)
 {
-	POLL_LIKE(REAL(__poll_chk)(v, n, timeout, vlen));
+	POLL_LIKE(REAL(__poll_chk)(v, n, timeout, vlen), may_block_ms(timeout));
 }
 
 TRACE_API int ppoll(struct pollfd *v, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
 {
-	POLL_LIKE(REAL(ppoll)(v, n, timeout, mask));
+	POLL_LIKE(REAL(ppoll)(v, n, timeout, mask), may_block_ts(timeout));
 }
 
 TRACE_API int __ppoll_chk(struct pollfd *v, nfds_t n, const struct timespec *timeout,
 			  const sigset_t *mask, size_t vlen)
 {
-	POLL_LIKE(REAL(__ppoll_chk)(v, n, timeout, mask, vlen));
+	POLL_LIKE(REAL(__ppoll_chk)(v, n, timeout, mask, vlen), may_block_ts(timeout));
 }
 
 /* ---- select: the read set is overwritten by the call, so it is copied ---- */
@@ -142,9 +159,9 @@ static void selected(struct trace_caller at, int n, const fd_set *asked, uint64_
 	wait_write(at, &w);
 }
 
-#define SELECT_LIKE(call)                                                     \
+#define SELECT_LIKE(call, blocks)                                             \
 	do {                                                                  \
-		if (!io_tracing())                                            \
+		if (!(blocks) || !io_tracing())                               \
 			return call;                                          \
 		fd_set asked_;                                                \
 		if (rd)                                                       \
@@ -159,13 +176,13 @@ static void selected(struct trace_caller at, int n, const fd_set *asked, uint64_
 
 TRACE_API int select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *timeout)
 {
-	SELECT_LIKE(REAL(select)(n, rd, wr, ex, timeout));
+	SELECT_LIKE(REAL(select)(n, rd, wr, ex, timeout), may_block_tv(timeout));
 }
 
 TRACE_API int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *timeout,
 		      const sigset_t *mask)
 {
-	SELECT_LIKE(REAL(pselect)(n, rd, wr, ex, timeout, mask));
+	SELECT_LIKE(REAL(pselect)(n, rd, wr, ex, timeout, mask), may_block_ts(timeout));
 }
 
 /* ---- epoll ---------------------------------------------------------------- */
@@ -201,9 +218,9 @@ static void epolled(struct trace_caller at, int epfd, uint64_t t0)
 	wait_write(at, &w);
 }
 
-#define EPOLL_LIKE(call)                                                      \
+#define EPOLL_LIKE(call, blocks)                                              \
 	do {                                                                  \
-		if (!io_tracing())                                            \
+		if (!(blocks) || !io_tracing())                               \
 			return call;                                          \
 		uint64_t t0_ = tally__now();                                  \
 		int rc_ = call;                                               \
@@ -215,16 +232,16 @@ static void epolled(struct trace_caller at, int epfd, uint64_t t0)
 
 TRACE_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
-	EPOLL_LIKE(REAL(epoll_wait)(epfd, ev, max, timeout));
+	EPOLL_LIKE(REAL(epoll_wait)(epfd, ev, max, timeout), may_block_ms(timeout));
 }
 
 TRACE_API int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
-	EPOLL_LIKE(REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+	EPOLL_LIKE(REAL(epoll_pwait)(epfd, ev, max, timeout, mask), may_block_ms(timeout));
 }
 
 TRACE_API int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *timeout,
 			   const sigset_t *mask)
 {
-	EPOLL_LIKE(REAL(epoll_pwait2)(epfd, ev, max, timeout, mask));
+	EPOLL_LIKE(REAL(epoll_pwait2)(epfd, ev, max, timeout, mask), may_block_ts(timeout));
 }
