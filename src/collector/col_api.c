@@ -217,6 +217,11 @@ COL_API void tally__on_thread_end(void (*fn)(void))
 	}
 }
 
+COL_API void tally__on_futex(long (*fn)(long nr, const long a[6], uint64_t ra, uint64_t sp, uint64_t fp))
+{
+	atomic_store(&col_proc.futex_call, fn);
+}
+
 COL_API void tally__lost_arcs(uint64_t n)
 {
 	col_count_sigsafe(EXP_CTR_ARCS_LOST, n);

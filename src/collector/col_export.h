@@ -78,6 +78,13 @@ int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64
  * it may still record), and at the end of the process's main thread. */
 void tally__on_thread_end(void (*fn)(void));
 
+/* From now on, a futex call a program makes through libc's syscall()
+ * (syscall(SYS_futex, ...)) is `fn`'s to make: it is given the number, the
+ * six arguments and the caller (ra, sp, fp as for tally__trace_event) and
+ * returns what syscall() would.  For the sync tracer: futex waits and who
+ * woke them (hand-offs through a futex word, in memory shared or not). */
+void tally__on_futex(long (*fn)(long nr, const long a[6], uint64_t ra, uint64_t sp, uint64_t fp));
+
 /* CLOCK_MONOTONIC in ns; add to a counter of counters.dat. */
 uint64_t tally__now(void);
 void tally__count(int counter, uint64_t n);

@@ -350,7 +350,8 @@ COL_API int execveat(int dirfd, const char *path, char *const argv[], char *cons
 
 /* syscall(): a program (or a library) may exec through it, as a sandbox or
  * a language runtime's C shim does.  execve and execveat go through the
- * interposers above, so the clock is quiet before the image goes; every
+ * interposers above, so the clock is quiet before the image goes; a futex
+ * goes to the sync tracer when it is loaded (tally__on_futex); every
  * other number is the system call itself, made here (async-signal safe;
  * the collector's own calls do not come here: col_syscall, col_sys.h).  The six argument registers are passed on whatever the
  * call uses, as libc's syscall() does. */
@@ -367,6 +368,14 @@ COL_API long syscall(long nr, ...)
 		return execve((const char *)a[0], (char *const *)a[1], (char *const *)a[2]);
 	if (nr == SYS_execveat)
 		return execveat((int)a[0], (const char *)a[1], (char *const *)a[2], (char *const *)a[3], (int)a[4]);
+	if (nr == SYS_futex) {
+		long (*fn)(long, const long[6], uint64_t, uint64_t, uint64_t) =
+			atomic_load_explicit(&col_proc.futex_call, memory_order_acquire);
+		if (fn)
+			return fn(nr, a, (uint64_t)(uintptr_t)__builtin_return_address(0),
+				  (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16,
+				  *(uint64_t *)__builtin_frame_address(0));
+	}
 	return col_sys_call6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 

@@ -84,6 +84,7 @@ struct epoll_event;
 	X(void *, pvalloc, (size_t))
 
 #define COL_REAL_SYNC(X)                                                               \
+	X(long, syscall, (long, ...))                                                  \
 	X(int, pthread_mutex_lock, (pthread_mutex_t *))                                \
 	X(int, pthread_mutex_trylock, (pthread_mutex_t *))                             \
 	X(int, pthread_mutex_timedlock, (pthread_mutex_t *, const struct timespec *))  \

@@ -193,6 +193,8 @@ struct col_process {
 	char **argv;
 	char options[EXP_OPTIONS_MAX]; /* TALLY_OPTIONS we started with */
 	void (*_Atomic thread_end[4])(void);   /* tracers' tally__on_thread_end */
+	/* the sync tracer's futex calls through syscall() (tally__on_futex) */
+	long (*_Atomic futex_call)(long nr, const long a[6], uint64_t ra, uint64_t sp, uint64_t fp);
 	/* The process is ending (our destructor runs): what the collector
 	 * mapped stays mapped, for exit to unmap at once. */
 	_Atomic bool ending;

@@ -473,6 +473,7 @@ enum exp_sync_op {
 	EXP_SYNC_MUTEX = 1, EXP_SYNC_RWLOCK_RD, EXP_SYNC_RWLOCK_WR, EXP_SYNC_COND,
 	EXP_SYNC_SEM, EXP_SYNC_BARRIER, EXP_SYNC_JOIN,
 	EXP_SYNC_JAVA_MONITOR,   /* a contended Java monitor (synchronized) entered */
+	EXP_SYNC_FUTEX,          /* FUTEX_WAIT through syscall(): the futex word's address */
 };
 
 /* EXP_REC_SYNC_HELD, 48 bytes: who held the object during part of a wait

@@ -11,8 +11,9 @@
  *                   the wait), at the grant
  *   a condition     its waker (SYNC_WAKE: the thread that signalled or
  *   variable, a     posted it last within the wait, or whose arrival
- *   semaphore, a    completed the barrier's round), at the signal or
- *   barrier         arrival
+ *   semaphore, a    completed the barrier's round, or whose futex wake
+ *   barrier, a      woke a thread), at the signal or arrival
+ *   futex word
  *   a read of a     (-i) the latest write into the channel it reads
  *   pipe, FIFO,     from (the descriptors' FD_FLOW records: rx of the
  *   socket or       reader is tx of the writer; in older experiments a
@@ -106,7 +107,8 @@ static int sync_waits(const struct exp_proc *p, struct waits *w)
 				x->waker_tid = t->tid;
 				x->wake_ns = t->end_ns;
 			}
-		} else if (s->op == EXP_SYNC_COND || s->op == EXP_SYNC_SEM || s->op == EXP_SYNC_BARRIER) {
+		} else if (s->op == EXP_SYNC_COND || s->op == EXP_SYNC_SEM || s->op == EXP_SYNC_BARRIER ||
+			   s->op == EXP_SYNC_FUTEX) {
 			uint64_t *v = model_map_get(&wake, key);
 			const struct exp_sync_wake *k = v ? &p->wakes[*v - 1] : NULL;
 			if (k && k->tid == s->tid && k->time_ns == s->time_ns && k->object == s->object &&

@@ -22,7 +22,7 @@ static const char *const kind_names[] = {
 	[EXP_SYNC_MUTEX] = "mutex", [EXP_SYNC_RWLOCK_RD] = "rwlock (read)",
 	[EXP_SYNC_RWLOCK_WR] = "rwlock (write)", [EXP_SYNC_COND] = "condition variable",
 	[EXP_SYNC_SEM] = "semaphore", [EXP_SYNC_BARRIER] = "barrier", [EXP_SYNC_JOIN] = "join",
-	[EXP_SYNC_JAVA_MONITOR] = "Java monitor",
+	[EXP_SYNC_JAVA_MONITOR] = "Java monitor", [EXP_SYNC_FUTEX] = "futex",
 };
 
 enum model_metric model_sync_metric(unsigned op)

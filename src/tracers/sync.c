@@ -18,13 +18,20 @@
  * --sync-holders=off; for condition variables and semaphores, who woke the
  * wait: the thread that signalled or posted last (sync_wakers.c), and for
  * barriers the thread whose arrival released the round (sync_barriers.c),
- * for the critical path.
+ * for the critical path.  Futex waits and wakes a program makes itself,
+ * through syscall(SYS_futex, ...) (a hand-off through a futex word, in
+ * memory shared between threads or processes), are given to us by the
+ * collector's syscall() (tally__on_futex): a wait is a SYNC record (op
+ * EXP_SYNC_FUTEX, the word's address), and a wake that woke a thread is
+ * noted as the word's waker, as a signal is (sync_wakers.c).
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <threads.h>
 #include <time.h>
 
@@ -412,4 +419,45 @@ TRACE_API int cnd_signal(cnd_t *c)
 TRACE_API int cnd_broadcast(cnd_t *c)
 {
 	WAKE(c, REAL(cnd_broadcast)(c));
+}
+
+/* ---- futex calls through syscall() (tally__on_futex) ---------------------- */
+
+/* A futex call a program made through syscall(): a wait (FUTEX_WAIT,
+ * FUTEX_WAIT_BITSET) is timed and recorded with its waker, a wake that
+ * woke a thread (FUTEX_WAKE, FUTEX_WAKE_BITSET) notes it as the word's
+ * waker; the rest (requeues, priority inheritance) is only made.  The
+ * word's address is the object: within one process a waiter and its
+ * waker name the same word (another process's wake is not seen). */
+static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint64_t fp)
+{
+	int cmd = (int)(a[1] & FUTEX_CMD_MASK);
+	const void *word = (const void *)a[0];
+
+	if (threshold() < 0 || (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_WAKE &&
+				cmd != FUTEX_WAKE_BITSET))
+		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET) {
+		long rc = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (rc > 0) {
+			int saved = errno;
+			sync_wakers_signalled(word);
+			errno = saved;
+		}
+		return rc;
+	}
+	struct trace_caller at = { ra, sp, fp };
+	uint64_t t0 = tally__now();
+	long rc = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	int saved = errno;
+	struct exp_sync s;
+	if (note(at, EXP_SYNC_FUTEX, word, t0, tally__now(), 0, &s))
+		sync_wakers_waited(word, t0, &s);
+	errno = saved;
+	return rc;
+}
+
+__attribute__((constructor)) static void sync_futex_init(void)
+{
+	tally__on_futex(futex_call);
 }

@@ -1,14 +1,17 @@
 # test_critical_channels.sh — the critical path through the other kinds of
 # wait: a barrier (record -s: the round's last arrival is recorded), a
+# futex word in shared memory (record -s: syscall(SYS_futex) waits, and
+# the wakes that woke a thread), a
 # named FIFO, a connected unix stream socket, a unix socket pair, a TCP
 # connection on the loopback, an eventfd and unconnected UDP sockets
 # (record -s -i: each descriptor's flow, FD_FLOW, says which writes a read
 # waits for; a datagram socket's is its port, and the port it sends to), a
 # pipe waited on in poll and in an epoll loop (FD_WAIT: the descriptors a
 # wait covers; FD_WATCH: epoll's interest list).  In the poll, epoll and
-# udp ways main neither joins the producer nor reads while it writes, so
+# udp ways (and futex) main neither joins the producer nor reads while it writes, so
 # only the waiter's record can lead the path to the producer: the build
-# before FD_WAIT and datagram flows put nothing on slow_produce there.
+# before FD_WAIT and datagram flows put nothing on slow_produce there (nor
+# the build before futex waits were traced, in the futex way).
 # tests/progs/prodcons.c hands each item from a producer thread, whose
 # slow_produce() sets the pace, to main, which consumes it quickly.  Each
 # way, the path's total is within 5% of the program's own wall time and
@@ -43,14 +46,14 @@ PY
 # $WAY.N.csv and its own measure in $WAY.N.own; the program's exit status.
 run() {
 	opts="-s -i"
-	[ "$1" = barrier ] && opts="-s"
+	[ "$1" = barrier ] || [ "$1" = futex ] && opts="-s"
 	"$TALLY" record $opts -o "$1.$2.exp" ./prodcons "$1" 12 30 >"$1.$2.own" 2>"$1.$2.err"
 	st=$?
 	[ $st -eq 0 ] && "$TALLY" report "$1.$2.exp" --critical-path -q --format csv >"$1.$2.csv" 2>>"$1.$2.err"
 	return $st
 }
 
-for way in barrier fifo unix socketpair tcp eventfd poll epoll udp; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll udp; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

@@ -5,7 +5,9 @@
  * loopback ("tcp"), an eventfd counter ("eventfd"), a pipe that main waits
  * on in poll ("poll") or in an epoll loop ("epoll"), each beside a second,
  * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
- * recvfrom), for the critical path.  With poll and epoll main reads each
+ * recvfrom), or a futex word in shared memory ("futex": syscall(SYS_futex)
+ * waits and wakes, as hand-rolled synchronization makes them), for the
+ * critical path.  With poll and epoll main reads each
  * item's byte only after consuming it (a handler that drains its
  * descriptor last), so that only the wait can lead to the producer
  * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
@@ -34,6 +36,10 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -42,9 +48,9 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-enum mode { COND, PIPE, SLEEP, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, UDP };
+enum mode { COND, PIPE, SLEEP, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, UDP, FUTEX };
 static const char *const modes[] = { "cond", "pipe", "sleep", "barrier", "fifo", "unix",
-				     "socketpair", "tcp", "eventfd", "poll", "epoll", "udp" };
+				     "socketpair", "tcp", "eventfd", "poll", "epoll", "udp", "futex" };
 static enum mode mode;
 static int items = 12, use_sleep;
 static long unit_ms = 30;
@@ -58,6 +64,8 @@ static int rfd = -1, wfd = -1;      /* the channel's ends: main reads rfd */
 static int idle_fds[2] = { -1, -1 }; /* poll, epoll: a pipe nobody writes */
 static int epfd = -1;               /* epoll: rfd and idle_fds[0] */
 static struct sockaddr_in udp_to;   /* udp: where main's socket is bound */
+static _Atomic unsigned *made;      /* futex: items made, in shared memory */
+static unsigned taken;              /* futex: items main took */
 static eventfd_t pending;          /* eventfd: items counted but not yet taken */
 
 static uint64_t clock_ns(clockid_t c)
@@ -106,6 +114,10 @@ NOIPA void hand_over(void)
 		if (write(wfd, &c, 1) != 1)
 			abort();
 		return;
+	case FUTEX:
+		atomic_fetch_add(made, 1);
+		syscall(SYS_futex, made, FUTEX_WAKE, 1, NULL, NULL, 0);
+		return;
 	case UDP:
 		if (sendto(wfd, &c, 1, 0, (struct sockaddr *)&udp_to, sizeof(udp_to)) != 1)
 			abort();
@@ -153,6 +165,13 @@ NOIPA void take_one(void)
 		while (ev.data.fd != rfd || !(ev.events & EPOLLIN))
 			if (epoll_wait(epfd, &ev, 1, -1) < 0)
 				abort();
+		return;
+	}
+	case FUTEX: {
+		unsigned now;
+		while ((now = atomic_load(made)) == taken)
+			syscall(SYS_futex, made, FUTEX_WAIT, now, NULL, NULL, 0);
+		taken++;
 		return;
 	}
 	case UDP:
@@ -282,6 +301,9 @@ static int open_channel(void)
 				return -1;
 		}
 		return 0;
+	case FUTEX:
+		made = mmap(NULL, sizeof(*made), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		return made == MAP_FAILED ? -1 : 0;
 	case UDP: {
 		socklen_t alen = sizeof(udp_to);
 		udp_to = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -306,7 +328,7 @@ int main(int argc, char **argv)
 	while (argc > 1 && k < sizeof(modes) / sizeof(modes[0]) && strcmp(argv[1], modes[k]))
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: prodcons cond|pipe|sleep|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|udp "
+		fprintf(stderr, "usage: prodcons cond|pipe|sleep|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|udp|futex "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
@@ -326,7 +348,7 @@ int main(int argc, char **argv)
 		quick_consume();
 		drain();
 	}
-	/* poll, epoll, udp: main does not join the producer (its last item
+	/* poll, epoll, udp, futex: main does not join the producer (its last item
 	 * was its last act), so that the path can reach the producer only
 	 * through main's waits for items, not through a join. */
 	if (mode < POLL)
