@@ -196,9 +196,22 @@ static const struct exp_fd_flow *flow_at(const struct fdmaps *m, int32_t fd, uin
 	return lo > 0 && m->flows[lo - 1].fd == fd ? &m->flows[lo - 1] : NULL;
 }
 
+/* Does descriptor fd still stand for what it named at `since`, given its
+ * name n now?  Yes if n is not newer, or is the same name again: a
+ * descriptor made by a call no interposer sees (an eventfd) is named at its
+ * first use, and two threads using it at once may both name it. */
+static bool same_since(const struct fdmaps *m, int32_t fd, uint64_t since, const struct exp_fd_ev *n)
+{
+	if (!n || n->time_ns <= since)
+		return true;
+	const struct exp_fd_ev *then = name_at(m, fd, since);
+	return then && then->name && n->name && !strcmp(then->name, n->name);
+}
+
 /* The channel io record s reads from (rx) or writes into (!rx): its
- * descriptor's flow (FD_FLOW) as the call ended, if not older than the
- * descriptor's name then (an older one is a closed descriptor's); without
+ * descriptor's flow (FD_FLOW) as the call ended, if the descriptor still
+ * stands for what it named then (else the flow is a closed descriptor's,
+ * same_since); without
  * one (an experiment before flows were recorded), a pipe by its name,
  * `pipe:[inode]`, the same for both ends.  0: none. */
 static uint64_t channel_of(const struct fdmaps *m, const struct exp_io *s, bool rx)
@@ -207,7 +220,7 @@ static uint64_t channel_of(const struct fdmaps *m, const struct exp_io *s, bool 
 	const struct exp_fd_ev *n = name_at(m, s->fd, end);
 	const struct exp_fd_flow *f = flow_at(m, s->fd, end);
 
-	if (f && (!n || f->time_ns >= n->time_ns))
+	if (f && same_since(m, s->fd, f->time_ns, n))
 		return rx ? f->rx : f->tx;
 	return n && !strncmp(n->name, "pipe:", 5) ? model_hash_str(0, n->name) | 1 : 0;
 }
@@ -244,14 +257,14 @@ static int cmp_watch(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-/* The channel descriptor fd read from at time t (its flow then, if not
- * older than its name), or 0. */
+/* The channel descriptor fd read from at time t (its flow then, if the
+ * descriptor still stands for what it named then: same_since), or 0. */
 static uint64_t fd_channel(const struct fdmaps *m, int32_t fd, uint64_t t)
 {
 	const struct exp_fd_ev *n = name_at(m, fd, t);
 	const struct exp_fd_flow *f = flow_at(m, fd, t);
 
-	return f && (!n || f->time_ns >= n->time_ns) ? f->rx : 0;
+	return f && same_since(m, fd, f->time_ns, n) ? f->rx : 0;
 }
 
 /* The latest write that could have ended wait `fw` (see latest_write) into
@@ -300,7 +313,7 @@ static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const stru
 					continue;     /* not yet, or not its last change by then */
 				const struct exp_fd_ev *n = name_at(m, x->fd, end);
 				if (x->op == 2 /* EPOLL_CTL_DEL */ || !(x->events & 0x1 /* EPOLLIN */) ||
-				    (n && n->time_ns > x->time_ns))
+				    !same_since(m, x->fd, x->time_ns, n))
 					continue;
 				by = fd_waker(m, cw, ncw, fw, x->fd, by);
 			}

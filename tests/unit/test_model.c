@@ -220,8 +220,8 @@ static void channel_waits_follow_flows(void)
 /* Waits in poll and epoll (FD_WAIT, FD_WATCH): a poll goes to the latest
  * overlapping write into any of its descriptors' channels; an epoll wait
  * to one into its interest list then (a descriptor deleted, or renamed
- * since it was added, is no longer in it); a wait no write overlapped (a
- * timeout) is a wait with no waker. */
+ * since it was added, is no longer in it, unless named the same again); a
+ * wait no write overlapped (a timeout) is a wait with no waker. */
 static void fd_waits_follow_their_descriptors(void)
 {
 	enum { P = 0x3001, Q = 0x5001, R = 0x7001 };    /* three pipes */
@@ -244,7 +244,8 @@ static void fd_waits_follow_their_descriptors(void)
 		{ .fd = 8, .time_ns = 1, .name = "pipe:[8]" },
 		{ .fd = 9, .time_ns = 1, .name = "pipe:[9]" },
 		{ .fd = 8, .time_ns = 300, .name = "/tmp/file" },   /* closed, reopened */
-		{ .fd = 8, .time_ns = 301, .name = "pipe:[8]" },    /* Q again, not re-added */
+		{ .fd = 8, .time_ns = 301, .name = "pipe:[18]" },   /* another pipe, not added */
+		{ .fd = 9, .time_ns = 350, .name = "pipe:[9]" },    /* named again by another thread */
 	};
 	struct exp_fd_watch watches[] = {
 		{ .time_ns = 30, .epfd = 20, .fd = 7, .op = 1, .events = 1 },
@@ -260,7 +261,7 @@ static void fd_waits_follow_their_descriptors(void)
 		{ .tid = 1, .stack_id = 6, .time_ns = 600, .dur_ns = 50, .flags = EXP_WAIT_EPOLL, .nfds = 1,
 		  .first = 3 },                                   /* a timeout */
 	};
-	struct exp_proc p = { .io = io, .nio = 4, .flows = flows, .nflows = 6, .fds = fds, .nfds = 5,
+	struct exp_proc p = { .io = io, .nio = 4, .flows = flows, .nflows = 6, .fds = fds, .nfds = 6,
 			      .fdwaits = waits, .nfdwaits = 3, .wait_fds = wait_fds, .nwait_fds = 4,
 			      .watches = watches, .nwatches = 4 };
 	struct crit_wait *w = NULL;
@@ -277,7 +278,8 @@ static void fd_waits_follow_their_descriptors(void)
 	CHECKF(n > 2 && w[2].time_ns == 650 && w[2].waker_tid == 0 && w[2].req_ns == 600, "timeout: waker %u",
 	       n > 2 ? w[2].waker_tid : 0);
 	free(w);
-	/* with fd 9's channel written into during the epoll wait, that is its waker */
+	/* with fd 9's channel written into during the epoll wait, that is its
+	 * waker (fd 9 named again with the same name is the same descriptor) */
 	io[2].fd = 13;
 	CHECK(model_critical_waits(&p, &w, &n) == 0);
 	CHECKF(n > 1 && w[1].waker_tid == 3 && w[1].wake_ns == 425, "epoll: waker %u at %llu",
