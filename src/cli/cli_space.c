@@ -11,7 +11,8 @@
  * blocks, by every process, counts against one budget in the founder's
  * counters.dat); here it is chosen and its outcome read back.  The end of
  * the run reads only what is small: each process's counters.dat, its log's
- * error lines, and threads.dat (a thread's CPU time beside its samples).
+ * error lines, and threads.dat (a thread's CPU time beside its samples); a
+ * descendant's process file holds all three (format 8).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 
 #include "cli/cli.h"
 #include "format/exp_launch.h"
+#include "format/exp_procfile.h"
 #include "format/exp_read.h"
 
 #define MIN_FREE (128u << 10)          /* an experiment's first files */
@@ -104,12 +106,9 @@ struct losses {
 
 /* Adds the process's counters to l; returns the samples it lost (0 also
  * when it has no counters). */
-static uint64_t read_counters(const char *dir, struct losses *l, bool founder)
+static uint64_t read_counters(const char *path, struct losses *l, bool founder)
 {
-	char path[PATH_MAX + 32];
 	uint8_t buf[EXP_COUNTERS_BYTES];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_COUNTERS_NAME);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -132,13 +131,11 @@ static uint64_t read_counters(const char *dir, struct losses *l, bool founder)
 /* Returns whether the process was sampled by POSIX timers (clock.fallback),
  * whose period is the kernel's tick, not 1/hz.  *pid and *cpu_start get
  * the process's pid and its CPU when the collector started (0: unknown). */
-static bool read_log(const char *dir, struct losses *l, bool founder, uint64_t *pid, uint64_t *cpu_start)
+static bool read_log(FILE *f, struct losses *l, bool founder, uint64_t *pid, uint64_t *cpu_start)
 {
-	char path[PATH_MAX + 32], line[1024];
+	char line[1024];
 	bool timers = false;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *f = fopen(path, "r");
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
@@ -180,7 +177,24 @@ static bool read_log(const char *dir, struct losses *l, bool founder, uint64_t *
  * before the collector started (`cpu_start`: an exec'd image's loading,
  * the CPU its process had before the exec) is not the collector's to
  * sample. */
-static void read_threads(const char *dir, uint32_t hz, struct losses *l, uint64_t pid, uint64_t cpu_start)
+static void thread_end(const struct exp_rec *r, uint32_t hz, struct losses *l, uint64_t pid, uint64_t cpu_start)
+{
+	struct exp_thread_end te;
+
+	if (r->type != EXP_REC_THREAD_END || r->len != sizeof(te))
+		return;
+	memcpy(&te, r->p, sizeof(te));
+	if (pid && te.tid == pid)
+		te.cpu_ns = te.cpu_ns > cpu_start ? te.cpu_ns - cpu_start : 0;
+	if (te.cpu_ns >= 50000000ull && te.cpu_ns >= 8 * (1000000000ull / hz) && !te.samples) {
+		l->blocked++;
+		l->blocked_ns += te.cpu_ns;
+	}
+}
+
+/* The threads' ends, from DIR/threads.dat or the process file `proc`. */
+static void read_threads(const char *dir, const char *proc, uint32_t hz, struct losses *l, uint64_t pid,
+			 uint64_t cpu_start)
 {
 	char path[PATH_MAX + 32];
 	struct exp_file f;
@@ -189,31 +203,39 @@ static void read_threads(const char *dir, uint32_t hz, struct losses *l, uint64_
 
 	if (!hz)
 		return;
+	if (proc) {
+		struct exp_procfile_item *it = malloc(sizeof(*it));
+		size_t at = EXP_PROC_HEAD_BYTES;
+		if (it && exp_file_open(&f, proc, EXP_PROC_KIND, &err) == 0) {
+			while (exp_procfile_next(f.data, f.size, &at, it) > 0)
+				if (it->is_record)
+					thread_end(&it->rec, hz, l, pid, cpu_start);
+			exp_file_close(&f);
+		}
+		free(it);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/%s", dir, exp_file_name(EXP_FILE_THREADS));
 	if (exp_file_open(&f, path, EXP_FILE_THREADS, &err) != 0)
 		return;
-	while (exp_file_next(&f, &r, &err) > 0) {
-		struct exp_thread_end te;
-		if (r.type != EXP_REC_THREAD_END || r.len != sizeof(te))
-			continue;
-		memcpy(&te, r.p, sizeof(te));
-		if (pid && te.tid == pid)
-			te.cpu_ns = te.cpu_ns > cpu_start ? te.cpu_ns - cpu_start : 0;
-		if (te.cpu_ns >= 50000000ull && te.cpu_ns >= 8 * (1000000000ull / hz) && !te.samples) {
-			l->blocked++;
-			l->blocked_ns += te.cpu_ns;
-		}
-	}
+	while (exp_file_next(&f, &r, &err) > 0)
+		thread_end(&r, hz, l, pid, cpu_start);
 	exp_file_close(&f);
 }
 
-static void scan(const char *dir, uint32_t hz, struct losses *l, bool founder)
+/* One process's losses: in its directory `dir`, or (a descendant of format
+ * 8) in its process file `proc`. */
+static void scan(const char *dir, const char *proc, uint32_t hz, struct losses *l, bool founder)
 {
+	char path[PATH_MAX + 32];
 	uint64_t pid = 0, cpu_start = 0;
-	uint64_t lost = read_counters(dir, l, founder);
-	bool timers = read_log(dir, l, founder, &pid, &cpu_start);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_COUNTERS_NAME);
+	uint64_t lost = read_counters(proc ? proc : path, l, founder);
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
+	bool timers = read_log(proc ? exp_procfile_log(proc) : fopen(path, "r"), l, founder, &pid, &cpu_start);
 	if (!lost && !timers)          /* samples lost for a reason already said; a tick's period */
-		read_threads(dir, hz, l, pid, cpu_start);
+		read_threads(dir, proc, hz, l, pid, cpu_start);
 }
 
 /* Append "; TEXT" (or TEXT first) to the line. */
@@ -233,15 +255,16 @@ static void part(char *line, size_t len, const char *fmt, ...)
 }
 
 /* A descendant's log with nothing in it: true if it stays so for a second.
+ * (A process file holds its head before the first line: empty_size.)
  * A daemon's child has made its directory, but not yet written its first
  * line, as its parent (and tally record) returns: that was 'a record file
  * could not grow' in 5 runs of 16, with every file complete. */
-static bool log_stays_empty(const char *log)
+static bool log_stays_empty(const char *log, off_t empty_size)
 {
 	struct stat st;
 
 	for (int i = 0; i < 10; i++) {
-		if (stat(log, &st) == 0 && st.st_size > 0)
+		if (stat(log, &st) == 0 && st.st_size > empty_size)
 			return false;
 		usleep(100000);
 	}
@@ -262,16 +285,23 @@ void cli_space_report(const char *dir, const char *name, uint32_t hz, int64_t li
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
-	scan(dir, hz, &l, true);
+	scan(dir, NULL, hz, &l, true);
 	while (d && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
-		if (de->d_name[0] != '_' || n < 5 || strcmp(de->d_name + n - 4, ".exp"))
+		bool proc = exp_procfile_stem(de->d_name) > 0;
+		/* A descendant of format 8: its log, counters and threads are
+		 * in its process file, none in its directory. */
+		if (de->d_name[0] != '_' ||
+		    (!proc && (n < 5 || strcmp(de->d_name + n - 4, ".exp") || exp_procfile_beside(dir, de->d_name))))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s/%s", dir, de->d_name, EXP_LOG_NAME);
-		if (log_stays_empty(sub))
+		if (proc)
+			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		else
+			snprintf(sub, sizeof(sub), "%s/%s/%s", dir, de->d_name, EXP_LOG_NAME);
+		if (log_stays_empty(sub, proc ? EXP_PROC_HEAD_BYTES : 0))
 			l.empty++;           /* it could not even write its log */
 		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-		scan(sub, hz, &l, false);
+		scan(sub, proc ? sub : NULL, hz, &l, false);
 	}
 	if (d)
 		closedir(d);

@@ -9,7 +9,7 @@
  * collector not reachable after a chroot), and why the clock fell back to
  * POSIX timers ("clock.fallback: WHY", src/collector/col_clock.c, once).
  * The founder's log and every
- * sub-experiment's are read.  The report shows the threads in its overview.
+ * sub-experiment's are read (a descendant's in its process file).  The report shows the threads in its overview.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "format/exp_launch.h"
+#include "format/exp_procfile.h"
 
 #define KEY "thread.unsampled: "
 
@@ -57,7 +58,9 @@ static void scan_log(const char *dir, char *list, size_t len, int *n, char *exec
 	char path[PATH_MAX + 16], line[512];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *f = fopen(path, "r");
+	/* A descendant's process file (format 8) holds its log. */
+	FILE *f = exp_procfile_stem(strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir) ? exp_procfile_log(dir)
+										   : fopen(path, "r");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -96,7 +99,9 @@ void cli_unsampled_warn(const char *expdir)
 	scan_log(expdir, list, sizeof(list), &n, execs, sizeof(execs), &ne);
 	while (d && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		if (de->d_name[0] != '_' || len < 5 || strcmp(de->d_name + len - 4, ".exp"))
+		if (de->d_name[0] != '_' || (!exp_procfile_stem(de->d_name) &&
+					     (len < 5 || strcmp(de->d_name + len - 4, ".exp") ||
+					      exp_procfile_beside(expdir, de->d_name))))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", expdir, de->d_name);
 		scan_log(sub, list, sizeof(list), &n, execs, sizeof(execs), &ne);

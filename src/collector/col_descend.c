@@ -54,12 +54,25 @@
 #include "collector/col_time.h"
 #include "format/exp_launch.h"
 
-/* Take the next number from the counter `c` of the experiment in `dir`. */
-static uint64_t bump_counter(const char *dir, enum exp_counter c)
+/* The file of the parent experiment that holds `name` (its counters or its
+ * log): a descendant's process file, ROOT/LINEAGE.proc, or the founder's
+ * DIR/NAME.  False if the path does not fit. */
+static bool parent_file(char *path, size_t size, const char *dir, const char *lineage, const char *name)
+{
+	int n = lineage && *lineage ? snprintf(path, size, "%s/%s%s", col_proc.root, lineage, EXP_PROC_SUFFIX)
+				    : snprintf(path, size, "%s/%s", dir, name);
+	return n > 0 && (size_t)n < size;
+}
+
+/* Take the next number from the counter `c` of the parent experiment (in
+ * `dir`, or its process file for a descendant `lineage`): the counters sit
+ * at the same place in both. */
+static uint64_t bump_counter(const char *dir, const char *lineage, enum exp_counter c)
 {
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_COUNTERS_NAME);
+	if (!parent_file(path, sizeof(path), dir, lineage, EXP_COUNTERS_NAME))
+		return 1;
 	int fd = col_sys_openat(AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 1;
@@ -71,7 +84,7 @@ static uint64_t bump_counter(const char *dir, enum exp_counter c)
 	uint64_t n = atomic_fetch_add(&ctr[c], 1) + 1;
 	/* The founder's (the parent is the founder, as in most process trees):
 	 * kept as the size limit's counters (col_files.c), not mapped again. */
-	if (!col_proc.root_counters && !strcmp(dir, col_proc.root))
+	if (!col_proc.root_counters && !(lineage && *lineage) && !strcmp(dir, col_proc.root))
 		col_proc.root_counters = ctr;
 	else
 		col_sys_munmap(p, EXP_COUNTERS_BYTES);
@@ -122,22 +135,30 @@ static int place_rank(int32_t rank, const char *from)
 	memcpy(col_proc.dir, dir, sizeof(dir));
 	memcpy(col_proc.root, dir, sizeof(dir));
 	col_proc.lineage[0] = 0;
+	col_proc.proc_file = false;
 	col_proc.rank = rank;
 	col_proc.rank_from = from;
 	return 0;
 }
 
-/* Set col_proc.lineage to `parent` + `suffix` and create the directory. */
-static int make_descendant_dir(const char *parent, const char *suffix)
+/* Set col_proc.lineage to `parent` + `suffix`, and the names of the
+ * descendant's process file, ROOT/LINEAGE.proc, where its log, counters and
+ * threads go (col_open_experiment makes it), and of its directory,
+ * ROOT/LINEAGE.exp, made only when it makes another file (col_files.c): a
+ * short process (a shell's /bin/true) makes one file, not a directory and
+ * three files (0.6 ms of its CPU here). */
+static int name_descendant(const char *parent, const char *suffix)
 {
 	if (snprintf(col_proc.lineage, sizeof(col_proc.lineage), "%s%s", parent, suffix) >=
 	    (int)sizeof(col_proc.lineage))
-		return -1;
+		return errno = ENAMETOOLONG, -1;
 	if (snprintf(col_proc.dir, sizeof(col_proc.dir), "%s/%s.exp", col_proc.root,
-		     col_proc.lineage) >= (int)sizeof(col_proc.dir))
-		return -1;
-	if (col_real.mkdir(col_proc.dir, 0755) != 0 && errno != EEXIST)
-		return -1;
+		     col_proc.lineage) >= (int)sizeof(col_proc.dir) ||
+	    snprintf(col_proc.log_path, sizeof(col_proc.log_path), "%s/%s%s", col_proc.root,
+		     col_proc.lineage, EXP_PROC_SUFFIX) >= (int)sizeof(col_proc.log_path))
+		return errno = ENAMETOOLONG, -1;
+	col_proc.proc_file = true;
+	atomic_store(&col_proc.dir_state, 0);
 	return 0;
 }
 
@@ -172,17 +193,20 @@ int col_descend_place(const char *env_dir)
 	if (!writer || !*writer) {
 		snprintf(col_proc.dir, sizeof(col_proc.dir), "%s", env_dir);
 		col_proc.lineage[0] = 0;
+		col_proc.proc_file = false;
 	} else {
 		char parent[256];
 		snprintf(parent, sizeof(parent), "%s", lineage ? lineage : "");
 		if (atoi(writer) == (int)col_proc.pid)
 			snprintf(suffix, sizeof(suffix), "_x%llu",
-				 (unsigned long long)bump_counter(env_dir, EXP_CTR_EXECS));
+				 (unsigned long long)bump_counter(env_dir, parent, EXP_CTR_EXECS));
 		else
 			snprintf(suffix, sizeof(suffix), "_f%llu_x1",
-				 (unsigned long long)bump_counter(env_dir, EXP_CTR_FORKS));
-		if (make_descendant_dir(parent, suffix) != 0) {
-			col_log_error_in(env_dir, suffix, errno, "descendant not profiled");
+				 (unsigned long long)bump_counter(env_dir, parent, EXP_CTR_FORKS));
+		if (name_descendant(parent, suffix) != 0) {
+			char log[4200];
+			if (parent_file(log, sizeof(log), env_dir, parent, EXP_LOG_NAME))
+				col_log_error_in(log, suffix, errno, "descendant not profiled");
 			return -1;
 		}
 	}
@@ -229,7 +253,7 @@ static void on_fork_child(void)
 	if (col_proc.opt.follow) {
 		snprintf(parent, sizeof(parent), "%s", col_proc.lineage);
 		snprintf(suffix, sizeof(suffix), "_f%llu", (unsigned long long)n);
-		made = make_descendant_dir(parent, suffix);
+		made = name_descendant(parent, suffix);
 		if (made != 0)   /* said in the parent's log, still open here */
 			col_log_error_sigsafe(suffix, errno, "fork child not profiled");
 	}

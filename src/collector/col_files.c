@@ -22,6 +22,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
+#include "collector/col_real.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
@@ -71,12 +72,88 @@ static int open_counters(void)
 	return p == MAP_FAILED ? -1 : 0;
 }
 
+/* A descendant's process file, ROOT/LINEAGE.proc (exp_records.h): made
+ * with one open and one write (its header, the zero counters and the
+ * newline that ends them), the counters mapped from it as from
+ * counters.dat, and its descriptor kept as the log's (opened O_APPEND:
+ * the log's lines and the threads' records are appended to it, one
+ * write(2) each).  0, or -1 with the counters in memory. */
+static int open_proc_file(void)
+{
+	struct stat st;
+	int fd = col_sys_openat(AT_FDCWD, col_proc.log_path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC,
+				0644);
+
+	if (fd < 0) {
+		col_proc.counters = (_Atomic uint64_t *)local_counters;
+		return -1;
+	}
+	union {
+		struct exp_file_header h;
+		uint8_t bytes[EXP_PROC_HEAD_BYTES];
+	} head;
+	memset(&head, 0, sizeof(head));
+	memcpy(head.h.magic, EXP_MAGIC, 8);
+	head.h.version = EXP_FORMAT_VERSION;
+	head.h.kind = EXP_PROC_KIND;
+	head.h.block_bytes = 4096;
+	head.h.header_bytes = EXP_HEADER_BYTES;
+	head.h.pid = (uint32_t)col_proc.pid;
+	head.h.mono_ns = col_proc.start_ns;
+	head.bytes[EXP_PROC_HEAD_BYTES - 1] = '\n';
+	bool whole = col_sys_write(fd, &head, sizeof(head)) == (ssize_t)sizeof(head);
+	void *p = whole ? col_sys_mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+			: MAP_FAILED;
+	col_proc.counters = p == MAP_FAILED ? (_Atomic uint64_t *)local_counters
+					    : (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
+	col_fd_keep(fd, &col_proc.log_fd, NULL);
+	col_proc.log_dev = col_proc.log_ino = 0;
+	if (col_proc.log_fd >= 0 && col_sys_fstat(col_proc.log_fd, &st) == 0) {
+		col_proc.log_dev = (uint64_t)st.st_dev;
+		col_proc.log_ino = (uint64_t)st.st_ino;
+	}
+	if (p == MAP_FAILED)
+		col_log_error_sigsafe(col_proc.log_path, whole ? errno : EIO, "loss counters kept in memory only");
+	return p == MAP_FAILED ? -1 : 0;
+}
+
+/* A descendant's directory, made at its first file beyond the process
+ * file (a record file, in any context: the signal handler's samples.dat
+ * included); other threads wait for the one making it.  0 or -errno. */
+static int dir_ready(void)
+{
+	int s = 0;
+
+	if (!col_proc.proc_file)
+		return 0;
+	if (atomic_load(&col_proc.dir_state) == 2)
+		return col_proc.dirfd >= 0 || col_fds_lean() ? 0 : -ENOENT;
+	if (!atomic_compare_exchange_strong(&col_proc.dir_state, &s, 1)) {
+		while (atomic_load(&col_proc.dir_state) == 1)
+			col_syscall(SYS_sched_yield);
+		return col_proc.dirfd >= 0 ? 0 : -ENOENT;
+	}
+	int rc = 0;
+	if (col_real.mkdir(col_proc.dir, 0755) != 0 && errno != EEXIST)
+		rc = -errno;
+	if (rc == 0) {
+		col_fd_keep(col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0),
+			    &col_proc.dirfd, NULL);
+		rc = col_proc.dirfd >= 0 ? 0 : -errno;
+		col_fds_dir_opened();
+	}
+	if (rc < 0)
+		col_log_error_sigsafe(col_proc.dir, -rc, "its record files are not made");
+	atomic_store(&col_proc.dir_state, 2);
+	return rc;
+}
+
 /* Does this process open the record file of `kind` at start?  (A new file
  * kind is opened here when its option asks for it, or on first use.) */
 static bool wanted(enum exp_file_kind k)
 {
 	switch (k) {
-	case EXP_FILE_THREADS: return true;
+	case EXP_FILE_THREADS: return !col_proc.proc_file;   /* else in the process file */
 	case EXP_FILE_MAPS:                   /* before the first record holding a pc */
 	case EXP_FILE_SAMPLES:
 	case EXP_FILE_STACKS:
@@ -274,6 +351,9 @@ static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 {
 	struct exp_file_writer *w = &col_proc.file[kind];
 	const char *name = exp_file_name(kind);
+	int made = dir_ready();
+	if (made < 0)
+		return made;
 	int rc = COL_FDS_NO_HELPER;
 
 	/* Lean: made aside, at no number of the program's even for an instant. */
@@ -375,19 +455,34 @@ int col_open_experiment(void)
 		atomic_store(&lazy_state[i], 0);
 	}
 	atomic_store(&maps_wanted, false);
-	col_fd_keep(col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0),
-		    &col_proc.dirfd, NULL);
-	if (col_proc.dirfd < 0)
-		return -errno;
-	col_fds_dir_opened();
-	col_fd_keep(col_sys_openat(col_proc.dirfd, EXP_LOG_NAME, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644),
-		    &col_proc.log_fd, NULL);
-	col_proc.log_dev = col_proc.log_ino = 0;
-	if (col_proc.log_fd >= 0 && col_sys_fstat(col_proc.log_fd, &st) == 0) {
-		col_proc.log_dev = (uint64_t)st.st_dev;
-		col_proc.log_ino = (uint64_t)st.st_ino;
+	col_proc.dirfd = -1;
+	if (col_proc.proc_file) {
+		/* A descendant: its process file now, its directory at its
+		 * first record file (dir_ready). */
+		if (open_proc_file() != 0 && col_proc.log_fd < 0)
+			return -errno;
+	} else {
+		size_t d = strlen(col_proc.dir);
+		if (d + 1 + sizeof(EXP_LOG_NAME) > sizeof(col_proc.log_path))
+			return -ENAMETOOLONG;
+		memcpy(col_proc.log_path, col_proc.dir, d);
+		col_proc.log_path[d] = '/';
+		memcpy(col_proc.log_path + d + 1, EXP_LOG_NAME, sizeof(EXP_LOG_NAME));
+		col_fd_keep(col_sys_openat(AT_FDCWD, col_proc.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0),
+			    &col_proc.dirfd, NULL);
+		if (col_proc.dirfd < 0)
+			return -errno;
+		col_fds_dir_opened();
+		col_fd_keep(col_sys_openat(col_proc.dirfd, EXP_LOG_NAME,
+					   O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644),
+			    &col_proc.log_fd, NULL);
+		col_proc.log_dev = col_proc.log_ino = 0;
+		if (col_proc.log_fd >= 0 && col_sys_fstat(col_proc.log_fd, &st) == 0) {
+			col_proc.log_dev = (uint64_t)st.st_dev;
+			col_proc.log_ino = (uint64_t)st.st_ino;
+		}
+		open_counters();
 	}
-	open_counters();
 	atomic_store(&col_proc.failures_logged, 0);
 	/* The files' "file.opened" lines in one write (each line alone is
 	 * four system calls). */
@@ -579,6 +674,14 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 	struct exp_cursor *c = &t->cursor[file];
 	bool locked = false;
 
+	if (file == EXP_FILE_THREADS && col_proc.proc_file) {
+		/* A descendant's threads: in its process file, one write each. */
+		if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
+		    col_log_record_sigsafe(type, rec, len) == 0)
+			return 0;
+		lost(file, EXP_CTR_LOST_EVENTS, 0);
+		return -1;
+	}
 	col_file_ready_sigsafe(file);
 	for (int i = 0; file == EXP_FILE_THREADS && i < 1000 && !locked; i++)
 		locked = !atomic_flag_test_and_set_explicit(&shared_lock, memory_order_acquire);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_log.c — the collector's lines in the experiment's log.txt.
+ * col_log.c — the collector's lines in the experiment's log.txt, or in a
+ * descendant's process file (LINEAGE.proc), with its threads' records.
  *
  * Callable from any context, signal handlers included: lines are formatted
  * into a stack buffer without stdio and appended with one write(2) to a file
@@ -62,28 +63,18 @@ static void log_line(int fd, const char *key, const char *value)
 	col_sys_write(fd, line, format_line(line, key, value));
 }
 
-/* `dir`/`name` into path (PATH_MAX); false if it does not fit. */
-static bool join(char *path, size_t len, const char *dir, const char *name)
-{
-	size_t d = strlen(dir), n = strlen(name);
-
-	if (d + 1 + n + 1 > len)
-		return false;
-	memcpy(path, dir, d);
-	path[d] = '/';
-	memcpy(path + d + 1, name, n + 1);
-	return true;
-}
-
 /* The log opened for one use, when the collector is lean (col_fds_lean):
  * checked to be the log; a descriptor or -errno. */
 static int open_log_once(void)
 {
 	struct stat st;
-	int dir = col_fds_dir();
-	if (dir < 0)
+	/* The founder's through the directory it holds (found after a
+	 * chroot too); a descendant's process file by its path. */
+	int dir = col_proc.proc_file ? AT_FDCWD : col_fds_dir();
+	if (dir < 0 && dir != AT_FDCWD)
 		return dir;
-	int fd = col_sys_openat(dir, EXP_LOG_NAME, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+	int fd = col_sys_openat(dir, col_proc.proc_file ? col_proc.log_path : EXP_LOG_NAME,
+				O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
 
 	if (fd < 0)
 		return -errno;
@@ -101,16 +92,13 @@ static int log_fd(void)
 {
 	int fd = __atomic_load_n(&col_proc.log_fd, __ATOMIC_ACQUIRE);
 	struct stat st;
-	char path[4200];
 
 	if (fd < 0 || !col_proc.log_ino ||
 	    (col_sys_fstat(fd, &st) == 0 && st.st_ino == col_proc.log_ino && st.st_dev == col_proc.log_dev))
 		return fd;
 	col_fd_forget(fd);                     /* the program's now: left alone */
 	__atomic_store_n(&col_proc.log_fd, -1, __ATOMIC_RELEASE);
-	if (!join(path, sizeof(path), col_proc.dir, EXP_LOG_NAME))
-		return -1;
-	int n = col_sys_openat(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	int n = col_sys_openat(AT_FDCWD, col_proc.log_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
 	if (n < 0)
 		return -1;
 	if (col_sys_fstat(n, &st) != 0 || st.st_ino != col_proc.log_ino || st.st_dev != col_proc.log_dev) {
@@ -126,7 +114,8 @@ struct log_text {
 	size_t len;
 };
 
-/* Append text to the log opened for this one use (lean). */
+/* Append text to the log opened for this one use (lean): 0, -1 if not
+ * written whole, or -errno if it could not be opened. */
 static int write_once(void *p)
 {
 	const struct log_text *t = p;
@@ -134,29 +123,46 @@ static int write_once(void *p)
 
 	if (fd < 0)
 		return fd;
-	col_sys_write(fd, t->buf, t->len);
+	ssize_t n = col_sys_write(fd, t->buf, t->len);
 	col_sys_close(fd);
-	return 0;
+	return n == (ssize_t)t->len ? 0 : -1;
 }
 
-/* Append `len` bytes of whole lines to the log, with one write(2).  When
- * the collector is lean, the log is opened for it aside (col_fds_aside: out
- * of the program's descriptor table, with a number to spare there if the
- * program holds every one). */
-static void log_write(const char *buf, size_t len)
+/* Append `len` bytes of whole lines (or one record) to the log, with one
+ * write(2).  When the collector is lean, the log is opened for it aside
+ * (col_fds_aside: out of the program's descriptor table, with a number to
+ * spare there if the program holds every one).  0 if written whole, else
+ * -1. */
+static int log_write(const char *buf, size_t len)
 {
 	struct log_text t = { buf, len };
 	int fd = log_fd();
 
 	if (fd >= 0)
-		col_sys_write(fd, buf, len);
-	else if (col_fds_lean() && col_proc.log_ino) {
+		return col_sys_write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+	if (col_fds_lean() && col_proc.log_ino) {
 		int rc = col_fds_aside(write_once, &t, false);
 		if (rc == COL_FDS_NO_HELPER)
 			rc = write_once(&t);
 		if (rc == -EMFILE || rc == -ENFILE)
-			col_fds_aside(write_once, &t, true);
+			rc = col_fds_aside(write_once, &t, true);
+		return rc == 0 ? 0 : -1;
 	}
+	return -1;
+}
+
+int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len)
+{
+	char buf[1 + EXP_PROC_REC_MAX + 1];
+	uint32_t word = EXP_REC_WORD(type, len);
+
+	if (len < 8 || len > EXP_PROC_REC_MAX || len % 8)
+		return -1;
+	buf[0] = 0;
+	memcpy(buf + 1, &word, 4);
+	memcpy(buf + 5, (const char *)rec + 4, len - 4);
+	buf[1 + len] = '\n';
+	return log_write(buf, len + 2);
 }
 
 /* One "key: value" line to the log. */
@@ -211,17 +217,10 @@ void col_log_error_sigsafe(const char *what, int err, const char *consequence)
 	log_to_log("error", line);
 }
 
-void col_log_error_in(const char *dir, const char *what, int err, const char *consequence)
+void col_log_error_in(const char *log_path, const char *what, int err, const char *consequence)
 {
-	char line[ERROR_TEXT_BYTES], path[4200];
-	size_t n = strlen(dir);
-
-	if (n + 1 + sizeof(EXP_LOG_NAME) > sizeof(path))
-		return;
-	memcpy(path, dir, n);
-	path[n] = '/';
-	memcpy(path + n + 1, EXP_LOG_NAME, sizeof(EXP_LOG_NAME));
-	int fd = col_sys_openat(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	char line[ERROR_TEXT_BYTES];
+	int fd = col_sys_openat(AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
 	error_text(line, what, err, consequence);
 	log_line(fd, "error", line);
 	if (fd >= 0)

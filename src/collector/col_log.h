@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_log.h — the collector's lines in the experiment's log.txt.
+ * col_log.h — the collector's lines in the experiment's log.txt (a
+ * descendant's: in its process file, LINEAGE.proc, with its threads'
+ * records: col_log_record_sigsafe).
  */
 #ifndef TALLY_COL_LOG_H
 #define TALLY_COL_LOG_H
@@ -32,9 +34,15 @@ void col_log_u64_sigsafe(const char *key, uint64_t value);
  * it cost.  Any context. */
 void col_log_error_sigsafe(const char *what, int err, const char *consequence);
 
-/* The same, in the log of the experiment directory `dir` (another
- * process's: a descendant that could not make its own). */
-void col_log_error_in(const char *dir, const char *what, int err, const char *consequence);
+/* The same, in the log at `log_path` (another process's: a descendant
+ * that could not make its own). */
+void col_log_error_in(const char *log_path, const char *what, int err, const char *consequence);
+
+/* Append one record (`rec`, `len` bytes, its first word set here from
+ * `type` and `len`) to the process file, with one write(2): a NUL, the
+ * record, a newline (exp_records.h, the process file).  0, or -1 if it
+ * could not be written whole.  Any context. */
+int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len);
 
 /* Decimal digits of v into buf (>= 21 bytes); returns length. */
 int col_fmt_u64_sigsafe(char *buf, uint64_t v);

@@ -172,7 +172,13 @@ struct col_process {
 	_Atomic int stopped;           /* the size limit was reached: record nothing more */
 	pid_t pid;
 	int dirfd;
-	char dir[4096];                /* this process's experiment directory */
+	char dir[4096];                /* this process's experiment directory (a
+	                                  descendant's: made at its first record
+	                                  file beyond the process file) */
+	char log_path[4200];           /* the log: DIR/log.txt, or the process file */
+	bool proc_file;                /* a descendant: log, counters and threads
+	                                  in ROOT/LINEAGE.proc (exp_records.h) */
+	_Atomic int dir_state;         /* proc_file: 0 dir not made, 1 being made, 2 made */
 	char root[4096];               /* the founder's experiment directory */
 	char lineage[256];             /* "" founder, "_f1", "_f1_x1", ... */
 	int32_t rank;                  /* MPI rank whose experiment this is part of; -1 none */

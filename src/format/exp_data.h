@@ -163,6 +163,8 @@ struct exp_heap_live_ev {
 struct exp_proc {
 	char *dir;                       /* directory of this (sub-)experiment */
 	char *lineage;                   /* "" for the founder, "_f1", "_f1_x1" ... */
+	char *proc_path;                 /* a descendant's process file (log, counters,
+	                                    threads; format 8), or NULL: in dir */
 	char *exe;                       /* from the log or the main mapping */
 	char *name;                      /* basename of exe */
 	uint32_t pid, ppid;

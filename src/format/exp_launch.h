@@ -30,6 +30,8 @@
 
 #define EXP_LOG_NAME "log.txt"             /* human-readable "key: value" lines */
 #define EXP_COUNTERS_NAME "counters.dat"   /* loss counters, mapped shared */
+#define EXP_PROC_SUFFIX ".proc"            /* a descendant's process file, beside
+                                              its LINEAGE.exp (exp_records.h) */
 
 #define EXP_ARCHIVE_DIR "archive"          /* copies of objects, named by build-id */
 #define EXP_DEFAULT_NAME "tally.%d.exp"     /* tally.1.exp, tally.2.exp, ... */

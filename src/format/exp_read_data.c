@@ -26,6 +26,7 @@
 #include "format/exp_read_kernel.h"
 #include "format/exp_read_run.h"
 #include "format/exp_launch.h"
+#include "format/exp_procfile.h"
 
 #define MAX_STACK_ID (1u << 28)
 
@@ -59,6 +60,28 @@ const char *exp_proc_log(const struct exp_proc *p, const char *key)
 	return NULL;
 }
 
+/* One log line (its newline taken off) into p->log: "key: value"; a line
+ * without ": " is skipped.  0, or -ENOMEM. */
+static int add_log_line(struct exp_proc *p, size_t *cap, const char *line, size_t n)
+{
+	const char *colon = memmem(line, n, ": ", 2);
+
+	if (!colon)
+		return 0;
+	if (exp_grow(&p->log, cap, p->nlog, sizeof(*p->log)))
+		return -ENOMEM;
+	char *key = strndup(line, (size_t)(colon - line)), *value = strndup(colon + 2, n - (size_t)(colon + 2 - line));
+	if (!key || !value) {
+		free(key);
+		free(value);
+		return -ENOMEM;
+	}
+	p->log[p->nlog].key = key;
+	p->log[p->nlog].value = value;
+	p->nlog++;
+	return 0;
+}
+
 static int load_log(struct exp_proc *p, struct exp_error *err)
 {
 	char path[4200], *line = NULL;
@@ -86,26 +109,11 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 	while ((n = getline(&line, &linecap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[--n] = 0;
-		char *colon = strstr(line, ": ");
-		if (!colon)
-			continue;
-		*colon = 0;
-		if (exp_grow(&p->log, &cap, p->nlog, sizeof(*p->log))) {
+		if (add_log_line(p, &cap, line, (size_t)n)) {
 			free(line);
 			fclose(f);
 			return nomem(err, path);
 		}
-		char *key = strdup(line), *value = strdup(colon + 2);
-		if (!key || !value) {
-			free(key);
-			free(value);
-			free(line);
-			fclose(f);
-			return nomem(err, path);
-		}
-		p->log[p->nlog].key = key;
-		p->log[p->nlog].value = value;
-		p->nlog++;
 	}
 	free(line);
 	fclose(f);
@@ -1167,6 +1175,66 @@ static void missing_data(struct loader *l)
 	}
 }
 
+/* A descendant's process file (format 8, exp_records.h): its log lines,
+ * its counters and its threads' records.  A file that is not one (its
+ * header) is damage, and the log is then missing (*log_missing); an item
+ * cut short or malformed costs the rest of the file, as damage.  0, or
+ * -ENOMEM / -EXP_ENEWER with err filled. */
+static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error *err)
+{
+	struct exp_proc *p = l->p;
+	struct exp_file f;
+	size_t cap = 0;
+	int rc = exp_file_open(&f, p->proc_path, EXP_PROC_KIND, err);
+
+	*log_missing = rc != 0;
+	if (rc == -ENOMEM || rc == -EXP_ENEWER)
+		return rc;
+	if (rc == -EXP_ECORRUPT || rc == -ENOENT || rc) {
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, p->proc_path,
+				rc == -EXP_ECORRUPT ? err->offset : EXP_DAMAGE_WHOLE_FILE, 0,
+				rc == -EXP_ECORRUPT ? err->cause : rc == -EINVAL ? "not a regular file" : strerror(-rc));
+		return 0;
+	}
+	f.on_damage = l->on_damage;
+	f.damage_arg = l->damage_arg;
+	if (f.size < EXP_PROC_HEAD_BYTES) {
+		struct exp_rec whole = { 0, (uint32_t)f.size, 0, f.data };
+		exp_file_reject_record(&f, &whole, "process file of %zu bytes: its counters cut short", f.size);
+		*log_missing = true;
+		goto out;
+	}
+	memcpy(p->counters, f.data + EXP_HEADER_BYTES, sizeof(p->counters));
+	p->has_counters = true;
+	/* Its records are threads.dat's, each whole in the file. */
+	f.hdr.kind = EXP_FILE_THREADS;
+	f.hdr.block_bytes = 1u << 31;
+	struct exp_procfile_item *it = malloc(sizeof(*it));
+	if (!it) {
+		rc = nomem(err, p->proc_path);
+		goto out;
+	}
+	size_t at = EXP_PROC_HEAD_BYTES;
+	int got;
+	while (rc >= 0 && (got = exp_procfile_next(f.data, f.size, &at, it)) != 0) {
+		if (got < 0) {
+			struct exp_rec cut = { 0, (uint32_t)(f.size - at), at, f.data + at };
+			exp_file_reject_record(&f, &cut, "%s cut short or malformed",
+					       f.data[at] ? "log line" : "record");
+			break;
+		}
+		if (!it->is_record)
+			rc = add_log_line(p, &cap, it->text, it->len) ? nomem(err, p->proc_path) : 0;
+		else
+			rc = take_record(l, &f, &it->rec, err);
+	}
+	free(it);
+out:
+	exp_damage_add(&p->damage, &f.damage);
+	exp_file_close(&f);
+	return rc < 0 ? rc : 0;
+}
+
 static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		     struct exp_error *err)
 {
@@ -1175,10 +1243,12 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		EXP_FILE_ARCS,    EXP_FILE_THREADS, EXP_FILE_MPI, EXP_FILE_CODE, EXP_FILE_STATES,
 		EXP_FILE_HWC,     EXP_FILE_MAPS,    EXP_FILE_STACKS, EXP_FILE_DYN, EXP_FILE_KERNEL,
 	};
-	int rc = load_log(p, err);
-	bool log_missing = rc == -ENOENT;
+	bool log_missing = false;
+	int rc = p->proc_path ? 0 : load_log(p, err);
 
-	if (rc && rc != -ENOENT)
+	if (rc == -ENOENT)
+		log_missing = true;
+	else if (rc)
 		return rc;
 	rc = 0;
 	struct loader *l = calloc(1, sizeof(*l));     /* 24 KiB of scratch */
@@ -1187,7 +1257,12 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	l->p = p;
 	l->on_damage = on_damage;
 	l->damage_arg = arg;
-	load_counters(l);
+	/* A descendant of format 8: log, counters and threads in its
+	 * process file, the rest (if any) in its directory. */
+	if (p->proc_path)
+		rc = load_proc_file(l, &log_missing, err);
+	else
+		load_counters(l);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && rc >= 0; i++)
 		rc = load_file(l, exp_file_name(files[i]), files[i], err);
 	if (rc >= 0)
@@ -1350,18 +1425,20 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 	if (!e->procs[0].dir || !e->procs[0].lineage)
 		return nomem(err, path);
 
+	/* Each descendant: its directory LINEAGE.exp, its process file
+	 * LINEAGE.proc (format 8), or both (one process). */
 	DIR *d = opendir(path);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (de->d_name[0] != '_' || n < 6 || strcmp(de->d_name + n - 4, ".exp"))
+		size_t n = strlen(de->d_name), stem = exp_procfile_stem(de->d_name);
+		bool proc = stem > 0;
+		if (de->d_name[0] != '_' || (!proc && (n < 6 || strcmp(de->d_name + n - 4, ".exp"))))
 			continue;
-		char sub[4200];
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		if (!is_experiment(sub)) {
-			e->empty_descendants++;
-			continue;
-		}
+		if (!proc)
+			stem = n - 4;
+		char sub[4200], file[4200];
+		snprintf(sub, sizeof(sub), "%s/%.*s.exp", path, (int)stem, de->d_name);
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
 		if (e->nprocs == cap) {
 			struct exp_proc *q = realloc(e->procs, 2 * cap * sizeof(*q));
 			if (!q) {
@@ -1374,8 +1451,11 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 		}
 		struct exp_proc *p = &e->procs[e->nprocs++];
 		p->dir = strdup(sub);
-		p->lineage = strndup(de->d_name, n - 4);
-		if (!p->dir || !p->lineage) {
+		p->lineage = strndup(de->d_name, stem);
+		p->proc_path = proc ? strdup(file) : NULL;
+		/* A directory without data, for now (merged below). */
+		p->exe = !proc && !is_experiment(sub) ? p->dir : NULL;
+		if (!p->dir || !p->lineage || (proc && !p->proc_path)) {
 			closedir(d);
 			return nomem(err, path);
 		}
@@ -1383,6 +1463,39 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 	if (d)
 		closedir(d);
 	qsort(e->procs + 1, e->nprocs - 1, sizeof(*e->procs), cmp_lineage);
+	/* One process per lineage: a directory and its process file merged;
+	 * a directory with no data and no process file is an empty one. */
+	size_t kept_procs = 1;
+	for (size_t i = 1; i < e->nprocs; i++) {
+		struct exp_proc *p = &e->procs[i], *q = &e->procs[kept_procs - 1];
+		if (kept_procs > 1 && !strcmp(p->lineage, q->lineage)) {
+			if (!q->proc_path) {
+				q->proc_path = p->proc_path;
+				p->proc_path = NULL;
+			}
+			if (!p->exe)
+				q->exe = NULL;     /* either has data */
+			free(p->dir);
+			free(p->lineage);
+			free(p->proc_path);
+			continue;
+		}
+		e->procs[kept_procs++] = *p;
+	}
+	e->nprocs = kept_procs;
+	kept_procs = 1;
+	for (size_t i = 1; i < e->nprocs; i++) {
+		struct exp_proc *p = &e->procs[i];
+		if (p->exe && !p->proc_path) {
+			e->empty_descendants++;
+			free(p->dir);
+			free(p->lineage);
+			continue;
+		}
+		p->exe = NULL;
+		e->procs[kept_procs++] = *p;
+	}
+	e->nprocs = kept_procs;
 	/* No spare room: a job keeps thousands of these. */
 	struct exp_proc *fit = realloc(e->procs, e->nprocs * sizeof(*e->procs));
 	if (fit)
@@ -1526,6 +1639,7 @@ static void free_proc(struct exp_proc *p)
 	free(p->log);
 	free(p->psamples);         /* kept by exp_experiment_drop_events, as threads */
 	free(p->dir);
+	free(p->proc_path);
 	free(p->lineage);
 	free(p->exe);
 	free(p->name);

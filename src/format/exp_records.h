@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 7
+#define EXP_FORMAT_VERSION 8
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -1258,5 +1258,26 @@ enum exp_counter {
 	EXP_CTR_COUNT_ = 31
 };
 #define EXP_COUNTERS_BYTES (EXP_HEADER_BYTES + 8 * 32)
+
+/* A descendant's process file, ROOT/LINEAGE.proc beside its (optional)
+ * directory ROOT/LINEAGE.exp (format version 8): its log, its counters and
+ * its threads' records in one file, made with one open and one write, so
+ * that a short process (a shell's /bin/true) makes one file, not a
+ * directory and three files.  Its other record files, if any, are made in
+ * LINEAGE.exp at their first record.
+ *  off size
+ *    0   64 file header as a record file's, kind EXP_PROC_KIND
+ *   64  256 the counters, as in counters.dat (the same offsets: updated in
+ *           place through a shared mapping)
+ *  320    7 zero
+ *  327    1 '\n' (the log's lines start at the beginning of a line)
+ *  328  ... items appended with one write(2) each (O_APPEND: whole, never
+ *           mixed): a log line, "key: value\n" (its first byte never NUL),
+ *           or a record: a NUL byte, one record of threads.dat (its word:
+ *           type and length, a multiple of 8, at most EXP_PROC_REC_MAX),
+ *           a '\n'.  A last item cut short (a full disk) is damage. */
+#define EXP_PROC_KIND 15
+#define EXP_PROC_HEAD_BYTES (EXP_COUNTERS_BYTES + 8)
+#define EXP_PROC_REC_MAX 1024
 
 #endif

@@ -52,6 +52,11 @@ exp_pid() {
 	return 1
 }
 
+# A process's log whatever the layout (a descendant's own directory, or its
+# process file LINEAGE.proc from format 8 on), in a check's sh -c too:
+# `python3 -m tally_proc log EXP LINEAGE`; its lineages: `... lineages EXP`
+# (tests/pylib/tally_proc.py).
+
 # kill_exp SIGNAL EXP: send SIGNAL to the process that writes EXP.
 kill_exp() {
 	pid=$(exp_pid "$2") && kill -"$1" "$pid"

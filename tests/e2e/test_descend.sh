@@ -12,18 +12,18 @@ can static && cc -O2 -static -o spin_static "$PROGS/spin.c" && static=./spin_sta
 
 "$TALLY" record -o sp.exp ./spawny ./spin $static 2>/dev/null
 check descend_record_exit_status_zero test $? -eq 0
-check descend_fork_child sh -c "test -f sp.exp/_f1.exp/samples.dat && grep -q 'created-by: fork' sp.exp/_f1.exp/log.txt"
+check descend_fork_child sh -c "test -f sp.exp/_f1.exp/samples.dat && python3 -m tally_proc log sp.exp _f1 | grep -q 'created-by: fork'"
 # A fork child's CPU starts at the fork, inside the collector: its log says
 # 0 before the collector (it said the parent's start-up CPU, ~6 ms each, and
 # the overview called 100 fork children's 0.6 s "dynamic loading").
-check descend_fork_child_nothing_before_collector sh -c "grep -x 'cpu.entry_ns: 0' sp.exp/_f1.exp/log.txt &&
+check descend_fork_child_nothing_before_collector sh -c "python3 -m tally_proc log sp.exp _f1 | grep -x 'cpu.entry_ns: 0' &&
 	! grep -x 'cpu.entry_ns: 0' sp.exp/log.txt"
 check descend_vfork_exec test -f sp.exp/_f2_x1.exp/samples.dat
 check descend_posix_spawn test -f sp.exp/_f3_x1.exp/samples.dat
-check descend_system_through_shell sh -c "test -f sp.exp/_f4_x1.exp/log.txt && test -f sp.exp/_f4_x1_f1_x1.exp/samples.dat"
+check descend_system_through_shell sh -c "python3 -m tally_proc log sp.exp _f4_x1 | grep -q '^pid: ' && test -f sp.exp/_f4_x1_f1_x1.exp/samples.dat"
 check descend_popen_through_shell test -f sp.exp/_f5_x1_f1_x1.exp/samples.dat
 if need static descend_static_exec_noted; then
-	check descend_static_exec_noted sh -c "grep -q 'exec: ./spin_static: statically linked' sp.exp/_f6.exp/log.txt &&
+	check descend_static_exec_noted sh -c "python3 -m tally_proc log sp.exp _f6 | grep -q 'exec: ./spin_static: statically linked' &&
 		\"\$TALLY\" report sp.exp --processes | grep -q 'statically linked'"
 fi
 # Each process's command line in the processes view (issue 23: a build's
@@ -52,14 +52,14 @@ check descend_follow_none sh -c "\"\$TALLY\" record --follow=none -o none.exp ./
 # neither, and the spinner's functions are named.
 "$TALLY" record -o lazy.exp -- sh -c 'for i in $(seq 20); do /bin/true; done; ./spin 0.1' 2>/dev/null
 check descend_maps_only_with_pcs python3 -c "
-import os, sys
+import os, sys, tally_proc
 root = 'lazy.exp'
-dirs = [root] + [os.path.join(root, d) for d in os.listdir(root) if d.startswith('_') and d.endswith('.exp')]
 pcs = ('samples.dat', 'stacks.dat', 'heap.dat', 'sync.dat', 'io.dat', 'arcs.dat', 'states.dat', 'hwc.dat', 'mpi.dat')
 with_maps = without = 0
-for d in dirs:
-    files = set(os.listdir(d))
-    opened = [l.split(': ', 1)[1].strip() for l in open(os.path.join(d, 'log.txt')) if l.startswith('file.opened: ')]
+for lin in [''] + tally_proc.lineages(root):
+    d = os.path.join(root, lin + '.exp') if lin else root
+    files = set(os.listdir(d)) if os.path.isdir(d) else set()
+    opened = [l.split(': ', 1)[1].strip() for l in tally_proc.log_lines(root, lin) if l.startswith('file.opened: ')]
     has = 'maps.dat' in files
     assert has == any(f in files for f in pcs), (d, sorted(files))
     assert has == ('maps.dat' in opened), (d, opened)
@@ -76,4 +76,5 @@ check descend_maps_lazy_still_names sh -c "\"\$TALLY\" export lazy.exp --format 
 "$TALLY" record -o chain.exp ./forkchain 6 exec >/dev/null 2>&1
 check descend_fork_chain_files_whole sh -c '
 	"$TALLY" check chain.exp; "$TALLY" check chain.exp | grep -q "^chain.exp: sound: 8 processes" &&
-	for d in chain.exp chain.exp/_*.exp; do test "$(head -c 8 $d/threads.dat)" = TALLYEXP || exit 1; done'
+	test "$(ls chain.exp/_*.proc | wc -l)" -eq 7 &&
+	for f in chain.exp/threads.dat chain.exp/_*.proc; do test "$(head -c 8 $f)" = TALLYEXP || exit 1; done'

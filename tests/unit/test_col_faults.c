@@ -8,7 +8,7 @@
  *
  * A run is a forked child that starts the collector (col_start_here) and
  * runs a small target: two threads that spin and sum, a file written and
- * read back, a forked child that exits with a code.  For every injected
+ * read back, a forked child that names a function (dyn.dat) and exits with a code.  For every injected
  * failure: no crash (the run ends within its time bound, exit 0); the
  * target's behaviour is unchanged (same sums, same file, same exit code);
  * and nothing is lost silently: either the experiment is as complete as a
@@ -36,6 +36,7 @@
 #include "collector/col_real.h"
 #include "format/exp_data.h"
 #include "format/exp_launch.h"
+#include "tally.h"
 #include "testhelp.h"
 
 enum entry {
@@ -190,8 +191,13 @@ static uint64_t target(const char *scratch)
 	close(fd);
 	sum += strcmp(buf, "written") ? 3 : 0;
 	pid_t c = fork();
-	if (c == 0)
+	if (c == 0) {
+		/* A record file of its own: its sub-experiment's directory
+		 * (mkdir: a process that writes none has only its process
+		 * file, format 8). */
+		tally_func_load("faults_child", (const void *)(uintptr_t)&target, 16, NULL);
 		_exit(7);
+	}
 	int st = 0;
 	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st))
 		return 4;

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * exp_procfile.h — a descendant's process file, LINEAGE.proc (format 8;
+ * the layout is in exp_records.h): its name told apart, its items walked,
+ * its log read as text.  Used by the reader (exp_read_data.c) and by
+ * `tally record`'s end-of-run lines (cli_space.c, cli_unsampled.c).
+ */
+#ifndef TALLY_EXP_PROCFILE_H
+#define TALLY_EXP_PROCFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/exp_read.h"
+
+/* The length of the lineage of a directory entry named "_LINEAGE.proc",
+ * else 0. */
+size_t exp_procfile_stem(const char *name);
+
+/* Does the experiment `dir` hold a process file for the descendant whose
+ * directory entry is `exp_name` ("_LINEAGE.exp")?  Then that directory
+ * holds no log, counters nor threads: they are in the process file. */
+bool exp_procfile_beside(const char *dir, const char *exp_name);
+
+/* One item of a process file: a log line, or a record (an aligned copy). */
+struct exp_procfile_item {
+	bool is_record;
+	const char *text;          /* a log line, without its newline (not NUL-terminated) */
+	size_t len;
+	struct exp_rec rec;        /* a record: rec.p points into buf */
+	uint64_t buf[EXP_PROC_REC_MAX / 8];
+};
+
+/* The item at *at of the file's bytes (data, size; *at starts at
+ * EXP_PROC_HEAD_BYTES), *at moved past it: 1; 0 at the end; -1 if the item
+ * there is cut short or malformed (*at unchanged: the rest is unreadable).
+ * Reads only within data. */
+int exp_procfile_next(const uint8_t *data, size_t size, size_t *at, struct exp_procfile_item *it);
+
+/* The log lines of the process file at `path`, as a text stream to read
+ * with fgets and fclose; NULL if it cannot be read or is not a process
+ * file.  What follows an item cut short is left out. */
+FILE *exp_procfile_log(const char *path);
+
+#endif

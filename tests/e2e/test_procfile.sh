@@ -1,0 +1,74 @@
+# test_procfile.sh — a descendant's process file (format 8): a short
+# process (/bin/true under a shell) writes one file, LINEAGE.proc, holding
+# its log, its counters and its thread's records, and no directory; one
+# that takes samples has its record files in LINEAGE.exp beside it, and its
+# log, counters and threads still in the process file.  Both read whole
+# (report, check); a process file cut short or not one is damage that
+# names it; the older layout (tests/data/tree.exp, version 4) still reads.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$E2E/../.." && pwd)
+cc_prog spin
+cd "$T"
+
+"$TALLY" record -o p.exp -- sh -c '/bin/true; ./spin 0.2; exit 0' >out 2>err
+check procfile_record_exit_zero sh -c "test $? -eq 0 && cat err && ! grep -q warning err"
+
+# lineage EXP PROGRAM: the descendant whose log names PROGRAM as its exe.
+cat >lineage.py <<'PY'
+import sys, tally_proc
+exp, prog = sys.argv[1], sys.argv[2]
+print([l for l in tally_proc.lineages(exp)
+       if any(x.startswith('exe: ') and x.endswith('/' + prog) for x in tally_proc.log_lines(exp, l))][0])
+PY
+short=$(python3 lineage.py p.exp true)
+long=$(python3 lineage.py p.exp spin)
+
+# One file for /bin/true: no directory; its log (who, how made, its end),
+# its counters (no sample, no loss) and its thread's start and end.
+check procfile_short_process_one_file sh -c "
+	test -n '$short' && test -f p.exp/$short.proc && test ! -e p.exp/$short.exp && python3 -c \"
+import tally_proc
+log = tally_proc.log_lines('p.exp', '$short')
+for key in ('pid: ', 'created-by: exec', 'argv: /bin/true', 'start.mono_ns: ', 'end.mono_ns: ', 'cpu.end_ns: '):
+    assert any(l.startswith(key) for l in log), (key, log)
+ctr = tally_proc.counters('p.exp', '$short')
+assert ctr[0] == 0 and ctr[1] == 0 and ctr[2] == 0, ctr
+types = [t for t, _ in (v for k, v in tally_proc.items('p.exp/$short.proc') if k == 'record')]
+assert 5 in types and 6 in types, types      # THREAD_START, THREAD_END
+\""
+
+# The sampled process: record files in its directory, none of the three the
+# process file holds; the samples its counters count are the samples read.
+check procfile_sampled_process_files_beside sh -c "
+	test -n '$long' && test -f p.exp/$long.proc && test -f p.exp/$long.exp/samples.dat &&
+	test -f p.exp/$long.exp/maps.dat && test ! -e p.exp/$long.exp/log.txt &&
+	test ! -e p.exp/$long.exp/counters.dat && test ! -e p.exp/$long.exp/threads.dat &&
+	n=\$(python3 -c \"import tally_proc; print(tally_proc.counters('p.exp', '$long')[0])\") &&
+	test \"\$n\" -gt 50 &&
+	\"\$TALLY\" report p.exp --process $long | grep -q \"^  Samples  *\$n \""
+
+# The analyzer reads all of it: three processes, their programs and command
+# lines, the short one's thread, the sampled one's work.
+check procfile_read_whole sh -c "
+	\"\$TALLY\" check p.exp | grep -q '^p.exp: sound: 3 processes' &&
+	\"\$TALLY\" report p.exp --processes --format csv >procs.csv &&
+	grep -q ',$short,exec,1,/usr/bin/true,,/bin/true\$' procs.csv &&
+	\"\$TALLY\" report p.exp --process $short --threads | grep -q 'Threads  *1' &&
+	\"\$TALLY\" export p.exp --process $long --format collapsed | grep -q ';main'"
+
+# Damage: a process file cut inside its last record, or with a bad magic,
+# is named with its cause; the other processes still read.
+cp -r p.exp cut.exp && size=$(stat -c %s cut.exp/$short.proc) &&
+	truncate -s $((size - 5)) cut.exp/$short.proc
+check procfile_cut_short_is_damage sh -c "
+	\"\$TALLY\" check cut.exp >chk.txt 2>&1; rc=\$?; cat chk.txt; test \$rc -ne 0 &&
+	grep -q 'cut.exp/$short.proc: at 0x[0-9a-f]*: record cut short or malformed' chk.txt &&
+	\"\$TALLY\" export cut.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
+cp -r p.exp bad.exp && printf 'XXXXXXXX' | dd of=bad.exp/$short.proc conv=notrunc 2>/dev/null
+check procfile_bad_magic_is_damage sh -c "
+	\"\$TALLY\" report bad.exp >rep.txt 2>rep.err; rc=\$?; cat rep.err; test \$rc -eq 1 &&
+	grep -q 'bad.exp/$short.proc' rep.err"
+
+# The older layout: every descendant a directory (format 4).
+check procfile_older_layout_reads sh -c "
+	\"\$TALLY\" check '$ROOT/tests/data/tree.exp' | grep -q 'sound: 4 processes'"
