@@ -1452,10 +1452,16 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 		struct exp_proc *p = &e->procs[e->nprocs++];
 		p->dir = strdup(sub);
 		p->lineage = strndup(de->d_name, stem);
-		p->proc_path = proc ? strdup(file) : NULL;
-		/* A directory without data, for now (merged below). */
-		p->exe = !proc && !is_experiment(sub) ? p->dir : NULL;
-		if (!p->dir || !p->lineage || (proc && !p->proc_path)) {
+		/* A process file without even its magic (its first write
+		 * failed: a full disk) holds nothing, as a directory without
+		 * data; one with a wrong head is damage (load_proc_file). */
+		struct stat fst;
+		bool empty = proc ? stat(file, &fst) != 0 || !S_ISREG(fst.st_mode) || fst.st_size < 8
+				  : !is_experiment(sub);
+		p->proc_path = proc && !empty ? strdup(file) : NULL;
+		/* Without data, for now (merged below). */
+		p->exe = empty ? p->dir : NULL;
+		if (!p->dir || !p->lineage || (proc && !empty && !p->proc_path)) {
 			closedir(d);
 			return nomem(err, path);
 		}
