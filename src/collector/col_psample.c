@@ -105,10 +105,14 @@ void col_psample_now_sigsafe(struct col_thread *t, uint64_t now_ns)
 {
 	uint64_t period = (uint64_t)col_proc.opt.psample_ns;
 
-	if (!period || !t || col_control_paused_sigsafe(now_ns))
+	if (!period || !t)
 		return;
 	uint64_t due = atomic_load(&next_ns);
+	/* Armed even when recording is off at the start (--delay, a run
+	 * started off): the ticks then resume with the recording; unarmed,
+	 * such a run had no sample but its last. */
 	if (!due)
 		atomic_compare_exchange_strong(&next_ns, &due, now_ns + period);
-	take(t, now_ns, due != 0);            /* the start's in place */
+	if (!col_control_paused_sigsafe(now_ns))
+		take(t, now_ns, due != 0);    /* the start's in place */
 }

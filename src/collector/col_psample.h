@@ -18,7 +18,8 @@ struct col_thread;
 void col_psample_tick_sigsafe(struct col_thread *t, uint64_t now_ns);
 
 /* Take one now, whatever the period (the process's start and end), unless
- * recording is off or there are no process samples. */
+ * recording is off or there are no process samples; the first call arms
+ * the period's ticks, recording off or not. */
 void col_psample_now_sigsafe(struct col_thread *t, uint64_t now_ns);
 
 #endif

@@ -64,6 +64,24 @@ o = json.load(open(\"w.json\"))[\"overview\"]
 tot = o[\"sampled_cpu_s\"] + o[\"collector_cpu_s\"] + o[\"paused_cpu_s\"]
 assert o[\"paused_cpu_s\"] > 0 and 0.8 < tot / o[\"kernel_cpu_s\"] < 1.15, o"'
 
+# Process samples of a run that starts with recording off (--delay): every
+# period after the delay has its sample, as in a run recorded from the
+# start (they were armed only by a start recorded, so such a run had one
+# sample, its last).  Bounds from the run's own log: the delay's edge, the
+# last sample's time, the period; a sample comes at the first clock tick
+# of a period, so half of the periods' count is asked for.
+"$TALLY" record -o ps.exp --delay 0.3 --process-samples 0.1 ./control wall 1.2 >/dev/null 2>&1
+check process_samples_resume_after_delay sh -c '"$TALLY" report ps.exp --samples --format csv -q >ps.csv 2>/dev/null &&
+	python3 -c "
+import csv, re
+log = open(\"ps.exp/log.txt\").read()
+start = int(re.search(r\"^start.mono_ns: (\\d+)$\", log, re.M).group(1))
+on = int(re.search(r\"^control: (\\d+) on --delay\", log, re.M).group(1))
+t = [start + round(float(r[\"time\"]) * 1e9) for r in csv.DictReader(open(\"ps.csv\"))]
+assert t and min(t) >= on, (t, on)
+periods = (max(t) - on) // 100000000
+assert len(t) - 1 >= periods // 2 and len(t) >= 3, (len(t), periods)"'
+
 # The toggle signal: phase_b, between the program's two raise(SIGUSR1),
 # has no sample; phase_a and phase_c have theirs.
 USR1=$(python3 -c 'import signal; print(int(signal.SIGUSR1))')
