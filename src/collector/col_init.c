@@ -205,7 +205,9 @@ __attribute__((destructor)) static void col_destructor(void)
 	col_thread_hold_for_end();
 	col_dyn_at_exit();
 	col_files_check_nofile();
-	/* Both end lines in one write (each line alone is four system calls). */
+	/* The end lines and the last records (the process sample, the
+	 * threads' ends and costs) in one write (col_log_hold_sigsafe). */
+	col_log_hold_sigsafe();
 	struct col_log_batch end;
 	end.n = 0;
 	col_log_batch_u64(&end, "end.mono_ns", col_now_ns_sigsafe());
@@ -214,4 +216,5 @@ __attribute__((destructor)) static void col_destructor(void)
 	col_psample_now_sigsafe(col_thread_self_sigsafe(), col_now_ns_sigsafe());
 	col_thread_end_others();
 	col_thread_detach();
+	col_log_flush_sigsafe();
 }

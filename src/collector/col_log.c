@@ -128,6 +128,34 @@ static int write_once(void *p)
 	return n == (ssize_t)t->len ? 0 : -1;
 }
 
+/* The process's end: the holding thread's lines and records kept here and
+ * written with one write(2) (col_log_hold_sigsafe, col_log_flush_sigsafe);
+ * other threads' go at once. */
+static struct {
+	_Atomic pid_t tid;             /* the holding thread, 0 none */
+	size_t n;                      /* bytes held */
+	uint64_t records;              /* records among them (lost if the write fails) */
+	char buf[4096];
+} held;
+
+/* Keep `len` bytes if the calling thread holds and they fit: true. */
+static bool hold(const char *buf, size_t len)
+{
+	if (atomic_load(&held.tid) != col_sys_gettid() || held.n + len > sizeof(held.buf))
+		return false;
+	memcpy(held.buf + held.n, buf, len);
+	held.n += len;
+	held.records += len && !buf[0];
+	return true;
+}
+
+void col_log_hold_sigsafe(void)
+{
+	held.n = 0;
+	held.records = 0;
+	atomic_store(&held.tid, col_sys_gettid());
+}
+
 /* Append `len` bytes of whole lines (or one record) to the log, with one
  * write(2).  When the collector is lean, the log is opened for it aside
  * (col_fds_aside: out of the program's descriptor table, with a number to
@@ -136,6 +164,9 @@ static int write_once(void *p)
 static int log_write(const char *buf, size_t len)
 {
 	struct log_text t = { buf, len };
+
+	if (atomic_load_explicit(&held.tid, memory_order_relaxed) && hold(buf, len))
+		return 0;
 	int fd = log_fd();
 
 	if (fd >= 0)
@@ -163,6 +194,16 @@ int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len)
 	memcpy(buf + 5, (const char *)rec + 4, len - 4);
 	buf[1 + len] = '\n';
 	return log_write(buf, len + 2);
+}
+
+void col_log_flush_sigsafe(void)
+{
+	if (atomic_load(&held.tid) != col_sys_gettid())
+		return;
+	atomic_store(&held.tid, 0);
+	if (held.n && log_write(held.buf, held.n) != 0 && held.records)
+		col_count_sigsafe(EXP_CTR_LOST_EVENTS, held.records);
+	held.n = 0;
 }
 
 /* One "key: value" line to the log. */

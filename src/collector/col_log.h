@@ -44,6 +44,13 @@ void col_log_error_in(const char *log_path, const char *what, int err, const cha
  * could not be written whole.  Any context. */
 int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len);
 
+/* The calling thread's log lines and records from now on are kept (up to
+ * 4 KiB) and written with one write(2) by col_log_flush_sigsafe (a records
+ * lost then is counted): the process's end, where they were four writes,
+ * each also an open and a close when the collector is lean.  Sigsafe. */
+void col_log_hold_sigsafe(void);
+void col_log_flush_sigsafe(void);
+
 /* Decimal digits of v into buf (>= 21 bytes); returns length. */
 int col_fmt_u64_sigsafe(char *buf, uint64_t v);
 

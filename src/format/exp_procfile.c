@@ -80,7 +80,10 @@ FILE *exp_procfile_log(const char *path)
 	uint8_t *data = malloc(size);
 	ssize_t got = data ? pread(fd, data, size, 0) : -1;
 	close(fd);
-	FILE *out = got >= EXP_PROC_HEAD_BYTES && !memcmp(data, EXP_MAGIC, 8) ? tmpfile() : NULL;
+	/* In memory (the lines are no longer than the file), freed by fclose:
+	 * `tally record` reads every descendant's log at its end. */
+	FILE *out = got >= EXP_PROC_HEAD_BYTES && !memcmp(data, EXP_MAGIC, 8) ? fmemopen(NULL, size + 1, "w+")
+									       : NULL;
 	struct exp_procfile_item *it = out ? malloc(sizeof(*it)) : NULL;
 	size_t at = EXP_PROC_HEAD_BYTES;
 	while (it && exp_procfile_next(data, (size_t)got, &at, it) > 0)
