@@ -51,6 +51,11 @@ void col_clock_rearm_sigsafe(struct col_thread *t);
  * hold (perf_fd) to be re-armed.  fd, or -errno. */
 int col_clock_open_for(pid_t tid, bool *inherits);
 
+/* Thread `tid` (of this process) is losing its inherited clock's progress
+ * to the threads it creates: keep their contexts apart from its own from
+ * now on (once per thread; see col_clock.c).  Sigsafe. */
+void col_clock_keep_apart_sigsafe(pid_t tid);
+
 /* Log how the clock samples ("clock", "clock.kernel"), once it is known. */
 void col_clock_log_way(void);
 

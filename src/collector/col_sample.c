@@ -306,6 +306,10 @@ static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 
 static struct col_thread *(*_Atomic adopt)(const void *uc);
 
+/* A sample weighing more periods than this: its thread lost its clock's
+ * progress (col_clock_keep_apart_sigsafe). */
+#define KEEP_APART_PERIODS 8
+
 void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
 {
 	atomic_store(&adopt, fn);
@@ -358,6 +362,12 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	uint64_t in_cpu, in_ns;
 	bool taken = true;
 	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
+	/* Our clock's signal, after many periods of CPU since the last: the
+	 * threads it made took its clock's progress (col_clock.c).  Not a
+	 * deferred sample (a signal the thread held, pthread_create's catch-up). */
+	uint64_t period = col_clock_period_ns();
+	if (rearm && t->inherited_clock && !col_proc.attached && period && weight > KEEP_APART_PERIODS * period)
+		col_clock_keep_apart_sigsafe(t->tid);
 	/* While paused, the time counts nowhere (col_control.c). */
 	if (!col_control_paused_sigsafe(entry_ns)) {
 		taken = take_sample(t, uc, entry_ns, weight, !rearm);
@@ -425,8 +435,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	if (t && !adopt_fn && !own_thread(t, uc))
 		t = NULL;
 	if (!t || t->exiting) {
-		if (!t && !col_thread_ended_sigsafe())
+		if (!t && !col_thread_ended_sigsafe()) {
 			col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
+			/* A thread made by a raw clone: its creator (taken to be
+			 * the first thread) loses its progress to such threads. */
+			if (!adopt_fn)
+				col_clock_keep_apart_sigsafe(col_proc.pid);
+		}
 		errno = saved_errno;
 		return;
 	}

@@ -1,9 +1,16 @@
 /* rawclone.c — a thread made with the clone system call itself (no
  * pthread_create: the collector's interposer never sees it) burns SECONDS of
- * CPU while main burns half as much; main waits for it.  usage: rawclone S */
+ * CPU while main burns half as much; main waits for it.
+ * With `loop N`: main makes N such threads one after another, each burning
+ * a few microseconds, and waits for each (CLONE_CHILD_CLEARTID and a futex,
+ * as pthread_join does), burning some CPU itself between them; it prints
+ * "main cpu S" (its own CPU clock) at the end.
+ * usage: rawclone S | rawclone loop N */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -36,6 +43,38 @@ static int child(void *arg)
 	return 0;
 }
 
+static volatile int child_tid;
+
+static int short_child(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20000; i++)
+		burn_sink = burn_sink * 6364136223846793005ul + 1;
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+/* Make and join n short raw threads, working between them. */
+static int loop(long n, char *stack, size_t size)
+{
+	struct timespec t;
+
+	for (long i = 0; i < n; i++) {
+		for (int k = 0; k < 20000; k++)
+			burn_sink = burn_sink * 6364136223846793005ul + 1;
+		child_tid = 1;
+		if (clone(short_child, stack + size, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			  CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID,
+			  NULL, NULL, NULL, &child_tid) < 0)
+			return 2;
+		for (int v; (v = child_tid) != 0;)
+			syscall(SYS_futex, &child_tid, FUTEX_WAIT, v, NULL, NULL, 0);
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	printf("main cpu %.3f\n", (double)t.tv_sec + (double)t.tv_nsec / 1e9);
+	return 0;
+}
+
 static __attribute__((noinline)) void main_work(double s)
 {
 	raw_work(s);
@@ -48,6 +87,8 @@ int main(int argc, char **argv)
 	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
 		return 2;
+	if (argc > 2 && !strcmp(argv[1], "loop"))
+		return loop(atol(argv[2]), stack, size);
 	if (clone(child, stack + size, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 		  CLONE_SYSVSEM, NULL) < 0)
 		return 2;
