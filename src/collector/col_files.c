@@ -119,7 +119,10 @@ static int open_proc_file(void)
 
 /* A descendant's directory, made at its first file beyond the process
  * file (a record file, in any context: the signal handler's samples.dat
- * included); other threads wait for the one making it.  0 or -errno. */
+ * included); other threads wait for the one making it.  That thread's own
+ * sampling signal, landing while it makes it, must not wait for itself
+ * (it would spin for ever): -EAGAIN, and its record is lost as such.
+ * 0 or -errno. */
 static int dir_ready(void)
 {
 	int s = 0;
@@ -129,10 +132,13 @@ static int dir_ready(void)
 	if (atomic_load(&col_proc.dir_state) == 2)
 		return col_proc.dirfd >= 0 || col_fds_lean() ? 0 : -ENOENT;
 	if (!atomic_compare_exchange_strong(&col_proc.dir_state, &s, 1)) {
+		if (atomic_load(&col_proc.dir_owner) == (int)col_sys_gettid())
+			return -EAGAIN;
 		while (atomic_load(&col_proc.dir_state) == 1)
 			col_syscall(SYS_sched_yield);
 		return col_proc.dirfd >= 0 ? 0 : -ENOENT;
 	}
+	atomic_store(&col_proc.dir_owner, (int)col_sys_gettid());
 	int rc = 0;
 	if (col_real.mkdir(col_proc.dir, 0755) != 0 && errno != EEXIST)
 		rc = -errno;
@@ -144,6 +150,7 @@ static int dir_ready(void)
 	}
 	if (rc < 0)
 		col_log_error_sigsafe(col_proc.dir, -rc, "its record files are not made");
+	atomic_store(&col_proc.dir_owner, 0);
 	atomic_store(&col_proc.dir_state, 2);
 	return rc;
 }
@@ -425,9 +432,10 @@ void col_file_ready_sigsafe(enum exp_file_kind k)
 		return;
 	if (atomic_compare_exchange_strong(&lazy_state[k], &s, 1)) {
 		int rc = col_writer_open(k);
-		if (rc == -EMFILE || rc == -ENFILE) {
-			/* No descriptor, none to spare: its records are lost
-			 * as such (lost()) until a later one makes it. */
+		if (rc == -EMFILE || rc == -ENFILE || rc == -EAGAIN) {
+			/* No descriptor, none to spare, or the directory being
+			 * made by this very thread (dir_ready): its records are
+			 * lost as such (lost()) until a later one makes it. */
 			atomic_store(&lazy_state[k], 0);
 			return;
 		}

@@ -179,6 +179,7 @@ struct col_process {
 	bool proc_file;                /* a descendant: log, counters and threads
 	                                  in ROOT/LINEAGE.proc (exp_records.h) */
 	_Atomic int dir_state;         /* proc_file: 0 dir not made, 1 being made, 2 made */
+	_Atomic int dir_owner;         /* the thread making it (state 1) */
 	char root[4096];               /* the founder's experiment directory */
 	char lineage[256];             /* "" founder, "_f1", "_f1_x1", ... */
 	int32_t rank;                  /* MPI rank whose experiment this is part of; -1 none */
