@@ -25,9 +25,13 @@ struct report_html_metrics {
 /* `"funcs":[[name,object]...],"objs":[...],"tree":{...},` and, when
  * folded, `"pruned":N,"prunedPct":P,` — the call tree of functions
  * deduplicated by (name, object), in preorder: "f" and "d" the function and
- * depth of each node, "v" its inclusive value of each metric (time in µs),
- * and with base_nexps "a" the same for the entries of experiments
- * [0, base_nexps) while "v" has the others' (the runs compared).  A model
+ * depth of each node, "vo" its own value of each metric (time in µs: its
+ * inclusive value as shown less its children's as shown, so that summing
+ * gives back each inclusive value exactly; rounding may make one -1), and
+ * with base_nexps "ao" the same for the entries of experiments
+ * [0, base_nexps) while "vo" has the others' (the runs compared).  Own
+ * values, not totals: most nodes of a deep tree have none (0), and the
+ * 2 M-sample bench page's gzip was 22% smaller.  A model
  * of several processes (and no baseline) has a node per process under the
  * root.  With bin_errors, `"binErrors":{...}` after "funcs": each
  * function's share error from time bins (report_bins.c).  Returns 0, or -1

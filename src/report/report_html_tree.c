@@ -196,7 +196,7 @@ static int trie_build(struct trie *t, const struct model *m, const struct report
 		int side = base_nexps && e->proc < m->nprocs &&
 			   (size_t)(m->procs[e->proc].exp - exps) >= base_nexps ? 1 : 0;
 		if (base_nexps)
-			side = 1 - side;      /* "v" (side 0) is the run compared, "a" (1) the baseline */
+			side = 1 - side;      /* "vo" (side 0) is the run compared, "ao" (1) the baseline */
 		uint32_t node = depth ? path[depth - 1] : 0;
 		node_of_entry[k[i].entry] = node;
 		uint64_t *v = &t->val[node * stride + (size_t)(side * t->nm)];
@@ -299,6 +299,7 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 	struct trie t = { .nm = hm->n, .sides = base_nexps ? 2 : 1 };
 	struct report_seq *k = malloc((m->nentries + 1) * sizeof(*k));
 	uint32_t *pool = NULL;
+	long long *own = NULL;
 	size_t nk = 0, frames = 0;
 	bool by_proc = m->nprocs > 1 && !base_nexps && !m->merged;
 	const char *from = NULL, *to = NULL;
@@ -354,14 +355,26 @@ int report_html_tree(FILE *out, const struct model *m, const struct report_html_
 	for (size_t i = 0, c = 0; i < t.n; i++)
 		if (keep[i])
 			fprintf(out, c++ ? ",%u" : "%u", t.depth[i]);
+	if (!(own = malloc((t.n + 1) * sizeof(*own)))) {
+		free(keep);
+		goto out;
+	}
 	for (int side = 0; side < t.sides; side++) {
-		fputs(side ? "],\n\"a\":[" : "],\n\"v\":[", out);
+		fputs(side ? "],\n\"ao\":[" : "],\n\"vo\":[", out);
 		for (int j = 0; j < t.nm; j++) {
+			size_t col = (size_t)(side * t.nm + j);
+			/* Each node's own value: its total as shown less its written
+			 * children's as shown (a folded node's parent is written), so
+			 * that the page's sums give back every total exactly. */
+			for (size_t i = 0; i < t.n; i++)
+				own[i] = keep[i] ? (long long)shown(hm, j, t.val[i * stride + col]) : 0;
+			for (size_t i = 1; i < t.n; i++)
+				if (keep[i])
+					own[t.parent[i]] -= (long long)shown(hm, j, t.val[i * stride + col]);
 			fputs(j ? "],[" : "[", out);
 			for (size_t i = 0, c = 0; i < t.n; i++)
 				if (keep[i])
-					fprintf(out, c++ ? ",%llu" : "%llu",
-						(unsigned long long)shown(hm, j, t.val[i * stride + (size_t)(side * t.nm + j)]));
+					fprintf(out, c++ ? ",%lld" : "%lld", own[i]);
 			if (j == t.nm - 1)
 				fputc(']', out);
 		}
@@ -377,6 +390,7 @@ out:
 	free(t.parent);
 	free(t.val);
 	free(pool);
+	free(own);
 	free(k);
 	free(pf.of_model);
 	free(pf.first_model);

@@ -3,7 +3,7 @@
  *
  * The page's data (the <script id="tally-data"> written by report_html.c,
  * packed: pageData below) holds the call tree in preorder (function and
- * depth of each node, its inclusive value per metric, and in a diff the
+ * depth of each node, its own value per metric, and in a diff the
  * baseline's), the functions, the timeline's tracks, the overview, the
  * annotated source of hot functions and the tree's values by time bin (a
  * range dragged on the timeline is then what every view shows).  Everything
@@ -86,12 +86,12 @@
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
   /* ---- the tree --------------------------------------------------------- */
-  /* Preorder arrays: func, parent, value per metric (b: this run; a: the
+  /* Preorder arrays: func, parent, total per metric (b: this run; a: the
    * baseline of a diff), children lists sorted by the shown metric. */
   /* A node's children are kid[ks[i]] .. kid[ks[i + 1] - 1] (kidsOf): two
    * typed arrays, not an array per node, whose allocation (130,000 of them
    * for the 2 M-sample bench page) cost more than the rest of the build. */
-  function buildTree(f, depth, vals, base) {
+  function buildTree(f, depth, vals, base, own) {
     const n = f.length;
     const parent = new Int32Array(n);
     const ks = new Int32Array(n + 1), kid = new Int32Array(Math.max(n - 1, 0));
@@ -104,6 +104,17 @@
       parent[i] = p;
       if (p >= 0) ks[p + 1]++;
       stack[d] = i;
+    }
+    /* own values (the page's data, D.tree.vo and .ao) summed into totals,
+     * children first: the totals tally html rounded, exactly */
+    const total = (v) => {
+      const s = Float64Array.from(v);
+      for (let i = n - 1; i > 0; i--) if (parent[i] >= 0) s[parent[i]] += s[i];
+      return s;
+    };
+    if (own) {
+      vals = vals.map(total);
+      base = base ? base.map(total) : null;
     }
     for (let i = 0; i < n; i++) ks[i + 1] += ks[i];
     const at = ks.slice(0, n);
@@ -121,7 +132,7 @@
   }
   /* Node i's children (a view: in the order of the last sortKids of t). */
   const kidsOf = (t, i) => t.kid.subarray(t.ks[i], t.ks[i + 1]);
-  const FULL = buildTree(D.tree.f, D.tree.d, D.tree.v, D.tree.a);
+  const FULL = buildTree(D.tree.f, D.tree.d, D.tree.vo, D.tree.ao, true);
   let T = FULL;               /* the whole run, or the range selected on the timeline */
 
   /* ---- processes merged by program -------------------------------------- */
