@@ -384,6 +384,21 @@ static uint32_t stack_id_of(struct out_image *im, const uint64_t *pcs, int n, ui
 	return t->last;
 }
 
+/* Does the code before `pc` end with a syscall instruction (0f 05)?  Read
+ * in the object's bytes as loaded here (the collector's after_syscall
+ * reads the target's own); true where they cannot be read.  A thread that blocked in a system call left
+ * its CPU there (the user registers' pc is the return address of the
+ * call); one that blocked in a page fault, at the faulting instruction. */
+static bool after_syscall(const struct col_object_set *set, uint64_t pc)
+{
+	const struct col_object *o = col_objects_find_sigsafe(set, pc - 2);
+
+	if (!o || o->text_hi <= o->text_lo || pc - 2 < o->text_lo || pc > o->text_hi)
+		return true;      /* its code cannot be read here: as before, a call's */
+	const uint8_t *p = (const uint8_t *)(uintptr_t)(pc - 2 + (uint64_t)o->mem_delta);
+	return p[0] == 0x0f && p[1] == 0x05;
+}
+
 void out_image_switch_stack(struct out_image *im, uint32_t tid, uint64_t time_ns,
 			    const uint64_t *perf_regs, const uint8_t *stack, uint64_t stack_len)
 {
@@ -395,14 +410,18 @@ void out_image_switch_stack(struct out_image *im, uint32_t tid, uint64_t time_ns
 	uint16_t flags;
 	int n = unwind(im, perf_regs, stack, stack_len, pcs, &flags);
 	uint32_t id = stack_id_of(im, pcs, n, flags);
+	bool sc = after_syscall(out_objects_set(&im->objs), perf_regs[8]);   /* its pc */
 	im->switch_stacks++;
 	/* The kernel writes the sample just before the switch record; a
 	 * drain may still pass that record first (two rings, one time). */
 	if (t->nsw && t->sw[t->nsw - 1].out && !t->sw[t->nsw - 1].stack_id &&
-	    t->sw[t->nsw - 1].time_ns >= time_ns)
+	    t->sw[t->nsw - 1].time_ns >= time_ns) {
 		t->sw[t->nsw - 1].stack_id = id;
-	else
+		t->sw[t->nsw - 1].syscall = sc;
+	} else {
 		t->pending_stack = id;
+		t->pending_syscall = sc;
+	}
 }
 
 static int by_time(const void *a, const void *b)
@@ -430,9 +449,13 @@ static void write_states(struct out_image *im, struct out_thread *t)
 		r.on_ns = t->sw[i + 1].time_ns;
 		r.runnable_ns = t->sw[i].preempt ? r.on_ns - r.off_ns : 0;
 		r.stack_id = t->sw[i].stack_id;
-		/* A thread of a user program leaves its CPU blocked in a
-		 * system call (or a page fault: shown as one) or preempted. */
-		r.flags = (uint16_t)((r.stack_id ? (t->sw[i].preempt ? 0 : EXP_STATE_SYSCALL) : EXP_STATE_NO_STACK) |
+		/* A thread of a user program leaves its CPU preempted, or
+		 * blocked in a system call or in a page fault (told apart by
+		 * the instruction before its pc: after_syscall).  A block at
+		 * no system call is taken for a fault's: a stop (SIGSTOP) of
+		 * a thread running its code would be too, from outside. */
+		uint16_t why = t->sw[i].syscall ? EXP_STATE_SYSCALL : EXP_STATE_FAULTED;
+		r.flags = (uint16_t)((r.stack_id ? (t->sw[i].preempt ? 0 : why) : EXP_STATE_NO_STACK) |
 				     (t->sw[i].preempt ? EXP_STATE_PREEMPTED : 0));
 		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_STATE, &r,
 					      sizeof(r)) != 0)
@@ -491,10 +514,12 @@ void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint
 		}
 		if (t->nsw < t->cap_sw)
 			t->sw[t->nsw++] = (struct out_switch){ time_ns, out ? t->pending_stack : 0,
-							       (uint8_t)out, (uint8_t)preempt };
+							       (uint8_t)out, (uint8_t)preempt,
+							       (uint8_t)(out && t->pending_syscall) };
 		else
 			im->counters[EXP_CTR_STATES_LOST]++;
 		t->pending_stack = 0;
+		t->pending_syscall = 0;
 	}
 	if (out) {
 		/* Off CPU `cpu`: on since its switch onto it, or, for its

@@ -40,6 +40,8 @@ struct out_switch {
 	uint64_t time_ns;
 	uint32_t stack_id;             /* off a CPU: the stack at which it left (0: none) */
 	uint8_t out, preempt;
+	uint8_t syscall;               /* with a stack: it left in a system call (its pc
+	                                  follows a syscall instruction), else in a fault */
 };
 
 struct out_thread {
@@ -58,6 +60,7 @@ struct out_thread {
 	uint64_t user_ns, system_ns;   /* --states: its samples' CPU by mode so far */
 	uint32_t pending_stack;        /* a switch sample's stack, for the switch off a
 	                                  CPU it came before (0: none) */
+	uint8_t pending_syscall;       /* ... and whether it was in a system call */
 	uint8_t switched;              /* a switch record was seen (else its CPU is
 	                                  its samples') */
 	char name[16];

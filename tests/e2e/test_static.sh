@@ -21,6 +21,8 @@
 #   - --states from the switch records (tests/progs/states_phases.c built
 #     -static): wait for a CPU and blocked time within 5% of the phases'
 #     wall time of what the program measured itself;
+#   - a block in a page fault (tests/progs/fault_block.c: a mapped file's
+#     dropped pages) is wait.io, not a system call's wait.sleep;
 #   - descendants: a fork that execs, each in its sub-experiment;
 #   - -p PID of a running static process: its threads sampled from outside
 #     for --duration, and it goes on undisturbed;
@@ -35,8 +37,8 @@ cd "$T"
 
 if ! need static static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
 	static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
-	static_states static_states_stacks static_descendants static_attach static_tracing_refused \
-	static_overview_names_mode; then
+	static_states static_states_stacks static_states_fault static_descendants static_attach \
+	static_tracing_refused static_overview_names_mode; then
 	exit 0
 fi
 cc -O2 -g -static -pthread -o staticky "$PROGS/staticky.c"
@@ -46,8 +48,8 @@ if ! "$TALLY" record -o probe.exp ./staticky 1 >/dev/null 2>probe.err; then
 	why="the outside mode cannot sample here: $(head -c 200 probe.err)"
 	for n in static_glibc_stacks_whole static_glibc_shares_match_perf static_musl_shares_match_perf \
 		static_go_shares_match_perf static_go_stripped_names static_thread_cpu static_debug_frame \
-		static_states static_states_stacks static_descendants static_attach static_tracing_refused \
-		static_overview_names_mode; do
+		static_states static_states_stacks static_states_fault static_descendants static_attach \
+		static_tracing_refused static_overview_names_mode; do
 		skip $n "$why"
 	done
 	exit 0
@@ -186,6 +188,39 @@ assert abs(got_sleep - sleep) <= 0.05 * wall and abs(got_read - read) <= 0.05 * 
 "
 else
 	skip static_states_stacks "no stack at a switch: $(sed -n 's/^states: //p' stt.exp/log.txt | head -c 200)"
+fi
+
+# A block in a page fault, not a system call: fault_block.c reads a file
+# mapped after its pages were dropped from the cache, so each first touch
+# waits for the disk in touch_pages, at no syscall instruction.  From the
+# instruction before the switch sample's pc, the block is a fault's:
+# wait.io, within 10% (+2 ms) of the touches' blocked time the program
+# measured (wall less CPU and runnable; the outside mode keeps a block's
+# wait for a CPU after its wake-up in the block, so up to wall less CPU),
+# and no wait.sleep there (before,
+# every block with a stack was taken for a system call's: all wait.sleep).
+# Skipped when the faults never blocked (a file on tmpfs: no voluntary
+# switch, or no major fault) or there is no stack at a switch.
+cc -O2 -g -static -I"$PROGS" -o fault_block_static "$PROGS/fault_block.c"
+"$TALLY" record --states -o fb.exp ./fault_block_static "$T/fb.dat" 32 3 >fb.out 2>fb.err
+if ! grep -q "^outside.switch_stacks: " fb.exp/log.txt; then
+	skip static_states_fault "no stack at a switch: $(sed -n 's/^states: //p' fb.exp/log.txt | head -c 200)"
+elif ! awk '$1 == "touch" { exit !($5 > 0 && $6 > 0) }' fb.out; then
+	skip static_states_fault "the faults never blocked ($(cat fb.out): a file on tmpfs?)"
+else
+	for m in wait.io wait.sleep; do
+		"$TALLY" export fb.exp --format collapsed --metric $m >fb.$m.folded
+	done
+	check static_states_fault python3 -c "
+wall, cpu, runnable, majflt, nvcsw = (int(v) for v in open('fb.out').read().split()[1:6])
+def under(m, fn):
+    return sum(int(v) for s, v in (l.rsplit(' ', 1) for l in open('fb.%s.folded' % m)) if fn in s.split(';'))
+blocked = wall - cpu - runnable
+io, sleep = under('wait.io', 'touch_pages'), under('wait.sleep', 'touch_pages')
+print('touch_pages: wait.io %.4f s, wait.sleep %.4f s; the program blocked %.4f s, runnable %.4f s '
+      '(%d major faults, %d switches)' % (io / 1e9, sleep / 1e9, blocked / 1e9, runnable / 1e9, majflt, nvcsw))
+assert 0.9 * blocked - 2e6 <= io <= 1.1 * (blocked + runnable) + 2e6 and sleep <= 0.1 * blocked
+"
 fi
 
 # Each thread's CPU comes from its switches on and off a CPU, not from its
