@@ -4,8 +4,8 @@
 # system, every process of the run) of the bare loop, under `tally record`
 # and under `perf record -g`, interleaved; the figure is the median CPU over
 # bare divided by the number of processes.  What remains is the collector's
-# start-up and its sub-experiment per process (directory, record files,
-# log), and tally record's own ending (compaction, archive).
+# start-up and its files per process (one process file for a short one,
+# format 8), and tally record's own ending (compaction, archive).
 #
 # Beside them, the floors every process of the loop pays under any
 # collector that is preloaded and samples with a perf event, measured with
