@@ -106,6 +106,9 @@ struct exp_jit_ev {
 	char *name;                      /* NULL for an unload */
 	uint32_t nlines;
 	uint32_t *lines;                 /* nlines pairs: offset, line */
+	uint32_t ninline;                /* EXP_REC_JIT_INLINE entries, by offset ... */
+	size_t inline_len;
+	uint8_t *inline_data;            /* ... as written: exp_jit_inline_pc, frames */
 };
 
 struct exp_fd_ev {
@@ -357,6 +360,11 @@ int exp_stack_frames(const struct exp_proc *p, uint32_t id, uint64_t *pcs, int m
 /* The Java method of jmethodID `method` in process p (named by a
  * JAVA_METHOD record), or NULL. */
 const struct exp_java_method_ev *exp_java_method_find(const struct exp_proc *p, uint64_t method);
+/* The inlined frames at `off` in compiled code `e` (the entry whose offset
+ * is the least at or after it: HotSpot describes an instruction at its
+ * end, a call at its return address): their count, *frames innermost
+ * first, the compiled method itself last; 0 where nothing was inlined. */
+uint32_t exp_jit_inline_at(const struct exp_jit_ev *e, uint64_t off, const struct exp_jit_inline_frame **frames);
 
 /* Value of `key` in a process's log, or NULL (the last one wins). */
 const char *exp_proc_log(const struct exp_proc *p, const char *key);

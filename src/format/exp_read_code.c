@@ -127,6 +127,67 @@ int exp_take_jit_code(struct exp_proc *p, size_t *cap, const void *rec, uint32_t
 	return 0;
 }
 
+int exp_take_jit_inline(struct exp_proc *p, const void *rec, uint32_t len, char *cause, size_t cause_len)
+{
+	struct exp_jit_inline r;
+	const uint8_t *b = rec;
+	size_t at = sizeof(r);
+
+	memcpy(&r, rec, sizeof(r));
+	for (uint32_t i = 0; i < r.npcs; i++) {
+		struct exp_jit_inline_pc pc;
+		if (at + sizeof(pc) > len)
+			break;
+		memcpy(&pc, b + at, sizeof(pc));
+		if (pc.nframes < 2 || pc.nframes > EXP_JIT_INLINE_DEPTH_MAX) {
+			snprintf(cause, cause_len, "jit-inline record's entry %u has %u frames", i, pc.nframes);
+			return 1;
+		}
+		at += sizeof(pc) + (size_t)pc.nframes * sizeof(struct exp_jit_inline_frame);
+	}
+	if (at != len) {
+		snprintf(cause, cause_len, "jit-inline record of %u entries has length %u", r.npcs, len);
+		return 1;
+	}
+	struct exp_jit_ev *e = NULL;
+	for (size_t i = p->njit; i-- > 0 && !e;)
+		if (!p->jit[i].unload && p->jit[i].start == r.start)
+			e = &p->jit[i];
+	if (!e || e->kind != EXP_JIT_JAVA) {
+		snprintf(cause, cause_len, "jit-inline record for 0x%llx, which no compiled Java method's "
+			 "jit-code record before it starts", (unsigned long long)r.start);
+		return 1;
+	}
+	uint8_t *d = realloc(e->inline_data, e->inline_len + (len - sizeof(r)));
+	if (!d)
+		return -1;
+	memcpy(d + e->inline_len, b + sizeof(r), len - sizeof(r));
+	e->inline_data = d;
+	e->inline_len += len - sizeof(r);
+	e->ninline += r.npcs;
+	return 0;
+}
+
+uint32_t exp_jit_inline_at(const struct exp_jit_ev *e, uint64_t off, const struct exp_jit_inline_frame **frames)
+{
+	const uint8_t *b = e->inline_data;
+	uint64_t best_off = UINT64_MAX;
+	uint32_t best = 0;
+
+	for (size_t at = 0; b && at + sizeof(struct exp_jit_inline_pc) <= e->inline_len;) {
+		struct exp_jit_inline_pc pc;
+		memcpy(&pc, b + at, sizeof(pc));
+		at += sizeof(pc);
+		if (pc.offset >= off && pc.offset < best_off) {
+			best_off = pc.offset;
+			best = pc.nframes;
+			*frames = (const struct exp_jit_inline_frame *)(const void *)(b + at);
+		}
+		at += (size_t)pc.nframes * sizeof(struct exp_jit_inline_frame);
+	}
+	return best;
+}
+
 int exp_take_jit_unload(struct exp_proc *p, size_t *cap, const void *rec, uint32_t len,
 			char *cause, size_t cause_len)
 {
@@ -217,6 +278,7 @@ void exp_code_free(struct exp_proc *p)
 	for (size_t i = 0; i < p->njit; i++) {
 		free(p->jit[i].name);
 		free(p->jit[i].lines);
+		free(p->jit[i].inline_data);
 	}
 	free(p->jmethods);
 	free(p->jit);

@@ -20,6 +20,9 @@ int exp_take_java_method(struct exp_proc *p, size_t *cap, const void *rec, uint3
 			 char *cause, size_t cause_len);
 int exp_take_jit_code(struct exp_proc *p, size_t *cap, const void *rec, uint32_t len,
 		      char *cause, size_t cause_len);
+/* An EXP_REC_JIT_INLINE: its entries added to the latest compiled Java
+ * method at its start.  0, 1 (damage: cause) or -1 (no memory). */
+int exp_take_jit_inline(struct exp_proc *p, const void *rec, uint32_t len, char *cause, size_t cause_len);
 int exp_take_jit_unload(struct exp_proc *p, size_t *cap, const void *rec, uint32_t len,
 			char *cause, size_t cause_len);
 /* A thread name: into `t`, the thread the record names. */

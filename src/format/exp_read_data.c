@@ -759,6 +759,14 @@ static int take_jit_unload(struct loader *l, struct exp_file *f, const struct ex
 	return took(f, r, err, rc, cause);
 }
 
+static int take_jit_inline(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			   struct exp_error *err)
+{
+	char cause[256];
+	int rc = exp_take_jit_inline(l->p, r->p, r->len, cause, sizeof(cause));
+	return took(f, r, err, rc, cause);
+}
+
 static int take_kernel_sample(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			      struct exp_error *err)
 {
@@ -922,6 +930,8 @@ static const struct rec_type {
 			       take_jit_code },
 	[EXP_REC_JIT_UNLOAD] = { "jit-unload", EXP_FILE_CODE, sizeof(struct exp_jit_unload), false, false,
 				 take_jit_unload },
+	[EXP_REC_JIT_INLINE] = { "jit-inline", EXP_FILE_CODE, sizeof(struct exp_jit_inline), true, false,
+				 take_jit_inline },
 	[EXP_REC_PROC_SAMPLE] = { "proc-sample", EXP_FILE_THREADS, sizeof(struct exp_proc_sample), false,
 				  false, COPY(psamples) },
 	[EXP_REC_THREAD_NAME] = { "thread-name", EXP_FILE_THREADS, sizeof(struct exp_thread_name), true,

@@ -116,6 +116,7 @@ enum exp_rec_type {
 	EXP_REC_FD_FLOW = 57,
 	EXP_REC_FD_WAIT = 58,
 	EXP_REC_FD_WATCH = 59,
+	EXP_REC_JIT_INLINE = 62,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -901,6 +902,37 @@ enum exp_jit_kind {
 	EXP_JIT_JVM_STUB = 2,      /* code the JVM generated for itself */
 	EXP_JIT_OTHER = 3,         /* any other code generator's */
 };
+
+/* EXP_REC_JIT_INLINE, 16 + entries bytes, after the JIT_CODE record of a
+ * compiled Java method (kind EXP_JIT_JAVA): what the JIT inlined where, so
+ * that a frame recovered from that code (its return address, or a leaf pc)
+ * shows the inlined methods' frames (from JVMTI's compile_info, HotSpot's
+ * PcDescs; only places where something was inlined).  One code's entries
+ * may take several records, each applying to the latest JIT_CODE of
+ * `start` before it.
+ *   0 4 word
+ *   4 4 npcs       entries that follow
+ *   8 8 start      the compiled code's start (its JIT_CODE record's)
+ *  16 .. entries   { u32 offset from start (a call's: its return address);
+ *                    u32 nframes (2..EXP_JIT_INLINE_DEPTH_MAX);
+ *                    nframes x { u64 method (jmethodID); u32 line (0: not
+ *                    known); u32 reserved 0 } }, innermost first, the
+ *                  compiled method itself last; by offset.                  */
+struct exp_jit_inline {
+	uint32_t word;
+	uint32_t npcs;
+	uint64_t start;
+};
+struct exp_jit_inline_pc {
+	uint32_t offset;
+	uint32_t nframes;
+};
+struct exp_jit_inline_frame {
+	uint64_t method;
+	uint32_t line;
+	uint32_t reserved;
+};
+#define EXP_JIT_INLINE_DEPTH_MAX 64
 
 /* EXP_REC_JIT_UNLOAD, 32 bytes: the dynamic code at `start` is gone.
  *   0 4 word; 4 4 reserved; 8 8 time_ns; 16 8 start; 24 8 method (EXP_JIT_JAVA) */

@@ -33,6 +33,8 @@
 #include "format/exp_records.h"
 #include "jvmti/jv_agent.h"
 
+#include <jvmticmlr.h>           /* after jvmti.h (jv_agent.h): it uses its types */
+
 jvmtiEnv *jv_jvmti;
 
 /* Make the jmethodIDs of a class's methods (AsyncGetCallTrace reports only
@@ -175,11 +177,101 @@ static uint32_t code_lines(jvmtiEnv *jvmti, jmethodID method, const void *code, 
 	return k <= max ? k : 0;
 }
 
+/* The source line of bytecode index `bci` of `method` (0: not known),
+ * through its line table; the last method's table is kept (an inlining
+ * record asks the same methods at many places). */
+struct line_cache {
+	jmethodID method;
+	jint n;
+	jvmtiLineNumberEntry *table;
+};
+
+static uint32_t line_at(jvmtiEnv *jvmti, struct line_cache *lc, jmethodID method, jint bci)
+{
+	if (lc->method != method) {
+		if (lc->table)
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)lc->table);
+		lc->table = NULL;
+		lc->n = 0;
+		lc->method = method;
+		if ((*jvmti)->GetLineNumberTable(jvmti, method, &lc->n, &lc->table) != JVMTI_ERROR_NONE)
+			lc->n = 0;
+	}
+	uint32_t line = 0;
+	jlocation best = -1;
+	for (jint t = 0; t < lc->n && bci >= 0; t++)
+		if (lc->table[t].start_location <= bci && lc->table[t].start_location > best) {
+			best = lc->table[t].start_location;
+			line = (uint32_t)lc->table[t].line_number;
+		}
+	return line;
+}
+
+#define INLINE_REC_MAX 8192     /* bytes of a JIT_INLINE record: more make more records */
+
+static void flush_inline(uint8_t *buf, size_t len, uint32_t n, const void *code)
+{
+	struct exp_jit_inline h = { 0, n, (uint64_t)(uintptr_t)code };
+
+	if (!n)
+		return;
+	memcpy(buf, &h, sizeof(h));
+	tally__java_write(EXP_REC_JIT_INLINE, buf, (uint32_t)len);
+}
+
+/* What the JIT inlined at each place of the code (JVMTI's compile_info:
+ * HotSpot's scopes at each PcDesc, innermost first), as JIT_INLINE records
+ * after the code's JIT_CODE, for the frames recovered from it (model_java.c):
+ * only the places where something was inlined. */
+static void write_inline(jvmtiEnv *jvmti, const void *code, jint size, const void *compile_info)
+{
+	uint8_t *buf = malloc(INLINE_REC_MAX);  /* compilers' threads post these at once */
+	struct line_cache lc = { 0 };
+
+	if (!buf)
+		return;
+	for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h; h = h->next) {
+		if (h->kind != JVMTI_CMLR_INLINE_INFO)
+			continue;
+		const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
+		size_t at = sizeof(struct exp_jit_inline);
+		uint32_t n = 0;
+		for (jint i = 0; r->pcinfo && i < r->numpcs; i++) {
+			const PCStackInfo *pc = &r->pcinfo[i];
+			uintptr_t off = (uintptr_t)pc->pc - (uintptr_t)code;
+			if (pc->numstackframes < 2 || pc->numstackframes > EXP_JIT_INLINE_DEPTH_MAX ||
+			    (uintptr_t)pc->pc < (uintptr_t)code || off >= (uintptr_t)size)
+				continue;
+			size_t need = sizeof(struct exp_jit_inline_pc) +
+				      (size_t)pc->numstackframes * sizeof(struct exp_jit_inline_frame);
+			if (at + need > INLINE_REC_MAX) {
+				flush_inline(buf, at, n, code);
+				at = sizeof(struct exp_jit_inline);
+				n = 0;
+			}
+			struct exp_jit_inline_pc e = { (uint32_t)off, (uint32_t)pc->numstackframes };
+			memcpy(buf + at, &e, sizeof(e));
+			at += sizeof(e);
+			for (jint f = 0; f < pc->numstackframes; f++) {
+				struct exp_jit_inline_frame fr = {
+					(uint64_t)(uintptr_t)pc->methods[f],
+					line_at(jvmti, &lc, pc->methods[f], pc->bcis[f]), 0 };
+				memcpy(buf + at, &fr, sizeof(fr));
+				at += sizeof(fr);
+			}
+			n++;
+		}
+		flush_inline(buf, at, n, code);
+	}
+	if (lc.table)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)lc.table);
+	free(buf);
+}
+
 static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
 				     const void *code_addr, jint map_length,
 				     const jvmtiAddrLocationMap *map, const void *compile_info)
 {
-	(void)compile_info;
 	uint64_t frame = EXP_JAVA_FRAME | (uint64_t)(uintptr_t)method;
 	uint32_t *lines = malloc(8u * 4 * CODE_LINES_MAX), n = 0;
 
@@ -187,6 +279,8 @@ static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint cod
 		n = code_lines(jvmti, method, code_addr, code_size, map_length, map, lines, CODE_LINES_MAX);
 	write_code(EXP_JIT_JAVA, "", code_addr, code_size, method, lines, n);
 	free(lines);
+	if (code_addr && code_size > 0)
+		write_inline(jvmti, code_addr, code_size, compile_info);
 	tally__java_seen(&frame, 1);      /* the machine view names its code */
 }
 

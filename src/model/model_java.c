@@ -61,6 +61,8 @@ struct nframe {
 	uint8_t cls;               /* enum nclass */
 	uint64_t method;           /* N_COMPILED: the method ... */
 	uint32_t line;             /* ... and its source line there (0: not known) */
+	const struct exp_jit_ev *jit;   /* N_COMPILED: its code, ... */
+	uint64_t off;                   /* ... and the pc's offset in it */
 };
 
 struct jframe {
@@ -245,6 +247,8 @@ static void resolve(struct build *b, struct proc_ctx *c, uint64_t pc, bool retad
 		uint64_t off = pc - e->start;
 		for (uint32_t i = 0; i < e->nlines && e->lines[2 * i] <= off; i++)
 			nf->line = e->lines[2 * i + 1];
+		nf->jit = e;
+		nf->off = off;
 	} else {
 		nf->cls = !strcmp(e->name, "Interpreter") ? N_INTERP : N_STUB;
 	}
@@ -290,13 +294,13 @@ static void align(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32
  * without one, or unknown frame: there the stack is cut (*cut), as it is when the walk ends before the JVM or native code
  * that entered Java.  Stubs, and the JVM's and native frames nearer the
  * leaf, are skipped.  Returns how many, placed (j, leaf first). */
-static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, bool *cut,
+static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32_t cap, bool *cut,
 			const uint64_t *interp, uint32_t ninterp)
 {
 	uint32_t k = 0, x = 0;
 
 	*cut = true;          /* unless the walk shows where Java was entered */
-	for (uint32_t i = 0; i < nn; i++) {
+	for (uint32_t i = 0; i < nn && k < cap; i++) {
 		uint8_t cls = nf[i].cls;
 		if (cls == N_INTERP && x < ninterp) {
 			j[k++] = (struct jframe){ EXP_JAVA_METHOD_OF(interp[x++]), 0, V_INTERP, (int32_t)i };
@@ -304,9 +308,20 @@ static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, 
 		}
 		if (cls == N_INTERP || cls == N_UNKNOWN)
 			break;
-		if (cls == N_COMPILED)
-			j[k++] = (struct jframe){ nf[i].method, nf[i].line, V_COMPILED, (int32_t)i };
-		else if (k && cls != N_STUB) {
+		if (cls == N_COMPILED) {
+			/* What the JIT inlined there (JIT_INLINE records), innermost
+			 * first, each a frame of its own; the last, the method
+			 * itself, gives its line at the place. */
+			const struct exp_jit_inline_frame *in = NULL;
+			uint32_t ni = nf[i].jit ? exp_jit_inline_at(nf[i].jit, nf[i].off, &in) : 0;
+			uint32_t line = nf[i].line;
+			if (ni >= 2 && in[ni - 1].method == nf[i].method && k + ni <= cap) {
+				for (uint32_t f = 0; f + 1 < ni; f++)
+					j[k++] = (struct jframe){ in[f].method, in[f].line, V_INLINED, (int32_t)i };
+				line = in[ni - 1].line ? in[ni - 1].line : line;
+			}
+			j[k++] = (struct jframe){ nf[i].method, line, V_COMPILED, (int32_t)i };
+		} else if (k && cls != N_STUB) {
 			*cut = false;         /* entered from the JVM (call_stub) or native code */
 			break;
 		}
@@ -379,12 +394,16 @@ static void merged(struct build *b, struct proc_ctx *c, const struct nframe *nf,
 	}
 }
 
+#define RECOVERED_INLINED_MAX 256   /* inlined frames a recovered stack may gain */
+
 long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, uint32_t n,
 		      uint32_t nj, uint16_t sflags, uint64_t time_ns, const struct model_options *o)
 {
 	uint32_t nn = n - nj;
 	struct nframe *nf = malloc((nn + 1) * sizeof(*nf));
-	struct jframe *jf = malloc((n + 1) * sizeof(*jf));   /* nj, or those recovered */
+	/* nj, or those recovered with the frames inlined into them */
+	uint32_t jcap = n + 1 + RECOVERED_INLINED_MAX;
+	struct jframe *jf = malloc(jcap * sizeof(*jf));
 	uint32_t cap = n + 4;
 	struct out out = { malloc(cap * sizeof(uint32_t)), malloc(cap * sizeof(uint64_t)), 0, cap };
 	long e = -1;
@@ -426,7 +445,7 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 	}
 	align(nf, nn, jf, nj);
 	bool cut = false;
-	if (kind == MODEL_JAVA_NO_STACK && (nj = recover(nf, nn, jf, &cut, pcs + 1, ninterp)) > 0)
+	if (kind == MODEL_JAVA_NO_STACK && (nj = recover(nf, nn, jf, jcap, &cut, pcs + 1, ninterp)) > 0)
 		kind = MODEL_JAVA_RECOVERED;
 	cut &= kind == MODEL_JAVA_RECOVERED && o->view != MODEL_VIEW_MACHINE;   /* machine: as recorded */
 

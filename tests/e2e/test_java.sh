@@ -20,7 +20,7 @@ fi
 JDK=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
 cd "$T"
 cp "$PROGS"/java/* .
-javac -encoding UTF-8 -d . Shares.java Mixed.java Churn.java Vec.java
+javac -encoding UTF-8 -d . Shares.java Mixed.java Churn.java Vec.java Inl.java
 cc -O2 -g -shared -fPIC -I"$JDK/include" -I"$JDK/include/linux" -o libmixed.so mixed_jni.c
 
 # ---- the workload of known costs -------------------------------------------
@@ -168,6 +168,32 @@ cut = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(
 whole = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(\"Vec.main(java.lang.String[]);Vec.sum(int) \"))
 print(\"recovered\", rec, \"cut\", cut, \"Vec.main;Vec.sum\", whole)
 assert rec >= 5 and cut <= 0.1 * rec and whole >= rec * 0.9, (rec, cut, whole)"'
+
+# What the JIT inlined into a recovered compiled frame (issue 21): Inl.fill's
+# allocation is in Inl.fresh, which C2 inlines; the samples in the JVM's
+# allocation path (machine frames: a [compiled] method calling
+# _new_array_Java or the C1 stub) are recovered from fill's code and, from
+# the JIT_INLINE records (JVMTI's compile_info), read Inl.fill;Inl.fresh at
+# fresh's line (Inl.java:7), not fill's call of it (Inl.java:12: 27 of 33
+# such samples on the build before).
+"$TALLY" record -o inl.exp java -cp . Inl 2 >inl.out 2>&1
+check java_recovered_inlined_frames sh -c '
+	"$TALLY" export inl.exp --view machine --format collapsed --metric samples >inl.machine &&
+	"$TALLY" report inl.exp -q --lines --limit 0 --format json --metric samples >inl.lines &&
+	python3 -c "
+import json
+alloc = 0
+for l in open(\"inl.machine\"):
+    stack, n = l.rsplit(\" \", 1)
+    f = stack.split(\";\")
+    if any(\"[compiled\" in a and b in (\"_new_array_Java\", \"new_type_array Runtime1 stub\") for a, b in zip(f, f[1:])):
+        alloc += int(n)
+rows = json.load(open(\"inl.lines\"))[\"lines\"]
+at = lambda loc, fn: sum(r[\"excl_samples\"] for r in rows if r[\"location\"] == loc and r[\"function\"] == fn)
+call, fresh = at(\"Inl.java:12\", \"Inl.fill(int)\"), at(\"Inl.java:7\", \"Inl.fresh(int)\")
+print(\"allocation samples\", alloc, \"at the call in fill\", call, \"in fresh\", fresh)
+assert alloc >= 5 and call <= 0.1 * alloc + 2 and fresh >= alloc, (alloc, call, fresh)
+" && grep -q "^inl done" inl.out'
 
 # ---- interpreted, compiled, native; deoptimization --------------------------
 "$TALLY" record -o mixed.exp java -cp . -Djava.library.path=. -XX:CompileCommand=quiet \
