@@ -8,7 +8,7 @@ Every nanosecond of the kernel's count (rusage) is one of:
     by the collector itself;
   - before the collector started (dynamic loading, constructors run before
     ours): the process's CPU clock at that moment, `cpu.start_ns` in each
-    process's log.txt;
+    process's log (log.txt, or a descendant's process file);
   - a thread's tail after its last sample: less than one sampling period
     per thread (`clock.hz` in the log, the thread count in the overview);
   - the kernel's own cost of delivering each sample's signal (entry,
@@ -23,11 +23,12 @@ more than 2% fails as well (a sample counted twice, a collector time
 counted in a sample; once in some 20 runs of sigblock, sampled + collector
 was 101.4% of it, 2.9% above what ran after the collector started).
 """
-import glob
 import json
 import os
 import subprocess
 import sys
+
+import tally_proc
 
 BOUND = 0.02
 
@@ -38,11 +39,12 @@ o = json.loads(out)['overview']
 
 
 def logs():
-    """Each process's log as {key: first value}."""
-    for path in sorted(glob.glob(os.path.join(exp, '**', 'log.txt'), recursive=True)):
+    """Each process's log as {key: first value}: the founder's log.txt, each
+    descendant's in its directory or its process file (tally_proc)."""
+    for lineage in [''] + tally_proc.lineages(exp):
         d = {}
-        for line in open(path):
-            k, _, v = line.rstrip('\n').partition(': ')
+        for line in tally_proc.log_lines(exp, lineage):
+            k, _, v = line.partition(': ')
             d.setdefault(k, v)
         yield d
 
