@@ -406,6 +406,14 @@ struct model_blame {
 #define MODEL_BLAME_UNKNOWN UINT32_MAX
 
 /* A function's time on the critical path across threads (model_critical.c). */
+/* The kinds of wait the critical path crosses (model_critical_waits.c): the
+ * SYNC records' ops (enum exp_sync_op), then the descriptors'. */
+enum model_crit_kind {
+	MODEL_CRIT_READ = EXP_SYNC_FUTEX + 1,   /* a read another thread's write ended */
+	MODEL_CRIT_FD_WAIT,                     /* a wait in poll, select or epoll */
+	MODEL_CRIT_KINDS
+};
+
 struct model_crit {
 	uint32_t func;
 	uint64_t ns;               /* its time on the path, callees' included ... */
@@ -525,6 +533,8 @@ struct model {
 	                              running wall time to sampled CPU that bounds what a
 	                              running stretch's samples stand for on the path
 	                              (0: shared in full, with --states or without weights) */
+	uint64_t crit_unknown_ns[MODEL_CRIT_KINDS];   /* waits on the path whose waker
+	                              is not known, by kind (report_critical.c says why) */
 	struct model_crit_seg *crit_segs;   /* the path's stretches, latest first */
 	size_t ncrit_segs;
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted

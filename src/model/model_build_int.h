@@ -364,6 +364,7 @@ struct crit_wait {
 	uint64_t wake_ns;
 	uint32_t waker_tid;
 	uint32_t stack_id;
+	uint16_t kind;             /* enum model_crit_kind */
 };
 
 /* Process p's waits (SYNC records, reads of pipes, FIFOs, sockets and

@@ -405,6 +405,8 @@ static int walk(struct walk *w)
 			uint64_t from = req > cur->start_ns ? req : cur->start_ns;
 			if (crit_add(w->b, en, 0, s->time_ns - from, true) || crit_seg(w, cur->tid, from, s->time_ns, true))
 				return -1;
+			if (s->kind < MODEL_CRIT_KINDS)
+				w->b->m->crit_unknown_ns[s->kind] += s->time_ns - from;
 			t = req > cur->start_ns ? req : cur->start_ns;
 		}
 	}

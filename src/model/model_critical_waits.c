@@ -99,7 +99,8 @@ static int sync_waits(const struct exp_proc *p, struct waits *w)
 		if (!x)
 			goto out;
 		*x = (struct crit_wait){ .tid = s->tid, .time_ns = s->time_ns, .stack_id = s->stack_id,
-					 .req_ns = s->time_ns - (s->wait_ns < s->time_ns ? s->wait_ns : s->time_ns) };
+					 .req_ns = s->time_ns - (s->wait_ns < s->time_ns ? s->wait_ns : s->time_ns),
+					 .kind = s->op < MODEL_CRIT_READ ? s->op : 0 };
 		uint64_t key = wait_key(s->tid, s->time_ns, s->object);
 		if (s->op == EXP_SYNC_JOIN) {
 			const struct exp_thread_ev *t = ended_in(p, s->tid, x->req_ns, s->time_ns);
@@ -322,7 +323,7 @@ static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const stru
 		if (!x)
 			return -1;
 		*x = (struct crit_wait){ .tid = fw->tid, .time_ns = end, .req_ns = fw->time_ns,
-					 .stack_id = fw->stack_id };
+					 .stack_id = fw->stack_id, .kind = MODEL_CRIT_FD_WAIT };
 		if (by) {
 			x->waker_tid = by->tid;
 			x->wake_ns = by->end < end ? by->end : end;
@@ -384,7 +385,7 @@ static int channel_waits(const struct exp_proc *p, struct waits *w)
 			goto out;
 		*x = (struct crit_wait){ .tid = s->tid, .time_ns = end, .req_ns = s->time_ns,
 					 .stack_id = s->stack_id, .waker_tid = by->tid,
-					 .wake_ns = by->end < end ? by->end : end };
+					 .wake_ns = by->end < end ? by->end : end, .kind = MODEL_CRIT_READ };
 	}
 	rc = fd_waits(p, &m, watches, cw, ncw, w);
 out:

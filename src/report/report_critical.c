@@ -20,6 +20,45 @@ static int cmp_ns(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
+/* Why a wait of each kind can be on the path with no waker known (its time
+ * stays the waiter's): the view says so for each kind that has any. */
+static const struct {
+	const char *what, *why;
+} unknown_causes[MODEL_CRIT_KINDS] = {
+	[EXP_SYNC_MUTEX] = { "mutex", "its first contention, or a holder the history lost" },
+	[EXP_SYNC_RWLOCK_RD] = { "rwlock (read)", "rwlocks' holders are not recorded" },
+	[EXP_SYNC_RWLOCK_WR] = { "rwlock (write)", "rwlocks' holders are not recorded" },
+	[EXP_SYNC_COND] = { "condition variable", "no signal by another thread within it: a timeout, "
+						  "or a signaller past the wakers' table" },
+	[EXP_SYNC_SEM] = { "semaphore", "no post by another thread within it: a timeout, a post by "
+					"another process, or past the wakers' table" },
+	[EXP_SYNC_BARRIER] = { "barrier", "initialized before tally's library was loaded, or past its "
+					  "table (the log's sync.barriers)" },
+	[EXP_SYNC_JOIN] = { "join", "no thread ended within it" },
+	[EXP_SYNC_JAVA_MONITOR] = { "Java monitor", "monitors' holders are not recorded" },
+	[EXP_SYNC_FUTEX] = { "futex", "no wake by another thread of this process within it: a "
+				      "timeout, or a wake by another process" },
+	[MODEL_CRIT_FD_WAIT] = { "poll/select/epoll", "no write by another thread into its "
+						  "descriptors within it: a timeout, a signal, another "
+						  "process's write, or a descriptor no flow follows" },
+};
+
+/* One line per kind of wait on the path with no known waker. */
+static void unknown_waits(struct report_doc *d, const struct model *m)
+{
+	uint64_t all = 0;
+
+	for (size_t k = 0; k < MODEL_CRIT_KINDS; k++)
+		all += m->crit_unknown_ns[k];
+	if (!all)
+		return;
+	report_note(d, "Waits on the path whose waker is not known (the waiter's time): %.3f s.", all / 1e9);
+	for (size_t k = 0; k < MODEL_CRIT_KINDS; k++)
+		if (m->crit_unknown_ns[k])
+			report_note(d, "  %s %.3f s: %s.", unknown_causes[k].what ? unknown_causes[k].what : "other",
+				    m->crit_unknown_ns[k] / 1e9, unknown_causes[k].why ? unknown_causes[k].why : "not known");
+}
+
 void report_critical(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
 	char buf[4096];
@@ -48,6 +87,7 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 			       "times twice their thread's ratio of running wall time to CPU (at most 4 "
 			       "times the process's, %.1f); the rest is <not sampled> (off the CPU, or not seen).",
 			    m->crit_stretch);
+	unknown_waits(d, m);
 	struct report_table *t = report_table_new("critical_path", "Critical path");
 	report_col(t, "path", "Path s", COL_SEC);
 	report_col(t, "path_pct", "%", COL_PCT);

@@ -22,8 +22,8 @@
  * through syscall(SYS_futex, ...) (a hand-off through a futex word, in
  * memory shared between threads or processes), are given to us by the
  * collector's syscall() (tally__on_futex): a wait is a SYNC record (op
- * EXP_SYNC_FUTEX, the word's address), and a wake that woke a thread is
- * noted as the word's waker, as a signal is (sync_wakers.c).
+ * EXP_SYNC_FUTEX, the word's address), and a wake is noted as the word's
+ * waker, as a signal is (sync_wakers.c).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -424,9 +424,8 @@ TRACE_API int cnd_broadcast(cnd_t *c)
 /* ---- futex calls through syscall() (tally__on_futex) ---------------------- */
 
 /* A futex call a program made through syscall(): a wait (FUTEX_WAIT,
- * FUTEX_WAIT_BITSET) is timed and recorded with its waker, a wake that
- * woke a thread (FUTEX_WAKE, FUTEX_WAKE_BITSET) notes it as the word's
- * waker; the rest (requeues, priority inheritance) is only made.  The
+ * FUTEX_WAIT_BITSET) is timed and recorded with its waker, a wake
+ * (FUTEX_WAKE, FUTEX_WAKE_BITSET) notes its thread as the word's waker; the rest (requeues, priority inheritance) is only made.  The
  * word's address is the object: within one process a waiter and its
  * waker name the same word (another process's wake is not seen). */
 static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint64_t fp)
@@ -438,13 +437,10 @@ static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint6
 				cmd != FUTEX_WAKE_BITSET))
 		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET) {
-		long rc = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-		if (rc > 0) {
-			int saved = errno;
-			sync_wakers_signalled(word);
-			errno = saved;
-		}
-		return rc;
+		/* Noted before the wake, as a signal is: noted after, a
+		 * waiter could read the word's slot before it is written. */
+		sync_wakers_signalled(word);
+		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	}
 	struct trace_caller at = { ra, sp, fp };
 	uint64_t t0 = tally__now();
