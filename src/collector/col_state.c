@@ -10,8 +10,8 @@
 
 struct col_process col_proc = { .dirfd = -1, .log_fd = -1, .rank = -1 };
 
-static __thread struct col_thread *self __attribute__((tls_model("initial-exec")));
-static __thread bool attaching __attribute__((tls_model("initial-exec")));
+__thread struct col_thread *col_self_tls __attribute__((tls_model("initial-exec")));
+__thread bool col_attaching_tls __attribute__((tls_model("initial-exec")));
 static __thread bool ended __attribute__((tls_model("initial-exec")));
 
 void col_count_sigsafe(enum exp_counter c, uint64_t n)
@@ -24,12 +24,12 @@ void col_count_sigsafe(enum exp_counter c, uint64_t n)
 
 struct col_thread *col_thread_self_sigsafe(void)
 {
-	return self;
+	return col_self_tls;
 }
 
 void col_thread_set_self(struct col_thread *t)
 {
-	self = t;
+	col_self_tls = t;
 }
 
 void col_thread_set_ended(void)
@@ -44,7 +44,7 @@ bool col_thread_ended_sigsafe(void)
 
 void col_thread_set_attaching(bool on)
 {
-	attaching = on;
+	col_attaching_tls = on;
 }
 
 struct col_thread *col_thread_new_sigsafe(pid_t tid)
@@ -62,7 +62,7 @@ struct col_thread *col_thread_new_sigsafe(pid_t tid)
 
 bool col_in_vfork_child(void)
 {
-	struct col_thread *t = self;
+	struct col_thread *t = col_self_tls;
 
 	return t && atomic_load_explicit(&t->vfork_child, memory_order_relaxed);
 }
@@ -74,27 +74,8 @@ void col_on_deferred(void (*fn)(struct col_thread *t))
 	atomic_store(&deferred_fn, fn);
 }
 
-struct col_thread *col_enter(void)
+struct col_thread *col_enter_attached(struct col_thread *t)
 {
-	struct col_thread *t = self;
-
-	if (!t || attaching || atomic_load_explicit(&t->vfork_child, memory_order_relaxed))
-		return NULL;
-	/* Marked before the flag is taken, so that no signal finds the thread
-	 * busy and not entered.  Only this thread and its signal handlers take
-	 * its flag (but while attached: col_attach.c's thread does too), and a
-	 * handler gives it back before it returns: a load and a store, ordered
-	 * against our own handler by signal fences, take it without a locked
-	 * instruction, which was the largest single cost of a traced malloc. */
-	if (__builtin_expect(!col_proc.attached, 1)) {
-		if (atomic_load_explicit(&t->busy, memory_order_relaxed))
-			return NULL;
-		atomic_store_explicit(&t->entered, 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-		return t;
-	}
 	/* Attached: restored if it was taken already (by an outer col_enter,
 	 * which marked it too, or by a signal handler). */
 	int was = atomic_load_explicit(&t->entered, memory_order_relaxed);
@@ -106,16 +87,12 @@ struct col_thread *col_enter(void)
 	return t;
 }
 
-void col_leave(struct col_thread *t)
+void col_leave_deferred(struct col_thread *t)
 {
-	atomic_store_explicit(&t->busy, 0, memory_order_release);
-	atomic_store_explicit(&t->entered, 0, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);   /* a signal after this sets deferred, or finds it free */
-	if (__builtin_expect(atomic_load_explicit(&t->deferred, memory_order_relaxed), 0)) {
-		void (*fn)(struct col_thread *) = atomic_load(&deferred_fn);
-		if (fn)
-			fn(t);
-	}
+	void (*fn)(struct col_thread *) = atomic_load(&deferred_fn);
+
+	if (fn)
+		fn(t);
 }
 
 void col_leave_untaken(struct col_thread *t)
