@@ -4,7 +4,10 @@
 # on 2 threads) and bench/mapchurn.cpp (a C++ std::map<std::string,
 # std::string> churn, ~5 M operator new), each bare, under `tally record -H`
 # (clock on at its default rate), heaptrack and valgrind's massif where
-# installed, and under bench/heapfloor.c (interposition alone: the floor).  Per tool, the median of $HEAPSCALE_ROUNDS runs (massif: one):
+# installed, and under bench/heapfloor.c (interposition alone: the floor).
+# Bare, the floor and tally run in turn in each of $HEAPSCALE_ROUNDS rounds
+# (their CPU ratios: the median of the rounds'); per tool, the median of
+# its runs (massif: one):
 # CPU time (user + system, the tool's processes included) over bare; bytes
 # written per event (allocation or release: the experiment, heaptrack's
 # .zst, massif's file); the largest resident set of the recording (tally
@@ -42,26 +45,54 @@ measure() {
 	awk '{print $2}' "$d/$w.$label.runs" | med >"$d/$w.$label.rss"
 }
 
+# interleaved W CMD...: R rounds of bare, the floor and tally -H, one of
+# each per round, so that the machine's load moves all three alike (each
+# tool's rounds back to back made tally's ratio move by 10% from one run of
+# the section to the next at load 5-10); each one's median CPU and max RSS
+# into $d/W.LABEL.{cpu,rss}, and the median of the per-round ratios to bare
+# into $d/W.LABEL.ratio.  false if bare or tally failed.
+interleaved() {
+	local w=$1 l i
+	shift
+	for l in bare floor tally; do : >"$d/$w.$l.runs"; done
+	for i in $(seq "$R"); do
+		rm -rf "$d/$w.exp"
+		ru "$d/$w.bare.stdout" -- "$@" >>"$d/$w.bare.runs" || { echo "  $w bare failed: $(tail -n 1 "$d/$w.bare.stdout.err")"; return 1; }
+		ru "$d/$w.floor.stdout" -- env LD_PRELOAD="$BIN/libheapfloor.so" "$@" >>"$d/$w.floor.runs" ||
+			echo "  $w floor failed: $(tail -n 1 "$d/$w.floor.stdout.err")"
+		ru "$d/$w.tally.stdout" -- "$TALLY" record -H -o "$d/$w.exp" -- "$@" >>"$d/$w.tally.runs" ||
+			{ echo "  $w tally failed: $(tail -n 1 "$d/$w.tally.stdout.err")"; return 1; }
+	done
+	for l in bare floor tally; do
+		[ -s "$d/$w.$l.runs" ] || continue
+		awk '{print $1}' "$d/$w.$l.runs" | med >"$d/$w.$l.cpu"
+		awk '{print $2}' "$d/$w.$l.runs" | med >"$d/$w.$l.rss"
+		[ "$(wc -l <"$d/$w.$l.runs")" = "$R" ] &&
+			paste "$d/$w.$l.runs" "$d/$w.bare.runs" | awk '{print $1 / $4}' | med >"$d/$w.$l.ratio"
+	done
+	return 0
+}
+
 run_workload() {
 	local w=$1 events=$2
 	shift 2
-	measure "$w" bare "$d/$w.none" "$@" || return
+	interleaved "$w" "$@" || return
 	local bare=$(cat "$d/$w.bare.cpu")
-	note "$w: $events events (allocations and releases), bare $bare s of CPU"
+	note "$w: $events events (allocations and releases), bare $bare s of CPU (median of $R; bare, floor and tally interleaved, their ratios the median of the rounds')"
 	printf '  %-10s %8s %12s %14s %10s %12s %12s\n' tool "CPU x" "bytes/event" "record MB" "lost" "report s" "report MB"
 	# the floor: interposition alone (bench/heapfloor.c)
-	if measure "$w" floor "$d/$w.none" env LD_PRELOAD="$BIN/libheapfloor.so" "$@"; then
-		printf '  %-10s %8s %12s %14s %10s %12s %12s\n' floor "$(ratio3 "$(cat "$d/$w.floor.cpu")" "$bare")" - - - - -
-		eval "F_$w=$(ratio3 "$(cat "$d/$w.floor.cpu")" "$bare")"
+	if [ -s "$d/$w.floor.ratio" ]; then
+		printf '  %-10s %8.2f %12s %14s %10s %12s %12s\n' floor "$(cat "$d/$w.floor.ratio")" - - - - -
+		eval "F_$w=$(printf '%.2f' "$(cat "$d/$w.floor.ratio")")"
 	fi
 	# tally
-	if measure "$w" tally "$d/$w.exp" "$TALLY" record -H -o "$d/$w.exp" -- "$@"; then
+	if [ -s "$d/$w.tally.ratio" ]; then
 		local bytes=$(du -sb "$d/$w.exp" | cut -f1)
 		local lost=$("$TALLY" report "$d/$w.exp" --format json 2>/dev/null |
 			python3 -c "import json, sys; print(json.load(sys.stdin)['overview'].get('lost.reentry', 0))")
 		ru "$d/$w.rep.txt" -- "$TALLY" report "$d/$w.exp" >"$d/$w.rep.ru"
 		read -r rcpu rrss _ <"$d/$w.rep.ru"
-		tx=$(ratio3 "$(cat "$d/$w.tally.cpu")" "$bare")
+		tx=$(printf '%.2f' "$(cat "$d/$w.tally.ratio")")
 		tb_=$(ratio3 "$bytes" "$events")
 		trss=$(mb "$(cat "$d/$w.tally.rss")")
 		printf '  %-10s %8s %12s %14s %10s %12s %12s\n' tally "$tx" "$tb_" "$trss" "$lost" "$rcpu" "$(mb "$rrss")"
