@@ -33,11 +33,12 @@ check exec_raw_syscall_states_children_live children_ok as.exp raw 50 --states
 
 # An execve by the syscall instruction itself (inline assembly): nothing to
 # interpose.  The collector finds `mov $59, %eax ... syscall` in the
-# program's code (at start for a small program; before the first fork for
-# one with more than 256 KiB of code, rawexec_pad) and leaves the kernel out
+# program's code (at start for a program of at most 1 MiB of code; before
+# the first fork for a bigger one, rawexec_pad) and leaves the kernel out
 # of its events (100 of 100 children died of SIGTRAP at 4 kHz before); the
 # log says why.
-cc -O2 -g -DRAWEXEC_PAD -o "$T/rawexec_pad" "$PROGS/rawexec.c"
+cc -O2 -g -DRAWEXEC_PAD_KIB=1536 -o "$T/rawexec_pad" "$PROGS/rawexec.c"
+cc -O2 -g -DRAWEXEC_PAD_KIB=512 -o "$T/rawexec_mid" "$PROGS/rawexec.c"
 asm_ok() {
 	children_ok "$@" && grep -q "^clock.kernel: excluded (the program makes its own system calls" "$1/log.txt"
 }
@@ -48,6 +49,14 @@ check exec_inline_asm_big_program_children_live sh -c '
 	test $rc -eq 0 && grep -qx "bad 0 of 50" out.pad &&
 	grep -q "^clock.kernel: included" ep.exp/log.txt &&
 	python3 -m tally_proc log ep.exp _f1 | grep -q "^clock.kernel: excluded (the program makes its own system calls"'
+# A program of 512 KiB of code that execs itself by inline assembly, never
+# forking: searched at start since the search scans 16 bytes at a time
+# (it was searched only up to 256 KiB at start, and its next image died of
+# SIGTRAP, status 133).
+check exec_inline_asm_self_mid_program_lives sh -c '
+	"$TALLY" record -F 4000 -o em.exp ./rawexec_mid asmself 20 >out.mid 2>err.mid; rc=$?; cat out.mid err.mid
+	test $rc -eq 0 && grep -qx "asmself done" out.mid &&
+	grep -q "^clock.kernel: excluded (the program makes its own system calls" em.exp/log.txt'
 check exec_raw_syscall_self_lives sh -c '
 	"$TALLY" record -F 4000 -o d.exp ./rawexec self 20 >out 2>err; rc=$?; cat out err
 	test $rc -eq 0 && grep -qx "self done" out && test "$(python3 -m tally_proc lineages d.exp | grep -c "^_x")" -eq 20 &&

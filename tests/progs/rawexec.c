@@ -11,6 +11,12 @@
  *                                  exit 1 if any child did not exit 0
  *        rawexec self K           exec itself K more times, then print
  *                                  "self done"
+ *        rawexec asmself K        the same by the syscall instruction
+ *                                  ("asmself done")
+ * Built with -DRAWEXEC_PAD_KIB=K: K KiB more of executable code (bytes that
+ * are never run), so that the collector's search for an inline exec finds a
+ * program of that size (col_runtime.c: at start only up to a limit, else
+ * before the first fork).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -23,12 +29,9 @@
 
 extern char **environ;
 
-#ifdef RAWEXEC_PAD
-/* Built with -DRAWEXEC_PAD: 512 KiB more of executable code (bytes that
- * are never run), so that the collector looks for an inline exec only
- * before the first fork, not at start. */
+#ifdef RAWEXEC_PAD_KIB
 __attribute__((section(".text.rawexec_pad"), used, aligned(4096)))
-static const unsigned char pad[512 << 10] = { 0xc3 };
+static const unsigned char pad[RAWEXEC_PAD_KIB << 10] = { 0xc3 };
 #endif
 
 /* execve by the syscall instruction itself: no function anyone can
@@ -56,16 +59,19 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "raw";
 	int n = argc > 2 ? atoi(argv[2]) : 100, bad = 0;
 
-	if (!strcmp(mode, "self")) {
+	if (!strcmp(mode, "self") || !strcmp(mode, "asmself")) {
 		work(2000000);
 		if (n <= 0) {
-			printf("self done\n");
+			printf("%s done\n", mode);
 			return 0;
 		}
 		char next[16];
 		snprintf(next, sizeof(next), "%d", n - 1);
-		char *args[] = { argv[0], "self", next, NULL };
-		syscall(SYS_execve, "/proc/self/exe", args, environ);
+		char *args[] = { argv[0], (char *)mode, next, NULL };
+		if (!strcmp(mode, "self"))
+			syscall(SYS_execve, "/proc/self/exe", args, environ);
+		else
+			asm_execve("/proc/self/exe", args, environ);
 		perror("rawexec: execve");
 		return 3;
 	}
