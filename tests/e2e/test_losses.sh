@@ -26,19 +26,29 @@ PY'
 # swaps the perf contexts of the creator and a child on a CPU, and the
 # child takes the creator's progress through the period as it exits.  The
 # collector sees the loss (a sample weighing over 8 periods, or a signal in
-# a thread it never met) and gives the creator an event that is not
-# inherited, so that its children's contexts are not clones
-# (col_clock_keep_apart_sigsafe): the creator is sampled for its CPU.  The
-# build before: 6-42 samples for 0.65 s of its CPU, and "cause not seen".
-"$TALLY" record -o rloop.exp ./rawclone loop 15000 >rloop.out 2>rloop.err
-check raw_clone_loop_creator_sampled sh -c '
-	cat rloop.out rloop.err; "$TALLY" report rloop.exp >rloop.txt; grep -E "Samples|Unsampled" rloop.txt
-	cpu=$(sed -n "s/^main cpu //p" rloop.out)
-	n=$(sed -n "s/^  Samples *\([0-9]*\) .*/\1/p" rloop.txt)
-	hz=$(sed -n "s/^  Samples *[0-9]* (\([0-9]*\) Hz.*/\1/p" rloop.txt)
-	echo "main cpu $cpu s, $n samples at $hz Hz"
-	! grep -q "could not be sampled" rloop.err &&
-	python3 -c "import sys; sys.exit(0 if $n >= 0.25 * $cpu * $hz else 1)"'
+# a raw thread) and gives the creator an event that is not inherited, so
+# that its children's contexts are not clones (col_clock_keep_apart_sigsafe):
+# the creator is sampled for its CPU.  A run whose creator takes no signal
+# at all and whose raw threads take none gives it nothing to see (1 run in
+# about 8 at load 9); so up to three runs, one of which must have the
+# creator sampled.  The build before: 0-49 samples for 0.65 s of its CPU in
+# every run, and "cause not seen".
+rloop_case() {
+	for i in 1 2 3; do
+		"$TALLY" record -o rloop$i.exp ./rawclone loop 15000 >rloop$i.out 2>rloop$i.err
+		cat rloop$i.out rloop$i.err; "$TALLY" report rloop$i.exp >rloop$i.txt
+		cpu=$(sed -n "s/^main cpu //p" rloop$i.out)
+		n=$(sed -n "s/^  Samples *\([0-9]*\) .*/\1/p" rloop$i.txt)
+		hz=$(sed -n "s/^  Samples *[0-9]* (\([0-9]*\) Hz.*/\1/p" rloop$i.txt)
+		echo "run $i: main cpu $cpu s, $n samples at $hz Hz"
+		if ! grep -q "could not be sampled" rloop$i.err &&
+			python3 -c "import sys; sys.exit(0 if $n >= 0.25 * $cpu * $hz else 1)"; then
+			return 0
+		fi
+	done
+	return 1
+}
+check raw_clone_loop_creator_sampled rloop_case
 
 # 5,000 short threads (200 us of CPU each, below the 1 ms period): threads.dat
 # holds a few records per thread, not a 16 KiB block each (it was 80 MB); the
