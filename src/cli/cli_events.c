@@ -23,7 +23,7 @@ static int open_counting(const struct exp_event *ev, int excl_kernel)
 {
 	struct perf_event_attr a;
 
-	exp_event_attr(ev, excl_kernel, &a);
+	exp_event_attr(ev, excl_kernel, true, &a);
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 

@@ -48,6 +48,7 @@
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
+#include "format/exp_events.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -111,19 +112,11 @@ static _Atomic int exclude_kernel = -1;   /* -1: not yet known */
  * the threads it creates get a copy that signals them. */
 static int perf_open(uint64_t period, int excl_kernel, bool sigtrap, pid_t pid, bool inherit)
 {
+	const struct exp_event clock = { "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, period };
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = period;
-	a.disabled = 1;
-	a.exclude_kernel = (unsigned)excl_kernel;
-	a.exclude_hv = 1;
+	exp_event_attr(&clock, excl_kernel, sigtrap, &a);     /* as a counter's (-c) */
 	if (sigtrap) {
-		a.sigtrap = 1;
-		a.remove_on_exec = 1;          /* required with sigtrap */
 		a.sig_data = (uint64_t)(uintptr_t)&col_proc;
 		a.inherit = inherit;
 		a.inherit_thread = inherit;

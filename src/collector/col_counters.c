@@ -71,7 +71,7 @@ static int perf_open(const struct exp_event *ev, int index, int excl)
 {
 	struct perf_event_attr a;
 
-	exp_event_attr(ev, excl, &a);
+	exp_event_attr(ev, excl, true, &a);
 	a.sig_data = (uint64_t)(uintptr_t)&tags[index];
 	return col_real.perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }

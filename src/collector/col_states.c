@@ -68,6 +68,7 @@
 #include "collector/col_states.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
+#include "format/exp_events.h"
 
 #define PAGE 4096u
 #define RING_PAGES_SIGNAL 2u         /* data pages: drained at every resume */
@@ -106,26 +107,18 @@ struct col_states_thread {
 /* The switch event of thread `tid` (0: the calling thread). */
 static int perf_open_switches(bool signal, int excl_kernel, pid_t tid)
 {
+	const struct exp_event ev = { "context-switches", PERF_TYPE_SOFTWARE,
+				      signal ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_DUMMY, signal ? 1 : 0 };
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = signal ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_DUMMY;
-	a.sample_period = signal ? 1 : 0;
+	exp_event_attr(&ev, excl_kernel, signal, &a);     /* as a counter's (-c), and: */
 	a.sample_type = PERF_SAMPLE_TIME;
 	a.sample_id_all = 1;
 	a.context_switch = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
-	a.disabled = 1;
-	a.exclude_kernel = (unsigned)excl_kernel;
-	a.exclude_hv = 1;
-	if (signal) {
-		a.sigtrap = 1;
-		a.remove_on_exec = 1;       /* required with sigtrap */
+	if (signal)
 		a.sig_data = (uint64_t)(uintptr_t)&tag;
-	}
 	return col_real.perf_event_open(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 

@@ -163,7 +163,7 @@ int exp_events_decode(const char *s, struct exp_event *evs, int max, int *bad)
 	return n;
 }
 
-void exp_event_attr(const struct exp_event *ev, int excl_kernel, struct perf_event_attr *a)
+void exp_event_attr(const struct exp_event *ev, int excl_kernel, bool sigtrap, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->type = ev->type;
@@ -173,6 +173,6 @@ void exp_event_attr(const struct exp_event *ev, int excl_kernel, struct perf_eve
 	a->disabled = 1;
 	a->exclude_kernel = (unsigned)excl_kernel;
 	a->exclude_hv = 1;
-	a->sigtrap = 1;
-	a->remove_on_exec = 1;               /* required with sigtrap */
+	a->sigtrap = sigtrap;
+	a->remove_on_exec = sigtrap;         /* required with sigtrap */
 }

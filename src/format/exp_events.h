@@ -36,10 +36,12 @@ bool exp_event_is_hardware(const struct exp_event *ev);
 
 struct perf_event_attr;
 
-/* The attributes the collector samples the event with (and `record` probes
- * it with before the target starts): a per-thread sigtrap counter, disabled
- * until enabled, removed at exec, user space only when excl_kernel. */
-void exp_event_attr(const struct exp_event *ev, int excl_kernel, struct perf_event_attr *a);
+/* The attributes the collector samples an event with (and `record` probes
+ * it with before the target starts): a per-thread counter, disabled until
+ * enabled, user space only when excl_kernel; with `sigtrap`, a SIGTRAP at
+ * each overflow, removed at exec.  The counters (-c), the clock and the
+ * context switches of --states all start from it. */
+void exp_event_attr(const struct exp_event *ev, int excl_kernel, bool sigtrap, struct perf_event_attr *a);
 
 /* The software events, "page-faults, context-switches, ..." (for messages). */
 const char *exp_event_software_names(void);
