@@ -233,6 +233,10 @@ static void walk_case(const char *name, const char *cc, const char *flags, enum 
 		       name, i, walked);
 	CHECKF(n > 0 && !strcmp(name_of(fns, nf, pcs[n - 1] - 1), "_start"), "%s: last frame: %s", name,
 	       walked);
+	/* the set stays allocated for the unwinder (out_objects.c): once it
+	 * is no longer published, the test frees it */
+	col_objects_publish(NULL);
+	free((void *)objs.set);
 	out_objects_free(&objs);
 	free(dump);
 	free(elf);
