@@ -206,3 +206,20 @@ record_option_long() {
 	*) sed -n "s/^  $1, \(--[a-z-]*\).*/\1/p" "$2" | head -n 1 ;;
 	esac
 }
+
+# wait_ready FILE: until a target printed "ready" there (10 s at most).
+wait_ready() {
+	for _ in $(seq 100); do
+		grep -q '^ready' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# bounded_wait PID SECS: wait for a child, killing it after SECS; its status.
+bounded_wait() {
+	( sleep "$2"; kill -9 "$1" 2>/dev/null ) & w=$!
+	wait "$1"; rc=$?
+	kill "$w" 2>/dev/null; wait "$w" 2>/dev/null
+	return $rc
+}

@@ -9,21 +9,6 @@ cc -O2 -g -pthread -o "$T/aw" "$PROGS/attach_work.c"
 cc -O2 -o "$T/tracer" "$PROGS/tracer.c"
 cd "$T"
 
-# wait_ready FILE: until the target printed "ready" there (10 s at most).
-wait_ready() {
-	for _ in $(seq 100); do
-		grep -q '^ready' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# bounded_wait PID SECS: wait for a child, killing it after SECS.
-bounded_wait() {
-	( sleep "$2"; kill -9 "$1" 2>/dev/null ) & w=$!
-	wait "$1"; rc=$?
-	kill "$w" 2>/dev/null; wait "$w" 2>/dev/null
-	return $rc
-}
 cpu_of() {   # the CPU seconds a target said it used
 	awk '/^cpu / { print $2 }' "$1"
 }

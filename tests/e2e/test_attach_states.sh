@@ -25,14 +25,6 @@
 cd "$T"
 cc -O2 -g -pthread -I"$PROGS" -o phases "$PROGS/attach_phases.c"
 
-# wait_ready FILE: until the target printed "ready" there (10 s at most).
-wait_ready() {
-	for _ in $(seq 100); do
-		grep -q '^ready' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # attach_run NAME PROG [OPTIONS...]: run PROG for 3.5 s, attach with
 # --states OPTIONS for 1.5 s into NAME.exp; NAME.log is the program's, the

@@ -8,19 +8,6 @@ cc -O2 -g -pthread -o "$T/aw" "$PROGS/attach_work.c"
 cc -O2 -g -I"$E2E/../../include" -o "$T/jitty" "$PROGS/jitty.c"
 cd "$T"
 
-wait_ready() {
-	for _ in $(seq 100); do
-		grep -q '^ready' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-bounded_wait() {
-	( sleep "$2"; kill -9 "$1" 2>/dev/null ) & w=$!
-	wait "$1"; rc=$?
-	kill "$w" 2>/dev/null; wait "$w" 2>/dev/null
-	return $rc
-}
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
 # --- root attaching to a process whose user swaps in links -----------------
