@@ -377,14 +377,43 @@ bool cli_colour(void)
 	return isatty(STDOUT_FILENO) && !(no && *no);
 }
 
-/* "--metric heap: unknown metric 'heap' (did you mean heap.bytes,
- * heap.count, heap.leak?  metrics: cpu, ...)": the names it begins, or the
- * closest one, then every metric of the table (model_metrics.c). */
-static void unknown_metric(const char *cmd, const char *list, const char *tok)
+static long long option_value(const char *options, const char *key, long long dflt);
+
+/* The "options:" line of the first experiment's log (the founder's), into
+ * buf; false when there is none to read (not an experiment yet, or a log
+ * before the line). */
+static bool first_options(const struct cli_input *in, char *buf, size_t len)
 {
-	char like[256] = "", all[1024] = "";
+	char path[PATH_MAX], line[EXP_OPTIONS_MAX + 16];
+	bool found = false;
+
+	if (!in || !in->npaths)
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", in->paths[0], EXP_LOG_NAME);
+	FILE *f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "options: ", 9)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(buf, len, "%s", line + 9);
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* "--metric heap: unknown metric 'heap' (did you mean heap.bytes,
+ * heap.count, heap.leak?  x.exp has: cpu, samples, heap.bytes, ...; every
+ * metric: cpu, ...)": the names it begins, or the closest one; the metrics
+ * the first experiment recorded (its log's options line: a metric of an
+ * option that was off is not there); then every metric of the table
+ * (model_metrics.c). */
+static void unknown_metric(const char *cmd, const char *list, const char *tok, const struct cli_input *in)
+{
+	char like[256] = "", all[1024] = "", has[1024] = "", opts[EXP_OPTIONS_MAX];
 	const char *best = NULL;
-	size_t best_d = cli_suggest_limit(tok), nl = 0, na = 0;
+	size_t best_d = cli_suggest_limit(tok), nl = 0, na = 0, nh = 0;
+	bool known = first_options(in, opts, sizeof(opts));
 
 	for (int k = 0; k < MODEL_METRIC_COUNT; k++) {
 		const struct model_metric_info *mi = model_metric_info((enum model_metric)k);
@@ -392,6 +421,9 @@ static void unknown_metric(const char *cmd, const char *list, const char *tok)
 			continue;
 		na += (size_t)snprintf(all + na, na < sizeof(all) ? sizeof(all) - na : 0, "%s%s", na ? ", " : "",
 				       mi->name);
+		if (known && (!mi->log_key || option_value(opts, mi->log_key, mi->log_off) != mi->log_off))
+			nh += (size_t)snprintf(has + nh, nh < sizeof(has) ? sizeof(has) - nh : 0, "%s%s",
+					       nh ? ", " : "", mi->name);
 		if (!strncmp(mi->name, tok, strlen(tok)))
 			nl += (size_t)snprintf(like + nl, nl < sizeof(like) ? sizeof(like) - nl : 0, "%s%s",
 					       nl ? ", " : "", mi->name);
@@ -399,11 +431,12 @@ static void unknown_metric(const char *cmd, const char *list, const char *tok)
 	}
 	if (!like[0] && best)
 		snprintf(like, sizeof(like), "%s", best);
-	cli_error(cmd, "--metric %s: unknown metric '%s' (%s%s%smetrics: %s, or a counter's event name)", list, tok,
-		  like[0] ? "did you mean " : "", like, like[0] ? "?  " : "", all);
+	cli_error(cmd, "--metric %s: unknown metric '%s' (%s%s%s%s%s%s%smetrics: %s, or a counter's event name)", list,
+		  tok, like[0] ? "did you mean " : "", like, like[0] ? "?  " : "", has[0] ? in->paths[0] : "",
+		  has[0] ? " has: " : "", has, has[0] ? "; all " : "", all);
 }
 
-int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out)
+int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out, const struct cli_input *in)
 {
 	char buf[256];
 	int n = 0;
@@ -412,7 +445,7 @@ int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out)
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
 		int m = model_metric_parse(tok);
 		if (m < 0 || n >= MODEL_METRIC_COUNT) {
-			unknown_metric(cmd, list, tok);
+			unknown_metric(cmd, list, tok, in);
 			return -1;
 		}
 		out[n++] = (enum model_metric)m;

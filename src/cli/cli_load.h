@@ -98,8 +98,10 @@ int cli_term_columns(void);
 const char *cli_metrics_help(void);
 
 /* A --metric list "M[,M...]" into out (room for MODEL_METRIC_COUNT); the
- * number parsed, or -1 on an unknown name (message printed). */
-int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out);
+ * number parsed, or -1 on an unknown name (message printed: the names like
+ * it, the metrics in's first experiment recorded (NULL: none named), and
+ * every metric). */
+int cli_metrics_parse(const char *cmd, const char *list, enum model_metric *out, const struct cli_input *in);
 
 /* An --errors value (NULL: plain --errors) into its enum report_errors
  * (samples, the default, or bins); -1 on another (message printed). */

@@ -133,7 +133,7 @@ int cmd_annotate(int argc, char **argv)
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}
-	if ((o.nmetrics = cli_metrics_parse(CMD, metrics, o.metrics)) < 0) {
+	if ((o.nmetrics = cli_metrics_parse(CMD, metrics, o.metrics, &in)) < 0) {
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}

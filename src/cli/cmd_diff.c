@@ -158,7 +158,7 @@ int cmd_diff(int argc, char **argv)
 		models[nin] = &in[nin].model;
 	}
 	if (metric_arg) {
-		if ((o.nmetrics = cli_metrics_parse(CMD, metric_arg, o.metrics)) < 0) {
+		if ((o.nmetrics = cli_metrics_parse(CMD, metric_arg, o.metrics, &in[0])) < 0) {
 			rc = CLI_USAGE;
 			goto out;
 		}

@@ -119,15 +119,17 @@ int cmd_export(int argc, char **argv)
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}
-	int mm = model_metric_parse(metric);
-	if (mm < 0) {
-		cli_error(CMD, "--metric %s: unknown metric", metric);
+	enum model_metric ms[MODEL_METRIC_COUNT];
+	int nm = cli_metrics_parse(CMD, metric, ms, &in);
+	if (nm != 1) {
+		if (nm > 1)
+			cli_error(CMD, "--metric %s: an export carries one metric", metric);
 		cli_input_free(&in);
 		return CLI_USAGE;
 	}
 	in.keep_events = x->needs & CLI_EXPORT_EVENTS;
 	rc = cli_input_load(&in, CMD);
-	enum model_metric want = (enum model_metric)mm;
+	enum model_metric want = ms[0];
 	if (!rc && (x->needs & CLI_EXPORT_METRIC))
 		rc = cli_metrics_recorded(CMD, &in, &want, 1);
 	if (!rc && (x->needs & CLI_EXPORT_ARCS) && !in.model.narcs) {
@@ -136,7 +138,7 @@ int cmd_export(int argc, char **argv)
 		rc = CLI_FATAL;
 	}
 	if (!rc)
-		rc = write_export(&in, x, (enum model_metric)mm, out_path);
+		rc = write_export(&in, x, want, out_path);
 	if (!rc && in.partial)
 		rc = CLI_PARTIAL;
 	cli_input_free(&in);

@@ -310,7 +310,7 @@ static int parse_args(struct report_cmd *r, int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (r->metric_arg && (r->o.nmetrics = cli_metrics_parse(CMD, r->metric_arg, r->o.metrics)) < 0)
+	if (r->metric_arg && (r->o.nmetrics = cli_metrics_parse(CMD, r->metric_arg, r->o.metrics, &r->in)) < 0)
 		return CLI_USAGE;
 	return 0;
 }

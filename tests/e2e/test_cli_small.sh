@@ -33,7 +33,7 @@ check two_views_refused sh -c '
 check newest_views_are_views_too sh -c '
 	"$TALLY" report s.exp --states --tree >/dev/null 2>err; test $? -eq 64 &&
 	grep -q -- "--states and --tree are two views" err &&
-	"$TALLY" report s.exp --tree --states --threads >/dev/null 2>err; test $? -eq 64 &&
+	{ "$TALLY" report s.exp --tree --states --threads >/dev/null 2>err; test $? -eq 64; } &&
 	grep -q -- "--tree and --states are two views" err && ! grep -q null err'
 check same_view_twice_is_fine sh -c '"$TALLY" report s.exp --tree --tree >/dev/null'
 check unknown_thread_named sh -c '
@@ -75,7 +75,7 @@ check no_args_keeps_pseudo_function_names sh -c '
 check metric_not_recorded_said sh -c '
 	"$TALLY" report s.exp --metric heap.bytes >/dev/null 2>err; test $? -eq 2 &&
 	grep -q -- "--metric heap.bytes: no heap events: record with -H" err &&
-	"$TALLY" export s.exp --format collapsed --metric io.bytes >/dev/null 2>err; test $? -eq 2 &&
+	{ "$TALLY" export s.exp --format collapsed --metric io.bytes >/dev/null 2>err; test $? -eq 2; } &&
 	grep -q "record with -i" err'
 
 # The bash completion asks the tally it completes (tally __complete), so it
@@ -108,15 +108,19 @@ else
 fi
 
 # A mistyped command, option or metric gets a "did you mean", from the
-# tables (an adjacent swap is one edit); annotate without a function says so.
+# tables (an adjacent swap is one edit), and a metric the metrics the
+# experiment has (its log's options line); annotate without a function
+# says so.
 check did_you_mean_command_option_metric sh -c '
 	"$TALLY" reprot s.exp 2>e1; test $? -eq 64 && head -1 e1 | grep -q "unknown command .reprot. (did you mean .report.?)" &&
-	"$TALLY" report s.exp --fucntions 2>e2; test $? -eq 64 && grep -q "unknown option --fucntions (did you mean --functions?)" e2 &&
-	"$TALLY" report s.exp --metric heap 2>e3; test $? -eq 64 &&
-	grep -q "did you mean heap.bytes, heap.count, heap.leak?" e3 && grep -q "metrics: cpu, .*wait.stopped" e3 &&
-	"$TALLY" report s.exp --metric cpu.sys 2>e4; grep -q "did you mean cpu.system?" e4 &&
-	"$TALLY" report s.exp --zzzzzz 2>e5; ! grep -q "did you mean" e5 &&
-	"$TALLY" annotate s.exp 2>e6; test $? -eq 64 && grep -q "which function?" e6'
+	{ "$TALLY" report s.exp --fucntions 2>e2; test $? -eq 64; } && grep -q "unknown option --fucntions (did you mean --functions?)" e2 &&
+	{ "$TALLY" report s.exp --metric heap 2>e3; test $? -eq 64; } &&
+	grep -q "did you mean heap.bytes, heap.count, heap.leak?" e3 && grep -q "all metrics: cpu, .*wait.stopped" e3 &&
+	grep -q "s.exp has: cpu, samples; all metrics" e3 &&
+	{ "$TALLY" export s.exp --format collapsed --metric heap 2>e7; test $? -eq 64; } && grep -q "s.exp has: cpu, samples;" e7 &&
+	{ "$TALLY" report s.exp --metric cpu.sys 2>e4; test $? -eq 64; } && grep -q "did you mean cpu.system?" e4 &&
+	{ "$TALLY" report s.exp --zzzzzz 2>e5; test $? -eq 64; } && ! grep -q "did you mean" e5 &&
+	{ "$TALLY" annotate s.exp 2>e6; test $? -eq 64; } && grep -q "which function?" e6'
 
 # --callers of a function the profile lacks fails before printing anything;
 # html without -o names the page after the experiment; pprof goes to a
@@ -141,7 +145,7 @@ for p in glob.glob(\"new.exp/**/*.dat\", recursive=True):
     if 0 < v < 100:
         struct.pack_into(\"<I\", b, 8, v + 1); open(p, \"wb\").write(b); n += 1
 assert n, n" &&
-	"$TALLY" report new.exp >nw.txt 2>nw.err; test $? -eq 2 && cat nw.err &&
+	{ "$TALLY" report new.exp >nw.txt 2>nw.err; test $? -eq 2; } && cat nw.err &&
 	grep -q "format version [0-9]* is newer than this tally reads (versions [0-9]* to [0-9]*)" nw.err &&
 	test "$(wc -l <nw.err)" -eq 1'
 check html_default_name sh -c '

@@ -99,9 +99,9 @@ check toggle_signal_given_up_to_the_program sh -c '"$TALLY" export o.exp --forma
 check toggle_signal_refused_when_it_cannot_work sh -c '
 	"$TALLY" record -o r.exp --toggle-signal KILL ./control wall 0 2>r1.err; test $? = 64 &&
 	grep -q "cannot be caught" r1.err && test ! -e r.exp &&
-	"$TALLY" record -o r.exp --toggle-signal PROF ./control wall 0 2>r2.err; test $? = 64 &&
+	{ "$TALLY" record -o r.exp --toggle-signal PROF ./control wall 0 2>r2.err; test $? = 64; } &&
 	grep -q "collector" r2.err &&
-	"$TALLY" record -o r.exp --toggle-signal NOSUCH ./control wall 0 2>r3.err; test $? = 64 &&
+	{ "$TALLY" record -o r.exp --toggle-signal NOSUCH ./control wall 0 2>r3.err; test $? = 64; } &&
 	grep -q "no such signal" r3.err'
 
 # --control fifo:PATH: the program writes disable, waits until tally has
@@ -117,7 +117,7 @@ check tally_control_command_pauses_and_resumes sh -c '"$TALLY" export c.exp --fo
 	grep -q "^.control [0-9]*.;.*;phase_a;" c.txt && grep -q "^.control [0-9]*.;.*;phase_c;" c.txt && ! grep -q phase_b c.txt'
 check tally_control_without_a_page_says_so sh -c '
 	"$TALLY" control t.exp off 2>n.err; test $? = 2 && grep -q "t.exp/control.dat: no control page" n.err &&
-	"$TALLY" control t.exp sideways 2>n2.err; test $? = 64'
+	{ "$TALLY" control t.exp sideways 2>n2.err; test $? = 64; }'
 
 # The gaps on the HTML timeline, in Chromium: named in the timeline's line,
 # grey over the process's track in the middle of each, not where it has CPU.

@@ -22,7 +22,7 @@ check record_missing_program_is_127 sh -c '
 check record_command_not_in_path_is_127 sh -c '
 	"$TALLY" record no-such-command-xyz 2>err; test $? -eq 127 && grep -q "command not found" err'
 check record_not_executable_is_126 sh -c '
-	echo data >plain && chmod 644 plain && "$TALLY" record ./plain 2>err; test $? -eq 126 &&
+	{ echo data >plain && chmod 644 plain && "$TALLY" record ./plain 2>err; test $? -eq 126; } &&
 	grep -q "Permission denied" err'
 # A static program is recorded from outside (test_static.sh); tracing it
 # is refused, one line, before anything is made.
@@ -33,7 +33,7 @@ if need static record_static_tracing_refused; then
 		grep -q "statically linked" err && test $(wc -l <err) -eq 1 && test ! -d s.exp'
 fi
 check record_existing_output_refused sh -c '
-	mkdir -p taken.exp && "$TALLY" record -o taken.exp ./status 0 2>err; test $? -eq 2 &&
+	{ mkdir -p taken.exp && "$TALLY" record -o taken.exp ./status 0 2>err; test $? -eq 2; } &&
 	grep -q "already exists" err'
 check record_log_has_target_and_rusage sh -c '
 	"$TALLY" record -o log.exp ./spin 0.2 2>/dev/null &&

@@ -118,8 +118,8 @@ check cli_errors_say_what_is_wrong sh -c '
 		test "$(cat err)" = "tally $c: --format needs a value" || { cat err; exit 1; }
 	done
 	"$TALLY" report a.exp --tree=x 2>err; test $? -eq 64 && grep -q "^tally report: --tree takes no value" err &&
-	"$TALLY" report a.exp --th 2>err; test $? -eq 64 && grep -q "^tally report: ambiguous option --th:" err &&
-	"$TALLY" export a.exp -o 2>err; test $? -eq 64 && grep -q "^tally export: -o needs a value" err'
+	{ "$TALLY" report a.exp --th 2>err; test $? -eq 64; } && grep -q "^tally report: ambiguous option --th:" err &&
+	{ "$TALLY" export a.exp -o 2>err; test $? -eq 64; } && grep -q "^tally export: -o needs a value" err'
 check cli_option_forms_agree sh -c '
 	"$TALLY" report --limit 3 a.exp --format=csv >f1.csv && "$TALLY" report a.exp --format csv --limit=3 >f2.csv &&
 	cmp f1.csv f2.csv && test $(wc -l <f1.csv) -eq 5 &&
@@ -178,6 +178,6 @@ check check_names_the_damage sh -c '
 corrupt_sums m.exp/_f2_x1.exp/heap.dat >/dev/null
 check damage_only_in_reported_processes sh -c '
 	"$TALLY" report m.exp --process _f1_x1 >m1.txt 2>m1.err; test $? -eq 0 && test ! -s m1.err &&
-	"$TALLY" report m.exp --process _f2_x1 >m2.txt 2>m2.err; test $? -eq 1 &&
+	{ "$TALLY" report m.exp --process _f2_x1 >m2.txt 2>m2.err; test $? -eq 1; } &&
 	grep -q "^tally report: warning: m.exp/_f2_x1.exp/heap.dat: at 0x[0-9a-f]*: heap sums table of 3 slots" m2.err &&
-	"$TALLY" report m.exp >m.txt 2>m.err; test $? -eq 1 && test $(wc -l <m.err) -eq 1'
+	{ "$TALLY" report m.exp >m.txt 2>m.err; test $? -eq 1; } && test $(wc -l <m.err) -eq 1'

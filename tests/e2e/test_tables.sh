@@ -40,7 +40,7 @@ check columns_choose_and_order sh -c '
 	"$TALLY" report s.exp --columns name,excl,file --format csv >col.csv &&
 	test "$(head -1 col.csv)" = "name,excl_cpu,excl_cpu_pct,file" &&
 	grep -q "^leaf_two,.*spin.c:[0-9]*$" col.csv &&
-	"$TALLY" report s.exp --columns name,bogus 2>err; test $? -eq 64 && grep -q bogus err'
+	{ "$TALLY" report s.exp --columns name,bogus 2>err; test $? -eq 64; } && grep -q bogus err'
 check percent_only_shares sh -c '
 	"$TALLY" report s.exp --percent --format csv >p.csv &&
 	test "$(head -1 p.csv)" = "excl_cpu_pct,incl_cpu_pct,name,object,aliases"'
@@ -112,7 +112,7 @@ names = [x[\"name\"] for x in r]
 assert \"leaf_two\" not in names and r[0][\"incl_cpu\"] == [x for x in r if x[\"name\"] == \"leaf_one\"][0][\"incl_cpu\"], r"'
 check object_filter_and_unknown_object sh -c '
 	"$TALLY" report s.exp --object spin --format csv --limit 0 >ob.csv && grep -q "^[^,]*,[^,]*,[^,]*,100.00,<Total>" ob.csv &&
-	"$TALLY" report s.exp --object nosuch.so 2>err; test $? -eq 2 && grep -q nosuch.so err'
+	{ "$TALLY" report s.exp --object nosuch.so 2>err; test $? -eq 2; } && grep -q nosuch.so err'
 check no_args_and_name_width sh -c '
 	"$TALLY" report x.exp --no-args --format csv --limit 0 >na.csv &&
 	! cut -d, -f5 na.csv | grep -v "^<" | sed "s/ (inlined)\$//" | grep -q "(" &&
