@@ -52,7 +52,12 @@ check raw_clone_loop_creator_sampled rloop_case
 
 # 5,000 short threads (200 us of CPU each, below the 1 ms period): threads.dat
 # holds a few records per thread, not a 16 KiB block each (it was 80 MB); the
-# CPU the samples miss is named (short threads, thread exits) to within 10%.
+# CPU the samples miss is named (short threads, thread exits).  The report
+# names a cause of at least 10% of the kernel's CPU (report_cpu.c); the
+# thread exits' slice is about that (0.149-0.158 s of 1.48-1.50 s), so in
+# some runs it is rightly left unnamed, and with the sampled and collector
+# parts' own small gaps (1-2%) the explained part is then 0.897 of it (a
+# clean root's make check): at least 0.88.
 "$TALLY" record -o many.exp ./manythreads 5000 200 2>many.err
 check many_threads_file_sized_by_threads sh -c '
 	size=$(stat -c %s many.exp/threads.dat); echo threads.dat $size bytes
@@ -71,7 +76,7 @@ line = o["not_sampled_1"]
 named = sum(float(x) for x in re.findall(r"([0-9.]+) s (?:as its|in [0-9]+ threads that)", line))
 explained = o["sampled_cpu_s"] + o["collector_cpu_s"] + named
 print("explained", explained, "of", o["kernel_cpu_s"])
-assert explained >= 0.9 * o["kernel_cpu_s"], line
+assert explained >= 0.88 * o["kernel_cpu_s"], line
 PY'
 # The creator is sampled for its own CPU (mostly the clone in
 # pthread_create): the kernel's context swap between copies of one inherited
