@@ -301,33 +301,13 @@ TRACE_API int dup3(int fd, int to, int flags)
 /* ---- moving data -------------------------------------------------------- */
 
 /* The body of every data call: time it and record what it moved. */
-#define TRACED(op, fd, call)                                                 \
-	do {                                                                 \
-		if (!io_tracing())                                           \
-			return call;                                         \
-		uint64_t t0_ = tally__now();                                 \
-		__typeof__(call) rc_ = call;                                 \
-		int saved_ = errno;                                          \
-		io_note(TRACE_CALLER(), op, fd, result((ssize_t)rc_), t0_);  \
-		errno = saved_;                                              \
-		return rc_;                                                  \
-	} while (0)
+#define TRACED(op, fd, call) IO_FD_CALL(op, fd, call, result((ssize_t)rc_))
 
 /* The same for a send to an address (an unconnected datagram socket's
  * channel is the port it sends to: io_flow_dest). */
-#define TRACED_TO(fd, to, tolen, call)                                       \
-	do {                                                                 \
-		if (!io_tracing())                                           \
-			return call;                                         \
-		uint64_t t0_ = tally__now();                                 \
-		__typeof__(call) rc_ = call;                                 \
-		int saved_ = errno;                                          \
-		if (rc_ >= 0)                                                \
-			io_flow_dest(fd, to, tolen);                         \
-		io_note(TRACE_CALLER(), EXP_IO_WRITE, fd, result((ssize_t)rc_), t0_); \
-		errno = saved_;                                              \
-		return rc_;                                                  \
-	} while (0)
+#define TRACED_TO(fd, to, tolen, call)                                               \
+	IO_TIMED_IF(1, call, if (rc_ >= 0) io_flow_dest(fd, to, tolen);              \
+		    io_note(TRACE_CALLER(), EXP_IO_WRITE, fd, result((ssize_t)rc_), t0_))
 
 TRACE_API ssize_t read(int fd, void *buf, size_t n)
 {
@@ -526,20 +506,10 @@ TRACE_API int recvmmsg(int fd, struct mmsghdr *v, unsigned n, int flags, struct 
 
 /* One call moved `rc` bytes from `in` to `out`: a write of `out` (the call)
  * and a read of `in` riding on it. */
-#define TRANSFER(in, out, call)                                              \
-	do {                                                                 \
-		if (!io_tracing())                                           \
-			return call;                                         \
-		uint64_t t0_ = tally__now();                                 \
-		__typeof__(call) rc_ = call;                                 \
-		int saved_ = errno;                                          \
-		uint32_t id_ = io_note(TRACE_CALLER(), EXP_IO_WRITE, out,    \
-				       result((ssize_t)rc_), t0_);           \
-		if (rc_ > 0)                                                 \
-			io_note_same(id_, EXP_IO_READ, in, (int64_t)rc_, t0_); \
-		errno = saved_;                                              \
-		return rc_;                                                  \
-	} while (0)
+#define TRANSFER(in, out, call)                                                      \
+	IO_TIMED_IF(1, call,                                                          \
+		    uint32_t id_ = io_note(TRACE_CALLER(), EXP_IO_WRITE, out, result((ssize_t)rc_), t0_); \
+		    if (rc_ > 0) io_note_same(id_, EXP_IO_READ, in, (int64_t)rc_, t0_))
 
 TRACE_API ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {

@@ -32,20 +32,27 @@ bool io_tracing(void);
  * that more records of the same call can share it (io_note_same). */
 uint32_t io_note(struct trace_caller at, uint16_t op, int fd, int64_t bytes, uint64_t t0);
 
-/* The body of an interposer of an int-returning call on descriptor fd: the
- * call, timed and noted as `op` moving `bytes` (an expression of rc_ and
- * saved_, the call's result and errno), errno kept. */
-#define IO_FD_CALL(op, fd, call, bytes)                                       \
+/* The frame of every traced I/O call: when tracing is off, or `traced` is
+ * false (a wait that cannot block), the call alone; else the call timed
+ * from t0_, its result in rc_ and its errno in saved_ for `after` (the
+ * statements that record it), errno kept.  One frame for io.c, io_wait.c
+ * and io_stdio.c's descriptor calls. */
+#define IO_TIMED_IF(traced, call, after)                                      \
 	do {                                                                  \
-		if (!io_tracing())                                            \
+		if (!(traced) || !io_tracing())                               \
 			return call;                                          \
 		uint64_t t0_ = tally__now();                                  \
-		int rc_ = call;                                               \
+		__typeof__(call) rc_ = call;                                  \
 		int saved_ = errno;                                           \
-		io_note(TRACE_CALLER(), op, fd, bytes, t0_);                  \
+		after;                                                        \
 		errno = saved_;                                               \
 		return rc_;                                                   \
 	} while (0)
+
+/* The body of an interposer of a call on descriptor fd: the call, timed and
+ * noted as `op` moving `bytes` (an expression of rc_ and saved_). */
+#define IO_FD_CALL(op, fd, call, bytes) \
+	IO_TIMED_IF(1, call, io_note(TRACE_CALLER(), op, fd, bytes, t0_))
 
 /* Bytes that belong to the call just noted (its stack `stack_id`) but not to
  * its op or file: the source of a transfer (sendfile: the write is the call,

@@ -112,17 +112,7 @@ static int may_block_tv(const struct timeval *t)
 	return !t || t->tv_sec || t->tv_usec;
 }
 
-#define POLL_LIKE(call, blocks)                                               \
-	do {                                                                  \
-		if (!(blocks) || !io_tracing())                               \
-			return call;                                          \
-		uint64_t t0_ = tally__now();                                  \
-		int rc_ = call;                                               \
-		int saved_ = errno;                                           \
-		polled(TRACE_CALLER(), v, n, t0_);                            \
-		errno = saved_;                                               \
-		return rc_;                                                   \
-	} while (0)
+#define POLL_LIKE(call, blocks) IO_TIMED_IF(blocks, call, polled(TRACE_CALLER(), v, n, t0_))
 
 TRACE_API int poll(struct pollfd *v, nfds_t n, int timeout)
 {
@@ -159,20 +149,12 @@ static void selected(struct trace_caller at, int n, const fd_set *asked, uint64_
 	wait_write(at, &w);
 }
 
-#define SELECT_LIKE(call, blocks)                                             \
-	do {                                                                  \
-		if (!(blocks) || !io_tracing())                               \
-			return call;                                          \
-		fd_set asked_;                                                \
-		if (rd)                                                       \
-			memcpy(&asked_, rd, sizeof(asked_));                  \
-		uint64_t t0_ = tally__now();                                  \
-		int rc_ = call;                                               \
-		int saved_ = errno;                                           \
-		selected(TRACE_CALLER(), n, rd ? &asked_ : NULL, t0_);        \
-		errno = saved_;                                               \
-		return rc_;                                                   \
-	} while (0)
+/* The read set, copied before the call overwrites it (only when the wait
+ * is timed). */
+#define SELECT_LIKE(call, blocks)                                                     \
+	fd_set asked_;                                                                \
+	const fd_set *a_ = rd && (blocks) ? memcpy(&asked_, rd, sizeof(asked_)) : NULL; \
+	IO_TIMED_IF(blocks, call, selected(TRACE_CALLER(), n, a_, t0_))
 
 TRACE_API int select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *timeout)
 {
@@ -218,17 +200,7 @@ static void epolled(struct trace_caller at, int epfd, uint64_t t0)
 	wait_write(at, &w);
 }
 
-#define EPOLL_LIKE(call, blocks)                                              \
-	do {                                                                  \
-		if (!(blocks) || !io_tracing())                               \
-			return call;                                          \
-		uint64_t t0_ = tally__now();                                  \
-		int rc_ = call;                                               \
-		int saved_ = errno;                                           \
-		epolled(TRACE_CALLER(), epfd, t0_);                           \
-		errno = saved_;                                               \
-		return rc_;                                                   \
-	} while (0)
+#define EPOLL_LIKE(call, blocks) IO_TIMED_IF(blocks, call, epolled(TRACE_CALLER(), epfd, t0_))
 
 TRACE_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
