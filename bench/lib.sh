@@ -85,4 +85,18 @@ perf_samples() {
 }
 
 # ratio A B [DIGITS]
+# per_call_row JSON TOOL N K ROW WHAT: the summary row ROW of TOOL's median
+# wall ratio in JSON (tb time's), and a note of the extra nanoseconds per
+# call, its median wall difference over N iterations of K calls each
+# ("TOOL: extra per WHAT: X ns ..."); "n/a" when the traced run failed.
+per_call_row() {
+	r=$(tb get "$1" "$2.ratio_med")
+	t=$(tb get "$1" "$2.diff_med")
+	if [ -z "$r" ]; then
+		row "$5" "n/a (the traced run failed)" "-" "-"
+		return
+	fi
+	note "$2: extra per $6: $(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / (float(sys.argv[3]) * float(sys.argv[2])):.1f}')" "$t" "$3" "$4") ns"
+	row "$5" "$(fmt "$r" 3)" "-" "-"
+}
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.${3:-1}f}')" "$1" "$2"; }

@@ -21,18 +21,10 @@ tb time --rounds "$ROUNDS" --warmup 1 --base bare --check 'checksum [0-9]+' --js
 	--cmd tally "$TALLY record -F 0 -s -o $d/s.exp -- $BIN/locky $N 2" --pre tally "rm -rf $d/s.exp" \
 	--cmd noblame "$TALLY record -F 0 -s --sync-holders=off -o $d/n.exp -- $BIN/locky $N 2" \
 	--pre noblame "rm -rf $d/n.exp"
-for c in tally noblame; do
-	r=$(tb get "$d/t.json" $c.ratio_med)
-	t=$(tb get "$d/t.json" $c.diff_med)
-	what="sync tracing, lock-heavy (ratio)"
-	[ $c = noblame ] && what="sync tracing without blame (--sync-holders=off)"
-	if [ -n "$r" ]; then
-		note "$c: extra per lock call: $(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / (2 * float(sys.argv[2])):.1f}')" "$t" "$N") ns (2 lock calls per iteration, threads in parallel)"
-		row "$what" "$(fmt "$r" 3)" "-" "-"
-	else
-		row "$what" "n/a (the traced run failed)" "-" "-"
-	fi
-done
+per_call_row "$d/t.json" tally "$N" 2 "sync tracing, lock-heavy (ratio)" \
+	"lock call (2 lock calls per iteration, threads in parallel)"
+per_call_row "$d/t.json" noblame "$N" 2 "sync tracing without blame (--sync-holders=off)" \
+	"lock call (2 lock calls per iteration, threads in parallel)"
 if [ -n "$(tb get "$d/t.json" tally.ratio_med)" ]; then
 	"$TALLY" record -F 0 -s -o "$d/c.exp" -- "$BIN/locky" "$N" 2 >/dev/null 2>&1
 	note "waits recorded: $("$TALLY" export "$d/c.exp" --format collapsed --metric sync.count 2>/dev/null | awk '{n += $NF} END {print n + 0}'), threshold: $(grep '^sync.threshold' "$d/c.exp/log.txt" | cut -d' ' -f2-), blame rows: $("$TALLY" report "$d/c.exp" --blame -q --format csv 2>/dev/null | tail -n +2 | wc -l)"
@@ -41,12 +33,6 @@ S=${BENCH_SIGNALS:-2000000}
 tb time --rounds "$ROUNDS" --warmup 1 --base bare --check 'checksum [0-9]+' --json "$d/w.json" --dir "$d" \
 	--cmd bare "$BIN/signaly $S" \
 	--cmd tally "$TALLY record -F 0 -s -o $d/w.exp -- $BIN/signaly $S" --pre tally "rm -rf $d/w.exp"
-r=$(tb get "$d/w.json" tally.ratio_med)
-t=$(tb get "$d/w.json" tally.diff_med)
-if [ -n "$r" ]; then
-	note "signals: extra per signal or post: $(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / (2 * float(sys.argv[2])):.1f}')" "$t" "$S") ns, at most (a signal and a post per iteration; tally record's start-up included; wakers noted for the critical path)"
-	row "sync tracing, signal-heavy (ratio)" "$(fmt "$r" 3)" "-" "-"
-else
-	row "sync tracing, signal-heavy (ratio)" "n/a (the traced run failed)" "-" "-"
-fi
+per_call_row "$d/w.json" tally "$S" 2 "sync tracing, signal-heavy (ratio)" \
+	"signal or post, at most (a signal and a post per iteration; tally record's start-up included; wakers noted for the critical path)"
 rm -rf "$d"/*.exp

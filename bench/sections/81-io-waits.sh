@@ -14,12 +14,6 @@ N=${BENCH_POLLS:-1000000}
 tb time --rounds "$ROUNDS" --warmup 1 --base bare --check 'checksum [0-9]+' --json "$d/t.json" --dir "$d" \
 	--cmd bare "$BIN/polly $N" \
 	--cmd tally "$TALLY record -F 0 -i -o $d/p.exp -- $BIN/polly $N" --pre tally "rm -rf $d/p.exp"
-r=$(tb get "$d/t.json" tally.ratio_med)
-t=$(tb get "$d/t.json" tally.diff_med)
-if [ -n "$r" ]; then
-	note "extra per poll, epoll_wait or select: $(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / (3 * float(sys.argv[2])):.1f}')" "$t" "$N") ns, at most (three calls per iteration; tally record's start-up included)"
-	row "I/O tracing, poll-heavy (ratio)" "$(fmt "$r" 3)" "-" "-"
-else
-	row "I/O tracing, poll-heavy (ratio)" "n/a (the traced run failed)" "-" "-"
-fi
+per_call_row "$d/t.json" tally "$N" 3 "I/O tracing, poll-heavy (ratio)" \
+	"poll, epoll_wait or select, at most (three calls per iteration; tally record's start-up included)"
 rm -rf "$d"/*.exp
