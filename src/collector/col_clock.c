@@ -267,9 +267,7 @@ void col_clock_keep_apart_sigsafe(pid_t tid)
 		if (i == 63)
 			return;                /* enough threads kept apart */
 	}
-	int rc = col_fds_aside(open_apart, &k, false);
-	if (rc == COL_FDS_NO_HELPER)
-		rc = open_apart(&k);
+	int rc = col_fds_use(open_apart, &k);
 	col_log_sigsafe(rc == 0 ? "clock.apart" : "clock.apart.failed", rc == 0 ? "a thread that lost its clock's "
 			"progress to the threads it makes has them apart" : "could not keep a thread's children apart");
 }

@@ -345,3 +345,18 @@ void col_fds_tables(uintptr_t *lo, uintptr_t *hi)
 	*lo = a < b ? a : b;
 	*hi = (a < b ? b + sizeof(users_of) : a + sizeof(where_of));
 }
+
+int col_fds_use(int (*fn)(void *arg), void *arg)
+{
+	int rc = col_fds_aside(fn, arg, false);
+
+	if (rc != COL_FDS_NO_HELPER)
+		return rc;             /* the helper already tried with one to spare */
+	rc = fn(arg);
+	if (rc == -EMFILE || rc == -ENFILE) {
+		int again = col_fds_aside(fn, arg, true);
+		if (again != COL_FDS_NO_HELPER)
+			rc = again;
+	}
+	return rc;
+}

@@ -94,6 +94,12 @@ bool col_fds_lean(void);
 #define COL_FDS_NO_HELPER (-ECHILD)
 int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed);
 
+/* Run fn(arg), which opens a descriptor for one use, the way every such
+ * use goes: aside (col_fds_aside) when a helper runs, else in place, and
+ * if in place found no number free, aside with one to spare.  fn's value
+ * (-EMFILE or -ENFILE when no way had a number).  Sigsafe. */
+int col_fds_use(int (*fn)(void *arg), void *arg);
+
 /* The span [*lo, *hi) of the tables indexed by descriptor (1 MiB of the
  * collector's zero-filled data, touched a page at a time): col_init.c
  * faults in the rest of its data at start, not these. */

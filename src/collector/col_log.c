@@ -171,14 +171,8 @@ static int log_write(const char *buf, size_t len)
 
 	if (fd >= 0)
 		return col_sys_write(fd, buf, len) == (ssize_t)len ? 0 : -1;
-	if (col_fds_lean() && col_proc.log_ino) {
-		int rc = col_fds_aside(write_once, &t, false);
-		if (rc == COL_FDS_NO_HELPER)
-			rc = write_once(&t);
-		if (rc == -EMFILE || rc == -ENFILE)
-			rc = col_fds_aside(write_once, &t, true);
-		return rc == 0 ? 0 : -1;
-	}
+	if (col_fds_lean() && col_proc.log_ino)
+		return col_fds_use(write_once, &t) == 0 ? 0 : -1;
 	return -1;
 }
 

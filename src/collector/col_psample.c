@@ -56,7 +56,9 @@ static uint64_t rss_bytes_sigsafe(bool aside)
 {
 	struct statm r = { .n = -1 };
 
-	if (!aside || col_fds_aside(read_statm, &r, false) == COL_FDS_NO_HELPER)
+	if (aside)
+		col_fds_use(read_statm, &r);
+	else
 		read_statm(&r);
 	if (r.n <= 0)
 		return 0;
