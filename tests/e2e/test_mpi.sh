@@ -16,7 +16,7 @@ LIB=$BUILDDIR/lib
 W="python3 $E2E/weight.py"
 CHECK="python3 $E2E/mpi_check.py"
 ALL="imbalance_split waits_in_barrier_and_wait work_function_by_rank timeline_per_rank bytes_by_sending_stack
-bytes_per_rank messages_match_pattern recording_forms_agree job_metadata launcher_left_out fortran_bindings
+bytes_per_rank messages_match_pattern clock_measured_twice clock_drift_applied recording_forms_agree job_metadata launcher_left_out fortran_bindings
 sigkill_rank_readable untracked_requests_counted tracer_loads_without_mpi rank_option_errors generated_job_of_300_ranks"
 
 skip_all() {
@@ -81,6 +81,40 @@ check mpi_bytes_per_rank sh -c "
 cp "$E2E/mpi_work_bytes.messages" messages.want
 "$TALLY" report f1.exp --messages --format csv >messages1.csv 2>/dev/null
 check mpi_messages_match_pattern diff messages.want messages1.csv
+
+# Time across hosts (docs/mpi.md): each rank measured its clock's offset
+# from rank 0's after MPI_Init and again before MPI_Finalize.  The ranks of
+# this job share one clock, so the two agree within their round trips' errors
+# (a few microseconds more for the collector's clock, src/collector/col_time.c).
+check mpi_clock_measured_twice python3 -c '
+for r in (1, 2, 3):
+    log = dict(l.rstrip("\n").split(": ", 1) for l in open("f1.exp/rank%d.exp/log.txt" % r) if ": " in l)
+    k = {x: int(log["mpi.clock.%s_ns" % x]) for x in ("offset", "rtt", "at", "end.offset", "end.rtt", "end.at")}
+    print(r, k)
+    assert k["end.at"] > k["at"] and k["rtt"] > 0 and k["end.rtt"] > 0, k
+    assert abs(k["end.offset"] - k["offset"]) <= (k["rtt"] + k["end.rtt"]) / 2 + 20000, k'
+# A drifting clock cannot be made on one machine (a time namespace shifts a
+# clock, never changes its rate), so rank 3's log is edited in two copies of
+# the job: in one its offset stayed put, in the other it grew by 2 ms more
+# than the round trips' errors allow.  The drift is applied on the time axis
+# (the chrome export) and in the message matching as the rule says
+# (tests/e2e/mpi_drift.py).
+check mpi_clock_drift_applied sh -c '
+	for c in base drift; do cp -r f1.exp $c.exp || exit 1; done
+	python3 -c "
+import re
+for c, d in ((\"base\", 0), (\"drift\", 2000000)):
+    p = c + \".exp/rank3.exp/log.txt\"
+    s = open(p).read()
+    off = int(re.search(r\"^mpi.clock.offset_ns: (-?[0-9]+)\$\", s, re.M).group(1))
+    s, n = re.subn(r\"^mpi.clock.end.offset_ns: -?[0-9]+\$\", \"mpi.clock.end.offset_ns: %d\" % (off + d), s, flags=re.M)
+    assert n == 1, p
+    open(p, \"w\").write(s)" &&
+	for c in base drift; do
+		"$TALLY" export $c.exp --format chrome -o $c.exp.trace.json &&
+		"$TALLY" report $c.exp --messages --format json >$c.exp.messages.json || exit 1
+	done &&
+	python3 "$E2E/mpi_drift.py" base.exp drift.exp 3'
 
 # The same job recorded around the launcher: the same ranks, calls, bytes.
 timeout 120 "$TALLY" record -m -o f2.exp -- mpirun --oversubscribe -np 4 ./mpi_work bytes >f2.out 2>&1
