@@ -137,7 +137,10 @@ void col_counters_thread_start(struct col_thread *t)
 		int fd = open_counter(i);
 		if (fd < 0) {
 			col_log_error_sigsafe(col_proc.events[i].name, -fd,
-					      "this counter is not sampled in this thread");
+					      col_real_perf_forbidden()
+						      ? "this counter is not sampled in this thread: perf_event_open "
+							"not tried under a seccomp filter"
+						      : "this counter is not sampled in this thread");
 			continue;
 		}
 		if (col_real.ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {

@@ -293,13 +293,13 @@ int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
 	int saved = errno, tracer, seccomp;
 
 	/* A single thread: none can open a file while this one is here (and a
-	 * clone costs ~40 us of CPU, an open ~3).  Else, a filter may kill a
-	 * clone it does not expect: only when there is no other way to a
-	 * descriptor. */
+	 * clone costs ~40 us of CPU, an open ~3).  Never under a seccomp
+	 * filter: it may kill a clone it does not expect (the descriptor is
+	 * then lost as such, not the program). */
 	if (!needed && !atomic_load_explicit(&col_proc.threaded, memory_order_relaxed))
 		return COL_FDS_NO_HELPER;
 	col_real_proc_status(&tracer, &seccomp);
-	if (seccomp == 2 && !needed)
+	if (seccomp == 2)
 		return COL_FDS_NO_HELPER;
 	/* No signal may run a handler in the helper (it has the program's
 	 * handlers and memory, but is not the program). */

@@ -88,8 +88,8 @@ bool col_fds_lean(void);
  * fn must use raw system calls only.  Returns fn's value, or
  * COL_FDS_NO_HELPER if no helper ran (unless `needed`, i.e. fn already
  * failed for want of a number: while the process has had one thread only,
- * col_proc.threaded, as no other can open meanwhile; under a seccomp
- * filter, which might kill a clone; or when clone failed): the caller then
+ * col_proc.threaded, as no other can open meanwhile), never under a seccomp
+ * filter (which might kill a clone), or when clone failed: the caller then
  * does the work in place.  Sigsafe. */
 #define COL_FDS_NO_HELPER (-ECHILD)
 int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed);

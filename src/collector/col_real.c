@@ -51,15 +51,19 @@ COL_REAL_CHAIN(CHECK_TYPE)
 
 /* perf_event_open under a seccomp filter: a filter may kill the caller
  * (SECCOMP_RET_KILL_PROCESS or _THREAD) instead of failing the call, and
- * the program would die of SIGSYS at our first event.  So the first call in
- * a process under a filter (/proc/self/status "Seccomp: 2") is tried in a
- * child of our own first: cloned with no exit signal (the program sees no
- * SIGCHLD and no child it could reap), not dumpable (no core file), and it
- * makes the one call and exits.  Killed, it says the call is forbidden:
- * every perf_event_open of the collector then fails with EPERM, and the
- * clock falls back to POSIX timers (col_clock.c logs why). */
-static _Atomic int perf_state;       /* 0: not known; 1: being probed; 2: allowed; 3: forbidden */
-static char perf_forbidden[128];     /* why, when forbidden */
+ * the program would die of SIGSYS at our first event.  Nothing tells
+ * without making the call: a filter's program is readable only by a
+ * privileged tracer (PTRACE_SECCOMP_GET_FILTER), a call in place with an
+ * invalid argument dies the same way, and a probe process made by clone
+ * (what the collector did until issue 19's last items) killed the program
+ * under a filter that kills clone.  So under a filter (Seccomp: 2, checked
+ * at each call: a program may install one at any time) the collector makes
+ * no perf_event_open at all: each fails with EPERM, and the clock falls
+ * back to POSIX timers (col_clock.c logs why).  Filters met in practice
+ * forbid the call anyway (Docker's default profile fails it with EPERM). */
+static const char perf_forbidden[] =
+	"perf_event_open not tried under a seccomp filter (Seccomp: 2 in /proc/self/status; a filter may "
+	"kill its caller, and a probe process may be killed too)";
 
 /* /proc/self/status's value of `key` ("\nSeccomp:") in `buf`, -1 if absent. */
 static int status_value(const char *buf, const char *key)
@@ -76,7 +80,8 @@ static int status_value(const char *buf, const char *key)
 void col_real_proc_status(int *tracer_pid, int *seccomp)
 {
 	static _Atomic pid_t read_by;          /* the process whose fields these are */
-	static int tracer, mode;
+	static int tracer;
+	static _Atomic int mode;
 	pid_t me = (pid_t)col_syscall(SYS_getpid);
 
 	if (atomic_load(&read_by) != me) {
@@ -88,11 +93,18 @@ void col_real_proc_status(int *tracer_pid, int *seccomp)
 			col_syscall(SYS_close, fd);
 		buf[n > 0 ? n : 0] = 0;
 		tracer = status_value(buf, "\nTracerPid:");
-		mode = status_value(buf, "\nSeccomp:");
+		atomic_store(&mode, status_value(buf, "\nSeccomp:"));
 		atomic_store(&read_by, me);
+	} else if (atomic_load(&mode) != 2 && atomic_load(&mode) != 1) {
+		/* A filter is never removed, but one may have come since: the
+		 * kernel's answer, one cheap call (not in strict mode, 1, which
+		 * would kill the caller for it). */
+		long m = col_syscall(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0);
+		if (m >= 0)
+			atomic_store(&mode, (int)m);
 	}
 	*tracer_pid = tracer;
-	*seccomp = mode;
+	*seccomp = atomic_load(&mode);
 }
 
 /* Is this process under a seccomp filter? */
@@ -104,49 +116,15 @@ static bool seccomp_filtered(void)
 	return mode == 2;
 }
 
-/* The signal that killed a child making this call, 0 if it was not killed. */
-static int probe_kill_signal(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
-{
-	long child = col_syscall(SYS_clone, 0, 0, 0, 0, 0);
-
-	if (child == 0) {
-		col_syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);
-		long fd = col_syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
-		col_syscall(SYS_exit_group, fd >= 0 ? 0 : 1);
-	}
-	if (child < 0)
-		return 0;
-	int status = 0;
-	while (col_syscall(SYS_wait4, child, &status, __WCLONE, 0) < 0 && errno == EINTR)
-		;
-	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
 const char *col_real_perf_forbidden(void)
 {
-	return atomic_load(&perf_state) == 3 ? perf_forbidden : NULL;
+	return seccomp_filtered() ? perf_forbidden : NULL;
 }
 
 static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			       unsigned long flags)
 {
-	int state = atomic_load(&perf_state);
-
-	if (state < 2) {
-		int expected = 0;
-		if (atomic_compare_exchange_strong(&perf_state, &expected, 1)) {
-			int sig = seccomp_filtered() ? probe_kill_signal(attr, pid, cpu, group, flags) : 0;
-			if (sig) {
-				snprintf(perf_forbidden, sizeof(perf_forbidden),
-					 "perf_event_open is forbidden by a seccomp filter (it killed a probe "
-					 "process with signal %d)", sig);
-			}
-			atomic_store(&perf_state, sig ? 3 : 2);
-		}
-		while ((state = atomic_load(&perf_state)) < 2)
-			;
-	}
-	if (state == 3) {
+	if (seccomp_filtered()) {
 		errno = EPERM;
 		return -1;
 	}

@@ -313,14 +313,17 @@ extern struct col_real col_real;
  * values, and never wait for one another. */
 const struct col_real *col_real_table(void);
 
-/* Why the collector's perf_event_open always fails with EPERM (a seccomp
- * filter that kills the caller: col_real.c probes it in a child), or NULL. */
+/* Why the collector's perf_event_open fails with EPERM without being made
+ * (the process is under a seccomp filter, which may kill its caller:
+ * col_real.c), or NULL. */
 const char *col_real_perf_forbidden(void);
 
 /* This process's /proc/self/status fields TracerPid (0: not traced) and
  * Seccomp (2: under a filter), -1 each when unknown: read once per process,
- * at the first call (the clock's tracer check and the seccomp check above
- * each read it; a read costs about 20 us here).  Normal context. */
+ * at the first call (a read costs about 20 us here); Seccomp asked again of
+ * the kernel (prctl PR_GET_SECCOMP, one cheap call) at each later call until
+ * it is 2, as a program may install a filter at any time.  Normal context
+ * (and the signal handler: raw system calls). */
 void col_real_proc_status(int *tracer_pid, int *seccomp);
 
 /* libc's dlsym (the collector interposes dlsym: col_dlsym.S), or NULL.

@@ -253,10 +253,16 @@ static struct col_states_thread *open_thread(pid_t tid)
 	if (s->fd < 0) {
 		int e = -s->fd;
 		int expected = WAY_UNKNOWN;
+		bool filtered = col_real_perf_forbidden() != NULL;
 		if (atomic_compare_exchange_strong(&way, &expected, WAY_NONE))
-			col_log_error_sigsafe("states: perf_event_open", e, "no thread states recorded");
+			col_log_error_sigsafe("states: perf_event_open", e,
+					      filtered ? "no thread states recorded: not tried under a seccomp filter"
+						       : "no thread states recorded");
 		else
-			col_log_error_sigsafe("states: perf_event_open", e, "this thread's states are not recorded");
+			col_log_error_sigsafe("states: perf_event_open", e,
+					      filtered ? "this thread's states are not recorded: not tried under a "
+							 "seccomp filter"
+						       : "this thread's states are not recorded");
 		col_sys_munmap(s, sizeof(*s));
 		return NULL;
 	}

@@ -1,37 +1,62 @@
 /* seccomper.c — installs a seccomp filter that forbids perf_event_open,
  * then execs a program (as a sandbox launcher does): under tally, the
- * collector's first event would be the program's death.  Used by
- * test_exec.sh.
+ * collector's first event would be the program's death.  With kill_clone,
+ * the filter allows perf_event_open but kills clone and clone3 (a sandbox
+ * that forbids new processes): a probe process of the collector's would be
+ * the program's death.  With PROGRAM `--thread`, no exec: the process
+ * installs the filter itself, after the collector started, then makes a
+ * thread that spins 0.2 s of CPU (its per-thread events, `-c`, are opened
+ * under a filter the collector did not see at start).  Used by test_exec.sh.
  *
- * usage: seccomper kill_process|kill_thread|errno PROGRAM [ARGS...]
+ * usage: seccomper kill_process|kill_thread|errno|kill_clone PROGRAM|--thread [ARGS...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+static void *spin(void *arg)
+{
+	struct timespec t;
+	volatile unsigned long n = 0;
+
+	(void)arg;
+	do {
+		for (int i = 0; i < 100000; i++)
+			n++;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while (t.tv_sec == 0 && t.tv_nsec < 200000000);
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: seccomper kill_process|kill_thread|errno PROGRAM [ARGS...]\n");
+		fprintf(stderr, "usage: seccomper kill_process|kill_thread|errno|kill_clone PROGRAM|--thread [ARGS...]\n");
 		return 2;
 	}
-	unsigned action = !strcmp(argv[1], "kill_process") ? SECCOMP_RET_KILL_PROCESS
-			  : !strcmp(argv[1], "kill_thread") ? SECCOMP_RET_KILL_THREAD
-							     : SECCOMP_RET_ERRNO | EPERM;
+	bool clones = !strcmp(argv[1], "kill_clone");
+	unsigned action = !strcmp(argv[1], "kill_process") || clones ? SECCOMP_RET_KILL_PROCESS
+			  : !strcmp(argv[1], "kill_thread")             ? SECCOMP_RET_KILL_THREAD
+									: SECCOMP_RET_ERRNO | EPERM;
+	unsigned first = clones ? SYS_clone : SYS_perf_event_open, second = clones ? SYS_clone3 : SYS_perf_event_open;
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, first, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, second, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, action),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -40,6 +65,15 @@ int main(int argc, char **argv)
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
 		perror("seccomper: seccomp");
 		return 2;
+	}
+	if (!strcmp(argv[2], "--thread")) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, spin, NULL) != 0 || pthread_join(t, NULL) != 0) {
+			fprintf(stderr, "seccomper: no thread\n");
+			return 2;
+		}
+		printf("thread done\n");
+		return 0;
 	}
 	execv(argv[2], argv + 2);
 	perror("seccomper: exec");
