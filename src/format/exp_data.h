@@ -249,7 +249,8 @@ struct exp_proc {
 	size_t ncsamples;
 	struct exp_counter_end *cends;   /* counters' totals at thread ends */
 	size_t ncends;
-	struct exp_data_sample *dsamples;   /* precise samples with a data address */
+	struct exp_data_sample_src *dsamples;   /* precise samples with a data address; data_src
+	                                          0 from a DATA_SAMPLE (no level) */
 	size_t ndsamples;
 	/* kernel.dat (the founder's only; exp_read_kernel.h) */
 	struct exp_ksample_ev *ksamples; /* ticks in kernel mode, every process's */

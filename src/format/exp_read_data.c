@@ -704,6 +704,23 @@ static int take_counted(struct loader *l, struct exp_file *f, const struct exp_r
 	return take_copy(l, f, r, err);
 }
 
+/* A precise sample (EXP_REC_DATA_SAMPLE, or _SRC with its data source):
+ * its counter in range; a DATA_SAMPLE's data_src is 0 (not given). */
+static int take_data_sample(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			    struct exp_error *err)
+{
+	struct exp_data_sample_src s;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(&s, r->p, r->len < sizeof(s) ? r->len : sizeof(s));
+	if (s.s.index >= EXP_MAX_COUNTERS)
+		return reject(f, r, "counter %u: at most %d counters", s.s.index, EXP_MAX_COUNTERS);
+	if (exp_grow((void **)&l->p->dsamples, &l->cap_dsamples, l->p->ndsamples, sizeof(s)))
+		return nomem(err, f->path);
+	l->p->dsamples[l->p->ndsamples++] = s;
+	return 0;
+}
+
 /* A holder's part of a wait (EXP_REC_SYNC_HELD): a known reason, a part
  * no longer than a day (a corrupt one would swamp the blame view). */
 static int take_held(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -947,7 +964,9 @@ static const struct rec_type {
 	[EXP_REC_COUNTER_END] = { "counter-end", EXP_FILE_HWC, sizeof(struct exp_counter_end), false, false,
 				  take_counted, COPY_TO(cends) },
 	[EXP_REC_DATA_SAMPLE] = { "data-sample", EXP_FILE_HWC, sizeof(struct exp_data_sample), false, false,
-				  take_counted, COPY_TO(dsamples) },
+				  take_data_sample },
+	[EXP_REC_DATA_SAMPLE_SRC] = { "data-sample-src", EXP_FILE_HWC, sizeof(struct exp_data_sample_src), false,
+				      false, take_data_sample },
 	[EXP_REC_KERNEL_INFO] = { "kernel-info", EXP_FILE_KERNEL, sizeof(struct exp_kernel_info), false,
 				  false, take_kernel_info },
 	[EXP_REC_KERNEL_SAMPLE] = { "kernel-sample", EXP_FILE_KERNEL, sizeof(struct exp_kernel_sample),

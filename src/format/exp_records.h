@@ -117,6 +117,7 @@ enum exp_rec_type {
 	EXP_REC_FD_WAIT = 58,
 	EXP_REC_FD_WATCH = 59,
 	EXP_REC_JIT_INLINE = 62,
+	EXP_REC_DATA_SAMPLE_SRC = 63,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -1158,6 +1159,18 @@ struct exp_data_sample {
 	uint64_t pc;
 	uint64_t addr;
 	uint64_t count;
+};
+/* EXP_REC_DATA_SAMPLE_SRC, 56 bytes, in hwc.dat: a DATA_SAMPLE with the
+ * level that served the access, as the collector writes precise samples
+ * (`tally record --data` where the PMU has a precise memory event:
+ * docs/dataspace.md).  A new type rather than a longer DATA_SAMPLE, so
+ * that an older reader skips it and says so (no version change).
+ *   0 48 a DATA_SAMPLE's fields, its word this type's;
+ *  48 8 data_src  the kernel's union perf_mem_data_src (PERF_SAMPLE_DATA_SRC):
+ *                 the level (format/exp_perf_mem.h), load or store, TLB, snoop */
+struct exp_data_sample_src {
+	struct exp_data_sample s;
+	uint64_t data_src;
 };
 #define EXP_DATA_STORE 0x1        /* the access was a store (else a load) */
 #define EXP_DATA_ADDR_UNKNOWN 0x2 /* the PMU gave no address for this sample */

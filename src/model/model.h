@@ -22,6 +22,7 @@
 
 #include "format/exp_data.h"
 #include "format/exp_mpi_ops.h"
+#include "format/exp_perf_mem.h"
 
 struct sym_object;
 
@@ -341,6 +342,9 @@ struct model_data_object {
 	uint32_t metric;           /* the counter's metric */
 	uint64_t value;            /* events */
 	uint64_t samples;
+	uint64_t level_samples[EXP_MEM_LEVELS];   /* by the level that served them
+	                                             (precise samples with a data
+	                                             source; else all unknown) */
 };
 /* --data: a structure type whose members clock samples touched
  * (model_dataclock.c), its members by time (the data layout view). */

@@ -14,6 +14,8 @@
  *   <Heap: FUNC>            in a heap block live at the sample's time (with
  *                           -H), FUNC the function that allocated it;
  *   <Unknown: anonymous>    anywhere else (mmap, another allocator).
+ * Each object also counts its samples by the level that served them (L1,
+ * L2, LLC, DRAM ...: the sample's data source, format/exp_perf_mem.h).
  * The Sun analyzer's <Scalars> and structure members need the compiler's type
  * information (DWARF DW_TAG_variable types): not done.
  */
@@ -142,7 +144,7 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 	if (p->nheap && heap_blocks(p, &blocks))
 		return -1;
 	for (size_t i = 0; i < p->ndsamples && !rc; i++) {
-		const struct exp_data_sample *s = &p->dsamples[i];
+		const struct exp_data_sample *s = &p->dsamples[i].s;
 		const struct exp_counter_def *d = &p->counter_defs[s->index];
 		const char *object;
 		uint64_t size;
@@ -167,6 +169,7 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 		}
 		b->m->data_objects[obj].value += s->count;
 		b->m->data_objects[obj].samples++;
+		b->m->data_objects[obj].level_samples[exp_mem_level_of(p->dsamples[i].data_src)]++;
 	}
 	model_heap_blocks_free(&blocks);
 	return rc;

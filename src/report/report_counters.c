@@ -5,7 +5,9 @@
  * instructions per cycle; MPKI: an event's misses per thousand
  * instructions), closing the overview; `tally report --counters`: the
  * function table of every counter with the same ratios per function; and
- * `--data-objects`: precise samples by data object (docs/dataspace.md).
+ * `--data-objects`: precise samples by data object (docs/dataspace.md),
+ * with the share of each object's samples served by each level (L1, L2,
+ * LLC, DRAM ...) when the samples have a data source.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +163,30 @@ static int cmp_object(const void *a, const void *b)
 	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->name, y->name);
 }
 
+/* The levels any precise sample has a known data source for: a column
+ * each (its share of the object's samples), in the levels' order. */
+static int known_levels(const struct model *m, const size_t *order, size_t n, enum exp_mem_level *out)
+{
+	int k = 0;
+
+	for (int l = EXP_MEM_UNKNOWN + 1; l < EXP_MEM_LEVELS; l++) {
+		bool any = false;
+		for (size_t i = 0; i < n && !any; i++)
+			any = m->data_objects[order[i]].level_samples[l] != 0;
+		if (any)
+			out[k++] = (enum exp_mem_level)l;
+	}
+	return k;
+}
+
+/* An object's (or a counter's <Total>'s) samples by level, as shares. */
+static void level_cells(struct report_table *t, const uint64_t *by_level, uint64_t samples,
+			const enum exp_mem_level *levels, int nlevels)
+{
+	for (int i = 0; i < nlevels; i++)
+		report_pct(t, report_pct_of(by_level[levels[i]], samples));
+}
+
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
 	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
@@ -198,21 +224,32 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 	report_col(t, "object", "Object", COL_STR);
 	report_col(t, "top_function", "Accessed most by", COL_STR);
 	report_col(t, "top_pct", "% of its events", COL_PCT);
+	enum exp_mem_level levels[EXP_MEM_LEVELS];
+	int nlevels = known_levels(m, order, n, levels);
+	for (int i = 0; i < nlevels; i++) {   /* the data source: where the access was served */
+		char key[32], title[32];
+		snprintf(key, sizeof(key), "from_%s", exp_mem_level_key(levels[i]));
+		snprintf(title, sizeof(title), "%% %s", exp_mem_level_name(levels[i]));
+		report_col(t, key, title, COL_PCT);
+	}
 	uint32_t last = UINT32_MAX;
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct model_data_object *x = &m->data_objects[order[i]];
 		uint64_t total = m->total[x->metric];
 		if (x->metric != last) {         /* <Total> of this counter's data samples */
-			uint64_t sum = 0, samples = 0;
+			uint64_t sum = 0, samples = 0, by_level[EXP_MEM_LEVELS] = { 0 };
 			for (size_t j = 0; j < m->ndata_objects; j++)
 				if (m->data_objects[j].metric == x->metric) {
 					sum += m->data_objects[j].value;
 					samples += m->data_objects[j].samples;
+					for (int l = 0; l < EXP_MEM_LEVELS; l++)
+						by_level[l] += m->data_objects[j].level_samples[l];
 				}
 			report_row(t);
 			report_str(t, model_metric_info(x->metric)->name);
 			report_data_total_cells(t, sum, samples, total);
+			level_cells(t, by_level, samples, levels, nlevels);
 			last = x->metric;
 			shown = 0;
 		}
@@ -221,6 +258,7 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 		report_row(t);
 		report_str(t, model_metric_info(x->metric)->name);
 		report_data_object_cells(t, m, order[i], total);
+		level_cells(t, x->level_samples, x->samples, levels, nlevels);
 	}
 	report_table_emit(d, t);
 	free(order);

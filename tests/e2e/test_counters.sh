@@ -90,6 +90,18 @@ assert rows[\"gen_grid\"][\"top_function\"] == \"gen_hot\" and abs(rows[\"gen_gr
 assert rows[\"gen_counter\"][\"top_function\"] == \"gen_cold\" and rows[\"<Heap: gen_alloc>\"][\"size\"] == 4096
 assert len(rows) == len(want), sorted(rows)
 '"
+# The data source of each precise sample (DATA_SAMPLE_SRC, as the collector
+# writes them): per object, the share of its samples each level served;
+# a column only for the levels some sample has.
+check dataspace_objects_by_level_served sh -c "\"\$TALLY\" report hwc.exp --data-objects --format json | python3 -c '
+import json, sys
+rows = {r[\"name\"]: r for r in json.load(sys.stdin)[\"data_objects\"]}
+g, c, t = rows[\"gen_grid\"], rows[\"gen_counter\"], rows[\"<Total>\"]
+assert abs(g[\"from_l1\"] - 100 * 400 / 600) < 0.01 and abs(g[\"from_dram\"] - 100 * 100 / 600) < 0.01, g
+assert g[\"from_llc\"] == 0 and c[\"from_llc\"] == 100 and c[\"from_l1\"] == 0, c
+assert rows[\"gen_table\"][\"from_l1\"] == 0 and abs(t[\"from_l1\"] - 100 * 400 / 1050) < 0.01, t
+assert not any(k in g for k in (\"from_l2\", \"from_lfb\", \"from_remote\", \"from_unknown\")), sorted(g)
+'"
 check dataspace_samples_count_at_their_code sh -c "\"\$TALLY\" export hwc.exp --format collapsed --metric cache-misses >cm.txt &&
 	test \$($INCL cm.txt gen_hot) -eq 650000 && test \$($INCL cm.txt gen_cold) -eq 400000"
 check dataspace_nothing_without_precise_samples sh -c "\"\$TALLY\" report faults.exp --data-objects | grep -q 'No data objects'"

@@ -17,6 +17,9 @@
  *   gen_cold), 300 in gen_counter (gen_cold), 40 in gen_table (a static,
  *   gen_hot), 50 in a heap block malloc'd by gen_alloc, 30 on the stack,
  *   20 without an address, 10 in anonymous memory; each sample 1000 misses.
+ *   Data sources (DATA_SAMPLE_SRC, as the collector writes them): of
+ *   gen_grid's 500 from gen_hot, 400 served by L1 and 100 by DRAM; all 300
+ *   of gen_counter's stores by the L3; the rest have none (DATA_SAMPLE).
  * Every sample of a counter weighs its period.
  */
 #include <elf.h>
@@ -136,17 +139,40 @@ static void counter_samples(struct out *o, uint16_t index, uint32_t stack, int n
 	}
 }
 
+/* n samples; with a data source (data_src != 0) as DATA_SAMPLE_SRC, the
+ * record the collector writes, else as DATA_SAMPLE. */
+static void data_samples_from(struct out *o, uint32_t stack, void (*fn)(void), int n, uint64_t addr,
+			      uint64_t step, uint16_t flags, uint64_t data_src)
+{
+	for (int i = 0; i < n; i++) {
+		struct exp_data_sample_src s = { .s = {
+			.tid = PID, .time_ns = t_now += 100000, .stack_id = stack, .index = 2, .flags = flags,
+			.pc = (uint64_t)(uintptr_t)fn + 4, .addr = addr + (uint64_t)i * step, .count = MISS_PERIOD,
+		}, .data_src = data_src };
+		if (data_src)
+			put(o, EXP_REC_DATA_SAMPLE_SRC, &s, sizeof(s));
+		else
+			put(o, EXP_REC_DATA_SAMPLE, &s.s, sizeof(s.s));
+	}
+}
+
 static void data_samples(struct out *o, uint32_t stack, void (*fn)(void), int n, uint64_t addr,
 			 uint64_t step, uint16_t flags)
 {
-	for (int i = 0; i < n; i++) {
-		struct exp_data_sample s = {
-			.tid = PID, .time_ns = t_now += 100000, .stack_id = stack, .index = 2, .flags = flags,
-			.pc = (uint64_t)(uintptr_t)fn + 4, .addr = addr + (uint64_t)i * step, .count = MISS_PERIOD,
-		};
-		put(o, EXP_REC_DATA_SAMPLE, &s, sizeof(s));
-	}
+	data_samples_from(o, stack, fn, n, addr, step, flags, 0);
 }
+
+/* Data sources as the kernel composes them: a load served by L1 or local
+ * DRAM (with the level number, as Intel's PEBS on a recent kernel), a store
+ * that hit the L3 (level bits only, as an older kernel). */
+#define SRC_LOAD_L1 (PERF_MEM_OP_LOAD << PERF_MEM_OP_SHIFT | \
+		     (uint64_t)(PERF_MEM_LVL_HIT | PERF_MEM_LVL_L1) << PERF_MEM_LVL_SHIFT | \
+		     (uint64_t)PERF_MEM_LVLNUM_L1 << PERF_MEM_LVLNUM_SHIFT)
+#define SRC_LOAD_DRAM (PERF_MEM_OP_LOAD << PERF_MEM_OP_SHIFT | \
+		       (uint64_t)(PERF_MEM_LVL_HIT | PERF_MEM_LVL_LOC_RAM) << PERF_MEM_LVL_SHIFT | \
+		       (uint64_t)PERF_MEM_LVLNUM_RAM << PERF_MEM_LVLNUM_SHIFT)
+#define SRC_STORE_L3 (PERF_MEM_OP_STORE << PERF_MEM_OP_SHIFT | \
+		      (uint64_t)(PERF_MEM_LVL_HIT | PERF_MEM_LVL_L3) << PERF_MEM_LVL_SHIFT)
 
 int main(int argc, char **argv)
 {
@@ -224,9 +250,11 @@ int main(int argc, char **argv)
 	counter_samples(&hwc, 0, 2, 1000, CYCLE_PERIOD);
 	counter_samples(&hwc, 1, 1, 1500, CYCLE_PERIOD);
 	counter_samples(&hwc, 1, 2, 3000, CYCLE_PERIOD);
-	data_samples(&hwc, 1, gen_hot, 500, (uint64_t)(uintptr_t)gen_grid, 1000, 0);
+	data_samples_from(&hwc, 1, gen_hot, 400, (uint64_t)(uintptr_t)gen_grid, 1000, 0, SRC_LOAD_L1);
+	data_samples_from(&hwc, 1, gen_hot, 100, (uint64_t)(uintptr_t)&gen_grid[4000], 1000, 0, SRC_LOAD_DRAM);
 	data_samples(&hwc, 2, gen_cold, 100, (uint64_t)(uintptr_t)&gen_grid[1], 8, 0);
-	data_samples(&hwc, 2, gen_cold, 300, (uint64_t)(uintptr_t)&gen_counter, 0, EXP_DATA_STORE);
+	data_samples_from(&hwc, 2, gen_cold, 300, (uint64_t)(uintptr_t)&gen_counter, 0, EXP_DATA_STORE,
+			  SRC_STORE_L3);
 	data_samples(&hwc, 1, gen_hot, 40, (uint64_t)(uintptr_t)gen_table, 4, 0);
 	data_samples(&hwc, 1, gen_hot, 50, HEAP_BLOCK, 64, 0);
 	data_samples(&hwc, 1, gen_hot, 30, 0x7ffc00001000ull, 8, EXP_DATA_STACK);
