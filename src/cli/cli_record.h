@@ -63,6 +63,8 @@ struct record_opts {
 	bool psample_set;          /* --process-samples was given */
 	struct exp_event counters[EXP_MAX_COUNTERS];   /* -c EVENT[/PERIOD] */
 	int ncounters;
+	char data_source[512];     /* --data: where the addresses come from, and why
+	                              (cli_datasrc.c); the log's data.source */
 	bool kernel;               /* --kernel: kernel call chains (off by default) */
 	bool no_kernel;            /* --no-kernel: none (the default) */
 	uint64_t given;            /* bit r: the option of row r was given */

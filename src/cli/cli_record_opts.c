@@ -45,7 +45,10 @@ const struct cli_record_opt cli_record_opts[] = {
 	{ { "data", 'd', CLI_ARG_NONE, 'd', NULL,
 	    "data objects: each clock sample keeps the interrupted registers,\n"
 	    "from which the analyzer finds the data the instruction touched\n"
-	    "(report --data-objects, --data-layout; docs/dataspace.md)" },
+	    "(report --data-objects, --data-layout; docs/dataspace.md); where\n"
+	    "the PMU has a precise memory event (mem-loads, IBS op), its samples\n"
+	    "too, with the level that served each access; the log and the\n"
+	    "overview say which source was used and why" },
 	  CLI_REC_INSIDE, CLI_ATT_OK },
 	{ { "counter", 'c', CLI_ARG_REQUIRED, 'c', "EVENT[/PERIOD]", NULL }, CLI_REC_INSIDE, CLI_ATT_RUN },
 	{ { "kernel", 0, CLI_ARG_NONE, 'k', NULL,

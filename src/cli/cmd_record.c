@@ -27,6 +27,7 @@
 #include "cli/cli.h"
 #include "cli/cli_args.h"
 #include "cli/cli_control.h"
+#include "cli/cli_datasrc.h"
 #include "cli/cli_events.h"
 #include "cli/cli_kernel.h"
 #include "cli/cli_outside.h"
@@ -282,6 +283,8 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 	for (int i = 0; i < o->ncounters; i++)
 		cli_log_line(log, "counter.requested", "%s/%llu", o->counters[i].name,
 			     (unsigned long long)o->counters[i].period);
+	if (o->launch.data && o->data_source[0])
+		cli_log_line(log, "data.source", "%s", o->data_source);
 	if (log_close(log) != 0) {
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -1;
@@ -616,7 +619,12 @@ int cmd_record(int argc, char **argv)
 
 	if (cli_events_check(o.counters, o.ncounters) != 0)
 		return CLI_FATAL;
-	char counters[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 24)];
+	if (o.launch.data) {   /* a precise memory event? (a static program refuses --data) */
+		struct exp_event mem;
+		if (cli_datasrc_choose(&mem, o.data_source, sizeof(o.data_source)) && o.ncounters < EXP_MAX_COUNTERS)
+			o.counters[o.ncounters++] = mem;
+	}
+	char counters[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 80)];
 	if (exp_events_encode(o.counters, o.ncounters, counters, sizeof(counters)) < 0) {
 		cli_error(CMD, "the counters do not fit in %s", EXP_ENV_COUNTERS);
 		return CLI_FATAL;

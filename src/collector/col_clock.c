@@ -112,7 +112,8 @@ static _Atomic int exclude_kernel = -1;   /* -1: not yet known */
  * the threads it creates get a copy that signals them. */
 static int perf_open(uint64_t period, int excl_kernel, bool sigtrap, pid_t pid, bool inherit)
 {
-	const struct exp_event clock = { "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, period };
+	const struct exp_event clock = { .name = "task-clock", .type = PERF_TYPE_SOFTWARE,
+					 .config = PERF_COUNT_SW_TASK_CLOCK, .period = period };
 	struct perf_event_attr a;
 
 	exp_event_attr(&clock, excl_kernel, sigtrap, &a);     /* as a counter's (-c) */

@@ -14,6 +14,13 @@
  * counter's total goes in a COUNTER_END record: what came after its last
  * sample is in no sample.
  *
+ * A precise memory event (`tally record --data` where the PMU has one:
+ * cli_datasrc.c) is a counter with a ring buffer: its overflows write
+ * PERF_RECORD_SAMPLEs with the access's own pc, data address and data
+ * source there, and the handler drains the ring into DATA_SAMPLE_SRC
+ * records (format/exp_perf_mem.h parses them) with the interrupted stack,
+ * instead of a COUNTER_SAMPLE.
+ *
  * Kernel-mode events count when allowed (root, perf_event_paranoid <= 1),
  * else user mode only; the COUNTER_DEF says which.  `tally record` checked
  * that every event opens before the target started.
@@ -39,6 +46,9 @@
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
+#include "format/exp_perf_mem.h"
+
+#define RING_PAGES 8   /* a precise event's ring: 32 KiB, ~680 samples of 48 bytes */
 
 /* sig_data of counter i's events is &tags[i]. */
 static const char tags[EXP_MAX_COUNTERS];
@@ -51,6 +61,7 @@ struct col_counters_thread {
 	int fd[EXP_MAX_COUNTERS];       /* -1: not counting */
 	uint64_t last[EXP_MAX_COUNTERS];   /* the value at the previous sample */
 	struct col_stack_memo memo;     /* the last stack interned */
+	struct perf_event_mmap_page *ring[EXP_MAX_COUNTERS];   /* a precise event's; NULL */
 };
 
 void col_counters_configure(const char *spec)
@@ -111,7 +122,8 @@ static void write_defs(struct col_thread *t)
 		struct exp_counter_def d;
 		memset(&d, 0, sizeof(d));
 		d.index = (uint16_t)i;
-		d.flags = atomic_load(&exclude_kernel[i]) == 0 ? EXP_COUNTER_KERNEL : 0;
+		d.flags = (atomic_load(&exclude_kernel[i]) == 0 ? EXP_COUNTER_KERNEL : 0) |
+			  (ev->precise ? EXP_COUNTER_PRECISE : 0);
 		d.type = ev->type;
 		d.config = ev->config;
 		d.period = ev->period;
@@ -149,11 +161,86 @@ void col_counters_thread_start(struct col_thread *t)
 			col_sys_close(fd);
 			continue;
 		}
+		if (col_proc.events[i].precise) {
+			void *r = col_sys_mmap(NULL, (RING_PAGES + 1) * 4096ul, PROT_READ | PROT_WRITE, MAP_SHARED,
+					       fd, 0);
+			if (r == MAP_FAILED) {
+				col_log_error_sigsafe(col_proc.events[i].name, errno,
+						      "its ring buffer: this event is not sampled in this thread");
+				col_sys_close(fd);
+				continue;
+			}
+			c->ring[i] = r;
+		}
 		c->fd[i] = fd;
 		col_fd_keep(c->fd[i], &c->fd[i], NULL);   /* out of the program's way */
 	}
 	t->counters = c;
 	write_defs(t);
+}
+
+/* The DATA_SAMPLE_SRC of one ring record: flags from its address and data
+ * source (the thread's stack is the collector's to tell). */
+static void write_precise(struct col_thread *t, int i, uint32_t stack, uint64_t entry_ns,
+			  const struct exp_perf_mem_sample *ps, uint64_t count)
+{
+	uint16_t flags = exp_mem_is_store(ps->data_src) ? EXP_DATA_STORE : 0;
+
+	if (!ps->addr)
+		flags |= EXP_DATA_ADDR_UNKNOWN;
+	else if (ps->addr >= t->unwind.stack_lo && ps->addr < t->unwind.stack_hi)
+		flags |= EXP_DATA_STACK;
+	struct exp_data_sample_src d = {
+		.s = { .tid = (uint32_t)t->tid, .time_ns = entry_ns, .stack_id = stack, .index = (uint16_t)i,
+		       .flags = flags, .pc = ps->ip, .addr = ps->addr, .count = count },
+		.data_src = ps->data_src,
+	};
+	if (col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_SAMPLE_SRC, &d, sizeof(d)) != 0)
+		col_count_sigsafe(EXP_CTR_COUNTER_LOST, 1);
+}
+
+/* Drain precise event i's ring: each sample a DATA_SAMPLE_SRC at the
+ * interrupted stack, the counter's advance `count` shared among them (the
+ * first takes the remainder); the kernel's lost records and a damaged ring
+ * counted as lost samples.  Handler, t busy. */
+static void take_precise(struct col_thread *t, struct col_counters_thread *c, int i, void *uc,
+			 uint64_t entry_ns, uint64_t count, bool keep)
+{
+	struct perf_event_mmap_page *r = c->ring[i];
+	uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&r->data_head, memory_order_acquire);
+	const uint8_t *data = (const uint8_t *)r + (r->data_offset ? r->data_offset : 4096);
+	uint64_t size = r->data_size ? r->data_size : RING_PAGES * 4096ul;
+	uint64_t body[8], n = 0, tail, lost = 0, leaf;
+	uint32_t type, stack = 0;
+	uint16_t misc;
+	size_t len;
+	int rc;
+
+	for (tail = r->data_tail; (rc = exp_perf_ring_next(data, size, &tail, head, &type, &misc, body,
+							     sizeof(body), &len)) == 1;)
+		n += type == PERF_RECORD_SAMPLE;
+	if (keep && n)
+		stack = col_stack_interrupted_sigsafe(t, uc, &c->memo, &leaf);
+	uint64_t each = n ? count / n : 0, first = n ? count - each * (n - 1) : 0;
+	for (tail = r->data_tail; keep && exp_perf_ring_next(data, size, &tail, head, &type, &misc, body,
+								sizeof(body), &len) == 1;) {
+		struct exp_perf_mem_sample ps;
+		if (type == PERF_RECORD_LOST && len >= 16)
+			lost += body[1];
+		if (type != PERF_RECORD_SAMPLE)
+			continue;
+		if (!stack || exp_perf_mem_parse(EXP_PERF_MEM_SAMPLE_TYPE, body, len, &ps) != 0) {
+			lost++;
+			continue;
+		}
+		write_precise(t, i, stack, entry_ns, &ps, first);
+		first = each;
+	}
+	if (rc < 0)
+		lost++;
+	if (lost)
+		col_count_sigsafe(EXP_CTR_COUNTER_LOST, lost);
+	atomic_store_explicit((_Atomic uint64_t *)&r->data_tail, head, memory_order_release);
 }
 
 static void take_sample(struct col_thread *t, struct col_counters_thread *c, int i, void *uc,
@@ -165,6 +252,10 @@ static void take_sample(struct col_thread *t, struct col_counters_thread *c, int
 		v = c->last[i] + col_proc.events[i].period;
 	uint64_t count = v > c->last[i] ? v - c->last[i] : 0;
 	c->last[i] = v;
+	if (c->ring[i]) {
+		take_precise(t, c, i, uc, entry_ns, count, !col_control_paused_sigsafe(0));
+		return;
+	}
 	if (col_control_paused_sigsafe(0))
 		return;
 	struct exp_counter_sample s = {
@@ -200,6 +291,8 @@ static void release(struct col_counters_thread *c)
 {
 	for (int i = 0; i < EXP_MAX_COUNTERS; i++)
 		if (c->fd[i] >= 0) {
+			if (c->ring[i])
+				col_sys_munmap(c->ring[i], (RING_PAGES + 1) * 4096ul);
 			col_fd_forget(c->fd[i]);
 			col_sys_close(c->fd[i]);
 		}

@@ -213,7 +213,7 @@ struct col_process {
 	_Atomic uint32_t failures_logged;  /* bit per file kind: its first failure is in the log */
 	struct exp_event events[EXP_MAX_COUNTERS];     /* -c: the counters, from TALLY_COUNTERS */
 	int nevents;
-	char events_spec[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 24)];  /* TALLY_COUNTERS */
+	char events_spec[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 80)];  /* TALLY_COUNTERS */
 };
 
 extern struct col_process col_proc;

@@ -107,8 +107,9 @@ struct col_states_thread {
 /* The switch event of thread `tid` (0: the calling thread). */
 static int perf_open_switches(bool signal, int excl_kernel, pid_t tid)
 {
-	const struct exp_event ev = { "context-switches", PERF_TYPE_SOFTWARE,
-				      signal ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_DUMMY, signal ? 1 : 0 };
+	const struct exp_event ev = { .name = "context-switches", .type = PERF_TYPE_SOFTWARE,
+				      .config = signal ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_DUMMY,
+				      .period = signal ? 1 : 0 };
 	struct perf_event_attr a;
 
 	exp_event_attr(&ev, excl_kernel, signal, &a);     /* as a counter's (-c), and: */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format/exp_events.h"
+#include "format/exp_perf_mem.h"
 
 #define CACHE(id, op, res) ((id) | (PERF_COUNT_HW_CACHE_OP_##op << 8) | (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
 
@@ -129,13 +130,50 @@ int exp_events_encode(const struct exp_event *evs, int n, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (int i = 0; i < n; i++) {
-		int w = snprintf(buf + used, len - used, "%s%s/%llu", i ? "," : "", evs[i].name,
-				 (unsigned long long)evs[i].period);
+		int w = evs[i].precise
+				? snprintf(buf + used, len - used, "%s%s/%llu/%x/%llx/%llx/%x", i ? "," : "",
+					   evs[i].name, (unsigned long long)evs[i].period, evs[i].type,
+					   (unsigned long long)evs[i].config, (unsigned long long)evs[i].config1,
+					   evs[i].precise)
+				: snprintf(buf + used, len - used, "%s%s/%llu", i ? "," : "", evs[i].name,
+					   (unsigned long long)evs[i].period);
 		if (w < 0 || (size_t)w >= len - used)
 			return -1;
 		used += (size_t)w;
 	}
 	return (int)used;
+}
+
+/* "NAME/PERIOD/TYPE/CONFIG/CONFIG1/PRECISE": a precise memory event as
+ * `tally record` chose it (exp_events_encode).  0, or -1. */
+static int parse_precise(const char *item, struct exp_event *ev)
+{
+	const char *slash = strchr(item, '/');
+	unsigned long long v[5];
+	const char *p;
+	char *end;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!slash || slash == item || (size_t)(slash - item) >= EXP_EVENT_NAME_MAX)
+		return -1;
+	p = slash + 1;
+	for (int i = 0; i < 5; i++) {   /* the period in decimal, then hex */
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return -1;
+		v[i] = strtoull(p, &end, i ? 16 : 10);
+		if (*end != (i < 4 ? '/' : 0))
+			return -1;
+		p = end + 1;
+	}
+	if (!v[0] || v[1] > UINT32_MAX || v[4] < 1 || v[4] > 3)
+		return -1;
+	memcpy(ev->name, item, (size_t)(slash - item));
+	ev->period = v[0];
+	ev->type = (uint32_t)v[1];
+	ev->config = v[2];
+	ev->config1 = v[3];
+	ev->precise = (uint8_t)v[4];
+	return 0;
 }
 
 int exp_events_decode(const char *s, struct exp_event *evs, int max, int *bad)
@@ -145,11 +183,13 @@ int exp_events_decode(const char *s, struct exp_event *evs, int max, int *bad)
 	while (s && *s) {
 		const char *end = strchr(s, ',');
 		size_t len = end ? (size_t)(end - s) : strlen(s);
-		char item[EXP_EVENT_NAME_MAX + 24], err[8];
+		char item[EXP_EVENT_NAME_MAX + 80], err[8];
 		if (len && len < sizeof(item) && n < max) {
 			memcpy(item, s, len);
 			item[len] = 0;
-			if (exp_event_parse(item, &evs[n], err, sizeof(err)) == 0)
+			bool precise = strchr(item, '/') && strchr(strchr(item, '/') + 1, '/');
+			if (precise ? parse_precise(item, &evs[n]) == 0
+				    : exp_event_parse(item, &evs[n], err, sizeof(err)) == 0)
 				n++;
 			else
 				nbad++;
@@ -175,4 +215,9 @@ void exp_event_attr(const struct exp_event *ev, int excl_kernel, bool sigtrap, s
 	a->exclude_hv = 1;
 	a->sigtrap = sigtrap;
 	a->remove_on_exec = sigtrap;         /* required with sigtrap */
+	if (ev->precise) {                   /* a precise memory event: its samples in its ring */
+		a->config1 = ev->config1;
+		a->precise_ip = ev->precise;
+		a->sample_type = EXP_PERF_MEM_SAMPLE_TYPE;
+	}
 }

@@ -25,6 +25,11 @@ struct exp_event {
 	uint32_t type;                   /* PERF_TYPE_HARDWARE, _SOFTWARE, _HW_CACHE, _RAW */
 	uint64_t config;
 	uint64_t period;                 /* events per sample */
+	uint64_t config1;                /* a precise memory event's extra config (Intel's
+	                                    load-latency threshold); 0 */
+	uint8_t precise;                 /* precise_ip (1..3): a precise memory event, sampled
+	                                    with its ring (PERF_SAMPLE_ADDR | DATA_SRC,
+	                                    format/exp_perf_mem.h); 0: a counter */
 };
 
 /* Parse "NAME[/PERIOD]".  0, or -1 with a one-line reason in `err` (unknown
@@ -46,8 +51,10 @@ void exp_event_attr(const struct exp_event *ev, int excl_kernel, bool sigtrap, s
 /* The software events, "page-faults, context-switches, ..." (for messages). */
 const char *exp_event_software_names(void);
 
-/* The events, as TALLY_COUNTERS carries them: "NAME/PERIOD,..." into buf;
- * the length, or -1 if it does not fit. */
+/* The events, as TALLY_COUNTERS carries them: "NAME/PERIOD,..." into buf,
+ * a precise memory event (whose PMU type is the machine's, from sysfs) as
+ * "NAME/PERIOD/TYPE/CONFIG/CONFIG1/PRECISE" (numbers in hex after the
+ * period); the length, or -1 if it does not fit. */
 int exp_events_encode(const struct exp_event *evs, int n, char *buf, size_t len);
 
 /* Read such a string into evs (at most `max`); the number read.  Items that

@@ -217,6 +217,17 @@ static void outside_mode(struct report_doc *d, const struct exp_experiment *exps
 	}
 }
 
+/* Where `record --data` took its data addresses from (cli_datasrc.c's
+ * decision in the log: a precise memory event, or clock samples and why). */
+static void data_source(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	for (size_t i = 0; i < nexps; i++) {
+		const char *why = exps[i].nprocs ? exp_proc_log(&exps[i].procs[0], "data.source") : NULL;
+		if (why)
+			report_kv(d, "data_source", "Data objects from", "%s", why);
+	}
+}
+
 static void sampling_error(struct report_doc *d, uint64_t n)
 {
 	if (!n)
@@ -504,6 +515,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 	unsampled_threads(d, exps, nexps);
 	kernel_frames(d, exps, nexps);
 	outside_mode(d, exps, nexps);
+	data_source(d, exps, nexps);
 	report_java_overview(d, m);
 	for (int c = 0; c < EXP_CTR_COUNT_; c++) {
 		if (!counters[c] || c == EXP_CTR_SAMPLES || c == EXP_CTR_FORKS || c == EXP_CTR_EXECS ||

@@ -79,6 +79,8 @@ skip() {
 #               others (a checkout under /root is not)
 #   pty         script(1) can give a program a terminal (/dev/pts mounted)
 #   pmu         a CPU PMU: hardware counters (cycles, instructions)
+#   pmu_mem     a precise memory event `tally record --data` chooses (its
+#               own decision, the log's data.source; why: that line)
 #   node        node with tests/js/node_modules (scripts/install-deps.sh test)
 #   browser     node and tests/js/node_modules, and chromium ($CHROMIUM)
 #   tmpfs       mount a tmpfs on a new directory ($T/mnt), mounted on success:
@@ -127,6 +129,18 @@ can() {
 	pmu)
 		[ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ] ||
 			why="no CPU PMU (no hardware counters: a virtual machine without a virtual PMU?)"
+		;;
+	pmu_mem)
+		mkdir -p "$T/pmu_mem" && printf 'int main(void){return 0;}\n' >"$T/pmu_mem/t.c" &&
+			cc -o "$T/pmu_mem/t" "$T/pmu_mem/t.c" &&
+			"$TALLY" record -d -o "$T/pmu_mem/t.exp" "$T/pmu_mem/t" >/dev/null 2>&1
+		_src=$(sed -n 's/^data\.source: //p' "$T/pmu_mem/t.exp/log.txt" 2>/dev/null)
+		case $_src in
+		precise*) ;;
+		"") why="tally record --data logged no data.source" ;;
+		*) why="no precise memory event: tally record --data chose $_src" ;;
+		esac
+		rm -rf "$T/pmu_mem"
 		;;
 	node)
 		if ! command -v node >/dev/null || [ ! -d "$E2E/../js/node_modules/playwright-core" ]; then

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/utsname.h>
 
+#include "format/exp_events.h"
 #include "format/exp_launch.h"
 #include "testhelp.h"
 
@@ -217,6 +218,31 @@ static void job_environment(void)
 		unsetenv(vars[i]);
 }
 
+/* TALLY_COUNTERS: named counters travel by name and period; a precise
+ * memory event (its PMU type the machine's) with every field; a precise
+ * item cut short, or with precise_ip 0 or 4, is counted bad. */
+static void counters_string(void)
+{
+	struct exp_event in[2], out[3];
+	char buf[256], err[256];
+	int bad = -1;
+
+	CHECK(exp_event_parse("cache-misses/5000", &in[0], err, sizeof(err)) == 0);
+	memset(&in[1], 0, sizeof(in[1]));
+	strcpy(in[1].name, "mem-loads");
+	in[1].type = 4;
+	in[1].config = 0x1cd;
+	in[1].config1 = 3;
+	in[1].precise = 2;
+	in[1].period = 10007;
+	CHECK(exp_events_encode(in, 2, buf, sizeof(buf)) > 0);
+	CHECK(!strcmp(buf, "cache-misses/5000,mem-loads/10007/4/1cd/3/2"));
+	CHECK(exp_events_decode(buf, out, 3, &bad) == 2 && bad == 0);
+	CHECK(!memcmp(&in[0], &out[0], sizeof(in[0])) && !memcmp(&in[1], &out[1], sizeof(in[1])));
+	CHECK(exp_events_decode("mem-loads/10007/4/1cd/3,x/1/4/0/0/0,y/1/4/0/0/4,z/1/4/0/0/1", out, 3, &bad) == 1 &&
+	      bad == 3 && !strcmp(out[0].name, "z") && out[0].precise == 1);
+}
+
 int main(void)
 {
 	RUN(random_round_trips);
@@ -226,5 +252,6 @@ int main(void)
 	RUN(file_names);
 	RUN(environment);
 	RUN(job_environment);
+	RUN(counters_string);
 	TEST_EXIT();
 }
