@@ -80,6 +80,12 @@ COL_API void tally__java_method_ptr(uint64_t method_ptr, uint64_t method_id)
 		col_java_method_ptr(method_ptr, method_id);
 }
 
+COL_API void tally__java_interp_layout(uint64_t const_method_offset, uint64_t const_method_size,
+				       uint64_t code_size_offset)
+{
+	col_java_interp_layout(const_method_offset, const_method_size, code_size_offset);
+}
+
 COL_API void tally__java_seen(const uint64_t *frames, int n)
 {
 	if (col_proc.active && col_java_prepare() == 0)

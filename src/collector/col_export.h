@@ -118,6 +118,9 @@ void tally__java_seen(const uint64_t *frames, int n);
  * (col_java.h). */
 void tally__java_interpreter(uint64_t lo, uint64_t hi);
 void tally__java_method_ptr(uint64_t method_ptr, uint64_t method_id);
+/* Where an interpreted frame's bytecode index is (col_java.h). */
+void tally__java_interp_layout(uint64_t const_method_offset, uint64_t const_method_size,
+			       uint64_t code_size_offset);
 
 /* The methods seen in Java frames that are not named yet: the next one from
  * *pos (0 to start), 0 at the end; then tally__java_named once its

@@ -61,6 +61,8 @@ static _Atomic uint64_t added, named;   /* methods put in `seen`, and named */
  * compare-and-swap of its Method*, its id stored after). */
 #define MPTR_SLOTS (1u << 17)
 static _Atomic uint64_t interp_lo, interp_hi;
+/* ... and where an interpreted frame's bytecode index is (0: unknown) */
+static _Atomic uint64_t cm_offset, cm_size, cm_code_size;
 static _Atomic(_Atomic uint64_t *) mptrs;
 
 int col_java_prepare(void)
@@ -218,9 +220,43 @@ static uint64_t method_id_of_sigsafe(uint64_t p)
 	return 0;
 }
 
+void col_java_interp_layout(uint64_t const_method_offset, uint64_t const_method_size,
+			    uint64_t code_size_offset)
+{
+	atomic_store(&cm_size, const_method_size);
+	atomic_store(&cm_code_size, code_size_offset);
+	atomic_store(&cm_offset, const_method_offset);     /* last: the others are set */
+}
+
 /* HotSpot x86-64 (frame_x86.hpp): interpreter_frame_method_offset = -3
- * words from the frame pointer, which is the CFA less 16. */
+ * words from the frame pointer, which is the CFA less 16, and
+ * interpreter_frame_bcp_offset = -8 (the agent checked the layout). */
 #define INTERP_METHOD_FROM_CFA (16 + 3 * 8)
+#define INTERP_BCP_FROM_CFA (16 + 8 * 8)
+
+/* The bytecode index field (EXP_JAVA_BCI_*) of the interpreted frame of
+ * Method* `method` whose CFA is `cfa`: the frame's bytecode pointer, saved
+ * there when the frame made a call, less the start of its method's
+ * bytecodes.  A caller's frame only: the leaf keeps its pointer in a
+ * register.  Method* is a known method's (the table), so its ConstMethod
+ * is readable. */
+static unsigned interp_bci_sigsafe(const struct col_thread *t, uint64_t method, uint64_t cfa)
+{
+	uint64_t off = atomic_load_explicit(&cm_offset, memory_order_acquire);
+	uint64_t at = cfa - INTERP_BCP_FROM_CFA;
+
+	if (!off || cfa < INTERP_BCP_FROM_CFA || at < t->unwind.stack_lo || at + 8 > t->unwind.stack_hi)
+		return EXP_JAVA_BCI_NONE;
+	uint64_t cm = *(const volatile uint64_t *)(uintptr_t)(method + off);
+	if (!cm)
+		return EXP_JAVA_BCI_NONE;
+	uint64_t codes = cm + atomic_load_explicit(&cm_size, memory_order_relaxed);
+	uint16_t n = *(const volatile uint16_t *)(uintptr_t)(cm + atomic_load_explicit(&cm_code_size, memory_order_relaxed));
+	uint64_t bcp = *(const volatile uint64_t *)(uintptr_t)at;
+	if (bcp < codes || bcp >= codes + n || bcp - codes + EXP_JAVA_BCI_BIAS > 0xffff)
+		return EXP_JAVA_BCI_NONE;
+	return (unsigned)(bcp - codes) + EXP_JAVA_BCI_BIAS;
+}
 
 int col_java_interp_frames_sigsafe(struct col_thread *t, const uint64_t *pcs, const uint64_t *cfa,
 				   int n, uint64_t *out, int room)
@@ -239,10 +275,12 @@ int col_java_interp_frames_sigsafe(struct col_thread *t, const uint64_t *pcs, co
 		if (!cfa[i] || cfa[i] < INTERP_METHOD_FROM_CFA || at < t->unwind.stack_lo ||
 		    at + 8 > t->unwind.stack_hi)
 			break;
-		uint64_t id = method_id_of_sigsafe(*(const volatile uint64_t *)(uintptr_t)at);
+		uint64_t method = *(const volatile uint64_t *)(uintptr_t)at;
+		uint64_t id = method_id_of_sigsafe(method);
 		if (!id || id > EXP_JAVA_METHOD_MASK)
 			break;
-		out[k++] = EXP_JAVA_FRAME | (uint64_t)EXP_JAVA_BCI_NONE << EXP_JAVA_BCI_SHIFT | id;
+		unsigned field = i ? interp_bci_sigsafe(t, method, cfa[i]) : EXP_JAVA_BCI_NONE;
+		out[k++] = EXP_JAVA_FRAME | (uint64_t)field << EXP_JAVA_BCI_SHIFT | id;
 	}
 	col_java_seen_sigsafe(out, k);
 	return k;

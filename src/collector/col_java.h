@@ -53,6 +53,12 @@ int col_java_frames_sigsafe(struct col_thread *t, void *uc, uint64_t *out, int r
  * walk.  Normal context (the first call maps the table). */
 void col_java_interpreter(uint64_t lo, uint64_t hi);
 void col_java_method_ptr(uint64_t method_ptr, uint64_t method_id);
+/* Where an interpreted frame's bytecode index is, from the JVM's VMStructs
+ * (the agent): a Method*'s ConstMethod* at `const_method_offset`, its
+ * bytecodes `const_method_size` bytes into it, their count (u2) at
+ * `code_size_offset`.  Without it interpreted frames have no index. */
+void col_java_interp_layout(uint64_t const_method_offset, uint64_t const_method_size,
+			    uint64_t code_size_offset);
 /* Does the interpreter's range hold a known place? (sigsafe) */
 bool col_java_has_interpreter_sigsafe(void);
 

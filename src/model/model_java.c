@@ -294,8 +294,8 @@ static void align(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32
  * without one, or unknown frame: there the stack is cut (*cut), as it is when the walk ends before the JVM or native code
  * that entered Java.  Stubs, and the JVM's and native frames nearer the
  * leaf, are skipped.  Returns how many, placed (j, leaf first). */
-static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, uint32_t cap, bool *cut,
-			const uint64_t *interp, uint32_t ninterp)
+static uint32_t recover(const struct proc_ctx *c, const struct nframe *nf, uint32_t nn, struct jframe *j,
+			uint32_t cap, bool *cut, const uint64_t *interp, uint32_t ninterp)
 {
 	uint32_t k = 0, x = 0;
 
@@ -303,7 +303,10 @@ static uint32_t recover(const struct nframe *nf, uint32_t nn, struct jframe *j, 
 	for (uint32_t i = 0; i < nn && k < cap; i++) {
 		uint8_t cls = nf[i].cls;
 		if (cls == N_INTERP && x < ninterp) {
-			j[k++] = (struct jframe){ EXP_JAVA_METHOD_OF(interp[x++]), 0, V_INTERP, (int32_t)i };
+			uint64_t method = EXP_JAVA_METHOD_OF(interp[x]);
+			unsigned field = EXP_JAVA_FIELD_OF(interp[x++]);
+			uint32_t line = field >= EXP_JAVA_BCI_BIAS ? line_of(c, method, field - EXP_JAVA_BCI_BIAS) : 0;
+			j[k++] = (struct jframe){ method, line, V_INTERP, (int32_t)i };
 			continue;
 		}
 		if (cls == N_INTERP || cls == N_UNKNOWN)
@@ -445,7 +448,7 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 	}
 	align(nf, nn, jf, nj);
 	bool cut = false;
-	if (kind == MODEL_JAVA_NO_STACK && (nj = recover(nf, nn, jf, jcap, &cut, pcs + 1, ninterp)) > 0)
+	if (kind == MODEL_JAVA_NO_STACK && (nj = recover(c, nf, nn, jf, jcap, &cut, pcs + 1, ninterp)) > 0)
 		kind = MODEL_JAVA_RECOVERED;
 	cut &= kind == MODEL_JAVA_RECOVERED && o->view != MODEL_VIEW_MACHINE;   /* machine: as recorded */
 

@@ -169,6 +169,18 @@ cut = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(
 whole = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(\"Vec.main(java.lang.String[]);Vec.sum(int) \"))
 print(\"recovered\", rec, \"cut\", cut, \"Vec.main;Vec.sum\", whole)
 assert rec >= 5 and cut <= 0.1 * rec and whole >= rec * 0.9, (rec, cut, whole)"'
+# ... and at its line (issue 21): the frame's bytecode pointer, saved when
+# it called, less its method's bytecodes (their place from the JVM's
+# VMStructs) is the index, whose line is Vec.java:28 (the loop calling
+# sum).  Before, the recovered samples' Vec.main had no line (16 of 17 at
+# line 0 in annotate's inclusive column).
+check java_recovered_interpreted_caller_has_its_line sh -c '
+	"$TALLY" annotate vec.exp "Vec.main" --metric samples --format json >vec.main.json && python3 -c "
+import json
+rec = json.load(open(\"vec.json\"))[\"overview\"].get(\"java_recovered\", 0)
+incl = {r[\"line\"]: r[\"incl_samples\"] for r in json.load(open(\"vec.main.json\"))[\"source\"]}
+print(\"recovered\", rec, \"Vec.main inclusive by line\", {k: v for k, v in incl.items() if v})
+assert rec >= 5 and incl.get(0, 0) <= 0.1 * rec and incl.get(28, 0) >= rec, (rec, incl)"'
 
 # What the JIT inlined into a recovered compiled frame (issue 21): Inl.fill's
 # allocation is in Inl.fresh, which C2 inlines; the samples in the JVM's
