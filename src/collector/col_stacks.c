@@ -264,109 +264,135 @@ uint32_t col_stack_here(struct col_thread *t)
 	return intern_traced(t, n, truncated, broken);
 }
 
-/* The set of COL_TRACED_MEMO_WAYS memo entries where (ra, cfa) may be, by
- * a hash of both, mixed through (the top bits of one multiply kept two
- * call sites of one caller, a few hundred bytes apart, in the same entry in
- * most runs of `dd bs=1`: each evicted the other, and every read and write
- * was unwound and interned again).  A set holds several stacks of one
- * (ra, cfa) because of allocation wrappers: every allocation through a
- * program's xmalloc has one (ra, cfa) per stack depth, whatever called
- * xmalloc; with a pair of entries per set and 16 in all, those callers
- * took turns in them (cc1 under `make`: a third of its heap events found
- * in the memo, the rest unwound and interned again, 9 in 10 of them stacks
+/* The first of the COL_TRACED_MEMO_WAYS memo entries where (ra, sp) may
+ * be, by a hash of both, mixed through (the top bits of one multiply kept
+ * two call sites of one caller, a few hundred bytes apart, in the same
+ * entry in most runs of `dd bs=1`: each evicted the other, and every read
+ * and write was unwound and interned again).  A set holds several stacks of
+ * one (ra, sp) because of allocation wrappers: every allocation through a
+ * program's xmalloc has one (ra, sp) per stack depth, whatever called
+ * xmalloc; with a pair of entries per set and 16 in all, those callers took
+ * turns in them (cc1 under `make`: a third of its heap events found in the
+ * memo, the rest unwound and interned again, 9 in 10 of them stacks
  * interned before; docs/tracing.md). */
-static struct col_traced_memo *traced_memo_set(struct col_thread *t, uint64_t ra, uint64_t cfa)
+static uint32_t traced_memo_set(uint64_t ra, uint64_t sp)
 {
-	uint64_t h = (ra ^ (cfa << 7)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (ra ^ (sp << 7)) * 0x9e3779b97f4a7c15ull;
 
 	h ^= h >> 31;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 29;
-	return &t->traced_memo[h & (COL_TRACED_MEMO - COL_TRACED_MEMO_WAYS)];
+	return (uint32_t)(h & (COL_TRACED_MEMO - COL_TRACED_MEMO_WAYS));
 }
 
-/* The entry of (ra, cfa) whose outer return addresses are all in place,
- * or NULL. */
-static const struct col_traced_memo *traced_memo_find(struct col_thread *t, uint64_t ra, uint64_t cfa,
-						      uint64_t generation)
+/* The entry of (ra, sp, fp) whose outer return addresses are all in place,
+ * or NULL.  The key's stack pointer stands for the caller's CFA: the rule
+ * that gives the CFA at ra adds a constant to it, or to the frame pointer,
+ * which such an entry (COL_TRACED_BY_FP) compares too. */
+static struct col_traced_memo *traced_memo_find(struct col_thread *t, uint64_t ra, uint64_t sp,
+						uint64_t fp, uint64_t generation)
 {
-	const struct col_traced_memo *m = traced_memo_set(t, ra, cfa);
+	uint32_t set = traced_memo_set(ra, sp);
+	const struct col_traced_key *k = &t->traced_keys[set];
 
-	for (int i = 0; i < COL_TRACED_MEMO_WAYS; i++)
-		if (m[i].id && m[i].ra == ra && m[i].cfa == cfa && m[i].generation == generation &&
-		    col_unwind_words_hold_sigsafe(&t->unwind, m[i].slot, m[i].want, m[i].nwords))
-			return &m[i];
+	for (uint32_t i = 0; i < COL_TRACED_MEMO_WAYS; i++) {
+		if (k[i].ra != ra || (k[i].sp & ~COL_TRACED_BY_FP) != sp)
+			continue;
+		struct col_traced_memo *m = &t->traced_memo[set + i];
+		if (m->generation == generation && (!(k[i].sp & COL_TRACED_BY_FP) || m->fp == fp) &&
+		    col_unwind_words_hold_sigsafe(&t->unwind, m->word, m->nwords))
+			return m;
+	}
 	return NULL;
 }
 
-/* The entry where a stack of (ra, cfa) goes: an empty one of its set, else
- * the one made longest ago (no store when one is found: an event met
- * before writes nothing here). */
-static struct col_traced_memo *traced_memo_slot(struct col_thread *t, uint64_t ra, uint64_t cfa)
+/* The index of the entry where a stack of (ra, sp) goes: an empty one of
+ * its set, else the one made longest ago (no store when one is found: an
+ * event met before writes nothing here). */
+static uint32_t traced_memo_slot(struct col_thread *t, uint64_t ra, uint64_t sp)
 {
-	struct col_traced_memo *m = traced_memo_set(t, ra, cfa), *old = &m[0];
+	uint32_t set = traced_memo_set(ra, sp), old = set;
 
-	for (int i = 0; i < COL_TRACED_MEMO_WAYS; i++) {
-		if (!m[i].id)
-			return &m[i];
-		if ((int32_t)(m[i].used - old->used) < 0)
-			old = &m[i];
+	for (uint32_t i = set; i < set + COL_TRACED_MEMO_WAYS; i++) {
+		if (!t->traced_keys[i].ra)
+			return i;
+		if ((int32_t)(t->traced_memo[i].used - t->traced_memo[old].used) < 0)
+			old = i;
 	}
 	return old;
 }
 
 /* Remember the stack t->traced holds, whose interned id is `id`, under its
- * return address `ra` and first CFA: the stack words to check next time
- * are those that held each frame's return address (and the zero that ended
- * it), as the walk reuses outer frames (col_unwind.c reuse_from).  Stacks
- * cut or broken, deeper than the memo, or ended otherwise are not kept. */
-static void traced_remember(struct col_thread *t, uint64_t ra, uint64_t generation, uint32_t id)
+ * return address `ra`, stack pointer `sp` (and frame pointer `fp`, if the
+ * rule of its CFA reads it): the stack words to check next time are those
+ * that held each frame's return address (and the zero that ended it), as
+ * the walk reuses outer frames (col_unwind.c reuse_from).  Stacks cut or
+ * broken, deeper than the memo, whose CFA no cached rule gives, or ended
+ * otherwise are not kept.  The entry, or NULL. */
+static struct col_traced_memo *traced_remember(struct col_thread *t, uint64_t ra, uint64_t sp,
+					       uint64_t fp, uint64_t generation, uint32_t id)
 {
 	const struct col_unwind_prev *p = &t->traced;
 	uint32_t k = 0;
+	uint64_t cfa;
+	bool by_fp;
 
-	if (!id || p->n < 2 || p->truncated || p->broken || !p->end || p->pcs[0] != ra)
-		return;
+	if (!id || p->n < 2 || p->truncated || p->broken || !p->end || p->pcs[0] != ra || (sp & 7) ||
+	    !col_unwind_cfa_cached_sigsafe(&t->unwind, generation, ra, sp, fp, &cfa, &by_fp) ||
+	    cfa != p->cfa[0])
+		return NULL;
 	uint32_t need = (uint32_t)p->n - 1 + (p->end == 2);
 	if (need > COL_TRACED_MEMO_WORDS)
-		return;
-	struct col_traced_memo *m = traced_memo_slot(t, ra, p->cfa[0]);
-	m->id = 0;
+		return NULL;
+	uint32_t at = traced_memo_slot(t, ra, sp);
+	struct col_traced_memo *m = &t->traced_memo[at];
+	t->traced_keys[at].ra = 0;
 	m->used = ++t->traced_memo_clock;
-	for (int i = 0; i + 1 < p->n; i++, k++) {
-		m->slot[k] = p->cfa[i] - 8;
-		m->want[k] = p->pcs[i + 1];
-	}
-	if (p->end == 2) {
-		m->slot[k] = p->cfa[p->n - 1] - 8;
-		m->want[k++] = 0;
-	}
+	m->aux = NULL;
+	for (int i = 0; i + 1 < p->n; i++, k++)
+		m->word[k] = (struct col_unwind_word){ p->cfa[i] - 8, p->pcs[i + 1] };
+	if (p->end == 2)
+		m->word[k++] = (struct col_unwind_word){ p->cfa[p->n - 1] - 8, 0 };
+	for (uint32_t i = 1; i < k; i++)
+		if (m->word[i].slot <= m->word[i - 1].slot)
+			return NULL;       /* not one stack (col_unwind_words_hold_sigsafe) */
 	/* The return address is where x86-64's CFI almost always keeps it,
 	 * at CFA - 8; a frame that keeps it elsewhere is not remembered. */
-	if (!col_unwind_words_hold_sigsafe(&t->unwind, m->slot, m->want, k))
-		return;
-	m->ra = ra;
-	m->cfa = p->cfa[0];
+	if (!col_unwind_words_hold_sigsafe(&t->unwind, m->word, k))
+		return NULL;
+	m->fp = fp;
 	m->generation = generation;
 	m->nwords = k;
 	m->id = id;
+	t->traced_keys[at].sp = sp | (by_fp ? COL_TRACED_BY_FP : 0);
+	t->traced_keys[at].ra = ra;
+	return m;
 }
 
-uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp)
+void col_stacks_forget_aux(struct col_thread *t)
+{
+	for (int i = 0; i < COL_TRACED_MEMO; i++)
+		t->traced_memo[i].aux = NULL;
+}
+
+uint32_t col_stack_from_memo(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp,
+			     struct col_traced_memo **memo)
 {
 	const struct col_object_set *set = col_objects_current_sigsafe();
 	int truncated, broken;
-	uint64_t cfa;
 
 	/* A stack met before: its caller's frame is where it was (same return
 	 * address, same CFA by the same rule) and every outer return address
 	 * still in its place -- the check the walk makes before it reuses
 	 * outer frames, so the stack is the one the walk would find. */
-	if (set && col_unwind_cfa_cached_sigsafe(&t->unwind, set->generation, ra, sp, fp, &cfa)) {
-		const struct col_traced_memo *m = traced_memo_find(t, ra, cfa, set->generation);
-		if (m)
+	if (__builtin_expect(set != NULL, 1)) {
+		struct col_traced_memo *m = traced_memo_find(t, ra, sp, fp, set->generation);
+		if (m) {
+			*memo = m;
 			return m->id;
+		}
 	}
+	*memo = NULL;
 	col_count_sigsafe(EXP_CTR_TRACED_UNWOUND, 1);   /* rare: a walk costs far more */
 	t->regs.r[UW_RIP] = ra;
 	t->regs.r[UW_RSP] = sp;
@@ -376,8 +402,15 @@ uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t
 					  (int)col_proc.opt.max_frames, &truncated, &broken);
 	uint32_t id = intern_traced(t, n, truncated, broken);
 	if (set && !truncated && !broken && t->unwind.generation == set->generation)
-		traced_remember(t, ra, set->generation, id);
+		*memo = traced_remember(t, ra, sp, fp, set->generation, id);
 	return id;
+}
+
+uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp)
+{
+	struct col_traced_memo *memo;
+
+	return col_stack_from_memo(t, ra, sp, fp, &memo);
 }
 
 uint32_t col_stack_interrupted_sigsafe(struct col_thread *t, const void *uc,

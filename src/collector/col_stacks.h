@@ -42,4 +42,13 @@ uint32_t col_stack_here(struct col_thread *t);
  * pointer (the traced function's CFA) and frame pointer. */
 uint32_t col_stack_from(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp);
 
+/* The same, with the thread's memo entry that holds the stack in *memo
+ * (NULL: none), whose `aux` the caller may keep what it derives from the
+ * stack in (NULL when the entry is made or remade). */
+uint32_t col_stack_from_memo(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp,
+			     struct col_traced_memo **memo);
+
+/* Empty every aux of t's memo (what the caller kept there is gone). */
+void col_stacks_forget_aux(struct col_thread *t);
+
 #endif

@@ -67,20 +67,37 @@ struct col_states_thread;
 struct col_counters_thread;
 
 /* A traced stack a thread met before (col_stacks.c), found again without
- * unwinding: the traced call's return address and its caller's CFA match,
- * and the stack words that held each outer frame's return address still
- * hold them.  A few loads instead of a walk and an intern. */
+ * unwinding: the traced call's return address and stack pointer match (and
+ * its frame pointer, when the caller's CFA is reckoned from it), and the
+ * stack words that held each outer frame's return address still hold them.
+ * A few loads instead of a walk and an intern.  The keys of a set (its
+ * COL_TRACED_MEMO_WAYS entries) share one cache line, apart from the
+ * entries: a lookup reads that line and the matching entry's, whose words
+ * and values are in pairs (the 424-byte entries, each key at its head and
+ * the values 232 bytes after the words, cost a line per way tried and two
+ * more for the words: the entry's first load was a seventh of
+ * col_stack_from's samples, perf, heapmix). */
 #define COL_TRACED_MEMO 64              /* per thread, a power of two */
 #define COL_TRACED_MEMO_WAYS 4          /* entries a key may be in: a power of two */
 #define COL_TRACED_MEMO_WORDS 24        /* stacks of at most 24 frames */
+#define COL_TRACED_BY_FP 1ull           /* key sp's low bit: fp must match too */
+struct col_traced_key {
+	uint64_t ra;                    /* return address; 0: empty */
+	uint64_t sp;                    /* stack pointer after the return | COL_TRACED_BY_FP */
+};
 struct col_traced_memo {
-	uint64_t ra, cfa;               /* return address; the frame's CFA */
+	_Alignas(64) uint64_t fp;                   /* the frame pointer (COL_TRACED_BY_FP) */
 	uint64_t generation;            /* object set it was made in */
-	uint32_t id;                    /* the stack interned; 0: empty slot */
+	uint32_t id;                    /* the stack interned */
 	uint32_t nwords;
 	uint32_t used;                  /* the thread's traced_memo_clock when made */
-	uint64_t slot[COL_TRACED_MEMO_WORDS];   /* where each return address is ... */
-	uint64_t want[COL_TRACED_MEMO_WORDS];   /* ... and its value (0: the end) */
+	uint32_t pad;
+	/* What the layer above keeps with this stack (col_heap.c: its sums
+	 * slot), NULL when made; col_stacks_forget_aux empties them all. */
+	void *aux;
+	uint64_t aux_pad;
+	struct col_unwind_word word[COL_TRACED_MEMO_WORDS];   /* where each return address
+							 is, and its value (0: the end) */
 };
 
 struct col_heap_owner;
@@ -153,7 +170,8 @@ struct col_thread {
 	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
 	uint16_t memo_flags;
 	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
-	struct col_traced_memo traced_memo[COL_TRACED_MEMO];   /* by return address, CFA and the caller's */
+	_Alignas(64) struct col_traced_key traced_keys[COL_TRACED_MEMO];   /* traced_memo's keys */
+	struct col_traced_memo traced_memo[COL_TRACED_MEMO];
 	uint32_t traced_memo_clock;
 	size_t heap_sums_mapped;             /* -H: heap_sums' mapping (col_heap.c) */
 	struct col_heap_owner *heap_hint;    /* where its last release of another's block was */

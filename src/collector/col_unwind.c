@@ -838,7 +838,7 @@ static struct col_unwind_rule *cache_slot(struct col_unwind_ctx *ctx, uint64_t p
 }
 
 bool col_unwind_cfa_cached_sigsafe(const struct col_unwind_ctx *ctx, uint64_t generation,
-				   uint64_t ra, uint64_t sp, uint64_t fp, uint64_t *cfa)
+				   uint64_t ra, uint64_t sp, uint64_t fp, uint64_t *cfa, bool *by_fp)
 {
 	const struct col_unwind_rule *rule = &ctx->cache[cache_index(ra - 1)];
 
@@ -850,44 +850,19 @@ bool col_unwind_cfa_cached_sigsafe(const struct col_unwind_ctx *ctx, uint64_t ge
 		*cfa = fp + (uint64_t)(int64_t)rule->cfa_off;
 	else
 		return false;
+	*by_fp = rule->cfa_reg == UW_RBP;
 	return true;
 }
 
-/* words_hold's way for words outside the thread's stack, or outside the
- * target: each read checked as the walk's are.  Apart, so that the common
- * case saves no registers for it. */
-static __attribute__((noinline)) bool words_hold_read(const struct col_unwind_ctx *ctx,
-						      const uint64_t *slot, const uint64_t *want,
-						      uint32_t i, uint32_t n)
+bool col_unwind_words_read_sigsafe(const struct col_unwind_ctx *ctx, const struct col_unwind_word *w,
+				   uint32_t i, uint32_t n)
 {
 	for (; i < n; i++) {
 		uint64_t v;
-		if (!read_mem(ctx, slot[i], &v) || v != want[i])
+		if (!read_mem(ctx, w[i].slot, &v) || v != w[i].want)
 			return false;
 	}
 	return true;
-}
-
-bool col_unwind_words_hold_sigsafe(const struct col_unwind_ctx *ctx, const uint64_t *slot,
-				   const uint64_t *want, uint32_t n)
-{
-	uint64_t lo = ctx->stack_lo, span = ctx->stack_hi - ctx->stack_lo, differ = 0;
-	uint32_t i = 0;
-
-	/* In the target, the words in the thread's stack are compared at once,
-	 * one bounds check each and no branch on their values: this runs on
-	 * every traced event a memo finds (col_stacks.c), and read_mem's checks
-	 * on each word made it 115 instructions for a 4-word stack (callgrind,
-	 * heapmix).  Words elsewhere take read_mem's way. */
-	if (__builtin_expect(!ctx->stack_copy && span >= 8, 1))
-		for (; i < n && slot[i] - lo <= span - 8; i++) {
-			uint64_t v;
-			memcpy(&v, (const void *)(uintptr_t)slot[i], 8);
-			differ |= v ^ want[i];
-		}
-	if (differ)
-		return false;
-	return i == n || words_hold_read(ctx, slot, want, i, n);
 }
 
 /* Frames k+1.. from the previous stack, if frame k (CFA `cfa`, return
