@@ -184,12 +184,32 @@ COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old
 	uint32_t stack_id = 0;
 	if (col_proc.opt.heap && op == EXP_HEAP_FREE)     /* --data alone: no stack, no heap.dat */
 		col_heap_free(t, addr);
-	else if (col_proc.opt.heap)
-		rc = col_heap_alloc(t, stack_id = col_stack_from(t, ra, sp, fp), size, addr, old);
+	else if (col_proc.opt.heap) {
+		struct col_traced_memo *memo;
+		stack_id = col_stack_from_memo(t, ra, sp, fp, &memo);
+		rc = col_heap_alloc(t, stack_id, memo, size, addr, old);
+	}
 	if (col_proc.opt.data)
 		data_block(t, op, size, addr, old, stack_id);
 	col_leave(t);
 	return rc;
+}
+
+COL_API void tally__heap_free(uint64_t addr)
+{
+	struct col_thread *t;
+
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
+		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
+		return;
+	}
+	if (col_control_paused_sigsafe(0) || !(t = col_enter()))
+		return;
+	if (col_proc.opt.heap)
+		col_heap_free(t, addr);
+	if (__builtin_expect(col_proc.opt.data, 0))
+		data_block(t, EXP_HEAP_FREE, 0, addr, 0, 0);
+	col_leave(t);
 }
 
 COL_API uint64_t tally__now(void)

@@ -74,6 +74,10 @@ uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint32_t *tid
 int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,
 		      uint64_t sp, uint64_t fp);
 
+/* A release of block `addr`: tally__heap_event's EXP_HEAP_FREE, with only
+ * what a release needs (half the heap events: their stack is not taken). */
+void tally__heap_free(uint64_t addr);
+
 /* Call `fn` in each thread that ends, before its collector state goes (so
  * it may still record), and at the end of the process's main thread. */
 void tally__on_thread_end(void (*fn)(void));

@@ -38,6 +38,7 @@
 
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
+#include "collector/col_stacks.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
 #include "format/exp_records.h"
@@ -164,12 +165,12 @@ static void *reserve(uint32_t len, size_t *mapped)
 	return exp_large_reserve_sigsafe(&col_proc.file[EXP_FILE_HEAP], len, mapped);
 }
 
-static struct exp_heap_state *get_state(void)
+static __attribute__((noinline)) struct exp_heap_state *make_state(void)
 {
-	struct exp_heap_state *s = atomic_load_explicit(&state, memory_order_acquire);
+	struct exp_heap_state *s;
 
-	if (__builtin_expect(s != NULL, 1) || atomic_load(&no_state))
-		return s;
+	if (atomic_load(&no_state))
+		return NULL;
 	lock(&state_lock);
 	if (!(s = atomic_load(&state))) {
 		s = reserve(sizeof(*s), &state_mapped);
@@ -184,12 +185,22 @@ static struct exp_heap_state *get_state(void)
 	return s;
 }
 
+/* The process's HEAP_STATE record, made by the first event; NULL if
+ * heap.dat cannot hold it.  Inline: every event asks. */
+static inline __attribute__((always_inline)) struct exp_heap_state *get_state(void)
+{
+	struct exp_heap_state *s = atomic_load_explicit(&state, memory_order_acquire);
+
+	return __builtin_expect(s != NULL, 1) ? s : make_state();
+}
+
 /* ---- sums by stack, per thread ------------------------------------------ */
 
 /* A table for t: a spare one when t has none yet, else a new one of
  * `nslots` slots (the full one's mapping goes; its record stays). */
 static struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
 {
+	col_stacks_forget_aux(t);      /* the slots kept in t's memo are the old table's */
 	if (!t->heap_sums) {
 		atomic_fetch_add_explicit(&allocating_threads, 1, memory_order_relaxed);
 		lock(&spare_lock);
@@ -365,7 +376,7 @@ static int64_t take_live(uint64_t addr)
 
 /* Add t's live bytes not yet counted to the process's; on a new peak, the
  * allocation of `stack_id` reached it. */
-static void flush_live(struct exp_heap_state *st, struct col_thread *t, uint32_t stack_id)
+static __attribute__((noinline)) void flush_live(struct exp_heap_state *st, struct col_thread *t, uint32_t stack_id)
 {
 	int64_t delta = t->heap_live_delta;
 
@@ -389,7 +400,8 @@ static void flush_live(struct exp_heap_state *st, struct col_thread *t, uint32_t
  * goes when it passes BATCH either way or, with t the one thread
  * allocating, when the total with it passes the peak (relaxed loads of
  * lines no other thread writes meanwhile: no locked instruction). */
-static void count_live(struct exp_heap_state *st, struct col_thread *t, int64_t delta, uint32_t stack_id)
+static inline __attribute__((always_inline)) void count_live(struct exp_heap_state *st, struct col_thread *t,
+							   int64_t delta, uint32_t stack_id)
 {
 	t->heap_live_delta += delta;
 	if (t->heap_live_delta > BATCH || t->heap_live_delta < -BATCH)
@@ -655,16 +667,18 @@ void col_heap_free(struct col_thread *t, uint64_t addr)
 		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->unpaired_frees, 1, memory_order_relaxed);
 }
 
-int col_heap_alloc(struct col_thread *t, uint32_t stack_id, uint64_t size, uint64_t addr,
-		   uint64_t old)
+int col_heap_alloc(struct col_thread *t, uint32_t stack_id, struct col_traced_memo *memo,
+		   uint64_t size, uint64_t addr, uint64_t old)
 {
 	struct exp_heap_state *st = get_state();
-	struct exp_heap_sum *sum;
+	struct exp_heap_sum *sum = memo ? memo->aux : NULL;
 
-	if (!st || !(sum = sum_slot(t, stack_id))) {
+	if (!st || (!sum && !(sum = sum_slot(t, stack_id)))) {
 		col_file_lost_sigsafe(EXP_FILE_HEAP, EXP_CTR_LOST_EVENTS);
 		return -1;
 	}
+	if (memo)
+		memo->aux = sum;       /* found again with the stack (col_stacks.h) */
 	if (old)
 		col_heap_free(t, old);
 	sum->bytes += size;
@@ -719,6 +733,7 @@ void col_heap_thread_end(struct col_thread *t)
 	t->heap_sums = NULL;
 	t->heap_sums_mapped = 0;
 	t->heap_sums_used = 0;
+	col_stacks_forget_aux(t);
 	if (t->heap_owner) {
 		t->heap_owner->filled = t->heap_filled;     /* for the next owner */
 		atomic_store_explicit(&t->heap_owner->state, 2, memory_order_release);

@@ -14,10 +14,12 @@
 #include "collector/col_state.h"
 
 /* An allocation of `size` bytes at `addr` from stack `stack_id` by thread t
- * (inside the collector: col_enter).  `old`: a block it replaces (realloc),
- * released first; 0 none.  0, or -1 if it could not be recorded (counted). */
-int col_heap_alloc(struct col_thread *t, uint32_t stack_id, uint64_t size, uint64_t addr,
-		   uint64_t old);
+ * (inside the collector: col_enter).  `memo`: t's memo entry of the stack
+ * (col_stack_from_memo), whose aux keeps the stack's sums slot; NULL none.
+ * `old`: a block it replaces (realloc), released first; 0 none.  0, or -1
+ * if it could not be recorded (counted). */
+int col_heap_alloc(struct col_thread *t, uint32_t stack_id, struct col_traced_memo *memo,
+		   uint64_t size, uint64_t addr, uint64_t old);
 
 /* Block `addr` released (inside the collector). */
 void col_heap_free(struct col_thread *t, uint64_t addr);

@@ -50,7 +50,7 @@ static void *arena_alloc(size_t n, size_t align)
 
 #define READY() (__builtin_expect(real != NULL, 1) || (real = tally__real()) != NULL)
 
-/* Record one allocation (with its stack) or release (without): summed by
+/* Record one allocation with its stack: summed by
  * the collector in heap.dat's tables (collector/col_heap.h).  Inlined, so
  * that `at` stays in registers: passed on the stack, it was stored as
  * words and loaded back as one 16-byte vector, a load no store could
@@ -60,8 +60,14 @@ static inline __attribute__((always_inline)) void note(struct trace_caller at, u
 {
 	if (trace_option(&on, "heap") <= 0)
 		return;
-	tally__heap_event(op, size, (uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)old,
-			  op == EXP_HEAP_FREE ? 0 : at.ra, at.sp, at.fp);
+	tally__heap_event(op, size, (uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)old, at.ra, at.sp, at.fp);
+}
+
+/* Record a release (no stack). */
+static inline __attribute__((always_inline)) void note_free(const void *addr)
+{
+	if (trace_option(&on, "heap") > 0)
+		tally__heap_free((uint64_t)(uintptr_t)addr);
 }
 
 TRACE_API void *malloc(size_t n)
@@ -96,7 +102,7 @@ TRACE_API void free(void *p)
 	/* Recorded before the block goes: after, another thread's malloc could
 	 * get the same address and record it first, and this release would
 	 * then remove that thread's block. */
-	note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);
+	note_free(p);
 	real->free(p);
 }
 
@@ -115,7 +121,7 @@ TRACE_API void *realloc(void *p, size_t n)
 	 * if the realloc then fails, p stays allocated but untracked: its
 	 * release will count as a free of a block never seen allocated. */
 	if (p)
-		note(TRACE_CALLER(), EXP_HEAP_FREE, 0, p, NULL);
+		note_free(p);
 	void *q = real->realloc(p, n);
 	if (q)
 		note(TRACE_CALLER(), EXP_HEAP_REALLOC, n, q, NULL);
