@@ -72,7 +72,9 @@ struct slot {
 	bool ended;                    /* THREAD_END written */
 	int fd;                        /* its clock when the helper opened one, else -1 */
 	uint64_t cpu0_ns;              /* its CPU time when that clock started */
-	struct col_states_thread *states;   /* --states: its switch event until adopted */
+	/* --states: its switch event until adopted (taken by its first
+	 * signal, clock's or switch's, with an atomic exchange). */
+	struct col_states_thread *_Atomic states;
 	struct col_thread *_Atomic t;  /* its state, set up by its first sample */
 };
 
@@ -84,6 +86,7 @@ static char req_dir[4096], req_options[256];
 static int ctl_fd = -1, ack_fd = -1, fd_floor;
 static pid_t helper_tid;
 static unsigned unsampled;         /* threads we could give no clock (descriptors) */
+static unsigned states_idle;       /* switch events never adopted by a thread that had a state */
 
 static uint64_t thread_cpu_ns(pid_t tid)
 {
@@ -172,6 +175,123 @@ static void stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
 	col_sys_close(fd);
 }
 
+/* Thread `tid`'s state letter in /proc/self/task/TID/stat (0: unreadable). */
+static char thread_state(pid_t tid)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	ssize_t n = col_sys_read(fd, buf, sizeof(buf) - 1);
+	col_sys_close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *paren = strrchr(buf, ')');     /* the name may hold spaces and parentheses */
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/* Where thread `tid`, off the CPU now, is: its user stack unwound from the
+ * stack pointer and pc of /proc/self/task/TID/syscall by the CFI alone (the
+ * other registers are not known there: a frame whose rule needs one ends
+ * the walk), interned by `writer`, with `h`'s (the helper's) unwinder.
+ * True when the thread is blocked or stopped (state S, D, T, t), with
+ * *stack_id (0: none) and *flags: EXP_STATE_SYSCALL in a system call,
+ * EXP_STATE_FAULTED in an uninterruptible wait outside one (a fault's). */
+static bool blocked_where(struct col_thread *h, struct col_thread *writer, pid_t tid, uint32_t *stack_id,
+			  uint16_t *flags)
+{
+	char path[64], buf[256];
+	char st = thread_state(tid);
+
+	*stack_id = 0;
+	*flags = 0;
+	if (st != 'S' && st != 'D' && st != 'T' && st != 't')
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n = fd >= 0 ? col_sys_read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		col_sys_close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	/* "NR a1 ... a6 sp pc", "-1 sp pc" outside a system call, or "running" */
+	char *words[9];
+	int nw = 0;
+	for (char *w = strtok(buf, " \n"); w && nw < 9; w = strtok(NULL, " \n"))
+		words[nw++] = w;
+	if (nw < 3 || !strcmp(words[0], "running"))
+		return true;
+	long nr = strtol(words[0], NULL, 10);
+	if (nr >= 0)
+		*flags |= EXP_STATE_SYSCALL;
+	else if (st == 'D')
+		*flags |= EXP_STATE_FAULTED;
+	struct col_regs r;
+	memset(&r, 0, sizeof(r));
+	r.r[UW_RSP] = strtoull(words[nw - 2], NULL, 16);
+	r.r[UW_RIP] = strtoull(words[nw - 1], NULL, 16);
+	r.valid = (1u << UW_RSP) | (1u << UW_RIP);
+	if (!r.r[UW_RIP])
+		return true;
+	uint64_t lo = h->unwind.stack_lo, hi = h->unwind.stack_hi;
+	int truncated = 0, broken = 0;
+	stack_bounds_sigsafe(r.r[UW_RSP], &h->unwind.stack_lo, &h->unwind.stack_hi);
+	int nf = col_unwind_sigsafe(&h->unwind, &r, h->frames, (int)col_proc.opt.max_frames, &truncated, &broken);
+	h->unwind.stack_lo = lo;
+	h->unwind.stack_hi = hi;
+	if (nf < 1) {
+		h->frames[0] = r.r[UW_RIP];
+		nf = 1;
+	}
+	*stack_id = col_stack_intern_sigsafe(writer, h->frames, (uint32_t)nf,
+					     col_stack_flags_sigsafe(truncated, broken));
+	return true;
+}
+
+/* --states, at the attach: thread `tid`, whose event `st` was opened at
+ * `since_ns`, may be blocked already (a block under way, or for the whole
+ * window): its interval starts at the attach, where /proc says it is. */
+static void note_blocked_at_attach(pid_t tid, struct col_states_thread *st, uint64_t since_ns)
+{
+	uint32_t stack_id;
+	uint16_t flags;
+	struct col_thread *h = col_enter();
+
+	if (!h)
+		return;
+	if (blocked_where(h, h, tid, &stack_id, &flags))
+		col_states_blocked_at_attach(st, since_ns, stack_id, flags);
+	col_leave(h);
+}
+
+/* --states, at the stop (the event disabled): thread `tid`'s intervals
+ * left in event `st`'s ring, written by `writer` (its own state, busy, or
+ * the helper's), and one still open closed at the window's end `end_ns`,
+ * where /proc says the thread is blocked. */
+static void close_states_at_end(struct col_thread *writer, pid_t tid, struct col_states_thread *st,
+				uint64_t end_ns)
+{
+	uint32_t stack_id = 0;
+	uint16_t flags = 0;
+	struct col_thread *h = col_enter();
+
+	if (!h || !st) {
+		if (h)
+			col_leave(h);
+		return;
+	}
+	if (!writer)
+		writer = h;
+	if (col_states_drain_at_end(writer, tid, st))
+		blocked_where(h, writer, tid, &stack_id, &flags);
+	col_states_close_at_end(writer, tid, st, end_ns, stack_id, flags);
+	col_leave(h);
+}
+
 /* The first signal of our clock in a thread without state (col_sample.c
  * calls this): set its state up.  NULL if it cannot be (then not counted
  * as a sample: EXP_CTR_NO_THREAD_STATE). */
@@ -203,11 +323,11 @@ static struct col_thread *adopt_sigsafe(const void *uc)
 	/* --states: the event the helper opened at the attach (the intervals
 	 * since are in its ring), or for a thread created since, its own
 	 * from here on. */
-	if (s->states)
-		col_states_adopt_sigsafe(t, s->states);
+	struct col_states_thread *st = atomic_exchange(&s->states, NULL);
+	if (st)
+		col_states_adopt_sigsafe(t, st);
 	else
 		col_states_thread_start(t);
-	s->states = NULL;
 	if (claimed) {
 		/* Created after the attach: it inherited its creator's clock. */
 		struct exp_thread_start rec;
@@ -282,6 +402,16 @@ static int add_threads(void)
 		s->existing = true;
 		write_thread_start(tid);
 		s->cpu0_ns = thread_cpu_ns(tid);
+		/* --states: its switch event, in the slot before its clock or
+		 * itself can signal (else its first signal would open another
+		 * one and this one would idle), and from now. */
+		uint64_t since = col_now_ns_sigsafe();
+		struct col_states_thread *st = col_states_open_for(tid);
+		if (st) {
+			note_blocked_at_attach(tid, st, since);
+			atomic_store(&s->states, st);
+			col_states_enable(st);
+		}
 		bool inh;
 		int fd = col_clock_open_for(tid, &inh);
 		if (fd < 0) {
@@ -293,7 +423,6 @@ static int add_threads(void)
 		s->fd = move_high(fd);
 		if (s->fd < 0)
 			unsampled++;
-		s->states = col_states_open_for(tid);   /* --states: from now */
 		added++;
 	}
 	closedir(d);
@@ -317,8 +446,9 @@ static uint64_t cpu_used(const struct slot *s, const struct col_thread *t, bool 
 	return t->last_cpu_ns > base ? t->last_cpu_ns - base : 0;
 }
 
-/* THREAD_END for the thread of slot s; it has ended when `dead`. */
-static void end_thread(struct slot *s, bool dead)
+/* THREAD_END for the thread of slot s; it has ended when `dead`.  At the
+ * stop, `window_end_ns` is the window's end (else 0). */
+static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns)
 {
 	struct col_thread *t = atomic_load(&s->t);
 	pid_t tid = atomic_load(&s->tid);
@@ -330,6 +460,8 @@ static void end_thread(struct slot *s, bool dead)
 			;                    /* its handler is at work: a few µs */
 		t->exiting = true;
 		t->perf_fd = -1;
+		if (!dead && window_end_ns)
+			close_states_at_end(t, tid, t->states, window_end_ns);
 		col_states_thread_end(t);    /* the intervals its ring still holds */
 		col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		for (int i = 0; i < EXP_FILE_COUNT_; i++)
@@ -340,16 +472,20 @@ static void end_thread(struct slot *s, bool dead)
 			col_sys_munmap(t, sizeof(*t));   /* its thread is gone: nobody can reach it */
 		}
 	} else {
+		/* Never back on a CPU since the attach: blocked throughout
+		 * (its interval from the attach to the stop), or ended. */
+		if (!dead && window_end_ns)
+			close_states_at_end(NULL, tid, atomic_load(&s->states), window_end_ns);
 		struct col_thread *h = col_enter();
 		if (h) {
 			col_write_sigsafe(h, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 			col_leave(h);
 		}
 	}
-	/* Never back on a CPU since the attach (blocked throughout, or
-	 * ended): its ring holds no interval. */
-	col_states_close_unadopted(s->states);
-	s->states = NULL;
+	struct col_states_thread *idle = atomic_exchange(&s->states, NULL);
+	if (idle && t)
+		states_idle++;               /* it opened its own: the helper's idled */
+	col_states_close_unadopted(idle);
 	s->ended = true;
 }
 
@@ -369,7 +505,7 @@ static void tick(void)
 		struct slot *s = &slots[i];
 		pid_t tid = atomic_load(&s->tid);
 		if (tid && !s->ended && !thread_alive(tid))
-			end_thread(s, true);
+			end_thread(s, true, 0);
 	}
 }
 
@@ -390,6 +526,18 @@ static void stop(void)
 	for (uint32_t i = 0; i < SLOTS; i++)
 		if (slots[i].fd >= 0)
 			col_real.ioctl(slots[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	/* The switch events in the same step (--states): no interval past
+	 * the window.  The slot holds one not adopted yet, the thread's state
+	 * one it adopted or opened itself (a thread created since). */
+	for (uint32_t i = 0; i < SLOTS && col_proc.opt.states; i++) {
+		struct slot *s = &slots[i];
+		struct col_thread *t = atomic_load(&s->t);
+		if (atomic_load(&s->tid) && !s->ended) {
+			col_states_disable(atomic_load(&s->states));
+			col_states_disable(t ? t->states : NULL);
+		}
+	}
+	uint64_t window_end = col_now_ns_sigsafe();
 	uint64_t cpu_end = process_cpu_ns();
 	/* No handler uses a thread's state or clock past this. */
 	for (uint32_t i = 0; i < SLOTS; i++) {
@@ -409,12 +557,16 @@ static void stop(void)
 		}
 	}
 	col_log_u64_sigsafe("attach.cpu_end_ns", cpu_end);
+	col_log_u64_sigsafe("attach.window_end_ns", window_end);
 	for (uint32_t i = 0; i < SLOTS; i++) {
 		struct slot *s = &slots[i];
 		pid_t tid = atomic_load(&s->tid);
 		if (tid && !s->ended)
-			end_thread(s, !thread_alive(tid));
+			end_thread(s, !thread_alive(tid), window_end);
 	}
+	if (col_proc.opt.states)
+		col_log_u64_sigsafe("attach.states.idle", states_idle);
+	states_idle = 0;
 	col_log_u64_sigsafe("end.mono_ns", col_now_ns_sigsafe());
 	col_log_sigsafe("attach.detached", "collection stopped; the process goes on");
 }

@@ -85,6 +85,9 @@ static const char tag;
 struct interval {
 	uint64_t off_ns, on_ns;
 	bool preempted;
+	bool own;                       /* stack_id and flags are its own, not the batch's */
+	uint16_t flags;
+	uint32_t stack_id;
 };
 
 struct col_states_thread {
@@ -95,6 +98,9 @@ struct col_states_thread {
 	uint64_t data_off, data_size;   /* the data area, in the mapping */
 	bool have_out;                  /* a switch-out whose switch-in is to come */
 	bool out_preempted;
+	bool out_own;                   /* the switch-out is the attach's (a block under way) */
+	uint16_t out_flags;             /* ... with these flags and stack, read from /proc */
+	uint32_t out_stack_id;
 	uint64_t out_ns;
 	uint64_t run_delay_ns;          /* schedstat's at the last read */
 	uint64_t preempted_ns;          /* preempted since that read */
@@ -235,9 +241,9 @@ static void release(struct col_states_thread *s)
 	col_sys_munmap(s, sizeof(*s));
 }
 
-/* Open, map and enable thread `tid`'s event (0: the caller's), with its
- * schedstat; NULL (logged) if it cannot be. */
-static struct col_states_thread *open_thread(pid_t tid)
+/* Open and map thread `tid`'s event (0: the caller's), with its schedstat,
+ * and enable it unless `disabled`; NULL (logged) if it cannot be. */
+static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 {
 	char path[64];
 
@@ -294,7 +300,7 @@ static struct col_states_thread *open_thread(pid_t tid)
 	read_run_delay(s, &s->run_delay_ns);
 	if (!tid)
 		faults_grew(s);
-	if (col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+	if (!disabled && col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		col_log_error_sigsafe("states: enable", errno, "this thread's states are not recorded");
 		release(s);
 		return NULL;
@@ -305,12 +311,18 @@ static struct col_states_thread *open_thread(pid_t tid)
 void col_states_thread_start(struct col_thread *t)
 {
 	if (!t->states)
-		t->states = open_thread(0);
+		t->states = open_thread(0, false);
 }
 
 struct col_states_thread *col_states_open_for(pid_t tid)
 {
-	return open_thread(tid);
+	return open_thread(tid, true);
+}
+
+void col_states_enable(struct col_states_thread *s)
+{
+	if (s && col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+		col_log_error_sigsafe("states: enable", errno, "this thread's states are not recorded");
 }
 
 void col_states_adopt_sigsafe(struct col_thread *t, struct col_states_thread *s)
@@ -367,12 +379,15 @@ static bool drain(struct col_states_thread *s)
 			s->have_out = false;        /* its switch-in may be among the lost */
 		} else if (h.type == PERF_RECORD_SWITCH && (h.misc & PERF_RECORD_MISC_SWITCH_OUT)) {
 			s->have_out = true;
+			s->out_own = false;
 			s->out_ns = w[0];
 			s->out_preempted = (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 		} else if (h.type == PERF_RECORD_SWITCH && s->have_out) {
 			if (w[0] >= s->out_ns)
-				s->iv[s->n++] = (struct interval){ s->out_ns, w[0], s->out_preempted };
+				s->iv[s->n++] = (struct interval){ s->out_ns, w[0], s->out_preempted, s->out_own,
+								   s->out_flags, s->out_stack_id };
 			s->have_out = false;
+			s->out_own = false;
 		}
 	}
 	atomic_store_explicit((_Atomic uint64_t *)&s->ring->data_tail, tail, memory_order_release);
@@ -382,7 +397,8 @@ static bool drain(struct col_states_thread *s)
 /* Write the batch: each interval's runnable part (all of a preemption; the
  * batch's wake-up latency, from schedstat, shared by its blocks), with the
  * stack `stack_id` and `flags`. */
-static void flush(struct col_thread *t, struct col_states_thread *s, uint32_t stack_id, uint16_t flags)
+static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_thread *s, uint32_t stack_id,
+		     uint16_t flags)
 {
 	uint32_t blocked = 0, nblocked;
 	uint64_t wake = 0;
@@ -404,7 +420,7 @@ static void flush(struct col_thread *t, struct col_states_thread *s, uint32_t st
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct interval *v = &s->iv[i];
 		uint64_t len = v->on_ns - v->off_ns, runnable = len;
-		uint16_t f = flags | (v->preempted ? EXP_STATE_PREEMPTED : 0);
+		uint16_t f = (v->own ? v->flags : flags) | (v->preempted ? EXP_STATE_PREEMPTED : 0);
 		if (!v->preempted) {
 			uint64_t share = wake / blocked--;
 			runnable = share < len ? share : len;
@@ -413,14 +429,20 @@ static void flush(struct col_thread *t, struct col_states_thread *s, uint32_t st
 				f |= EXP_STATE_WAKE_SPREAD;
 		}
 		struct exp_state rec = {
-			.tid = (uint32_t)t->tid, .off_ns = v->off_ns, .on_ns = v->on_ns,
-			.runnable_ns = runnable, .stack_id = stack_id, .flags = f,
+			.tid = tid, .off_ns = v->off_ns, .on_ns = v->on_ns,
+			.runnable_ns = runnable, .stack_id = v->own ? v->stack_id : stack_id, .flags = f,
 		};
 		col_write_sigsafe(t, EXP_FILE_STATES, EXP_REC_STATE, &rec, sizeof(rec));
-		if (flags & EXP_STATE_NO_STACK)
+		if (f & EXP_STATE_NO_STACK)
 			col_count_sigsafe(EXP_CTR_STATES_NO_STACK, 1);
 	}
 	s->n = 0;
+}
+
+/* The same, written by the thread itself. */
+static void flush(struct col_thread *t, struct col_states_thread *s, uint32_t stack_id, uint16_t flags)
+{
+	flush_as(t, (uint32_t)t->tid, s, stack_id, flags);
 }
 
 /* Does the code before `pc` end with a syscall instruction (0f 05)? */
@@ -539,6 +561,61 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 	}
 	if (write_pages(t) != pages)
 		faults_grew(s);
+}
+
+void col_states_blocked_at_attach(struct col_states_thread *s, uint64_t off_ns, uint32_t stack_id,
+				  uint16_t flags)
+{
+	if (!s || s->have_out)
+		return;
+	s->have_out = true;
+	s->out_preempted = false;
+	s->out_own = true;
+	s->out_ns = off_ns;
+	s->out_stack_id = stack_id;
+	s->out_flags = (uint16_t)(flags | EXP_STATE_FROM_ATTACH | (stack_id ? 0 : EXP_STATE_NO_STACK));
+}
+
+void col_states_disable(struct col_states_thread *s)
+{
+	if (s)
+		col_real.ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+bool col_states_drain_at_end(struct col_thread *writer, pid_t tid, struct col_states_thread *s)
+{
+	bool room;
+
+	if (!s)
+		return false;
+	do {
+		room = drain(s);
+		flush_as(writer, (uint32_t)tid, s, 0, EXP_STATE_NO_STACK);
+	} while (!room);
+	return s->have_out && !s->out_preempted && !s->out_own;
+}
+
+void col_states_close_at_end(struct col_thread *writer, pid_t tid, struct col_states_thread *s, uint64_t end_ns,
+			     uint32_t stack_id, uint16_t flags)
+{
+	if (!s || !s->have_out || end_ns < s->out_ns)
+		return;
+	if (s->n == BATCH)
+		flush_as(writer, (uint32_t)tid, s, 0, EXP_STATE_NO_STACK);
+	if (s->out_own) {                  /* blocked from the attach to the end */
+		stack_id = s->out_stack_id;
+		flags = s->out_flags;
+	} else if (s->out_preempted) {     /* runnable: where it was preempted is not known here */
+		stack_id = 0;
+		flags = EXP_STATE_NO_STACK;
+	} else if (!stack_id) {
+		flags |= EXP_STATE_NO_STACK;
+	}
+	s->iv[s->n++] = (struct interval){ s->out_ns, end_ns, s->out_preempted, true,
+					   (uint16_t)(flags | EXP_STATE_TO_END), stack_id };
+	s->have_out = false;
+	s->out_own = false;
+	flush_as(writer, (uint32_t)tid, s, 0, EXP_STATE_NO_STACK);
 }
 
 void col_states_thread_end(struct col_thread *t)

@@ -19,16 +19,45 @@
  * no states. */
 void col_states_thread_start(struct col_thread *t);
 
-/* Attaching (col_attach.c): thread `tid`'s event, opened by another thread
- * of the process (the attach's helper) from the attach on; NULL (logged)
- * when it cannot be.  Its SIGTRAPs reach `tid` before it has a state: the
+/* Attaching (col_attach.c): thread `tid`'s event, opened disabled by
+ * another thread of the process (the attach's helper), enabled by
+ * col_states_enable once it is where the thread's first signal looks for
+ * it; NULL (logged) when it cannot be.  Its SIGTRAPs reach `tid` before it
+ * has a state: the
  * handler sets one up (col_states_is_switch_signal_sigsafe) and gives it
  * the event (col_states_adopt_sigsafe, in that thread), so the intervals
  * since the attach are its.  One never adopted is closed by
  * col_states_close_unadopted. */
 struct col_states_thread *col_states_open_for(pid_t tid);
+void col_states_enable(struct col_states_thread *s);
 void col_states_adopt_sigsafe(struct col_thread *t, struct col_states_thread *s);
 void col_states_close_unadopted(struct col_states_thread *s);
+
+/* Attaching: thread `tid` of event `s` (just opened) was found blocked, in
+ * /proc, at `off_ns` (before the event was opened): its interval runs from
+ * there to its next switch-in (EXP_STATE_FROM_ATTACH), with `stack_id` (0:
+ * none) and `flags` read by the helper (col_attach_blocked.c).  Nothing if
+ * a switch-out is pending already. */
+void col_states_blocked_at_attach(struct col_states_thread *s, uint64_t off_ns, uint32_t stack_id,
+				  uint16_t flags);
+
+/* The attach's stop: disable the event (with the clocks, so that no
+ * interval runs past the window). */
+void col_states_disable(struct col_states_thread *s);
+
+/* The attach's stop, the event disabled, by the helper (`writer`, whose
+ * cursors are used) for thread `tid` (its state busy, or never adopted):
+ * write the intervals its ring holds (without a stack).  True when the
+ * thread is blocked now, in a block begun in the window: the caller reads
+ * where (col_attach_blocked.c) for col_states_close_at_end. */
+bool col_states_drain_at_end(struct col_thread *writer, pid_t tid, struct col_states_thread *s);
+
+/* Then: an interval still open (the thread off the CPU at the stop) is
+ * closed at `end_ns`, the window's end (EXP_STATE_TO_END), with `stack_id`
+ * and `flags` for a block begun in the window (one under way since the
+ * attach keeps its own; a preemption has none). */
+void col_states_close_at_end(struct col_thread *writer, pid_t tid, struct col_states_thread *s, uint64_t end_ns,
+			     uint32_t stack_id, uint16_t flags);
 bool col_states_is_switch_signal_sigsafe(int sig, const siginfo_t *si);
 
 /* The thread's last intervals, then stop (thread end, with t busy). */

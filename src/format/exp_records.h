@@ -1076,6 +1076,11 @@ struct exp_state {
 				     look (its previous clock sample or such
 				     resume): a block outside a system call may
 				     have been a fault's; without: a stop */
+#define EXP_STATE_FROM_ATTACH 0x20 /* off_ns is the attach, not the switch-out: the
+				     thread was off the CPU already (tally record -p;
+				     its stack and reason read from /proc) */
+#define EXP_STATE_TO_END 0x40     /* on_ns is the end of the attach's window, not a
+				     switch-in: the thread was still off the CPU */
 
 /* EXP_REC_CPU_SPLIT, 32 bytes, in states.dat: the thread's user and system
  * CPU time so far (the kernel's, getrusage RUSAGE_THREAD), written with each

@@ -434,9 +434,12 @@ void report_overview(struct report_doc *d, const struct model *m,
 			report_kv_num(d, "duration_s", "Duration", (double)wall / 1e9, "%s", tstr(d, t1, (double)wall));
 		how_it_ended(d, f);
 		if (exp_proc_log(f, "attach.end") && (m->present & (1u << MODEL_WALL)))
-			report_kv(d, "states_window", "States window",
-				  "the attach to the detach: each thread's from its first return to a CPU "
-				  "after the attach (a block under way then is not seen) to the stop");
+			report_kv(d, "states_window", "States window", "%s",
+				  exp_proc_log(f, "attach.window_end_ns")
+					  ? "the attach to the detach: a block under way at the attach counts from the "
+					    "attach, one under way at the detach to the detach (their stacks read from /proc)"
+					  : "the attach to the detach: each thread's from its first return to a CPU "
+					    "after the attach (a block under way then is not seen) to the stop");
 		if (ok_u && ok_s) {
 			kernel_ns += u + s;
 			report_kv_num(d, "kernel_cpu_s", "Kernel CPU", (double)(u + s) / 1e9,

@@ -21,6 +21,23 @@
 #   - attach_kernel_states: with --kernel, where the kernel allows it, the
 #     intervals carry the kernel's stack: at least 90% of phase_read's
 #     wait.io under anon_pipe_read;schedule.
+#   - attach_states_blocked_whole_window: tests/progs/blocked_whole.c's
+#     reader (in read) and sleeper (in one nanosleep) are blocked from before
+#     the attach to after the stop: each has at least 90% of the window in
+#     wait.io at block_in_read;read and wait.sleep at
+#     sleep_through;clock_nanosleep (states_window.py).  On the build
+#     before, neither had any state (a block under way at the attach was
+#     not seen).
+#   - attach_states_none_past_window: no interval ends after the window's
+#     end (attach.window_end_ns: the clocks and the switch events stopped in
+#     one step).  The build before logged no window end: its switch events
+#     ran on until each thread was ended, after the clocks.
+#   - attach_states_no_idle_event: no switch event the helper opened idled
+#     (attach.states.idle 0 in both runs: the event is in the thread's slot
+#     before its clock opens).  The race it guards against (a thread's
+#     first clock signal before the helper stored the event) is rare: 1
+#     thread of 17 in 1 of 14 runs at -F 20000 on the build before, which
+#     logged no count; no deterministic test.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc -O2 -g -pthread -I"$PROGS" -o phases "$PROGS/attach_phases.c"
@@ -82,6 +99,24 @@ if need static attach_states_static; then
 	}
 	check attach_states_static static_ok
 fi
+
+cc -O2 -g -pthread -o blocked_whole "$PROGS/blocked_whole.c"
+./blocked_whole whole.log 3 2>whole.err &
+p=$!
+wait_ready whole.err
+"$TALLY" record -p $p --states --duration 1 -o whole.exp >whole.out 2>&1
+echo $? >whole.rc
+wait $p
+echo $? >>whole.rc
+python3 "$E2E/states_window.py" "$TALLY" whole.exp whole.log >whole.check 2>&1
+echo $? >whole.check.rc
+whole_blocked() {
+	cat whole.out whole.check
+	test "$(cat whole.rc | tr '\n' ' ')" = "0 0 " && test "$(cat whole.check.rc)" = 0
+}
+check attach_states_blocked_whole_window whole_blocked
+check attach_states_none_past_window sh -c 'cat whole.check; grep -q "ending after it: 0" whole.check'
+check attach_states_no_idle_event sh -c 'grep -H "^attach.states.idle: 0\$" dyn.exp/log.txt whole.exp/log.txt | grep -c . | grep -qx 2'
 
 attach_run kern phases --kernel
 if [ -f kern.exp/log.txt ] && ! grep -q '^kernel.switches: recorded' kern.exp/log.txt; then
