@@ -24,7 +24,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tracers/mpi_trace.h"
+#include "tracers/mpi_clock.h"
+#include "tracers/mpi_real.h"
+#include "tracers/tracer.h"
 
 #define ROUNDS 8
 #define TAG 7701

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "tracers/mpi_clock.h"
 #include "tracers/mpi_trace.h"
 
 static struct trace_switch on;

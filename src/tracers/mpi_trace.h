@@ -10,49 +10,19 @@
  * caller's stack.
  *
  * The library does not link libmpi: it is preloaded into every process of
- * the job, the launcher and shells included.  The PMPI functions are found
- * with dlsym once (PMPI(name) below); the few data symbols mpi.h's constants
- * refer to are weak (mpi_trace.c), so the library loads where there is no MPI.
+ * the job, the launcher and shells included: mpi_real.h finds the PMPI
+ * functions and makes mpi.h's constants safe where there is no MPI.
  */
 #ifndef TALLY_MPI_TRACE_H
 #define TALLY_MPI_TRACE_H
 
-#include <dlfcn.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "format/exp_mpi_ops.h"
+#include "tracers/mpi_real.h"
 #include "tracers/tracer.h"
-
-#ifdef OPEN_MPI
-/* The data symbols behind mpi.h's constants: weak, so that the library
- * loads into processes without libmpi (they are never used there). */
-#pragma weak ompi_mpi_comm_world
-#pragma weak ompi_mpi_comm_self
-#pragma weak ompi_request_null
-#pragma weak MPI_F_STATUS_IGNORE
-#pragma weak ompi_mpi_byte
-#pragma weak ompi_mpi_int64_t
-#endif
-
-/* The real PMPI_name, resolved on first use (NULL-safe only after MPI is
- * loaded, which a call to one of our wrappers implies). */
-#define PMPI(name)                                                           \
-	(*({                                                                 \
-		static __typeof__(&PMPI_##name) real_;                       \
-		if (__builtin_expect(!real_, 0))                             \
-			real_ = (__typeof__(&PMPI_##name))mpi_resolve("PMPI_" #name); \
-		real_;                                                       \
-	}))
-
-/* Inline, so that mpi_clock.c and the wrappers need nothing of
- * mpi_trace.c to call MPI (which calls mpi_clock.c: no circle). */
-static inline void *mpi_resolve(const char *symbol)
-{
-	void *p = dlsym(RTLD_NEXT, symbol);
-	return p ? p : dlsym(RTLD_DEFAULT, symbol);
-}
 
 /* One traced call, filled in by the wrapper around the real call. */
 struct mpi_call {
@@ -153,10 +123,5 @@ void mpi_requests_done(struct mpi_call *c, const MPI_Request *was, int n, const 
 void mpi_after_init(int rc);
 /* MPI_Finalize is about to be called. */
 void mpi_before_finalize(void);
-
-/* Measure this rank's clock against rank 0's and log it (mpi_clock.c):
- * collective over MPI_COMM_WORLD, after MPI_Init and before MPI_Finalize
- * (at_end). */
-void mpi_clock_measure(bool at_end);
 
 #endif
