@@ -152,9 +152,6 @@ struct col_real col_real = {
 	.mkdir = mkdir,
 };
 
-static _Atomic int resolved;
-static __thread int resolving __attribute__((tls_model("initial-exec")));
-
 static int is_tally(const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -351,17 +348,18 @@ static void *chain_next(const char *name)
 	return p ? p : resolve(name);
 }
 
-static void resolve_all(void)
+#define RESOLVE(type, name, params)                                                   \
+	__atomic_store_n(&col_real.name, (type(*) params)resolve(#name), __ATOMIC_RELAXED);
+
+/* The collector's own part: what its interposers stand in front of. */
+static void resolve_collector(void)
 {
 	find_tally_ranges();
 	/* dlopen and dlclose first: the search past a tracer uses them. */
 	__atomic_store_n(&col_real.dlopen, (void *(*)(const char *, int))resolve("dlopen"),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&col_real.dlclose, (int (*)(void *))resolve("dlclose"), __ATOMIC_RELAXED);
-#define RESOLVE(type, name, params)                                                   \
-	__atomic_store_n(&col_real.name, (type(*) params)resolve(#name), __ATOMIC_RELAXED);
-	COL_REAL_NEXT(RESOLVE)
-#undef RESOLVE
+	COL_REAL_COLLECTOR(RESOLVE)
 	/* The chain: the very next definition, a tracer's included. */
 #define RESOLVE_NEXT(type, name, params)                                              \
 	__atomic_store_n(&col_real.chain.name, (type(*) params)chain_next(#name), __ATOMIC_RELAXED);
@@ -369,21 +367,46 @@ static void resolve_all(void)
 #undef RESOLVE_NEXT
 }
 
+/* The tracers' part (about 180 names of the 210): only a process that
+ * loaded a tracer (-H, -s, -i) asks for it, through tally__real. */
+static void resolve_tracers(void)
+{
+	COL_REAL_HEAP(RESOLVE)
+	COL_REAL_SYNC(RESOLVE)
+	COL_REAL_IO(RESOLVE)
+#undef RESOLVE
+}
+
+/* 0 nothing resolved; 1 the collector's part; 2 the tracers' too. */
+static _Atomic int resolved;
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+
 const struct col_real *col_real_table(void)
 {
-	if (__builtin_expect(atomic_load_explicit(&resolved, memory_order_acquire), 1))
+	if (__builtin_expect(atomic_load_explicit(&resolved, memory_order_acquire) >= 1, 1))
 		return &col_real;
 	if (resolving)
 		return NULL;          /* an allocation of dlsym's, while we resolve */
 	resolving = 1;
-	resolve_all();
+	resolve_collector();
 	exp_sys = &col_real.sys;
 	resolving = 0;
-	atomic_store_explicit(&resolved, 1, memory_order_release);
+	int none = 0;              /* a tracer's call may have gone further meanwhile */
+	atomic_compare_exchange_strong_explicit(&resolved, &none, 1, memory_order_release, memory_order_relaxed);
 	return &col_real;
 }
 
 COL_API const struct col_real *tally__real(void)
 {
-	return col_real_table();
+	const struct col_real *r = col_real_table();
+
+	if (!r || __builtin_expect(atomic_load_explicit(&resolved, memory_order_acquire) == 2, 1))
+		return r;
+	if (resolving)
+		return NULL;
+	resolving = 1;
+	resolve_tracers();
+	resolving = 0;
+	atomic_store_explicit(&resolved, 2, memory_order_release);
+	return r;
 }
