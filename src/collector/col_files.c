@@ -308,6 +308,12 @@ void col_files_let_go(void)
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		if (col_proc.file[i].fd >= 0 && col_proc.file[i].ino)
 			let_go(&col_proc.file[i]);
+	/* A descendant keeps its process file, as the founder keeps its
+	 * directory: its log reached after a chroot, or when its directory
+	 * is no longer reachable by path (opened by path for each line, its
+	 * end lines were lost then), and no open per line. */
+	if (col_proc.proc_file)
+		return;
 	int fd = __atomic_exchange_n(&col_proc.log_fd, -1, __ATOMIC_ACQ_REL);
 	if (fd >= 0) {
 		col_fd_forget(fd);

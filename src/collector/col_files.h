@@ -44,8 +44,9 @@ void col_files_on_pcs(void (*fn)(void));
 bool col_files_maps_wanted(void);
 
 /* The program runs from now on: if the collector's descriptors would take
- * numbers below its limit (col_fds_go_lean), stop holding the log and the
- * record files (each use opens its own).  Normal context: the end of the
+ * numbers below its limit (col_fds_go_lean), stop holding the founder's log
+ * and the record files (each use opens its own); a descendant's process
+ * file, which holds its log, stays held (a chroot cannot lose it).  Normal context: the end of the
  * start-up, of a fork child's. */
 void col_files_let_go(void);
 

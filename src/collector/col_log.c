@@ -69,7 +69,8 @@ static int open_log_once(void)
 {
 	struct stat st;
 	/* The founder's through the directory it holds (found after a
-	 * chroot too); a descendant's process file by its path. */
+	 * chroot too); a descendant's process file by its path (it holds
+	 * that file: only when the program took its descriptor). */
 	int dir = col_proc.proc_file ? AT_FDCWD : col_fds_dir();
 	if (dir < 0 && dir != AT_FDCWD)
 		return dir;

@@ -72,3 +72,29 @@ check procfile_bad_magic_is_damage sh -c "
 # The older layout: every descendant a directory (format 4).
 check procfile_older_layout_reads sh -c "
 	\"\$TALLY\" check '$ROOT/tests/data/tree.exp' | grep -q 'sound: 4 processes'"
+
+# A descendant that changes its root and works on there without an exec:
+# its process file is held (as the founder holds its directory), so its
+# end lines reach the experiment though no path from the new root names
+# it.  With `ulimit -n N` (the hard limit too) the collector is lean and
+# held nothing else: it reopened the file by its path for each line, and
+# the end was lost (the build before fails the lean check).
+if [ "$(id -u)" != 0 ]; then
+	skip procfile_chroot_descendant_log_lean "chroot needs root"
+else
+	cc_prog chrootstay
+	mkdir -p jail
+	for mode in lean held; do
+		lim="ulimit -n 1024"
+		[ $mode = held ] && lim="ulimit -Sn 1024"
+		check procfile_chroot_descendant_log_$mode sh -c "
+			$lim && \"\$TALLY\" record -o c$mode.exp -- sh -c './chrootstay jail; exit 0' >out.$mode 2>err.$mode
+			rc=\$?; cat out.$mode err.$mode; test \$rc -eq 0 && grep -qx chrooted out.$mode &&
+			l=\$(python3 lineage.py c$mode.exp chrootstay) && echo \"descendant \$l\" && python3 -c \"
+import tally_proc
+log = tally_proc.log_lines('c$mode.exp', '\$l')
+for key in ('end.mono_ns: ', 'cpu.end_ns: '):
+    assert any(x.startswith(key) for x in log), (key, log)
+\""
+	done
+fi
