@@ -40,6 +40,8 @@
 
 #include <stdint.h>
 
+#include "format/exp_cost.h"
+
 #define EXP_MAGIC "TALLYEXP"
 #define EXP_FORMAT_VERSION 8
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
@@ -1329,5 +1331,16 @@ enum exp_counter {
 #define EXP_PROC_KIND 15
 #define EXP_PROC_HEAD_BYTES (EXP_COUNTERS_BYTES + 8)
 #define EXP_PROC_REC_MAX 1024
+
+/* Every record threads.dat holds, at its largest, fits one item of the
+ * process file (the collector refuses a longer one at run time, counted as
+ * lost: a record kind added to threads.dat gets its line here). */
+_Static_assert(sizeof(struct exp_thread_start) <= EXP_PROC_REC_MAX, "THREAD_START outgrew the process file");
+_Static_assert(sizeof(struct exp_thread_end) <= EXP_PROC_REC_MAX, "THREAD_END outgrew the process file");
+_Static_assert(sizeof(struct exp_proc_sample) <= EXP_PROC_REC_MAX, "PROC_SAMPLE outgrew the process file");
+_Static_assert(((sizeof(struct exp_thread_cost) + 4 * EXP_COST_BUCKETS + 7) & ~7ul) <= EXP_PROC_REC_MAX,
+	       "THREAD_COST with every bucket outgrew the process file");
+_Static_assert(((sizeof(struct exp_thread_name) + EXP_THREAD_NAME_MAX + 7) & ~7ul) <= EXP_PROC_REC_MAX,
+	       "THREAD_NAME with the longest name outgrew the process file");
 
 #endif
