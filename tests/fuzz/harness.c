@@ -3,6 +3,7 @@
  * harness.c — see harness.h.  Included by the fuzz target and by
  * the crasher replay test, so both run exactly the same code.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +30,13 @@ static size_t pick_file(uint8_t b)
 	return i < n ? i : i % n;
 }
 
-int fuzz_one(const uint8_t *data, size_t size)
+/* The one place a descendant's process file goes (FUZZ_PROC_BYTE). */
+#define PROC_NAME "_f1" EXP_PROC_SUFFIX
+
+const char *fuzz_place(const uint8_t *data, size_t size)
 {
 	static char dir[64];
 	char path[128];
-	struct exp_experiment e;
-	struct exp_error err;
-	int rc = 1;
 
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "/tmp/tally-fuzz.%d", (int)getpid());
@@ -46,23 +47,42 @@ int fuzz_one(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		unlink(path);
 	}
-	const char *which = exp_dir_file(size ? pick_file(data[0]) : 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, PROC_NAME);
+	unlink(path);
+	bool proc = size && data[0] == FUZZ_PROC_BYTE;
+	const char *which = proc ? PROC_NAME : exp_dir_file(size ? pick_file(data[0]) : 0);
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
 	FILE *f = fopen(path, "w");
 	if (!f)
-		return 1;
+		return NULL;
 	fputs("pid: 1\nstart.mono_ns: 0\n", f);
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/%s", dir, which);
 	f = fopen(path, strcmp(which, EXP_LOG_NAME) ? "w" : "a");
 	if (!f)
-		return 1;
+		return NULL;
 	if (size > 1)
 		fwrite(data + 1, 1, size - 1, f);
 	fclose(f);
+	return dir;
+}
 
+int fuzz_one(const uint8_t *data, size_t size)
+{
+	struct exp_experiment e;
+	struct exp_error err;
+	struct exp_damage damage;
+	int rc = 1;
+	const char *dir = fuzz_place(data, size);
+
+	if (!dir)
+		return 1;
 	if (exp_experiment_load(&e, dir, &err) == 0) {
 		rc = 0;
+		/* What could not be read is said in one line naming its file. */
+		exp_experiment_damage(&e, &damage);
+		if (damage.places && (!strchr(damage.first, ':') || strchr(damage.first, '\n')))
+			abort();
 		if (e.procs[0].nmaps == 0) {
 			struct model m;
 			char msg[256];
@@ -82,8 +102,8 @@ int fuzz_one(const uint8_t *data, size_t size)
 			}
 			model_free(&m);
 		}
-	} else if (!strchr(err.msg, ':')) {
-		abort();        /* every error names its file */
+	} else if (!strchr(err.msg, ':') || strchr(err.msg, '\n')) {
+		abort();        /* every error names its file, in one line */
 	}
 	exp_experiment_free(&e);
 	return rc;
