@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "collector/col_dyn.h"
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_state.h"
@@ -143,37 +144,60 @@ int col_dyn_unload(uint64_t addr)
 
 /* ---- at exit: perf map and jitdump ---------------------------------------- */
 
-/* Read the file at `path` whole into an anonymous mapping; NULL if it
- * cannot be (unmap *len bytes, rounded, when done).  A failure other than
- * its absence is logged: what it named is then missing from the profile. */
-static char *read_all(const char *path, size_t *len, size_t *maplen)
-{
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	struct stat st;
+/* A file read whole into an anonymous mapping, by read_whole: the open
+ * goes the way of every one-use descriptor (col_fds_use: aside while other
+ * threads of the program may open, as they may while it ends), so no
+ * number of the program's is taken even for an instant.  The mapping is
+ * the caller's (the helper shares the memory). */
+struct whole {
+	const char *path;
+	char *buf;                      /* NULL: absent, empty or too big */
+	size_t len, maplen;
+};
 
-	if (fd < 0) {
-		if (errno != ENOENT)
-			col_log_error_sigsafe(path, errno, "dynamic code it names not recorded");
-		return NULL;
-	}
+/* Raw system calls only (col_fds_aside).  0 or -errno. */
+static int read_whole(void *p)
+{
+	struct whole *w = p;
+	struct stat st;
+	int fd = col_sys_openat(AT_FDCWD, w->path, O_RDONLY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
 	if (col_sys_fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > (1 << 30)) {
 		col_sys_close(fd);
-		return NULL;
+		return 0;
 	}
-	*maplen = (size_t)st.st_size + 1;
-	char *buf = col_sys_mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	size_t n = 0;
+	size_t maplen = (size_t)st.st_size + 1, n = 0;
+	char *buf = col_sys_mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
 		col_sys_close(fd);
-		return NULL;
+		return 0;
 	}
 	for (ssize_t got; n < (size_t)st.st_size &&
 			  (got = col_sys_read(fd, buf + n, (size_t)st.st_size - n)) > 0;)
 		n += (size_t)got;
 	col_sys_close(fd);
 	buf[n] = 0;
-	*len = n;
-	return buf;
+	w->buf = buf;
+	w->len = n;
+	w->maplen = maplen;
+	return 0;
+}
+
+/* Read the file at `path` whole into an anonymous mapping; NULL if it
+ * cannot be (unmap *len bytes, rounded, when done).  A failure other than
+ * its absence is logged: what it named is then missing from the profile. */
+static char *read_all(const char *path, size_t *len, size_t *maplen)
+{
+	struct whole w = { path, NULL, 0, 0 };
+	int rc = col_fds_use(read_whole, &w);
+
+	if (rc < 0 && rc != -ENOENT)
+		col_log_error_sigsafe(path, -rc, "dynamic code it names not recorded");
+	*len = w.len;
+	*maplen = w.maplen;
+	return w.buf;
 }
 
 static uint64_t hex(const char **p)
@@ -264,61 +288,85 @@ static void read_jitdump(const char *path)
 	col_sys_munmap(buf, maplen);
 }
 
+/* The scan of /proc/self/maps for jit-PID.dump files, in the caller's
+ * frame: scan_maps runs aside (col_fds_use), where the helper's
+ * /proc/self/maps is the program's (it shares the memory), and only notes
+ * the files; they are read after it. */
+#define JITDUMPS_MAX 4
+struct jit_scan {
+	char buf[8192], want[40];
+	char found[JITDUMPS_MAX][4096];  /* found[n - 1]: the last one noted */
+	int n;
+};
+
 /* One line of /proc/self/maps: a jit-PID.dump file (`want`) not the same
- * as the line before's (`last`) is read. */
-static void jitdump_line(const char *l, const char *want, char *last, size_t last_size)
+ * as the last one noted is noted. */
+static void jitdump_line(const char *l, struct jit_scan *s)
 {
 	const char *slash = strchr(l, '/');
-	size_t wl = strlen(want), pl = slash ? strlen(slash) : 0;
+	size_t wl = strlen(s->want), pl = slash ? strlen(slash) : 0;
 
-	if (slash && pl >= wl && !strcmp(slash + pl - wl, want) && strcmp(slash, last) &&
-	    pl < last_size) {
-		memcpy(last, slash, pl + 1);
-		read_jitdump(slash);
-	}
+	if (slash && pl >= wl && !strcmp(slash + pl - wl, s->want) && pl < sizeof(s->found[0]) &&
+	    (!s->n || strcmp(slash, s->found[s->n - 1])) && s->n < JITDUMPS_MAX)
+		memcpy(s->found[s->n++], slash, pl + 1);
 }
 
-/* jit-PID.dump files this process has mapped (the JIT maps it for perf).
- * /proc/self/maps is read through a buffer on the stack, line by line: a
- * big buffer mapped and unmapped here cost a TLB flush in every process's
- * end.  A line longer than the buffer (a path near PATH_MAX) is looked at
- * in its first part only, which cannot end in the name looked for. */
-static void find_jitdumps(void)
+/* /proc/self/maps read through the scan's buffer, line by line: a big
+ * buffer mapped and unmapped here cost a TLB flush in every process's end.
+ * A line longer than the buffer (a path near PATH_MAX) is looked at in its
+ * first part only, which cannot end in the name looked for.  Raw system
+ * calls only (col_fds_aside).  0 or -errno. */
+static int scan_maps(void *p)
 {
-	char buf[8192], want[40], last[4096] = "";
+	struct jit_scan *s = p;
 	size_t len = 0;
 	bool eof = false;
-
 	int fd = col_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0) {
-		col_log_error_sigsafe("/proc/self/maps", errno, "jitdump files not looked for");
-		return;
-	}
-	snprintf(want, sizeof(want), "/jit-%d.dump", (int)getpid());
+
+	if (fd < 0)
+		return -errno;
+	s->n = 0;
 	while (!eof) {
-		ssize_t got = col_sys_read(fd, buf + len, sizeof(buf) - 1 - len);
+		ssize_t got = col_sys_read(fd, s->buf + len, sizeof(s->buf) - 1 - len);
 		if (got > 0)
 			len += (size_t)got;
 		else if (got < 0 && errno == EINTR)
 			continue;
 		else
 			eof = true;
-		buf[len] = 0;
-		char *l = buf;
-		for (char *nl; (nl = memchr(l, '\n', (size_t)(buf + len - l)));) {
+		s->buf[len] = 0;
+		char *l = s->buf;
+		for (char *nl; (nl = memchr(l, '\n', (size_t)(s->buf + len - l)));) {
 			*nl = 0;
-			jitdump_line(l, want, last, sizeof(last));
+			jitdump_line(l, s);
 			l = nl + 1;
 		}
-		size_t rest = (size_t)(buf + len - l);
-		if (rest && (eof || rest == sizeof(buf) - 1)) {
-			jitdump_line(l, want, last, sizeof(last));   /* the last, or too long */
+		size_t rest = (size_t)(s->buf + len - l);
+		if (rest && (eof || rest == sizeof(s->buf) - 1)) {
+			jitdump_line(l, s);     /* the last, or too long */
 			rest = 0;
 		}
-		memmove(buf, l, rest);
+		memmove(s->buf, l, rest);
 		len = rest;
 	}
 	col_sys_close(fd);
+	return 0;
+}
+
+/* jit-PID.dump files this process has mapped (the JIT maps it for perf). */
+static void find_jitdumps(void)
+{
+	struct jit_scan s;
+
+	s.n = 0;
+	snprintf(s.want, sizeof(s.want), "/jit-%d.dump", (int)getpid());
+	int rc = col_fds_use(scan_maps, &s);
+	if (rc < 0) {
+		col_log_error_sigsafe("/proc/self/maps", -rc, "jitdump files not looked for");
+		return;
+	}
+	for (int i = 0; i < s.n; i++)
+		read_jitdump(s.found[i]);
 }
 
 /* Has this process recorded anything that may hold a pc or a stack (any

@@ -726,6 +726,17 @@ void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr)
 	lost(file, ctr, t ? t->cursor[file].no_fd : 0);
 }
 
+/* How full the descriptor table is, found by count_nofile: aside
+ * (col_fds_use) while other threads of the program may open, as they may
+ * while it ends, since every step below takes a number for an instant; the
+ * helper's copy of the table has the same numbers in use. */
+struct nofile {
+	rlim_t limit;
+	bool two_free;                  /* two numbers below the limit are free */
+	bool listed;                    /* /proc/self/fd could be listed */
+	int open_fds;                   /* below the limit, its own descriptor not counted */
+};
+
 /* Are two descriptor numbers below `limit` free?  Then the limit is not
  * reached, which the listing of /proc/self/fd below would also say (it
  * counts its own descriptor): two duplicates of the log's descriptor ask the
@@ -744,36 +755,52 @@ static bool two_free_below(int limit)
 	return b >= 0 && b < limit;
 }
 
+/* Raw system calls only (col_fds_aside).  Always 0: a table found full is
+ * the answer, not a want of a number to ask again with. */
+static int count_nofile(void *p)
+{
+	struct nofile *c = p;
+	char buf[4096];
+
+	c->two_free = two_free_below((int)c->limit);
+	if (c->two_free)
+		return 0;
+	int dir = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->listed = dir >= 0;
+	c->open_fds = 0;
+	if (dir < 0)
+		return 0;
+	long got;
+	while ((got = col_syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < got;) {
+			unsigned short reclen;
+			__builtin_memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			uint64_t fd = 0;
+			const char *d = buf + off + 19;
+			for (; *d >= '0' && *d <= '9'; d++)
+				fd = fd * 10 + (uint64_t)(*d - '0');
+			/* Ours above the soft limit take nothing from the program. */
+			c->open_fds += buf[off + 19] != '.' && fd < c->limit;
+			off += reclen;
+		}
+	col_syscall(SYS_close, dir);
+	c->open_fds--;                  /* the directory's own */
+	return 0;
+}
+
 void col_files_check_nofile(void)
 {
 	struct rlimit rl;
-	char buf[4096], value[64];
-	int open_fds = 0;
+	char value[64];
 
 	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur > 65536)
 		return;
-	if (two_free_below((int)rl.rlim_cur))
+	struct nofile c = { .limit = rl.rlim_cur };
+	col_fds_use(count_nofile, &c);
+	if (c.two_free)
 		return;
-	int dir = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir >= 0) {
-		long got;
-		while ((got = col_syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
-			for (long off = 0; off < got;) {
-				unsigned short reclen;
-				__builtin_memcpy(&reclen, buf + off + 16, sizeof(reclen));
-				uint64_t fd = 0;
-				const char *d = buf + off + 19;
-				for (; *d >= '0' && *d <= '9'; d++)
-					fd = fd * 10 + (uint64_t)(*d - '0');
-				/* Ours above the soft limit take nothing from the program. */
-				open_fds += buf[off + 19] != '.' && fd < rl.rlim_cur;
-				off += reclen;
-			}
-		col_syscall(SYS_close, dir);
-		open_fds--;                    /* the directory's own */
-	}
 	/* Reached: no descriptor left for the directory, or all in use. */
-	if (dir >= 0 && (rlim_t)open_fds + 1 < rl.rlim_cur)
+	if (c.listed && (rlim_t)c.open_fds + 1 < rl.rlim_cur)
 		return;
 	int ours = 0;
 	for (int fd = -1; (fd = col_fd_next(fd + 1, (int)rl.rlim_cur - 1)) >= 0;)

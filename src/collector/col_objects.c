@@ -27,8 +27,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_mem.h"
@@ -128,6 +130,30 @@ static void read_eh_frame_hdr(const struct dl_phdr_info *info, struct col_object
 	o->fde_count = count;
 }
 
+/* The vDSO's copy written by write_vdso: aside (col_fds_use) when other
+ * threads of the program may open meanwhile (an attached process), so that
+ * the open takes no number of the program's even for an instant. */
+struct vdso_copy {
+	const char *name;               /* in the experiment's directory */
+	const void *image;
+	size_t size;
+};
+
+/* Raw system calls only (col_fds_aside).  0, 1 if the write was short,
+ * or -errno (-EEXIST: archived already). */
+static int write_vdso(void *arg)
+{
+	const struct vdso_copy *v = arg;
+
+	col_syscall(SYS_mkdirat, col_proc.dirfd, EXP_ARCHIVE_DIR, 0755);
+	int fd = col_sys_openat(col_proc.dirfd, v->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	int rc = col_sys_write(fd, v->image, v->size) != (ssize_t)v->size;
+	col_sys_close(fd);
+	return rc;
+}
+
 static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
 {
 	char name[sizeof(EXP_ARCHIVE_DIR) + 2 * EXP_BUILD_ID_MAX + 1] = EXP_ARCHIVE_DIR "/";
@@ -142,16 +168,12 @@ static void archive_vdso(const struct dl_phdr_info *info, const struct seen *s)
 	if (size > (1u << 20))
 		return;
 	exp_build_id_hex(s->build_id, s->build_id_len, name + sizeof(EXP_ARCHIVE_DIR));
-	mkdirat(col_proc.dirfd, EXP_ARCHIVE_DIR, 0755);
-	int fd = col_sys_openat(col_proc.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
-	if (fd < 0) {
-		if (errno != EEXIST)
-			col_log_error_sigsafe(name, errno, "vDSO not archived");
-		return;
-	}
-	if (col_sys_write(fd, eh, size) != (ssize_t)size)
+	struct vdso_copy v = { name, eh, size };
+	int rc = col_fds_use(write_vdso, &v);
+	if (rc < 0 && rc != -EEXIST)
+		col_log_error_sigsafe(name, -rc, "vDSO not archived");
+	else if (rc > 0)
 		col_log_sigsafe("warning", "could not archive the vDSO");
-	col_sys_close(fd);
 }
 
 static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)

@@ -36,3 +36,21 @@ o = json.load(sys.stdin)[\"overview\"]
 assert o[\"io.bytes\"] == 340000, o
 assert (o.get(\"fds.replaced\", 0) > 0) == (\"$mode\" == \"raw\"), o'"
 done
+
+# A thread that opens files while the process ends (tests/progs/fdatexit.c:
+# the collector then reads the program's perf map and looks at how full the
+# descriptor table is): every open gets the number it gets bare, in each of
+# 5 runs.  Before, the collector's end made those opens in place (F_DUPFD
+# at 0, /proc/self/fd, the map): "elsewhere" in 3 of 6 runs (load 8-10).
+cc_prog fdatexit -pthread
+check fds_at_end_numbers_as_bare sh -c '
+	./fdatexit 0.2 500 >bare.out && ! grep -q elsewhere bare.out || exit 1
+	rm -f /tmp/perf-$(sed -n "s/^pid //p" bare.out).map
+	bad=0
+	for i in 1 2 3 4 5; do
+		"$TALLY" record -o end$i.exp ./fdatexit 0.2 500 >end$i.out 2>end$i.err || bad=1
+		rm -f /tmp/perf-$(sed -n "s/^pid //p" end$i.out).map
+		if grep -q elsewhere end$i.out; then echo "run $i:"; sort end$i.out | uniq -c; bad=1; fi
+		rm -rf end$i.exp
+	done
+	exit $bad'
