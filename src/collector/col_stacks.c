@@ -264,54 +264,12 @@ uint32_t col_stack_here(struct col_thread *t)
 	return intern_traced(t, n, truncated, broken);
 }
 
-/* The first of the COL_TRACED_MEMO_WAYS memo entries where (ra, sp) may
- * be, by a hash of both, mixed through (the top bits of one multiply kept
- * two call sites of one caller, a few hundred bytes apart, in the same
- * entry in most runs of `dd bs=1`: each evicted the other, and every read
- * and write was unwound and interned again).  A set holds several stacks of
- * one (ra, sp) because of allocation wrappers: every allocation through a
- * program's xmalloc has one (ra, sp) per stack depth, whatever called
- * xmalloc; with a pair of entries per set and 16 in all, those callers took
- * turns in them (cc1 under `make`: a third of its heap events found in the
- * memo, the rest unwound and interned again, 9 in 10 of them stacks
- * interned before; docs/tracing.md). */
-static uint32_t traced_memo_set(uint64_t ra, uint64_t sp)
-{
-	uint64_t h = (ra ^ (sp << 7)) * 0x9e3779b97f4a7c15ull;
-
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return (uint32_t)(h & (COL_TRACED_MEMO - COL_TRACED_MEMO_WAYS));
-}
-
-/* The entry of (ra, sp, fp) whose outer return addresses are all in place,
- * or NULL.  The key's stack pointer stands for the caller's CFA: the rule
- * that gives the CFA at ra adds a constant to it, or to the frame pointer,
- * which such an entry (COL_TRACED_BY_FP) compares too. */
-static struct col_traced_memo *traced_memo_find(struct col_thread *t, uint64_t ra, uint64_t sp,
-						uint64_t fp, uint64_t generation)
-{
-	uint32_t set = traced_memo_set(ra, sp);
-	const struct col_traced_key *k = &t->traced_keys[set];
-
-	for (uint32_t i = 0; i < COL_TRACED_MEMO_WAYS; i++) {
-		if (k[i].ra != ra || (k[i].sp & ~COL_TRACED_BY_FP) != sp)
-			continue;
-		struct col_traced_memo *m = &t->traced_memo[set + i];
-		if (m->generation == generation && (!(k[i].sp & COL_TRACED_BY_FP) || m->fp == fp) &&
-		    col_unwind_words_hold_sigsafe(&t->unwind, m->word, m->nwords))
-			return m;
-	}
-	return NULL;
-}
-
 /* The index of the entry where a stack of (ra, sp) goes: an empty one of
  * its set, else the one made longest ago (no store when one is found: an
  * event met before writes nothing here). */
 static uint32_t traced_memo_slot(struct col_thread *t, uint64_t ra, uint64_t sp)
 {
-	uint32_t set = traced_memo_set(ra, sp), old = set;
+	uint32_t set = col_traced_memo_set(ra, sp), old = set;
 
 	for (uint32_t i = set; i < set + COL_TRACED_MEMO_WAYS; i++) {
 		if (!t->traced_keys[i].ra)
@@ -375,23 +333,12 @@ void col_stacks_forget_aux(struct col_thread *t)
 		t->traced_memo[i].aux = NULL;
 }
 
-uint32_t col_stack_from_memo(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp,
-			     struct col_traced_memo **memo)
+uint32_t col_stack_walk_traced(struct col_thread *t, uint64_t ra, uint64_t sp, uint64_t fp,
+			       struct col_traced_memo **memo)
 {
 	const struct col_object_set *set = col_objects_current_sigsafe();
 	int truncated, broken;
 
-	/* A stack met before: its caller's frame is where it was (same return
-	 * address, same CFA by the same rule) and every outer return address
-	 * still in its place -- the check the walk makes before it reuses
-	 * outer frames, so the stack is the one the walk would find. */
-	if (__builtin_expect(set != NULL, 1)) {
-		struct col_traced_memo *m = traced_memo_find(t, ra, sp, fp, set->generation);
-		if (m) {
-			*memo = m;
-			return m->id;
-		}
-	}
 	*memo = NULL;
 	col_count_sigsafe(EXP_CTR_TRACED_UNWOUND, 1);   /* rare: a walk costs far more */
 	t->regs.r[UW_RIP] = ra;
