@@ -22,9 +22,13 @@
 #include <zlib.h>
 
 #include "outside/out_debugframe.h"
+#include "outside/out_zstd.h"
 
 #define DF_MAX_BYTES (1ull << 31)     /* larger sections are not read */
 #define PTR_PCREL_SDATA8 0x1c         /* DW_EH_PE_pcrel | DW_EH_PE_sdata8 */
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2            /* the gABI's; glibc's <elf.h> before 2.38 lacks it */
+#endif
 
 /* A bounded cursor; `bad` once a read went past `end`. */
 struct cur {
@@ -368,13 +372,15 @@ uint8_t *out_debugframe_read(int fd, const Elf64_Shdr *sh, int gnu, uint64_t *le
 		return raw;
 	}
 	uint64_t size, skipped;
+	bool is_zstd = false;
 	if (sh->sh_flags & SHF_COMPRESSED) {
 		Elf64_Chdr ch;
 		if (sh->sh_size < sizeof(ch))
 			goto fail;
 		memcpy(&ch, raw, sizeof(ch));
-		if (ch.ch_type != ELFCOMPRESS_ZLIB)
-			goto fail;                       /* zstd: not linked */
+		if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD)
+			goto fail;
+		is_zstd = ch.ch_type == ELFCOMPRESS_ZSTD;
 		size = ch.ch_size;
 		skipped = sizeof(ch);
 	} else {                                         /* "ZLIB", then the size big-endian */
@@ -386,8 +392,10 @@ uint8_t *out_debugframe_read(int fd, const Elf64_Shdr *sh, int gnu, uint64_t *le
 		skipped = 12;
 	}
 	uLongf got = (uLongf)size;
-	if (!size || size > DF_MAX_BYTES || !(full = malloc(size)) ||
-	    uncompress(full, &got, raw + skipped, (uLong)(sh->sh_size - skipped)) != Z_OK || got != size)
+	if (!size || size > DF_MAX_BYTES || !(full = malloc(size)))
+		goto fail;
+	if (is_zstd ? !out_zstd_decompress(full, size, raw + skipped, sh->sh_size - skipped)
+		    : uncompress(full, &got, raw + skipped, (uLong)(sh->sh_size - skipped)) != Z_OK || got != size)
 		goto fail;
 	free(raw);
 	*len = size;

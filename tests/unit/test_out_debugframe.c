@@ -9,7 +9,7 @@
  * it: GCC's version 1 CIEs (the form read before), a static PIE, 64-bit
  * DWARF (-gdwarf64 -fno-dwarf2-cfi-asm: with the CFI left to gas,
  * -gdwarf64 alone still writes it 32-bit), the section compressed by the
- * linker (zlib, SHF_COMPRESSED), a CIE with augmentation "S" (a hand-
+ * linker (zlib or zstd, SHF_COMPRESSED), a CIE with augmentation "S" (a hand-
  * written signal frame), and clang's version 4 CIEs where clang is
  * installed.  Each case first checks that the executable has the form it
  * is named for, then runs it: the program writes its registers and stack
@@ -43,7 +43,7 @@ struct dump {
 };
 
 /* What a case asks of its executable's .debug_frame. */
-enum form { PLAIN, PIE, DWARF64, ZLIB, SIGNAL, VERSION4 };
+enum form { PLAIN, PIE, DWARF64, ZLIB, ZSTD, SIGNAL, VERSION4 };
 
 static int sh(const char *fmt, ...)
 {
@@ -94,7 +94,13 @@ static int has_form(const uint8_t *e, size_t len, enum form form, char *why, siz
 		switch (form) {
 		case PIE: ok = eh->e_type == ET_DYN; break;
 		case DWARF64: ok = first == 0xffffffffu; break;
-		case ZLIB: ok = (s[i].sh_flags & SHF_COMPRESSED) != 0; break;
+		case ZLIB:
+		case ZSTD: {
+			Elf64_Chdr ch;
+			memcpy(&ch, d, sizeof(ch));
+			ok = (s[i].sh_flags & SHF_COMPRESSED) && ch.ch_type == (form == ZLIB ? 1u : 2u);
+			break;
+		}
 		case SIGNAL: ok = !(s[i].sh_flags & SHF_COMPRESSED) && memmem(d, s[i].sh_size, "\x01S\0", 3); break;
 		case VERSION4: ok = first != 0xffffffffu && d[8] == 4; break;
 		default: ok = eh->e_type == ET_EXEC && first != 0xffffffffu && d[8] == 1; break;
@@ -262,6 +268,13 @@ static void compressed_zlib(void)
 	walk_case("zlib", "gcc", "-static -Wl,--compress-debug-sections=zlib", ZLIB);
 }
 
+static void compressed_zstd(void)
+{
+	if (sh("ld --help 2>/dev/null | grep -q 'compress-debug-sections=.*zstd'") != 0)
+		SKIP("this linker cannot compress debug sections with zstd");
+	walk_case("zstd", "gcc", "-static -Wl,--compress-debug-sections=zstd", ZSTD);
+}
+
 static void compressed_pie_dwarf64(void)
 {
 	walk_case("all", "gcc", "-static-pie -gdwarf64 -fno-dwarf2-cfi-asm -Wl,--compress-debug-sections=zlib",
@@ -310,6 +323,7 @@ int main(void)
 	RUN(static_pie);
 	RUN(dwarf64);
 	RUN(compressed_zlib);
+	RUN(compressed_zstd);
 	RUN(compressed_pie_dwarf64);
 	RUN(augmented_signal_frame);
 	RUN(clang_version4);
