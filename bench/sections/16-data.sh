@@ -6,9 +6,11 @@
 # (THREAD_COST histograms), and the experiment's bytes per sample (with
 # --data: a DATA_REGS record of 192 bytes and a DATA_FRAMES record of 24 +
 # 16 per frame).  The medians of each, and --data's excess over plain
-# recording.  Then what --data costs a malloc without -H (each block's
-# bounds, no stack: docs/dataspace.md): bench/mallocs.c bare and under
-# `record -F 0 -d`, the median per-round difference over N allocations.
+# recording.  Then what --data costs a malloc without -H (the bounds of
+# the blocks a sample may have seen, no stack: docs/dataspace.md):
+# bench/mallocs.c bare and under `record -F 0 -d`, and under `record -F
+# 1000` and `record -F 1000 -d`: the median per-round difference over N
+# allocations.
 section "1c. Cost of --data per sample (-F 1000, CPU-bound)"
 rounds=${BENCH_DATA_ROUNDS:-5}
 d=$OUT/data
@@ -56,14 +58,25 @@ else
 fi
 
 N=${BENCH_ALLOCS:-2000000}
+# At -F 0 no sample can see a block: the floor of the interposer and the
+# held-back table.  At the default rate, over plain recording at that rate:
+# what a malloc-heavy program pays for --data (the blocks the samples may
+# have seen are written; col_datablocks.c).
 tb time --rounds "$ROUNDS" --warmup 1 --base bare --check 'checksum [0-9]+' --json "$d/m.json" --dir "$d" \
 	--cmd bare "$BIN/mallocs $N" \
 	--cmd data "$TALLY record -F 0 -d -o $d/m.exp -- $BIN/mallocs $N" --pre data "rm -rf $d/m.exp"
-t=$(tb get "$d/m.json" data.diff_med)
-if [ -n "$t" ]; then
-	ns=$(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / float(sys.argv[2]):.0f}')" "$t" "$N")
-	note "mallocs $N bare and under record -F 0 -d: +$(fmt "$t") s a run, $ns ns per allocation (with its release)"
-	row "--data without -H: per allocation (ns)" "$ns" "-" "-"
-else
-	row "--data without -H: per allocation (ns)" "n/a (the run failed)" "-" "-"
-fi
+tb time --rounds "$ROUNDS" --warmup 1 --base plain --check 'checksum [0-9]+' --json "$d/k.json" --dir "$d" \
+	--cmd plain "$TALLY record -F 1000 -o $d/p.exp -- $BIN/mallocs $N" --pre plain "rm -rf $d/p.exp" \
+	--cmd data "$TALLY record -F 1000 -d -o $d/k.exp -- $BIN/mallocs $N" --pre data "rm -rf $d/k.exp"
+for run in "m -F 0, over bare" "k -F 1000, over record -F 1000"; do
+	f=${run%% *}
+	what=${run#* }
+	t=$(tb get "$d/$f.json" data.diff_med)
+	if [ -n "$t" ]; then
+		ns=$(python3 -c "import sys; print(f'{float(sys.argv[1]) * 1e9 / float(sys.argv[2]):.0f}')" "$t" "$N")
+		note "mallocs $N under record $what: +$(fmt "$t") s a run, $ns ns per allocation (with its release)"
+		row "--data without -H ($what): per allocation (ns)" "$ns" "-" "-"
+	else
+		row "--data without -H ($what): per allocation (ns)" "n/a (the run failed)" "-" "-"
+	fi
+done

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collector/col_control.h"
+#include "collector/col_datablocks.h"
 #include "collector/col_dyn.h"
 #include "collector/col_export.h"
 #include "collector/col_files.h"
@@ -151,22 +152,15 @@ COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint3
 
 /* --data: the block's lifetime in hwc.dat (DATA_BLOCK records), to name
  * the heap block a sampled address falls in (docs/dataspace.md): with -H by
- * its allocating stack, without (stack_id 0) by its size class. */
+ * its allocating stack, without (stack_id 0) by its size class; only the
+ * blocks a clock sample may have seen (col_datablocks.c). */
 static void data_block(struct col_thread *t, int op, uint64_t size, uint64_t addr, uint64_t old,
 		       uint32_t stack_id)
 {
-	struct exp_data_block d = { .tid = (uint32_t)t->tid, .time_ns = col_now_ns_sigsafe() };
-
-	if (op == EXP_HEAP_FREE || old) {
-		d.addr = op == EXP_HEAP_FREE ? addr : old;
-		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_BLOCK, &d, sizeof(d));
-	}
-	if (op != EXP_HEAP_FREE && addr) {
-		d.addr = addr;
-		d.size = size;
-		d.stack_id = stack_id;
-		col_write_sigsafe(t, EXP_FILE_HWC, EXP_REC_DATA_BLOCK, &d, sizeof(d));
-	}
+	if (op == EXP_HEAP_FREE || old)
+		col_data_block_free(t, op == EXP_HEAP_FREE ? addr : old);
+	if (op != EXP_HEAP_FREE && addr)
+		col_data_block_alloc(t, addr, size, stack_id);
 }
 
 COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,

@@ -33,6 +33,7 @@
 
 #include "collector/col_clock.h"
 #include "collector/col_counters.h"
+#include "collector/col_datablocks.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
@@ -133,6 +134,7 @@ static bool before_exec(const char *path)
 			;
 		col_states_thread_end(t);
 		col_counters_thread_end(t);
+		col_data_blocks_thread_end(t);   /* what this image's samples may have seen */
 		atomic_store(&t->busy, 0);
 	}
 	sigemptyset(&prof);

@@ -32,6 +32,7 @@
 #include "collector/col_java.h"
 #include "collector/col_objset.h"
 #include "collector/col_counters.h"
+#include "collector/col_datablocks.h"
 #include "collector/col_files.h"
 #include "collector/col_runtime.h"
 #include "collector/col_sample.h"
@@ -254,8 +255,10 @@ static bool take_sample(struct col_thread *t, void *uc, uint64_t entry_ns, uint6
 								      : (int)col_proc.opt.max_frames;
 	col_regs_from_ucontext(uc, &t->regs);
 	struct exp_data_regs d;
-	if (col_proc.opt.data)
+	if (col_proc.opt.data) {
 		save_regs(t, &t->regs, entry_ns, weight, deferred, &d);
+		col_data_blocks_flush_sigsafe(t);   /* its blocks this sample may see */
+	}
 	/* The JVM would not walk it (a marker with its reason): the CFAs
 	 * name the interpreted frames' methods (col_java.h). */
 	bool interp = nj == 1 && !EXP_JAVA_METHOD_OF(t->frames[0]) && EXP_JAVA_FIELD_OF(t->frames[0]) &&
@@ -397,6 +400,8 @@ static bool own_thread(const struct col_thread *t, const void *uc)
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	if (col_proc.opt.data)      /* a sample may see the blocks allocated so far */
+		col_data_epoch_tick_sigsafe();
 	uint64_t entry_ns = col_now_ns_sigsafe();
 	int saved_errno = errno;
 

@@ -30,7 +30,8 @@
  *                           the toggle signal, the control page
  *   col_objects             the load-object map (MAP records, new snapshots)
  *   col_stacks              call stacks stored once
- *   col_heap                the heap tracer's tables: sums by stack, live blocks, peak
+ *   col_heap col_datablocks the heap tracer's tables: sums by stack, live blocks, peak;
+ *                           --data's heap blocks, written only where a sample may see them
  *   col_psample             process samples over time (--process-samples)
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_states col_counters its off-CPU states (--states); its counters (-c)
@@ -166,6 +167,8 @@ struct col_thread {
 	} data_frames;
 	struct col_states_thread *states;     /* --states: col_states.c; NULL: none */
 	struct col_counters_thread *counters; /* -c: col_counters.c; NULL: none */
+	struct col_data_blocks *data_blocks;  /* --data: heap blocks held back
+	                                         (col_datablocks.c); NULL: none yet */
 	struct col_unwind_prev traced;  /* the previous traced stack (reused in part) */
 	uint32_t memo_id, memo_n;       /* the last traced stack interned ... */
 	uint16_t memo_flags;

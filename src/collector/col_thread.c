@@ -23,6 +23,7 @@
 #include "collector/col_clock.h"
 #include "collector/col_fds.h"
 #include "collector/col_counters.h"
+#include "collector/col_datablocks.h"
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
 #include "collector/col_log.h"
@@ -349,6 +350,7 @@ void col_thread_detach(void)
 				      col_thread_cputime_ns_sigsafe(), t->samples };
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	write_cost(t, t);
+	col_data_blocks_thread_end(t);
 	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
 	/* At the process's end its exit unmaps all at once: an munmap each
@@ -416,6 +418,7 @@ void col_thread_end_others(void)
 		struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), cpu, t->samples };
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		write_cost(t, self);
+		col_data_blocks_others_at_end(self, t);
 	}
 	if (attached) {
 		atomic_store(&self->busy, 0);
@@ -442,6 +445,7 @@ void col_thread_reset_after_fork(void)
 	}
 	col_states_drop_after_fork(t);
 	col_counters_drop_after_fork(t);
+	col_data_blocks_drop_after_fork(t);
 	col_heap_thread_end(t);
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
