@@ -274,12 +274,14 @@ static void on_fork_child(void)
 	}
 	col_stacks_init();
 	publish_env();
+	col_log_hold_sigsafe();                                 /* one write, as at start */
 	struct col_thread *held = col_thread_attach_held();     /* its start is no sample */
 	col_log_start("fork");
 	col_control_log_state();
 	if (held)
 		col_leave_untaken(held);
 	col_objects_reset_after_fork();
+	col_log_flush_sigsafe();
 	col_files_let_go();
 }
 

@@ -121,6 +121,9 @@ static void start(void)
 		col_descend_stop_following();
 	if (col_open_experiment() != 0)
 		return;
+	/* The start's lines and records (the thread's start, the clock's
+	 * way, who the process is, its first process sample) in one write. */
+	col_log_hold_sigsafe();
 	col_stacks_init();
 	col_control_init();
 	col_proc.active = true;
@@ -148,6 +151,7 @@ static void start(void)
 	col_psample_now_sigsafe(self, col_now_ns_sigsafe());
 	col_cost_outside(self, col_thread_cputime_ns_sigsafe() - cpu2);
 	col_objects_init(held);
+	col_log_flush_sigsafe();
 	col_files_let_go();
 	if (held)
 		col_leave_untaken(held);

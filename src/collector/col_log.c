@@ -139,10 +139,10 @@ static struct {
 	char buf[4096];
 } held;
 
-/* Keep `len` bytes if the calling thread holds and they fit: true. */
+/* Keep `len` bytes, the calling thread holding, if they fit: true. */
 static bool hold(const char *buf, size_t len)
 {
-	if (atomic_load(&held.tid) != col_sys_gettid() || held.n + len > sizeof(held.buf))
+	if (held.n + len > sizeof(held.buf))
 		return false;
 	memcpy(held.buf + held.n, buf, len);
 	held.n += len;
@@ -162,12 +162,38 @@ void col_log_hold_sigsafe(void)
  * (col_fds_aside: out of the program's descriptor table, with a number to
  * spare there if the program holds every one).  0 if written whole, else
  * -1. */
+static int log_write(const char *buf, size_t len);
+
+/* The holding thread's bytes written now (they no longer fit): what is
+ * held goes first, so that the log keeps its order. */
+static void spill(void)
+{
+	size_t n = held.n;
+	uint64_t records = held.records;
+
+	held.n = 0;
+	held.records = 0;
+	atomic_store(&held.tid, 0);
+	if (log_write(held.buf, n) != 0 && records)
+		col_count_sigsafe(EXP_CTR_LOST_EVENTS, records);
+	atomic_store(&held.tid, col_sys_gettid());
+}
+
 static int log_write(const char *buf, size_t len)
 {
 	struct log_text t = { buf, len };
 
-	if (atomic_load_explicit(&held.tid, memory_order_relaxed) && hold(buf, len))
-		return 0;
+	pid_t holder = atomic_load_explicit(&held.tid, memory_order_relaxed);
+
+	if (holder && holder == col_sys_gettid()) {
+		if (hold(buf, len))
+			return 0;
+		if (held.n) {
+			spill();
+			if (hold(buf, len))
+				return 0;
+		}
+	}
 	int fd = log_fd();
 
 	if (fd >= 0)

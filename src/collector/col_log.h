@@ -44,10 +44,11 @@ void col_log_error_in(const char *log_path, const char *what, int err, const cha
  * could not be written whole.  Any context. */
 int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len);
 
-/* The calling thread's log lines and records from now on are kept (up to
- * 4 KiB) and written with one write(2) by col_log_flush_sigsafe (a records
- * lost then is counted): the process's end, where they were four writes,
- * each also an open and a close when the collector is lean.  Sigsafe. */
+/* The calling thread's log lines and records from now on are kept (4 KiB;
+ * beyond, what is kept is written first) and written with one write(2) by
+ * col_log_flush_sigsafe (records lost then are counted): the process's
+ * start and its end, where they were four writes each (and each write two
+ * more system calls for its signal mask, exp_write_sys.c).  Sigsafe. */
 void col_log_hold_sigsafe(void);
 void col_log_flush_sigsafe(void);
 
