@@ -113,6 +113,8 @@ static void publish_env(void)
 {
 	char pid[24], rank[24];
 
+	if (getenv(EXP_ENV_SLOT))
+		unsetenv(EXP_ENV_SLOT);          /* this image's, none of its children's */
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
 	snprintf(rank, sizeof(rank), "%d", (int)col_proc.rank);
 	put_env(env_root, sizeof(env_root), EXP_ENV_ROOT, col_proc.root);
@@ -163,6 +165,26 @@ static int name_descendant(const char *parent, const char *suffix)
 	return 0;
 }
 
+/* The number the exec'ing process took for this image (EXP_ENV_SLOT,
+ * col_interpose_exec.c), if the slot is this pid's and `writer`'s; else 0
+ * (the number is then taken here, from the parent's counters). */
+static uint64_t slot_taken(const char *writer)
+{
+	const char *slot = getenv(EXP_ENV_SLOT);
+	char *end;
+
+	if (!slot || !writer)
+		return 0;
+	unsigned long long pid = strtoull(slot, &end, 10), by, n;
+	if (end == slot || *end != ' ' || pid != (unsigned long long)col_proc.pid)
+		return 0;
+	by = strtoull(slot = end + 1, &end, 10);
+	if (end == slot || *end != ' ' || by != strtoull(writer, NULL, 10))
+		return 0;
+	n = strtoull(slot = end + 1, &end, 10);
+	return end != slot && !*end ? (uint64_t)n : 0;
+}
+
 /* Has a founder already started writing in `dir`? */
 static bool founder_started(const char *dir)
 {
@@ -198,12 +220,11 @@ int col_descend_place(const char *env_dir)
 	} else {
 		char parent[256];
 		snprintf(parent, sizeof(parent), "%s", lineage ? lineage : "");
-		if (atoi(writer) == (int)col_proc.pid)
-			snprintf(suffix, sizeof(suffix), "_x%llu",
-				 (unsigned long long)bump_counter(env_dir, parent, EXP_CTR_EXECS));
-		else
-			snprintf(suffix, sizeof(suffix), "_f%llu_x1",
-				 (unsigned long long)bump_counter(env_dir, parent, EXP_CTR_FORKS));
+		bool self = atoi(writer) == (int)col_proc.pid;
+		uint64_t n = slot_taken(writer);
+		if (!n)
+			n = bump_counter(env_dir, parent, self ? EXP_CTR_EXECS : EXP_CTR_FORKS);
+		snprintf(suffix, sizeof(suffix), self ? "_x%llu" : "_f%llu_x1", (unsigned long long)n);
 		if (name_descendant(parent, suffix) != 0) {
 			char log[4200];
 			if (parent_file(log, sizeof(log), env_dir, parent, EXP_LOG_NAME))

@@ -304,7 +304,6 @@ void col_files_let_go(void)
 {
 	if (!col_fds_go_lean())
 		return;
-	root_counters();        /* mapped now, not opened later while the program runs */
 	for (int i = 0; i < EXP_FILE_COUNT_; i++)
 		if (col_proc.file[i].fd >= 0 && col_proc.file[i].ino)
 			let_go(&col_proc.file[i]);
@@ -333,6 +332,8 @@ static int create_aside(void *arg)
 	if (rc == 0) {
 		col_sys_close(w->fd);
 		w->fd = -1;
+		if (col_proc.opt.limit_bytes > 0)
+			root_counters();       /* mapped here, out of the program's numbers too */
 	}
 	return rc;
 }
@@ -392,8 +393,11 @@ static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 		col_log_batch_add(batch, "file.opened", name);
 	else
 		col_log_sigsafe("file.opened", name);
-	_Atomic uint64_t *root = root_counters();
-	if (col_proc.opt.limit_bytes > 0 && root) {
+	/* The size limit's counters: at the process's first record file (a
+	 * short process makes none: it was an open and a mapping at each
+	 * lean start), aside with the file when lean (create_aside). */
+	_Atomic uint64_t *root = col_proc.opt.limit_bytes > 0 ? root_counters() : NULL;
+	if (root) {
 		w->budget_used = &root[EXP_CTR_BYTES];
 		w->budget_limit = (uint64_t)col_proc.opt.limit_bytes;
 	}

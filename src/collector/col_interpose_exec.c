@@ -73,16 +73,18 @@ static bool preload_reachable(void)
 static const char UNREACHABLE[] = "the collector is not reachable from this root (chroot?): not profiled";
 
 /* Why `path` will not run with the collector, or NULL if it will (as far as
- * we can tell without resolving a PATH search). */
-static const char *unprofilable(const char *path)
+ * we can tell without resolving a PATH search); *found: the file is there. */
+static const char *unprofilable(const char *path, bool *found)
 {
 	struct stat st;
 	struct elf_peek p;
 
+	*found = false;
 	if (!preload_reachable())
 		return UNREACHABLE;
 	if (!path || stat(path, &st) != 0)
 		return NULL;
+	*found = true;
 	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
 		return "set-user-ID: not profiled";
 	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
@@ -102,23 +104,50 @@ static bool vfork_child(void)
 	return col_in_vfork_child() || getpid() != col_proc.pid;
 }
 
+/* The number the new image takes from this process's counters (a vfork
+ * child's: its parent's, mapped in the memory they share), taken here
+ * rather than by the new image, which had to open and map its parent's
+ * counters for it (30 us of each short process's start; a spawned child,
+ * posix_spawn's, still does).  Only for a file that is there: a shell's
+ * search of PATH tries execve in each directory, and a number taken for
+ * each failure would leave gaps in the names.  "PID WRITER N", or "" (in
+ * the caller's buffer: a vfork child's statics are its parent's). */
+#define SLOT_BYTES 64
+
+static void take_slot(bool found, char *slot)
+{
+	slot[0] = 0;
+	if (!found || !col_proc.opt.follow || !col_proc.counters)
+		return;
+	bool child = vfork_child();
+	uint64_t n = atomic_fetch_add(&col_proc.counters[child ? EXP_CTR_FORKS : EXP_CTR_EXECS], 1) + 1;
+	int at = col_fmt_u64_sigsafe(slot, (uint64_t)col_syscall(SYS_getpid));
+	slot[at++] = ' ';
+	at += col_fmt_u64_sigsafe(slot + at, (uint64_t)col_proc.pid);
+	slot[at++] = ' ';
+	col_fmt_u64_sigsafe(slot + at, n);
+}
+
 /* Quiesce our clock in this thread before the image goes away.  In a vfork
  * child, change nothing (the clock, the state and the files are the
  * parent's): only say in the parent's log what the child runs.  Returns
  * false when the new image cannot load the collector (chroot): the exec
  * then goes without tally's preload and variables. */
-static bool before_exec(const char *path)
+static bool before_exec(const char *path, char *slot)
 {
 	char line[1100];
 	const char *why;
 	sigset_t prof, old;
 	struct timespec zero = { 0, 0 };
+	bool found;
 
+	slot[0] = 0;
 	col_ensure_init();
 	if (!col_proc.active)
 		return true;
-	why = unprofilable(path);
+	why = unprofilable(path, &found);
 	bool reachable = why != UNREACHABLE;
+	take_slot(found && !why, slot);
 	snprintf(line, sizeof(line), "%s%s%s", path ? path : "?", why ? ": " : "", why ? why : "");
 	if (vfork_child()) {
 		col_log_sigsafe("exec.vfork-child", line);
@@ -217,7 +246,7 @@ static struct exec_env env_without_tally(char *const envp[])
 	return e;
 }
 
-static struct exec_env exec_env(char *const envp[], bool reachable)
+static struct exec_env exec_env(char *const envp[], bool reachable, const char *slot)
 {
 	const char *const *ours = exp_env_inherited;
 	struct exec_env e = { NULL, 0 };
@@ -231,12 +260,13 @@ static struct exec_env exec_env(char *const envp[], bool reachable)
 		return e;
 	while (envp[n])
 		n++;
-	e.bytes = (n + EXP_ENV_INHERITED_COUNT + 1) * sizeof(*e.env) + EXP_ENV_INHERITED_COUNT * 4200;
+	e.bytes = (n + EXP_ENV_INHERITED_COUNT + 2) * sizeof(*e.env) + EXP_ENV_INHERITED_COUNT * 4200 +
+		  SLOT_BYTES + 16;
 	void *p = col_sys_mmap(NULL, e.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return (struct exec_env){ NULL, 0 };
 	char **env = e.env = p;
-	char *buf = (char *)(env + n + EXP_ENV_INHERITED_COUNT + 1);
+	char *buf = (char *)(env + n + EXP_ENV_INHERITED_COUNT + 2);
 	/* In the order of exp_env_inherited. */
 	char pid[24], rank[24];
 	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
@@ -250,6 +280,9 @@ static struct exec_env exec_env(char *const envp[], bool reachable)
 			size_t len = strlen(ours[j]);
 			replaced = !strncmp(envp[i], ours[j], len) && envp[i][len] == '=';
 		}
+		/* A slot another image was given is not this one's. */
+		if (!replaced && !strncmp(envp[i], EXP_ENV_SLOT "=", sizeof(EXP_ENV_SLOT)))
+			continue;
 		if (!replaced)
 			env[k++] = envp[i];
 	}
@@ -258,6 +291,10 @@ static struct exec_env exec_env(char *const envp[], bool reachable)
 			continue;
 		env[k++] = buf;
 		buf += snprintf(buf, 4200, "%s=%s", ours[j], values[j]) + 1;
+	}
+	if (slot[0]) {
+		env[k++] = buf;
+		buf += snprintf(buf, SLOT_BYTES + 16, "%s=%s", EXP_ENV_SLOT, slot) + 1;
 	}
 	env[k] = NULL;
 	return e;
@@ -294,8 +331,9 @@ COL_API int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execve;
 
-	bool reachable = before_exec(path);
-	struct exec_env env = exec_env(envp, reachable);
+	char slot[SLOT_BYTES];
+	bool reachable = before_exec(path, slot);
+	struct exec_env env = exec_env(envp, reachable, slot);
 	int rc = after_failed_exec(real(path, argv, env.env ? env.env : envp));
 	exec_env_free(env);
 	return rc;
@@ -310,8 +348,9 @@ COL_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	int (*real)(const char *, char *const[], char *const[]) = col_real_table()->execvpe;
 
-	bool reachable = before_exec(file);
-	struct exec_env env = exec_env(envp, reachable);
+	char slot[SLOT_BYTES];
+	bool reachable = before_exec(file, slot);
+	struct exec_env env = exec_env(envp, reachable, slot);
 	int rc = after_failed_exec(real(file, argv, env.env ? env.env : envp));
 	exec_env_free(env);
 	return rc;
@@ -326,8 +365,9 @@ COL_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	int (*real)(int, char *const[], char *const[]) = col_real_table()->fexecve;
 
-	bool reachable = before_exec("(fexecve)");
-	struct exec_env env = exec_env(envp, reachable);
+	char slot[SLOT_BYTES];
+	bool reachable = before_exec("(fexecve)", slot);
+	struct exec_env env = exec_env(envp, reachable, slot);
 	int rc = after_failed_exec(real(fd, argv, env.env ? env.env : envp));
 	exec_env_free(env);
 	return rc;
@@ -340,8 +380,9 @@ COL_API int execveat(int dirfd, const char *path, char *const argv[], char *cons
 {
 	int (*real)(int, const char *, char *const[], char *const[], int) = col_real_table()->execveat;
 
-	bool reachable = before_exec(dirfd == AT_FDCWD || path[0] == '/' ? path : "(execveat)");
-	struct exec_env env = exec_env(envp, reachable);
+	char slot[SLOT_BYTES];
+	bool reachable = before_exec(dirfd == AT_FDCWD || path[0] == '/' ? path : "(execveat)", slot);
+	struct exec_env env = exec_env(envp, reachable, slot);
 	char *const *e = env.env ? env.env : envp;
 	int rc = real ? real(dirfd, path, argv, e, flags)
 		      : (int)col_syscall(SYS_execveat, dirfd, path, argv, e, flags);

@@ -74,6 +74,10 @@ const char *exp_dir_file(size_t i);
                                                job's number of ranks (optional) */
 #define EXP_ENV_COUNTERS "TALLY_COUNTERS"   /* -c: the counters, "NAME/PERIOD,..."
                                                (format/exp_events.h) */
+#define EXP_ENV_SLOT "TALLY_SLOT"           /* "PID WRITER N": the exec'ing process
+                                               took N (_fN_x1, _xN) from WRITER's
+                                               counters for the image of pid PID
+                                               (col_descend.c); removed by it */
 
 /* The variables a collecting process publishes for its descendants, in the
  * order exec'd images receive them (LD_PRELOAD first). */

@@ -78,3 +78,26 @@ check descend_fork_chain_files_whole sh -c '
 	"$TALLY" check chain.exp; "$TALLY" check chain.exp | grep -q "^chain.exp: sound: 8 processes" &&
 	test "$(ls chain.exp/_*.proc | wc -l)" -eq 7 &&
 	for f in chain.exp/threads.dat chain.exp/_*.proc; do test "$(head -c 8 $f)" = TALLYEXP || exit 1; done'
+
+# An exec'd image's number is taken before the exec (TALLY_SLOT,
+# col_interpose_exec.c): a shell's search of PATH, an execve in each
+# directory, leaves no gap in the names; the slot is not left to the
+# image's own children; and the image opens no file of its parent's (it
+# opened and mapped the parent's counters for it, 30 us of each short
+# process: the build before fails that check).
+check descend_slot_path_search_no_gap sh -c '
+	PATH="/nonexistent/a:/nonexistent/b:$PWD:$PATH" "$TALLY" record -o slot.exp -- sh -c "spin 0.01; spin 0.01; exit 0" 2>/dev/null &&
+	test -f slot.exp/_f1_x1.proc && test -f slot.exp/_f2_x1.proc && test "$(ls slot.exp | grep -c "^_f.*\.proc$")" -eq 2'
+check descend_slot_not_inherited sh -c '
+	"$TALLY" record -o slotenv.exp -- sh -c "env >env.out; exit 0" 2>/dev/null &&
+	grep -q "^TALLY_PID=" env.out && ! grep -q "TALLY_SLOT" env.out'
+if ! command -v strace >/dev/null 2>&1; then
+	skip descend_exec_opens_no_parent_file "no strace"
+else
+	check descend_exec_opens_no_parent_file sh -c '
+		strace -f -qq -e trace=execve,openat -o slot.trace "$TALLY" record -F 0 -o slotst.exp -- sh -c "/bin/true; exit 0" 2>/dev/null &&
+		p=$(grep "execve(\"/bin/true\"" slot.trace | awk "{print \$1}") && test -n "$p" &&
+		awk -v p="$p" "\$1 == p" slot.trace >child.trace && cat child.trace | grep openat | grep slotst.exp &&
+		! grep "openat.*slotst.exp/\(counters.dat\|log.txt\)" child.trace &&
+		test "$(grep -c "openat.*slotst.exp/_.*\.proc" child.trace)" -eq 1'
+fi
