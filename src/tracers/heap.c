@@ -50,6 +50,11 @@ static void *arena_alloc(size_t n, size_t align)
 
 #define READY() (__builtin_expect(real != NULL, 1) || (real = tally__real()) != NULL)
 
+__attribute__((constructor)) static void heap_resolve_init(void)
+{
+	(void)READY();            /* the real functions now: tracer.h, trace_resolve_note */
+}
+
 /* Record one allocation with its stack: summed by
  * the collector in heap.dat's tables (collector/col_heap.h).  Inlined, so
  * that `at` stays in registers: passed on the stack, it was stored as

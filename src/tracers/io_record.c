@@ -233,6 +233,7 @@ static void run_in_fork_child(void)
 
 __attribute__((constructor)) static void io_record_init(void)
 {
+	(void)tally__real();      /* the real functions now: tracer.h, trace_resolve_note */
 	tally__on_thread_end(io_run_end);
 	pthread_atfork(NULL, NULL, run_in_fork_child);
 }

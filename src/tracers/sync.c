@@ -455,5 +455,6 @@ static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint6
 
 __attribute__((constructor)) static void sync_futex_init(void)
 {
+	(void)tally__real();      /* the real functions now: tracer.h, trace_resolve_note */
 	tally__on_futex(futex_call);
 }

@@ -21,7 +21,12 @@
 /* The table of real functions (collector/col_real.h: the definitions after
  * tally's libraries), cached by each tracer.  NULL only while the collector
  * resolves it, for an allocation made by dlsym itself: heap.c serves those
- * from its arena, and nothing else is called then. */
+ * from its arena, and nothing else is called then.
+ * trace_resolve_note: the collector resolves the tracers' part of the table
+ * at the first tally__real(), so each tracer library's constructor calls
+ * it, in normal context: left to a tracer's first traced call, that could
+ * be in a signal handler (a self-pipe's write), and dlsym there may wait
+ * for a lock the interrupted code holds. */
 static inline const struct col_real *trace_real(void)
 {
 	static const struct col_real *table;
