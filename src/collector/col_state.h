@@ -78,9 +78,9 @@ struct col_counters_thread;
  * the values 232 bytes after the words, cost a line per way tried and two
  * more for the words: the entry's first load was a seventh of
  * col_stack_from's samples, perf, heapmix). */
-#define COL_TRACED_MEMO 64              /* per thread, a power of two */
+#define COL_TRACED_MEMO 128             /* per thread, a power of two */
 #define COL_TRACED_MEMO_WAYS 4          /* entries a key may be in: a power of two */
-#define COL_TRACED_MEMO_WORDS 24        /* stacks of at most 24 frames */
+#define COL_TRACED_MEMO_WORDS 32        /* stacks of at most 32 frames */
 #define COL_TRACED_BY_FP 1ull           /* key sp's low bit: fp must match too */
 struct col_traced_key {
 	uint64_t ra;                    /* return address; 0: empty */
