@@ -46,25 +46,6 @@
 #define TLS_BELOW (64u << 10)      /* static TLS lies below the thread pointer */
 #define TLS_ABOVE 4096u            /* the thread descriptor above it */
 
-/* The process's --data heap blocks: a DATA_BLOCK record ends the block
- * at its address (released, or allocated again) and, with a size, begins
- * one.  0, or -1 out of memory. */
-static int blocks_of(const struct exp_proc *p, struct model_heap_blocks *out)
-{
-	struct model_block_event *ev = malloc((p->ndblocks + 1) * sizeof(*ev));
-
-	if (!ev)
-		return -1;
-	for (size_t i = 0; i < p->ndblocks; i++) {
-		const struct exp_data_block *d = &p->dblocks[i];
-		ev[i] = (struct model_block_event){ d->time_ns, d->addr, d->size ? d->addr : 0, d->size,
-						    d->stack_id };
-	}
-	int rc = model_heap_blocks_replay(ev, p->ndblocks, out);
-	free(ev);
-	return rc;
-}
-
 /* A file the program mapped, [lo, hi) from from_ns until to_ns. */
 struct file_map {
 	uint64_t lo, hi, from_ns, to_ns;
@@ -393,7 +374,7 @@ static int ctx_open(struct ctx *x, struct build *b, struct proc_ctx *c)
 	memset(x, 0, sizeof(*x));
 	x->b = b;
 	x->c = c;
-	if ((p->ndblocks && blocks_of(p, &x->blocks)) || frames_index(x) ||
+	if ((p->ndblocks && model_heap_blocks_of_data(p, &x->blocks)) || frames_index(x) ||
 	    (p->ndfiles && files_of(p, &x->files, &x->nfiles))) {
 		ctx_close(x);
 		return -1;

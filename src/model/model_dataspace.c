@@ -12,7 +12,10 @@
  *                           symbols: a global or file-static variable);
  *   <Unknown: no symbol>    in an object's segments, but in no symbol;
  *   <Heap: FUNC>            in a heap block live at the sample's time (with
- *                           -H), FUNC the function that allocated it;
+ *                           -H), FUNC the function that allocated it; the
+ *                           blocks are the heap events' and --data's
+ *                           DATA_BLOCK records' (without -H: <Heap: 2K-4K
+ *                           bytes>, by size class);
  *   <Unknown: anonymous>    anywhere else (mmap, another allocator).
  * Each object also counts its samples by the level that served them (L1,
  * L2, LLC, DRAM ...: the sample's data source, format/exp_perf_mem.h).
@@ -25,15 +28,17 @@
 
 #include "model/model_build_int.h"
 
-/* The process's heap blocks from the heap tracer's events: a free, delete
- * or realloc ends the block it releases; an allocation (realloc's new
- * block too) begins one.  0, or -1 out of memory. */
+/* The process's heap blocks from the heap tracer's events (a free, delete
+ * or realloc ends the block it releases; an allocation, realloc's new block
+ * too, begins one) and from --data's DATA_BLOCK records (by size class
+ * without -H).  0, or -1 out of memory. */
 static int heap_blocks(const struct exp_proc *p, struct model_heap_blocks *out)
 {
-	struct model_block_event *ev = malloc((p->nheap + 1) * sizeof(*ev));
+	struct model_block_event *ev = malloc((p->nheap + p->ndblocks + 1) * sizeof(*ev));
 
 	if (!ev)
 		return -1;
+	model_block_events_of_data(p, ev + p->nheap);
 	for (size_t i = 0; i < p->nheap; i++) {
 		const struct exp_heap *h = &p->heap[i];
 		bool frees = h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || h->op == EXP_HEAP_REALLOC;
@@ -42,7 +47,7 @@ static int heap_blocks(const struct exp_proc *p, struct model_heap_blocks *out)
 						    frees ? (h->op == EXP_HEAP_REALLOC ? h->old_addr : h->addr) : 0,
 						    allocates ? h->addr : 0, allocates ? h->size : 0, h->stack_id };
 	}
-	int rc = model_heap_blocks_replay(ev, p->nheap, out);
+	int rc = model_heap_blocks_replay(ev, p->nheap + p->ndblocks, out);
 	free(ev);
 	return rc;
 }
@@ -141,7 +146,7 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 
 	if (!p->ndsamples)
 		return 0;
-	if (p->nheap && heap_blocks(p, &blocks))
+	if ((p->nheap || p->ndblocks) && heap_blocks(p, &blocks))
 		return -1;
 	for (size_t i = 0; i < p->ndsamples && !rc; i++) {
 		const struct exp_data_sample *s = &p->dsamples[i].s;

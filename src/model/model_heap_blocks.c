@@ -143,6 +143,28 @@ bool model_heap_block_name(struct build *b, struct proc_ctx *c, const struct mod
 	return true;
 }
 
+size_t model_block_events_of_data(const struct exp_proc *p, struct model_block_event *ev)
+{
+	for (size_t i = 0; i < p->ndblocks; i++) {
+		const struct exp_data_block *d = &p->dblocks[i];
+		ev[i] = (struct model_block_event){ d->time_ns, d->addr, d->size ? d->addr : 0, d->size,
+						    d->stack_id };
+	}
+	return p->ndblocks;
+}
+
+int model_heap_blocks_of_data(const struct exp_proc *p, struct model_heap_blocks *out)
+{
+	struct model_block_event *ev = malloc((p->ndblocks + 1) * sizeof(*ev));
+
+	if (!ev)
+		return -1;
+	model_block_events_of_data(p, ev);
+	int rc = model_heap_blocks_replay(ev, p->ndblocks, out);
+	free(ev);
+	return rc;
+}
+
 void model_heap_blocks_free(struct model_heap_blocks *bl)
 {
 	free(bl->v);

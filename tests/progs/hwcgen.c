@@ -16,7 +16,9 @@
  *   cache-misses: 600 samples in gen_grid (500 from gen_hot, 100 from
  *   gen_cold), 300 in gen_counter (gen_cold), 40 in gen_table (a static,
  *   gen_hot), 50 in a heap block malloc'd by gen_alloc, 30 on the stack,
- *   20 without an address, 10 in anonymous memory; each sample 1000 misses.
+ *   20 without an address, 10 in anonymous memory, 20 (gen_cold) in a block
+ *   of 3000 bytes known by its DATA_BLOCK record alone (`record --data`
+ *   without -H: named by its size class); each sample 1000 misses.
  *   Data sources (DATA_SAMPLE_SRC, as the collector writes them): of
  *   gen_grid's 500 from gen_hot, 400 served by L1 and 100 by DRAM; all 300
  *   of gen_counter's stores by the L3; the rest have none (DATA_SAMPLE).
@@ -41,6 +43,7 @@
 #define MISS_PERIOD 1000ull
 #define PID 4242u
 #define HEAP_BLOCK 0x5500000000ull     /* where the fake malloc returned 4096 bytes */
+#define DATA_BLOCK_AT 0x5600000000ull  /* a block of 3000 bytes as --data records it */
 
 double gen_grid[65536];                /* .bss, 512 KiB */
 long gen_counter = 1;                  /* .data */
@@ -260,9 +263,12 @@ int main(int argc, char **argv)
 	data_samples(&hwc, 1, gen_hot, 30, 0x7ffc00001000ull, 8, EXP_DATA_STACK);
 	data_samples(&hwc, 1, gen_hot, 20, 0, 0, EXP_DATA_ADDR_UNKNOWN);
 	data_samples(&hwc, 1, gen_hot, 10, 0x10000, 64, 0);
+	struct exp_data_block blk = { .tid = PID, .time_ns = t_now += 100000, .addr = DATA_BLOCK_AT, .size = 3000 };
+	put(&hwc, EXP_REC_DATA_BLOCK, &blk, sizeof(blk));
+	data_samples(&hwc, 2, gen_cold, 20, DATA_BLOCK_AT, 128, 0);
 	close_file(&hwc);
 	close(dirfd);
 	printf("cycles %llu instructions %llu cache-misses %llu\n", 4000 * CYCLE_PERIOD, 4500 * CYCLE_PERIOD,
-	       1050 * MISS_PERIOD);
+	       1070 * MISS_PERIOD);
 	return gen_table[0] == 1 ? 0 : 1;
 }
