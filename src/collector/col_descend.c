@@ -167,7 +167,9 @@ static int name_descendant(const char *parent, const char *suffix)
 
 /* The number the exec'ing process took for this image (EXP_ENV_SLOT,
  * col_interpose_exec.c), if the slot is this pid's and `writer`'s; else 0
- * (the number is then taken here, from the parent's counters). */
+ * (the number is then taken here, from the parent's counters).  Its last
+ * field, the CPU the collector spent in the vfork child that exec'd us
+ * (0 otherwise), goes to col_proc.exec_cost_ns (at most the CPU so far). */
 static uint64_t slot_taken(const char *writer)
 {
 	const char *slot = getenv(EXP_ENV_SLOT);
@@ -182,7 +184,11 @@ static uint64_t slot_taken(const char *writer)
 	if (end == slot || *end != ' ' || by != strtoull(writer, NULL, 10))
 		return 0;
 	n = strtoull(slot = end + 1, &end, 10);
-	return end != slot && !*end ? (uint64_t)n : 0;
+	if (end == slot || (*end && *end != ' '))
+		return 0;
+	unsigned long long cost = *end ? strtoull(end + 1, NULL, 10) : 0;
+	col_proc.exec_cost_ns = cost < col_proc.entry_cpu_ns ? (uint64_t)cost : 0;
+	return (uint64_t)n;
 }
 
 /* Has a founder already started writing in `dir`? */

@@ -611,6 +611,8 @@ void col_log_start(const char *created_by)
 		col_log_batch_u64(&b, "cpu.entry_ns", 0);
 	else if (col_proc.entry_cpu_ns)
 		col_log_batch_u64(&b, "cpu.entry_ns", col_proc.entry_cpu_ns);
+	if (col_proc.exec_cost_ns)       /* before the exec, moved from "loading" to the collector's */
+		col_log_batch_u64(&b, "cpu.exec_collector_ns", col_proc.exec_cost_ns);
 	col_log_batch_u64(&b, "cpu.start_ns", col_process_cputime_ns_sigsafe());
 	if (col_proc.opt.hz)
 		col_log_batch_u64(&b, "clock.hz", col_proc.opt.hz);

@@ -117,6 +117,9 @@ static void start(void)
 	col_proc.exe[exe_len > 0 ? exe_len : 0] = 0;
 	if (col_descend_place(dir) != 0)
 		return;
+	/* The exec'ing vfork child's collector work is the collector's time,
+	 * not the program's "loading, constructors". */
+	col_proc.entry_cpu_ns -= col_proc.exec_cost_ns;
 	if (!col_proc.opt.follow)
 		col_descend_stop_following();
 	if (col_open_experiment() != 0)
@@ -140,8 +143,8 @@ static void start(void)
 	struct col_thread *held = col_thread_attach_held();
 	struct col_thread *self = held ? held : col_thread_self_sigsafe();
 	if (self) {
-		self->collector_ns += cpu1 - cpu0;
-		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cpu1 - cpu0);
+		self->collector_ns += cpu1 - cpu0 + col_proc.exec_cost_ns;
+		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cpu1 - cpu0 + col_proc.exec_cost_ns);
 	}
 	uint64_t cpu2 = col_thread_cputime_ns_sigsafe();
 	col_log_start(col_proc.lineage[0] ? "exec" : col_proc.rank_from ? "launcher" : "tally record");

@@ -110,7 +110,8 @@ static bool vfork_child(void)
  * counters for it (30 us of each short process's start; a spawned child,
  * posix_spawn's, still does).  Only for a file that is there: a shell's
  * search of PATH tries execve in each directory, and a number taken for
- * each failure would leave gaps in the names.  "PID WRITER N", or "" (in
+ * each failure would leave gaps in the names.  "PID WRITER N" (exec_env adds
+ * the vfork child's CPU so far, the collector's: EXP_ENV_SLOT), or "" (in
  * the caller's buffer: a vfork child's statics are its parent's). */
 #define SLOT_BYTES 64
 
@@ -261,7 +262,7 @@ static struct exec_env exec_env(char *const envp[], bool reachable, const char *
 	while (envp[n])
 		n++;
 	e.bytes = (n + EXP_ENV_INHERITED_COUNT + 2) * sizeof(*e.env) + EXP_ENV_INHERITED_COUNT * 4200 +
-		  SLOT_BYTES + 16;
+		  SLOT_BYTES + 48;
 	void *p = col_sys_mmap(NULL, e.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return (struct exec_env){ NULL, 0 };
@@ -293,8 +294,11 @@ static struct exec_env exec_env(char *const envp[], bool reachable, const char *
 		buf += snprintf(buf, 4200, "%s=%s", ours[j], values[j]) + 1;
 	}
 	if (slot[0]) {
+		/* A vfork child's CPU began at the vfork: all but a few
+		 * instructions of the shell's are the collector's, here. */
+		unsigned long long cost = vfork_child() ? col_thread_cputime_ns_sigsafe() : 0;
 		env[k++] = buf;
-		buf += snprintf(buf, SLOT_BYTES + 16, "%s=%s", EXP_ENV_SLOT, slot) + 1;
+		buf += snprintf(buf, SLOT_BYTES + 48, "%s=%s %llu", EXP_ENV_SLOT, slot, cost) + 1;
 	}
 	env[k] = NULL;
 	return e;

@@ -212,6 +212,8 @@ struct col_process {
 	uint64_t log_dev, log_ino;     /* log.txt's identity (col_log checks it) */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
 	uint64_t entry_cpu_ns;         /* the process's CPU time as the collector's start began */
+	uint64_t exec_cost_ns;         /* of it, the collector's in the vfork child that
+	                                  exec'd this image (TALLY_SLOT): collector time */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char exe[1024];                /* /proc/self/exe, read once at start ("" attached) */
 	/* The arguments the new image was given, as glibc passed them to our

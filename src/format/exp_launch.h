@@ -74,9 +74,11 @@ const char *exp_dir_file(size_t i);
                                                job's number of ranks (optional) */
 #define EXP_ENV_COUNTERS "TALLY_COUNTERS"   /* -c: the counters, "NAME/PERIOD,..."
                                                (format/exp_events.h) */
-#define EXP_ENV_SLOT "TALLY_SLOT"           /* "PID WRITER N": the exec'ing process
-                                               took N (_fN_x1, _xN) from WRITER's
-                                               counters for the image of pid PID
+#define EXP_ENV_SLOT "TALLY_SLOT"           /* "PID WRITER N COST": the exec'ing
+                                               process took N (_fN_x1, _xN) from
+                                               WRITER's counters for the image of
+                                               pid PID, and spent COST ns of CPU
+                                               in a vfork child on it
                                                (col_descend.c); removed by it */
 
 /* The variables a collecting process publishes for its descendants, in the

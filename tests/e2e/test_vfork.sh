@@ -19,3 +19,21 @@ check vfork_follow_none sh -c '
 	"$TALLY" record --follow=none -o c.exp ./vforky ./spin 0.05 2>/dev/null && ! ls -d c.exp/_* 2>/dev/null'
 check vfork_with_every_tracer sh -c '
 	"$TALLY" record -H -s -i -o d.exp ./vforky ./spin 0.05 2>/dev/null && test -d d.exp/_f1_x1.exp'
+
+# The collector's work in the vfork child before its exec (the new image's
+# environment, the number it takes, the line in the parent's log) is the
+# collector's time in the new image, not its "loading, constructors":
+# logged as cpu.exec_collector_ns, taken out of cpu.entry_ns, and in its
+# collector counter (the build before logs no such line).
+cat >execcost.py <<'PY'
+import sys, tally_proc
+exp = sys.argv[1]
+log = dict(l.split(": ", 1) for l in tally_proc.log_lines(exp, "_f1_x1") if ": " in l)
+cost = int(log["cpu.exec_collector_ns"])
+assert 0 < cost < 50000000, cost
+assert int(log["cpu.entry_ns"]) + cost <= int(log["cpu.start_ns"]), log
+assert tally_proc.counters(exp, "_f1_x1")[8] >= cost, tally_proc.counters(exp, "_f1_x1")
+print("exec cost", cost, "ns")
+PY
+check vfork_exec_cost_is_collector_time sh -c '
+	"$TALLY" record -o e.exp ./vforky ./spin 0.05 2>/dev/null && python3 execcost.py e.exp'
