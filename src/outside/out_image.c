@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector/col_objset.h"
@@ -431,19 +432,102 @@ static int by_time(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
+void out_image_read_run_delays(struct out_image *im)
+{
+	char path[96], buf[96];
+
+	if (!im->states)
+		return;
+	for (uint32_t i = 0; i < im->nthr; i++) {
+		struct out_thread *t = &im->thr[i];
+		if (t->ended)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/schedstat", (int)im->pid, t->tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		unsigned long long cpu, delay;
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		if (sscanf(buf, "%llu %llu", &cpu, &delay) != 2)
+			continue;
+		if (t->nrd == t->cap_rd) {
+			uint32_t cap = t->cap_rd ? 2 * t->cap_rd : 64;
+			struct out_run_delay *v = realloc(t->rd, cap * sizeof(*v));
+			if (!v)
+				continue;
+			t->rd = v;
+			t->cap_rd = cap;
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t->rd[t->nrd++] = (struct out_run_delay){ (uint64_t)ts.tv_sec * 1000000000ull +
+							  (uint64_t)ts.tv_nsec, delay };
+	}
+}
+
+/* The blocks' waits for a CPU (runnable_ns) of the thread's intervals iv,
+ * sorted by on_ns: between two run-delay reads, the run delay's growth less
+ * the preemptions that ended there, shared by the blocks that ended there
+ * (each at most its length; WAKE_SPREAD when several).  The kernel adds a
+ * wait to run_delay when the thread gets its CPU, at on_ns.  Blocks before
+ * the first read or after the last keep it all as blocked. */
+static void share_run_delays(const struct out_thread *t, struct exp_state *iv, uint32_t n)
+{
+	uint32_t i = 0;
+
+	for (uint32_t k = 1; k < t->nrd; k++) {
+		uint64_t lo = t->rd[k - 1].time_ns, hi = t->rd[k].time_ns;
+		while (i < n && iv[i].on_ns <= lo)
+			i++;
+		uint32_t first = i, blocks = 0;
+		uint64_t preempted = 0;
+		for (; i < n && iv[i].on_ns <= hi; i++) {
+			if (iv[i].flags & EXP_STATE_PREEMPTED)
+				preempted += iv[i].on_ns - iv[i].off_ns;
+			else
+				blocks++;
+		}
+		uint64_t grew = t->rd[k].run_delay_ns > t->rd[k - 1].run_delay_ns
+					? t->rd[k].run_delay_ns - t->rd[k - 1].run_delay_ns : 0;
+		uint64_t wake = grew > preempted ? grew - preempted : 0;
+		uint32_t left = blocks;
+		for (uint32_t j = first; j < i && left; j++) {
+			if (iv[j].flags & EXP_STATE_PREEMPTED)
+				continue;
+			uint64_t len = iv[j].on_ns - iv[j].off_ns, share = wake / left--;
+			iv[j].runnable_ns = share < len ? share : len;
+			wake -= iv[j].runnable_ns;
+			if (blocks > 1)
+				iv[j].flags |= EXP_STATE_WAKE_SPREAD;
+		}
+	}
+}
+
 /* --states: the thread's intervals off the CPU, each from a switch off to
  * the next switch onto one (its records sorted by time first: two CPUs'
- * rings are merged only within a drain), as STATE records without a stack
- * (the switch records carry none): a preemption is all wait for a CPU, a
- * block all blocked.  The analyzer shows a preemption at the thread's next
- * sample, a block at <Unknown> (docs/static.md). */
+ * rings are merged only within a drain), as STATE records, with the stack
+ * of the switch sample where there was one: a preemption is all wait for a
+ * CPU, a block blocked but for its share of the run delay read from /proc
+ * (share_run_delays).  The analyzer shows a preemption without a stack at
+ * the thread's next sample, a block without one at <Unknown>
+ * (docs/static.md). */
 static void write_states(struct out_image *im, struct out_thread *t)
 {
 	qsort(t->sw, t->nsw, sizeof(*t->sw), by_time);
+	struct exp_state *iv = t->nsw ? calloc(t->nsw, sizeof(*iv)) : NULL;
+	uint32_t n = 0;
 	for (uint32_t i = 0; i + 1 < t->nsw; i++) {
 		if (!t->sw[i].out || t->sw[i + 1].out)
 			continue;
 		struct exp_state r = { 0 };
+		if (!iv) {
+			im->counters[EXP_CTR_STATES_LOST]++;
+			continue;
+		}
 		r.tid = t->tid;
 		r.off_ns = t->sw[i].time_ns;
 		r.on_ns = t->sw[i + 1].time_ns;
@@ -457,15 +541,23 @@ static void write_states(struct out_image *im, struct out_thread *t)
 		uint16_t why = t->sw[i].syscall ? EXP_STATE_SYSCALL : EXP_STATE_FAULTED;
 		r.flags = (uint16_t)((r.stack_id ? (t->sw[i].preempt ? 0 : why) : EXP_STATE_NO_STACK) |
 				     (t->sw[i].preempt ? EXP_STATE_PREEMPTED : 0));
-		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_STATE, &r,
-					      sizeof(r)) != 0)
+		iv[n++] = r;
+	}
+	share_run_delays(t, iv, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (exp_record_append_sigsafe(&im->states_w, &im->states_cur, EXP_REC_STATE, &iv[i],
+					      sizeof(iv[i])) != 0)
 			im->counters[EXP_CTR_LOST_BUFFER]++;
-		else if (!r.stack_id)
+		else if (!iv[i].stack_id)
 			im->counters[EXP_CTR_STATES_NO_STACK]++;
 	}
+	free(iv);
 	free(t->sw);
 	t->sw = NULL;
 	t->nsw = t->cap_sw = 0;
+	free(t->rd);
+	t->rd = NULL;
+	t->nrd = t->cap_rd = 0;
 }
 
 static void end_thread(struct out_image *im, struct out_thread *t, uint64_t time_ns,

@@ -44,6 +44,12 @@ struct out_switch {
 	                                  follows a syscall instruction), else in a fault */
 };
 
+/* --states: a thread's schedstat run_delay (its total time runnable on a
+ * run queue) as tally record read it, at `time_ns`. */
+struct out_run_delay {
+	uint64_t time_ns, run_delay_ns;
+};
+
 struct out_thread {
 	uint32_t tid;
 	uint32_t ended;
@@ -57,6 +63,8 @@ struct out_thread {
 	uint64_t switched_cpu_ns;      /* its time on a CPU, from the switch records */
 	struct out_switch *sw;         /* --states: its switches, in arrival order */
 	uint32_t nsw, cap_sw;
+	struct out_run_delay *rd;      /* --states: its run delay at each poll, in time order */
+	uint32_t nrd, cap_rd;
 	uint64_t user_ns, system_ns;   /* --states: its samples' CPU by mode so far */
 	uint32_t pending_stack;        /* a switch sample's stack, for the switch off a
 	                                  CPU it came before (0: none) */
@@ -133,6 +141,13 @@ void out_image_switch_stack(struct out_image *im, uint32_t tid, uint64_t time_ns
  * CPU time is the time between (out_image_thread_end). */
 void out_image_switch(struct out_image *im, uint32_t tid, uint64_t time_ns, uint32_t cpu, int out,
 		      int preempt);
+
+/* --states: read each live thread's run delay from
+ * /proc/PID/task/TID/schedstat (tally record, at each poll), so that a
+ * block's wait for a CPU after its wake-up is told from the block: the
+ * growth between two reads, less the preemptions that ended between
+ * them, is shared by the blocks that ended between them. */
+void out_image_read_run_delays(struct out_image *im);
 
 /* A thread's new name (a COMM record; THREAD_NAME). */
 void out_image_thread_name(struct out_image *im, uint32_t tid, uint64_t time_ns, const char *name);

@@ -532,9 +532,18 @@ struct out_session *out_session_attach(pid_t pid, const struct out_options *o, c
 	return s;
 }
 
+/* --states: each live thread's run delay, after the switches drained
+ * (out_image_read_run_delays). */
+static void read_run_delays(struct out_session *s)
+{
+	for (size_t i = 0; i < s->nlive; i++)
+		out_image_read_run_delays(s->live[i]);
+}
+
 void out_session_poll(struct out_session *s, int timeout_ms)
 {
 	out_ring_drain(s->rings, timeout_ms, on_record, s);
+	read_run_delays(s);
 }
 
 void out_session_close(struct out_session *s)
@@ -543,6 +552,7 @@ void out_session_close(struct out_session *s)
 
 	while (out_ring_drain(s->rings, 0, on_record, s))
 		;
+	read_run_delays(s);
 	uint64_t lost = out_ring_lost(s->rings);
 	size_t ring = out_ring_bytes(s->rings);
 	out_ring_close(s->rings);

@@ -17,7 +17,15 @@
 #   - attach_states_every_thread: its writer and holder threads, blocked at
 #     the attach, are accounted for at least half the window (their first
 #     return to a CPU), and the overview says what the window covers;
-#   - attach_states_static: the same program -static (outside mode);
+#   - attach_states_static: the same program -static (outside mode), with
+#     the same bounds: its blocks' waits for a CPU after the wake-up are
+#     told from the blocks by the threads' schedstat, read by tally record
+#     at each poll (before, they stayed in the blocks and the bound had to
+#     allow them: phases_window.py's `outside`, now unused);
+#   - attach_states_static_wake: that wait for a CPU, in the blocked
+#     phases, within bounds of the program's runnable time in them
+#     (phases_wake.py; skipped when the machine woke it at once).  On the
+#     build before it was 0;
 #   - attach_kernel_states: with --kernel, where the kernel allows it, the
 #     intervals carry the kernel's stack: at least 90% of phase_read's
 #     wait.io under anon_pipe_read;schedule.
@@ -62,14 +70,13 @@ attach_run() {
 	echo "$rc $rcp" >"$name.rc"
 	tid=$(awk '/^main/ { print $2 }' "$name.log")
 	mkdir -p "$name.d"
-	for m in wait.sleep wait.io wait.lock; do
+	for m in wait.sleep wait.io wait.lock wait.cpu; do
 		"$TALLY" export "$name.exp" --format collapsed --metric $m --thread "$tid" >"$name.d/$m.folded"
 	done
 }
 
-# phases_ok NAME [outside]: the attach and the program ended well, and the
-# phases are within their bounds (phases_window.py: `outside` for a static
-# program, whose blocks keep their wait for a CPU).
+# phases_ok NAME: the attach and the program ended well, and the phases
+# are within their bounds (phases_window.py).
 phases_ok() {
 	cat "$1.out"
 	test "$(cat "$1.rc")" = "0 0" &&
@@ -95,9 +102,17 @@ if need static attach_states_static; then
 	cc -O2 -g -static -pthread -I"$PROGS" -o phases_static "$PROGS/attach_phases.c"
 	attach_run st phases_static
 	static_ok() {
-		grep "outside mode" st.exp/log.txt && phases_ok st outside
+		grep "outside mode" st.exp/log.txt && phases_ok st
 	}
 	check attach_states_static static_ok
+	python3 "$E2E/phases_wake.py" st.log "$(sed -n 's/^start.mono_ns: //p' st.exp/log.txt)" \
+		"$(sed -n 's/^end.mono_ns: //p' st.exp/log.txt)" st.d/wait.cpu.folded >st.wake 2>&1
+	rc=$?
+	if [ $rc = 77 ]; then
+		skip attach_states_static_wake "$(tail -1 st.wake)"
+	else
+		check attach_states_static_wake sh -c "cat st.wake; test $rc = 0"
+	fi
 fi
 
 cc -O2 -g -pthread -o blocked_whole "$PROGS/blocked_whole.c"
