@@ -26,8 +26,12 @@
  * handler (adopt_sigsafe): memory from mmap, its stack's bounds
  * from /proc/self/maps, read with raw system calls (or by the first signal
  * of its context-switch event, with --states: col_states.c, opened
- * by the helper with its clock, pid = that tid), so a thread's states run
- * from the attach (its first switch back onto a CPU since) to the stop.
+ * by the helper before its clock, pid = that tid).  A thread blocked at the
+ * attach (its /proc stat) has its interval opened there, at the stack the
+ * helper unwinds from its /proc syscall sp and pc; at the stop the switch
+ * events are disabled with the clocks (attach.window_end_ns) and an
+ * interval still open is closed there, so a thread's states run from the
+ * attach to the stop, a thread blocked throughout included.
  * Weights: the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), since an
  * inherited event's fd is not the thread's own (reading the parent's adds up
  * its children).  docs/attach.md has the design and its limits.
@@ -219,9 +223,10 @@ static bool blocked_where(struct col_thread *h, struct col_thread *writer, pid_t
 		return true;
 	buf[n] = 0;
 	/* "NR a1 ... a6 sp pc", "-1 sp pc" outside a system call, or "running" */
-	char *words[9];
+	char *words[9], *save = NULL;
 	int nw = 0;
-	for (char *w = strtok(buf, " \n"); w && nw < 9; w = strtok(NULL, " \n"))
+	/* strtok_r: strtok's state is the program's too */
+	for (char *w = strtok_r(buf, " \n", &save); w && nw < 9; w = strtok_r(NULL, " \n", &save))
 		words[nw++] = w;
 	if (nw < 3 || !strcmp(words[0], "running"))
 		return true;
