@@ -32,7 +32,7 @@
  *   col_stacks              call stacks stored once
  *   col_heap col_datablocks the heap tracer's tables: sums by stack, live blocks, peak;
  *                           --data's heap blocks, written only where a sample may see them
- *   col_psample             process samples over time (--process-samples)
+ *   col_psample col_sched   process samples over time (--process-samples); threads' schedstat at their end
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_states col_counters its off-CPU states (--states); its counters (-c)
  *   col_sample              the profiling signal handler
@@ -134,6 +134,7 @@ struct col_thread {
 	bool first_period;             /* inherited clock: no sample before a period of CPU
 	                                  since the clock's start (col_clock.c) */
 	int live_slot;                 /* its place in col_thread.c's list of live threads, -1 */
+	uint64_t born_ns;              /* CLOCK_MONOTONIC at its THREAD_START */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;
 	uint64_t busy_seen_ns;         /* its clock when our signal last found it busy in

@@ -27,6 +27,7 @@
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
 #include "collector/col_log.h"
+#include "collector/col_sched.h"
 #include "collector/col_state.h"
 #include "collector/col_states.h"
 #include "collector/col_sys.h"
@@ -167,6 +168,7 @@ static struct col_thread *attach(uint64_t start_routine, pid_t creator, bool *he
 	memset(&rec, 0, sizeof(rec));
 	rec.tid = (uint32_t)t->tid;
 	rec.time_ns = col_now_ns_sigsafe();
+	t->born_ns = rec.time_ns;
 	rec.start_routine = start_routine;
 	rec.creator_tid = (uint32_t)creator;
 	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
@@ -351,6 +353,8 @@ void col_thread_detach(void)
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	write_cost(t, t);
 	col_data_blocks_thread_end(t);
+	if (rec.time_ns - t->born_ns >= COL_SCHED_MIN_NS)
+		col_sched_write(t, &t->tid, 1);
 	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
 	/* At the process's end its exit unmaps all at once: an munmap each
@@ -401,6 +405,8 @@ void col_thread_end_others(void)
 	 * last slice, as at a thread's end); the thread stays held.  Attached,
 	 * held only meanwhile, and not at all if col_attach.c's thread has it. */
 	bool attached = col_proc.attached;
+	pid_t tids[COL_SCHED_BATCH];          /* still running: their schedstat */
+	size_t ntids = 0;
 	if (!attached)
 		col_thread_hold_for_end();
 	else if (atomic_exchange(&self->busy, 1))
@@ -419,7 +425,15 @@ void col_thread_end_others(void)
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		write_cost(t, self);
 		col_data_blocks_others_at_end(self, t);
+		if (rec.time_ns - t->born_ns < COL_SCHED_MIN_NS)
+			continue;
+		tids[ntids++] = t->tid;
+		if (ntids == COL_SCHED_BATCH) {
+			col_sched_write(self, tids, ntids);
+			ntids = 0;
+		}
 	}
+	col_sched_write(self, tids, ntids);
 	if (attached) {
 		atomic_store(&self->busy, 0);
 		atomic_store(&self->entered, 0);

@@ -78,6 +78,9 @@ struct exp_thread_ev {
 	uint64_t start_ns, end_ns;       /* end 0: no THREAD_END (still running, killed) */
 	uint64_t start_routine;
 	uint64_t cpu_ns, samples;        /* from THREAD_END */
+	uint64_t sched_cpu_ns;           /* from THREAD_SCHED: on a CPU, and */
+	uint64_t run_delay_ns;           /* waiting for one (the kernel's schedstat) */
+	bool has_sched;                  /* a THREAD_SCHED record was read */
 	uint64_t collector_ns;           /* from THREAD_COST: the collector's CPU time */
 	uint64_t handlers, handler_max_ns;   /* handler runs timed, the longest */
 	uint64_t *handler_hist;          /* EXP_COST_BUCKETS counts (exp_cost.h), or NULL */

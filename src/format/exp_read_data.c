@@ -419,6 +419,21 @@ static int take_thread_end(struct loader *l, struct exp_file *f, const struct ex
 	return 0;
 }
 
+static int take_thread_sched(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+			     struct exp_error *err)
+{
+	struct exp_thread_sched ts;
+
+	memcpy(&ts, r->p, sizeof(ts));
+	struct exp_thread_ev *t = thread_of(l, ts.tid);
+	if (!t)
+		return nomem(err, f->path);
+	t->sched_cpu_ns = ts.cpu_ns;
+	t->run_delay_ns = ts.run_delay_ns;
+	t->has_sched = true;
+	return 0;
+}
+
 static int take_thread_cost(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			    struct exp_error *err)
 {
@@ -909,6 +924,8 @@ static const struct rec_type {
 				   false, false, take_thread_start },
 	[EXP_REC_THREAD_END] = { "thread-end", EXP_FILE_THREADS, sizeof(struct exp_thread_end), false, false,
 				 take_thread_end },
+	[EXP_REC_THREAD_SCHED] = { "thread-sched", EXP_FILE_THREADS, sizeof(struct exp_thread_sched), false,
+				   false, take_thread_sched },
 	[EXP_REC_THREAD_COST] = { "thread-cost", EXP_FILE_THREADS, sizeof(struct exp_thread_cost), true, false,
 				  take_thread_cost },
 	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, false, COPY(heap) },

@@ -120,6 +120,7 @@ enum exp_rec_type {
 	EXP_REC_FD_WATCH = 59,
 	EXP_REC_JIT_INLINE = 62,
 	EXP_REC_DATA_SAMPLE_SRC = 63,
+	EXP_REC_THREAD_SCHED = 64,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -320,6 +321,24 @@ struct exp_thread_end {
 	uint64_t time_ns;
 	uint64_t cpu_ns;
 	uint64_t samples;
+};
+
+/* EXP_REC_THREAD_SCHED, 40 bytes, in threads.dat when a thread ends: the
+ * kernel's scheduler accounting of it (/proc/TID/schedstat), read with or
+ * without --states, so that its life splits into CPU, waiting for a CPU
+ * and off the CPU (life less the two).  Absent where the kernel has no
+ * schedstat (CONFIG_SCHED_INFO) or it could not be read.
+ *   0 4 word; 4 4 tid; 8 8 time_ns (when read);
+ *  16 8 cpu_ns        time on a CPU (schedstat's first field)
+ *  24 8 run_delay_ns  time runnable, waiting for a CPU (its second)
+ *  32 8 slices        times it ran on a CPU (its third)                    */
+struct exp_thread_sched {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t cpu_ns;
+	uint64_t run_delay_ns;
+	uint64_t slices;
 };
 
 /* EXP_REC_THREAD_COST, 40 + 4 * nbuckets bytes (padded to 8), in threads.dat
@@ -1337,6 +1356,7 @@ enum exp_counter {
  * lost: a record kind added to threads.dat gets its line here). */
 _Static_assert(sizeof(struct exp_thread_start) <= EXP_PROC_REC_MAX, "THREAD_START outgrew the process file");
 _Static_assert(sizeof(struct exp_thread_end) <= EXP_PROC_REC_MAX, "THREAD_END outgrew the process file");
+_Static_assert(sizeof(struct exp_thread_sched) <= EXP_PROC_REC_MAX, "THREAD_SCHED outgrew the process file");
 _Static_assert(sizeof(struct exp_proc_sample) <= EXP_PROC_REC_MAX, "PROC_SAMPLE outgrew the process file");
 _Static_assert(((sizeof(struct exp_thread_cost) + 4 * EXP_COST_BUCKETS + 7) & ~7ul) <= EXP_PROC_REC_MAX,
 	       "THREAD_COST with every bucket outgrew the process file");

@@ -91,6 +91,7 @@ const char *report_empty_cause(const struct exp_experiment *x);
  * table closing the overview); `--states`: per thread, a row per state and
  * its top stacks. */
 void report_states_overview(struct report_doc *d, const struct model *m);
+void report_sched_overview(struct report_doc *d, const struct model *m);
 void report_states(struct report_doc *d, const struct model *m);
 /* Counters (report_counters.c): totals and IPC / MPKI closing the
  * overview; `--counters`: every counter and the ratios per function;

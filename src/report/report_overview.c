@@ -566,4 +566,5 @@ void report_overview(struct report_doc *d, const struct model *m,
 	report_kv_end(d);
 	report_counters_overview(d, m);
 	report_states_overview(d, m);
+	report_sched_overview(d, m);
 }

@@ -12,7 +12,9 @@
  * descriptor last), so that only the wait can lead to the producer
  * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
  * items, each in slow_produce(): UNIT_MS of its CPU (with "sleep": asleep
- * for UNIT_MS in nanosleep, handing over through the condition variable);
+ * for UNIT_MS in nanosleep, handing over through the condition variable;
+ * with "mixed": a fifth of UNIT_MS of CPU, then asleep for UNIT_MS, and at
+ * its end it reads its own schedstat, the kernel's CPU and wait for a CPU);
  * main consumes each in quick_consume(): a quarter of UNIT_MS of CPU.  So main mostly waits for the
  * producer, and the run's length is the producer's work: the critical path
  * goes from main's waits to the producer that woke them.
@@ -21,6 +23,8 @@
  * slow_produce()'s (from each call's start to its end, wall, summed) and
  * prints
  *   wall NS produce NS
+ * and with "mixed" " napped NS cpu NS delay NS" after (its naps' wall, summed;
+ * the producer's CPU and wait for a CPU at its end, from schedstat).
  * usage: prodcons MODE [ITEMS [UNIT_MS]]; exit 3 if the mode's channel cannot
  * be made here (no loopback, say), with the cause on stderr. */
 #include <arpa/inet.h>
@@ -48,13 +52,14 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-enum mode { COND, PIPE, SLEEP, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, UDP, FUTEX };
-static const char *const modes[] = { "cond", "pipe", "sleep", "barrier", "fifo", "unix",
+enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, UDP, FUTEX };
+static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
 				     "socketpair", "tcp", "eventfd", "poll", "epoll", "udp", "futex" };
 static enum mode mode;
 static int items = 12, use_sleep;
 static long unit_ms = 30;
 static uint64_t produce_ns;
+static uint64_t napped_ns, producer_cpu_ns, producer_delay_ns;   /* mixed */
 static volatile unsigned long sink;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
@@ -94,11 +99,32 @@ NOIPA void nap(long ms)
 
 NOIPA void slow_produce(void)
 {
-	if (use_sleep)
+	if (mode == MIXED) {
+		spin((double)unit_ms / 5);
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 		nap(unit_ms);
-	else
+		napped_ns += clock_ns(CLOCK_MONOTONIC) - t0;
+	} else if (use_sleep) {
+		nap(unit_ms);
+	} else {
 		spin((double)unit_ms);
+	}
 	sink++;
+}
+
+/* mixed: the producer's CPU and wait for a CPU so far, the kernel's
+ * (schedstat's first two fields; 0 where there is none). */
+static void producer_sched(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long cpu = 0, delay = 0;
+
+	if (f && fscanf(f, "%llu %llu", &cpu, &delay) != 2)
+		cpu = delay = 0;
+	if (f)
+		fclose(f);
+	producer_cpu_ns = cpu;
+	producer_delay_ns = delay;
 }
 NOIPA void quick_consume(void) { spin((double)unit_ms / 4); sink++; }
 
@@ -216,6 +242,8 @@ static void *producer(void *arg)
 		produce_ns += clock_ns(CLOCK_MONOTONIC) - t0;
 		hand_over();
 	}
+	if (mode == MIXED)
+		producer_sched();
 	return NULL;
 }
 
@@ -328,7 +356,7 @@ int main(int argc, char **argv)
 	while (argc > 1 && k < sizeof(modes) / sizeof(modes[0]) && strcmp(argv[1], modes[k]))
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: prodcons cond|pipe|sleep|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|udp|futex "
+		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|udp|futex "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
@@ -353,7 +381,11 @@ int main(int argc, char **argv)
 	 * through main's waits for items, not through a join. */
 	if (mode < POLL)
 		pthread_join(t, NULL);
-	printf("wall %llu produce %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
+	printf("wall %llu produce %llu", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
 	       (unsigned long long)produce_ns);
+	if (mode == MIXED)
+		printf(" napped %llu cpu %llu delay %llu", (unsigned long long)napped_ns,
+		       (unsigned long long)producer_cpu_ns, (unsigned long long)producer_delay_ns);
+	printf("\n");
 	return 0;
 }

@@ -419,6 +419,37 @@ static void missing_stacks_are_counted(void)
 	unlink(path);
 }
 
+/* A thread's end and its schedstat (THREAD_SCHED), written by the
+ * collector's writer, come back on its exp_thread_ev. */
+static void thread_sched_roundtrip(void)
+{
+	struct exp_file_writer w;
+	struct exp_cursor c = { 0 };
+	int fd = dirfd_of();
+	struct exp_thread_start ts = { 0, 9, 1000, 0, 0, 0, "main" };
+	struct exp_thread_end te = { 0, 9, 90001000, 70000000, 70 };
+	struct exp_thread_sched sc = { 0, 9, 90002000, 70100000, 12000000, 33 };
+	struct exp_experiment e;
+	struct exp_error err;
+	char path[128];
+
+	CHECK(exp_writer_open(&w, fd, "threads.dat", EXP_FILE_THREADS, 42) == 0);
+	CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_START, &ts, sizeof(ts)) == 0);
+	CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_END, &te, sizeof(te)) == 0);
+	CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_SCHED, &sc, sizeof(sc)) == 0);
+	exp_cursor_release_sigsafe(&c);
+	exp_writer_close(&w);
+	close(fd);
+	CHECKF(exp_experiment_load(&e, dir, &err) == 0, "%s", err.msg);
+	const struct exp_thread_ev *t = e.nprocs && e.procs[0].nthreads == 1 ? &e.procs[0].threads[0] : NULL;
+	CHECK(t && t->has_sched && t->sched_cpu_ns == 70100000 && t->run_delay_ns == 12000000 &&
+	      t->cpu_ns == 70000000 && t->end_ns == 90001000);
+	CHECK(e.nprocs && e.procs[0].damage.places == 0);
+	exp_experiment_free(&e);
+	snprintf(path, sizeof(path), "%s/threads.dat", dir);
+	unlink(path);
+}
+
 int main(void)
 {
 	make_dir();
@@ -429,6 +460,7 @@ int main(void)
 	RUN(large_record_and_unpublished);
 	RUN(corrupt_places_cost_only_themselves);
 	RUN(missing_stacks_are_counted);
+	RUN(thread_sched_roundtrip);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

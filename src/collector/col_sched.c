@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_sched.c — THREAD_SCHED records (col_sched.h): each thread's
+ * /proc/TID/schedstat ("cpu_ns run_delay_ns slices") read as it ends.
+ * Without --states nothing else says how long a thread waited for a CPU:
+ * its samples' weights are CPU time, and the wall time between them may be
+ * a wait for a CPU or a sleep in a call no tracer sees.  The files are
+ * opened by /proc/TID, not /proc/thread-self: the helper that opens them
+ * aside (col_fds_use) is a task of its own.  Sigsafe file.
+ */
+#include <fcntl.h>
+#include <string.h>
+
+#include "collector/col_fds.h"
+#include "collector/col_files.h"
+#include "collector/col_log.h"
+#include "collector/col_sched.h"
+#include "collector/col_state.h"
+#include "collector/col_sys.h"
+#include "collector/col_time.h"
+
+struct reads {
+	const pid_t *tids;
+	size_t n;
+	char text[COL_SCHED_BATCH][80];    /* each file's text, "" if unread */
+};
+
+/* The n threads' files into r->text (run aside: raw system calls only). */
+static int read_all(void *arg)
+{
+	struct reads *r = arg;
+	char path[48] = "/proc/";
+	int rc = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		int k = 6 + col_fmt_u64_sigsafe(path + 6, (uint64_t)r->tids[i]);
+		memcpy(path + k, "/schedstat", 11);
+		int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				rc = -errno;
+			continue;
+		}
+		ssize_t got = col_sys_read(fd, r->text[i], sizeof(r->text[i]) - 1);
+		col_sys_close(fd);
+		r->text[i][got > 0 ? got : 0] = 0;
+	}
+	return rc;
+}
+
+/* The next decimal field of *p into *v; false if there is none. */
+static bool field(const char **p, uint64_t *v)
+{
+	const char *c = *p;
+
+	while (*c == ' ')
+		c++;
+	if (*c < '0' || *c > '9')
+		return false;
+	for (*v = 0; *c >= '0' && *c <= '9'; c++)
+		*v = *v * 10 + (uint64_t)(*c - '0');
+	*p = c;
+	return true;
+}
+
+void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n)
+{
+	struct reads r;
+
+	if (!via || !n)
+		return;
+	if (n > COL_SCHED_BATCH)
+		n = COL_SCHED_BATCH;
+	r.tids = tids;
+	r.n = n;
+	for (size_t i = 0; i < n; i++)
+		r.text[i][0] = 0;
+	col_fds_use(read_all, &r);
+	uint64_t now = col_now_ns_sigsafe();
+	for (size_t i = 0; i < n; i++) {
+		struct exp_thread_sched rec = { 0, (uint32_t)tids[i], now, 0, 0, 0 };
+		const char *p = r.text[i];
+		if (field(&p, &rec.cpu_ns) && field(&p, &rec.run_delay_ns) && field(&p, &rec.slices))
+			col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_SCHED, &rec, sizeof(rec));
+	}
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_sched.h — the kernel's scheduler accounting of threads as they end
+ * (/proc/TID/schedstat: time on a CPU, time waiting for one), as
+ * THREAD_SCHED records in threads.dat (format/exp_records.h), with or
+ * without --states: the analyzer splits each thread's life into CPU,
+ * waiting for a CPU and off the CPU from them.  Layer 3 (col_state.h).
+ */
+#ifndef TALLY_COL_SCHED_H
+#define TALLY_COL_SCHED_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct col_thread;
+
+#define COL_SCHED_BATCH 64         /* threads read in one helper (col_fds_use) */
+/* Only threads that lived this long are read: opening a thread's /proc
+ * entry costs it 0.4-0.9 ms of wall time as it exits (the kernel releases
+ * the entry; 35 us of CPU; measured with a bare program at load 9), at
+ * most 2% of such a thread's life.  The analyzer names the threads without. */
+#define COL_SCHED_MIN_NS 50000000ull
+
+/* Read the schedstat of threads tids[0..n) (n at most COL_SCHED_BATCH) and
+ * write a THREAD_SCHED record for each through thread `via`'s cursor; a
+ * thread whose file cannot be read has none.  One descriptor use for all
+ * (col_fds_use: aside while other threads may open).  Sigsafe. */
+void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n);
+
+#endif

@@ -1,0 +1,70 @@
+# test_critical_sched.sh — a thread's time off the CPU without --states,
+# from the kernel's schedstat read at its end (THREAD_SCHED records,
+# collector/col_sched.c).  tests/progs/prodcons.c "mixed": a producer that
+# spends a fifth of each item on the CPU and then sleeps a whole unit in
+# nanosleep (no tracer sees that sleep), handing items over through a
+# condition variable; at its end it reads its own schedstat (CPU, wait for
+# a CPU) and prints it with its naps' summed wall time.
+#  - the overview's `Time by thread` splits the producer's life: its CPU
+#    and wait for a CPU within 10% (and 5 ms) of the kernel's as the
+#    program read them, its time off the CPU its naps' (their wall less at
+#    most its wait for a CPU, part of which is each nap's wake-up; and 5%
+#    and 5 ms) (the build before has no such table);
+#  - a thread shorter than the collector's 50 ms bar has no record, and
+#    the note says how many (the build before: no table, no note).
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog prodcons -pthread
+cc_prog manythreads -pthread
+
+if [ ! -r /proc/thread-self/schedstat ]; then
+	for c in sched_overview_splits_the_producer sched_short_threads_counted; do
+		skip $c "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
+	done
+	exit 0
+fi
+
+"$TALLY" record -s -o mixed.exp ./prodcons mixed 12 30 >own.txt 2>rec.err
+"$TALLY" report mixed.exp --format json >overview.json 2>rep.err
+"$TALLY" record -o short.exp ./manythreads 60 1000 >/dev/null 2>rec_short.err
+"$TALLY" report short.exp >short.txt 2>rep_short.err
+"$TALLY" report short.exp --format json >short.json 2>>rep_short.err
+
+cat >sched.py <<'PY'
+import csv, json, sys
+what = sys.argv[1]
+v = open('own.txt').read().split()
+own = dict(zip(v[0::2], map(int, v[1::2])))
+doc = json.load(open('overview.json'))
+rows = doc.get('thread_sched', [])
+pid = int([l.split()[1] for l in open('mixed.exp/log.txt') if l.startswith('pid: ')][0])
+print('program:', own)
+print('thread_sched rows:', rows)
+def near(a, b, rel, absolute):
+    return abs(a - b) <= rel * b + absolute
+if what == 'overview':
+    if len(rows) != 2:
+        sys.exit('want 2 threads in the table')
+    prod = [r for r in rows if r['tid'] != pid][0]
+    cpu, delay, off = prod['cpu'] * 1e9, prod['wait_cpu'] * 1e9, prod['off_cpu'] * 1e9
+    print('producer: tally cpu %d delay %d off %d; program cpu %d delay %d napped %d' %
+          (cpu, delay, off, own['cpu'], own['delay'], own['napped']))
+    # a nap's wall holds its wake-up's wait for a CPU too (the kernel's
+    # delay): off the CPU is the naps' less at most that delay
+    ok = (near(cpu + delay, own['cpu'] + own['delay'], 0.1, 5e6) and
+          own['napped'] - own['delay'] - 5e6 <= off <= 1.05 * own['napped'] + 5e6)
+    sys.exit(not ok)
+if what == 'short':
+    import re
+    rows = json.load(open('short.json')).get('thread_sched', [])
+    m = re.search(r'^([0-9]+) of ([0-9]+) threads not in the table: shorter than 50 ms', open('short.txt').read(), re.M)
+    print('rows', [(r['tid'], r['lifetime']) for r in rows], 'note', m and m.group(0))
+    sys.exit(not rows or not m or int(m.group(2)) != 61 or int(m.group(1)) + len(rows) != 61
+             or any(r['lifetime'] < 0.05 for r in rows))
+PY
+
+check sched_overview_splits_the_producer sh -c "cat rec.err rep.err; python3 sched.py overview"
+# 60 threads of 1 ms of CPU each, one after another (main lives over 60
+# ms): under the bar but for a loaded one (the collector's clock decides);
+# each row of the table lived 50 ms or more, and the note counts the others
+check sched_short_threads_counted sh -c "cat rec_short.err rep_short.err; sed -n '/^Time by thread/,/^Functions/p' short.txt; python3 sched.py short"
