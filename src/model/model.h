@@ -537,6 +537,9 @@ struct model {
 	                              running wall time to sampled CPU that bounds what a
 	                              running stretch's samples stand for on the path
 	                              (0: shared in full, with --states or without weights) */
+	uint32_t crit_sched_threads;   /* ... threads whose bound was their schedstat (THREAD_SCHED:
+	                              CPU and run delay over sampled CPU, their rest <off CPU>) */
+	uint32_t crit_guess_threads;   /* ... threads whose bound was the stretch above */
 	uint64_t crit_unknown_ns[MODEL_CRIT_KINDS];   /* waits on the path whose waker
 	                              is not known, by kind (report_critical.c says why) */
 	struct model_crit_seg *crit_segs;   /* the path's stretches, latest first */

@@ -42,6 +42,17 @@
  * and its sleep goes to its samples; a segment whose running was stretched
  * more than twice its thread's average loses the excess to <not sampled>.
  *
+ * A thread whose schedstat was read at its end (THREAD_SCHED: its CPU
+ * and its wait for a CPU, the kernel's) needs no guess: its stretch is
+ * exactly its ratio of CPU and run delay to its sampled CPU, so its
+ * samples stand for what it ran or waited to run, and the rest of its
+ * segments, off the CPU, is <off CPU> (waiting: asleep or blocked in a
+ * call no tracer sees; where is --states').  A segment whose wait for a
+ * CPU was above the thread's average loses the excess to <off CPU> too,
+ * but <off CPU> takes at most the thread's own time off the CPU, its life
+ * less its CPU, its wait for a CPU and its recorded waits (a thread that
+ * never sleeps loses nothing to it, however uneven its load).
+ *
  * What it cannot know: waits below the -s threshold are not records
  * (their time counts as running), nor reads without -i; a wait in poll or
  * epoll_wait names no waker.  --thread and --time do not apply.
@@ -61,6 +72,7 @@ struct walk {
 	size_t *samples;           /* p->samples indexes by (tid, time) */
 	size_t *states;            /* p->states indexes by (tid, off_ns) (--states) */
 	uint32_t not_sampled;      /* the function <not sampled> */
+	uint32_t off_cpu;          /* the function <off CPU> (schedstat, without --states) */
 	double stretch;            /* without --states: the process's (see the top;
 	                              0: share all, as with --states) */
 	struct tstretch *tstretch; /* ... each thread's, by index in p->threads */
@@ -76,8 +88,15 @@ static size_t thread_index(const struct exp_proc *p, uint32_t tid)
 	return p->nthreads;
 }
 
-struct tstretch;
-static double stretch_at(struct walk *w, uint32_t tid);
+/* A thread's ratio of running wall time to sampled CPU. */
+struct tstretch {
+	double ratio;
+	uint64_t cpu;
+	double sched;              /* (CPU + run delay) / sampled CPU, from THREAD_SCHED; 0: none */
+	uint64_t off_left;         /* ... and what <off CPU> may still take of it: its life
+	                              less its CPU, run delay and recorded waits */
+};
+static double stretch_at(struct walk *w, uint32_t tid, struct tstretch **sched);
 
 static int cmp_state(const void *a, const void *b, void *arg)
 {
@@ -241,7 +260,8 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 	}
 	if (!total)
 		return crit_add(w->b, -1, w->not_sampled, on, false);
-	double k = w->stretch ? stretch_at(w, tid) : 0;
+	struct tstretch *sched = NULL;
+	double k = w->stretch ? stretch_at(w, tid, &sched) : 0;
 	if (k > 0) {
 		/* without --states: the samples' CPU, stretched as the thread's
 		 * running was, and one period more (the tail after the last) */
@@ -249,7 +269,11 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 		double most = k * (double)(cpu + last);
 		if (most < (double)on) {
 			uint64_t rest = on - (uint64_t)most;
-			if (crit_add(w->b, -1, w->not_sampled, rest, false))
+			if (sched) {        /* at most what the thread was off the CPU */
+				rest = rest < sched->off_left ? rest : sched->off_left;
+				sched->off_left -= rest;
+			}
+			if (rest && crit_add(w->b, -1, sched ? w->off_cpu : w->not_sampled, rest, sched != NULL))
 				return -1;
 			on -= rest;
 		}
@@ -270,11 +294,6 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 	return 0;
 }
 
-/* A thread's ratio of running wall time to sampled CPU. */
-struct tstretch {
-	double ratio;
-	uint64_t cpu;
-};
 
 static int cmp_tstretch(const void *a, const void *b)
 {
@@ -320,6 +339,16 @@ static int stretch_of(struct walk *w)
 		t[k].ratio = (double)run / (double)t[k].cpu;
 		if (t[k].ratio < 1)
 			t[k].ratio = 1;
+		if (th->has_sched && th->sched_cpu_ns) {
+			t[k].sched = (double)(th->sched_cpu_ns + th->run_delay_ns) / (double)t[k].cpu;
+			if (t[k].sched < 1)
+				t[k].sched = 1;
+			uint64_t busy = th->sched_cpu_ns + th->run_delay_ns;
+			t[k].off_left = run > busy ? run - busy : 0;
+			w->b->m->crit_sched_threads++;
+		} else {
+			w->b->m->crit_guess_threads++;
+		}
 		sorted[n++] = t[k];
 		all += t[k].cpu;
 	}
@@ -343,14 +372,19 @@ out:
 	return rc;
 }
 
-/* The stretch for thread tid's running (see the top): twice its own (a
- * segment may have been loaded more than the thread's average), at most
- * CRIT_STRETCH_MAX times the process's. */
-static double stretch_at(struct walk *w, uint32_t tid)
+/* The stretch for thread tid's running (see the top): its schedstat's
+ * (*sched set), else twice its own (a segment may have been loaded more
+ * than the thread's average), at most CRIT_STRETCH_MAX times the
+ * process's. */
+static double stretch_at(struct walk *w, uint32_t tid, struct tstretch **sched)
 {
 	size_t k = thread_index(w->c->p, tid);
-	double r = k < w->c->p->nthreads ? 2 * w->tstretch[k].ratio : 0;
 
+	if (k < w->c->p->nthreads && w->tstretch[k].sched > 0) {
+		*sched = &w->tstretch[k];
+		return w->tstretch[k].sched;
+	}
+	double r = k < w->c->p->nthreads ? 2 * w->tstretch[k].ratio : 0;
 	return r < CRIT_STRETCH_MAX * w->stretch ? r : CRIT_STRETCH_MAX * w->stretch;
 }
 
@@ -444,6 +478,7 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 		w.samples[i] = i;
 	qsort_r(w.samples, p->nsamples, sizeof(*w.samples), cmp_sample, p->samples);
 	w.not_sampled = model_func_by_name(b, "<not sampled>", "", MODEL_FUNC_ARTIFICIAL);
+	w.off_cpu = model_func_by_name(b, "<off CPU>", "", MODEL_FUNC_ARTIFICIAL);
 	if (!p->nstates && stretch_of(&w))
 		goto out;
 	if (w.stretch > b->m->crit_stretch)

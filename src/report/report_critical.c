@@ -82,7 +82,13 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 	report_note(d, "Critical path: %.3f s, the main thread's wall time %.3f s%s%s.", m->crit_path_ns / 1e9,
 		    m->crit_wall_ns / 1e9, m->crit_procs > 1 ? " (processes summed)" : "",
 		    m->crit_cut ? "; the walk was cut short (a loop in the records)" : "");
-	if (m->crit_stretch > 0)
+	if (m->crit_stretch > 0 && m->crit_sched_threads)
+		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
+			       "times their thread's ratio of CPU and wait for a CPU (the kernel's schedstat "
+			       "at its end) to sampled CPU; the rest is <off CPU> (asleep or blocked where no "
+			       "tracer looked: --states says where)%s.",
+			    m->crit_guess_threads ? "; for threads without schedstat (under 50 ms, or none), as below" : "");
+	if (m->crit_stretch > 0 && m->crit_guess_threads)
 		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
 			       "times twice their thread's ratio of running wall time to CPU (at most 4 "
 			       "times the process's, %.1f); the rest is <not sampled> (off the CPU, or not seen).",

@@ -10,6 +10,10 @@
 #    program read them, its time off the CPU its naps' (their wall less at
 #    most its wait for a CPU, part of which is each nap's wake-up; and 5%
 #    and 5 ms) (the build before has no such table);
+#  - the critical path (record -s, no --states): slow_produce holds at most
+#    the producer's CPU and wait for a CPU (and 10%, and a period per
+#    item), and the sleep is <off CPU>; before, the samples took most of
+#    the sleep too (slow_produce near the whole of produce);
 #  - a thread shorter than the collector's 50 ms bar has no record, and
 #    the note says how many (the build before: no table, no note).
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +22,8 @@ cc_prog prodcons -pthread
 cc_prog manythreads -pthread
 
 if [ ! -r /proc/thread-self/schedstat ]; then
-	for c in sched_overview_splits_the_producer sched_short_threads_counted; do
+	for c in sched_overview_splits_the_producer critical_sleep_is_off_cpu_without_states \
+		 sched_short_threads_counted; do
 		skip $c "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
 	done
 	exit 0
@@ -26,6 +31,8 @@ fi
 
 "$TALLY" record -s -o mixed.exp ./prodcons mixed 12 30 >own.txt 2>rec.err
 "$TALLY" report mixed.exp --format json >overview.json 2>rep.err
+"$TALLY" report mixed.exp --critical-path -q --format csv >crit.csv 2>>rep.err
+"$TALLY" report mixed.exp --critical-path -q >crit.txt 2>>rep.err
 "$TALLY" record -o short.exp ./manythreads 60 1000 >/dev/null 2>rec_short.err
 "$TALLY" report short.exp >short.txt 2>rep_short.err
 "$TALLY" report short.exp --format json >short.json 2>>rep_short.err
@@ -54,6 +61,16 @@ if what == 'overview':
     ok = (near(cpu + delay, own['cpu'] + own['delay'], 0.1, 5e6) and
           own['napped'] - own['delay'] - 5e6 <= off <= 1.05 * own['napped'] + 5e6)
     sys.exit(not ok)
+if what == 'path':
+    crit = {r['name']: r for r in csv.DictReader(open('crit.csv'))}
+    on = lambda f: float(crit[f]['path']) * 1e9 if f in crit else 0.0
+    bound = 1.1 * (own['cpu'] + own['delay']) + 12 * 1e6
+    print('slow_produce on the path %d, <off CPU> %d, bound %d; program produce %d napped %d' %
+          (on('slow_produce'), on('<off CPU>'), bound, own['produce'], own['napped']))
+    # the path runs through the producer's whole life (it has no waits);
+    # what its samples stand for is its CPU and wait for a CPU
+    sys.exit(on('slow_produce') > bound or on('<off CPU>') < 0.5 * own['napped']
+             or on('slow_produce') + on('<off CPU>') < 0.5 * own['produce'])
 if what == 'short':
     import re
     rows = json.load(open('short.json')).get('thread_sched', [])
@@ -64,6 +81,7 @@ if what == 'short':
 PY
 
 check sched_overview_splits_the_producer sh -c "cat rec.err rep.err; python3 sched.py overview"
+check critical_sleep_is_off_cpu_without_states sh -c "cat crit.txt; python3 sched.py path"
 # 60 threads of 1 ms of CPU each, one after another (main lives over 60
 # ms): under the bar but for a loaded one (the collector's clock decides);
 # each row of the table lived 50 ms or more, and the note counts the others
