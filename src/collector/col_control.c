@@ -142,30 +142,6 @@ void col_control_signal_set(int sig)
 	col_control_set_sigsafe(EXP_PAUSE_SIGNAL, false, col_now_ns_sigsafe());
 }
 
-/* The founder's control page mapped by map_control: aside (col_fds_use)
- * when other threads of the program may open meanwhile (an attached
- * process), so that the open takes no number of the program's even for an
- * instant; the mapping is the caller's (the helper shares the memory). */
-struct control_map {
-	const char *path;
-	void *page;
-};
-
-/* Raw system calls only (col_fds_aside).  0 or -errno. */
-static int map_control(void *arg)
-{
-	struct control_map *m = arg;
-	int fd = col_sys_openat(AT_FDCWD, m->path, O_RDWR | O_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -errno;
-	void *p = col_sys_mmap(NULL, sizeof(struct exp_control_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	int rc = p == MAP_FAILED ? -errno : 0;
-	col_sys_close(fd);
-	m->page = rc ? NULL : p;
-	return rc;
-}
-
 /* Map the founder's control page; NULL (logged) if it cannot be. */
 static struct exp_control_page *map_page(void)
 {
@@ -177,12 +153,12 @@ static struct exp_control_page *map_page(void)
 	memcpy(path, col_proc.root, n);
 	path[n] = '/';
 	memcpy(path + n + 1, EXP_CONTROL_NAME, sizeof(EXP_CONTROL_NAME));
-	struct control_map m = { path, NULL };
-	int rc = col_fds_use(map_control, &m);
-	struct exp_control_page *p = m.page;
-	if (rc < 0 || !p || p->magic != EXP_CONTROL_MAGIC) {
-		col_log_error_sigsafe(EXP_CONTROL_NAME, rc < 0 ? -rc : EINVAL,
-				      "--control has no effect in this process");
+	/* Mapped aside when other threads of the program may open meanwhile
+	 * (an attached process). */
+	int err;
+	struct exp_control_page *p = col_fds_map_shared(path, sizeof(struct exp_control_page), &err);
+	if (!p || p->magic != EXP_CONTROL_MAGIC) {
+		col_log_error_sigsafe(EXP_CONTROL_NAME, p ? EINVAL : err, "--control has no effect in this process");
 		if (p)
 			col_sys_munmap(p, sizeof(struct exp_control_page));
 		return NULL;

@@ -41,6 +41,7 @@
 
 #include "collector/col_control.h"
 #include "collector/col_descend.h"
+#include "collector/col_fds.h"
 #include "collector/col_runtime.h"
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
@@ -73,12 +74,9 @@ static uint64_t bump_counter(const char *dir, const char *lineage, enum exp_coun
 
 	if (!parent_file(path, sizeof(path), dir, lineage, EXP_COUNTERS_NAME))
 		return 1;
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0);
-	if (fd < 0)
-		return 1;
-	void *p = col_sys_mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	col_sys_close(fd);
-	if (p == MAP_FAILED)
+	int err;
+	void *p = col_fds_map_shared(path, EXP_COUNTERS_BYTES, &err);
+	if (!p)
 		return 1;
 	_Atomic uint64_t *ctr = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
 	uint64_t n = atomic_fetch_add(&ctr[c], 1) + 1;

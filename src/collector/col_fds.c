@@ -360,3 +360,33 @@ int col_fds_use(int (*fn)(void *arg), void *arg)
 	}
 	return rc;
 }
+
+struct shared_map {
+	const char *path;
+	size_t len;
+	void *p;
+};
+
+/* Raw system calls only (col_fds_aside).  0 or -errno. */
+static int map_shared(void *arg)
+{
+	struct shared_map *m = arg;
+	int fd = col_sys_openat(AT_FDCWD, m->path, O_RDWR | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	void *p = col_sys_mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int rc = p == MAP_FAILED ? -errno : 0;
+	col_sys_close(fd);
+	m->p = rc ? NULL : p;
+	return rc;
+}
+
+void *col_fds_map_shared(const char *path, size_t len, int *error)
+{
+	struct shared_map m = { path, len, NULL };
+	int rc = col_fds_use(map_shared, &m);
+
+	*error = rc < 0 ? -rc : 0;
+	return rc < 0 ? NULL : m.p;
+}

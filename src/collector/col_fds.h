@@ -101,6 +101,12 @@ int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed);
  * (-EMFILE or -ENFILE when no way had a number).  Sigsafe. */
 int col_fds_use(int (*fn)(void *arg), void *arg);
 
+/* The first `len` bytes of the file at `path` mapped shared, read-write,
+ * its descriptor opened and closed by col_fds_use (so at no number of the
+ * program's while other threads may open): the mapping, or NULL with the
+ * cause in *error.  Sigsafe. */
+void *col_fds_map_shared(const char *path, size_t len, int *error);
+
 /* The span [*lo, *hi) of the tables indexed by descriptor (1 MiB of the
  * collector's zero-filled data, touched a page at a time): col_init.c
  * faults in the rest of its data at start, not these. */

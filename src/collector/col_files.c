@@ -191,12 +191,9 @@ static _Atomic uint64_t *root_counters(void)
 	memcpy(path, col_proc.root, n);
 	path[n] = '/';
 	memcpy(path + n + 1, EXP_COUNTERS_NAME, sizeof(EXP_COUNTERS_NAME));
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0);
-	if (fd < 0)
-		return NULL;
-	void *p = col_sys_mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	col_sys_close(fd);
-	if (p == MAP_FAILED)
+	int err;
+	void *p = col_fds_map_shared(path, EXP_COUNTERS_BYTES, &err);   /* mid-run: aside */
+	if (!p)
 		return NULL;
 	return col_proc.root_counters = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
 }
