@@ -99,6 +99,9 @@ void report_states(struct report_doc *d, const struct model *m);
 void report_counters_overview(struct report_doc *d, const struct model *m);
 void report_counters(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* Its precise samples' table alone (nothing without them): by counter and
+ * data object, with the share each level served (the page's tab). */
+void report_data_precise(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* Data objects from clock samples (record --data; report_dataobj.c): by
  * CPU time with their members (part of --data-objects); `--data-layout`:
  * each structure's members by offset with their CPU time. */

@@ -189,6 +189,22 @@ static void level_cells(struct report_table *t, const uint64_t *by_level, uint64
 
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
+	size_t nclock = 0;
+
+	for (size_t i = 0; i < m->ndata_objects; i++)
+		nclock += m->data_objects[i].metric == MODEL_CPU;   /* clock samples': report_dataobj.c */
+	if (nclock)
+		report_data_clock(d, m, o);
+	if (!m->ndata_objects)
+		report_note(d, "No data objects: they come from clock samples recorded with "
+			       "`tally record --data`, or from precise memory-access samples, which need "
+			       "a PMU (docs/dataspace.md).");
+	else if (nclock < m->ndata_objects)
+		report_data_precise(d, m, o);
+}
+
+void report_data_precise(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
 	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
 
 	if (!order) {
@@ -197,17 +213,8 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < m->ndata_objects; i++)
-		if (m->data_objects[i].metric != MODEL_CPU)   /* clock samples': report_dataobj.c */
+		if (m->data_objects[i].metric != MODEL_CPU)
 			order[n++] = i;
-	if (n < m->ndata_objects)
-		report_data_clock(d, m, o);
-	if (!m->ndata_objects) {
-		free(order);
-		report_note(d, "No data objects: they come from clock samples recorded with "
-			       "`tally record --data`, or from precise memory-access samples, which need "
-			       "a PMU (docs/dataspace.md).");
-		return;
-	}
 	if (!n) {
 		free(order);
 		return;

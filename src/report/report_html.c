@@ -186,6 +186,13 @@ static void data_objects_view(struct report_doc *d, const void *arg)
 	report_data_clock(d, arg, &o);
 }
 
+static void data_precise_view(struct report_doc *d, const void *arg)
+{
+	struct report_opts o = { .fmt = REPORT_JSON };
+
+	report_data_precise(d, arg, &o);
+}
+
 static void data_layout_view(struct report_doc *d, const void *arg)
 {
 	struct report_opts o = { .fmt = REPORT_JSON };
@@ -195,9 +202,17 @@ static void data_layout_view(struct report_doc *d, const void *arg)
 
 /* With record --data: `"dataObjects":{...},"dataLayout":{...}` as
  * `tally report --data-objects` and `--data-layout` give them in JSON, and
- * the backtracking note; nothing without (the page hides its tab). */
+ * the backtracking note; with precise samples, `"dataPrecise":{...}` (their
+ * table with the levels served); nothing without (the page hides its tab). */
 static void data_out(FILE *out, const struct model *m)
 {
+	bool precise = false;
+	for (size_t i = 0; i < m->ndata_objects && !precise; i++)
+		precise = m->data_objects[i].metric != MODEL_CPU;
+	char *prec = precise ? doc_of(data_precise_view, m, REPORT_JSON) : NULL;
+	if (prec)
+		fprintf(out, "\"dataPrecise\":%s,\n", prec);
+	free(prec);
 	if (!m->data_samples)
 		return;
 	char *objs = doc_of(data_objects_view, m, REPORT_JSON), *layout = doc_of(data_layout_view, m, REPORT_JSON);

@@ -102,6 +102,29 @@ assert g[\"from_llc\"] == 0 and c[\"from_llc\"] == 100 and c[\"from_l1\"] == 0, 
 assert rows[\"gen_table\"][\"from_l1\"] == 0 and abs(t[\"from_l1\"] - 100 * 400 / 1070) < 0.01, t
 assert not any(k in g for k in (\"from_l2\", \"from_lfb\", \"from_remote\", \"from_unknown\")), sorted(g)
 '"
+# The page: the precise table as --data-objects gives it, levels included,
+# in the Data objects tab (a page of precise samples alone shows the tab).
+"$TALLY" html hwc.exp -o hwc.html >/dev/null 2>&1
+"$TALLY" report hwc.exp --data-objects --format json >ob.json 2>/dev/null
+check dataspace_html_embeds_precise_table python3 -c "
+import json
+from tally_page import page_json
+D = json.loads(page_json(open('hwc.html').read()))
+got = D['dataPrecise']['data_objects']
+want = [r for r in json.load(open('ob.json'))['data_objects'] if r['counter'] != 'cpu']
+print(got[:2])
+assert got == want and 'from_l1' in got[1], got[:2]"
+if need browser dataspace_precise_table_in_chromium; then
+	check dataspace_precise_table_in_chromium sh -c "
+		timeout 100 node \"$E2E/../js/check_dataobj.mjs\" hwc.html >hr.json && python3 -c \"
+import json
+r = json.load(open('hr.json'))
+print(r.get('precise_heads'), r.get('precise', [])[:2])
+assert r['tab_shown'] and not r['errors'], r
+assert r['precise_heads'][-3:] == ['% L1', '% LLC', '% DRAM'], r['precise_heads']
+g = [row for row in r['precise'] if 'gen_grid' in row][0]
+assert g[-3:] == ['66.67', '0.00', '16.67'], g\""
+fi
 check dataspace_samples_count_at_their_code sh -c "\"\$TALLY\" export hwc.exp --format collapsed --metric cache-misses >cm.txt &&
 	test \$($INCL cm.txt gen_hot) -eq 650000 && test \$($INCL cm.txt gen_cold) -eq 420000"
 check dataspace_nothing_without_precise_samples sh -c "\"\$TALLY\" report faults.exp --data-objects | grep -q 'No data objects'"

@@ -2,7 +2,8 @@
 // (`tally record --data`) in headless Chromium, opened from file:// with
 // the network off: the tab is there, draws with no console error, and
 // prints, as JSON, its rows as a user reads them ([name, %] of each data
-// object, members included) and the layout's structures; exits 1 on a
+// object, members included), the layout's structures and the precise
+// samples' table (its headings, and each row's cells); exits 1 on a
 // console or page error.
 import { checkReport } from './browser.mjs';
 
@@ -19,5 +20,8 @@ await checkReport('check_dataobj', page_path, async (page, result) => {
     result.layout = await page.evaluate(() => [...document.querySelectorAll('#ltable tbody tr')].map((tr) =>
       tr.querySelector('td.name').innerText.trim()));
     result.heads = await page.evaluate(() => [...document.querySelectorAll('#dtable th')].map((th) => th.innerText));
+    result.precise_heads = await page.evaluate(() => [...document.querySelectorAll('#ptable th')].map((th) => th.innerText));
+    result.precise = await page.evaluate(() => [...document.querySelectorAll('#ptable tbody tr')].map((tr) =>
+      [...tr.children].map((td) => td.innerText.trim())));
   }
 });

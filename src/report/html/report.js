@@ -972,7 +972,7 @@
   /* ---- data objects (record --data) ------------------------------------- */
   /* the tables of `tally report --data-objects` and `--data-layout`, from
    * their JSON (D.dataObjects, D.dataLayout); member rows indented */
-  const dataCell = (k, v) => (typeof v !== 'number' ? v : /pct$/.test(k) ? v.toFixed(2) : Number.isInteger(v) ? v : v.toFixed(3));
+  const dataCell = (k, v) => (typeof v !== 'number' ? v : /pct$|^from_/.test(k) ? v.toFixed(2) : Number.isInteger(v) ? v : v.toFixed(3));
   function dataTable(id, rows, cols) {
     let h = `<table id="${id}"><thead><tr>${cols.map(([k, t]) => `<th class="${k === 'name' ? 'name' : ''}">${esc(t)}</th>`).join('')}</tr></thead><tbody>`;
     for (const r of rows) {
@@ -985,10 +985,18 @@
   function drawData() {
     const rows = (D.dataObjects && D.dataObjects.data_objects_cpu) || [];
     const layout = (D.dataLayout && D.dataLayout.data_layout) || [];
-    if (!rows.length) { $('data-body').innerHTML = '<p class=note>No data objects: record with --data.</p>'; return; }
-    let h = '<h3>Data objects by CPU time</h3>' + dataTable('dtable', rows, [['cpu', 'CPU s'], ['pct', '%'],
+    const precise = (D.dataPrecise && D.dataPrecise.data_objects) || [];
+    if (!rows.length && !precise.length) { $('data-body').innerHTML = '<p class=note>No data objects: record with --data.</p>'; return; }
+    let h = !rows.length ? '' : '<h3>Data objects by CPU time</h3>' + dataTable('dtable', rows, [['cpu', 'CPU s'], ['pct', '%'],
       ['samples', 'Samples'], ['size', 'Size'], ['name', 'Data object'], ['object', 'Object'],
       ['top_function', 'Accessed most by'], ['top_pct', '% of its time']]);
+    if (precise.length) {   /* precise samples, with the share each level served (from_l1 ...) */
+      const lv = Object.keys(precise[0]).filter((k) => k.startsWith('from_'));
+      h += '<h3>Data objects by precise samples, and the level that served them</h3>' + dataTable('ptable', precise,
+        [['counter', 'Counter'], ['events', 'Events'], ['pct', '%'], ['samples', 'Samples'], ['size', 'Size'],
+          ['name', 'Data object'], ['object', 'Object'], ['top_function', 'Accessed most by'], ['top_pct', '% of its events'],
+          ...lv.map((k) => [k, '% ' + k.slice(5).toUpperCase()])]);
+    }
     if (layout.length) {
       const lc = Object.keys(layout[0]).filter((k) => k !== 'depth' && k !== 'name');
       h += '<h3>Data layout: structures by member offset</h3>' + dataTable('ltable', layout,
@@ -1200,7 +1208,7 @@
   document.title = 'tally: ' + D.title;
   if (!TL.tracks.length) $('nav-timeline').style.display = 'none';
   if (!BL.length) $('nav-blame').style.display = 'none';
-  if (!D.dataObjects) $('nav-data').style.display = 'none';
+  if (!D.dataObjects && !D.dataPrecise) $('nav-data').style.display = 'none';
   hooks.setRange = setRange;
   hooks.rangeTotal = FULL.b[0][0];
   hooks.mergeable = MERGEABLE;
