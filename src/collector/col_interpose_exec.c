@@ -423,7 +423,7 @@ COL_API long syscall(long nr, ...)
 				  (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16,
 				  *(uint64_t *)__builtin_frame_address(0));
 	}
-	return col_sys_call6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return exp_sys_call6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* The arguments of execl* after `arg0`, as a vector (mapped, not malloc'd:

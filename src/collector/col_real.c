@@ -38,7 +38,6 @@
 
 #include "collector/col_glibc.h"
 #include "collector/col_real.h"
-#include "collector/col_sys.h"
 
 /* The table's types are the libc declarations' (checked here, where <stdio.h>
  * and <malloc.h> may be included). */

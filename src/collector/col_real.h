@@ -39,6 +39,13 @@
 
 #define COL_API __attribute__((visibility("default")))
 
+/* System call `nr` made here, as libc's syscall() makes it (-1 and errno on
+ * failure): the record writer's raw call (exp_write_sys.h).  The collector's
+ * own calls use col_syscall(NR, ARGS...), never syscall(): the collector
+ * interposes that (col_interpose_exec.c: an exec may go through it), and its
+ * own calls must not pass through the top layer. */
+#define col_syscall(...) exp_syscall(__VA_ARGS__)
+
 struct _IO_FILE;                   /* FILE, without <stdio.h> (sigsafe files include this) */
 struct _G_fpos_t;                  /* fpos_t */
 struct _G_fpos64_t;

@@ -60,34 +60,8 @@ static inline int col_sys_fstat(int fd, struct stat *st)
 	return col_real.sys.fstat(fd, st);
 }
 
-/* System call `nr` made here, as libc's syscall() makes it (-1 and errno on
- * failure).  The collector's own calls use col_syscall(NR, ARGS...), never
- * syscall(): the collector interposes that (col_interpose_exec.c: an exec
- * may go through it), and its own calls must not pass through the top
- * layer. */
-static inline long col_sys_call6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
-{
-	long rc;
-	register long r10 __asm__("r10") = a4;
-	register long r8 __asm__("r8") = a5;
-	register long r9 __asm__("r9") = a6;
-
-	__asm__ volatile("syscall"
-			 : "=a"(rc)
-			 : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	if (rc < 0 && rc > -4096) {
-		errno = (int)-rc;
-		return -1;
-	}
-	return rc;
-}
-
-#define COL_SYSCALL_(nr, a1, a2, a3, a4, a5, a6, ...)                                      \
-	col_sys_call6((long)(nr), (long)(a1), (long)(a2), (long)(a3), (long)(a4), (long)(a5), \
-		      (long)(a6))
-#define col_syscall(...) COL_SYSCALL_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
-
+/* The collector's own system calls: col_syscall(NR, ARGS...) (col_real.h),
+ * never syscall(), which the collector interposes. */
 static inline pid_t col_sys_gettid(void)
 {
 	return (pid_t)col_syscall(SYS_gettid);

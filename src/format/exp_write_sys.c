@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * exp_write_sys.c — the raw system calls behind exp_write_sys.h.
+ * exp_write_sys.c — the raw system calls behind exp_write_sys.h, each made
+ * with exp_syscall (never libc's syscall() or mmap(): the header says why).
  * Sigsafe file: no stdio, no malloc.
  *
  * The calls that make a file longer (write, pwrite, fallocate) run with
@@ -23,17 +24,17 @@
 
 int exp_sys_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+	return (int)exp_syscall(SYS_openat, dirfd, path, flags, mode);
 }
 
 ssize_t exp_sys_read(int fd, void *buf, size_t n)
 {
-	return syscall(SYS_read, fd, buf, n);
+	return exp_syscall(SYS_read, fd, buf, n);
 }
 
 ssize_t exp_sys_pread(int fd, void *buf, size_t n, off_t off)
 {
-	return syscall(SYS_pread64, fd, buf, n, off);
+	return exp_syscall(SYS_pread64, fd, buf, n, off);
 }
 
 static _Atomic int fsize_hit;
@@ -50,17 +51,17 @@ static long growing(long nr, long a, long b, long c, long d)
 	unsigned long xfsz = 1ul << (SIGXFSZ - 1), old = 0, pending = 0;
 	struct timespec zero = { 0, 0 };
 
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &xfsz, &old, sizeof(xfsz));
+	exp_syscall(SYS_rt_sigprocmask, SIG_BLOCK, &xfsz, &old, sizeof(xfsz));
 	if (old & xfsz)                        /* the program's own may be pending */
-		syscall(SYS_rt_sigpending, &pending, sizeof(pending));
-	long r = syscall(nr, a, b, c, d);
+		exp_syscall(SYS_rt_sigpending, &pending, sizeof(pending));
+	long r = exp_syscall(nr, a, b, c, d);
 	int e = errno;
 	if (r < 0 && e == EFBIG) {
 		atomic_store_explicit(&fsize_hit, 1, memory_order_relaxed);
 		if (!(pending & xfsz))
-			syscall(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, sizeof(xfsz));
+			exp_syscall(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, sizeof(xfsz));
 	}
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	exp_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	errno = e;
 	return r;
 }
@@ -77,7 +78,7 @@ ssize_t exp_sys_pwrite(int fd, const void *buf, size_t n, off_t off)
 
 int exp_sys_close(int fd)
 {
-	return (int)syscall(SYS_close, fd);
+	return (int)exp_syscall(SYS_close, fd);
 }
 
 int exp_sys_fallocate(int fd, int mode, off_t off, off_t len)
@@ -87,22 +88,22 @@ int exp_sys_fallocate(int fd, int mode, off_t off, off_t len)
 
 void *exp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return mmap(addr, len, prot, flags, fd, off);
+	return (void *)exp_syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
 int exp_sys_munmap(void *addr, size_t len)
 {
-	return munmap(addr, len);
+	return (int)exp_syscall(SYS_munmap, addr, len);
 }
 
 int exp_sys_unlinkat(int dirfd, const char *path, int flags)
 {
-	return (int)syscall(SYS_unlinkat, dirfd, path, flags);
+	return (int)exp_syscall(SYS_unlinkat, dirfd, path, flags);
 }
 
 int exp_sys_fstat(int fd, struct stat *st)
 {
-	return (int)syscall(SYS_fstat, fd, st);
+	return (int)exp_syscall(SYS_fstat, fd, st);
 }
 
 static const struct exp_sys raw = EXP_SYS_RAW;

@@ -1,6 +1,7 @@
 # test_layers.sh — the collector's structure holds: each of its files
 # includes and calls only files on lower layers (the list in the header
-# comment of src/collector/col_state.h), files that run in the signal
+# comment of src/collector/col_state.h), and the format's writers
+# linked into it call nothing of it, files that run in the signal
 # handler never include <stdio.h>, and the thread wrapper's symbol is the
 # name the analyzer looks for (format/exp_launch.h).
 . "$(dirname "$0")/lib.sh"
@@ -68,6 +69,21 @@ calls_go_down() {
 	     }' "$T/layers" "$T/syms"
 }
 
+# The format's writers linked into the collector (build/pic/src/format)
+# call nothing the collector defines: they are beneath it.  (libc's
+# syscall() or mmap() called there bound to the collector's interposers.)
+writers_call_no_collector() {
+	for o in "$BUILD"/pic/src/collector/*.o; do nm --defined-only -g "$o" | awk '{ print $3 }'; done |
+		sort -u >"$T/coldefs"
+	bad=0
+	for o in "$BUILD"/pic/src/format/*.o; do
+		for s in $(nm -u "$o" | awk '{ print $2 }' | sort -u | comm -12 - "$T/coldefs"); do
+			echo "$(basename "$o" .o) calls $s, which the collector defines"; bad=1
+		done
+	done
+	return $bad
+}
+
 sigsafe_files_avoid_stdio() {
 	bad=0
 	for f in "$COL"/*.c "$ROOT"/src/format/exp_write*.c; do
@@ -87,6 +103,7 @@ wrapper_symbol_is_the_contract() {
 check layer_list_is_read sh -c "test \$(wc -l <'$T/layers') -ge 20"
 check collector_includes_go_down includes_go_down
 check collector_calls_go_down calls_go_down
+check format_writers_call_no_collector writers_call_no_collector
 check sigsafe_files_avoid_stdio sigsafe_files_avoid_stdio
 check thread_wrapper_symbol_is_the_contract wrapper_symbol_is_the_contract
 
