@@ -93,7 +93,7 @@ static void unblock_signal(void)
 		return;
 	sigemptyset(&set);
 	sigaddset(&set, sig);
-	col_real.pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	COL_REAL(pthread_sigmask)(SIG_UNBLOCK, &set, NULL);
 }
 
 /* Kernel-mode ticks count too when allowed (root, perf_event_paranoid <= 1):
@@ -200,8 +200,8 @@ static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 			return fd;
 	} else {
 		struct f_owner_ex owner = { F_OWNER_TID, tid };
-		if (col_real.fcntl(fd, F_SETFL, O_ASYNC) == 0 && col_real.fcntl(fd, F_SETSIG, SIGPROF) == 0 &&
-		    col_real.fcntl(fd, F_SETOWN_EX, &owner) == 0 && col_real.ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) == 0)
+		if (COL_REAL(fcntl)(fd, F_SETFL, O_ASYNC) == 0 && COL_REAL(fcntl)(fd, F_SETSIG, SIGPROF) == 0 &&
+		    COL_REAL(fcntl)(fd, F_SETOWN_EX, &owner) == 0 && col_real.ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) == 0)
 			return fd;
 	}
 	int e = errno;

@@ -314,12 +314,12 @@ static void *next_after(struct link_map *after, const char *name)
 	for (struct link_map *l = after->l_next; l; l = l->l_next) {
 		if (!l->l_name || !l->l_name[0] || is_tally(l->l_name))
 			continue;
-		void *h = col_real.dlopen ? col_real.dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+		void *h = col_real.dlopen ? COL_REAL(dlopen)(l->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 		if (!h)
 			continue;
 		void *p = dlsym_here(h, name);
 		bool here = p && in_object(l, p);
-		col_real.dlclose(h);
+		COL_REAL(dlclose)(h);
 		if (here)
 			return p;
 	}

@@ -313,6 +313,14 @@ struct col_real {
 /* The table.  Its `next` part is valid once col_real_table() returned it. */
 extern struct col_real col_real;
 
+/* A call through the table below the top layer: COL_REAL(fcntl)(fd, ...) is
+ * the real fcntl, never the interposer of that name (the tracers write
+ * REAL(name), tracer.h).  Spelled so, a call of `fcntl(` in the code is a
+ * call of the interposer and nothing else: a reader's grep, the call graph
+ * and tests/e2e/test_layers.sh (collector_calls_no_interposer_below_top)
+ * see the collector's files call downwards only. */
+#define COL_REAL(name) (col_real.name)
+
 /* The table, resolving it on first use (and pointing exp_sys at col_real.sys).
  * NULL only for calls made by the resolution itself (dlsym, dlopen allocate:
  * the heap tracer serves those from its arena).  Normal context only (the

@@ -54,7 +54,8 @@ bool col_signal_handler_entry_sigsafe(uint64_t pc)
 
 int col_sigaction_real(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	return col_real_table()->sigaction(sig, act, old);
+	/* The table resolved first; parenthesized as COL_REAL spells it. */
+	return (col_real_table()->sigaction)(sig, act, old);
 }
 
 void col_signal_take(int sig, const struct sigaction *prev)
@@ -88,7 +89,7 @@ void col_signal_forward(int sig, siginfo_t *si, void *uc)
 		col_sigaction_real(sig, &dfl, NULL);
 		sigemptyset(&set);
 		sigaddset(&set, sig);
-		col_real.sigprocmask(SIG_UNBLOCK, &set, NULL);
+		COL_REAL(sigprocmask)(SIG_UNBLOCK, &set, NULL);
 		col_syscall(SYS_tgkill, getpid(), col_syscall(SYS_gettid), sig);
 		return;
 	}

@@ -17,47 +17,47 @@
 
 static inline ssize_t col_sys_write(int fd, const void *buf, size_t n)
 {
-	return col_real.sys.write(fd, buf, n);
+	return COL_REAL(sys.write)(fd, buf, n);
 }
 
 static inline ssize_t col_sys_read(int fd, void *buf, size_t n)
 {
-	return col_real.sys.read(fd, buf, n);
+	return COL_REAL(sys.read)(fd, buf, n);
 }
 
 static inline ssize_t col_sys_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	return col_real.sys.pwrite(fd, buf, n, off);
+	return COL_REAL(sys.pwrite)(fd, buf, n, off);
 }
 
 static inline int col_sys_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	return col_real.sys.openat(dirfd, path, flags, mode);
+	return COL_REAL(sys.openat)(dirfd, path, flags, mode);
 }
 
 static inline int col_sys_close(int fd)
 {
-	return col_real.sys.close(fd);
+	return COL_REAL(sys.close)(fd);
 }
 
 static inline void *col_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return col_real.sys.mmap(addr, len, prot, flags, fd, off);
+	return COL_REAL(sys.mmap)(addr, len, prot, flags, fd, off);
 }
 
 static inline int col_sys_munmap(void *addr, size_t len)
 {
-	return col_real.sys.munmap(addr, len);
+	return COL_REAL(sys.munmap)(addr, len);
 }
 
 static inline int col_sys_fallocate(int fd, int mode, off_t off, off_t len)
 {
-	return col_real.sys.fallocate(fd, mode, off, len);
+	return COL_REAL(sys.fallocate)(fd, mode, off, len);
 }
 
 static inline int col_sys_fstat(int fd, struct stat *st)
 {
-	return col_real.sys.fstat(fd, st);
+	return COL_REAL(sys.fstat)(fd, st);
 }
 
 /* The collector's own system calls: col_syscall(NR, ARGS...) (col_real.h),

@@ -51,7 +51,7 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	w->open_fd = NULL;
 	w->aside = NULL;
 
-	int fd = exp_sys->openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = EXP_SYS(openat)(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	memset(&h, 0, sizeof(h));
@@ -63,14 +63,14 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	h.pid = pid;
 	h.mono_ns = clock_ns(CLOCK_MONOTONIC);
 	h.real_ns = clock_ns(CLOCK_REALTIME);
-	if (exp_sys->pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+	if (EXP_SYS(pwrite)(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		int e = errno ? errno : EIO;
-		exp_sys->close(fd);
-		exp_sys->unlinkat(dirfd, name, 0);   /* no file rather than one without a header */
+		EXP_SYS(close)(fd);
+		EXP_SYS(unlinkat)(dirfd, name, 0);   /* no file rather than one without a header */
 		return -e;
 	}
 	struct stat st;
-	if (exp_sys->fstat(fd, &st) == 0) {
+	if (EXP_SYS(fstat)(fd, &st) == 0) {
 		w->dev = (uint64_t)st.st_dev;
 		w->ino = (uint64_t)st.st_ino;
 	}
@@ -101,7 +101,7 @@ static int writer_fd(struct exp_file_writer *w, bool *own)
 		*own = fd >= 0;
 		return fd;
 	}
-	if (!w->ino || (exp_sys->fstat(fd, &st) == 0 && (uint64_t)st.st_ino == w->ino &&
+	if (!w->ino || (EXP_SYS(fstat)(fd, &st) == 0 && (uint64_t)st.st_ino == w->ino &&
 			(uint64_t)st.st_dev == w->dev))
 		return fd;
 	if (w->reattach && w->reattach(w) == 0)
@@ -114,7 +114,7 @@ static int writer_fd(struct exp_file_writer *w, bool *own)
 static void writer_fd_done(struct exp_file_writer *w, int fd, bool own)
 {
 	if (own)
-		exp_sys->close(fd);
+		EXP_SYS(close)(fd);
 	else
 		atomic_fetch_sub(&w->users, 1);
 }
@@ -173,16 +173,16 @@ struct claim {
 static int claim_op(int fd, void *arg)
 {
 	struct claim *c = arg;
-	int e = exp_sys->fallocate(fd, 0, c->off, c->len);
+	int e = EXP_SYS(fallocate)(fd, 0, c->off, c->len);
 
 	if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
 		/* No fallocate here: write one byte at the end (sparse). */
 		char zero = 0;
-		e = exp_sys->pwrite(fd, &zero, 1, c->off + c->len - 1) == 1 ? 0 : -1;
+		e = EXP_SYS(pwrite)(fd, &zero, 1, c->off + c->len - 1) == 1 ? 0 : -1;
 	}
 	if (e != 0)
 		return errno ? -errno : -EIO;
-	c->p = exp_sys->mmap(NULL, (size_t)c->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, c->off);
+	c->p = EXP_SYS(mmap)(NULL, (size_t)c->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, c->off);
 	return c->p == MAP_FAILED ? -errno : 0;
 }
 
@@ -209,7 +209,7 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, in
 void exp_cursor_release_sigsafe(struct exp_cursor *c)
 {
 	if (c->block)
-		exp_sys->munmap(c->block, c->size);
+		EXP_SYS(munmap)(c->block, c->size);
 	c->block = NULL;
 	c->used = c->size = 0;
 	c->dest = 0;
@@ -245,7 +245,7 @@ static int copy_op(int fd, void *arg)
 	const struct copy *c = arg;
 
 	for (uint32_t done = 0; done < c->len;) {
-		ssize_t n = exp_sys->pwrite(fd, c->buf + done, c->len - done, c->off + done);
+		ssize_t n = EXP_SYS(pwrite)(fd, c->buf + done, c->len - done, c->off + done);
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -401,13 +401,13 @@ void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t 
 void exp_large_release_sigsafe(void *p, size_t mapped)
 {
 	if (p)
-		exp_sys->munmap(p, mapped);
+		EXP_SYS(munmap)(p, mapped);
 }
 
 void exp_writer_close(struct exp_file_writer *w)
 {
 	if (w->fd >= 0)
-		exp_sys->close(w->fd);
+		EXP_SYS(close)(w->fd);
 	w->fd = -1;
 	w->open_fd = NULL;
 	w->aside = NULL;

@@ -95,4 +95,9 @@ int exp_sys_fstat(int fd, struct stat *st);
  * first exp_writer_open; never NULL). */
 extern const struct exp_sys *exp_sys;
 
+/* A call through the table: EXP_SYS(mmap)(...), the writer's mmap, never
+ * the collector's interposer of that name (col_real.h says why it is
+ * spelled so: COL_REAL). */
+#define EXP_SYS(name) (exp_sys->name)
+
 #endif

@@ -1,7 +1,8 @@
 # test_layers.sh — the collector's structure holds: each of its files
 # includes and calls only files on lower layers (the list in the header
-# comment of src/collector/col_state.h), and the format's writers
-# linked into it call nothing of it, files that run in the signal
+# comment of src/collector/col_state.h), by symbol and by name (no file
+# below the interposers calls one of their names; the format's writers
+# call nothing of the collector), files that run in the signal
 # handler never include <stdio.h>, and the thread wrapper's symbol is the
 # name the analyzer looks for (format/exp_launch.h).
 . "$(dirname "$0")/lib.sh"
@@ -69,6 +70,39 @@ calls_go_down() {
 	     }' "$T/layers" "$T/syms"
 }
 
+# Below the top layer the collector calls a function it interposes only
+# through the table of real ones, spelled COL_REAL(name)(...) (col_real.h):
+# a call written `name(` there is a call of tally's own interposer, a call
+# upwards that the symbol check above cannot see (the table is data), and
+# for a reader or a call graph indistinguishable from one.  The format's
+# writers, beneath the collector, spell the same EXP_SYS(name)(...).
+interposed_names() {
+	{
+		sed -n 's/^[[:space:]]*X([^,]*, *\([A-Za-z_0-9]*\), *(.*/\1/p' "$COL/col_real.h"
+		cat "$COL"/*.c | sed -n 's/^COL_API [^(]*[ *]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p'
+	} | sort -u
+}
+no_interposer_below_top() {
+	top=$(awk 'END { print $2 }' "$T/layers")
+	interposed_names >"$T/interposed"
+	test "$(wc -l <"$T/interposed")" -ge 100 || { echo "interposed names not read"; return 1; }
+	bad=0
+	for f in "$COL"/*.[ch] "$ROOT"/src/format/exp_write*.[ch]; do
+		base=$(basename "$f"); base=${base%.*}
+		case $base in exp_*) ;; *) [ "$(layer_of "$base")" = "$top" ] && continue ;; esac
+		# the code without comments and strings, and the names called there:
+		# a name and "(" after an operator, "return" or an indent (not
+		# after a type: declarations are no calls)
+		cc -fpreprocessed -dD -E -P "$f" 2>/dev/null | sed 's/"[^"]*"//g' |
+			grep -oE '(^[[:space:]]+|return[[:space:]]+|[^A-Za-z_0-9[:space:]*][[:space:]]*)[A-Za-z_][A-Za-z_0-9]*[[:space:]]*\(' |
+			sed -E 's/^(return)?[^A-Za-z_]*//; s/[[:space:]]*\($//' | sort -u >"$T/called"
+		for name in $(comm -12 "$T/called" "$T/interposed"); do
+			echo "$base calls $name(: the interposer, or the real one not spelled COL_REAL($name) or EXP_SYS($name)"; bad=1
+		done
+	done
+	return $bad
+}
+
 # The format's writers linked into the collector (build/pic/src/format)
 # call nothing the collector defines: they are beneath it.  (libc's
 # syscall() or mmap() called there bound to the collector's interposers.)
@@ -103,6 +137,7 @@ wrapper_symbol_is_the_contract() {
 check layer_list_is_read sh -c "test \$(wc -l <'$T/layers') -ge 20"
 check collector_includes_go_down includes_go_down
 check collector_calls_go_down calls_go_down
+check collector_calls_no_interposer_below_top no_interposer_below_top
 check format_writers_call_no_collector writers_call_no_collector
 check sigsafe_files_avoid_stdio sigsafe_files_avoid_stdio
 check thread_wrapper_symbol_is_the_contract wrapper_symbol_is_the_contract
