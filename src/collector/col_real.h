@@ -59,6 +59,7 @@ struct epoll_event;
 /* X(return type, name, (parameters)) for every function tally interposes. */
 #define COL_REAL_COLLECTOR(X)                                                          \
 	X(int, pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) \
+	X(int, clone, (int (*)(void *), void *, int, void *, ...))                     \
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))         \
 	X(__sighandler_t, signal, (int, __sighandler_t))                               \
 	X(__sighandler_t, bsd_signal, (int, __sighandler_t))                           \
