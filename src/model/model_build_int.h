@@ -393,6 +393,14 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 long model_data_object_of(struct build *b, const char *name, const char *object, uint64_t size, int mm);
 /* Add `value` to data object obj's accesses by function func. */
 int model_data_access_add(struct build *b, long obj, uint32_t func, uint64_t value);
+/* Count `value` at member (dm's type and field) of data object obj. */
+int model_data_member_add(struct build *b, long obj, const struct sym_dmember *dm, uint64_t value);
+/* Address ea in a loaded object's data segments (process p's maps): its
+ * variable's name (or <Unknown: no symbol>, or <Scalars> for a variable of
+ * no aggregate type), object, size and *dm its member from DWARF (type NULL
+ * if none); false when ea is in no object's data. */
+bool model_data_global(const struct exp_proc *p, uint64_t ea, char *name, size_t len, const char **object,
+		       uint64_t *size, struct sym_dmember *dm);
 /* --data: clock samples' registers by data object (model_dataclock.c). */
 int model_build_dataclock(struct build *b, struct proc_ctx *c, const struct model_options *o);
 /* --data-object: put in c->data_keep the clock samples whose data object is

@@ -202,71 +202,6 @@ static struct decoded *decode(struct ctx *x, uint64_t pc, uint64_t time_ns)
 	return d;
 }
 
-/* The model's data type for sym type t (made on first use); -1 out of memory. */
-static long type_of(struct build *b, const struct sym_dtype *t)
-{
-	struct model *m = b->m;
-	uint64_t key = model_hash64((uint64_t)(uintptr_t)t) | 1;
-	uint64_t *v = model_map_get(&b->data_type_of, key);
-
-	if (v)
-		return (long)*v - 1;
-	if (exp_grow(&m->data_types, &b->cap_data_types, m->ndata_types, sizeof(*m->data_types)))
-		return -1;
-	struct model_data_type *d = &m->data_types[m->ndata_types];
-	memset(d, 0, sizeof(*d));
-	d->name = strdup(t->name);
-	d->size = t->size;
-	d->fields = calloc(t->nfields + 1, sizeof(*d->fields));
-	if (!d->name || !d->fields) {
-		free(d->name);
-		free(d->fields);
-		return -1;
-	}
-	d->nfields = t->nfields;
-	for (uint32_t i = 0; i < t->nfields; i++) {
-		d->fields[i].offset = t->fields[i].offset;
-		d->fields[i].size = t->fields[i].size;
-		if (!(d->fields[i].name = strdup(t->fields[i].name)))
-			return -1;
-	}
-	if (!model_map_put(&b->data_type_of, key, m->ndata_types + 1, NULL))
-		return -1;
-	return (long)m->ndata_types++;
-}
-
-/* Count `ns` at member (type, field) of data object obj. */
-static int add_member(struct build *b, long obj, const struct sym_dmember *dm, uint64_t ns)
-{
-	struct model *m = b->m;
-	long t = type_of(b, dm->type);
-	bool inserted;
-
-	if (t < 0)
-		return -1;
-	struct model_data_type *ty = &m->data_types[t];
-	ty->value += ns;
-	ty->samples++;
-	if (dm->field >= 0) {
-		ty->fields[dm->field].value += ns;
-		ty->fields[dm->field].samples++;
-	}
-	uint64_t key = model_hash64(((uint64_t)obj << 32 | (uint64_t)t) * 65599 + (uint64_t)(dm->field + 1)) | 1;
-	uint64_t *v = model_map_put(&b->data_member_of, key, 0, &inserted);
-	if (!v)
-		return -1;
-	if (inserted) {
-		if (exp_grow(&m->data_members, &b->cap_data_members, m->ndata_members, sizeof(*m->data_members)))
-			return -1;
-		m->data_members[m->ndata_members] =
-			(struct model_data_member){ (uint32_t)obj, (uint32_t)t, dm->field, 0, 0 };
-		*v = ++m->ndata_members;
-	}
-	m->data_members[*v - 1].value += ns;
-	m->data_members[*v - 1].samples++;
-	return 0;
-}
-
 /* The effective address of d's operand with the sample's registers; false
  * with the reason in *why when there is none. */
 static bool address(const struct decoded *d, const struct exp_data_regs *r, uint64_t *ea, const char **why)
@@ -322,27 +257,8 @@ static void classify(struct ctx *x, struct decoded *d, const struct exp_data_reg
 		snprintf(name, len, "<TLS>");
 		return;
 	}
-	for (size_t i = 0; i < p->nmaps; i++) {
-		const struct exp_map_ev *mp = &p->maps[i];
-		const struct sym_data *sd = mp->unmap || !mp->path ? NULL : sym_data_get(mp->path);
-		if (!sd || !sym_data_contains(sd, ea - mp->bias))
-			continue;
-		const char *slash = strrchr(mp->path, '/');
-		*object = slash ? slash + 1 : mp->path;
-		const struct sym_data_sym *sym = sym_data_lookup(sd, ea - mp->bias);
-		if (!sym) {
-			snprintf(name, len, "<Unknown: no symbol>");
-			return;
-		}
-		*size = sym->size;
-		snprintf(name, len, "%s", sym->name);
-		if (sym_dtype_resolve(mp->path, sym->start, ea - mp->bias - sym->start, dm) == 0 && dm->scalar) {
-			snprintf(name, len, "<Scalars>");
-			*size = 0;
-			dm->type = NULL;
-		}
+	if (model_data_global(p, ea, name, len, object, size, dm))
 		return;
-	}
 	const struct file_map *fm = file_at(x, ea, r->time_ns);
 	if (fm) {
 		snprintf(name, len, "<File: %s>", fm->path[0] ? fm->path : "?");
@@ -483,7 +399,7 @@ static int add_one(struct build *b, struct proc_ctx *c, const struct model_optio
 	(void)o;
 	long obj = model_data_object_of(b, s->name, s->object, s->size, MODEL_CPU);
 	if (obj < 0 || model_data_access_add(b, obj, s->d->func, s->r->weight_ns) ||
-	    (s->dm.type && add_member(b, obj, &s->dm, s->r->weight_ns)))
+	    (s->dm.type && model_data_member_add(b, obj, &s->dm, s->r->weight_ns)))
 		return -1;
 	b->m->data_objects[obj].value += s->r->weight_ns;
 	b->m->data_objects[obj].samples++;

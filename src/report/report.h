@@ -114,6 +114,11 @@ void report_data_layout(struct report_doc *d, const struct model *m, const struc
 struct report_table;
 void report_data_object_cells(struct report_table *t, const struct model *m, size_t obj, uint64_t total);
 void report_data_total_cells(struct report_table *t, uint64_t sum, uint64_t samples, uint64_t total);
+/* Data object obj's members (structure fields) into out, most counted
+ * first: how many; and a member's cells, as report_data_object_cells'
+ * (report_dataobj.c). */
+size_t report_data_members_of(const struct model *m, size_t obj, size_t *out);
+void report_data_member_cells(struct report_table *t, const struct model *m, size_t member, uint64_t total);
 /* --sync-objects: synchronization waits by object (report_sync.c). */
 void report_sync_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
 /* Lock-holder blame (report_blame.c): waits by waiting function, object and

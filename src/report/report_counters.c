@@ -9,6 +9,7 @@
  * with the share of each object's samples served by each level (L1, L2,
  * LLC, DRAM ...) when the samples have a data source.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,8 +207,11 @@ void report_data_objects(struct report_doc *d, const struct model *m, const stru
 void report_data_precise(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
 	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
+	size_t *mem = malloc((m->ndata_members + 1) * sizeof(*mem));
 
-	if (!order) {
+	if (!order || !mem) {
+		free(order);
+		free(mem);
 		report_doc_fail(d, "the table of data objects");
 		return;
 	}
@@ -217,6 +221,7 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 			order[n++] = i;
 	if (!n) {
 		free(order);
+		free(mem);
 		return;
 	}
 	sort_model = m;
@@ -266,7 +271,16 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 		report_str(t, model_metric_info(x->metric)->name);
 		report_data_object_cells(t, m, order[i], total);
 		level_cells(t, x->level_samples, x->samples, levels, nlevels);
+		size_t k = report_data_members_of(m, order[i], mem);
+		for (size_t j = 0; j < k; j++) {        /* its structure's members (DWARF) */
+			report_row(t);
+			report_str(t, model_metric_info(x->metric)->name);
+			report_data_member_cells(t, m, mem[j], total);
+			for (int l = 0; l < nlevels; l++)
+				report_num(t, NAN);     /* levels are counted by object */
+		}
 	}
 	report_table_emit(d, t);
 	free(order);
+	free(mem);
 }

@@ -92,10 +92,36 @@ static const char *member_name(const struct model *m, const struct model_data_me
 	return buf;
 }
 
+size_t report_data_members_of(const struct model *m, size_t obj, size_t *out)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < m->ndata_members; j++)
+		if (m->data_members[j].object == obj)
+			out[k++] = j;
+	sort_model = m;
+	qsort(out, k, sizeof(*out), cmp_member);
+	return k;
+}
+
+void report_data_member_cells(struct report_table *t, const struct model *m, size_t member, uint64_t total)
+{
+	const struct model_data_member *y = &m->data_members[member];
+	char buf[1024];
+
+	report_u64(t, y->value);
+	report_pct(t, report_pct_of(y->value, total));
+	report_u64(t, y->samples);
+	report_u64(t, y->field >= 0 ? m->data_types[y->type].fields[y->field].size : 0);
+	report_str(t, member_name(m, y, buf, sizeof(buf)));
+	report_str(t, "");
+	report_str(t, "");
+	report_pct(t, 0);
+}
+
 void report_data_clock(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
-	char buf[1024];
-	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
+		size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
 	size_t *mem = malloc((m->ndata_members + 1) * sizeof(*mem));
 	size_t n = 0;
 	uint64_t sum = 0, samples = 0;
@@ -133,23 +159,11 @@ void report_data_clock(struct report_doc *d, const struct model *m, const struct
 		report_row(t);
 		report_depth(t, 0);
 		report_data_object_cells(t, m, order[i], m->total[MODEL_CPU]);
-		size_t k = 0;
-		for (size_t j = 0; j < m->ndata_members; j++)
-			if (m->data_members[j].object == order[i])
-				mem[k++] = j;
-		qsort(mem, k, sizeof(*mem), cmp_member);
+		size_t k = report_data_members_of(m, order[i], mem);
 		for (size_t j = 0; j < k; j++) {
-			const struct model_data_member *y = &m->data_members[mem[j]];
 			report_row(t);
 			report_depth(t, 1);
-			report_u64(t, y->value);
-			report_pct(t, report_pct_of(y->value, m->total[MODEL_CPU]));
-			report_u64(t, y->samples);
-			report_u64(t, y->field >= 0 ? m->data_types[y->type].fields[y->field].size : 0);
-			report_str(t, member_name(m, y, buf, sizeof(buf)));
-			report_str(t, "");
-			report_str(t, "");
-			report_pct(t, 0);
+			report_data_member_cells(t, m, mem[j], m->total[MODEL_CPU]);
 		}
 	}
 	report_table_emit(d, t);

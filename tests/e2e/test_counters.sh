@@ -81,13 +81,15 @@ assert rows[\"gen_hot\"][\"excl_cache-misses\"] == 650000 and rows[\"gen_cold\"]
 check dataspace_objects_by_construction sh -c "\"\$TALLY\" report hwc.exp --data-objects --format json | python3 -c '
 import json, sys
 rows = {r[\"name\"]: r for r in json.load(sys.stdin)[\"data_objects\"]}
-want = {\"<Total>\": 1070, \"gen_grid\": 600, \"gen_counter\": 300, \"gen_table\": 40, \"<Heap: 2K-4K bytes>\": 20,
-        \"<Heap: gen_alloc>\": 50, \"<Stack>\": 30, \"<Unknown: no address>\": 20, \"<Unknown: anonymous>\": 10}
+want = {\"<Total>\": 1070, \"gen_grid\": 600, \"<Scalars>\": 300, \"gen_table\": 40, \"<Heap: 2K-4K bytes>\": 20,
+        \"<Heap: gen_alloc>\": 50, \"<Stack>\": 30, \"<Unknown: no address>\": 20, \"<Unknown: anonymous>\": 10,
+        \"{struct gen_entry}.hot\": 40}
 for k, n in want.items():
     assert rows[k][\"samples\"] == n and rows[k][\"events\"] == n * 1000, (k, rows.get(k))
 assert rows[\"gen_grid\"][\"size\"] == 65536 * 8 and rows[\"gen_grid\"][\"object\"] == \"hwcgen\"
 assert rows[\"gen_grid\"][\"top_function\"] == \"gen_hot\" and abs(rows[\"gen_grid\"][\"top_pct\"] - 83.33) < 0.01
-assert rows[\"gen_counter\"][\"top_function\"] == \"gen_cold\" and rows[\"<Heap: gen_alloc>\"][\"size\"] == 4096
+assert rows[\"<Scalars>\"][\"top_function\"] == \"gen_cold\" and rows[\"<Heap: gen_alloc>\"][\"size\"] == 4096
+assert rows[\"{struct gen_entry}.hot\"][\"size\"] == 4 and \"{struct gen_entry}.cold\" not in rows
 assert len(rows) == len(want), sorted(rows)
 '"
 # The data source of each precise sample (DATA_SAMPLE_SRC, as the collector
@@ -96,7 +98,7 @@ assert len(rows) == len(want), sorted(rows)
 check dataspace_objects_by_level_served sh -c "\"\$TALLY\" report hwc.exp --data-objects --format json | python3 -c '
 import json, sys
 rows = {r[\"name\"]: r for r in json.load(sys.stdin)[\"data_objects\"]}
-g, c, t = rows[\"gen_grid\"], rows[\"gen_counter\"], rows[\"<Total>\"]
+g, c, t = rows[\"gen_grid\"], rows[\"<Scalars>\"], rows[\"<Total>\"]
 assert abs(g[\"from_l1\"] - 100 * 400 / 600) < 0.01 and abs(g[\"from_dram\"] - 100 * 100 / 600) < 0.01, g
 assert g[\"from_llc\"] == 0 and c[\"from_llc\"] == 100 and c[\"from_l1\"] == 0, c
 assert rows[\"gen_table\"][\"from_l1\"] == 0 and abs(t[\"from_l1\"] - 100 * 400 / 1070) < 0.01, t

@@ -14,8 +14,8 @@
  *   gen_hot:  3000 cycles samples, 1500 instructions samples (IPC 0.5)
  *   gen_cold: 1000 cycles samples, 3000 instructions samples (IPC 3)
  *   cache-misses: 600 samples in gen_grid (500 from gen_hot, 100 from
- *   gen_cold), 300 in gen_counter (gen_cold), 40 in gen_table (a static,
- *   gen_hot), 50 in a heap block malloc'd by gen_alloc, 30 on the stack,
+ *   gen_cold), 300 in gen_counter (gen_cold: a scalar, so <Scalars>), 40
+ *   in gen_table (a static array of structures, gen_hot: all on .hot), 50 in a heap block malloc'd by gen_alloc, 30 on the stack,
  *   20 without an address, 10 in anonymous memory, 20 (gen_cold) in a block
  *   of 3000 bytes known by its DATA_BLOCK record alone (`record --data`
  *   without -H: named by its size class); each sample 1000 misses.
@@ -47,7 +47,8 @@
 
 double gen_grid[65536];                /* .bss, 512 KiB */
 long gen_counter = 1;                  /* .data */
-static int gen_table[100] = { 1 };     /* a file-static (.data) */
+/* a file-static array of structures (.data): its samples on .hot */
+static struct gen_entry { int hot, cold; } gen_table[50] = { { 1, 0 } };
 
 /* Functions whose addresses make the stacks: never called. */
 #define GEN(name)                                                            \
@@ -258,7 +259,7 @@ int main(int argc, char **argv)
 	data_samples(&hwc, 2, gen_cold, 100, (uint64_t)(uintptr_t)&gen_grid[1], 8, 0);
 	data_samples_from(&hwc, 2, gen_cold, 300, (uint64_t)(uintptr_t)&gen_counter, 0, EXP_DATA_STORE,
 			  SRC_STORE_L3);
-	data_samples(&hwc, 1, gen_hot, 40, (uint64_t)(uintptr_t)gen_table, 4, 0);
+	data_samples(&hwc, 1, gen_hot, 40, (uint64_t)(uintptr_t)gen_table, sizeof(gen_table[0]), 0);
 	data_samples(&hwc, 1, gen_hot, 50, HEAP_BLOCK, 64, 0);
 	data_samples(&hwc, 1, gen_hot, 30, 0x7ffc00001000ull, 8, EXP_DATA_STACK);
 	data_samples(&hwc, 1, gen_hot, 20, 0, 0, EXP_DATA_ADDR_UNKNOWN);
@@ -270,5 +271,5 @@ int main(int argc, char **argv)
 	close(dirfd);
 	printf("cycles %llu instructions %llu cache-misses %llu\n", 4000 * CYCLE_PERIOD, 4500 * CYCLE_PERIOD,
 	       1070 * MISS_PERIOD);
-	return gen_table[0] == 1 ? 0 : 1;
+	return gen_table[0].hot == 1 ? 0 : 1;
 }
