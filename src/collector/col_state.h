@@ -13,7 +13,9 @@
  *
  * The collector is a house of layers.  Each file includes and calls only
  * files on lower lines (or its own header); modules on one line are
- * independent of each other.  tests/e2e/test_layers.sh checks both, reading
+ * independent of each other.  Below the top line, a function tally
+ * interposes is called through the table of real ones, COL_REAL(name)
+ * (col_real.h): a bare name( is the interposer, on the top line.  tests/e2e/test_layers.sh checks both, reading
  * this list ("a:b" is module a with the files b.*, too):
  *
  * layers:
