@@ -305,7 +305,11 @@ int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
 	 * handlers and memory, but is not the program). */
 	if (col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) != 0)
 		return COL_FDS_NO_HELPER;
-	long pid = clone(aside_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s);
+	/* glibc's clone, past our interposer (no CLONE_THREAD: it would only
+	 * pass the call on); the table is resolved by now but for a first
+	 * call, where the helper is done without. */
+	long pid = col_real.clone ? COL_REAL(clone)(aside_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s)
+				  : -1;
 	if (pid > 0)       /* exit signal 0: reaped here, never seen by the program's wait() */
 		col_syscall(SYS_wait4, pid, NULL, __WCLONE, NULL);
 	else
