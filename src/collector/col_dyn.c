@@ -98,8 +98,14 @@ static void fill(void *rec, uint32_t flags, uint64_t time_ns, uint64_t addr, uin
 	r->flags = flags;
 }
 
-int col_dyn_func(uint32_t flags, uint64_t time_ns, uint64_t addr, uint64_t size, const char *name,
-		 const uint32_t (*lines)[2], uint32_t nlines, const void *code)
+/* col_dyn_func's work; `held`: the calling thread, already inside the
+ * collector (the process's end holds it), or NULL to enter it here.  A
+ * small record goes through the thread's block; only one that cannot (too
+ * big, or the thread busy) takes whole blocks of its own: at the end, where
+ * col_enter refuses, a perf map's every line took 16 KiB that way (5,000
+ * lines, 79 MB of dyn.dat). */
+static int dyn_func(struct col_thread *held, uint32_t flags, uint64_t time_ns, uint64_t addr, uint64_t size,
+		    const char *name, const uint32_t (*lines)[2], uint32_t nlines, const void *code)
 {
 	if (!col_proc.active || dyn_file())
 		return -1;
@@ -111,11 +117,12 @@ int col_dyn_func(uint32_t flags, uint64_t time_ns, uint64_t addr, uint64_t size,
 	uint8_t small[DYN_SMALL] __attribute__((aligned(8)));
 	struct col_thread *t;
 
-	if (len <= DYN_SMALL && (t = col_enter())) {
+	if (len <= DYN_SMALL && (t = held ? held : col_enter())) {
 		memset(small, 0, len);
 		fill(small, flags, time_ns, addr, size, name, name_len, lines, nlines, code, code_len);
 		int rc = col_write_sigsafe(t, EXP_FILE_DYN, EXP_REC_DYN_FUNC, small, len);
-		col_leave(t);
+		if (!held)
+			col_leave(t);
 		return rc;
 	}
 	size_t mapped;
@@ -128,6 +135,12 @@ int col_dyn_func(uint32_t flags, uint64_t time_ns, uint64_t addr, uint64_t size,
 	exp_record_publish_sigsafe(rec, EXP_REC_DYN_FUNC, len);
 	exp_large_release_sigsafe(rec, mapped);
 	return 0;
+}
+
+int col_dyn_func(uint32_t flags, uint64_t time_ns, uint64_t addr, uint64_t size, const char *name,
+		 const uint32_t (*lines)[2], uint32_t nlines, const void *code)
+{
+	return dyn_func(NULL, flags, time_ns, addr, size, name, lines, nlines, code);
 }
 
 int col_dyn_unload(uint64_t addr)
@@ -217,7 +230,7 @@ static uint64_t hex(const char **p)
 }
 
 /* /tmp/perf-PID.map: `START SIZE name` per line. */
-static void read_perf_map(void)
+static void read_perf_map(struct col_thread *held)
 {
 	char path[64];
 	size_t len, maplen;
@@ -236,7 +249,7 @@ static void read_perf_map(void)
 			p++;
 			uint64_t size = hex(&p);
 			if (*p == ' ' && size && p[1])
-				col_dyn_func(EXP_DYN_PERFMAP, 0, start, size, p + 1, NULL, 0, NULL);
+				dyn_func(held, EXP_DYN_PERFMAP, 0, start, size, p + 1, NULL, 0, NULL);
 		}
 		l = nl ? nl + 1 : buf + len;
 	}
@@ -247,7 +260,7 @@ static void read_perf_map(void)
  * then records { u32 id, u32 total_size, u64 timestamp, ... }; JIT_CODE_LOAD
  * (id 0) has pid, tid, vma, code_addr, code_size, code_index, the name
  * (NUL-terminated) and the code. */
-static void read_jitdump(const char *path)
+static void read_jitdump(struct col_thread *held, const char *path)
 {
 	size_t len, maplen;
 	char *buf = read_all(path, &len, &maplen);
@@ -279,7 +292,7 @@ static void read_jitdump(const char *path)
 			size_t nlen = strnlen(name, total - 56);
 			size_t code_off = 56 + nlen + 1;
 			if (nlen < total - 56 && code_size <= total - code_off && code_size < (1u << 30)) {
-				col_dyn_func(EXP_DYN_JITDUMP, tsc ? 0 : ts, code_addr, code_size, name, NULL, 0,
+				dyn_func(held, EXP_DYN_JITDUMP, tsc ? 0 : ts, code_addr, code_size, name, NULL, 0,
 					     buf + off + code_off);
 			}
 		}
@@ -354,7 +367,7 @@ static int scan_maps(void *p)
 }
 
 /* jit-PID.dump files this process has mapped (the JIT maps it for perf). */
-static void find_jitdumps(void)
+static void find_jitdumps(struct col_thread *held)
 {
 	struct jit_scan s;
 
@@ -366,7 +379,7 @@ static void find_jitdumps(void)
 		return;
 	}
 	for (int i = 0; i < s.n; i++)
-		read_jitdump(s.found[i]);
+		read_jitdump(held, s.found[i]);
 }
 
 /* Has this process recorded anything that may hold a pc or a stack (any
@@ -382,12 +395,17 @@ static bool pcs_recorded(void)
 
 void col_dyn_at_exit(void)
 {
+	/* The end holds this thread (col_thread_hold_for_end): its records go
+	 * through its block (attached, it is not held: each enters). */
+	struct col_thread *t = col_thread_self_sigsafe();
+	struct col_thread *held = t && atomic_load_explicit(&t->busy, memory_order_relaxed) ? t : NULL;
+
 	if (!col_proc.active)
 		return;
-	read_perf_map();
+	read_perf_map(held);
 	/* Reading /proc/self/maps was a third of a short process's end: one
 	 * that recorded no pc (a shell's short commands, mostly) has nothing a
 	 * jitdump could name. */
 	if (pcs_recorded())
-		find_jitdumps();
+		find_jitdumps(held);
 }
