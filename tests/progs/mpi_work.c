@@ -59,6 +59,15 @@ static double in_mpi_ms;
 		call;                              \
 		in_mpi_ms += cpu_ms() - in_mpi_c0; \
 	} while (0)
+/* ... and the wall time of its waits (MPI_Barrier, MPI_Wait), each made
+ * as WAITED(call): what the tracer's mpi.time of them must be. */
+static double waited_ms;
+#define WAITED(call)                                                       \
+	do {                                                               \
+		double waited_t0 = clock_ms(CLOCK_MONOTONIC);              \
+		call;                                                      \
+		waited_ms += clock_ms(CLOCK_MONOTONIC) - waited_t0;        \
+	} while (0)
 
 /* Burn `ms` milliseconds of this thread's CPU time. */
 __attribute__((noinline)) static double work(double ms)
@@ -76,7 +85,7 @@ __attribute__((noinline)) static void wait_for_last(void)
 	char token[8];
 	MPI_Request req;
 	IN_MPI(MPI_Irecv(token, 8, MPI_BYTE, size - 1, 7, MPI_COMM_WORLD, &req));
-	IN_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	WAITED(IN_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE)));
 	calls++;
 }
 
@@ -92,13 +101,14 @@ static void imbalance(double unit)
 	double units = rank == size - 1 ? 3 : 1;
 
 	work(units * unit);
-	IN_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	WAITED(IN_MPI(MPI_Barrier(MPI_COMM_WORLD)));
 	work(units * unit);
 	if (rank == size - 1)
 		release_others();
 	else
 		wait_for_last();
 	printf("outside %d %.0f\n", rank, (clock_ms(CLOCK_PROCESS_CPUTIME_ID) - in_mpi_ms) * 1e6);
+	printf("waited %d %.0f\n", rank, waited_ms * 1e6);
 	fflush(stdout);
 }
 
