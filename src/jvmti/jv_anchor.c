@@ -28,66 +28,62 @@ static uint64_t u64_sym(const char *name, int *ok)
 	return p ? *p : 0;
 }
 
+/* The entry of VMStructs table `table` (gHotSpotVM{Structs,Types,IntConstants})
+ * whose name at `name_sym`'s offset is `name` (and, for the structs,
+ * whose type at gHotSpotVMStructEntryTypeNameOffset is `type`), or NULL.
+ * Each table ends with an entry of no name. */
+static const char *vm_entry(const char *table_sym, const char *stride_sym, const char *name_sym,
+			    const char *name, const char *type)
+{
+	int ok = 1;
+	char *const *table = dlsym(RTLD_DEFAULT, table_sym);
+	uint64_t stride = u64_sym(stride_sym, &ok);
+	uint64_t name_at = u64_sym(name_sym, &ok);
+	uint64_t type_at = type ? u64_sym("gHotSpotVMStructEntryTypeNameOffset", &ok) : 0;
+
+	if (!ok || !table || !*table || !stride)
+		return NULL;
+	for (const char *e = *table; ; e += stride) {
+		const char *n = *(const char *const *)(const void *)(e + name_at);
+		const char *t = type ? *(const char *const *)(const void *)(e + type_at) : n;
+		if (!t)
+			return NULL;
+		if (n && !strcmp(n, name) && (!type || !strcmp(t, type)))
+			return e;
+	}
+}
+
 /* The offset of field `field` of type `type` in VMStructs, or 0. */
 static uint64_t field_offset(const char *type, const char *field)
 {
 	int ok = 1;
-	char *const *table = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
-	uint64_t stride = u64_sym("gHotSpotVMStructEntryArrayStride", &ok);
-	uint64_t type_at = u64_sym("gHotSpotVMStructEntryTypeNameOffset", &ok);
-	uint64_t field_at = u64_sym("gHotSpotVMStructEntryFieldNameOffset", &ok);
-	uint64_t offset_at = u64_sym("gHotSpotVMStructEntryOffsetOffset", &ok);
+	const char *e = vm_entry("gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride",
+				 "gHotSpotVMStructEntryFieldNameOffset", field, type);
+	uint64_t at = u64_sym("gHotSpotVMStructEntryOffsetOffset", &ok);
 
-	if (!ok || !table || !*table || !stride)
-		return 0;
-	for (const char *e = *table; ; e += stride) {
-		const char *t = *(const char *const *)(const void *)(e + type_at);
-		const char *f = *(const char *const *)(const void *)(e + field_at);
-		if (!t)
-			return 0;
-		if (f && !strcmp(t, type) && !strcmp(f, field))
-			return *(const uint64_t *)(const void *)(e + offset_at);
-	}
+	return e && ok ? *(const uint64_t *)(const void *)(e + at) : 0;
 }
 
 /* The size of type `type` in VMStructs' type table, or 0. */
 static uint64_t type_size(const char *type)
 {
 	int ok = 1;
-	char *const *table = dlsym(RTLD_DEFAULT, "gHotSpotVMTypes");
-	uint64_t stride = u64_sym("gHotSpotVMTypeEntryArrayStride", &ok);
-	uint64_t name_at = u64_sym("gHotSpotVMTypeEntryTypeNameOffset", &ok);
-	uint64_t size_at = u64_sym("gHotSpotVMTypeEntrySizeOffset", &ok);
+	const char *e = vm_entry("gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride",
+				 "gHotSpotVMTypeEntryTypeNameOffset", type, NULL);
+	uint64_t at = u64_sym("gHotSpotVMTypeEntrySizeOffset", &ok);
 
-	if (!ok || !table || !*table || !stride)
-		return 0;
-	for (const char *e = *table; ; e += stride) {
-		const char *t = *(const char *const *)(const void *)(e + name_at);
-		if (!t)
-			return 0;
-		if (!strcmp(t, type))
-			return *(const uint64_t *)(const void *)(e + size_at);
-	}
+	return e && ok ? *(const uint64_t *)(const void *)(e + at) : 0;
 }
 
 /* The value of integer constant `name` in VMStructs, or `otherwise`. */
 static int64_t int_constant(const char *name, int64_t otherwise)
 {
 	int ok = 1;
-	char *const *table = dlsym(RTLD_DEFAULT, "gHotSpotVMIntConstants");
-	uint64_t stride = u64_sym("gHotSpotVMIntConstantEntryArrayStride", &ok);
-	uint64_t name_at = u64_sym("gHotSpotVMIntConstantEntryNameOffset", &ok);
-	uint64_t value_at = u64_sym("gHotSpotVMIntConstantEntryValueOffset", &ok);
+	const char *e = vm_entry("gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryArrayStride",
+				 "gHotSpotVMIntConstantEntryNameOffset", name, NULL);
+	uint64_t at = u64_sym("gHotSpotVMIntConstantEntryValueOffset", &ok);
 
-	if (!ok || !table || !*table || !stride)
-		return otherwise;
-	for (const char *e = *table; ; e += stride) {
-		const char *t = *(const char *const *)(const void *)(e + name_at);
-		if (!t)
-			return otherwise;
-		if (!strcmp(t, name))
-			return *(const int32_t *)(const void *)(e + value_at);
-	}
+	return e && ok ? *(const int32_t *)(const void *)(e + at) : otherwise;
 }
 
 /* HotSpot x86-64 (frame_x86.hpp): below the saved frame pointer, the
