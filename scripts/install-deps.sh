@@ -43,6 +43,7 @@ munge               test
 iproute2            test
 openssh-client      test
 dropbear-bin        test
+strace              test
 musl-tools          test
 chromium            test
 golang-go           test
