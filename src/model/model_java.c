@@ -407,7 +407,7 @@ long model_java_entry(struct build *b, struct proc_ctx *c, const uint64_t *pcs, 
 	/* nj, or those recovered with the frames inlined into them */
 	uint32_t jcap = n + 1 + RECOVERED_INLINED_MAX;
 	struct jframe *jf = malloc(jcap * sizeof(*jf));
-	uint32_t cap = n + 4;
+	uint32_t cap = nn + jcap + 4;         /* machine and Java frames, merged, and marks */
 	struct out out = { malloc(cap * sizeof(uint32_t)), malloc(cap * sizeof(uint64_t)), 0, cap };
 	long e = -1;
 
