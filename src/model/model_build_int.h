@@ -428,12 +428,12 @@ struct model_block_event {
 };
 /* Replay ev (sorted here by time) into *out; 0, or -1 out of memory. */
 int model_heap_blocks_replay(struct model_block_event *ev, size_t n, struct model_heap_blocks *out);
-/* The process's --data blocks (DATA_BLOCK records: one ends the block at
- * its address, released or allocated again, and with a size begins one)
- * as events into ev (p->ndblocks of them; returned); replayed into *out
- * (0, or -1 out of memory). */
-size_t model_block_events_of_data(const struct exp_proc *p, struct model_block_event *ev);
-int model_heap_blocks_of_data(const struct exp_proc *p, struct model_heap_blocks *out);
+/* The process's heap blocks replayed into *out: with_heap, from the heap
+ * tracer's events (a free, delete or realloc ends the block it releases;
+ * an allocation, realloc's new block too, begins one); and from --data's
+ * DATA_BLOCK records (one ends the block at its address, released or
+ * allocated again, and with a size begins one).  0, or -1 out of memory. */
+int model_heap_blocks_of(const struct exp_proc *p, bool with_heap, struct model_heap_blocks *out);
 /* The block holding addr at time t, among the 64 starting nearest below it. */
 const struct model_heap_block *model_heap_block_at(const struct model_heap_blocks *bl, uint64_t addr, uint64_t t);
 /* That block named `<Heap: FUNC>` (FUNC: the allocating stack's leaf

@@ -290,7 +290,7 @@ static int ctx_open(struct ctx *x, struct build *b, struct proc_ctx *c)
 	memset(x, 0, sizeof(*x));
 	x->b = b;
 	x->c = c;
-	if ((p->ndblocks && model_heap_blocks_of_data(p, &x->blocks)) || frames_index(x) ||
+	if ((p->ndblocks && model_heap_blocks_of(p, false, &x->blocks)) || frames_index(x) ||
 	    (p->ndfiles && files_of(p, &x->files, &x->nfiles))) {
 		ctx_close(x);
 		return -1;

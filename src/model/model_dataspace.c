@@ -29,30 +29,6 @@
 
 #include "model/model_build_int.h"
 
-/* The process's heap blocks from the heap tracer's events (a free, delete
- * or realloc ends the block it releases; an allocation, realloc's new block
- * too, begins one) and from --data's DATA_BLOCK records (by size class
- * without -H).  0, or -1 out of memory. */
-static int heap_blocks(const struct exp_proc *p, struct model_heap_blocks *out)
-{
-	struct model_block_event *ev = malloc((p->nheap + p->ndblocks + 1) * sizeof(*ev));
-
-	if (!ev)
-		return -1;
-	model_block_events_of_data(p, ev + p->nheap);
-	for (size_t i = 0; i < p->nheap; i++) {
-		const struct exp_heap *h = &p->heap[i];
-		bool frees = h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || h->op == EXP_HEAP_REALLOC;
-		bool allocates = h->op != EXP_HEAP_FREE && h->op != EXP_HEAP_DELETE;
-		ev[i] = (struct model_block_event){ h->time_ns,
-						    frees ? (h->op == EXP_HEAP_REALLOC ? h->old_addr : h->addr) : 0,
-						    allocates ? h->addr : 0, allocates ? h->size : 0, h->stack_id };
-	}
-	int rc = model_heap_blocks_replay(ev, p->nheap + p->ndblocks, out);
-	free(ev);
-	return rc;
-}
-
 /* The data object `name` of `object` in metric mm, made on first use;
  * its index, or -1 if out of memory. */
 long model_data_object_of(struct build *b, const char *name, const char *object, uint64_t size, int mm)
@@ -226,7 +202,7 @@ int model_build_dataspace(struct build *b, struct proc_ctx *c, const struct mode
 
 	if (!p->ndsamples)
 		return 0;
-	if ((p->nheap || p->ndblocks) && heap_blocks(p, &blocks))
+	if ((p->nheap || p->ndblocks) && model_heap_blocks_of(p, true, &blocks))
 		return -1;
 	for (size_t i = 0; i < p->ndsamples && !rc; i++) {
 		const struct exp_data_sample *s = &p->dsamples[i].s;

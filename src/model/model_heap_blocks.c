@@ -143,24 +143,27 @@ bool model_heap_block_name(struct build *b, struct proc_ctx *c, const struct mod
 	return true;
 }
 
-size_t model_block_events_of_data(const struct exp_proc *p, struct model_block_event *ev)
+int model_heap_blocks_of(const struct exp_proc *p, bool with_heap, struct model_heap_blocks *out)
 {
-	for (size_t i = 0; i < p->ndblocks; i++) {
-		const struct exp_data_block *d = &p->dblocks[i];
-		ev[i] = (struct model_block_event){ d->time_ns, d->addr, d->size ? d->addr : 0, d->size,
-						    d->stack_id };
-	}
-	return p->ndblocks;
-}
-
-int model_heap_blocks_of_data(const struct exp_proc *p, struct model_heap_blocks *out)
-{
-	struct model_block_event *ev = malloc((p->ndblocks + 1) * sizeof(*ev));
+	size_t nheap = with_heap ? p->nheap : 0;
+	struct model_block_event *ev = malloc((nheap + p->ndblocks + 1) * sizeof(*ev));
 
 	if (!ev)
 		return -1;
-	model_block_events_of_data(p, ev);
-	int rc = model_heap_blocks_replay(ev, p->ndblocks, out);
+	for (size_t i = 0; i < nheap; i++) {
+		const struct exp_heap *h = &p->heap[i];
+		bool frees = h->op == EXP_HEAP_FREE || h->op == EXP_HEAP_DELETE || h->op == EXP_HEAP_REALLOC;
+		bool allocates = h->op != EXP_HEAP_FREE && h->op != EXP_HEAP_DELETE;
+		ev[i] = (struct model_block_event){ h->time_ns,
+						    frees ? (h->op == EXP_HEAP_REALLOC ? h->old_addr : h->addr) : 0,
+						    allocates ? h->addr : 0, allocates ? h->size : 0, h->stack_id };
+	}
+	for (size_t i = 0; i < p->ndblocks; i++) {
+		const struct exp_data_block *d = &p->dblocks[i];
+		ev[nheap + i] = (struct model_block_event){ d->time_ns, d->addr, d->size ? d->addr : 0, d->size,
+							    d->stack_id };
+	}
+	int rc = model_heap_blocks_replay(ev, nheap + p->ndblocks, out);
 	free(ev);
 	return rc;
 }
