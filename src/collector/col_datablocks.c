@@ -58,7 +58,7 @@ struct col_data_blocks {
 	struct held slot[SLOTS];
 };
 
-static _Atomic uint64_t epoch;   /* clock signals so far, all threads */
+static _Atomic uint64_t epoch;   /* clock and counter signals so far, all threads */
 
 void col_data_epoch_tick_sigsafe(void)
 {
@@ -80,7 +80,9 @@ static void put_block(struct col_thread *t, const struct held *h)
 /* Write the held blocks of table b (through w's files) and empty it. */
 static void write_out(struct col_thread *w, struct col_data_blocks *b)
 {
-	for (uint32_t i = 0; i < SLOTS && b->used; i++)
+	if (!b->used)                     /* every slot empty: nothing to write or clear */
+		return;
+	for (uint32_t i = 0; i < SLOTS; i++)
 		if (b->slot[i].addr > DROPPED)
 			put_block(w, &b->slot[i]);
 	memset(b->slot, 0, sizeof(b->slot));

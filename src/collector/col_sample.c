@@ -400,8 +400,6 @@ static bool own_thread(const struct col_thread *t, const void *uc)
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	if (col_proc.opt.data)      /* a sample may see the blocks allocated so far */
-		col_data_epoch_tick_sigsafe();
 	uint64_t entry_ns = col_now_ns_sigsafe();
 	int saved_errno = errno;
 
@@ -418,6 +416,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
+	/* A clock or counter sample may see the blocks allocated so far
+	 * (col_datablocks.c); a switch event's signal above samples no data. */
+	if (col_proc.opt.data)
+		col_data_epoch_tick_sigsafe();
 	if (col_counters_signal_sigsafe(sig, si, uc, entry_ns)) {
 		struct col_thread *ct = col_thread_self_sigsafe();
 		if (ct && !ct->exiting && !atomic_exchange_explicit(&ct->busy, 1, memory_order_acquire)) {
