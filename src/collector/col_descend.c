@@ -158,7 +158,6 @@ static int name_descendant(const char *parent, const char *suffix)
 		     col_proc.lineage, EXP_PROC_SUFFIX) >= (int)sizeof(col_proc.log_path))
 		return errno = ENAMETOOLONG, -1;
 	col_proc.proc_file = true;
-	atomic_store(&col_proc.dir_owner, 0);
 	atomic_store(&col_proc.dir_state, 0);
 	return 0;
 }

@@ -125,20 +125,20 @@ static int open_proc_file(void)
  * 0 or -errno. */
 static int dir_ready(void)
 {
-	int s = 0;
+	int s = 0, self = -(int)col_sys_gettid();
 
 	if (!col_proc.proc_file)
 		return 0;
 	if (atomic_load(&col_proc.dir_state) == 2)
 		return col_proc.dirfd >= 0 || col_fds_lean() ? 0 : -ENOENT;
-	if (!atomic_compare_exchange_strong(&col_proc.dir_state, &s, 1)) {
-		if (atomic_load(&col_proc.dir_owner) == (int)col_sys_gettid())
+	/* The maker is named in the same store that claims the making. */
+	if (!atomic_compare_exchange_strong(&col_proc.dir_state, &s, self)) {
+		if (s == self)
 			return -EAGAIN;
-		while (atomic_load(&col_proc.dir_state) == 1)
+		while (atomic_load(&col_proc.dir_state) < 0)
 			col_syscall(SYS_sched_yield);
 		return col_proc.dirfd >= 0 ? 0 : -ENOENT;
 	}
-	atomic_store(&col_proc.dir_owner, (int)col_sys_gettid());
 	int rc = 0;
 	if (col_real.mkdir(col_proc.dir, 0755) != 0 && errno != EEXIST)
 		rc = -errno;
@@ -150,7 +150,6 @@ static int dir_ready(void)
 	}
 	if (rc < 0)
 		col_log_error_sigsafe(col_proc.dir, -rc, "its record files are not made");
-	atomic_store(&col_proc.dir_owner, 0);
 	atomic_store(&col_proc.dir_state, 2);
 	return rc;
 }

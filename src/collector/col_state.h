@@ -202,8 +202,9 @@ struct col_process {
 	char log_path[4200];           /* the log: DIR/log.txt, or the process file */
 	bool proc_file;                /* a descendant: log, counters and threads
 	                                  in ROOT/LINEAGE.proc (exp_records.h) */
-	_Atomic int dir_state;         /* proc_file: 0 dir not made, 1 being made, 2 made */
-	_Atomic int dir_owner;         /* the thread making it (state 1) */
+	_Atomic int dir_state;         /* proc_file: 0 dir not made, 2 made, -TID being
+	                                  made by thread TID (one store: no signal
+	                                  can find it being made by nobody) */
 	char root[4096];               /* the founder's experiment directory */
 	char lineage[256];             /* "" founder, "_f1", "_f1_x1", ... */
 	int32_t rank;                  /* MPI rank whose experiment this is part of; -1 none */
