@@ -139,13 +139,18 @@ static struct {
 	char buf[4096];
 } held;
 
-/* Keep `len` bytes, the calling thread holding, if they fit: true. */
+/* Keep `len` bytes, the calling thread holding, if they fit: true.  The
+ * room is taken before the copy: the thread's own signal handler, logging
+ * in the middle of it, holds its bytes after these, not over them. */
 static bool hold(const char *buf, size_t len)
 {
-	if (held.n + len > sizeof(held.buf))
+	size_t at = held.n;
+
+	if (at + len > sizeof(held.buf))
 		return false;
-	memcpy(held.buf + held.n, buf, len);
-	held.n += len;
+	held.n = at + len;
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(held.buf + at, buf, len);
 	held.records += len && !buf[0];
 	return true;
 }
