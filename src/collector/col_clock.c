@@ -255,7 +255,7 @@ void col_clock_keep_apart_sigsafe(pid_t tid)
 	static _Atomic pid_t done[64];
 	struct keep_apart k = { tid };
 
-	if (atomic_load(&way) != WAY_SIGTRAP || col_real_perf_forbidden())
+	if (atomic_load(&way) != WAY_SIGTRAP)
 		return;
 	for (int i = 0; i < 64; i++) {
 		pid_t cur = atomic_load(&done[i]);
@@ -268,6 +268,10 @@ void col_clock_keep_apart_sigsafe(pid_t tid)
 		if (i == 63)
 			return;                /* enough threads kept apart */
 	}
+	/* A thread met again returned above: the seccomp question (a
+	 * system call or two) is asked once per thread kept apart. */
+	if (col_real_perf_forbidden())
+		return;
 	int rc = col_fds_use(open_apart, &k);
 	col_log_sigsafe(rc == 0 ? "clock.apart" : "clock.apart.failed", rc == 0 ? "a thread that lost its clock's "
 			"progress to the threads it makes has them apart" : "could not keep a thread's children apart");
