@@ -17,14 +17,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli/cli_datasrc.h"
+#include "cli/cli_events.h"
 
 #define SYSFS "/sys/bus/event_source/devices"
 
@@ -55,6 +54,8 @@ static bool read_line(const char *dir, const char *pmu, const char *name, char *
 		return false;
 	bool ok = fgets(buf, (int)len, f) != NULL;
 	fclose(f);
+	if (!ok)
+		buf[0] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return ok;
 }
@@ -113,10 +114,8 @@ static bool event_config(const char *dir, const char *pmu, const char *spec, uin
  * collector's to retry); 0 or an errno. */
 static int probe(const struct exp_event *ev)
 {
-	struct perf_event_attr a;
+	int fd = cli_event_open_counting(ev, 1);
 
-	exp_event_attr(ev, 1, true, &a);
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	close(fd);
@@ -150,7 +149,12 @@ bool cli_datasrc_choose(struct exp_event *ev, char *why, size_t len)
 			snprintf(evfile, sizeof(evfile), "events/%s", c->event);
 			if (!read_line(dir, c->pmu, evfile, line, sizeof(line)))
 				continue;                /* this PMU has no such event */
-			if (!event_config(dir, c->pmu, line, cfg, bad, sizeof(bad))) {
+			bool placed = event_config(dir, c->pmu, line, cfg, bad, sizeof(bad));
+			if (placed && cfg[2]) {      /* the event carries config and config1 only */
+				snprintf(bad, sizeof(bad), "%s", "config2");
+				placed = false;
+			}
+			if (!placed) {
 				snprintf(refusal, sizeof(refusal), "%s/%s: term '%s' has no format tally reads",
 					 c->pmu, c->event, bad);
 				refused = refusal;

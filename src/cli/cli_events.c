@@ -19,7 +19,7 @@
 
 #define CMD "record"
 
-static int open_counting(const struct exp_event *ev, int excl_kernel)
+int cli_event_open_counting(const struct exp_event *ev, int excl_kernel)
 {
 	struct perf_event_attr a;
 
@@ -54,9 +54,9 @@ int cli_events_check(const struct exp_event *evs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		const struct exp_event *ev = &evs[i];
-		int fd = open_counting(ev, 0);
+		int fd = cli_event_open_counting(ev, 0);
 		if (fd < 0)
-			fd = open_counting(ev, 1);
+			fd = cli_event_open_counting(ev, 1);
 		if (fd >= 0) {
 			close(fd);
 			continue;

@@ -12,4 +12,8 @@
  * the event, the cause (no PMU, not permitted, ...) and what works. */
 int cli_events_check(const struct exp_event *evs, int n);
 
+/* Open `ev` once in this process as a counting event of this process
+ * (user mode only with excl_kernel): its descriptor, or -1 with errno. */
+int cli_event_open_counting(const struct exp_event *ev, int excl_kernel);
+
 #endif
