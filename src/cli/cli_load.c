@@ -3,6 +3,7 @@
  * cli_load.c — loading experiments and building the model for the analysis
  * commands (see cli_load.h).
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,16 +382,27 @@ static long long option_value(const char *options, const char *key, long long df
 
 /* The "options:" line of the first experiment's log (the founder's), into
  * buf; false when there is none to read (not an experiment yet, or a log
- * before the line). */
+ * before the line).  Loaded: the reader's; else read here, never from a
+ * file that is not a regular one (a FIFO would block). */
 static bool first_options(const struct cli_input *in, char *buf, size_t len)
 {
 	char path[PATH_MAX], line[EXP_OPTIONS_MAX + 16];
+	struct stat st;
 	bool found = false;
 
+	if (in && in->nexps) {
+		const char *opts = exp_proc_log(&in->exps[0].procs[0], "options");
+		if (opts)
+			snprintf(buf, len, "%s", opts);
+		return opts != NULL;
+	}
 	if (!in || !in->npaths)
 		return false;
 	snprintf(path, sizeof(path), "%s/%s", in->paths[0], EXP_LOG_NAME);
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
 	while (f && !found && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "options: ", 9)) {
 			line[strcspn(line, "\n")] = 0;
@@ -400,6 +412,13 @@ static bool first_options(const struct cli_input *in, char *buf, size_t len)
 	if (f)
 		fclose(f);
 	return found;
+}
+
+/* Was metric mi's option on in a log's options line `opts` (a metric of
+ * no option always is)? */
+static bool metric_on(const char *opts, const struct model_metric_info *mi)
+{
+	return !mi->log_key || option_value(opts, mi->log_key, mi->log_off) != mi->log_off;
 }
 
 /* "--metric heap: unknown metric 'heap' (did you mean heap.bytes,
@@ -421,7 +440,7 @@ static void unknown_metric(const char *cmd, const char *list, const char *tok, c
 			continue;
 		na += (size_t)snprintf(all + na, na < sizeof(all) ? sizeof(all) - na : 0, "%s%s", na ? ", " : "",
 				       mi->name);
-		if (known && (!mi->log_key || option_value(opts, mi->log_key, mi->log_off) != mi->log_off))
+		if (known && metric_on(opts, mi))
 			nh += (size_t)snprintf(has + nh, nh < sizeof(has) ? sizeof(has) - nh : 0, "%s%s",
 					       nh ? ", " : "", mi->name);
 		if (!strncmp(mi->name, tok, strlen(tok)))
@@ -558,7 +577,7 @@ int cli_metrics_recorded(const char *cmd, const struct cli_input *in, const enum
 		bool on = false;
 		for (size_t e = 0; e < in->nexps && !on; e++) {
 			const char *opts = exp_proc_log(&in->exps[e].procs[0], "options");
-			on = !opts || option_value(opts, mi->log_key, mi->log_off) != mi->log_off;
+			on = !opts || metric_on(opts, mi);
 		}
 		if (!on && mi->kind == MODEL_KIND_SAMPLED)
 			cli_error(cmd, "--metric %s: no %s: recorded with %s 0", mi->name, mi->events, mi->record);
