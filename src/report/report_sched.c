@@ -12,7 +12,7 @@
 void report_sched_overview(struct report_doc *d, const struct model *m)
 {
 	char buf[512];
-	size_t with = 0;
+	size_t with = 0, rows = 0;
 
 	if (m->present & (1u << MODEL_WALL))
 		return;                  /* --states: report_states_overview's table */
@@ -36,6 +36,7 @@ void report_sched_overview(struct report_doc *d, const struct model *m)
 		if (!e || !e->has_sched || e->end_ns <= e->start_ns)
 			continue;
 		uint64_t life = e->end_ns - e->start_ns, on = e->sched_cpu_ns + e->run_delay_ns;
+		rows++;
 		report_row(t);
 		if (m->nprocs > 1)
 			report_str(t, m->procs[th->proc].label);
@@ -47,7 +48,7 @@ void report_sched_overview(struct report_doc *d, const struct model *m)
 		report_u64(t, life > on ? life - on : 0);
 	}
 	report_table_emit(d, t);
-	if (with < m->nthreads)
+	if (rows < m->nthreads)
 		report_note(d, "%zu of %zu threads not in the table: shorter than 50 ms (their schedstat is not "
-			       "read), still running at the end, or no schedstat here.", m->nthreads - with, m->nthreads);
+			       "read), still running at the end, or no schedstat here.", m->nthreads - rows, m->nthreads);
 }
