@@ -454,6 +454,16 @@ void out_image_read_run_delays(struct out_image *im)
 		buf[n] = 0;
 		if (sscanf(buf, "%llu %llu", &cpu, &delay) != 2)
 			continue;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		/* A run delay that has not moved since the two reads before:
+		 * the last one's time is moved up instead (the same shares,
+		 * not an entry per poll for the thread's whole life). */
+		if (t->nrd >= 2 && t->rd[t->nrd - 1].run_delay_ns == delay && t->rd[t->nrd - 2].run_delay_ns == delay) {
+			t->rd[t->nrd - 1].time_ns = now;
+			continue;
+		}
 		if (t->nrd == t->cap_rd) {
 			uint32_t cap = t->cap_rd ? 2 * t->cap_rd : 64;
 			struct out_run_delay *v = realloc(t->rd, cap * sizeof(*v));
@@ -462,10 +472,7 @@ void out_image_read_run_delays(struct out_image *im)
 			t->rd = v;
 			t->cap_rd = cap;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		t->rd[t->nrd++] = (struct out_run_delay){ (uint64_t)ts.tv_sec * 1000000000ull +
-							  (uint64_t)ts.tv_nsec, delay };
+		t->rd[t->nrd++] = (struct out_run_delay){ now, delay };
 	}
 }
 
