@@ -409,7 +409,6 @@ struct model_blame {
 };
 #define MODEL_BLAME_UNKNOWN UINT32_MAX
 
-/* A function's time on the critical path across threads (model_critical.c). */
 /* The kinds of wait the critical path crosses (model_critical_waits.c): the
  * SYNC records' ops (enum exp_sync_op), then the descriptors'. */
 enum model_crit_kind {
@@ -418,6 +417,7 @@ enum model_crit_kind {
 	MODEL_CRIT_KINDS
 };
 
+/* A function's time on the critical path across threads (model_critical.c). */
 struct model_crit {
 	uint32_t func;
 	uint64_t ns;               /* its time on the path, callees' included ... */
