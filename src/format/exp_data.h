@@ -99,6 +99,15 @@ struct exp_java_method_ev {
 	char *klass, *name, *sig, *src;  /* as the JVM spells them ("Lp/C;", "m", "(I)V", "C.java") */
 };
 
+/* A place in compiled code where the JIT inlined something (one entry of a
+ * JIT_INLINE record): its frames are the code's inline_frames[first ..
+ * first + nframes), innermost first. */
+struct exp_jit_inline_place {
+	uint32_t offset;                 /* from the code's start */
+	uint32_t nframes;                /* 2..EXP_JIT_INLINE_DEPTH_MAX */
+	size_t first;
+};
+
 /* Dynamic code appearing (EXP_REC_JIT_CODE) or going (EXP_REC_JIT_UNLOAD). */
 struct exp_jit_ev {
 	bool unload;
@@ -109,9 +118,10 @@ struct exp_jit_ev {
 	char *name;                      /* NULL for an unload */
 	uint32_t nlines;
 	uint32_t *lines;                 /* nlines pairs: offset, line */
-	uint32_t ninline;                /* EXP_REC_JIT_INLINE entries, by offset ... */
-	size_t inline_len;
-	uint8_t *inline_data;            /* ... as written: exp_jit_inline_pc, frames */
+	uint32_t ninline;                /* places of `inlines` (EXP_REC_JIT_INLINE entries) */
+	struct exp_jit_inline_place *inlines;  /* by offset, then file order */
+	size_t ninline_frames;
+	struct exp_jit_inline_frame *inline_frames;  /* the places' frames, as written */
 };
 
 struct exp_fd_ev {

@@ -127,23 +127,38 @@ int exp_take_jit_code(struct exp_proc *p, size_t *cap, const void *rec, uint32_t
 	return 0;
 }
 
+/* Places by offset; of one offset, the first written first (its frames
+ * came first). */
+static int cmp_inline_place(const void *a, const void *b)
+{
+	const struct exp_jit_inline_place *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
 int exp_take_jit_inline(struct exp_proc *p, const void *rec, uint32_t len, char *cause, size_t cause_len)
 {
 	struct exp_jit_inline r;
 	const uint8_t *b = rec;
-	size_t at = sizeof(r);
+	size_t at = sizeof(r), nframes = 0;
 
 	memcpy(&r, rec, sizeof(r));
 	for (uint32_t i = 0; i < r.npcs; i++) {
 		struct exp_jit_inline_pc pc;
-		if (at + sizeof(pc) > len)
-			break;
+		if (at + sizeof(pc) > len) {
+			snprintf(cause, cause_len, "jit-inline record of %u entries ends after %u of them "
+				 "(length %u)", r.npcs, i, len);
+			return 1;
+		}
 		memcpy(&pc, b + at, sizeof(pc));
 		if (pc.nframes < 2 || pc.nframes > EXP_JIT_INLINE_DEPTH_MAX) {
 			snprintf(cause, cause_len, "jit-inline record's entry %u has %u frames", i, pc.nframes);
 			return 1;
 		}
 		at += sizeof(pc) + (size_t)pc.nframes * sizeof(struct exp_jit_inline_frame);
+		nframes += pc.nframes;
 	}
 	if (at != len) {
 		snprintf(cause, cause_len, "jit-inline record of %u entries has length %u", r.npcs, len);
@@ -158,34 +173,48 @@ int exp_take_jit_inline(struct exp_proc *p, const void *rec, uint32_t len, char 
 			 "jit-code record before it starts", (unsigned long long)r.start);
 		return 1;
 	}
-	uint8_t *d = realloc(e->inline_data, e->inline_len + (len - sizeof(r)));
-	if (!d)
+	if (!r.npcs)
+		return 0;
+	struct exp_jit_inline_place *places = realloc(e->inlines, (e->ninline + (size_t)r.npcs) * sizeof(*places));
+	if (!places)
 		return -1;
-	memcpy(d + e->inline_len, b + sizeof(r), len - sizeof(r));
-	e->inline_data = d;
-	e->inline_len += len - sizeof(r);
-	e->ninline += r.npcs;
+	e->inlines = places;
+	struct exp_jit_inline_frame *frames = realloc(e->inline_frames,
+						      (e->ninline_frames + nframes) * sizeof(*frames));
+	if (!frames)
+		return -1;
+	e->inline_frames = frames;
+	at = sizeof(r);
+	for (uint32_t i = 0; i < r.npcs; i++) {
+		struct exp_jit_inline_pc pc;
+		memcpy(&pc, b + at, sizeof(pc));
+		at += sizeof(pc);
+		places[e->ninline++] = (struct exp_jit_inline_place){ pc.offset, pc.nframes, e->ninline_frames };
+		memcpy(frames + e->ninline_frames, b + at, (size_t)pc.nframes * sizeof(*frames));
+		e->ninline_frames += pc.nframes;
+		at += (size_t)pc.nframes * sizeof(*frames);
+	}
+	/* Each record is written by offset, but one code's records may come
+	 * in any order: keep the whole by offset for exp_jit_inline_at. */
+	qsort(e->inlines, e->ninline, sizeof(*e->inlines), cmp_inline_place);
 	return 0;
 }
 
 uint32_t exp_jit_inline_at(const struct exp_jit_ev *e, uint64_t off, const struct exp_jit_inline_frame **frames)
 {
-	const uint8_t *b = e->inline_data;
-	uint64_t best_off = UINT64_MAX;
-	uint32_t best = 0;
+	size_t lo = 0, hi = e->ninline;
 
-	for (size_t at = 0; b && at + sizeof(struct exp_jit_inline_pc) <= e->inline_len;) {
-		struct exp_jit_inline_pc pc;
-		memcpy(&pc, b + at, sizeof(pc));
-		at += sizeof(pc);
-		if (pc.offset >= off && pc.offset < best_off) {
-			best_off = pc.offset;
-			best = pc.nframes;
-			*frames = (const struct exp_jit_inline_frame *)(const void *)(b + at);
-		}
-		at += (size_t)pc.nframes * sizeof(struct exp_jit_inline_frame);
+	while (lo < hi) {             /* the first place at or after off */
+		size_t mid = lo + (hi - lo) / 2;
+		if (e->inlines[mid].offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	if (lo == e->ninline)
+		return 0;
+	*frames = e->inline_frames + e->inlines[lo].first;
+	return e->inlines[lo].nframes;
 }
 
 int exp_take_jit_unload(struct exp_proc *p, size_t *cap, const void *rec, uint32_t len,
@@ -278,7 +307,8 @@ void exp_code_free(struct exp_proc *p)
 	for (size_t i = 0; i < p->njit; i++) {
 		free(p->jit[i].name);
 		free(p->jit[i].lines);
-		free(p->jit[i].inline_data);
+		free(p->jit[i].inlines);
+		free(p->jit[i].inline_frames);
 	}
 	free(p->jmethods);
 	free(p->jit);

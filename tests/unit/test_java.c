@@ -144,6 +144,69 @@ static void records_checked(void)
 	CHECK(exp_take_thread_name(&t, &n, sizeof(n), cause, sizeof(cause)) == 1);
 }
 
+/* A JIT_INLINE record of code 0x1000 in buf: entries at offs[0..n), each
+ * of two frames (method 0x10 + k inlined into 0x100); returns its length. */
+static size_t inline_rec(uint8_t *buf, const uint32_t *offs, uint32_t n)
+{
+	struct exp_jit_inline r = { 0, n, 0x1000 };
+	size_t at = sizeof(r);
+
+	memcpy(buf, &r, sizeof(r));
+	for (uint32_t k = 0; k < n; k++) {
+		struct exp_jit_inline_pc pc = { offs[k], 2 };
+		struct exp_jit_inline_frame f[2] = { { 0x10 + k, 7, 0 }, { 0x100, 12, 0 } };
+		memcpy(buf + at, &pc, sizeof(pc));
+		memcpy(buf + at + sizeof(pc), f, sizeof(f));
+		at += sizeof(pc) + sizeof(f);
+	}
+	return at;
+}
+
+/* JIT_INLINE: a place's frames are those of the first entry at or after
+ * the offset, whatever the order of one code's records; a record whose
+ * count of entries exceeds its length is refused (before: taken, as far as
+ * its bytes went). */
+static void inline_records_checked(void)
+{
+	struct exp_proc p;
+	uint8_t buf[512];
+	char cause[256];
+	size_t dcap = 0;
+	const struct exp_jit_inline_frame *in = NULL;
+	struct {
+		struct exp_jit_code r;
+		char name[8];
+	} d = { { 0 }, "m" };
+
+	memset(&p, 0, sizeof(p));
+	d.r.kind = EXP_JIT_JAVA;
+	d.r.name_len = 2;
+	d.r.start = 0x1000;
+	d.r.size = 0x100;
+	d.r.method = 0x100;
+	CHECK(exp_take_jit_code(&p, &dcap, &d, sizeof(d), cause, sizeof(cause)) == 0);
+	size_t len = inline_rec(buf, (uint32_t[]){ 0x40, 0x80 }, 2);
+	CHECK(exp_take_jit_inline(&p, buf, (uint32_t)len, cause, sizeof(cause)) == 0);
+	len = inline_rec(buf, (uint32_t[]){ 0x10, 0x60 }, 2);      /* a later record, lower offsets */
+	CHECK(exp_take_jit_inline(&p, buf, (uint32_t)len, cause, sizeof(cause)) == 0);
+	CHECK(p.jit[0].ninline == 4);
+	CHECK(exp_jit_inline_at(&p.jit[0], 0x10, &in) == 2 && in[0].method == 0x10 && in[1].method == 0x100);
+	CHECK(exp_jit_inline_at(&p.jit[0], 0x11, &in) == 2 && in[0].method == 0x10 && in[0].line == 7);
+	CHECK(exp_jit_inline_at(&p.jit[0], 0x41, &in) == 2 && in[0].method == 0x11);  /* 0x60's */
+	CHECK(exp_jit_inline_at(&p.jit[0], 0x30, &in) == 2 && in[0].method == 0x10);  /* 0x40's */
+	CHECK(exp_jit_inline_at(&p.jit[0], 0x81, &in) == 0);
+	/* Three entries said, two written: refused, naming the count. */
+	len = inline_rec(buf, (uint32_t[]){ 0x20, 0x30 }, 2);
+	struct exp_jit_inline r;
+	memcpy(&r, buf, sizeof(r));
+	r.npcs = 3;
+	memcpy(buf, &r, sizeof(r));
+	CHECK(exp_take_jit_inline(&p, buf, (uint32_t)len, cause, sizeof(cause)) == 1);
+	CHECKF(strstr(cause, "3 entries") != NULL, "%s", cause);
+	CHECK(p.jit[0].ninline == 4);
+	exp_code_free(&p);
+}
+
 /* ---- a JVM's samples, by hand -------------------------------------------- */
 
 enum { M_A = 0x100, M_B = 0x200, M_MAIN = 0x300 };
@@ -323,6 +386,7 @@ int main(void)
 {
 	RUN(names_as_written);
 	RUN(records_checked);
+	RUN(inline_records_checked);
 	jvm_setup();
 	RUN(user_view);
 	RUN(expert_view);
