@@ -32,6 +32,7 @@
 #include "cli/cli_kernel.h"
 #include "cli/cli_outside.h"
 #include "cli/cli_record.h"
+#include "cli/cli_seccomp.h"
 #include "cli/cli_target.h"
 #include "format/exp_launch.h"
 #include "format/exp_records.h"
@@ -285,6 +286,26 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 			     (unsigned long long)o->counters[i].period);
 	if (o->launch.data && o->data_source[0])
 		cli_log_line(log, "data.source", "%s", o->data_source);
+	if (log_close(log) != 0) {
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The seccomp filter the program starts under, as probed
+ * (cli_seccomp.c), in the log's head; 0 or -1 */
+static int log_seccomp(const char *dir, const char *why)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
+	FILE *log = log_append(path);
+	if (!log) {
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	cli_log_line(log, "seccomp", "%s", why);
 	if (log_close(log) != 0) {
 		cli_error(CMD, "%s: %s", path, strerror(errno));
 		return -1;
@@ -659,8 +680,11 @@ int cmd_record(int argc, char **argv)
 	}
 	o.launch.limit_bytes = o.limit > 0 ? o.limit : 0;
 	o.launch.launch_ns = (int64_t)cli_now_ns(CLOCK_MONOTONIC);   /* --delay, --duration */
+	char seccomp_why[256];
+	bool filtered = !outside && cli_seccomp_probe(&o.launch, seccomp_why, sizeof(seccomp_why));
 	if (write_log_head(dir, &o, &target, nprog, prog) != 0 ||
-	    (rank >= 0 && log_rank(dir, rank, rank_from) != 0)) {
+	    (rank >= 0 && log_rank(dir, rank, rank_from) != 0) ||
+	    (filtered && log_seccomp(dir, seccomp_why) != 0)) {
 		cli_record_remove_dir(dir);
 		return CLI_FATAL;
 	}

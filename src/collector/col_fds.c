@@ -290,16 +290,16 @@ int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
 	char stack[8192] __attribute__((aligned(16)));
 	struct aside s = { fn, arg, COL_FDS_NO_HELPER };
 	uint64_t all = ~0ull, old;
-	int saved = errno, tracer, seccomp;
+	int saved = errno;
 
 	/* A single thread: none can open a file while this one is here (and a
 	 * clone costs ~40 us of CPU, an open ~3).  Never under a seccomp
-	 * filter: it may kill a clone it does not expect (the descriptor is
-	 * then lost as such, not the program). */
+	 * filter that may kill a clone it does not expect (unless tally record
+	 * probed it safe: col_real.c; the descriptor is then lost as such, not
+	 * the program). */
 	if (!needed && !atomic_load_explicit(&col_proc.threaded, memory_order_relaxed))
 		return COL_FDS_NO_HELPER;
-	col_real_proc_status(&tracer, &seccomp);
-	if (seccomp == 2)
+	if (col_real_clone_forbidden())
 		return COL_FDS_NO_HELPER;
 	/* No signal may run a handler in the helper (it has the program's
 	 * handlers and memory, but is not the program). */

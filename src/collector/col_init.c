@@ -106,6 +106,7 @@ static void start(void)
 	col_proc.start_ns = col_now_ns_sigsafe();
 	const char *opts = getenv(EXP_ENV_OPTIONS);
 	int bad_options = exp_launch_decode(opts, &col_proc.opt);
+	col_real_seccomp_probed((int)col_proc.opt.seccomp_filters, col_proc.opt.seccomp_safe);
 	col_counters_configure(getenv(EXP_ENV_COUNTERS));
 	/* Passed on to exec'd programs even when they get a cleaned environment. */
 	const char *v = getenv(EXP_ENV_PRELOAD);
@@ -150,6 +151,9 @@ static void start(void)
 	col_log_start(col_proc.lineage[0] ? "exec" : col_proc.rank_from ? "launcher" : "tally record");
 	if (bad_options)
 		col_log_sigsafe("warning", "TALLY_OPTIONS: items not understood were ignored");
+	if (col_proc.opt.seccomp_filters > 0 && !col_real_perf_forbidden())
+		col_log_sigsafe("seccomp", "perf_event_open made: this thread runs under the filters tally "
+					   "record probed, where the call lived");
 	col_descend_install();
 	col_psample_now_sigsafe(self, col_now_ns_sigsafe());
 	col_cost_outside(self, col_thread_cputime_ns_sigsafe() - cpu2);

@@ -38,6 +38,7 @@
 
 #include "collector/col_glibc.h"
 #include "collector/col_real.h"
+#include "format/exp_launch.h"
 
 /* The table's types are the libc declarations' (checked here, where <stdio.h>
  * and <malloc.h> may be included). */
@@ -50,19 +51,40 @@ COL_REAL_CHAIN(CHECK_TYPE)
 
 /* perf_event_open under a seccomp filter: a filter may kill the caller
  * (SECCOMP_RET_KILL_PROCESS or _THREAD) instead of failing the call, and
- * the program would die of SIGSYS at our first event.  Nothing tells
- * without making the call: a filter's program is readable only by a
- * privileged tracer (PTRACE_SECCOMP_GET_FILTER), a call in place with an
- * invalid argument dies the same way, and a probe process made by clone
- * (what the collector did until issue 19's last items) killed the program
- * under a filter that kills clone.  So under a filter (Seccomp: 2, checked
- * at each call: a program may install one at any time) the collector makes
- * no perf_event_open at all: each fails with EPERM, and the clock falls
+ * the program would die of SIGSYS at our first event.  Nothing inside the
+ * program tells without making the call: a filter's program is readable
+ * only by a privileged tracer (PTRACE_SECCOMP_GET_FILTER), a call in place
+ * with an invalid argument dies the same way, and a probe process made by
+ * clone killed the program under a filter that kills clone.  But `tally
+ * record` can probe outside it: the program inherits exactly the filters
+ * the launcher runs under, and a child of the launcher that made the call
+ * and lived (cli_seccomp.c) shows it safe, passed in the options
+ * (seccomp=FILTERS, seccomp_safe=EXP_SECCOMP_* bits).  So under a filter
+ * (Seccomp: 2) a call is made only when the probe made it and the calling
+ * thread's Seccomp_filters is still the count probed (read again at each
+ * call: a program may add a filter at any time, and a thread its own);
+ * otherwise it fails with EPERM without being made, and the clock falls
  * back to POSIX timers (col_clock.c logs why).  Filters met in practice
  * forbid the call anyway (Docker's default profile fails it with EPERM). */
-static const char perf_forbidden[] =
-	"perf_event_open not tried under a seccomp filter (Seccomp: 2 in /proc/self/status; a filter may "
-	"kill its caller, and a probe process may be killed too)";
+static const char perf_unprobed[] =
+	"perf_event_open not tried under a seccomp filter (Seccomp: 2, and tally record ran under none it "
+	"could probe: a filter installed after start may kill its caller, and a probe process may be "
+	"killed too)";
+static const char perf_killed[] =
+	"perf_event_open not tried under a seccomp filter that kills it (tally record's probe child under "
+	"the same filter was killed)";
+static const char perf_added[] =
+	"perf_event_open not tried under a seccomp filter added after start (Seccomp_filters is not the "
+	"count tally record probed: the new filter may kill its caller)";
+
+static _Atomic int probed_filters = -1;
+static _Atomic unsigned probed_safe;
+
+void col_real_seccomp_probed(int filters, unsigned safe)
+{
+	atomic_store(&probed_safe, safe);
+	atomic_store(&probed_filters, filters);
+}
 
 /* /proc/self/status's value of `key` ("\nSeccomp:") in `buf`, -1 if absent. */
 static int status_value(const char *buf, const char *key)
@@ -76,6 +98,17 @@ static int status_value(const char *buf, const char *key)
 	return *s >= '0' && *s <= '9' ? atoi(s) : -1;
 }
 
+/* The status file `path` into buf (NUL-terminated; empty if unreadable). */
+static void read_status(const char *path, char *buf, size_t len)
+{
+	int fd = (int)col_syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	long n = fd >= 0 ? col_syscall(SYS_read, fd, buf, len - 1) : -1;
+
+	if (fd >= 0)
+		col_syscall(SYS_close, fd);
+	buf[n > 0 ? n : 0] = 0;
+}
+
 void col_real_proc_status(int *tracer_pid, int *seccomp)
 {
 	static _Atomic pid_t read_by;          /* the process whose fields these are */
@@ -85,12 +118,7 @@ void col_real_proc_status(int *tracer_pid, int *seccomp)
 
 	if (atomic_load(&read_by) != me) {
 		char buf[4096];
-		int fd = (int)col_syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
-		long n = fd >= 0 ? col_syscall(SYS_read, fd, buf, sizeof(buf) - 1) : -1;
-
-		if (fd >= 0)
-			col_syscall(SYS_close, fd);
-		buf[n > 0 ? n : 0] = 0;
+		read_status("/proc/self/status", buf, sizeof(buf));
 		tracer = status_value(buf, "\nTracerPid:");
 		atomic_store(&mode, status_value(buf, "\nSeccomp:"));
 		atomic_store(&read_by, me);
@@ -106,24 +134,40 @@ void col_real_proc_status(int *tracer_pid, int *seccomp)
 	*seccomp = atomic_load(&mode);
 }
 
-/* Is this process under a seccomp filter? */
-static bool seccomp_filtered(void)
+/* Why the collector must not make `call` (EXP_SECCOMP_*) in this thread
+ * (a line for the log), or NULL when it may: no filter, or the filters
+ * tally record probed and the call lived there. */
+static const char *seccomp_forbids(unsigned call)
 {
 	int tracer, mode;
 
 	col_real_proc_status(&tracer, &mode);
-	return mode == 2;
+	if (mode != 2)
+		return NULL;
+	int probed = atomic_load(&probed_filters);
+	if (probed <= 0)
+		return perf_unprobed;
+	if (!(atomic_load(&probed_safe) & call))
+		return perf_killed;
+	char buf[4096];
+	read_status("/proc/thread-self/status", buf, sizeof(buf));
+	return status_value(buf, "\nSeccomp_filters:") == probed ? NULL : perf_added;
 }
 
 const char *col_real_perf_forbidden(void)
 {
-	return seccomp_filtered() ? perf_forbidden : NULL;
+	return seccomp_forbids(EXP_SECCOMP_PERF);
+}
+
+bool col_real_clone_forbidden(void)
+{
+	return seccomp_forbids(EXP_SECCOMP_CLONE) != NULL;
 }
 
 static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			       unsigned long flags)
 {
-	if (seccomp_filtered()) {
+	if (col_real_perf_forbidden()) {
 		errno = EPERM;
 		return -1;
 	}

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/eventfd.h>
 #include <sys/select.h>
@@ -330,9 +331,20 @@ extern struct col_real col_real;
 const struct col_real *col_real_table(void);
 
 /* Why the collector's perf_event_open fails with EPERM without being made
- * (the process is under a seccomp filter, which may kill its caller:
- * col_real.c), or NULL. */
+ * (the calling thread is under a seccomp filter, which may kill its caller,
+ * and `tally record` did not probe the call safe under the same filters:
+ * col_real.c), or NULL.  Sigsafe. */
 const char *col_real_perf_forbidden(void);
+
+/* May a clone(CLONE_VM | CLONE_VFORK) of the collector's (col_fds_aside)
+ * be the caller's death under a seccomp filter (as for perf_event_open
+ * above)?  Sigsafe. */
+bool col_real_clone_forbidden(void);
+
+/* What `tally record` probed (exp_launch_options' seccomp_filters and
+ * seccomp_safe): the filter count the program started under (-1: none
+ * probed) and the EXP_SECCOMP_* calls that lived under it.  At start. */
+void col_real_seccomp_probed(int filters, unsigned safe);
 
 /* This process's /proc/self/status fields TracerPid (0: not traced) and
  * Seccomp (2: under a filter), -1 each when unknown: read once per process,

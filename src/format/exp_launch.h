@@ -147,7 +147,19 @@ struct exp_launch_options {
 	bool control;              /* --control: the founder's directory has EXP_CONTROL_NAME */
 	int64_t psample_ns;        /* --process-samples: a PROC_SAMPLE every this many ns
 	                              of wall time; 0: none */
+	int64_t seccomp_filters;   /* the seccomp filters `tally record` ran under
+	                              (Seccomp_filters in /proc/self/status), and so
+	                              the program started under; -1: none, or not
+	                              probed (attach) */
+	uint32_t seccomp_safe;     /* EXP_SECCOMP_* bits: the calls a probe process of
+	                              `tally record`, under those filters, made and
+	                              lived (docs/collector.md, "Seccomp") */
 };
+
+/* The collector's calls a seccomp filter might kill its caller for, probed
+ * by `tally record` (cli_seccomp.c) in a child under the same filters. */
+#define EXP_SECCOMP_PERF 1u        /* perf_event_open (a task-clock event) */
+#define EXP_SECCOMP_CLONE 2u       /* clone(CLONE_VM | CLONE_VFORK): col_fds_aside's helper */
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of
  * CPU in a VM (its interrupt exits to the hypervisor), and a task-clock

@@ -116,6 +116,37 @@ for what in counters states; do
 		test $rc -eq 0 && grep -qx "thread done" out.t &&
 		grep -q "^error: .*not tried under a seccomp filter" self.exp/log.txt; rc=$?; rm -rf self.exp; exit $rc'
 done
+# tally record itself under a filter (a sandbox runs it): it probes the
+# filter in children of its own (cli_seccomp.c) and the program inherits
+# its result.  One that allows perf_event_open keeps perf sampling (timers
+# before: "not tried under a seccomp filter"); one that kills it is named
+# as such; a filter the program adds after start is not trusted, and its
+# thread's events (-c, --states) are not opened under it.
+if ! grep -q "^Seccomp_filters:" /proc/self/status; then
+	skip exec_seccomp_inherited_allowing_filter_keeps_perf "no Seccomp_filters in /proc/self/status (kernel < 5.9)"
+else
+	check exec_seccomp_inherited_allowing_filter_keeps_perf sh -c '
+		./seccomper allow_perf "$TALLY" record -o ia.exp ./spin 0.3 >out.ia 2>err.ia; rc=$?; cat err.ia
+		grep "^seccomp\|^clock" ia.exp/log.txt
+		test $rc -eq 0 && ! grep -q "POSIX" err.ia && grep -q "^clock: perf_event task-clock" ia.exp/log.txt &&
+		! grep -q "^clock.fallback" ia.exp/log.txt &&
+		grep -qx "seccomp: under 1 inherited filter; a probe child making perf_event_open lived, clone lived" ia.exp/log.txt &&
+		"$TALLY" export ia.exp --format collapsed | grep -q ";main"'
+	check exec_seccomp_inherited_killing_filter_named sh -c '
+		./seccomper kill_process "$TALLY" record -o ik.exp ./spin 0.3 >out.ik 2>err.ik; rc=$?; cat err.ik
+		test $rc -eq 0 && test "$(grep -c "sampled by POSIX CPU-time timers" err.ik)" -eq 1 &&
+		grep -q "^seccomp: under 1 inherited filter; a probe child making perf_event_open killed (signal 31), clone lived" ik.exp/log.txt &&
+		grep -q "^clock.fallback: perf_event_open not tried under a seccomp filter that kills it" ik.exp/log.txt'
+	for what in counters states; do
+		opt=--states && test $what = states || opt="-c page-faults/100"
+		check exec_seccomp_added_after_inherited_${what}_thread_lives sh -c '
+			./seccomper allow_perf "$TALLY" record '"$opt"' -o add.exp ./seccomper kill_process --thread >out.a 2>err.a
+			rc=$?; cat out.a err.a; grep "^error\|^seccomp" add.exp/log.txt
+			test $rc -eq 0 && grep -qx "thread done" out.a &&
+			grep -q "^seccomp: perf_event_open made" add.exp/log.txt &&
+			grep -q "^error: .*not tried under a seccomp filter" add.exp/log.txt; rc=$?; rm -rf add.exp; exit $rc'
+	done
+fi
 # The overview names the fallback and its cause (issue 23, item 17), in the
 # process that had it, and blames no signal the program blocked.
 check exec_seccomp_overview_names_the_fallback sh -c '

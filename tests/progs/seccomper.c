@@ -6,9 +6,12 @@
  * the program's death.  With PROGRAM `--thread`, no exec: the process
  * installs the filter itself, after the collector started, then makes a
  * thread that spins 0.2 s of CPU (its per-thread events, `-c`, are opened
- * under a filter the collector did not see at start).  Used by test_exec.sh.
+ * under a filter the collector did not see at start).  With allow_perf,
+ * the filter allows perf_event_open and clone (it fails acct(2) only): run
+ * as `seccomper allow_perf tally record PROGRAM`, the program starts under a
+ * filter tally record probed safe.  Used by test_exec.sh.
  *
- * usage: seccomper kill_process|kill_thread|errno|kill_clone PROGRAM|--thread [ARGS...]
+ * usage: seccomper kill_process|kill_thread|errno|kill_clone|allow_perf PROGRAM|--thread [ARGS...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,14 +45,16 @@ static void *spin(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: seccomper kill_process|kill_thread|errno|kill_clone PROGRAM|--thread [ARGS...]\n");
+		fprintf(stderr, "usage: seccomper kill_process|kill_thread|errno|kill_clone|allow_perf "
+				"PROGRAM|--thread [ARGS...]\n");
 		return 2;
 	}
-	bool clones = !strcmp(argv[1], "kill_clone");
+	bool clones = !strcmp(argv[1], "kill_clone"), allow = !strcmp(argv[1], "allow_perf");
 	unsigned action = !strcmp(argv[1], "kill_process") || clones ? SECCOMP_RET_KILL_PROCESS
 			  : !strcmp(argv[1], "kill_thread")             ? SECCOMP_RET_KILL_THREAD
 									: SECCOMP_RET_ERRNO | EPERM;
-	unsigned first = clones ? SYS_clone : SYS_perf_event_open, second = clones ? SYS_clone3 : SYS_perf_event_open;
+	unsigned first = clones ? SYS_clone : allow ? SYS_acct : SYS_perf_event_open,
+		 second = clones ? SYS_clone3 : allow ? SYS_acct : SYS_perf_event_open;
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
@@ -75,7 +80,7 @@ int main(int argc, char **argv)
 		printf("thread done\n");
 		return 0;
 	}
-	execv(argv[2], argv + 2);
+	execvp(argv[2], argv + 2);
 	perror("seccomper: exec");
 	return 127;
 }

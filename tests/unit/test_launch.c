@@ -82,7 +82,7 @@ static void defaults(void)
 	CHECK(exp_launch_decode("", &o) == 0 && same(&o, &d));
 	CHECK(exp_launch_encode(&d, buf, sizeof(buf)) > 0);
 	CHECKF(!strcmp(buf, "hz=1000,heap=0,sync=-1,io=0,follow=1,frames=1024,mpi=0,limit=0,java=1,states=0,holders=1,data=0,"
-			    "launch=0,delay=0,duration=0,toggle=0,control=0,psample=1000000000"), "%s", buf);
+			    "launch=0,delay=0,duration=0,toggle=0,control=0,psample=1000000000,seccomp=-1,seccomp_safe=0"), "%s", buf);
 }
 
 static void hand_made_strings(void)
