@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "collector/col_debugframe.h"
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
@@ -49,7 +50,9 @@ struct seen {
 	struct col_object o;
 	uint64_t name_hash;
 	uint64_t map_ns;              /* its MAP record's time */
+	uint64_t obj_lo, obj_hi;      /* the object's PT_LOAD segments, runtime addresses */
 	bool fresh;                   /* not in the previous scan */
+	bool cfi_looked;              /* its file looked at for a .debug_frame */
 	uint32_t flags;               /* EXP_MAP_* */
 	uint8_t build_id[EXP_BUILD_ID_MAX];
 	uint8_t build_id_len;
@@ -202,6 +205,15 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	read_build_id(info, &base);
 	read_eh_frame_hdr(info, &base.o);
+	base.obj_lo = UINT64_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type != PT_LOAD)
+			continue;
+		base.obj_lo = lo < base.obj_lo ? lo : base.obj_lo;
+		base.obj_hi = lo + ph->p_memsz > base.obj_hi ? lo + ph->p_memsz : base.obj_hi;
+	}
 	base.name_hash = hash_str(base.path);
 	if (base.flags & EXP_MAP_VDSO)
 		archive_vdso(info, &base);
@@ -245,6 +257,43 @@ static void write_map(struct col_thread *t, const struct seen *s, uint64_t time_
 	col_write_sigsafe(t, EXP_FILE_MAPS, EXP_REC_MAP, &u, len);
 }
 
+static bool is_tallys(const struct seen *s)
+{
+	const char *base = strrchr(s->path, '/');
+	uint64_t self = (uint64_t)(uintptr_t)&col_objects_init;
+
+	return (self >= s->o.text_lo && self < s->o.text_hi) ||
+	       !strncmp(base ? base + 1 : s->path, "libtally", 8);
+}
+
+/* The unwinder's CFI of segment `s`, this scan's scratch[i]: the previous
+ * scan's for the same segment, the one an earlier segment of the same
+ * object got in this scan, or, for a new object, its .debug_frame's
+ * (col_debugframe.c) where it has one. */
+static void cfi_of(struct seen *s, uint32_t i)
+{
+	const struct seen *from = NULL;
+
+	for (uint32_t j = 0; j < nknown && !from; j++)
+		if (same(s, &known[j]) && known[j].cfi_looked)
+			from = &known[j];
+	for (uint32_t j = 0; j < i && !from; j++)
+		if (scratch[j].cfi_looked && scratch[j].name_hash == s->name_hash && scratch[j].o.bias == s->o.bias)
+			from = &scratch[j];
+	if (from) {
+		s->o.eh_hdr = from->o.eh_hdr;
+		s->o.fde_table = from->o.fde_table;
+		s->o.fde_count = from->o.fde_count;
+		s->o.ro_lo = from->o.ro_lo;
+		s->o.ro_hi = from->o.ro_hi;
+		s->o.cfi2_lo = from->o.cfi2_lo;
+		s->o.cfi2_hi = from->o.cfi2_hi;
+	} else if (!(s->flags & EXP_MAP_VDSO) && !is_tallys(s)) {
+		col_debugframe_add(&s->o, s->path, s->obj_lo, s->obj_hi);
+	}
+	s->cfi_looked = true;
+}
+
 static int cmp_seen(const void *a, const void *b)
 {
 	const struct seen *x = a, *y = b;
@@ -254,7 +303,6 @@ static int cmp_seen(const void *a, const void *b)
 static void publish(void)
 {
 	struct col_object_set *set = col_alloc(sizeof(*set) + nknown * sizeof(struct col_object));
-	uint64_t self = (uint64_t)(uintptr_t)&col_objects_init;
 
 	if (!set) {
 		col_log_error_sigsafe("object snapshot", ENOMEM, "stacks in new objects are cut short");
@@ -264,11 +312,9 @@ static void publish(void)
 	set->n = nknown;
 	set->nself = 0;
 	for (uint32_t i = 0; i < nknown; i++) {
-		const char *base = strrchr(known[i].path, '/');
 		set->obj[i] = known[i].o;
 		/* Ours: the collector, and the other libtally-* (runtime, tracers). */
-		set->obj[i].self = (self >= known[i].o.text_lo && self < known[i].o.text_hi) ||
-				   !strncmp(base ? base + 1 : known[i].path, "libtally", 8);
+		set->obj[i].self = is_tallys(&known[i]);
 		if (set->obj[i].self && set->nself < COL_SELF_MAX) {
 			set->self_lo[set->nself] = known[i].o.text_lo;
 			set->self_hi[set->nself++] = known[i].o.text_hi;
@@ -360,6 +406,7 @@ static void scan(uint64_t map_ns, bool record_all, struct col_thread *held)
 			if (!found)
 				scratch[i].map_ns = map_ns ? map_ns : last_scan_ns;
 			scratch[i].fresh = !found;
+			cfi_of(&scratch[i], i);
 		}
 		for (uint32_t j = 0; j < nknown && !record_all && !gone; j++) {
 			bool found = false;

@@ -2,7 +2,7 @@
  *
  * col_objset.h — the loaded objects as the unwinder sees them: a sorted
  * snapshot of every object's executable range and .eh_frame_hdr search
- * table, published by col_objects.c (which scans outside any handler) and
+ * table (or the one made from its .debug_frame), published by col_objects.c (which scans outside any handler) and
  * read by the unwinder in the signal handler.  The snapshot is replaced by
  * pointer swap; old snapshots are never reused, so a handler holding one
  * stays safe.  Layer 1 (includes nothing of the collector).
@@ -15,6 +15,12 @@
 struct col_object {
 	uint64_t text_lo, text_hi;     /* executable segment(s), runtime addresses */
 	uint64_t ro_lo, ro_hi;         /* readable segment holding .eh_frame(_hdr) */
+	/* A second readable range, or 0 and 0: CFI made at scan from the
+	 * object's .debug_frame (col_debugframe.c), a copy in .eh_frame's
+	 * form with the search table that covers it and the object's own
+	 * .eh_frame; eh_hdr and fde_table are then in it.  An entry is
+	 * read within the range that holds its start. */
+	uint64_t cfi2_lo, cfi2_hi;
 	uint64_t bias;
 	const uint8_t *eh_hdr;         /* .eh_frame_hdr where it is read, or NULL */
 	const uint8_t *fde_table;      /* its sorted (sdata4 initial_loc, sdata4 fde) pairs */

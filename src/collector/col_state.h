@@ -30,7 +30,7 @@
  *   col_signal              the target's dispositions of our signals
  *   col_control             recording off and on: tally_pause, --delay, --duration,
  *                           the toggle signal, the control page
- *   col_objects             the load-object map (MAP records, new snapshots)
+ *   col_objects:col_debugframe   the load-object map (MAP records, new snapshots); .debug_frame made readable
  *   col_stacks              call stacks stored once
  *   col_heap col_datablocks the heap tracer's tables: sums by stack, live blocks, peak;
  *                           --data's heap blocks, written only where a sample may see them

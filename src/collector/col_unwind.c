@@ -86,6 +86,19 @@ static inline const uint8_t *at_rt(const struct col_object *o, uint64_t addr)
 	return (const uint8_t *)(uintptr_t)(addr + (uint64_t)o->mem_delta);
 }
 
+/* The readable range of object `o`'s CFI that holds runtime address
+ * `addr`: the copy made from its .debug_frame, or the segment holding
+ * its .eh_frame (col_objset.h). */
+static inline uint64_t cfi_lo(const struct col_object *o, uint64_t addr)
+{
+	return addr - o->cfi2_lo < o->cfi2_hi - o->cfi2_lo ? o->cfi2_lo : o->ro_lo;
+}
+
+static inline uint64_t cfi_hi(const struct col_object *o, uint64_t addr)
+{
+	return addr - o->cfi2_lo < o->cfi2_hi - o->cfi2_lo ? o->cfi2_hi : o->ro_hi;
+}
+
 static uint64_t rd_bytes(struct rd *r, int n)
 {
 	uint64_t v = 0;
@@ -178,7 +191,7 @@ static bool eval_expr(const struct col_unwind_ctx *ctx, const struct col_object 
 		      const uint8_t *expr, const struct col_regs *regs, bool push_initial,
 		      uint64_t initial, uint64_t *out)
 {
-	struct rd r = { expr, at_rt(o, o->ro_hi), false, o->mem_delta };
+	struct rd r = { expr, at_rt(o, cfi_hi(o, rt_addr(o, expr))), false, o->mem_delta };
 	uint64_t len = rd_uleb(&r);
 	uint64_t st[16];
 	int sp = 0, steps = 0;
@@ -293,9 +306,9 @@ struct cie {
  * body (after the length) or bad. */
 static struct rd entry_at(const struct col_object *o, const uint8_t *p)
 {
-	struct rd r = { p, at_rt(o, o->ro_hi), false, o->mem_delta };
+	struct rd r = { p, at_rt(o, cfi_hi(o, rt_addr(o, p))), false, o->mem_delta };
 
-	if (rt_addr(o, p) < o->ro_lo) {
+	if (rt_addr(o, p) < cfi_lo(o, rt_addr(o, p))) {
 		r.bad = true;
 		return r;
 	}
@@ -396,7 +409,7 @@ static bool find_fde(const struct col_object *o, uint64_t pc, struct cie *c,
 		return false;
 	const uint8_t *id_at = r.p;
 	uint64_t cie_off = rd_bytes(&r, 4);
-	if (r.bad || cie_off == 0 || cie_off > (uint64_t)(id_at - at_rt(o, o->ro_lo)))
+	if (r.bad || cie_off == 0 || cie_off > (uint64_t)(id_at - at_rt(o, cfi_lo(o, rt_addr(o, id_at)))))
 		return false;
 	if (!parse_cie(o, id_at - cie_off, c))
 		return false;
