@@ -20,11 +20,9 @@
 #include <unistd.h>
 
 #include "collector/col_control.h"
-#include "collector/col_datablocks.h"
 #include "collector/col_dyn.h"
 #include "collector/col_export.h"
 #include "collector/col_files.h"
-#include "collector/col_heap.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
@@ -148,62 +146,6 @@ COL_API uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint3
 	uint32_t id = col_stack_from(t, ra, sp, fp);
 	col_leave(t);
 	return id;
-}
-
-/* --data: the block's lifetime in hwc.dat (DATA_BLOCK records), to name
- * the heap block a sampled address falls in (docs/dataspace.md): with -H by
- * its allocating stack, without (stack_id 0) by its size class; only the
- * blocks a clock sample may have seen (col_datablocks.c). */
-static void data_block(struct col_thread *t, int op, uint64_t size, uint64_t addr, uint64_t old,
-		       uint32_t stack_id)
-{
-	if (op == EXP_HEAP_FREE || old)
-		col_data_block_free(t, op == EXP_HEAP_FREE ? addr : old);
-	if (op != EXP_HEAP_FREE && addr)
-		col_data_block_alloc(t, addr, size, stack_id);
-}
-
-COL_API int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,
-			      uint64_t sp, uint64_t fp)
-{
-	struct col_thread *t;
-
-	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
-		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
-		return -1;
-	}
-	if (col_control_paused_sigsafe(0) || !(t = col_enter()))
-		return -1;
-	int rc = 0;
-	uint32_t stack_id = 0;
-	if (col_proc.opt.heap && op == EXP_HEAP_FREE)     /* --data alone: no stack, no heap.dat */
-		col_heap_free(t, addr);
-	else if (col_proc.opt.heap) {
-		struct col_traced_memo *memo;
-		stack_id = col_stack_from_memo(t, ra, sp, fp, &memo);
-		rc = col_heap_alloc(t, stack_id, memo, size, addr, old);
-	}
-	if (col_proc.opt.data)
-		data_block(t, op, size, addr, old, stack_id);
-	col_leave(t);
-	return rc;
-}
-
-COL_API void tally__heap_free(uint64_t addr)
-{
-	struct col_thread *t;
-
-	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
-		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
-		return;
-	}
-	if (col_control_paused_sigsafe(0) || !(t = col_enter()))
-		return;
-	if (col_proc.opt.heap)
-		col_heap_free(t, addr);
-	if (__builtin_expect(col_proc.opt.data, 0))
-		data_block(t, EXP_HEAP_FREE, 0, addr, 0, 0);
-	col_leave(t);
 }
 
 COL_API uint64_t tally__now(void)

@@ -4,7 +4,7 @@
  * records (an allocation's bounds and time, a release's address and time)
  * that let the analyzer name the block a sampled address falls in
  * (docs/dataspace.md).  Called by every traced allocation and release
- * (col_api.c's tally__heap_event), by the clock handler and at thread end.
+ * (col_heap.c's tally__heap_alloc and tally__heap_free), by the clock handler and at thread end.
  *
  * A block allocated and released with no clock sample between (of any
  * thread) can be named by no sample, so neither record is needed.  Each

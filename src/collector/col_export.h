@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/col_export_heap.h"
+
 /* Is this process collecting (starting the collector if the environment
  * says so)? */
 int tally__collecting(void);
@@ -65,18 +67,8 @@ uint32_t tally__trace_wait_begins(int kind, uint64_t ra, uint64_t sp, uint64_t f
  * when a lock is acquired, written later by a thread that waited on it. */
 uint32_t tally__trace_stack(uint64_t ra, uint64_t sp, uint64_t fp, uint32_t *tid);
 
-/* A heap event (tally record -H): an allocation (op EXP_HEAP_MALLOC ...) of
- * `size` bytes at `addr`, replacing block `old` (realloc; 0 none), from the
- * stack of the traced call's caller (ra, sp, fp as for tally__trace_event);
- * or a release (EXP_HEAP_FREE) of `addr`.  Summed by thread and stack and
- * kept as a live block in heap.dat's tables (col_heap.h), not written per
- * event.  0, or -1 if it was not recorded. */
-int tally__heap_event(int op, uint64_t size, uint64_t addr, uint64_t old, uint64_t ra,
-		      uint64_t sp, uint64_t fp);
-
-/* A release of block `addr`: tally__heap_event's EXP_HEAP_FREE, with only
- * what a release needs (half the heap events: their stack is not taken). */
-void tally__heap_free(uint64_t addr);
+/* The heap tracer's entry points, tally__heap_alloc and tally__heap_free:
+ * col_export_heap.h (defined in col_heap.c, with the tables they fill). */
 
 /* Call `fn` in each thread that ends, before its collector state goes (so
  * it may still record), and at the end of the process's main thread. */

@@ -28,16 +28,22 @@
  *               live, and blocks not tracked (a stripe at its largest).
  *
  * So heap.dat grows with distinct stacks per thread and with live blocks,
- * never with events.  Called inside the collector (col_enter) from the
- * tracer's entry point (col_api.c), any thread.
+ * never with events.  The tracer's entry points (tally__heap_alloc,
+ * tally__heap_free, at the end) enter the collector (col_enter) and run the
+ * whole event inline, any thread: the calls between them and the tables
+ * were ~20 instructions of an allocation's path.
  */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "collector/col_control.h"
+#include "collector/col_datablocks.h"
+#include "collector/col_export_heap.h"
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
+#include "collector/col_real.h"
 #include "collector/col_stacks.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
@@ -198,7 +204,7 @@ static inline __attribute__((always_inline)) struct exp_heap_state *get_state(vo
 
 /* A table for t: a spare one when t has none yet, else a new one of
  * `nslots` slots (the full one's mapping goes; its record stays). */
-static struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
+static __attribute__((noinline)) struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
 {
 	col_stacks_forget_aux(t);      /* the slots kept in t's memo are the old table's */
 	if (!t->heap_sums) {
@@ -232,7 +238,7 @@ static struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
 
 /* The slot of `stack_id` of thread t in its table, added if new (NULL: no
  * space). */
-static struct exp_heap_sum *sum_slot(struct col_thread *t, uint32_t stack_id)
+static __attribute__((noinline)) struct exp_heap_sum *sum_slot(struct col_thread *t, uint32_t stack_id)
 {
 	struct exp_heap_sums *tb = t->heap_sums;
 	uint32_t tid = (uint32_t)t->tid;
@@ -424,14 +430,10 @@ static void owner_cache(struct col_thread *t, struct col_heap_owner *o)
 	t->heap_filled = o->filled;
 }
 
-/* t's own table: an unused or ended owner's, taken; NULL if none is left or
- * no table can be mapped (its blocks go to the stripes). */
-static struct col_heap_owner *owner_of(struct col_thread *t)
+/* An unused or ended owner's table for t, taken; NULL if none is left or
+ * no table can be mapped (t's blocks go to the stripes from now on). */
+static __attribute__((noinline)) struct col_heap_owner *owner_take_one(struct col_thread *t)
 {
-	if (__builtin_expect(t->heap_owner != NULL, 1))
-		return t->heap_owner;
-	if (t->heap_owner_none)
-		return NULL;
 	for (uint32_t i = 0; i < OWNERS; i++) {
 		struct col_heap_owner *o = &owners[i];
 		int was = atomic_load(&o->state);
@@ -459,6 +461,14 @@ static struct col_heap_owner *owner_of(struct col_thread *t)
 	return NULL;
 }
 
+/* t's own table, taken at its first allocation; NULL: the stripes'. */
+static inline struct col_heap_owner *owner_of(struct col_thread *t)
+{
+	if (__builtin_expect(t->heap_owner != NULL, 1))
+		return t->heap_owner;
+	return t->heap_owner_none ? NULL : owner_take_one(t);
+}
+
 /* The slot of `addr` in the table of slots s[0..mask], or -1 (the probe
  * ends at an empty slot). */
 static int64_t find(const struct exp_heap_live *s, uint32_t mask, uint64_t addr)
@@ -478,7 +488,7 @@ static int64_t find(const struct exp_heap_live *s, uint32_t mask, uint64_t addr)
  * next generation.  false: it is at LIVE_MAX, or no table could be
  * mapped.  In place, entries move by a copy first and then an emptying, so
  * a reader of the file after a SIGKILL finds each at least once. */
-static bool owner_rebuild(struct col_heap_owner *o)
+static __attribute__((noinline)) bool owner_rebuild(struct col_heap_owner *o)
 {
 	struct exp_heap_live_table *tb = o->tab;
 	struct exp_heap_live *s = slots_of(tb);
@@ -652,7 +662,9 @@ static int64_t take_elsewhere(struct col_thread *t, uint64_t addr)
 	return -1;
 }
 
-void col_heap_free(struct col_thread *t, uint64_t addr)
+/* Block `addr` released by thread t (inside the collector).  Inline into
+ * tally__heap_free: the whole path of a release is one function. */
+static inline __attribute__((always_inline)) void heap_free(struct col_thread *t, uint64_t addr)
 {
 	struct exp_heap_state *st = get_state();
 
@@ -667,8 +679,42 @@ void col_heap_free(struct col_thread *t, uint64_t addr)
 		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->unpaired_frees, 1, memory_order_relaxed);
 }
 
-int col_heap_alloc(struct col_thread *t, uint32_t stack_id, struct col_traced_memo *memo,
-		   uint64_t size, uint64_t addr, uint64_t old)
+/* A block a thread's own table could not take, into its stripe's.  0. */
+static __attribute__((noinline)) int stripe_put(struct col_thread *t, struct exp_heap_state *st,
+						const struct exp_heap_live *v, int64_t delta)
+{
+	unsigned index = stripe_of(v->addr);
+	struct stripe *sp = &stripes[index];
+
+	lock(&sp->lock);
+	if (!room(sp, index)) {
+		unlock(&sp->lock);
+		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->untracked, 1, memory_order_relaxed);
+		if (atomic_load_explicit(&col_proc.file[EXP_FILE_HEAP].full, memory_order_relaxed))
+			col_file_lost_sigsafe(EXP_FILE_HEAP, EXP_CTR_LOST_EVENTS);   /* no space: said once */
+		return 0;
+	}
+	struct exp_heap_live *s = &slots_of(sp->tab)[probe(sp->tab, v->addr)];
+	if (s->addr == v->addr) {     /* allocated again while live: its release was not seen */
+		delta -= (int64_t)s->size;
+		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->reuses, 1, memory_order_relaxed);
+	} else {
+		sp->used++;
+	}
+	put(s, v);
+	unlock(&sp->lock);
+	count_live(st, t, delta, v->stack_id);
+	return 0;
+}
+
+/* An allocation of `size` bytes at `addr` from stack `stack_id` by thread
+ * t (inside the collector).  `memo`: t's memo entry of the stack
+ * (col_stack_from_memo), whose aux keeps the stack's sums slot; NULL none.
+ * 0, or -1 if it could not be recorded (counted).  Inline into
+ * tally__heap_alloc, as heap_free. */
+static inline __attribute__((always_inline)) int heap_alloc(struct col_thread *t, uint32_t stack_id,
+							    struct col_traced_memo *memo, uint64_t size,
+							    uint64_t addr)
 {
 	struct exp_heap_state *st = get_state();
 	struct exp_heap_sum *sum = memo ? memo->aux : NULL;
@@ -679,39 +725,63 @@ int col_heap_alloc(struct col_thread *t, uint32_t stack_id, struct col_traced_me
 	}
 	if (memo)
 		memo->aux = sum;       /* found again with the stack (col_stacks.h) */
-	if (old)
-		col_heap_free(t, old);
 	sum->bytes += size;
 	atomic_store_explicit((_Atomic uint64_t *)&sum->count, sum->count + 1, memory_order_release);
 
 	int64_t delta = (int64_t)size;
 	struct exp_heap_live v = { addr, size, stack_id, (uint32_t)t->tid };
-	if (owner_put(t, st, &v, &delta)) {
-		count_live(st, t, delta, stack_id);
-		return 0;
-	}
-	unsigned index = stripe_of(addr);
-	struct stripe *sp = &stripes[index];
-	lock(&sp->lock);
-	if (!room(sp, index)) {
-		unlock(&sp->lock);
-		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->untracked, 1, memory_order_relaxed);
-		if (atomic_load_explicit(&col_proc.file[EXP_FILE_HEAP].full, memory_order_relaxed))
-			col_file_lost_sigsafe(EXP_FILE_HEAP, EXP_CTR_LOST_EVENTS);   /* no space: said once */
-		return 0;
-	}
-	struct exp_heap_live *s = &slots_of(sp->tab)[probe(sp->tab, addr)];
-	if (s->addr == addr) {     /* allocated again while live: its release was not seen */
-		delta -= (int64_t)s->size;
-		atomic_fetch_add_explicit((_Atomic uint64_t *)&st->reuses, 1, memory_order_relaxed);
-	} else {
-		sp->used++;
-	}
-	put(s, &v);
-	unlock(&sp->lock);
-
+	if (!owner_put(t, st, &v, &delta))
+		return stripe_put(t, st, &v, delta);
 	count_live(st, t, delta, stack_id);
 	return 0;
+}
+
+/* ---- the heap tracer's entry points (col_export.h) ----------------------- */
+
+/* Inside the collector for a heap event of the calling thread, or NULL:
+ * recording has stopped (the size limit: counted), is paused, or the
+ * thread is inside the collector already. */
+static inline __attribute__((always_inline)) struct col_thread *heap_enter(void)
+{
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
+		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
+		return NULL;
+	}
+	if (col_control_paused_sigsafe(0))
+		return NULL;
+	return col_enter();
+}
+
+COL_API int tally__heap_alloc(uint64_t size, uint64_t addr, uint64_t ra, uint64_t sp, uint64_t fp)
+{
+	struct col_thread *t = heap_enter();
+
+	if (!t)
+		return -1;
+	int rc = 0;
+	uint32_t stack_id = 0;         /* --data alone: no stack, no heap.dat */
+	if (col_proc.opt.heap) {
+		struct col_traced_memo *memo;
+		stack_id = col_stack_from_memo(t, ra, sp, fp, &memo);
+		rc = heap_alloc(t, stack_id, memo, size, addr);
+	}
+	if (__builtin_expect(col_proc.opt.data, 0))
+		col_data_block_alloc(t, addr, size, stack_id);
+	col_leave(t);
+	return rc;
+}
+
+COL_API void tally__heap_free(uint64_t addr)
+{
+	struct col_thread *t = heap_enter();
+
+	if (!t)
+		return;
+	if (col_proc.opt.heap)
+		heap_free(t, addr);
+	if (__builtin_expect(col_proc.opt.data, 0))
+		col_data_block_free(t, addr);
+	col_leave(t);
 }
 
 void col_heap_thread_end(struct col_thread *t)

@@ -32,8 +32,9 @@
  *                           the toggle signal, the control page
  *   col_objects:col_debugframe   the load-object map (MAP records, new snapshots); .debug_frame made readable
  *   col_stacks              call stacks stored once
- *   col_heap col_datablocks the heap tracer's tables: sums by stack, live blocks, peak;
- *                           --data's heap blocks, written only where a sample may see them
+ *   col_datablocks          --data's heap blocks, written only where a sample may see them
+ *   col_heap:col_export_heap the heap tracer's tables (sums by stack, live blocks, peak)
+ *                           and its entry points, tally__heap_alloc and tally__heap_free
  *   col_psample col_sched   process samples over time (--process-samples); threads' schedstat at their end
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_states col_counters its off-CPU states (--states); its counters (-c)

@@ -61,11 +61,10 @@ __attribute__((constructor)) static void heap_resolve_init(void)
  * words and loaded back as one 16-byte vector, a load no store could
  * forward to, which stalled every traced call (half of the interposers'
  * samples, perf). */
-static inline __attribute__((always_inline)) void note(struct trace_caller at, uint16_t op, uint64_t size, const void *addr, const void *old)
+static inline __attribute__((always_inline)) void note(struct trace_caller at, uint64_t size, const void *addr)
 {
-	if (trace_option(&on, "heap") <= 0)
-		return;
-	tally__heap_event(op, size, (uint64_t)(uintptr_t)addr, (uint64_t)(uintptr_t)old, at.ra, at.sp, at.fp);
+	if (trace_option(&on, "heap") > 0)
+		tally__heap_alloc(size, (uint64_t)(uintptr_t)addr, at.ra, at.sp, at.fp);
 }
 
 /* Record a release (no stack). */
@@ -81,7 +80,7 @@ TRACE_API void *malloc(size_t n)
 		return arena_alloc(n, 16);
 	void *p = real->malloc(n);
 	if (p)
-		note(TRACE_CALLER(), EXP_HEAP_MALLOC, n, p, NULL);
+		note(TRACE_CALLER(), n, p);
 	return p;
 }
 
@@ -94,7 +93,7 @@ TRACE_API void *calloc(size_t n, size_t size)
 	}
 	void *p = real->calloc(n, size);
 	if (p)
-		note(TRACE_CALLER(), EXP_HEAP_CALLOC, (uint64_t)n * size, p, NULL);
+		note(TRACE_CALLER(), (uint64_t)n * size, p);
 	return p;
 }
 
@@ -129,7 +128,7 @@ TRACE_API void *realloc(void *p, size_t n)
 		note_free(p);
 	void *q = real->realloc(p, n);
 	if (q)
-		note(TRACE_CALLER(), EXP_HEAP_REALLOC, n, q, NULL);
+		note(TRACE_CALLER(), n, q);
 	return q;
 }
 
@@ -148,7 +147,7 @@ TRACE_API void *memalign(size_t align, size_t n)
 		return arena_alloc(n, align >= 16 && !(align & (align - 1)) ? align : 16);
 	void *p = real->memalign(align, n);
 	if (p)
-		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+		note(TRACE_CALLER(), n, p);
 	return p;
 }
 
@@ -158,7 +157,7 @@ TRACE_API int posix_memalign(void **out, size_t align, size_t n)
 		return (*out = arena_alloc(n, align)) ? 0 : ENOMEM;
 	int rc = real->posix_memalign(out, align, n);
 	if (rc == 0)
-		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, *out, NULL);
+		note(TRACE_CALLER(), n, *out);
 	return rc;
 }
 
@@ -168,7 +167,7 @@ TRACE_API void *aligned_alloc(size_t align, size_t n)
 		return arena_alloc(n, align);
 	void *p = real->aligned_alloc(align, n);
 	if (p)
-		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+		note(TRACE_CALLER(), n, p);
 	return p;
 }
 
@@ -178,7 +177,7 @@ TRACE_API void *valloc(size_t n)
 		return NULL;
 	void *p = real->valloc(n);
 	if (p)
-		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+		note(TRACE_CALLER(), n, p);
 	return p;
 }
 
@@ -188,6 +187,6 @@ TRACE_API void *pvalloc(size_t n)
 		return NULL;
 	void *p = real->pvalloc(n);
 	if (p)
-		note(TRACE_CALLER(), EXP_HEAP_MEMALIGN, n, p, NULL);
+		note(TRACE_CALLER(), n, p);
 	return p;
 }
