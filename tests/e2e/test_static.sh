@@ -197,7 +197,9 @@ fi
 # wait.io, within 10% (+2 ms) of the touches' blocked time the program
 # measured (wall less CPU and runnable; the outside mode keeps a block's
 # wait for a CPU after its wake-up in the block, so up to wall less CPU),
-# and no wait.sleep there (before,
+# and no wait.sleep there, each less what the program could not place
+# (a wait for a CPU between its clock reads, printed: load moved the
+# program's blocked time by 43 ms at load 13) (before,
 # every block with a stack was taken for a system call's: all wait.sleep).
 # Skipped when the faults never blocked (a file on tmpfs: no voluntary
 # switch, or no major fault) or there is no stack at a switch.
@@ -212,14 +214,15 @@ else
 		"$TALLY" export fb.exp --format collapsed --metric $m >fb.$m.folded
 	done
 	check static_states_fault python3 -c "
-wall, cpu, runnable, majflt, nvcsw = (int(v) for v in open('fb.out').read().split()[1:6])
+wall, cpu, runnable, majflt, nvcsw, slack = (int(v) for v in open('fb.out').read().split()[1:7])
 def under(m, fn):
     return sum(int(v) for s, v in (l.rsplit(' ', 1) for l in open('fb.%s.folded' % m)) if fn in s.split(';'))
 blocked = wall - cpu - runnable
 io, sleep = under('wait.io', 'touch_pages'), under('wait.sleep', 'touch_pages')
 print('touch_pages: wait.io %.4f s, wait.sleep %.4f s; the program blocked %.4f s, runnable %.4f s '
-      '(%d major faults, %d switches)' % (io / 1e9, sleep / 1e9, blocked / 1e9, runnable / 1e9, majflt, nvcsw))
-assert 0.9 * blocked - 2e6 <= io <= 1.1 * (blocked + runnable) + 2e6 and sleep <= 0.1 * blocked
+      '(%d major faults, %d switches; %.4f s runnable across its clock reads)' %
+      (io / 1e9, sleep / 1e9, blocked / 1e9, runnable / 1e9, majflt, nvcsw, slack / 1e9))
+assert 0.9 * blocked - 2e6 - slack <= io <= 1.1 * (blocked + runnable) + 2e6 and sleep <= 0.1 * blocked + slack
 "
 fi
 

@@ -6,9 +6,15 @@
  *
  * It prints what it measured itself of the touch phases, summed (ns, and
  * its own counts from getrusage RUSAGE_THREAD):
- *   touch WALL CPU RUNNABLE MAJFLT NVCSW
+ *   touch WALL CPU RUNNABLE MAJFLT NVCSW SLACK
  * RUNNABLE is its schedstat run delay; NVCSW its voluntary switches (0: the
- * faults never blocked, a file on tmpfs).  usage: fault_block FILE MIB ROUNDS
+ * faults never blocked, a file on tmpfs).  The clocks cannot be read at one
+ * instant: a wait for a CPU between reading the wall clock and the run
+ * delay (reading schedstat is an open, a read and a close) falls in WALL
+ * but not in RUNNABLE, or the other way, and so moves the blocked time
+ * WALL - CPU - RUNNABLE.  SLACK is the run delay that accrued across those
+ * reads (read once more before the wall clock, each side): the most the
+ * blocked time can be off by.  usage: fault_block FILE MIB ROUNDS
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -57,7 +63,7 @@ int main(int argc, char **argv)
 			return 2;
 	if (fsync(fd))
 		return 2;
-	long long wall = 0, cpu = 0, runnable = 0, majflt = 0, nvcsw = 0;
+	long long wall = 0, cpu = 0, runnable = 0, majflt = 0, nvcsw = 0, slack = 0;
 	for (int r = 0; r < rounds; r++) {
 		posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED);
 		unsigned char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
@@ -65,8 +71,10 @@ int main(int argc, char **argv)
 			return 2;
 		struct rusage a, b;
 		getrusage(RUSAGE_THREAD, &a);
+		long long e0 = run_delay_ns();
 		long long w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay_ns();
 		touch_pages(p, len);
+		long long e1 = run_delay_ns();
 		long long w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID), d1 = run_delay_ns();
 		getrusage(RUSAGE_THREAD, &b);
 		wall += w1 - w0;
@@ -74,10 +82,11 @@ int main(int argc, char **argv)
 		runnable += d1 - d0;
 		majflt += b.ru_majflt - a.ru_majflt;
 		nvcsw += b.ru_nvcsw - a.ru_nvcsw;
+		slack += (d0 - e0) + (d1 - e1);
 		munmap(p, len);
 	}
 	close(fd);
 	unlink(argv[1]);
-	printf("touch %lld %lld %lld %lld %lld\n", wall, cpu, runnable, majflt, nvcsw);
+	printf("touch %lld %lld %lld %lld %lld %lld\n", wall, cpu, runnable, majflt, nvcsw, slack);
 	return 0;
 }
