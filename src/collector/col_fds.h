@@ -15,8 +15,9 @@
  * When the hard limit leaves no room above the soft one (`ulimit -n N`
  * sets both), a number of ours is one the program cannot have: the
  * collector then goes lean once started (col_fds_go_lean), keeping only
- * what cannot be opened again after a chroot (the directory, a
- * descendant's process file, the clock) and opening its log and record
+ * what cannot be opened again after a chroot (the directory, or a
+ * descendant's process file until it makes its directory; the clock) and
+ * opening its log and record
  * files for each use, aside (col_fds_aside: in a helper
  * with a copy of the descriptor table, never at a number of the program's).
  * Layer 3 (col_state.h).

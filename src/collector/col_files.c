@@ -148,6 +148,10 @@ static int dir_ready(void)
 		rc = col_proc.dirfd >= 0 ? 0 : -errno;
 		col_fds_dir_opened();
 	}
+	/* Lean, the directory is all it keeps besides its clock: its process
+	 * file is ../LINEAGE.proc from there (reached after a chroot too). */
+	if (rc == 0 && col_fds_lean())
+		col_log_let_go();
 	if (rc < 0)
 		col_log_error_sigsafe(col_proc.dir, -rc, "its record files are not made");
 	atomic_store(&col_proc.dir_state, 2);
@@ -306,9 +310,13 @@ void col_files_let_go(void)
 	/* A descendant keeps its process file, as the founder keeps its
 	 * directory: its log reached after a chroot, or when its directory
 	 * is no longer reachable by path (opened by path for each line, its
-	 * end lines were lost then), and no open per line. */
-	if (col_proc.proc_file)
+	 * end lines were lost then), and no open per line; until it has made
+	 * its directory (dir_ready), which reaches the process file too. */
+	if (col_proc.proc_file) {
+		if (atomic_load(&col_proc.dir_state) == 2 && col_proc.dirfd >= 0)
+			col_log_let_go();
 		return;
+	}
 	int fd = __atomic_exchange_n(&col_proc.log_fd, -1, __ATOMIC_ACQ_REL);
 	if (fd >= 0) {
 		col_fd_forget(fd);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "collector/col_fds.h"
 #include "collector/col_log.h"
@@ -69,13 +70,26 @@ static int open_log_once(void)
 {
 	struct stat st;
 	/* The founder's through the directory it holds (found after a
-	 * chroot too); a descendant's process file by its path (it holds
-	 * that file: only when the program took its descriptor). */
-	int dir = col_proc.proc_file ? AT_FDCWD : col_fds_dir();
+	 * chroot too); a descendant's process file through its directory
+	 * once it has one (ROOT/LINEAGE.proc is ../LINEAGE.proc from
+	 * ROOT/LINEAGE.exp: col_log_let_go), else by its path (it holds that
+	 * file: only when the program took its descriptor). */
+	bool via_dir = !col_proc.proc_file || (atomic_load(&col_proc.dir_state) == 2 && col_proc.dirfd >= 0);
+	int dir = via_dir ? col_fds_dir() : AT_FDCWD;
 	if (dir < 0 && dir != AT_FDCWD)
 		return dir;
-	int fd = col_sys_openat(dir, col_proc.proc_file ? col_proc.log_path : EXP_LOG_NAME,
-				O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+	const char *name = EXP_LOG_NAME;
+	char sibling[sizeof(col_proc.log_path) + 4];
+	if (col_proc.proc_file && !via_dir) {
+		name = col_proc.log_path;
+	} else if (col_proc.proc_file) {
+		const char *base = strrchr(col_proc.log_path, '/');
+		base = base ? base + 1 : col_proc.log_path;
+		memcpy(sibling, "../", 3);
+		memcpy(sibling + 3, base, strlen(base) + 1);
+		name = sibling;
+	}
+	int fd = col_sys_openat(dir, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
 
 	if (fd < 0)
 		return -errno;
@@ -184,6 +198,21 @@ static void spill(void)
 	atomic_store(&held.tid, col_sys_gettid());
 }
 
+/* Writes in progress on col_proc.log_fd (col_log_let_go waits for them). */
+static _Atomic int log_users;
+
+void col_log_let_go(void)
+{
+	int fd = __atomic_exchange_n(&col_proc.log_fd, -1, __ATOMIC_ACQ_REL);
+
+	if (fd < 0)
+		return;
+	for (int spins = 0; atomic_load(&log_users) > 0 && spins < 100000; spins++)
+		col_syscall(SYS_sched_yield);
+	col_fd_forget(fd);
+	col_sys_close(fd);
+}
+
 static int log_write(const char *buf, size_t len)
 {
 	struct log_text t = { buf, len };
@@ -199,10 +228,14 @@ static int log_write(const char *buf, size_t len)
 				return 0;
 		}
 	}
+	atomic_fetch_add(&log_users, 1);
 	int fd = log_fd();
-
-	if (fd >= 0)
-		return col_sys_write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+	if (fd >= 0) {
+		int rc = col_sys_write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+		atomic_fetch_sub(&log_users, 1);
+		return rc;
+	}
+	atomic_fetch_sub(&log_users, 1);
 	if (col_fds_lean() && col_proc.log_ino)
 		return col_fds_use(write_once, &t) == 0 ? 0 : -1;
 	return -1;

@@ -44,6 +44,13 @@ void col_log_error_in(const char *log_path, const char *what, int err, const cha
  * could not be written whole.  Any context. */
 int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len);
 
+/* Stop holding the log's descriptor (a lean descendant, once its
+ * directory is made: the directory reaches its process file too, so it
+ * holds two descriptors, the directory and its clock): later lines open
+ * the log for each use.  Writes in progress on the old descriptor finish
+ * first (bounded wait).  Sigsafe. */
+void col_log_let_go(void);
+
 /* The calling thread's log lines and records from now on are kept (4 KiB;
  * beyond, what is kept is written first) and written with one write(2) by
  * col_log_flush_sigsafe (records lost then are counted): the process's

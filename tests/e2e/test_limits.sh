@@ -88,6 +88,27 @@ nofile_case() {
 	test -n "$bare" && test -n "$rec" && test -n "$ours" && test $((bare - rec)) -le "$ours" &&
 	test "$ours" -le 2 && test $(grep -c "descriptor limit" "nofile$2.err") -eq 1
 }
+# The same for a descendant that samples (so it has made its directory):
+# lean, it keeps its directory and its clock, and reaches its process file
+# as ../LINEAGE.proc from the directory.  It held its process file too
+# before (3: the program opened 9 files where bare opens 12); its log
+# still gets its end lines.
+desc_nofile_case() {
+	sh -c "ulimit -n 16 && sh -c './limits nofile 0.3; exit 0'" >"dnofile$2.bare" 2>&1
+	sh -c "ulimit -n 16 && \"\$TALLY\" record -o dnofile$2.exp $1 -- sh -c './limits nofile 0.3; exit 0'" \
+		>"dnofile$2.rec" 2>"dnofile$2.err"
+	cat "dnofile$2.bare" "dnofile$2.rec" "dnofile$2.err"
+	bare=$(sed -n 's/^opened \([0-9]*\) files.*/\1/p' "dnofile$2.bare")
+	rec=$(sed -n 's/^opened \([0-9]*\) files.*/\1/p' "dnofile$2.rec")
+	log=$(python3 -m tally_proc log "dnofile$2.exp" _f1_x1)
+	echo "$log" | grep "^end\|^cpu.end\|^error"
+	test -n "$bare" && test -n "$rec" && test $((bare - rec)) -le 2 && test -d "dnofile$2.exp/_f1_x1.exp" &&
+	echo "$log" | grep -q "^end.mono_ns: " && echo "$log" | grep -q "^cpu.end_ns: " &&
+	"$TALLY" check "dnofile$2.exp"
+}
+check nofile_descendant_holds_two desc_nofile_case "" ""
+check nofile_descendant_holds_two_tracers desc_nofile_case "-H -s -i" _hsi
+
 # The bash script of pipelines under the hard limit, with the tracers: it
 # failed with "pipe error: Too many open files" (the collector held 10);
 # lean, its output and status are the bare ones.

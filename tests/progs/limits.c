@@ -5,7 +5,9 @@
  *   fsize SECONDS  burn SECONDS of CPU (the experiment grows meanwhile),
  *                  then write 1 KiB blocks to limits.out until the file size
  *                  limit stops it (SIGXFSZ ignored) and print the bytes.
- *   nofile         open /dev/null until EMFILE, then pipes; print the counts.
+ *   nofile [SECONDS]  burn SECONDS of CPU (0: none; the collector has made
+ *                  its files by then), open /dev/null until EMFILE, then
+ *                  pipes; print the counts.
  *   hold SECONDS   open /dev/null until EMFILE and keep them all, burn
  *                  SECONDS of CPU, print the count and exit still holding
  *                  them (the collector then has no number of its own).
@@ -47,10 +49,12 @@ static int fsize(double seconds)
 	return close(fd) != 0;
 }
 
-static int nofile(void)
+static int nofile(double seconds)
 {
 	int files = 0, pipes = 0, p[2];
 
+	if (seconds > 0)
+		burn_cpu(seconds);
 	while (open("/dev/null", O_RDONLY) >= 0)
 		files++;
 	printf("opened %d files (%s)\n", files, strerror(errno));
@@ -97,11 +101,11 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "fsize"))
 		return fsize(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc >= 2 && !strcmp(argv[1], "nofile"))
-		return nofile();
+		return nofile(argc > 2 ? atof(argv[2]) : 0);
 	if (argc >= 2 && !strcmp(argv[1], "hold"))
 		return hold(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc >= 2 && !strcmp(argv[1], "as"))
 		return as(argc > 2 ? atoi(argv[2]) : 20);
-	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile | hold [SECONDS] | as [MIB]\n");
+	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile [SECONDS] | hold [SECONDS] | as [MIB]\n");
 	return 64;
 }
