@@ -233,15 +233,11 @@ struct keep_apart {
 static int open_apart(void *p)
 {
 	const struct keep_apart *k = p;
+	const struct exp_event dummy = { .name = "dummy", .type = PERF_TYPE_SOFTWARE,
+					 .config = PERF_COUNT_SW_DUMMY };
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
+	exp_event_attr(&dummy, 1, false, &a);     /* disabled, user mode, no signal */
 	int fd = (int)col_syscall(SYS_perf_event_open, &a, k->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
