@@ -63,6 +63,13 @@ static bool field(const char **p, uint64_t *v)
 	return true;
 }
 
+bool col_sched_parse(const char *text, struct col_schedstat *out)
+{
+	const char *p = text;
+
+	return field(&p, &out->cpu_ns) && field(&p, &out->run_delay_ns) && field(&p, &out->slices);
+}
+
 void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n)
 {
 	struct reads r;
@@ -79,8 +86,12 @@ void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n)
 	uint64_t now = col_now_ns_sigsafe();
 	for (size_t i = 0; i < n; i++) {
 		struct exp_thread_sched rec = { 0, (uint32_t)tids[i], now, 0, 0, 0 };
-		const char *p = r.text[i];
-		if (field(&p, &rec.cpu_ns) && field(&p, &rec.run_delay_ns) && field(&p, &rec.slices))
+		struct col_schedstat st;
+		if (col_sched_parse(r.text[i], &st)) {
+			rec.cpu_ns = st.cpu_ns;
+			rec.run_delay_ns = st.run_delay_ns;
+			rec.slices = st.slices;
 			col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_SCHED, &rec, sizeof(rec));
+		}
 	}
 }

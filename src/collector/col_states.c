@@ -62,6 +62,7 @@
 #include "collector/col_objset.h"
 #include "collector/col_real.h"
 #include "collector/col_runtime.h"
+#include "collector/col_sched.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
@@ -178,10 +179,11 @@ static int map_ring(struct col_states_thread *s, unsigned pages)
 	return 0;
 }
 
-/* Parse "cpu_ns run_delay_ns slices" into the run delay. */
+/* The thread's run delay now, from its schedstat (col_sched_parse). */
 static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 {
 	char buf[96];
+	struct col_schedstat st;
 
 	if (s->schedstat_fd < 0)
 		return false;
@@ -189,15 +191,9 @@ static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
-	const char *c = buf;
-	while (*c >= '0' && *c <= '9')
-		c++;
-	if (*c != ' ')
+	if (!col_sched_parse(buf, &st))
 		return false;
-	uint64_t v = 0;
-	for (c++; *c >= '0' && *c <= '9'; c++)
-		v = v * 10 + (uint64_t)(*c - '0');
-	*out = v;
+	*out = st.run_delay_ns;
 	return true;
 }
 
