@@ -33,14 +33,16 @@ bool io_tracing(void);
 uint32_t io_note(struct trace_caller at, uint16_t op, int fd, int64_t bytes, uint64_t t0);
 
 /* The frame of every traced I/O call: when tracing is off, or `traced` is
- * false (a wait that cannot block), the call alone; else the call timed
- * from t0_, its result in rc_ and its errno in saved_ for `after` (the
+ * false (a wait that cannot block), the call alone; else `setup` (what the
+ * call overwrites and its record needs, kept first), the call timed from
+ * t0_, its result in rc_ and its errno in saved_ for `after` (the
  * statements that record it), errno kept.  One frame for io.c, io_wait.c
  * and io_stdio.c's descriptor calls. */
-#define IO_TIMED_IF(traced, call, after)                                      \
+#define IO_TIMED_SETUP_IF(traced, setup, call, after)                         \
 	do {                                                                  \
 		if (!(traced) || !io_tracing())                               \
 			return call;                                          \
+		setup;                                                        \
 		uint64_t t0_ = tally__now();                                  \
 		__typeof__(call) rc_ = call;                                  \
 		int saved_ = errno;                                           \
@@ -48,6 +50,9 @@ uint32_t io_note(struct trace_caller at, uint16_t op, int fd, int64_t bytes, uin
 		errno = saved_;                                               \
 		return rc_;                                                   \
 	} while (0)
+
+/* The same with nothing to keep before the call. */
+#define IO_TIMED_IF(traced, call, after) IO_TIMED_SETUP_IF(traced, (void)0, call, after)
 
 /* The body of an interposer of a call on descriptor fd: the call, timed and
  * noted as `op` moving `bytes` (an expression of rc_ and saved_). */

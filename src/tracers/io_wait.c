@@ -149,12 +149,14 @@ static void selected(struct trace_caller at, int n, const fd_set *asked, uint64_
 	wait_write(at, &w);
 }
 
-/* The read set, copied before the call overwrites it (only when the wait
- * is timed). */
+/* The read set, copied before the call overwrites it: only when the wait
+ * is timed (tracing on, a wait that may block), not in every select of a
+ * process recorded without -i. */
 #define SELECT_LIKE(call, blocks)                                                     \
-	fd_set asked_;                                                                \
-	const fd_set *a_ = rd && (blocks) ? memcpy(&asked_, rd, sizeof(asked_)) : NULL; \
-	IO_TIMED_IF(blocks, call, selected(TRACE_CALLER(), n, a_, t0_))
+	IO_TIMED_SETUP_IF(blocks,                                                     \
+			  fd_set asked_;                                              \
+			  const fd_set *a_ = rd ? memcpy(&asked_, rd, sizeof(asked_)) : NULL, \
+			  call, selected(TRACE_CALLER(), n, a_, t0_))
 
 TRACE_API int select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *timeout)
 {

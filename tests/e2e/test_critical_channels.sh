@@ -6,8 +6,9 @@
 # connection on the loopback, an eventfd and unconnected UDP sockets
 # (record -s -i: each descriptor's flow, FD_FLOW, says which writes a read
 # waits for; a datagram socket's is its port, and the port it sends to), a
-# pipe waited on in poll and in an epoll loop (FD_WAIT: the descriptors a
-# wait covers; FD_WATCH: epoll's interest list).  In the poll, epoll and
+# pipe waited on in poll, in an epoll loop and in select (FD_WAIT: the
+# descriptors a wait covers, select's copied before the call overwrites
+# them; FD_WATCH: epoll's interest list).  In the poll, epoll, select and
 # udp ways (and futex) main neither joins the producer nor reads while it writes, so
 # only the waiter's record can lead the path to the producer: the build
 # before FD_WAIT and datagram flows put nothing on slow_produce there (nor
@@ -53,7 +54,7 @@ run() {
 	return $st
 }
 
-for way in barrier futex fifo unix socketpair tcp eventfd poll epoll udp; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

@@ -3,11 +3,12 @@
  * ("barrier"), a named FIFO ("fifo"), a connected unix stream socket
  * ("unix"), a unix socket pair ("socketpair"), a TCP connection on the
  * loopback ("tcp"), an eventfd counter ("eventfd"), a pipe that main waits
- * on in poll ("poll") or in an epoll loop ("epoll"), each beside a second,
+ * on in poll ("poll"), in an epoll loop ("epoll") or in select ("select"),
+ * each beside a second,
  * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
  * recvfrom), or a futex word in shared memory ("futex": syscall(SYS_futex)
  * waits and wakes, as hand-rolled synchronization makes them), for the
- * critical path.  With poll and epoll main reads each
+ * critical path.  With poll, epoll and select main reads each
  * item's byte only after consuming it (a handler that drains its
  * descriptor last), so that only the wait can lead to the producer
  * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
@@ -39,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -52,9 +54,9 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, UDP, FUTEX };
+enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
-				     "socketpair", "tcp", "eventfd", "poll", "epoll", "udp", "futex" };
+				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex" };
 static enum mode mode;
 static int items = 12, use_sleep;
 static long unit_ms = 30;
@@ -66,7 +68,7 @@ static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
 static int queued;
 static pthread_barrier_t both;
 static int rfd = -1, wfd = -1;      /* the channel's ends: main reads rfd */
-static int idle_fds[2] = { -1, -1 }; /* poll, epoll: a pipe nobody writes */
+static int idle_fds[2] = { -1, -1 }; /* poll, epoll, select: a pipe nobody writes */
 static int epfd = -1;               /* epoll: rfd and idle_fds[0] */
 static struct sockaddr_in udp_to;   /* udp: where main's socket is bound */
 static _Atomic unsigned *made;      /* futex: items made, in shared memory */
@@ -136,7 +138,7 @@ NOIPA void hand_over(void)
 	case BARRIER:
 		pthread_barrier_wait(&both);
 		return;
-	case PIPE: case FIFO: case POLL: case EPOLL:
+	case PIPE: case FIFO: case POLL: case EPOLL: case SELECT:
 		if (write(wfd, &c, 1) != 1)
 			abort();
 		return;
@@ -186,6 +188,18 @@ NOIPA void take_one(void)
 				abort();
 		return;
 	}
+	case SELECT: {
+		/* The read set is overwritten by each call: filled anew. */
+		fd_set rd;
+		do {
+			FD_ZERO(&rd);
+			FD_SET(idle_fds[0], &rd);
+			FD_SET(rfd, &rd);
+			if (select((rfd > idle_fds[0] ? rfd : idle_fds[0]) + 1, &rd, NULL, NULL, NULL) < 0)
+				abort();
+		} while (!FD_ISSET(rfd, &rd));
+		return;
+	}
 	case EPOLL: {
 		struct epoll_event ev = { 0 };
 		while (ev.data.fd != rfd || !(ev.events & EPOLLIN))
@@ -224,12 +238,12 @@ NOIPA void take_one(void)
 	pthread_mutex_unlock(&m);
 }
 
-/* poll, epoll: the item's byte, read once it was consumed. */
+/* poll, epoll, select: the item's byte, read once it was consumed. */
 NOIPA void drain(void)
 {
 	char c;
 
-	if ((mode == POLL || mode == EPOLL) && read(rfd, &c, 1) != 1)
+	if ((mode == POLL || mode == EPOLL || mode == SELECT) && read(rfd, &c, 1) != 1)
 		abort();
 }
 
@@ -315,11 +329,11 @@ static int open_channel(void)
 	case EVENTFD:
 		rfd = wfd = eventfd(0, 0);
 		return rfd < 0 ? -1 : 0;
-	case POLL: case EPOLL:
+	case POLL: case EPOLL: case SELECT:
 		if (pipe(fds) || pipe(idle_fds))
 			return -1;
 		rfd = fds[0], wfd = fds[1];
-		if (mode == POLL)
+		if (mode != EPOLL)
 			return 0;
 		if ((epfd = epoll_create1(0)) < 0)
 			return -1;
@@ -356,7 +370,7 @@ int main(int argc, char **argv)
 	while (argc > 1 && k < sizeof(modes) / sizeof(modes[0]) && strcmp(argv[1], modes[k]))
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|udp|futex "
+		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
@@ -376,7 +390,7 @@ int main(int argc, char **argv)
 		quick_consume();
 		drain();
 	}
-	/* poll, epoll, udp, futex: main does not join the producer (its last item
+	/* poll, epoll, select, udp, futex: main does not join the producer (its last item
 	 * was its last act), so that the path can reach the producer only
 	 * through main's waits for items, not through a join. */
 	if (mode < POLL)
