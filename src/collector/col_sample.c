@@ -442,11 +442,17 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	if (t && !adopt_fn && !own_thread(t, uc))
 		t = NULL;
 	if (!t || t->exiting) {
-		if (!t && !col_thread_ended_sigsafe()) {
+		/* While collecting: a signal held through an attach by a
+		 * thread that blocked it (a thread the attach met, not a raw
+		 * clone's) may come after the detach, into a process no
+		 * longer recorded, where it is only ignored. */
+		if (!t && !col_thread_ended_sigsafe() && col_proc.active) {
 			col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
-			/* A thread made by a raw clone: its creator (taken to be
-			 * the first thread) loses its progress to such threads. */
-			if (!adopt_fn)
+			/* A thread made by a raw clone in a process started
+			 * under tally (attached, a thread without state is one
+			 * the attach adopts): its creator (taken to be the first
+			 * thread) loses its progress to such threads. */
+			if (!adopt_fn && !col_proc.attached)
 				col_clock_keep_apart_sigsafe(col_proc.pid);
 		}
 		errno = saved_errno;

@@ -9,7 +9,10 @@
  *                  in the loop state
  *   threads SECS   main and two workers spin (work_a, work_b); when the
  *                  file named by $LATE_FLAG appears, a third starts (work_late);
- *                  with $BLOCK_WORKERS set the workers block every signal
+ *                  with $BLOCK_WORKERS set the workers block every signal;
+ *                  with $UNBLOCK_FLAG too, they unblock them when that file
+ *                  appears (a signal held since is delivered then), and the
+ *                  run ends by printing how many perf events are mapped
  *   pipe           blocks in read(0); prints what it read, and whether the
  *                  read failed or errno changed
  *   fork SECS      forks children that compute and exit 7, waits for each,
@@ -96,16 +99,35 @@ NOIPA void parent(unsigned long units)
 static volatile int stop_threads;
 static unsigned long counts[3];
 
+/* The perf events mapped in this process (/proc/self/maps). */
+static int perf_mappings(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, "perf_event") != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 static void *worker(void *arg)
 {
 	long k = (long)arg;
 	uint64_t all = ~0ull;
+	const char *unblock = getenv("UNBLOCK_FLAG");
+	int blocked = 0;
+	struct stat st;
 
 	/* BLOCK_WORKERS: every signal blocked by a raw system call (no
 	 * interposer sees it): the worker cannot be sampled. */
 	if (getenv("BLOCK_WORKERS"))
-		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
+		blocked = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all)) == 0;
 	while (!stop_threads) {
+		if (blocked && unblock && stat(unblock, &st) == 0)
+			blocked = syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &all, NULL, sizeof(all)) != 0;
 		if (k == 0)
 			work_a(100000);
 		else if (k == 1)
@@ -139,6 +161,8 @@ static int threads(double secs)
 	for (int i = 0; i < 2 + late; i++)
 		pthread_join(th[i], NULL);
 	printf("late thread %s\n", late ? "ran" : "never started");
+	if (getenv("UNBLOCK_FLAG"))
+		printf("perf mappings %d\n", perf_mappings());
 	return 0;
 }
 
