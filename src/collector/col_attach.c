@@ -198,9 +198,10 @@ static char thread_state(pid_t tid)
 }
 
 /* Where thread `tid`, off the CPU now, is: its user stack unwound from the
- * stack pointer and pc of /proc/self/task/TID/syscall by the CFI alone (the
- * other registers are not known there: a frame whose rule needs one ends
- * the walk), interned by `writer`, with `h`'s (the helper's) unwinder.
+ * stack pointer and pc of /proc/self/task/TID/syscall by the CFI (the
+ * other registers are not known there: a frame whose CFA is rbp-based has
+ * its rbp found on the stack, col_unwind_ctx.find_fp; one whose rule needs
+ * another register ends the walk), interned by `writer`, with `h`'s (the helper's) unwinder.
  * True when the thread is blocked or stopped (state S, D, T, t), with
  * *stack_id (0: none) and *flags: EXP_STATE_SYSCALL in a system call,
  * EXP_STATE_FAULTED in an uninterruptible wait outside one (a fault's). */
@@ -245,7 +246,9 @@ static bool blocked_where(struct col_thread *h, struct col_thread *writer, pid_t
 	uint64_t lo = h->unwind.stack_lo, hi = h->unwind.stack_hi;
 	int truncated = 0, broken = 0;
 	stack_bounds_sigsafe(r.r[UW_RSP], &h->unwind.stack_lo, &h->unwind.stack_hi);
+	h->unwind.find_fp = true;           /* rbp is not known: found where a frame needs it */
 	int nf = col_unwind_sigsafe(&h->unwind, &r, h->frames, (int)col_proc.opt.max_frames, &truncated, &broken);
+	h->unwind.find_fp = false;
 	h->unwind.stack_lo = lo;
 	h->unwind.stack_hi = hi;
 	if (nf < 1) {

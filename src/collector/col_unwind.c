@@ -645,6 +645,69 @@ static bool is_return_address(const struct col_object_set *set, uint64_t v)
 	return false;
 }
 
+#define FIND_FP_SPAN 65536         /* bytes above the stack pointer searched */
+
+/* A frame of the function whose FDE starts at `start` (object `o`), its
+ * CFA rbp + cfa_off with the return address at CFA + ra_off and rbp saved
+ * at CFA + fp_off (fp_saved), and rbp unknown (ctx->find_fp): the lowest
+ * word p above the stack pointer that can be its rbp.  The frame record
+ * there must hold a return address (a call instruction before it) whose
+ * call, when direct into this object, goes to this function (a stale
+ * record in the locals, left by an earlier call of another function, has
+ * one into that function), and, when the caller's own CFA is rbp-based
+ * there, a saved rbp above p: the caller's frame (a caller that keeps no
+ * frame pointer leaves any value in rbp).  A function reached by a tail
+ * call fails the call's check, and the walk ends there as it did without
+ * a search.  True and regs' rbp set, or false.  Uses ctx->row. */
+static bool find_fp(struct col_unwind_ctx *ctx, const struct col_object_set *set,
+		    const struct col_object *o, uint64_t start, int32_t cfa_off, int32_t ra_off,
+		    bool fp_saved, int32_t fp_off, struct col_regs *regs)
+{
+	uint64_t sp = regs->r[UW_RSP];
+
+	for (uint64_t p = (sp + 7) & ~7ull; p - sp < FIND_FP_SPAN; p += 8) {
+		uint64_t cfa = p + (uint64_t)(int64_t)cfa_off, ra, saved;
+		if (!read_mem(ctx, cfa + (uint64_t)(int64_t)ra_off, &ra))
+			return false;                    /* past the stack */
+		if (!is_return_address(set, ra))
+			continue;
+		const struct col_object *ro = col_objects_find_sigsafe(set, ra - 1);
+		const uint8_t *q = at_rt(ro, ra);
+		if (q[-5] == 0xe8) {
+			int32_t rel;
+			memcpy(&rel, q - 4, 4);
+			uint64_t target = ra + (uint64_t)(int64_t)rel;
+			if (target != start && target - o->text_lo < o->text_hi - o->text_lo)
+				continue;                /* a call of another function */
+		}
+		if (fp_saved && ro->fde_table && row_for_pc(ctx, ro, ra - 1) && ctx->row.cfa_reg == UW_RBP &&
+		    (!read_mem(ctx, cfa + (uint64_t)(int64_t)fp_off, &saved) || saved <= p))
+			continue;                        /* the caller's frame pointer, not above */
+		regs->r[UW_RBP] = p;
+		regs->valid |= 1u << UW_RBP;
+		return true;
+	}
+	return false;
+}
+
+/* ctx->find_fp, at pc `lookup` of object `o` whose row (ctx->row) needs
+ * an rbp not known: find it (find_fp). */
+static void find_fp_for_row(struct col_unwind_ctx *ctx, const struct col_object_set *set,
+			    const struct col_object *o, uint64_t lookup, struct col_regs *regs)
+{
+	const struct col_cfa_row *row = &ctx->row;
+	struct cie c;
+	struct rd insns;
+	uint64_t start;
+
+	if (row->cfa_reg != UW_RBP || (regs->valid & (1u << UW_RBP)) || row->reg[UW_RIP].how != UW_OFFSET ||
+	    !find_fde(o, lookup, &c, &insns, &start))
+		return;
+	find_fp(ctx, set, o, start, row->cfa_off, row->reg[UW_RIP].off, row->reg[UW_RBP].how == UW_OFFSET,
+		row->reg[UW_RBP].off, regs);
+	row_for_pc(ctx, o, lookup);                  /* ctx->row again: the callers' looked at */
+}
+
 /* Code without CFI (dynamically generated code, hand-written assembly):
  * interrupted at its leaf, a function that has not pushed anything yet has
  * its return address at rsp, which frame pointers would skip; anywhere
@@ -942,7 +1005,8 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 
 		/* A cached rule is never a signal frame's (those use DWARF
 		 * expressions, which are not cached). */
-		if (slot->pc == lookup) {
+		if (slot->pc == lookup && !(ctx->find_fp && slot->cfa_reg == UW_RBP &&
+					     !(regs->valid & (1u << UW_RBP)))) {
 			rc = apply_rule(ctx, slot, regs);
 			goto next;
 		}
@@ -964,6 +1028,8 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 
 		struct col_unwind_rule rule;
 		if (o && o->fde_table && row_for_pc(ctx, o, lookup)) {
+			if (__builtin_expect(ctx->find_fp, 0))
+				find_fp_for_row(ctx, set, o, lookup, regs);
 			if (row_to_rule(&ctx->row, &rule)) {
 				rule.pc = lookup;
 				*slot = rule;

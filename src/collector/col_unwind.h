@@ -80,6 +80,12 @@ struct col_unwind_ctx {
 	 * trampoline or the last frame). */
 	uint64_t *cfa_out;
 	int cfa_max;
+	/* Set by a caller that knows only rsp and rip (a blocked thread's
+	 * place from /proc): a frame whose CFA is rbp-based, rbp unknown,
+	 * has rbp found on the stack (col_unwind.c, find_fp) instead of
+	 * ending the walk.  Never in the signal handler (all registers
+	 * known there). */
+	bool find_fp;
 	struct col_unwind_rule cache[COL_UNWIND_CACHE];
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];
 };

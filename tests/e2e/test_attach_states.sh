@@ -36,6 +36,11 @@
 #     sleep_through;clock_nanosleep (states_window.py).  On the build
 #     before, neither had any state (a block under way at the attach was
 #     not seen).
+#   - attach_states_proc_stack_through_frame_pointers: the same built -O0
+#     (every frame's CFA rbp-based; /proc gives only sp and pc): at least
+#     90% of each block under start_thread;reader;block_in_read and
+#     start_thread;sleeper;sleep_through.  On the build before, the walk
+#     ended at block_in_read and sleep_through (rbp unknown).
 #   - attach_states_none_past_window: no interval ends after the window's
 #     end (attach.window_end_ns: the clocks and the switch events stopped in
 #     one step).  The build before logged no window end: its switch events
@@ -131,6 +136,21 @@ whole_blocked() {
 }
 check attach_states_blocked_whole_window whole_blocked
 check attach_states_none_past_window sh -c 'cat whole.check; grep -q "ending after it: 0" whole.check'
+# The same target built -O0 (frame pointers: each frame's CFA is rbp-based,
+# and read() and clock_nanosleep() save no rbp of their own): its blocked
+# threads' places come from /proc's stack pointer and pc alone, rbp found
+# on the stack.  At least 90% of each block under its whole chain.
+cc -O0 -g -fno-omit-frame-pointer -pthread -o blocked_whole_o0 "$PROGS/blocked_whole.c"
+./blocked_whole_o0 whole0.log 3 2>whole0.err &
+p=$!
+wait_ready whole0.err
+"$TALLY" record -p $p --states --duration 1 -o whole0.exp >whole0.out 2>&1
+wait $p
+"$TALLY" export whole0.exp --format collapsed --metric wait.io >whole0.io.folded 2>&1
+"$TALLY" export whole0.exp --format collapsed --metric wait.sleep >whole0.sleep.folded 2>&1
+check attach_states_proc_stack_through_frame_pointers sh -c 'cat whole0.io.folded whole0.sleep.folded &&
+	python3 "$E2E/profile.py" whole0.io.folded "within block_in_read path start_thread;reader;block_in_read 1.0 0.1" &&
+	python3 "$E2E/profile.py" whole0.sleep.folded "within sleep_through path start_thread;sleeper;sleep_through 1.0 0.1"'
 check attach_states_no_idle_event sh -c 'grep -H "^attach.states.idle: 0\$" dyn.exp/log.txt whole.exp/log.txt | grep -c . | grep -qx 2'
 
 attach_run kern phases --kernel
