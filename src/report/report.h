@@ -228,6 +228,12 @@ int report_pprof(const char *path, const struct model *m);
 double report_pct_of(uint64_t v, uint64_t total);
 /* "name" or "name (object)" when the name is not unique among functions. */
 const char *report_func_label(const struct model *m, uint32_t f, char *buf, size_t len);
+/* A thread's name for the thread tables: its own (THREAD_NAME), else its
+ * start routine's label, else "". */
+const char *report_thread_label(const struct model *m, const struct model_thread *th, char *buf, size_t len);
+/* A thread's lifetime in ns, from its start to its end (its process's end
+ * when it did not end before it), or 0 when either is unknown. */
+uint64_t report_thread_lifetime(const struct model *m, const struct model_thread *th);
 /* Add the metric columns of one kind ("excl", "incl", "attr") for o's
  * metrics: value, share and, with o->errors, the share's error. */
 void report_metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_common.c — what the report views share: percentages, function
- * labels that tell same-named functions of different objects apart, and the
+ * labels that tell same-named functions of different objects apart, a
+ * thread's label and lifetime (the thread tables'), and the
  * metric columns (value and percent of the total for each shown metric,
  * and with --errors the share's error: from its samples, or for a
  * function's row with --errors=bins from report_bins.c), and which executable of one
@@ -21,6 +22,24 @@ double report_pct_of(uint64_t v, uint64_t total)
 const char *report_func_label(const struct model *m, uint32_t f, char *buf, size_t len)
 {
 	return model_func_label(m, f, buf, len);
+}
+
+const char *report_thread_label(const struct model *m, const struct model_thread *th, char *buf, size_t len)
+{
+	if (th->src && th->src->name[0])
+		return th->src->name;
+	if (th->routine)
+		return report_func_label(m, th->routine, buf, len);
+	return "";
+}
+
+uint64_t report_thread_lifetime(const struct model *m, const struct model_thread *th)
+{
+	const struct exp_proc *p = m->procs[th->proc].src;
+	uint64_t start = th->src && th->src->start_ns ? th->src->start_ns : 0;
+	uint64_t end = th->src && th->src->end_ns ? th->src->end_ns : p ? p->end_ns : 0;
+
+	return start && end > start ? end - start : 0;
 }
 
 static void metric_cols(struct report_table *t, const struct report_opts *o, const char *kind,

@@ -33,15 +33,16 @@ void report_sched_overview(struct report_doc *d, const struct model *m)
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct model_thread *th = &m->threads[i];
 		const struct exp_thread_ev *e = th->src;
-		if (!e || !e->has_sched || e->end_ns <= e->start_ns)
-			continue;
-		uint64_t life = e->end_ns - e->start_ns, on = e->sched_cpu_ns + e->run_delay_ns;
+		uint64_t life = e && e->has_sched && e->end_ns ? report_thread_lifetime(m, th) : 0;
+		if (!life)
+			continue;                /* still running at the end: no schedstat */
+		uint64_t on = e->sched_cpu_ns + e->run_delay_ns;
 		rows++;
 		report_row(t);
 		if (m->nprocs > 1)
 			report_str(t, m->procs[th->proc].label);
 		report_u64(t, th->tid);
-		report_str(t, e->name[0] ? e->name : th->routine ? report_func_label(m, th->routine, buf, sizeof(buf)) : "");
+		report_str(t, report_thread_label(m, th, buf, sizeof(buf)));
 		report_u64(t, life);
 		report_u64(t, e->sched_cpu_ns);
 		report_u64(t, e->run_delay_ns);

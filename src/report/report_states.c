@@ -20,25 +20,6 @@ static const enum model_metric states[] = {
 };
 #define NSTATES (sizeof(states) / sizeof(states[0]))
 
-/* The thread's lifetime, or 0 when its start or end is unknown. */
-static uint64_t lifetime(const struct model *m, const struct model_thread *th)
-{
-	const struct exp_proc *p = m->procs[th->proc].src;
-	uint64_t start = th->src && th->src->start_ns ? th->src->start_ns : 0;
-	uint64_t end = th->src && th->src->end_ns ? th->src->end_ns : p ? p->end_ns : 0;
-
-	return start && end > start ? end - start : 0;
-}
-
-static const char *thread_name(const struct model *m, const struct model_thread *th, char *buf, size_t len)
-{
-	if (th->src && th->src->name[0])
-		return th->src->name;
-	if (th->routine)
-		return report_func_label(m, th->routine, buf, len);
-	return "";
-}
-
 void report_states_overview(struct report_doc *d, const struct model *m)
 {
 	char buf[512];
@@ -59,12 +40,12 @@ void report_states_overview(struct report_doc *d, const struct model *m)
 	report_col(t, "accounted_pct", "Accounted %", COL_PCT);
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct model_thread *th = &m->threads[i];
-		uint64_t life = lifetime(m, th);
+		uint64_t life = report_thread_lifetime(m, th);
 		report_row(t);
 		if (m->nprocs > 1)
 			report_str(t, m->procs[th->proc].label);
 		report_u64(t, th->tid);
-		report_str(t, thread_name(m, th, buf, sizeof(buf)));
+		report_str(t, report_thread_label(m, th, buf, sizeof(buf)));
 		report_u64(t, th->v[MODEL_WALL]);
 		for (size_t k = 0; k < NSTATES; k++)
 			report_u64(t, th->v[states[k]]);
@@ -232,7 +213,7 @@ void report_states(struct report_doc *d, const struct model *m)
 			enum model_metric mm = states[k];
 			if (!th->v[mm])
 				continue;
-			state_row(t, m, th, thread_name(m, th, name, sizeof(name)), mm, th->v[mm], "(all)");
+			state_row(t, m, th, report_thread_label(m, th, name, sizeof(name)), mm, th->v[mm], "(all)");
 			size_t g = at;
 			while (g < m->nstate_stacks && by[g]->thread == i && by[g]->metric < (uint32_t)mm)
 				g++;
