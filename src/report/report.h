@@ -99,6 +99,9 @@ void report_states(struct report_doc *d, const struct model *m);
 void report_counters_overview(struct report_doc *d, const struct model *m);
 void report_counters(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* How many of m's data objects are of precise samples (a counter's, not
+ * the clock's): the one answer to "are there precise samples?". */
+size_t report_data_precise_objects(const struct model *m);
 /* Its precise samples' table alone (nothing without them): by counter and
  * data object, with the share each level served (the page's tab). */
 void report_data_precise(struct report_doc *d, const struct model *m, const struct report_opts *o);

@@ -188,24 +188,33 @@ static void level_cells(struct report_table *t, const uint64_t *by_level, uint64
 		report_pct(t, report_pct_of(by_level[levels[i]], samples));
 }
 
-void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
+size_t report_data_precise_objects(const struct model *m)
 {
-	size_t nclock = 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < m->ndata_objects; i++)
-		nclock += m->data_objects[i].metric == MODEL_CPU;   /* clock samples': report_dataobj.c */
-	if (nclock)
+		n += m->data_objects[i].metric != MODEL_CPU;
+	return n;
+}
+
+void report_data_objects(struct report_doc *d, const struct model *m, const struct report_opts *o)
+{
+	size_t nprecise = report_data_precise_objects(m);
+
+	if (nprecise < m->ndata_objects)      /* clock samples': report_dataobj.c */
 		report_data_clock(d, m, o);
 	if (!m->ndata_objects)
 		report_note(d, "No data objects: they come from clock samples recorded with "
 			       "`tally record --data`, or from precise memory-access samples, which need "
 			       "a PMU (docs/dataspace.md).");
-	else if (nclock < m->ndata_objects)
+	else if (nprecise)
 		report_data_precise(d, m, o);
 }
 
 void report_data_precise(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
+	if (!report_data_precise_objects(m))
+		return;
 	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
 	size_t *mem = malloc((m->ndata_members + 1) * sizeof(*mem));
 
@@ -219,11 +228,6 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 	for (size_t i = 0; i < m->ndata_objects; i++)
 		if (m->data_objects[i].metric != MODEL_CPU)
 			order[n++] = i;
-	if (!n) {
-		free(order);
-		free(mem);
-		return;
-	}
 	sort_model = m;
 	qsort(order, n, sizeof(*order), cmp_object);
 	struct report_table *t = report_table_new("data_objects", "Data objects");

@@ -206,10 +206,7 @@ static void data_layout_view(struct report_doc *d, const void *arg)
  * table with the levels served); nothing without (the page hides its tab). */
 static void data_out(FILE *out, const struct model *m)
 {
-	bool precise = false;
-	for (size_t i = 0; i < m->ndata_objects && !precise; i++)
-		precise = m->data_objects[i].metric != MODEL_CPU;
-	char *prec = precise ? doc_of(data_precise_view, m, REPORT_JSON) : NULL;
+	char *prec = report_data_precise_objects(m) ? doc_of(data_precise_view, m, REPORT_JSON) : NULL;
 	if (prec)
 		fprintf(out, "\"dataPrecise\":%s,\n", prec);
 	free(prec);
