@@ -110,17 +110,29 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
  * each structure's members by offset with their CPU time. */
 void report_data_clock(struct report_doc *d, const struct model *m, const struct report_opts *o);
 void report_data_layout(struct report_doc *d, const struct model *m, const struct report_opts *o);
+/* The data objects' members and top functions, indexed once per table (a
+ * lookup per object row, not a pass over every member and access):
+ * report_data_index_build fills it (0, or -1 out of memory), _free frees. */
+struct report_data_index {
+	size_t *members;           /* m->data_members indices, by object, each's most counted first */
+	size_t *first;             /* object i's: members[first[i] .. first[i + 1]) */
+	uint32_t *top_func;        /* the function with most of object i's events; 0: none */
+	uint64_t *top_value;       /* ... and its events */
+};
+int report_data_index_build(const struct model *m, struct report_data_index *ix);
+void report_data_index_free(struct report_data_index *ix);
 /* A data-object row's cells after its first column (shared by both tables
  * of data objects, report_dataobj.c): events or time, % of total, samples,
  * size, name, object, the function accessing it most and its share; and
  * the same cells for a <Total> row. */
 struct report_table;
-void report_data_object_cells(struct report_table *t, const struct model *m, size_t obj, uint64_t total);
+void report_data_object_cells(struct report_table *t, const struct model *m, const struct report_data_index *ix,
+			      size_t obj, uint64_t total);
 void report_data_total_cells(struct report_table *t, uint64_t sum, uint64_t samples, uint64_t total);
-/* Data object obj's members (structure fields) into out, most counted
- * first: how many; and a member's cells, as report_data_object_cells'
- * (report_dataobj.c). */
-size_t report_data_members_of(const struct model *m, size_t obj, size_t *out);
+/* Data object obj's members (structure fields), most counted first: *n of
+ * them, indices into m->data_members; and a member's cells, as
+ * report_data_object_cells' (report_dataobj.c). */
+const size_t *report_data_members_of(const struct report_data_index *ix, size_t obj, size_t *n);
 void report_data_member_cells(struct report_table *t, const struct model *m, size_t member, uint64_t total);
 /* --sync-objects: synchronization waits by object (report_sync.c). */
 void report_sync_objects(struct report_doc *d, const struct model *m, const struct report_opts *o);

@@ -216,11 +216,10 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 	if (!report_data_precise_objects(m))
 		return;
 	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
-	size_t *mem = malloc((m->ndata_members + 1) * sizeof(*mem));
+	struct report_data_index ix;
 
-	if (!order || !mem) {
+	if (!order || report_data_index_build(m, &ix)) {
 		free(order);
-		free(mem);
 		report_doc_fail(d, "the table of data objects");
 		return;
 	}
@@ -273,9 +272,10 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 			continue;
 		report_row(t);
 		report_str(t, model_metric_info(x->metric)->name);
-		report_data_object_cells(t, m, order[i], total);
+		report_data_object_cells(t, m, &ix, order[i], total);
 		level_cells(t, x->level_samples, x->samples, levels, nlevels);
-		size_t k = report_data_members_of(m, order[i], mem);
+		size_t k;
+		const size_t *mem = report_data_members_of(&ix, order[i], &k);
 		for (size_t j = 0; j < k; j++) {        /* its structure's members (DWARF) */
 			report_row(t);
 			report_str(t, model_metric_info(x->metric)->name);
@@ -286,5 +286,5 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 	}
 	report_table_emit(d, t);
 	free(order);
-	free(mem);
+	report_data_index_free(&ix);
 }

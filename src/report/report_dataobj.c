@@ -40,26 +40,64 @@ static int cmp_type(const void *a, const void *b)
 	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->name, y->name);
 }
 
-/* The function with most of data object `obj`'s events; 0 if none. */
-static uint32_t top_access(const struct model *m, size_t obj, uint64_t *value)
+/* Members by object, then most counted first (cmp_member). */
+static int cmp_member_of_object(const void *a, const void *b)
 {
-	uint32_t best = 0;
+	const struct model_data_member *x = &sort_model->data_members[*(const size_t *)a];
+	const struct model_data_member *y = &sort_model->data_members[*(const size_t *)b];
 
-	*value = 0;
-	for (size_t i = 0; i < m->ndata_access; i++)
-		if (m->data_access[i].object == obj && m->data_access[i].value > *value) {
-			*value = m->data_access[i].value;
-			best = m->data_access[i].func;
-		}
-	return best;
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	return cmp_member(a, b);
 }
 
-void report_data_object_cells(struct report_table *t, const struct model *m, size_t obj, uint64_t total)
+int report_data_index_build(const struct model *m, struct report_data_index *ix)
+{
+	size_t no = m->ndata_objects, nm = m->ndata_members;
+
+	ix->members = malloc((nm + 1) * sizeof(*ix->members));
+	ix->first = calloc(no + 1, sizeof(*ix->first));
+	ix->top_func = calloc(no + 1, sizeof(*ix->top_func));
+	ix->top_value = calloc(no + 1, sizeof(*ix->top_value));
+	if (!ix->members || !ix->first || !ix->top_func || !ix->top_value) {
+		report_data_index_free(ix);
+		return -1;
+	}
+	for (size_t j = 0; j < nm; j++)
+		ix->members[j] = j;
+	sort_model = m;
+	qsort(ix->members, nm, sizeof(*ix->members), cmp_member_of_object);
+	for (size_t i = 0, j = 0; i <= no; i++) {      /* object i's run starts at the first member of i or after */
+		while (j < nm && m->data_members[ix->members[j]].object < i)
+			j++;
+		ix->first[i] = j;
+	}
+	/* The first access of the greatest value wins, as a scan in order would. */
+	for (size_t i = 0; i < m->ndata_access; i++) {
+		const struct model_data_access *a = &m->data_access[i];
+		if (a->object < no && a->value > ix->top_value[a->object]) {
+			ix->top_value[a->object] = a->value;
+			ix->top_func[a->object] = a->func;
+		}
+	}
+	return 0;
+}
+
+void report_data_index_free(struct report_data_index *ix)
+{
+	free(ix->members);
+	free(ix->first);
+	free(ix->top_func);
+	free(ix->top_value);
+	memset(ix, 0, sizeof(*ix));
+}
+
+void report_data_object_cells(struct report_table *t, const struct model *m, const struct report_data_index *ix,
+			      size_t obj, uint64_t total)
 {
 	const struct model_data_object *x = &m->data_objects[obj];
 	char buf[1024];
-	uint64_t topv;
-	uint32_t f = top_access(m, obj, &topv);
+	uint32_t f = ix->top_func[obj];
 
 	report_u64(t, x->value);
 	report_pct(t, report_pct_of(x->value, total));
@@ -68,7 +106,7 @@ void report_data_object_cells(struct report_table *t, const struct model *m, siz
 	report_str(t, x->name);
 	report_str(t, x->object);
 	report_str(t, f ? report_func_label(m, f, buf, sizeof(buf)) : "");
-	report_pct(t, report_pct_of(topv, x->value));
+	report_pct(t, report_pct_of(ix->top_value[obj], x->value));
 }
 
 void report_data_total_cells(struct report_table *t, uint64_t sum, uint64_t samples, uint64_t total)
@@ -92,16 +130,10 @@ static const char *member_name(const struct model *m, const struct model_data_me
 	return buf;
 }
 
-size_t report_data_members_of(const struct model *m, size_t obj, size_t *out)
+const size_t *report_data_members_of(const struct report_data_index *ix, size_t obj, size_t *n)
 {
-	size_t k = 0;
-
-	for (size_t j = 0; j < m->ndata_members; j++)
-		if (m->data_members[j].object == obj)
-			out[k++] = j;
-	sort_model = m;
-	qsort(out, k, sizeof(*out), cmp_member);
-	return k;
+	*n = ix->first[obj + 1] - ix->first[obj];
+	return ix->members + ix->first[obj];
 }
 
 void report_data_member_cells(struct report_table *t, const struct model *m, size_t member, uint64_t total)
@@ -121,14 +153,13 @@ void report_data_member_cells(struct report_table *t, const struct model *m, siz
 
 void report_data_clock(struct report_doc *d, const struct model *m, const struct report_opts *o)
 {
-		size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
-	size_t *mem = malloc((m->ndata_members + 1) * sizeof(*mem));
+	size_t *order = malloc((m->ndata_objects + 1) * sizeof(*order));
+	struct report_data_index ix;
 	size_t n = 0;
 	uint64_t sum = 0, samples = 0;
 
-	if (!order || !mem) {
+	if (!order || report_data_index_build(m, &ix)) {
 		free(order);
-		free(mem);
 		report_doc_fail(d, "the table of data objects");
 		return;
 	}
@@ -158,8 +189,9 @@ void report_data_clock(struct report_doc *d, const struct model *m, const struct
 			break;
 		report_row(t);
 		report_depth(t, 0);
-		report_data_object_cells(t, m, order[i], m->total[MODEL_CPU]);
-		size_t k = report_data_members_of(m, order[i], mem);
+		report_data_object_cells(t, m, &ix, order[i], m->total[MODEL_CPU]);
+		size_t k;
+		const size_t *mem = report_data_members_of(&ix, order[i], &k);
 		for (size_t j = 0; j < k; j++) {
 			report_row(t);
 			report_depth(t, 1);
@@ -171,7 +203,7 @@ void report_data_clock(struct report_doc *d, const struct model *m, const struct
 		       "instruction has no memory operand: the nearest memory instruction before it in its "
 		       "basic block).", (unsigned long long)m->data_backtracked, (unsigned long long)m->data_samples);
 	free(order);
-	free(mem);
+	report_data_index_free(&ix);
 }
 
 void report_data_layout(struct report_doc *d, const struct model *m, const struct report_opts *o)
