@@ -326,7 +326,7 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	/* First, whether a sample follows or not: a switch signal merged into
 	 * ours (col_states.h) left its records for us, and the thread's
 	 * faults since are the program's, not yet this handler's. */
-	col_states_catch_up_sigsafe(t, uc);
+	col_states_catch_up_sigsafe(t, uc, entry_ns);
 	if (t->first_period && col_clock_read_sigsafe(t) - t->last_cpu_ns >= col_clock_period_ns())
 		t->first_period = false;
 	if (t->in_wrapper || t->first_period) {
@@ -380,6 +380,7 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	if (rearm)
 		col_clock_rearm_sigsafe(t);
 	leave(t, entry_ns, in_cpu, in_ns, taken);
+	col_states_own_work_sigsafe(t, entry_ns);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
@@ -423,7 +424,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	if (col_counters_signal_sigsafe(sig, si, uc, entry_ns)) {
 		struct col_thread *ct = col_thread_self_sigsafe();
 		if (ct && !ct->exiting && !atomic_exchange_explicit(&ct->busy, 1, memory_order_acquire)) {
-			col_states_catch_up_sigsafe(ct, uc);
+			col_states_catch_up_sigsafe(ct, uc, entry_ns);
 			atomic_store_explicit(&ct->busy, 0, memory_order_release);
 		}
 		errno = saved_errno;

@@ -87,6 +87,7 @@ struct interval {
 	uint64_t off_ns, on_ns;
 	bool preempted;
 	bool own;                       /* stack_id and flags are its own, not the batch's */
+	bool collector;                 /* it began inside the collector's handler */
 	uint16_t flags;
 	uint32_t stack_id;
 };
@@ -106,6 +107,7 @@ struct col_states_thread {
 	uint64_t run_delay_ns;          /* schedstat's at the last read */
 	uint64_t preempted_ns;          /* preempted since that read */
 	uint64_t faults;                /* the thread's page faults at the last look */
+	uint64_t own_from_ns, own_to_ns; /* the collector's last handler on the thread */
 	uint32_t n;                     /* intervals waiting to be written */
 	struct interval iv[BATCH];
 	struct col_stack_memo memo;     /* the last stack interned */
@@ -379,9 +381,10 @@ static bool drain(struct col_states_thread *s)
 			s->out_ns = w[0];
 			s->out_preempted = (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 		} else if (h.type == PERF_RECORD_SWITCH && s->have_out) {
+			bool collector = s->out_ns >= s->own_from_ns && s->out_ns < s->own_to_ns;
 			if (w[0] >= s->out_ns)
 				s->iv[s->n++] = (struct interval){ s->out_ns, w[0], s->out_preempted, s->out_own,
-								   s->out_flags, s->out_stack_id };
+								   collector, s->out_flags, s->out_stack_id };
 			s->have_out = false;
 			s->out_own = false;
 		}
@@ -392,7 +395,10 @@ static bool drain(struct col_states_thread *s)
 
 /* Write the batch: each interval's runnable part (all of a preemption; the
  * batch's wake-up latency, from schedstat, shared by its blocks), with the
- * stack `stack_id` and `flags`. */
+ * stack `stack_id` and `flags`.  An interval that began inside the
+ * collector's own handler (EXP_STATE_COLLECTOR) is written as such, and a
+ * batch of such blocks alone reads no run delay: that read, a system call
+ * in the handler, could block again and make another. */
 static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_thread *s, uint32_t stack_id,
 		     uint16_t flags)
 {
@@ -402,7 +408,7 @@ static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_threa
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (s->iv[i].preempted)
 			s->preempted_ns += s->iv[i].on_ns - s->iv[i].off_ns;
-		else
+		else if (!s->iv[i].collector)
 			blocked++;
 	}
 	uint64_t rd;
@@ -416,8 +422,11 @@ static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_threa
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct interval *v = &s->iv[i];
 		uint64_t len = v->on_ns - v->off_ns, runnable = len;
-		uint16_t f = (v->own ? v->flags : flags) | (v->preempted ? EXP_STATE_PREEMPTED : 0);
-		if (!v->preempted) {
+		uint16_t f = (v->own ? v->flags : flags) | (v->preempted ? EXP_STATE_PREEMPTED : 0) |
+			     (v->collector ? EXP_STATE_COLLECTOR : 0);
+		if (v->collector && !v->preempted) {
+			runnable = 0;              /* the collector's: its run delay is not read */
+		} else if (!v->preempted) {
 			uint64_t share = wake / blocked--;
 			runnable = share < len ? share : len;
 			wake -= runnable;
@@ -510,6 +519,7 @@ bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t 
 	if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
 		return true;
 	on_resume(t, t->states, uc);
+	col_states_own_work_sigsafe(t, entry_ns);
 	col_cost_outside(t, col_now_ns_sigsafe() - entry_ns);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 	return true;
@@ -522,12 +532,24 @@ static bool ring_has_news(const struct col_states_thread *s)
 	       s->ring->data_tail;
 }
 
-void col_states_catch_up_sigsafe(struct col_thread *t, void *uc)
+void col_states_own_work_sigsafe(struct col_thread *t, uint64_t from_ns)
 {
 	struct col_states_thread *s = t ? t->states : NULL;
 
-	if (s && atomic_load_explicit(&way, memory_order_relaxed) == WAY_SIGNAL && ring_has_news(s))
+	if (s) {
+		s->own_from_ns = from_ns;
+		s->own_to_ns = col_now_ns_sigsafe();
+	}
+}
+
+void col_states_catch_up_sigsafe(struct col_thread *t, void *uc, uint64_t entry_ns)
+{
+	struct col_states_thread *s = t ? t->states : NULL;
+
+	if (s && atomic_load_explicit(&way, memory_order_relaxed) == WAY_SIGNAL && ring_has_news(s)) {
 		on_resume(t, s, uc);
+		col_states_own_work_sigsafe(t, entry_ns);
+	}
 }
 
 void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *uc)
@@ -537,7 +559,7 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 
 	if (!s)
 		return;
-	col_states_catch_up_sigsafe(t, uc);
+	col_states_catch_up_sigsafe(t, uc, time_ns);
 	uintptr_t pages = write_pages(t);
 	if (col_syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0) {
 		struct exp_cpu_split rec = {
@@ -607,7 +629,7 @@ void col_states_close_at_end(struct col_thread *writer, pid_t tid, struct col_st
 	} else if (!stack_id) {
 		flags |= EXP_STATE_NO_STACK;
 	}
-	s->iv[s->n++] = (struct interval){ s->out_ns, end_ns, s->out_preempted, true,
+	s->iv[s->n++] = (struct interval){ s->out_ns, end_ns, s->out_preempted, true, false,
 					   (uint16_t)(flags | EXP_STATE_TO_END), stack_id };
 	s->have_out = false;
 	s->out_own = false;

@@ -80,8 +80,16 @@ bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t 
  * every signal, a sample or not (a thread's first period has none: a thread
  * that slept 0.5 s in its first period had the interval left to its end,
  * without a stack), and again after its sample (the switches of the
- * handler preempted meanwhile).  uc: its ucontext. */
-void col_states_catch_up_sigsafe(struct col_thread *t, void *uc);
+ * handler preempted meanwhile).  uc: its ucontext; entry_ns: when the
+ * handler began (col_states_own_work_sigsafe: the stretch is its own). */
+void col_states_catch_up_sigsafe(struct col_thread *t, void *uc, uint64_t entry_ns);
+
+/* The collector's handler on thread `t` ran from `from_ns` to now (the
+ * clock's, the switch signal's): an interval the thread left the CPU in
+ * within it (a record write that waited for the disk, a read of its
+ * schedstat) is the collector's own, written EXP_STATE_COLLECTOR when its
+ * switch-in is read, not the program's at the stack the handler returns to. */
+void col_states_own_work_sigsafe(struct col_thread *t, uint64_t from_ns);
 
 /* From the clock's handler, after a sample at `time_ns`, with t busy: the
  * catch-up above; the thread's user/system split (CPU_SPLIT); its intervals

@@ -1102,6 +1102,9 @@ struct exp_state {
 				     its stack and reason read from /proc) */
 #define EXP_STATE_TO_END 0x40     /* on_ns is the end of the attach's window, not a
 				     switch-in: the thread was still off the CPU */
+#define EXP_STATE_COLLECTOR 0x80  /* off_ns fell inside the collector's own signal
+				     handler (a record write that waited for the
+				     disk): tally's time, not the program's */
 
 /* EXP_REC_CPU_SPLIT, 32 bytes, in states.dat: the thread's user and system
  * CPU time so far (the kernel's, getrusage RUSAGE_THREAD), written with each

@@ -546,6 +546,8 @@ struct model {
 	size_t ncrit_segs;
 	uint64_t switch_overhead_ns;   /* --states: sampled CPU left out of the states, counted
 	                                  off the CPU by the switch records (model_states.c) */
+	uint64_t states_collector_ns;  /* --states: time threads spent off the CPU inside the
+	                                  collector's own handlers, left out of the states */
 	void *priv;                /* model_build's indexes while building */
 	struct model_event *events; /* with keep_events: in the order counted */
 	size_t nevents;

@@ -17,7 +17,11 @@
  *     in user code and the thread's page faults grew (a fault that blocked:
  *     its I/O, a page being read), else stopped (SIGSTOP or a debugger
  *     stops a thread on its way back to user code);
- *   - wall is their sum, at the same stacks.
+ *   - wall is their sum, at the same stacks;
+ *   - an interval that began inside the collector's own handler
+ *     (EXP_STATE_COLLECTOR: its record write waited for the disk) is
+ *     tally's time, not the program's: left out, summed in
+ *     states_collector_ns for the overview.
  * An interval recorded without a stack of its own (the ring way,
  * docs/states.md) is shown at <Unknown> and counted a sleep when the thread
  * blocked; a preemption takes the stack of the thread's next clock sample.
@@ -374,6 +378,12 @@ static int add_states(struct build *b, struct proc_ctx *c, const struct model_op
 		const struct exp_state *st = &p->states[i];
 		if (!model_keep(c, o, st->tid, st->off_ns))
 			continue;
+		if (st->flags & EXP_STATE_COLLECTOR) {
+			/* tally's own (a record write that waited for the disk):
+			 * not the program's, said in the overview */
+			b->m->states_collector_ns += st->on_ns - st->off_ns;
+			continue;
+		}
 		uint32_t stack = stack_of(st, x);
 		uint64_t len = st->on_ns - st->off_ns, unknown = b->m->unknown_stacks;
 		long e;

@@ -1,0 +1,143 @@
+/* slow_own_read.c — a thread whose profiler's own work waits off the CPU
+ * (tests/e2e/test_states_collector.sh).  The main thread naps ROUNDS
+ * times for NAP_MS in nap_a_while(); under `tally record --states` each
+ * resume from a nap runs the collector's switch handler, which reads the
+ * thread's schedstat with pread64.  This program makes that read wait, as
+ * a record write waits for a loaded disk: a seccomp filter installed on
+ * the main thread sends pread64 to a supervisor thread (user
+ * notification), which holds each call HOLD_MS before letting it run.
+ * Nothing of the program's calls pread64.
+ *
+ * It prints what it measured itself, in ns, summed over the naps:
+ *   nap WALL RUNNABLE HELD
+ * WALL is each nap's wall time (around nap_a_while), RUNNABLE the part of
+ * it waiting for a CPU (its schedstat run delay, read with read(2)), HELD
+ * the part the supervisor held a pread64 within it (tally's own time, not
+ * the program's: WALL - RUNNABLE - HELD is the program's sleep); then
+ *   held TOTAL COUNT
+ * over the whole run.  Exit 3 when the filter cannot be installed.
+ * usage: slow_own_read ROUNDS NAP_MS HOLD_MS
+ */
+#define _GNU_SOURCE
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_delay.h"
+
+#define NOIPA __attribute__((noinline, noipa))
+
+static int listener = -1, hold_ms = 20;
+static sem_t have_listener;
+static atomic_llong held_ns, held_count;
+static atomic_int holding = 1;
+
+static long long now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&t, &t))
+		;
+}
+
+/* The supervisor: not filtered (made before the filter, which is the main
+ * thread's alone). */
+static void *supervise(void *arg)
+{
+	(void)arg;
+	while (sem_wait(&have_listener))
+		;
+	for (;;) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+		memset(&req, 0, sizeof(req));
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+			return NULL;             /* the filter's process is gone */
+		if (atomic_load(&holding)) {
+			long long t0 = now();
+			sleep_ms(hold_ms);
+			atomic_fetch_add(&held_ns, now() - t0);
+			atomic_fetch_add(&held_count, 1);
+		}
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+}
+
+static int install_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pread64, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return listener < 0 ? -1 : 0;
+}
+
+NOIPA void nap_a_while(int ms)
+{
+	sleep_ms(ms);
+	__asm__ volatile("" ::: "memory");   /* no tail call */
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: slow_own_read ROUNDS NAP_MS HOLD_MS\n");
+		return 2;
+	}
+	int rounds = atoi(argv[1]), nap_ms = atoi(argv[2]);
+	hold_ms = atoi(argv[3]);
+	pthread_t sup;
+
+	sem_init(&have_listener, 0, 0);
+	if (pthread_create(&sup, NULL, supervise, NULL) != 0)
+		return 2;
+	if (install_filter() != 0) {
+		perror("slow_own_read: seccomp user notification");
+		return 3;
+	}
+	sem_post(&have_listener);
+	long long wall = 0, runnable = 0, held = 0;
+	for (int i = 0; i < rounds; i++) {
+		long long d0 = run_delay_ns(), h0 = atomic_load(&held_ns), w0 = now();
+		nap_a_while(nap_ms);
+		long long w1 = now(), h1 = atomic_load(&held_ns), d1 = run_delay_ns();
+		wall += w1 - w0;
+		runnable += d1 - d0;
+		held += h1 - h0;
+	}
+	atomic_store(&holding, 0);
+	printf("nap %lld %lld %lld\nheld %lld %lld\n", wall, runnable, held, (long long)atomic_load(&held_ns),
+	       (long long)atomic_load(&held_count));
+	return 0;   /* the supervisor, in its ioctl, ends with the process */
+}
