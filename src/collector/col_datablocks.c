@@ -168,7 +168,7 @@ void col_data_blocks_flush_sigsafe(struct col_thread *t)
 	}
 }
 
-void col_data_blocks_thread_end(struct col_thread *t)
+void col_data_blocks_write_out(struct col_thread *t)
 {
 	struct col_data_blocks *b = t->data_blocks;
 
@@ -177,6 +177,15 @@ void col_data_blocks_thread_end(struct col_thread *t)
 	begin(t, b);
 	write_out(t, b);
 	end(b);
+}
+
+void col_data_blocks_thread_end(struct col_thread *t)
+{
+	struct col_data_blocks *b = t->data_blocks;
+
+	if (!b)
+		return;
+	col_data_blocks_write_out(t);
 	t->data_blocks = NULL;
 	col_sys_munmap(b, sizeof(*b));
 }

@@ -25,7 +25,14 @@ void col_data_block_free(struct col_thread *t, uint64_t addr);
  * clock sample: t busy). */
 void col_data_blocks_flush_sigsafe(struct col_thread *t);
 
-/* Thread t ends (or the image execs): every block held back is written
+/* Every block t holds back written, the table kept (the image is about to
+ * exec: its samples may have seen them).  The thread stays among the live
+ * ones (col_thread.c), whose tables the process's end may be copying
+ * (col_data_blocks_others_at_end): only a thread that has left them may
+ * unmap its own.  t busy. */
+void col_data_blocks_write_out(struct col_thread *t);
+
+/* Thread t ends, out of the live threads: every block held back is written
  * (live blocks outlive their thread), and its table is unmapped. */
 void col_data_blocks_thread_end(struct col_thread *t);
 

@@ -171,7 +171,7 @@ static bool before_exec(const char *path, char *slot)
 			;
 		col_states_thread_end(t);
 		col_counters_thread_end(t);
-		col_data_blocks_thread_end(t);   /* what this image's samples may have seen */
+		col_data_blocks_write_out(t);    /* what this image's samples may have seen */
 		atomic_store(&t->busy, 0);
 	}
 	sigemptyset(&prof);
