@@ -98,7 +98,6 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 {
 	struct col_thread *t;
 	uint32_t *words = rec;
-	uint64_t time_ns;
 
 	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
 		col_count_sigsafe(EXP_CTR_LOST_LIMIT, 1);     /* the size limit was reached */
@@ -106,12 +105,7 @@ COL_API int tally__trace_event(int kind, uint32_t type, void *rec, uint32_t len,
 	}
 	if (col_control_paused_sigsafe(0) || !(t = col_enter()))
 		return -1;
-	memcpy(&time_ns, words + 2, 8);
-	if (!time_ns) {
-		time_ns = col_now_ns_sigsafe();
-		memcpy(words + 2, &time_ns, 8);
-	}
-	words[1] = (uint32_t)t->tid;
+	col_stamp_record_sigsafe(t, words);
 	if (ra)
 		words[4] = col_stack_from(t, ra, sp, fp);
 	int rc = -1;

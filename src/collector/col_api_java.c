@@ -113,18 +113,12 @@ COL_API int tally__java_event(int kind, uint32_t type, void *rec, uint32_t len,
 {
 	uint32_t *words = rec;
 	struct col_thread *t;
-	uint64_t time_ns;
 
 	if (!col_proc.active || col_control_paused_sigsafe(0) ||
 	    (kind != EXP_FILE_HEAP && kind != EXP_FILE_SYNC) || len < 24 || n < 1 ||
 	    n > EXP_MAX_FRAMES || !(t = col_enter()))
 		return -1;
-	memcpy(&time_ns, words + 2, 8);
-	if (!time_ns) {
-		time_ns = col_now_ns_sigsafe();
-		memcpy(words + 2, &time_ns, 8);
-	}
-	words[1] = (uint32_t)t->tid;
+	col_stamp_record_sigsafe(t, words);
 	col_java_seen_sigsafe(frames, n);
 	words[4] = col_stack_intern_sigsafe(t, frames, (uint32_t)n, 0);
 	int rc = words[4] ? col_write_sigsafe(t, (enum exp_file_kind)kind, type, rec, len) : -1;

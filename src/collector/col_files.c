@@ -691,6 +691,18 @@ void col_files_drop_shared_sigsafe(void)
 	atomic_flag_clear(&shared_lock);
 }
 
+void col_stamp_record_sigsafe(const struct col_thread *t, uint32_t *words)
+{
+	uint64_t time_ns;
+
+	memcpy(&time_ns, words + 2, 8);
+	if (!time_ns) {
+		time_ns = col_now_ns_sigsafe();
+		memcpy(words + 2, &time_ns, 8);
+	}
+	words[1] = (uint32_t)t->tid;
+}
+
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len)
 {

@@ -70,6 +70,11 @@ void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint3
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len);
 
+/* A tracer's record (tally__trace_event, tally__java_event), stamped as
+ * the thread's before it is written: its time in words 2-3, now where the
+ * tracer left 0, and the thread's id in word 1.  Sigsafe. */
+void col_stamp_record_sigsafe(const struct col_thread *t, uint32_t *words);
+
 /* A fork child drops the process's shared cursor of threads.dat (the
  * parent's blocks) without writing.  Sigsafe. */
 void col_files_drop_shared_sigsafe(void);
