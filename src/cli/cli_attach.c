@@ -37,6 +37,7 @@
 #include "cli/cli.h"
 #include "cli/cli_expdir.h"
 #include "cli/cli_kernel.h"
+#include "cli/cli_kernel_blocked.h"
 #include "cli/cli_outside.h"
 #include "cli/cli_record.h"
 #include "format/exp_launch.h"
@@ -279,6 +280,22 @@ static void log_kv(const struct cli_expdir *x, const char *key, const char *fmt,
 	va_end(ap);
 	cli_log_line(log, key, "%s", v);
 	fclose(log);
+}
+
+/* --kernel --states: the kernel's stacks of the threads blocked at the
+ * attach (read then, by cli_kernel_blocked_read) written into kern, and
+ * what became of them in the log. */
+static void log_blocked_stacks(const struct cli_expdir *x, struct cli_kernel *kern, struct cli_kblocked *kb)
+{
+	cli_kernel_blocked_write(kern, kb);
+	if (kb->err)
+		log_kv(x, "kernel.blocked_at_attach", "%u threads blocked; their kernel stacks not read "
+		       "(/proc/%d/task/TID/stack: %s%s)", kb->blocked, (int)kb->pid, strerror(kb->err),
+		       kb->err == EACCES || kb->err == EPERM ? ", root only" : "");
+	else
+		log_kv(x, "kernel.blocked_at_attach", "%u threads blocked: %u kernel stacks read, %u ran "
+		       "meanwhile, %u not placed in /proc/kallsyms", kb->blocked, kb->read, kb->moved,
+		       kb->unplaced);
 }
 
 /* The process's CPU time over the window, split into user and system as
@@ -559,6 +576,9 @@ int cli_attach_record(const struct record_opts *o)
 	}
 	if (kern)
 		cli_kernel_enable(kern, true);
+	struct cli_kblocked kb = { 0 };
+	if (kern && lo.states)
+		cli_kernel_blocked_read(pid, &kb);   /* now: the blocks under way */
 	uint64_t started = cli_now_ns(CLOCK_MONOTONIC);
 	fprintf(stderr, "tally record: attached to %d (%s): %u threads%s; thread %d stopped %.2f ms; %s\n",
 		(int)pid, t.name, nthreads, strcmp(how, "inherit") ? ", new ones found every 50 ms" : "",
@@ -596,6 +616,8 @@ int cli_attach_record(const struct record_opts *o)
 	unlinkat(x.dirfd, "attach.ack", 0);
 	/* Ours again before anything below reads or writes in it by name. */
 	cli_expdir_reclaim(&x, CMD);
+	if (kern && lo.states)
+		log_blocked_stacks(&x, kern, &kb);
 	close_kernel(&x, kern);
 	const char *xp = cli_expdir_path(&x);
 

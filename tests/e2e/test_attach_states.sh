@@ -36,6 +36,11 @@
 #     sleep_through;clock_nanosleep (states_window.py).  On the build
 #     before, neither had any state (a block under way at the attach was
 #     not seen).
+#   - attach_kernel_blocked_at_attach: with --kernel as root, the blocks
+#     under way at the attach (blocked_whole.c's reader and sleeper) carry
+#     the kernel's stack read from /proc/PID/task/TID/stack: >= 90% of
+#     each under vfs_read and hrtimer_nanosleep.  On the build before they
+#     had no kernel frame.
 #   - attach_states_proc_stack_through_frame_pointers: the same built -O0
 #     (every frame's CFA rbp-based; /proc gives only sp and pc): at least
 #     90% of each block under start_thread;reader;block_in_read and
@@ -178,4 +183,28 @@ for l in open(\"kern.d/wait.io.folded\"):
         k += float(w) if stack.endswith(\";anon_pipe_read;schedule\") else 0
 print(int(k), \"of\", int(every), \"ns of phase_read wait.io under anon_pipe_read;schedule;\", under, \"ns under way at the attach\")
 assert every > 0 and k >= 0.9 * (every - under), (k, every, under)"'
+fi
+
+# --kernel: blocks under way at the attach carry the kernel's stack, read
+# from /proc/PID/task/TID/stack (root only) as tally attaches, placed by
+# /proc/kallsyms: blocked_whole's reader and sleeper, blocked from before
+# the attach to after the stop, at least 90% of each block under vfs_read
+# and hrtimer_nanosleep (the kernel leaves the scheduler's own frames out
+# of that file).  On the build before, those intervals had no kernel frame.
+if [ "$(id -u)" != 0 ]; then
+	skip attach_kernel_blocked_at_attach "/proc/PID/task/TID/stack is root's only"
+elif [ -f kern.exp/log.txt ] && ! grep -q '^kernel.switches: recorded' kern.exp/log.txt; then
+	skip attach_kernel_blocked_at_attach "the kernel gives no call chains here"
+else
+	./blocked_whole wholek.log 3 2>wholek.err &
+	p=$!
+	wait_ready wholek.err
+	"$TALLY" record -p $p --states --kernel --duration 1 -o wholek.exp >wholek.out 2>&1
+	wait $p
+	"$TALLY" export wholek.exp --format collapsed --metric wait.io >wholek.io.folded 2>&1
+	"$TALLY" export wholek.exp --format collapsed --metric wait.sleep >wholek.sleep.folded 2>&1
+	check attach_kernel_blocked_at_attach sh -c 'grep "^kernel.blocked_at_attach" wholek.exp/log.txt &&
+		cat wholek.io.folded wholek.sleep.folded &&
+		python3 "$E2E/profile.py" wholek.io.folded "within block_in_read incl vfs_read 1.0 0.1" &&
+		python3 "$E2E/profile.py" wholek.sleep.folded "within sleep_through incl hrtimer_nanosleep 1.0 0.1"'
 fi
