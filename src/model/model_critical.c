@@ -234,8 +234,33 @@ static uint64_t off_cpu(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 	return sum;
 }
 
+/* Without --states, of `on` (a running segment's time less its parts off
+ * the CPU) what its samples cannot stand for: more than their CPU (`cpu`
+ * ns, the last sample's `last`: the tail after it) stretched as the
+ * thread's running was (stretch_at).  That goes to <off CPU> for a thread
+ * with schedstat (at most what it was off the CPU, its off_left), else to
+ * <not sampled>.  Returns what went, or (uint64_t)-1 if out of memory. */
+static uint64_t beyond_samples(struct walk *w, uint32_t tid, uint64_t on, uint64_t cpu, uint64_t last)
+{
+	struct tstretch *sched = NULL;
+	double k = w->stretch ? stretch_at(w, tid, &sched) : 0;
+	double most = k * (double)(cpu + last);
+
+	if (k <= 0 || most >= (double)on)
+		return 0;
+	uint64_t rest = on - (uint64_t)most;
+	if (sched) {                    /* at most what the thread was off the CPU */
+		rest = rest < sched->off_left ? rest : sched->off_left;
+		sched->off_left -= rest;
+	}
+	if (rest && crit_add(w->b, -1, sched ? w->off_cpu : w->not_sampled, rest, sched != NULL))
+		return (uint64_t)-1;
+	return rest;
+}
+
 /* The running segment (a, e] of thread tid: its parts off the CPU at their
- * stacks (off_cpu), the rest shared among its samples' leaf functions. */
+ * stacks (off_cpu), what its samples cannot stand for (beyond_samples),
+ * the rest shared among its samples' leaf functions. */
 static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 {
 	const struct exp_proc *p = w->c->p;
@@ -260,24 +285,10 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 	}
 	if (!total)
 		return crit_add(w->b, -1, w->not_sampled, on, false);
-	struct tstretch *sched = NULL;
-	double k = w->stretch ? stretch_at(w, tid, &sched) : 0;
-	if (k > 0) {
-		/* without --states: the samples' CPU, stretched as the thread's
-		 * running was, and one period more (the tail after the last) */
-		uint64_t last = p->samples[w->samples[to - 1]].weight_ns;
-		double most = k * (double)(cpu + last);
-		if (most < (double)on) {
-			uint64_t rest = on - (uint64_t)most;
-			if (sched) {        /* at most what the thread was off the CPU */
-				rest = rest < sched->off_left ? rest : sched->off_left;
-				sched->off_left -= rest;
-			}
-			if (rest && crit_add(w->b, -1, sched ? w->off_cpu : w->not_sampled, rest, sched != NULL))
-				return -1;
-			on -= rest;
-		}
-	}
+	uint64_t cut = beyond_samples(w, tid, on, cpu, p->samples[w->samples[to - 1]].weight_ns);
+	if (cut == (uint64_t)-1)
+		return -1;
+	on -= cut;
 	uint64_t given = 0;
 	for (size_t i = from; i < to; i++) {
 		const struct exp_sample *s = &p->samples[w->samples[i]];
