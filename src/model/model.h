@@ -414,6 +414,8 @@ struct model_blame {
 enum model_crit_kind {
 	MODEL_CRIT_READ = EXP_SYNC_FUTEX + 1,   /* a read another thread's write ended */
 	MODEL_CRIT_FD_WAIT,                     /* a wait in poll, select or epoll */
+	MODEL_CRIT_WRITE,                       /* a write into a full channel that
+	                                           another thread's read drained */
 	MODEL_CRIT_KINDS
 };
 

@@ -12,7 +12,8 @@
  * path goes to the waiter's waker at the wake-up (a join's thread at its
  * end, a mutex's holder at the grant, a condition variable's or
  * semaphore's signaller at its signal, a barrier's last arrival at its
- * arrival, the writer a read waited for at its write), the time from the wake-up to the grant being the
+ * arrival, the writer a read waited for at its write, the reader a write
+ * into a full channel waited for at its read), the time from the wake-up to the grant being the
  * wait's; a wait without a known waker stays on the waiter, as time of the
  * waiting function.  Before T's first such wait, the path goes back to T's
  * creator at T's start.  So the segments tile the main thread's lifetime:

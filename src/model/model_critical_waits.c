@@ -20,7 +20,16 @@
  *   eventfd         pipe's name, `pipe:[inode]`) by another thread that
  *                   overlaps the read, at the write's end (or the read's,
  *                   if sooner); a read no other thread's write overlapped
- *                   did not wait for one, and is no wait
+ *                   did not wait for one, and is no wait; nor did a
+ *                   read that began while a write was under way (of the
+ *                   two, the one that came first waited for the other:
+ *                   there, the write for room in a full channel)
+ *   a write into a  (-i) the latest read from the channel it writes into
+ *   full pipe,      by another thread that began while the write was
+ *   FIFO or socket  under way and took bytes (it made the room the write
+ *                   waited for), at the read's end (or the write's, if
+ *                   sooner); a write no read began within did not wait,
+ *                   and is no wait
  *   a wait in poll, (-i, FD_WAIT) the same, over the channels of every
  *   select, epoll   descriptor it waited on to read (epoll: its interest
  *                   list then, from the FD_WATCH records of epoll_ctl);
@@ -134,11 +143,13 @@ out:
 	return rc;
 }
 
-/* A write into a channel: the channel, its thread and span. */
+/* A write into a channel (or a read from one): the channel, its thread,
+ * span and stack. */
 struct cwrite {
 	uint64_t chan;
 	uint64_t start, end;
 	uint32_t tid;
+	uint32_t stack_id;
 };
 
 static int cmp_cwrite(const void *a, const void *b)
@@ -227,8 +238,9 @@ static uint64_t channel_of(const struct fdmaps *m, const struct exp_io *s, bool 
 }
 
 /* The latest write in cw (sorted by channel, start) into `chan` by a
- * thread other than `tid` that started by `end` and ended after `start`;
- * NULL if none. */
+ * thread other than `tid` that started within [start, end] (a read that
+ * began while a write was under way did not wait for it: the write waited
+ * for the read); NULL if none. */
 static const struct cwrite *latest_write(const struct cwrite *cw, size_t ncw, uint64_t chan, uint32_t tid,
 					 uint64_t start, uint64_t end)
 {
@@ -241,9 +253,30 @@ static const struct cwrite *latest_write(const struct cwrite *cw, size_t ncw, ui
 		else
 			hi = mid;
 	}
-	for (size_t k = lo; k > 0 && cw[k - 1].chan == chan && cw[k - 1].end >= start; k--)
+	for (size_t k = lo; k > 0 && cw[k - 1].chan == chan && cw[k - 1].start >= start; k--)
 		if (cw[k - 1].tid != tid)
 			return &cw[k - 1];
+	return NULL;
+}
+
+/* The read in cr (reads that took bytes, sorted by channel, start) from
+ * `chan` by a thread other than `tid` that started latest within (start,
+ * end]; NULL if none. */
+static const struct cwrite *read_within(const struct cwrite *cr, size_t ncr, uint64_t chan, uint32_t tid,
+					uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = ncr;      /* the first read after (chan, end) */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cr[mid].chan < chan || (cr[mid].chan == chan && cr[mid].start <= end))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k > 0 && cr[k - 1].chan == chan && cr[k - 1].start > start; k--)
+		if (cr[k - 1].tid != tid)
+			return &cr[k - 1];
 	return NULL;
 }
 
@@ -333,14 +366,14 @@ static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const stru
 }
 
 /* Reads that a write by another thread into the channel they read from
- * ended (pipes, FIFOs, sockets, eventfds), and waits in poll, select and
- * epoll. */
+ * ended (pipes, FIFOs, sockets, eventfds), writes into a full channel that
+ * a read by another thread drained, and waits in poll, select and epoll. */
 static int channel_waits(const struct exp_proc *p, struct waits *w)
 {
 	struct fdmaps m = { 0 };
-	struct cwrite *cw = NULL;
+	struct cwrite *cw = NULL, *cr = NULL;
 	struct exp_fd_watch *watches = NULL;
-	size_t ncw = 0;
+	size_t ncw = 0, ncr = 0;
 	int rc = -1;
 
 	if (!p->nfdwaits && (!p->nio || (!p->nfds && !p->nflows)))
@@ -348,7 +381,7 @@ static int channel_waits(const struct exp_proc *p, struct waits *w)
 	if ((p->nfds && !(m.fds = malloc(p->nfds * sizeof(*m.fds)))) ||
 	    (p->nflows && !(m.flows = malloc(p->nflows * sizeof(*m.flows)))) ||
 	    (p->nwatches && !(watches = malloc(p->nwatches * sizeof(*watches)))) ||
-	    (p->nio && !(cw = malloc(p->nio * sizeof(*cw)))))
+	    (p->nio && (!(cw = malloc(p->nio * sizeof(*cw))) || !(cr = malloc(p->nio * sizeof(*cr))))))
 		goto out;
 	if (p->nfds)
 		memcpy(m.fds, p->fds, p->nfds * sizeof(*m.fds));
@@ -367,11 +400,29 @@ static int channel_waits(const struct exp_proc *p, struct waits *w)
 	for (size_t i = 0; i < p->nio; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan;
-		if (s->op == EXP_IO_WRITE && !(s->flags & EXP_IO_SAME_CALL) && (chan = channel_of(&m, s, false)))
-			cw[ncw++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid };
+		if (s->flags & EXP_IO_SAME_CALL)
+			continue;
+		if (s->op == EXP_IO_WRITE && (chan = channel_of(&m, s, false)))
+			cw[ncw++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid, s->stack_id };
+		else if (s->op == EXP_IO_READ && s->bytes > 0 && (chan = channel_of(&m, s, true)))
+			cr[ncr++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid, s->stack_id };
 	}
 	if (ncw)
 		qsort(cw, ncw, sizeof(*cw), cmp_cwrite);
+	if (ncr)
+		qsort(cr, ncr, sizeof(*cr), cmp_cwrite);
+	for (size_t i = 0; i < ncw && ncr; i++) {
+		const struct cwrite *x = &cw[i];
+		const struct cwrite *by = read_within(cr, ncr, x->chan, x->tid, x->start, x->end);
+		if (!by)
+			continue;
+		struct crit_wait *y = wait_new(w);
+		if (!y)
+			goto out;
+		*y = (struct crit_wait){ .tid = x->tid, .time_ns = x->end, .req_ns = x->start, .stack_id = x->stack_id,
+					 .waker_tid = by->tid, .wake_ns = by->end < x->end ? by->end : x->end,
+					 .kind = MODEL_CRIT_WRITE };
+	}
 	for (size_t i = 0; i < p->nio && ncw; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan, end = s->time_ns + s->dur_ns;
@@ -393,6 +444,7 @@ out:
 	free(m.flows);
 	free(watches);
 	free(cw);
+	free(cr);
 	return rc;
 }
 

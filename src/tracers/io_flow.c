@@ -12,6 +12,10 @@
  *   a pipe, a FIFO   its inode (fstat): rx = tx, the same for both ends
  *   a unix socket    its inode and its peer's (the kernel's sock_diag,
  *                    one netlink request): tx = (own, peer), rx = (peer, own)
+ *   a unix datagram  its inode: rx = (own), tx = (its peer's, if it is
+ *   socket           connected: several senders may be connected to one
+ *                    bound socket; 0 if not: where sendto sends by name
+ *                    is not followed)
  *   an IP socket     its address and its peer's (getsockname, getpeername;
  *                    IPv4 in IPv6 taken as IPv4): tx = (own, peer), rx
  *                    = (peer, own)
@@ -243,8 +247,19 @@ static int flow_of(int fd, struct exp_fd_flow *r)
 		socklen_t mlen = sizeof(me), plen = sizeof(peer);
 		if (syscall(SYS_getsockname, fd, &me, &mlen))
 			return -1;
+		int type = 0;
+		socklen_t tlen = sizeof(type);
+		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tlen))
+			return -1;
 		if (me.ss_family == AF_UNIX) {
 			uint64_t other = unix_peer((uint32_t)st.st_ino);
+			if (type == SOCK_DGRAM) {
+				/* to whatever socket it is connected to, if any */
+				r->kind = EXP_FLOW_UNIX;
+				r->rx = way(0xd6b, st.st_ino);
+				r->tx = other ? way(0xd6b, other) : 0;
+				return 0;
+			}
 			if (!other)
 				return -1;
 			r->kind = EXP_FLOW_UNIX;
@@ -252,10 +267,6 @@ static int flow_of(int fd, struct exp_fd_flow *r)
 			r->rx = way(other, st.st_ino);
 			return 0;
 		}
-		int type = 0;
-		socklen_t tlen = sizeof(type);
-		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tlen))
-			return -1;
 		if (type == SOCK_DGRAM) {
 			uint16_t port = inet_port((struct sockaddr *)&me, mlen);
 			uint16_t to = atomic_load_explicit(&sent_to[fd], memory_order_relaxed);

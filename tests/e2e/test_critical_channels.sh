@@ -13,6 +13,12 @@
 # only the waiter's record can lead the path to the producer: the build
 # before FD_WAIT and datagram flows put nothing on slow_produce there (nor
 # the build before futex waits were traced, in the futex way).
+# In the fullpipe and fullsock ways the channel is turned round: main
+# writes each item into a full pipe, or a full unix datagram socket
+# connected to the producer's, and waits for the producer to read one and
+# make room (a write that a read by another thread began within waits for
+# it): the build before put nothing on slow_produce (fullpipe; fullsock
+# had no path at all, a unix datagram socket having no flow).
 # tests/progs/prodcons.c hands each item from a producer thread, whose
 # slow_produce() sets the pace, to main, which consumes it quickly.  Each
 # way, the path's total is within 5% of the program's own wall time and
@@ -54,14 +60,14 @@ run() {
 	return $st
 }
 
-for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then
 		skip critical_${way}_goes_to_the_producer "$(tail -n 1 $way.1.err)"
 		continue
 	fi
-	case $way in unix | socketpair)
+	case $way in unix | socketpair | fullsock)
 		if grep -q "^io.flows: unix sockets' peers not known" $way.1.exp/log.txt 2>/dev/null; then
 			skip critical_${way}_goes_to_the_producer "no sock_diag for unix sockets here"
 			continue

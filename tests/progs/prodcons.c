@@ -8,7 +8,14 @@
  * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
  * recvfrom), or a futex word in shared memory ("futex": syscall(SYS_futex)
  * waits and wakes, as hand-rolled synchronization makes them), for the
- * critical path.  With poll, epoll and select main reads each
+ * critical path.  "fullpipe" and "fullsock" turn the channel round: main
+ * writes each item into a full pipe (of one page, a page an item) or a
+ * full unix datagram socket (a byte an item; main's socket is connected
+ * to the producer's, bound to an abstract name, whose queue is full: the
+ * kernel wakes a writer at each datagram read; a stream socket's writer
+ * is woken only once its buffer is three quarters empty), and the producer
+ * reads it after slow_produce(), making room: main's writes wait for the
+ * producer's reads.  With poll, epoll and select main reads each
  * item's byte only after consuming it (a handler that drains its
  * descriptor last), so that only the wait can lead to the producer
  * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
@@ -28,6 +35,7 @@
  * the producer's CPU and wait for a CPU at its end, from schedstat).
  * usage: prodcons MODE [ITEMS [UNIT_MS]]; exit 3 if the mode's channel cannot
  * be made here (no loopback, say), with the cause on stderr. */
+#define _GNU_SOURCE             /* F_SETPIPE_SZ */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -54,9 +62,13 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX };
+enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
+	    FULLPIPE, FULLSOCK };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
-				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex" };
+				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex",
+				     "fullpipe", "fullsock" };
+static size_t chunk = 1;            /* fullpipe, fullsock: the bytes of an item */
+static char page[4096];
 static enum mode mode;
 static int items = 12, use_sleep;
 static long unit_ms = 30;
@@ -158,6 +170,15 @@ NOIPA void hand_over(void)
 		if (eventfd_write(wfd, 1))
 			abort();
 		return;
+	case FULLPIPE: case FULLSOCK:
+		/* The item is taken out of the full channel: room for main's. */
+		for (size_t got = 0; got < chunk;) {
+			ssize_t n = read(rfd, page, chunk - got);
+			if (n <= 0)
+				abort();
+			got += (size_t)n;
+		}
+		return;
 	default:
 		break;
 	}
@@ -227,6 +248,11 @@ NOIPA void take_one(void)
 		if (!pending && eventfd_read(rfd, &pending))
 			abort();
 		pending--;
+		return;
+	case FULLPIPE: case FULLSOCK:
+		/* Put the item in: the channel is full until the producer reads. */
+		if (write(wfd, page, chunk) != (ssize_t)chunk)
+			abort();
 		return;
 	default:
 		break;
@@ -346,6 +372,30 @@ static int open_channel(void)
 	case FUTEX:
 		made = mmap(NULL, sizeof(*made), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		return made == MAP_FAILED ? -1 : 0;
+	case FULLPIPE:
+		if (pipe(fds))
+			return -1;
+		rfd = fds[0], wfd = fds[1];
+		chunk = 4096;
+		if (fcntl(wfd, F_SETPIPE_SZ, (int)chunk) != (int)chunk) {
+			perror("prodcons: a pipe of one page");
+			return -1;
+		}
+		return write(wfd, page, chunk) == (ssize_t)chunk ? 0 : -1;
+	case FULLSOCK: {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "prodcons.%d", (int)getpid());
+		socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a.sun_path + 1));
+		if ((rfd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 || bind(rfd, (struct sockaddr *)&a, alen) ||
+		    (wfd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 || connect(wfd, (struct sockaddr *)&a, alen) ||
+		    fcntl(wfd, F_SETFL, O_NONBLOCK)) {
+			perror("prodcons: unix datagram sockets");
+			return -1;
+		}
+		while (write(wfd, page, chunk) > 0)
+			;                  /* full: the next write waits */
+		return fcntl(wfd, F_SETFL, 0);
+	}
 	case UDP: {
 		socklen_t alen = sizeof(udp_to);
 		udp_to = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -370,7 +420,8 @@ int main(int argc, char **argv)
 	while (argc > 1 && k < sizeof(modes) / sizeof(modes[0]) && strcmp(argv[1], modes[k]))
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex "
+		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex|"
+				"fullpipe|fullsock "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
@@ -390,7 +441,7 @@ int main(int argc, char **argv)
 		quick_consume();
 		drain();
 	}
-	/* poll, epoll, select, udp, futex: main does not join the producer (its last item
+	/* poll, epoll, select, udp, futex, fullpipe, fullsock: main does not join the producer (its last item
 	 * was its last act), so that the path can reach the producer only
 	 * through main's waits for items, not through a join. */
 	if (mode < POLL)
