@@ -4,8 +4,11 @@
  * unit in each of the two others (a unit: UNIT_MS of CPU, spun on the
  * thread's CPU clock, so load stretches it in wall time but not in work).
  * The program measures its own wall time and long_work()'s (from its
- * start to its end, wall) and prints
- *   wall NS long NS
+ * start to its end, wall), and the time the threads on its critical path
+ * (main and long_work()'s worker) spent runnable but waiting for a CPU
+ * (the kernel's run delay, schedstat; 0 where it cannot be read), and
+ * prints
+ *   wall NS long NS delay NS
  * usage: forkjoin [FACTOR [UNIT_MS]] */
 #include <pthread.h>
 #include <stdint.h>
@@ -13,11 +16,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "run_delay.h"
+
 #define NOIPA __attribute__((noinline, noipa))
 
 static double factor = 1;
 static long unit_ms = 100;
 static uint64_t long_ns;
+static long long long_delay_ns;     /* long_work()'s worker's run delay */
 static volatile unsigned long sink;
 
 static uint64_t clock_ns(clockid_t c)
@@ -47,6 +53,7 @@ static void *worker(void *arg)
 		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 		long_work();
 		long_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+		long_delay_ns = run_delay_ns();
 	} else {
 		short_work();
 	}
@@ -68,7 +75,8 @@ int main(int argc, char **argv)
 	pthread_create(&t[2], NULL, worker, NULL);
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
-	printf("wall %llu long %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
-	       (unsigned long long)long_ns);
+	uint64_t wall = clock_ns(CLOCK_MONOTONIC) - t0;
+	printf("wall %llu long %llu delay %lld\n", (unsigned long long)wall, (unsigned long long)long_ns,
+	       run_delay_ns() + long_delay_ns);
 	return 0;
 }
