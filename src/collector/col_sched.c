@@ -4,7 +4,9 @@
  * /proc/TID/schedstat ("cpu_ns run_delay_ns slices") read as it ends.
  * Without --states nothing else says how long a thread waited for a CPU:
  * its samples' weights are CPU time, and the wall time between them may be
- * a wait for a CPU or a sleep in a call no tracer sees.  The files are
+ * a wait for a CPU or a sleep in a call no tracer sees.  With --states the
+ * thread holds its file open already (col_states.c): col_sched_write_text
+ * takes its text, with no open and for any thread.  Else the files are
  * opened by /proc/TID, not /proc/thread-self: the helper that opens them
  * aside (col_fds_use) is a task of its own.  Sigsafe file.
  */
@@ -68,6 +70,16 @@ bool col_sched_parse(const char *text, struct col_schedstat *out)
 	const char *p = text;
 
 	return field(&p, &out->cpu_ns) && field(&p, &out->run_delay_ns) && field(&p, &out->slices);
+}
+
+void col_sched_write_text(struct col_thread *via, pid_t tid, const char *text)
+{
+	struct col_schedstat v;
+
+	if (!via || !col_sched_parse(text, &v))
+		return;
+	struct exp_thread_sched rec = { 0, (uint32_t)tid, col_now_ns_sigsafe(), v.cpu_ns, v.run_delay_ns, v.slices };
+	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_SCHED, &rec, sizeof(rec));
 }
 
 void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n)

@@ -42,4 +42,9 @@ bool col_sched_parse(const char *text, struct col_schedstat *out);
  * (col_fds_use: aside while other threads may open).  Sigsafe. */
 void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n);
 
+/* The same for thread `tid` whose schedstat's text is `text` (read from a
+ * descriptor already held: --states keeps one per thread, so no open and
+ * no bar of life).  Nothing if the text does not parse.  Sigsafe. */
+void col_sched_write_text(struct col_thread *via, pid_t tid, const char *text);
+
 #endif

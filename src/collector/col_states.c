@@ -636,6 +636,19 @@ void col_states_close_at_end(struct col_thread *writer, pid_t tid, struct col_st
 	flush_as(writer, (uint32_t)tid, s, 0, EXP_STATE_NO_STACK);
 }
 
+bool col_states_schedstat_sigsafe(const struct col_thread *t, char *buf, size_t size)
+{
+	const struct col_states_thread *s = t->states;
+
+	if (!s || s->schedstat_fd < 0 || size < 2)
+		return false;
+	ssize_t n = col_syscall(SYS_pread64, s->schedstat_fd, buf, size - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
 void col_states_thread_end(struct col_thread *t)
 {
 	struct col_states_thread *s = t->states;

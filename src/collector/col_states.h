@@ -60,6 +60,11 @@ void col_states_close_at_end(struct col_thread *writer, pid_t tid, struct col_st
 			     uint32_t stack_id, uint16_t flags);
 bool col_states_is_switch_signal_sigsafe(int sig, const siginfo_t *si);
 
+/* Thread t's schedstat ("cpu_ns run_delay_ns slices") from the descriptor
+ * its states keep, into buf (size bytes, NUL-ended); false if it keeps none
+ * or the read fails.  Any thread may ask, t's states in place.  Sigsafe. */
+bool col_states_schedstat_sigsafe(const struct col_thread *t, char *buf, size_t size);
+
 /* The thread's last intervals, then stop (thread end, with t busy). */
 void col_states_thread_end(struct col_thread *t);
 

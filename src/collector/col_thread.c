@@ -346,6 +346,8 @@ void col_thread_detach(void)
 	if (t->perf_fd >= 0 || t->has_timer || t->inherited_clock)
 		check_sampled(t, col_clock_read_sigsafe(t));
 	col_clock_stop(t);
+	char sched[80];      /* --states holds the thread's schedstat open: read it before it closes */
+	bool have_sched = col_states_schedstat_sigsafe(t, sched, sizeof(sched));
 	col_states_thread_end(t);
 	col_counters_thread_end(t);
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
@@ -353,7 +355,9 @@ void col_thread_detach(void)
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	write_cost(t, t);
 	col_data_blocks_thread_end(t);
-	if (rec.time_ns - t->born_ns >= COL_SCHED_MIN_NS)
+	if (have_sched)
+		col_sched_write_text(t, t->tid, sched);
+	else if (rec.time_ns - t->born_ns >= COL_SCHED_MIN_NS)
 		col_sched_write(t, &t->tid, 1);
 	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
@@ -425,6 +429,11 @@ void col_thread_end_others(void)
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		write_cost(t, self);
 		col_data_blocks_others_at_end(self, t);
+		char sched[80];
+		if (col_states_schedstat_sigsafe(t, sched, sizeof(sched))) {
+			col_sched_write_text(self, t->tid, sched);
+			continue;
+		}
 		if (rec.time_ns - t->born_ns < COL_SCHED_MIN_NS)
 			continue;
 		tids[ntids++] = t->tid;

@@ -14,6 +14,8 @@
 #    the producer's CPU and wait for a CPU (and 10%, and a period per
 #    item), and the sleep is <off CPU>; before, the samples took most of
 #    the sleep too (slow_produce near the whole of produce);
+#  - with --states a thread of any length has a record, read from the
+#    descriptor --states holds (no second open);
 #  - a thread shorter than the collector's 50 ms bar has no record, and
 #    the note says how many (the build before: no table, no note).
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +25,7 @@ cc_prog manythreads -pthread
 
 if [ ! -r /proc/thread-self/schedstat ]; then
 	for c in sched_overview_splits_the_producer critical_sleep_is_off_cpu_without_states \
-		 sched_short_threads_counted; do
+		 sched_short_threads_counted states_short_threads_have_schedstat; do
 		skip $c "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
 	done
 	exit 0
@@ -86,3 +88,21 @@ check critical_sleep_is_off_cpu_without_states sh -c "cat crit.txt; python3 sche
 # ms): under the bar but for a loaded one (the collector's clock decides);
 # each row of the table lived 50 ms or more, and the note counts the others
 check sched_short_threads_counted sh -c "cat rec_short.err rep_short.err; sed -n '/^Time by thread/,/^Functions/p' short.txt; python3 sched.py short"
+
+# With --states each thread holds its schedstat open already: its end reads
+# that descriptor (no second open, no helper) and so writes a THREAD_SCHED
+# record however short it lived.  20 threads of 2 ms each: every thread
+# (and main) has one in threads.dat (the build before: main alone, the
+# others under the 50 ms bar).
+"$TALLY" record --states -o states.exp ./manythreads 20 2000 >/dev/null 2>rec_states.err
+cat >records.py <<'PY'
+import struct, sys
+b = open('states.exp/threads.dat', 'rb').read()
+tids = set()
+for off in range(64, len(b) - 40, 8):        # records are 8-aligned after the header
+    if struct.unpack_from('<I', b, off)[0] == (64 << 24) | 40:   # THREAD_SCHED, 40 bytes
+        tids.add(struct.unpack_from('<I', b, off + 4)[0])
+print(len(tids), 'threads with a THREAD_SCHED record; want 21')
+sys.exit(len(tids) != 21)
+PY
+check states_short_threads_have_schedstat sh -c "cat rec_states.err; python3 records.py"
