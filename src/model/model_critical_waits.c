@@ -32,7 +32,9 @@
  *                   and is no wait
  *   a wait in poll, (-i, FD_WAIT) the same, over the channels of every
  *   select, epoll   descriptor it waited on to read (epoll: its interest
- *                   list then, from the FD_WATCH records of epoll_ctl);
+ *                   list then, from the FD_WATCH records of epoll_ctl, or
+ *                   of the set's fdinfo for a set made unseen; an epoll
+ *                   set in it, nested, by its own list, 4 deep at most);
  *                   one no write overlapped (a timeout, a signal, a
  *                   descriptor of another process) is a wait of no
  *                   known cause
@@ -312,6 +314,54 @@ static const struct cwrite *fd_waker(const struct fdmaps *m, const struct cwrite
 	return by && (!best || by->start > best->start) ? by : best;
 }
 
+#define EPOLL_NEST_MAX 4             /* epoll sets within sets followed this deep */
+
+/* The first of the FD_WATCH records (sorted by epfd, fd, time) of epfd. */
+static size_t first_watch(const struct exp_fd_watch *watches, size_t n, int32_t epfd)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (watches[mid].epfd < epfd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The latest write that could have ended epoll wait `fw` on set epfd: over
+ * the set's interest list at the wait's end (each descriptor's last change
+ * before it, if asking to read and not older than the descriptor's name,
+ * else it was closed since); a descriptor that is itself an epoll set with
+ * an interest list (nested epoll) is followed into it. */
+static const struct cwrite *epoll_waker(const struct exp_proc *p, const struct fdmaps *m,
+					const struct exp_fd_watch *watches, const struct cwrite *cw, size_t ncw,
+					const struct exp_fd_wait_ev *fw, int32_t epfd, int depth,
+					const struct cwrite *by)
+{
+	uint64_t end = fw->time_ns + fw->dur_ns;
+
+	for (size_t k = first_watch(watches, p->nwatches, epfd); k < p->nwatches && watches[k].epfd == epfd; k++) {
+		const struct exp_fd_watch *x = &watches[k];
+		if (x->time_ns > end ||
+		    (k + 1 < p->nwatches && watches[k + 1].epfd == x->epfd && watches[k + 1].fd == x->fd &&
+		     watches[k + 1].time_ns <= end))
+			continue;     /* not yet, or not its last change by then */
+		const struct exp_fd_ev *n = name_at(m, x->fd, end);
+		if (x->op == 2 /* EPOLL_CTL_DEL */ || !(x->events & 0x1 /* EPOLLIN */) ||
+		    !same_since(m, x->fd, x->time_ns, n))
+			continue;
+		size_t inner = first_watch(watches, p->nwatches, x->fd);
+		if (x->fd != epfd && depth < EPOLL_NEST_MAX && inner < p->nwatches && watches[inner].epfd == x->fd)
+			by = epoll_waker(p, m, watches, cw, ncw, fw, x->fd, depth + 1, by);
+		else
+			by = fd_waker(m, cw, ncw, fw, x->fd, by);
+	}
+	return by;
+}
+
 /* Waits in poll, select and epoll: each goes to the latest write into any
  * of its descriptors' channels that overlapped it; without one, it is a
  * wait of no known cause.  watches: the FD_WATCH records sorted by (epfd,
@@ -328,29 +378,7 @@ static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const stru
 			for (uint32_t k = 0; k < fw->nfds; k++)
 				by = fd_waker(m, cw, ncw, fw, fds[k], by);
 		} else if (fw->nfds == 1) {
-			/* The interest list at the wait's end: each descriptor's
-			 * last change before it, if asking to read and not older
-			 * than the descriptor's name (else it was closed since). */
-			size_t lo = 0, hi = p->nwatches;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (watches[mid].epfd < fds[0])
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (size_t k = lo; k < p->nwatches && watches[k].epfd == fds[0]; k++) {
-				const struct exp_fd_watch *x = &watches[k];
-				if (x->time_ns > end ||
-				    (k + 1 < p->nwatches && watches[k + 1].epfd == x->epfd && watches[k + 1].fd == x->fd &&
-				     watches[k + 1].time_ns <= end))
-					continue;     /* not yet, or not its last change by then */
-				const struct exp_fd_ev *n = name_at(m, x->fd, end);
-				if (x->op == 2 /* EPOLL_CTL_DEL */ || !(x->events & 0x1 /* EPOLLIN */) ||
-				    !same_since(m, x->fd, x->time_ns, n))
-					continue;
-				by = fd_waker(m, cw, ncw, fw, x->fd, by);
-			}
+			by = epoll_waker(p, m, watches, cw, ncw, fw, fds[0], 0, NULL);
 		}
 		struct crit_wait *x = wait_new(w);
 		if (!x)

@@ -16,16 +16,28 @@
  *                                       wait's start
  *   epoll_ctl that succeeded            one FD_WATCH record (no stack), and
  *                                       the added descriptor's flow
+ *   the first timed wait on an epoll    its interest list as the kernel
+ *   descriptor no epoll_ctl of ours     shows it (/proc/self/fdinfo/EPFD,
+ *   was seen for                        a `tfd:` line per descriptor), one
+ *                                       FD_WATCH record each, as of the
+ *                                       wait's start: a set inherited, made
+ *                                       before the library was loaded, or
+ *                                       by raw system calls
  *
  * A shorter wait found a descriptor ready (a poll that blocks nowhere returns
  * in about a microsecond) and costs two clock reads; a call with a timeout
- * of 0 cannot block and is not timed.  Waits for writing (a
- * full pipe) are not recorded: no write of ours waits for a read.  Called
+ * of 0 cannot block and is not timed.  Waits here for writing (POLLOUT)
+ * are not recorded (a write that waits for room is found from the IO
+ * records of the write and of the read that made room).  Called
  * in any thread, and from signal handlers: the record is on the stack
  * (EXP_WAIT_FDS_MAX descriptors, 1 KiB).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -171,22 +183,105 @@ TRACE_API int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct ti
 
 /* ---- epoll ---------------------------------------------------------------- */
 
+#define WATCH_FDS 65536                /* epoll descriptors we know */
+
+/* Bit epfd: its interest list is known (an epoll_ctl of ours on it, or its
+ * fdinfo read at a wait). */
+static _Atomic uint64_t known_sets[WATCH_FDS / 64];
+
+/* Mark epfd's set known: true if it was not. */
+static bool set_known(int epfd)
+{
+	if (epfd < 0 || epfd >= WATCH_FDS)
+		return false;
+	uint64_t bit = 1ull << (epfd % 64);
+	return !(atomic_load_explicit(&known_sets[epfd / 64], memory_order_relaxed) & bit) &&
+	       !(atomic_fetch_or_explicit(&known_sets[epfd / 64], bit, memory_order_relaxed) & bit);
+}
+
+static void watch_write(int epfd, int fd, int op, uint32_t events, uint64_t t0)
+{
+	struct exp_fd_watch r = { .time_ns = t0, .epfd = epfd, .fd = fd, .op = (uint16_t)op, .events = events };
+
+	if (events & READ_EVENTS) {
+		io_name_unnamed(fd, t0);
+		io_flow_note(fd, t0);
+	}
+	if (tally__trace_event(EXP_FILE_IO, EXP_REC_FD_WATCH, &r, sizeof(r), 0, 0, 0))
+		tally__count(EXP_CTR_LOST_EVENTS, 1);
+}
+
+/* The number after `key` in text (base 10 or 16), past blanks; its end in
+ * *end; -1 if none. */
+static long long field_after(const char *text, const char *key, int base, const char **end)
+{
+	const char *p = strstr(text, key);
+	long long v = 0;
+
+	if (!p)
+		return -1;
+	for (p += strlen(key); *p == ' ' || *p == '\t'; p++)
+		;
+	const char *first = p;
+	for (;; p++) {
+		int d = *p >= '0' && *p <= '9' ? *p - '0'
+		      : base == 16 && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+		if (d < 0)
+			break;
+		v = v * base + d;
+	}
+	*end = p;
+	return p > first ? v : -1;
+}
+
+/* epfd's interest list from /proc/self/fdinfo (its `tfd:` lines), as
+ * FD_WATCH records at t0: a set whose epoll_ctl calls we did not see.
+ * Raw system calls (sigsafe); at most what 8 KiB of text holds. */
+static void watches_from_fdinfo(int epfd, uint64_t t0)
+{
+	char path[48] = "/proc/self/fdinfo/", buf[8192];
+	char digits[12];
+	int n = 0, at = (int)strlen(path);
+
+	for (int v = epfd; n == 0 || v; v /= 10)
+		digits[n++] = (char)('0' + v % 10);
+	while (n)
+		path[at++] = digits[--n];
+	path[at] = 0;
+	long f = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return;
+	long got = syscall(SYS_read, f, buf, sizeof(buf) - 1);
+	syscall(SYS_close, f);
+	if (got <= 0)
+		return;
+	buf[got] = 0;
+	/* "tfd:        5 events:       19 data: ..." per descriptor */
+	for (const char *p = strstr(buf, "tfd:"); p; p = strstr(p, "tfd:")) {
+		const char *e;
+		long long fd = field_after(p, "tfd:", 10, &e);
+		if (fd < 0)
+			break;
+		long long ev = field_after(e, "events:", 16, &p);
+		if (ev < 0)
+			break;
+		watch_write(epfd, (int)fd, EPOLL_CTL_ADD, (uint32_t)ev, t0);
+	}
+}
+
 TRACE_API int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	if (!io_tracing())
 		return REAL(epoll_ctl)(epfd, op, fd, ev);
 	uint64_t t0 = tally__now();
+	/* A set first met here, not empty already (inherited, made before the
+	 * library was loaded): what it held before this call. */
+	if (set_known(epfd))
+		watches_from_fdinfo(epfd, t0 - 1);    /* before this call's own record */
 	int rc = REAL(epoll_ctl)(epfd, op, fd, ev);
 	int saved = errno;
 	if (rc == 0) {
-		struct exp_fd_watch r = { .time_ns = t0, .epfd = epfd, .fd = fd, .op = (uint16_t)op,
-					  .events = ev && op != EPOLL_CTL_DEL ? ev->events : 0 };
-		if (r.events & READ_EVENTS) {
-			io_name_unnamed(fd, t0);
-			io_flow_note(fd, t0);
-		}
-		if (tally__trace_event(EXP_FILE_IO, EXP_REC_FD_WATCH, &r, sizeof(r), 0, 0, 0))
-			tally__count(EXP_CTR_LOST_EVENTS, 1);
+		watch_write(epfd, fd, op, ev && op != EPOLL_CTL_DEL ? ev->events : 0, t0);
 	}
 	errno = saved;
 	return rc;
@@ -198,6 +293,8 @@ static void epolled(struct trace_caller at, int epfd, uint64_t t0)
 
 	if (!long_enough(&w, t0, EXP_WAIT_EPOLL))
 		return;
+	if (set_known(epfd))
+		watches_from_fdinfo(epfd, t0);
 	add_fd(&w, epfd);
 	wait_write(at, &w);
 }

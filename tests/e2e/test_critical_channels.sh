@@ -18,7 +18,12 @@
 # connected to the producer's, and waits for the producer to read one and
 # make room (a write that a read by another thread began within waits for
 # it): the build before put nothing on slow_produce (fullpipe; fullsock
-# had no path at all, a unix datagram socket having no flow).
+# had no path at all, a unix datagram socket having no flow).  In the
+# nested way main waits on an epoll set that holds the set with the pipe
+# (followed into it); in rawepoll the set was made by raw system calls, as
+# one inherited or made before the library was loaded (its interest list
+# read from /proc/self/fdinfo at the first wait): the build before put
+# nothing on slow_produce in either.
 # tests/progs/prodcons.c hands each item from a producer thread, whose
 # slow_produce() sets the pace, to main, which consumes it quickly.  Each
 # way, the path's total is within 5% of the program's own wall time and
@@ -60,7 +65,7 @@ run() {
 	return $st
 }
 
-for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

@@ -3,8 +3,10 @@
  * ("barrier"), a named FIFO ("fifo"), a connected unix stream socket
  * ("unix"), a unix socket pair ("socketpair"), a TCP connection on the
  * loopback ("tcp"), an eventfd counter ("eventfd"), a pipe that main waits
- * on in poll ("poll"), in an epoll loop ("epoll") or in select ("select"),
- * each beside a second,
+ * on in poll ("poll"), in an epoll loop ("epoll"; "nested": an epoll set
+ * within the set main waits on; "rawepoll": the set made by raw system
+ * calls, unseen, as one made before a tracer was loaded) or in select
+ * ("select"), each beside a second,
  * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
  * recvfrom), or a futex word in shared memory ("futex": syscall(SYS_futex)
  * waits and wakes, as hand-rolled synchronization makes them), for the
@@ -63,10 +65,10 @@
 #define NOIPA __attribute__((noinline, noipa))
 
 enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
-	    FULLPIPE, FULLSOCK };
+	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
 				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex",
-				     "fullpipe", "fullsock" };
+				     "fullpipe", "fullsock", "nested", "rawepoll" };
 static size_t chunk = 1;            /* fullpipe, fullsock: the bytes of an item */
 static char page[4096];
 static enum mode mode;
@@ -82,6 +84,7 @@ static pthread_barrier_t both;
 static int rfd = -1, wfd = -1;      /* the channel's ends: main reads rfd */
 static int idle_fds[2] = { -1, -1 }; /* poll, epoll, select: a pipe nobody writes */
 static int epfd = -1;               /* epoll: rfd and idle_fds[0] */
+static int outer = -1;              /* nested: an epoll set holding epfd */
 static struct sockaddr_in udp_to;   /* udp: where main's socket is bound */
 static _Atomic unsigned *made;      /* futex: items made, in shared memory */
 static unsigned taken;              /* futex: items main took */
@@ -150,7 +153,7 @@ NOIPA void hand_over(void)
 	case BARRIER:
 		pthread_barrier_wait(&both);
 		return;
-	case PIPE: case FIFO: case POLL: case EPOLL: case SELECT:
+	case PIPE: case FIFO: case POLL: case EPOLL: case SELECT: case NESTED: case RAWEPOLL:
 		if (write(wfd, &c, 1) != 1)
 			abort();
 		return;
@@ -221,12 +224,22 @@ NOIPA void take_one(void)
 		} while (!FD_ISSET(rfd, &rd));
 		return;
 	}
-	case EPOLL: {
+	case EPOLL: case RAWEPOLL: {
 		struct epoll_event ev = { 0 };
 		while (ev.data.fd != rfd || !(ev.events & EPOLLIN))
 			if (epoll_wait(epfd, &ev, 1, -1) < 0)
 				abort();
 		return;
+	}
+	case NESTED: {
+		/* Wait on the outer set; then ask the inner one, without waiting. */
+		struct epoll_event ev = { 0 };
+		for (;;) {
+			if (epoll_wait(outer, &ev, 1, -1) < 0)
+				abort();
+			if (epoll_wait(epfd, &ev, 1, 0) == 1 && ev.data.fd == rfd && (ev.events & EPOLLIN))
+				return;
+		}
 	}
 	case FUTEX: {
 		unsigned now;
@@ -269,7 +282,7 @@ NOIPA void drain(void)
 {
 	char c;
 
-	if ((mode == POLL || mode == EPOLL || mode == SELECT) && read(rfd, &c, 1) != 1)
+	if ((mode == POLL || mode == EPOLL || mode == SELECT || mode == NESTED || mode == RAWEPOLL) && read(rfd, &c, 1) != 1)
 		abort();
 }
 
@@ -355,17 +368,24 @@ static int open_channel(void)
 	case EVENTFD:
 		rfd = wfd = eventfd(0, 0);
 		return rfd < 0 ? -1 : 0;
-	case POLL: case EPOLL: case SELECT:
+	case POLL: case EPOLL: case SELECT: case NESTED: case RAWEPOLL:
 		if (pipe(fds) || pipe(idle_fds))
 			return -1;
 		rfd = fds[0], wfd = fds[1];
-		if (mode != EPOLL)
+		if (mode == POLL || mode == SELECT)
 			return 0;
 		if ((epfd = epoll_create1(0)) < 0)
 			return -1;
 		for (int k = 0; k < 2; k++) {
 			struct epoll_event ev = { .events = EPOLLIN, .data.fd = k ? rfd : idle_fds[0] };
-			if (epoll_ctl(epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+			/* rawepoll: the set made unseen, as before a library was loaded */
+			if (mode == RAWEPOLL ? syscall(SYS_epoll_ctl, epfd, EPOLL_CTL_ADD, ev.data.fd, &ev)
+					     : epoll_ctl(epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+				return -1;
+		}
+		if (mode == NESTED) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.fd = epfd };
+			if ((outer = epoll_create1(0)) < 0 || epoll_ctl(outer, EPOLL_CTL_ADD, epfd, &ev))
 				return -1;
 		}
 		return 0;
@@ -421,7 +441,7 @@ int main(int argc, char **argv)
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
 		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex|"
-				"fullpipe|fullsock "
+				"fullpipe|fullsock|nested|rawepoll "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
@@ -441,7 +461,7 @@ int main(int argc, char **argv)
 		quick_consume();
 		drain();
 	}
-	/* poll, epoll, select, udp, futex, fullpipe, fullsock: main does not join the producer (its last item
+	/* poll and after (epoll, select, udp, futex, fullpipe, ...): main does not join the producer (its last item
 	 * was its last act), so that the path can reach the producer only
 	 * through main's waits for items, not through a join. */
 	if (mode < POLL)
