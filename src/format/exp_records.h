@@ -479,7 +479,8 @@ struct exp_heap_state {
 
 /* EXP_REC_SYNC, 40 bytes: a wait above the threshold, written at the grant.
  *   0 4 word; 4 4 tid; 8 8 time_ns (grant)
- *  16 4 stack_id; 20 2 op (enum exp_sync_op); 22 2 reserved
+ *  16 4 stack_id; 20 2 op (enum exp_sync_op); 22 2 flags (EXP_SYNC_F_*;
+ *                 0 before they were written)
  *  24 8 wait_ns   request to grant
  *  32 8 object    address of the mutex / condvar / ... waited on           */
 struct exp_sync {
@@ -488,7 +489,7 @@ struct exp_sync {
 	uint64_t time_ns;
 	uint32_t stack_id;
 	uint16_t op;
-	uint16_t reserved;
+	uint16_t flags;
 	uint64_t wait_ns;
 	uint64_t object;
 };
@@ -498,6 +499,10 @@ enum exp_sync_op {
 	EXP_SYNC_JAVA_MONITOR,   /* a contended Java monitor (synchronized) entered */
 	EXP_SYNC_FUTEX,          /* FUTEX_WAIT through syscall(): the futex word's address */
 };
+/* The object is process-shared (a pthread mutex, condition variable,
+ * barrier or semaphore made so; a futex wait without FUTEX_PRIVATE_FLAG):
+ * its holder or waker may be another process. */
+#define EXP_SYNC_F_SHARED 1u
 
 /* EXP_REC_SYNC_HELD, 48 bytes: who held the object during part of a wait
  * (lock-holder blame, tally record -s): written by the waiter right after

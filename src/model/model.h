@@ -416,6 +416,8 @@ enum model_crit_kind {
 	MODEL_CRIT_FD_WAIT,                     /* a wait in poll, select or epoll */
 	MODEL_CRIT_WRITE,                       /* a write into a full channel that
 	                                           another thread's read drained */
+	MODEL_CRIT_SHARED,                      /* a wait of no known waker on a
+	                                           process-shared object */
 	MODEL_CRIT_KINDS
 };
 

@@ -40,7 +40,9 @@
  *                   known cause
  *
  * What is not known (a first contention, a wake-up by no other thread)
- * has no waker: the walk keeps the wait on the waiter.
+ * has no waker: the walk keeps the wait on the waiter.  A process-shared
+ * object's wait without one (EXP_SYNC_F_SHARED) is of its own kind, as its
+ * holder or waker may be another process: the path stays in one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,8 @@ static int sync_waits(const struct exp_proc *p, struct waits *w)
 				x->wake_ns = s->time_ns;
 			}
 		}
+		if (!x->waker_tid && (s->flags & EXP_SYNC_F_SHARED))
+			x->kind = MODEL_CRIT_SHARED;   /* its waker may be another process */
 	}
 	rc = 0;
 out:

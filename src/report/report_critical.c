@@ -38,6 +38,10 @@ static const struct {
 	[EXP_SYNC_JAVA_MONITOR] = { "Java monitor", "monitors' holders are not recorded" },
 	[EXP_SYNC_FUTEX] = { "futex", "no wake by another thread of this process within it: a "
 				      "timeout, or a wake by another process" },
+	[MODEL_CRIT_SHARED] = { "process-shared object", "a mutex, condition variable, semaphore, barrier "
+							 "or futex word shared between processes: its holder "
+							 "or waker may be another process, and the path "
+							 "stays within one process" },
 	[MODEL_CRIT_FD_WAIT] = { "poll/select/epoll", "no write by another thread into its "
 						  "descriptors within it: a timeout, a signal, another "
 						  "process's write, or a descriptor no flow follows" },

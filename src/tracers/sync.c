@@ -102,18 +102,56 @@ static uint32_t wait_begins(struct trace_caller at)
 	return tally__trace_wait_begins(EXP_FILE_SYNC, at.ra, at.sp, at.fp);
 }
 
-/* Record a wait from t0 to t1 if it reached the threshold: 1 if its SYNC
- * record *s was written (thread, stack and time filled), else 0.  `stack`:
- * its stack id from wait_begins, or 0. */
-static int note(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1,
-		uint32_t stack, struct exp_sync *s)
+/* EXP_SYNC_F_SHARED if glibc's object of kind op was made process-shared
+ * (its holder or waker may be another process), else 0.  From glibc's own
+ * layouts (x86-64, stable since 2.25): a mutex's __kind has
+ * PTHREAD_MUTEX_PSHARED_BIT (128), an rwlock's __shared is not 0, a
+ * condition variable's __wrefs has __PTHREAD_COND_SHARED_MASK (1); a
+ * semaphore's `private` (its third int) and a barrier's `shared` (its
+ * fourth) are FUTEX_SHARED, 0.  C11's mtx_t and cnd_t are private. */
+static uint16_t shared_flag(uint16_t op, const void *object)
+{
+#if defined(__x86_64__)
+	switch (op) {
+	case EXP_SYNC_MUTEX:
+		return ((const pthread_mutex_t *)object)->__data.__kind & 128 ? EXP_SYNC_F_SHARED : 0;
+	case EXP_SYNC_RWLOCK_RD: case EXP_SYNC_RWLOCK_WR:
+		return ((const pthread_rwlock_t *)object)->__data.__shared ? EXP_SYNC_F_SHARED : 0;
+	case EXP_SYNC_COND:
+		return ((const pthread_cond_t *)object)->__data.__wrefs & 1 ? EXP_SYNC_F_SHARED : 0;
+	case EXP_SYNC_SEM:
+		return ((const int *)object)[2] == 0 ? EXP_SYNC_F_SHARED : 0;
+	case EXP_SYNC_BARRIER:
+		return ((const int *)object)[3] == 0 ? EXP_SYNC_F_SHARED : 0;
+	default:
+		return 0;
+	}
+#else
+	(void)op;
+	(void)object;
+	return 0;
+#endif
+}
+
+/* Record a wait from t0 to t1 if it reached the threshold, with `flags`
+ * (EXP_SYNC_F_*): 1 if its SYNC record *s was written (thread, stack and
+ * time filled), else 0.  `stack`: its stack id from wait_begins, or 0. */
+static int note_flags(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1,
+		      uint32_t stack, uint16_t flags, struct exp_sync *s)
 {
 	if ((int64_t)(t1 - t0) < threshold_ns)
 		return 0;
-	*s = (struct exp_sync){ .time_ns = t1, .stack_id = stack, .op = op, .wait_ns = t1 - t0,
+	*s = (struct exp_sync){ .time_ns = t1, .stack_id = stack, .op = op, .flags = flags, .wait_ns = t1 - t0,
 				.object = (uint64_t)(uintptr_t)object };
 	return tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC, s, sizeof(*s), stack ? 0 : at.ra, at.sp,
 				  at.fp) == 0;
+}
+
+/* The same, flagged shared as glibc's object says (shared_flag). */
+static int note(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1,
+		uint32_t stack, struct exp_sync *s)
+{
+	return note_flags(at, op, object, t0, t1, stack, shared_flag(op, object), s);
 }
 
 /* Are the holders of contended mutexes recorded (with -s)? */
@@ -447,7 +485,8 @@ static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint6
 	long rc = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int saved = errno;
 	struct exp_sync s;
-	if (note(at, EXP_SYNC_FUTEX, word, t0, tally__now(), 0, &s))
+	if (note_flags(at, EXP_SYNC_FUTEX, word, t0, tally__now(), 0,
+		       a[1] & FUTEX_PRIVATE_FLAG ? 0 : EXP_SYNC_F_SHARED, &s))
 		sync_wakers_waited(word, t0, &s);
 	errno = saved;
 	return rc;
