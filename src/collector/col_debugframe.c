@@ -48,6 +48,13 @@ struct look {
 	int compressed;
 };
 
+/* look's buffers (10 KB): not on its stack, which is col_fds_use's 8 KB
+ * helper stack when it runs aside (there they overflowed it: every java
+ * run died of SIGSEGV at its first scan).  Scans are serialized by
+ * col_objects.c's scan lock, and look runs only under it. */
+static Elf64_Shdr look_sh[32];
+static char look_names[NAMES_MAX];
+
 static ssize_t pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
 	return (ssize_t)col_syscall(SYS_pread64, fd, buf, n, (off_t)off);
@@ -59,8 +66,8 @@ static int look(void *arg)
 {
 	struct look *k = arg;
 	Elf64_Ehdr eh;
-	Elf64_Shdr sh[32];
-	char names[NAMES_MAX];
+	Elf64_Shdr *sh = look_sh;
+	char *names = look_names;
 	int fd = col_sys_openat(AT_FDCWD, k->path, O_RDONLY | O_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -74,7 +81,7 @@ static int look(void *arg)
 	if (pread_all(fd, &str, sizeof(str), eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(str)) !=
 	    (ssize_t)sizeof(str))
 		goto out;
-	size_t nlen = str.sh_size < sizeof(names) - 1 ? str.sh_size : sizeof(names) - 1;
+	size_t nlen = str.sh_size < sizeof(look_names) - 1 ? str.sh_size : sizeof(look_names) - 1;
 	ssize_t got = pread_all(fd, names, nlen, str.sh_offset);
 	if (got <= 0)
 		goto out;
