@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 
 #include "collector/col_control.h"
-#include "collector/col_fds.h"
+#include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_signal.h"
 #include "collector/col_state.h"
@@ -145,18 +145,10 @@ void col_control_signal_set(int sig)
 /* Map the founder's control page; NULL (logged) if it cannot be. */
 static struct exp_control_page *map_page(void)
 {
-	char path[4200];
-	size_t n = strlen(col_proc.root);
-
-	if (n + 1 + sizeof(EXP_CONTROL_NAME) > sizeof(path))
-		return NULL;
-	memcpy(path, col_proc.root, n);
-	path[n] = '/';
-	memcpy(path + n + 1, EXP_CONTROL_NAME, sizeof(EXP_CONTROL_NAME));
 	/* Mapped aside when other threads of the program may open meanwhile
 	 * (an attached process). */
 	int err;
-	struct exp_control_page *p = col_fds_map_shared(path, sizeof(struct exp_control_page), &err);
+	struct exp_control_page *p = col_files_map_founder(EXP_CONTROL_NAME, sizeof(struct exp_control_page), &err);
 	if (!p || p->magic != EXP_CONTROL_MAGIC) {
 		col_log_error_sigsafe(EXP_CONTROL_NAME, p ? EINVAL : err, "--control has no effect in this process");
 		if (p)

@@ -177,25 +177,32 @@ static bool wanted(enum exp_file_kind k)
 	}
 }
 
+void *col_files_map_founder(const char *name, size_t len, int *error)
+{
+	char path[4200];
+	size_t n = strlen(col_proc.root), k = strlen(name);
+
+	if (n + 1 + k + 1 > sizeof(path)) {
+		*error = ENAMETOOLONG;
+		return NULL;
+	}
+	memcpy(path, col_proc.root, n);
+	path[n] = '/';
+	memcpy(path + n + 1, name, k + 1);
+	return col_fds_map_shared(path, len, error);
+}
+
 /* The founder's counters, where every process of the experiment counts the
  * bytes it claims against the size limit: ours in the founder, else mapped
  * from its directory (once per process; a fork child inherits the mapping). */
 static _Atomic uint64_t *root_counters(void)
 {
-	char path[4200];
-
 	if (!col_proc.lineage[0])
 		return col_proc.counters;
 	if (col_proc.root_counters)
 		return col_proc.root_counters;
-	size_t n = strlen(col_proc.root);
-	if (n + 1 + sizeof(EXP_COUNTERS_NAME) > sizeof(path))
-		return NULL;
-	memcpy(path, col_proc.root, n);
-	path[n] = '/';
-	memcpy(path + n + 1, EXP_COUNTERS_NAME, sizeof(EXP_COUNTERS_NAME));
 	int err;
-	void *p = col_fds_map_shared(path, EXP_COUNTERS_BYTES, &err);   /* mid-run: aside */
+	void *p = col_files_map_founder(EXP_COUNTERS_NAME, EXP_COUNTERS_BYTES, &err);   /* mid-run: aside */
 	if (!p)
 		return NULL;
 	return col_proc.root_counters = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);

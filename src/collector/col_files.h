@@ -70,6 +70,11 @@ void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint3
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len);
 
+/* The first `len` bytes of the founder's file `name` (in col_proc.root)
+ * mapped shared, opened aside (col_fds_map_shared): the mapping, or NULL
+ * with the cause in *error.  Sigsafe. */
+void *col_files_map_founder(const char *name, size_t len, int *error);
+
 /* A tracer's record (tally__trace_event, tally__java_event), stamped as
  * the thread's before it is written: its time in words 2-3, now where the
  * tracer left 0, and the thread's id in word 1.  Sigsafe. */
