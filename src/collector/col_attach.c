@@ -55,6 +55,7 @@
 #include <linux/perf_event.h>
 
 #include "collector/col_clock.h"
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_mem.h"
@@ -139,44 +140,55 @@ static uint64_t hex_digit(char c)
 	return c >= '0' && c <= '9' ? (uint64_t)(c - '0') : (uint64_t)((c | 0x20) - 'a' + 10);
 }
 
-/* The mapping of /proc/self/maps that holds `sp`: the thread's stack. */
-static void stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
-{
-	char buf[4096];
-	int fd = col_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
-	uint64_t a = 0, b = 0;
-	int field = 0;            /* 0: start, 1: end, 2: rest of the line */
-	ssize_t n;
+/* Scanning /proc/PID/maps for the mapping that holds `sp`, a read at a
+ * time (col_fds_read_each: in the helper of col_fds_aside, raw system
+ * calls and little stack). */
+struct maps_scan {
+	uint64_t sp, lo, hi;
+	uint64_t a, b;
+	int field;                /* 0: start, 1: end, 2: rest of the line */
+};
 
-	*lo = *hi = 0;
-	if (fd < 0)
-		return;
-	while ((n = col_sys_read(fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t i = 0; i < n; i++) {
-			char c = buf[i];
-			if (c == '\n') {
-				if (sp >= a && sp < b) {
-					*lo = a;
-					*hi = b;
-					col_sys_close(fd);
-					return;
-				}
-				a = b = 0;
-				field = 0;
-			} else if (field == 0) {
-				if (c == '-')
-					field = 1;
-				else
-					a = a << 4 | hex_digit(c);
-			} else if (field == 1) {
-				if (c == ' ')
-					field = 2;
-				else
-					b = b << 4 | hex_digit(c);
+static int scan_maps(void *arg, const char *buf, size_t n)
+{
+	struct maps_scan *m = arg;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = buf[i];
+		if (c == '\n') {
+			if (m->sp >= m->a && m->sp < m->b) {
+				m->lo = m->a;
+				m->hi = m->b;
+				return 1;
 			}
+			m->a = m->b = 0;
+			m->field = 0;
+		} else if (m->field == 0) {
+			if (c == '-')
+				m->field = 1;
+			else
+				m->a = m->a << 4 | hex_digit(c);
+		} else if (m->field == 1) {
+			if (c == ' ')
+				m->field = 2;
+			else
+				m->b = m->b << 4 | hex_digit(c);
 		}
 	}
-	col_sys_close(fd);
+	return 0;
+}
+
+/* The mapping of the process's maps that holds `sp`: the thread's stack.
+ * Read aside (the program's threads open files meanwhile). */
+static void stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	char buf[4096], path[64];
+	struct maps_scan m = { .sp = sp };
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)col_proc.pid);
+	col_fds_read_each(path, buf, sizeof(buf), scan_maps, &m);
+	*lo = m.lo;
+	*hi = m.hi;
 }
 
 /* Thread `tid`'s state letter in /proc/self/task/TID/stat (0: unreadable). */
@@ -184,15 +196,11 @@ static char thread_state(pid_t tid)
 {
 	char path[64], buf[512];
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0)
+	/* The process's number, not self: read aside, in a helper that is
+	 * another process (col_fds_read). */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)col_proc.pid, (int)tid);
+	if (col_fds_read(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	ssize_t n = col_sys_read(fd, buf, sizeof(buf) - 1);
-	col_sys_close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	const char *paren = strrchr(buf, ')');     /* the name may hold spaces and parentheses */
 	return paren && paren[1] == ' ' ? paren[2] : 0;
 }
@@ -215,14 +223,9 @@ static bool blocked_where(struct col_thread *h, struct col_thread *writer, pid_t
 	*flags = 0;
 	if (st != 'S' && st != 'D' && st != 'T' && st != 't')
 		return false;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	ssize_t n = fd >= 0 ? col_sys_read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		col_sys_close(fd);
-	if (n <= 0)
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)col_proc.pid, (int)tid);
+	if (col_fds_read(path, buf, sizeof(buf)) <= 0)
 		return true;
-	buf[n] = 0;
 	/* "NR a1 ... a6 sp pc", "-1 sp pc" outside a system call, or "running" */
 	char *words[9], *save = NULL;
 	int nw = 0;
@@ -375,14 +378,10 @@ static void write_thread_start(pid_t tid)
 	memset(&rec, 0, sizeof(rec));
 	rec.tid = (uint32_t)tid;
 	rec.time_ns = col_now_ns_sigsafe();
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd >= 0) {
-		ssize_t n = col_sys_read(fd, rec.name, sizeof(rec.name) - 1);
-		if (n > 0 && rec.name[n - 1] == '\n')
-			rec.name[n - 1] = 0;
-		col_sys_close(fd);
-	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)col_proc.pid, (int)tid);
+	ssize_t n = col_fds_read(path, rec.name, sizeof(rec.name));
+	if (n > 0 && rec.name[n - 1] == '\n')
+		rec.name[n - 1] = 0;
 	struct col_thread *h = col_enter();
 	if (h) {
 		col_write_sigsafe(h, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
@@ -680,9 +679,12 @@ static void *helper_main(void *unused)
 	helper_tid = col_sys_gettid();
 	prctl(PR_SET_NAME, "tally-attach", 0, 0, 0);
 	snprintf(path, sizeof(path), "%s/attach.ack", req_dir);
-	ack_fd = col_sys_openat(AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	/* Kept for the whole attach: opened in place (a descriptor for later
+	 * use cannot be opened aside) and moved out of the program's way at
+	 * once, registered as the collector's (col_fd_keep). */
+	ack_fd = col_fd_keep(col_sys_openat(AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0), &ack_fd, NULL);
 	snprintf(path, sizeof(path), "%s/attach.ctl", req_dir);
-	ctl_fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	ctl_fd = col_fd_keep(col_sys_openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0), &ctl_fd, NULL);
 	if (ack_fd < 0 || ctl_fd < 0) {
 		snprintf(msg, sizeof(msg), "error cannot open %s: %s\n", path, strerror(errno));
 		reply(msg);
@@ -723,6 +725,8 @@ static void *helper_main(void *unused)
 	atomic_store(&helper_running, 0);
 	if (started)   /* nowhere to say it if this fails: tally then times out */
 		(void)col_sys_write(ack, "stopped\n", 8);
+	col_fd_forget(ctl);
+	col_fd_forget(ack);
 	if (ctl >= 0)
 		col_sys_close(ctl);
 	if (ack >= 0)

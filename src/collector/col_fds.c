@@ -394,3 +394,71 @@ void *col_fds_map_shared(const char *path, size_t len, int *error)
 	*error = rc < 0 ? -rc : 0;
 	return rc < 0 ? NULL : m.p;
 }
+
+struct read_each {
+	const char *path;
+	char *buf;
+	size_t len;
+	int (*chunk)(void *arg, const char *buf, size_t n);
+	void *arg;
+};
+
+/* Raw system calls only (col_fds_aside).  0 or -errno. */
+static int read_each(void *p)
+{
+	struct read_each *r = p;
+	int fd = col_sys_openat(AT_FDCWD, r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	ssize_t n;
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = col_sys_read(fd, r->buf, r->len)) > 0 && (rc = r->chunk(r->arg, r->buf, (size_t)n)) == 0)
+		;
+	if (n < 0 && rc == 0)
+		rc = -errno;
+	col_sys_close(fd);
+	return rc < 0 ? rc : 0;
+}
+
+int col_fds_read_each(const char *path, char *buf, size_t len, int (*chunk)(void *arg, const char *buf, size_t n),
+		      void *arg)
+{
+	struct read_each r = { path, buf, len, chunk, arg };
+
+	return col_fds_use(read_each, &r);
+}
+
+struct read_whole {
+	const char *path;
+	char *buf;
+	size_t len, got;
+};
+
+/* Raw system calls only (col_fds_aside).  0 or -errno. */
+static int read_whole(void *p)
+{
+	struct read_whole *w = p;
+	int fd = col_sys_openat(AT_FDCWD, w->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	ssize_t n = 0;
+
+	w->got = 0;
+	if (fd < 0)
+		return -errno;
+	while (w->got + 1 < w->len && (n = col_sys_read(fd, w->buf + w->got, w->len - 1 - w->got)) > 0)
+		w->got += (size_t)n;
+	int rc = n < 0 ? -errno : 0;
+	col_sys_close(fd);
+	return rc;
+}
+
+ssize_t col_fds_read(const char *path, char *buf, size_t len)
+{
+	struct read_whole w = { path, buf, len, 0 };
+
+	if (len == 0)
+		return -EINVAL;
+	int rc = col_fds_use(read_whole, &w);
+	buf[rc < 0 ? 0 : w.got] = 0;
+	return rc < 0 ? rc : (ssize_t)w.got;
+}

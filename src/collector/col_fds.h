@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define COL_FDS_MAX 65536          /* descriptors we can register */
 #define COL_FDS_HIGH 64            /* ours go this far below the limit (at most 1024) */
@@ -107,6 +108,20 @@ int col_fds_use(int (*fn)(void *arg), void *arg);
  * program's while other threads may open): the mapping, or NULL with the
  * cause in *error.  Sigsafe. */
 void *col_fds_map_shared(const char *path, size_t len, int *error);
+
+/* The file at `path` read for one use, its descriptor opened and closed
+ * by col_fds_use (never at a number of the program's while other threads
+ * may open; opened O_NONBLOCK: a FIFO never waits): chunk(arg, buf, n) is
+ * called with each read's bytes (in `buf`, `len` bytes) until the end of
+ * the file or until it returns non-zero.  chunk runs where the helper
+ * runs: raw system calls only, little stack.  0, or -errno (the open's or
+ * a read's).  Sigsafe. */
+int col_fds_read_each(const char *path, char *buf, size_t len, int (*chunk)(void *arg, const char *buf, size_t n),
+		      void *arg);
+
+/* The first `len` - 1 bytes of the file at `path`, read the same way, in
+ * `buf`, NUL-terminated: the count, or -errno.  Sigsafe. */
+ssize_t col_fds_read(const char *path, char *buf, size_t len);
 
 /* The span [*lo, *hi) of the tables indexed by descriptor (1 MiB of the
  * collector's zero-filled data, touched a page at a time): col_init.c

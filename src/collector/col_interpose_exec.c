@@ -34,6 +34,7 @@
 #include "collector/col_clock.h"
 #include "collector/col_counters.h"
 #include "collector/col_datablocks.h"
+#include "collector/col_fds.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
@@ -72,6 +73,26 @@ static bool preload_reachable(void)
 
 static const char UNREACHABLE[] = "the collector is not reachable from this root (chroot?): not profiled";
 
+/* The head of the file unprofilable() peeks at: elf_peek's reads come
+ * from it (the exec'ing thread's own: a vfork child's writes here are its
+ * parent's thread's, which waits). */
+#define PEEK_HEAD 4096
+static _Thread_local struct peeked {
+	const char *p;
+	size_t len;
+} peeked;
+
+static ssize_t pread_peeked(int fd, void *buf, size_t n, off_t off)
+{
+	(void)fd;
+	if (off < 0 || (size_t)off >= peeked.len)
+		return 0;
+	if (n > peeked.len - (size_t)off)
+		n = peeked.len - (size_t)off;
+	memcpy(buf, peeked.p + off, n);
+	return (ssize_t)n;
+}
+
 /* Why `path` will not run with the collector, or NULL if it will (as far as
  * we can tell without resolving a PATH search); *found: the file is there. */
 static const char *unprofilable(const char *path, bool *found)
@@ -87,11 +108,18 @@ static const char *unprofilable(const char *path, bool *found)
 	*found = true;
 	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
 		return "set-user-ID: not profiled";
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0)
+	/* Its head read aside (col_fds_read): a thread of the program that
+	 * opens a file meanwhile gets its own number (the exec may fail and
+	 * the program go on).  Program headers past the head read as a
+	 * truncated file: "profilable" (every executable here has them
+	 * right after the ELF header). */
+	char head[PEEK_HEAD + 1];
+	ssize_t len = col_fds_read(path, head, sizeof(head));
+	if (len <= 0)
 		return NULL;
-	int rc = elf_peek_fd(fd, col_real.sys.pread, &p);
-	col_sys_close(fd);
+	peeked = (struct peeked){ head, (size_t)len };
+	int rc = elf_peek_fd(-1, pread_peeked, &p);
+	peeked.p = NULL;
 	if (rc == -ENOEXEC && p.elf_class)
 		return "32-bit: not profiled";
 	return rc == 0 && elf_peek_is_static(&p) ? "statically linked: not profiled" : NULL;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector/col_fds.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
@@ -134,13 +135,9 @@ static int jvm_major(const char *lib)
 		*slash = 0;
 	}
 	memcpy(path + strlen(path), "/release", 9);
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	ssize_t got = fd >= 0 ? col_sys_read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		col_sys_close(fd);
-	if (got <= 0)
+	/* Aside (col_fds_read): the program's threads may be opening files. */
+	if (col_fds_read(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	buf[got] = 0;
 	const char *v = strstr(buf, "JAVA_VERSION=\"");
 	return v ? atoi(v + 14) : 0;
 }

@@ -54,3 +54,15 @@ check fds_at_end_numbers_as_bare sh -c '
 		rm -rf end$i.exp
 	done
 	exit $bad'
+
+# A thread that opens and closes /dev/null while another tries to exec a
+# file that is there but not executable (tests/progs/fdnumbers.c, `exec`):
+# the exec interposer peeks at the file (static? 32-bit?) aside
+# (col_fds_read), so every open gets the number it gets bare.  Opened in
+# place before: 323-327 of 100,000 opens elsewhere (load 6-8).
+cc_prog fdnumbers -pthread
+check fds_exec_peek_numbers_as_bare sh -c '
+	./fdnumbers 100000 exec >peek.bare 2>&1 || exit 1
+	"$TALLY" record -o peek.exp ./fdnumbers 100000 exec >peek.rec 2>peek.err; rc=$?
+	cat peek.bare peek.rec peek.err
+	test $rc -eq 0 && grep -qx "0 of 100000 opens elsewhere" peek.rec && "$TALLY" check peek.exp >/dev/null'

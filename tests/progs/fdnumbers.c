@@ -9,15 +9,20 @@
  * (M_ARENA_MAX 1): glibc's malloc, shrinking a thread's own arena, opens
  * /proc/sys/vm/overcommit_memory once, and a thread preempted inside that
  * open made the other's opens land elsewhere, bare (strace -f: 6 of 10
- * runs) and recorded alike.
- * usage: fdnumbers ROUNDS */
+ * runs) and recorded alike.  With `exec`, the other thread tries to exec
+ * a file that is there but not executable (EACCES: the program goes on),
+ * in a loop: the collector's exec interposer peeks at the file first (is
+ * it static? 32-bit?), and opened it in place.
+ * usage: fdnumbers ROUNDS [exec] */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static atomic_int done;
@@ -43,18 +48,37 @@ static void *churn(void *arg)
 	return NULL;
 }
 
+#define NOEXEC "fdnumbers.noexec"
+
+/* Try to exec a file that is not executable until told to stop. */
+static void *exec_fail(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&done, memory_order_relaxed))
+		if (execl(NOEXEC, NOEXEC, (char *)NULL) == 0)
+			break;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 200000, elsewhere = 0;
 	pthread_t t;
 
+	bool execs = argc > 2 && !strcmp(argv[2], "exec");
+
 	mallopt(M_ARENA_MAX, 1);
+	if (execs) {
+		int fd = open(NOEXEC, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, "\177ELF", 4) != 4 || close(fd) != 0)
+			return perror(NOEXEC), 1;
+	}
 	out = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int first = open("/dev/null", O_RDONLY);
 	if (first < 0)
 		return perror("open"), 1;
 	close(first);
-	if (pthread_create(&t, NULL, churn, NULL) != 0)
+	if (pthread_create(&t, NULL, execs ? exec_fail : churn, NULL) != 0)
 		return perror("pthread_create"), 1;
 	for (long r = 0; r < rounds; r++) {
 		int fd = open("/dev/null", O_RDONLY);
