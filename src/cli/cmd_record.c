@@ -624,6 +624,26 @@ static int run_as_script(const char *path, char **prog, int nprog)
 	return errno;
 }
 
+/* --data of a program that runs with the collector (resolved, not static):
+ * a precise memory event if the PMU has one that opens and -c left a
+ * counter for it, else the clock samples' registers; o->data_source says
+ * which and why (the log's data.source, the overview's line). */
+static void choose_data_source(struct record_opts *o)
+{
+	struct exp_event mem;
+	char chosen[sizeof(o->data_source)];
+
+	if (!cli_datasrc_choose(&mem, o->data_source, sizeof(o->data_source)))
+		return;
+	if (o->ncounters < EXP_MAX_COUNTERS) {
+		o->counters[o->ncounters++] = mem;
+		return;
+	}
+	memcpy(chosen, o->data_source, sizeof(chosen));
+	snprintf(o->data_source, sizeof(o->data_source), "clock samples (the registers at each sample): "
+		 "the -c counters took all %d, none left for %s", EXP_MAX_COUNTERS, chosen);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
@@ -640,16 +660,6 @@ int cmd_record(int argc, char **argv)
 
 	if (cli_events_check(o.counters, o.ncounters) != 0)
 		return CLI_FATAL;
-	if (o.launch.data) {   /* a precise memory event? (a static program refuses --data) */
-		struct exp_event mem;
-		if (cli_datasrc_choose(&mem, o.data_source, sizeof(o.data_source)) && o.ncounters < EXP_MAX_COUNTERS)
-			o.counters[o.ncounters++] = mem;
-	}
-	char counters[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 80)];
-	if (exp_events_encode(o.counters, o.ncounters, counters, sizeof(counters)) < 0) {
-		cli_error(CMD, "the counters do not fit in %s", EXP_ENV_COUNTERS);
-		return CLI_FATAL;
-	}
 	rc = cli_target_resolve(prog[0], &target);
 	if (rc) {
 		cli_error(CMD, "%s: %s", prog[0], target.why);
@@ -662,6 +672,13 @@ int cmd_record(int argc, char **argv)
 		snprintf(what, sizeof(what), "%s is statically linked", prog[0]);
 		if (cli_outside_check(&o, what) != 0)
 			return CLI_USAGE;
+	}
+	if (o.launch.data)      /* the target runs with the collector: which data source */
+		choose_data_source(&o);
+	char counters[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 80)];
+	if (exp_events_encode(o.counters, o.ncounters, counters, sizeof(counters)) < 0) {
+		cli_error(CMD, "the counters do not fit in %s", EXP_ENV_COUNTERS);
+		return CLI_FATAL;
 	}
 	if (build_preload(&o, preload, sizeof(preload)) != 0)
 		return CLI_FATAL;

@@ -40,6 +40,24 @@ TALLY_PMU_SYSFS=$T/pmu "$TALLY" record -d -o c.exp ./t >/dev/null 2>&1
 check dataprecise_crafted_pmu_refusal_said sh -c "src=\$(sed -n 's/^data\.source: //p' c.exp/log.txt); echo \"\$src\";
 	echo \"\$src\" | grep -F 'clock samples (the registers at each sample): mem-loads (PMU cpu, type 65000, config 0x1cd, config1 0x3) would not open' &&
 	test \$(grep -c '^counter' c.exp/log.txt) -eq 0"
+# A crafted PMU that opens: its type is the kernel's software events (1),
+# so mem-loads is chosen and recorded as a counter; with -c's 8 counters
+# taken there is no room for it, and the log says so and falls back to the
+# clock samples (before: it said precise samples and none were recorded).
+mkdir -p sw/cpu/events sw/cpu/format
+echo 1 >sw/cpu/type
+echo 'event=0x0,umask=0x0,ldlat=3' >sw/cpu/events/mem-loads
+cp pmu/cpu/format/event pmu/cpu/format/umask pmu/cpu/format/ldlat sw/cpu/format/
+TALLY_PMU_SYSFS=$T/sw "$TALLY" record -d -o sw.exp ./t >/dev/null 2>&1
+TALLY_PMU_SYSFS=$T/sw "$TALLY" record -d -c page-faults -c minor-faults -c major-faults -c context-switches \
+	-c cpu-migrations -c page-faults/7 -c minor-faults/7 -c major-faults/7 -o full.exp ./t >/dev/null 2>&1
+if [ "$(src_of sw.exp | cut -c1-8)" != "precise " ]; then
+	skip dataprecise_full_counters_said "a software event would not open as mem-loads here: $(src_of sw.exp)"
+else
+	check dataprecise_full_counters_said sh -c "src=\$(sed -n 's/^data\.source: //p' full.exp/log.txt); echo \"\$src\";
+		echo \"\$src\" | grep -F 'clock samples (the registers at each sample): the -c counters took all 8, none left for precise mem-loads samples (PMU cpu, type 1' &&
+		grep -q '^counter: mem-loads' sw.exp/log.txt && ! grep -q '^counter: mem-loads' full.exp/log.txt"
+fi
 # A term the PMU has no format for; an SPE PMU (its samples in the AUX
 # area); no PMU directory at all.
 rm pmu/cpu/format/ldlat
