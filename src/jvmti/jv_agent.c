@@ -125,6 +125,22 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* The line of bytecode index `loc` in a method's line table (the entry
+ * that starts last at or before it; the table need not be sorted), 0 when
+ * none does. */
+static uint32_t table_line(const jvmtiLineNumberEntry *table, jint n, jlocation loc)
+{
+	uint32_t line = 0;
+	jlocation best = -1;
+
+	for (jint t = 0; t < n && loc >= 0; t++)
+		if (table[t].start_location <= loc && table[t].start_location > best) {
+			best = table[t].start_location;
+			line = (uint32_t)table[t].line_number;
+		}
+	return line;
+}
+
 /* The source line of each instruction the JIT described in `map` (its
  * address and the bytecode index of the compiled method itself, what was
  * inlined there aside: HotSpot gives the outermost scope's), through the
@@ -153,13 +169,7 @@ static uint32_t code_lines(jvmtiEnv *jvmti, jmethodID method, const void *code, 
 		if ((uintptr_t)map[i].start_address < (uintptr_t)code || off >= (uintptr_t)size ||
 		    map[i].location < 0)
 			continue;
-		uint32_t line = 0;
-		jlocation best = -1;
-		for (jint t = 0; t < nt; t++)
-			if (table[t].start_location <= map[i].location && table[t].start_location > best) {
-				best = table[t].start_location;
-				line = (uint32_t)table[t].line_number;
-			}
+		uint32_t line = table_line(table, nt, map[i].location);
 		if (!line)
 			continue;
 		lines[2 * n] = (uint32_t)off;
@@ -197,14 +207,7 @@ static uint32_t line_at(jvmtiEnv *jvmti, struct line_cache *lc, jmethodID method
 		if ((*jvmti)->GetLineNumberTable(jvmti, method, &lc->n, &lc->table) != JVMTI_ERROR_NONE)
 			lc->n = 0;
 	}
-	uint32_t line = 0;
-	jlocation best = -1;
-	for (jint t = 0; t < lc->n && bci >= 0; t++)
-		if (lc->table[t].start_location <= bci && lc->table[t].start_location > best) {
-			best = lc->table[t].start_location;
-			line = (uint32_t)lc->table[t].line_number;
-		}
-	return line;
+	return table_line(lc->table, lc->n, bci);
 }
 
 #define INLINE_REC_MAX 8192     /* bytes of a JIT_INLINE record: more make more records */
