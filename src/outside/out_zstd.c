@@ -4,13 +4,17 @@
  * loaded with dlopen at the first zstd-compressed section met, as capstone
  * is (sym_capstone.c): tally needs neither zstd's headers to build nor the
  * library to run (Debian installs libzstd1 with dpkg itself; without it a
- * zstd section is not read).  Called by out_debugframe.c in `tally record`
+ * zstd section is not read, and the first one met says so on stderr, one
+ * line for the run).  TALLY_ZSTD_LIB replaces the library's name (a test's
+ * missing one).  Called by out_debugframe.c in `tally record`
  * (the outside mode), never in the target.  The ABI used is zstd's stable
  * one: ZSTD_decompress and ZSTD_isError, unchanged since 1.0.
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "outside/out_zstd.h"
 
@@ -22,17 +26,25 @@ static struct {
 } zstd;                        /* both set, or `decompress` NULL: not loaded */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* Open the library and resolve both functions, or neither. */
+/* Open the library and resolve both functions, or neither; once, at the
+ * first compressed section: where it cannot, say so then. */
 static void load(void)
 {
-	void *h = dlopen(ZSTD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *lib = getenv("TALLY_ZSTD_LIB") && *getenv("TALLY_ZSTD_LIB") ? getenv("TALLY_ZSTD_LIB")
+										  : ZSTD_SONAME;
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	void *dec, *err;
 
-	if (!h)
+	if (!h) {
+		fprintf(stderr, "tally record: zstd-compressed .debug_frame sections are not read: %s "
+			"(Debian: apt-get install libzstd1)\n", dlerror());
 		return;
+	}
 	dec = dlsym(h, "ZSTD_decompress");
 	err = dlsym(h, "ZSTD_isError");
 	if (!dec || !err) {
+		fprintf(stderr, "tally record: zstd-compressed .debug_frame sections are not read: %s has no "
+			"ZSTD_decompress or ZSTD_isError\n", lib);
 		dlclose(h);
 		return;
 	}
