@@ -9,7 +9,8 @@
 # such code was walked by frame pointers: every stack stopped at mid_a;work.
 # A library built so and dlopen'd (tests/progs/dflib.c): the scan at the
 # dlopen reads it; over 98% of the time under main;outer_lib;inner (before:
-# outer_lib;inner, main lost).
+# outer_lib;inner, main lost); again with a second thread alive at the
+# dlopen (the file then opened aside, by the fd helper).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 
@@ -37,11 +38,18 @@ if readelf -S dfchain_pie | grep -q " \.debug_frame"; then
 	check debug_frame_read_logged grep -q "^unwind.debug_frame: .*/dfchain_pie: read: [1-9][0-9]* of its FDEs" \
 		dfchain_pie.exp/log.txt
 	cc $flags -fPIC -shared -DDFLIB_LIBRARY -o libdflib.so "$PROGS/dflib.c"
-	cc -O2 -g -o dflib "$PROGS/dflib.c" -ldl
+	cc -O2 -g -pthread -o dflib "$PROGS/dflib.c" -ldl
 	check debug_frame_dlopen_library_callers sh -c '"$TALLY" record -o dflib.exp ./dflib 12 >/dev/null 2>&1 &&
 		grep "^unwind.debug_frame: .*/libdflib.so: read" dflib.exp/log.txt &&
 		"$TALLY" export dflib.exp --format collapsed >dflib.folded &&
 		python3 "$E2E/profile.py" dflib.folded "path main;outer_lib;inner 1.0 0.02"'
+	# The same with a second thread alive at the dlopen: the file is read
+	# aside, on the fd helper's small stack (10 KB of buffers there
+	# overflowed it: every such process died of SIGSEGV, 68efb3b).
+	check debug_frame_dlopen_threaded_aside sh -c '"$TALLY" record -o dflibt.exp ./dflib 12 threaded >/dev/null 2>&1 &&
+		grep "^unwind.debug_frame: .*/libdflib.so: read" dflibt.exp/log.txt &&
+		"$TALLY" export dflibt.exp --format collapsed --thread "$(sed -n "s/^pid: //p" dflibt.exp/log.txt)" >dflibt.folded &&
+		python3 "$E2E/profile.py" dflibt.folded "path main;outer_lib;inner 1.0 0.02"'
 else
 	skip debug_frame "cc wrote no .debug_frame with -fno-asynchronous-unwind-tables -g"
 fi

@@ -3,8 +3,10 @@
  * -fno-unwind-tables: its CFI in .debug_frame alone), it is libdflib.so,
  * whose outer_lib() calls inner(); built plainly, it is the program that
  * dlopens ./libdflib.so and calls outer_lib() UNITS times, so every sample
- * is main;outer_lib;inner.
- * usage: dflib [UNITS]
+ * is main;outer_lib;inner.  With "threaded", a second thread is alive
+ * (asleep) at the dlopen, so the collector's scan opens the library's file
+ * aside, in its helper (col_fds_use) rather than in place.
+ * usage: dflib [UNITS [threaded]]
  */
 #ifdef DFLIB_LIBRARY
 __attribute__((noinline, noclone)) static unsigned long inner(long n)
@@ -26,12 +28,26 @@ __attribute__((noinline)) unsigned long outer_lib(long n)
 }
 #else
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *idle(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
 	long units = argc > 1 ? atol(argv[1]) : 20;
+	pthread_t t;
+
+	if (argc > 2 && !strcmp(argv[2], "threaded") && pthread_create(&t, NULL, idle, NULL) != 0)
+		return 1;
 	void *h = dlopen("./libdflib.so", RTLD_NOW);
 
 	if (!h) {
