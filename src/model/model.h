@@ -436,6 +436,9 @@ struct model_crit_seg {
 	uint32_t proc, tid;
 	uint64_t start_ns, end_ns;
 	bool wait;
+	uint64_t off_ns;           /* of a running stretch without --states: the part
+	                              that went to <off CPU> (the kernel's schedstat
+	                              says how much, not when: not placed in it) */
 };
 
 /* "mutex", "condition variable", ... for an enum exp_sync_op. */

@@ -181,7 +181,7 @@ static int crit_seg(struct walk *w, uint32_t tid, uint64_t from, uint64_t to, bo
 	}
 	if (exp_grow(&m->crit_segs, &w->b->cap_crit_segs, m->ncrit_segs, sizeof(*m->crit_segs)))
 		return -1;
-	m->crit_segs[m->ncrit_segs++] = (struct model_crit_seg){ w->c->index, tid, from, to, wait };
+	m->crit_segs[m->ncrit_segs++] = (struct model_crit_seg){ w->c->index, tid, from, to, wait, 0 };
 	return 0;
 }
 
@@ -256,6 +256,8 @@ static uint64_t beyond_samples(struct walk *w, uint32_t tid, uint64_t on, uint64
 	}
 	if (rest && crit_add(w->b, -1, sched ? w->off_cpu : w->not_sampled, rest, sched != NULL))
 		return (uint64_t)-1;
+	if (sched)   /* the timeline's stretch (running's crit_seg) holds it */
+		w->b->m->crit_segs[w->b->m->ncrit_segs - 1].off_ns += rest;
 	return rest;
 }
 

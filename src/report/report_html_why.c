@@ -95,8 +95,8 @@ void report_html_track_critical(FILE *out, const struct model *m, uint32_t proc,
 		if (s->proc != proc || s->tid != tid || s->end_ns <= t0)
 			continue;
 		uint64_t from = s->start_ns > t0 ? s->start_ns : t0;
-		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%d]", c++ ? "," : ",\"cp\":[", (from - t0) / 1000,
-			(s->end_ns - from) / 1000, s->wait);
+		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "]", c++ ? "," : ",\"cp\":[", (from - t0) / 1000,
+			(s->end_ns - from) / 1000, s->wait, s->off_ns / 1000);
 	}
 	if (c)
 		fputc(']', out);

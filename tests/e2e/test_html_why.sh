@@ -7,7 +7,8 @@
 # stretches on the tracks adding up to its total.  In headless Chromium
 # (tests/js/check_why.mjs): a click on consume's leaf shows slow_flush and
 # quick_update holding, with their stacks; the timeline paints the path
-# and follows it from the producer of tests/progs/prodcons.c to main.
+# and follows it from the producer of tests/progs/prodcons.c to main, and
+# a stretch's part off the CPU (without --states) under it.
 . "$(dirname "$0")/lib.sh"
 cc_prog blamey -pthread
 cc_prog prodcons -pthread
@@ -84,6 +85,29 @@ c = r['critical']
 # timeline's first event, where the page's axis begins)
 assert not r['errors'] and c['segments'] >= 2 and c['crossings'] >= 1 and r['green'] > 100, r
 assert 'critical path' in r['legend'], r['legend']\""
+fi
+# Without --states a stretch's part off the CPU (<off CPU>: the kernel's
+# schedstat says how long, not when) is drawn under it, dashed, and named
+# in the legend: prodcons "mixed", a producer that naps most of each item.
+# The page's share is the report's <off CPU> on the path (each stretch's in
+# whole µs); the build before had no such share in the page or the legend.
+"$TALLY" record -s -o mixed.exp ./prodcons mixed 8 20 >own_mixed.txt 2>rec_mixed.err
+"$TALLY" html mixed.exp -o "$SHOTS/offcpu.html" 2>>html.err
+"$TALLY" report mixed.exp --critical-path -q --format csv >mixed.csv
+if [ -r /proc/thread-self/schedstat ] && need browser html_critical_off_cpu_drawn; then
+	check html_critical_off_cpu_drawn sh -c "
+		cat rec_mixed.err; timeout 100 node \"$JS/check_why.mjs\" \"$SHOTS/offcpu.html\" \"$SHOTS/offcpu.png\" none >r4.json &&
+		python3 -c \"
+import csv, json; r = json.load(open('r4.json'))
+rows = {x['name']: x for x in csv.DictReader(open('mixed.csv'))}
+off = float(rows['<off CPU>']['path']) * 1e6 if '<off CPU>' in rows else 0
+c = r['critical']
+print('page', c, 'report <off CPU> us', int(off))
+assert not r['errors'] and off > 0 and c.get('off_segments', 0) >= 1, r
+assert off - c['segments'] - 1 <= c['off_us'] <= off + 1, (c, off)
+assert '<off CPU>' in r['legend'], r['legend']\""
+elif [ ! -r /proc/thread-self/schedstat ]; then
+	skip html_critical_off_cpu_drawn "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
 fi
 # A diff's page (two runs' tracks) draws no critical path.
 if need browser html_diff_page_draws_no_path; then

@@ -721,16 +721,25 @@
     }
     /* the critical path (record -s): a green bar over each stretch of it on
      * its thread (pale while it waited for a cause not recorded), a line
-     * where it passes from one thread to another */
+     * where it passes from one thread to another; under a stretch whose
+     * thread was off the CPU for part of it (<off CPU>: the kernel's
+     * schedstat says how long, not when), a grey bar of that share, drawn
+     * from the stretch's end and dashed, as it is not placed */
     const cp = [];
     /* (a diff's page has none: its tracks are two runs') */
-    if (D.critical) tracks.forEach((t, k) => { for (const s of t.cp || []) cp.push([s[0], s[1], s[2], k]); });
+    if (D.critical) tracks.forEach((t, k) => { for (const s of t.cp || []) cp.push([s[0], s[1], s[2], k, s[3] || 0]); });
     cp.sort((a, b) => a[0] - b[0]);
-    hooks.critical = { segments: cp.length, us: cp.reduce((a, s) => a + s[1], 0), crossings: 0 };
+    hooks.critical = { segments: cp.length, us: cp.reduce((a, s) => a + s[1], 0), crossings: 0,
+                       off_us: cp.reduce((a, s) => a + s[4], 0), off_segments: cp.filter((s) => s[4] > 0).length };
     cp.forEach((s, i) => {
       const y = s[3] * TROW;
       g.fillStyle = s[2] ? 'rgba(26,152,80,0.4)' : 'rgb(26,152,80)';
       g.fillRect(X(s[0]), y, Math.max(1, plot * s[1] / span), 3);
+      if (s[4] > 0) {
+        const w = Math.max(1, plot * Math.min(s[4], s[1]) / span), x1 = X(s[0] + s[1]);
+        g.fillStyle = 'rgb(150,150,150)';
+        for (let x = x1 - w; x < x1; x += 4) g.fillRect(x, y + 3, Math.min(2, x1 - x), 2);
+      }
       const p = cp[i - 1];
       if (p && p[3] !== s[3]) {
         hooks.critical.crossings++;
@@ -823,9 +832,12 @@
     if (TL.tracks.some((t) => t.iv && t.iv.length)) h += item('background:rgba(40,90,200,.75);height:5px', 'waits, I/O (hover: which)');
     if (D.critical && TL.tracks.some((t) => t.cp && t.cp.length)) {
       const C = D.critical;
-      const top = (C.funcs || []).filter((f) => f[0] !== '<Total>' && f[0] !== '<not sampled>').slice(0, 3)
+      const top = (C.funcs || []).filter((f) => f[0] !== '<Total>' && f[0] !== '<not sampled>' && f[0] !== '<off CPU>').slice(0, 3)
         .map((f) => `${f[0]} ${fmtUs(f[1])}`).join(', ');
       h += item('background:rgb(26,152,80);height:3px', `critical path ${fmtUs(C.path_us || 0)} of the main thread's ${fmtUs(C.wall_us || 0)}${top ? ': ' + top : ''}`);
+      if (TL.tracks.some((t) => (t.cp || []).some((s) => s[3] > 0)))
+        h += item('background:repeating-linear-gradient(90deg,#969696 0 2px,transparent 2px 4px);height:2px',
+                  `<off CPU> ${fmtUs(((C.funcs || []).find((f) => f[0] === '<off CPU>') || [0, 0])[1])}: the part of a stretch its thread was off the CPU (how long, not when)`);
     }
     if ((TL.gaps || []).length) h += item('background:repeating-linear-gradient(45deg,#bbb 0 2px,#eee 2px 5px)', 'recording off');
     if (TL.marks.length) h += item('background:#2a6fdb;width:2px', 'marker (tally_marker)');
