@@ -62,6 +62,7 @@
 #include "collector/col_objects.h"
 #include "collector/col_real.h"
 #include "collector/col_sample.h"
+#include "collector/col_sched.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
 #include "collector/col_states.h"
@@ -77,6 +78,8 @@ struct slot {
 	bool ended;                    /* THREAD_END written */
 	int fd;                        /* its clock when the helper opened one, else -1 */
 	uint64_t cpu0_ns;              /* its CPU time when that clock started */
+	struct exp_thread_sched sched0; /* existing: its schedstat at the attach */
+	bool has_sched0;
 	/* --states: its switch event until adopted (taken by its first
 	 * signal, clock's or switch's, with an atomic exchange). */
 	struct col_states_thread *_Atomic states;
@@ -391,10 +394,31 @@ static void write_thread_start(pid_t tid)
 
 /* Give every thread we have no slot for a clock.  Returns how many were
  * added, or -errno when the very first clock could not be opened. */
+/* The schedstat at the attach of the threads of slots s[0..n), read in
+ * one use after their set-up (col_sched_read_many), so that no thread's
+ * switch event waits for it. */
+static void read_sched0(struct slot **s, size_t n)
+{
+	pid_t tids[COL_SCHED_BATCH] = { 0 };
+	struct exp_thread_sched v[COL_SCHED_BATCH];
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		tids[i] = atomic_load(&s[i]->tid);
+	col_sched_read_many(tids, n, v);
+	for (size_t i = 0; i < n; i++) {
+		s[i]->sched0 = v[i];
+		s[i]->has_sched0 = v[i].time_ns != 0;
+	}
+}
+
 static int add_threads(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	int added = 0, err = 0;
+	struct slot *fresh[COL_SCHED_BATCH];      /* their schedstat not yet read */
+	size_t nfresh = 0;
 
 	if (!d)
 		return -errno;
@@ -409,6 +433,11 @@ static int add_threads(void)
 		s->existing = true;
 		write_thread_start(tid);
 		s->cpu0_ns = thread_cpu_ns(tid);
+		fresh[nfresh++] = s;
+		if (nfresh == COL_SCHED_BATCH) {
+			read_sched0(fresh, nfresh);
+			nfresh = 0;
+		}
 		/* --states: its switch event, in the slot before its clock or
 		 * itself can signal (else its first signal would open another
 		 * one and this one would idle), and from now. */
@@ -433,6 +462,7 @@ static int add_threads(void)
 		added++;
 	}
 	closedir(d);
+	read_sched0(fresh, nfresh);
 	return added || !err ? added : err;
 }
 
@@ -453,12 +483,32 @@ static uint64_t cpu_used(const struct slot *s, const struct col_thread *t, bool 
 	return t->last_cpu_ns > base ? t->last_cpu_ns - base : 0;
 }
 
+/* A thread still alive at the stop: its schedstat's share of the window
+ * (now less at the attach; all of it for a thread made since) into *out;
+ * false if either read failed (a thread that ended in the window has no
+ * /proc entry left to read: no record). */
+static bool sched_in_window(const struct slot *s, pid_t tid, struct exp_thread_sched *out)
+{
+	if ((s->existing && !s->has_sched0) || !col_sched_read(tid, out))
+		return false;
+	if (s->existing) {
+		out->cpu_ns -= out->cpu_ns > s->sched0.cpu_ns ? s->sched0.cpu_ns : out->cpu_ns;
+		out->run_delay_ns -= out->run_delay_ns > s->sched0.run_delay_ns ? s->sched0.run_delay_ns
+									      : out->run_delay_ns;
+		out->slices -= out->slices > s->sched0.slices ? s->sched0.slices : out->slices;
+	}
+	return true;
+}
+
 /* THREAD_END for the thread of slot s; it has ended when `dead`.  At the
- * stop, `window_end_ns` is the window's end (else 0). */
+ * stop, `window_end_ns` is the window's end (else 0), and a thread alive
+ * then has a THREAD_SCHED record of the window's share too. */
 static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns)
 {
 	struct col_thread *t = atomic_load(&s->t);
 	pid_t tid = atomic_load(&s->tid);
+	struct exp_thread_sched sched;        /* read before its end's time: within its life */
+	bool has_sched = !dead && window_end_ns && sched_in_window(s, tid, &sched);
 	struct exp_thread_end rec = { 0, (uint32_t)tid, col_now_ns_sigsafe(), cpu_used(s, t, dead),
 				      t ? t->samples : 0 };
 
@@ -471,6 +521,8 @@ static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns)
 			close_states_at_end(t, tid, t->states, window_end_ns);
 		col_states_thread_end(t);    /* the intervals its ring still holds */
 		col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+		if (has_sched)
+			col_sched_write_rec(t, &sched);
 		for (int i = 0; i < EXP_FILE_COUNT_; i++)
 			exp_cursor_release_sigsafe(&t->cursor[i]);
 		atomic_store(&t->busy, 0);
@@ -486,6 +538,8 @@ static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns)
 		struct col_thread *h = col_enter();
 		if (h) {
 			col_write_sigsafe(h, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+			if (has_sched)
+				col_sched_write_rec(h, &sched);
 			col_leave(h);
 		}
 	}

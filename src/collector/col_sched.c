@@ -82,6 +82,39 @@ void col_sched_write_text(struct col_thread *via, pid_t tid, const char *text)
 	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_SCHED, &rec, sizeof(rec));
 }
 
+void col_sched_read_many(const pid_t *tids, size_t n, struct exp_thread_sched *out)
+{
+	struct reads r;
+
+	if (n > COL_SCHED_BATCH)
+		n = COL_SCHED_BATCH;
+	r.tids = tids;
+	r.n = n;
+	for (size_t i = 0; i < n; i++)
+		r.text[i][0] = 0;
+	if (n)
+		col_fds_use(read_all, &r);
+	uint64_t now = col_now_ns_sigsafe();
+	for (size_t i = 0; i < n; i++) {
+		struct col_schedstat v;
+		out[i] = (struct exp_thread_sched){ 0, (uint32_t)tids[i], 0, 0, 0, 0 };
+		if (col_sched_parse(r.text[i], &v))
+			out[i] = (struct exp_thread_sched){ 0, (uint32_t)tids[i], now, v.cpu_ns, v.run_delay_ns, v.slices };
+	}
+}
+
+bool col_sched_read(pid_t tid, struct exp_thread_sched *out)
+{
+	col_sched_read_many(&tid, 1, out);
+	return out->time_ns != 0;
+}
+
+void col_sched_write_rec(struct col_thread *via, const struct exp_thread_sched *rec)
+{
+	if (via)
+		col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_SCHED, rec, sizeof(*rec));
+}
+
 void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n)
 {
 	struct reads r;

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 struct col_thread;
+struct exp_thread_sched;
 
 #define COL_SCHED_BATCH 64         /* threads read in one helper (col_fds_use) */
 /* Only threads that lived this long are read: opening a thread's /proc
@@ -46,5 +47,15 @@ void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n);
  * descriptor already held: --states keeps one per thread, so no open and
  * no bar of life).  Nothing if the text does not parse.  Sigsafe. */
 void col_sched_write_text(struct col_thread *via, pid_t tid, const char *text);
+
+/* Attaching (col_attach.c): thread tid's schedstat now, read aside
+ * (col_fds_use), into *out (tid and its fields; time_ns now); false if it
+ * cannot be read.  And a record of such values (differences of two reads:
+ * the window's share) written through thread `via`'s cursor.  Sigsafe. */
+bool col_sched_read(pid_t tid, struct exp_thread_sched *out);
+/* The same for threads tids[0..n) (n at most COL_SCHED_BATCH) in one use:
+ * out[i].time_ns is 0 for one that could not be read. */
+void col_sched_read_many(const pid_t *tids, size_t n, struct exp_thread_sched *out);
+void col_sched_write_rec(struct col_thread *via, const struct exp_thread_sched *rec);
 
 #endif

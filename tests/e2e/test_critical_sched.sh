@@ -17,7 +17,9 @@
 #  - with --states a thread of any length has a record, read from the
 #    descriptor --states holds (no second open);
 #  - a thread shorter than the collector's 50 ms bar has no record, and
-#    the note says how many (the build before: no table, no note).
+#    the note says how many (the build before: no table, no note);
+#  - attached (record -p), the threads alive at the stop have their
+#    window's share.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog prodcons -pthread
@@ -25,7 +27,7 @@ cc_prog manythreads -pthread
 
 if [ ! -r /proc/thread-self/schedstat ]; then
 	for c in sched_overview_splits_the_producer critical_sleep_is_off_cpu_without_states \
-		 sched_short_threads_counted states_short_threads_have_schedstat; do
+		 sched_short_threads_counted states_short_threads_have_schedstat attach_time_by_thread; do
 		skip $c "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
 	done
 	exit 0
@@ -106,3 +108,28 @@ print(len(tids), 'threads with a THREAD_SCHED record; want 21')
 sys.exit(len(tids) != 21)
 PY
 check states_short_threads_have_schedstat sh -c "cat rec_states.err; python3 records.py"
+
+# Attached (record -p) without --states, the threads alive at the stop
+# have their schedstat's share of the window (read at the attach and at the
+# stop): the overview's `Time by thread` has a row for main and both
+# workers of attach_work "threads", spinners that never sleep, so that
+# their CPU and wait for a CPU make up their window: at least half of it,
+# at most a quarter more (and 30 ms): the kernel adds a wait for a CPU to
+# schedstat when it ends, so one under way at the attach counts whole
+# (load 7: a thread that had 5% of a CPU counted 1.196 s in a window of
+# 1.094 s).  The build before wrote no record when attached: no table.
+cc -O2 -g -pthread -o aw "$PROGS/attach_work.c"
+./aw threads 3 >aw.out 2>aw.err & P=$!
+wait_ready aw.err
+"$TALLY" record -p $P --duration 1 -o attached.exp 2>attached.msg
+bounded_wait $P 60
+"$TALLY" report attached.exp --format json >attached.json 2>attached.err
+cat >attached.py <<'PY'
+import json, sys
+rows = json.load(open('attached.json')).get('thread_sched', [])
+print('rows', rows)
+ok = len(rows) == 3 and all(r['cpu'] > 0 and 0.5 * r['lifetime'] <= r['cpu'] + r['wait_cpu'] <= 1.25 * r['lifetime'] + 0.03
+                            for r in rows)
+sys.exit(not ok)
+PY
+check attach_time_by_thread sh -c "cat attached.msg attached.err; python3 attached.py"
