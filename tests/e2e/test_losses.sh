@@ -22,6 +22,24 @@ unseen = float(m.group(2))
 assert 0.55 <= unseen <= 0.7, unseen
 PY'
 
+# The same thread made by the clone system call in inline assembly (no
+# glibc clone(), which is interposed; a runtime of its own makes threads
+# so): its samples come (the clock is inherited) but the thread has no
+# state of the collector's (it shares its creator's TLS), so they are
+# counted as lost.unknown-thread and its CPU named as never seen.  Passes
+# on the build before too: the loss is stated, not removed (docs/collector.md).
+"$TALLY" record -o rawasm.exp ./rawclone asm 0.6 2>rawasm.err
+check raw_asm_clone_thread_named_as_unseen sh -c '
+	"$TALLY" report rawasm.exp >rawasm.txt; cat rawasm.err rawasm.txt | head -20
+	grep "by process *\[rawclone [0-9]*\]" rawasm.txt >lineasm.txt &&
+	python3 - <<PY
+import re
+line = open("lineasm.txt").read()
+m = re.search(r"sampled ([0-9.]+) s: ([0-9.]+) s in threads the collector never saw \(made by a raw clone", line)
+assert m, line
+assert 0.55 <= float(m.group(2)) <= 0.7, m.group(2)
+PY'
+
 # A thread that makes and joins 15,000 short threads by raw clone: Linux
 # swaps the perf contexts of the creator and a child on a CPU, and the
 # child takes the creator's progress through the period as it exits.  The

@@ -5,7 +5,10 @@
  * a few microseconds, and waits for each (CLONE_CHILD_CLEARTID and a futex,
  * as pthread_join does), burning some CPU itself between them; it prints
  * "main cpu S" (its own CPU clock) at the end.
- * usage: rawclone S | rawclone loop N */
+ * With `asm S`: the thread is made by the clone system call in inline
+ * assembly (no glibc clone(), which the collector interposes: as a runtime
+ * of its own, Go's without cgo, makes threads), no TLS of its own.
+ * usage: rawclone S | rawclone loop N | rawclone asm S */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -75,6 +78,36 @@ static int loop(long n, char *stack, size_t size)
 	return 0;
 }
 
+/* The child of asm_clone: child() on the new stack, then exit. */
+static void asm_child(void)
+{
+	child(NULL);
+}
+
+/* A CLONE_THREAD task made by the system call itself, running asm_child
+ * on the stack that ends at `top` (x86-64). */
+static long asm_clone(char *top)
+{
+	long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
+	void **sp = (void **)top;
+	*--sp = (void *)asm_child;
+	*--sp = 0;
+	long ret;
+	register long r10 asm("r10") = 0;
+	register long r8 asm("r8") = 0;
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "pop %%rax\n\t"
+		     "pop %%rax\n\t"
+		     "call *%%rax\n\t"
+		     "1:"
+		     : "=a"(ret)
+		     : "0"((long)SYS_clone), "D"(flags), "S"(sp), "d"(0L), "r"(r10), "r"(r8)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
 static __attribute__((noinline)) void main_work(double s)
 {
 	raw_work(s);
@@ -89,7 +122,11 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc > 2 && !strcmp(argv[1], "loop"))
 		return loop(atol(argv[2]), stack, size);
-	if (clone(child, stack + size, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+	if (argc > 2 && !strcmp(argv[1], "asm")) {
+		seconds = atof(argv[2]);
+		if (asm_clone(stack + size) < 0)
+			return 2;
+	} else if (clone(child, stack + size, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 		  CLONE_SYSVSEM, NULL) < 0)
 		return 2;
 	main_work(seconds / 2);
