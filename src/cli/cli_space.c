@@ -106,15 +106,9 @@ struct losses {
 
 /* Adds the process's counters to l; returns the samples it lost (0 also
  * when it has no counters). */
-static uint64_t read_counters(const char *path, struct losses *l, bool founder)
+static uint64_t counters_of(const uint8_t *buf, size_t n, struct losses *l, bool founder)
 {
-	uint8_t buf[EXP_COUNTERS_BYTES];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = pread(fd, buf, sizeof(buf), 0);
-	close(fd);
-	if (n < (ssize_t)(EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_) || memcmp(buf, EXP_MAGIC, 8))
+	if (n < EXP_HEADER_BYTES + 8 * EXP_CTR_COUNT_ || memcmp(buf, EXP_MAGIC, 8))
 		return 0;
 	uint64_t c[EXP_CTR_COUNT_];
 	memcpy(c, buf + EXP_HEADER_BYTES, sizeof(c));
@@ -124,6 +118,17 @@ static uint64_t read_counters(const char *path, struct losses *l, bool founder)
 		l->limit_ns = c[EXP_CTR_LIMIT_NS];
 	return c[EXP_CTR_LOST_BUFFER] + c[EXP_CTR_LOST_LIMIT] + c[EXP_CTR_LOST_REENTRY] +
 	       c[EXP_CTR_LOST_NOFILE];
+}
+
+static uint64_t read_counters(const char *path, struct losses *l, bool founder)
+{
+	uint8_t buf[EXP_COUNTERS_BYTES];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	return n > 0 ? counters_of(buf, (size_t)n, l, founder) : 0;
 }
 
 /* The log's "error: NAME.dat: errno N (...)" lines name why a file failed;
@@ -192,9 +197,8 @@ static void thread_end(const struct exp_rec *r, uint32_t hz, struct losses *l, u
 	}
 }
 
-/* The threads' ends, from DIR/threads.dat or the process file `proc`. */
-static void read_threads(const char *dir, const char *proc, uint32_t hz, struct losses *l, uint64_t pid,
-			 uint64_t cpu_start)
+/* The threads' ends, from DIR/threads.dat. */
+static void read_threads(const char *dir, uint32_t hz, struct losses *l, uint64_t pid, uint64_t cpu_start)
 {
 	char path[PATH_MAX + 32];
 	struct exp_file f;
@@ -203,18 +207,6 @@ static void read_threads(const char *dir, const char *proc, uint32_t hz, struct 
 
 	if (!hz)
 		return;
-	if (proc) {
-		struct exp_procfile_item *it = malloc(sizeof(*it));
-		size_t at = EXP_PROC_HEAD_BYTES;
-		if (it && exp_file_open(&f, proc, EXP_PROC_KIND, &err) == 0) {
-			while (exp_procfile_next(f.data, f.size, &at, it) > 0)
-				if (it->is_record)
-					thread_end(&it->rec, hz, l, pid, cpu_start);
-			exp_file_close(&f);
-		}
-		free(it);
-		return;
-	}
 	snprintf(path, sizeof(path), "%s/%s", dir, exp_file_name(EXP_FILE_THREADS));
 	if (exp_file_open(&f, path, EXP_FILE_THREADS, &err) != 0)
 		return;
@@ -225,17 +217,39 @@ static void read_threads(const char *dir, const char *proc, uint32_t hz, struct 
 
 /* One process's losses: in its directory `dir`, or (a descendant of format
  * 8) in its process file `proc`. */
-static void scan(const char *dir, const char *proc, uint32_t hz, struct losses *l, bool founder)
+static void scan(const char *dir, uint32_t hz, struct losses *l, bool founder)
 {
 	char path[PATH_MAX + 32];
 	uint64_t pid = 0, cpu_start = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_COUNTERS_NAME);
-	uint64_t lost = read_counters(proc ? proc : path, l, founder);
+	uint64_t lost = read_counters(path, l, founder);
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	bool timers = read_log(proc ? exp_procfile_log(proc) : fopen(path, "r"), l, founder, &pid, &cpu_start);
+	bool timers = read_log(fopen(path, "r"), l, founder, &pid, &cpu_start);
 	if (!lost && !timers)          /* samples lost for a reason already said; a tick's period */
-		read_threads(dir, proc, hz, l, pid, cpu_start);
+		read_threads(dir, hz, l, pid, cpu_start);
+}
+
+/* The same for a descendant whose log, counters and threads are in its
+ * process file (format 8), in a slot or not (format 9). */
+static void scan_procfile(const struct exp_procfile_src *src, uint32_t hz, struct losses *l)
+{
+	uint64_t pid = 0, cpu_start = 0;
+	uint8_t *data;
+	size_t size;
+	char why[160];
+
+	if (exp_procfile_join(src, &data, &size, why, sizeof(why)) != 0)
+		return;
+	uint64_t lost = counters_of(data, size, l, false);
+	bool timers = read_log(exp_procfile_log_src(src), l, false, &pid, &cpu_start);
+	struct exp_procfile_item *it = !lost && !timers && hz ? malloc(sizeof(*it)) : NULL;
+	size_t at = EXP_PROC_HEAD_BYTES;
+	while (it && exp_procfile_next(data, size, &at, it) > 0)
+		if (it->is_record)
+			thread_end(&it->rec, hz, l, pid, cpu_start);
+	free(it);
+	free(data);
 }
 
 /* Append "; TEXT" (or TEXT first) to the line. */
@@ -285,14 +299,26 @@ void cli_space_report(const char *dir, const char *name, uint32_t hz, int64_t li
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
-	scan(dir, NULL, hz, &l, true);
+	scan(dir, hz, &l, true);
+	/* Descendants in slots of processes.dat (format 9), their process
+	 * files' rest (if any) joined; then the others. */
+	size_t nslots = 0;
+	struct exp_procslot *slots = exp_procslots_list(dir, &nslots);
+	char slots_path[PATH_MAX + 32];
+	snprintf(slots_path, sizeof(slots_path), "%s/%s", dir, EXP_SLOTS_NAME);
+	for (size_t i = 0; i < nslots; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s%s", dir, slots[i].lineage, EXP_PROC_SUFFIX);
+		struct exp_procfile_src src = { slots_path, slots[i].off, slots[i].lineage[0] ? sub : NULL };
+		scan_procfile(&src, hz, &l);
+	}
 	while (d && (de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		bool proc = exp_procfile_stem(de->d_name) > 0;
+		size_t n = strlen(de->d_name), stem = exp_procfile_stem(de->d_name);
+		bool proc = stem > 0;
 		/* A descendant of format 8: its log, counters and threads are
 		 * in its process file, none in its directory. */
 		if (de->d_name[0] != '_' ||
-		    (!proc && (n < 5 || strcmp(de->d_name + n - 4, ".exp") || exp_procfile_beside(dir, de->d_name))))
+		    (!proc && (n < 5 || strcmp(de->d_name + n - 4, ".exp") || exp_procfile_beside(dir, de->d_name))) ||
+		    exp_procslots_has(slots, nslots, de->d_name, proc ? stem : n - 4))
 			continue;
 		if (proc)
 			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
@@ -301,8 +327,14 @@ void cli_space_report(const char *dir, const char *name, uint32_t hz, int64_t li
 		if (log_stays_empty(sub, proc ? EXP_PROC_HEAD_BYTES : 0))
 			l.empty++;           /* it could not even write its log */
 		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-		scan(sub, proc ? sub : NULL, hz, &l, false);
+		if (proc) {
+			struct exp_procfile_src src = { NULL, 0, sub };
+			scan_procfile(&src, hz, &l);
+		} else {
+			scan(sub, hz, &l, false);
+		}
 	}
+	free(slots);
 	if (d)
 		closedir(d);
 	uint64_t no_space = l.ctr[EXP_CTR_LOST_BUFFER] + l.ctr[EXP_CTR_LOST_EVENTS];

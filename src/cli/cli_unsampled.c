@@ -53,14 +53,10 @@ static void note_exec(char *line, char *list, size_t len, int *n)
 
 /* Append the unsampled threads of `dir` to the list: "TID NAME (N ms...)",
  * and its exec'd programs not profiled to `execs`. */
-static void scan_log(const char *dir, char *list, size_t len, int *n, char *execs, size_t elen, int *ne)
+static void scan_log(FILE *f, char *list, size_t len, int *n, char *execs, size_t elen, int *ne)
 {
-	char path[PATH_MAX + 16], line[512];
+	char line[512];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	/* A descendant's process file (format 8) holds its log. */
-	FILE *f = exp_procfile_stem(strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir) ? exp_procfile_log(dir)
-										   : fopen(path, "r");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -96,16 +92,35 @@ void cli_unsampled_warn(const char *expdir)
 	DIR *d = opendir(expdir);
 	struct dirent *de;
 
-	scan_log(expdir, list, sizeof(list), &n, execs, sizeof(execs), &ne);
+	snprintf(sub, sizeof(sub), "%s/%s", expdir, EXP_LOG_NAME);
+	scan_log(fopen(sub, "r"), list, sizeof(list), &n, execs, sizeof(execs), &ne);
+	/* Descendants in slots of processes.dat (format 9), their process
+	 * files' rest (if any) joined; then the others. */
+	size_t nslots = 0;
+	struct exp_procslot *slots = exp_procslots_list(expdir, &nslots);
+	char slots_path[PATH_MAX + 32];
+	snprintf(slots_path, sizeof(slots_path), "%s/%s", expdir, EXP_SLOTS_NAME);
+	for (size_t i = 0; i < nslots; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s%s", expdir, slots[i].lineage, EXP_PROC_SUFFIX);
+		struct exp_procfile_src src = { slots_path, slots[i].off, slots[i].lineage[0] ? sub : NULL };
+		scan_log(exp_procfile_log_src(&src), list, sizeof(list), &n, execs, sizeof(execs), &ne);
+	}
 	while (d && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (de->d_name[0] != '_' || (!exp_procfile_stem(de->d_name) &&
-					     (len < 5 || strcmp(de->d_name + len - 4, ".exp") ||
-					      exp_procfile_beside(expdir, de->d_name))))
+		size_t len = strlen(de->d_name), stem = exp_procfile_stem(de->d_name);
+		if (de->d_name[0] != '_' || (!stem && (len < 5 || strcmp(de->d_name + len - 4, ".exp") ||
+						       exp_procfile_beside(expdir, de->d_name))) ||
+		    exp_procslots_has(slots, nslots, de->d_name, stem ? stem : len - 4))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", expdir, de->d_name);
-		scan_log(sub, list, sizeof(list), &n, execs, sizeof(execs), &ne);
+		/* A descendant's process file (format 8) holds its log. */
+		if (stem) {
+			scan_log(exp_procfile_log(sub), list, sizeof(list), &n, execs, sizeof(execs), &ne);
+			continue;
+		}
+		snprintf(sub, sizeof(sub), "%s/%s/%s", expdir, de->d_name, EXP_LOG_NAME);
+		scan_log(fopen(sub, "r"), list, sizeof(list), &n, execs, sizeof(execs), &ne);
 	}
+	free(slots);
 	if (d)
 		closedir(d);
 	if (n)

@@ -66,16 +66,20 @@ static bool parent_file(char *path, size_t size, const char *dir, const char *li
 }
 
 /* Take the next number from the counter `c` of the parent experiment (in
- * `dir`, or its process file for a descendant `lineage`): the counters sit
- * at the same place in both. */
-static uint64_t bump_counter(const char *dir, const char *lineage, enum exp_counter c)
+ * `dir`, or its process file for a descendant `lineage`: its own, or its
+ * slot of processes.dat, at the offset after the parent's pid in `writer`,
+ * TALLY_PID): the counters sit at the same place in all. */
+static uint64_t bump_counter(const char *dir, const char *lineage, const char *writer, enum exp_counter c)
 {
 	char path[4200];
+	const char *space = strchr(writer, ' ');
+	uint64_t off = lineage && *lineage && space ? strtoull(space + 1, NULL, 10) : 0;
 
-	if (!parent_file(path, sizeof(path), dir, lineage, EXP_COUNTERS_NAME))
+	if (off ? snprintf(path, sizeof(path), "%s/%s", col_proc.root, EXP_SLOTS_NAME) >= (int)sizeof(path)
+		: !parent_file(path, sizeof(path), dir, lineage, EXP_COUNTERS_NAME))
 		return 1;
 	int err;
-	void *p = col_fds_map_shared(path, EXP_COUNTERS_BYTES, &err);
+	void *p = col_fds_map_shared(path, off, EXP_COUNTERS_BYTES, &err);
 	if (!p)
 		return 1;
 	_Atomic uint64_t *ctr = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
@@ -95,7 +99,7 @@ static uint64_t bump_counter(const char *dir, const char *lineage, enum exp_coun
  * first of a program that never allocates (a shell's /bin/true, mostly):
  * malloc's set-up (getrandom, two brk, a page fault) in each process. */
 static char env_root[sizeof(col_proc.root) + 32], env_exp[sizeof(col_proc.dir) + 32];
-static char env_lineage[sizeof(col_proc.lineage) + 32], env_pid[48], env_rank[48];
+static char env_lineage[sizeof(col_proc.lineage) + 32], env_pid[72], env_rank[48];
 
 static void put_env(char *buf, size_t size, const char *name, const char *value)
 {
@@ -109,11 +113,16 @@ static void put_env(char *buf, size_t size, const char *name, const char *value)
 
 static void publish_env(void)
 {
-	char pid[24], rank[24];
+	char pid[48], rank[24];
 
 	if (getenv(EXP_ENV_SLOT))
 		unsetenv(EXP_ENV_SLOT);          /* this image's, none of its children's */
-	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
+	/* The pid, and the slot of processes.dat holding this process's
+	 * counters if it has one (bump_counter). */
+	if (col_proc.slot_off)
+		snprintf(pid, sizeof(pid), "%d %llu", (int)col_proc.pid, (unsigned long long)col_proc.slot_off);
+	else
+		snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
 	snprintf(rank, sizeof(rank), "%d", (int)col_proc.rank);
 	put_env(env_root, sizeof(env_root), EXP_ENV_ROOT, col_proc.root);
 	put_env(env_exp, sizeof(env_exp), EXP_ENV_EXP, col_proc.dir);
@@ -164,7 +173,9 @@ static int name_descendant(const char *parent, const char *suffix)
 
 /* The number the exec'ing process took for this image (EXP_ENV_SLOT,
  * col_interpose_exec.c), if the slot is this pid's and `writer`'s; else 0
- * (the number is then taken here, from the parent's counters).  Its last
+ * (the number is then taken here, from the parent's counters).  "N/K":
+ * the exec'ing process took slot K of processes.dat for it too
+ * (col_proc.slot_given).  Its last
  * field, the CPU the collector spent in the vfork child that exec'd us
  * (0 otherwise), goes to col_proc.exec_cost_ns (at most the CPU so far). */
 static uint64_t slot_taken(const char *writer)
@@ -181,7 +192,13 @@ static uint64_t slot_taken(const char *writer)
 	if (end == slot || *end != ' ' || by != strtoull(writer, NULL, 10))
 		return 0;
 	n = strtoull(slot = end + 1, &end, 10);
-	if (end == slot || (*end && *end != ' '))
+	if (end == slot)
+		return 0;
+	if (*end == '/') {                 /* the slot of processes.dat taken for it */
+		unsigned long long k = strtoull(slot = end + 1, &end, 10);
+		col_proc.slot_given = end > slot ? (uint64_t)k + 1 : 0;
+	}
+	if (*end && *end != ' ')
 		return 0;
 	unsigned long long cost = *end ? strtoull(end + 1, NULL, 10) : 0;
 	col_proc.exec_cost_ns = cost < col_proc.entry_cpu_ns ? (uint64_t)cost : 0;
@@ -226,7 +243,7 @@ int col_descend_place(const char *env_dir)
 		bool self = atoi(writer) == (int)col_proc.pid;
 		uint64_t n = slot_taken(writer);
 		if (!n)
-			n = bump_counter(env_dir, parent, self ? EXP_CTR_EXECS : EXP_CTR_FORKS);
+			n = bump_counter(env_dir, parent, writer, self ? EXP_CTR_EXECS : EXP_CTR_FORKS);
 		snprintf(suffix, sizeof(suffix), self ? "_x%llu" : "_f%llu_x1", (unsigned long long)n);
 		if (name_descendant(parent, suffix) != 0) {
 			char log[4200];
@@ -237,6 +254,11 @@ int col_descend_place(const char *env_dir)
 	}
 	publish_env();
 	return 0;
+}
+
+void col_descend_publish(void)
+{
+	publish_env();
 }
 
 void col_descend_stop_following(void)

@@ -11,6 +11,10 @@
  * Returns 0, or -1 to stay inactive. */
 int col_descend_place(const char *env_dir);
 
+/* Publish this process's variables again (its slot of processes.dat, once
+ * its files are open, goes with its pid in TALLY_PID). */
+void col_descend_publish(void);
+
 /* --follow=none: take our variables and libraries out of the environment, so
  * that no descendant is profiled (the exec interposer and the fork handler do
  * the rest). */

@@ -367,6 +367,7 @@ int col_fds_use(int (*fn)(void *arg), void *arg)
 
 struct shared_map {
 	const char *path;
+	uint64_t off;
 	size_t len;
 	void *p;
 };
@@ -379,16 +380,23 @@ static int map_shared(void *arg)
 
 	if (fd < 0)
 		return -errno;
-	void *p = col_sys_mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* Bytes the file does not hold would be a SIGBUS at their first
+	 * touch (a counters.dat whose first write failed). */
+	struct stat st;
+	if (col_sys_fstat(fd, &st) != 0 || (uint64_t)st.st_size < m->off + m->len) {
+		col_sys_close(fd);
+		return -EINVAL;
+	}
+	void *p = col_sys_mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)m->off);
 	int rc = p == MAP_FAILED ? -errno : 0;
 	col_sys_close(fd);
 	m->p = rc ? NULL : p;
 	return rc;
 }
 
-void *col_fds_map_shared(const char *path, size_t len, int *error)
+void *col_fds_map_shared(const char *path, uint64_t off, size_t len, int *error)
 {
-	struct shared_map m = { path, len, NULL };
+	struct shared_map m = { path, off, len, NULL };
 	int rc = col_fds_use(map_shared, &m);
 
 	*error = rc < 0 ? -rc : 0;

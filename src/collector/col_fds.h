@@ -103,11 +103,11 @@ int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed);
  * (-EMFILE or -ENFILE when no way had a number).  Sigsafe. */
 int col_fds_use(int (*fn)(void *arg), void *arg);
 
-/* The first `len` bytes of the file at `path` mapped shared, read-write,
- * its descriptor opened and closed by col_fds_use (so at no number of the
- * program's while other threads may open): the mapping, or NULL with the
- * cause in *error.  Sigsafe. */
-void *col_fds_map_shared(const char *path, size_t len, int *error);
+/* `len` bytes of the file at `path` from `off` (a multiple of the page
+ * size) mapped shared, read-write, its descriptor opened and closed by
+ * col_fds_use (so at no number of the program's while other threads may
+ * open): the mapping, or NULL with the cause in *error.  Sigsafe. */
+void *col_fds_map_shared(const char *path, uint64_t off, size_t len, int *error);
 
 /* The file at `path` read for one use, its descriptor opened and closed
  * by col_fds_use (never at a number of the program's while other threads

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/mman.h>
@@ -22,6 +23,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
+#include "collector/col_procslot.h"
 #include "collector/col_real.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
@@ -88,20 +90,9 @@ static int open_proc_file(void)
 		col_proc.counters = (_Atomic uint64_t *)local_counters;
 		return -1;
 	}
-	union {
-		struct exp_file_header h;
-		uint8_t bytes[EXP_PROC_HEAD_BYTES];
-	} head;
-	memset(&head, 0, sizeof(head));
-	memcpy(head.h.magic, EXP_MAGIC, 8);
-	head.h.version = EXP_FORMAT_VERSION;
-	head.h.kind = EXP_PROC_KIND;
-	head.h.block_bytes = 4096;
-	head.h.header_bytes = EXP_HEADER_BYTES;
-	head.h.pid = (uint32_t)col_proc.pid;
-	head.h.mono_ns = col_proc.start_ns;
-	head.bytes[EXP_PROC_HEAD_BYTES - 1] = '\n';
-	bool whole = col_sys_write(fd, &head, sizeof(head)) == (ssize_t)sizeof(head);
+	uint8_t head[EXP_PROC_HEAD_BYTES];
+	col_procslot_head(head);
+	bool whole = col_sys_write(fd, head, sizeof(head)) == (ssize_t)sizeof(head);
 	void *p = whole ? col_sys_mmap(NULL, EXP_COUNTERS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
 			: MAP_FAILED;
 	col_proc.counters = p == MAP_FAILED ? (_Atomic uint64_t *)local_counters
@@ -189,7 +180,7 @@ void *col_files_map_founder(const char *name, size_t len, int *error)
 	memcpy(path, col_proc.root, n);
 	path[n] = '/';
 	memcpy(path + n + 1, name, k + 1);
-	return col_fds_map_shared(path, len, error);
+	return col_fds_map_shared(path, 0, len, error);
 }
 
 /* The founder's counters, where every process of the experiment counts the
@@ -206,6 +197,15 @@ static _Atomic uint64_t *root_counters(void)
 	if (!p)
 		return NULL;
 	return col_proc.root_counters = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
+}
+
+_Atomic uint64_t *col_files_slots_claimed(bool may_map)
+{
+	_Atomic uint64_t *root = may_map || !col_proc.lineage[0] ? root_counters() : col_proc.root_counters;
+
+	if (!root || root == (_Atomic uint64_t *)local_counters)
+		return NULL;
+	return (_Atomic uint64_t *)((char *)root - EXP_HEADER_BYTES + offsetof(struct exp_file_header, slots));
 }
 
 /* The program replaced the descriptor of `w`'s file (with raw system calls:
@@ -485,10 +485,17 @@ int col_open_experiment(void)
 	}
 	atomic_store(&maps_wanted, false);
 	col_proc.dirfd = -1;
+	col_procslot_close();
 	if (col_proc.proc_file) {
-		/* A descendant: its process file now, its directory at its
+		/* A descendant: its process file now, in a slot of the run's
+		 * processes.dat (the root's counters count the slots: only when
+		 * they are shared), else its own file; its directory at its
 		 * first record file (dir_ready). */
-		if (open_proc_file() != 0 && col_proc.log_fd < 0)
+		uint64_t given = col_proc.slot_given;
+		col_proc.slot_given = 0;             /* a fork child's is its own */
+		_Atomic uint64_t *claimed = given ? NULL : col_files_slots_claimed(true);
+		bool slotted = (given || claimed) && col_procslot_open(claimed, given) == 0;
+		if (!slotted && open_proc_file() != 0 && col_proc.log_fd < 0)
 			return -errno;
 	} else {
 		size_t d = strlen(col_proc.dir);
@@ -540,6 +547,7 @@ void col_close_files(void)
 		col_fd_forget(col_proc.file[i].fd);
 		exp_writer_close(&col_proc.file[i]);
 	}
+	col_procslot_close();
 	col_fd_forget(col_proc.log_fd);
 	col_fd_forget(col_proc.dirfd);
 	if (col_proc.log_fd >= 0)

@@ -95,4 +95,10 @@ void col_file_lost_sigsafe(enum exp_file_kind file, enum exp_counter ctr);
  * LIMIT OURS", how many of them were the collector's.  Normal context. */
 void col_files_check_nofile(void);
 
+/* The count of process slots taken in the run's processes.dat (the `slots`
+ * word of the root's counters.dat header, mapped shared), or NULL if the
+ * root's counters are not shared with this process (in its memory only,
+ * or not mapped here and `may_map` false).  Sigsafe. */
+_Atomic uint64_t *col_files_slots_claimed(bool may_map);
+
 #endif

@@ -125,6 +125,8 @@ static void start(void)
 		col_descend_stop_following();
 	if (col_open_experiment() != 0)
 		return;
+	if (col_proc.slot_off)
+		col_descend_publish();
 	/* The start's lines and records (the thread's start, the clock's
 	 * way, who the process is, its first process sample) in one write. */
 	col_log_hold_sigsafe();

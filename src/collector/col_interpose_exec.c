@@ -35,6 +35,7 @@
 #include "collector/col_counters.h"
 #include "collector/col_datablocks.h"
 #include "collector/col_fds.h"
+#include "collector/col_files.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
 #include "collector/col_real.h"
@@ -138,7 +139,8 @@ static bool vfork_child(void)
  * counters for it (30 us of each short process's start; a spawned child,
  * posix_spawn's, still does).  Only for a file that is there: a shell's
  * search of PATH tries execve in each directory, and a number taken for
- * each failure would leave gaps in the names.  "PID WRITER N" (exec_env adds
+ * each failure would leave gaps in the names.  "PID WRITER N[/K]" (K: the
+ * slot of processes.dat taken for it; exec_env adds
  * the vfork child's CPU so far, the collector's: EXP_ENV_SLOT), or "" (in
  * the caller's buffer: a vfork child's statics are its parent's). */
 #define SLOT_BYTES 64
@@ -154,7 +156,15 @@ static void take_slot(bool found, char *slot)
 	slot[at++] = ' ';
 	at += col_fmt_u64_sigsafe(slot + at, (uint64_t)col_proc.pid);
 	slot[at++] = ' ';
-	col_fmt_u64_sigsafe(slot + at, n);
+	at += col_fmt_u64_sigsafe(slot + at, n);
+	/* Its slot of processes.dat too, from the root's counters if they are
+	 * mapped here (a vfork child maps nothing: it shares its parent's
+	 * memory), so that the image maps nothing of the root's either. */
+	_Atomic uint64_t *claimed = col_files_slots_claimed(!child);
+	if (claimed) {
+		slot[at++] = '/';
+		col_fmt_u64_sigsafe(slot + at, atomic_fetch_add(claimed, 1));
+	}
 }
 
 /* Quiesce our clock in this thread before the image goes away.  In a vfork
@@ -304,8 +314,11 @@ static struct exec_env exec_env(char *const envp[], bool reachable, const char *
 	char **env = e.env = p;
 	char *buf = (char *)(env + n + EXP_ENV_INHERITED_COUNT + 2);
 	/* In the order of exp_env_inherited. */
-	char pid[24], rank[24];
-	snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
+	char pid[48], rank[24];
+	if (col_proc.slot_off)          /* its counters' slot too (col_descend.c) */
+		snprintf(pid, sizeof(pid), "%d %llu", (int)col_proc.pid, (unsigned long long)col_proc.slot_off);
+	else
+		snprintf(pid, sizeof(pid), "%d", (int)col_proc.pid);
 	snprintf(rank, sizeof(rank), "%d", (int)col_proc.rank);
 	const char *values[EXP_ENV_INHERITED_COUNT] = { col_proc.preload, col_proc.dir, col_proc.root,
 							col_proc.lineage, pid, col_proc.options, rank,

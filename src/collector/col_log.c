@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT
  *
  * col_log.c — the collector's lines in the experiment's log.txt, or in a
- * descendant's process file (LINEAGE.proc), with its threads' records.
+ * descendant's process file (its slot of processes.dat, or LINEAGE.proc),
+ * with its threads' records.
  *
  * Callable from any context, signal handlers included: lines are formatted
  * into a stack buffer without stdio and appended with one write(2) to a file
- * opened O_APPEND, so lines from several threads and processes never mix.
+ * opened O_APPEND, or written with one pwrite(2) at a place claimed in the
+ * process's slot of processes.dat (col_procslot.c), so lines from several
+ * threads and processes never mix.
  * Never writes to the target's stdout or stderr.  Sigsafe file.
  */
 #include <errno.h>
@@ -15,6 +18,7 @@
 
 #include "collector/col_fds.h"
 #include "collector/col_log.h"
+#include "collector/col_procslot.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "format/exp_launch.h"
@@ -54,7 +58,8 @@ static size_t format_line(char *line, const char *key, const char *value)
 	return n;
 }
 
-/* One "key: value" line, with one write(2), to the log open as `fd`. */
+/* One "key: value" line, with one write(2), to another log open as `fd`
+ * (O_APPEND: a parent's). */
 static void log_line(int fd, const char *key, const char *value)
 {
 	char line[COL_LOG_LINE_MAX];
@@ -89,7 +94,7 @@ static int open_log_once(void)
 		memcpy(sibling + 3, base, strlen(base) + 1);
 		name = sibling;
 	}
-	int fd = col_sys_openat(dir, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+	int fd = col_sys_openat(dir, name, O_WRONLY | (col_proc.slot_off ? 0 : O_APPEND) | O_CLOEXEC | O_NOFOLLOW, 0);
 
 	if (fd < 0)
 		return -errno;
@@ -113,7 +118,7 @@ static int log_fd(void)
 		return fd;
 	col_fd_forget(fd);                     /* the program's now: left alone */
 	__atomic_store_n(&col_proc.log_fd, -1, __ATOMIC_RELEASE);
-	int n = col_sys_openat(AT_FDCWD, col_proc.log_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	int n = col_sys_openat(AT_FDCWD, col_proc.log_path, O_WRONLY | (col_proc.slot_off ? 0 : O_APPEND) | O_CLOEXEC, 0);
 	if (n < 0)
 		return -1;
 	if (col_sys_fstat(n, &st) != 0 || st.st_ino != col_proc.log_ino || st.st_dev != col_proc.log_dev) {
@@ -138,7 +143,7 @@ static int write_once(void *p)
 
 	if (fd < 0)
 		return fd;
-	ssize_t n = col_sys_write(fd, t->buf, t->len);
+	ssize_t n = col_procslot_put_sigsafe(fd, t->buf, t->len, true);
 	col_sys_close(fd);
 	return n == (ssize_t)t->len ? 0 : -1;
 }
@@ -231,7 +236,7 @@ static int log_write(const char *buf, size_t len)
 	atomic_fetch_add(&log_users, 1);
 	int fd = log_fd();
 	if (fd >= 0) {
-		int rc = col_sys_write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+		int rc = col_procslot_put_sigsafe(fd, buf, len, false) == (ssize_t)len ? 0 : -1;
 		atomic_fetch_sub(&log_users, 1);
 		return rc;
 	}

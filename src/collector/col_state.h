@@ -215,6 +215,16 @@ struct col_process {
 	_Atomic uint64_t *counters;    /* counters.dat, mapped */
 	int log_fd;
 	uint64_t log_dev, log_ino;     /* log.txt's identity (col_log checks it) */
+	/* Format 9: a descendant's process file in a slot of ROOT/processes.dat
+	 * (log_path names that file, log_fd holds it, opened without
+	 * O_APPEND: each item is written with pwrite at a place claimed in
+	 * slot_used); 0: its own file, or the founder's log. */
+	uint64_t slot_off;
+	_Atomic uint64_t slot_used;    /* bytes of the slot claimed, its head included */
+	_Atomic int spill_state;       /* ROOT/LINEAGE.proc, the items past the slot:
+	                                  0 not made, 2 made, 3 failed, -TID being made */
+	uint64_t slot_given;           /* the slot the exec'ing process took for this
+	                                  image (TALLY_SLOT), plus one; 0 none */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC at collector start */
 	uint64_t entry_cpu_ns;         /* the process's CPU time as the collector's start began */
 	uint64_t exec_cost_ns;         /* of it, the collector's in the vfork child that

@@ -181,6 +181,10 @@ struct exp_proc {
 	char *lineage;                   /* "" for the founder, "_f1", "_f1_x1" ... */
 	char *proc_path;                 /* a descendant's process file (log, counters,
 	                                    threads; format 8), or NULL: in dir */
+	char *slots_path;                /* format 9: ROOT/processes.dat holding its
+	                                    process file's start (proc_path then
+	                                    holds the rest, if any), or NULL */
+	uint64_t slot_off;               /* its slot there */
 	char *exe;                       /* from the log or the main mapping */
 	char *name;                      /* basename of exe */
 	uint32_t pid, ppid;

@@ -34,7 +34,9 @@ const char *exp_dir_file(size_t i)
 			return file_names[k];
 	if (i == 0)
 		return EXP_COUNTERS_NAME;
-	return i == 1 ? EXP_LOG_NAME : NULL;
+	if (i == 1)
+		return EXP_LOG_NAME;
+	return i == 2 ? EXP_SLOTS_NAME : NULL;
 }
 
 int exp_dir_create_next(char *path, size_t len)

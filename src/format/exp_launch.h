@@ -32,6 +32,8 @@
 #define EXP_COUNTERS_NAME "counters.dat"   /* loss counters, mapped shared */
 #define EXP_PROC_SUFFIX ".proc"            /* a descendant's process file, beside
                                               its LINEAGE.exp (exp_records.h) */
+#define EXP_SLOTS_NAME "processes.dat"     /* the run's process slots (format 9,
+                                              exp_records.h), in the root */
 
 #define EXP_ARCHIVE_DIR "archive"          /* copies of objects, named by build-id */
 #define EXP_DEFAULT_NAME "tally.%d.exp"     /* tally.1.exp, tally.2.exp, ... */
@@ -50,7 +52,8 @@ size_t exp_build_id_hex(const uint8_t *id, size_t len, char *out);
 const char *exp_file_name(enum exp_file_kind kind);
 
 /* The i-th file a process may create in its directory (record files in kind
- * order, then counters.dat, then log.txt), or NULL past the last one.  The
+ * order, then counters.dat, then log.txt, then the root's processes.dat), or NULL
+ * past the last one.  The
  * order is fixed: tests/fuzz selects a file by its index. */
 const char *exp_dir_file(size_t i);
 
@@ -60,7 +63,9 @@ const char *exp_dir_file(size_t i);
 #define EXP_ENV_OPTIONS "TALLY_OPTIONS"     /* exp_launch_encode's string */
 #define EXP_ENV_ROOT "TALLY_ROOT"           /* the founder's directory */
 #define EXP_ENV_LINEAGE "TALLY_LINEAGE"     /* "", "_f1", "_f1_x1", ... */
-#define EXP_ENV_PID "TALLY_PID"             /* pid of the process that set them */
+#define EXP_ENV_PID "TALLY_PID"             /* pid of the process that set them,
+                                               then the offset of its slot of
+                                               processes.dat if it has one */
 #define EXP_ENV_FOUNDER "TALLY_FOUNDER"     /* pid `tally record` started: a later
                                                process with no TALLY_PID kept the
                                                founder's first environment (Go) */
@@ -74,9 +79,10 @@ const char *exp_dir_file(size_t i);
                                                job's number of ranks (optional) */
 #define EXP_ENV_COUNTERS "TALLY_COUNTERS"   /* -c: the counters, "NAME/PERIOD,..."
                                                (format/exp_events.h) */
-#define EXP_ENV_SLOT "TALLY_SLOT"           /* "PID WRITER N COST": the exec'ing
+#define EXP_ENV_SLOT "TALLY_SLOT"           /* "PID WRITER N[/K] COST": the exec'ing
                                                process took N (_fN_x1, _xN) from
-                                               WRITER's counters for the image of
+                                               WRITER's counters (and slot K of
+                                               processes.dat) for the image of
                                                pid PID, and spent COST ns of CPU
                                                in a vfork child on it
                                                (col_descend.c); removed by it */

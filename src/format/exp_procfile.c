@@ -4,6 +4,7 @@
  * layout in exp_records.h).  Analyzer side only: every length is checked
  * against the bytes at hand before it is used.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,29 +65,164 @@ int exp_procfile_next(const uint8_t *data, size_t size, size_t *at, struct exp_p
 	return 1;
 }
 
-FILE *exp_procfile_log(const char *path)
+/* The whole of `path` (at most 256 MiB), malloc'd; -errno. */
+static int read_whole(const char *path, uint8_t **data, size_t *size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 
 	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 28)) {
+		close(fd);
+		return -EINVAL;
+	}
+	*data = malloc((size_t)st.st_size + 1);
+	ssize_t got = *data ? pread(fd, *data, (size_t)st.st_size, 0) : -1;
+	int e = errno;
+	close(fd);
+	if (got < 0) {
+		free(*data);
+		*data = NULL;
+		return -(e ? e : ENOMEM);
+	}
+	*size = (size_t)got;
+	return 0;
+}
+
+/* Is `h` a process file's head (magic, kind, a version this reader takes)? */
+static bool proc_head(const uint8_t *h, size_t n)
+{
+	struct exp_file_header fh;
+
+	if (n < EXP_PROC_HEAD_BYTES)
+		return false;
+	memcpy(&fh, h, sizeof(fh));
+	return !memcmp(fh.magic, EXP_MAGIC, 8) && fh.kind == EXP_PROC_KIND;
+}
+
+int exp_procfile_join(const struct exp_procfile_src *src, uint8_t **data, size_t *size, char *why,
+		      size_t why_len)
+{
+	uint8_t *slot = NULL, *file = NULL;
+	size_t slot_n = 0, file_n = 0;
+	int rc = 0;
+
+	*data = NULL;
+	*size = 0;
+	why[0] = 0;
+	if (src->slots) {
+		int fd = open(src->slots, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		slot = fd >= 0 ? calloc(1, EXP_SLOT_BYTES) : NULL;
+		ssize_t got = slot ? pread(fd, slot, EXP_SLOT_BYTES, (off_t)src->slot_off) : -1;
+		rc = fd < 0 ? -errno : got < 0 ? -EIO : 0;
+		if (fd >= 0)
+			close(fd);
+		if (rc)
+			goto out;
+		slot_n = (size_t)got;
+		while (slot_n && !slot[slot_n - 1])      /* every item ends in '\n' */
+			slot_n--;
+		if (!proc_head(slot, slot_n)) {
+			snprintf(why, why_len, "a slot whose head is not a process file's");
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+	if (src->file) {
+		rc = read_whole(src->file, &file, &file_n);
+		if (rc == -ENOENT && slot) {
+			rc = 0;                 /* the slot alone */
+		} else if (rc) {
+			goto out;
+		} else if (!proc_head(file, file_n)) {
+			snprintf(why, why_len, "not a process file's head");
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+	if (!slot) {
+		*data = file;
+		*size = file_n;
+		return file ? 0 : -ENOENT;
+	}
+	size_t more = file ? file_n - EXP_PROC_HEAD_BYTES : 0;
+	*data = malloc(slot_n + more + 1);
+	if (!*data) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(*data, slot, slot_n);
+	if (more)
+		memcpy(*data + slot_n, file + EXP_PROC_HEAD_BYTES, more);
+	*size = slot_n + more;
+out:
+	free(slot);
+	free(file);
+	return rc;
+}
+
+struct exp_procslot *exp_procslots_list(const char *root, size_t *n)
+{
+	char path[4200];
+	struct exp_file_header h;
+	struct stat st;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/%s", root, EXP_SLOTS_NAME);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < EXP_PROC_HEAD_BYTES ||
-	    st.st_size > (1 << 28)) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, EXP_MAGIC, 8) || h.kind != EXP_SLOTS_KIND) {
 		close(fd);
 		return NULL;
 	}
-	size_t size = (size_t)st.st_size;
-	uint8_t *data = malloc(size);
-	ssize_t got = data ? pread(fd, data, size, 0) : -1;
+	size_t cap = (size_t)st.st_size / EXP_SLOT_BYTES + 1, used = 0;
+	struct exp_procslot *list = calloc(cap, sizeof(*list));
+	uint8_t head[EXP_PROC_HEAD_BYTES + 8 + 256];
+	for (uint64_t off = EXP_SLOT_BYTES; list && off < (uint64_t)st.st_size && used < cap; off += EXP_SLOT_BYTES) {
+		ssize_t got = pread(fd, head, sizeof(head), (off_t)off);
+		size_t k = 0;
+		while (got > 0 && k < (size_t)got && !head[k])
+			k++;
+		if (got <= 0 || k == (size_t)got)
+			continue;                   /* never written: no process */
+		struct exp_procslot *s = &list[used++];
+		s->off = off;
+		s->lineage[0] = 0;
+		size_t key = strlen(EXP_SLOT_LINEAGE_KEY), at = EXP_PROC_HEAD_BYTES;
+		if (!proc_head(head, (size_t)got) || (size_t)got < at + key ||
+		    memcmp(head + at, EXP_SLOT_LINEAGE_KEY, key))
+			continue;
+		const uint8_t *v = head + at + key, *nl = memchr(v, '\n', (size_t)got - at - key);
+		if (nl && nl > v && (size_t)(nl - v) < sizeof(s->lineage) && v[0] == '_') {
+			memcpy(s->lineage, v, (size_t)(nl - v));
+			s->lineage[nl - v] = 0;
+		}
+	}
 	close(fd);
-	/* In memory (the lines are no longer than the file), freed by fclose:
-	 * `tally record` reads every descendant's log at its end. */
-	FILE *out = got >= EXP_PROC_HEAD_BYTES && !memcmp(data, EXP_MAGIC, 8) ? fmemopen(NULL, size + 1, "w+")
+	*n = list ? used : 0;
+	return list;
+}
+
+bool exp_procslots_has(const struct exp_procslot *slots, size_t n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(slots[i].lineage) == len && !memcmp(slots[i].lineage, name, len))
+			return true;
+	return false;
+}
+
+/* The log lines of a process file's bytes as a text stream (freed by
+ * fclose); takes `data`. */
+static FILE *log_of(uint8_t *data, size_t size)
+{
+	FILE *out = size >= EXP_PROC_HEAD_BYTES && !memcmp(data, EXP_MAGIC, 8) ? fmemopen(NULL, size + 1, "w+")
 									       : NULL;
 	struct exp_procfile_item *it = out ? malloc(sizeof(*it)) : NULL;
 	size_t at = EXP_PROC_HEAD_BYTES;
-	while (it && exp_procfile_next(data, (size_t)got, &at, it) > 0)
+	while (it && exp_procfile_next(data, size, &at, it) > 0)
 		if (!it->is_record)
 			fprintf(out, "%.*s\n", (int)it->len, it->text);
 	free(it);
@@ -94,4 +230,22 @@ FILE *exp_procfile_log(const char *path)
 	if (out)
 		rewind(out);
 	return out;
+}
+
+FILE *exp_procfile_log_src(const struct exp_procfile_src *src)
+{
+	uint8_t *data;
+	size_t size;
+	char why[128];
+
+	/* In memory (the lines are no longer than the file), freed by fclose:
+	 * `tally record` reads every descendant's log at its end. */
+	return exp_procfile_join(src, &data, &size, why, sizeof(why)) == 0 ? log_of(data, size) : NULL;
+}
+
+FILE *exp_procfile_log(const char *path)
+{
+	struct exp_procfile_src src = { NULL, 0, path };
+
+	return exp_procfile_log_src(&src);
 }

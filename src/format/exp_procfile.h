@@ -39,9 +39,43 @@ struct exp_procfile_item {
  * Reads only within data. */
 int exp_procfile_next(const uint8_t *data, size_t size, size_t *at, struct exp_procfile_item *it);
 
+/* Where one process's process file is (format 9: a slot, its own file, or
+ * both, the slot's items first). */
+struct exp_procfile_src {
+	const char *slots;         /* ROOT/processes.dat, or NULL: no slot */
+	uint64_t slot_off;         /* its slot's offset there */
+	const char *file;          /* ROOT/LINEAGE.proc, or NULL */
+};
+
+/* The process file's bytes as one process file: the slot's (its trailing
+ * zeros left out) followed by the items of the file (after its head), or
+ * the file's alone.  *data malloc'd, the caller's.  0; -ENOENT if there is
+ * nothing; -EINVAL (a head that is not a process file's: `why` says which)
+ * or another -errno. */
+int exp_procfile_join(const struct exp_procfile_src *src, uint8_t **data, size_t *size, char *why,
+		      size_t why_len);
+
+/* One used slot of a run's processes.dat: its offset and its process's
+ * lineage ("" if its head or first item is not as written: damage). */
+struct exp_procslot {
+	uint64_t off;
+	char lineage[256];
+};
+
+/* The used slots of ROOT/processes.dat, malloc'd (*n of them; NULL and 0
+ * if there is no such file or it is not one).  Reads each slot's head only. */
+struct exp_procslot *exp_procslots_list(const char *root, size_t *n);
+
+/* Is the lineage `name` (its first `len` bytes) one of the slots'?  Its
+ * directory and process file are then that process's rest. */
+bool exp_procslots_has(const struct exp_procslot *slots, size_t n, const char *name, size_t len);
+
 /* The log lines of the process file at `path`, as a text stream to read
  * with fgets and fclose; NULL if it cannot be read or is not a process
  * file.  What follows an item cut short is left out. */
 FILE *exp_procfile_log(const char *path);
+
+/* The same for a process file anywhere (exp_procfile_join). */
+FILE *exp_procfile_log_src(const struct exp_procfile_src *src);
 
 #endif

@@ -1221,6 +1221,42 @@ static void missing_data(struct loader *l)
 	}
 }
 
+/* A descendant's process file in a slot of processes.dat (format 9), with
+ * its continuation in its own process file if any (exp_procfile_join), as
+ * one process file in memory: `f` as exp_file_open would fill it (the
+ * offsets of damage are the joined bytes'; its name says the slot).  0,
+ * -ENOMEM, -EXP_ENEWER, -EXP_ECORRUPT or -errno, with err filled. */
+static int open_slot(struct exp_proc *p, struct exp_file *f, struct exp_error *err)
+{
+	struct exp_procfile_src src = { p->slots_path, p->slot_off, p->proc_path };
+	uint8_t *data;
+	size_t size;
+	char why[160];
+
+	memset(f, 0, sizeof(*f));
+	memset(err, 0, sizeof(*err));
+	snprintf(f->path, sizeof(f->path), "%s (slot at %llu)", p->slots_path, (unsigned long long)p->slot_off);
+	int rc = exp_procfile_join(&src, &data, &size, why, sizeof(why));
+	if (rc == -ENOMEM)
+		return nomem(err, p->slots_path);
+	if (rc == -EINVAL)
+		return exp_corrupt(err, p->slots_path, p->slot_off, "%s", why);
+	if (rc)
+		return rc;
+	f->data = data;
+	f->size = size;
+	memcpy(&f->hdr, data, sizeof(f->hdr));
+	if (f->hdr.version > EXP_FORMAT_VERSION) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: format version %u is newer than this tally reads (versions %d to %d): "
+			 "read it with the tally that recorded it, or a newer one",
+			 f->path, f->hdr.version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
+		exp_file_close(f);
+		return -EXP_ENEWER;
+	}
+	return 0;
+}
+
 /* A descendant's process file (format 8, exp_records.h): its log lines,
  * its counters and its threads' records.  A file that is not one (its
  * header) is damage, and the log is then missing (*log_missing); an item
@@ -1231,13 +1267,14 @@ static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error 
 	struct exp_proc *p = l->p;
 	struct exp_file f;
 	size_t cap = 0;
-	int rc = exp_file_open(&f, p->proc_path, EXP_PROC_KIND, err);
+	int rc = p->slots_path ? open_slot(p, &f, err) : exp_file_open(&f, p->proc_path, EXP_PROC_KIND, err);
+	const char *where = p->slots_path ? p->slots_path : p->proc_path;
 
 	*log_missing = rc != 0;
 	if (rc == -ENOMEM || rc == -EXP_ENEWER)
 		return rc;
 	if (rc == -EXP_ECORRUPT || rc == -ENOENT || rc) {
-		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, p->proc_path,
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, where,
 				rc == -EXP_ECORRUPT ? err->offset : EXP_DAMAGE_WHOLE_FILE, 0,
 				rc == -EXP_ECORRUPT ? err->cause : rc == -EINVAL ? "not a regular file" : strerror(-rc));
 		return 0;
@@ -1257,7 +1294,7 @@ static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error 
 	f.hdr.block_bytes = 1u << 31;
 	struct exp_procfile_item *it = malloc(sizeof(*it));
 	if (!it) {
-		rc = nomem(err, p->proc_path);
+		rc = nomem(err, where);
 		goto out;
 	}
 	size_t at = EXP_PROC_HEAD_BYTES;
@@ -1270,7 +1307,7 @@ static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error 
 			break;
 		}
 		if (!it->is_record)
-			rc = add_log_line(p, &cap, it->text, it->len) ? nomem(err, p->proc_path) : 0;
+			rc = add_log_line(p, &cap, it->text, it->len) ? nomem(err, where) : 0;
 		else
 			rc = take_record(l, &f, &it->rec, err);
 	}
@@ -1290,7 +1327,7 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		EXP_FILE_HWC,     EXP_FILE_MAPS,    EXP_FILE_STACKS, EXP_FILE_DYN, EXP_FILE_KERNEL,
 	};
 	bool log_missing = false;
-	int rc = p->proc_path ? 0 : load_log(p, err);
+	int rc = p->proc_path || p->slots_path ? 0 : load_log(p, err);
 
 	if (rc == -ENOENT)
 		log_missing = true;
@@ -1305,7 +1342,7 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	l->damage_arg = arg;
 	/* A descendant of format 8: log, counters and threads in its
 	 * process file, the rest (if any) in its directory. */
-	if (p->proc_path)
+	if (p->proc_path || p->slots_path)
 		rc = load_proc_file(l, &log_missing, err);
 	else
 		load_counters(l);
@@ -1514,6 +1551,41 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 	}
 	if (d)
 		closedir(d);
+	/* Format 9: the descendants in slots of processes.dat, each with its
+	 * lineage (a slot whose first line is not its lineage is named by its
+	 * place, and read as far as it can be). */
+	size_t nslots = 0;
+	struct exp_procslot *slots = exp_procslots_list(path, &nslots);
+	for (size_t i = 0; i < nslots; i++) {
+		char sub[4200], lineage[300];
+		if (slots[i].lineage[0])
+			snprintf(lineage, sizeof(lineage), "%s", slots[i].lineage);
+		else
+			snprintf(lineage, sizeof(lineage), "_slot%llu", (unsigned long long)slots[i].off);
+		snprintf(sub, sizeof(sub), "%s/%s.exp", path, lineage);
+		if (e->nprocs == cap) {
+			struct exp_proc *q = realloc(e->procs, 2 * cap * sizeof(*q));
+			if (!q) {
+				free(slots);
+				return nomem(err, path);
+			}
+			memset(q + cap, 0, cap * sizeof(*q));
+			e->procs = q;
+			cap *= 2;
+		}
+		struct exp_proc *p = &e->procs[e->nprocs++];
+		p->dir = strdup(sub);
+		p->lineage = strdup(lineage);
+		char slots_path[4200];
+		snprintf(slots_path, sizeof(slots_path), "%s/%s", path, EXP_SLOTS_NAME);
+		p->slots_path = strdup(slots_path);
+		p->slot_off = slots[i].off;
+		if (!p->dir || !p->lineage || !p->slots_path) {
+			free(slots);
+			return nomem(err, path);
+		}
+	}
+	free(slots);
 	qsort(e->procs + 1, e->nprocs - 1, sizeof(*e->procs), cmp_lineage);
 	/* One process per lineage: a directory and its process file merged;
 	 * a directory with no data and no process file is an empty one. */
@@ -1525,11 +1597,17 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 				q->proc_path = p->proc_path;
 				p->proc_path = NULL;
 			}
+			if (!q->slots_path) {      /* its slot: the process file's start */
+				q->slots_path = p->slots_path;
+				q->slot_off = p->slot_off;
+				p->slots_path = NULL;
+			}
 			if (!p->exe)
 				q->exe = NULL;     /* either has data */
 			free(p->dir);
 			free(p->lineage);
 			free(p->proc_path);
+			free(p->slots_path);
 			continue;
 		}
 		e->procs[kept_procs++] = *p;
@@ -1538,7 +1616,7 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 	kept_procs = 1;
 	for (size_t i = 1; i < e->nprocs; i++) {
 		struct exp_proc *p = &e->procs[i];
-		if (p->exe && !p->proc_path) {
+		if (p->exe && !p->proc_path && !p->slots_path) {
 			e->empty_descendants++;
 			free(p->dir);
 			free(p->lineage);
@@ -1692,6 +1770,7 @@ static void free_proc(struct exp_proc *p)
 	free(p->psamples);         /* kept by exp_experiment_drop_events, as threads */
 	free(p->dir);
 	free(p->proc_path);
+	free(p->slots_path);
 	free(p->lineage);
 	free(p->exe);
 	free(p->name);

@@ -43,7 +43,7 @@
 #include "format/exp_cost.h"
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 8
+#define EXP_FORMAT_VERSION 9
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -139,7 +139,9 @@ enum exp_rec_type {
  *   28    4 reserved        0
  *   32    8 mono_ns         CLOCK_MONOTONIC at creation
  *   40    8 real_ns         CLOCK_REALTIME at creation
- *   48   16 reserved        0                                               */
+ *   48    8 slots           a run's root counters.dat: process slots claimed
+ *                           in processes.dat (format 9); else 0
+ *   56    8 reserved        0                                               */
 struct exp_file_header {
 	char magic[8];
 	uint32_t version;
@@ -150,7 +152,8 @@ struct exp_file_header {
 	uint32_t reserved0;
 	uint64_t mono_ns;
 	uint64_t real_ns;
-	uint64_t reserved1[2];
+	uint64_t slots;            /* root counters.dat: EXP_SLOTS_NAME's slots claimed */
+	uint64_t reserved1;
 };
 
 /* EXP_REC_SAMPLE, 32 bytes: one clock-profiling sample.
@@ -1358,6 +1361,27 @@ enum exp_counter {
 #define EXP_PROC_KIND 15
 #define EXP_PROC_HEAD_BYTES (EXP_COUNTERS_BYTES + 8)
 #define EXP_PROC_REC_MAX 1024
+
+/* The run's process slots, ROOT/processes.dat (format 9): descendants'
+ * process files, one slot each, so that a short process creates no file
+ * (an inode made costs 40-1,100 us of CPU on this ext4 without a journal,
+ * where opening a file that exists costs a few).
+ *  off          size
+ *    0            64 file header, kind EXP_SLOTS_KIND, block_bytes EXP_SLOT_BYTES
+ *  S * (k + 1)     S slot k (S = EXP_SLOT_BYTES), k taken by an atomic add on
+ *                    the `slots` word of the root's counters.dat header:
+ *                    a process file's head (kind EXP_PROC_KIND, its counters
+ *                    mapped shared), its first item the log line
+ *                    "lineage: LINEAGE" (written with the head), then its
+ *                    items, each written whole with one pwrite(2) at a place
+ *                    claimed by an atomic add; the rest of the slot is zero.
+ * An item that does not fit, and every item after it, goes to the process's
+ * own process file ROOT/LINEAGE.proc (made then; its counters unused): the
+ * two are one process, the slot's items first.  A slot's head never
+ * written (a process killed as it started) is all zero: no process. */
+#define EXP_SLOTS_KIND 16
+#define EXP_SLOT_BYTES 16384
+#define EXP_SLOT_LINEAGE_KEY "lineage: "
 
 /* Every record threads.dat holds, at its largest, fits one item of the
  * process file (the collector refuses a longer one at run time, counted as

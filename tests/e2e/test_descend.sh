@@ -76,8 +76,8 @@ check descend_maps_lazy_still_names sh -c "\"\$TALLY\" export lazy.exp --format 
 "$TALLY" record -o chain.exp ./forkchain 6 exec >/dev/null 2>&1
 check descend_fork_chain_files_whole sh -c '
 	"$TALLY" check chain.exp; "$TALLY" check chain.exp | grep -q "^chain.exp: sound: 8 processes" &&
-	test "$(ls chain.exp/_*.proc | wc -l)" -eq 7 &&
-	for f in chain.exp/threads.dat chain.exp/_*.proc; do test "$(head -c 8 $f)" = TALLYEXP || exit 1; done'
+	test "$(python3 -m tally_proc lineages chain.exp | wc -l)" -eq 7 &&
+	for f in chain.exp/threads.dat chain.exp/processes.dat; do test "$(head -c 8 $f)" = TALLYEXP || exit 1; done'
 
 # An exec'd image's number is taken before the exec (TALLY_SLOT,
 # col_interpose_exec.c): a shell's search of PATH, an execve in each
@@ -87,7 +87,8 @@ check descend_fork_chain_files_whole sh -c '
 # process: the build before fails that check).
 check descend_slot_path_search_no_gap sh -c '
 	PATH="/nonexistent/a:/nonexistent/b:$PWD:$PATH" "$TALLY" record -o slot.exp -- sh -c "spin 0.01; spin 0.01; exit 0" 2>/dev/null &&
-	test -f slot.exp/_f1_x1.proc && test -f slot.exp/_f2_x1.proc && test "$(ls slot.exp | grep -c "^_f.*\.proc$")" -eq 2'
+	python3 -m tally_proc has slot.exp _f1_x1 && python3 -m tally_proc has slot.exp _f2_x1 &&
+	test "$(python3 -m tally_proc lineages slot.exp | grep -c "^_f")" -eq 2'
 check descend_slot_not_inherited sh -c '
 	"$TALLY" record -o slotenv.exp -- sh -c "env >env.out; exit 0" 2>/dev/null &&
 	grep -q "^TALLY_PID=" env.out && ! grep -q "TALLY_SLOT" env.out'
@@ -99,5 +100,5 @@ else
 		p=$(grep "execve(\"/bin/true\"" slot.trace | awk "{print \$1}") && test -n "$p" &&
 		awk -v p="$p" "\$1 == p" slot.trace >child.trace && cat child.trace | grep openat | grep slotst.exp &&
 		! grep "openat.*slotst.exp/\(counters.dat\|log.txt\)" child.trace &&
-		test "$(grep -c "openat.*slotst.exp/_.*\.proc" child.trace)" -eq 1'
+		test "$(grep -c "openat.*slotst.exp/\(_.*\.proc\|processes.dat\)" child.trace)" -eq 1'
 fi

@@ -1,10 +1,12 @@
-# test_procfile.sh — a descendant's process file (format 8): a short
-# process (/bin/true under a shell) writes one file, LINEAGE.proc, holding
-# its log, its counters and its thread's records, and no directory; one
-# that takes samples has its record files in LINEAGE.exp beside it, and its
-# log, counters and threads still in the process file.  Both read whole
-# (report, check); a process file cut short or not one is damage that
-# names it; the older layout (tests/data/tree.exp, version 4) still reads.
+# test_procfile.sh — a descendant's process file: a short process
+# (/bin/true under a shell) writes its log, its counters and its thread's
+# records in a slot of the run's processes.dat (format 9), and creates no
+# file (format 8 made LINEAGE.proc, an inode per process); one that takes
+# samples has its record files in LINEAGE.exp beside it, and its log,
+# counters and threads still in its slot; one that outgrows its slot goes
+# on in its own LINEAGE.proc, the two read as one.  All read whole (report,
+# check); a slot damaged or not one is damage that names it; the older
+# layout (tests/data/tree.exp, version 4) still reads.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$E2E/../.." && pwd)
 cc_prog spin
@@ -23,24 +25,26 @@ PY
 short=$(python3 lineage.py p.exp true)
 long=$(python3 lineage.py p.exp spin)
 
-# One file for /bin/true: no directory; its log (who, how made, its end),
-# its counters (no sample, no loss) and its thread's start and end.
-check procfile_short_process_one_file sh -c "
-	test -n '$short' && test -f p.exp/$short.proc && test ! -e p.exp/$short.exp && python3 -c \"
+# No file for /bin/true (the build before made LINEAGE.proc): no
+# directory; in its slot, its log (who, how made, its end), its counters
+# (no sample, no loss) and its thread's start and end.
+check procfile_short_process_no_file sh -c "
+	test -n '$short' && test ! -e p.exp/$short.proc && test ! -e p.exp/$short.exp &&
+	test \"\$(ls p.exp | grep -c '^_')\" -eq 1 && python3 -c \"
 import tally_proc
 log = tally_proc.log_lines('p.exp', '$short')
 for key in ('pid: ', 'created-by: exec', 'argv: /bin/true', 'start.mono_ns: ', 'end.mono_ns: ', 'cpu.end_ns: '):
     assert any(l.startswith(key) for l in log), (key, log)
 ctr = tally_proc.counters('p.exp', '$short')
 assert ctr[0] == 0 and ctr[1] == 0 and ctr[2] == 0, ctr
-types = [t for t, _ in (v for k, v in tally_proc.items('p.exp/$short.proc') if k == 'record')]
+types = [t for t, _ in (v for k, v in tally_proc.items('$short', tally_proc.proc_data('p.exp', '$short')) if k == 'record')]
 assert 5 in types and 6 in types, types      # THREAD_START, THREAD_END
 \""
 
 # The sampled process: record files in its directory, none of the three the
 # process file holds; the samples its counters count are the samples read.
 check procfile_sampled_process_files_beside sh -c "
-	test -n '$long' && test -f p.exp/$long.proc && test -f p.exp/$long.exp/samples.dat &&
+	test -n '$long' && python3 -m tally_proc has p.exp $long && test -f p.exp/$long.exp/samples.dat &&
 	test -f p.exp/$long.exp/maps.dat && test ! -e p.exp/$long.exp/log.txt &&
 	test ! -e p.exp/$long.exp/counters.dat && test ! -e p.exp/$long.exp/threads.dat &&
 	n=\$(python3 -c \"import tally_proc; print(tally_proc.counters('p.exp', '$long')[0])\") &&
@@ -56,18 +60,44 @@ check procfile_read_whole sh -c "
 	\"\$TALLY\" report p.exp --process $short --threads | grep -q 'Threads  *1' &&
 	\"\$TALLY\" export p.exp --process $long --format collapsed | grep -q ';main'"
 
-# Damage: a process file cut inside its last record, or with a bad magic,
-# is named with its cause; the other processes still read.
-cp -r p.exp cut.exp && size=$(stat -c %s cut.exp/$short.proc) &&
-	truncate -s $((size - 5)) cut.exp/$short.proc
-check procfile_cut_short_is_damage sh -c "
+# Damage: a slot's record whose length runs past its end, or a slot whose
+# head is not a process file's, is named with its cause (the slot's place
+# in processes.dat); the other processes still read.
+cat >damage.py <<'PY'
+import sys, tally_proc
+exp, lineage, how = sys.argv[1], sys.argv[2], sys.argv[3]
+off = tally_proc.slots(exp)[lineage]
+with open(exp + '/processes.dat', 'r+b') as f:
+    data = f.read()
+    if how == 'record':      # the first record's length: 0x100, no newline there
+        at = data.index(b'\n\0', off + tally_proc.HEAD) + 2
+        f.seek(at)
+        f.write((0x05000100).to_bytes(4, 'little'))
+    else:
+        f.seek(off)
+        f.write(b'XXXXXXXX')
+print(off)
+PY
+cp -r p.exp cut.exp && python3 damage.py cut.exp $short record >cut.off
+check procfile_slot_record_damage_named sh -c "
 	\"\$TALLY\" check cut.exp >chk.txt 2>&1; rc=\$?; cat chk.txt; test \$rc -ne 0 &&
-	grep -q 'cut.exp/$short.proc: at 0x[0-9a-f]*: record cut short or malformed' chk.txt &&
+	grep -q 'cut.exp/processes.dat (slot at '\$(cat cut.off)'): at 0x[0-9a-f]*: record cut short or malformed' chk.txt &&
 	\"\$TALLY\" export cut.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
-cp -r p.exp bad.exp && printf 'XXXXXXXX' | dd of=bad.exp/$short.proc conv=notrunc 2>/dev/null
-check procfile_bad_magic_is_damage sh -c "
+cp -r p.exp bad.exp && python3 damage.py bad.exp $short head >bad.off
+check procfile_slot_bad_head_is_damage sh -c "
 	\"\$TALLY\" report bad.exp >rep.txt 2>rep.err; rc=\$?; cat rep.err; test \$rc -eq 1 &&
-	grep -q 'bad.exp/$short.proc' rep.err"
+	grep -q \"bad.exp/processes.dat: at 0x\$(printf %x \$(cat bad.off)): a slot whose head is not a process file's\" rep.err &&
+	\"\$TALLY\" export bad.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
+
+# A process whose items outgrow its slot (16 KiB: 300 threads' starts,
+# ends and costs) goes on in its own LINEAGE.proc: every thread is read,
+# in one process.
+cc_prog manythreads
+"$TALLY" record -o big.exp -- sh -c './manythreads 300 10; exit 0' >/dev/null 2>&1
+big=$(python3 lineage.py big.exp manythreads)
+check procfile_slot_overflow_continues_in_own_file sh -c "
+	test -n '$big' && test -f big.exp/$big.proc && \"\$TALLY\" check big.exp | grep -q 'sound: 2 processes' &&
+	\"\$TALLY\" report big.exp --process $big --threads | grep -q 'Threads  *301'"
 
 # The older layout: every descendant a directory (format 4).
 check procfile_older_layout_reads sh -c "

@@ -15,7 +15,7 @@ check vfork_under_tally_child_writes_parent_memory sh -c '
 check vfork_exec_followed sh -c '
 	"$TALLY" record -o b.exp ./vforky ./spin 0.2 2>/dev/null && test -d b.exp/_f1_x1.exp &&
 	"$TALLY" export b.exp --format collapsed | grep -q "spin.*;main;parent;leaf_two" &&
-	grep -aq "^argv: ./spin" b.exp/_f1_x1.proc && ! grep -q "^exec.vfork-child:" b.exp/log.txt'
+	python3 -m tally_proc log b.exp _f1_x1 | grep -q "^argv: ./spin" && ! grep -q "^exec.vfork-child:" b.exp/log.txt'
 check vfork_follow_none sh -c '
 	"$TALLY" record --follow=none -o c.exp ./vforky ./spin 0.05 2>/dev/null && ! ls -d c.exp/_* 2>/dev/null'
 check vfork_with_every_tracer sh -c '

@@ -4,11 +4,15 @@ whichever layout holds them: the directory LINEAGE.exp (log.txt,
 counters.dat, threads.dat: the founder, and descendants before format 8) or
 a descendant's process file LINEAGE.proc (format 8, src/format/exp_records.h:
 a 64-byte header, the counters, a newline, then log lines and records, each a
-NUL, the record and a newline).
+NUL, the record and a newline), or from format 9 a slot of processes.dat
+holding the same (its first line "lineage: LINEAGE"), continued in
+LINEAGE.proc when the slot is full.
 
 As a command: `python3 -m tally_proc log EXP LINEAGE` prints the log;
 `python3 -m tally_proc lineages EXP` prints each descendant's lineage once;
-`python3 -m tally_proc records EXP LINEAGE` prints each thread record's type.
+`python3 -m tally_proc records EXP LINEAGE` prints each thread record's type;
+`python3 -m tally_proc has EXP LINEAGE` exits 0 if the descendant has a
+process file (slot or file).
 """
 import os
 import struct
@@ -17,13 +21,48 @@ import sys
 HEAD = 64 + 256 + 8        # EXP_PROC_HEAD_BYTES
 
 
+SLOT = 16384               # EXP_SLOT_BYTES
+
+
 def proc_path(exp, lineage):
     return os.path.join(exp, lineage + ".proc")
 
 
-def items(path):
+def slots(exp):
+    """{lineage: offset} of the slots of EXP/processes.dat (format 9)."""
+    found = {}
+    p = os.path.join(exp, "processes.dat")
+    if not os.path.isfile(p):
+        return found
+    data = open(p, "rb").read()
+    key = b"lineage: "
+    for off in range(SLOT, len(data), SLOT):
+        head = data[off:off + HEAD + 300]
+        if head[HEAD:HEAD + len(key)] == key:
+            found[head[HEAD + len(key):head.index(b"\n", HEAD)].decode()] = off
+    return found
+
+
+def proc_data(exp, lineage):
+    """A descendant's process file as one (its slot's, then its own file's
+    items), or None if it has none."""
+    off = slots(exp).get(lineage)
+    own = proc_path(exp, lineage)
+    rest = open(own, "rb").read() if os.path.isfile(own) else None
+    if off is None:
+        return rest
+    data = open(os.path.join(exp, "processes.dat"), "rb").read()[off:off + SLOT].rstrip(b"\0")
+    return data + (rest[HEAD:] if rest else b"")
+
+
+def has_proc(exp, lineage):
+    return proc_data(exp, lineage) is not None
+
+
+def items(path, data=None):
     """(kind, value) of a process file: ("line", text) or ("record", (type, bytes))."""
-    data = open(path, "rb").read()
+    if data is None:
+        data = open(path, "rb").read()
     assert data[:8] == b"TALLYEXP", path + ": not a tally file"
     assert struct.unpack_from("<I", data, 12)[0] == 15, path + ": not a process file"
     assert data[HEAD - 1:HEAD] == b"\n", path + ": no newline after the counters"
@@ -42,24 +81,23 @@ def items(path):
 
 
 def log_lines(exp, lineage=""):
-    p = proc_path(exp, lineage)
-    if lineage and os.path.isfile(p):
-        return [v for k, v in items(p) if k == "line"]
+    data = proc_data(exp, lineage) if lineage else None
+    if data is not None:
+        return [v for k, v in items(lineage, data) if k == "line"]
     d = os.path.join(exp, lineage + ".exp") if lineage else exp
     return open(os.path.join(d, "log.txt"), encoding="utf-8", errors="replace").read().splitlines()
 
 
 def counters(exp, lineage=""):
-    p = proc_path(exp, lineage)
-    if not (lineage and os.path.isfile(p)):
+    data = proc_data(exp, lineage) if lineage else None
+    if data is None:
         d = os.path.join(exp, lineage + ".exp") if lineage else exp
-        p = os.path.join(d, "counters.dat")
-    data = open(p, "rb").read()
+        data = open(os.path.join(d, "counters.dat"), "rb").read()
     return list(struct.unpack_from("<30Q", data, 64))
 
 
 def lineages(exp):
-    seen = set()
+    seen = set(slots(exp))
     for name in os.listdir(exp):
         if name.startswith("_") and (name.endswith(".exp") or name.endswith(".proc")):
             seen.add(name.rsplit(".", 1)[0])
@@ -72,11 +110,13 @@ def main(argv):
     elif argv[0] == "lineages":
         print("\n".join(lineages(argv[1])))
     elif argv[0] == "records":
-        for k, v in items(proc_path(argv[1], argv[2])):
+        for k, v in items(argv[2], proc_data(argv[1], argv[2])):
             if k == "record":
                 print(v[0])
+    elif argv[0] == "has":
+        sys.exit(0 if has_proc(argv[1], argv[2]) else 1)
     else:
-        sys.exit("usage: tally_proc log|lineages|records EXP [LINEAGE]")
+        sys.exit("usage: tally_proc log|lineages|records|has EXP [LINEAGE]")
 
 
 if __name__ == "__main__":

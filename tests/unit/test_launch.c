@@ -130,14 +130,16 @@ static void file_names(void)
 	CHECK(exp_file_name(0) == NULL && exp_file_name(EXP_FILE_COUNT_) == NULL);
 	CHECK(!strcmp(exp_file_name(EXP_FILE_SAMPLES), "samples.dat"));
 	CHECK(!strcmp(exp_file_name(EXP_FILE_MPI), "mpi.dat"));
-	/* The directory listing: record files in kind order, then the counters
-	 * and the log (tests/fuzz picks a file by this index). */
+	/* The directory listing: record files in kind order, then the counters,
+	 * the log and the root's process slots (tests/fuzz picks a file by this
+	 * index). */
 	while ((name = exp_dir_file(n)))
 		n++;
-	CHECK(n == named + 2);
+	CHECK(n == named + 3);
 	CHECK(!strcmp(exp_dir_file(0), "samples.dat") && !strcmp(exp_dir_file(7), "arcs.dat"));
-	CHECK(!strcmp(exp_dir_file(n - 2), EXP_COUNTERS_NAME));
-	CHECK(!strcmp(exp_dir_file(n - 1), EXP_LOG_NAME));
+	CHECK(!strcmp(exp_dir_file(n - 3), EXP_COUNTERS_NAME));
+	CHECK(!strcmp(exp_dir_file(n - 1), EXP_SLOTS_NAME));
+	CHECK(!strcmp(exp_dir_file(n - 2), EXP_LOG_NAME));
 }
 
 static void environment(void)
