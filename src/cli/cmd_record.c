@@ -658,7 +658,13 @@ int cmd_record(int argc, char **argv)
 	char **prog = argv + optind;
 	int nprog = argc - optind;
 
-	if (cli_events_check(o.counters, o.ncounters) != 0)
+	/* Under a seccomp filter that may kill perf_event_open (probed in
+	 * children: cli_seccomp.c), tally itself makes none either: not -c's
+	 * check, --data's choice, -K's events nor a static program's. */
+	char seccomp_why[256];
+	bool filtered = cli_seccomp_probe(&o.launch, seccomp_why, sizeof(seccomp_why));
+	bool perf_safe = !filtered || (o.launch.seccomp_safe & EXP_SECCOMP_PERF);
+	if (perf_safe && cli_events_check(o.counters, o.ncounters) != 0)
 		return CLI_FATAL;
 	rc = cli_target_resolve(prog[0], &target);
 	if (rc) {
@@ -672,8 +678,13 @@ int cmd_record(int argc, char **argv)
 		snprintf(what, sizeof(what), "%s is statically linked", prog[0]);
 		if (cli_outside_check(&o, what) != 0)
 			return CLI_USAGE;
+		if (!perf_safe) {
+			cli_error(CMD, "%s: not sampled: a statically linked program is sampled by perf events, "
+				  "and tally runs under a seccomp filter (%s)", prog[0], seccomp_why);
+			return CLI_FATAL;
+		}
 	}
-	if (o.launch.data)      /* the target runs with the collector: which data source */
+	if (o.launch.data && perf_safe)   /* the target runs with the collector: which data source */
 		choose_data_source(&o);
 	char counters[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 80)];
 	if (exp_events_encode(o.counters, o.ncounters, counters, sizeof(counters)) < 0) {
@@ -697,8 +708,6 @@ int cmd_record(int argc, char **argv)
 	}
 	o.launch.limit_bytes = o.limit > 0 ? o.limit : 0;
 	o.launch.launch_ns = (int64_t)cli_now_ns(CLOCK_MONOTONIC);   /* --delay, --duration */
-	char seccomp_why[256];
-	bool filtered = !outside && cli_seccomp_probe(&o.launch, seccomp_why, sizeof(seccomp_why));
 	if (write_log_head(dir, &o, &target, nprog, prog) != 0 ||
 	    (rank >= 0 && log_rank(dir, rank, rank_from) != 0) ||
 	    (filtered && log_seccomp(dir, seccomp_why) != 0)) {
@@ -717,7 +726,7 @@ int cmd_record(int argc, char **argv)
 
 	/* With kernel frames, the child waits (on `go`) for tally to open
 	 * the kernel's events on it before its exec. */
-	bool kernel = o.kernel && o.launch.hz && !outside;
+	bool kernel = o.kernel && o.launch.hz && !outside && perf_safe;
 	int pipefd[2], go[2] = { -1, -1 };
 	if (pipe2(pipefd, O_CLOEXEC) != 0 || ((kernel || outside) && pipe2(go, O_CLOEXEC) != 0)) {
 		cli_error(CMD, "pipe: %s", strerror(errno));
