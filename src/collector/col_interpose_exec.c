@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -446,7 +447,8 @@ COL_API int execveat(int dirfd, const char *path, char *const argv[], char *cons
 /* syscall(): a program (or a library) may exec through it, as a sandbox or
  * a language runtime's C shim does.  execve and execveat go through the
  * interposers above, so the clock is quiet before the image goes; a futex
- * goes to the sync tracer when it is loaded (tally__on_futex); every
+ * goes to the sync tracer when it is loaded (tally__on_futex); a new file
+ * size limit is told to the writer (col_interpose_rlimit.c); every
  * other number is the system call itself, made here (async-signal safe;
  * the collector's own calls do not come here: col_syscall, col_sys.h).  The six argument registers are passed on whatever the
  * call uses, as libc's syscall() does. */
@@ -463,6 +465,14 @@ COL_API long syscall(long nr, ...)
 		return execve((const char *)a[0], (char *const *)a[1], (char *const *)a[2]);
 	if (nr == SYS_execveat)
 		return execveat((int)a[0], (const char *)a[1], (char *const *)a[2], (char *const *)a[3], (int)a[4]);
+	/* A new file size limit (exp_write_sys.c masks SIGXFSZ only under one). */
+	if ((nr == SYS_setrlimit && a[0] == RLIMIT_FSIZE && a[1]) ||
+	    (nr == SYS_prlimit64 && a[1] == RLIMIT_FSIZE && a[2])) {
+		exp_sys_fsize_changed();
+		long rc = exp_sys_call6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		exp_sys_fsize_changed();
+		return rc;
+	}
 	if (nr == SYS_futex) {
 		long (*fn)(long, const long[6], uint64_t, uint64_t, uint64_t) =
 			atomic_load_explicit(&col_proc.futex_call, memory_order_acquire);

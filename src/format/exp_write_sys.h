@@ -74,6 +74,11 @@ struct exp_sys {
  * program; they fail with EFBIG and set this.  Sigsafe. */
 int exp_sys_fsize_hit(void);
 
+/* The program may have changed its file size limit (setrlimit, prlimit):
+ * read it again before the next write.  The collector's interposers call
+ * it before and after each such call.  Sigsafe. */
+void exp_sys_fsize_changed(void);
+
 /* The raw system calls, for a static initializer of a struct exp_sys. */
 int exp_sys_openat(int dirfd, const char *path, int flags, mode_t mode);
 ssize_t exp_sys_read(int fd, void *buf, size_t n);

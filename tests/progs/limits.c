@@ -13,6 +13,10 @@
  *                  them (the collector then has no number of its own).
  *   as MIB         allocate and touch MIB 1 MiB blocks and start a thread;
  *                  print what succeeded.
+ *   lower KIB SECONDS [raw]  set its own file size limit to KIB KiB
+ *                  (setrlimit; with `raw`, syscall(SYS_prlimit64)), then
+ *                  burn SECONDS of CPU (the experiment grows past it
+ *                  meanwhile) and print that it lived.
  * usage: limits MODE [ARG] */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "burn_cpu.h"
@@ -96,8 +102,24 @@ static int as(int mib)
 	return 0;
 }
 
+static int lower(long kib, double seconds, int raw)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 2;
+	rl.rlim_cur = (rlim_t)kib * 1024;
+	if (raw ? syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, &rl, NULL) != 0 : setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 2;
+	burn_cpu(seconds);
+	printf("file size limit %ld KiB set%s; lived\n", kib, raw ? " (raw)" : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "lower"))
+		return lower(atol(argv[2]), atof(argv[3]), argc > 4 && !strcmp(argv[4], "raw"));
 	if (argc >= 2 && !strcmp(argv[1], "fsize"))
 		return fsize(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc >= 2 && !strcmp(argv[1], "nofile"))
@@ -106,6 +128,6 @@ int main(int argc, char **argv)
 		return hold(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc >= 2 && !strcmp(argv[1], "as"))
 		return as(argc > 2 ? atoi(argv[2]) : 20);
-	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile [SECONDS] | hold [SECONDS] | as [MIB]\n");
+	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile [SECONDS] | hold [SECONDS] | as [MIB] | lower KIB SECONDS [raw]\n");
 	return 64;
 }
