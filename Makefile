@@ -30,7 +30,11 @@ CFLAGS_AN  := $(BASE) $(SANFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/
               $(if $(CAPSTONE_SONAME),-DSYM_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"')
 LIBS_AN    := $(shell $(PKG_CONFIG) --libs $(filter-out capstone,$(PKGS)) 2>/dev/null) -liberty -lm
 # The collector runs inside the target: PIC, hidden, initial-exec TLS, libc only.
-CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec
+# gcc's call graph with stack usage (.ci) beside each of its objects: the
+# functions run on col_fds_aside's small helper stack are checked against it
+# when the collector is linked (scripts/check-aside-stack.sh).
+CALLGRAPH  := $(shell $(CC) -fcallgraph-info=su -E -x c /dev/null -o /dev/null >/dev/null 2>&1 && echo -fcallgraph-info=su)
+CFLAGS_COL := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec $(CALLGRAPH)
 
 # --- sources -------------------------------------------------------------
 FORMAT_RD  := $(filter-out src/format/exp_write%,$(wildcard src/format/*.c))
@@ -95,8 +99,9 @@ $(TALLY): $(call obj,$(CLI) $(ANALYZER)) $(HTML_ASSETS)
 # mcount.map): `tally record` preloads one library, not two (a second one
 # cost each process about 6 page faults and 9 system calls to load).
 # libtally-mcount.so stays, for programs linked with -ltally-mcount.
-$(COLLECTLIB): $(call pic,$(COLLECTOR) $(COLLECTOR_S) $(MCOUNT) $(MCOUNT_S)) src/collector/collector.map
+$(COLLECTLIB): $(call pic,$(COLLECTOR) $(COLLECTOR_S) $(MCOUNT) $(MCOUNT_S)) src/collector/collector.map scripts/check-aside-stack.sh
 	@mkdir -p $(@D)
+	$(if $(CALLGRAPH),@scripts/check-aside-stack.sh $(patsubst %.o,%.ci,$(call pic,$(COLLECTOR))),@echo "make: the aside stack check skipped: $(CC) has no -fcallgraph-info (gcc 10 or later)")
 	$(CC) -shared -fPIC -Wl,--version-script=src/collector/collector.map \
 	    -Wl,-soname,libtally-collector.so -o $@ $(call pic,$(COLLECTOR) $(COLLECTOR_S) $(MCOUNT) $(MCOUNT_S)) -ldl -pthread
 

@@ -287,7 +287,7 @@ static int aside_main(void *p)
 int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
 {
 	/* The helper's stack is here: this frame outlives it (CLONE_VFORK). */
-	char stack[8192] __attribute__((aligned(16)));
+	char stack[COL_FDS_ASIDE_STACK] __attribute__((aligned(16)));
 	struct aside s = { fn, arg, COL_FDS_NO_HELPER };
 	uint64_t all = ~0ull, old;
 	int saved = errno;
@@ -392,6 +392,15 @@ static int map_shared(void *arg)
 	col_sys_close(fd);
 	m->p = rc ? NULL : p;
 	return rc;
+}
+
+void *col_fds_map_shared_here(const char *path, uint64_t off, size_t len, int *error)
+{
+	struct shared_map m = { path, off, len, NULL };
+	int rc = map_shared(&m);
+
+	*error = rc < 0 ? -rc : 0;
+	return rc < 0 ? NULL : m.p;
 }
 
 void *col_fds_map_shared(const char *path, uint64_t off, size_t len, int *error)

@@ -32,6 +32,9 @@
 #include <sys/types.h>
 
 #define COL_FDS_MAX 65536          /* descriptors we can register */
+/* The helper's stack (col_fds_aside): what it runs, and all that calls,
+ * must fit, less 2 KB; the build checks it (scripts/check-aside-stack.sh). */
+#define COL_FDS_ASIDE_STACK 8192
 #define COL_FDS_HIGH 64            /* ours go this far below the limit (at most 1024) */
 
 /* Move `fd`, just opened by the collector, high; register it, with the place
@@ -108,6 +111,11 @@ int col_fds_use(int (*fn)(void *arg), void *arg);
  * col_fds_use (so at no number of the program's while other threads may
  * open): the mapping, or NULL with the cause in *error.  Sigsafe. */
 void *col_fds_map_shared(const char *path, uint64_t off, size_t len, int *error);
+
+/* The same, opened in the calling task: for a function that runs aside
+ * already (in col_fds_aside's helper, which must not clone another on its
+ * small stack: scripts/check-aside-stack.sh).  Sigsafe. */
+void *col_fds_map_shared_here(const char *path, uint64_t off, size_t len, int *error);
 
 /* The file at `path` read for one use, its descriptor opened and closed
  * by col_fds_use (never at a number of the program's while other threads

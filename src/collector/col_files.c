@@ -168,19 +168,32 @@ static bool wanted(enum exp_file_kind k)
 	}
 }
 
-void *col_files_map_founder(const char *name, size_t len, int *error)
+/* The founder's file `name` by path, in `path`: false (*error set) if it is
+ * too long. */
+static bool founder_path(const char *name, char *path, size_t size, int *error)
 {
-	char path[4200];
 	size_t n = strlen(col_proc.root), k = strlen(name);
 
-	if (n + 1 + k + 1 > sizeof(path)) {
+	if (n + 1 + k + 1 > size) {
 		*error = ENAMETOOLONG;
-		return NULL;
+		return false;
 	}
 	memcpy(path, col_proc.root, n);
 	path[n] = '/';
 	memcpy(path + n + 1, name, k + 1);
-	return col_fds_map_shared(path, 0, len, error);
+	return true;
+}
+
+void *col_files_map_founder(const char *name, size_t len, int *error)
+{
+	char path[4200];
+
+	return founder_path(name, path, sizeof(path), error) ? col_fds_map_shared(path, 0, len, error) : NULL;
+}
+
+static _Atomic uint64_t *root_counters_mapped(void *p)
+{
+	return p ? (col_proc.root_counters = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES)) : NULL;
 }
 
 /* The founder's counters, where every process of the experiment counts the
@@ -193,10 +206,20 @@ static _Atomic uint64_t *root_counters(void)
 	if (col_proc.root_counters)
 		return col_proc.root_counters;
 	int err;
-	void *p = col_files_map_founder(EXP_COUNTERS_NAME, EXP_COUNTERS_BYTES, &err);   /* mid-run: aside */
-	if (!p)
-		return NULL;
-	return col_proc.root_counters = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES);
+	return root_counters_mapped(col_files_map_founder(EXP_COUNTERS_NAME, EXP_COUNTERS_BYTES, &err));   /* mid-run: aside */
+}
+
+/* root_counters in the helper of col_fds_aside, which maps the file itself:
+ * another helper would be cloned on this one's small stack (8 KB; the
+ * build checks it, scripts/check-aside-stack.sh). */
+static void root_counters_in_helper(void)
+{
+	char path[4200];
+	int err;
+
+	if (col_proc.lineage[0] && !col_proc.root_counters &&
+	    founder_path(EXP_COUNTERS_NAME, path, sizeof(path), &err))
+		root_counters_mapped(col_fds_map_shared_here(path, 0, EXP_COUNTERS_BYTES, &err));
 }
 
 _Atomic uint64_t *col_files_slots_claimed(bool may_map)
@@ -344,7 +367,7 @@ static int create_aside(void *arg)
 		col_sys_close(w->fd);
 		w->fd = -1;
 		if (col_proc.opt.limit_bytes > 0)
-			root_counters();       /* mapped here, out of the program's numbers too */
+			root_counters_in_helper();   /* mapped here, out of the program's numbers too */
 	}
 	return rc;
 }
