@@ -116,14 +116,19 @@ static uint32_t lookup(uint64_t key)
 }
 
 /* Claim a slot for `key` in the newest level, mapping the next level when
- * this one is half full; NULL if it is taken already or the table is full. */
+ * this one is half full; NULL if it is taken already or none is free.  A
+ * key that finds none is counted by cause: the table full (its newest level
+ * past half full: no more levels, or the next could not be mapped), or its
+ * MAX_PROBES slots taken in a level that is not (a cluster). */
 static struct slot *claim(uint64_t key)
 {
 	int l = atomic_load_explicit(&top, memory_order_acquire);
 	struct slot *table = l >= 0 ? atomic_load_explicit(&level[l], memory_order_acquire) : NULL;
 
-	if (!table)
+	if (!table) {                      /* none could be mapped (logged) */
+		col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
 		return NULL;
+	}
 	size_t mask = level_slots(l) - 1;
 	for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
 		struct slot *s = &table[(key + probe) & mask];
@@ -133,7 +138,7 @@ static struct slot *claim(uint64_t key)
 			if (atomic_compare_exchange_strong(&s->key, &zero, key)) {
 				if (atomic_fetch_add(&level_used[l], 1) + 1 == level_slots(l) / 2 &&
 				    l + 1 < LEVELS && !level_map(l + 1))
-					col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
+					col_log_error_sigsafe("stack table", errno, "not grown: it fills up");
 				return s;
 			}
 			k = zero;
@@ -141,7 +146,8 @@ static struct slot *claim(uint64_t key)
 		if (k == key)
 			return NULL;
 	}
-	col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
+	bool full = atomic_load_explicit(&level_used[l], memory_order_relaxed) >= level_slots(l) / 2;
+	col_count_sigsafe(full ? EXP_CTR_STACK_TABLE_FULL : EXP_CTR_STACK_CROWDED, 1);
 	return NULL;
 }
 

@@ -417,6 +417,9 @@ static const struct {
 				       "stacks deeper than the depth limit, cut" },
 	[EXP_CTR_STACK_TABLE_FULL] = { "stacks.not-deduplicated", "Stacks not shared",
 				       "stacks written whole: the stack table was full" },
+	[EXP_CTR_STACK_CROWDED] = { "stacks.crowded", "Stacks not shared (crowded)",
+				    "stacks written whole: the 32 slots their key may take in the "
+				    "stack table were taken, the table not full" },
 	[EXP_CTR_FOREIGN_SIGNALS] = { "signals.forwarded", "Signals forwarded",
 				      "profiling signals passed on to the program's own handler" },
 	[EXP_CTR_NO_THREAD_STATE] = { "lost.unknown-thread", "Lost (no thread)",

@@ -1308,7 +1308,7 @@ enum exp_counter {
 	EXP_CTR_LOST_BUFFER,      /* no space: a block could not be claimed */
 	EXP_CTR_UNWIND_BROKEN,    /* stacks cut short by an unreadable frame */
 	EXP_CTR_UNWIND_TRUNCATED, /* stacks deeper than the limit */
-	EXP_CTR_STACK_TABLE_FULL, /* stacks written without de-duplication */
+	EXP_CTR_STACK_TABLE_FULL, /* stacks written without de-duplication: the table full */
 	EXP_CTR_FOREIGN_SIGNALS,  /* profiling signals passed on to the target's handler */
 	EXP_CTR_NO_THREAD_STATE,  /* samples in threads the collector did not set up */
 	EXP_CTR_COLLECTOR_NS,     /* ns of CPU the collector used on the program's threads */
@@ -1337,7 +1337,9 @@ enum exp_counter {
 	                              descriptor its limit allows when a block was claimed */
 	EXP_CTR_TRACED_UNWOUND = 30, /* traced events whose stack was walked: not found in the
 	                              thread's memo of traced stacks (col_stacks.c) */
-	EXP_CTR_COUNT_ = 31
+	EXP_CTR_STACK_CROWDED = 31, /* stacks written without de-duplication: their key's
+	                              32 slots were taken, the table not full (col_stacks.c) */
+	EXP_CTR_COUNT_ = 32
 };
 #define EXP_COUNTERS_BYTES (EXP_HEADER_BYTES + 8 * 32)
 
