@@ -7,11 +7,15 @@
  * not profiled ("exec: PATH: WHY: not profiled", or "exec.vfork-child:",
  * src/collector/col_interpose_exec.c: static, set-user-ID, 32-bit, or the
  * collector not reachable after a chroot), and why the clock fell back to
- * POSIX timers ("clock.fallback: WHY", src/collector/col_clock.c, once).
+ * POSIX timers ("clock.fallback: WHY", src/collector/col_clock.c, once),
+ * and descendants that could not be profiled ("error: LINEAGE: errno N
+ * (descendant not profiled)", src/collector/col_descend.c: a lineage too
+ * long to name, a fork child whose files could not be made).
  * The founder's log and every
  * sub-experiment's are read (a descendant's in its process file).  The report shows the threads in its overview.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +35,21 @@
 
 /* An exec line naming a program not profiled: append "PATH (WHY)". */
 static char fallback[256];          /* the first clock.fallback line's cause */
+static int ndescendants;            /* descendants not profiled */
+static int descendant_errno;        /* the first one's cause */
+
+/* "error: WHAT: errno N (descendant not profiled)" or "(fork child not
+ * profiled)": count it, keep the first's errno. */
+static void note_descendant(const char *line)
+{
+	const char *tail = " not profiled)", *e;
+	size_t l = strlen(line), t = strlen(tail);
+
+	if (strncmp(line, "error: ", 7) || l < t || strcmp(line + l - t, tail) || !(e = strstr(line, ": errno ")))
+		return;
+	if (!ndescendants++)
+		descendant_errno = atoi(e + strlen(": errno "));
+}
 
 static void note_exec(char *line, char *list, size_t len, int *n)
 {
@@ -65,6 +84,7 @@ static void scan_log(FILE *f, char *list, size_t len, int *n, char *execs, size_
 			snprintf(fallback, sizeof(fallback), "%s", line + strlen(FALLBACK_KEY));
 		if (strncmp(line, KEY, strlen(KEY))) {
 			note_exec(line, execs, elen, ne);
+			note_descendant(line);
 			continue;
 		}
 		char *who = line + strlen(KEY), *colon = strstr(who, ": ");
@@ -128,6 +148,11 @@ void cli_unsampled_warn(const char *expdir)
 	if (ne)
 		cli_warn("record", "%d exec'd program%s not profiled: %s%s", ne, ne > 1 ? "s" : "", execs,
 			 ne > 3 ? ", ..." : "");
+	if (ndescendants)
+		cli_warn("record", "%d descendant process%s not profiled: %s%s", ndescendants,
+			 ndescendants > 1 ? "es" : "", strerror(descendant_errno),
+			 descendant_errno == ENAMETOOLONG ? " (nested too deep to be named; the logs name each)"
+							  : " (the logs name each)");
 	if (fallback[0])
 		cli_warn("record", "sampled by POSIX CPU-time timers, at the kernel's tick: %s", fallback);
 }

@@ -246,9 +246,18 @@ int col_descend_place(const char *env_dir)
 			n = bump_counter(env_dir, parent, writer, self ? EXP_CTR_EXECS : EXP_CTR_FORKS);
 		snprintf(suffix, sizeof(suffix), self ? "_x%llu" : "_f%llu_x1", (unsigned long long)n);
 		if (name_descendant(parent, suffix) != 0) {
-			char log[4200];
-			if (parent_file(log, sizeof(log), env_dir, parent, EXP_LOG_NAME))
-				col_log_error_in(log, suffix, errno, "descendant not profiled");
+			/* Said in the parent's log; a parent in a slot of
+			 * processes.dat (format 9) has no file of its own to
+			 * append to: the run's first log then, the descendant
+			 * named by its whole lineage. */
+			int err = errno;
+			char log[4200], whole[sizeof(parent) + sizeof(suffix)];
+			if (!parent_file(log, sizeof(log), env_dir, parent, EXP_LOG_NAME) ||
+			    !col_log_error_in(log, suffix, err, "descendant not profiled")) {
+				snprintf(whole, sizeof(whole), "%s%s", parent, suffix);
+				if (snprintf(log, sizeof(log), "%s/%s", col_proc.root, EXP_LOG_NAME) < (int)sizeof(log))
+					col_log_error_in(log, whole, err, "descendant not profiled");
+			}
 			return -1;
 		}
 	}

@@ -322,14 +322,16 @@ void col_log_error_sigsafe(const char *what, int err, const char *consequence)
 	log_to_log("error", line);
 }
 
-void col_log_error_in(const char *log_path, const char *what, int err, const char *consequence)
+bool col_log_error_in(const char *log_path, const char *what, int err, const char *consequence)
 {
 	char line[ERROR_TEXT_BYTES];
 	int fd = col_sys_openat(AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
 	error_text(line, what, err, consequence);
 	log_line(fd, "error", line);
-	if (fd >= 0)
-		col_sys_close(fd);
+	col_sys_close(fd);
+	return true;
 }
 
 void col_log_u64_sigsafe(const char *key, uint64_t value)

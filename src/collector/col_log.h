@@ -7,6 +7,7 @@
 #ifndef TALLY_COL_LOG_H
 #define TALLY_COL_LOG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Append "key: value" lines to log.txt (nothing before it is open).  Any
@@ -35,8 +36,8 @@ void col_log_u64_sigsafe(const char *key, uint64_t value);
 void col_log_error_sigsafe(const char *what, int err, const char *consequence);
 
 /* The same, in the log at `log_path` (another process's: a descendant
- * that could not make its own). */
-void col_log_error_in(const char *log_path, const char *what, int err, const char *consequence);
+ * that could not make its own); false when that log cannot be opened. */
+bool col_log_error_in(const char *log_path, const char *what, int err, const char *consequence);
 
 /* Append one record (`rec`, `len` bytes, its first word set here from
  * `type` and `len`) to the process file, with one write(2): a NUL, the

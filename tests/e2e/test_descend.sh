@@ -102,3 +102,18 @@ else
 		! grep "openat.*slotst.exp/\(counters.dat\|log.txt\)" child.trace &&
 		test "$(grep -c "openat.*slotst.exp/\(_.*\.proc\|processes.dat\)" child.trace)" -eq 1'
 fi
+
+# Processes nested deeper than a lineage can name (60 shells, each running
+# the next: _f1_x1 per level, 256 bytes of name) are not profiled; each is
+# an error line in its parent's log, and `tally record` says how many.  A
+# parent in a slot of processes.dat (format 9) has no file of its own, so
+# the line goes to the run's first log, naming the whole lineage (before:
+# it was lost, and nothing was said).
+printf 'n=$1\nif [ "$n" -gt 0 ]; then sh "$0" $((n - 1)); else echo bottom; fi\n' >deep.sh
+"$TALLY" record -o deep.exp sh deep.sh 60 >deep.out 2>deep.err
+check descend_too_deep_said sh -c '
+	cat deep.err; grep -q "^bottom" deep.out &&
+	n=$(sed -n "s/.*warning: \([0-9]*\) descendant process.* not profiled: .*nested too deep.*/\1/p" deep.err) &&
+	test -n "$n" && test "$n" -gt 0 &&
+	test "$(grep -c "^error: _f.*: errno 36 (descendant not profiled)" deep.exp/log.txt)" -eq "$n" &&
+	test "$(python3 -m tally_proc lineages deep.exp | wc -l)" -gt 30'
