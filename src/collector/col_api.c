@@ -22,6 +22,7 @@
 #include "collector/col_control.h"
 #include "collector/col_dyn.h"
 #include "collector/col_export.h"
+#include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_init.h"
 #include "collector/col_log.h"
@@ -156,6 +157,11 @@ COL_API void tally__count(int counter, uint64_t n)
 COL_API void tally__log(const char *key, const char *value)
 {
 	col_log_sigsafe(key, value);
+}
+
+COL_API long tally__read_file(const char *path, char *buf, unsigned long len)
+{
+	return (long)col_fds_read(path, buf, (size_t)len);
 }
 
 COL_API void tally__on_thread_end(void (*fn)(void))

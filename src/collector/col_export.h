@@ -88,6 +88,11 @@ void tally__count(int counter, uint64_t n);
 /* A line in the experiment's log. */
 void tally__log(const char *key, const char *value);
 
+/* The first `len` - 1 bytes of the file at `path` in `buf`, NUL-terminated,
+ * read aside (col_fds_read): no descriptor of the program's number is taken
+ * meanwhile.  The count, or -errno. */
+long tally__read_file(const char *path, char *buf, unsigned long len);
+
 /* ---- for the JVMTI agent (libtally-jvmti.so, src/jvmti/) ----------------- */
 
 /* Take Java stacks with `asgct`, the JVM's AsyncGetCallTrace: 1 if this

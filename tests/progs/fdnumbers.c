@@ -12,8 +12,13 @@
  * runs) and recorded alike.  With `exec`, the other thread tries to exec
  * a file that is there but not executable (EACCES: the program goes on),
  * in a loop: the collector's exec interposer peeks at the file first (is
- * it static? 32-bit?), and opened it in place.
- * usage: fdnumbers ROUNDS [exec] */
+ * it static? 32-bit?), and opened it in place.  With `epoll`, 2,000 epoll
+ * sets are made first by raw system calls (as a runtime or a set inherited
+ * from a parent would be: the I/O tracer never saw them built), and the
+ * other thread adds a pipe to each, one after the other, then again: the
+ * tracer reads a set's list from /proc/self/fdinfo at its first epoll_ctl,
+ * and opened that file in place.
+ * usage: fdnumbers ROUNDS [exec|epoll] */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <malloc.h>
@@ -23,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static atomic_int done;
@@ -49,6 +56,24 @@ static void *churn(void *arg)
 }
 
 #define NOEXEC "fdnumbers.noexec"
+#define SETS 2000
+
+static int sets[SETS], pipe_rd = -1;
+
+/* Add the pipe to every set, then take it out and again, until told to
+ * stop: each set's first epoll_ctl is the tracer's first sight of it. */
+static void *epoll_sets(void *arg)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	(void)arg;
+	for (unsigned i = 0; !atomic_load_explicit(&done, memory_order_relaxed); i++) {
+		int op = (i / SETS) % 2 ? EPOLL_CTL_DEL : EPOLL_CTL_ADD;
+		if (epoll_ctl(sets[i % SETS], op, pipe_rd, &ev) != 0)
+			break;
+	}
+	return NULL;
+}
 
 /* Try to exec a file that is not executable until told to stop. */
 static void *exec_fail(void *arg)
@@ -65,7 +90,7 @@ int main(int argc, char **argv)
 	long rounds = argc > 1 ? atol(argv[1]) : 200000, elsewhere = 0;
 	pthread_t t;
 
-	bool execs = argc > 2 && !strcmp(argv[2], "exec");
+	bool execs = argc > 2 && !strcmp(argv[2], "exec"), epolls = argc > 2 && !strcmp(argv[2], "epoll");
 
 	mallopt(M_ARENA_MAX, 1);
 	if (execs) {
@@ -73,12 +98,21 @@ int main(int argc, char **argv)
 		if (fd < 0 || write(fd, "\177ELF", 4) != 4 || close(fd) != 0)
 			return perror(NOEXEC), 1;
 	}
+	if (epolls) {
+		int p[2];
+		if (pipe(p) != 0)
+			return perror("pipe"), 1;
+		pipe_rd = p[0];
+		for (int i = 0; i < SETS; i++)
+			if ((sets[i] = (int)syscall(SYS_epoll_create1, EPOLL_CLOEXEC)) < 0)
+				return perror("epoll_create1"), 1;
+	}
 	out = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int first = open("/dev/null", O_RDONLY);
 	if (first < 0)
 		return perror("open"), 1;
 	close(first);
-	if (pthread_create(&t, NULL, execs ? exec_fail : churn, NULL) != 0)
+	if (pthread_create(&t, NULL, execs ? exec_fail : epolls ? epoll_sets : churn, NULL) != 0)
 		return perror("pthread_create"), 1;
 	for (long r = 0; r < rounds; r++) {
 		int fd = open("/dev/null", O_RDONLY);
