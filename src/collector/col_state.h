@@ -24,6 +24,7 @@
  *   col_unwind:col_regs     the CFI unwinder
  *   col_state               process and thread state, reentry flag, counters
  *   col_fds                 our descriptors: high, registered, protected
+ *   col_procslot            a descendant's process file in its slot of processes.dat
  *   col_log                 lines in log.txt
  *   col_files               the experiment's files; appending records
  *   col_dyn                 dynamic code: tally_func_load, perf maps, jitdumps
@@ -42,7 +43,7 @@
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd col_interpose_mmap col_interpose_jvm:col_dlsym
+ *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd col_interpose_mmap col_interpose_jvm:col_dlsym col_interpose_rlimit
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions
