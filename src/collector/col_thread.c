@@ -237,20 +237,24 @@ static void write_cost(struct col_thread *t, struct col_thread *via)
 	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
 }
 
-/* Thread tid's file NAME under /proc/self/task (its comm, its status) into
- * buf, NUL-terminated; the length read, 0 when there is none. */
+/* Thread tid's file NAME under /proc/PID/task (its comm, its status) into
+ * buf, NUL-terminated; the length read, 0 when there is none.  Read aside
+ * (col_fds_read): the end of the process asks this for threads still
+ * running, which may be opening files meanwhile, each counting on the
+ * lowest free number; the helper is another process, so the path names
+ * ours by its pid, not /proc/self. */
 static size_t task_file(pid_t tid, const char *name, char *buf, size_t len)
 {
-	char path[64] = "/proc/self/task/";
+	char path[96] = "/proc/";
 	int n = (int)strlen(path);
 
+	n += col_fmt_u64_sigsafe(path + n, (uint64_t)col_proc.pid);
+	strcpy(path + n, "/task/");
+	n += (int)strlen(path + n);
 	n += col_fmt_u64_sigsafe(path + n, (uint64_t)tid);
 	path[n++] = '/';
 	strcpy(path + n, name);
-	int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	ssize_t got = fd >= 0 ? col_sys_read(fd, buf, len - 1) : 0;
-	if (fd >= 0)
-		col_sys_close(fd);
+	ssize_t got = col_fds_read(path, buf, len);
 	buf[got > 0 ? got : 0] = 0;
 	return got > 0 ? (size_t)got : 0;
 }

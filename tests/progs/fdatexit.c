@@ -6,26 +6,36 @@
  * ("elsewhere N", write(2) to stdout), spins SECONDS of CPU and returns:
  * the process's end (the collector's with it) runs while the thread still
  * opens.  Bare, it prints no "elsewhere" line.  It prints its pid first
- * ("pid N"): the caller removes the map.
- * usage: fdatexit SECONDS LINES */
+ * ("pid N"): the caller removes the map.  With `blocked`, the opening
+ * thread blocks every signal by a raw system call first (as a runtime's
+ * own thread may): it is never sampled, and the end of the process, which
+ * names such threads, reads their status and name while they still open.
+ * usage: fdatexit SECONDS LINES [blocked] */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 static int first = -1;          /* the lowest free number */
 static atomic_int opening;
+static int blocked;             /* the opener blocks every signal */
 
 static void *opener(void *arg)
 {
 	char line[32];
 
 	(void)arg;
+	if (blocked) {
+		unsigned long all = ~0ul;
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
+	}
 	atomic_store(&opening, 1);
 	for (;;) {
 		int fd = open("/dev/null", O_RDONLY);
@@ -52,6 +62,7 @@ int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 0.3;
 	long lines = argc > 2 ? atol(argv[2]) : 50000;
+	blocked = argc > 3 && !strcmp(argv[3], "blocked");
 	char path[64];
 	pthread_t t;
 
