@@ -36,6 +36,21 @@ static int nomem(struct exp_error *err, const char *path)
 	return -ENOMEM;
 }
 
+/* The next process of e, zeroed (its list grown by doubling, from `*cap`);
+ * NULL without memory. */
+static struct exp_proc *next_proc(struct exp_experiment *e, size_t *cap)
+{
+	if (e->nprocs == *cap) {
+		struct exp_proc *q = realloc(e->procs, 2 * *cap * sizeof(*q));
+		if (!q)
+			return NULL;
+		memset(q + *cap, 0, *cap * sizeof(*q));
+		e->procs = q;
+		*cap *= 2;
+	}
+	return &e->procs[e->nprocs++];
+}
+
 int exp_stack_frames(const struct exp_proc *p, uint32_t id, uint64_t *pcs, int max, uint16_t *flags)
 {
 	int n = 0;
@@ -1522,17 +1537,11 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 		char sub[4200], file[4200];
 		snprintf(sub, sizeof(sub), "%s/%.*s.exp", path, (int)stem, de->d_name);
 		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
-		if (e->nprocs == cap) {
-			struct exp_proc *q = realloc(e->procs, 2 * cap * sizeof(*q));
-			if (!q) {
-				closedir(d);
-				return nomem(err, path);
-			}
-			memset(q + cap, 0, cap * sizeof(*q));
-			e->procs = q;
-			cap *= 2;
+		struct exp_proc *p = next_proc(e, &cap);
+		if (!p) {
+			closedir(d);
+			return nomem(err, path);
 		}
-		struct exp_proc *p = &e->procs[e->nprocs++];
 		p->dir = strdup(sub);
 		p->lineage = strndup(de->d_name, stem);
 		/* A process file without even its magic (its first write
@@ -1563,17 +1572,11 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 		else
 			snprintf(lineage, sizeof(lineage), "_slot%llu", (unsigned long long)slots[i].off);
 		snprintf(sub, sizeof(sub), "%s/%s.exp", path, lineage);
-		if (e->nprocs == cap) {
-			struct exp_proc *q = realloc(e->procs, 2 * cap * sizeof(*q));
-			if (!q) {
-				free(slots);
-				return nomem(err, path);
-			}
-			memset(q + cap, 0, cap * sizeof(*q));
-			e->procs = q;
-			cap *= 2;
+		struct exp_proc *p = next_proc(e, &cap);
+		if (!p) {
+			free(slots);
+			return nomem(err, path);
 		}
-		struct exp_proc *p = &e->procs[e->nprocs++];
 		p->dir = strdup(sub);
 		p->lineage = strdup(lineage);
 		char slots_path[4200];
