@@ -251,6 +251,26 @@ static FILE *log_append(const char *path)
 	return f;
 }
 
+/* The log at DIR/log.txt opened to append a part of its head (its path in
+ * path); NULL with the message printed. */
+static FILE *head_log_open(const char *dir, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", dir, EXP_LOG_NAME);
+	FILE *log = log_append(path);
+	if (!log)
+		cli_error(CMD, "%s: %s", path, strerror(errno));
+	return log;
+}
+
+/* Close it: 0, or -1 with the message printed (the head is incomplete). */
+static int head_log_close(FILE *log, const char *path)
+{
+	if (log_close(log) == 0)
+		return 0;
+	cli_error(CMD, "%s: %s", path, strerror(errno));
+	return -1;
+}
+
 /* The head of the log, before the program runs.  0, or -1 (message
  * printed): without it the experiment cannot be read. */
 static int write_log_head(const char *dir, const struct record_opts *o,
@@ -260,12 +280,9 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 	struct utsname u;
 	time_t now = time(NULL);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *log = log_append(path);
-	if (!log) {
-		cli_error(CMD, "%s: %s", path, strerror(errno));
+	FILE *log = head_log_open(dir, path, sizeof(path));
+	if (!log)
 		return -1;
-	}
 	gethostname(host, sizeof(host) - 1);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	cli_log_line(log, "tally.format", "%d", EXP_FORMAT_VERSION);
@@ -286,11 +303,7 @@ static int write_log_head(const char *dir, const struct record_opts *o,
 			     (unsigned long long)o->counters[i].period);
 	if (o->launch.data && o->data_source[0])
 		cli_log_line(log, "data.source", "%s", o->data_source);
-	if (log_close(log) != 0) {
-		cli_error(CMD, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return head_log_close(log, path);
 }
 
 /* The seccomp filter the program starts under, as probed
@@ -299,18 +312,11 @@ static int log_seccomp(const char *dir, const char *why)
 {
 	char path[PATH_MAX + 16];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *log = log_append(path);
-	if (!log) {
-		cli_error(CMD, "%s: %s", path, strerror(errno));
+	FILE *log = head_log_open(dir, path, sizeof(path));
+	if (!log)
 		return -1;
-	}
 	cli_log_line(log, "seccomp", "%s", why);
-	if (log_close(log) != 0) {
-		cli_error(CMD, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return head_log_close(log, path);
 }
 
 /* The MPI rank and its job (exp_launch_job), in the log's head; 0 or -1
@@ -319,23 +325,16 @@ static int log_rank(const char *dir, int32_t rank, const char *from)
 {
 	char path[PATH_MAX + 16];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_LOG_NAME);
-	FILE *log = log_append(path);
-	if (!log) {
-		cli_error(CMD, "%s: %s", path, strerror(errno));
+	FILE *log = head_log_open(dir, path, sizeof(path));
+	if (!log)
 		return -1;
-	}
 	struct exp_launch_job job;
 	exp_launch_job(from, &job);
 	cli_log_line(log, "rank", "%d", (int)rank);
 	cli_log_line(log, "rank.from", "%s", from);
 	for (size_t i = 0; i < job.n; i++)
 		cli_log_line(log, job.key[i], "%s", job.value[i]);
-	if (log_close(log) != 0) {
-		cli_error(CMD, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return head_log_close(log, path);
 }
 
 /* How the run ended, after it did; a failure is a warning (the records are
