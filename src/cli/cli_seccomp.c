@@ -14,6 +14,7 @@
  * that hangs (a filter that notifies a supervisor) is ended by alarm and
  * counts as killed: the collector then does without.
  */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
@@ -70,10 +71,10 @@ static void probe_call(unsigned call)
 /* Did a child making `call` live?  1 lived, 0 killed (its signal in *sig). */
 static int probe(unsigned call, int *sig)
 {
-	int status;
+	int status = 0;
 
 	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = fork();         /* SIGCHLD is not ignored here: cmd_record.c */
 	if (pid < 0)
 		return *sig = 0, 0;
 	if (pid == 0) {
@@ -86,8 +87,11 @@ static int probe(unsigned call, int *sig)
 		probe_call(call);
 		_exit(0);
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	pid_t got;
+	while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
+	if (got != pid)            /* its status unknown: taken as not safe */
+		return *sig = 0, 0;
 	*sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }

@@ -643,6 +643,9 @@ static void choose_data_source(struct record_opts *o)
 		 "the -c counters took all %d, none left for %s", EXP_MAX_COUNTERS, chosen);
 }
 
+/* The SIGCHLD disposition tally record was given, for the program. */
+static struct sigaction chld_given;
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
@@ -656,6 +659,12 @@ int cmd_record(int argc, char **argv)
 		return cli_attach_record(&o);
 	char **prog = argv + optind;
 	int nprog = argc - optind;
+	/* tally record waits for what it starts (its probes, the program): a
+	 * SIGCHLD ignored by whoever ran it would have the kernel reap them
+	 * (wait4: "No child processes").  The program gets it back as given. */
+	struct sigaction chld_dfl = { .sa_handler = SIG_DFL };
+	sigemptyset(&chld_dfl.sa_mask);
+	sigaction(SIGCHLD, &chld_dfl, &chld_given);
 
 	/* Under a seccomp filter that may kill perf_event_open (probed in
 	 * children: cli_seccomp.c), tally itself makes none either: not -c's
@@ -740,6 +749,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (child_pid == 0) {
 		close(pipefd[0]);
+		sigaction(SIGCHLD, &chld_given, NULL);
 		if (kernel || outside) {
 			char c;
 			close(go[1]);
