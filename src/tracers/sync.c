@@ -147,10 +147,15 @@ static int note_flags(struct trace_caller at, uint16_t op, const void *object, u
 				  at.fp) == 0;
 }
 
-/* The same, flagged shared as glibc's object says (shared_flag). */
+/* The same, flagged shared as glibc's object says (shared_flag): read only
+ * for a wait that is recorded, and not for a semaphore or a barrier, which
+ * another thread may destroy and free once the wait is over (note_flags
+ * with the flag read before the wait). */
 static int note(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1,
 		uint32_t stack, struct exp_sync *s)
 {
+	if ((int64_t)(t1 - t0) < threshold_ns)
+		return 0;
 	return note_flags(at, op, object, t0, t1, stack, shared_flag(op, object), s);
 }
 
@@ -238,9 +243,10 @@ static int holders(void)
 			return rc_;                                          \
 		uint64_t t0_ = tally__now();                                 \
 		uint32_t stack_ = wait_begins(at_);                          \
+		uint16_t shared_ = shared_flag(EXP_SYNC_SEM, object);        \
 		rc_ = wait_call;                                             \
 		struct exp_sync s_;                                          \
-		if (note(at_, EXP_SYNC_SEM, object, t0_, tally__now(), stack_, &s_)) \
+		if (note_flags(at_, EXP_SYNC_SEM, object, t0_, tally__now(), stack_, shared_, &s_)) \
 			sync_wakers_waited(object, t0_, &s_);                \
 		return rc_;                                                  \
 	} while (0)
@@ -350,9 +356,10 @@ TRACE_API int pthread_barrier_wait(pthread_barrier_t *b)
 	uint64_t t0 = tally__now();
 	uint32_t stack = wait_begins(at);
 	uint64_t arrival = sync_barriers_arrive(b);
+	uint16_t shared = shared_flag(EXP_SYNC_BARRIER, b);   /* it may be freed once the wait is over */
 	int rc = REAL(pthread_barrier_wait)(b);
 	struct exp_sync s;
-	if (note(at, EXP_SYNC_BARRIER, b, t0, tally__now(), stack, &s))
+	if (note_flags(at, EXP_SYNC_BARRIER, b, t0, tally__now(), stack, shared, &s))
 		sync_barriers_waited(b, arrival, t0, &s);
 	return rc;
 }
