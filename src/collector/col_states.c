@@ -74,6 +74,7 @@
 #define PAGE 4096u
 #define RING_PAGES_SIGNAL 2u         /* data pages: drained at every resume */
 #define RING_PAGES_RING 8u           /* drained at clock samples: ~1,000 switches */
+#define OWN_COST_MAX_NS 20000           /* col_sample.c's TAIL_REREAD_NS */
 #define BATCH 64                     /* intervals written at once */
 
 enum states_way { WAY_UNKNOWN, WAY_SIGNAL, WAY_RING, WAY_NONE };
@@ -519,8 +520,14 @@ bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t 
 	if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
 		return true;
 	on_resume(t, t->states, uc);
-	col_states_own_work_sigsafe(t, entry_ns);
-	col_cost_outside(t, col_now_ns_sigsafe() - entry_ns);
+	uint64_t now = col_now_ns_sigsafe(), cost = now - entry_ns;
+	t->states->own_from_ns = entry_ns;
+	t->states->own_to_ns = now;
+	/* Its wall time is its cost, unless it left the CPU (a write that
+	 * waited for the disk: the switch records say how long, written
+	 * EXP_STATE_COLLECTOR) or was preempted: then at most what a handler
+	 * takes on the CPU (col_sample.c re-reads the CPU clock past this). */
+	col_cost_outside(t, cost < OWN_COST_MAX_NS ? cost : OWN_COST_MAX_NS);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 	return true;
 }

@@ -484,9 +484,6 @@ void report_overview(struct report_doc *d, const struct model *m,
 		sampling_error(d, m->samples);
 		clock_fallback(d, exps, nexps, hz);
 		uint64_t sampled = m->total[MODEL_CPU], collector = counters[EXP_CTR_COLLECTOR_NS];
-		/* The handlers' cost is their wall time: what the switch
-		 * records say they spent off the CPU was no CPU (--states). */
-		collector -= collector < m->states_collector_ns ? collector : m->states_collector_ns;
 		/* The kernel's count for what was sampled: daemons added, or
 		 * the chosen processes' own (report_cpu.c). */
 		if (!job && have_rusage && kernel_ns)
@@ -569,8 +566,8 @@ void report_overview(struct report_doc *d, const struct model *m,
 	if (m->states_collector_ns)
 		report_kv_num(d, "states_collector_s", "Collector off CPU", (double)m->states_collector_ns / 1e9,
 			      "%.3f s off the CPU inside tally's own handlers (a write or read of its own "
-			      "that waited, as on a loaded disk): left out of the threads' states and the "
-			      "collector's CPU (docs/states.md)",
+			      "that waited, as on a loaded disk): left out of the threads' states "
+			      "(docs/states.md)",
 			      (double)m->states_collector_ns / 1e9);
 	report_kv_end(d);
 	report_counters_overview(d, m);
