@@ -162,6 +162,20 @@ out:
 	return rc;
 }
 
+/* A lineage as the collector writes them ("_f1_x1", "_r3"...): '_' first,
+ * then letters, digits and '_' only.  A damaged slot's may name anything
+ * ("_/../../x"): it is then named by its place, never used as a path. */
+static bool lineage_ok(const uint8_t *v, size_t len)
+{
+	if (!len || v[0] != '_')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(v[i] == '_' || (v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'z') ||
+		      (v[i] >= 'A' && v[i] <= 'Z')))
+			return false;
+	return true;
+}
+
 struct exp_procslot *exp_procslots_list(const char *root, size_t *n)
 {
 	char path[4200];
@@ -196,7 +210,7 @@ struct exp_procslot *exp_procslots_list(const char *root, size_t *n)
 		    memcmp(head + at, EXP_SLOT_LINEAGE_KEY, key))
 			continue;
 		const uint8_t *v = head + at + key, *nl = memchr(v, '\n', (size_t)got - at - key);
-		if (nl && nl > v && (size_t)(nl - v) < sizeof(s->lineage) && v[0] == '_') {
+		if (nl && nl > v && (size_t)(nl - v) < sizeof(s->lineage) && lineage_ok(v, (size_t)(nl - v))) {
 			memcpy(s->lineage, v, (size_t)(nl - v));
 			s->lineage[nl - v] = 0;
 		}

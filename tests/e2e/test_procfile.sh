@@ -73,6 +73,10 @@ with open(exp + '/processes.dat', 'r+b') as f:
         at = data.index(b'\n\0', off + tally_proc.HEAD) + 2
         f.seek(at)
         f.write((0x05000100).to_bytes(4, 'little'))
+    elif how == 'lineage':   # its lineage with a '/' in it: a path out of the experiment
+        at = data.index(b'lineage: ', off) + len(b'lineage: ')
+        f.seek(at + 1)
+        f.write(b'/..'[:len(lineage) - 1])
     else:
         f.seek(off)
         f.write(b'XXXXXXXX')
@@ -88,6 +92,13 @@ check procfile_slot_bad_head_is_damage sh -c "
 	\"\$TALLY\" report bad.exp >rep.txt 2>rep.err; rc=\$?; cat rep.err; test \$rc -eq 1 &&
 	grep -q \"bad.exp/processes.dat: at 0x\$(printf %x \$(cat bad.off)): a slot whose head is not a process file's\" rep.err &&
 	\"\$TALLY\" export bad.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
+
+# A slot whose lineage is not one the collector writes (a '/' in it) is
+# named by its place, never used as a path (before: ROOT/_/...exp).
+cp -r p.exp lin.exp && python3 damage.py lin.exp $short lineage >lin.off
+check procfile_slot_bad_lineage_named_by_place sh -c "
+	\"\$TALLY\" report lin.exp --processes --format csv >lin.csv 2>lin.err; cat lin.csv lin.err
+	grep -q _slot\$(cat lin.off) lin.csv && ! grep -q '_/' lin.csv lin.err"
 
 # A process whose items outgrow its slot (16 KiB: 300 threads' starts,
 # ends and costs) goes on in its own LINEAGE.proc: every thread is read,
