@@ -49,28 +49,38 @@ int exp_sys_fsize_hit(void)
 	return atomic_load_explicit(&fsize_hit, memory_order_relaxed);
 }
 
-/* The program's file size limit: 0 not known, 1 none (RLIM_INFINITY),
- * 2 a limit. */
-static _Atomic int fsize_limit;
+/* The program's file size limit: a generation (bits 2 and up: each change
+ * adds 4) and what is known of it in that generation (low bits: 0 not
+ * known, 1 none, RLIM_INFINITY, 2 a limit).  An answer read before a
+ * change is kept only if no change came meanwhile (compare and swap from
+ * the generation it was read in): else a thread that read "none" just
+ * before the program set a limit could store it over the change, and our
+ * writes would then go unmasked under a limit (SIGXFSZ kills the program). */
+static _Atomic unsigned fsize_limit;
 
 void exp_sys_fsize_changed(void)
 {
-	atomic_store_explicit(&fsize_limit, 0, memory_order_relaxed);
+	unsigned v = atomic_load_explicit(&fsize_limit, memory_order_acquire);
+
+	while (!atomic_compare_exchange_weak_explicit(&fsize_limit, &v, (v & ~3u) + 4, memory_order_acq_rel,
+						      memory_order_acquire))
+		;
 }
 
 /* Does the program have a file size limit?  Read at the first call after
- * a change (one system call). */
+ * a change (one system call); until an answer is kept, as if it had one. */
 static bool fsize_limited(void)
 {
-	int known = atomic_load_explicit(&fsize_limit, memory_order_relaxed);
+	unsigned seen = atomic_load_explicit(&fsize_limit, memory_order_acquire);
 	struct rlimit rl;
 
-	if (!known) {
-		known = exp_syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY
-				? 1
-				: 2;
-		atomic_store_explicit(&fsize_limit, known, memory_order_relaxed);
-	}
+	if (seen & 3)
+		return (seen & 3) == 2;
+	unsigned known = exp_syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY
+				 ? 1
+				 : 2;
+	atomic_compare_exchange_strong_explicit(&fsize_limit, &seen, seen | known, memory_order_acq_rel,
+						memory_order_acquire);
 	return known == 2;
 }
 
