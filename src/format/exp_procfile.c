@@ -162,6 +162,14 @@ out:
 	return rc;
 }
 
+static int by_lineage(const void *a, const void *b)
+{
+	const struct exp_procslot *x = a, *y = b;
+	int c = strcmp(x->lineage, y->lineage);
+
+	return c ? c : (x->off > y->off) - (x->off < y->off);
+}
+
 /* A lineage as the collector writes them ("_f1_x1", "_r3"...): '_' first,
  * then letters, digits and '_' only.  A damaged slot's may name anything
  * ("_/../../x"): it is then named by its place, never used as a path. */
@@ -217,14 +225,27 @@ struct exp_procslot *exp_procslots_list(const char *root, size_t *n)
 	}
 	close(fd);
 	*n = list ? used : 0;
+	if (list)          /* by lineage, for exp_procslots_has */
+		qsort(list, used, sizeof(*list), by_lineage);
 	return list;
 }
 
 bool exp_procslots_has(const struct exp_procslot *slots, size_t n, const char *name, size_t len)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strlen(slots[i].lineage) == len && !memcmp(slots[i].lineage, name, len))
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {          /* the list is sorted by lineage (exp_procslots_list) */
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(slots[mid].lineage, name, len);
+		if (c == 0)
+			c = slots[mid].lineage[len] != 0;  /* longer than name: after it */
+		if (c == 0)
 			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return false;
 }
 

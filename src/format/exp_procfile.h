@@ -63,7 +63,8 @@ struct exp_procslot {
 };
 
 /* The used slots of ROOT/processes.dat, malloc'd (*n of them; NULL and 0
- * if there is no such file or it is not one).  Reads each slot's head only. */
+ * if there is no such file or it is not one).  Reads each slot's head
+ * only; sorted by lineage (then place). */
 struct exp_procslot *exp_procslots_list(const char *root, size_t *n);
 
 /* Is the lineage `name` (its first `len` bytes) one of the slots'?  Its
