@@ -157,13 +157,13 @@ void cli_kernel_blocked_read(pid_t pid, struct cli_kblocked *out)
 	char path[96];
 
 	memset(out, 0, sizeof(*out));
+	out->pid = pid;            /* the log names /proc/PID/... whatever fails */
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
 	if (!d) {
 		out->err = errno;
 		return;
 	}
-	out->pid = pid;
 	for (struct dirent *e; (e = readdir(d)) && !out->err;) {
 		pid_t tid = (pid_t)atoi(e->d_name);
 		char st, st2;
