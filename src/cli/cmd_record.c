@@ -694,6 +694,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o.launch.data && perf_safe)   /* the target runs with the collector: which data source */
 		choose_data_source(&o);
+	else if (o.launch.data)
+		snprintf(o.data_source, sizeof(o.data_source),
+			 "clock samples (the registers at each sample): no perf event under a seccomp filter (%s)",
+			 seccomp_why);
+	if (o.kernel && !perf_safe)
+		cli_warn(CMD, "--kernel: no kernel frames: tally makes no perf event under a seccomp filter (%s)",
+			 seccomp_why);
 	char counters[EXP_MAX_COUNTERS * (EXP_EVENT_NAME_MAX + 80)];
 	if (exp_events_encode(o.counters, o.ncounters, counters, sizeof(counters)) < 0) {
 		cli_error(CMD, "the counters do not fit in %s", EXP_ENV_COUNTERS);

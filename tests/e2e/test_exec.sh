@@ -147,6 +147,13 @@ else
 		! grep -q "^clock.fallback" ia.exp/log.txt &&
 		grep -qx "seccomp: under 1 inherited filter; a probe child making perf_event_open lived, clone lived" ia.exp/log.txt &&
 		"$TALLY" export ia.exp --format collapsed | grep -q ";main"'
+	# What needs perf events of tally record's own is said, not dropped:
+	# --kernel warns, --data names its source and why (before: -K was
+	# off and --data had no data.source line, without a word).
+	check exec_seccomp_killing_filter_kernel_data_said sh -c '
+		./seccomper kill_process "$TALLY" record --kernel --data -o kd.exp ./spin 0.2 >out.kd 2>err.kd; rc=$?; cat err.kd
+		test $rc -eq 0 && grep -q "warning: --kernel: no kernel frames: .*seccomp filter" err.kd &&
+		grep -q "^data.source: clock samples .*seccomp filter" kd.exp/log.txt'
 	check exec_seccomp_inherited_killing_filter_named sh -c '
 		./seccomper kill_process "$TALLY" record -o ik.exp ./spin 0.3 >out.ik 2>err.ik; rc=$?; cat err.ik
 		test $rc -eq 0 && test "$(grep -c "sampled by POSIX CPU-time timers" err.ik)" -eq 1 &&
