@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mono_clock.h"
 #include "run_delay.h"
 
 #define NOIPA __attribute__((noinline, noipa))
@@ -43,20 +44,6 @@ static int listener = -1, hold_ms = 20;
 static sem_t have_listener;
 static atomic_llong held_ns, held_count;
 static atomic_int holding = 1;
-
-static long long now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&t, &t))
-		;
-}
 
 /* The supervisor: not filtered (made before the filter, which is the main
  * thread's alone). */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mono_clock.h"
 #include "run_delay.h"
 
 #define NOIPA __attribute__((noinline, noipa))
@@ -27,20 +28,6 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static sem_t go, taken;
 static int iter = 10, hold_ms = 30, nap_ms = 10;
 static long long hold, hold_rq;     /* the helper's, read after the join */
-
-static long long now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&t, &t))
-		;
-}
 
 NOIPA void hold_it(void)
 {
