@@ -235,21 +235,20 @@ static void scan(const char *dir, uint32_t hz, struct losses *l, bool founder)
 static void scan_procfile(const struct exp_procfile_src *src, uint32_t hz, struct losses *l)
 {
 	uint64_t pid = 0, cpu_start = 0;
-	uint8_t *data;
-	size_t size;
-	char why[160];
+	struct exp_procfile_joined j;
+	struct exp_error err;
 
-	if (exp_procfile_join(src, &data, &size, why, sizeof(why)) != 0)
+	if (exp_procfile_join(src, &j, &err) != 0)
 		return;
-	uint64_t lost = counters_of(data, size, l, false);
-	bool timers = read_log(exp_procfile_log_src(src), l, false, &pid, &cpu_start);
+	uint64_t lost = counters_of(j.data, j.size, l, false);
+	bool timers = read_log(exp_procfile_log_data(j.data, j.size), l, false, &pid, &cpu_start);
 	struct exp_procfile_item *it = !lost && !timers && hz ? malloc(sizeof(*it)) : NULL;
 	size_t at = EXP_PROC_HEAD_BYTES;
-	while (it && exp_procfile_next(data, size, &at, it) > 0)
+	while (it && exp_procfile_next(j.data, j.size, &at, it) > 0)
 		if (it->is_record)
 			thread_end(&it->rec, hz, l, pid, cpu_start);
 	free(it);
-	free(data);
+	free(j.data);
 }
 
 /* Append "; TEXT" (or TEXT first) to the line. */

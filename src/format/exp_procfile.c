@@ -90,7 +90,7 @@ static int read_whole(const char *path, uint8_t **data, size_t *size)
 	return 0;
 }
 
-/* Is `h` a process file's head (magic, kind, a version this reader takes)? */
+/* Is `h` a process file's head (magic and kind)? */
 static bool proc_head(const uint8_t *h, size_t n)
 {
 	struct exp_file_header fh;
@@ -101,65 +101,110 @@ static bool proc_head(const uint8_t *h, size_t n)
 	return !memcmp(fh.magic, EXP_MAGIC, 8) && fh.kind == EXP_PROC_KIND;
 }
 
-int exp_procfile_join(const struct exp_procfile_src *src, uint8_t **data, size_t *size, char *why,
-		      size_t why_len)
+/* The slot at src->slot_off of src->slots, its trailing zeros left out
+ * (every item ends in '\n'), checked as a process file's head (its
+ * version too: exp_header_check, offsets in processes.dat).  0, or as
+ * exp_procfile_join, with err filled. */
+static int read_slot(const struct exp_procfile_src *src, uint8_t **slot, size_t *n, struct exp_error *err)
+{
+	int fd = open(src->slots, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*slot = fd >= 0 ? calloc(1, EXP_SLOT_BYTES) : NULL;
+	ssize_t got = *slot ? pread(fd, *slot, EXP_SLOT_BYTES, (off_t)src->slot_off) : -1;
+	int rc = fd < 0 ? -errno : !*slot ? -ENOMEM : got < 0 ? -EIO : 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", src->slots, strerror(-rc));
+		return rc;
+	}
+	*n = (size_t)got;
+	while (*n && !(*slot)[*n - 1])
+		--*n;
+	if (!proc_head(*slot, *n))
+		return exp_corrupt(err, src->slots, src->slot_off, "a slot whose head is not a process file's");
+	struct exp_file_header h;
+	memcpy(&h, *slot, sizeof(h));
+	return exp_header_check(&h, src->slots, src->slot_off, EXP_PROC_KIND, err);
+}
+
+/* The process file at `path`, whole and checked as one (exp_header_check).
+ * 0, or as exp_procfile_join, with err filled. */
+static int read_file(const char *path, uint8_t **file, size_t *n, struct exp_error *err)
+{
+	int rc = read_whole(path, file, n);
+
+	if (rc == -EINVAL)
+		snprintf(err->msg, sizeof(err->msg), "%s: not a regular file (or past 256 MiB)", path);
+	else if (rc)
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(-rc));
+	if (rc)
+		return rc;
+	if (*n < EXP_PROC_HEAD_BYTES)
+		return exp_corrupt(err, path, 0, "file of %zu bytes is shorter than a process file's %d-byte head",
+				   *n, EXP_PROC_HEAD_BYTES);
+	struct exp_file_header h;
+	memcpy(&h, *file, sizeof(h));
+	return exp_header_check(&h, path, 0, EXP_PROC_KIND, err);
+}
+
+int exp_procfile_join(const struct exp_procfile_src *src, struct exp_procfile_joined *j, struct exp_error *err)
 {
 	uint8_t *slot = NULL, *file = NULL;
 	size_t slot_n = 0, file_n = 0;
 	int rc = 0;
 
-	*data = NULL;
-	*size = 0;
-	why[0] = 0;
-	if (src->slots) {
-		int fd = open(src->slots, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		slot = fd >= 0 ? calloc(1, EXP_SLOT_BYTES) : NULL;
-		ssize_t got = slot ? pread(fd, slot, EXP_SLOT_BYTES, (off_t)src->slot_off) : -1;
-		rc = fd < 0 ? -errno : got < 0 ? -EIO : 0;
-		if (fd >= 0)
-			close(fd);
-		if (rc)
-			goto out;
-		slot_n = (size_t)got;
-		while (slot_n && !slot[slot_n - 1])      /* every item ends in '\n' */
-			slot_n--;
-		if (!proc_head(slot, slot_n)) {
-			snprintf(why, why_len, "a slot whose head is not a process file's");
-			rc = -EINVAL;
-			goto out;
-		}
-	}
+	memset(j, 0, sizeof(*j));
+	memset(err, 0, sizeof(*err));
+	if (src->slots && (rc = read_slot(src, &slot, &slot_n, err)) != 0)
+		goto out;
 	if (src->file) {
-		rc = read_whole(src->file, &file, &file_n);
-		if (rc == -ENOENT && slot) {
-			rc = 0;                 /* the slot alone */
-		} else if (rc) {
-			goto out;
-		} else if (!proc_head(file, file_n)) {
-			snprintf(why, why_len, "not a process file's head");
-			rc = -EINVAL;
+		struct exp_error *ferr = slot ? &j->file_err : err;
+		int frc = read_file(src->file, &file, &file_n, ferr);
+		if (frc && slot) {
+			/* The slot alone: a continuation missing (never made)
+			 * or unreadable, which the caller names. */
+			j->file_rc = frc;
+			free(file);
+			file = NULL;
+		} else if (frc) {
+			rc = frc;
 			goto out;
 		}
 	}
 	if (!slot) {
-		*data = file;
-		*size = file_n;
-		return file ? 0 : -ENOENT;
+		j->data = file;
+		j->size = file_n;
+		return 0;
 	}
 	size_t more = file ? file_n - EXP_PROC_HEAD_BYTES : 0;
-	*data = malloc(slot_n + more + 1);
-	if (!*data) {
+	j->data = malloc(slot_n + more + 1);
+	if (!j->data) {
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", src->slots);
 		rc = -ENOMEM;
 		goto out;
 	}
-	memcpy(*data, slot, slot_n);
+	memcpy(j->data, slot, slot_n);
 	if (more)
-		memcpy(*data + slot_n, file + EXP_PROC_HEAD_BYTES, more);
-	*size = slot_n + more;
+		memcpy(j->data + slot_n, file + EXP_PROC_HEAD_BYTES, more);
+	j->size = slot_n + more;
+	j->slot_bytes = slot_n;
 out:
 	free(slot);
 	free(file);
 	return rc;
+}
+
+void exp_procfile_place(const struct exp_procfile_src *src, const struct exp_procfile_joined *j, size_t at,
+			const char **path, size_t *off)
+{
+	if (src->slots && at < j->slot_bytes) {
+		*path = src->slots;
+		*off = (size_t)src->slot_off + at;
+	} else {
+		*path = src->file;
+		*off = at - j->slot_bytes + (src->slots ? EXP_PROC_HEAD_BYTES : 0);
+	}
 }
 
 static int by_lineage(const void *a, const void *b)
@@ -249,9 +294,7 @@ bool exp_procslots_has(const struct exp_procslot *slots, size_t n, const char *n
 	return false;
 }
 
-/* The log lines of a process file's bytes as a text stream (freed by
- * fclose); takes `data`. */
-static FILE *log_of(uint8_t *data, size_t size)
+FILE *exp_procfile_log_data(const uint8_t *data, size_t size)
 {
 	FILE *out = size >= EXP_PROC_HEAD_BYTES && !memcmp(data, EXP_MAGIC, 8) ? fmemopen(NULL, size + 1, "w+")
 									       : NULL;
@@ -261,7 +304,6 @@ static FILE *log_of(uint8_t *data, size_t size)
 		if (!it->is_record)
 			fprintf(out, "%.*s\n", (int)it->len, it->text);
 	free(it);
-	free(data);
 	if (out)
 		rewind(out);
 	return out;
@@ -269,13 +311,16 @@ static FILE *log_of(uint8_t *data, size_t size)
 
 FILE *exp_procfile_log_src(const struct exp_procfile_src *src)
 {
-	uint8_t *data;
-	size_t size;
-	char why[128];
+	struct exp_procfile_joined j;
+	struct exp_error err;
 
 	/* In memory (the lines are no longer than the file), freed by fclose:
 	 * `tally record` reads every descendant's log at its end. */
-	return exp_procfile_join(src, &data, &size, why, sizeof(why)) == 0 ? log_of(data, size) : NULL;
+	if (exp_procfile_join(src, &j, &err) != 0)
+		return NULL;
+	FILE *f = exp_procfile_log_data(j.data, j.size);
+	free(j.data);
+	return f;
 }
 
 FILE *exp_procfile_log(const char *path)

@@ -47,13 +47,33 @@ struct exp_procfile_src {
 	const char *file;          /* ROOT/LINEAGE.proc, or NULL */
 };
 
+/* A process file as one (exp_procfile_join). */
+struct exp_procfile_joined {
+	uint8_t *data;             /* malloc'd, the caller's */
+	size_t size;
+	size_t slot_bytes;         /* data's first slot_bytes are the slot's; the
+	                              rest its file's, after the file's head
+	                              (exp_procfile_place); 0 without a slot */
+	int file_rc;               /* a slot's continuation left out: 0 (read, or
+	                              none named), -ENOENT (never made), else why
+	                              (-EXP_ECORRUPT...: file_err, naming it) */
+	struct exp_error file_err;
+};
+
 /* The process file's bytes as one process file: the slot's (its trailing
  * zeros left out) followed by the items of the file (after its head), or
- * the file's alone.  *data malloc'd, the caller's.  0; -ENOENT if there is
- * nothing; -EINVAL (a head that is not a process file's: `why` says which)
- * or another -errno. */
-int exp_procfile_join(const struct exp_procfile_src *src, uint8_t **data, size_t *size, char *why,
-		      size_t why_len);
+ * the file's alone.  Each head is checked (exp_header_check: magic, kind,
+ * version, sizes).  A continuation that cannot be read or is not a process
+ * file leaves the slot alone (j->file_rc says why).  0; -ENOENT if there is
+ * nothing; -EXP_ECORRUPT (the slot's head, or the file's when there is no
+ * slot: err names the place), -EXP_ENEWER, -ENOMEM or another -errno, with
+ * err filled. */
+int exp_procfile_join(const struct exp_procfile_src *src, struct exp_procfile_joined *j, struct exp_error *err);
+
+/* Where byte `at` of a joined process file came from: *path (src->slots or
+ * src->file) and *off, the offset in that file. */
+void exp_procfile_place(const struct exp_procfile_src *src, const struct exp_procfile_joined *j, size_t at,
+			const char **path, size_t *off);
 
 /* One used slot of a run's processes.dat: its offset and its process's
  * lineage ("" if its head or first item is not as written: damage). */
@@ -78,5 +98,8 @@ FILE *exp_procfile_log(const char *path);
 
 /* The same for a process file anywhere (exp_procfile_join). */
 FILE *exp_procfile_log_src(const struct exp_procfile_src *src);
+
+/* The same for a process file's bytes at hand (data is not taken). */
+FILE *exp_procfile_log_data(const uint8_t *data, size_t size);
 
 #endif

@@ -235,6 +235,32 @@ static void find_mirrors(struct exp_file *f)
 	}
 }
 
+int exp_header_check(const struct exp_file_header *h, const char *path, size_t at, uint32_t kind,
+		     struct exp_error *err)
+{
+	if (memcmp(h->magic, EXP_MAGIC, 8) != 0)
+		return exp_corrupt(err, path, at, "not a tally experiment file (bad magic)");
+	if (h->version > EXP_FORMAT_VERSION && h->version <= EXP_FORMAT_VERSION + 8) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: format version %u is newer than this tally reads (versions %d to %d): "
+			 "read it with the tally that recorded it, or a newer one",
+			 path, h->version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
+		return -EXP_ENEWER;
+	}
+	if (h->version < EXP_FORMAT_OLDEST || h->version > EXP_FORMAT_VERSION)
+		return exp_corrupt(err, path, at + 8, "format version %u, this tally reads versions %d to %d",
+				   h->version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
+	if (kind && h->kind != kind)
+		return exp_corrupt(err, path, at + 12, "file kind %u, expected %u", h->kind, kind);
+	if (h->header_bytes != EXP_HEADER_BYTES)
+		return exp_corrupt(err, path, at + 20, "header size %u, expected %d", h->header_bytes,
+				   EXP_HEADER_BYTES);
+	if (h->block_bytes < 4096 || h->block_bytes > (1u << 24) || (h->block_bytes & (h->block_bytes - 1)))
+		return exp_corrupt(err, path, at + 16, "block size %u is not a power of two in 4 KiB..16 MiB",
+				   h->block_bytes);
+	return 0;
+}
+
 int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		  struct exp_error *err)
 {
@@ -301,27 +327,7 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 	}
 	f->data = p;
 	memcpy(&f->hdr, p, sizeof(f->hdr));
-	int rc = 0;
-	if (memcmp(f->hdr.magic, EXP_MAGIC, 8) != 0)
-		rc = exp_corrupt(err, path, 0, "not a tally experiment file (bad magic)");
-	else if (f->hdr.version > EXP_FORMAT_VERSION && f->hdr.version <= EXP_FORMAT_VERSION + 8) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "%s: format version %u is newer than this tally reads (versions %d to %d): "
-			 "read it with the tally that recorded it, or a newer one",
-			 path, f->hdr.version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
-		rc = -EXP_ENEWER;
-	} else if (f->hdr.version < EXP_FORMAT_OLDEST || f->hdr.version > EXP_FORMAT_VERSION)
-		rc = exp_corrupt(err, path, 8, "format version %u, this tally reads versions %d to %d",
-				 f->hdr.version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
-	else if (kind && f->hdr.kind != kind)
-		rc = exp_corrupt(err, path, 12, "file kind %u, expected %u", f->hdr.kind, kind);
-	else if (f->hdr.header_bytes != EXP_HEADER_BYTES)
-		rc = exp_corrupt(err, path, 20, "header size %u, expected %d",
-				 f->hdr.header_bytes, EXP_HEADER_BYTES);
-	else if (f->hdr.block_bytes < 4096 || f->hdr.block_bytes > (1u << 24) ||
-		 (f->hdr.block_bytes & (f->hdr.block_bytes - 1)))
-		rc = exp_corrupt(err, path, 16, "block size %u is not a power of two in 4 KiB..16 MiB",
-				 f->hdr.block_bytes);
+	int rc = exp_header_check(&f->hdr, path, 0, kind, err);
 	if (!rc && !(f->skip = calloc((f->size + f->hdr.block_bytes - 1) / f->hdr.block_bytes, 1))) {
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
 		rc = -ENOMEM;

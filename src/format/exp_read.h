@@ -76,6 +76,14 @@ struct exp_rec {
 int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		  struct exp_error *err);
 
+/* Check a file header `h` found at offset `at` of `path` (0 for a file's
+ * own; a slot's place in processes.dat): magic, version, `kind` (0: any),
+ * header and block sizes.  0; -EXP_ENEWER (a version up to 8 past this
+ * reader's: written by a newer tally) or -EXP_ECORRUPT (at the offending
+ * field's offset), with err filled. */
+int exp_header_check(const struct exp_file_header *h, const char *path, size_t at, uint32_t kind,
+		     struct exp_error *err);
+
 /* Next record: 1 and *rec filled, 0 at the end.  Framing that is wrong
  * (a length that is not a multiple of 8, crosses its block or the end of the
  * file, a misplaced MIRROR) is skipped to the next valid point (the first

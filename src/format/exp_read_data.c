@@ -1239,36 +1239,31 @@ static void missing_data(struct loader *l)
 /* A descendant's process file in a slot of processes.dat (format 9), with
  * its continuation in its own process file if any (exp_procfile_join), as
  * one process file in memory: `f` as exp_file_open would fill it (the
- * offsets of damage are the joined bytes'; its name says the slot).  0,
- * -ENOMEM, -EXP_ENEWER, -EXP_ECORRUPT or -errno, with err filled. */
-static int open_slot(struct exp_proc *p, struct exp_file *f, struct exp_error *err)
+ * offsets of damage are the joined bytes'; its name says the slot).  A
+ * continuation that cannot be read is damage of its own: the slot is
+ * read.  0, -ENOMEM, -EXP_ENEWER, -EXP_ECORRUPT or -errno, with err
+ * filled. */
+static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err)
 {
+	struct exp_proc *p = l->p;
 	struct exp_procfile_src src = { p->slots_path, p->slot_off, p->proc_path };
-	uint8_t *data;
-	size_t size;
-	char why[160];
+	struct exp_procfile_joined j;
 
 	memset(f, 0, sizeof(*f));
-	memset(err, 0, sizeof(*err));
 	snprintf(f->path, sizeof(f->path), "%s (slot at %llu)", p->slots_path, (unsigned long long)p->slot_off);
-	int rc = exp_procfile_join(&src, &data, &size, why, sizeof(why));
-	if (rc == -ENOMEM)
-		return nomem(err, p->slots_path);
-	if (rc == -EINVAL)
-		return exp_corrupt(err, p->slots_path, p->slot_off, "%s", why);
+	int rc = exp_procfile_join(&src, &j, err);
 	if (rc)
 		return rc;
-	f->data = data;
-	f->size = size;
-	memcpy(&f->hdr, data, sizeof(f->hdr));
-	if (f->hdr.version > EXP_FORMAT_VERSION) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "%s: format version %u is newer than this tally reads (versions %d to %d): "
-			 "read it with the tally that recorded it, or a newer one",
-			 f->path, f->hdr.version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
-		exp_file_close(f);
-		return -EXP_ENEWER;
+	if (j.file_rc && j.file_rc != -ENOENT) {
+		const struct exp_error *fe = &j.file_err;
+		bool placed = j.file_rc == -EXP_ECORRUPT;
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, p->proc_path,
+				placed ? fe->offset : EXP_DAMAGE_WHOLE_FILE, 0,
+				placed ? fe->cause : fe->msg[0] ? fe->msg : strerror(-j.file_rc));
 	}
+	f->data = j.data;
+	f->size = j.size;
+	memcpy(&f->hdr, j.data, sizeof(f->hdr));
 	return 0;
 }
 
@@ -1282,7 +1277,7 @@ static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error 
 	struct exp_proc *p = l->p;
 	struct exp_file f;
 	size_t cap = 0;
-	int rc = p->slots_path ? open_slot(p, &f, err) : exp_file_open(&f, p->proc_path, EXP_PROC_KIND, err);
+	int rc = p->slots_path ? open_slot(l, &f, err) : exp_file_open(&f, p->proc_path, EXP_PROC_KIND, err);
 	const char *where = p->slots_path ? p->slots_path : p->proc_path;
 
 	*log_missing = rc != 0;

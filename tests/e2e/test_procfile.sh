@@ -73,6 +73,15 @@ with open(exp + '/processes.dat', 'r+b') as f:
         at = data.index(b'\n\0', off + tally_proc.HEAD) + 2
         f.seek(at)
         f.write((0x05000100).to_bytes(4, 'little'))
+        open(exp + '.at', 'w').write('%x\n' % (at - 1))   # the item's place (its NUL)
+    elif how == 'version':   # a garbage version in the slot's head
+        f.seek(off + 8)
+        f.write((0xdeadbeef).to_bytes(4, 'little'))
+    elif how == 'twin':      # the slot again, in a slot of its own after the last
+        end = (len(data) + tally_proc.SLOT - 1) // tally_proc.SLOT * tally_proc.SLOT
+        f.seek(end)
+        f.write(data[off:off + tally_proc.SLOT])
+        open(exp + '.twin', 'w').write('%x\n' % end)
     elif how == 'lineage':   # its lineage with a '/' in it: a path out of the experiment
         at = data.index(b'lineage: ', off) + len(b'lineage: ')
         f.seek(at + 1)
@@ -93,6 +102,15 @@ check procfile_slot_bad_head_is_damage sh -c "
 	grep -q \"bad.exp/processes.dat: at 0x\$(printf %x \$(cat bad.off)): a slot whose head is not a process file's\" rep.err &&
 	\"\$TALLY\" export bad.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
 
+# A garbage version in a slot's head is damage to that slot, named at its
+# place, not "newer than this tally" for the whole run (before: it was).
+cp -r p.exp ver.exp && python3 damage.py ver.exp $short version >ver.off
+check procfile_slot_garbage_version_is_slot_damage sh -c "
+	\"\$TALLY\" report ver.exp >ver.txt 2>ver.err; rc=\$?; cat ver.err; test \$rc -eq 1 &&
+	grep -q \"ver.exp/processes.dat: at 0x\$(printf %x \$((\$(cat ver.off) + 8))): format version 3735928559\" ver.err &&
+	! grep -q newer ver.err &&
+	\"\$TALLY\" export ver.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
+
 # A slot whose lineage is not one the collector writes (a '/' in it) is
 # named by its place, never used as a path (before: ROOT/_/...exp).
 cp -r p.exp lin.exp && python3 damage.py lin.exp $short lineage >lin.off
@@ -109,6 +127,17 @@ big=$(python3 lineage.py big.exp manythreads)
 check procfile_slot_overflow_continues_in_own_file sh -c "
 	test -n '$big' && test -f big.exp/$big.proc && \"\$TALLY\" check big.exp | grep -q 'sound: 2 processes' &&
 	\"\$TALLY\" report big.exp --process $big --threads | grep -q 'Threads  *301'"
+
+# A continuation that is not a process file costs itself only: the slot's
+# part is read, the continuation named, the report partial (exit 1).
+# Before: the process was dropped, and processes.dat named.
+cp -r big.exp bigc.exp && printf XXXXXXXX | dd of=bigc.exp/$big.proc conv=notrunc 2>/dev/null
+check procfile_bad_continuation_keeps_slot sh -c "
+	\"\$TALLY\" report bigc.exp --process $big --threads >bigc.txt 2>bigc.err; rc=\$?; cat bigc.err
+	test \$rc -eq 1 && grep -q 'bigc.exp/$big.proc: at 0x0: not a tally experiment file (bad magic)' bigc.err &&
+	! grep -q 'processes.dat' bigc.err &&
+	n=\$(sed -n 's/^ *Threads  *\([0-9]*\).*/\1/p' bigc.txt | head -1) && echo threads \$n &&
+	test \"\$n\" -gt 1 && test \"\$n\" -lt 301"
 
 # The older layout: every descendant a directory (format 4).
 check procfile_older_layout_reads sh -c "
