@@ -76,8 +76,15 @@ static void note_v(struct exp_file *f, size_t pos, size_t end, const char *fmt, 
 	char cause[512];
 
 	vsnprintf(cause, sizeof(cause), fmt, ap);
-	exp_damage_note(&f->damage, f->on_damage, f->damage_arg, f->path, pos,
-			end > pos ? end - pos : 0, cause);
+	const char *path = f->path;
+	size_t at = pos;
+	if (f->origin_split && pos >= f->origin_split && f->origin2_path) {
+		path = f->origin2_path;
+		at = pos - f->origin_split + f->origin2_off;
+	} else if (f->origin_split) {
+		at = pos + f->origin_off;
+	}
+	exp_damage_note(&f->damage, f->on_damage, f->damage_arg, path, at, end > pos ? end - pos : 0, cause);
 }
 
 /* Does the rest of q's block read as records: a chain of words with a

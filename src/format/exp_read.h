@@ -59,6 +59,15 @@ struct exp_file {
 	struct exp_damage damage;  /* what the walk skipped so far */
 	exp_damage_fn *on_damage;  /* optional: told of each place */
 	void *damage_arg;
+	/* Data joined from two files (a slot and its continuation,
+	 * exp_procfile_join): a damaged place is named in the file it came
+	 * from.  With origin_split set, data[0, origin_split) is at offset
+	 * origin_off of path, data[origin_split, size) at origin2_off of
+	 * origin2_path; unset (0), data is path's from offset 0. */
+	size_t origin_split;
+	size_t origin_off;
+	const char *origin2_path;
+	size_t origin2_off;
 };
 
 /* One record as found in the file. */

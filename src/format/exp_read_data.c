@@ -1238,8 +1238,9 @@ static void missing_data(struct loader *l)
 
 /* A descendant's process file in a slot of processes.dat (format 9), with
  * its continuation in its own process file if any (exp_procfile_join), as
- * one process file in memory: `f` as exp_file_open would fill it (the
- * offsets of damage are the joined bytes'; its name says the slot).  A
+ * one process file in memory: `f` as exp_file_open would fill it, its name
+ * the slot's, a damaged place named in the file it came from (the slot's
+ * bytes at their offset in processes.dat, the continuation's in it).  A
  * continuation that cannot be read is damage of its own: the slot is
  * read.  0, -ENOMEM, -EXP_ENEWER, -EXP_ECORRUPT or -errno, with err
  * filled. */
@@ -1264,6 +1265,10 @@ static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err
 	f->data = j.data;
 	f->size = j.size;
 	memcpy(&f->hdr, j.data, sizeof(f->hdr));
+	f->origin_split = j.slot_bytes;
+	f->origin_off = (size_t)p->slot_off;
+	f->origin2_path = j.file_rc == 0 ? p->proc_path : NULL;
+	f->origin2_off = EXP_PROC_HEAD_BYTES;
 	return 0;
 }
 

@@ -96,6 +96,11 @@ check procfile_slot_record_damage_named sh -c "
 	\"\$TALLY\" check cut.exp >chk.txt 2>&1; rc=\$?; cat chk.txt; test \$rc -ne 0 &&
 	grep -q 'cut.exp/processes.dat (slot at '\$(cat cut.off)'): at 0x[0-9a-f]*: record cut short or malformed' chk.txt &&
 	\"\$TALLY\" export cut.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
+# The place is the damaged item's in processes.dat, not in the slot joined
+# to its continuation (before: the offset within the slot).
+check procfile_slot_damage_at_its_place_in_file sh -c "
+	grep -q ': at 0x'\$(cat cut.exp.at)': record cut short or malformed' chk.txt &&
+	\"\$TALLY\" export cut.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
 cp -r p.exp bad.exp && python3 damage.py bad.exp $short head >bad.off
 check procfile_slot_bad_head_is_damage sh -c "
 	\"\$TALLY\" report bad.exp >rep.txt 2>rep.err; rc=\$?; cat rep.err; test \$rc -eq 1 &&
@@ -138,6 +143,12 @@ check procfile_bad_continuation_keeps_slot sh -c "
 	! grep -q 'processes.dat' bigc.err &&
 	n=\$(sed -n 's/^ *Threads  *\([0-9]*\).*/\1/p' bigc.txt | head -1) && echo threads \$n &&
 	test \"\$n\" -gt 1 && test \"\$n\" -lt 301"
+# Damage in the continuation is named at its place in that file (its first
+# item, after the 328-byte head), not at the joined bytes' offset.
+cp -r big.exp bigd.exp && printf '\000\000\001\000\005' | dd of=bigd.exp/$big.proc bs=1 seek=328 conv=notrunc 2>/dev/null
+check procfile_continuation_damage_at_its_place sh -c "
+	\"\$TALLY\" check bigd.exp >bigd.txt 2>&1; rc=\$?; cat bigd.txt; test \$rc -ne 0 &&
+	grep -q 'bigd.exp/$big.proc: at 0x148: record cut short or malformed' bigd.txt"
 
 # The older layout: every descendant a directory (format 4).
 check procfile_older_layout_reads sh -c "
