@@ -1604,6 +1604,18 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 				q->slots_path = p->slots_path;
 				q->slot_off = p->slot_off;
 				p->slots_path = NULL;
+			} else if (p->slots_path) {
+				/* The collector claims a slot once per process:
+				 * a second of one lineage is damage (one is
+				 * read, the first in the file). */
+				char cause[400];
+				uint64_t first = q->slot_off < p->slot_off ? q->slot_off : p->slot_off;
+				uint64_t second = q->slot_off < p->slot_off ? p->slot_off : q->slot_off;
+				snprintf(cause, sizeof(cause), "a second slot of lineage %s (the first at 0x%llx): not read",
+					 q->lineage, (unsigned long long)first);
+				q->slot_off = first;
+				exp_damage_note(&q->damage, on_damage, arg, q->slots_path, (size_t)second,
+						EXP_SLOT_BYTES, cause);
 			}
 			if (!p->exe)
 				q->exe = NULL;     /* either has data */

@@ -116,6 +116,14 @@ check procfile_slot_garbage_version_is_slot_damage sh -c "
 	! grep -q newer ver.err &&
 	\"\$TALLY\" export ver.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
 
+# Two slots of one lineage: the second is said, with both places (before:
+# it was dropped unsaid, the experiment sound).
+cp -r p.exp twin.exp && python3 damage.py twin.exp $short twin >twin.off
+check procfile_twin_slots_said sh -c "
+	\"\$TALLY\" check twin.exp >twin.txt 2>&1; rc=\$?; cat twin.txt; test \$rc -ne 0 &&
+	grep -q \"twin.exp/processes.dat: at 0x\$(cat twin.exp.twin): a second slot of lineage $short (the first at 0x\$(printf %x \$(cat twin.off))): not read\" twin.txt &&
+	\"\$TALLY\" report twin.exp --processes --format csv | grep -c ',$short,' | grep -qx 1"
+
 # A slot whose lineage is not one the collector writes (a '/' in it) is
 # named by its place, never used as a path (before: ROOT/_/...exp).
 cp -r p.exp lin.exp && python3 damage.py lin.exp $short lineage >lin.off
