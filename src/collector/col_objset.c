@@ -8,16 +8,12 @@
 
 #include "collector/col_objset.h"
 
-static _Atomic(const struct col_object_set *) current;
-
-const struct col_object_set *col_objects_current_sigsafe(void)
-{
-	return atomic_load_explicit(&current, memory_order_acquire);
-}
+/* The current snapshot (col_objset.h reads it inline). */
+_Atomic(const struct col_object_set *) col_objset_current;
 
 void col_objects_publish(const struct col_object_set *s)
 {
-	atomic_store_explicit(&current, s, memory_order_release);
+	atomic_store_explicit(&col_objset_current, s, memory_order_release);
 }
 
 const struct col_object *col_objects_find_sigsafe(const struct col_object_set *s, uint64_t pc)
