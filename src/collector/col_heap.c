@@ -402,6 +402,19 @@ static __attribute__((noinline)) void flush_live(struct exp_heap_state *st, stru
 	unlock(&state_lock);
 }
 
+/* Is t's batch of live bytes, `delta` just added, due in the process's
+ * total?  When it passes BATCH either way or, with t the one thread
+ * allocating, when the total with it passes the peak. */
+static inline __attribute__((always_inline)) bool live_due(struct exp_heap_state *st, const struct col_thread *t,
+							 int64_t delta)
+{
+	return t->heap_live_delta > BATCH || t->heap_live_delta < -BATCH ||
+	       (delta > 0 && atomic_load_explicit(&allocating_threads, memory_order_relaxed) <= 1 &&
+		atomic_load_explicit((_Atomic uint64_t *)&st->live_bytes, memory_order_relaxed) +
+		(uint64_t)t->heap_live_delta >
+		atomic_load_explicit((_Atomic uint64_t *)&st->peak_bytes, memory_order_relaxed));
+}
+
 /* Count `delta` live bytes of thread t, in batches (see BATCH): a batch
  * goes when it passes BATCH either way or, with t the one thread
  * allocating, when the total with it passes the peak (relaxed loads of
@@ -410,12 +423,7 @@ static inline __attribute__((always_inline)) void count_live(struct exp_heap_sta
 							   int64_t delta, uint32_t stack_id)
 {
 	t->heap_live_delta += delta;
-	if (t->heap_live_delta > BATCH || t->heap_live_delta < -BATCH)
-		flush_live(st, t, stack_id);
-	else if (delta > 0 && atomic_load_explicit(&allocating_threads, memory_order_relaxed) <= 1 &&
-		 atomic_load_explicit((_Atomic uint64_t *)&st->live_bytes, memory_order_relaxed) +
-		 (uint64_t)t->heap_live_delta >
-		 atomic_load_explicit((_Atomic uint64_t *)&st->peak_bytes, memory_order_relaxed))
+	if (live_due(st, t, delta))
 		flush_live(st, t, stack_id);
 }
 
@@ -547,29 +555,12 @@ static __attribute__((noinline)) bool owner_rebuild(struct col_heap_owner *o)
 	return ok;
 }
 
-/* Add a block to t's own table (its owner, no lock).  Its delta of live
- * bytes (less a block it replaces, allocated again while live) in *delta.
- * false: not there (no table, or full at its largest): the stripes take it. */
-static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const struct exp_heap_live *v,
-		      int64_t *delta)
+/* Add a block to t's own table, which has room (its owner, no lock).  Its
+ * delta of live bytes (less a block it replaces, allocated again while
+ * live) in *delta. */
+static inline __attribute__((always_inline)) void owner_insert(struct col_thread *t, struct exp_heap_state *st,
+							     const struct exp_heap_live *v, int64_t *delta)
 {
-	struct col_heap_owner *o = owner_of(t);
-
-	if (!o)
-		return false;
-	if ((t->heap_filled + 1) * 2 > t->heap_mask + 1) {
-		if (o->skip) {
-			o->skip--;
-			return false;
-		}
-		o->filled = t->heap_filled;
-		bool rebuilt = owner_rebuild(o);
-		owner_cache(t, o);
-		if (!rebuilt) {
-			o->skip = t->heap_tab->nslots / 16;   /* a scan of it at most every so many */
-			return false;
-		}
-	}
 	uint32_t mask = t->heap_mask, tomb = UINT32_MAX, i;
 	struct exp_heap_live *s = slots_of(t->heap_tab);
 	for (i = home(v->addr) & mask;; i = (i + 1) & mask) {
@@ -578,7 +569,7 @@ static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const str
 			*delta -= (int64_t)s[i].size;
 			atomic_fetch_add_explicit((_Atomic uint64_t *)&st->reuses, 1, memory_order_relaxed);
 			put(&s[i], v);
-			return true;
+			return;
 		}
 		if (a == 0)
 			break;
@@ -591,6 +582,38 @@ static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const str
 		put(&s[i], v);
 		t->heap_filled++;
 	}
+}
+
+/* Is t's own table past half full (not empty slots: probes stay short)? */
+static inline bool owner_crowded(const struct col_thread *t)
+{
+	return (t->heap_filled + 1) * 2 > t->heap_mask + 1;
+}
+
+/* Add a block to t's own table (its owner, no lock).  Its delta of live
+ * bytes (less a block it replaces, allocated again while live) in *delta.
+ * false: not there (no table, or full at its largest): the stripes take it. */
+static bool owner_put(struct col_thread *t, struct exp_heap_state *st, const struct exp_heap_live *v,
+		      int64_t *delta)
+{
+	struct col_heap_owner *o = owner_of(t);
+
+	if (!o)
+		return false;
+	if (owner_crowded(t)) {
+		if (o->skip) {
+			o->skip--;
+			return false;
+		}
+		o->filled = t->heap_filled;
+		bool rebuilt = owner_rebuild(o);
+		owner_cache(t, o);
+		if (!rebuilt) {
+			o->skip = t->heap_tab->nslots / 16;   /* a scan of it at most every so many */
+			return false;
+		}
+	}
+	owner_insert(t, st, v, delta);
 	return true;
 }
 
@@ -758,7 +781,8 @@ static inline __attribute__((always_inline)) struct col_thread *heap_enter(void)
 	return col_enter();
 }
 
-COL_API int tally__heap_alloc(uint64_t size, uint64_t addr, uint64_t ra, uint64_t sp, uint64_t fp)
+/* An allocation by the general path: every case but the one below. */
+static __attribute__((noinline)) int alloc_slow(uint64_t size, uint64_t addr, uint64_t ra, uint64_t sp, uint64_t fp)
 {
 	struct col_thread *t = heap_enter();
 
@@ -775,6 +799,79 @@ COL_API int tally__heap_alloc(uint64_t size, uint64_t addr, uint64_t ra, uint64_
 		col_data_block_alloc(t, addr, size, stack_id);
 	col_leave(t);
 	return rc;
+}
+
+/* The rest of an allocation from stack `stack_id` (its memo entry `memo`,
+ * NULL none), inside the collector. */
+static __attribute__((noinline)) int alloc_rest(struct col_thread *t, uint32_t stack_id,
+						struct col_traced_memo *memo, uint64_t size, uint64_t addr)
+{
+	int rc = heap_alloc(t, stack_id, memo, size, addr);
+
+	col_leave(t);
+	return rc;
+}
+
+/* An allocation whose stack the memo did not have, inside the collector. */
+static __attribute__((noinline)) int alloc_walk(struct col_thread *t, uint64_t size, uint64_t addr, uint64_t ra,
+						uint64_t sp, uint64_t fp)
+{
+	struct col_traced_memo *memo;
+	uint32_t stack_id = col_stack_walk_traced(t, ra, sp, fp, &memo);
+
+	return alloc_rest(t, stack_id, memo, size, addr);
+}
+
+/* An allocation counted in t's batch, now due in the process's total. */
+static __attribute__((noinline)) int alloc_flush(struct col_thread *t, uint32_t stack_id)
+{
+	flush_live(atomic_load_explicit(&state, memory_order_relaxed), t, stack_id);
+	col_leave(t);
+	return 0;
+}
+
+/* May a heap event of t take the inline path: -H alone (no --data), the
+ * state record made, nothing stopped, watched or attached, and t with its
+ * own live-block table? */
+static inline __attribute__((always_inline)) bool heap_plain(const struct col_thread *t)
+{
+	return t && atomic_load_explicit(&state, memory_order_relaxed) && col_proc.opt.heap &&
+	       !col_proc.opt.data && !col_proc.attached && t->heap_owner &&
+	       !atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
+	       !atomic_load_explicit(&col_proc.control_watch, memory_order_relaxed);
+}
+
+/* With heap_plain, an allocation whose stack the memo has, with its sums
+ * slot, into a table with room: that path, and no other, inline; every
+ * other case by a tail call (alloc_slow from the start, alloc_walk,
+ * alloc_rest or alloc_flush inside the collector), so that the path saves
+ * fewer registers (callgrind, heapmix; docs/benchmarks.md). */
+COL_API int tally__heap_alloc(uint64_t size, uint64_t addr, uint64_t ra, uint64_t sp, uint64_t fp)
+{
+	struct col_thread *t = col_self_tls;
+
+	if (__builtin_expect(!heap_plain(t), 0))
+		return alloc_slow(size, addr, ra, sp, fp);
+	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
+		return -1;
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	struct col_traced_memo *memo;
+	if (__builtin_expect(!set || !(memo = col_traced_memo_find(t, ra, sp, fp, set->generation)), 0))
+		return alloc_walk(t, size, addr, ra, sp, fp);
+	struct exp_heap_sum *sum = memo->aux;
+	if (__builtin_expect(!sum || owner_crowded(t), 0))
+		return alloc_rest(t, memo->id, memo, size, addr);
+	struct exp_heap_state *st = atomic_load_explicit(&state, memory_order_relaxed);
+	sum->bytes += size;
+	atomic_store_explicit((_Atomic uint64_t *)&sum->count, sum->count + 1, memory_order_release);
+	int64_t delta = (int64_t)size;
+	struct exp_heap_live v = { addr, size, memo->id, (uint32_t)t->tid };
+	owner_insert(t, st, &v, &delta);
+	t->heap_live_delta += delta;
+	if (__builtin_expect(live_due(st, t, delta), 0))
+		return alloc_flush(t, v.stack_id);
+	col_leave(t);
+	return 0;
 }
 
 /* A release by the general path: every case but the one below. */
@@ -799,19 +896,15 @@ static __attribute__((noinline)) void free_rest(struct col_thread *t, uint64_t a
 	col_leave(t);
 }
 
-/* With -H alone (no --data), nothing stopped, watched or attached, and a
- * thread with its own table: the release inline, up to its own table's
- * lookup; whatever else goes to free_slow or free_rest by tail calls, so
- * that this path saves no register (its prologue and epilogue were 16 of
- * the ~85 instructions of a release; callgrind, heapmix). */
+/* With heap_plain, the release inline, up to its own table's lookup;
+ * whatever else goes to free_slow or free_rest by tail calls, so that this
+ * path saves no register (its prologue and epilogue were 16 of the ~85
+ * instructions of a release; callgrind, heapmix). */
 COL_API void tally__heap_free(uint64_t addr)
 {
 	struct col_thread *t = col_self_tls;
 
-	if (__builtin_expect(!t || !atomic_load_explicit(&state, memory_order_relaxed) || !col_proc.opt.heap ||
-			     col_proc.opt.data || col_proc.attached || !t->heap_owner ||
-			     atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) ||
-			     atomic_load_explicit(&col_proc.control_watch, memory_order_relaxed), 0))
+	if (__builtin_expect(!heap_plain(t), 0))
 		return free_slow(addr);
 	if (atomic_load_explicit(&col_proc.paused, memory_order_relaxed) || !(t = col_enter()))
 		return;
