@@ -19,6 +19,16 @@
  * cfi2_hi of col_objset.h).  The file is opened aside (col_fds_use): no
  * number of the program's is taken.  A compressed section is not read,
  * and each outcome but "none" is one line in the log.
+ *
+ * When the object goes (dlclose: the scan after it, col_debugframe_drop),
+ * its copy's pages are given back (MADV_DONTNEED) but its range stays
+ * mapped, read-only, in a pool: a signal handler that loaded the snapshot
+ * before the scan may still read it, and reads zeros there, never a
+ * fault (nothing tells when every such handler has ended: the snapshots
+ * themselves are never freed, col_objset.h).  The next copy that fits in
+ * a pooled range within 2 GiB below its object takes it, so a program
+ * that loads and unloads libraries keeps as many ranges as it holds at
+ * once, not one per load.
  */
 #include <elf.h>
 #include <errno.h>
@@ -126,11 +136,72 @@ out:
 	return rc;
 }
 
-/* An anonymous mapping of `len` bytes ending at most `room` below `below`
- * and reaching no further than 2 GiB from `far`, or NULL. */
-static uint8_t *map_near(uint64_t below, uint64_t far, uint64_t len)
+/* The copies' ranges, in use or pooled (their object gone, pages given
+ * back).  Under col_objects.c's scan lock, as every caller is.  A range
+ * past the table's room is not pooled: it stays as before, never reused. */
+#define RANGES_MAX 256
+static struct range {
+	uint64_t at, len;
+	bool pooled;
+} ranges[RANGES_MAX];
+static uint32_t nranges;
+
+static void keep_range(uint64_t at, uint64_t len)
+{
+	if (nranges < RANGES_MAX)
+		ranges[nranges++] = (struct range){ at, len, false };
+}
+
+/* A pooled range of at least `len` bytes ending at most at `below` and
+ * reaching no further than 2 GiB from `far`, made writable: its length in
+ * *got; or NULL. */
+static uint8_t *from_pool(uint64_t below, uint64_t far, uint64_t len, uint64_t *got)
+{
+	for (uint32_t i = 0; i < nranges; i++) {
+		struct range *r = &ranges[i];
+		if (!r->pooled || r->len < len || r->at + r->len > below || far - r->at >= NEAR - r->len)
+			continue;
+		if (col_syscall(SYS_mprotect, r->at, r->len, PROT_READ | PROT_WRITE) != 0)
+			return NULL;
+		r->pooled = false;
+		*got = r->len;
+		return (uint8_t *)(uintptr_t)r->at;
+	}
+	return NULL;
+}
+
+/* The range at `at` back to the pool: read-only, its pages given back
+ * (a reader finds zeros).  True if it was one of the table's. */
+static bool to_pool(uint64_t at)
+{
+	for (uint32_t i = 0; i < nranges; i++) {
+		struct range *r = &ranges[i];
+		if (r->at != at || r->pooled)
+			continue;
+		col_syscall(SYS_mprotect, r->at, r->len, PROT_READ);
+		col_syscall(SYS_madvise, r->at, r->len, MADV_DONTNEED);
+		r->pooled = true;
+		return true;
+	}
+	return false;
+}
+
+void col_debugframe_drop(uint64_t cfi2_lo)
+{
+	if (cfi2_lo)
+		to_pool(cfi2_lo);
+}
+
+/* An anonymous mapping of `len` bytes (rounded up to pages; its length in
+ * *got) ending at most at `below` and reaching no further than 2 GiB from
+ * `far`, a pooled range first; or NULL. */
+static uint8_t *map_near(uint64_t below, uint64_t far, uint64_t len, uint64_t *got)
 {
 	len = (len + PAGE - 1) & ~(PAGE - 1);
+	uint8_t *pooled = from_pool(below, far, len, got);
+	if (pooled)
+		return pooled;
+	*got = len;
 	for (uint64_t step = 1; step <= 64; step++) {
 		uint64_t gap = step << 20;                    /* 1 MiB, 2 MiB, ... below */
 		if (below < len + gap + (1ull << 16))
@@ -141,8 +212,10 @@ static uint8_t *map_near(uint64_t below, uint64_t far, uint64_t len)
 		if (m == MAP_FAILED)
 			return NULL;
 		uint64_t at = (uint64_t)(uintptr_t)m;
-		if (at + len <= below && far - at < NEAR - len)
+		if (at + len <= below && far - at < NEAR - len) {
+			keep_range(at, len);
 			return m;
+		}
 		col_sys_munmap(m, len);                       /* placed elsewhere: again lower */
 	}
 	return NULL;
@@ -176,7 +249,8 @@ bool col_debugframe_add(struct col_object *o, const char *path, uint64_t obj_lo,
 	uint64_t cies_len = elf_cfi_cie_room(k.len) * sizeof(struct elf_cfi_cie);
 	void *cies = col_sys_mmap(NULL, cies_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t far = obj_hi > o->ro_hi ? obj_hi : o->ro_hi;
-	uint8_t *m = cies != MAP_FAILED ? map_near(obj_lo, far, len) : NULL;
+	uint64_t mapped = 0;
+	uint8_t *m = cies != MAP_FAILED ? map_near(obj_lo, far, len, &mapped) : NULL;
 	bool ok = false;
 
 	if (m) {
@@ -198,7 +272,7 @@ bool col_debugframe_add(struct col_object *o, const char *path, uint64_t obj_lo,
 		if (n) {
 			elf_cfi_sort(v, n);
 			elf_cfi_write_hdr(m + table_at, at, hdr, v, (uint32_t)n);
-			col_syscall(SYS_mprotect, m, (len + PAGE - 1) & ~(PAGE - 1), PROT_READ);
+			col_syscall(SYS_mprotect, m, mapped, PROT_READ);
 			o->cfi2_lo = at;
 			o->cfi2_hi = hdr + 12 + 8 * n;
 			o->eh_hdr = m + table_at;
@@ -210,7 +284,8 @@ bool col_debugframe_add(struct col_object *o, const char *path, uint64_t obj_lo,
 			strcat(what, " of its FDEs beside the object's table");
 			log_outcome(path, what);
 		} else {
-			col_sys_munmap(m, (len + PAGE - 1) & ~(PAGE - 1));
+			if (!to_pool((uint64_t)(uintptr_t)m))
+				col_sys_munmap(m, mapped);
 			log_outcome(path, "no FDE could be converted: its code is walked by frame pointers");
 		}
 	} else {

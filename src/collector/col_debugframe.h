@@ -19,8 +19,14 @@
  * FDEs, copied in .eh_frame's form within 2 GiB of the object, and its
  * own (eh_hdr, fde_table, fde_count and the second readable range
  * cfi2_lo, cfi2_hi).  True if it did; the outcome is logged when a
- * .debug_frame was found.  Normal context: at a scan, never in a handler;
- * the memory is never freed (a handler may hold the snapshot). */
+ * .debug_frame was found.  Normal context: at a scan (under its lock),
+ * never in a handler. */
 bool col_debugframe_add(struct col_object *o, const char *path, uint64_t obj_lo, uint64_t obj_hi);
+
+/* The object whose copy starts at `cfi2_lo` is gone, and a snapshot
+ * without it published: its pages are given back, its range kept mapped
+ * read-only (a handler may hold an older snapshot: it reads zeros) for
+ * the next copy that fits.  0 is nothing.  At a scan, under its lock. */
+void col_debugframe_drop(uint64_t cfi2_lo);
 
 #endif

@@ -294,6 +294,20 @@ static void cfi_of(struct seen *s, uint32_t i)
 	s->cfi_looked = true;
 }
 
+/* The .debug_frame copies of the previous scan's `old` segments that no
+ * segment of the snapshot just published holds: their objects are gone
+ * (col_debugframe_drop; a handler holding the older snapshot is safe). */
+static void drop_gone_copies(const struct seen *old, uint32_t nold)
+{
+	for (uint32_t j = 0; j < nold; j++) {
+		bool held = !old[j].o.cfi2_lo;
+		for (uint32_t i = 0; i < nknown && !held; i++)
+			held = known[i].o.cfi2_lo == old[j].o.cfi2_lo;
+		if (!held)
+			col_debugframe_drop(old[j].o.cfi2_lo);
+	}
+}
+
 static int cmp_seen(const void *a, const void *b)
 {
 	const struct seen *x = a, *y = b;
@@ -433,7 +447,7 @@ static void scan(uint64_t map_ns, bool record_all, struct col_thread *held)
 			}
 		}
 		struct seen *tmp = known;
-		uint32_t cap = cap_known;
+		uint32_t cap = cap_known, nold = nknown;
 		known = scratch;
 		cap_known = cap_scratch;
 		scratch = tmp;
@@ -442,6 +456,7 @@ static void scan(uint64_t map_ns, bool record_all, struct col_thread *held)
 		last_scan_ns = now;
 		atomic_store(&scanned, true);
 		publish();
+		drop_gone_copies(scratch, nold);
 	}
 	atomic_flag_clear_explicit(&scan_lock, memory_order_release);
 	/* A file holding pcs made while the lock was held: its map now. */
