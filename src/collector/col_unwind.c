@@ -647,6 +647,57 @@ static bool is_return_address(const struct col_object_set *set, uint64_t v)
 
 #define FIND_FP_SPAN 65536         /* bytes above the stack pointer searched */
 
+/* A direct call (call rel32) that returns to `ra` (object `ro`) and goes
+ * into `o` elsewhere than `start`: a call of another function than the
+ * one whose FDE starts there.  False for an indirect call, or one into
+ * another object (a PLT stub's target is not known here). */
+static bool calls_another(const struct col_object *ro, uint64_t ra, const struct col_object *o, uint64_t start)
+{
+	const uint8_t *q = at_rt(ro, ra);
+
+	if (q[-5] != 0xe8)
+		return false;
+	int32_t rel;
+	memcpy(&rel, q - 4, 4);
+	uint64_t target = ra + (uint64_t)(int64_t)rel;
+	return target != start && target - o->text_lo < o->text_hi - o->text_lo;
+}
+
+/* The chain goes on from a frame record find_fp found: the caller that
+ * the record's return address `ra` names (object `ro`), its rsp there
+ * `cfa` (the callee's CFA) and its rbp `rbp` (rbp_known), must itself
+ * return somewhere: its own return address, where its CFI puts it, must
+ * follow a call (and a direct call into its object must be one of the
+ * caller's function).  A stale record, left in the locals by an earlier
+ * call, names a caller whose frame is gone: what lies where its return
+ * address would be is a local, a saved register or another stale word.
+ * Where the caller's CFI cannot say (no CFI, an expression, a register
+ * not known, its outermost frame), the record is kept, as before. */
+static bool chain_goes_on(struct col_unwind_ctx *ctx, const struct col_object_set *set,
+			  const struct col_object *ro, uint64_t ra, uint64_t cfa, uint64_t rbp, bool rbp_known)
+{
+	struct cie c;
+	struct rd insns;
+	uint64_t start, ccfa, cra;
+
+	if (!ro->fde_table || !find_fde(ro, ra - 1, &c, &insns, &start) || !row_for_pc(ctx, ro, ra - 1))
+		return true;
+	const struct col_cfa_row *row = &ctx->row;
+	if (row->cfa_reg == UW_RSP)
+		ccfa = cfa + (uint64_t)(int64_t)row->cfa_off;
+	else if (row->cfa_reg == UW_RBP && rbp_known)
+		ccfa = rbp + (uint64_t)(int64_t)row->cfa_off;
+	else
+		return true;
+	if (row->reg[UW_RIP].how != UW_OFFSET)
+		return true;                             /* the outermost frame, or a rule not followed */
+	if (ccfa <= cfa || !read_mem(ctx, ccfa + (uint64_t)(int64_t)row->reg[UW_RIP].off, &cra))
+		return false;                            /* below its callee, or off the stack */
+	if (!is_return_address(set, cra))
+		return false;
+	return !calls_another(col_objects_find_sigsafe(set, cra - 1), cra, ro, start);
+}
+
 /* A frame of the function whose FDE starts at `start` (object `o`), its
  * CFA rbp + cfa_off with the return address at CFA + ra_off and rbp saved
  * at CFA + fp_off (fp_saved), and rbp unknown (ctx->find_fp): the lowest
@@ -656,7 +707,10 @@ static bool is_return_address(const struct col_object_set *set, uint64_t v)
  * record in the locals, left by an earlier call of another function, has
  * one into that function), and, when the caller's own CFA is rbp-based
  * there, a saved rbp above p: the caller's frame (a caller that keeps no
- * frame pointer leaves any value in rbp).  A function reached by a tail
+ * frame pointer leaves any value in rbp).  The chain must go on past that
+ * caller too (chain_goes_on): a record left by an earlier indirect call,
+ * which the call's check cannot refuse, names a caller that no longer
+ * returns anywhere.  A function reached by a tail
  * call fails the call's check, and the walk ends there as it did without
  * a search.  True and regs' rbp set, or false.  Uses ctx->row. */
 static bool find_fp(struct col_unwind_ctx *ctx, const struct col_object_set *set,
@@ -672,17 +726,14 @@ static bool find_fp(struct col_unwind_ctx *ctx, const struct col_object_set *set
 		if (!is_return_address(set, ra))
 			continue;
 		const struct col_object *ro = col_objects_find_sigsafe(set, ra - 1);
-		const uint8_t *q = at_rt(ro, ra);
-		if (q[-5] == 0xe8) {
-			int32_t rel;
-			memcpy(&rel, q - 4, 4);
-			uint64_t target = ra + (uint64_t)(int64_t)rel;
-			if (target != start && target - o->text_lo < o->text_hi - o->text_lo)
-				continue;                /* a call of another function */
-		}
+		if (calls_another(ro, ra, o, start))
+			continue;                        /* a call of another function */
+		bool saved_read = fp_saved && read_mem(ctx, cfa + (uint64_t)(int64_t)fp_off, &saved);
 		if (fp_saved && ro->fde_table && row_for_pc(ctx, ro, ra - 1) && ctx->row.cfa_reg == UW_RBP &&
-		    (!read_mem(ctx, cfa + (uint64_t)(int64_t)fp_off, &saved) || saved <= p))
+		    (!saved_read || saved <= p))
 			continue;                        /* the caller's frame pointer, not above */
+		if (!chain_goes_on(ctx, set, ro, ra, cfa, fp_saved ? saved : p, !fp_saved || saved_read))
+			continue;                        /* a caller that returns nowhere: stale */
 		regs->r[UW_RBP] = p;
 		regs->valid |= 1u << UW_RBP;
 		return true;

@@ -374,6 +374,107 @@ static void from_a_copy_elsewhere(void)
 	free(moved);           /* no longer published */
 }
 
+/* ---- find_fp: rbp found on the stack, and a stale record refused ------- */
+
+/* As a blocked thread is seen from /proc (col_attach.c): rsp and rip only,
+ * at a call in `in_fp` (frame pointers, its CFA rbp-based, a buffer of
+ * locals), called from `no_fp` (no frame pointer: its CFA rsp-based).  The
+ * stack's bytes are copied; the walk (ctx.find_fp) finds in_fp's frame
+ * record on it.  A stale record planted in the buffer below the real one
+ * (a saved rbp above it, and a return address after an indirect call in
+ * `stale_caller`, whose frame the image does not hold): the call's check
+ * cannot refuse it (the call is indirect, its caller keeps no frame
+ * pointer), so the lowest candidate used to be taken, naming
+ * stale_caller as in_fp's caller; the chain past it returns nowhere. */
+static uint64_t fp_leaf_ra, fp_leaf_cfa, fp_real_ra, fp_buf, fp_rbp, fp_stale_ra;
+static uint8_t fp_copy[16384];
+static uint64_t fp_copy_len;
+
+#define OMIT_FP __attribute__((noinline, noipa, optimize("omit-frame-pointer")))
+#define KEEP_FP __attribute__((noinline, noipa, optimize("no-omit-frame-pointer")))
+
+KEEP_FP static void fp_leaf(volatile char *buf)
+{
+	fp_leaf_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	fp_leaf_cfa = (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16;
+	fp_copy_len = ctx.stack_hi - fp_leaf_cfa < sizeof(fp_copy) ? ctx.stack_hi - fp_leaf_cfa : sizeof(fp_copy);
+	copy_raw(fp_copy, fp_leaf_cfa, fp_copy_len);
+	buf[0] = 1;
+}
+
+KEEP_FP static void in_fp(void)
+{
+	volatile char buf[512];
+
+	memset((char *)buf, 0, sizeof(buf));
+	fp_real_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	fp_rbp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	fp_buf = (uint64_t)(uintptr_t)buf;
+	fp_leaf(buf);
+	buf[1] = 2;
+}
+
+OMIT_FP static int no_fp(int n)
+{
+	in_fp();
+	return n + 1;                 /* no tail call */
+}
+
+KEEP_FP static void grab_ra(void)
+{
+	fp_stale_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+static void (*volatile grab_ptr)(void) = grab_ra;
+
+OMIT_FP static int stale_caller(int n)
+{
+	grab_ptr();                   /* call *: indirect */
+	return n + 1;
+}
+
+/* Walk the copy from in_fp's call of fp_leaf, rbp unknown: frames in *n. */
+static void walk_copy(uint64_t *got, int *n)
+{
+	static struct col_unwind_ctx far;
+	struct col_regs regs;
+	int t = 0, b = 0;
+
+	memset(&far, 0, sizeof(far));
+	far.stack_lo = fp_leaf_cfa;
+	far.stack_hi = fp_leaf_cfa + fp_copy_len;
+	far.stack_copy = fp_copy;
+	far.find_fp = true;
+	memset(&regs, 0, sizeof(regs));
+	regs.r[UW_RSP] = fp_leaf_cfa;
+	regs.r[UW_RIP] = fp_leaf_ra;
+	regs.valid = (1u << UW_RSP) | (1u << UW_RIP);
+	*n = col_unwind_sigsafe(&far, &regs, got, MAXF, &t, &b);
+}
+
+static void find_fp_refuses_a_stale_record(void)
+{
+	uint64_t got[MAXF];
+	int n;
+
+	CHECK(stale_caller(1) == 2 && no_fp(1) == 2);
+	const uint8_t *q = (const uint8_t *)(uintptr_t)fp_stale_ra;
+	CHECKF(q[-2] == 0xff || q[-3] == 0xff || q[-6] == 0xff, "the stale call is indirect");
+	walk_copy(got, &n);
+	CHECKF(n >= 3 && got[0] == fp_leaf_ra && got[1] == fp_real_ra, "%d frames, the second %#llx, in_fp's %#llx",
+	       n, n > 1 ? (unsigned long long)got[1] : 0ull, (unsigned long long)fp_real_ra);
+	/* The stale record, at the lowest 8-byte place of the buffer. */
+	uint64_t p = (fp_buf + 7) & ~7ull;
+	CHECK(p >= fp_leaf_cfa && p + 64 < fp_rbp);
+	uint64_t above = p + 64;
+	memcpy(fp_copy + (p - fp_leaf_cfa), &above, 8);
+	memcpy(fp_copy + (p + 8 - fp_leaf_cfa), &fp_stale_ra, 8);
+	walk_copy(got, &n);
+	CHECKF(n >= 3 && got[1] == fp_real_ra, "%d frames, the second %#llx (stale %#llx), in_fp's %#llx", n,
+	       n > 1 ? (unsigned long long)got[1] : 0ull, (unsigned long long)fp_stale_ra,
+	       (unsigned long long)fp_real_ra);
+}
+
 int main(int argc, char **argv)
 {
 	if (!getenv("TALLY_EXP")) {
@@ -393,6 +494,7 @@ int main(int argc, char **argv)
 	RUN(through_code_without_cfi);
 	RUN(truncated_at_limit);
 	RUN(from_a_copy_elsewhere);
+	RUN(find_fp_refuses_a_stale_record);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", getenv("TALLY_EXP"));
 	if (system(cmd) != 0)
