@@ -12,7 +12,8 @@
 # outer_lib;inner, main lost); again with a second thread alive at the
 # dlopen (the file then opened aside, by the fd helper).  Loaded and
 # unloaded 200 times (dflib cycles): the mappings do not grow, and every
-# load is read.
+# load is read.  Compressed (-gz): one log line in the preloaded
+# collector; read by the outside mode.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 
@@ -29,6 +30,11 @@ whole() {
 		"path main;path_b;mid_b;work $share_b 0.05" || return 1
 	awk '{ w = $NF; total += w; if ($1 !~ /^_start;/) { bad += w; print "not whole:", $0 } }
 	     END { print bad + 0, "of", total, "ns not whole"; exit bad > total / 50 }' $1.folded
+}
+
+# whole_outside NAME: whole, recorded from outside (a static program).
+whole_outside() {
+	whole $1 && grep "^collector.mode: outside" $1.exp/log.txt
 }
 
 flags="-O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -fomit-frame-pointer"
@@ -64,6 +70,24 @@ if readelf -S dfchain_pie | grep -q " \.debug_frame"; then
 		sed "s/.*libdflib.so: //; s/[0-9][0-9]* of/N of/" | sort | uniq -c;
 		test "$(grep -c "^unwind.debug_frame: .*/libdflib.so: read: " dfcyc.exp/log.txt)" = 201 &&
 		test "$(grep -c "^unwind.debug_frame: .*/libdflib.so: " dfcyc.exp/log.txt)" = 201'
+	# Compressed (-gz): the preloaded collector, which must not load zlib,
+	# says so in one line naming the file; the outside mode (static)
+	# inflates it, and its stacks are whole.
+	cc $flags -gz -fpie -pie -o dfchain_gz "$PROGS/dfchain.c"
+	if readelf -S dfchain_gz | grep -A1 " \.debug_frame" | grep -q " C "; then
+		check debug_frame_compressed_one_line sh -c '"$TALLY" record -o dfgz.exp ./dfchain_gz 2 >/dev/null 2>&1 &&
+			grep "^unwind.debug_frame: " dfgz.exp/log.txt &&
+			test "$(grep -c "^unwind.debug_frame: .*/dfchain_gz: compressed, not read" dfgz.exp/log.txt)" = 1 &&
+			test "$(grep -c "^unwind.debug_frame: " dfgz.exp/log.txt)" = 1'
+		if cc $flags -gz -static -o dfchain_gzs "$PROGS/dfchain.c" 2>/dev/null; then
+			check debug_frame_compressed_outside_whole whole_outside dfchain_gzs
+		else
+			skip debug_frame_compressed_outside_whole "no static libc (cc -static failed)"
+		fi
+	else
+		skip debug_frame_compressed_one_line "cc -gz wrote no compressed .debug_frame"
+		skip debug_frame_compressed_outside_whole "cc -gz wrote no compressed .debug_frame"
+	fi
 else
 	skip debug_frame "cc wrote no .debug_frame with -fno-asynchronous-unwind-tables -g"
 fi
