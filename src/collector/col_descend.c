@@ -296,19 +296,60 @@ void col_descend_stop_following(void)
 		unsetenv(EXP_ENV_PRELOAD);
 }
 
+/* TALLY_PID rewritten in place once a deferred fork child has its slot
+ * (env_pid is the environment's own string since publish_env put it:
+ * no putenv, which takes a lock, in a signal handler): what a child it
+ * spawns without our interposers (posix_spawn, system) reads. */
+static void republish_pid_sigsafe(void)
+{
+	const size_t prefix = sizeof(EXP_ENV_PID);       /* "TALLY_PID=" */
+	char v[sizeof(env_pid)];
+	int n;
+
+	if (!col_proc.slot_off || getenv(EXP_ENV_PID) != env_pid + prefix)
+		return;
+	n = col_fmt_u64_sigsafe(v, (uint64_t)col_proc.pid);
+	v[n++] = ' ';
+	n += col_fmt_u64_sigsafe(v + n, col_proc.slot_off);
+	v[n] = 0;
+	if (prefix + (size_t)n < sizeof(env_pid))
+		memcpy(env_pid + prefix, v, (size_t)n + 1);
+}
+
+/* col_proc.open_deferred: a deferred fork child's process file, at its
+ * first write (or fork, or vfork). */
+static void open_deferred(void)
+{
+	if (col_files_open_deferred_sigsafe() != 0) {
+		atomic_store_explicit(&col_proc.open_deferred, NULL, memory_order_release);
+		col_log_write_parked_sigsafe();
+		republish_pid_sigsafe();
+	}
+}
+
+/* The fork child: named, its clock running, but its process file, its log
+ * lines and the load objects' map wait for its first write (a sample, a
+ * traced event, its end), made then by open_deferred: a shell's child that
+ * execs at once writes nothing, and its new image is named as a spawned
+ * child's (_fN_x1, col_interpose_exec.c).  Its start lines are kept meanwhile
+ * (col_log_park_sigsafe). */
 static void on_fork_child(void)
 {
 	char parent[256], suffix[32];
 
 	if (!col_proc.active)
 		return;
+	uint64_t cpu0 = col_thread_cputime_ns_sigsafe();
 	col_thread_reset_after_fork();
 	col_heap_reset_after_fork();
+	col_log_unpark();
+	atomic_store(&col_proc.open_deferred, NULL);
 	uint64_t n = atomic_fetch_add(&col_proc.counters[EXP_CTR_FORKS], 1) + 1;
 	int made = -1;
 	if (col_proc.opt.follow) {
 		snprintf(parent, sizeof(parent), "%s", col_proc.lineage);
 		snprintf(suffix, sizeof(suffix), "_f%llu", (unsigned long long)n);
+		col_files_keep_root_counters();
 		made = name_descendant(parent, suffix);
 		if (made != 0)   /* said in the parent's log, still open here */
 			col_log_error_sigsafe(suffix, errno, "fork child not profiled");
@@ -317,27 +358,39 @@ static void on_fork_child(void)
 	col_proc.counters = NULL;
 	col_proc.pid = getpid();
 	col_proc.start_ns = col_now_ns_sigsafe();
-	if (!col_proc.opt.follow) {
+	if (!col_proc.opt.follow || made != 0) {
 		col_proc.active = false;
 		unsetenv(EXP_ENV_EXP);
 		return;
 	}
-	if (made != 0 || col_open_experiment() != 0) {
-		col_proc.active = false;
-		unsetenv(EXP_ENV_EXP);
-		return;
-	}
+	col_files_defer();
 	col_stacks_init();
 	publish_env();
-	col_log_hold_sigsafe();                                 /* one write, as at start */
+	col_log_hold_sigsafe();                                 /* kept, as at start */
 	struct col_thread *held = col_thread_attach_held();     /* its start is no sample */
 	col_log_start("fork");
 	col_control_log_state();
 	if (held)
 		col_leave_untaken(held);
 	col_objects_reset_after_fork();
-	col_log_flush_sigsafe();
-	col_files_let_go();
+	col_log_park_sigsafe();
+	col_proc.fork_cost_ns = col_thread_cputime_ns_sigsafe() - cpu0;
+	atomic_store_explicit(&col_proc.open_deferred, open_deferred, memory_order_release);
+	/* A program that execs by its own system calls (col_runtime.h) execs
+	 * past our interposer, which names the new image: its file now. */
+	if (col_runtime_raw_syscalls())
+		open_deferred();
+}
+
+/* Before a fork (pthread_atfork's prepare): the load objects looked at
+ * (col_runtime.h), and a deferred process file made, so that the
+ * children's numbers come from counters they share. */
+static void before_fork(void)
+{
+	col_runtime_scan_before_fork();
+	void (*fn)(void) = atomic_load(&col_proc.open_deferred);
+	if (fn)
+		fn();
 }
 
 void col_descend_install(void)
@@ -345,5 +398,5 @@ void col_descend_install(void)
 	static int done;
 
 	if (!done++)
-		pthread_atfork(col_runtime_scan_before_fork, NULL, on_fork_child);
+		pthread_atfork(before_fork, NULL, on_fork_child);
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <signal.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/mman.h>
@@ -393,10 +394,13 @@ bool col_files_maps_wanted(void)
 	return atomic_load(&maps_wanted);
 }
 
+static void open_deferred_sigsafe(void);
+
 /* col_writer_open, its "file.opened" line added to `batch` if not NULL
  * (written by the caller), else written at once. */
 static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 {
+	open_deferred_sigsafe();
 	struct exp_file_writer *w = &col_proc.file[kind];
 	const char *name = exp_file_name(kind);
 	int made = dir_ready();
@@ -470,6 +474,7 @@ void col_file_ready_sigsafe(enum exp_file_kind k)
 	struct exp_file_writer *w = &col_proc.file[k];
 	int s = 0;
 
+	open_deferred_sigsafe();
 	/* The state, not the descriptor, says when the file is ready: the
 	 * descriptor is set before col_fd_keep moves it (and closes the first). */
 	if (!lazy_kind(k) || atomic_load(&lazy_state[k]) == 2)
@@ -562,6 +567,77 @@ int col_open_experiment(void)
 	if (rc == 0)
 		col_log_batch_write(&opened);
 	return rc;
+}
+
+/* A fork child's waiting process file (col_files_defer): 0 none (made, or
+ * never deferred), 1 waiting, -TID being made by thread TID. */
+static _Atomic int deferred;
+static _Atomic uint64_t deferred_counters[EXP_CTR_COUNT_];
+
+void col_files_defer(void)
+{
+	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
+		col_proc.file[i].fd = -1;
+		col_proc.file[i].open_fd = NULL;
+		col_proc.file[i].aside = NULL;
+	}
+	for (int i = 0; i < EXP_CTR_COUNT_; i++)
+		atomic_store(&deferred_counters[i], 0);
+	col_proc.counters = deferred_counters;
+	atomic_store(&deferred, 1);
+}
+
+bool col_files_deferred(void)
+{
+	return atomic_load(&deferred) == 1;
+}
+
+int col_files_open_deferred_sigsafe(void)
+{
+	int s = 1, self = -(int)col_sys_gettid();
+
+	if (atomic_compare_exchange_strong(&deferred, &s, self)) {
+		/* No signal while it is made (a clock sample would find it
+		 * being made by this thread and write past it): the caller
+		 * may be outside the collector (a fork's prepare handler). */
+		uint64_t all = ~(uint64_t)0, old = 0;
+		col_syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(all));
+		int rc = col_open_experiment();
+		/* What was counted meanwhile (the thread's set-up, losses)
+		 * joins the file's counters. */
+		if (col_proc.counters != deferred_counters)
+			for (int i = 0; i < EXP_CTR_COUNT_; i++) {
+				uint64_t v = atomic_exchange(&deferred_counters[i], 0);
+				if (v)
+					atomic_fetch_add(&col_proc.counters[i], v);
+			}
+		if (rc < 0)
+			col_proc.active = false;
+		atomic_store(&deferred, 0);
+		col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+		return rc < 0 ? rc : 1;
+	}
+	if (s == self || s == 0)
+		return 0;
+	while (atomic_load(&deferred) < 0)
+		col_syscall(SYS_sched_yield);
+	return 0;
+}
+
+void col_files_keep_root_counters(void)
+{
+	if (!col_proc.lineage[0] && !col_proc.root_counters && col_proc.counters &&
+	    col_proc.counters != (_Atomic uint64_t *)local_counters && col_proc.counters != deferred_counters)
+		col_proc.root_counters = col_proc.counters;
+}
+
+/* Before a write of this process's: its waiting file made first. */
+static void open_deferred_sigsafe(void)
+{
+	void (*fn)(void) = atomic_load_explicit(&col_proc.open_deferred, memory_order_acquire);
+
+	if (fn)
+		fn();
 }
 
 void col_close_files(void)
@@ -748,6 +824,7 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 	struct exp_cursor *c = &t->cursor[file];
 	bool locked = false;
 
+	open_deferred_sigsafe();
 	if (file == EXP_FILE_THREADS && col_proc.proc_file) {
 		/* A descendant's threads: in its process file, one write each. */
 		if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
@@ -774,6 +851,7 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 
 void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t len)
 {
+	open_deferred_sigsafe();
 	col_file_ready_sigsafe(file);
 	if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed))
 		exp_record_room_sigsafe(&col_proc.file[file], &t->cursor[file], len);

@@ -53,6 +53,28 @@ void col_files_let_go(void);
 /* Close them (a fork child, before it opens its own). */
 void col_close_files(void);
 
+/* In a fork child of the experiment's root, before its own files: the
+ * root's counters, mapped shared and inherited, kept as the founder's
+ * (root_counters), so that the child does not map them again. */
+void col_files_keep_root_counters(void);
+
+/* A fork child's files wait (col_descend.c): its counters count in memory
+ * until col_files_open_deferred_sigsafe makes its process file (its first
+ * write, in any thread or the signal handler; its fork or vfork of its
+ * own) and adds them in.  A child that execs first makes nothing.  Normal
+ * context, the child's only thread. */
+void col_files_defer(void);
+
+/* Is this process's file still waiting (col_files_defer)? */
+bool col_files_deferred(void);
+
+/* Make the waiting process file now (col_open_experiment), once; other
+ * threads wait for the one making it, which passes through (its own writes
+ * within are the file's first).  1 if this call made it, 0 if it was made
+ * (or being made by this thread), -errno if it failed: the process then
+ * records nothing (col_proc.active false).  Sigsafe. */
+int col_files_open_deferred_sigsafe(void);
+
 /* The first lines of this process's log: who it is and how it was made. */
 void col_log_start(const char *created_by);
 

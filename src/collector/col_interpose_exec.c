@@ -186,6 +186,13 @@ static bool before_exec(const char *path, char *slot)
 	col_ensure_init();
 	if (!col_proc.active)
 		return true;
+	/* A fork child whose file still waits (col_files_defer): its exec
+	 * writes nothing unless the new image cannot be profiled (said in
+	 * its log, made for it); its collector time so far goes to the new
+	 * image (exec_env). */
+	bool deferred = !vfork_child() && col_files_deferred();
+	if (deferred)
+		col_proc.exec_from_ns = col_thread_cputime_ns_sigsafe();
 	why = unprofilable(path, &found);
 	bool reachable = why != UNREACHABLE;
 	take_slot(found && !why, slot);
@@ -200,8 +207,10 @@ static bool before_exec(const char *path, char *slot)
 			col_log_sigsafe("exec.vfork-child", line);
 		return reachable;
 	}
-	col_log_sigsafe("exec", line);
-	col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());   /* this image's */
+	if (!deferred || why) {
+		col_log_sigsafe("exec", line);
+		col_log_u64_sigsafe("cpu.end_ns", col_process_cputime_ns_sigsafe());   /* this image's */
+	}
 	struct col_thread *t = col_thread_self_sigsafe();
 	if (t) {
 		col_clock_stop(t);
@@ -344,8 +353,12 @@ static struct exec_env exec_env(char *const envp[], bool reachable, const char *
 	}
 	if (slot[0]) {
 		/* A vfork child's CPU began at the vfork: all but a few
-		 * instructions of the shell's are the collector's, here. */
-		unsigned long long cost = vfork_child() ? col_thread_cputime_ns_sigsafe() : 0;
+		 * instructions of the shell's are the collector's, here.  A
+		 * deferred fork child's: its fork handler's and its exec's. */
+		unsigned long long cost = vfork_child() ? col_thread_cputime_ns_sigsafe()
+					  : col_files_deferred() ? col_proc.fork_cost_ns + col_thread_cputime_ns_sigsafe() -
+									   col_proc.exec_from_ns
+					  : 0;
 		env[k++] = buf;
 		buf += snprintf(buf, SLOT_BYTES + 48, "%s=%s %llu", EXP_ENV_SLOT, slot, cost) + 1;
 	}
@@ -569,6 +582,11 @@ __attribute__((visibility("hidden"))) long col_vfork_leave(long rc);
 void col_vfork_enter(void)
 {
 	col_ensure_init();
+	/* A deferred fork child's file first: its child's number and slot
+	 * come from the counters (col_descend.c). */
+	void (*fn)(void) = atomic_load(&col_proc.open_deferred);
+	if (fn && !col_in_vfork_child())
+		fn();
 	struct col_thread *t = col_thread_self_sigsafe();
 	if (t)
 		atomic_store(&t->vfork_child, 1);

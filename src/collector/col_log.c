@@ -174,6 +174,41 @@ static bool hold(const char *buf, size_t len)
 	return true;
 }
 
+static int log_put(const char *buf, size_t len);
+
+/* A deferred fork child's first lines (col_log_park_sigsafe): written
+ * once its file is made, before any other line of its (the file's own
+ * "file.opened" lines excepted: col_open_experiment writes them). */
+static struct {
+	_Atomic size_t n;              /* bytes parked; 0 none, or taken */
+	uint64_t records;
+	char buf[sizeof(held.buf)];
+} parked;
+
+void col_log_park_sigsafe(void)
+{
+	if (atomic_load(&held.tid) != col_sys_gettid())
+		return;
+	atomic_store(&held.tid, 0);
+	memcpy(parked.buf, held.buf, held.n);
+	parked.records = held.records;
+	atomic_store(&parked.n, held.n);
+	held.n = 0;
+}
+
+void col_log_write_parked_sigsafe(void)
+{
+	size_t first = atomic_load_explicit(&parked.n, memory_order_relaxed) ? atomic_exchange(&parked.n, 0) : 0;
+
+	if (first && log_put(parked.buf, first) != 0 && parked.records)
+		col_count_sigsafe(EXP_CTR_LOST_EVENTS, parked.records);
+}
+
+void col_log_unpark(void)
+{
+	atomic_store(&parked.n, 0);
+}
+
 void col_log_hold_sigsafe(void)
 {
 	held.n = 0;
@@ -218,21 +253,11 @@ void col_log_let_go(void)
 	col_sys_close(fd);
 }
 
-static int log_write(const char *buf, size_t len)
+/* `len` bytes to the log now, with one write(2): 0, or -1. */
+static int log_put(const char *buf, size_t len)
 {
 	struct log_text t = { buf, len };
 
-	pid_t holder = atomic_load_explicit(&held.tid, memory_order_relaxed);
-
-	if (holder && holder == col_sys_gettid()) {
-		if (hold(buf, len))
-			return 0;
-		if (held.n) {
-			spill();
-			if (hold(buf, len))
-				return 0;
-		}
-	}
 	atomic_fetch_add(&log_users, 1);
 	int fd = log_fd();
 	if (fd >= 0) {
@@ -244,6 +269,27 @@ static int log_write(const char *buf, size_t len)
 	if (col_fds_lean() && col_proc.log_ino)
 		return col_fds_use(write_once, &t) == 0 ? 0 : -1;
 	return -1;
+}
+
+static int log_write(const char *buf, size_t len)
+{
+	pid_t holder = atomic_load_explicit(&held.tid, memory_order_relaxed);
+
+	if (holder && holder == col_sys_gettid()) {
+		if (hold(buf, len))
+			return 0;
+		if (held.n) {
+			spill();
+			if (hold(buf, len))
+				return 0;
+		}
+	}
+	/* A fork child's file, at its first write (its first lines, parked,
+	 * written first: col_log_write_parked_sigsafe). */
+	void (*deferred)(void) = atomic_load_explicit(&col_proc.open_deferred, memory_order_acquire);
+	if (deferred)
+		deferred();
+	return log_put(buf, len);
 }
 
 int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len)

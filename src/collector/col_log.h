@@ -60,6 +60,14 @@ void col_log_let_go(void);
 void col_log_hold_sigsafe(void);
 void col_log_flush_sigsafe(void);
 
+/* A deferred fork child (col_files_defer): the calling thread's held lines
+ * kept, not written, until its process file is made; the first write to
+ * the log then writes them first.  col_log_unpark drops them (a fork child
+ * of a child still deferred: they are its parent's). */
+void col_log_park_sigsafe(void);
+void col_log_write_parked_sigsafe(void);     /* now, if any (its file made) */
+void col_log_unpark(void);
+
 /* Decimal digits of v into buf (>= 21 bytes); returns length. */
 int col_fmt_u64_sigsafe(char *buf, uint64_t v);
 

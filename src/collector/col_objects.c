@@ -480,9 +480,20 @@ void col_objects_rescan(uint64_t map_ns)
 
 void col_objects_reset_after_fork(void)
 {
+	/* Held at the fork: another thread of the parent was scanning. */
+	bool mid_scan = atomic_flag_test_and_set(&scan_lock);
+
 	atomic_flag_clear(&scan_lock);
-	atomic_store(&scanned, false);     /* the map starts again in new files */
-	atomic_store(&written, false);
+	atomic_store(&written, false);     /* the map starts again in new files */
 	vdso_archived = true;   /* the founder archived it */
+	/* The parent's map is the child's (a fork copies the address space):
+	 * kept, each segment mapped at the child's start, and written with
+	 * its first file holding pcs.  No scan: dl_iterate_phdr, a sort and a
+	 * comparison in every child, most of which exec at once. */
+	if (!mid_scan && atomic_load(&scanned)) {
+		for (uint32_t j = 0; j < nknown; j++)
+			known[j].map_ns = col_proc.start_ns;
+		return;
+	}
 	scan(col_now_ns_sigsafe(), true, NULL);
 }

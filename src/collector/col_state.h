@@ -230,6 +230,14 @@ struct col_process {
 	uint64_t entry_cpu_ns;         /* the process's CPU time as the collector's start began */
 	uint64_t exec_cost_ns;         /* of it, the collector's in the vfork child that
 	                                  exec'd this image (TALLY_SLOT): collector time */
+	/* A fork child's process file waits for its first write (col_files.c,
+	 * col_files_defer): one that execs first writes nothing, its new
+	 * image being named as a spawned child's (_fN_x1).  Called before a
+	 * write while set (any thread, the signal handler too); NULL once made. */
+	void (*_Atomic open_deferred)(void);
+	uint64_t fork_cost_ns;         /* a deferred fork child: the collector's CPU in
+	                                  its fork handler (passed on at its exec) */
+	uint64_t exec_from_ns;         /* its thread's CPU as its exec began */
 	char preload[4096];            /* LD_PRELOAD we started with */
 	char exe[1024];                /* /proc/self/exe, read once at start ("" attached) */
 	/* The arguments the new image was given, as glibc passed them to our
