@@ -485,6 +485,11 @@ struct out_session *out_session_attach(pid_t pid, const struct out_options *o, c
 		free(s);
 		return NULL;
 	}
+	/* The events count from their open (not enabled on exec): the image
+	 * starts before it, or the records of the first moments (a thread's
+	 * switches while the others' events open, under load 0.1 s and more)
+	 * fall before its start.mono_ns and the window leaves them out. */
+	uint64_t t = now_ns();
 	s->switch_stacks = s->o.states;
 	s->rings = out_ring_open(tids, n, 0, s->period_ns, s->o.kernel_chain != NULL, &s->kernel_ticks,
 				 &s->switch_stacks, why, why_len);
@@ -505,7 +510,6 @@ struct out_session *out_session_attach(pid_t pid, const struct out_options *o, c
 			sscanf(p + 1, " %*c %d", &ppid);
 		fclose(f);
 	}
-	uint64_t t = now_ns();
 	s->founder = new_image(s, "", pid, ppid, "attach", t);
 	if (!s->founder) {
 		snprintf(why, why_len, "%s: cannot write the experiment", o->dir);

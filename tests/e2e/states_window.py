@@ -2,6 +2,11 @@
 window (tests/e2e/test_attach_states.sh, tests/progs/blocked_whole.c).
 
 usage: states_window.py TALLY EXP PROGRAM_LOG
+       states_window.py --starts EXP
+
+--starts checks only that no interval begins before the log's start.mono_ns
+(an outside-mode attach's events count from their open: the window must
+start before it).
 
 Reads EXP/states.dat's STATE records (docs/experiment-format.md) and the
 log's start.mono_ns and attach.window_end_ns (the clocks' and the switch
@@ -59,7 +64,19 @@ def collapsed(tally, exp, metric, tid):
     return rows
 
 
+def starts_in_window(exp):
+    start = log_value(exp, 'start.mono_ns')
+    recs = states(exp)
+    early = [r for r in recs if r[1] < start]
+    print(f'{len(recs)} intervals; beginning before start.mono_ns: {len(early)}'
+          + (f' (the earliest {(start - min(r[1] for r in early)) / 1e6:.1f} ms before)'
+             if early else ''))
+    return 0 if recs and not early else 1
+
+
 def main():
+    if sys.argv[1] == '--starts':
+        return starts_in_window(sys.argv[2])
     tally, exp, plog = sys.argv[1:4]
     start = log_value(exp, 'start.mono_ns')
     end = log_value(exp, 'attach.window_end_ns')
