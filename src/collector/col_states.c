@@ -107,6 +107,9 @@ struct col_states_thread {
 	uint64_t out_ns;
 	uint64_t run_delay_ns;          /* schedstat's at the last read */
 	uint64_t preempted_ns;          /* preempted since that read */
+	uint64_t opened_ns;             /* when run_delay_ns was first read */
+	bool seen;                      /* a switch record came since the open */
+	bool delay_unknown;             /* records were lost: the growth is not the blocks' */
 	uint64_t faults;                /* the thread's page faults at the last look */
 	uint64_t own_from_ns, own_to_ns; /* the collector's last handler on the thread */
 	uint32_t n;                     /* intervals waiting to be written */
@@ -296,6 +299,7 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 				      "wake-up latencies of this thread count as blocked time");
 	else
 		col_fd_keep(s->schedstat_fd, &s->schedstat_fd, NULL);
+	s->opened_ns = col_now_ns_sigsafe();
 	read_run_delay(s, &s->run_delay_ns);
 	if (!tid)
 		faults_grew(s);
@@ -366,16 +370,28 @@ static bool drain(struct col_states_thread *s)
 		ring_copy(s, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;
-		if (h.type == PERF_RECORD_SWITCH && !(h.misc & PERF_RECORD_MISC_SWITCH_OUT) && s->have_out &&
-		    s->n == BATCH) {
+		if (h.type == PERF_RECORD_SWITCH && !(h.misc & PERF_RECORD_MISC_SWITCH_OUT) &&
+		    (s->have_out || !s->seen) && s->n == BATCH) {
 			room = false;
 			break;
 		}
 		ring_copy(s, tail + sizeof(h), w, h.size - sizeof(h) < sizeof(w) ? h.size - sizeof(h) : sizeof(w));
 		tail += h.size;
+		bool first = h.type == PERF_RECORD_SWITCH && !s->seen;
+		if (h.type == PERF_RECORD_SWITCH)
+			s->seen = true;
 		if (h.type == PERF_RECORD_LOST) {
 			col_count_sigsafe(EXP_CTR_STATES_LOST, w[1]);
 			s->have_out = false;        /* its switch-in may be among the lost */
+			s->delay_unknown = true;    /* and so may preemptions' run delay */
+		} else if (first && !(h.misc & PERF_RECORD_MISC_SWITCH_OUT) && !s->have_out) {
+			/* A switch-in first: the thread was waiting for a CPU when its
+			 * event was enabled from another thread (an attach), since the
+			 * open's run-delay read at the latest.  That wait is a
+			 * preemption's, or the batch's blocks would be given it. */
+			if (w[0] >= s->opened_ns)
+				s->iv[s->n++] = (struct interval){ s->opened_ns, w[0], true, true, false,
+								   EXP_STATE_NO_STACK | EXP_STATE_FROM_ATTACH, 0 };
 		} else if (h.type == PERF_RECORD_SWITCH && (h.misc & PERF_RECORD_MISC_SWITCH_OUT)) {
 			s->have_out = true;
 			s->out_own = false;
@@ -417,6 +433,9 @@ static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_threa
 	if (blocked && read_run_delay(s, &rd)) {
 		uint64_t grew = rd > s->run_delay_ns ? rd - s->run_delay_ns : 0;
 		wake = grew > s->preempted_ns ? grew - s->preempted_ns : 0;
+		if (s->delay_unknown)
+			wake = 0;                  /* lost switches' waits are in it: not shared out */
+		s->delay_unknown = false;
 		s->run_delay_ns = rd;
 		s->preempted_ns = 0;
 	}
