@@ -14,7 +14,6 @@
  * error lines, and threads.dat (a thread's CPU time beside its samples); a
  * descendant's process file holds all three (format 8).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -284,6 +283,34 @@ static bool log_stays_empty(const char *log, off_t empty_size)
 	return true;
 }
 
+/* exp_procfile_each's walk of the descendants, with what it adds to. */
+struct space_walk {
+	uint32_t hz;
+	struct losses *l;
+};
+
+/* One descendant: its process file (a slot's, joined once), or its
+ * directory; one with a file of its own that stays empty could not even
+ * write its log. */
+static void scan_descendant(void *arg, const struct exp_descendant *d)
+{
+	struct space_walk *w = arg;
+	char log[PATH_MAX + 300];
+
+	if (!d->src.slots) {
+		if (d->dir)
+			snprintf(log, sizeof(log), "%s/%s", d->dir, EXP_LOG_NAME);
+		else
+			snprintf(log, sizeof(log), "%s", d->src.file);
+		if (log_stays_empty(log, d->dir ? 0 : EXP_PROC_HEAD_BYTES))
+			w->l->empty++;
+	}
+	if (d->dir)
+		scan(d->dir, w->hz, w->l, false);
+	else
+		scan_procfile(&d->src, w->hz, w->l);
+}
+
 bool cli_space_full(const char *dir)
 {
 	struct statvfs vfs;
@@ -294,48 +321,11 @@ bool cli_space_full(const char *dir)
 void cli_space_report(const char *dir, const char *name, uint32_t hz, int64_t limit, bool full)
 {
 	struct losses l = { 0 };
-	char line[2048] = "", sub[PATH_MAX + 300], size[32];
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	char line[2048] = "", size[32];
 
 	scan(dir, hz, &l, true);
-	/* Descendants in slots of processes.dat (format 9), their process
-	 * files' rest (if any) joined; then the others. */
-	size_t nslots = 0;
-	struct exp_procslot *slots = exp_procslots_list(dir, &nslots);
-	char slots_path[PATH_MAX + 32];
-	snprintf(slots_path, sizeof(slots_path), "%s/%s", dir, EXP_SLOTS_NAME);
-	for (size_t i = 0; i < nslots; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s%s", dir, slots[i].lineage, EXP_PROC_SUFFIX);
-		struct exp_procfile_src src = { slots_path, slots[i].off, slots[i].lineage[0] ? sub : NULL };
-		scan_procfile(&src, hz, &l);
-	}
-	while (d && (de = readdir(d))) {
-		size_t n = strlen(de->d_name), stem = exp_procfile_stem(de->d_name);
-		bool proc = stem > 0;
-		/* A descendant of format 8: its log, counters and threads are
-		 * in its process file, none in its directory. */
-		if (de->d_name[0] != '_' ||
-		    (!proc && (n < 5 || strcmp(de->d_name + n - 4, ".exp") || exp_procfile_beside(dir, de->d_name))) ||
-		    exp_procslots_has(slots, nslots, de->d_name, proc ? stem : n - 4))
-			continue;
-		if (proc)
-			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-		else
-			snprintf(sub, sizeof(sub), "%s/%s/%s", dir, de->d_name, EXP_LOG_NAME);
-		if (log_stays_empty(sub, proc ? EXP_PROC_HEAD_BYTES : 0))
-			l.empty++;           /* it could not even write its log */
-		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-		if (proc) {
-			struct exp_procfile_src src = { NULL, 0, sub };
-			scan_procfile(&src, hz, &l);
-		} else {
-			scan(sub, hz, &l, false);
-		}
-	}
-	free(slots);
-	if (d)
-		closedir(d);
+	struct space_walk walk = { hz, &l };
+	exp_procfile_each(dir, scan_descendant, &walk);
 	uint64_t no_space = l.ctr[EXP_CTR_LOST_BUFFER] + l.ctr[EXP_CTR_LOST_EVENTS];
 	if (l.limit_ns) {
 		human(size, sizeof(size), (uint64_t)limit);

@@ -14,7 +14,6 @@
  * The founder's log and every
  * sub-experiment's are read (a descendant's in its process file).  The report shows the threads in its overview.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -105,44 +104,39 @@ static void scan_log(FILE *f, char *list, size_t len, int *n, char *execs, size_
 	fclose(f);
 }
 
+/* What the logs name, gathered over the run's processes. */
+struct unsampled {
+	char list[2048], execs[2048];
+	int n, ne;
+};
+
+/* A descendant's log (exp_procfile_each): in its process file, joined
+ * once, or in its directory. */
+static void scan_descendant(void *arg, const struct exp_descendant *d)
+{
+	struct unsampled *u = arg;
+	FILE *log = NULL;
+
+	if (d->dir) {
+		char path[PATH_MAX + 300];
+		snprintf(path, sizeof(path), "%s/%s", d->dir, EXP_LOG_NAME);
+		log = fopen(path, "r");
+	} else {
+		log = exp_procfile_log_src(&d->src);
+	}
+	scan_log(log, u->list, sizeof(u->list), &u->n, u->execs, sizeof(u->execs), &u->ne);
+}
+
 void cli_unsampled_warn(const char *expdir)
 {
-	char list[2048] = "", execs[2048] = "", sub[PATH_MAX + 300];
-	int n = 0, ne = 0;
-	DIR *d = opendir(expdir);
-	struct dirent *de;
+	struct unsampled u = { "", "", 0, 0 };
+	char sub[PATH_MAX + 300];
 
 	snprintf(sub, sizeof(sub), "%s/%s", expdir, EXP_LOG_NAME);
-	scan_log(fopen(sub, "r"), list, sizeof(list), &n, execs, sizeof(execs), &ne);
-	/* Descendants in slots of processes.dat (format 9), their process
-	 * files' rest (if any) joined; then the others. */
-	size_t nslots = 0;
-	struct exp_procslot *slots = exp_procslots_list(expdir, &nslots);
-	char slots_path[PATH_MAX + 32];
-	snprintf(slots_path, sizeof(slots_path), "%s/%s", expdir, EXP_SLOTS_NAME);
-	for (size_t i = 0; i < nslots; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s%s", expdir, slots[i].lineage, EXP_PROC_SUFFIX);
-		struct exp_procfile_src src = { slots_path, slots[i].off, slots[i].lineage[0] ? sub : NULL };
-		scan_log(exp_procfile_log_src(&src), list, sizeof(list), &n, execs, sizeof(execs), &ne);
-	}
-	while (d && (de = readdir(d))) {
-		size_t len = strlen(de->d_name), stem = exp_procfile_stem(de->d_name);
-		if (de->d_name[0] != '_' || (!stem && (len < 5 || strcmp(de->d_name + len - 4, ".exp") ||
-						       exp_procfile_beside(expdir, de->d_name))) ||
-		    exp_procslots_has(slots, nslots, de->d_name, stem ? stem : len - 4))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", expdir, de->d_name);
-		/* A descendant's process file (format 8) holds its log. */
-		if (stem) {
-			scan_log(exp_procfile_log(sub), list, sizeof(list), &n, execs, sizeof(execs), &ne);
-			continue;
-		}
-		snprintf(sub, sizeof(sub), "%s/%s/%s", expdir, de->d_name, EXP_LOG_NAME);
-		scan_log(fopen(sub, "r"), list, sizeof(list), &n, execs, sizeof(execs), &ne);
-	}
-	free(slots);
-	if (d)
-		closedir(d);
+	scan_log(fopen(sub, "r"), u.list, sizeof(u.list), &u.n, u.execs, sizeof(u.execs), &u.ne);
+	exp_procfile_each(expdir, scan_descendant, &u);
+	int n = u.n, ne = u.ne;
+	const char *list = u.list, *execs = u.execs;
 	if (n)
 		cli_warn("record", "%d thread%s could not be sampled: %s", n, n > 1 ? "s" : "", list);
 	if (ne)

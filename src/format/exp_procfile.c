@@ -4,6 +4,7 @@
  * layout in exp_records.h).  Analyzer side only: every length is checked
  * against the bytes at hand before it is used.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -292,6 +293,37 @@ bool exp_procslots_has(const struct exp_procslot *slots, size_t n, const char *n
 			hi = mid;
 	}
 	return false;
+}
+
+void exp_procfile_each(const char *root, exp_descendant_fn *fn, void *arg)
+{
+	char slots_path[4200], path[8400];
+	size_t nslots = 0;
+	struct exp_procslot *slots = exp_procslots_list(root, &nslots);
+	struct exp_descendant d;
+
+	snprintf(slots_path, sizeof(slots_path), "%s/%s", root, EXP_SLOTS_NAME);
+	for (size_t i = 0; i < nslots; i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", root, slots[i].lineage, EXP_PROC_SUFFIX);
+		d = (struct exp_descendant){ { slots_path, slots[i].off, slots[i].lineage[0] ? path : NULL }, NULL };
+		fn(arg, &d);
+	}
+	DIR *dir = opendir(root);
+	struct dirent *de;
+	while (dir && (de = readdir(dir))) {
+		size_t len = strlen(de->d_name), stem = exp_procfile_stem(de->d_name);
+		bool is_exp = !stem && len >= 5 && !strcmp(de->d_name + len - 4, ".exp");
+		if (de->d_name[0] != '_' || (!stem && (!is_exp || exp_procfile_beside(root, de->d_name))) ||
+		    exp_procslots_has(slots, nslots, de->d_name, stem ? stem : len - 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", root, de->d_name);
+		d = stem ? (struct exp_descendant){ { NULL, 0, path }, NULL }
+			 : (struct exp_descendant){ { NULL, 0, NULL }, path };
+		fn(arg, &d);
+	}
+	if (dir)
+		closedir(dir);
+	free(slots);
 }
 
 FILE *exp_procfile_log_data(const uint8_t *data, size_t size)

@@ -91,6 +91,23 @@ struct exp_procslot *exp_procslots_list(const char *root, size_t *n);
  * directory and process file are then that process's rest. */
 bool exp_procslots_has(const struct exp_procslot *slots, size_t n, const char *name, size_t len);
 
+/* One descendant of a run, as exp_procfile_each finds it: its process file
+ * (src: a slot, its own file, or both), or before format 8 its directory
+ * (dir: log.txt, counters.dat and threads.dat there; src all NULL). */
+struct exp_descendant {
+	struct exp_procfile_src src;
+	const char *dir;           /* ROOT/_LINEAGE.exp, or NULL */
+};
+
+typedef void exp_descendant_fn(void *arg, const struct exp_descendant *d);
+
+/* Each descendant of the run at `root`, once (the founder is not one):
+ * those in slots of processes.dat (format 9), a slot's own process file
+ * its continuation; then each process file _LINEAGE.proc (format 8) and
+ * each directory _LINEAGE.exp without one (formats before) that is no
+ * slot's.  The paths passed live for the call only. */
+void exp_procfile_each(const char *root, exp_descendant_fn *fn, void *arg);
+
 /* The log lines of the process file at `path`, as a text stream to read
  * with fgets and fclose; NULL if it cannot be read or is not a process
  * file.  What follows an item cut short is left out. */
