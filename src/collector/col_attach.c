@@ -348,7 +348,7 @@ static struct col_thread *adopt_sigsafe(const void *uc)
 		memset(&rec, 0, sizeof(rec));
 		rec.tid = (uint32_t)tid;
 		rec.time_ns = col_now_ns_sigsafe();
-		prctl(PR_GET_NAME, rec.name, 0, 0, 0);
+		col_syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
 		col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
 	}
 	atomic_store(&s->t, t);
@@ -731,7 +731,7 @@ static void *helper_main(void *unused)
 	(void)unused;
 
 	helper_tid = col_sys_gettid();
-	prctl(PR_SET_NAME, "tally-attach", 0, 0, 0);
+	col_syscall(SYS_prctl, PR_SET_NAME, "tally-attach", 0, 0, 0);
 	snprintf(path, sizeof(path), "%s/attach.ack", req_dir);
 	/* Kept for the whole attach: opened in place (a descriptor for later
 	 * use cannot be opened aside) and moved out of the program's way at

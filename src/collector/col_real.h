@@ -346,6 +346,12 @@ bool col_real_clone_forbidden(void);
  * probed) and the EXP_SECCOMP_* calls that lived under it.  At start. */
 void col_real_seccomp_probed(int filters, unsigned safe);
 
+/* The program is about to make system call `nr` with first argument `a0`
+ * (its prctl or syscall(), interposed): one that adds a seccomp filter (or
+ * strict mode) makes the count probed untrusted in this process and its
+ * fork children (col_real_perf_forbidden says so).  Any thread. */
+void col_real_seccomp_call(long nr, long a0);
+
 /* This process's /proc/self/status fields TracerPid (0: not traced) and
  * Seccomp (2: under a filter), -1 each when unknown: read once per process,
  * at the first call (a read costs about 20 us here); Seccomp asked again of

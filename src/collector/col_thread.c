@@ -171,7 +171,7 @@ static struct col_thread *attach(uint64_t start_routine, pid_t creator, bool *he
 	t->born_ns = rec.time_ns;
 	rec.start_routine = start_routine;
 	rec.creator_tid = (uint32_t)creator;
-	prctl(PR_GET_NAME, rec.name, 0, 0, 0);
+	col_syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
 	atomic_store(&t->entered, 1);     /* a clock signal in set-up: taken at the end */
 	atomic_store(&t->busy, 1);
 	col_thread_set_self(t);

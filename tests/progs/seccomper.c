@@ -9,9 +9,12 @@
  * under a filter the collector did not see at start).  With allow_perf,
  * the filter allows perf_event_open and clone (it fails acct(2) only): run
  * as `seccomper allow_perf tally record PROGRAM`, the program starts under a
- * filter tally record probed safe.  Used by test_exec.sh.
+ * filter tally record probed safe.  kill_process_prctl is kill_process
+ * installed by prctl(PR_SET_SECCOMP), not the seccomp system call.  Used
+ * by test_exec.sh.
  *
- * usage: seccomper kill_process|kill_thread|errno|kill_clone|allow_perf PROGRAM|--thread [ARGS...]
+ * usage: seccomper kill_process|kill_process_prctl|kill_thread|errno|kill_clone|allow_perf
+ *                  PROGRAM|--thread [ARGS...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,12 +48,13 @@ static void *spin(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: seccomper kill_process|kill_thread|errno|kill_clone|allow_perf "
-				"PROGRAM|--thread [ARGS...]\n");
+		fprintf(stderr, "usage: seccomper kill_process|kill_process_prctl|kill_thread|errno|kill_clone|"
+				"allow_perf PROGRAM|--thread [ARGS...]\n");
 		return 2;
 	}
-	bool clones = !strcmp(argv[1], "kill_clone"), allow = !strcmp(argv[1], "allow_perf");
-	unsigned action = !strcmp(argv[1], "kill_process") || clones ? SECCOMP_RET_KILL_PROCESS
+	bool clones = !strcmp(argv[1], "kill_clone"), allow = !strcmp(argv[1], "allow_perf"),
+	     by_prctl = !strcmp(argv[1], "kill_process_prctl");
+	unsigned action = !strcmp(argv[1], "kill_process") || clones || by_prctl ? SECCOMP_RET_KILL_PROCESS
 			  : !strcmp(argv[1], "kill_thread")             ? SECCOMP_RET_KILL_THREAD
 									: SECCOMP_RET_ERRNO | EPERM;
 	unsigned first = clones ? SYS_clone : allow ? SYS_acct : SYS_perf_event_open,
@@ -67,7 +71,8 @@ int main(int argc, char **argv)
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+	    (by_prctl ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0)
+		      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) != 0) {
 		perror("seccomper: seccomp");
 		return 2;
 	}
