@@ -343,16 +343,8 @@ void col_files_let_go(void)
 	 * is no longer reachable by path (opened by path for each line, its
 	 * end lines were lost then), and no open per line; until it has made
 	 * its directory (dir_ready), which reaches the process file too. */
-	if (col_proc.proc_file) {
-		if (atomic_load(&col_proc.dir_state) == 2 && col_proc.dirfd >= 0)
-			col_log_let_go();
-		return;
-	}
-	int fd = __atomic_exchange_n(&col_proc.log_fd, -1, __ATOMIC_ACQ_REL);
-	if (fd >= 0) {
-		col_fd_forget(fd);
-		col_sys_close(fd);
-	}
+	if (!col_proc.proc_file || (atomic_load(&col_proc.dir_state) == 2 && col_proc.dirfd >= 0))
+		col_log_let_go();
 }
 
 /* In the helper of col_fds_aside: make the record file `arg` points to

@@ -238,8 +238,39 @@ static void spill(void)
 	atomic_store(&held.tid, col_sys_gettid());
 }
 
-/* Writes in progress on col_proc.log_fd (col_log_let_go waits for them). */
+/* Writes in progress on col_proc.log_fd, and LET_GO once the descriptor
+ * was let go while some were: the last of them closes it (let_go_fd).  A
+ * write interrupted for as long as the program's signal handler runs (or
+ * blocked on a full disk or a FIFO) keeps its number: closed after a
+ * bounded wait before, that number could be the program's next open while
+ * the write went on, into the program's file. */
+#define LET_GO (1 << 30)
 static _Atomic int log_users;
+static _Atomic int let_go_fd = -1;     /* let go, not yet closed */
+
+/* Close the descriptor let go, if no other did. */
+static void close_let_go(void)
+{
+	int fd = atomic_exchange(&let_go_fd, -1);
+
+	if (fd < 0)
+		return;
+	col_fd_forget(fd);
+	col_sys_close(fd);
+	atomic_fetch_and(&log_users, ~LET_GO);
+}
+
+static void log_use_begin(void)
+{
+	atomic_fetch_add(&log_users, 1);
+}
+
+/* A use ends: the last one after a let go closes the descriptor. */
+static void log_use_end(void)
+{
+	if (atomic_fetch_sub(&log_users, 1) - 1 == LET_GO)
+		close_let_go();
+}
 
 void col_log_let_go(void)
 {
@@ -247,10 +278,11 @@ void col_log_let_go(void)
 
 	if (fd < 0)
 		return;
-	for (int spins = 0; atomic_load(&log_users) > 0 && spins < 100000; spins++)
-		col_syscall(SYS_sched_yield);
-	col_fd_forget(fd);
-	col_sys_close(fd);
+	/* A write that counted itself before the exchange may still use fd
+	 * (one that counts itself after finds -1): it closes it at its end. */
+	atomic_store(&let_go_fd, fd);
+	if ((atomic_fetch_or(&log_users, LET_GO) & ~LET_GO) == 0)
+		close_let_go();
 }
 
 /* `len` bytes to the log now, with one write(2): 0, or -1. */
@@ -258,14 +290,14 @@ static int log_put(const char *buf, size_t len)
 {
 	struct log_text t = { buf, len };
 
-	atomic_fetch_add(&log_users, 1);
+	log_use_begin();
 	int fd = log_fd();
 	if (fd >= 0) {
 		int rc = col_procslot_put_sigsafe(fd, buf, len, false) == (ssize_t)len ? 0 : -1;
-		atomic_fetch_sub(&log_users, 1);
+		log_use_end();
 		return rc;
 	}
-	atomic_fetch_sub(&log_users, 1);
+	log_use_end();
 	if (col_fds_lean() && col_proc.log_ino)
 		return col_fds_use(write_once, &t) == 0 ? 0 : -1;
 	return -1;

@@ -48,8 +48,9 @@ int col_log_record_sigsafe(uint32_t type, const void *rec, uint32_t len);
 /* Stop holding the log's descriptor (a lean descendant, once its
  * directory is made: the directory reaches its process file too, so it
  * holds two descriptors, the directory and its clock): later lines open
- * the log for each use.  Writes in progress on the old descriptor finish
- * first (bounded wait).  Sigsafe. */
+ * the log for each use.  A write in progress on the old descriptor keeps
+ * it: the last such write closes it (never a bounded wait, after which its
+ * number could be the program's while the write goes on).  Sigsafe. */
 void col_log_let_go(void);
 
 /* The calling thread's log lines and records from now on are kept (4 KiB;
