@@ -9,8 +9,9 @@
  *   1. opens the experiment in DIR (its files placed at high descriptor
  *      numbers, out of the program's way), logs, installs the handler,
  *      records the loaded objects;
- *   2. for every thread in /proc/self/task writes THREAD_START and opens a
- *      task-clock event for it (pid = that tid).  With sigtrap events the
+ *   2. for every thread in /proc/PID/task (listed aside: col_fds_use)
+ *      writes THREAD_START and opens a task-clock event for it (pid = that
+ *      tid).  With sigtrap events the
  *      event is `inherit`ed by the threads it creates afterwards: they are
  *      sampled from their first instruction without any interposer.  Without
  *      sigtrap (kernel < 5.13) the events are fasync ones and the helper
@@ -51,7 +52,6 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <linux/perf_event.h>
 
 #include "collector/col_clock.h"
@@ -392,8 +392,6 @@ static void write_thread_start(pid_t tid)
 	}
 }
 
-/* Give every thread we have no slot for a clock.  Returns how many were
- * added, or -errno when the very first clock could not be opened. */
 /* The schedstat at the attach of the threads of slots s[0..n), read in
  * one use after their set-up (col_sched_read_many), so that no thread's
  * switch event waits for it. */
@@ -413,17 +411,69 @@ static void read_sched0(struct slot **s, size_t n)
 	}
 }
 
+struct task_list {
+	char path[64];                 /* /proc/PID/task: the helper's /proc/self is its own */
+	pid_t *tids;
+	size_t n, max;
+};
+
+/* The listing's buffer: not on the helper's small stack (one listing at a
+ * time, the attach helper's). */
+static char task_dents[4096];
+
+/* In the helper of col_fds_aside (raw system calls only): the thread ids
+ * in l->path, at most l->max.  0 or -errno. */
+static int list_tasks(void *p)
+{
+	struct task_list *l = p;
+	int fd = col_sys_openat(AT_FDCWD, l->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	long n;
+
+	l->n = 0;
+	if (fd < 0)
+		return -errno;
+	while ((n = col_syscall(SYS_getdents64, fd, task_dents, sizeof(task_dents))) > 0) {
+		/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+		for (long at = 0; at + 19 < n;) {
+			unsigned short reclen;
+			memcpy(&reclen, task_dents + at + 16, sizeof(reclen));
+			pid_t tid = 0;
+			for (const char *c = task_dents + at + 19; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			if (tid > 0 && l->n < l->max)
+				l->tids[l->n++] = tid;
+			if (!reclen)
+				break;
+			at += reclen;
+		}
+	}
+	int rc = n < 0 ? -errno : 0;
+	col_sys_close(fd);
+	return rc;
+}
+
+/* Give every thread we have no slot for a clock, listed aside
+ * (list_tasks: a thread of the program that opens a file meanwhile gets
+ * the number it gets without tally; the clocks are opened in place, as
+ * their descriptors are needed: docs/collector.md).  Returns how many
+ * were added, or -errno when the very first clock could not be opened. */
 static int add_threads(void)
 {
-	DIR *d = opendir("/proc/self/task");
+	static pid_t *tids;
+	struct task_list l = { .max = SLOTS };
 	int added = 0, err = 0;
 	struct slot *fresh[COL_SCHED_BATCH];      /* their schedstat not yet read */
 	size_t nfresh = 0;
 
-	if (!d)
-		return -errno;
-	for (struct dirent *e; (e = readdir(d));) {
-		pid_t tid = (pid_t)atoi(e->d_name);
+	if (!tids && !(tids = col_alloc(SLOTS * sizeof(*tids))))
+		return -ENOMEM;
+	l.tids = tids;
+	snprintf(l.path, sizeof(l.path), "/proc/%d/task", (int)col_proc.pid);
+	int rc = col_fds_use(list_tasks, &l);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < l.n; i++) {
+		pid_t tid = tids[i];
 		bool claimed = false;
 		if (tid <= 0 || tid == helper_tid)
 			continue;
@@ -461,7 +511,6 @@ static int add_threads(void)
 			unsampled++;
 		added++;
 	}
-	closedir(d);
 	read_sched0(fresh, nfresh);
 	return added || !err ? added : err;
 }
@@ -637,6 +686,9 @@ static int start(char *err, size_t len)
 	struct rlimit rl;
 
 	col_proc.pid = getpid();
+	/* This helper and the program's threads: one-use opens go aside
+	 * (col_fds_use), never at a number of the program's. */
+	atomic_store(&col_proc.threaded, true);
 	col_time_init();
 	col_proc.start_ns = col_now_ns_sigsafe();
 	exp_launch_decode(req_options, &col_proc.opt);

@@ -122,6 +122,35 @@ assert len(rows) >= 4
 check attach_thread_created_after_attach_sampled sh -c "python3 '$E2E/profile.py' th.txt 'incl work_late 0.25 0.23' &&
 	'$TALLY' report th.exp --threads --format csv >th.csv && test \$(grep -c '^[0-9]' th.csv) -ge 4"
 
+# --- threads made while attached read /proc aside ----------------------------
+# Each thread made after the attach is set up by its first signal, which
+# reads /proc/PID/maps for its stack's bounds (and its name): through
+# col_fds_use, so aside, in a helper with its own descriptor table.  But
+# an attached process was never marked threaded, so those reads were made
+# in place, at the program's lowest free number, while its other threads
+# opened: strace (after the injection, which ptraces) of 1 s of
+# `manythreads`, 12 of 12 opens of /proc in the program's threads before,
+# 0 of 11 now.
+if ! command -v strace >/dev/null 2>&1; then
+	skip attach_new_threads_read_proc_aside "no strace"
+else
+	cc -O2 -o manythreads "$PROGS/manythreads.c" -pthread
+	./manythreads 20000 3000 >mt.out 2>&1 & P=$!
+	sleep 0.2
+	"$TALLY" record -p $P --duration 3 -o mt.exp >mt.msg 2>&1 & R=$!
+	for i in $(seq 1 150); do grep -q "^attach.threads:" mt.exp/log.txt 2>/dev/null && break; sleep 0.1; done
+	timeout 1 strace -f -qq -e trace=openat,clone,clone3 -o mt.trace -p "$(ls /proc/$P/task | paste -sd, -)" \
+		>mt.strace 2>&1
+	bounded_wait $R 60; rcm=$?
+	kill $P 2>/dev/null; bounded_wait $P 30
+	if ! test -s mt.trace; then
+		skip attach_new_threads_read_proc_aside "strace saw nothing: $(head -1 mt.strace)"
+	else
+		check attach_new_threads_read_proc_aside sh -c "cat mt.msg; test $rcm = 0 &&
+			python3 '$E2E/vfork_opens.py' mt.trace"
+	fi
+fi
+
 # --- CPU before the attach is neither loading nor a loss ----------------------
 # The target spins 1 s of CPU before it is ready; its two workers block every
 # signal by a raw system call, so two thirds of what is recorded is not
