@@ -117,26 +117,14 @@ void col_sched_write_rec(struct col_thread *via, const struct exp_thread_sched *
 
 void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n)
 {
-	struct reads r;
+	struct exp_thread_sched v[COL_SCHED_BATCH];
 
 	if (!via || !n)
 		return;
 	if (n > COL_SCHED_BATCH)
 		n = COL_SCHED_BATCH;
-	r.tids = tids;
-	r.n = n;
+	col_sched_read_many(tids, n, v);
 	for (size_t i = 0; i < n; i++)
-		r.text[i][0] = 0;
-	col_fds_use(read_all, &r);
-	uint64_t now = col_now_ns_sigsafe();
-	for (size_t i = 0; i < n; i++) {
-		struct exp_thread_sched rec = { 0, (uint32_t)tids[i], now, 0, 0, 0 };
-		struct col_schedstat st;
-		if (col_sched_parse(r.text[i], &st)) {
-			rec.cpu_ns = st.cpu_ns;
-			rec.run_delay_ns = st.run_delay_ns;
-			rec.slices = st.slices;
-			col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_SCHED, &rec, sizeof(rec));
-		}
-	}
+		if (v[i].time_ns)
+			col_sched_write_rec(via, &v[i]);
 }

@@ -185,19 +185,26 @@ static int map_ring(struct col_states_thread *s, unsigned pages)
 	return 0;
 }
 
+/* The schedstat text of s's thread, from the descriptor it holds, into
+ * buf (NUL-terminated); false if there is none or the read failed. */
+static bool read_schedstat(const struct col_states_thread *s, char *buf, size_t size)
+{
+	if (!s || s->schedstat_fd < 0 || size < 2)
+		return false;
+	ssize_t n = col_syscall(SYS_pread64, s->schedstat_fd, buf, size - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
 /* The thread's run delay now, from its schedstat (col_sched_parse). */
 static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 {
 	char buf[96];
 	struct col_schedstat st;
 
-	if (s->schedstat_fd < 0)
-		return false;
-	ssize_t n = col_syscall(SYS_pread64, s->schedstat_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	if (!col_sched_parse(buf, &st))
+	if (!read_schedstat(s, buf, sizeof(buf)) || !col_sched_parse(buf, &st))
 		return false;
 	*out = st.run_delay_ns;
 	return true;
@@ -664,15 +671,7 @@ void col_states_close_at_end(struct col_thread *writer, pid_t tid, struct col_st
 
 bool col_states_schedstat_sigsafe(const struct col_thread *t, char *buf, size_t size)
 {
-	const struct col_states_thread *s = t->states;
-
-	if (!s || s->schedstat_fd < 0 || size < 2)
-		return false;
-	ssize_t n = col_syscall(SYS_pread64, s->schedstat_fd, buf, size - 1, 0);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return true;
+	return read_schedstat(t->states, buf, size);
 }
 
 void col_states_thread_end(struct col_thread *t)
