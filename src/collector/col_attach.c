@@ -532,32 +532,33 @@ static uint64_t cpu_used(const struct slot *s, const struct col_thread *t, bool 
 	return t->last_cpu_ns > base ? t->last_cpu_ns - base : 0;
 }
 
-/* A thread still alive at the stop: its schedstat's share of the window
- * (now less at the attach; all of it for a thread made since) into *out;
- * false if either read failed (a thread that ended in the window has no
- * /proc entry left to read: no record). */
-static bool sched_in_window(const struct slot *s, pid_t tid, struct exp_thread_sched *out)
+/* A thread still alive at the stop, whose schedstat now is *now (read by
+ * end_at_stop): made its share of the window (less what it was at the
+ * attach; all of it for a thread made since); false if either read failed
+ * (a thread that ended in the window has no /proc entry left to read: no
+ * record). */
+static bool sched_in_window(const struct slot *s, struct exp_thread_sched *now)
 {
-	if ((s->existing && !s->has_sched0) || !col_sched_read(tid, out))
+	if (!now->time_ns || (s->existing && !s->has_sched0))
 		return false;
 	if (s->existing) {
-		out->cpu_ns -= out->cpu_ns > s->sched0.cpu_ns ? s->sched0.cpu_ns : out->cpu_ns;
-		out->run_delay_ns -= out->run_delay_ns > s->sched0.run_delay_ns ? s->sched0.run_delay_ns
-									      : out->run_delay_ns;
-		out->slices -= out->slices > s->sched0.slices ? s->sched0.slices : out->slices;
+		now->cpu_ns -= now->cpu_ns > s->sched0.cpu_ns ? s->sched0.cpu_ns : now->cpu_ns;
+		now->run_delay_ns -= now->run_delay_ns > s->sched0.run_delay_ns ? s->sched0.run_delay_ns
+									      : now->run_delay_ns;
+		now->slices -= now->slices > s->sched0.slices ? s->sched0.slices : now->slices;
 	}
 	return true;
 }
 
 /* THREAD_END for the thread of slot s; it has ended when `dead`.  At the
  * stop, `window_end_ns` is the window's end (else 0), and a thread alive
- * then has a THREAD_SCHED record of the window's share too. */
-static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns)
+ * then has a THREAD_SCHED record of the window's share too, `sched` (read
+ * before its end's time: within its life; NULL if none). */
+static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns, const struct exp_thread_sched *sched)
 {
 	struct col_thread *t = atomic_load(&s->t);
 	pid_t tid = atomic_load(&s->tid);
-	struct exp_thread_sched sched;        /* read before its end's time: within its life */
-	bool has_sched = !dead && window_end_ns && sched_in_window(s, tid, &sched);
+	bool has_sched = !dead && window_end_ns && sched;
 	struct exp_thread_end rec = { 0, (uint32_t)tid, col_now_ns_sigsafe(), cpu_used(s, t, dead),
 				      t ? t->samples : 0 };
 
@@ -571,7 +572,7 @@ static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns)
 		col_states_thread_end(t);    /* the intervals its ring still holds */
 		col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		if (has_sched)
-			col_sched_write_rec(t, &sched);
+			col_sched_write_rec(t, sched);
 		for (int i = 0; i < EXP_FILE_COUNT_; i++)
 			exp_cursor_release_sigsafe(&t->cursor[i]);
 		atomic_store(&t->busy, 0);
@@ -588,7 +589,7 @@ static void end_thread(struct slot *s, bool dead, uint64_t window_end_ns)
 		if (h) {
 			col_write_sigsafe(h, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 			if (has_sched)
-				col_sched_write_rec(h, &sched);
+				col_sched_write_rec(h, sched);
 			col_leave(h);
 		}
 	}
@@ -604,6 +605,43 @@ static bool thread_alive(pid_t tid)
 	return !(col_syscall(SYS_tgkill, col_proc.pid, tid, 0) != 0 && errno == ESRCH);
 }
 
+/* At the stop: THREAD_END (and THREAD_SCHED) for the threads of slots
+ * s[0..n), their schedstat read in one use (col_sched_read_many). */
+static void end_batch_at_stop(struct slot **s, size_t n, uint64_t window_end_ns)
+{
+	pid_t tids[COL_SCHED_BATCH] = { 0 };
+	struct exp_thread_sched now[COL_SCHED_BATCH];
+
+	for (size_t i = 0; i < n; i++)
+		tids[i] = atomic_load(&s[i]->tid);
+	col_sched_read_many(tids, n, now);
+	for (size_t i = 0; i < n; i++) {
+		bool dead = !thread_alive(tids[i]);
+		bool in_window = !dead && sched_in_window(s[i], &now[i]);
+		end_thread(s[i], dead, window_end_ns, in_window ? &now[i] : NULL);
+	}
+}
+
+/* At the stop: every thread not ended yet, COL_SCHED_BATCH at a time. */
+static void end_all_at_stop(uint64_t window_end_ns)
+{
+	struct slot *batch[COL_SCHED_BATCH];
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < SLOTS; i++) {
+		struct slot *s = &slots[i];
+		if (!atomic_load(&s->tid) || s->ended)
+			continue;
+		batch[n++] = s;
+		if (n == COL_SCHED_BATCH) {
+			end_batch_at_stop(batch, n, window_end_ns);
+			n = 0;
+		}
+	}
+	if (n)
+		end_batch_at_stop(batch, n, window_end_ns);
+}
+
 static void tick(void)
 {
 	col_objects_rescan(0);         /* dlopen is not interposed here */
@@ -615,7 +653,7 @@ static void tick(void)
 		struct slot *s = &slots[i];
 		pid_t tid = atomic_load(&s->tid);
 		if (tid && !s->ended && !thread_alive(tid))
-			end_thread(s, true, 0);
+			end_thread(s, true, 0, NULL);
 	}
 }
 
@@ -668,12 +706,7 @@ static void stop(void)
 	}
 	col_log_u64_sigsafe("attach.cpu_end_ns", cpu_end);
 	col_log_u64_sigsafe("attach.window_end_ns", window_end);
-	for (uint32_t i = 0; i < SLOTS; i++) {
-		struct slot *s = &slots[i];
-		pid_t tid = atomic_load(&s->tid);
-		if (tid && !s->ended)
-			end_thread(s, !thread_alive(tid), window_end);
-	}
+	end_all_at_stop(window_end);
 	if (col_proc.opt.states)
 		col_log_u64_sigsafe("attach.states.idle", states_idle);
 	states_idle = 0;

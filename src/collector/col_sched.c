@@ -103,12 +103,6 @@ void col_sched_read_many(const pid_t *tids, size_t n, struct exp_thread_sched *o
 	}
 }
 
-bool col_sched_read(pid_t tid, struct exp_thread_sched *out)
-{
-	col_sched_read_many(&tid, 1, out);
-	return out->time_ns != 0;
-}
-
 void col_sched_write_rec(struct col_thread *via, const struct exp_thread_sched *rec)
 {
 	if (via)

@@ -48,13 +48,11 @@ void col_sched_write(struct col_thread *via, const pid_t *tids, size_t n);
  * no bar of life).  Nothing if the text does not parse.  Sigsafe. */
 void col_sched_write_text(struct col_thread *via, pid_t tid, const char *text);
 
-/* Attaching (col_attach.c): thread tid's schedstat now, read aside
- * (col_fds_use), into *out (tid and its fields; time_ns now); false if it
- * cannot be read.  And a record of such values (differences of two reads:
- * the window's share) written through thread `via`'s cursor.  Sigsafe. */
-bool col_sched_read(pid_t tid, struct exp_thread_sched *out);
-/* The same for threads tids[0..n) (n at most COL_SCHED_BATCH) in one use:
- * out[i].time_ns is 0 for one that could not be read. */
+/* Attaching (col_attach.c): the schedstat now of threads tids[0..n) (n at
+ * most COL_SCHED_BATCH), read aside in one use (col_fds_use), into out[i]
+ * (tid and its fields; time_ns now, or 0 for one that could not be read).
+ * And a record of such values (differences of two reads: the window's
+ * share) written through thread `via`'s cursor.  Sigsafe. */
 void col_sched_read_many(const pid_t *tids, size_t n, struct exp_thread_sched *out);
 void col_sched_write_rec(struct col_thread *via, const struct exp_thread_sched *rec);
 

@@ -19,7 +19,7 @@
 #  - a thread shorter than the collector's 50 ms bar has no record, and
 #    the note says how many (the build before: no table, no note);
 #  - attached (record -p), the threads alive at the stop have their
-#    window's share.
+#    window's share, read COL_SCHED_BATCH (64) threads to a helper.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog prodcons -pthread
@@ -27,7 +27,8 @@ cc_prog manythreads -pthread
 
 if [ ! -r /proc/thread-self/schedstat ]; then
 	for c in sched_overview_splits_the_producer critical_sleep_is_off_cpu_without_states \
-		 sched_short_threads_counted states_short_threads_have_schedstat attach_time_by_thread; do
+		 sched_short_threads_counted states_short_threads_have_schedstat attach_time_by_thread \
+		 attach_stop_reads_schedstat_in_batches; do
 		skip $c "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
 	done
 	exit 0
@@ -133,3 +134,39 @@ ok = len(rows) == 3 and all(r['cpu'] > 0 and 0.5 * r['lifetime'] <= r['cpu'] + r
 sys.exit(not ok)
 PY
 check attach_time_by_thread sh -c "cat attached.msg attached.err; python3 attached.py"
+
+# At the stop the attach's helper reads the schedstat of every thread still
+# alive in batches of 64 (col_sched_read_many), one descriptor use each,
+# not one a thread: sleepers' 100 idle threads and main (101) all have
+# their row in Time by thread (two batches), and after the helper reads
+# "stop" it clones at most 3 times (strace on the helper thread alone).
+# Attached, col_fds_use runs in place today (col_proc.threaded is not set
+# by an attach), so the build before cloned no more and passes too; the
+# bound holds the batching once the attach's uses go aside.
+cc_prog sleepers -pthread
+if ! command -v strace >/dev/null 2>&1; then
+	skip attach_stop_reads_schedstat_in_batches "no strace"
+else
+	./sleepers 100 20 >/dev/null 2>sl.err & P=$!
+	wait_ready sl.err
+	"$TALLY" record -p $P --duration 2 -o sleepers.exp 2>sleepers.msg & R=$!
+	H=
+	for _ in $(seq 100); do
+		H=$(grep -l '^tally-attach$' /proc/$P/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5)
+		[ -n "$H" ] && break
+		sleep 0.05
+	done
+	[ -n "$H" ] && { strace -qq -p "$H" -e trace=read,clone,clone3 -o helper.trace 2>/dev/null & S=$!; }
+	wait $R
+	[ -n "$H" ] && { sleep 0.2; kill $S 2>/dev/null; wait $S 2>/dev/null; }
+	kill $P 2>/dev/null; wait $P 2>/dev/null
+	"$TALLY" report sleepers.exp --format json >sleepers.json 2>>sleepers.msg
+	check attach_stop_reads_schedstat_in_batches sh -c "cat sleepers.msg; test -n '$H' && python3 -c '
+import json
+lines = open(\"helper.trace\").read().splitlines()
+at = [i for i, l in enumerate(lines) if l.startswith(\"read(\") and \"stop\" in l]
+clones = sum(1 for l in lines[at[0]:] if l.startswith(\"clone\")) if at else -1
+rows = json.load(open(\"sleepers.json\")).get(\"thread_sched\", [])
+print(\"helper clones after the stop\", clones, \"rows\", len(rows))
+exit(not (at and clones <= 3 and len(rows) == 101))'"
+fi
