@@ -48,7 +48,8 @@ ATTACH     := $(wildcard src/attach/*.c)
 OUTSIDE    := $(wildcard src/outside/*.c) $(FORMAT_WR) src/collector/col_unwind.c \
               src/collector/col_objset.c
 CLI        := $(wildcard src/cli/*.c) $(ATTACH) $(OUTSIDE)
-FORMAT_BOTH:= src/format/exp_launch.c src/format/elf_peek.c src/format/elf_cfi.c src/format/exp_events.c src/format/exp_perf_mem.c
+FORMAT_BOTH:= src/format/exp_launch.c src/format/elf_peek.c src/format/elf_cfi.c src/format/exp_events.c src/format/exp_perf_mem.c \
+              src/format/exp_schedstat.c
 COLLECTOR  := $(wildcard src/collector/*.c) $(FORMAT_WR) $(FORMAT_BOTH)
 COLLECTOR_S:= $(wildcard src/collector/*.S)
 MCOUNT     := $(wildcard src/mcount/*.c)

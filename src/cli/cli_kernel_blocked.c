@@ -31,6 +31,7 @@
 #include "cli/cli_kernel.h"
 #include "cli/cli_kernel_blocked.h"
 #include "format/exp_records.h"
+#include "format/exp_schedstat.h"
 
 struct kname {
 	const char *name;
@@ -125,12 +126,16 @@ static bool state_of(pid_t pid, pid_t tid, char *state, unsigned long long *runs
 		return false;
 	*state = paren[2];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	unsigned long long cpu, delay;
+	struct exp_schedstat st;
 	f = fopen(path, "r");
-	bool ok = f && fscanf(f, "%llu %llu %llu", &cpu, &delay, runs) == 3;
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
 	if (f)
 		fclose(f);
-	return ok;
+	buf[n] = 0;
+	if (!exp_schedstat_parse(buf, &st))
+		return false;
+	*runs = st.slices;
+	return true;
 }
 
 /* The "[<0>] name+0xoff/0xsize [module]" lines of a /proc stack, cut in

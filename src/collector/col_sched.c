@@ -20,6 +20,7 @@
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
+#include "format/exp_schedstat.h"
 
 struct reads {
 	const pid_t *tids;
@@ -50,33 +51,11 @@ static int read_all(void *arg)
 	return rc;
 }
 
-/* The next decimal field of *p into *v; false if there is none. */
-static bool field(const char **p, uint64_t *v)
-{
-	const char *c = *p;
-
-	while (*c == ' ')
-		c++;
-	if (*c < '0' || *c > '9')
-		return false;
-	for (*v = 0; *c >= '0' && *c <= '9'; c++)
-		*v = *v * 10 + (uint64_t)(*c - '0');
-	*p = c;
-	return true;
-}
-
-bool col_sched_parse(const char *text, struct col_schedstat *out)
-{
-	const char *p = text;
-
-	return field(&p, &out->cpu_ns) && field(&p, &out->run_delay_ns) && field(&p, &out->slices);
-}
-
 void col_sched_write_text(struct col_thread *via, pid_t tid, const char *text)
 {
-	struct col_schedstat v;
+	struct exp_schedstat v;
 
-	if (!via || !col_sched_parse(text, &v))
+	if (!via || !exp_schedstat_parse(text, &v))
 		return;
 	struct exp_thread_sched rec = { 0, (uint32_t)tid, col_now_ns_sigsafe(), v.cpu_ns, v.run_delay_ns, v.slices };
 	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_SCHED, &rec, sizeof(rec));
@@ -96,9 +75,9 @@ void col_sched_read_many(const pid_t *tids, size_t n, struct exp_thread_sched *o
 		col_fds_use(read_all, &r);
 	uint64_t now = col_now_ns_sigsafe();
 	for (size_t i = 0; i < n; i++) {
-		struct col_schedstat v;
+		struct exp_schedstat v;
 		out[i] = (struct exp_thread_sched){ 0, (uint32_t)tids[i], 0, 0, 0, 0 };
-		if (col_sched_parse(r.text[i], &v))
+		if (exp_schedstat_parse(r.text[i], &v))
 			out[i] = (struct exp_thread_sched){ 0, (uint32_t)tids[i], now, v.cpu_ns, v.run_delay_ns, v.slices };
 	}
 }

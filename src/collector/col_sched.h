@@ -24,19 +24,6 @@ struct exp_thread_sched;
  * most 2% of such a thread's life.  The analyzer names the threads without. */
 #define COL_SCHED_MIN_NS 50000000ull
 
-/* A schedstat file's text ("cpu_ns run_delay_ns slices", as Linux writes
- * it), parsed: the one parser of the thread-end records here and of
- * --states' run delay (col_states.c). */
-struct col_schedstat {
-	uint64_t cpu_ns;           /* time on a CPU */
-	uint64_t run_delay_ns;     /* time runnable, waiting for one */
-	uint64_t slices;           /* times it ran */
-};
-
-/* True when `text` starts with the three fields (*out then holds them).
- * Sigsafe. */
-bool col_sched_parse(const char *text, struct col_schedstat *out);
-
 /* Read the schedstat of threads tids[0..n) (n at most COL_SCHED_BATCH) and
  * write a THREAD_SCHED record for each through thread `via`'s cursor; a
  * thread whose file cannot be read has none.  One descriptor use for all

@@ -62,7 +62,6 @@
 #include "collector/col_objset.h"
 #include "collector/col_real.h"
 #include "collector/col_runtime.h"
-#include "collector/col_sched.h"
 #include "collector/col_signal.h"
 #include "collector/col_stacks.h"
 #include "collector/col_state.h"
@@ -70,6 +69,7 @@
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
 #include "format/exp_events.h"
+#include "format/exp_schedstat.h"
 
 #define PAGE 4096u
 #define RING_PAGES_SIGNAL 2u         /* data pages: drained at every resume */
@@ -198,13 +198,13 @@ static bool read_schedstat(const struct col_states_thread *s, char *buf, size_t 
 	return true;
 }
 
-/* The thread's run delay now, from its schedstat (col_sched_parse). */
+/* The thread's run delay now, from its schedstat (exp_schedstat_parse). */
 static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 {
 	char buf[96];
-	struct col_schedstat st;
+	struct exp_schedstat st;
 
-	if (!read_schedstat(s, buf, sizeof(buf)) || !col_sched_parse(buf, &st))
+	if (!read_schedstat(s, buf, sizeof(buf)) || !exp_schedstat_parse(buf, &st))
 		return false;
 	*out = st.run_delay_ns;
 	return true;

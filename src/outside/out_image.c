@@ -24,6 +24,7 @@
 
 #include "collector/col_objset.h"
 #include "format/exp_launch.h"
+#include "format/exp_schedstat.h"
 #include "outside/out_image.h"
 #include "outside/out_ring.h"
 
@@ -448,12 +449,13 @@ void out_image_read_run_delays(struct out_image *im)
 			continue;
 		ssize_t n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
-		unsigned long long cpu, delay;
+		struct exp_schedstat st;
 		if (n <= 0)
 			continue;
 		buf[n] = 0;
-		if (sscanf(buf, "%llu %llu", &cpu, &delay) != 2)
+		if (!exp_schedstat_parse(buf, &st))
 			continue;
+		uint64_t delay = st.run_delay_ns;
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
