@@ -206,6 +206,8 @@ struct epoll_event;
 	X(int, __ppoll_chk, (struct pollfd *, unsigned long, const struct timespec *, const sigset_t *, size_t)) \
 	X(int, select, (int, fd_set *, fd_set *, fd_set *, struct timeval *))          \
 	X(int, pselect, (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *)) \
+	X(int, epoll_create, (int))                                                    \
+	X(int, epoll_create1, (int))                                                   \
 	X(int, epoll_ctl, (int, int, int, struct epoll_event *))                       \
 	X(int, epoll_wait, (int, struct epoll_event *, int, int))                      \
 	X(int, epoll_pwait, (int, struct epoll_event *, int, int, const sigset_t *))   \

@@ -3,7 +3,8 @@
  * io_wait.c — waits for descriptors (tally record -i): poll, ppoll,
  * select, pselect (and the _FORTIFY_SOURCE __poll_chk, __ppoll_chk),
  * epoll_wait, epoll_pwait, epoll_pwait2; and epoll_ctl, which says what an
- * epoll descriptor waits on.  For the critical path (model_critical_waits.c):
+ * epoll descriptor waits on (epoll_create and epoll_create1: a set made
+ * here is known empty).  For the critical path (model_critical_waits.c):
  * an event loop's thread blocks here, not in the read that follows, so the
  * write that ended its wait is found only from the descriptors it waited on.
  *
@@ -22,7 +23,10 @@
  *                                       FD_WATCH record each, as of the
  *                                       wait's start: a set inherited, made
  *                                       before the library was loaded, or
- *                                       by raw system calls
+ *                                       by raw system calls (one made by
+ *                                       epoll_create or epoll_create1 while
+ *                                       traced is empty at our first
+ *                                       epoll_ctl on it: not read then)
  *
  * A shorter wait found a descriptor ready (a poll that blocks nowhere returns
  * in about a microsecond) and costs two clock reads; a call with a timeout
@@ -267,14 +271,50 @@ static void watches_from_fdinfo(int epfd, uint64_t t0)
 	}
 }
 
+/* Bit epfd: the set was made here (epoll_create, epoll_create1) while
+ * traced, and no epoll_ctl of ours has been seen on it yet. */
+static _Atomic uint64_t made_sets[WATCH_FDS / 64];
+
+/* A set made here while traced is empty: its first epoll_ctl of ours
+ * reads no fdinfo (an open and a read, aside: a helper task each).  Its
+ * first wait before any does (a set made here and filled by raw
+ * epoll_ctl calls: rare, but its waits would have no waker). */
+static int set_made(int epfd)
+{
+	if (epfd >= 0 && epfd < WATCH_FDS && io_tracing())
+		atomic_fetch_or_explicit(&made_sets[epfd / 64], 1ull << (epfd % 64), memory_order_relaxed);
+	return epfd;
+}
+
+/* Was epfd made here, with no epoll_ctl of ours before?  (Forgets it.) */
+static bool made_here(int epfd)
+{
+	if (epfd < 0 || epfd >= WATCH_FDS)
+		return false;
+	uint64_t bit = 1ull << (epfd % 64);
+	return (atomic_load_explicit(&made_sets[epfd / 64], memory_order_relaxed) & bit) &&
+	       (atomic_fetch_and_explicit(&made_sets[epfd / 64], ~bit, memory_order_relaxed) & bit);
+}
+
+TRACE_API int epoll_create(int size)
+{
+	return set_made(REAL(epoll_create)(size));
+}
+
+TRACE_API int epoll_create1(int flags)
+{
+	return set_made(REAL(epoll_create1)(flags));
+}
+
 TRACE_API int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	if (!io_tracing())
 		return REAL(epoll_ctl)(epfd, op, fd, ev);
 	uint64_t t0 = tally__now();
 	/* A set first met here, not empty already (inherited, made before the
-	 * library was loaded): what it held before this call. */
-	if (set_known(epfd))
+	 * library was loaded): what it held before this call.  One made here
+	 * is empty. */
+	if (set_known(epfd) && !made_here(epfd))
 		watches_from_fdinfo(epfd, t0 - 1);    /* before this call's own record */
 	int rc = REAL(epoll_ctl)(epfd, op, fd, ev);
 	int saved = errno;

@@ -32,3 +32,22 @@ socks = sorted((int(r["bytes"]), int(r["opens"]), int(r["closes"])) for n, r in 
 assert socks == [(0, 1, 1), (800, 1, 1)], socks
 has("anon_inode:[eventfd]", 0, 0, 1)
 assert not [n for n in rows if n.startswith("fd ")], sorted(rows)' "$T"
+
+# An epoll set made by epoll_create1 or epoll_create while traced is known
+# empty, so its first epoll_ctl reads no /proc/self/fdinfo (an open and a
+# read in a helper task, col_fds_use); one made by a raw system call is
+# still read, once.  epollsets: 20 sets each way and one raw, each given a
+# pipe; strace counts the fdinfo opens (the helper's too, -f).  The build
+# before read all 41.
+cc_prog epollsets
+if ! command -v strace >/dev/null 2>&1; then
+	skip io_epoll_sets_made_traced_not_read "no strace"
+else
+	strace -f -qq -e trace=openat -o epoll.trace "$TALLY" record -F 0 -i -o ep.exp ./epollsets 20 >ep.out 2>ep.err
+	check io_epoll_sets_made_traced_not_read sh -c '
+		raw=$(awk "/^raw / { print \$2 }" ep.out)
+		n=$(grep -c "/proc/self/fdinfo/" epoll.trace)
+		nraw=$(grep -c "/proc/self/fdinfo/$raw\"" epoll.trace)
+		echo "fdinfo opens $n, of the raw set ($raw) $nraw"
+		test -n "$raw" && test "$n" = 1 && test "$nraw" = 1'
+fi
