@@ -53,6 +53,7 @@
 #include "cli/cli.h"
 #include "cli/cli_kernel.h"
 #include "cli/cli_record.h"
+#include "format/exp_header.h"
 #include "format/exp_launch.h"
 #include "format/exp_records.h"
 
@@ -420,15 +421,8 @@ static int open_file(struct cli_kernel *k, int dirfd, const char *dir, char *why
 		return -1;
 	}
 	struct exp_file_header h;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, EXP_MAGIC, 8);
-	h.version = EXP_FORMAT_VERSION;
-	h.kind = EXP_FILE_KERNEL;
-	h.block_bytes = EXP_BLOCK_BYTES;
-	h.header_bytes = EXP_HEADER_BYTES;
-	h.pid = (uint32_t)getpid();
-	h.mono_ns = cli_now_ns(CLOCK_MONOTONIC);
-	h.real_ns = cli_now_ns(CLOCK_REALTIME);
+	exp_file_header_init(&h, EXP_FILE_KERNEL, EXP_BLOCK_BYTES, (uint32_t)getpid(), cli_now_ns(CLOCK_MONOTONIC),
+			     cli_now_ns(CLOCK_REALTIME));
 	if (fwrite(&h, 1, sizeof(h), k->out) != sizeof(h))
 		k->write_errors++;
 	k->off = sizeof(h);

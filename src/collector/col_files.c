@@ -29,6 +29,7 @@
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
+#include "format/exp_header.h"
 #include "format/exp_launch.h"
 #include "format/exp_write_sys.h"
 
@@ -46,13 +47,7 @@ static int open_counters(void)
 		col_log_error_sigsafe(EXP_COUNTERS_NAME, errno, "loss counters kept in memory only");
 		return -1;
 	}
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, EXP_MAGIC, 8);
-	h.version = EXP_FORMAT_VERSION;
-	h.block_bytes = 4096;
-	h.header_bytes = EXP_HEADER_BYTES;
-	h.pid = (uint32_t)col_proc.pid;
-	h.mono_ns = col_proc.start_ns;
+	exp_file_header_init(&h, 0, 4096, (uint32_t)col_proc.pid, col_proc.start_ns, 0);
 	/* The whole file, header and zero counters, in one write: the file's
 	 * space is then the file system's to keep (as fallocate gave it), so
 	 * a store through the mapping cannot fault for want of it; one system

@@ -30,6 +30,7 @@
 #include "collector/col_procslot.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "format/exp_header.h"
 #include "format/exp_launch.h"
 
 void col_procslot_head(uint8_t *head)
@@ -37,14 +38,7 @@ void col_procslot_head(uint8_t *head)
 	struct exp_file_header h;
 
 	memset(head, 0, EXP_PROC_HEAD_BYTES);
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, EXP_MAGIC, 8);
-	h.version = EXP_FORMAT_VERSION;
-	h.kind = EXP_PROC_KIND;
-	h.block_bytes = 4096;
-	h.header_bytes = EXP_HEADER_BYTES;
-	h.pid = (uint32_t)col_proc.pid;
-	h.mono_ns = col_proc.start_ns;
+	exp_file_header_init(&h, EXP_PROC_KIND, 4096, (uint32_t)col_proc.pid, col_proc.start_ns, 0);
 	memcpy(head, &h, sizeof(h));
 	head[EXP_PROC_HEAD_BYTES - 1] = '\n';
 }
@@ -87,12 +81,7 @@ int col_procslot_open(_Atomic uint64_t *claimed, uint64_t given)
 	 * it missing (the same bytes from each: no pid, no time). */
 	if (rc == 0 && (k == 0 || st.st_size < EXP_HEADER_BYTES)) {
 		struct exp_file_header h;
-		memset(&h, 0, sizeof(h));
-		memcpy(h.magic, EXP_MAGIC, 8);
-		h.version = EXP_FORMAT_VERSION;
-		h.kind = EXP_SLOTS_KIND;
-		h.block_bytes = EXP_SLOT_BYTES;
-		h.header_bytes = EXP_HEADER_BYTES;
+		exp_file_header_init(&h, EXP_SLOTS_KIND, EXP_SLOT_BYTES, 0, 0, 0);
 		if (col_sys_pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 			rc = -EIO;
 	}

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format/exp_header.h"
 #include "format/exp_write.h"
 #include "format/exp_write_sys.h"
 
@@ -54,15 +55,7 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	int fd = EXP_SYS(openat)(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, EXP_MAGIC, 8);
-	h.version = EXP_FORMAT_VERSION;
-	h.kind = kind;
-	h.block_bytes = w->block_bytes;
-	h.header_bytes = EXP_HEADER_BYTES;
-	h.pid = pid;
-	h.mono_ns = clock_ns(CLOCK_MONOTONIC);
-	h.real_ns = clock_ns(CLOCK_REALTIME);
+	exp_file_header_init(&h, kind, w->block_bytes, pid, clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_REALTIME));
 	if (EXP_SYS(pwrite)(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		int e = errno ? errno : EIO;
 		EXP_SYS(close)(fd);

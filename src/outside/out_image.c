@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "collector/col_objset.h"
+#include "format/exp_header.h"
 #include "format/exp_launch.h"
 #include "format/exp_schedstat.h"
 #include "outside/out_image.h"
@@ -658,14 +659,7 @@ static void write_counters(struct out_image *im)
 	struct exp_file_header h;
 
 	memset(buf, 0, sizeof(buf));
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, EXP_MAGIC, 8);
-	h.version = EXP_FORMAT_VERSION;
-	h.kind = 0;
-	h.block_bytes = EXP_BLOCK_BYTES;
-	h.header_bytes = EXP_HEADER_BYTES;
-	h.pid = (uint32_t)im->pid;
-	h.mono_ns = im->start_ns;
+	exp_file_header_init(&h, 0, EXP_BLOCK_BYTES, (uint32_t)im->pid, im->start_ns, 0);
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + EXP_HEADER_BYTES, im->counters, sizeof(im->counters));
 	int fd = openat(im->dirfd, EXP_COUNTERS_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
