@@ -477,6 +477,18 @@ static void flush(struct col_thread *t, struct col_states_thread *s, uint32_t st
 	flush_as(t, (uint32_t)t->tid, s, stack_id, flags);
 }
 
+/* Everything s's ring holds, batch by batch, written by `writer` for
+ * thread tid with no stack (the thread is not where it blocked). */
+static void drain_all_as(struct col_thread *writer, uint32_t tid, struct col_states_thread *s)
+{
+	bool room;
+
+	do {
+		room = drain(s);
+		flush_as(writer, tid, s, 0, EXP_STATE_NO_STACK);
+	} while (!room);
+}
+
 /* Does the code before `pc` end with a syscall instruction (0f 05)? */
 static bool after_syscall(uint64_t pc)
 {
@@ -603,13 +615,8 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 		s->faults = faults_of(&ru);             /* the batches before are written */
 		col_write_sigsafe(t, EXP_FILE_STATES, EXP_REC_CPU_SPLIT, &rec, sizeof(rec));
 	}
-	if (atomic_load_explicit(&way, memory_order_relaxed) == WAY_RING) {
-		bool room;
-		do {
-			room = drain(s);
-			flush(t, s, 0, EXP_STATE_NO_STACK);
-		} while (!room);
-	}
+	if (atomic_load_explicit(&way, memory_order_relaxed) == WAY_RING)
+		drain_all_as(t, (uint32_t)t->tid, s);
 	if (write_pages(t) != pages)
 		faults_grew(s);
 }
@@ -635,14 +642,9 @@ void col_states_disable(struct col_states_thread *s)
 
 bool col_states_drain_at_end(struct col_thread *writer, pid_t tid, struct col_states_thread *s)
 {
-	bool room;
-
 	if (!s)
 		return false;
-	do {
-		room = drain(s);
-		flush_as(writer, (uint32_t)tid, s, 0, EXP_STATE_NO_STACK);
-	} while (!room);
+	drain_all_as(writer, (uint32_t)tid, s);
 	return s->have_out && !s->out_preempted && !s->out_own;
 }
 
@@ -681,11 +683,7 @@ void col_states_thread_end(struct col_thread *t)
 	if (!s)
 		return;
 	col_real.ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
-	bool room;
-	do {
-		room = drain(s);
-		flush(t, s, 0, EXP_STATE_NO_STACK);
-	} while (!room);
+	drain_all_as(t, (uint32_t)t->tid, s);
 	t->states = NULL;
 	release(s);
 }
