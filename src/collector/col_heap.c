@@ -158,10 +158,13 @@ static unsigned stripe_of(uint64_t addr)
  * to find one, on heapmix); only the lines they touch differ, and the
  * collector's share of heapmix's CPU is 11% lower (perf; docs/tracing.md,
  * cost item 10).  A region holds at most 32 blocks (8-byte ones), so no run
- * of them grows long. */
+ * of them grows long.  The region's place is the middle of one multiply
+ * by the golden ratio (Fibonacci hashing: every address bit from 8 to 40
+ * reaches bits 32 and up of the product), not mix(): it is on every
+ * event's path twice or more, and mix's shifts cost as much again. */
 static uint32_t home(uint64_t addr)
 {
-	return (uint32_t)(mix(addr >> 8) >> 8) + (uint32_t)((addr >> 4) & 15);
+	return (uint32_t)(((addr >> 8) * 0x9e3779b97f4a7c15ull) >> 32) + (uint32_t)((addr >> 4) & 15);
 }
 
 /* A large record of heap.dat, mapped (zeroed), not yet published. */
