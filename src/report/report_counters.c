@@ -230,6 +230,7 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 	sort_model = m;
 	qsort(order, n, sizeof(*order), cmp_object);
 	struct report_table *t = report_table_new("data_objects", "Data objects");
+	report_col(t, "depth", "", COL_DEPTH);       /* a structure's members: 1 */
 	report_col(t, "counter", "Counter", COL_STR);
 	report_col(t, "events", "Events", COL_U64);
 	report_col(t, "pct", "%", COL_PCT);
@@ -262,6 +263,7 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 						by_level[l] += m->data_objects[j].level_samples[l];
 				}
 			report_row(t);
+			report_depth(t, 0);
 			report_str(t, model_metric_info(x->metric)->name);
 			report_data_total_cells(t, sum, samples, total);
 			level_cells(t, by_level, samples, levels, nlevels);
@@ -271,6 +273,7 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 		if (o->limit && shown++ >= o->limit)
 			continue;
 		report_row(t);
+		report_depth(t, 0);
 		report_str(t, model_metric_info(x->metric)->name);
 		report_data_object_cells(t, m, &ix, order[i], total);
 		level_cells(t, x->level_samples, x->samples, levels, nlevels);
@@ -278,6 +281,7 @@ void report_data_precise(struct report_doc *d, const struct model *m, const stru
 		const size_t *mem = report_data_members_of(&ix, order[i], &k);
 		for (size_t j = 0; j < k; j++) {        /* its structure's members (DWARF) */
 			report_row(t);
+			report_depth(t, 1);
 			report_str(t, model_metric_info(x->metric)->name);
 			report_data_member_cells(t, m, mem[j], total);
 			for (int l = 0; l < nlevels; l++)

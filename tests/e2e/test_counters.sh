@@ -90,6 +90,7 @@ assert rows[\"gen_grid\"][\"size\"] == 65536 * 8 and rows[\"gen_grid\"][\"object
 assert rows[\"gen_grid\"][\"top_function\"] == \"gen_hot\" and abs(rows[\"gen_grid\"][\"top_pct\"] - 83.33) < 0.01
 assert rows[\"<Scalars>\"][\"top_function\"] == \"gen_cold\" and rows[\"<Heap: gen_alloc>\"][\"size\"] == 4096
 assert rows[\"{struct gen_entry}.hot\"][\"size\"] == 4 and \"{struct gen_entry}.cold\" not in rows
+assert rows[\"{struct gen_entry}.hot\"][\"depth\"] == 1 and rows[\"gen_table\"][\"depth\"] == 0, rows[\"{struct gen_entry}.hot\"]
 assert len(rows) == len(want), sorted(rows)
 '"
 # The data source of each precise sample (DATA_SAMPLE_SRC, as the collector
