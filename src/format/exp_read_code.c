@@ -194,10 +194,16 @@ int exp_take_jit_inline(struct exp_proc *p, const void *rec, uint32_t len, char 
 		e->ninline_frames += pc.nframes;
 		at += (size_t)pc.nframes * sizeof(*frames);
 	}
-	/* Each record is written by offset, but one code's records may come
-	 * in any order: keep the whole by offset for exp_jit_inline_at. */
-	qsort(e->inlines, e->ninline, sizeof(*e->inlines), cmp_inline_place);
 	return 0;
+}
+
+void exp_jit_inlines_sort(struct exp_proc *p)
+{
+	/* Each record is written by offset, but one code's records may come
+	 * in any order: the whole by offset, for exp_jit_inline_at. */
+	for (size_t i = 0; i < p->njit; i++)
+		if (p->jit[i].ninline > 1)
+			qsort(p->jit[i].inlines, p->jit[i].ninline, sizeof(*p->jit[i].inlines), cmp_inline_place);
 }
 
 uint32_t exp_jit_inline_at(const struct exp_jit_ev *e, uint64_t off, const struct exp_jit_inline_frame **frames)

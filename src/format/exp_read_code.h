@@ -21,8 +21,13 @@ int exp_take_java_method(struct exp_proc *p, size_t *cap, const void *rec, uint3
 int exp_take_jit_code(struct exp_proc *p, size_t *cap, const void *rec, uint32_t len,
 		      char *cause, size_t cause_len);
 /* An EXP_REC_JIT_INLINE: its entries added to the latest compiled Java
- * method at its start.  0, 1 (damage: cause) or -1 (no memory). */
+ * method at its start, unsorted (exp_jit_inlines_sort).  0, 1 (damage:
+ * cause) or -1 (no memory). */
 int exp_take_jit_inline(struct exp_proc *p, const void *rec, uint32_t len, char *cause, size_t cause_len);
+/* Once every record of p is taken: each compiled method's inline places
+ * sorted by offset (of one offset, in file order), as exp_jit_inline_at
+ * needs; once, not at each record. */
+void exp_jit_inlines_sort(struct exp_proc *p);
 int exp_take_jit_unload(struct exp_proc *p, size_t *cap, const void *rec, uint32_t len,
 			char *cause, size_t cause_len);
 /* A thread name: into `t`, the thread the record names. */

@@ -1364,6 +1364,8 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && rc >= 0; i++)
 		rc = load_file(l, exp_file_name(files[i]), files[i], err);
 	if (rc >= 0)
+		exp_jit_inlines_sort(p);
+	if (rc >= 0)
 		rc = merge_run_trie(l, err);
 	if (rc >= 0)
 		missing_data(l);

@@ -190,6 +190,7 @@ static void inline_records_checked(void)
 	len = inline_rec(buf, (uint32_t[]){ 0x10, 0x60 }, 2);      /* a later record, lower offsets */
 	CHECK(exp_take_jit_inline(&p, buf, (uint32_t)len, cause, sizeof(cause)) == 0);
 	CHECK(p.jit[0].ninline == 4);
+	exp_jit_inlines_sort(&p);
 	CHECK(exp_jit_inline_at(&p.jit[0], 0x10, &in) == 2 && in[0].method == 0x10 && in[1].method == 0x100);
 	CHECK(exp_jit_inline_at(&p.jit[0], 0x11, &in) == 2 && in[0].method == 0x10 && in[0].line == 7);
 	CHECK(exp_jit_inline_at(&p.jit[0], 0x41, &in) == 2 && in[0].method == 0x11);  /* 0x60's */
