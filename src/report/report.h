@@ -246,6 +246,10 @@ const char *report_func_label(const struct model *m, uint32_t f, char *buf, size
 /* A thread's name for the thread tables: its own (THREAD_NAME), else its
  * start routine's label, else "". */
 const char *report_thread_label(const struct model *m, const struct model_thread *th, char *buf, size_t len);
+/* The columns a table of threads starts with: Process (with several
+ * processes), TID, Thread; and their cells for th, in a row begun. */
+void report_thread_cols(struct report_table *t, const struct model *m);
+void report_thread_cells(struct report_table *t, const struct model *m, const struct model_thread *th);
 /* A thread's lifetime in ns, from its start to its end (its process's end
  * when it did not end before it), or 0 when either is unknown. */
 uint64_t report_thread_lifetime(const struct model *m, const struct model_thread *th);

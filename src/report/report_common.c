@@ -33,6 +33,24 @@ const char *report_thread_label(const struct model *m, const struct model_thread
 	return "";
 }
 
+void report_thread_cols(struct report_table *t, const struct model *m)
+{
+	if (m->nprocs > 1)
+		report_col(t, "process", "Process", COL_STR);
+	report_col(t, "tid", "TID", COL_U64);
+	report_col(t, "thread", "Thread", COL_STR);
+}
+
+void report_thread_cells(struct report_table *t, const struct model *m, const struct model_thread *th)
+{
+	char buf[512];
+
+	if (m->nprocs > 1)
+		report_str(t, m->procs[th->proc].label);
+	report_u64(t, th->tid);
+	report_str(t, report_thread_label(m, th, buf, sizeof(buf)));
+}
+
 uint64_t report_thread_lifetime(const struct model *m, const struct model_thread *th)
 {
 	const struct exp_proc *p = m->procs[th->proc].src;

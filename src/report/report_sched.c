@@ -11,7 +11,6 @@
 
 void report_sched_overview(struct report_doc *d, const struct model *m)
 {
-	char buf[512];
 	size_t with = 0, rows = 0;
 
 	if (m->present & (1u << MODEL_WALL))
@@ -22,10 +21,7 @@ void report_sched_overview(struct report_doc *d, const struct model *m)
 		return;
 	struct report_table *t = report_table_new("thread_sched", "Time by thread (the kernel's schedstat; "
 								  "--states says where)");
-	if (m->nprocs > 1)
-		report_col(t, "process", "Process", COL_STR);
-	report_col(t, "tid", "TID", COL_U64);
-	report_col(t, "thread", "Thread", COL_STR);
+	report_thread_cols(t, m);
 	report_col(t, "lifetime", "Lifetime s", COL_SEC);
 	report_col(t, "cpu", "CPU s", COL_SEC);
 	report_col(t, "wait_cpu", "Waiting for a CPU s", COL_SEC);
@@ -39,10 +35,7 @@ void report_sched_overview(struct report_doc *d, const struct model *m)
 		uint64_t on = e->sched_cpu_ns + e->run_delay_ns;
 		rows++;
 		report_row(t);
-		if (m->nprocs > 1)
-			report_str(t, m->procs[th->proc].label);
-		report_u64(t, th->tid);
-		report_str(t, report_thread_label(m, th, buf, sizeof(buf)));
+		report_thread_cells(t, m, th);
 		report_u64(t, life);
 		report_u64(t, e->sched_cpu_ns);
 		report_u64(t, e->run_delay_ns);

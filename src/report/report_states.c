@@ -22,15 +22,10 @@ static const enum model_metric states[] = {
 
 void report_states_overview(struct report_doc *d, const struct model *m)
 {
-	char buf[512];
-
 	if (!(m->present & (1u << MODEL_WALL)))
 		return;
 	struct report_table *t = report_table_new("thread_states", "States by thread");
-	if (m->nprocs > 1)
-		report_col(t, "process", "Process", COL_STR);
-	report_col(t, "tid", "TID", COL_U64);
-	report_col(t, "thread", "Thread", COL_STR);
+	report_thread_cols(t, m);
 	report_col(t, "wall", "Wall s", COL_SEC);
 	for (size_t k = 0; k < NSTATES; k++) {
 		const struct model_metric_info *mi = model_metric_info(states[k]);
@@ -42,10 +37,7 @@ void report_states_overview(struct report_doc *d, const struct model *m)
 		const struct model_thread *th = &m->threads[i];
 		uint64_t life = report_thread_lifetime(m, th);
 		report_row(t);
-		if (m->nprocs > 1)
-			report_str(t, m->procs[th->proc].label);
-		report_u64(t, th->tid);
-		report_str(t, report_thread_label(m, th, buf, sizeof(buf)));
+		report_thread_cells(t, m, th);
 		report_u64(t, th->v[MODEL_WALL]);
 		for (size_t k = 0; k < NSTATES; k++)
 			report_u64(t, th->v[states[k]]);
