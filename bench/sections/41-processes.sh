@@ -14,6 +14,12 @@
 # cost of one more object), and `floor`, the same task-clock event as
 # tally's (sigtrap, inherited by threads) with a handler that does nothing.
 # Every command goes through env(1), so each pays the same extra process.
+#
+# Then the same loop under bash, which forks a child for each command and
+# execs /bin/true in it (sh, dash here, uses vfork): two process images an
+# iteration, the fork child's collector set-up included (its files wait
+# for its first write, issue 20).  Bare, tally and perf record -g,
+# interleaved; the figure is CPU per iteration over bare.
 section "4b. Process-heavy work: a shell loop of /bin/true"
 
 d=$OUT/procs
@@ -49,3 +55,21 @@ note "floors per process over bare: an empty preloaded library ${ev:-n/a} ms;" \
 	"with the same perf event and an empty handler ${fv:-n/a} ms (tally above that floor: ${over:-n/a} ms)"
 row "process start-up: CPU per process over bare (ms)" "${tv:-n/a}" "<= 1" \
 	"perf record -g: ${pv:-n/a (${pwhy:-failed})} ms; floor (preload + perf event): ${fv:-n/a} ms"
+
+# The bash loop: fork then exec, each iteration.
+printf 'for i in $(seq %d); do /bin/true; done\n' "$N" >"$d/bloop.sh"
+if command -v bash >/dev/null 2>&1; then
+	set -- --cmd bare "env bash $d/bloop.sh" \
+		--cmd tally "env $TALLY record -o $d/b.exp -- bash $d/bloop.sh" --pre tally "rm -rf $d/b.exp"
+	[ -z "$pwhy" ] && set -- "$@" --cmd perf "env perf record -q -g -o $d/bperf.data -- bash $d/bloop.sh" \
+		--pre perf "rm -f $d/bperf.data"
+	tb time --rounds "$ROUNDS" --warmup 1 --base bare --json "$d/btimes.json" --dir "$d" "$@"
+	j=$d/btimes.json
+	btv=$(per tally)
+	bpv=$(per perf)
+	note "bash loop: $(tb get "$j" bare.cpu_med) s of CPU for $N iterations (fork, then exec of /bin/true)"
+	row "bash loop (fork then exec): CPU per iteration over bare (ms)" "${btv:-n/a}" "-" \
+		"perf record -g: ${bpv:-n/a (${pwhy:-failed})} ms"
+else
+	note "bash loop: not run (no bash)"
+fi
