@@ -23,7 +23,12 @@
 #     wall time of what the program measured itself;
 #   - a block in a page fault (tests/progs/fault_block.c: a mapped file's
 #     dropped pages) is wait.io, not a system call's wait.sleep;
-#   - descendants: a fork that execs, each in its sub-experiment;
+#   - descendants: a fork that execs, each in its sub-experiment, the
+#     samples 85% of the kernel's CPU of both or more, and at most 101% plus
+#     three of the run's sampling errors: task-clock's timer may count the
+#     time on a CPU by the clock, interrupts and a VM's steal included,
+#     which the kernel's CPU time leaves out (at load 6, 73 samples for
+#     70.6 ms: 103.4%); a process counted twice would be far above;
 #   - -p PID of a running static process: its threads sampled from outside
 #     for --duration, and it goes on undisturbed;
 #   - -H -s -i -m refused with one line before anything runs; the overview
@@ -313,7 +318,7 @@ check static_descendants sh -c '
 import json, sys
 o = json.load(sys.stdin)[\"overview\"]
 print(o[\"accounted_pct\"])
-assert 85 <= o[\"accounted_pct\"] <= 101, o"'
+assert 85 <= o[\"accounted_pct\"] <= 101 + 3 * o[\"sampling_error_pct\"], o"'
 
 # Attach: a static process with three spinning threads (tests/progs/
 # attach_work.c), sampled for a second; its three functions are there, in
