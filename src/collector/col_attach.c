@@ -61,6 +61,7 @@
 #include "collector/col_mem.h"
 #include "collector/col_objects.h"
 #include "collector/col_real.h"
+#include "collector/col_rawthread.h"
 #include "collector/col_sample.h"
 #include "collector/col_sched.h"
 #include "collector/col_stacks.h"
@@ -138,62 +139,6 @@ static struct slot *slot_get_sigsafe(pid_t tid, bool claim, bool *claimed)
 	return NULL;
 }
 
-static uint64_t hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? (uint64_t)(c - '0') : (uint64_t)((c | 0x20) - 'a' + 10);
-}
-
-/* Scanning /proc/PID/maps for the mapping that holds `sp`, a read at a
- * time (col_fds_read_each: in the helper of col_fds_aside, raw system
- * calls and little stack). */
-struct maps_scan {
-	uint64_t sp, lo, hi;
-	uint64_t a, b;
-	int field;                /* 0: start, 1: end, 2: rest of the line */
-};
-
-static int scan_maps(void *arg, const char *buf, size_t n)
-{
-	struct maps_scan *m = arg;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = buf[i];
-		if (c == '\n') {
-			if (m->sp >= m->a && m->sp < m->b) {
-				m->lo = m->a;
-				m->hi = m->b;
-				return 1;
-			}
-			m->a = m->b = 0;
-			m->field = 0;
-		} else if (m->field == 0) {
-			if (c == '-')
-				m->field = 1;
-			else
-				m->a = m->a << 4 | hex_digit(c);
-		} else if (m->field == 1) {
-			if (c == ' ')
-				m->field = 2;
-			else
-				m->b = m->b << 4 | hex_digit(c);
-		}
-	}
-	return 0;
-}
-
-/* The mapping of the process's maps that holds `sp`: the thread's stack.
- * Read aside (the program's threads open files meanwhile). */
-static void stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
-{
-	char buf[4096], path[64];
-	struct maps_scan m = { .sp = sp };
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)col_proc.pid);
-	col_fds_read_each(path, buf, sizeof(buf), scan_maps, &m);
-	*lo = m.lo;
-	*hi = m.hi;
-}
-
 /* Thread `tid`'s state letter in /proc/self/task/TID/stat (0: unreadable). */
 static char thread_state(pid_t tid)
 {
@@ -251,7 +196,7 @@ static bool blocked_where(struct col_thread *h, struct col_thread *writer, pid_t
 		return true;
 	uint64_t lo = h->unwind.stack_lo, hi = h->unwind.stack_hi;
 	int truncated = 0, broken = 0;
-	stack_bounds_sigsafe(r.r[UW_RSP], &h->unwind.stack_lo, &h->unwind.stack_hi);
+	col_stack_bounds_sigsafe(r.r[UW_RSP], &h->unwind.stack_lo, &h->unwind.stack_hi);
 	h->unwind.find_fp = true;           /* rbp is not known: found where a frame needs it */
 	int nf = col_unwind_sigsafe(&h->unwind, &r, h->frames, (int)col_proc.opt.max_frames, &truncated, &broken);
 	h->unwind.find_fp = false;
@@ -328,7 +273,7 @@ static struct col_thread *adopt_sigsafe(const void *uc)
 		return NULL;
 	}
 	const ucontext_t *u = uc;
-	stack_bounds_sigsafe((uint64_t)u->uc_mcontext.gregs[REG_RSP], &t->unwind.stack_lo,
+	col_stack_bounds_sigsafe((uint64_t)u->uc_mcontext.gregs[REG_RSP], &t->unwind.stack_lo,
 			     &t->unwind.stack_hi);
 	if (!inherits && s->fd >= 0)
 		t->perf_fd = s->fd;          /* fasync: read and re-armed through it */

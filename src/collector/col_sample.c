@@ -28,6 +28,7 @@
 
 #include "collector/col_clock.h"
 #include "collector/col_psample.h"
+#include "collector/col_rawthread.h"
 #include "collector/col_control.h"
 #include "collector/col_java.h"
 #include "collector/col_objset.h"
@@ -388,15 +389,15 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
  * thread made by the clone system call without a TLS of its own (no
  * pthread_create) shares its creator's, and the clock it inherits
  * (col_clock.c) signals it too: its samples must not be taken as the
- * creator's.  Free when the interrupted stack pointer is on the state's
- * stack; else (a coroutine's stack, a raw thread's) one gettid. */
-static bool own_thread(const struct col_thread *t, const void *uc)
+ * creator's.  0 when it is: free when the interrupted stack pointer is on
+ * the state's stack; else (a coroutine's stack, a raw thread's) one
+ * gettid, and the interrupted thread's id when it is not. */
+static pid_t other_thread(const struct col_thread *t, uint64_t sp)
 {
-	uint64_t sp = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
-
 	if (t->unwind.stack_lo < t->unwind.stack_hi && sp >= t->unwind.stack_lo && sp < t->unwind.stack_hi)
-		return true;
-	return col_sys_gettid() == t->tid;
+		return 0;
+	pid_t tid = col_sys_gettid();
+	return tid == t->tid ? 0 : tid;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -440,8 +441,16 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	struct col_thread *(*adopt_fn)(const void *) = atomic_load(&adopt);
 	if ((!t || t->exiting) && adopt_fn)
 		t = adopt_fn(uc);            /* a thread of a process we attached to */
-	if (t && !adopt_fn && !own_thread(t, uc))
-		t = NULL;
+	if (t && !adopt_fn) {
+		/* A raw clone's thread, on its creator's TLS: its own state,
+		 * by its thread id (col_rawthread.h). */
+		uint64_t sp = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+		pid_t other = other_thread(t, sp);
+		if (other && !(t = col_proc.active ? col_rawthread_self_sigsafe(t, other, sp, entry_ns) : NULL)) {
+			errno = saved_errno;     /* its loss counted there */
+			return;
+		}
+	}
 	if (!t || t->exiting) {
 		/* While collecting: a signal held through an attach by a
 		 * thread that blocked it (a thread the attach met, not a raw

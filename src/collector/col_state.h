@@ -39,6 +39,7 @@
  *   col_psample col_sched   process samples over time (--process-samples); threads' schedstat at their end
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_states col_counters its off-CPU states (--states); its counters (-c)
+ *   col_rawthread           threads made by a raw clone: their states by thread id
  *   col_sample              the profiling signal handler
  *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child

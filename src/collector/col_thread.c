@@ -27,6 +27,7 @@
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
 #include "collector/col_log.h"
+#include "collector/col_rawthread.h"
 #include "collector/col_sched.h"
 #include "collector/col_state.h"
 #include "collector/col_states.h"
@@ -210,33 +211,6 @@ struct col_thread *col_thread_attach_held(void)
 	return held ? t : NULL;
 }
 
-/* Thread t's THREAD_COST record, written through thread `via`'s cursor: its
- * collector time and the histogram of its handler runs, the buckets that are
- * zero at both ends cut off. */
-static void write_cost(struct col_thread *t, struct col_thread *via)
-{
-	struct {
-		struct exp_thread_cost c;
-		uint32_t counts[EXP_COST_BUCKETS + 1];
-	} rec;
-	unsigned lo = 0, hi = EXP_COST_BUCKETS;
-
-	while (lo < hi && !t->cost_hist[lo])
-		lo++;
-	while (hi > lo && !t->cost_hist[hi - 1])
-		hi--;
-	memset(&rec, 0, sizeof(rec));
-	rec.c.tid = (uint32_t)t->tid;
-	rec.c.collector_ns = t->collector_ns;
-	rec.c.handlers = t->handlers;
-	rec.c.max_ns = t->cost_max_ns;
-	rec.c.first_bucket = (uint16_t)lo;
-	rec.c.nbuckets = (uint16_t)(hi - lo);
-	memcpy(rec.counts, t->cost_hist + lo, (hi - lo) * sizeof(uint32_t));
-	uint32_t len = (uint32_t)(sizeof(rec.c) + (hi - lo) * sizeof(uint32_t) + 7) & ~7u;
-	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
-}
-
 /* Thread tid's file NAME under /proc/PID/task (its comm, its status) into
  * buf, NUL-terminated; the length read, 0 when there is none.  Read aside
  * (col_fds_read): the end of the process asks this for threads still
@@ -357,7 +331,7 @@ void col_thread_detach(void)
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
 				      col_thread_cputime_ns_sigsafe(), t->samples };
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
-	write_cost(t, t);
+	col_thread_write_cost(t, t);
 	col_data_blocks_thread_end(t);
 	if (have_sched)
 		col_sched_write_text(t, t->tid, sched);
@@ -431,7 +405,7 @@ void col_thread_end_others(void)
 			check_sampled(t, cpu);
 		struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), cpu, t->samples };
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
-		write_cost(t, self);
+		col_thread_write_cost(t, self);
 		col_data_blocks_others_at_end(self, t);
 		char sched[80];
 		if (col_states_schedstat_sigsafe(t, sched, sizeof(sched))) {
@@ -447,6 +421,7 @@ void col_thread_end_others(void)
 		}
 	}
 	col_sched_write(self, tids, ntids);
+	col_rawthread_end_all(self);
 	if (attached) {
 		atomic_store(&self->busy, 0);
 		atomic_store(&self->entered, 0);
@@ -461,6 +436,7 @@ void col_thread_reset_after_fork(void)
 		atomic_store(&live[i], NULL);
 	atomic_store(&col_proc.threaded, false);
 	col_files_drop_shared_sigsafe();
+	col_rawthread_reset_after_fork();
 	col_clock_after_fork();
 	if (!t)
 		return;

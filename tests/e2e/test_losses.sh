@@ -1,44 +1,83 @@
 # test_losses.sh — every loss has its true cause.  A thread made by the clone
-# system call itself (no pthread_create: no interposer sees it) runs 0.6 s
-# the collector never samples: the overview names that CPU as threads the
-# collector never saw, not as lost samples nor "between samples".
+# system call itself (no pthread_create: no interposer sees it) is sampled
+# by its thread id; what such threads run before their first signal is
+# named as theirs, not as lost samples nor "between samples".
 . "$(dirname "$0")/lib.sh"
 cc_prog rawclone -I"$PROGS"
 cc_prog manythreads -pthread
 cc_prog daemonize
 cd "$T"
 
+# A thread made by glibc's clone() (CLONE_THREAD, no CLONE_SETTLS: it shares
+# its creator's TLS, where the collector finds a thread's state) and one
+# made by the clone system call in inline assembly (no glibc clone(): as a
+# runtime of its own makes threads) each burn 0.6 s: their clock's signals
+# come (the event is inherited), and the handler, seeing that the TLS's
+# state is another thread's, finds or makes the thread's own by its id
+# (col_rawthread.c).  Each keeps at least 90% of the samples its CPU should
+# have, and of that CPU in weights; its CPU is the kernel's for the process
+# (rusage) less the main thread's (its clock, read at the end), so the
+# bound comes from the run's own accounting.  The build before kept 0 of
+# 599 (lost.unknown-thread).
+raw_sampled() {     # EXP: the raw thread sampled
+	"$TALLY" report $1 >$1.txt; "$TALLY" report $1 --threads --format csv >$1.csv
+	"$TALLY" report $1 --format json >$1.json
+	cat $1.csv; sed -n 1,20p $1.txt
+	python3 - $1 <<'PY'
+import csv, json, sys
+exp = sys.argv[1]
+o = json.load(open(exp + ".json"))["overview"]
+rows = list(csv.DictReader(open(exp + ".csv")))
+main = next(r for r in rows if r["start"] == "(main thread)")
+others = [r for r in rows if r is not main]
+hz = 1000
+expect = o["kernel_cpu_s"] - float(main["kernel_cpu"])
+got = sum(int(r["samples"]) for r in others)
+cpu = sum(float(r["excl_cpu"]) for r in others)
+print("raw thread: %d samples, %.3f s sampled, of %.3f s (%d expected)" % (got, cpu, expect, expect * hz))
+assert expect > 0.5, expect
+assert got >= 0.9 * expect * hz, (got, expect)
+assert cpu >= 0.9 * expect, (cpu, expect)
+assert o.get("lost.unknown-thread", 0) == 0, o
+PY
+}
 "$TALLY" record -o raw.exp ./rawclone 0.6 2>raw.err
-check raw_clone_thread_named_as_unseen sh -c '
-	"$TALLY" report raw.exp >raw.txt; cat raw.err raw.txt | head -20
-	grep "by process *\[rawclone [0-9]*\]" raw.txt >line.txt &&
-	python3 - <<PY
-import re
-line = open("line.txt").read()
-m = re.search(r"sampled ([0-9.]+) s: ([0-9.]+) s in threads the collector never saw \(made by a raw clone", line)
-assert m, line
-unseen = float(m.group(2))
-# 0.6 s of the raw thread own CPU, measured by its own clock in the program
-assert 0.55 <= unseen <= 0.7, unseen
-PY'
-
-# The same thread made by the clone system call in inline assembly (no
-# glibc clone(), which is interposed; a runtime of its own makes threads
-# so): its samples come (the clock is inherited) but the thread has no
-# state of the collector's (it shares its creator's TLS), so they are
-# counted as lost.unknown-thread and its CPU named as never seen.  Passes
-# on the build before too: the loss is stated, not removed (docs/collector.md).
+check raw_clone_thread_sampled raw_sampled raw.exp
 "$TALLY" record -o rawasm.exp ./rawclone asm 0.6 2>rawasm.err
-check raw_asm_clone_thread_named_as_unseen sh -c '
-	"$TALLY" report rawasm.exp >rawasm.txt; cat rawasm.err rawasm.txt | head -20
-	grep "by process *\[rawclone [0-9]*\]" rawasm.txt >lineasm.txt &&
+check raw_asm_clone_thread_sampled raw_sampled rawasm.exp
+check raw_asm_clone_thread_sound sh -c '"$TALLY" check rawasm.exp && grep -q "^thread.raw: " rawasm.exp/log.txt'
+
+# 2,000 raw threads made by inline assembly one after another, each burning
+# 0.3 ms of its CPU, as much of main's between (rawclone asmloop).  Each
+# thread's inherited clock starts a fresh period, so at the default 1 kHz
+# almost none takes a signal: their CPU is named as raw threads' that ran
+# no period.  At -F 10000 they take signals, and each gets a state of its
+# own, a gone thread's reused (64 at once): the samples and the
+# collector's time explain at least 80% of the kernel's CPU (the build
+# before: 50.7%, every raw thread's signal lost), and the experiment is
+# sound (a kept cursor's staging windows once read as damaged).
+"$TALLY" record -o rloopasm.exp ./rawclone asmloop 2000 0.3 >rloopasm.out 2>rloopasm.err
+check raw_asm_short_threads_named sh -c '
+	cat rloopasm.out rloopasm.err; "$TALLY" report rloopasm.exp >rloopasm.txt; sed -n 1,20p rloopasm.txt
 	python3 - <<PY
 import re
-line = open("lineasm.txt").read()
-m = re.search(r"sampled ([0-9.]+) s: ([0-9.]+) s in threads the collector never saw \(made by a raw clone", line)
+line = [l for l in open("rloopasm.txt") if "by process" in l][0]
+threads = float(open("rloopasm.out").read().split("threads cpu ")[1].split()[0])
+m = re.search(r"([0-9.]+) s in threads (made by a raw clone that ran no sampling period|the collector never saw \(made by a raw clone)", line)
 assert m, line
-assert 0.55 <= float(m.group(2)) <= 0.7, m.group(2)
+print("named", m.group(1), "of the threads own", threads)
+assert float(m.group(1)) >= 0.8 * threads, (m.group(1), threads)
 PY'
+"$TALLY" record -F 10000 -o rloopfast.exp ./rawclone asmloop 2000 0.3 >rloopfast.out 2>rloopfast.err
+check raw_asm_short_threads_sampled_at_high_rate sh -c '
+	cat rloopfast.out rloopfast.err; "$TALLY" check rloopfast.exp || exit 1
+	"$TALLY" report rloopfast.exp --format json | python3 -c "
+import json, sys
+o = json.load(sys.stdin)[\"overview\"]
+explained = o[\"sampled_cpu_s\"] + o[\"collector_cpu_s\"]
+print(\"explained\", explained, \"of\", o[\"kernel_cpu_s\"], \"threads\", o[\"threads\"])
+assert explained >= 0.8 * o[\"kernel_cpu_s\"], o
+assert o[\"threads\"] > 100, o"'
 
 # A thread that makes and joins 15,000 short threads by raw clone: Linux
 # swaps the perf contexts of the creator and a child on a CPU, and the

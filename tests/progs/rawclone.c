@@ -8,7 +8,11 @@
  * With `asm S`: the thread is made by the clone system call in inline
  * assembly (no glibc clone(), which the collector interposes: as a runtime
  * of its own, Go's without cgo, makes threads), no TLS of its own.
- * usage: rawclone S | rawclone loop N | rawclone asm S */
+ * With `asmloop N MS`: main makes N such threads one after another, each
+ * burning MS ms of its CPU, and waits for each (CLONE_CHILD_CLEARTID), as
+ * much CPU of its own between them; it prints "threads cpu S" (the
+ * threads' CPU, each measured by its own clock) and "main cpu S".
+ * usage: rawclone S | rawclone loop N | rawclone asm S | rawclone asmloop N MS */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -84,16 +88,31 @@ static void asm_child(void)
 	child(NULL);
 }
 
-/* A CLONE_THREAD task made by the system call itself, running asm_child
- * on the stack that ends at `top` (x86-64). */
-static long asm_clone(char *top)
+static volatile long threads_cpu_ns;    /* asmloop: the threads' CPU, each by its own clock */
+
+/* asmloop's child: `seconds` of its CPU, counted, then exit. */
+static void asm_short_child(void)
 {
-	long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
+	struct timespec t;
+
+	raw_work(seconds);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	__atomic_add_fetch(&threads_cpu_ns, t.tv_sec * 1000000000l + t.tv_nsec, __ATOMIC_RELAXED);
+	syscall(SYS_exit, 0);
+}
+
+/* A CLONE_THREAD task made by the system call itself, running fn on the
+ * stack that ends at `top` (x86-64); with ctid, the kernel clears *ctid
+ * when it exits (CLONE_CHILD_CLEARTID). */
+static long asm_clone(char *top, void (*fn)(void), volatile int *ctid)
+{
+	long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+		     (ctid ? CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID : 0);
 	void **sp = (void **)top;
-	*--sp = (void *)asm_child;
+	*--sp = (void *)fn;
 	*--sp = 0;
 	long ret;
-	register long r10 asm("r10") = 0;
+	register long r10 asm("r10") = (long)ctid;
 	register long r8 asm("r8") = 0;
 	asm volatile("syscall\n\t"
 		     "test %%rax, %%rax\n\t"
@@ -113,6 +132,27 @@ static __attribute__((noinline)) void main_work(double s)
 	raw_work(s);
 }
 
+/* Make and join n raw threads of `ms` ms of CPU each, by inline assembly,
+ * as much work of main's between them. */
+static int asm_loop(long n, double ms, char *stack, size_t size)
+{
+	struct timespec t;
+
+	seconds = ms / 1000;
+	for (long i = 0; i < n; i++) {
+		main_work(seconds);
+		child_tid = 1;
+		if (asm_clone(stack + size, asm_short_child, &child_tid) < 0)
+			return 2;
+		for (int v; (v = child_tid) != 0;)
+			syscall(SYS_futex, &child_tid, FUTEX_WAIT, v, NULL, NULL, 0);
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	printf("threads cpu %.3f\nmain cpu %.3f\n", threads_cpu_ns / 1e9,
+	       (double)t.tv_sec + (double)t.tv_nsec / 1e9);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	seconds = argc > 1 ? atof(argv[1]) : 0.6;
@@ -122,9 +162,11 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc > 2 && !strcmp(argv[1], "loop"))
 		return loop(atol(argv[2]), stack, size);
+	if (argc > 3 && !strcmp(argv[1], "asmloop"))
+		return asm_loop(atol(argv[2]), atof(argv[3]), stack, size);
 	if (argc > 2 && !strcmp(argv[1], "asm")) {
 		seconds = atof(argv[2]);
-		if (asm_clone(stack + size) < 0)
+		if (asm_clone(stack + size, asm_child, NULL) < 0)
 			return 2;
 	} else if (clone(child, stack + size, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 		  CLONE_SYSVSEM, NULL) < 0)

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_rawthread.c — threads made by a raw clone system call: their states,
+ * found by thread id (col_rawthread.h).
+ *
+ * Such a thread (CLONE_THREAD without CLONE_SETTLS, as inline assembly, a
+ * JIT or a runtime of its own makes it) passes no interposer and shares its
+ * creator's TLS, where col_state.c's pointer to a thread's state lives.  It
+ * still has a clock: the process's sigtrap event is inherited by every
+ * CLONE_THREAD child (col_clock.c), and reads as its thread CPU clock.  The
+ * handler (col_sample.c) sees that the state TLS gives is not the
+ * interrupted thread's (its tid) and asks here: a table of RAW_MAX slots,
+ * each a thread id and a state, claimed by compare-and-swap (no lock, no
+ * malloc: a state is mmap'd at a slot's first use and kept for reuse).
+ * A raw thread's end passes no code of ours either: a slot whose thread is
+ * gone (its CPU clock no longer reads) is found when the table is full and
+ * a new raw thread needs one; its THREAD_END is written then, at its last
+ * signal, with its CPU time at that signal, and its state serves the new
+ * thread.  Those still in the table at the process's end are ended by
+ * col_rawthread_end_all.
+ *
+ * Not here: raw threads with no clock (the fasync and timer ways: no
+ * signal to see them by), --states and -c in them, the tracers' events in
+ * them (col_enter takes the creator's state).  Sigsafe file.
+ */
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "collector/col_clock.h"
+#include "collector/col_fds.h"
+#include "collector/col_files.h"
+#include "collector/col_log.h"
+#include "collector/col_rawthread.h"
+#include "collector/col_state.h"
+#include "collector/col_sys.h"
+#include "collector/col_time.h"
+
+#define RAW_MAX 64                 /* raw threads with a state at once */
+#define PROBE_PAGES 128            /* pages a readability probe asks at once */
+#define REUSE_MAX (8u << 20)       /* a stack range larger is read from the maps again */
+
+struct raw_slot {
+	_Atomic pid_t tid;             /* 0: free; -TID: being set up by thread TID
+	                                  (a signal nested in it takes nothing); else its thread */
+	struct col_thread *t;          /* its state, kept once made */
+	_Atomic uint64_t last_ns;      /* its thread's last signal: its end if found gone */
+};
+
+static struct raw_slot raw[RAW_MAX];
+static _Atomic bool closed;        /* the process is ending: no new raw state */
+static _Atomic bool logged;        /* the log has said raw threads are met */
+
+static uint64_t hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? (uint64_t)(c - '0') : (uint64_t)((c | 0x20) - 'a' + 10);
+}
+
+/* Scanning /proc/PID/maps for the mapping that holds `sp`, a read at a
+ * time (col_fds_read_each: in the helper of col_fds_aside, raw system
+ * calls and little stack). */
+struct maps_scan {
+	uint64_t sp, lo, hi;
+	uint64_t a, b;
+	int field;                /* 0: start, 1: end, 2: rest of the line */
+};
+
+static int scan_maps(void *arg, const char *buf, size_t n)
+{
+	struct maps_scan *m = arg;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = buf[i];
+		if (c == '\n') {
+			if (m->sp >= m->a && m->sp < m->b) {
+				m->lo = m->a;
+				m->hi = m->b;
+				return 1;
+			}
+			m->a = m->b = 0;
+			m->field = 0;
+		} else if (m->field == 0) {
+			if (c == '-')
+				m->field = 1;
+			else
+				m->a = m->a << 4 | hex_digit(c);
+		} else if (m->field == 1) {
+			if (c == ' ')
+				m->field = 2;
+			else
+				m->b = m->b << 4 | hex_digit(c);
+		}
+	}
+	return 0;
+}
+
+void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	char buf[4096], path[64] = "/proc/";
+	struct maps_scan m = { .sp = sp };
+	int n = (int)strlen(path);
+
+	n += col_fmt_u64_sigsafe(path + n, (uint64_t)col_proc.pid);
+	strcpy(path + n, "/maps");
+	col_fds_read_each(path, buf, sizeof(buf), scan_maps, &m);
+	*lo = m.lo;
+	*hi = m.hi;
+}
+
+void col_thread_write_cost(struct col_thread *t, struct col_thread *via)
+{
+	struct {
+		struct exp_thread_cost c;
+		uint32_t counts[EXP_COST_BUCKETS + 1];
+	} rec;
+	unsigned lo = 0, hi = EXP_COST_BUCKETS;
+
+	while (lo < hi && !t->cost_hist[lo])
+		lo++;
+	while (hi > lo && !t->cost_hist[hi - 1])
+		hi--;
+	memset(&rec, 0, sizeof(rec));
+	rec.c.tid = (uint32_t)t->tid;
+	rec.c.collector_ns = t->collector_ns;
+	rec.c.handlers = t->handlers;
+	rec.c.max_ns = t->cost_max_ns;
+	rec.c.first_bucket = (uint16_t)lo;
+	rec.c.nbuckets = (uint16_t)(hi - lo);
+	memcpy(rec.counts, t->cost_hist + lo, (hi - lo) * sizeof(uint32_t));
+	uint32_t len = (uint32_t)(sizeof(rec.c) + (hi - lo) * sizeof(uint32_t) + 7) & ~7u;
+	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
+}
+
+/* Is every page of [lo, hi) readable now?  A byte of each, one system
+ * call for PROBE_PAGES pages: the kernel stops at the first it cannot
+ * read (process_vm_readv), where the unwinder's plain reads would fault. */
+static bool readable(uint64_t lo, uint64_t hi)
+{
+	struct iovec remote[PROBE_PAGES], local;
+	char sink[PROBE_PAGES];
+
+	for (uint64_t at = lo & ~4095ull; at < hi;) {
+		size_t n = 0;
+		for (; n < PROBE_PAGES && at < hi; n++, at += 4096)
+			remote[n] = (struct iovec){ (void *)(uintptr_t)at, 1 };
+		local = (struct iovec){ sink, n };
+		if (col_syscall(SYS_process_vm_readv, col_proc.pid, &local, 1, remote, n, 0) != (long)n)
+			return false;
+	}
+	return true;
+}
+
+/* Thread tid's CPU time from its CPU clock (glibc's pthread_getcpuclockid:
+ * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)); false when it is gone. */
+static bool thread_cpu(pid_t tid, uint64_t *ns)
+{
+	struct timespec ts;
+	clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 6);
+
+	if (col_syscall(SYS_clock_gettime, id, &ts) != 0)
+		return false;
+	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return true;
+}
+
+/* Slot s's thread has ended (gone, or the process ends): its THREAD_END
+ * and THREAD_COST through `via`'s cursor; its CPU time now if it still
+ * runs, else at its last signal. */
+static void end_records(struct raw_slot *s, struct col_thread *via)
+{
+	struct col_thread *t = s->t;
+	uint64_t cpu;
+
+	if (!thread_cpu(t->tid, &cpu))
+		cpu = t->last_cpu_ns + t->pending_ns;
+	struct exp_thread_end rec = { 0, (uint32_t)t->tid, atomic_load(&s->last_ns), cpu, t->samples };
+	if (atomic_load(&closed))
+		rec.time_ns = col_now_ns_sigsafe();
+	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+	col_thread_write_cost(t, via);
+}
+
+/* A slot for the calling raw thread `tid`, held (-tid): a free one, else
+ * one whose thread is gone (ended here, and its blocks let go: its
+ * cursors, kept for the next thread's runs, put a short run in each block
+ * of their staging windows, which the reader took for copies of one
+ * another, "a MIRROR names block N; its copy is block M" in 3 runs of 3,
+ * `rawclone asmloop 2000 0.3` at -F 10000); NULL if every one is live. */
+static struct raw_slot *claim(pid_t tid)
+{
+	for (int i = 0; i < RAW_MAX; i++) {
+		pid_t none = 0;
+		if (atomic_compare_exchange_strong(&raw[i].tid, &none, -tid))
+			return &raw[i];
+	}
+	for (int i = 0; i < RAW_MAX; i++) {
+		pid_t cur = atomic_load(&raw[i].tid);
+		uint64_t cpu;
+		if (cur <= 0 || thread_cpu(cur, &cpu) || !atomic_compare_exchange_strong(&raw[i].tid, &cur, -tid))
+			continue;
+		end_records(&raw[i], raw[i].t);
+		exp_run_end_sigsafe(&raw[i].t->run);
+		for (int f = 0; f < EXP_FILE_COUNT_; f++) {
+			exp_cursor_release_sigsafe(&raw[i].t->cursor[f]);
+			raw[i].t->cursor[f] = (struct exp_cursor){ 0 };   /* from one block again */
+		}
+		return &raw[i];
+	}
+	return NULL;
+}
+
+/* Set up slot s's state for the calling thread `tid`, whose creator's
+ * state is `shared`: the fields of a thread's life zeroed, its stack, its
+ * THREAD_START.  The stack is the mapping that holds sp, from the maps
+ * (about 0.8 ms of CPU under load: most of a short thread's set-up), or
+ * the gone thread's before it in this slot when sp is in it and all of it
+ * is still readable (a runtime reusing its threads' stacks). */
+static struct col_thread *set_up(struct raw_slot *s, pid_t tid, const struct col_thread *shared, uint64_t sp,
+				 uint64_t now_ns)
+{
+	uint64_t t0 = col_thread_cputime_ns_sigsafe();
+	struct col_thread *t = s->t;
+
+	if (!t && !(t = s->t = col_thread_new_sigsafe(tid)))
+		return NULL;
+	uint64_t lo = t->unwind.stack_lo, hi = t->unwind.stack_hi;
+	memset(t, 0, offsetof(struct col_thread, cursor));
+	t->tid = tid;
+	t->perf_fd = -1;
+	t->live_slot = -1;
+	t->inherited_clock = true;     /* its clone's copy of the process's event */
+	t->born_ns = now_ns;
+	if (sp >= lo && sp < hi && hi - lo <= REUSE_MAX && readable(lo, hi)) {
+		t->unwind.stack_lo = lo;
+		t->unwind.stack_hi = hi;
+	} else {
+		col_stack_bounds_sigsafe(sp, &t->unwind.stack_lo, &t->unwind.stack_hi);
+	}
+	atomic_store(&col_proc.threaded, true);
+
+	struct exp_thread_start rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.tid = (uint32_t)tid;
+	rec.time_ns = now_ns;
+	rec.creator_tid = (uint32_t)shared->tid;
+	col_syscall(SYS_prctl, PR_GET_NAME, rec.name, 0, 0, 0);
+	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_START, &rec, sizeof(rec));
+	/* The set-up is the collector's, out of the first sample's weight. */
+	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t0);
+	return t;
+}
+
+struct col_thread *col_rawthread_self_sigsafe(const struct col_thread *shared, pid_t tid, uint64_t sp,
+					       uint64_t now)
+{
+	uint32_t h = (uint32_t)tid * 2654435761u;
+
+	for (int i = 0; i < RAW_MAX; i++) {
+		struct raw_slot *s = &raw[(h + (uint32_t)i) % RAW_MAX];
+		pid_t cur = atomic_load_explicit(&s->tid, memory_order_acquire);
+		if (cur == tid) {
+			atomic_store_explicit(&s->last_ns, now, memory_order_relaxed);
+			return s->t;
+		}
+		if (cur == -tid) {        /* a signal in the thread's own set-up */
+			col_count_sigsafe(EXP_CTR_LOST_REENTRY, 1);
+			return NULL;
+		}
+	}
+	/* Not a thread of this process (a child made with CLONE_VM, sharing
+	 * the TLS too: no clock of ours is inherited there, but a signal
+	 * could be forwarded), or too late. */
+	if (atomic_load(&closed) || (pid_t)col_syscall(SYS_getpid) != col_proc.pid)
+		return NULL;
+	/* Its creator loses its clock's progress to such threads (col_clock.c). */
+	col_clock_keep_apart_sigsafe(shared->tid);
+	struct raw_slot *s = claim(tid);
+	struct col_thread *t = s ? set_up(s, tid, shared, sp, now) : NULL;
+	if (s) {
+		atomic_store(&s->last_ns, now);
+		atomic_store_explicit(&s->tid, t ? tid : 0, memory_order_release);
+	}
+	if (!t) {
+		col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
+		return NULL;
+	}
+	if (!atomic_exchange(&logged, true))
+		col_log_sigsafe("thread.raw", "threads made by a raw clone (no pthread_create, their creator's "
+				"TLS shared) are sampled by their thread id");
+	return t;
+}
+
+void col_rawthread_end_all(struct col_thread *self)
+{
+	/* Their states stay: a raw thread still running samples on, as the
+	 * others do after col_thread_end_others (its last slice). */
+	atomic_store(&closed, true);
+	for (int i = 0; i < RAW_MAX; i++)
+		if (atomic_load(&raw[i].tid) > 0)
+			end_records(&raw[i], self);
+}
+
+void col_rawthread_reset_after_fork(void)
+{
+	for (int i = 0; i < RAW_MAX; i++) {
+		struct col_thread *t = raw[i].t;
+		if (t) {
+			for (int f = 0; f < EXP_FILE_COUNT_; f++)
+				exp_cursor_release_sigsafe(&t->cursor[f]);
+			col_sys_munmap(t, sizeof(*t));
+		}
+		raw[i].t = NULL;
+		atomic_store(&raw[i].tid, 0);
+	}
+	atomic_store(&closed, false);
+	atomic_store(&logged, false);
+}
