@@ -301,12 +301,20 @@ static bool threads_cause(const struct proc_cpu *c, char *buf, size_t len)
 			n += (size_t)snprintf(buf, len, "%.3f s outside its threads' recorded spans (before "
 					      "each was set up after the attach, after it was left before the "
 					      "detach, or in threads made by a raw clone)", (double)unseen / 1e9);
+		else if (exp_proc_log(c->p, "thread.raw"))
+			/* Raw threads were met (col_rawthread.c): each is
+			 * sampled from its clock's first signal, which one
+			 * shorter than a period never takes. */
+			n += (size_t)snprintf(buf, len, "%.3f s in threads made by a raw clone that ran no "
+					      "sampling period (each is sampled from its clock's first signal: "
+					      "-F higher samples shorter ones)", (double)unseen / 1e9);
 		else if (c->nthreads > 10 && unseen / c->nthreads < 2000000ull)
 			n += (size_t)snprintf(buf, len, "%.3f s as its %zu threads ended, after their last "
 					      "record (thread exit)", (double)unseen / 1e9, c->nthreads);
 		else
 			n += (size_t)snprintf(buf, len, "%.3f s in threads the collector never saw (made by a "
-					      "raw clone system call, not pthread_create: never sampled)",
+					      "raw clone system call, not pthread_create, that took no signal of "
+					      "its clock)",
 					      (double)unseen / 1e9);
 	}
 	if (c->nshort > 1 && c->short_ns * 10 >= kern && n < len)
