@@ -196,18 +196,6 @@ out:
 	return rc;
 }
 
-void exp_procfile_place(const struct exp_procfile_src *src, const struct exp_procfile_joined *j, size_t at,
-			const char **path, size_t *off)
-{
-	if (src->slots && at < j->slot_bytes) {
-		*path = src->slots;
-		*off = (size_t)src->slot_off + at;
-	} else {
-		*path = src->file;
-		*off = at - j->slot_bytes + (src->slots ? EXP_PROC_HEAD_BYTES : 0);
-	}
-}
-
 static int by_lineage(const void *a, const void *b)
 {
 	const struct exp_procslot *x = a, *y = b;

@@ -52,8 +52,8 @@ struct exp_procfile_joined {
 	uint8_t *data;             /* malloc'd, the caller's */
 	size_t size;
 	size_t slot_bytes;         /* data's first slot_bytes are the slot's; the
-	                              rest its file's, after the file's head
-	                              (exp_procfile_place); 0 without a slot */
+	                              rest its file's, after the file's head;
+	                              0 without a slot */
 	int file_rc;               /* a slot's continuation left out: 0 (read, or
 	                              none named), -ENOENT (never made), else why
 	                              (-EXP_ECORRUPT...: file_err, naming it) */
@@ -69,11 +69,6 @@ struct exp_procfile_joined {
  * slot: err names the place), -EXP_ENEWER, -ENOMEM or another -errno, with
  * err filled. */
 int exp_procfile_join(const struct exp_procfile_src *src, struct exp_procfile_joined *j, struct exp_error *err);
-
-/* Where byte `at` of a joined process file came from: *path (src->slots or
- * src->file) and *off, the offset in that file. */
-void exp_procfile_place(const struct exp_procfile_src *src, const struct exp_procfile_joined *j, size_t at,
-			const char **path, size_t *off);
 
 /* One used slot of a run's processes.dat: its offset and its process's
  * lineage ("" if its head or first item is not as written: damage). */
