@@ -69,7 +69,9 @@ build_workloads() {
 		$CC -O2 -g -pthread -o "$BIN/locky" "$BENCH/locky.c" &&
 		$CC -O2 -g -pthread -o "$BIN/signaly" "$BENCH/signaly.c" &&
 		$CC -O2 -g -o "$BIN/polly" "$BENCH/polly.c" &&
-		$CC -O2 -g -pthread -o "$BIN/threadends" "$BENCH/threadends.c"
+		$CC -O2 -g -pthread -o "$BIN/threadends" "$BENCH/threadends.c" &&
+		$CC -O2 -g -o "$BIN/epollsets" "$BENCH/epollsets.c" &&
+		$CC -O2 -g -pthread -o "$BIN/schedreads" "$BENCH/schedreads.c"
 }
 
 # calibrate NAME: the units that make NAME use ~1.5 s of CPU bare on this
