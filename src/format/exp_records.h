@@ -652,7 +652,9 @@ enum exp_flow_kind {
  *  24 8 dur_ns     the time in the call
  *  32 .. fds       int32 each: the descriptors waited on for reading (an
  *                  epoll wait: its epoll descriptor alone, whose interest
- *                  list the FD_WATCH records say)
+ *                  list the FD_WATCH records say); with EXP_WAIT_WRITES,
+ *                  one waited on for writing alone (POLLOUT) as ~fd
+ *                  (negative: an older reader finds no channel for it)
  * Added in format 7 without a version bump: older readers skip the type. */
 struct exp_fd_wait {
 	uint32_t word;
@@ -666,6 +668,7 @@ struct exp_fd_wait {
 };
 #define EXP_WAIT_EPOLL 0x1       /* fds[0] is an epoll descriptor */
 #define EXP_WAIT_CUT 0x2         /* more descriptors than the record keeps */
+#define EXP_WAIT_WRITES 0x4      /* a negative fds[k] is ~fd, waited on for writing */
 #define EXP_WAIT_FDS_MAX 256     /* descriptors one FD_WAIT keeps */
 
 /* EXP_REC_FD_WATCH, 32 bytes: epoll_ctl (tally record -i): descriptor `fd`

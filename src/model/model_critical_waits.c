@@ -35,6 +35,10 @@
  *                   list then, from the FD_WATCH records of epoll_ctl, or
  *                   of the set's fdinfo for a set made unseen; an epoll
  *                   set in it, nested, by its own list, 4 deep at most);
+ *                   one poll or epoll waited on to write alone (POLLOUT,
+ *                   EPOLLOUT), as a write into a full channel: the latest
+ *                   read from its channel by another thread that began
+ *                   within the wait;
  *                   one no write overlapped (a timeout, a signal, a
  *                   descriptor of another process) is a wait of no
  *                   known cause
@@ -297,23 +301,36 @@ static int cmp_watch(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-/* The channel descriptor fd read from at time t (its flow then, if the
- * descriptor still stands for what it named then: same_since), or 0. */
-static uint64_t fd_channel(const struct fdmaps *m, int32_t fd, uint64_t t)
+/* The channel descriptor fd read from (writes into, if `tx`) at time t
+ * (its flow then, if the descriptor still stands for what it named then:
+ * same_since), or 0. */
+static uint64_t fd_channel(const struct fdmaps *m, int32_t fd, uint64_t t, bool tx)
 {
 	const struct exp_fd_ev *n = name_at(m, fd, t);
 	const struct exp_fd_flow *f = flow_at(m, fd, t);
 
-	return f && same_since(m, fd, f->time_ns, n) ? f->rx : 0;
+	return f && same_since(m, fd, f->time_ns, n) ? (tx ? f->tx : f->rx) : 0;
 }
 
+/* The writes into channels and the reads from them (that took bytes), each
+ * sorted by (channel, start). */
+struct chanio {
+	const struct cwrite *cw, *cr;
+	size_t ncw, ncr;
+};
+
 /* The latest write that could have ended wait `fw` (see latest_write) into
- * the channel of descriptor fd. */
-static const struct cwrite *fd_waker(const struct fdmaps *m, const struct cwrite *cw, size_t ncw,
-				     const struct exp_fd_wait_ev *fw, int32_t fd, const struct cwrite *best)
+ * the channel of descriptor fd; for a descriptor waited on to write
+ * (`writes`: POLLOUT, EPOLLOUT), the latest read from its channel by another
+ * thread that began within the wait (it made the room: read_within). */
+static const struct cwrite *fd_waker(const struct fdmaps *m, const struct chanio *io,
+				     const struct exp_fd_wait_ev *fw, int32_t fd, bool writes,
+				     const struct cwrite *best)
 {
-	uint64_t end = fw->time_ns + fw->dur_ns, chan = fd_channel(m, fd, end);
-	const struct cwrite *by = chan ? latest_write(cw, ncw, chan, fw->tid, fw->time_ns, end) : NULL;
+	uint64_t end = fw->time_ns + fw->dur_ns, chan = fd_channel(m, fd, end, writes);
+	const struct cwrite *by = !chan ? NULL
+				: writes ? read_within(io->cr, io->ncr, chan, fw->tid, fw->time_ns, end)
+					 : latest_write(io->cw, io->ncw, chan, fw->tid, fw->time_ns, end);
 
 	return by && (!best || by->start > best->start) ? by : best;
 }
@@ -341,7 +358,7 @@ static size_t first_watch(const struct exp_fd_watch *watches, size_t n, int32_t 
  * else it was closed since); a descriptor that is itself an epoll set with
  * an interest list (nested epoll) is followed into it. */
 static const struct cwrite *epoll_waker(const struct exp_proc *p, const struct fdmaps *m,
-					const struct exp_fd_watch *watches, const struct cwrite *cw, size_t ncw,
+					const struct exp_fd_watch *watches, const struct chanio *io,
 					const struct exp_fd_wait_ev *fw, int32_t epfd, int depth,
 					const struct cwrite *by)
 {
@@ -354,14 +371,15 @@ static const struct cwrite *epoll_waker(const struct exp_proc *p, const struct f
 		     watches[k + 1].time_ns <= end))
 			continue;     /* not yet, or not its last change by then */
 		const struct exp_fd_ev *n = name_at(m, x->fd, end);
-		if (x->op == 2 /* EPOLL_CTL_DEL */ || !(x->events & 0x1 /* EPOLLIN */) ||
-		    !same_since(m, x->fd, x->time_ns, n))
+		bool reads = x->events & 0x1 /* EPOLLIN */, writes = !reads && (x->events & 0x4 /* EPOLLOUT */);
+		if (x->op == 2 /* EPOLL_CTL_DEL */ || (!reads && !writes) || !same_since(m, x->fd, x->time_ns, n))
 			continue;
 		size_t inner = first_watch(watches, p->nwatches, x->fd);
-		if (x->fd != epfd && depth < EPOLL_NEST_MAX && inner < p->nwatches && watches[inner].epfd == x->fd)
-			by = epoll_waker(p, m, watches, cw, ncw, fw, x->fd, depth + 1, by);
+		if (reads && x->fd != epfd && depth < EPOLL_NEST_MAX && inner < p->nwatches &&
+		    watches[inner].epfd == x->fd)
+			by = epoll_waker(p, m, watches, io, fw, x->fd, depth + 1, by);
 		else
-			by = fd_waker(m, cw, ncw, fw, x->fd, by);
+			by = fd_waker(m, io, fw, x->fd, writes, by);
 	}
 	return by;
 }
@@ -371,7 +389,7 @@ static const struct cwrite *epoll_waker(const struct exp_proc *p, const struct f
  * wait of no known cause.  watches: the FD_WATCH records sorted by (epfd,
  * fd, time). */
 static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const struct exp_fd_watch *watches,
-		    const struct cwrite *cw, size_t ncw, struct waits *w)
+		    const struct chanio *io, struct waits *w)
 {
 	for (size_t i = 0; i < p->nfdwaits; i++) {
 		const struct exp_fd_wait_ev *fw = &p->fdwaits[i];
@@ -379,10 +397,12 @@ static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const stru
 		uint64_t end = fw->time_ns + fw->dur_ns;
 		const struct cwrite *by = NULL;
 		if (!(fw->flags & EXP_WAIT_EPOLL)) {
-			for (uint32_t k = 0; k < fw->nfds; k++)
-				by = fd_waker(m, cw, ncw, fw, fds[k], by);
+			for (uint32_t k = 0; k < fw->nfds; k++) {
+				bool writes = (fw->flags & EXP_WAIT_WRITES) && fds[k] < 0;
+				by = fd_waker(m, io, fw, writes ? ~fds[k] : fds[k], writes, by);
+			}
 		} else if (fw->nfds == 1) {
-			by = epoll_waker(p, m, watches, cw, ncw, fw, fds[0], 0, NULL);
+			by = epoll_waker(p, m, watches, io, fw, fds[0], 0, NULL);
 		}
 		struct crit_wait *x = wait_new(w);
 		if (!x)
@@ -470,7 +490,8 @@ static int channel_waits(const struct exp_proc *p, struct waits *w)
 					 .stack_id = s->stack_id, .waker_tid = by->tid,
 					 .wake_ns = by->end < end ? by->end : end, .kind = MODEL_CRIT_READ };
 	}
-	rc = fd_waits(p, &m, watches, cw, ncw, w);
+	struct chanio io = { cw, cr, ncw, ncr };
+	rc = fd_waits(p, &m, watches, &io, w);
 out:
 	free(m.fds);
 	free(m.flows);

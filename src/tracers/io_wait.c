@@ -12,7 +12,9 @@
  *                                       and the descriptors it waited on to
  *                                       read (POLLIN, POLLPRI, POLLRDHUP;
  *                                       select's read set; for epoll its
- *                                       epoll descriptor), each descriptor's
+ *                                       epoll descriptor), and those poll
+ *                                       waited on to write alone (POLLOUT,
+ *                                       as ~fd, EXP_WAIT_WRITES), each descriptor's
  *                                       flow noted (io_flow.c) as of the
  *                                       wait's start
  *   epoll_ctl that succeeded            one FD_WATCH record (no stack), and
@@ -30,9 +32,9 @@
  *
  * A shorter wait found a descriptor ready (a poll that blocks nowhere returns
  * in about a microsecond) and costs two clock reads; a call with a timeout
- * of 0 cannot block and is not timed.  Waits here for writing (POLLOUT)
- * are not recorded (a write that waits for room is found from the IO
- * records of the write and of the read that made room).  Called
+ * of 0 cannot block and is not timed.  select's write set is not
+ * recorded (a write that waits for room in the call itself is found from
+ * the IO records of the write and of the read that made room).  Called
  * in any thread, and from signal handlers: the record is on the stack
  * (EXP_WAIT_FDS_MAX descriptors, 1 KiB).
  */
@@ -53,14 +55,16 @@
 
 #define IO_WAIT_MIN_NS 10000          /* shorter: nothing blocked */
 #define READ_EVENTS (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLRDHUP)
+#define WRITE_EVENTS (POLLOUT | POLLWRNORM | POLLWRBAND)
 
 struct wait_rec {
 	struct exp_fd_wait h;
 	int32_t fds[EXP_WAIT_FDS_MAX];
 };
 
-/* Descriptor fd is waited on to read by w: noted, and its flow. */
-static void add_fd(struct wait_rec *w, int fd)
+/* Descriptor fd is waited on to read by w (to write, if `writes`: noted
+ * as ~fd): noted, and its flow. */
+static void add_fd_for(struct wait_rec *w, int fd, bool writes)
 {
 	if (fd < 0)
 		return;
@@ -68,11 +72,18 @@ static void add_fd(struct wait_rec *w, int fd)
 		w->h.flags |= EXP_WAIT_CUT;
 		return;
 	}
-	w->fds[w->h.nfds++] = fd;
+	w->fds[w->h.nfds++] = writes ? ~fd : fd;
+	if (writes)
+		w->h.flags |= EXP_WAIT_WRITES;
 	if (!(w->h.flags & EXP_WAIT_EPOLL)) {
 		io_name_unnamed(fd, w->h.time_ns);
 		io_flow_note(fd, w->h.time_ns);
 	}
+}
+
+static void add_fd(struct wait_rec *w, int fd)
+{
+	add_fd_for(w, fd, false);
 }
 
 static void wait_write(struct trace_caller at, struct wait_rec *w)
@@ -109,6 +120,8 @@ static void polled(struct trace_caller at, const struct pollfd *v, nfds_t n, uin
 	for (nfds_t i = 0; i < n; i++)
 		if (v[i].events & READ_EVENTS)
 			add_fd(&w, v[i].fd);
+		else if (v[i].events & WRITE_EVENTS)
+			add_fd_for(&w, v[i].fd, true);
 	wait_write(at, &w);
 }
 

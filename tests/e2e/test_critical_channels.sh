@@ -19,6 +19,10 @@
 # make room (a write that a read by another thread began within waits for
 # it): the build before put nothing on slow_produce (fullpipe; fullsock
 # had no path at all, a unix datagram socket having no flow).  In the
+# pollout and epollout ways main waits for that room in poll or epoll_wait
+# for writing (POLLOUT, EPOLLOUT) before each write, which then never
+# waits: the build before put nothing on slow_produce (a wait for writing
+# named no descriptor, or none that led anywhere).  In the
 # nested way main waits on an epoll set that holds the set with the pipe
 # (followed into it); in rawepoll the set was made by raw system calls, as
 # one inherited or made before the library was loaded (its interest list
@@ -65,7 +69,7 @@ run() {
 	return $st
 }
 
-for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll pollout epollout; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

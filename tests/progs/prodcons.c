@@ -17,7 +17,9 @@
  * kernel wakes a writer at each datagram read; a stream socket's writer
  * is woken only once its buffer is three quarters empty), and the producer
  * reads it after slow_produce(), making room: main's writes wait for the
- * producer's reads.  With poll, epoll and select main reads each
+ * producer's reads; "pollout" and "epollout" the same, main waiting for
+ * room in poll or epoll_wait for writing (POLLOUT, EPOLLOUT) before each
+ * write, which then never waits.  With poll, epoll and select main reads each
  * item's byte only after consuming it (a handler that drains its
  * descriptor last), so that only the wait can lead to the producer
  * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
@@ -65,11 +67,11 @@
 #define NOIPA __attribute__((noinline, noipa))
 
 enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
-	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL };
+	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_ };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
 				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex",
-				     "fullpipe", "fullsock", "nested", "rawepoll" };
-static size_t chunk = 1;            /* fullpipe, fullsock: the bytes of an item */
+				     "fullpipe", "fullsock", "nested", "rawepoll", "pollout", "epollout" };
+static size_t chunk = 1;            /* fullpipe, fullsock, pollout, epollout: the bytes of an item */
 static char page[4096];
 static enum mode mode;
 static int items = 12, use_sleep;
@@ -173,7 +175,7 @@ NOIPA void hand_over(void)
 		if (eventfd_write(wfd, 1))
 			abort();
 		return;
-	case FULLPIPE: case FULLSOCK:
+	case FULLPIPE: case FULLSOCK: case POLLOUT_: case EPOLLOUT_:
 		/* The item is taken out of the full channel: room for main's. */
 		for (size_t got = 0; got < chunk;) {
 			ssize_t n = read(rfd, page, chunk - got);
@@ -267,6 +269,23 @@ NOIPA void take_one(void)
 		if (write(wfd, page, chunk) != (ssize_t)chunk)
 			abort();
 		return;
+	case POLLOUT_: case EPOLLOUT_: {
+		/* Wait for room first (poll or epoll for writing), then write:
+		 * the write itself never waits. */
+		struct pollfd v = { .fd = wfd, .events = POLLOUT };
+		struct epoll_event ev = { 0 };
+		if (mode == POLLOUT_)
+			while (!(v.revents & POLLOUT))
+				if (poll(&v, 1, -1) < 0)
+					abort();
+		if (mode == EPOLLOUT_)
+			while (!(ev.events & EPOLLOUT))
+				if (epoll_wait(epfd, &ev, 1, -1) < 0)
+					abort();
+		if (write(wfd, page, chunk) != (ssize_t)chunk)
+			abort();
+		return;
+	}
 	default:
 		break;
 	}
@@ -392,7 +411,7 @@ static int open_channel(void)
 	case FUTEX:
 		made = mmap(NULL, sizeof(*made), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		return made == MAP_FAILED ? -1 : 0;
-	case FULLPIPE:
+	case FULLPIPE: case POLLOUT_: case EPOLLOUT_:
 		if (pipe(fds))
 			return -1;
 		rfd = fds[0], wfd = fds[1];
@@ -400,6 +419,11 @@ static int open_channel(void)
 		if (fcntl(wfd, F_SETPIPE_SZ, (int)chunk) != (int)chunk) {
 			perror("prodcons: a pipe of one page");
 			return -1;
+		}
+		if (mode == EPOLLOUT_) {
+			struct epoll_event ev = { .events = EPOLLOUT, .data.fd = wfd };
+			if ((epfd = epoll_create1(0)) < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, wfd, &ev))
+				return -1;
 		}
 		return write(wfd, page, chunk) == (ssize_t)chunk ? 0 : -1;
 	case FULLSOCK: {
@@ -441,7 +465,7 @@ int main(int argc, char **argv)
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
 		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex|"
-				"fullpipe|fullsock|nested|rawepoll "
+				"fullpipe|fullsock|nested|rawepoll|pollout|epollout "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
