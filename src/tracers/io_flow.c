@@ -12,10 +12,13 @@
  *   a pipe, a FIFO   its inode (fstat): rx = tx, the same for both ends
  *   a unix socket    its inode and its peer's (the kernel's sock_diag,
  *                    one netlink request): tx = (own, peer), rx = (peer, own)
- *   a unix datagram  its inode: rx = (own), tx = (its peer's, if it is
- *   socket           connected: several senders may be connected to one
- *                    bound socket; 0 if not: where sendto sends by name
- *                    is not followed)
+ *   a unix datagram  its name if bound (the bytes of an abstract name, a
+ *   socket           path as spelled), else its inode: rx = (own), tx =
+ *                    (its peer's, if it is connected: several senders may
+ *                    be connected to one bound socket; else the name its
+ *                    latest sendto or sendmsg sent to, io_flow_dest; 0
+ *                    before): a path spelled otherwise by the sender than
+ *                    at the bind (relative, through a link) is not matched
  *   an IP socket     its address and its peer's (getsockname, getpeername;
  *                    IPv4 in IPv6 taken as IPv4): tx = (own, peer), rx
  *                    = (peer, own)
@@ -44,8 +47,10 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "tracers/io.h"
@@ -56,8 +61,9 @@
 /* Bit fd: fd's flow was looked up since it was last named or closed. */
 static _Atomic uint64_t looked[FLOW_FDS / 64];
 
-/* The port datagram socket fd last sent to by address (0: none). */
-static _Atomic uint16_t sent_to[FLOW_FDS];
+/* The channel datagram socket fd last sent to by address (a port's, or a
+ * unix socket name's; 0: none). */
+static _Atomic uint64_t sent_to[FLOW_FDS];
 
 void io_flow_forget(int first, int last)
 {
@@ -163,6 +169,25 @@ static uint64_t dgram(uint16_t port)
 	return way(0xd6a, port);
 }
 
+/* The channel of datagrams to the unix socket named by address a (an
+ * abstract name's bytes, a path up to its end), or 0: unnamed, not unix. */
+static uint64_t unix_name(const struct sockaddr *a, socklen_t len)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	const char *p = ((const struct sockaddr_un *)a)->sun_path;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!a || a->sa_family != AF_UNIX || len <= off)
+		return 0;
+	size_t n = len - off > sizeof(((struct sockaddr_un *)0)->sun_path) ? sizeof(((struct sockaddr_un *)0)->sun_path)
+									     : len - off;
+	if (p[0])             /* a path: up to its end */
+		n = strnlen(p, n);
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	return n ? way(0xd6c, h) : 0;
+}
+
 /* An IP socket address as one number (IPv4 in IPv6 as IPv4), or 0. */
 static uint64_t inet_key(const struct sockaddr_storage *a)
 {
@@ -254,10 +279,19 @@ static int flow_of(int fd, struct exp_fd_flow *r)
 		if (me.ss_family == AF_UNIX) {
 			uint64_t other = unix_peer((uint32_t)st.st_ino);
 			if (type == SOCK_DGRAM) {
-				/* to whatever socket it is connected to, if any */
+				/* its name, if bound; to whatever socket it is
+				 * connected to (by its name, if it has one), or
+				 * else the name it last sent to */
+				uint64_t own = unix_name((struct sockaddr *)&me, mlen), to = 0;
+				if (other && !syscall(SYS_getpeername, fd, &peer, &plen))
+					to = unix_name((struct sockaddr *)&peer, plen);
+				if (other && !to)
+					to = way(0xd6b, other);
+				if (!other)
+					to = atomic_load_explicit(&sent_to[fd], memory_order_relaxed);
 				r->kind = EXP_FLOW_UNIX;
-				r->rx = way(0xd6b, st.st_ino);
-				r->tx = other ? way(0xd6b, other) : 0;
+				r->rx = own ? own : way(0xd6b, st.st_ino);
+				r->tx = to;
 				return 0;
 			}
 			if (!other)
@@ -268,15 +302,15 @@ static int flow_of(int fd, struct exp_fd_flow *r)
 			return 0;
 		}
 		if (type == SOCK_DGRAM) {
-			uint16_t port = inet_port((struct sockaddr *)&me, mlen);
-			uint16_t to = atomic_load_explicit(&sent_to[fd], memory_order_relaxed);
+			uint16_t port = inet_port((struct sockaddr *)&me, mlen), peer_port = 0;
+			uint64_t to = atomic_load_explicit(&sent_to[fd], memory_order_relaxed);
 			if (!port)
 				return me.ss_family == AF_INET || me.ss_family == AF_INET6 ? NOT_YET : -1;
 			if (!to && !syscall(SYS_getpeername, fd, &peer, &plen))
-				to = inet_port((struct sockaddr *)&peer, plen);
+				peer_port = inet_port((struct sockaddr *)&peer, plen);
 			r->kind = EXP_FLOW_DGRAM;
 			r->rx = dgram(port);
-			r->tx = to ? dgram(to) : 0;
+			r->tx = to ? to : peer_port ? dgram(peer_port) : 0;
 			return 0;
 		}
 		if (syscall(SYS_getpeername, fd, &peer, &plen))
@@ -324,9 +358,10 @@ void io_flow_note(int fd, uint64_t since_ns)
 void io_flow_dest(int fd, const struct sockaddr *to, socklen_t len)
 {
 	uint16_t port = inet_port(to, len);
+	uint64_t chan = port ? dgram(port) : unix_name(to, len);
 
-	if (fd < 0 || fd >= FLOW_FDS || !port ||
-	    atomic_exchange_explicit(&sent_to[fd], port, memory_order_relaxed) == port)
+	if (fd < 0 || fd >= FLOW_FDS || !chan ||
+	    atomic_exchange_explicit(&sent_to[fd], chan, memory_order_relaxed) == chan)
 		return;
 	/* A new destination: the flow is looked up again at this call's note. */
 	atomic_fetch_and_explicit(&looked[fd / 64], ~(1ull << (fd % 64)), memory_order_relaxed);

@@ -22,7 +22,11 @@
 # pollout and epollout ways main waits for that room in poll or epoll_wait
 # for writing (POLLOUT, EPOLLOUT) before each write, which then never
 # waits: the build before put nothing on slow_produce (a wait for writing
-# named no descriptor, or none that led anywhere).  In the
+# named no descriptor, or none that led anywhere).  In the dgramname way
+# the producer's unconnected unix datagram socket sends each item by
+# sendto to the abstract name main's socket is bound to: the build before
+# gave no path at all (a unix datagram socket sending by name had no
+# channel).  In the
 # nested way main waits on an epoll set that holds the set with the pipe
 # (followed into it); in rawepoll the set was made by raw system calls, as
 # one inherited or made before the library was loaded (its interest list
@@ -69,7 +73,7 @@ run() {
 	return $st
 }
 
-for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll pollout epollout; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll pollout epollout dgramname; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

@@ -8,7 +8,8 @@
  * calls, unseen, as one made before a tracer was loaded) or in select
  * ("select"), each beside a second,
  * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
- * recvfrom), or a futex word in shared memory ("futex": syscall(SYS_futex)
+ * recvfrom) or unix datagram sockets ("dgramname": sendto an abstract
+ * name main's socket is bound to), or a futex word in shared memory ("futex": syscall(SYS_futex)
  * waits and wakes, as hand-rolled synchronization makes them), for the
  * critical path.  "fullpipe" and "fullsock" turn the channel round: main
  * writes each item into a full pipe (of one page, a page an item) or a
@@ -67,10 +68,10 @@
 #define NOIPA __attribute__((noinline, noipa))
 
 enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
-	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_ };
+	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
 				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex",
-				     "fullpipe", "fullsock", "nested", "rawepoll", "pollout", "epollout" };
+				     "fullpipe", "fullsock", "nested", "rawepoll", "pollout", "epollout", "dgramname" };
 static size_t chunk = 1;            /* fullpipe, fullsock, pollout, epollout: the bytes of an item */
 static char page[4096];
 static enum mode mode;
@@ -87,6 +88,8 @@ static int rfd = -1, wfd = -1;      /* the channel's ends: main reads rfd */
 static int idle_fds[2] = { -1, -1 }; /* poll, epoll, select: a pipe nobody writes */
 static int epfd = -1;               /* epoll: rfd and idle_fds[0] */
 static int outer = -1;              /* nested: an epoll set holding epfd */
+static struct sockaddr_un un_to;    /* dgramname: the name main's socket is bound to */
+static socklen_t un_len;
 static struct sockaddr_in udp_to;   /* udp: where main's socket is bound */
 static _Atomic unsigned *made;      /* futex: items made, in shared memory */
 static unsigned taken;              /* futex: items main took */
@@ -165,6 +168,10 @@ NOIPA void hand_over(void)
 		return;
 	case UDP:
 		if (sendto(wfd, &c, 1, 0, (struct sockaddr *)&udp_to, sizeof(udp_to)) != 1)
+			abort();
+		return;
+	case DGRAMNAME:
+		if (sendto(wfd, &c, 1, 0, (struct sockaddr *)&un_to, un_len) != 1)
 			abort();
 		return;
 	case UNIX: case SOCKETPAIR: case TCP:
@@ -250,7 +257,7 @@ NOIPA void take_one(void)
 		taken++;
 		return;
 	}
-	case UDP:
+	case UDP: case DGRAMNAME:
 		if (recvfrom(rfd, &c, 1, 0, NULL, NULL) != 1)
 			abort();
 		return;
@@ -426,6 +433,18 @@ static int open_channel(void)
 				return -1;
 		}
 		return write(wfd, page, chunk) == (ssize_t)chunk ? 0 : -1;
+	case DGRAMNAME:
+		/* main's socket bound to an abstract name; the producer's,
+		 * unconnected, sends to that name */
+		un_to.sun_family = AF_UNIX;
+		snprintf(un_to.sun_path + 1, sizeof(un_to.sun_path) - 1, "prodcons-name.%d", (int)getpid());
+		un_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(un_to.sun_path + 1));
+		if ((rfd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 || bind(rfd, (struct sockaddr *)&un_to, un_len) ||
+		    (wfd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0) {
+			perror("prodcons: unix datagram sockets");
+			return -1;
+		}
+		return 0;
 	case FULLSOCK: {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "prodcons.%d", (int)getpid());
@@ -465,7 +484,7 @@ int main(int argc, char **argv)
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
 		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex|"
-				"fullpipe|fullsock|nested|rawepoll|pollout|epollout "
+				"fullpipe|fullsock|nested|rawepoll|pollout|epollout|dgramname "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
