@@ -383,7 +383,7 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 				     sizeof(kernel_why))))
 		log_kv(&x, "kernel.frames", "%s", kernel_why);
 	uint64_t cpu0 = process_cpu_ns(pid), t0 = cli_now_ns(CLOCK_MONOTONIC);
-	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo, kern);
+	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo, kern, "statically linked");
 	if (!out) {
 		if (kern)
 			close_kernel(&x, kern);

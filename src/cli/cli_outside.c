@@ -39,10 +39,11 @@ int cli_outside_check(const struct record_opts *o, const char *what)
 }
 
 struct out_session *cli_outside_start(pid_t child, pid_t attach_pid, const char *dir,
-				      const struct record_opts *o, struct cli_kernel *kern)
+				      const struct record_opts *o, struct cli_kernel *kern, const char *mode_why)
 {
 	struct out_options oo = {
 		.dir = dir,
+		.mode_why = mode_why,
 		.hz = o->launch.hz,
 		.max_frames = o->launch.max_frames ? o->launch.max_frames : EXP_MAX_FRAMES,
 		.limit_bytes = o->launch.limit_bytes,

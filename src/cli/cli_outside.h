@@ -20,8 +20,9 @@ struct out_session;
 int cli_outside_check(const struct record_opts *o, const char *what);
 
 /* Open the outside mode's events on `child` (waiting before its exec) for
- * experiment `dir`.  NULL with the message printed. */
+ * experiment `dir`; `why` (the log's collector.mode) says why from outside.
+ * NULL with the message printed. */
 struct out_session *cli_outside_start(pid_t child, pid_t attach_pid, const char *dir,
-				      const struct record_opts *o, struct cli_kernel *kern);
+				      const struct record_opts *o, struct cli_kernel *kern, const char *why);
 
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli_target.h"
+#include "format/elf_go.h"
 #include "format/elf_peek.h"
 
 static int check_file(const char *path, struct cli_target *t)
@@ -47,10 +48,10 @@ static int check_file(const char *path, struct cli_target *t)
 	return 0;
 }
 
-/* Why the program at `path` cannot be profiled, or NULL; *is_static when
- * it has no interpreter (the collector cannot be preloaded into it: it is
- * profiled from outside). */
-static const char *unprofilable(const char *path, bool *is_static)
+/* Why the program at `path` cannot be profiled, or NULL; *is_static (and
+ * `outside_why`) when the collector cannot be preloaded into it, or could
+ * not keep its signal there: it is profiled from outside. */
+static const char *unprofilable(const char *path, bool *is_static, char *outside_why, size_t len)
 {
 	struct elf_peek p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -65,6 +66,15 @@ static const char *unprofilable(const char *path, bool *is_static)
 	 * shared library run directly (ET_DYN without PT_INTERP) is not
 	 * something we can preload into either. */
 	*is_static = rc == 0 && elf_peek_is_static(&p);
+	if (*is_static) {
+		snprintf(outside_why, len, "statically linked");
+	} else if (rc == 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		*is_static = elf_go_without_cgo(fd);
+		close(fd);
+		if (*is_static)
+			snprintf(outside_why, len, "a Go program without cgo, whose runtime sets its signal "
+				 "handlers by its own system calls");
+	}
 	return NULL;
 }
 
@@ -74,6 +84,7 @@ int cli_target_resolve(const char *prog, struct cli_target *t)
 
 	t->why[0] = 0;
 	t->is_static = false;
+	t->outside_why[0] = 0;
 	if (strchr(prog, '/')) {
 		snprintf(t->path, sizeof(t->path), "%s", prog);
 		rc = check_file(t->path, t);
@@ -104,7 +115,8 @@ int cli_target_resolve(const char *prog, struct cli_target *t)
 			p = colon + 1;
 		}
 	}
-	const char *why = rc == 0 ? unprofilable(t->path, &t->is_static) : NULL;
+	const char *why = rc == 0 ? unprofilable(t->path, &t->is_static, t->outside_why,
+							     sizeof(t->outside_why)) : NULL;
 	if (why) {
 		snprintf(t->why, sizeof(t->why), "%s", why);
 		rc = 126;

@@ -11,7 +11,8 @@
 struct cli_target {
 	char path[PATH_MAX];       /* resolved path of the program */
 	char why[256];             /* why it cannot be run or profiled */
-	bool is_static;            /* no interpreter: profiled from outside (docs/static.md) */
+	bool is_static;            /* profiled from outside (docs/static.md): */
+	char outside_why[128];     /* ... why: "statically linked", or a Go runtime's signals */
 };
 
 /* Resolve `prog` like execvp.  Returns 0 if it can be run and profiled

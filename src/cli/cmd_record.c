@@ -679,16 +679,17 @@ int cmd_record(int argc, char **argv)
 		cli_error(CMD, "%s: %s", prog[0], target.why);
 		return rc;
 	}
-	/* A static program: sampled from outside (src/outside/). */
+	/* A static program (or a Go runtime's signals): sampled from outside
+	 * (src/outside/). */
 	bool outside = target.is_static;
 	if (outside) {
-		char what[PATH_MAX + 64];
-		snprintf(what, sizeof(what), "%s is statically linked", prog[0]);
+		char what[PATH_MAX + 192];
+		snprintf(what, sizeof(what), "%s is %s", prog[0], target.outside_why);
 		if (cli_outside_check(&o, what) != 0)
 			return CLI_USAGE;
 		if (!perf_safe) {
-			cli_error(CMD, "%s: not sampled: a statically linked program is sampled by perf events, "
-				  "and tally runs under a seccomp filter (%s)", prog[0], seccomp_why);
+			cli_error(CMD, "%s: not sampled: %s, it is sampled from outside by perf events, "
+				  "and tally runs under a seccomp filter (%s)", prog[0], target.outside_why, seccomp_why);
 			return CLI_FATAL;
 		}
 	}
@@ -802,7 +803,7 @@ exec:
 				log_close(log);
 			}
 		}
-		out = cli_outside_start(child_pid, 0, dir, &o, kern);
+		out = cli_outside_start(child_pid, 0, dir, &o, kern, target.outside_why);
 		if (!out) {
 			kill(child_pid, SIGKILL);
 			waitpid(child_pid, NULL, 0);

@@ -33,8 +33,8 @@
 #include <string.h>
 
 #include "collector/col_runtime.h"
+#include "format/elf_peek.h"
 
-#define GO_NOTE_BUILDID 4u          /* the Go linker's ELF_NOTE_GOBUILDID_TAG */
 #define LOOK_BACK 32u               /* bytes before a syscall searched for its number */
 
 #define COL_RUNTIME_SCAN_START (1u << 20)
@@ -46,27 +46,6 @@ struct look_for {
 	size_t max_code;            /* search code only if there is at most this much */
 	int found;                  /* FOUND_* | SCANNED */
 };
-
-/* Is there a Go build-id note in `bytes` of notes at `p`? */
-static bool has_go_note(const uint8_t *p, size_t bytes)
-{
-	size_t off = 0;
-
-	while (off + sizeof(Elf64_Nhdr) <= bytes) {
-		Elf64_Nhdr n;
-		memcpy(&n, p + off, sizeof(n));
-		size_t name = off + sizeof(n), desc = name + ((n.n_namesz + 3u) & ~3u);
-		size_t next = desc + ((n.n_descsz + 3u) & ~3u);
-		if (next > bytes || next <= off)
-			return false;
-		if (n.n_namesz == 3 && n.n_type == GO_NOTE_BUILDID && !memcmp(p + name, "Go", 3))
-			return true;
-		if (n.n_namesz == 4 && n.n_type == GO_NOTE_BUILDID && !memcmp(p + name, "Go\0", 4))
-			return true;
-		off = next;
-	}
-	return false;
-}
 
 /* Does `nr` (execve's or execveat's number, little-endian) sit as the
  * immediate of a `mov $nr, %eax` (b8 imm32) or `mov $nr, %rax` (48 c7 c0
@@ -127,7 +106,7 @@ static int look(struct dl_phdr_info *info, size_t size, void *data)
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type == PT_NOTE &&
-		    has_go_note((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz))
+		    elf_notes_go((const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz))
 			l->found |= FOUND_GO;
 		else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
 			code += ph->p_filesz;

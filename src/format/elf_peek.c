@@ -30,6 +30,25 @@ size_t elf_notes_build_id(const uint8_t *notes, size_t len, uint8_t *id, size_t 
 	return 0;
 }
 
+bool elf_notes_go(const uint8_t *p, size_t bytes)
+{
+	size_t off = 0;
+
+	while (off + sizeof(Elf64_Nhdr) <= bytes) {
+		Elf64_Nhdr n;
+		memcpy(&n, p + off, sizeof(n));
+		size_t name = off + sizeof(n), desc = name + ((n.n_namesz + 3u) & ~3u);
+		size_t next = desc + ((n.n_descsz + 3u) & ~3u);
+		if (next > bytes || next <= off)
+			return false;
+		if ((n.n_namesz == 3 || n.n_namesz == 4) && n.n_type == 4u /* ELF_NOTE_GOBUILDID_TAG */ &&
+		    !memcmp(p + name, "Go\0", n.n_namesz))
+			return true;
+		off = next;
+	}
+	return false;
+}
+
 /* The file's first bytes, read once: the ELF header, the program headers
  * and the notes of most files are there (one pread instead of one per
  * header: this runs in every exec of a profiled program). */

@@ -55,6 +55,10 @@ static inline bool elf_peek_is_static(const struct elf_peek *p)
 	return p->nphdrs > 0 && !p->has_interp;
 }
 
+/* A Go build-id note (the Go linker's, owner "Go", type 4) in a buffer of
+ * ELF notes: the program is Go's (its runtime makes its own system calls). */
+bool elf_notes_go(const uint8_t *notes, size_t len);
+
 /* The GNU build-id in a buffer of ELF notes (a PT_NOTE segment, from a file
  * or from memory): copies at most `cap` bytes of it into `id` and returns
  * its full length, or 0 if there is none (or the notes are malformed). */

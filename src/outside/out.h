@@ -20,6 +20,7 @@ struct out_session;
 
 struct out_options {
 	const char *dir;           /* the experiment directory (exists, log head written) */
+	const char *mode_why;      /* why from outside, for the log: "statically linked", ... */
 	uint32_t hz;               /* samples per second of CPU time */
 	uint32_t max_frames;
 	uint64_t limit_bytes;      /* 0: no size limit */

@@ -571,7 +571,8 @@ void out_session_close(struct out_session *s)
 		snprintf(path, sizeof(path), "%s/%s", f->dir, "log.txt");
 		log = fopen(path, "a");
 		if (log) {
-			fprintf(log, "collector.mode: outside mode: statically linked; tracing unavailable\n");
+			fprintf(log, "collector.mode: outside mode: %s; tracing unavailable\n",
+				s->o.mode_why ? s->o.mode_why : "statically linked");
 			fprintf(log, "outside.ring_bytes: %zu\n", ring);
 			fprintf(log, "outside.kernel_ticks: %s\n", s->kernel_ticks ?
 				"sampled at the user stack that entered the kernel" :

@@ -5,7 +5,9 @@
 # 133).  fork + syscall(SYS_execve) x100, execveat() x50, fexecve() x50, a
 # process exec'ing itself through syscall(SYS_execve) x20, and a dynamically
 # linked Go program (os/exec children x100, syscall.Exec of itself x20),
-# each new image followed into its sub-experiment.  A chroot before the exec
+# each new image followed into its sub-experiment; a dynamically linked Go
+# program without cgo (its runtime replaces our handler by its own system
+# calls) is sampled from outside and lives.  A chroot before the exec
 # (root only): no loader lines on the program's stderr, one true line each in
 # the log and from record.  A seccomp filter that kills (or fails)
 # perf_event_open: the program lives, sampled by POSIX timers, and record
@@ -204,6 +206,32 @@ if ! command -v go >/dev/null 2>&1; then
 	skip exec_go_os_exec_children_live "go is not installed (golang-go)"
 	exit 0
 fi
+# Go without cgo, linked dynamically (the external linker): its runtime
+# sets its handlers by its own rt_sigaction, replacing the collector's, and
+# the clock's SIGTRAP then killed it ("SIGTRAP: trace trap", exit 2, on
+# 8e10f05).  tally record samples it from outside, as a static program,
+# and says why: it lives, its children too, and spin() has the samples.
+mkdir gonc && cp "$PROGS/gonocgo/main.go" "$PROGS/gonocgo/go.mod" gonc/
+if ! (cd gonc && CGO_ENABLED=1 GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod \
+	GOTOOLCHAIN=local go build -ldflags=-linkmode=external -o ../gonocgo . >../gonc.log 2>&1); then
+	skip exec_go_without_cgo_sampled_from_outside "go build -linkmode=external failed: $(tail -n 1 gonc.log)"
+elif ! readelf -lW gonocgo | grep -q INTERP || readelf --dyn-syms gonocgo | grep -q x_cgo_init; then
+	skip exec_go_without_cgo_sampled_from_outside "go did not build a dynamic program without cgo"
+else
+	check exec_go_without_cgo_sampled_from_outside sh -c '
+		"$TALLY" record -o gn.exp ./gonocgo 20 >out.gn 2>err.gn; rc=$?; cat out.gn; tail -3 err.gn
+		test $rc -eq 0 && grep -qx "bad 0 of 20" out.gn &&
+		grep "^collector.mode: outside mode: a Go program without cgo" gn.exp/log.txt &&
+		"$TALLY" export gn.exp --format collapsed >gn.folded &&
+		python3 -c "
+import sys
+rows = [l.rsplit(\" \", 1) for l in open(\"gn.folded\")]
+tot = sum(int(w) for _, w in rows)
+spin = sum(int(w) for s, w in rows if \"main.spin\" in s.split(\";\"))
+print(\"main.spin\", spin, \"of\", tot)
+sys.exit(0 if tot and spin >= 0.5 * tot else 1)"'
+fi
+
 mkdir go && cp "$PROGS/goexec/main.go" "$PROGS/goexec/go.mod" go/
 if ! (cd go && CGO_ENABLED=1 GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod \
 	GOTOOLCHAIN=local go build -o ../goexec . >../go.log 2>&1); then

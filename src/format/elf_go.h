@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * elf_go.h — is an executable a Go program whose runtime sets its signal
+ * handlers by its own system calls (no cgo)?  Such a program replaces the
+ * preloaded collector's handler past its interposers, and a clock signal
+ * then kills it (Go's "SIGTRAP: trace trap"): `tally record` samples it from
+ * outside instead, as a static program (docs/static.md).
+ */
+#ifndef TALLY_ELF_GO_H
+#define TALLY_ELF_GO_H
+
+#include <stdbool.h>
+
+/* The ELF64 file open as `fd` has a Go build-id note and a dynamic string
+ * table without cgo's `x_cgo_init` (with cgo, Go's runtime sets its
+ * handlers through libc's sigaction, which the collector interposes).
+ * False for anything else, or when the file cannot be read. */
+bool elf_go_without_cgo(int fd);
+
+#endif

@@ -1,0 +1,3 @@
+module gonocgo
+
+go 1.19
