@@ -8,10 +8,12 @@
  * usage: schedreads N ROUNDS
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,7 +42,8 @@ int main(int argc, char **argv)
 	if (n <= 0 || rounds <= 0 || !(tids = calloc((size_t)n, sizeof(*tids))))
 		return fprintf(stderr, "usage: schedreads N ROUNDS\n"), 2;
 	for (int i = 0; i < n; i++)
-		pthread_create(&t, NULL, sleeper, NULL);
+		if ((errno = pthread_create(&t, NULL, sleeper, NULL)) != 0)
+			return fprintf(stderr, "schedreads: thread %d: %s\n", i, strerror(errno)), 1;
 	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < n)
 		usleep(1000);
 	clock_gettime(CLOCK_MONOTONIC, &a);

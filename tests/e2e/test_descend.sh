@@ -127,15 +127,21 @@ check descend_too_deep_said sh -c '
 # first write, and its new image is named as a spawned child's, _fN_x1
 # (issue 20).  Its collector time (the fork handler's and the exec's) is
 # passed to that image as cpu.exec_collector_ns, the collector's (a child
-# a sample reached before its exec, at most 2 of 21 under load, writes its
-# own file as any process that records something).  Before:
+# a sample reached before its exec writes its own file as any process that
+# records something: each _fN present must hold samples; how many there are
+# is the load's).  Before:
 # each of bash's 21 children (seq and 20 /bin/true) wrote a slot of its
 # own, _f1 .. _f21.
 "$TALLY" record -o bl.exp -- bash -c 'for i in $(seq 20); do /bin/true; done' >/dev/null 2>&1
 check descend_fork_exec_child_writes_nothing sh -c '
 	python3 -m tally_proc lineages bl.exp | sort | tr "\n" " "; echo
 	python3 -m tally_proc lineages bl.exp >bl.lin &&
-	test "$(grep -c "^_f[0-9]*$" bl.lin)" -le 2 && test "$(grep -c "^_f[0-9]*_x1$" bl.lin)" -eq 21 &&
+	"$TALLY" report bl.exp --processes --format csv >bl.csv && python3 -c "
+import csv, re, sys
+empty = [r[\"lineage\"] for r in csv.DictReader(open(\"bl.csv\"))
+         if re.fullmatch(r\"_f[0-9]+\", r[\"lineage\"]) and float(r[\"excl_cpu\"]) <= 0]
+print(\"fork children with a file and no sample:\", empty)
+sys.exit(1 if empty else 0)" && test "$(grep -c "^_f[0-9]*_x1$" bl.lin)" -eq 21 &&
 	for l in $(grep "^_f[0-9]*_x1$" bl.lin); do
 		grep -qx "${l%_x1}" bl.lin && continue
 		python3 -m tally_proc log bl.exp $l | grep "^cpu.exec_collector_ns: [1-9]" >/dev/null || { echo "$l: no collector time"; exit 1; }
@@ -144,7 +150,7 @@ check descend_fork_exec_child_writes_nothing sh -c '
 # ends by _exit: its files made at its first sample, in the signal
 # handler; its samples and the collector's time in it account for its CPU
 # as its own clock measured it (all but two periods of 1 ms), and its
-# samples for no more than the kernel's count.
+# samples for no more than the kernel's count and three sampling errors.
 cc_prog forkspin
 "$TALLY" record -o fs.exp ./forkspin 0.3 >fs.out 2>/dev/null
 cat >fs.py <<'PY'
@@ -154,8 +160,11 @@ own, kern = int(v["child_cpu_ns"]) / 1e9, int(v["kernel_cpu_ns"]) / 1e9
 rows = {r["lineage"]: r for r in csv.DictReader(open("fs.csv"))}
 got = float(rows["_f1"]["excl_cpu"])
 col = float(re.search(r"Collector CPU +([0-9.]+) s", open("fs.txt").read()).group(1))
-print("sampled", got, "collector", col, "own", own, "kernel", kern)
-assert own - 0.002 <= got + col and got <= kern, (got, col, own, kern)
+# Above the kernel's count by at most three sampling errors of the run's
+# samples (1 ms each): task-clock's timer may count interrupt time.
+bound = kern * (1 + 3 / max(got / 0.001, 1) ** 0.5)
+print("sampled", got, "collector", col, "own", own, "kernel", kern, "bound", round(bound, 4))
+assert own - 0.002 <= got + col and got <= bound, (got, col, own, kern)
 PY
 check descend_fork_child_computing_profiled_whole sh -c '
 	cat fs.out; "$TALLY" check fs.exp && "$TALLY" report fs.exp --processes --format csv >fs.csv &&

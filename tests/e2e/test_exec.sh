@@ -140,7 +140,12 @@ check exec_sigchld_ignored_recorded_as_given sh -c '
 # as such; a filter the program adds after start is not trusted, and its
 # thread's events (-c, --states) are not opened under it.
 if ! grep -q "^Seccomp_filters:" /proc/self/status; then
-	skip exec_seccomp_inherited_allowing_filter_keeps_perf "no Seccomp_filters in /proc/self/status (kernel < 5.9)"
+	for n in inherited_allowing_filter_keeps_perf killing_filter_kernel_data_said inherited_killing_filter_named \
+		inherited_killing_filter_counters_launcher_lives added_after_inherited_counters_thread_lives \
+		added_after_inherited_states_thread_lives added_after_inherited_counters_prctl_thread_lives \
+		trusted_filter_numbers_as_bare; do
+		skip exec_seccomp_$n "no Seccomp_filters in /proc/self/status (kernel < 5.9)"
+	done
 else
 	check exec_seccomp_inherited_allowing_filter_keeps_perf sh -c '
 		./seccomper allow_perf "$TALLY" record -o ia.exp ./spin 0.3 >out.ia 2>err.ia; rc=$?; cat err.ia
@@ -203,7 +208,9 @@ check exec_seccomp_overview_names_the_fallback sh -c '
 
 # Go: built with cgo, so that it is dynamically linked and preloaded.
 if ! command -v go >/dev/null 2>&1; then
-	skip exec_go_os_exec_children_live "go is not installed (golang-go)"
+	for n in without_cgo_sampled_from_outside os_exec_children_live self_exec_lives clock_says_why_kernel_excluded; do
+		skip exec_go_$n "go is not installed (golang-go)"
+	done
 	exit 0
 fi
 # Go without cgo, linked dynamically (the external linker): its runtime
@@ -235,11 +242,15 @@ fi
 mkdir go && cp "$PROGS/goexec/main.go" "$PROGS/goexec/go.mod" go/
 if ! (cd go && CGO_ENABLED=1 GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod \
 	GOTOOLCHAIN=local go build -o ../goexec . >../go.log 2>&1); then
-	skip exec_go_os_exec_children_live "go build with cgo failed: $(tail -n 1 go.log)"
+	for n in os_exec_children_live self_exec_lives clock_says_why_kernel_excluded; do
+		skip exec_go_$n "go build with cgo failed: $(tail -n 1 go.log)"
+	done
 	exit 0
 fi
 if ! readelf -lW goexec | grep -q INTERP; then
-	skip exec_go_os_exec_children_live "go built a static program (no cgo?)"
+	for n in os_exec_children_live self_exec_lives clock_says_why_kernel_excluded; do
+		skip exec_go_$n "go built a static program (no cgo?)"
+	done
 	exit 0
 fi
 check exec_go_os_exec_children_live sh -c '
