@@ -62,10 +62,12 @@ bool elf_go_without_cgo(int fd)
 	}
 	if (!go || !dyn || dyn->p_filesz > 64 * 1024)
 		return false;
-	Elf64_Dyn d[4096];
 	size_t nd = (size_t)dyn->p_filesz / sizeof(Elf64_Dyn);
-	if (!read_exact(fd, d, nd * sizeof(Elf64_Dyn), dyn->p_offset))
+	Elf64_Dyn *d = malloc(nd * sizeof(Elf64_Dyn) + 1);
+	if (!d || !read_exact(fd, d, nd * sizeof(Elf64_Dyn), dyn->p_offset)) {
+		free(d);
 		return false;
+	}
 	uint64_t strtab = 0, strsz = 0, off;
 	for (size_t i = 0; i < nd && d[i].d_tag != DT_NULL; i++) {
 		if (d[i].d_tag == DT_STRTAB)
@@ -73,6 +75,7 @@ bool elf_go_without_cgo(int fd)
 		else if (d[i].d_tag == DT_STRSZ)
 			strsz = d[i].d_un.d_val;
 	}
+	free(d);
 	if (!strtab || !strsz || strsz > MAX_DYNSTR || !va_to_off(ph, eh.e_phnum, strtab, &off))
 		return false;
 	char *s = malloc(strsz + 1);
@@ -81,7 +84,7 @@ bool elf_go_without_cgo(int fd)
 	bool cgo = true;                   /* unread: assume the preload can work */
 	if (read_exact(fd, s, strsz, off)) {
 		s[strsz] = 0;
-		cgo = memmem(s, strsz, "x_cgo_init", sizeof("x_cgo_init")) != NULL;
+		cgo = memmem(s, strsz, "_cgo_", 5) != NULL;
 	}
 	free(s);
 	return !cgo;

@@ -12,8 +12,10 @@
 #include <stdbool.h>
 
 /* The ELF64 file open as `fd` has a Go build-id note and a dynamic string
- * table without cgo's `x_cgo_init` (with cgo, Go's runtime sets its
- * handlers through libc's sigaction, which the collector interposes).
+ * table naming none of cgo's symbols (`_cgo_`: `x_cgo_init` where the
+ * external linker exports them all, `_cgo_panic` where Go's own linker
+ * exports two; with cgo, Go's runtime sets its handlers through libc's
+ * sigaction, which the collector interposes).
  * False for anything else, or when the file cannot be read. */
 bool elf_go_without_cgo(int fd);
 

@@ -208,7 +208,8 @@ check exec_seccomp_overview_names_the_fallback sh -c '
 
 # Go: built with cgo, so that it is dynamically linked and preloaded.
 if ! command -v go >/dev/null 2>&1; then
-	for n in without_cgo_sampled_from_outside os_exec_children_live self_exec_lives clock_says_why_kernel_excluded; do
+	for n in without_cgo_sampled_from_outside net_cgo_preloaded os_exec_children_live self_exec_lives \
+		clock_says_why_kernel_excluded; do
 		skip exec_go_$n "go is not installed (golang-go)"
 	done
 	exit 0
@@ -222,7 +223,7 @@ mkdir gonc && cp "$PROGS/gonocgo/main.go" "$PROGS/gonocgo/go.mod" gonc/
 if ! (cd gonc && CGO_ENABLED=1 GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod \
 	GOTOOLCHAIN=local go build -ldflags=-linkmode=external -o ../gonocgo . >../gonc.log 2>&1); then
 	skip exec_go_without_cgo_sampled_from_outside "go build -linkmode=external failed: $(tail -n 1 gonc.log)"
-elif ! readelf -lW gonocgo | grep -q INTERP || readelf --dyn-syms gonocgo | grep -q x_cgo_init; then
+elif ! readelf -lW gonocgo | grep -q INTERP || readelf --dyn-syms gonocgo | grep -q _cgo_; then
 	skip exec_go_without_cgo_sampled_from_outside "go did not build a dynamic program without cgo"
 else
 	check exec_go_without_cgo_sampled_from_outside sh -c '
@@ -237,6 +238,24 @@ tot = sum(int(w) for _, w in rows)
 spin = sum(int(w) for s, w in rows if \"main.spin\" in s.split(\";\"))
 print(\"main.spin\", spin, \"of\", tot)
 sys.exit(0 if tot and spin >= 0.5 * tot else 1)"'
+fi
+
+# ... and one with cgo by the net package alone, built by Go's own linker
+# (only _cgo_panic and _cgo_topofstack exported, no x_cgo_init): preloaded,
+# not sampled from outside (a first form of the test above looked for
+# x_cgo_init alone and sent it outside).
+mkdir gonet && cp "$PROGS/gonet/main.go" "$PROGS/gonet/go.mod" gonet/
+if ! (cd gonet && CGO_ENABLED=1 GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod \
+	GOTOOLCHAIN=local go build -o ../gonet_bin . >../gonet.log 2>&1); then
+	skip exec_go_net_cgo_preloaded "go build failed: $(tail -n 1 gonet.log)"
+elif ! readelf -lW gonet_bin | grep -q INTERP || ! readelf --dyn-syms gonet_bin | grep -q _cgo_; then
+	skip exec_go_net_cgo_preloaded "go did not build a dynamic program with cgo"
+else
+	check exec_go_net_cgo_preloaded sh -c '
+		"$TALLY" record -o gnet.exp ./gonet_bin >out.gnet 2>err.gnet; rc=$?; cat out.gnet err.gnet
+		grep "^collector.mode\|^clock:" gnet.exp/log.txt
+		test $rc -eq 0 && grep -q "^true" out.gnet && ! grep -q "^collector.mode: outside" gnet.exp/log.txt &&
+		grep -q "^clock: " gnet.exp/log.txt'
 fi
 
 mkdir go && cp "$PROGS/goexec/main.go" "$PROGS/goexec/go.mod" go/

@@ -1,0 +1,3 @@
+module gonet
+
+go 1.19
