@@ -108,7 +108,7 @@ struct col_states_thread {
 	uint64_t run_delay_ns;          /* schedstat's at the last read */
 	uint64_t preempted_ns;          /* preempted since that read */
 	uint64_t opened_ns;             /* when run_delay_ns was first read */
-	bool seen;                      /* a switch record came since the open */
+	bool seen;                      /* a record came since the open (or the thread opened it) */
 	bool delay_unknown;             /* records were lost: the growth is not the blocks' */
 	uint64_t faults;                /* the thread's page faults at the last look */
 	uint64_t own_from_ns, own_to_ns; /* the collector's last handler on the thread */
@@ -307,6 +307,7 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 	else
 		col_fd_keep(s->schedstat_fd, &s->schedstat_fd, NULL);
 	s->opened_ns = col_now_ns_sigsafe();
+	s->seen = !tid;                 /* the thread's own: running, a switch-out comes first */
 	read_run_delay(s, &s->run_delay_ns);
 	if (!tid)
 		faults_grew(s);
@@ -385,8 +386,7 @@ static bool drain(struct col_states_thread *s)
 		ring_copy(s, tail + sizeof(h), w, h.size - sizeof(h) < sizeof(w) ? h.size - sizeof(h) : sizeof(w));
 		tail += h.size;
 		bool first = h.type == PERF_RECORD_SWITCH && !s->seen;
-		if (h.type == PERF_RECORD_SWITCH)
-			s->seen = true;
+		s->seen = true;                 /* a record lost first too: no rule below */
 		if (h.type == PERF_RECORD_LOST) {
 			col_count_sigsafe(EXP_CTR_STATES_LOST, w[1]);
 			s->have_out = false;        /* its switch-in may be among the lost */
