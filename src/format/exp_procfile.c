@@ -162,7 +162,10 @@ int exp_procfile_join(const struct exp_procfile_src *src, struct exp_procfile_jo
 	if (src->file) {
 		struct exp_error *ferr = slot ? &j->file_err : err;
 		int frc = read_file(src->file, &file, &file_n, ferr);
-		if (frc && slot) {
+		if (frc == -ENOMEM) {
+			rc = frc;              /* a failure of ours, not damage */
+			goto out;
+		} else if (frc && slot) {
 			/* The slot alone: a continuation missing (never made)
 			 * or unreadable, which the caller names. */
 			j->file_rc = frc;
@@ -176,7 +179,7 @@ int exp_procfile_join(const struct exp_procfile_src *src, struct exp_procfile_jo
 	if (!slot) {
 		j->data = file;
 		j->size = file_n;
-		return 0;
+		return file ? 0 : -ENOENT;     /* neither a slot nor a file named */
 	}
 	size_t more = file ? file_n - EXP_PROC_HEAD_BYTES : 0;
 	j->data = malloc(slot_n + more + 1);
@@ -292,6 +295,10 @@ void exp_procfile_each(const char *root, exp_descendant_fn *fn, void *arg)
 
 	snprintf(slots_path, sizeof(slots_path), "%s/%s", root, EXP_SLOTS_NAME);
 	for (size_t i = 0; i < nslots; i++) {
+		/* Sorted by lineage: a second slot of one lineage is damage the
+		 * analyzer names and does not read; nor is it walked here. */
+		if (i && slots[i].lineage[0] && !strcmp(slots[i].lineage, slots[i - 1].lineage))
+			continue;
 		snprintf(path, sizeof(path), "%s/%s%s", root, slots[i].lineage, EXP_PROC_SUFFIX);
 		d = (struct exp_descendant){ { slots_path, slots[i].off, slots[i].lineage[0] ? path : NULL }, NULL };
 		fn(arg, &d);
