@@ -479,7 +479,11 @@ COL_API long syscall(long nr, ...)
 	if (nr == SYS_execveat)
 		return execveat((int)a[0], (const char *)a[1], (char *const *)a[2], (char *const *)a[3], (int)a[4]);
 	/* A seccomp filter the program adds (col_interpose_seccomp.c). */
-	col_real_seccomp_call(nr, a[0]);
+	if (col_real_seccomp_call(nr, a[0])) {
+		long rc = exp_sys_call6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		col_real_seccomp_done(rc);
+		return rc;
+	}
 	/* A new file size limit (exp_write_sys.c masks SIGXFSZ only under one). */
 	if ((nr == SYS_setrlimit && a[0] == RLIMIT_FSIZE && a[1]) ||
 	    (nr == SYS_prlimit64 && a[1] == RLIMIT_FSIZE && a[2])) {

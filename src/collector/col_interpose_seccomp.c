@@ -28,6 +28,9 @@ COL_API int prctl(int option, ...)
 	for (int i = 0; i < 4; i++)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
-	col_real_seccomp_call(SYS_prctl, option);
-	return (int)exp_sys_call6(SYS_prctl, option, (long)a[0], (long)a[1], (long)a[2], (long)a[3], 0);
+	bool filter = col_real_seccomp_call(SYS_prctl, option);
+	long rc = exp_sys_call6(SYS_prctl, option, (long)a[0], (long)a[1], (long)a[2], (long)a[3], 0);
+	if (filter)
+		col_real_seccomp_done(rc);
+	return (int)rc;
 }

@@ -86,12 +86,25 @@ static const char perf_added[] =
 static _Atomic int probed_filters = -1;
 static _Atomic unsigned probed_safe;
 static _Atomic bool filter_added;     /* the program added one (inherited by a fork child) */
+static _Atomic int filters_adding;    /* calls that may add one, under way */
 
-void col_real_seccomp_call(long nr, long a0)
+bool col_real_seccomp_call(long nr, long a0)
 {
 	if ((nr == SYS_seccomp && (a0 == SECCOMP_SET_MODE_FILTER || a0 == SECCOMP_SET_MODE_STRICT)) ||
-	    (nr == SYS_prctl && a0 == PR_SET_SECCOMP))
+	    (nr == SYS_prctl && a0 == PR_SET_SECCOMP)) {
+		atomic_fetch_add(&filters_adding, 1);
+		return true;
+	}
+	return false;
+}
+
+/* A failed call (a library probing what the kernel supports, libseccomp's
+ * and systemd's way) adds nothing: perf events stay allowed after it. */
+void col_real_seccomp_done(long rc)
+{
+	if (rc >= 0)
 		atomic_store(&filter_added, true);
+	atomic_fetch_sub(&filters_adding, 1);
 }
 
 void col_real_seccomp_probed(int filters, unsigned safe)
@@ -166,7 +179,8 @@ static const char *seccomp_forbids(unsigned call)
 		return perf_unprobed;
 	if (!(atomic_load(&probed_safe) & call))
 		return perf_killed;
-	return !atomic_load(&filter_added) && start_filters == probed ? NULL : perf_added;
+	return !atomic_load(&filter_added) && !atomic_load(&filters_adding) && start_filters == probed ? NULL
+												   : perf_added;
 }
 
 const char *col_real_perf_forbidden(void)

@@ -350,9 +350,12 @@ void col_real_seccomp_probed(int filters, unsigned safe);
 
 /* The program is about to make system call `nr` with first argument `a0`
  * (its prctl or syscall(), interposed): one that adds a seccomp filter (or
- * strict mode) makes the count probed untrusted in this process and its
- * fork children (col_real_perf_forbidden says so).  Any thread. */
-void col_real_seccomp_call(long nr, long a0);
+ * strict mode) makes the count probed untrusted while it is under way,
+ * and for good (in this process and its fork children) once it succeeded:
+ * col_real_perf_forbidden says so.  True for such a call, whose result
+ * `rc` is then told to col_real_seccomp_done.  Any thread. */
+bool col_real_seccomp_call(long nr, long a0);
+void col_real_seccomp_done(long rc);
 
 /* This process's /proc/self/status fields TracerPid (0: not traced) and
  * Seccomp (2: under a filter), -1 each when unknown: read once per process,
