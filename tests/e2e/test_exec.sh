@@ -254,7 +254,7 @@ else
 	check exec_go_net_cgo_preloaded sh -c '
 		"$TALLY" record -o gnet.exp ./gonet_bin >out.gnet 2>err.gnet; rc=$?; cat out.gnet err.gnet
 		grep "^collector.mode\|^clock:" gnet.exp/log.txt
-		test $rc -eq 0 && grep -q "^true" out.gnet && ! grep -q "^collector.mode: outside" gnet.exp/log.txt &&
+		test $rc -eq 0 && grep -qx "done" out.gnet && ! grep -q "^collector.mode: outside" gnet.exp/log.txt &&
 		grep -q "^clock: " gnet.exp/log.txt'
 fi
 
