@@ -388,9 +388,7 @@ static void on_fork_child(void)
 static void before_fork(void)
 {
 	col_runtime_scan_before_fork();
-	void (*fn)(void) = atomic_load(&col_proc.open_deferred);
-	if (fn)
-		fn();
+	col_open_deferred_sigsafe();
 }
 
 void col_descend_install(void)

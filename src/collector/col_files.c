@@ -381,13 +381,11 @@ bool col_files_maps_wanted(void)
 	return atomic_load(&maps_wanted);
 }
 
-static void open_deferred_sigsafe(void);
-
 /* col_writer_open, its "file.opened" line added to `batch` if not NULL
  * (written by the caller), else written at once. */
 static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 {
-	open_deferred_sigsafe();
+	col_open_deferred_sigsafe();
 	struct exp_file_writer *w = &col_proc.file[kind];
 	const char *name = exp_file_name(kind);
 	int made = dir_ready();
@@ -461,7 +459,7 @@ void col_file_ready_sigsafe(enum exp_file_kind k)
 	struct exp_file_writer *w = &col_proc.file[k];
 	int s = 0;
 
-	open_deferred_sigsafe();
+	col_open_deferred_sigsafe();
 	/* The state, not the descriptor, says when the file is ready: the
 	 * descriptor is set before col_fd_keep moves it (and closes the first). */
 	if (!lazy_kind(k) || atomic_load(&lazy_state[k]) == 2)
@@ -619,14 +617,6 @@ void col_files_keep_root_counters(void)
 }
 
 /* Before a write of this process's: its waiting file made first. */
-static void open_deferred_sigsafe(void)
-{
-	void (*fn)(void) = atomic_load_explicit(&col_proc.open_deferred, memory_order_acquire);
-
-	if (fn)
-		fn();
-}
-
 void col_close_files(void)
 {
 	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
@@ -811,7 +801,7 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 	struct exp_cursor *c = &t->cursor[file];
 	bool locked = false;
 
-	open_deferred_sigsafe();
+	col_open_deferred_sigsafe();
 	if (file == EXP_FILE_THREADS && col_proc.proc_file) {
 		/* A descendant's threads: in its process file, one write each. */
 		if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
@@ -838,7 +828,7 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 
 void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t len)
 {
-	open_deferred_sigsafe();
+	col_open_deferred_sigsafe();
 	col_file_ready_sigsafe(file);
 	if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed))
 		exp_record_room_sigsafe(&col_proc.file[file], &t->cursor[file], len);

@@ -590,9 +590,8 @@ void col_vfork_enter(void)
 	col_ensure_init();
 	/* A deferred fork child's file first: its child's number and slot
 	 * come from the counters (col_descend.c). */
-	void (*fn)(void) = atomic_load(&col_proc.open_deferred);
-	if (fn && !col_in_vfork_child())
-		fn();
+	if (!col_in_vfork_child())
+		col_open_deferred_sigsafe();
 	struct col_thread *t = col_thread_self_sigsafe();
 	if (t)
 		atomic_store(&t->vfork_child, 1);

@@ -318,9 +318,7 @@ static int log_write(const char *buf, size_t len)
 	}
 	/* A fork child's file, at its first write (its first lines, parked,
 	 * written first: col_log_write_parked_sigsafe). */
-	void (*deferred)(void) = atomic_load_explicit(&col_proc.open_deferred, memory_order_acquire);
-	if (deferred)
-		deferred();
+	col_open_deferred_sigsafe();
 	return log_put(buf, len);
 }
 

@@ -351,4 +351,15 @@ static inline void col_leave(struct col_thread *t)
 void col_leave_untaken(struct col_thread *t);
 void col_on_deferred(void (*fn)(struct col_thread *t));
 
+/* A deferred fork child's process file made now, if it still waits
+ * (col_proc.open_deferred): before a write, a fork or a vfork.  Any thread,
+ * the signal handler too. */
+static inline void col_open_deferred_sigsafe(void)
+{
+	void (*fn)(void) = atomic_load_explicit(&col_proc.open_deferred, memory_order_acquire);
+
+	if (fn)
+		fn();
+}
+
 #endif
