@@ -86,6 +86,8 @@ skip() {
 #   tmpfs       mount a tmpfs on a new directory ($T/mnt), mounted on success:
 #               the caller unmounts it (root, outside most containers)
 #   static      a static libc to link with
+#   strace      strace(1) can trace a child it starts (not where ptrace is
+#               refused: a container's seccomp profile, Yama's scope 3)
 can() {
 	why=
 	case $1 in
@@ -158,6 +160,13 @@ can() {
 		mkdir -p "$T/mnt"
 		mount -t tmpfs -o size=512k tmpfs "$T/mnt" 2>/dev/null ||
 			why="cannot mount a tmpfs here (needs root, outside a container that forbids it)"
+		;;
+	strace)
+		if ! command -v strace >/dev/null 2>&1; then
+			why="no strace"
+		elif ! _can_msg=$(strace -f -qq -e trace=none -o /dev/null true 2>&1); then
+			why="strace cannot trace a child here (ptrace refused?): $(echo "$_can_msg" | head -n 1)"
+		fi
 		;;
 	static)
 		printf 'int main(void) { return 0; }\n' >"$T/static_probe.c"

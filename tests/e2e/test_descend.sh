@@ -96,9 +96,7 @@ check descend_slot_path_search_no_gap sh -c '
 check descend_slot_not_inherited sh -c '
 	"$TALLY" record -o slotenv.exp -- sh -c "env >env.out; exit 0" 2>/dev/null &&
 	grep -q "^TALLY_PID=" env.out && ! grep -q "TALLY_SLOT" env.out'
-if ! command -v strace >/dev/null 2>&1; then
-	skip descend_exec_opens_no_parent_file "no strace"
-else
+if need strace descend_exec_opens_no_parent_file; then
 	check descend_exec_opens_no_parent_file sh -c '
 		strace -f -qq -e trace=execve,openat -o slot.trace "$TALLY" record -F 0 -o slotst.exp -- sh -c "/bin/true; exit 0" 2>/dev/null &&
 		p=$(grep "execve(\"/bin/true\"" slot.trace | awk "{print \$1}") && test -n "$p" &&

@@ -40,9 +40,7 @@ assert not [n for n in rows if n.startswith("fd ")], sorted(rows)' "$T"
 # pipe; strace counts the fdinfo opens (the helper's too, -f).  The build
 # before read all 41.
 cc_prog epollsets
-if ! command -v strace >/dev/null 2>&1; then
-	skip io_epoll_sets_made_traced_not_read "no strace"
-else
+if need strace io_epoll_sets_made_traced_not_read; then
 	strace -f -qq -e trace=openat -o epoll.trace "$TALLY" record -F 0 -i -o ep.exp ./epollsets 20 >ep.out 2>ep.err
 	check io_epoll_sets_made_traced_not_read sh -c '
 		raw=$(awk "/^raw / { print \$2 }" ep.out)

@@ -37,9 +37,7 @@ check fsize_program_unharmed_tracers fsize_case "-H -s -i" _hsi
 # that sets a limit itself (setrlimit, or a raw prlimit64 through syscall())
 # and then lets the experiment grow past it lives, as bare: the collector
 # masks again from then on.
-if ! command -v strace >/dev/null 2>&1; then
-	skip fsize_unlimited_writes_unmasked "no strace"
-else
+if need strace fsize_unlimited_writes_unmasked; then
 	check fsize_unlimited_writes_unmasked sh -c '
 		strace -f -qq -e trace=rt_sigprocmask -o mask.trace "$TALLY" record -o mask.exp -- sh -c "/bin/true; exit 0" >/dev/null 2>&1 &&
 		test -s mask.trace && ! grep "XFSZ" mask.trace'
