@@ -66,7 +66,8 @@ int exp_procfile_next(const uint8_t *data, size_t size, size_t *at, struct exp_p
 	return 1;
 }
 
-/* The whole of `path` (at most 256 MiB), malloc'd; -errno. */
+/* The whole of `path` (at most 256 MiB), malloc'd; -errno: -EINVAL not a
+ * regular file, -EFBIG past 256 MiB. */
 static int read_whole(const char *path, uint8_t **data, size_t *size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -75,8 +76,9 @@ static int read_whole(const char *path, uint8_t **data, size_t *size)
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 28)) {
+		bool big = S_ISREG(st.st_mode) && st.st_size > (1 << 28);
 		close(fd);
-		return -EINVAL;
+		return big ? -EFBIG : -EINVAL;
 	}
 	*data = malloc((size_t)st.st_size + 1);
 	ssize_t got = *data ? pread(fd, *data, (size_t)st.st_size, 0) : -1;
@@ -130,17 +132,20 @@ static int read_slot(const struct exp_procfile_src *src, uint8_t **slot, size_t 
 }
 
 /* The process file at `path`, whole and checked as one (exp_header_check).
- * 0, or as exp_procfile_join, with err filled. */
+ * 0, or as exp_procfile_join, with err filled (its cause too: the message
+ * without "PATH: "). */
 static int read_file(const char *path, uint8_t **file, size_t *n, struct exp_error *err)
 {
 	int rc = read_whole(path, file, n);
 
-	if (rc == -EINVAL)
-		snprintf(err->msg, sizeof(err->msg), "%s: not a regular file (or past 256 MiB)", path);
-	else if (rc)
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(-rc));
-	if (rc)
+	if (rc) {
+		const char *why = rc == -EINVAL ? "not a regular file"
+				  : rc == -EFBIG ? "larger than 256 MiB: not read" : strerror(-rc);
+		int at = snprintf(err->msg, sizeof(err->msg), "%s: %s", path, why);
+		size_t len = strlen(why);
+		err->cause = at > 0 && (size_t)at < sizeof(err->msg) ? err->msg + at - len : why;
 		return rc;
+	}
 	if (*n < EXP_PROC_HEAD_BYTES)
 		return exp_corrupt(err, path, 0, "file of %zu bytes is shorter than a process file's %d-byte head",
 				   *n, EXP_PROC_HEAD_BYTES);

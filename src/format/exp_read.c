@@ -248,10 +248,15 @@ int exp_header_check(const struct exp_file_header *h, const char *path, size_t a
 	if (memcmp(h->magic, EXP_MAGIC, 8) != 0)
 		return exp_corrupt(err, path, at, "not a tally experiment file (bad magic)");
 	if (h->version > EXP_FORMAT_VERSION && h->version <= EXP_FORMAT_VERSION + 8) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "%s: format version %u is newer than this tally reads (versions %d to %d): "
+		int n = snprintf(err->msg, sizeof(err->msg), "%s: ", path);
+		if (n < 0 || (size_t)n >= sizeof(err->msg))
+			n = 0;
+		err->offset = at + 8;
+		err->cause = err->msg + n;
+		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n,
+			 "format version %u is newer than this tally reads (versions %d to %d): "
 			 "read it with the tally that recorded it, or a newer one",
-			 path, h->version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
+			 h->version, EXP_FORMAT_OLDEST, EXP_FORMAT_VERSION);
 		return -EXP_ENEWER;
 	}
 	if (h->version < EXP_FORMAT_OLDEST || h->version > EXP_FORMAT_VERSION)

@@ -27,7 +27,8 @@
 struct exp_error {
 	char msg[768];
 	size_t offset;             /* exp_corrupt: where in the file */
-	const char *cause;         /* exp_corrupt: msg without "PATH: at 0xOFF: " */
+	const char *cause;         /* exp_corrupt: msg without "PATH: at 0xOFF: ";
+	                              a newer version, a file not read: without "PATH: " */
 };
 
 /* What could not be read, in a file or a whole experiment. */

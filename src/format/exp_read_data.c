@@ -1251,7 +1251,8 @@ static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err
 	struct exp_procfile_joined j;
 
 	memset(f, 0, sizeof(*f));
-	snprintf(f->path, sizeof(f->path), "%s (slot at %llu)", p->slots_path, (unsigned long long)p->slot_off);
+	/* Its places are processes.dat's own offsets (f->origin_off). */
+	snprintf(f->path, sizeof(f->path), "%s", p->slots_path);
 	int rc = exp_procfile_join(&src, &j, err);
 	if (rc)
 		return rc;
@@ -1260,7 +1261,7 @@ static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err
 		bool placed = j.file_rc == -EXP_ECORRUPT;
 		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, p->proc_path,
 				placed ? fe->offset : EXP_DAMAGE_WHOLE_FILE, 0,
-				placed ? fe->cause : fe->msg[0] ? fe->msg : strerror(-j.file_rc));
+				fe->cause ? fe->cause : strerror(-j.file_rc));
 	}
 	f->data = j.data;
 	f->size = j.size;

@@ -61,8 +61,8 @@ check procfile_read_whole sh -c "
 	\"\$TALLY\" export p.exp --process $long --format collapsed | grep -q ';main'"
 
 # Damage: a slot's record whose length runs past its end, or a slot whose
-# head is not a process file's, is named with its cause (the slot's place
-# in processes.dat); the other processes still read.
+# head is not a process file's, is named with its cause at its place in
+# processes.dat; the other processes still read.
 cat >damage.py <<'PY'
 import sys, tally_proc
 exp, lineage, how = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -94,12 +94,15 @@ PY
 cp -r p.exp cut.exp && python3 damage.py cut.exp $short record >cut.off
 check procfile_slot_record_damage_named sh -c "
 	\"\$TALLY\" check cut.exp >chk.txt 2>&1; rc=\$?; cat chk.txt; test \$rc -ne 0 &&
-	grep -q 'cut.exp/processes.dat (slot at '\$(cat cut.off)'): at 0x[0-9a-f]*: record cut short or malformed' chk.txt &&
+	grep -q 'cut.exp/processes.dat: at 0x[0-9a-f]*: record cut short or malformed' chk.txt &&
 	\"\$TALLY\" export cut.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
 # The place is the damaged item's in processes.dat, not in the slot joined
-# to its continuation (before: the offset within the slot).
+# to its continuation (before: the offset within the slot), and it is named
+# once: the file and that offset, no "(slot at N)" beside an offset that
+# already counts N (before 'processes.dat (slot at 16384): at 0x4158').
 check procfile_slot_damage_at_its_place_in_file sh -c "
-	grep -q ': at 0x'\$(cat cut.exp.at)': record cut short or malformed' chk.txt &&
+	grep -q 'cut.exp/processes.dat: at 0x'\$(cat cut.exp.at)': record cut short or malformed' chk.txt &&
+	! grep -q 'slot at' chk.txt &&
 	\"\$TALLY\" export cut.exp --process $long --format collapsed 2>/dev/null | grep -q ';main'"
 cp -r p.exp bad.exp && python3 damage.py bad.exp $short head >bad.off
 check procfile_slot_bad_head_is_damage sh -c "
@@ -151,6 +154,14 @@ check procfile_bad_continuation_keeps_slot sh -c "
 	! grep -q 'processes.dat' bigc.err &&
 	n=\$(sed -n 's/^ *Threads  *\([0-9]*\).*/\1/p' bigc.txt | head -1) && echo threads \$n &&
 	test \"\$n\" -gt 1 && test \"\$n\" -lt 301"
+# A continuation that cannot be read (here larger than the reader takes,
+# a sparse 300 MiB) is named once, with its cause (before: its path twice,
+# "X.proc: X.proc: not a regular file (or past 256 MiB)").
+cp -r big.exp bigh.exp && truncate -s 300M bigh.exp/$big.proc
+check procfile_unread_continuation_named_once sh -c "
+	\"\$TALLY\" check bigh.exp >bigh.txt 2>&1; rc=\$?; cat bigh.txt; test \$rc -ne 0 &&
+	grep -qx 'bigh.exp/$big.proc: larger than 256 MiB: not read' bigh.txt"
+rm -rf bigh.exp
 # Damage in the continuation is named at its place in that file (its first
 # item, after the 328-byte head), not at the joined bytes' offset.
 cp -r big.exp bigd.exp && printf '\000\000\001\000\005' | dd of=bigd.exp/$big.proc bs=1 seek=328 conv=notrunc 2>/dev/null
