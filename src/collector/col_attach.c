@@ -61,7 +61,7 @@
 #include "collector/col_mem.h"
 #include "collector/col_objects.h"
 #include "collector/col_real.h"
-#include "collector/col_rawthread.h"
+#include "collector/col_thread.h"
 #include "collector/col_sample.h"
 #include "collector/col_sched.h"
 #include "collector/col_stacks.h"

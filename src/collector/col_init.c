@@ -29,6 +29,7 @@
 #include "collector/col_log.h"
 #include "collector/col_objects.h"
 #include "collector/col_psample.h"
+#include "collector/col_rawthread.h"
 #include "collector/col_real.h"
 #include "collector/col_sample.h"
 #include "collector/col_stacks.h"
@@ -156,6 +157,7 @@ static void start(void)
 	if (col_proc.opt.seccomp_filters > 0 && !col_real_perf_forbidden())
 		col_log_sigsafe("seccomp", "perf_event_open made: this thread runs under the filters tally "
 					   "record probed, where the call lived");
+	col_rawthread_install();     /* its fork child handler first */
 	col_descend_install();
 	col_psample_now_sigsafe(self, col_now_ns_sigsafe());
 	col_cost_outside(self, col_thread_cputime_ns_sigsafe() - cpu2);
@@ -228,6 +230,7 @@ __attribute__((destructor)) static void col_destructor(void)
 	col_log_batch_write(&end);
 	col_psample_now_sigsafe(col_thread_self_sigsafe(), col_now_ns_sigsafe());
 	col_thread_end_others();
+	col_rawthread_end_all(col_thread_self_sigsafe());
 	col_thread_detach();
 	col_log_flush_sigsafe();
 }

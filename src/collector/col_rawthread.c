@@ -23,6 +23,7 @@
  * signal to see them by), --states and -c in them, the tracers' events in
  * them (col_enter takes the creator's state).  Sigsafe file.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +39,7 @@
 #include "collector/col_rawthread.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
+#include "collector/col_thread.h"
 #include "collector/col_time.h"
 
 #define RAW_MAX 64                 /* raw threads with a state at once */
@@ -54,86 +56,6 @@ struct raw_slot {
 static struct raw_slot raw[RAW_MAX];
 static _Atomic bool closed;        /* the process is ending: no new raw state */
 static _Atomic bool logged;        /* the log has said raw threads are met */
-
-static uint64_t hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? (uint64_t)(c - '0') : (uint64_t)((c | 0x20) - 'a' + 10);
-}
-
-/* Scanning /proc/PID/maps for the mapping that holds `sp`, a read at a
- * time (col_fds_read_each: in the helper of col_fds_aside, raw system
- * calls and little stack). */
-struct maps_scan {
-	uint64_t sp, lo, hi;
-	uint64_t a, b;
-	int field;                /* 0: start, 1: end, 2: rest of the line */
-};
-
-static int scan_maps(void *arg, const char *buf, size_t n)
-{
-	struct maps_scan *m = arg;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = buf[i];
-		if (c == '\n') {
-			if (m->sp >= m->a && m->sp < m->b) {
-				m->lo = m->a;
-				m->hi = m->b;
-				return 1;
-			}
-			m->a = m->b = 0;
-			m->field = 0;
-		} else if (m->field == 0) {
-			if (c == '-')
-				m->field = 1;
-			else
-				m->a = m->a << 4 | hex_digit(c);
-		} else if (m->field == 1) {
-			if (c == ' ')
-				m->field = 2;
-			else
-				m->b = m->b << 4 | hex_digit(c);
-		}
-	}
-	return 0;
-}
-
-void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
-{
-	char buf[4096], path[64] = "/proc/";
-	struct maps_scan m = { .sp = sp };
-	int n = (int)strlen(path);
-
-	n += col_fmt_u64_sigsafe(path + n, (uint64_t)col_proc.pid);
-	strcpy(path + n, "/maps");
-	col_fds_read_each(path, buf, sizeof(buf), scan_maps, &m);
-	*lo = m.lo;
-	*hi = m.hi;
-}
-
-void col_thread_write_cost(struct col_thread *t, struct col_thread *via)
-{
-	struct {
-		struct exp_thread_cost c;
-		uint32_t counts[EXP_COST_BUCKETS + 1];
-	} rec;
-	unsigned lo = 0, hi = EXP_COST_BUCKETS;
-
-	while (lo < hi && !t->cost_hist[lo])
-		lo++;
-	while (hi > lo && !t->cost_hist[hi - 1])
-		hi--;
-	memset(&rec, 0, sizeof(rec));
-	rec.c.tid = (uint32_t)t->tid;
-	rec.c.collector_ns = t->collector_ns;
-	rec.c.handlers = t->handlers;
-	rec.c.max_ns = t->cost_max_ns;
-	rec.c.first_bucket = (uint16_t)lo;
-	rec.c.nbuckets = (uint16_t)(hi - lo);
-	memcpy(rec.counts, t->cost_hist + lo, (hi - lo) * sizeof(uint32_t));
-	uint32_t len = (uint32_t)(sizeof(rec.c) + (hi - lo) * sizeof(uint32_t) + 7) & ~7u;
-	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
-}
 
 /* Is every page of [lo, hi) readable now?  A byte of each, one system
  * call for PROBE_PAGES pages: the kernel stops at the first it cannot
@@ -299,12 +221,15 @@ void col_rawthread_end_all(struct col_thread *self)
 	/* Their states stay: a raw thread still running samples on, as the
 	 * others do after col_thread_end_others (its last slice). */
 	atomic_store(&closed, true);
+	if (!self)
+		return;
 	for (int i = 0; i < RAW_MAX; i++)
 		if (atomic_load(&raw[i].tid) > 0)
 			end_records(&raw[i], self);
 }
 
-void col_rawthread_reset_after_fork(void)
+/* pthread_atfork's child handler (col_rawthread_install). */
+static void reset_after_fork(void)
 {
 	for (int i = 0; i < RAW_MAX; i++) {
 		struct col_thread *t = raw[i].t;
@@ -318,4 +243,12 @@ void col_rawthread_reset_after_fork(void)
 	}
 	atomic_store(&closed, false);
 	atomic_store(&logged, false);
+}
+
+void col_rawthread_install(void)
+{
+	static int done;
+
+	if (!done++)
+		pthread_atfork(NULL, NULL, reset_after_fork);
 }

@@ -25,23 +25,17 @@
 struct col_thread *col_rawthread_self_sigsafe(const struct col_thread *shared, pid_t tid, uint64_t sp,
 					       uint64_t now);
 
-/* The mapping of this process's that holds address `sp` (a thread's stack),
- * read from /proc/PID/maps aside (col_fds_read_each): [*lo, *hi), both 0
- * when none was found.  Sigsafe. */
-void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi);
-
-/* Thread t's THREAD_COST record (its collector time, its handler runs'
- * histogram), written through thread `via`'s cursor. */
-void col_thread_write_cost(struct col_thread *t, struct col_thread *via);
-
 /* At the process's end, from the thread that ends it (`self`, held inside
- * collector code): THREAD_END and THREAD_COST for every raw thread met,
- * with its CPU time now if it still runs, else at its last sample; no raw
- * thread is set up after this. */
+ * collector code; col_init.c, after col_thread_end_others; NULL: none):
+ * THREAD_END and THREAD_COST for every raw thread met, with its CPU time
+ * now if it still runs, else at its last sample; no raw thread is set up
+ * after this. */
 void col_rawthread_end_all(struct col_thread *self);
 
-/* In a fork child: the parent's raw threads are not here; their states
- * (and the blocks of the parent's files they hold) are dropped. */
-void col_rawthread_reset_after_fork(void);
+/* Once per image, before col_descend_install: a pthread_atfork child
+ * handler that drops the parent's raw threads' states (and the blocks of
+ * the parent's files they hold) before the fork child's files are set up
+ * (child handlers run in the order they were installed). */
+void col_rawthread_install(void);
 
 #endif

@@ -39,9 +39,9 @@
  *   col_psample col_sched   process samples over time (--process-samples); threads' schedstat at their end
  *   col_clock col_java      a thread's CPU-time clock (perf event or timer); Java stacks
  *   col_states col_counters its off-CPU states (--states); its counters (-c)
+ *   col_thread              a thread's state from start to end
  *   col_rawthread           threads made by a raw clone: their states by thread id
  *   col_sample              the profiling signal handler
- *   col_thread              a thread's state from start to end
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
  *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_attach col_interpose_fd col_interpose_mmap col_interpose_jvm:col_dlsym col_interpose_rlimit col_interpose_seccomp

@@ -27,7 +27,6 @@
 #include "collector/col_files.h"
 #include "collector/col_heap.h"
 #include "collector/col_log.h"
-#include "collector/col_rawthread.h"
 #include "collector/col_sched.h"
 #include "collector/col_state.h"
 #include "collector/col_states.h"
@@ -82,6 +81,86 @@ static bool live_take(struct col_thread *t)
  * stack limit free under the stack (mmap_base's gap), so a finite limit of
  * at most 1 GiB needs no cut. */
 extern void *__libc_stack_end;
+
+static uint64_t hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? (uint64_t)(c - '0') : (uint64_t)((c | 0x20) - 'a' + 10);
+}
+
+/* Scanning /proc/PID/maps for the mapping that holds `sp`, a read at a
+ * time (col_fds_read_each: in the helper of col_fds_aside, raw system
+ * calls and little stack). */
+struct maps_scan {
+	uint64_t sp, lo, hi;
+	uint64_t a, b;
+	int field;                /* 0: start, 1: end, 2: rest of the line */
+};
+
+static int scan_maps(void *arg, const char *buf, size_t n)
+{
+	struct maps_scan *m = arg;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = buf[i];
+		if (c == '\n') {
+			if (m->sp >= m->a && m->sp < m->b) {
+				m->lo = m->a;
+				m->hi = m->b;
+				return 1;
+			}
+			m->a = m->b = 0;
+			m->field = 0;
+		} else if (m->field == 0) {
+			if (c == '-')
+				m->field = 1;
+			else
+				m->a = m->a << 4 | hex_digit(c);
+		} else if (m->field == 1) {
+			if (c == ' ')
+				m->field = 2;
+			else
+				m->b = m->b << 4 | hex_digit(c);
+		}
+	}
+	return 0;
+}
+
+void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	char buf[4096], path[64] = "/proc/";
+	struct maps_scan m = { .sp = sp };
+	int n = (int)strlen(path);
+
+	n += col_fmt_u64_sigsafe(path + n, (uint64_t)col_proc.pid);
+	strcpy(path + n, "/maps");
+	col_fds_read_each(path, buf, sizeof(buf), scan_maps, &m);
+	*lo = m.lo;
+	*hi = m.hi;
+}
+
+void col_thread_write_cost(struct col_thread *t, struct col_thread *via)
+{
+	struct {
+		struct exp_thread_cost c;
+		uint32_t counts[EXP_COST_BUCKETS + 1];
+	} rec;
+	unsigned lo = 0, hi = EXP_COST_BUCKETS;
+
+	while (lo < hi && !t->cost_hist[lo])
+		lo++;
+	while (hi > lo && !t->cost_hist[hi - 1])
+		hi--;
+	memset(&rec, 0, sizeof(rec));
+	rec.c.tid = (uint32_t)t->tid;
+	rec.c.collector_ns = t->collector_ns;
+	rec.c.handlers = t->handlers;
+	rec.c.max_ns = t->cost_max_ns;
+	rec.c.first_bucket = (uint16_t)lo;
+	rec.c.nbuckets = (uint16_t)(hi - lo);
+	memcpy(rec.counts, t->cost_hist + lo, (hi - lo) * sizeof(uint32_t));
+	uint32_t len = (uint32_t)(sizeof(rec.c) + (hi - lo) * sizeof(uint32_t) + 7) & ~7u;
+	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
+}
 
 bool col_thread_main_stack(uint64_t *lo, uint64_t *hi)
 {
@@ -421,7 +500,6 @@ void col_thread_end_others(void)
 		}
 	}
 	col_sched_write(self, tids, ntids);
-	col_rawthread_end_all(self);
 	if (attached) {
 		atomic_store(&self->busy, 0);
 		atomic_store(&self->entered, 0);
@@ -436,7 +514,6 @@ void col_thread_reset_after_fork(void)
 		atomic_store(&live[i], NULL);
 	atomic_store(&col_proc.threaded, false);
 	col_files_drop_shared_sigsafe();
-	col_rawthread_reset_after_fork();
 	col_clock_after_fork();
 	if (!t)
 		return;

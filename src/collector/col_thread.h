@@ -5,6 +5,7 @@
 #ifndef TALLY_COL_THREAD_H
 #define TALLY_COL_THREAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -52,6 +53,15 @@ void col_thread_end_others(void);
 /* The calling thread is now called `name` (EXP_THREAD_NAME_* flags): a
  * THREAD_NAME record.  Normal context. */
 void col_thread_name(const char *name, uint32_t flags);
+
+/* The mapping of this process's that holds address `sp` (a thread's stack),
+ * read from /proc/PID/maps aside (col_fds_read_each): [*lo, *hi), both 0
+ * when none was found.  Sigsafe. */
+void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi);
+
+/* Thread t's THREAD_COST record (its collector time, its handler runs'
+ * histogram), written through thread `via`'s cursor. */
+void col_thread_write_cost(struct col_thread *t, struct col_thread *via);
 
 /* After fork, in the child: the thread's state belongs to the parent's files. */
 void col_thread_reset_after_fork(void);
