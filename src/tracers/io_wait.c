@@ -13,8 +13,9 @@
  *                                       read (POLLIN, POLLPRI, POLLRDHUP;
  *                                       select's read set; for epoll its
  *                                       epoll descriptor), and those poll
- *                                       waited on to write alone (POLLOUT,
- *                                       as ~fd, EXP_WAIT_WRITES), each descriptor's
+ *                                       or select waited on to write alone
+ *                                       (POLLOUT, select's write set, as
+ *                                       ~fd, EXP_WAIT_WRITES), each descriptor's
  *                                       flow noted (io_flow.c) as of the
  *                                       wait's start
  *   epoll_ctl that succeeded            one FD_WATCH record (no stack), and
@@ -32,9 +33,9 @@
  *
  * A shorter wait found a descriptor ready (a poll that blocks nowhere returns
  * in about a microsecond) and costs two clock reads; a call with a timeout
- * of 0 cannot block and is not timed.  select's write set is not
- * recorded (a write that waits for room in the call itself is found from
- * the IO records of the write and of the read that made room).  Called
+ * of 0 cannot block and is not timed.  (A write that waits for room in
+ * the call itself is found from the IO records of the write and of the
+ * read that made room.)  Called
  * in any thread, and from signal handlers: the record is on the stack
  * (EXP_WAIT_FDS_MAX descriptors, 1 KiB).
  */
@@ -164,28 +165,33 @@ TRACE_API int __ppoll_chk(struct pollfd *v, nfds_t n, const struct timespec *tim
 	POLL_LIKE(REAL(__ppoll_chk)(v, n, timeout, mask, vlen), may_block_ts(timeout));
 }
 
-/* ---- select: the read set is overwritten by the call, so it is copied ---- */
+/* ---- select: the sets are overwritten by the call, so they are copied ---- */
 
-static void selected(struct trace_caller at, int n, const fd_set *asked, uint64_t t0)
+/* A descriptor in the read set is waited on to read; one in the write set
+ * alone, to write (as poll's POLLOUT). */
+static void selected(struct trace_caller at, int n, const fd_set *rd, const fd_set *wr, uint64_t t0)
 {
 	struct wait_rec w;
 
 	if (!long_enough(&w, t0, 0))
 		return;
-	for (int fd = 0; asked && fd < n && fd < FD_SETSIZE; fd++)
-		if (FD_ISSET(fd, asked))
+	for (int fd = 0; (rd || wr) && fd < n && fd < FD_SETSIZE; fd++)
+		if (rd && FD_ISSET(fd, rd))
 			add_fd(&w, fd);
+		else if (wr && FD_ISSET(fd, wr))
+			add_fd_for(&w, fd, true);
 	wait_write(at, &w);
 }
 
-/* The read set, copied before the call overwrites it: only when the wait
- * is timed (tracing on, a wait that may block), not in every select of a
- * process recorded without -i. */
+/* The read and write sets, copied before the call overwrites them: only
+ * when the wait is timed (tracing on, a wait that may block), not in every
+ * select of a process recorded without -i. */
 #define SELECT_LIKE(call, blocks)                                                     \
 	IO_TIMED_SETUP_IF(blocks,                                                     \
-			  fd_set asked_;                                              \
-			  const fd_set *a_ = rd ? memcpy(&asked_, rd, sizeof(asked_)) : NULL, \
-			  call, selected(TRACE_CALLER(), n, a_, t0_))
+			  fd_set rd_copy_; fd_set wr_copy_;                           \
+			  const fd_set *r_ = rd ? memcpy(&rd_copy_, rd, sizeof(rd_copy_)) : NULL; \
+			  const fd_set *w_ = wr ? memcpy(&wr_copy_, wr, sizeof(wr_copy_)) : NULL, \
+			  call, selected(TRACE_CALLER(), n, r_, w_, t0_))
 
 TRACE_API int select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *timeout)
 {

@@ -22,7 +22,9 @@
 # pollout and epollout ways main waits for that room in poll or epoll_wait
 # for writing (POLLOUT, EPOLLOUT) before each write, which then never
 # waits: the build before put nothing on slow_produce (a wait for writing
-# named no descriptor, or none that led anywhere).  In the dgramname way
+# named no descriptor, or none that led anywhere).  The selectout way is
+# the same in select, the pipe in its write set alone: the build before
+# recorded no write set, and put nothing on slow_produce.  In the dgramname way
 # the producer's unconnected unix datagram socket sends each item by
 # sendto to the abstract name main's socket is bound to: the build before
 # gave no path at all (a unix datagram socket sending by name had no
@@ -80,7 +82,7 @@ run() {
 	return $st
 }
 
-for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll pollout epollout dgramname; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll pollout epollout selectout dgramname; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

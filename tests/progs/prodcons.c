@@ -20,7 +20,8 @@
  * reads it after slow_produce(), making room: main's writes wait for the
  * producer's reads; "pollout" and "epollout" the same, main waiting for
  * room in poll or epoll_wait for writing (POLLOUT, EPOLLOUT) before each
- * write, which then never waits.  With poll, epoll and select main reads each
+ * write, which then never waits; "selectout" the same in select, the pipe
+ * in its write set alone.  With poll, epoll and select main reads each
  * item's byte only after consuming it (a handler that drains its
  * descriptor last), so that only the wait can lead to the producer
  * (tests/e2e/test_critical_wake.sh, test_critical_channels.sh).  The producer thread makes ITEMS
@@ -68,10 +69,11 @@
 #define NOIPA __attribute__((noinline, noipa))
 
 enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
-	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME };
+	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME, SELECTOUT };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
 				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex",
-				     "fullpipe", "fullsock", "nested", "rawepoll", "pollout", "epollout", "dgramname" };
+				     "fullpipe", "fullsock", "nested", "rawepoll", "pollout", "epollout", "dgramname",
+				     "selectout" };
 static size_t chunk = 1;            /* fullpipe, fullsock, pollout, epollout: the bytes of an item */
 static char page[4096];
 static enum mode mode;
@@ -182,7 +184,7 @@ NOIPA void hand_over(void)
 		if (eventfd_write(wfd, 1))
 			abort();
 		return;
-	case FULLPIPE: case FULLSOCK: case POLLOUT_: case EPOLLOUT_:
+	case FULLPIPE: case FULLSOCK: case POLLOUT_: case EPOLLOUT_: case SELECTOUT:
 		/* The item is taken out of the full channel: room for main's. */
 		for (size_t got = 0; got < chunk;) {
 			ssize_t n = read(rfd, page, chunk - got);
@@ -276,11 +278,19 @@ NOIPA void take_one(void)
 		if (write(wfd, page, chunk) != (ssize_t)chunk)
 			abort();
 		return;
-	case POLLOUT_: case EPOLLOUT_: {
-		/* Wait for room first (poll or epoll for writing), then write:
-		 * the write itself never waits. */
+	case POLLOUT_: case EPOLLOUT_: case SELECTOUT: {
+		/* Wait for room first (poll, epoll or select for writing), then
+		 * write: the write itself never waits. */
 		struct pollfd v = { .fd = wfd, .events = POLLOUT };
 		struct epoll_event ev = { 0 };
+		fd_set wr;
+		if (mode == SELECTOUT)
+			do {
+				FD_ZERO(&wr);
+				FD_SET(wfd, &wr);
+				if (select(wfd + 1, NULL, &wr, NULL, NULL) < 0)
+					abort();
+			} while (!FD_ISSET(wfd, &wr));
 		if (mode == POLLOUT_)
 			while (!(v.revents & POLLOUT))
 				if (poll(&v, 1, -1) < 0)
@@ -418,7 +428,7 @@ static int open_channel(void)
 	case FUTEX:
 		made = mmap(NULL, sizeof(*made), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		return made == MAP_FAILED ? -1 : 0;
-	case FULLPIPE: case POLLOUT_: case EPOLLOUT_:
+	case FULLPIPE: case POLLOUT_: case EPOLLOUT_: case SELECTOUT:
 		if (pipe(fds))
 			return -1;
 		rfd = fds[0], wfd = fds[1];
@@ -484,7 +494,7 @@ int main(int argc, char **argv)
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
 		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex|"
-				"fullpipe|fullsock|nested|rawepoll|pollout|epollout|dgramname "
+				"fullpipe|fullsock|nested|rawepoll|pollout|epollout|dgramname|selectout "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
