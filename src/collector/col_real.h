@@ -79,6 +79,11 @@ struct epoll_event;
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *)) \
 	X(int, signalfd, (int, const sigset_t *, int))                                 \
 	X(int, posix_spawnattr_setsigmask, (posix_spawnattr_t *, const sigset_t *)) \
+	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			     const posix_spawnattr_t *, char *const[], char *const[]))           \
+	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			      const posix_spawnattr_t *, char *const[], char *const[]))          \
+	X(int, system, (const char *))                                                 \
 	X(int, pthread_setname_np, (pthread_t, const char *))
 
 #define COL_REAL_HEAP(X)                                                               \
@@ -277,8 +282,9 @@ struct epoll_event;
 
 #define COL_REAL_NEXT(X) COL_REAL_COLLECTOR(X) COL_REAL_HEAP(X) COL_REAL_SYNC(X) COL_REAL_IO(X)
 
-/* What the collector interposes to keep its descriptors (col_interpose_fd.c)
- * and the I/O tracer interposes too: the collector calls the next definition
+/* What the collector interposes to keep its descriptors (col_interpose_fd.c),
+ * or a fork child's files before a spawn (popen, col_interpose_spawn.c), and
+ * the I/O tracer interposes too: the collector calls the next definition
  * after its own, the tracer's when it is loaded, so that both see the call. */
 #define COL_REAL_CHAIN(X)                                                              \
 	X(int, close, (int))                                                           \
@@ -290,7 +296,8 @@ struct epoll_event;
 	X(int, fcntl, (int, int, ...))                                                 \
 	X(int, fcntl64, (int, int, ...))                                               \
 	X(void *, mmap, (void *, size_t, int, int, int, off_t))                        \
-	X(int, munmap, (void *, size_t))
+	X(int, munmap, (void *, size_t))                                               \
+	X(struct _IO_FILE *, popen, (const char *, const char *))
 
 struct col_real {
 	/* The system calls of our own I/O and of the record writer. */

@@ -168,3 +168,32 @@ check descend_fork_child_computing_profiled_whole sh -c '
 	cat fs.out; "$TALLY" check fs.exp && "$TALLY" report fs.exp --processes --format csv >fs.csv &&
 	"$TALLY" report fs.exp --process _f1 >fs.txt &&
 	python3 -m tally_proc log fs.exp _f1 | grep "^created-by: fork" && python3 fs.py'
+
+# A fork child that starts programs before it computes (issue 19): its
+# files waited for its first write, so each image it spawned took number 1
+# from a parent file that was not there, and two spawns made two
+# `_f1_f1_x1` under a parent never recorded.  posix_spawn, posix_spawnp,
+# system and popen (glibc's system and popen reach its posix_spawn past the
+# PLT) make the child's file first, as vfork does.  Two fork children each
+# start `/bin/true; ./spin 0.05` twice: every lineage once, each spawned
+# image under its own recorded parent, two per child.  Before: `tally
+# check` found six second slots, and _f1 and _f2 were missing.
+cat >spawnlin.py <<'PY'
+import re, sys, tally_proc
+exp, children, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+lins = tally_proc.lineages(exp)
+print(exp, sorted(lins))
+have = set(lins)       # a lineage twice: `tally check` names the second slot
+for lin in lins:
+    parent = re.sub(r"_f[0-9]+(_x[0-9]+)?$", "", lin)
+    assert parent == "" or parent in have, (lin, "its parent", parent, "not recorded")
+for c in range(1, children + 1):
+    spawned = [l for l in lins if re.fullmatch(r"_f%d_f[0-9]+_x1" % c, l)]
+    assert sorted(spawned) == ["_f%d_f%d_x1" % (c, r) for r in range(1, rounds + 1)], (c, spawned)
+PY
+cc_prog forkspawn
+for way in system popen posix_spawn posix_spawnp; do
+	check descend_fork_child_${way}_names_each_image_once sh -c "
+		\"\$TALLY\" record -o $way.exp ./forkspawn $way 2 2 '/bin/true; ./spin 0.05' >/dev/null 2>&1 &&
+		\"\$TALLY\" check $way.exp && python3 spawnlin.py $way.exp 2 2"
+done

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * col_interpose_spawn.c — posix_spawn, posix_spawnp, system and popen,
+ * interposed so that a fork child whose files still wait (col_files_defer)
+ * makes them before it starts a program.
+ *
+ * The spawned image names itself from its parent's counters (TALLY_PID,
+ * col_descend.c): a deferred fork child has none yet, so each image it
+ * spawned took number 1 from a file that was not there (two system() calls
+ * made two `_f1_f1_x1`), under a parent that was never recorded.  glibc's
+ * system() and popen() call its posix_spawn internally, past the PLT, so
+ * each is interposed itself; the vfork path does the same
+ * (col_interpose_exec.c).  Making the file republishes TALLY_PID with its
+ * slot (col_descend.c), which these read from environ.  Called from any
+ * thread of the target, never from a signal handler.
+ */
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "collector/col_init.h"
+#include "collector/col_real.h"
+#include "collector/col_state.h"
+
+/* The calling process's file made, if it still waits. */
+static void before_spawn(void)
+{
+	col_ensure_init();
+	if (col_proc.active)
+		col_open_deferred_sigsafe();
+}
+
+COL_API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	before_spawn();
+	return col_real_table()->posix_spawn(pid, path, actions, attr, argv, envp);
+}
+
+COL_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	before_spawn();
+	return col_real_table()->posix_spawnp(pid, file, actions, attr, argv, envp);
+}
+
+COL_API int system(const char *command)
+{
+	before_spawn();
+	return col_real_table()->system(command);
+}
+
+/* The I/O tracer interposes popen too: the next definition, its own when
+ * it is loaded (col_real.h, the chain), so that both see the call. */
+COL_API FILE *popen(const char *command, const char *mode)
+{
+	before_spawn();
+	return col_real_table()->chain.popen(command, mode);
+}
