@@ -14,11 +14,17 @@
  * frame instead of 8 per frame of every distinct stack.
  *
  * The table grows with the stacks actually seen: levels of 2^12, 2^14, ...
- * 2^22 slots, each mapped (MAP_NORESERVE) when the one before is half full;
- * new keys go to the newest level, lookups search every level, newest first
+ * 2^22 slots, each mapped (MAP_NORESERVE) when the one before is half full
  * (a 64 MiB table reserved up front took a third of a program's address
- * space under `ulimit -v 100000`).  The level that loses a race to map the
- * next one unmaps its copy.
+ * space under `ulimit -v 100000`).  New keys go to the newest level.  The
+ * thread that maps a level copies the published keys of the one before into
+ * it, then lookups search only from the newest level down to that one (the
+ * floor): one probe sequence, not one per level, each a cache miss in a
+ * table of megabytes (cc1's stacks fill four levels; `lookup` was 3-4% of a
+ * compile under -H, docs/benchmarks.md).  A key claimed in an older level
+ * during or after the copy is not found again, and its stack is stored once
+ * more: a duplicate node, harmless as below.  The level that loses a race to
+ * map the next one unmaps its copy.
  *
  * A slot is claimed by compare-and-swap of its key, the record written, then
  * the id published with a release store; a reader of a claimed slot whose id
@@ -52,6 +58,7 @@ struct slot {
 static struct slot *_Atomic level[LEVELS];
 static _Atomic uint32_t level_used[LEVELS];   /* slots claimed in each */
 static _Atomic int top = -1;                  /* the newest level mapped */
+static _Atomic int bottom;                    /* the oldest level lookups search */
 static _Atomic uint32_t next_id = 1;
 
 static size_t level_slots(int l)
@@ -59,7 +66,43 @@ static size_t level_slots(int l)
 	return (size_t)1 << (LEVEL0_BITS + 2 * l);
 }
 
-/* Map level l (if no one else has); false if it cannot be. */
+/* Copy level `from`'s published keys into level `to` (just mapped, and
+ * the newest: other threads claim in it meanwhile), then make `to` the
+ * oldest level lookups search.  A key that finds no free slot in
+ * MAX_PROBES is left out (stored again if met again). */
+static void level_copy(int from, int to)
+{
+	struct slot *src = atomic_load_explicit(&level[from], memory_order_acquire);
+	struct slot *dst = atomic_load_explicit(&level[to], memory_order_acquire);
+	size_t mask = level_slots(to) - 1;
+	uint32_t copied = 0;
+
+	for (size_t i = 0; src && dst && i < level_slots(from); i++) {
+		uint64_t key = atomic_load_explicit(&src[i].key, memory_order_acquire);
+		uint32_t id = key ? atomic_load_explicit(&src[i].id, memory_order_acquire) : 0;
+		if (!id)
+			continue;
+		for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
+			struct slot *s = &dst[(key + probe) & mask];
+			uint64_t k = 0;
+			if (atomic_compare_exchange_strong(&s->key, &k, key)) {
+				atomic_store_explicit(&s->id, id, memory_order_release);
+				copied++;
+				break;
+			}
+			if (k == key)
+				break;             /* claimed there already */
+		}
+	}
+	/* At most half of a level 4 times smaller: far below the half of
+	 * this one at which claim() maps the next (an exact count). */
+	atomic_fetch_add(&level_used[to], copied);
+	int was = from;
+	atomic_compare_exchange_strong(&bottom, &was, to);
+}
+
+/* Map level l (if no one else has), copying level l-1's keys into it;
+ * false if it cannot be mapped. */
 static bool level_map(int l)
 {
 	size_t bytes = level_slots(l) * sizeof(struct slot);
@@ -69,10 +112,14 @@ static bool level_map(int l)
 
 	if (p == MAP_FAILED)
 		return false;
-	if (!atomic_compare_exchange_strong(&level[l], &none, p))
+	if (!atomic_compare_exchange_strong(&level[l], &none, p)) {
 		col_sys_munmap(p, bytes);          /* another thread mapped it first */
+		return true;
+	}
 	int was = l - 1;
 	atomic_compare_exchange_strong(&top, &was, l);
+	if (l > 0)
+		level_copy(l - 1, l);
 	return true;
 }
 
@@ -85,6 +132,7 @@ void col_stacks_init(void)
 		atomic_store(&level_used[l], 0);
 	}
 	atomic_store(&top, -1);
+	atomic_store(&bottom, 0);
 	if (!level_map(0))
 		col_log_error_sigsafe("stack table", errno, "stacks stored without sharing");
 	atomic_store(&next_id, 1);
@@ -100,7 +148,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 /* The id stored under `key`, 0 if none (or not yet published). */
 static uint32_t lookup(uint64_t key)
 {
-	for (int l = atomic_load_explicit(&top, memory_order_acquire); l >= 0; l--) {
+	int low = atomic_load_explicit(&bottom, memory_order_acquire);
+
+	for (int l = atomic_load_explicit(&top, memory_order_acquire); l >= low; l--) {
 		struct slot *table = atomic_load_explicit(&level[l], memory_order_acquire);
 		size_t mask = level_slots(l) - 1;
 		for (uint32_t probe = 0; table && probe < MAX_PROBES; probe++) {
@@ -136,10 +186,17 @@ static struct slot *claim(uint64_t key)
 		if (k == 0) {
 			uint64_t zero = 0;
 			if (atomic_compare_exchange_strong(&s->key, &zero, key)) {
-				if (atomic_fetch_add(&level_used[l], 1) + 1 == level_slots(l) / 2 &&
-				    l + 1 < LEVELS && !level_map(l + 1))
+				if (atomic_fetch_add(&level_used[l], 1) + 1 != level_slots(l) / 2 ||
+				    l + 1 >= LEVELS)
+					return s;
+				if (!level_map(l + 1)) {
 					col_log_error_sigsafe("stack table", errno, "not grown: it fills up");
-				return s;
+					return s;
+				}
+				/* The copy left this key out (its id is not
+				 * published yet): claim it in the new level,
+				 * where lookups will look. */
+				return claim(key);
 			}
 			k = zero;
 		}

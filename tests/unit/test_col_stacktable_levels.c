@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * test_col_stacktable_levels.c — the collector's stack table (col_stacks.c)
+ * keeps every stack it stored findable as it grows: 10,000 one-frame stacks
+ * fill its first level (4,096 slots) and its second (16,384) past half, so
+ * three levels are mapped and the keys of each are copied into the next;
+ * each stack interned again gets its first id back and writes no node.
+ * The records go to a stacks.dat in a directory of its own.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/col_stacks.h"
+#include "collector/col_state.h"
+#include "testhelp.h"
+
+#define STACKS 10000
+
+static uint64_t counters[EXP_CTR_COUNT_];
+
+static void every_stack_found_after_growth(void)
+{
+	static struct col_thread t;
+	static uint32_t first[STACKS];
+	char dir[] = "/tmp/tally-unit.XXXXXX";
+	uint64_t pc0 = 0x400000;
+
+	if (!mkdtemp(dir))
+		SKIP("no directory for stacks.dat under /tmp");
+	col_proc.dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(col_proc.dirfd >= 0);
+	col_stacks_init();
+	int written = 0;
+	for (int i = 0; i < STACKS; i++) {
+		uint64_t pc = pc0 + 16u * (uint64_t)i;
+		first[i] = col_stack_intern_sigsafe(&t, &pc, 1, 0);
+		written += first[i] != 0;
+	}
+	CHECKF(written == STACKS, "%d of %d stacks stored", written, STACKS);
+	uint64_t one = pc0 + 16u * STACKS;
+	uint32_t before = col_stack_intern_sigsafe(&t, &one, 1, 0);
+	int same = 0;
+	for (int i = 0; i < STACKS; i++) {
+		uint64_t pc = pc0 + 16u * (uint64_t)i;
+		same += col_stack_intern_sigsafe(&t, &pc, 1, 0) == first[i];
+	}
+	uint64_t next = one + 16;
+	uint32_t after = col_stack_intern_sigsafe(&t, &next, 1, 0);
+	CHECKF(same == STACKS, "%d of %d stacks found again under their first id", same, STACKS);
+	CHECKF(after == before + 1, "%u nodes written by interning them again (want 0)",
+	       after - before - 1);
+	close(col_proc.dirfd);
+	char path[64];
+	snprintf(path, sizeof(path), "%s/stacks.dat", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	col_proc.counters = (_Atomic uint64_t *)counters;
+	col_proc.log_fd = -1;
+	RUN(every_stack_found_after_growth);
+	TEST_EXIT();
+}
