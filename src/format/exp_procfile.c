@@ -113,7 +113,7 @@ static int read_slot(const struct exp_procfile_src *src, uint8_t **slot, size_t 
 	int fd = open(src->slots, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	*slot = fd >= 0 ? calloc(1, EXP_SLOT_BYTES) : NULL;
 	ssize_t got = *slot ? pread(fd, *slot, EXP_SLOT_BYTES, (off_t)src->slot_off) : -1;
-	int rc = fd < 0 ? -errno : !*slot ? -ENOMEM : got < 0 ? -EIO : 0;
+	int rc = fd < 0 ? -errno : !*slot ? -ENOMEM : got < 0 ? -errno : 0;   /* the read's own errno */
 
 	if (fd >= 0)
 		close(fd);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * test_procfile_read.c — a descendant's slot read from processes.dat
+ * (format/exp_procfile.h) when the read itself fails: the error named is
+ * the kernel's, not always EIO.  pread is replaced here (this program's
+ * definition comes before libc's for the analyzer's objects linked in), so
+ * that a read of the slot fails with an errno chosen by the case.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "format/exp_procfile.h"
+#include "format/exp_read.h"
+#include "testhelp.h"
+
+static int pread_fails_with;          /* 0: the real read */
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	if (pread_fails_with) {
+		errno = pread_fails_with;
+		return -1;
+	}
+	return syscall(SYS_pread64, fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	return pread(fd, buf, n, off);
+}
+
+static void failed_slot_read_names_its_errno(void)
+{
+	char dir[] = "/tmp/tally-procread.XXXXXX", path[64];
+	struct exp_procfile_joined j;
+	struct exp_error err;
+
+	if (!mkdtemp(dir))
+		SKIP("no temporary directory");
+	snprintf(path, sizeof(path), "%s/processes.dat", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "x", 1) == 1);
+	close(fd);
+	static const int errnos[] = { EOVERFLOW, EACCES, EIO };
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
+		struct exp_procfile_src src = { path, EXP_SLOT_BYTES, NULL };
+		pread_fails_with = errnos[i];
+		int rc = exp_procfile_join(&src, &j, &err);
+		pread_fails_with = 0;
+		CHECKF(rc == -errnos[i], "rc %d (%s), expected -%d (%s)", rc, strerror(-rc), errnos[i],
+		       strerror(errnos[i]));
+		CHECKF(strstr(err.msg, path) && strstr(err.msg, strerror(errnos[i])), "'%s'", err.msg);
+		CHECK(j.data == NULL);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	RUN(failed_slot_read_names_its_errno);
+	TEST_EXIT();
+}
