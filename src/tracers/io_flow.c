@@ -12,13 +12,16 @@
  *   a pipe, a FIFO   its inode (fstat): rx = tx, the same for both ends
  *   a unix socket    its inode and its peer's (the kernel's sock_diag,
  *                    one netlink request): tx = (own, peer), rx = (peer, own)
- *   a unix datagram  its name if bound (the bytes of an abstract name, a
- *   socket           path as spelled), else its inode: rx = (own), tx =
- *                    (its peer's, if it is connected: several senders may
- *                    be connected to one bound socket; else the name its
- *                    latest sendto or sendmsg sent to, io_flow_dest; 0
- *                    before): a path spelled otherwise by the sender than
- *                    at the bind (relative, through a link) is not matched
+ *   a unix datagram  its name if bound (the bytes of an abstract name,
+ *   socket           as the kernel matches them; for a path, the socket
+ *                    file it names, however spelled: relative or absolute,
+ *                    `./x`, through a link; the bound socket's file from
+ *                    sock_diag, a sendto's destination from stat at the
+ *                    call, in the sender's working directory), else its
+ *                    inode: rx = (own), tx = (its peer's, if it is
+ *                    connected: several senders may be connected to one
+ *                    bound socket; else the name its latest sendto or
+ *                    sendmsg sent to, io_flow_dest; 0 before)
  *   an IP socket     its address and its peer's (getsockname, getpeername;
  *                    IPv4 in IPv6 taken as IPv4): tx = (own, peer), rx
  *                    = (peer, own)
@@ -49,6 +52,7 @@
 #include <sys/socket.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -64,6 +68,9 @@ static _Atomic uint64_t looked[FLOW_FDS / 64];
 /* The channel datagram socket fd last sent to by address (a port's, or a
  * unix socket name's; 0: none). */
 static _Atomic uint64_t sent_to[FLOW_FDS];
+/* ... and the channel of that unix name as spelled (unix_spelled), so that
+ * a sendto to the same spelling looks nothing up. */
+static _Atomic uint64_t sent_spelled[FLOW_FDS];
 
 void io_flow_forget(int first, int last)
 {
@@ -71,9 +78,12 @@ void io_flow_forget(int first, int last)
 		return;
 	for (int fd = first; fd <= last && fd < FLOW_FDS; fd++) {
 		atomic_store_explicit(&sent_to[fd], 0, memory_order_relaxed);
+		atomic_store_explicit(&sent_spelled[fd], 0, memory_order_relaxed);
 		if (fd % 64 == 0 && last - fd >= 63) {
-			for (int k = 1; k < 64; k++)
+			for (int k = 1; k < 64; k++) {
 				atomic_store_explicit(&sent_to[fd + k], 0, memory_order_relaxed);
+				atomic_store_explicit(&sent_spelled[fd + k], 0, memory_order_relaxed);
+			}
 			atomic_store_explicit(&looked[fd / 64], 0, memory_order_relaxed);
 			fd += 63;
 		} else {
@@ -107,9 +117,18 @@ static void no_diag(void)
 				       "here): reads of unix sockets have no waker");
 }
 
-/* The inode of unix socket `ino`'s peer, or 0 (not connected, or the
- * kernel has no sock_diag for unix sockets: logged once). */
-static uint64_t unix_peer(uint32_t ino)
+/* A socket file's identity: its device's numbers and its inode. */
+static uint64_t file_id(unsigned maj, unsigned min, uint64_t ino)
+{
+	return mix(((uint64_t)maj << 32 | min) + 0x9e3779b97f4a7c15ull * ino) | 1;
+}
+
+/* What the kernel's sock_diag says of unix socket `ino` (one netlink
+ * request): its peer's inode (`peer`, if not NULL; 0: not connected) and,
+ * if it is bound to a path, that socket file's identity (`file`, if not
+ * NULL; 0: none).  No answer (no sock_diag for unix sockets here: logged
+ * once) leaves both 0. */
+static void unix_diag(uint32_t ino, uint64_t *peer, uint64_t *file)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -117,18 +136,22 @@ static uint64_t unix_peer(uint32_t ino)
 	} req = { .nh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			  .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 },
 		  .r = { .sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_ino = ino,
-			 .udiag_show = UDIAG_SHOW_PEER, .udiag_cookie = { ~0u, ~0u } } };
+			 .udiag_show = (peer ? UDIAG_SHOW_PEER : 0) | (file ? UDIAG_SHOW_VFS : 0),
+			 .udiag_cookie = { ~0u, ~0u } } };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	union {
 		struct nlmsghdr nh;
 		char bytes[512];
 	} ans;
-	uint64_t peer = 0;
 	long s = syscall(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 
+	if (peer)
+		*peer = 0;
+	if (file)
+		*file = 0;
 	if (s < 0) {
 		no_diag();
-		return 0;
+		return;
 	}
 	long n = -1;
 	if (syscall(SYS_sendto, s, &req, sizeof(req), 0, &kernel, sizeof(kernel)) == (long)sizeof(req))
@@ -137,20 +160,25 @@ static uint64_t unix_peer(uint32_t ino)
 	if (n < (long)(NLMSG_HDRLEN + sizeof(struct unix_diag_msg)) || !NLMSG_OK(&ans.nh, (size_t)n) ||
 	    ans.nh.nlmsg_type != SOCK_DIAG_BY_FAMILY) {
 		no_diag();
-		return 0;
+		return;
 	}
 	const struct unix_diag_msg *m = NLMSG_DATA(&ans.nh);
 	if (m->udiag_ino != ino)
-		return 0;
+		return;
 	int len = (int)(ans.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
 	for (const struct rtattr *a = (const struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= (int)sizeof(uint32_t)) {
+		if (peer && a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= (int)sizeof(uint32_t)) {
 			uint32_t v;
 			memcpy(&v, RTA_DATA(a), sizeof(v));
-			peer = v;
+			*peer = v;
+		}
+		if (file && a->rta_type == UNIX_DIAG_VFS && RTA_PAYLOAD(a) >= (int)sizeof(struct unix_diag_vfs)) {
+			struct unix_diag_vfs v;
+			memcpy(&v, RTA_DATA(a), sizeof(v));
+			/* the kernel's device number: major above bit 20 */
+			*file = file_id(v.udiag_vfs_dev >> 20, v.udiag_vfs_dev & 0xfffff, v.udiag_vfs_ino);
 		}
 	}
-	return peer;
 }
 
 /* The port of an IP socket address (0: none, or not IP). */
@@ -169,23 +197,64 @@ static uint64_t dgram(uint16_t port)
 	return way(0xd6a, port);
 }
 
-/* The channel of datagrams to the unix socket named by address a (an
- * abstract name's bytes, a path up to its end), or 0: unnamed, not unix. */
-static uint64_t unix_name(const struct sockaddr *a, socklen_t len)
+/* The bytes of unix socket address a's name (an abstract name's, from
+ * its leading 0; a path's up to its end) and their count in *n; NULL: not
+ * unix, or unnamed. */
+static const char *unix_spelling(const struct sockaddr *a, socklen_t len, size_t *n)
 {
 	const size_t off = offsetof(struct sockaddr_un, sun_path);
-	const char *p = ((const struct sockaddr_un *)a)->sun_path;
-	uint64_t h = 0xcbf29ce484222325ull;
+	const size_t most = sizeof(((struct sockaddr_un *)0)->sun_path);
 
 	if (!a || a->sa_family != AF_UNIX || len <= off)
-		return 0;
-	size_t n = len - off > sizeof(((struct sockaddr_un *)0)->sun_path) ? sizeof(((struct sockaddr_un *)0)->sun_path)
-									     : len - off;
+		return NULL;
+	const char *p = ((const struct sockaddr_un *)a)->sun_path;
+	*n = len - off > most ? most : len - off;
 	if (p[0])             /* a path: up to its end */
-		n = strnlen(p, n);
+		*n = strnlen(p, *n);
+	return *n ? p : NULL;
+}
+
+/* The channel of datagrams to a name as spelled (its bytes hashed), or 0:
+ * unnamed, not unix. */
+static uint64_t unix_spelled(const struct sockaddr *a, socklen_t len)
+{
+	size_t n;
+	const char *p = unix_spelling(a, len, &n);
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!p)
+		return 0;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
-	return n ? way(0xd6c, h) : 0;
+	return way(0xd6c, h);
+}
+
+/* The channel of datagrams to the unix socket named by address a: an
+ * abstract name by its bytes (the kernel matches them exactly); a path by
+ * the socket file it names, whatever the spelling (relative or absolute,
+ * `./x`, through a link): `file`, its identity from sock_diag when the
+ * socket's inode is known, else the file the path names now, relative to
+ * this process's working directory (stat: as the kernel resolves a sendto),
+ * else the path as spelled; an unnamed socket by its inode `ino` (0: none
+ * known).  0: none. */
+static uint64_t unix_name(const struct sockaddr *a, socklen_t len, uint32_t ino, uint64_t file)
+{
+	size_t n;
+	const char *p = unix_spelling(a, len, &n);
+	struct stat st;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+
+	if (!p)
+		return ino ? way(0xd6b, ino) : 0;
+	if (!p[0])
+		return unix_spelled(a, len);
+	if (file)
+		return way(0xd6c, file);
+	memcpy(path, p, n);
+	path[n] = 0;
+	if (!syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) && S_ISSOCK(st.st_mode))
+		return way(0xd6c, file_id(major(st.st_dev), minor(st.st_dev), st.st_ino));
+	return unix_spelled(a, len);
 }
 
 /* An IP socket address as one number (IPv4 in IPv6 as IPv4), or 0. */
@@ -277,20 +346,25 @@ static int flow_of(int fd, struct exp_fd_flow *r)
 		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tlen))
 			return -1;
 		if (me.ss_family == AF_UNIX) {
-			uint64_t other = unix_peer((uint32_t)st.st_ino);
+			uint64_t other, own_file;
+			unix_diag((uint32_t)st.st_ino, &other, type == SOCK_DGRAM ? &own_file : NULL);
 			if (type == SOCK_DGRAM) {
-				/* its name, if bound; to whatever socket it is
-				 * connected to (by its name, if it has one), or
-				 * else the name it last sent to */
-				uint64_t own = unix_name((struct sockaddr *)&me, mlen), to = 0;
-				if (other && !syscall(SYS_getpeername, fd, &peer, &plen))
-					to = unix_name((struct sockaddr *)&peer, plen);
-				if (other && !to)
-					to = way(0xd6b, other);
-				if (!other)
+				/* its name, if bound (unix_name); to whatever
+				 * socket it is connected to (by its name, if it
+				 * has one), or else the name it last sent to */
+				uint64_t to, peer_file = 0;
+				if (other) {
+					if (syscall(SYS_getpeername, fd, &peer, &plen))
+						plen = 0;
+					else if (plen > offsetof(struct sockaddr_un, sun_path) + 1 &&
+						 ((struct sockaddr_un *)&peer)->sun_path[0])
+						unix_diag((uint32_t)other, NULL, &peer_file);
+					to = unix_name((struct sockaddr *)&peer, plen, (uint32_t)other, peer_file);
+				} else {
 					to = atomic_load_explicit(&sent_to[fd], memory_order_relaxed);
+				}
 				r->kind = EXP_FLOW_UNIX;
-				r->rx = own ? own : way(0xd6b, st.st_ino);
+				r->rx = unix_name((struct sockaddr *)&me, mlen, (uint32_t)st.st_ino, own_file);
 				r->tx = to;
 				return 0;
 			}
@@ -358,10 +432,18 @@ void io_flow_note(int fd, uint64_t since_ns)
 void io_flow_dest(int fd, const struct sockaddr *to, socklen_t len)
 {
 	uint16_t port = inet_port(to, len);
-	uint64_t chan = port ? dgram(port) : unix_name(to, len);
+	uint64_t chan = port ? dgram(port) : unix_spelled(to, len);
 
-	if (fd < 0 || fd >= FLOW_FDS || !chan ||
-	    atomic_exchange_explicit(&sent_to[fd], chan, memory_order_relaxed) == chan)
+	if (fd < 0 || fd >= FLOW_FDS || !chan)
+		return;
+	if (!port) {
+		/* a unix name: the file a path names is looked up once per
+		 * new spelling (one stat), not at every call */
+		if (atomic_exchange_explicit(&sent_spelled[fd], chan, memory_order_relaxed) == chan)
+			return;
+		chan = unix_name(to, len, 0, 0);
+	}
+	if (atomic_exchange_explicit(&sent_to[fd], chan, memory_order_relaxed) == chan)
 		return;
 	/* A new destination: the flow is looked up again at this call's note. */
 	atomic_fetch_and_explicit(&looked[fd / 64], ~(1ull << (fd % 64)), memory_order_relaxed);

@@ -28,7 +28,9 @@
 # the producer's unconnected unix datagram socket sends each item by
 # sendto to the abstract name main's socket is bound to: the build before
 # gave no path at all (a unix datagram socket sending by name had no
-# channel).  In the
+# channel).  In the dgrampath way main's socket is bound to
+# "./dgram.sock" and the producer sends to the file's absolute path: the
+# build before matched names as spelled, and gave no path at all.  In the
 # nested way main waits on an epoll set that holds the set with the pipe
 # (followed into it); in rawepoll the set was made by raw system calls, as
 # one inherited or made before the library was loaded (its interest list
@@ -82,7 +84,7 @@ run() {
 	return $st
 }
 
-for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll pollout epollout selectout dgramname; do
+for way in barrier futex fifo unix socketpair tcp eventfd poll epoll select udp fullpipe fullsock nested rawepoll pollout epollout selectout dgramname dgrampath; do
 	run $way 1
 	st=$?
 	if [ $st -eq 3 ]; then

@@ -9,7 +9,8 @@
  * ("select"), each beside a second,
  * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
  * recvfrom) or unix datagram sockets ("dgramname": sendto an abstract
- * name main's socket is bound to), or a futex word in shared memory ("futex": syscall(SYS_futex)
+ * name main's socket is bound to; "dgrampath": sendto the absolute path of
+ * the file main's socket is bound to as "./dgram.sock"), or a futex word in shared memory ("futex": syscall(SYS_futex)
  * waits and wakes, as hand-rolled synchronization makes them), for the
  * critical path.  "fullpipe" and "fullsock" turn the channel round: main
  * writes each item into a full pipe (of one page, a page an item) or a
@@ -69,11 +70,11 @@
 #define NOIPA __attribute__((noinline, noipa))
 
 enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
-	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME, SELECTOUT };
+	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME, SELECTOUT, DGRAMPATH };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
 				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex",
 				     "fullpipe", "fullsock", "nested", "rawepoll", "pollout", "epollout", "dgramname",
-				     "selectout" };
+				     "selectout", "dgrampath" };
 static size_t chunk = 1;            /* fullpipe, fullsock, pollout, epollout: the bytes of an item */
 static char page[4096];
 static enum mode mode;
@@ -172,7 +173,7 @@ NOIPA void hand_over(void)
 		if (sendto(wfd, &c, 1, 0, (struct sockaddr *)&udp_to, sizeof(udp_to)) != 1)
 			abort();
 		return;
-	case DGRAMNAME:
+	case DGRAMNAME: case DGRAMPATH:
 		if (sendto(wfd, &c, 1, 0, (struct sockaddr *)&un_to, un_len) != 1)
 			abort();
 		return;
@@ -259,7 +260,7 @@ NOIPA void take_one(void)
 		taken++;
 		return;
 	}
-	case UDP: case DGRAMNAME:
+	case UDP: case DGRAMNAME: case DGRAMPATH:
 		if (recvfrom(rfd, &c, 1, 0, NULL, NULL) != 1)
 			abort();
 		return;
@@ -455,6 +456,26 @@ static int open_channel(void)
 			return -1;
 		}
 		return 0;
+	case DGRAMPATH: {
+		/* main's socket bound to "./dgram.sock" in a directory of its
+		 * own (its working directory then); the producer's sends to
+		 * the same file by its absolute path */
+		static char dir[] = "/tmp/prodcons.XXXXXX";
+		struct sockaddr_un here = { .sun_family = AF_UNIX, .sun_path = "./dgram.sock" };
+		if (!mkdtemp(dir) || chdir(dir)) {
+			perror("prodcons: a directory for the socket");
+			return -1;
+		}
+		un_to.sun_family = AF_UNIX;
+		snprintf(un_to.sun_path, sizeof(un_to.sun_path), "%s/dgram.sock", dir);
+		un_len = sizeof(un_to);
+		if ((rfd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 || bind(rfd, (struct sockaddr *)&here, sizeof(here)) ||
+		    (wfd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0) {
+			perror("prodcons: unix datagram sockets");
+			return -1;
+		}
+		return 0;
+	}
 	case FULLSOCK: {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "prodcons.%d", (int)getpid());
@@ -494,7 +515,7 @@ int main(int argc, char **argv)
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
 		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex|"
-				"fullpipe|fullsock|nested|rawepoll|pollout|epollout|dgramname|selectout "
+				"fullpipe|fullsock|nested|rawepoll|pollout|epollout|dgramname|selectout|dgrampath "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
@@ -519,6 +540,11 @@ int main(int argc, char **argv)
 	 * through main's waits for items, not through a join. */
 	if (mode < POLL)
 		pthread_join(t, NULL);
+	if (mode == DGRAMPATH) {
+		char cwd[64];
+		if (getcwd(cwd, sizeof(cwd)) && !unlink("dgram.sock") && !chdir("/"))
+			rmdir(cwd);
+	}
 	printf("wall %llu produce %llu", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
 	       (unsigned long long)produce_ns);
 	if (mode == MIXED)
