@@ -51,6 +51,9 @@ struct raw_slot {
 	                                  (a signal nested in it takes nothing); else its thread */
 	struct col_thread *t;          /* its state, kept once made */
 	_Atomic uint64_t last_ns;      /* its thread's last signal: its end if found gone */
+	_Atomic bool ended;            /* its thread's THREAD_END is taken: whoever sets this
+	                                  first (a new thread reusing the slot, or the process's
+	                                  end) writes it, and no one else */
 };
 
 static struct raw_slot raw[RAW_MAX];
@@ -90,12 +93,16 @@ static bool thread_cpu(pid_t tid, uint64_t *ns)
 }
 
 /* Slot s's thread has ended (gone, or the process ends): its THREAD_END
- * and THREAD_COST through `via`'s cursor; its CPU time now if it still
- * runs, else at its last signal. */
+ * and THREAD_COST through `via`'s cursor, if no one took them before (the
+ * slot's `ended`); its CPU time now if it still runs, else at its last
+ * signal. */
 static void end_records(struct raw_slot *s, struct col_thread *via)
 {
 	struct col_thread *t = s->t;
 	uint64_t cpu;
+
+	if (atomic_exchange(&s->ended, true))
+		return;
 
 	if (!thread_cpu(t->tid, &cpu))
 		cpu = t->last_cpu_ns + t->pending_ns;
@@ -156,6 +163,7 @@ static struct col_thread *set_up(struct raw_slot *s, pid_t tid, const struct col
 	t->live_slot = -1;
 	t->inherited_clock = true;     /* its clone's copy of the process's event */
 	t->born_ns = now_ns;
+	atomic_store(&s->ended, false);   /* published with the slot's tid */
 	if (sp >= lo && sp < hi && hi - lo <= REUSE_MAX && readable(lo, hi)) {
 		t->unwind.stack_lo = lo;
 		t->unwind.stack_hi = hi;

@@ -12,8 +12,15 @@
  * burning MS ms of its CPU, and waits for each (CLONE_CHILD_CLEARTID), as
  * much CPU of its own between them; it prints "threads cpu S" (the
  * threads' CPU, each measured by its own clock) and "main cpu S".
- * usage: rawclone S | rawclone loop N | rawclone asm S | rawclone asmloop N MS */
+ * With `asmreuse N MS`: as asmloop, but each thread after the first is
+ * given its predecessor's thread id (ns_last_pid, writable in a pid
+ * namespace of one's own: unshare -Urpf --mount-proc), and main works
+ * none between them; it prints "same tid K of N" (how many threads had the
+ * first's id) and "threads cpu S"; exit 3 if ns_last_pid cannot be set.
+ * usage: rawclone S | rawclone loop N | rawclone asm S | rawclone asmloop N MS |
+ *        rawclone asmreuse N MS */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -153,6 +160,45 @@ static int asm_loop(long n, double ms, char *stack, size_t size)
 	return 0;
 }
 
+/* Set the pid namespace's last pid: the next thread made gets `last`+1. */
+static int set_last_pid(long last)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+	int n = snprintf(buf, sizeof(buf), "%ld", last);
+	int ok = fd >= 0 && write(fd, buf, (size_t)n) == n;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Make and join n raw threads of `ms` ms of CPU each, one after another,
+ * each with the first's thread id. */
+static int asm_reuse(long n, double ms, char *stack, size_t size)
+{
+	long first = 0, same = 0;
+
+	seconds = ms / 1000;
+	for (long i = 0; i < n; i++) {
+		if (first && set_last_pid(first - 1) != 0) {
+			perror("rawclone: ns_last_pid");
+			return 3;
+		}
+		child_tid = 1;
+		long tid = asm_clone(stack + size, asm_short_child, &child_tid);
+		if (tid < 0)
+			return 2;
+		if (!first)
+			first = tid;
+		same += tid == first;
+		for (int v; (v = child_tid) != 0;)
+			syscall(SYS_futex, &child_tid, FUTEX_WAIT, v, NULL, NULL, 0);
+	}
+	printf("same tid %ld of %ld\nthreads cpu %.3f\n", same, n, threads_cpu_ns / 1e9);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	seconds = argc > 1 ? atof(argv[1]) : 0.6;
@@ -164,6 +210,8 @@ int main(int argc, char **argv)
 		return loop(atol(argv[2]), stack, size);
 	if (argc > 3 && !strcmp(argv[1], "asmloop"))
 		return asm_loop(atol(argv[2]), atof(argv[3]), stack, size);
+	if (argc > 3 && !strcmp(argv[1], "asmreuse"))
+		return asm_reuse(atol(argv[2]), atof(argv[3]), stack, size);
 	if (argc > 2 && !strcmp(argv[1], "asm")) {
 		seconds = atof(argv[2]);
 		if (asm_clone(stack + size, asm_child, NULL) < 0)

@@ -12,7 +12,9 @@ As a command: `python3 -m tally_proc log EXP LINEAGE` prints the log;
 `python3 -m tally_proc lineages EXP` prints each descendant's lineage once;
 `python3 -m tally_proc records EXP LINEAGE` prints each thread record's type;
 `python3 -m tally_proc has EXP LINEAGE` exits 0 if the descendant has a
-process file (slot or file).
+process file (slot or file); `python3 -m tally_proc threads EXP` prints
+"start TID" and "end TID", one line per THREAD_START and THREAD_END record
+of the founder's threads.dat (a record file: blocks, MIRROR records).
 """
 import os
 import struct
@@ -80,6 +82,51 @@ def items(path, data=None):
             at += n + 2
 
 
+MIRROR = 14               # EXP_REC_MIRROR
+ARC_TABLE = 11            # EXP_REC_ARC_TABLE: may span whole blocks
+
+
+def block_records(path):
+    """(type, bytes) of each record of a record file (docs/experiment-format.md,
+    "Record files"): a block named by a MIRROR record of another block is
+    skipped, and so are MIRROR records."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"TALLYEXP", path + ": not a tally file"
+    bs = struct.unpack_from("<I", data, 16)[0]
+    found, mirrored = [], set()
+    block = 0
+    while block * bs < len(data):
+        at = 64 if block == 0 else block * bs
+        end = min((block + 1) * bs, len(data))
+        nxt = block + 1
+        while at + 4 <= end:
+            word = struct.unpack_from("<I", data, at)[0]
+            if word == 0:
+                break
+            typ, n = word >> 24, word & 0xFFFFFF
+            assert n >= 8 and n % 8 == 0, "%s: record length %d at %d" % (path, n, at)
+            if typ == MIRROR:
+                named = struct.unpack_from("<Q", data, at + 8)[0]
+                if named != block:
+                    mirrored.add(named)
+            else:
+                found.append((block, typ, data[at:at + n]))
+            if typ == ARC_TABLE and at % bs == 0 and n > bs:
+                nxt = block + (n + bs - 1) // bs
+                break
+            at += n
+        block = nxt
+    return [(typ, rec) for b, typ, rec in found if b not in mirrored]
+
+
+def thread_ends(exp):
+    """("start"|"end", tid) of each THREAD_START and THREAD_END record of the
+    founder's threads.dat."""
+    names = {5: "start", 6: "end"}
+    return [(names[t], struct.unpack_from("<I", r, 4)[0])
+            for t, r in block_records(os.path.join(exp, "threads.dat")) if t in names]
+
+
 def log_lines(exp, lineage=""):
     data = proc_data(exp, lineage) if lineage else None
     if data is not None:
@@ -113,10 +160,13 @@ def main(argv):
         for k, v in items(argv[2], proc_data(argv[1], argv[2])):
             if k == "record":
                 print(v[0])
+    elif argv[0] == "threads":
+        for kind, tid in thread_ends(argv[1]):
+            print(kind, tid)
     elif argv[0] == "has":
         sys.exit(0 if has_proc(argv[1], argv[2]) else 1)
     else:
-        sys.exit("usage: tally_proc log|lineages|records|has EXP [LINEAGE]")
+        sys.exit("usage: tally_proc log|lineages|records|threads|has EXP [LINEAGE]")
 
 
 if __name__ == "__main__":
