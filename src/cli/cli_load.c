@@ -351,6 +351,10 @@ static void warn_lost(struct cli_input *in, const char *cmd)
 		}
 		for (size_t j = 0; j < x->nprocs; j++) {
 			const struct exp_proc *p = &x->procs[j];
+			if (p->newer_part) {
+				in->partial = true;
+				cli_warn(cmd, "%s", p->newer_part);
+			}
 			if (!p->missing)
 				continue;
 			in->partial = true;

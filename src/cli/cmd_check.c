@@ -92,6 +92,10 @@ static int check_one(const char *path)
 			printf("%s/%s: missing: %s\n", p->dir, p->missing, cli_missing_cost(p->missing));
 			problems++;
 		}
+		if (p->newer_part) {
+			printf("%s\n", p->newer_part);
+			problems++;
+		}
 		if (p->unknown_records)
 			printf("%s: %zu records of types this tally does not know, skipped (a newer "
 			       "writer?)\n", p->dir, p->unknown_records);

@@ -251,6 +251,9 @@ struct exp_proc {
 	uint64_t records[EXP_FILE_COUNT_]; /* records read, by file kind */
 	const char *missing;             /* a file its data needs that is absent
 	                                    (EXP_LOG_NAME, maps.dat, stacks.dat), or NULL */
+	char *newer_part;                /* its continuation LINEAGE.proc written by a
+	                                    newer tally: the line that says so (its
+	                                    items left out: a refusal, not damage), or NULL */
 	/* --states (states.dat) and -c (hwc.dat), as written */
 	struct exp_state *states;        /* off-CPU intervals */
 	size_t nstates;

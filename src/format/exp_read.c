@@ -253,6 +253,7 @@ int exp_header_check(const struct exp_file_header *h, const char *path, size_t a
 			n = 0;
 		err->offset = at + 8;
 		err->cause = err->msg + n;
+		err->version = h->version;
 		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n,
 			 "format version %u is newer than this tally reads (versions %d to %d): "
 			 "read it with the tally that recorded it, or a newer one",

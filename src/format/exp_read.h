@@ -29,6 +29,7 @@ struct exp_error {
 	size_t offset;             /* exp_corrupt: where in the file */
 	const char *cause;         /* exp_corrupt: msg without "PATH: at 0xOFF: ";
 	                              a newer version, a file not read: without "PATH: " */
+	uint32_t version;          /* -EXP_ENEWER: the file's format version */
 };
 
 /* What could not be read, in a file or a whole experiment. */

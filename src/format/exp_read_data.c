@@ -1242,7 +1242,8 @@ static void missing_data(struct loader *l)
  * the slot's, a damaged place named in the file it came from (the slot's
  * bytes at their offset in processes.dat, the continuation's in it).  A
  * continuation that cannot be read is damage of its own: the slot is
- * read.  0, -ENOMEM, -EXP_ENEWER, -EXP_ECORRUPT or -errno, with err
+ * read; one written by a newer tally is left out and said
+ * (p->newer_part), not damage.  0, -ENOMEM, -EXP_ENEWER, -EXP_ECORRUPT or -errno, with err
  * filled. */
 static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err)
 {
@@ -1256,7 +1257,18 @@ static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err
 	int rc = exp_procfile_join(&src, &j, err);
 	if (rc)
 		return rc;
-	if (j.file_rc && j.file_rc != -ENOENT) {
+	if (j.file_rc == -EXP_ENEWER) {
+		/* Refused as a newer whole experiment is, not damage: the
+		 * slot's part is read, the rest left out and said. */
+		char line[sizeof(j.file_err.msg) + 200];
+		snprintf(line, sizeof(line), "%s: written by a newer tally (format %u): its part of the "
+			 "process left out (read it with the tally that recorded it, or a newer one)",
+			 p->proc_path, j.file_err.version);
+		if (!(p->newer_part = strdup(line))) {
+			free(j.data);
+			return nomem(err, p->proc_path);
+		}
+	} else if (j.file_rc && j.file_rc != -ENOENT) {
 		const struct exp_error *fe = &j.file_err;
 		bool placed = j.file_rc == -EXP_ECORRUPT;
 		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, p->proc_path,
@@ -1789,6 +1801,7 @@ static void free_proc(struct exp_proc *p)
 	free(p->dir);
 	free(p->proc_path);
 	free(p->slots_path);
+	free(p->newer_part);
 	free(p->lineage);
 	free(p->exe);
 	free(p->name);
