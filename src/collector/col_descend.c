@@ -111,6 +111,11 @@ static void put_env(char *buf, size_t size, const char *name, const char *value)
 	putenv(buf);
 }
 
+/* Is env_pid the environment's TALLY_PID string?  Found where it is put
+ * (normal context), so that republish_pid_sigsafe need not walk environ:
+ * getenv there read an array another thread's setenv may free. */
+static _Atomic bool pid_in_environ;
+
 static void publish_env(void)
 {
 	char pid[48], rank[24];
@@ -128,6 +133,7 @@ static void publish_env(void)
 	put_env(env_exp, sizeof(env_exp), EXP_ENV_EXP, col_proc.dir);
 	put_env(env_lineage, sizeof(env_lineage), EXP_ENV_LINEAGE, col_proc.lineage);
 	put_env(env_pid, sizeof(env_pid), EXP_ENV_PID, pid);
+	atomic_store(&pid_in_environ, getenv(EXP_ENV_PID) == env_pid + sizeof(EXP_ENV_PID));
 	put_env(env_rank, sizeof(env_rank), EXP_ENV_JOB_RANK, rank);
 }
 
@@ -296,24 +302,35 @@ void col_descend_stop_following(void)
 		unsetenv(EXP_ENV_PRELOAD);
 }
 
-/* TALLY_PID rewritten in place once a deferred fork child has its slot
- * (env_pid is the environment's own string since publish_env put it:
- * no putenv, which takes a lock, in a signal handler): what a child it
- * spawns without our interposers (posix_spawn, system) reads. */
+/* TALLY_PID rewritten in place once a deferred fork child has its slot,
+ * for a child it spawns past our interposers (col_interpose_spawn.c makes
+ * the file first for posix_spawn, system and popen): env_pid, the
+ * environment's own string since publish_env put it (no putenv, which
+ * takes a lock, and no getenv, whose walk of environ another thread's
+ * setenv may free under it: the signal handler may come here).  The new
+ * value extends the old ("PID" to "PID SLOT"): its tail is written first
+ * and the byte that joins it last, so that a reader sees one or the
+ * other whole. */
 static void republish_pid_sigsafe(void)
 {
 	const size_t prefix = sizeof(EXP_ENV_PID);       /* "TALLY_PID=" */
 	char v[sizeof(env_pid)];
+	char *now = env_pid + prefix;
+	size_t old = strlen(now);
 	int n;
 
-	if (!col_proc.slot_off || getenv(EXP_ENV_PID) != env_pid + prefix)
+	if (!col_proc.slot_off || !atomic_load(&pid_in_environ))
 		return;
 	n = col_fmt_u64_sigsafe(v, (uint64_t)col_proc.pid);
+	if ((size_t)n != old || memcmp(now, v, old))
+		return;                        /* not this process's bare pid */
 	v[n++] = ' ';
 	n += col_fmt_u64_sigsafe(v + n, col_proc.slot_off);
-	v[n] = 0;
-	if (prefix + (size_t)n < sizeof(env_pid))
-		memcpy(env_pid + prefix, v, (size_t)n + 1);
+	if (prefix + (size_t)n >= sizeof(env_pid))
+		return;
+	for (int i = n; i > (int)old; i--)
+		__atomic_store_n(&now[i], v[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&now[old], v[old], __ATOMIC_RELEASE);
 }
 
 /* col_proc.open_deferred: a deferred fork child's process file, at its

@@ -197,3 +197,17 @@ for way in system popen posix_spawn posix_spawnp; do
 		\"\$TALLY\" record -o $way.exp ./forkspawn $way 2 2 '/bin/true; ./spin 0.05' >/dev/null 2>&1 &&
 		\"\$TALLY\" check $way.exp && python3 spawnlin.py $way.exp 2 2"
 done
+
+# A deferred fork child's file, once made (at a sample, in the signal
+# handler, or at a new thread's start), republishes TALLY_PID with its
+# slot.  That read the environment with getenv, whose walk of environ
+# another thread's setenv may free under it; the environment's string is
+# now found where it is put, and rewritten in place without a walk.
+# 150 fork children whose main thread adds and removes variables while two
+# threads start and compute, then 150 whose own sampling signal may land
+# inside setenv: none crashes.  A guard: the build before did not crash
+# here either (600 children at -F 4000 and 400 at 1 kHz tried).
+cc_prog envchurn -pthread
+check descend_env_changed_while_child_starts_no_crash sh -c '
+	"$TALLY" record -o ec.exp ./envchurn 150 2 3 1000 && "$TALLY" record -F 4000 -o ec0.exp ./envchurn 150 0 3 60 &&
+	"$TALLY" check ec.exp && "$TALLY" check ec0.exp'

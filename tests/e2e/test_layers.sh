@@ -3,8 +3,9 @@
 # comment of src/collector/col_state.h), by symbol and by name (no file
 # below the interposers calls one of their names; the format's writers
 # call nothing of the collector), files that run in the signal
-# handler never include <stdio.h>, and the thread wrapper's symbol is the
-# name the analyzer looks for (format/exp_launch.h).
+# handler never include <stdio.h> nor reach getenv (gcc's call graphs),
+# and the thread wrapper's symbol is the name the analyzer looks for
+# (format/exp_launch.h).
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$E2E/../.." && pwd)
 BUILD=${TALLY_BUILD:-$(dirname "$TALLY")/..}
@@ -134,6 +135,42 @@ wrapper_symbol_is_the_contract() {
 	test -n "$name" && nm "$BUILD/lib/libtally-collector.so" | awk '{ print $3 }' | grep -qx "$name"
 }
 
+# The signal handler reads no environment: getenv walks environ, an array
+# another thread's setenv may free under it (a deferred fork child's file,
+# made at its first sample, republished TALLY_PID through getenv: issue 19).
+# From gcc's call graphs (-fcallgraph-info, the collector's .ci files): every
+# function reachable from the handler, on_signal, and from the deferred
+# open, which the handler calls through col_proc.open_deferred (the graph
+# cannot follow a pointer), calls none of getenv, secure_getenv, setenv,
+# putenv, unsetenv or clearenv.
+handler_reads_no_environment() {
+	cat "$BUILD"/pic/src/collector/*.ci | python3 -c '
+import re, sys
+edges = {}
+for line in sys.stdin:
+    m = re.match(r"edge: \{ sourcename: \"([^\"]*)\" targetname: \"([^\"]*)\"", line)
+    if m:
+        edges.setdefault(m.group(1).split(":")[-1], set()).add(m.group(2).split(":")[-1])
+env = {"getenv", "secure_getenv", "setenv", "putenv", "unsetenv", "clearenv"}
+roots = ["on_signal", "open_deferred"]
+assert all(r in edges for r in roots), [r for r in roots if r not in edges]
+seen, todo, parent, bad = set(roots), list(roots), {}, []
+while todo:
+    f = todo.pop()
+    for c in sorted(edges.get(f, ())):
+        if c in env:
+            path, g = [c], f
+            while g:
+                path.append(g)
+                g = parent.get(g)
+            bad.append(" > ".join(reversed(path)))
+        elif c not in seen:
+            seen.add(c); parent[c] = f; todo.append(c)
+print(len(seen), "functions reachable from the handler")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)'
+}
+
 check layer_list_is_read sh -c "test \$(wc -l <'$T/layers') -ge 20"
 check collector_includes_go_down includes_go_down
 check collector_calls_go_down calls_go_down
@@ -141,6 +178,11 @@ check collector_calls_no_interposer_below_top no_interposer_below_top
 check format_writers_call_no_collector writers_call_no_collector
 check sigsafe_files_avoid_stdio sigsafe_files_avoid_stdio
 check thread_wrapper_symbol_is_the_contract wrapper_symbol_is_the_contract
+if ls "$BUILD"/pic/src/collector/*.ci >/dev/null 2>&1; then
+	check signal_handler_reads_no_environment handler_reads_no_environment
+else
+	skip signal_handler_reads_no_environment "no call graphs (the compiler has no -fcallgraph-info)"
+fi
 
 # --- the analyzer: no circle between files, the model in its stated order ---
 # A file's room is its .c; room A depends on room B when A's object uses a
