@@ -8,7 +8,9 @@
  * later the starved thread is made normal and the hog stops: its wait ends
  * inside the window, and the kernel counts it whole, the part before the
  * attach too.  The run ends SECS (argument, default 2) after that.  Prints
- * "premise ok" when the helper was seen, else "premise: no helper seen".
+ * "premise ok" when the helper was seen and the starved thread, by its own
+ * CPU clock, waited at least 0.2 s of those 0.3 s (it spins, so whatever
+ * it did not run it waited); else "premise: " and what was missing.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -21,7 +23,7 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-static atomic_int hog_stop, all_stop;
+static atomic_int hog_stop, all_stop, pinned;
 static volatile unsigned long sink;
 
 static void nap(double s)
@@ -35,7 +37,15 @@ static void on_cpu0(void)
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == 0)
+		atomic_fetch_add(&pinned, 1);
+}
+
+static double clock_s(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 NOIPA static void hog_spin(void)
@@ -87,6 +97,7 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 2;
 	pthread_t h, s;
 	struct sched_param normal = { 0 };
+	clockid_t starved_cpu;
 	int seen = 0;
 
 	pthread_create(&h, NULL, hog, NULL);
@@ -98,13 +109,27 @@ int main(int argc, char **argv)
 		if (!seen)
 			nap(0.01);
 	}
+	int has_clock = pthread_getcpuclockid(s, &starved_cpu) == 0;
+	double w0 = clock_s(CLOCK_MONOTONIC), c0 = has_clock ? clock_s(starved_cpu) : 0;
 	nap(0.3);
+	double w1 = clock_s(CLOCK_MONOTONIC), c1 = has_clock ? clock_s(starved_cpu) : 0;
+	double waited = (w1 - w0) - (c1 - c0);
 	pthread_setschedparam(s, SCHED_OTHER, &normal);
 	atomic_store(&hog_stop, 1);
 	nap(secs);
 	atomic_store(&all_stop, 1);
 	pthread_join(h, NULL);
 	pthread_join(s, NULL);
-	printf(seen ? "premise ok\n" : "premise: no helper seen\n");
+	if (!seen)
+		printf("premise: no helper seen\n");
+	else if (atomic_load(&pinned) != 2)
+		printf("premise: the threads cannot be kept on CPU 0 (sched_setaffinity refused)\n");
+	else if (!has_clock)
+		printf("premise: no CPU clock of the starved thread\n");
+	else if (waited < 0.2)
+		printf("premise: the starved thread waited %.3f s of %.3f s (SCHED_IDLE not starved here)\n",
+		       waited, w1 - w0);
+	else
+		printf("premise ok: the starved thread waited %.3f s of %.3f s\n", waited, w1 - w0);
 	return 0;
 }
