@@ -42,6 +42,12 @@ COL_API int tally__collecting(void)
 	return col_proc.active;
 }
 
+COL_API int tally__recording(void)
+{
+	return col_proc.active && !atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
+	       !col_control_paused_sigsafe(0);
+}
+
 COL_API void *tally__arc_table(uint32_t nslots, uint32_t flags, uint64_t *mapped)
 {
 	struct exp_file_writer *w = &col_proc.file[EXP_FILE_ARCS];

@@ -15,6 +15,12 @@
  * says so)? */
 int tally__collecting(void);
 
+/* Would a record written now be kept: collecting, not paused (tally_pause,
+ * --delay, the toggle signal...), not stopped by the size limit?  A tracer
+ * that keeps state from its records (io_wait.c's epoll sets) asks before
+ * it counts on a record being written.  Sigsafe. */
+int tally__recording(void);
+
 /* A new arc table of `nslots` slots (a power of two) in arcs.dat, published
  * empty, mapped; its size in *mapped.  NULL if there is no space. */
 void *tally__arc_table(uint32_t nslots, uint32_t flags, uint64_t *mapped);

@@ -30,6 +30,13 @@
  *                                       epoll_create or epoll_create1 while
  *                                       traced is empty at our first
  *                                       epoll_ctl on it: not read then)
+ *   epoll_ctl while recording is off    nothing; the set is forgotten, so
+ *   (paused, stopped), or one whose     that the next one recorded reads
+ *   record was lost                     its fdinfo again (a set filled
+ *                                       while paused; a descriptor taken
+ *                                       out meanwhile keeps its last
+ *                                       record, a channel closed since
+ *                                       is told by its name)
  *
  * A shorter wait found a descriptor ready (a poll that blocks nowhere returns
  * in about a microsecond) and costs two clock reads; a call with a timeout
@@ -212,6 +219,10 @@ TRACE_API int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct ti
  * fdinfo read at a wait). */
 static _Atomic uint64_t known_sets[WATCH_FDS / 64];
 
+/* Bit epfd: the set was made here (epoll_create, epoll_create1) while
+ * traced, and no epoll_ctl of ours has been seen on it yet. */
+static _Atomic uint64_t made_sets[WATCH_FDS / 64];
+
 /* Mark epfd's set known: true if it was not. */
 static bool set_known(int epfd)
 {
@@ -222,7 +233,19 @@ static bool set_known(int epfd)
 	       !(atomic_fetch_or_explicit(&known_sets[epfd / 64], bit, memory_order_relaxed) & bit);
 }
 
-static void watch_write(int epfd, int fd, int op, uint32_t events, uint64_t t0)
+/* Forget what is known of epfd's set (a change to it went unrecorded):
+ * the next wait or epoll_ctl recorded reads its interest list again. */
+static void set_forget(int epfd)
+{
+	if (epfd < 0 || epfd >= WATCH_FDS)
+		return;
+	uint64_t keep = ~(1ull << (epfd % 64));
+	atomic_fetch_and_explicit(&known_sets[epfd / 64], keep, memory_order_relaxed);
+	atomic_fetch_and_explicit(&made_sets[epfd / 64], keep, memory_order_relaxed);
+}
+
+/* One FD_WATCH record: true if written. */
+static bool watch_write(int epfd, int fd, int op, uint32_t events, uint64_t t0)
 {
 	struct exp_fd_watch r = { .time_ns = t0, .epfd = epfd, .fd = fd, .op = (uint16_t)op, .events = events };
 
@@ -230,8 +253,10 @@ static void watch_write(int epfd, int fd, int op, uint32_t events, uint64_t t0)
 		io_name_unnamed(fd, t0);
 		io_flow_note(fd, t0);
 	}
-	if (tally__trace_event(EXP_FILE_IO, EXP_REC_FD_WATCH, &r, sizeof(r), 0, 0, 0))
-		tally__count(EXP_CTR_LOST_EVENTS, 1);
+	if (!tally__trace_event(EXP_FILE_IO, EXP_REC_FD_WATCH, &r, sizeof(r), 0, 0, 0))
+		return true;
+	tally__count(EXP_CTR_LOST_EVENTS, 1);
+	return false;
 }
 
 /* The number after `key` in text (base 10 or 16), past blanks; its end in
@@ -286,13 +311,12 @@ static void watches_from_fdinfo(int epfd, uint64_t t0)
 		long long ev = field_after(e, "events:", 16, &p);
 		if (ev < 0)
 			break;
-		watch_write(epfd, (int)fd, EPOLL_CTL_ADD, (uint32_t)ev, t0);
+		if (!watch_write(epfd, (int)fd, EPOLL_CTL_ADD, (uint32_t)ev, t0)) {
+			set_forget(epfd);
+			return;
+		}
 	}
 }
-
-/* Bit epfd: the set was made here (epoll_create, epoll_create1) while
- * traced, and no epoll_ctl of ours has been seen on it yet. */
-static _Atomic uint64_t made_sets[WATCH_FDS / 64];
 
 /* A set made here while traced is empty: its first epoll_ctl of ours
  * reads no fdinfo (an open and a read, aside: a helper task each).  Its
@@ -329,6 +353,14 @@ TRACE_API int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	if (!io_tracing())
 		return REAL(epoll_ctl)(epfd, op, fd, ev);
+	if (!tally__recording()) {
+		/* Its record would not be written: the set's list is read
+		 * again at the next one that is. */
+		int rc = REAL(epoll_ctl)(epfd, op, fd, ev);
+		if (rc == 0)
+			set_forget(epfd);
+		return rc;
+	}
 	uint64_t t0 = tally__now();
 	/* A set first met here, not empty already (inherited, made before the
 	 * library was loaded): what it held before this call.  One made here
@@ -337,9 +369,8 @@ TRACE_API int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		watches_from_fdinfo(epfd, t0 - 1);    /* before this call's own record */
 	int rc = REAL(epoll_ctl)(epfd, op, fd, ev);
 	int saved = errno;
-	if (rc == 0) {
-		watch_write(epfd, fd, op, ev && op != EPOLL_CTL_DEL ? ev->events : 0, t0);
-	}
+	if (rc == 0 && !watch_write(epfd, fd, op, ev && op != EPOLL_CTL_DEL ? ev->events : 0, t0))
+		set_forget(epfd);
 	errno = saved;
 	return rc;
 }
@@ -348,8 +379,8 @@ static void epolled(struct trace_caller at, int epfd, uint64_t t0)
 {
 	struct wait_rec w;
 
-	if (!long_enough(&w, t0, EXP_WAIT_EPOLL))
-		return;
+	if (!long_enough(&w, t0, EXP_WAIT_EPOLL) || !tally__recording())
+		return;                      /* short, or its record would not be written */
 	if (set_known(epfd))
 		watches_from_fdinfo(epfd, t0);
 	add_fd(&w, epfd);

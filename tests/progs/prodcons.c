@@ -5,7 +5,9 @@
  * loopback ("tcp"), an eventfd counter ("eventfd"), a pipe that main waits
  * on in poll ("poll"), in an epoll loop ("epoll"; "nested": an epoll set
  * within the set main waits on; "rawepoll": the set made by raw system
- * calls, unseen, as one made before a tracer was loaded) or in select
+ * calls, unseen, as one made before a tracer was loaded; "pausedepoll":
+ * the set made while traced and given the pipe while recording is paused
+ * by tally_pause(), then the idle pipe once resumed) or in select
  * ("select"), each beside a second,
  * idle pipe, or unconnected UDP sockets on the loopback ("udp": sendto,
  * recvfrom) or unix datagram sockets ("dgramname": sendto an abstract
@@ -44,6 +46,7 @@
  * be made here (no loopback, say), with the cause on stderr. */
 #define _GNU_SOURCE             /* F_SETPIPE_SZ */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -70,11 +73,11 @@
 #define NOIPA __attribute__((noinline, noipa))
 
 enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
-	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME, SELECTOUT, DGRAMPATH };
+	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME, SELECTOUT, DGRAMPATH, PAUSEDEPOLL };
 static const char *const modes[] = { "cond", "pipe", "sleep", "mixed", "barrier", "fifo", "unix",
 				     "socketpair", "tcp", "eventfd", "poll", "epoll", "select", "udp", "futex",
 				     "fullpipe", "fullsock", "nested", "rawepoll", "pollout", "epollout", "dgramname",
-				     "selectout", "dgrampath" };
+				     "selectout", "dgrampath", "pausedepoll" };
 static size_t chunk = 1;            /* fullpipe, fullsock, pollout, epollout: the bytes of an item */
 static char page[4096];
 static enum mode mode;
@@ -161,7 +164,7 @@ NOIPA void hand_over(void)
 	case BARRIER:
 		pthread_barrier_wait(&both);
 		return;
-	case PIPE: case FIFO: case POLL: case EPOLL: case SELECT: case NESTED: case RAWEPOLL:
+	case PIPE: case FIFO: case POLL: case EPOLL: case SELECT: case NESTED: case RAWEPOLL: case PAUSEDEPOLL:
 		if (write(wfd, &c, 1) != 1)
 			abort();
 		return;
@@ -236,7 +239,7 @@ NOIPA void take_one(void)
 		} while (!FD_ISSET(rfd, &rd));
 		return;
 	}
-	case EPOLL: case RAWEPOLL: {
+	case EPOLL: case RAWEPOLL: case PAUSEDEPOLL: {
 		struct epoll_event ev = { 0 };
 		while (ev.data.fd != rfd || !(ev.events & EPOLLIN))
 			if (epoll_wait(epfd, &ev, 1, -1) < 0)
@@ -319,7 +322,8 @@ NOIPA void drain(void)
 {
 	char c;
 
-	if ((mode == POLL || mode == EPOLL || mode == SELECT || mode == NESTED || mode == RAWEPOLL) && read(rfd, &c, 1) != 1)
+	if ((mode == POLL || mode == EPOLL || mode == SELECT || mode == NESTED || mode == RAWEPOLL ||
+	     mode == PAUSEDEPOLL) && read(rfd, &c, 1) != 1)
 		abort();
 }
 
@@ -354,6 +358,24 @@ static int connect_to(int l, const struct sockaddr *a, socklen_t alen, int famil
 	}
 	close(l);
 	return 0;
+}
+
+/* pausedepoll: epfd, made while traced, is given the pipe while recording
+ * is paused (tally_pause, found in the preloaded collector; not there when
+ * run bare), then the idle pipe once it is resumed. */
+static int fill_paused(void)
+{
+	int (*pause_on)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "tally_pause");
+	int (*pause_off)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "tally_resume");
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = rfd };
+	struct epoll_event idle = { .events = EPOLLIN, .data.fd = idle_fds[0] };
+
+	if (pause_on)
+		pause_on();
+	int rc = epoll_ctl(epfd, EPOLL_CTL_ADD, rfd, &ev);
+	if (pause_off)
+		pause_off();
+	return rc ? rc : epoll_ctl(epfd, EPOLL_CTL_ADD, idle_fds[0], &idle);
 }
 
 /* The mode's channel: 0, or -1 with the cause on stderr. */
@@ -405,7 +427,7 @@ static int open_channel(void)
 	case EVENTFD:
 		rfd = wfd = eventfd(0, 0);
 		return rfd < 0 ? -1 : 0;
-	case POLL: case EPOLL: case SELECT: case NESTED: case RAWEPOLL:
+	case POLL: case EPOLL: case SELECT: case NESTED: case RAWEPOLL: case PAUSEDEPOLL:
 		if (pipe(fds) || pipe(idle_fds))
 			return -1;
 		rfd = fds[0], wfd = fds[1];
@@ -413,6 +435,8 @@ static int open_channel(void)
 			return 0;
 		if ((epfd = epoll_create1(0)) < 0)
 			return -1;
+		if (mode == PAUSEDEPOLL)
+			return fill_paused();
 		for (int k = 0; k < 2; k++) {
 			struct epoll_event ev = { .events = EPOLLIN, .data.fd = k ? rfd : idle_fds[0] };
 			/* rawepoll: the set made unseen, as before a library was loaded */
@@ -515,7 +539,7 @@ int main(int argc, char **argv)
 		k++;
 	if (argc < 2 || k == sizeof(modes) / sizeof(modes[0])) {
 		fprintf(stderr, "usage: prodcons cond|pipe|sleep|mixed|barrier|fifo|unix|socketpair|tcp|eventfd|poll|epoll|select|udp|futex|"
-				"fullpipe|fullsock|nested|rawepoll|pollout|epollout|dgramname|selectout|dgrampath "
+				"fullpipe|fullsock|nested|rawepoll|pollout|epollout|dgramname|selectout|dgrampath|pausedepoll "
 				"[ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
