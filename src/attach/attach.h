@@ -46,8 +46,10 @@ struct attach_target {
 	char name[64];              /* its comm */
 	char exe[PATH_MAX];
 	char why[1024];             /* the refusal, one line */
-	bool is_static;             /* no dynamic loader: nothing can be loaded into it, it is
-	                               sampled from outside instead (src/outside/) */
+	bool is_static;             /* no dynamic loader, or a Go runtime that would replace the
+	                               collector's handlers: it is sampled from outside instead
+	                               (src/outside/) */
+	char outside_why[128];      /* why, for the log and the message: "statically linked" */
 };
 
 /* Timings of one injection, for the log and `make bench`. */

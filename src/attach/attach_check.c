@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "attach/attach.h"
+#include "format/elf_go.h"
 #include "format/elf_peek.h"
 
 #define CAP_SYS_PTRACE_BIT 19
@@ -204,10 +205,24 @@ static int check_loader(struct attach_target *t)
 	}
 	attach_maps_free(&m);
 	interp_of(t->pid, interp, sizeof(interp));
-	if (glibc && ld_linux)
+	if (glibc && ld_linux) {
+		/* Sampled from outside (cli_attach.c) as `tally record` of a new
+		 * one is (cli_target.c): injected, the clock's signal would reach
+		 * Go's own handler, which throws. */
+		char exe[64];
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
+		int fd = open(exe, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && elf_go_without_cgo(fd)) {
+			t->is_static = true;
+			snprintf(t->outside_why, sizeof(t->outside_why), "%s", ELF_GO_OUTSIDE_WHY);
+		}
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	if (!interp[0]) {
 		t->is_static = true;       /* sampled from outside (cli_attach.c) */
+		snprintf(t->outside_why, sizeof(t->outside_why), "statically linked");
 		return 0;
 	}
 	return refuse(t, "its loader is %s%s, not glibc's: the collector is built for glibc and "

@@ -340,18 +340,19 @@ static void close_kernel(const struct cli_expdir *x, struct cli_kernel *kern)
 	cli_kernel_close(kern, log_path);
 }
 
-/* A statically linked process: nothing can be loaded into it, so it is
- * sampled from outside (src/outside/, docs/static.md): perf events on each
- * of its threads, inherited by what they create, no ptrace, no stop.
+/* A statically linked process (nothing can be loaded into it) or a Go
+ * program without cgo (its runtime would replace the collector's handler)
+ * is sampled from outside (src/outside/, docs/static.md): perf events on
+ * each of its threads, inherited by what they create, no ptrace, no stop.
  * Until Ctrl-C, --duration or its end, as an attach is. */
 static int attach_outside(const struct record_opts *o, const struct attach_target *t)
 {
 	char dir[PATH_MAX];
 	pid_t pid = t->pid;
 	struct cli_expdir x;
-	char what[128];
+	char what[256];
 
-	snprintf(what, sizeof(what), "process %d (%s) is statically linked", (int)pid, t->name);
+	snprintf(what, sizeof(what), "process %d (%s) is %s", (int)pid, t->name, t->outside_why);
 	if (cli_outside_check(o, what) != 0)
 		return CLI_USAGE;
 	if (cli_record_make_dir(o->out, dir, sizeof(dir)) != 0)
@@ -383,7 +384,7 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 				     sizeof(kernel_why))))
 		log_kv(&x, "kernel.frames", "%s", kernel_why);
 	uint64_t cpu0 = process_cpu_ns(pid), t0 = cli_now_ns(CLOCK_MONOTONIC);
-	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo, kern, "statically linked");
+	struct out_session *out = cli_outside_start(0, pid, cli_expdir_path(&x), &oo, kern, t->outside_why);
 	if (!out) {
 		if (kern)
 			close_kernel(&x, kern);
@@ -395,8 +396,8 @@ static int attach_outside(const struct record_opts *o, const struct attach_targe
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	fprintf(stderr, "tally record: sampling %d (%s) from outside: it is statically linked; %s\n",
-		(int)pid, t->name, o->duration_s ? "collecting" : "Ctrl-C stops collecting");
+	fprintf(stderr, "tally record: sampling %d (%s) from outside: it is %s; %s\n",
+		(int)pid, t->name, t->outside_why, o->duration_s ? "collecting" : "Ctrl-C stops collecting");
 	const char *why_end = collect_until(pid, start, t0, o->duration_s, poll_session, NULL, out);
 	uint64_t cpu1 = process_cpu_ns(pid), t1 = cli_now_ns(CLOCK_MONOTONIC);
 	bool still = proc_stat(pid, &u1, &s1, &st) && st == start;

@@ -72,8 +72,7 @@ static const char *unprofilable(const char *path, bool *is_static, char *outside
 		*is_static = elf_go_without_cgo(fd);
 		close(fd);
 		if (*is_static)
-			snprintf(outside_why, len, "a Go program without cgo, whose runtime sets its signal "
-				 "handlers by its own system calls");
+			snprintf(outside_why, len, "%s", ELF_GO_OUTSIDE_WHY);
 	}
 	return NULL;
 }

@@ -19,4 +19,9 @@
  * False for anything else, or when the file cannot be read. */
 bool elf_go_without_cgo(int fd);
 
+/* Why such a program is sampled from outside, for the log's collector.mode
+ * line and tally's message (`tally record` of a new one, and -p). */
+#define ELF_GO_OUTSIDE_WHY \
+	"a Go program without cgo, whose runtime sets its signal handlers by its own system calls"
+
 #endif

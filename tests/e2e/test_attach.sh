@@ -314,4 +314,43 @@ bounded_wait $EL 20; elrc=$?
 check attach_exec_new_image_lives sh -c "echo 'status of the exec'\''d sleep: $elrc'; test $elrc = 0 &&
 	grep -q '^clock.kernel: excluded (attached' el.exp/log.txt"
 kill $EL 2>/dev/null; wait $EL 2>/dev/null
+
+# --- a Go program without cgo ----------------------------------------------
+# Its runtime sets its handlers by its own system calls: an injected
+# collector's clock signal would reach Go's handler.  -p samples it from
+# outside, as `tally record` of a new one does (test_exec.sh), and says why
+# in one line; it lives, its children too, and main.spin has the samples.
+# On the build before, the attach tried to inject and failed ("while
+# loading the collector ... running in gonocgo", exit 2).
+if ! command -v go >/dev/null 2>&1; then
+	skip attach_go_without_cgo_sampled_from_outside "go is not installed (golang-go)"
+	exit 0
+fi
+mkdir gonc && cp "$PROGS/gonocgo/main.go" "$PROGS/gonocgo/go.mod" gonc/
+if ! (cd gonc && CGO_ENABLED=1 GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod \
+	GOTOOLCHAIN=local go build -ldflags=-linkmode=external -o ../gonocgo . >../gonc.log 2>&1); then
+	skip attach_go_without_cgo_sampled_from_outside "go build -linkmode=external failed: $(tail -n 1 gonc.log)"
+	exit 0
+fi
+if ! readelf -lW gonocgo | grep -q INTERP || readelf --dyn-syms gonocgo | grep -q _cgo_; then
+	skip attach_go_without_cgo_sampled_from_outside "go did not build a dynamic program without cgo"
+	exit 0
+fi
+./gonocgo 400 >gn.out 2>gn.err & GN=$!
+for _ in $(seq 100); do readlink /proc/$GN/exe | grep -q gonocgo && break; sleep 0.05; done
+"$TALLY" record -p $GN --duration 1 -o gn.exp 2>gn.msg; rcg=$?
+bounded_wait $GN 60; gnrc=$?
+check attach_go_without_cgo_sampled_from_outside sh -c '
+	cat gn.msg gn.out; echo "record $0, program $1"
+	test $0 = 0 && test $1 = 0 && grep -qx "bad 0 of 400" gn.out &&
+	grep -q "from outside: it is a Go program without cgo" gn.msg &&
+	grep "^collector.mode: outside mode: a Go program without cgo" gn.exp/log.txt &&
+	"$TALLY" export gn.exp --format collapsed >gn.folded &&
+	python3 -c "
+import sys
+rows = [l.rsplit(\" \", 1) for l in open(\"gn.folded\")]
+tot = sum(int(w) for _, w in rows)
+spin = sum(int(w) for s, w in rows if \"main.spin\" in s.split(\";\"))
+print(\"main.spin\", spin, \"of\", tot)
+sys.exit(0 if tot and spin >= 0.5 * tot else 1)"' $rcg $gnrc
 exit 0
