@@ -28,7 +28,12 @@
  * themselves are never freed, col_objset.h).  The next copy that fits in
  * a pooled range within 2 GiB below its object takes it, so a program
  * that loads and unloads libraries keeps as many ranges as it holds at
- * once, not one per load.
+ * once, not one per load.  A refill cannot change what such a handler
+ * reads: each range's first word is the number of its fill (FILL_HEAD
+ * bytes before the copy), written last, after the copy and its table, and
+ * kept in the object (cfi2_fill); the unwinder reads it before and after
+ * a row, as a seqlock's reader, and takes no row from a range whose
+ * number is not its object's (0 while the pages are given back).
  */
 #include <elf.h>
 #include <errno.h>
@@ -48,6 +53,10 @@
 #define NAMES_MAX 8192                 /* bytes of .shstrtab read */
 #define PAGE 4096ull
 #define NEAR (1ull << 31)              /* the table's reach */
+#define FILL_HEAD 16                   /* a range's fill number, then the copy */
+
+/* The last fill's number: one per copy made, never 0.  Under the scan lock. */
+static uint64_t fills;
 
 /* What the file's look found (filled by look, aside). */
 struct look {
@@ -244,7 +253,7 @@ bool col_debugframe_add(struct col_object *o, const char *path, uint64_t obj_lo,
 	}
 	uint64_t room = elf_cfi_copy_room(k.len), old = o->fde_table ? o->fde_count : 0;
 	uint64_t pairs = elf_cfi_pair_room(room);
-	uint64_t table_at = (room + 15) & ~15ull;
+	uint64_t table_at = (FILL_HEAD + room + 15) & ~15ull;
 	uint64_t len = table_at + 12 + 8 * (old + pairs);
 	uint64_t cies_len = elf_cfi_cie_room(k.len) * sizeof(struct elf_cfi_cie);
 	void *cies = col_sys_mmap(NULL, cies_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -255,9 +264,10 @@ bool col_debugframe_add(struct col_object *o, const char *path, uint64_t obj_lo,
 
 	if (m) {
 		uint64_t at = (uint64_t)(uintptr_t)m, hdr = at + table_at;
-		uint64_t clen = elf_cfi_from_debug_frame(k.map + k.off, k.len, at, o->bias, m, cies);
+		uint64_t clen = elf_cfi_from_debug_frame(k.map + k.off, k.len, at + FILL_HEAD, o->bias,
+							 m + FILL_HEAD, cies);
 		struct elf_cfi_pair *v = (struct elf_cfi_pair *)(m + table_at + 12);
-		uint64_t n = clen ? elf_cfi_pairs(m, clen, at, hdr, v) : 0;
+		uint64_t n = clen ? elf_cfi_pairs(m + FILL_HEAD, clen, at + FILL_HEAD, hdr, v) : 0;
 		/* The object's own table, moved to this one's place. */
 		uint64_t old_hdr = o->eh_hdr ? (uint64_t)(uintptr_t)o->eh_hdr : 0;
 		for (uint64_t i = 0; i < old && n; i++) {
@@ -271,7 +281,11 @@ bool col_debugframe_add(struct col_object *o, const char *path, uint64_t obj_lo,
 		}
 		if (n) {
 			elf_cfi_sort(v, n);
-			elf_cfi_write_hdr(m + table_at, at, hdr, v, (uint32_t)n);
+			elf_cfi_write_hdr(m + table_at, at + FILL_HEAD, hdr, v, (uint32_t)n);
+			/* The number last: a reader holding an older snapshot's
+			 * object sees another (col_unwind.c, cfi2_still). */
+			o->cfi2_fill = ++fills;
+			__atomic_store_n((uint64_t *)m, o->cfi2_fill, __ATOMIC_RELEASE);
 			col_syscall(SYS_mprotect, m, mapped, PROT_READ);
 			o->cfi2_lo = at;
 			o->cfi2_hi = hdr + 12 + 8 * n;

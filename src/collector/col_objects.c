@@ -288,6 +288,7 @@ static void cfi_of(struct seen *s, uint32_t i)
 		s->o.ro_hi = from->o.ro_hi;
 		s->o.cfi2_lo = from->o.cfi2_lo;
 		s->o.cfi2_hi = from->o.cfi2_hi;
+		s->o.cfi2_fill = from->o.cfi2_fill;
 	} else if (!(s->flags & EXP_MAP_VDSO) && !is_tallys(s)) {
 		col_debugframe_add(&s->o, s->path, s->obj_lo, s->obj_hi);
 	}

@@ -20,8 +20,12 @@ struct col_object {
 	 * object's .debug_frame (col_debugframe.c), a copy in .eh_frame's
 	 * form with the search table that covers it and the object's own
 	 * .eh_frame; eh_hdr and fde_table are then in it.  An entry is
-	 * read within the range that holds its start. */
-	uint64_t cfi2_lo, cfi2_hi;
+	 * read within the range that holds its start.  The range's first
+	 * word is the fill's number, cfi2_fill here: a range is refilled
+	 * for another object once this one is gone, while a handler may
+	 * still hold a snapshot naming it, and a reader whose number is no
+	 * longer there reads no CFI from it (col_unwind.c). */
+	uint64_t cfi2_lo, cfi2_hi, cfi2_fill;
 	uint64_t bias;
 	const uint8_t *eh_hdr;         /* .eh_frame_hdr where it is read, or NULL */
 	const uint8_t *fde_table;      /* its sorted (sdata4 initial_loc, sdata4 fde) pairs */

@@ -99,6 +99,16 @@ static inline uint64_t cfi_hi(const struct col_object *o, uint64_t addr)
 	return addr - o->cfi2_lo < o->cfi2_hi - o->cfi2_lo ? o->cfi2_hi : o->ro_hi;
 }
 
+/* Does object `o`'s .debug_frame copy still hold what `o` names?  Its
+ * range's first word is its fill's number (col_objset.h): another number,
+ * or 0 (its pages given back), is a refill for another object since the
+ * snapshot holding `o` was loaded.  True for an object without a copy. */
+static inline bool cfi2_still(const struct col_object *o)
+{
+	return !o->cfi2_lo ||
+	       __atomic_load_n((const uint64_t *)(uintptr_t)at_rt(o, o->cfi2_lo), __ATOMIC_ACQUIRE) == o->cfi2_fill;
+}
+
 static uint64_t rd_bytes(struct rd *r, int n)
 {
 	uint64_t v = 0;
@@ -577,7 +587,7 @@ static bool row_for_pc(struct col_unwind_ctx *ctx, const struct col_object *o, u
 	uint64_t start, datarel = rt_addr(o, o->eh_hdr);
 	struct col_cfa_row *row = &ctx->row;
 
-	if (!find_fde(o, pc, &c, &insns, &start))
+	if (!cfi2_still(o) || !find_fde(o, pc, &c, &insns, &start))
 		return false;
 	memset(row, 0, sizeof(*row));             /* every register: UW_SAME */
 	row->cfa_reg = UW_RSP;
@@ -585,6 +595,11 @@ static bool row_for_pc(struct col_unwind_ctx *ctx, const struct col_object *o, u
 		return false;
 	ctx->init_row = *row;
 	if (!run_cfa(ctx, insns, &c, start, pc, row, &ctx->init_row, datarel))
+		return false;
+	/* Read as a seqlock's reader: the row's bytes, then the fill's
+	 * number again (a refill meanwhile: a row of another object). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!cfi2_still(o))
 		return false;
 	if (c.ra_reg != UW_RIP)
 		row->reg[UW_RIP] = row->reg[c.ra_reg];
