@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <linux/futex.h>
 
 #include "collector/col_clock.h"
 #include "collector/col_fds.h"
@@ -51,12 +52,18 @@ struct raw_slot {
 	                                  (a signal nested in it takes nothing); else its thread */
 	struct col_thread *t;          /* its state, kept once made */
 	_Atomic uint64_t last_ns;      /* its thread's last signal: its end if found gone */
+	uintptr_t key;                 /* its thread's robust list head at its set-up
+	                                  (robust_key): a reused tid's new thread has
+	                                  another (none, or the program's own) */
 	_Atomic bool ended;            /* its thread's THREAD_END is taken: whoever sets this
 	                                  first (a new thread reusing the slot, or the process's
 	                                  end) writes it, and no one else */
 };
 
 static struct raw_slot raw[RAW_MAX];
+/* The robust list given to a slot's thread that had none: empty, so the
+ * kernel's walk of it at the thread's exit finds nothing to release. */
+static struct robust_list_head marks[RAW_MAX];
 static _Atomic bool closed;        /* the process is ending: no new raw state */
 static _Atomic bool logged;        /* the log has said raw threads are met */
 
@@ -92,6 +99,29 @@ static bool thread_cpu(pid_t tid, uint64_t *ns)
 	return true;
 }
 
+/* Thread tid's robust list head (get_robust_list; 0: the caller's), the
+ * key of a raw thread's slot: set for the thread at its set-up (`marks`)
+ * when it had none, and reset by the kernel at every clone, so a new
+ * thread given a gone one's id does not have it.  1 (no head's address)
+ * when it cannot be read: then every thread has the same key, and a slot
+ * trusts its tid alone, as before. */
+static uintptr_t robust_key(pid_t tid)
+{
+	struct robust_list_head *head = NULL;
+	size_t len = 0;
+
+	if (col_syscall(SYS_get_robust_list, tid, &head, &len) != 0)
+		return 1;
+	return (uintptr_t)head;
+}
+
+/* Is slot s's thread, `tid`, still there: its CPU clock reads and the
+ * thread of that id has the slot's key (not a new thread on a reused id)? */
+static bool still_there(const struct raw_slot *s, pid_t tid, uint64_t *cpu)
+{
+	return thread_cpu(tid, cpu) && robust_key(tid) == s->key;
+}
+
 /* Slot s's thread has ended (gone, or the process ends): its THREAD_END
  * and THREAD_COST through `via`'s cursor, if no one took them before (the
  * slot's `ended`); its CPU time now if it still runs, else at its last
@@ -103,14 +133,25 @@ static void end_records(struct raw_slot *s, struct col_thread *via)
 
 	if (atomic_exchange(&s->ended, true))
 		return;
-
-	if (!thread_cpu(t->tid, &cpu))
+	if (!still_there(s, t->tid, &cpu))
 		cpu = t->last_cpu_ns + t->pending_ns;
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, atomic_load(&s->last_ns), cpu, t->samples };
 	if (atomic_load(&closed))
 		rec.time_ns = col_now_ns_sigsafe();
 	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	col_thread_write_cost(t, via);
+}
+
+/* Slot s, held, had a thread that is gone: its end records (unless taken),
+ * and its blocks let go for the slot's next thread. */
+static void retire(struct raw_slot *s)
+{
+	end_records(s, s->t);
+	exp_run_end_sigsafe(&s->t->run);
+	for (int f = 0; f < EXP_FILE_COUNT_; f++) {
+		exp_cursor_release_sigsafe(&s->t->cursor[f]);
+		s->t->cursor[f] = (struct exp_cursor){ 0 };   /* from one block again */
+	}
 }
 
 /* A slot for the calling raw thread `tid`, held (-tid): a free one, else
@@ -129,14 +170,10 @@ static struct raw_slot *claim(pid_t tid)
 	for (int i = 0; i < RAW_MAX; i++) {
 		pid_t cur = atomic_load(&raw[i].tid);
 		uint64_t cpu;
-		if (cur <= 0 || thread_cpu(cur, &cpu) || !atomic_compare_exchange_strong(&raw[i].tid, &cur, -tid))
+		if (cur <= 0 || still_there(&raw[i], cur, &cpu) ||
+		    !atomic_compare_exchange_strong(&raw[i].tid, &cur, -tid))
 			continue;
-		end_records(&raw[i], raw[i].t);
-		exp_run_end_sigsafe(&raw[i].t->run);
-		for (int f = 0; f < EXP_FILE_COUNT_; f++) {
-			exp_cursor_release_sigsafe(&raw[i].t->cursor[f]);
-			raw[i].t->cursor[f] = (struct exp_cursor){ 0 };   /* from one block again */
-		}
+		retire(&raw[i]);
 		return &raw[i];
 	}
 	return NULL;
@@ -164,6 +201,15 @@ static struct col_thread *set_up(struct raw_slot *s, pid_t tid, const struct col
 	t->inherited_clock = true;     /* its clone's copy of the process's event */
 	t->born_ns = now_ns;
 	atomic_store(&s->ended, false);   /* published with the slot's tid */
+	s->key = robust_key(0);
+	if (!s->key) {
+		struct robust_list_head *mark = &marks[s - raw];
+		mark->list.next = &mark->list;
+		mark->futex_offset = 0;
+		mark->list_op_pending = NULL;
+		if (col_syscall(SYS_set_robust_list, mark, sizeof(*mark)) == 0)
+			s->key = (uintptr_t)mark;
+	}
 	if (sp >= lo && sp < hi && hi - lo <= REUSE_MAX && readable(lo, hi)) {
 		t->unwind.stack_lo = lo;
 		t->unwind.stack_hi = hi;
@@ -184,6 +230,28 @@ static struct col_thread *set_up(struct raw_slot *s, pid_t tid, const struct col
 	return t;
 }
 
+/* The calling raw thread `tid` in slot s, held (-tid) for it (NULL: none
+ * could be had): its state set up, the slot published; NULL (the loss
+ * counted) if it cannot be. */
+static struct col_thread *set_up_held(struct raw_slot *s, pid_t tid, const struct col_thread *shared, uint64_t sp,
+				      uint64_t now)
+{
+	struct col_thread *t = s ? set_up(s, tid, shared, sp, now) : NULL;
+
+	if (s) {
+		atomic_store(&s->last_ns, now);
+		atomic_store_explicit(&s->tid, t ? tid : 0, memory_order_release);
+	}
+	if (!t) {
+		col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
+		return NULL;
+	}
+	if (!atomic_exchange(&logged, true))
+		col_log_sigsafe("thread.raw", "threads made by a raw clone (no pthread_create, their creator's "
+				"TLS shared) are sampled by their thread id");
+	return t;
+}
+
 struct col_thread *col_rawthread_self_sigsafe(const struct col_thread *shared, pid_t tid, uint64_t sp,
 					       uint64_t now)
 {
@@ -192,9 +260,18 @@ struct col_thread *col_rawthread_self_sigsafe(const struct col_thread *shared, p
 	for (int i = 0; i < RAW_MAX; i++) {
 		struct raw_slot *s = &raw[(h + (uint32_t)i) % RAW_MAX];
 		pid_t cur = atomic_load_explicit(&s->tid, memory_order_acquire);
-		if (cur == tid) {
+		if (cur == tid && robust_key(0) == s->key) {
 			atomic_store_explicit(&s->last_ns, now, memory_order_relaxed);
 			return s->t;
+		}
+		if (cur == tid) {
+			/* A new thread on a gone one's id (the slot's key is not
+			 * its robust list): the gone one ended at its last
+			 * signal, and this one starts in its slot. */
+			if (atomic_load(&closed) || !atomic_compare_exchange_strong(&s->tid, &cur, -tid))
+				break;
+			retire(s);
+			return set_up_held(s, tid, shared, sp, now);
 		}
 		if (cur == -tid) {        /* a signal in the thread's own set-up */
 			col_count_sigsafe(EXP_CTR_LOST_REENTRY, 1);
@@ -208,20 +285,7 @@ struct col_thread *col_rawthread_self_sigsafe(const struct col_thread *shared, p
 		return NULL;
 	/* Its creator loses its clock's progress to such threads (col_clock.c). */
 	col_clock_keep_apart_sigsafe(shared->tid);
-	struct raw_slot *s = claim(tid);
-	struct col_thread *t = s ? set_up(s, tid, shared, sp, now) : NULL;
-	if (s) {
-		atomic_store(&s->last_ns, now);
-		atomic_store_explicit(&s->tid, t ? tid : 0, memory_order_release);
-	}
-	if (!t) {
-		col_count_sigsafe(EXP_CTR_NO_THREAD_STATE, 1);
-		return NULL;
-	}
-	if (!atomic_exchange(&logged, true))
-		col_log_sigsafe("thread.raw", "threads made by a raw clone (no pthread_create, their creator's "
-				"TLS shared) are sampled by their thread id");
-	return t;
+	return set_up_held(claim(tid), tid, shared, sp, now);
 }
 
 void col_rawthread_end_all(struct col_thread *self)

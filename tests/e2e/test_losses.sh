@@ -97,6 +97,22 @@ ends_once() {
 }
 check raw_thread_end_written_once ends_once raw.exp rawasm.exp rloopasm.exp rloopfast.exp
 
+# Ten raw threads one after another, each on the first's thread id (given
+# through ns_last_pid, which a pid namespace of one's own lets a user set),
+# each burning 20 ms of its CPU: ten lives, each with its THREAD_START and
+# its THREAD_END (the slot is keyed by the thread's robust list, which the
+# kernel resets at every clone: col_rawthread.c).  The build before took
+# the ten for one thread: 1 START and 1 END for that id.
+if unshare -Urpf --mount-proc sh -c 'echo 300 >/proc/sys/kernel/ns_last_pid' 2>/dev/null; then
+	unshare -Urpf --mount-proc "$TALLY" record -o reuse.exp ./rawclone asmreuse 10 20 >reuse.out 2>reuse.err
+	check raw_thread_reused_id_lives_apart sh -c '
+		cat reuse.out reuse.err; grep -qx "same tid 10 of 10" reuse.out || exit 1
+		python3 -m tally_proc threads reuse.exp | sort | uniq -c | tee reuse.count
+		grep -q "^ *10 start " reuse.count && grep -q "^ *10 end " reuse.count'
+else
+	skip raw_thread_reused_id_lives_apart "no pid namespace of one's own with a writable ns_last_pid (unshare -Urpf --mount-proc)"
+fi
+
 # A thread that makes and joins 15,000 short threads by raw clone: Linux
 # swaps the perf contexts of the creator and a child on a CPU, and the
 # child takes the creator's progress through the period as it exits.  The
