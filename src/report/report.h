@@ -246,10 +246,18 @@ const char *report_func_label(const struct model *m, uint32_t f, char *buf, size
 /* A thread's name for the thread tables: its own (THREAD_NAME), else its
  * start routine's label, else "". */
 const char *report_thread_label(const struct model *m, const struct model_thread *th, char *buf, size_t len);
-/* The columns a table of threads starts with: Process (with several
- * processes), TID, Thread; and their cells for th, in a row begun. */
+/* The columns of a table of threads that name the thread: Process (with
+ * several processes), TID, Thread; and their cells for th, in a row begun,
+ * the Thread cell its label (report_thread_label).  Every thread table
+ * writes them here, so each names its threads alike (keys process, tid,
+ * thread). */
 void report_thread_cols(struct report_table *t, const struct model *m);
 void report_thread_cells(struct report_table *t, const struct model *m, const struct model_thread *th);
+/* The same cells with `thread` in the Thread cell: a table that shows the
+ * start routine apart gives the thread's own name; a row that goes on
+ * with the thread of the row above, "". */
+void report_thread_cells_as(struct report_table *t, const struct model *m, const struct model_thread *th,
+			    const char *thread);
 /* A thread's lifetime in ns, from its start to its end (its process's end
  * when it did not end before it), or 0 when either is unknown. */
 uint64_t report_thread_lifetime(const struct model *m, const struct model_thread *th);

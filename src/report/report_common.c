@@ -41,14 +41,20 @@ void report_thread_cols(struct report_table *t, const struct model *m)
 	report_col(t, "thread", "Thread", COL_STR);
 }
 
+void report_thread_cells_as(struct report_table *t, const struct model *m, const struct model_thread *th,
+			    const char *thread)
+{
+	if (m->nprocs > 1)
+		report_str(t, m->procs[th->proc].label);
+	report_u64(t, th->tid);
+	report_str(t, thread);
+}
+
 void report_thread_cells(struct report_table *t, const struct model *m, const struct model_thread *th)
 {
 	char buf[512];
 
-	if (m->nprocs > 1)
-		report_str(t, m->procs[th->proc].label);
-	report_u64(t, th->tid);
-	report_str(t, report_thread_label(m, th, buf, sizeof(buf)));
+	report_thread_cells_as(t, m, th, report_thread_label(m, th, buf, sizeof(buf)));
 }
 
 uint64_t report_thread_lifetime(const struct model *m, const struct model_thread *th)

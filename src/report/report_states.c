@@ -152,14 +152,16 @@ static size_t tops_of(const struct model *m, const struct model_state_stack *con
 	return k;
 }
 
+/* A row of the thread's state mm: its first names the thread (`first`),
+ * the ones under it (its stacks) leave the Thread cell empty. */
 static void state_row(struct report_table *t, const struct model *m, const struct model_thread *th,
-		      const char *thread, enum model_metric mm, uint64_t ns, const char *where)
+		      bool first, enum model_metric mm, uint64_t ns, const char *where)
 {
 	report_row(t);
-	if (m->nprocs > 1)
-		report_str(t, m->procs[th->proc].label);
-	report_u64(t, th->tid);
-	report_str(t, thread);
+	if (first)
+		report_thread_cells(t, m, th);
+	else
+		report_thread_cells_as(t, m, th, "");
 	report_str(t, model_metric_info(mm)->name);
 	report_u64(t, ns);
 	report_pct(t, report_pct_of(ns, th->v[MODEL_WALL]));
@@ -168,7 +170,7 @@ static void state_row(struct report_table *t, const struct model *m, const struc
 
 void report_states(struct report_doc *d, const struct model *m)
 {
-	char name[512], buf[4096];
+	char buf[4096];
 
 	if (!(m->present & (1u << MODEL_WALL))) {
 		report_note(d, "No thread states: record with tally record --states.");
@@ -186,10 +188,7 @@ void report_states(struct report_doc *d, const struct model *m)
 		by[i] = &m->state_stacks[i];
 	qsort(by, m->nstate_stacks, sizeof(*by), cmp_group);
 	struct report_table *t = report_table_new("states", "Thread states");
-	if (m->nprocs > 1)
-		report_col(t, "process", "Process", COL_STR);
-	report_col(t, "tid", "TID", COL_U64);
-	report_col(t, "thread", "Thread", COL_STR);
+	report_thread_cols(t, m);
 	report_col(t, "state", "State", COL_STR);
 	report_col(t, "seconds", "Time s", COL_SEC);
 	report_col(t, "pct", "% wall", COL_PCT);
@@ -205,7 +204,7 @@ void report_states(struct report_doc *d, const struct model *m)
 			enum model_metric mm = states[k];
 			if (!th->v[mm])
 				continue;
-			state_row(t, m, th, report_thread_label(m, th, name, sizeof(name)), mm, th->v[mm], "(all)");
+			state_row(t, m, th, true, mm, th->v[mm], "(all)");
 			size_t g = at;
 			while (g < m->nstate_stacks && by[g]->thread == i && by[g]->metric < (uint32_t)mm)
 				g++;
@@ -214,7 +213,7 @@ void report_states(struct report_doc *d, const struct model *m)
 				n++;
 			n = tops_of(m, by + g, n, tops);
 			for (size_t j = 0; j < n && j < TOP_STACKS; j++)
-				state_row(t, m, th, "", mm, tops[j].ns, stack_text(m, tops[j].entry, buf, sizeof(buf)));
+				state_row(t, m, th, false, mm, tops[j].ns, stack_text(m, tops[j].entry, buf, sizeof(buf)));
 		}
 	}
 	report_table_emit(d, t);

@@ -20,10 +20,7 @@ void report_threads(struct report_doc *d, const struct model *m, const struct re
 	report_col(t, "kernel_cpu", "Kernel CPU s", COL_SEC);
 	report_col(t, "collector_cpu", "Collector s", COL_SEC);
 	report_col(t, "handler_p99_ns", "Handler p99 ns", COL_U64);
-	if (m->nprocs > 1)
-		report_col(t, "process", "Process", COL_STR);
-	report_col(t, "tid", "TID", COL_U64);
-	report_col(t, "name", "Thread", COL_STR);
+	report_thread_cols(t, m);
 	report_col(t, "start", "Start routine", COL_STR);
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct model_thread *th = &m->threads[i];
@@ -33,10 +30,8 @@ void report_threads(struct report_doc *d, const struct model *m, const struct re
 		report_u64(t, th->src ? th->src->cpu_ns : 0);
 		report_u64(t, th->src ? th->src->collector_ns : 0);
 		report_u64(t, th->src && th->src->handler_hist ? exp_cost_quantile(th->src->handler_hist, 990) : 0);
-		if (m->nprocs > 1)
-			report_str(t, m->procs[th->proc].label);
-		report_u64(t, th->tid);
-		report_str(t, th->src ? th->src->name : "");
+		/* Its own name: the start routine has a column of its own. */
+		report_thread_cells_as(t, m, th, th->src ? th->src->name : "");
 		report_str(t, th->routine ? report_func_label(m, th->routine, buf, sizeof(buf))
 					  : (th->src && th->src->start_routine == 0 &&
 					     th->tid == m->procs[th->proc].src->pid ? "(main thread)" : ""));

@@ -68,7 +68,7 @@ check heapscale_short_threads_share_tables sh -c "
 	test \$($W thr.txt thread_site) -eq 1000 && test \$bytes -lt 1048576 &&
 	\"\$TALLY\" report thr.exp --threads --format csv >thr.csv && python3 -c '
 import csv
-rows = [r for r in csv.DictReader(open(\"thr.csv\")) if r[\"name\"] != \"\" and r[\"start\"] != \"(main thread)\"]
+rows = [r for r in csv.DictReader(open(\"thr.csv\")) if r[\"thread\"] != \"\" and r[\"start\"] != \"(main thread)\"]
 ones = sum(1 for r in rows if r[\"excl_heap.count\"] == \"1\")
 print(ones, \"threads with their one allocation of\", len(rows))
 assert ones == 1000, ones'"

@@ -92,6 +92,24 @@ for t in o[\"thread_states\"]:
     before += coll.get(t[\"tid\"], 0)
     assert 97 - 100 * before / (t[\"lifetime\"] or 1) <= t[\"accounted_pct\"] <= 100.5, (t, before)
 '"
+# Every table of threads names them by the same columns, written in one
+# place (report_thread_cols): the threads table, the states overview and
+# the states view each have tid and thread, and a thread with a name of
+# its own has it in all three (before: the threads table's was "name").
+check states_thread_columns_alike sh -c "\"\$TALLY\" report phases.exp --threads --format json >cols_t.json &&
+	\"\$TALLY\" report phases.exp --format json >cols_o.json && \"\$TALLY\" report phases.exp --states --format json >cols_s.json &&
+	python3 -c '
+import json
+th = json.load(open(\"cols_t.json\"))[\"threads\"]
+ov = json.load(open(\"cols_o.json\"))[\"thread_states\"]
+st = json.load(open(\"cols_s.json\"))[\"states\"]
+for name, rows in ((\"threads\", th), (\"thread_states\", ov), (\"states\", st)):
+    assert rows and all(\"tid\" in r and \"thread\" in r for r in rows), (name, rows[:1])
+own = {r[\"tid\"]: r[\"thread\"] for r in th if r[\"thread\"]}
+named = [r for r in ov + [r for r in st if r[\"thread\"]] if r[\"tid\"] in own]
+assert named and all(r[\"thread\"] == own[r[\"tid\"]] for r in named), (own, named[:3])
+print(len(th), \"threads\", own)
+'"
 check states_view_shows_states_and_stacks sh -c "\"\$TALLY\" report phases.exp --states >view.txt &&
 	grep -q 'wait.io .*read <- phase_read <- measure' view.txt &&
 	grep -q 'wait.sleep .*clock_nanosleep <- __nanosleep <- phase_sleep' view.txt &&
