@@ -308,12 +308,19 @@ int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
 	/* glibc's clone, past our interposer (no CLONE_THREAD: it would only
 	 * pass the call on); the table is resolved by now but for a first
 	 * call, where the helper is done without. */
+	/* The thread sleeps while its helper runs: those voluntary context
+	 * switches are tally's, not the program's (col_sched.c). */
+	struct col_thread *t = col_thread_self_sigsafe();
+	struct rusage before, after;
+	bool counted = t && col_syscall(SYS_getrusage, RUSAGE_THREAD, &before) == 0;
 	long pid = col_real.clone ? COL_REAL(clone)(aside_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s)
 				  : -1;
 	if (pid > 0)       /* exit signal 0: reaped here, never seen by the program's wait() */
 		col_syscall(SYS_wait4, pid, NULL, __WCLONE, NULL);
 	else
 		s.rc = COL_FDS_NO_HELPER;
+	if (counted && col_syscall(SYS_getrusage, RUSAGE_THREAD, &after) == 0 && after.ru_nvcsw > before.ru_nvcsw)
+		t->collector_switches += (uint64_t)(after.ru_nvcsw - before.ru_nvcsw);
 	col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	errno = saved;
 	return s.rc;

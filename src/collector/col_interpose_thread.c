@@ -26,12 +26,14 @@
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_thread.h"
+#include "collector/col_time.h"
 #include "format/exp_launch.h"
 
 struct start_arg {
 	void *(*fn)(void *);
 	void *arg;
 	pid_t creator;
+	uint64_t created_ns;           /* when pthread_create was called */
 	_Atomic int used;
 };
 
@@ -76,10 +78,13 @@ static void *thread_wrapper(void *p)
 	void *(*fn)(void *) = a->fn;
 	void *arg = a->arg;
 	pid_t creator = a->creator;
+	uint64_t created_ns = a->created_ns;
 	void *ret;
 
 	atomic_store(&a->used, 0);
-	col_thread_attach((uint64_t)(uintptr_t)fn, creator);
+	struct col_thread *t = col_thread_attach((uint64_t)(uintptr_t)fn, creator);
+	if (t)
+		t->created_ns = created_ns;
 	log_entry_caller((uint64_t)(uintptr_t)__builtin_return_address(0));
 	col_objects_rescan(0);        /* objects loaded behind our back (NSS, ...) */
 	pthread_cleanup_push(thread_cleanup, NULL);
@@ -101,6 +106,7 @@ COL_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
 	a->fn = fn;
 	a->arg = arg;
 	a->creator = col_sys_gettid();
+	a->created_ns = col_now_ns_sigsafe();
 	/* From here another thread may open files: the collector's one-use
 	 * descriptors go aside (col_fds_aside).  Said before the thread runs,
 	 * not by the thread itself (col_thread.c live_add): the creator's

@@ -8,10 +8,14 @@
  * thread holds its file open already (col_states.c): col_sched_write_text
  * takes its text, with no open and for any thread.  Else the files are
  * opened by /proc/TID, not /proc/thread-self: the helper that opens them
- * aside (col_fds_use) is a task of its own.  Sigsafe file.
+ * aside (col_fds_use) is a task of its own.  A thread's context switches
+ * (THREAD_SWITCHES, getrusage) are written as it ends too: they say whether
+ * a short thread needs its file read at all.  Sigsafe file.
  */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
@@ -49,6 +53,35 @@ static int read_all(void *arg)
 		r->text[i][got > 0 ? got : 0] = 0;
 	}
 	return rc;
+}
+
+uint64_t col_sched_program_switches(const struct col_thread *t)
+{
+	struct rusage ru;
+
+	if (!t || col_syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_nvcsw > t->collector_switches ? (uint64_t)ru.ru_nvcsw - t->collector_switches : 0;
+}
+
+bool col_sched_switches_now(struct col_thread *t, struct exp_thread_switches *rec)
+{
+	struct rusage ru;
+
+	if (!t || col_syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+		return false;
+	/* Since its routine began, less tally's own (a helper's clone
+	 * waited for: col_fds_aside; the set-up before the routine). */
+	uint64_t now = (uint64_t)ru.ru_nvcsw > t->collector_switches ? (uint64_t)ru.ru_nvcsw - t->collector_switches : 0;
+	uint64_t vol = now > t->routine_switches ? now - t->routine_switches : 0;
+	*rec = (struct exp_thread_switches){ 0, (uint32_t)t->tid, col_now_ns_sigsafe(), vol, (uint64_t)ru.ru_nivcsw,
+					     t->created_ns && t->born_ns > t->created_ns ? t->born_ns - t->created_ns : 0 };
+	return true;
+}
+
+void col_sched_write_switches(struct col_thread *t, const struct exp_thread_switches *rec)
+{
+	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_SWITCHES, rec, sizeof(*rec));
 }
 
 void col_sched_write_text(struct col_thread *via, pid_t tid, const char *text)

@@ -16,13 +16,30 @@
 
 struct col_thread;
 struct exp_thread_sched;
+struct exp_thread_switches;
 
 #define COL_SCHED_BATCH 64         /* threads read in one helper (col_fds_use) */
-/* Only threads that lived this long are read: opening a thread's /proc
- * entry costs it 0.4-0.9 ms of wall time as it exits (the kernel releases
- * the entry; 35 us of CPU; measured with a bare program at load 9), at
- * most 2% of such a thread's life.  The analyzer names the threads without. */
+/* Threads that lived this long are read: opening a thread's /proc entry
+ * costs it 0.4-0.9 ms of wall time as it exits (the kernel releases the
+ * entry; 35 us of CPU; measured with a bare program at load 9), at most 2%
+ * of such a thread's life.  A shorter one is read only if it slept
+ * (col_sched_write_switches): one that never did needs no read.  The
+ * analyzer names the threads without. */
 #define COL_SCHED_MIN_NS 50000000ull
+
+/* The calling thread `t`, ending: its context switches now (getrusage
+ * RUSAGE_THREAD, one system call, no file) into *rec, read before tally's
+ * end of the thread (which may block: a helper's clone), and written as a
+ * THREAD_SWITCHES record.  False if they could not be read.  A thread that
+ * never slept waited for a CPU all its life off one, which the analyzer
+ * knows without schedstat; only one that slept (rec->voluntary) needs it
+ * read to split its time off the CPU.  Sigsafe. */
+bool col_sched_switches_now(struct col_thread *t, struct exp_thread_switches *rec);
+void col_sched_write_switches(struct col_thread *t, const struct exp_thread_switches *rec);
+
+/* The calling thread t's voluntary context switches so far, less those
+ * in tally's helpers (0 if not read).  Sigsafe. */
+uint64_t col_sched_program_switches(const struct col_thread *t);
 
 /* Read the schedstat of threads tids[0..n) (n at most COL_SCHED_BATCH) and
  * write a THREAD_SCHED record for each through thread `via`'s cursor; a

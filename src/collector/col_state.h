@@ -140,6 +140,12 @@ struct col_thread {
 	                                  since the clock's start (col_clock.c) */
 	int live_slot;                 /* its place in col_thread.c's list of live threads, -1 */
 	uint64_t born_ns;              /* CLOCK_MONOTONIC at its THREAD_START */
+	uint64_t created_ns;           /* ... at its pthread_create call (0: not known) */
+	uint64_t routine_switches;     /* its voluntary context switches less tally's
+	                                  as its routine began (col_sched.c: those of
+	                                  tally's set-up are not the program's sleeps) */
+	uint64_t collector_switches;   /* its voluntary context switches in tally's
+	                                  helpers (col_fds_aside waits for each) */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	uint64_t samples;
 	uint64_t busy_seen_ns;         /* its clock when our signal last found it busy in

@@ -389,6 +389,9 @@ void col_thread_detach(void)
 		col_thread_set_self(NULL);
 		return;
 	}
+	/* Its context switches before tally's end of it, which may block. */
+	struct exp_thread_switches switches;
+	bool have_switches = col_sched_switches_now(t, &switches);
 	/* The tracers' last records while the thread can still write. */
 	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
 		void (*fn)(void) = atomic_load(&col_proc.thread_end[i]);
@@ -412,9 +415,14 @@ void col_thread_detach(void)
 	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	col_thread_write_cost(t, t);
 	col_data_blocks_thread_end(t);
+	/* Its switches; its schedstat if it lived long, or slept: a short
+	 * thread that never slept waited for a CPU all its time off one. */
+	bool slept = have_sched || !have_switches || switches.voluntary > 0;
+	if (have_switches)
+		col_sched_write_switches(t, &switches);
 	if (have_sched)
 		col_sched_write_text(t, t->tid, sched);
-	else if (rec.time_ns - t->born_ns >= COL_SCHED_MIN_NS)
+	else if (rec.time_ns - t->born_ns >= COL_SCHED_MIN_NS || slept)
 		col_sched_write(t, &t->tid, 1);
 	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
@@ -436,8 +444,10 @@ void col_thread_routine_starts(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
 
-	if (t)
+	if (t) {
 		t->in_wrapper = false;
+		t->routine_switches = col_sched_program_switches(t);
+	}
 }
 
 void col_thread_hold_for_end(void)

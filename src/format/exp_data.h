@@ -81,6 +81,10 @@ struct exp_thread_ev {
 	uint64_t sched_cpu_ns;           /* from THREAD_SCHED: on a CPU, and */
 	uint64_t run_delay_ns;           /* waiting for one (the kernel's schedstat) */
 	bool has_sched;                  /* a THREAD_SCHED record was read */
+	uint64_t voluntary_switches;     /* from THREAD_SWITCHES: times it slept or blocked, */
+	uint64_t involuntary_switches;   /* and was preempted (the kernel's, at its end) */
+	uint64_t start_wait_ns;          /* from its creation to its start (THREAD_SWITCHES) */
+	bool has_switches;               /* a THREAD_SWITCHES record was read */
 	uint64_t collector_ns;           /* from THREAD_COST: the collector's CPU time */
 	uint64_t handlers, handler_max_ns;   /* handler runs timed, the longest */
 	uint64_t *handler_hist;          /* EXP_COST_BUCKETS counts (exp_cost.h), or NULL */

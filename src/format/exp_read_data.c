@@ -449,6 +449,22 @@ static int take_thread_sched(struct loader *l, struct exp_file *f, const struct 
 	return 0;
 }
 
+static int take_thread_switches(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+				struct exp_error *err)
+{
+	struct exp_thread_switches ts;
+
+	memcpy(&ts, r->p, sizeof(ts));
+	struct exp_thread_ev *t = thread_of(l, ts.tid);
+	if (!t)
+		return nomem(err, f->path);
+	t->voluntary_switches = ts.voluntary;
+	t->involuntary_switches = ts.involuntary;
+	t->start_wait_ns = ts.start_wait_ns;
+	t->has_switches = true;
+	return 0;
+}
+
 static int take_thread_cost(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			    struct exp_error *err)
 {
@@ -941,6 +957,8 @@ static const struct rec_type {
 				 take_thread_end },
 	[EXP_REC_THREAD_SCHED] = { "thread-sched", EXP_FILE_THREADS, sizeof(struct exp_thread_sched), false,
 				   false, take_thread_sched },
+	[EXP_REC_THREAD_SWITCHES] = { "thread-switches", EXP_FILE_THREADS, sizeof(struct exp_thread_switches),
+				      false, false, take_thread_switches },
 	[EXP_REC_THREAD_COST] = { "thread-cost", EXP_FILE_THREADS, sizeof(struct exp_thread_cost), true, false,
 				  take_thread_cost },
 	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, false, COPY(heap) },

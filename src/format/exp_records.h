@@ -121,6 +121,7 @@ enum exp_rec_type {
 	EXP_REC_JIT_INLINE = 62,
 	EXP_REC_DATA_SAMPLE_SRC = 63,
 	EXP_REC_THREAD_SCHED = 64,
+	EXP_REC_THREAD_SWITCHES = 65,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -342,6 +343,27 @@ struct exp_thread_sched {
 	uint64_t cpu_ns;
 	uint64_t run_delay_ns;
 	uint64_t slices;
+};
+
+/* EXP_REC_THREAD_SWITCHES, 40 bytes, in threads.dat when a thread ends
+ * (not for one still running at the process's end): its context switches,
+ * the kernel's (getrusage RUSAGE_THREAD).  A thread with no voluntary one
+ * never slept: its life less its CPU was all waiting for a CPU.  A new
+ * type, not a longer THREAD_END: an older reader skips it.
+ *   0 4 word; 4 4 tid; 8 8 time_ns (when read);
+ *  16 8 voluntary     times it left the CPU to sleep or block (ru_nvcsw),
+ *                     since its start routine began (not tally's set-up)
+ *  24 8 involuntary   times it was preempted (ru_nivcsw), all its life
+ *  32 8 start_wait_ns from its pthread_create call to its THREAD_START (0:
+ *                     not known): its first wait for a CPU, which its
+ *                     schedstat's run delay holds but its life does not */
+struct exp_thread_switches {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t voluntary;
+	uint64_t involuntary;
+	uint64_t start_wait_ns;
 };
 
 /* EXP_REC_THREAD_COST, 40 + 4 * nbuckets bytes (padded to 8), in threads.dat
@@ -1394,6 +1416,7 @@ enum exp_counter {
 _Static_assert(sizeof(struct exp_thread_start) <= EXP_PROC_REC_MAX, "THREAD_START outgrew the process file");
 _Static_assert(sizeof(struct exp_thread_end) <= EXP_PROC_REC_MAX, "THREAD_END outgrew the process file");
 _Static_assert(sizeof(struct exp_thread_sched) <= EXP_PROC_REC_MAX, "THREAD_SCHED outgrew the process file");
+_Static_assert(sizeof(struct exp_thread_switches) <= EXP_PROC_REC_MAX, "THREAD_SWITCHES outgrew the process file");
 _Static_assert(sizeof(struct exp_proc_sample) <= EXP_PROC_REC_MAX, "PROC_SAMPLE outgrew the process file");
 _Static_assert(((sizeof(struct exp_thread_cost) + 4 * EXP_COST_BUCKETS + 7) & ~7ul) <= EXP_PROC_REC_MAX,
 	       "THREAD_COST with every bucket outgrew the process file");

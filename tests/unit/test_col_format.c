@@ -419,8 +419,9 @@ static void missing_stacks_are_counted(void)
 	unlink(path);
 }
 
-/* A thread's end and its schedstat (THREAD_SCHED), written by the
- * collector's writer, come back on its exp_thread_ev. */
+/* A thread's end, its schedstat (THREAD_SCHED) and its context switches
+ * (THREAD_SWITCHES), written by the collector's writer, come back on its
+ * exp_thread_ev. */
 static void thread_sched_roundtrip(void)
 {
 	struct exp_file_writer w;
@@ -429,6 +430,7 @@ static void thread_sched_roundtrip(void)
 	struct exp_thread_start ts = { 0, 9, 1000, 0, 0, 0, "main" };
 	struct exp_thread_end te = { 0, 9, 90001000, 70000000, 70 };
 	struct exp_thread_sched sc = { 0, 9, 90002000, 70100000, 12000000, 33 };
+	struct exp_thread_switches sw = { 0, 9, 90000500, 4, 7, 250000 };
 	struct exp_experiment e;
 	struct exp_error err;
 	char path[128];
@@ -437,6 +439,7 @@ static void thread_sched_roundtrip(void)
 	CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_START, &ts, sizeof(ts)) == 0);
 	CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_END, &te, sizeof(te)) == 0);
 	CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_SCHED, &sc, sizeof(sc)) == 0);
+	CHECK(exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_SWITCHES, &sw, sizeof(sw)) == 0);
 	exp_cursor_release_sigsafe(&c);
 	exp_writer_close(&w);
 	close(fd);
@@ -444,6 +447,8 @@ static void thread_sched_roundtrip(void)
 	const struct exp_thread_ev *t = e.nprocs && e.procs[0].nthreads == 1 ? &e.procs[0].threads[0] : NULL;
 	CHECK(t && t->has_sched && t->sched_cpu_ns == 70100000 && t->run_delay_ns == 12000000 &&
 	      t->cpu_ns == 70000000 && t->end_ns == 90001000);
+	CHECK(t && t->has_switches && t->voluntary_switches == 4 && t->involuntary_switches == 7 &&
+	      t->start_wait_ns == 250000);
 	CHECK(e.nprocs && e.procs[0].damage.places == 0);
 	exp_experiment_free(&e);
 	snprintf(path, sizeof(path), "%s/threads.dat", dir);
