@@ -545,7 +545,8 @@ struct model {
 	                              running stretch's samples stand for on the path
 	                              (0: shared in full, with --states or without weights) */
 	uint32_t crit_sched_threads;   /* ... threads whose bound was their schedstat (THREAD_SCHED:
-	                              CPU and run delay over sampled CPU, their rest <off CPU>) */
+	                              CPU and run delay over sampled CPU, their rest <off CPU>),
+	                              or their running wall time (THREAD_SWITCHES: never slept) */
 	uint32_t crit_guess_threads;   /* ... threads whose bound was the stretch above */
 	uint64_t crit_unknown_ns[MODEL_CRIT_KINDS];   /* waits on the path whose waker
 	                              is not known, by kind (report_critical.c says why) */

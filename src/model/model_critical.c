@@ -44,7 +44,10 @@
  * more than twice its thread's average loses the excess to <not sampled>.
  *
  * A thread whose schedstat was read at its end (THREAD_SCHED: its CPU
- * and its wait for a CPU, the kernel's) needs no guess: its stretch is
+ * and its wait for a CPU, the kernel's), or that never slept (THREAD_SWITCHES:
+ * no voluntary context switch, so its running wall time was all CPU and
+ * waiting for one; the collector reads schedstat for a short thread only
+ * if it slept) needs no guess: its stretch is
  * exactly its ratio of CPU and run delay to its sampled CPU, so its
  * samples stand for what it ran or waited to run, and the rest of its
  * segments, off the CPU, is <off CPU> (waiting: asleep or blocked in a
@@ -245,7 +248,9 @@ static uint64_t beyond_samples(struct walk *w, uint32_t tid, uint64_t on, uint64
 {
 	struct tstretch *sched = NULL;
 	double k = w->stretch ? stretch_at(w, tid, &sched) : 0;
-	double most = k * (double)(cpu + last);
+	/* the kernel's ratio holds the tail after a thread's last sample
+	 * already; a guessed one gets a period more for it */
+	double most = k * (double)(sched ? cpu : cpu + last);
 
 	if (k <= 0 || most >= (double)on)
 		return 0;
@@ -316,6 +321,19 @@ static int cmp_tstretch(const void *a, const void *b)
 	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
 }
 
+/* What a thread's samples stand for (THREAD_SCHED): its CPU and its wait
+ * for a CPU, less its first wait, before its life began (THREAD_SWITCHES),
+ * and less the collector's CPU in it, which no sample weighs, with its
+ * share of the wait (the kernel gives the sum of the waits, not where
+ * each fell: taken as spread with the CPU). */
+static uint64_t sched_busy(const struct exp_thread_ev *th)
+{
+	uint64_t delay = th->run_delay_ns > th->start_wait_ns ? th->run_delay_ns - th->start_wait_ns : 0;
+	uint64_t own = th->sched_cpu_ns > th->collector_ns ? th->sched_cpu_ns - th->collector_ns : 0;
+
+	return own + (uint64_t)((double)delay * (double)own / (double)th->sched_cpu_ns);
+}
+
 /* Without --states (see the top): each thread's stretch into w->tstretch
  * (by index in p->threads), the process's in w->stretch; both 0 when no
  * sample has a weight (an older writer).  0, or -1 out of memory. */
@@ -354,11 +372,17 @@ static int stretch_of(struct walk *w)
 		if (t[k].ratio < 1)
 			t[k].ratio = 1;
 		if (th->has_sched && th->sched_cpu_ns) {
-			t[k].sched = (double)(th->sched_cpu_ns + th->run_delay_ns) / (double)t[k].cpu;
+			uint64_t busy = sched_busy(th);
+			t[k].sched = (double)busy / (double)t[k].cpu;
 			if (t[k].sched < 1)
 				t[k].sched = 1;
-			uint64_t busy = th->sched_cpu_ns + th->run_delay_ns;
 			t[k].off_left = run > busy ? run - busy : 0;
+			w->b->m->crit_sched_threads++;
+		} else if (th->has_switches && !th->voluntary_switches) {
+			/* it never slept: its running wall time was all on a
+			 * CPU or waiting for one (THREAD_SWITCHES) */
+			t[k].sched = t[k].ratio;
+			t[k].off_left = 0;
 			w->b->m->crit_sched_threads++;
 		} else {
 			w->b->m->crit_guess_threads++;

@@ -89,9 +89,11 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 	if (m->crit_stretch > 0 && m->crit_sched_threads)
 		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
 			       "times their thread's ratio of CPU and wait for a CPU (the kernel's schedstat "
-			       "at its end) to sampled CPU; the rest is <off CPU> (asleep or blocked where no "
-			       "tracer looked: --states says where)%s.",
-			    m->crit_guess_threads ? "; for threads without schedstat (under 50 ms, or none), as below" : "");
+			       "at its end, or its running wall time if it never slept) to sampled CPU; the "
+			       "rest is <off CPU> (asleep or blocked where no tracer looked: --states says "
+			       "where)%s.",
+			    m->crit_guess_threads ? "; for threads without either (no schedstat here, still running "
+						    "at the end, or recorded by an older tally), as below" : "");
 	if (m->crit_stretch > 0 && m->crit_guess_threads)
 		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
 			       "times twice their thread's ratio of running wall time to CPU (at most 4 "

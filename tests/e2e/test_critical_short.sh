@@ -22,7 +22,7 @@
 cd "$T"
 cc -O2 -g -pthread -I"$PROGS" -o shortjoin "$PROGS/shortjoin.c"
 
-NAMES="critical_short_switches_recorded"
+NAMES="critical_short_switches_recorded critical_short_slow_work_on_path critical_short_slow_work_with_spinners critical_short_bound_close_to_gain"
 if [ ! -r /proc/thread-self/schedstat ]; then
 	for c in $NAMES; do
 		skip $c "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
@@ -122,3 +122,6 @@ if what == 'bound':
 PY
 
 check critical_short_switches_recorded sh -c "cat quiet.err; python3 short.py records quiet"
+check critical_short_slow_work_on_path sh -c "cat quiet.own quiet.err; python3 short.py path quiet"
+check critical_short_slow_work_with_spinners sh -c "cat spun.own spun.err; python3 short.py path spun"
+check critical_short_bound_close_to_gain sh -c "cat bare1.*.txt bare2.*.txt; python3 short.py bound"
