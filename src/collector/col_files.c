@@ -569,6 +569,9 @@ void col_files_defer(void)
 	for (int i = 0; i < EXP_CTR_COUNT_; i++)
 		atomic_store(&deferred_counters[i], 0);
 	col_proc.counters = deferred_counters;
+	/* No log until the file is made: the identity left is the parent's
+	 * log's, which a line opened by path (lean) would have passed. */
+	col_proc.log_dev = col_proc.log_ino = 0;
 	atomic_store(&deferred, 1);
 }
 

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * test_col_deferred.c — a fork child's files while they wait for its first
+ * write (col_files_defer, col_files_open_deferred_sigsafe): no line of its
+ * reaches its parent's log.  Steps as the fork handler takes them
+ * (col_descend.c, on_fork_child), on files in a scratch directory.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/col_files.h"
+#include "collector/col_fds.h"
+#include "collector/col_log.h"
+#include "collector/col_state.h"
+#include "testhelp.h"
+
+static char dir[64];
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The parent's log, P, still open and named, with its identity: the
+ * collector lean (its files opened by path for each use, as under a
+ * descriptor limit it cannot rise above).  Then the fork handler's steps:
+ * the files closed, the child's deferred.  A line written before the
+ * child's file exists finds no log of its own; before, the identity left
+ * was P's, so a log opened by path passed the check as the child's (in the
+ * real fork the path names the child's file by then, which is not there:
+ * the identity is what let P through). */
+static void deferred_line_never_reaches_parent_log(void)
+{
+	char parent[128];
+	struct stat st;
+	struct rlimit rl;
+
+	snprintf(parent, sizeof(parent), "%s/parent-log.txt", dir);
+	int fd = open(parent, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, "parent\n", 7) == 7 && fstat(fd, &st) == 0);
+	CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	rl.rlim_max = rl.rlim_cur;            /* no room above the limit: lean */
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	CHECK(col_fds_go_lean());
+	col_proc.active = true;
+	col_proc.pid = getpid();
+	col_proc.proc_file = true;
+	col_proc.log_fd = fd;
+	col_proc.log_dev = (uint64_t)st.st_dev;
+	col_proc.log_ino = (uint64_t)st.st_ino;
+	snprintf(col_proc.log_path, sizeof(col_proc.log_path), "%s", parent);
+	col_close_files();
+	col_files_defer();
+	col_log_sigsafe("child", "a line before its file exists");
+	CHECKF(size_of(parent) == 7, "the child's line is in its parent's log (%lld bytes)",
+	       (long long)size_of(parent));
+	CHECK(col_proc.log_ino == 0 && col_proc.log_dev == 0);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test_col_deferred.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(deferred_line_never_reaches_parent_log);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return (system(cmd) != 0) | (th_failed_cases != 0);
+}
