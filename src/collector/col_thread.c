@@ -436,8 +436,10 @@ void col_thread_detach(void)
 			exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_ended();
 	col_thread_set_self(NULL);
-	if (!ending)
+	if (!ending) {
+		col_unwind_release_sigsafe(&t->unwind);
 		col_sys_munmap(t, sizeof(*t));
+	}
 }
 
 void col_thread_routine_starts(void)
@@ -541,6 +543,7 @@ void col_thread_reset_after_fork(void)
 		exp_cursor_release_sigsafe(&t->cursor[i]);
 	col_thread_set_ended();
 	col_thread_set_self(NULL);
+	col_unwind_release_sigsafe(&t->unwind);
 	col_sys_munmap(t, sizeof(*t));
 }
 

@@ -31,6 +31,11 @@ struct col_regs {
 };
 
 #define COL_UNWIND_CACHE 512       /* entries per thread, a power of two */
+/* A thread whose traced walks miss the cache more than COL_UNWIND_GROW_AFTER
+ * times (since its object set last changed) takes a mapped cache of
+ * COL_UNWIND_BIG entries instead (col_unwind.c). */
+#define COL_UNWIND_BIG 8192
+#define COL_UNWIND_GROW_AFTER (4 * COL_UNWIND_CACHE)
 
 struct col_unwind_rule {
 	uint64_t pc;               /* lookup pc; 0 = empty slot */
@@ -86,6 +91,8 @@ struct col_unwind_ctx {
 	 * ending the walk.  Never in the signal handler (all registers
 	 * known there). */
 	bool find_fp;
+	uint32_t misses;               /* cache misses of traced walks, this generation */
+	struct col_unwind_rule *big;   /* COL_UNWIND_BIG entries mapped, or NULL: cache */
 	struct col_unwind_rule cache[COL_UNWIND_CACHE];
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];
 };
@@ -121,6 +128,9 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 int col_unwind_traced_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 			      struct col_unwind_prev *prev, uint64_t *pcs, int max,
 			      int *truncated, int *broken);
+
+/* Give back the thread's grown rule cache, if it has one (its end). */
+void col_unwind_release_sigsafe(struct col_unwind_ctx *ctx);
 
 /* The CFA of the frame at return address `ra` (a traced call's caller),
  * with stack pointer `sp` and frame pointer `fp`, by a rule an earlier walk

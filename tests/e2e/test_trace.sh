@@ -31,6 +31,33 @@ import json, sys
 o = json.load(sys.stdin)[\"overview\"]
 assert o[\"heap.leak\"] >= 3000 + 555 + 77, o'"
 
+# 4,096 allocation stacks, each through its own function: more return
+# addresses than the unwinder's per-thread rule cache holds, so its traced
+# walks grow the cache (col_unwind.c); every stack keeps its exact count.
+cc_prog manysites
+"$TALLY" record -F 0 -H -o sites.exp ./manysites 3 >sites.out 2>/dev/null
+"$TALLY" export sites.exp --format collapsed --metric heap.count >sites.txt
+check heap_many_stacks_each_exact sh -c "python3 -c '
+import re
+own = int(open(\"sites.out\").read().split()[1])
+got = {}
+for line in open(\"sites.txt\"):
+    stack, n = line.rsplit(\" \", 1)
+    m = re.search(r\"site_([0-9a-f]{3});alloc_leaf$\", stack)
+    if m:
+        got[int(m.group(1), 16)] = got.get(int(m.group(1), 16), 0) + int(n)
+bad = [(k, v) for k, v in got.items() if v != (k % 3 + 1) * 3]
+assert len(got) == 4096 and not bad and sum(got.values()) == own, (len(got), bad[:5], sum(got.values()), own)'"
+# ... and the rule cache did grow: one mapping of 8,192 rules of 48 bytes.
+if can strace; then
+	check unwind_cache_grows_for_many_stacks sh -c "strace -f -qq -e trace=mmap -o sites.strace \
+		\"\$TALLY\" record -F 0 -H -o sites2.exp ./manysites 3 >/dev/null 2>&1 &&
+		n=\$(grep -c ', 393216, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE' sites.strace);
+		echo \"\$n mappings of the grown cache\" && test \$n -eq 1"
+else
+	skip unwind_cache_grows_for_many_stacks "$why"
+fi
+
 # 3 threads x 200,000 allocations: ~29 MB of records, through the writer's
 # staging windows many times over.
 cc_prog churn -pthread
