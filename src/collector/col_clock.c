@@ -160,6 +160,31 @@ void col_clock_log_way(void)
 /* Open and start the event of thread `tid` (`pid` 0 when it is the caller)
  * the best way this system allows; the first thread finds out which and
  * logs it. */
+struct perf_args {
+	uint64_t period;
+	int excl_kernel;
+	bool sigtrap, inherit;
+	pid_t pid;
+};
+
+static int perf_open_of(void *arg)
+{
+	const struct perf_args *a = arg;
+
+	return perf_open(a->period, a->excl_kernel, a->sigtrap, a->pid, a->inherit);
+}
+
+/* perf_open, its descriptor above the program's limit at once
+ * (col_fd_open_above), before it is enabled or given its owner: a program
+ * thread's open meanwhile gets the number it gets bare, unless it comes
+ * in the two system calls of the move. */
+static int perf_open_above(uint64_t period, int excl_kernel, bool sigtrap, pid_t pid, bool inherit)
+{
+	struct perf_args a = { period, excl_kernel, sigtrap, inherit, pid };
+
+	return col_fd_open_above(perf_open_of, &a);
+}
+
 static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 {
 	int w = atomic_load(&way), excl = atomic_load(&exclude_kernel), fd = -1;
@@ -172,8 +197,8 @@ static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]) && fd < 0; i++) {
 			if ((tries[i].way == WAY_SIGTRAP && debugged) || (tries[i].excl == 0 && (raw || col_proc.attached)))
 				continue;
-			fd = perf_open(period_ns(), tries[i].excl, tries[i].way == WAY_SIGTRAP, pid,
-				       inherit);
+			fd = perf_open_above(period_ns(), tries[i].excl, tries[i].way == WAY_SIGTRAP, pid,
+					     inherit);
 			w = tries[i].way;
 			excl = tries[i].excl;
 		}
@@ -191,7 +216,7 @@ static int open_task_clock(pid_t tid, pid_t pid, bool inherit)
 			atomic_store(&exclude_kernel, 1);
 			col_clock_log_way();
 		}
-		fd = perf_open(period_ns(), excl, w == WAY_SIGTRAP, pid, inherit);
+		fd = perf_open_above(period_ns(), excl, w == WAY_SIGTRAP, pid, inherit);
 		if (fd < 0)
 			return -errno;
 	}

@@ -112,6 +112,20 @@ static int open_counter(int i)
 	return -errno;
 }
 
+/* open_counter for col_fd_open_above: `arg` points to the counter's index. */
+static int open_counter_of(void *arg)
+{
+	return open_counter(*(int *)arg);
+}
+
+/* Counter i of thread state c, kept, is given up: closed, its slot -1. */
+static void drop_counter(struct col_counters_thread *c, int i)
+{
+	col_fd_forget(c->fd[i]);
+	col_sys_close(c->fd[i]);
+	c->fd[i] = -1;
+}
+
 /* The COUNTER_DEF records, by the first thread that opened its counters. */
 static void write_defs(struct col_thread *t)
 {
@@ -146,7 +160,12 @@ void col_counters_thread_start(struct col_thread *t)
 	for (int i = 0; i < EXP_MAX_COUNTERS; i++)
 		c->fd[i] = -1;
 	for (int i = 0; i < col_proc.nevents; i++) {
-		int fd = open_counter(i);
+		/* Above the program's limit at once, enabled and mapped after:
+		 * a program thread's open meanwhile gets the number it gets
+		 * bare, unless it comes in the two system calls of the move. */
+		int fd = col_fd_open_above(open_counter_of, &i);
+		if (fd >= 0)
+			fd = col_fd_keep(fd, &c->fd[i], NULL);
 		if (fd < 0) {
 			col_log_error_sigsafe(col_proc.events[i].name, -fd,
 					      col_real_perf_forbidden()
@@ -158,7 +177,7 @@ void col_counters_thread_start(struct col_thread *t)
 		if (col_real.ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 			col_log_error_sigsafe(col_proc.events[i].name, errno,
 					      "this counter is not sampled in this thread");
-			col_sys_close(fd);
+			drop_counter(c, i);
 			continue;
 		}
 		if (col_proc.events[i].precise) {
@@ -167,13 +186,11 @@ void col_counters_thread_start(struct col_thread *t)
 			if (r == MAP_FAILED) {
 				col_log_error_sigsafe(col_proc.events[i].name, errno,
 						      "its ring buffer: this event is not sampled in this thread");
-				col_sys_close(fd);
+				drop_counter(c, i);
 				continue;
 			}
 			c->ring[i] = r;
 		}
-		c->fd[i] = fd;
-		col_fd_keep(c->fd[i], &c->fd[i], NULL);   /* out of the program's way */
 	}
 	t->counters = c;
 	write_defs(t);

@@ -73,35 +73,59 @@ bool col_fd_ours(int fd)
 
 static atomic_flag raising = ATOMIC_FLAG_INIT;
 
+/* The program's descriptor limit (0 and 0 if it cannot be read). */
+static void limit_read(struct rlimit *rl)
+{
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, rl) != 0)
+		rl->rlim_cur = rl->rlim_max = 0;
+}
+
+/* Raise the soft limit from the program's *rl by COL_FDS_ABOVE (at most
+ * to the hard one): true, with ours in *up, if it was raised (then
+ * `raising` is held until limit_restore); false if the hard limit leaves
+ * no room, the limit is too high for our table, or a raise is already
+ * under way (a signal handler that interrupted one must not take the
+ * raised limit for the program's). */
+static bool limit_raise(const struct rlimit *rl, struct rlimit *up)
+{
+	if (!(rl->rlim_cur < rl->rlim_max && rl->rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE) ||
+	    atomic_flag_test_and_set(&raising))
+		return false;
+	*up = *rl;
+	up->rlim_cur = rl->rlim_max - rl->rlim_cur > COL_FDS_ABOVE ? rl->rlim_cur + COL_FDS_ABOVE : rl->rlim_max;
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, up, NULL) == 0)
+		return true;
+	atomic_flag_clear(&raising);
+	return false;
+}
+
+/* Put the program's limit back; if one of its threads set another
+ * meanwhile, that one is the program's. */
+static void limit_restore(const struct rlimit *rl, const struct rlimit *up)
+{
+	struct rlimit now;
+
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, rl, &now) == 0 &&
+	    (now.rlim_cur != up->rlim_cur || now.rlim_max != up->rlim_max))
+		col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &now, NULL);
+	atomic_flag_clear(&raising);
+}
+
 /* A copy of `fd` above the soft limit, close-on-exec (with `move` false,
- * `fd` itself if it is above already), or -1 when the hard limit leaves no
- * room (`ulimit -n N` sets both), the limit is too high for our table, or a
- * raise is already under way (a signal handler that interrupted one must
- * not take the raised limit for the program's).  Sigsafe. */
+ * `fd` itself if it is above already), or -1 when the limit cannot be
+ * raised (limit_raise; `ulimit -n N` sets both).  Sigsafe. */
 static int dup_above(int fd, bool move)
 {
-	struct rlimit rl, up, now;
+	struct rlimit rl, up;
 	int n = -1;
 
-	if (atomic_flag_test_and_set(&raising))
-		return -1;
-	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
-		rl.rlim_cur = rl.rlim_max = 0;
-	if (!move && rl.rlim_cur && (rlim_t)fd >= rl.rlim_cur) {
-		n = fd;                        /* above already */
-	} else if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE) {
-		up = rl;
-		up.rlim_cur = rl.rlim_max - rl.rlim_cur > COL_FDS_ABOVE ? rl.rlim_cur + COL_FDS_ABOVE : rl.rlim_max;
-		if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0) {
-			n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
-			/* Put the program's limit back; if one of its threads set
-			 * another meanwhile, that one is the program's. */
-			if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, &now) == 0 &&
-			    (now.rlim_cur != up.rlim_cur || now.rlim_max != up.rlim_max))
-				col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &now, NULL);
-		}
+	limit_read(&rl);
+	if (!move && rl.rlim_cur && (rlim_t)fd >= rl.rlim_cur)
+		return fd;                     /* above already */
+	if (limit_raise(&rl, &up)) {
+		n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
+		limit_restore(&rl, &up);
 	}
-	atomic_flag_clear(&raising);
 	return n;
 }
 
@@ -115,6 +139,29 @@ static int dup_high(int fd)
 	if (n < 0)
 		n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
 	return n >= 0 ? n : (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int col_fd_open_above(int (*open_fn)(void *arg), void *arg)
+{
+	struct rlimit rl, up;
+
+	limit_read(&rl);
+	bool raised = limit_raise(&rl, &up);
+	int fd = open_fn(arg);
+	int saved = errno;
+
+	if (raised) {
+		if (fd >= 0 && (rlim_t)fd < rl.rlim_cur) {
+			int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
+			if (n >= 0) {
+				col_syscall(SYS_close, fd);
+				fd = n;
+			}
+		}
+		limit_restore(&rl, &up);
+	}
+	errno = saved;
+	return fd;
 }
 
 int col_fd_keep(int fd, int *where, _Atomic int *users)

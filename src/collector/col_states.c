@@ -167,6 +167,18 @@ static int open_event(pid_t tid)
 	return fd;
 }
 
+/* open_event for col_fd_open_above: `arg` points to the thread id. */
+static int open_event_of(void *arg)
+{
+	return open_event(*(pid_t *)arg);
+}
+
+/* The file at path `arg`, read-only, for col_fd_open_above. */
+static int open_for_reading(void *arg)
+{
+	return col_sys_openat(AT_FDCWD, arg, O_RDONLY | O_CLOEXEC, 0);
+}
+
 /* Map the ring: the header page and `pages` data pages (a power of two). */
 static int map_ring(struct col_states_thread *s, unsigned pages)
 {
@@ -265,7 +277,12 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 		return NULL;
 	}
 	s->schedstat_fd = -1;
-	s->fd = open_event(tid);
+	/* Above the program's limit at once, its ring mapped after: a
+	 * program thread's open meanwhile gets the number it gets bare,
+	 * unless it comes in the two system calls of the move. */
+	s->fd = col_fd_open_above(open_event_of, &tid);
+	if (s->fd >= 0)
+		col_fd_keep(s->fd, &s->fd, NULL);
 	if (s->fd < 0) {
 		int e = -s->fd;
 		int expected = WAY_UNKNOWN;
@@ -289,18 +306,17 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 	if (rc < 0) {
 		col_log_error_sigsafe("states: ring buffer", -rc, "this thread's states are not recorded "
 				      "(perf_event_mlock_kb, ulimit -l)");
+		col_fd_forget(s->fd);
 		col_sys_close(s->fd);
 		col_sys_munmap(s, sizeof(*s));
 		return NULL;
 	}
-	col_fd_keep(s->fd, &s->fd, NULL);        /* out of the program's way */
 	if (tid) {                               /* /proc/self/task/TID/schedstat */
 		memcpy(path, "/proc/self/task/", 16);
 		int n = col_fmt_u64_sigsafe(path + 16, (uint64_t)tid);
 		memcpy(path + 16 + n, "/schedstat", 11);
 	}
-	s->schedstat_fd = col_sys_openat(AT_FDCWD, tid ? path : "/proc/thread-self/schedstat",
-					 O_RDONLY | O_CLOEXEC, 0);
+	s->schedstat_fd = col_fd_open_above(open_for_reading, tid ? path : (char *)"/proc/thread-self/schedstat");
 	if (s->schedstat_fd < 0)
 		col_log_error_sigsafe("states: schedstat", errno,
 				      "wake-up latencies of this thread count as blocked time");

@@ -17,8 +17,12 @@
  * from a parent would be: the I/O tracer never saw them built), and the
  * other thread adds a pipe to each, one after the other, then again: the
  * tracer reads a set's list from /proc/self/fdinfo at its first epoll_ctl,
- * and opened that file in place.
- * usage: fdnumbers ROUNDS [exec|epoll] */
+ * and opened that file in place.  With `threads`, the other thread makes
+ * and joins threads one after the other, each spinning 0.2 ms of its CPU
+ * (so that sampled ones take a sample): each new thread's perf events
+ * (-c, --states) are opened at the lowest free number and moved high;
+ * "T threads made" follows on stderr.
+ * usage: fdnumbers ROUNDS [exec|epoll|threads] */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <malloc.h>
@@ -30,6 +34,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int done;
@@ -75,6 +80,33 @@ static void *epoll_sets(void *arg)
 	return NULL;
 }
 
+/* A short thread: 0.2 ms of its own CPU. */
+static void *spin_briefly(void *arg)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000);
+	return arg;
+}
+
+static long threads_made;
+
+/* Make and join threads until told to stop. */
+static void *make_threads(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&done, memory_order_relaxed)) {
+		pthread_t s;
+		if (pthread_create(&s, NULL, spin_briefly, NULL) != 0 || pthread_join(s, NULL) != 0)
+			break;
+		threads_made++;
+	}
+	return NULL;
+}
+
 /* Try to exec a file that is not executable until told to stop. */
 static void *exec_fail(void *arg)
 {
@@ -91,6 +123,7 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	bool execs = argc > 2 && !strcmp(argv[2], "exec"), epolls = argc > 2 && !strcmp(argv[2], "epoll");
+	bool threads = argc > 2 && !strcmp(argv[2], "threads");
 
 	mallopt(M_ARENA_MAX, 1);
 	if (execs) {
@@ -112,7 +145,7 @@ int main(int argc, char **argv)
 	if (first < 0)
 		return perror("open"), 1;
 	close(first);
-	if (pthread_create(&t, NULL, execs ? exec_fail : epolls ? epoll_sets : churn, NULL) != 0)
+	if (pthread_create(&t, NULL, execs ? exec_fail : epolls ? epoll_sets : threads ? make_threads : churn, NULL) != 0)
 		return perror("pthread_create"), 1;
 	for (long r = 0; r < rounds; r++) {
 		int fd = open("/dev/null", O_RDONLY);
@@ -124,5 +157,7 @@ int main(int argc, char **argv)
 	atomic_store(&done, 1);
 	pthread_join(t, NULL);
 	printf("%ld of %ld opens elsewhere\n", elsewhere, rounds);
+	if (threads)
+		fprintf(stderr, "%ld threads made\n", threads_made);
 	return elsewhere != 0;
 }
