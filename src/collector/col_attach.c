@@ -763,6 +763,29 @@ static void wait_for_stop(void)
 	}
 }
 
+/* An attach FIFO, for col_fd_open_above. */
+struct fifo_open {
+	const char *path;
+	int flags;
+};
+
+static int open_fifo(void *arg)
+{
+	const struct fifo_open *f = arg;
+
+	return col_sys_openat(AT_FDCWD, f->path, f->flags | O_NONBLOCK | O_CLOEXEC, 0);
+}
+
+/* The FIFO `name` in the request's directory, kept: opened with the limit
+ * raised and moved above it at once (col_fd_open_above; a descriptor for
+ * later use cannot be opened aside), registered as the collector's. */
+static int keep_fifo(char *path, size_t len, const char *name, int flags, int *where)
+{
+	snprintf(path, len, "%s/%s", req_dir, name);
+	struct fifo_open f = { path, flags };
+	return col_fd_keep(col_fd_open_above(open_fifo, &f), where, NULL);
+}
+
 static void *helper_main(void *unused)
 {
 	char path[4200], err[512] = "", msg[600];
@@ -771,13 +794,9 @@ static void *helper_main(void *unused)
 
 	helper_tid = col_sys_gettid();
 	col_syscall(SYS_prctl, PR_SET_NAME, "tally-attach", 0, 0, 0);
-	snprintf(path, sizeof(path), "%s/attach.ack", req_dir);
-	/* Kept for the whole attach: opened in place (a descriptor for later
-	 * use cannot be opened aside) and moved out of the program's way at
-	 * once, registered as the collector's (col_fd_keep). */
-	ack_fd = col_fd_keep(col_sys_openat(AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC, 0), &ack_fd, NULL);
-	snprintf(path, sizeof(path), "%s/attach.ctl", req_dir);
-	ctl_fd = col_fd_keep(col_sys_openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0), &ctl_fd, NULL);
+	/* Kept for the whole attach. */
+	ack_fd = keep_fifo(path, sizeof(path), "attach.ack", O_WRONLY, &ack_fd);
+	ctl_fd = keep_fifo(path, sizeof(path), "attach.ctl", O_RDONLY, &ctl_fd);
 	if (ack_fd < 0 || ctl_fd < 0) {
 		snprintf(msg, sizeof(msg), "error cannot open %s: %s\n", path, strerror(errno));
 		reply(msg);
