@@ -12,6 +12,7 @@
  * objects, so the test re-executes itself with TALLY_EXP set to a scratch
  * experiment directory.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -96,6 +97,53 @@ static void through_libc_qsort(void)
 		if (col_objects_find_sigsafe(set, pcs[i] - 1) != self_exe)
 			foreign++;
 	CHECKF(foreign >= 2, "%d frames outside the test binary", foreign);
+}
+
+/* ---- a .debug_frame copy refilled for another object ---------------------- */
+
+/* A handler holding an older snapshot names an object whose .debug_frame
+ * copy (cfi2) was refilled for another object since: the range's first
+ * word, its fill's number, is no longer the object's, and the unwinder
+ * takes no row from that object.  Here libc's object is given a second
+ * range whose word is first its own number (the walk goes through qsort),
+ * then another (a refill: libc's CFI is not read, and no walk through
+ * qsort, which keeps no frame pointer, reaches sort_caller). */
+static void a_refilled_copy_is_not_read(void)
+{
+	const struct col_object_set *set = col_objects_current_sigsafe();
+	/* By dlsym: taking qsort's address would bind sort_caller's call
+	 * past its lazy PLT entry, which out_of_a_plt_entry needs. */
+	void *q = dlsym(RTLD_DEFAULT, "qsort");
+	const struct col_object *libc = set && q ? col_objects_find_sigsafe(set, (uint64_t)(uintptr_t)q) : NULL;
+	if (!libc || !libc->fde_table || libc->cfi2_lo)
+		SKIP("libc's qsort has no CFI of its own here");
+	size_t bytes = sizeof(*set) + set->n * sizeof(set->obj[0]);
+	struct col_object_set *s = malloc(bytes), *t = malloc(bytes);
+	static uint64_t range[2];
+	CHECK(s && t);
+	memcpy(s, set, bytes);
+	struct col_object *o = &s->obj[libc - set->obj];
+	o->cfi2_lo = (uint64_t)(uintptr_t)range;
+	o->cfi2_hi = o->cfi2_lo + sizeof(range);
+	o->cfi2_fill = 5;
+	range[0] = 5;
+	s->generation = set->generation + 1000;
+	memcpy(t, s, bytes);
+	t->generation = s->generation + 1;      /* no rule cached from the first walk */
+
+	col_objects_publish(s);
+	captured = 0;
+	sort_caller();
+	int before = npcs;
+	bool through = returns_into((void *)sort_caller, 1500) && !broken;
+	range[0] = 6;                          /* refilled for another object */
+	col_objects_publish(t);
+	captured = 0;
+	sort_caller();
+	bool still = returns_into((void *)sort_caller, 1500) && !broken;
+	col_objects_publish(set);
+	CHECKF(through, "%d frames with the object's own fill", before);
+	CHECKF(!still, "%d frames through qsort after the refill (libc's rows read from a range refilled)", npcs);
 }
 
 /* ---- out of a PLT entry -------------------------------------------------- */
@@ -490,6 +538,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	set_stack_bounds();
 	RUN(through_libc_qsort);
+	RUN(a_refilled_copy_is_not_read);
 	RUN(through_signal_frame);
 	RUN(out_of_a_plt_entry);
 	RUN(through_code_without_cfi);
