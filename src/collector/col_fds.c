@@ -150,16 +150,18 @@ int col_fd_open_above(int (*open_fn)(void *arg), void *arg)
 	int fd = open_fn(arg);
 	int saved = errno;
 
-	if (raised) {
-		if (fd >= 0 && (rlim_t)fd < rl.rlim_cur) {
-			int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
-			if (n >= 0) {
-				col_syscall(SYS_close, fd);
-				fd = n;
-			}
+	/* Above the limit raised, else (no room above it: `ulimit -n N`
+	 * sets both) from our start below it. */
+	int to = raised ? (int)rl.rlim_cur : high_start();
+	if (fd >= 0 && fd < to) {
+		int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)to);
+		if (n >= 0) {
+			col_syscall(SYS_close, fd);
+			fd = n;
 		}
-		limit_restore(&rl, &up);
 	}
+	if (raised)
+		limit_restore(&rl, &up);
 	errno = saved;
 	return fd;
 }
