@@ -184,11 +184,13 @@ check procfile_newer_continuation_said_and_skipped sh -c "
 	n=\$(sed -n 's/^ *Threads  *\([0-9]*\).*/\1/p' bign.rep | head -1) && echo threads \$n &&
 	test \"\$n\" -gt 1 && test \"\$n\" -lt 301"
 # Damage in the continuation is named at its place in that file (its first
-# item, after the 328-byte head), not at the joined bytes' offset.
-cp -r big.exp bigd.exp && printf '\000\000\001\000\005' | dd of=bigd.exp/$big.proc bs=1 seek=328 conv=notrunc 2>/dev/null
+# item, after the head: its size is the format header's EXP_PROC_HEAD_BYTES,
+# tests/pylib/tally_proc.py), not at the joined bytes' offset.
+head=$(python3 -c 'import tally_proc; print(tally_proc.HEAD)')
+cp -r big.exp bigd.exp && printf '\000\000\001\000\005' | dd of=bigd.exp/$big.proc bs=1 seek=$head conv=notrunc 2>/dev/null
 check procfile_continuation_damage_at_its_place sh -c "
-	\"\$TALLY\" check bigd.exp >bigd.txt 2>&1; rc=\$?; cat bigd.txt; test \$rc -ne 0 &&
-	grep -q 'bigd.exp/$big.proc: at 0x148: record cut short or malformed' bigd.txt"
+	\"\$TALLY\" check bigd.exp >bigd.txt 2>&1; rc=\$?; cat bigd.txt; test \$rc -ne 0 && test -n '$head' &&
+	grep -q 'bigd.exp/$big.proc: at 0x$(printf %x "$head"): record cut short or malformed' bigd.txt"
 
 # The older layout: every descendant a directory (format 4).
 check procfile_older_layout_reads sh -c "

@@ -17,13 +17,35 @@ process file (slot or file); `python3 -m tally_proc threads EXP` prints
 of the founder's threads.dat (a record file: blocks, MIRROR records).
 """
 import os
+import re
 import struct
 import sys
 
-HEAD = 64 + 256 + 8        # EXP_PROC_HEAD_BYTES
+FORMAT_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "format",
+                             "exp_records.h")
 
 
-SLOT = 16384               # EXP_SLOT_BYTES
+def format_constant(name, header=FORMAT_HEADER):
+    """The value of the format's own #define NAME (src/format/exp_records.h),
+    its names replaced by their values: a size the checks use comes from the
+    header the reader and writer are built with, so a change of layout
+    cannot leave a check on an old number."""
+    defs = {}
+    for line in open(header):
+        m = re.match(r"#define\s+(EXP_\w+)\s+([^/]+?)\s*(/[*/].*)?$", line)
+        if m:
+            defs[m.group(1)] = m.group(2)
+
+    def value(n):
+        expr = re.sub(r"\bEXP_\w+\b", lambda m: str(value(m.group(0))), defs[n])
+        if not re.fullmatch(r"[0-9+*() -]+", expr):
+            raise ValueError("%s: #define %s %s is not arithmetic on numbers" % (header, n, defs[n]))
+        return int(eval(expr))
+    return value(name)
+
+
+HEAD = format_constant("EXP_PROC_HEAD_BYTES")   # a process file's head: header, counters, '\n'
+SLOT = format_constant("EXP_SLOT_BYTES")        # a slot of processes.dat
 
 
 def proc_path(exp, lineage):
