@@ -108,6 +108,11 @@ static int check_one(const char *path)
 		for (uint32_t s = 0; s < p->nstacks; s++)
 			stacks += p->stacks[s].pcs != NULL;
 	}
+	if (e.lost_procs) {          /* as `tally report` warns (cli_load.c) */
+		printf("%s: %zu process%s could not be read, left out (%s)\n", path, e.lost_procs,
+		       e.lost_procs > 1 ? "es" : "", e.lost_why ? e.lost_why : "?");
+		problems += e.lost_procs;
+	}
 	if (problems)
 		printf("%s: %llu problem%s\n", path, (unsigned long long)problems, problems == 1 ? "" : "s");
 	else

@@ -127,6 +127,22 @@ check procfile_twin_slots_said sh -c "
 	grep -q \"twin.exp/processes.dat: at 0x\$(cat twin.exp.twin): a second slot of lineage $short (the first at 0x\$(printf %x \$(cat twin.off))): not read\" twin.txt &&
 	\"\$TALLY\" report twin.exp --processes --format csv | grep -c ',$short,' | grep -qx 1"
 
+# A slot written by a newer tally (its head's version one past this
+# tally's) is a process left out: `tally check` says so, with the cause,
+# as `tally report` does (before: check said "sound: 2 processes").
+cp -r p.exp newslot.exp && python3 - newslot.exp $(cat bad.off) <<'PY'
+import struct, sys
+with open(sys.argv[1] + '/processes.dat', 'r+b') as f:
+    f.seek(int(sys.argv[2]) + 8)
+    v = struct.unpack('<I', f.read(4))[0] + 1
+    f.seek(int(sys.argv[2]) + 8)
+    f.write(struct.pack('<I', v))
+PY
+check procfile_newer_slot_process_left_out_said sh -c "
+	\"\$TALLY\" check newslot.exp >newslot.txt 2>&1; rc=\$?; cat newslot.txt; test \$rc -eq 1 &&
+	grep -q '^newslot.exp: 1 process could not be read, left out (newslot.exp/processes.dat: format version [0-9]* is newer' newslot.txt &&
+	! grep -q sound newslot.txt"
+
 # A slot whose lineage is not one the collector writes (a '/' in it) is
 # named by its place, never used as a path (before: ROOT/_/...exp).
 cp -r p.exp lin.exp && python3 damage.py lin.exp $short lineage >lin.off
