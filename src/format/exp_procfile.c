@@ -117,10 +117,8 @@ static int read_slot(const struct exp_procfile_src *src, uint8_t **slot, size_t 
 
 	if (fd >= 0)
 		close(fd);
-	if (rc) {
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", src->slots, strerror(-rc));
-		return rc;
-	}
+	if (rc)
+		return exp_fail(err, src->slots, rc, strerror(-rc));
 	*n = (size_t)got;
 	while (*n && !(*slot)[*n - 1])
 		--*n;
@@ -138,14 +136,9 @@ static int read_file(const char *path, uint8_t **file, size_t *n, struct exp_err
 {
 	int rc = read_whole(path, file, n);
 
-	if (rc) {
-		const char *why = rc == -EINVAL ? "not a regular file"
-				  : rc == -EFBIG ? "larger than 256 MiB: not read" : strerror(-rc);
-		int at = snprintf(err->msg, sizeof(err->msg), "%s: %s", path, why);
-		size_t len = strlen(why);
-		err->cause = at > 0 && (size_t)at < sizeof(err->msg) ? err->msg + at - len : why;
-		return rc;
-	}
+	if (rc)
+		return exp_fail(err, path, rc, rc == -EINVAL ? "not a regular file"
+					       : rc == -EFBIG ? "larger than 256 MiB: not read" : strerror(-rc));
 	if (*n < EXP_PROC_HEAD_BYTES)
 		return exp_corrupt(err, path, 0, "file of %zu bytes is shorter than a process file's %d-byte head",
 				   *n, EXP_PROC_HEAD_BYTES);

@@ -48,6 +48,18 @@ int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
 	return -EXP_ECORRUPT;
 }
 
+int exp_fail(struct exp_error *err, const char *path, int rc, const char *cause)
+{
+	int n = snprintf(err->msg, sizeof(err->msg), "%s: ", path);
+
+	if (n < 0 || (size_t)n >= sizeof(err->msg))
+		n = 0;
+	snprintf(err->msg + n, sizeof(err->msg) - (size_t)n, "%s", cause);
+	err->cause = err->msg + n;
+	err->offset = 0;
+	return rc;
+}
+
 void exp_damage_note(struct exp_damage *d, exp_damage_fn *hook, void *arg, const char *path,
 		     size_t offset, uint64_t bytes, const char *cause)
 {
@@ -281,24 +293,21 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);
+	err->cause = NULL;
 	/* Non-blocking: a FIFO left in an experiment must not hang us. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
-		if (e != ENOENT)
-			snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
-		return -e;
+		return e == ENOENT ? -e : exp_fail(err, path, -e, strerror(e));
 	}
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(e));
 		close(fd);
-		return -e;
+		return exp_fail(err, path, -e, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err->msg, sizeof(err->msg), "%s: not a regular file", path);
 		close(fd);
-		return -EINVAL;
+		return exp_fail(err, path, -EINVAL, "not a regular file");
 	}
 	f->size = (size_t)st.st_size;
 	if (f->size < EXP_HEADER_BYTES) {
@@ -325,16 +334,18 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		close(fd);
 		if (e || got < f->size) {
 			free(p);
-			snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
-				 e ? strerror(e) : "shorter than it was a moment ago (truncated while read)");
-			return e == ENOMEM ? -ENOMEM : -EIO;
+			/* The read's own errno; a file cut while read is EIO. */
+			return exp_fail(err, path, e ? -e : -EIO,
+					e ? strerror(e) : "shorter than it was a moment ago (truncated while read)");
 		}
 	} else {
 		p = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		int e = errno;
 		close(fd);
 		if (p == MAP_FAILED) {
-			snprintf(err->msg, sizeof(err->msg), "%s: mmap: %s", path, strerror(errno));
-			return -EIO;
+			char cause[128];
+			snprintf(cause, sizeof(cause), "mmap: %s", strerror(e));
+			return exp_fail(err, path, -e, cause);
 		}
 		f->mapped = true;
 	}

@@ -123,6 +123,11 @@ void exp_damage_add(struct exp_damage *to, const struct exp_damage *from);
 
 void exp_file_close(struct exp_file *f);
 
+/* A file that could not be read (opened, read, mapped; not a regular
+ * file): "PATH: CAUSE" into err, err->cause the CAUSE, so that a damage
+ * line names the path once and the real cause.  Returns rc (-errno). */
+int exp_fail(struct exp_error *err, const char *path, int rc, const char *cause);
+
 /* Format "PATH: at 0xOFF: MESSAGE" into err.  Returns -EXP_ECORRUPT. */
 int exp_corrupt(struct exp_error *err, const char *path, size_t offset,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));

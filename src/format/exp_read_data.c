@@ -1111,7 +1111,7 @@ static int load_file(struct loader *l, const char *name, uint32_t kind, struct e
 		return rc;
 	if (rc) {                               /* unreadable, a FIFO...: that file is lost */
 		exp_damage_note(&l->p->damage, l->on_damage, l->damage_arg, path, EXP_DAMAGE_WHOLE_FILE, 0,
-				rc == -EINVAL ? "not a regular file" : strerror(-rc));
+				err->cause ? err->cause : strerror(-rc));
 		return 0;
 	}
 	f.on_damage = l->on_damage;
@@ -1322,7 +1322,7 @@ static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error 
 	if (rc == -EXP_ECORRUPT || rc == -ENOENT || rc) {
 		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, where,
 				rc == -EXP_ECORRUPT ? err->offset : EXP_DAMAGE_WHOLE_FILE, 0,
-				rc == -EXP_ECORRUPT ? err->cause : rc == -EINVAL ? "not a regular file" : strerror(-rc));
+				err->cause ? err->cause : strerror(-rc));
 		return 0;
 	}
 	f.on_damage = l->on_damage;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  *
  * test_procfile_read.c — a descendant's slot read from processes.dat
- * (format/exp_procfile.h) when the read itself fails: the error named is
- * the kernel's, not always EIO.  pread is replaced here (this program's
+ * (format/exp_procfile.h), and a record file (exp_file_open), when the
+ * read itself fails: the error returned and named is the kernel's, not
+ * always EIO.  pread is replaced here (this program's
  * definition comes before libc's for the analyzer's objects linked in), so
  * that a read of the slot fails with an errno chosen by the case.
  */
@@ -61,8 +62,35 @@ static void failed_slot_read_names_its_errno(void)
 	rmdir(dir);
 }
 
+static void failed_file_read_names_its_errno(void)
+{
+	char dir[] = "/tmp/tally-fileread.XXXXXX", path[64], head[EXP_HEADER_BYTES] = "x";
+	struct exp_file f;
+	struct exp_error err;
+
+	if (!mkdtemp(dir))
+		SKIP("no temporary directory");
+	snprintf(path, sizeof(path), "%s/samples.dat", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, head, sizeof(head)) == (ssize_t)sizeof(head));
+	close(fd);
+	static const int errnos[] = { EOVERFLOW, EACCES };
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
+		pread_fails_with = errnos[i];
+		int rc = exp_file_open(&f, path, 0, &err);
+		pread_fails_with = 0;
+		CHECKF(rc == -errnos[i], "rc %d (%s), expected -%d (%s)", rc, strerror(-rc), errnos[i],
+		       strerror(errnos[i]));
+		CHECKF(err.cause && !strcmp(err.cause, strerror(errnos[i])) && !strncmp(err.msg, path, strlen(path)),
+		       "'%s'", err.msg);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(failed_slot_read_names_its_errno);
+	RUN(failed_file_read_names_its_errno);
 	TEST_EXIT();
 }
