@@ -1305,10 +1305,11 @@ static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err
 
 /* A descendant's process file (format 8, exp_records.h): its log lines,
  * its counters and its threads' records.  A file that is not one (its
- * header) is damage, and the log is then missing (*log_missing); an item
- * cut short or malformed costs the rest of the file, as damage.  0, or
- * -ENOMEM / -EXP_ENEWER with err filled. */
-static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error *err)
+ * header) is damage, named once: its log is lost with it, not said again
+ * as missing (there is no log.txt to miss); an item cut short or malformed
+ * costs the rest of the file, as damage.  0, or -ENOMEM / -EXP_ENEWER
+ * with err filled. */
+static int load_proc_file(struct loader *l, struct exp_error *err)
 {
 	struct exp_proc *p = l->p;
 	struct exp_file f;
@@ -1316,7 +1317,6 @@ static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error 
 	int rc = p->slots_path ? open_slot(l, &f, err) : exp_file_open(&f, p->proc_path, EXP_PROC_KIND, err);
 	const char *where = p->slots_path ? p->slots_path : p->proc_path;
 
-	*log_missing = rc != 0;
 	if (rc == -ENOMEM || rc == -EXP_ENEWER)
 		return rc;
 	if (rc == -EXP_ECORRUPT || rc == -ENOENT || rc) {
@@ -1330,7 +1330,6 @@ static int load_proc_file(struct loader *l, bool *log_missing, struct exp_error 
 	if (f.size < EXP_PROC_HEAD_BYTES) {
 		struct exp_rec whole = { 0, (uint32_t)f.size, 0, f.data };
 		exp_file_reject_record(&f, &whole, "process file of %zu bytes: its counters cut short", f.size);
-		*log_missing = true;
 		goto out;
 	}
 	memcpy(p->counters, f.data + EXP_HEADER_BYTES, sizeof(p->counters));
@@ -1389,7 +1388,7 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 	/* A descendant of format 8: log, counters and threads in its
 	 * process file, the rest (if any) in its directory. */
 	if (p->proc_path || p->slots_path)
-		rc = load_proc_file(l, &log_missing, err);
+		rc = load_proc_file(l, err);
 	else
 		load_counters(l);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && rc >= 0; i++)
