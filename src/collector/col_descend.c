@@ -339,7 +339,6 @@ static void open_deferred(void)
 {
 	if (col_files_open_deferred_sigsafe() != 0) {
 		atomic_store_explicit(&col_proc.open_deferred, NULL, memory_order_release);
-		col_log_write_parked_sigsafe();
 		republish_pid_sigsafe();
 	}
 }

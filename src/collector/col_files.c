@@ -532,6 +532,11 @@ int col_open_experiment(void)
 		}
 		open_counters();
 	}
+	/* A deferred fork child's start lines, parked at its fork, before any
+	 * other line of its (the "file.opened" below included), and before
+	 * the file is seen made (col_files_open_deferred_sigsafe): a thread
+	 * that waited for it writes after them. */
+	col_log_write_parked_sigsafe();
 	atomic_store(&col_proc.failures_logged, 0);
 	/* The files' "file.opened" lines in one write (each line alone is
 	 * four system calls). */

@@ -177,8 +177,8 @@ static bool hold(const char *buf, size_t len)
 static int log_put(const char *buf, size_t len);
 
 /* A deferred fork child's first lines (col_log_park_sigsafe): written
- * once its file is made, before any other line of its (the file's own
- * "file.opened" lines excepted: col_open_experiment writes them). */
+ * by col_open_experiment as its file is made, before any other line of
+ * its, and before another thread may find the file made. */
 static struct {
 	_Atomic size_t n;              /* bytes parked; 0 none, or taken */
 	uint64_t records;
