@@ -30,9 +30,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <threads.h>
 #include <time.h>
 
@@ -131,7 +133,12 @@ struct epoll_event;
 	X(int, mtx_timedlock, (mtx_t *__restrict, const struct timespec *__restrict))  \
 	X(int, cnd_wait, (cnd_t *, mtx_t *))                                           \
 	X(int, cnd_timedwait, (cnd_t *__restrict, mtx_t *__restrict, const struct timespec *__restrict)) \
-	X(int, thrd_join, (thrd_t, int *))
+	X(int, thrd_join, (thrd_t, int *))                                             \
+	X(pid_t, wait, (int *))                                                        \
+	X(pid_t, waitpid, (pid_t, int *, int))                                         \
+	X(pid_t, wait3, (int *, int, struct rusage *))                                 \
+	X(pid_t, wait4, (pid_t, int *, int, struct rusage *))                          \
+	X(int, waitid, (idtype_t, id_t, siginfo_t *, int))
 
 #define COL_REAL_IO(X) COL_REAL_IO_FD(X) COL_REAL_IO_STDIO(X)
 

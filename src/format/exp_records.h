@@ -523,6 +523,8 @@ enum exp_sync_op {
 	EXP_SYNC_SEM, EXP_SYNC_BARRIER, EXP_SYNC_JOIN,
 	EXP_SYNC_JAVA_MONITOR,   /* a contended Java monitor (synchronized) entered */
 	EXP_SYNC_FUTEX,          /* FUTEX_WAIT through syscall(): the futex word's address */
+	EXP_SYNC_CHILD,          /* wait, waitpid, wait3, wait4, waitid: the pid reaped
+	                            (0: none, a failure or a child still running) */
 };
 /* The object is process-shared (a pthread mutex, condition variable,
  * barrier or semaphore made so; a futex wait without FUTEX_PRIVATE_FLAG):

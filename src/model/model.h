@@ -412,7 +412,7 @@ struct model_blame {
 /* The kinds of wait the critical path crosses (model_critical_waits.c): the
  * SYNC records' ops (enum exp_sync_op), then the descriptors'. */
 enum model_crit_kind {
-	MODEL_CRIT_READ = EXP_SYNC_FUTEX + 1,   /* a read another thread's write ended */
+	MODEL_CRIT_READ = EXP_SYNC_CHILD + 1,   /* a read another thread's write ended */
 	MODEL_CRIT_FD_WAIT,                     /* a wait in poll, select or epoll */
 	MODEL_CRIT_WRITE,                       /* a write into a full channel that
 	                                           another thread's read drained */
@@ -538,7 +538,12 @@ struct model {
 	size_t ncrit;
 	uint64_t crit_path_ns;     /* the path's total ... */
 	uint64_t crit_wall_ns;     /* ... and the main threads' wall time it tiles */
-	uint32_t crit_procs;       /* processes walked */
+	uint32_t crit_procs;       /* paths walked: one per experiment, from its first
+	                              process (the founder, or the one --process names) */
+	uint32_t crit_crossed;     /* other processes the paths went through */
+	uint32_t crit_outlived;    /* processes that ended after their path's root's
+	                              main thread (their time after it is on no path) ... */
+	uint64_t crit_outlived_ns; /* ... the longest of them, by how much */
 	bool crit_cut;             /* a walk stopped at its step limit */
 	double crit_stretch;       /* without --states: the processes' (largest) ratio of
 	                              running wall time to sampled CPU that bounds what a

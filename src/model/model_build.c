@@ -232,7 +232,13 @@ int model_build_add(struct model *m, const struct exp_experiment *x, const struc
 		    char *err, size_t errlen)
 {
 	struct build *b = m->priv;
+	const struct exp_proc **added = calloc(x->nprocs + 1, sizeof(*added));
+	size_t nadded = 0;
 
+	if (!added) {
+		snprintf(err, errlen, "%s: out of memory", x->path);
+		return -1;
+	}
 	for (size_t j = 0; j < x->nprocs; j++) {
 		const struct exp_proc *p = &x->procs[j];
 		bool named = o->process && proc_matches(x, p, o->process);
@@ -242,12 +248,17 @@ int model_build_add(struct model *m, const struct exp_experiment *x, const struc
 			m->left_out++;
 			continue;
 		}
-		if (add_proc(b, x, p, o) || b->oom) {
-			snprintf(err, errlen, "%s: out of memory", p->dir);
-			return -1;
-		}
+		added[nadded++] = p;
 	}
-	return 0;
+	/* the critical path crosses the processes added, from the first */
+	int rc = model_critical_plan(b, added, nadded);
+	for (size_t j = 0; !rc && j < nadded; j++)
+		rc = add_proc(b, x, added[j], o) || b->oom ? -1 : 0;
+	if (rc)
+		snprintf(err, errlen, "%s: out of memory", x->path);
+	model_critical_plan_free(b);
+	free(added);
+	return rc;
 }
 
 void model_build_end(struct model *m)
@@ -285,6 +296,7 @@ void model_build_end(struct model *m)
 	model_map_free(&b->sync_object_of);
 	model_map_free(&b->sync_waiter_of);
 	model_map_free(&b->blame_of);
+	model_critical_plan_free(b);
 	model_omp_tail_free(b);
 	model_map_free(&b->inl_of);
 	free(b->inl_at);

@@ -28,7 +28,8 @@
  *                    the thread that ended it: joins, mutex holders,
  *                    condition, semaphore and barrier wakers, the
  *                    writers into pipes, FIFOs, sockets, eventfds
- *   model_critical.c the critical path across threads, through those waits
+ *   model_critical.c the critical path across threads and processes,
+ *                    through those waits
  *   model_heap.c     heap events replayed in time order: bytes, leaks, peak
  *   model_arcs.c     the -pg / -finstrument-functions arcs
  *   model_mpi_match.c  MPI messages matched send to receive; the ranks'
@@ -95,6 +96,9 @@ struct build {
 	struct model_map blame_of;        /* hash(proc, waiter, object, holder, tid, why) -> blames index + 1 */
 	size_t cap_blames;
 	size_t cap_crit, cap_crit_segs;
+	struct crit_plan *crit_plan;      /* model_critical.c: the path of the experiment
+	                                     being added, walked over its processes'
+	                                     records, charged to each as it is built */
 	struct omp_tail *tails;           /* model_omp_tail.c: bodies' tail calls */
 	size_t ntails, cap_tails;
 	struct model_map tail_by_sym;     /* jumped-to sym_func -> tails index + 1 */
@@ -345,6 +349,12 @@ int model_build_io(struct build *b, struct proc_ctx *c, const struct model_optio
 int model_build_sync(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_blame(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_critical(struct build *b, struct proc_ctx *c, const struct model_options *o);
+/* model_critical.c: walk the critical path over the records of one
+ * experiment's processes procs[0..n) (procs[0] its root) before they are
+ * built (model_build_critical then charges each its part); 0, or -1 out of
+ * memory.  Freed by model_critical_plan_free. */
+int model_critical_plan(struct build *b, const struct exp_proc *const *procs, size_t n);
+void model_critical_plan_free(struct build *b);
 
 /* model_io.c: exp_fd_ev by (fd, time); what `fd` named at `time` (the last
  * FD_NAME for it at or before then, in `fds` so sorted; else "fd N" in buf). */
@@ -353,25 +363,34 @@ const char *model_io_fd_name_at(const struct exp_fd_ev *fds, size_t n, int32_t f
 				size_t len);
 
 /* A wait the critical path crosses (model_critical_waits.c): thread tid
- * asked at req_ns, was granted at time_ns (tid and time_ns where a
- * record's are: offsets 4 and 8), and was woken by thread waker_tid at
- * wake_ns (0: not known; the wait stays on the waiter). */
+ * of process `proc` (an index in the processes the waits were found
+ * over) asked at req_ns, was granted at time_ns (tid and time_ns where a
+ * record's are: offsets 4 and 8), and was woken by thread waker_tid of
+ * process waker_proc at wake_ns (waker_tid 0: not known; the wait stays
+ * on the waiter). */
 struct crit_wait {
-	uint32_t pad;
+	uint32_t proc;
 	uint32_t tid;
 	uint64_t time_ns;
 	uint64_t req_ns;
 	uint64_t wake_ns;
 	uint32_t waker_tid;
+	uint32_t waker_proc;
 	uint32_t stack_id;
 	uint16_t kind;             /* enum model_crit_kind */
 };
 
-/* Process p's waits (SYNC records, reads of pipes, FIFOs, sockets and
- * eventfds that another thread's write ended, waits in poll, select and
- * epoll), sorted by (tid, time_ns), into *out (malloc'd), their
- * count in *n; 0, or -1 when out of memory. */
-int model_critical_waits(const struct exp_proc *p, struct crit_wait **out, size_t *n);
+/* The waits of processes procs[0..nprocs) (one experiment's: SYNC
+ * records, reads of pipes, FIFOs, sockets and eventfds that another
+ * thread's write ended, in this process or another of them, waits in
+ * poll, select and epoll, waits for a child process), sorted by (proc,
+ * tid, time_ns), into *out (malloc'd), their count in *n; 0, or -1 when
+ * out of memory. */
+int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct crit_wait **out, size_t *n);
+/* When process p ended: its end, else (it ended by _exit or a signal, and
+ * wrote none) the latest of its threads' ends, samples and I/O calls; 0:
+ * nothing known. */
+uint64_t model_proc_end(const struct exp_proc *p);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);

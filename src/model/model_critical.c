@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT
  *
- * model_critical.c — the critical path across threads (`tally report
- * --critical-path`, from a run recorded with -s): the chain of work that
- * determined the process's wall time.  Called by model_build.c once per
- * process, after model_blame.c; fills model.crit.
+ * model_critical.c — the critical path across threads and processes
+ * (`tally report --critical-path`, from a run recorded with -s): the chain
+ * of work that determined the root process's wall time.  model_build.c
+ * calls model_critical_plan once per experiment, before its processes are
+ * built: the walk, over the records of all of them (a symbol space is
+ * per process, and freed once it is built), gives a plan of pieces (a
+ * running stretch, or a wait's part at the wait's stack); then
+ * model_build_critical, once per process after model_blame.c, charges that
+ * process its pieces, in the walk's order, into model.crit.
  *
- * Walked backwards from the end of the main thread.  On thread T at time
+ * Walked backwards from the end of the root's main thread.  On thread T at time
  * t, the latest wait of T granted before t (model_critical_waits.c: sync
  * waits, and reads of pipes, FIFOs, sockets and eventfds, each with the
  * thread that ended it) ends a running segment (grant, t] of T; then the
@@ -15,9 +20,14 @@
  * arrival, the writer a read waited for at its write, the reader a write
  * into a full channel waited for at its read), the time from the wake-up to the grant being the
  * wait's; a wait without a known waker stays on the waiter, as time of the
- * waiting function.  Before T's first such wait, the path goes back to T's
- * creator at T's start.  So the segments tile the main thread's lifetime:
- * the path's total is its wall time.
+ * waiting function.  The waker may be in another process of the
+ * experiment (a channel's other end, a child reaped: model_critical_waits.c).
+ * Before T's first such wait, the path goes back to T's creator at T's
+ * start; a process's main thread, to the image before its exec or to its
+ * parent at the fork (its main thread: which thread forked is not
+ * recorded).  So the segments tile the root's main thread's lifetime:
+ * the path's total is its wall time.  Processes that outlive it are
+ * counted (model.crit_outlived), not walked.
  *
  * A running segment's parts off the CPU (--states: blocked in a call -s
  * does not trace, asleep, preempted) are on the path at the stack where T
@@ -70,9 +80,8 @@ struct walk {
 	struct build *b;
 	struct proc_ctx *c;
 	const struct model_options *o;
-	struct crit_wait *waits;   /* by (tid, grant) */
+	const struct crit_wait *waits;   /* the process's, by (tid, grant) */
 	size_t nwaits;
-	size_t *waits_idx;         /* 0, 1, ...: for after() */
 	size_t *samples;           /* p->samples indexes by (tid, time) */
 	size_t *states;            /* p->states indexes by (tid, off_ns) (--states) */
 	uint32_t not_sampled;      /* the function <not sampled> */
@@ -428,90 +437,270 @@ static double stretch_at(struct walk *w, uint32_t tid, struct tstretch **sched)
 
 static const struct exp_thread_ev *thread_of(const struct exp_proc *p, uint32_t tid)
 {
-	for (size_t i = 0; i < p->nthreads; i++)
+	for (size_t i = 0; p && i < p->nthreads; i++)
 		if (p->threads[i].tid == tid)
 			return &p->threads[i];
 	return NULL;
 }
 
-static int walk(struct walk *w)
-{
-	const struct exp_proc *p = w->c->p;
-	const struct exp_thread_ev *cur = NULL;
-	size_t steps = 0, limit = 4 * (w->nwaits + p->nthreads) + 16;
+/* A piece of the path, walked over the records (plan_walk) and charged to
+ * its process as that is built (model_build_critical): a running stretch
+ * (from, to] of thread tid, or a wait's part, at the stack of the wait
+ * (stack_id, as of time stack_ns). */
+struct crit_piece {
+	uint32_t proc, tid;
+	uint64_t from, to;
+	uint64_t stack_ns;
+	uint32_t stack_id;
+	bool wait;
+};
 
-	for (size_t i = 0; i < p->nthreads && !cur; i++)
-		if (!p->threads[i].creator_tid && !p->threads[i].start_routine)
-			cur = &p->threads[i];
-	if (!cur || !cur->end_ns || cur->end_ns <= cur->start_ns)
+struct crit_plan {
+	const struct exp_proc **procs;   /* the experiment's processes, [0] the root */
+	size_t nprocs;
+	struct crit_wait *waits;         /* by (proc, tid, grant) */
+	size_t nwaits;
+	size_t *first;                   /* proc j's waits: [first[j], first[j + 1]) */
+	size_t *idx;                     /* 0, 1, ...: for after() */
+	struct crit_piece *v;            /* the pieces, latest first */
+	size_t n, cap;
+};
+
+static int piece(struct crit_plan *pl, uint32_t proc, uint32_t tid, uint64_t from, uint64_t to, bool wait,
+		 uint32_t stack_id, uint64_t stack_ns)
+{
+	if (to <= from)
 		return 0;
-	uint64_t t = cur->end_ns;
-	w->b->m->crit_wall_ns += cur->end_ns - cur->start_ns;
-	while (cur && steps++ < limit) {
-		size_t k = after(w->waits_idx, w->nwaits, cur->tid, t, w->waits, sizeof(*w->waits));
-		const struct crit_wait *s = k > 0 ? &w->waits[k - 1] : NULL;
-		if (s && (s->tid != cur->tid || s->time_ns <= cur->start_ns))
-			s = NULL;
-		if (!s) {
-			if (running(w, cur->tid, cur->start_ns, t))
-				return -1;
-			t = cur->start_ns;
-			cur = cur->creator_tid ? thread_of(p, cur->creator_tid) : NULL;
-			continue;
-		}
-		if (running(w, cur->tid, s->time_ns, t))
-			return -1;
-		const struct exp_thread_ev *next = s->waker_tid ? thread_of(p, s->waker_tid) : NULL;
-		uint64_t at = s->wake_ns, req = s->req_ns;
-		long en = model_entry_for(w->b, w->c, s->stack_id, s->time_ns, w->o);
-		if (en < 0)
-			return -1;
-		if (next && next->start_ns < at) {
-			/* the wake-up: from the waker's end, release or signal to the grant */
-			if (s->time_ns > at && (crit_add(w->b, en, 0, s->time_ns - at, true) ||
-						 crit_seg(w, cur->tid, at, s->time_ns, true)))
-				return -1;
-			t = at;
-			cur = next;
-		} else {
-			uint64_t from = req > cur->start_ns ? req : cur->start_ns;
-			if (crit_add(w->b, en, 0, s->time_ns - from, true) || crit_seg(w, cur->tid, from, s->time_ns, true))
-				return -1;
-			if (s->kind < MODEL_CRIT_KINDS)
-				w->b->m->crit_unknown_ns[s->kind] += s->time_ns - from;
-			t = req > cur->start_ns ? req : cur->start_ns;
-		}
-	}
-	if (steps >= limit)
-		w->b->m->crit_cut = true;
+	if (exp_grow(&pl->v, &pl->cap, pl->n, sizeof(*pl->v)))
+		return -1;
+	pl->v[pl->n++] = (struct crit_piece){ proc, tid, from, to, stack_ns, stack_id, wait };
 	return 0;
 }
 
+/* Process j's main thread (its first of no creator), or NULL. */
+static const struct exp_thread_ev *main_thread(const struct exp_proc *p)
+{
+	for (size_t i = 0; p && i < p->nthreads; i++)
+		if (!p->threads[i].creator_tid && !p->threads[i].start_routine)
+			return &p->threads[i];
+	return NULL;
+}
+
+/* Process j's index among the plan's by lineage, or nprocs. */
+static size_t proc_by_lineage(const struct crit_plan *pl, const char *lineage, size_t len)
+{
+	for (size_t j = 0; j < pl->nprocs; j++)
+		if (strlen(pl->procs[j]->lineage) == len && !strncmp(pl->procs[j]->lineage, lineage, len))
+			return j;
+	return pl->nprocs;
+}
+
+/* Who made process *j's main thread `th` (at its start): for an image
+ * after an exec, the image before it (its thread of the same id); for a
+ * forked child, its parent at the fork, on its main thread if that lived
+ * then (which thread forked is not recorded), else on one that did.  An
+ * image not in the experiment (a child that exec'd before writing
+ * anything) is passed over to its parent.  *j set; NULL: none (the
+ * root). */
+static const struct exp_thread_ev *maker_of(const struct crit_plan *pl, size_t *j, const struct exp_thread_ev *th)
+{
+	const char *l = pl->procs[*j]->lineage;
+	size_t len = strlen(l);
+
+	while (len > 0) {
+		size_t cut = len;
+		while (cut > 0 && l[cut - 1] != '_')
+			cut--;
+		if (!cut)
+			return NULL;
+		bool exec = l[cut] == 'x';
+		len = cut - 1;
+		size_t k = proc_by_lineage(pl, l, len);
+		if (k == pl->nprocs)
+			continue;
+		const struct exp_proc *p = pl->procs[k];
+		const struct exp_thread_ev *t = exec ? thread_of(p, th->tid) : NULL;
+		if (!t && (t = main_thread(p)) && (t->start_ns > th->start_ns || (t->end_ns && t->end_ns < th->start_ns)))
+			for (size_t i = 0; i < p->nthreads; i++)
+				if (p->threads[i].start_ns <= th->start_ns &&
+				    (!p->threads[i].end_ns || p->threads[i].end_ns >= th->start_ns))
+					t = &p->threads[i];
+		*j = k;
+		return t;
+	}
+	return NULL;
+}
+
+/* The end of the root's main thread: its THREAD_END, else its process's
+ * end (a process that ends by _exit, as a shell may, writes none for its
+ * main thread); 0: not known. */
+static uint64_t root_end(const struct crit_plan *pl)
+{
+	const struct exp_thread_ev *root = main_thread(pl->procs[0]);
+
+	return !root ? 0 : root->end_ns ? root->end_ns : pl->procs[0]->end_ns;
+}
+
+/* The walk (see the top), over the records of the plan's processes: its
+ * pieces into pl->v, latest first; unknown waits and the wall into the
+ * model. */
+static int plan_walk(struct build *b, struct crit_plan *pl)
+{
+	size_t j = 0, steps = 0, limit = 4 * pl->nwaits + 16;
+	const struct exp_thread_ev *cur = main_thread(pl->procs[0]);
+
+	for (size_t k = 0; k < pl->nprocs; k++)
+		limit += 4 * pl->procs[k]->nthreads;
+	uint64_t t = root_end(pl);
+
+	if (!cur || t <= cur->start_ns)
+		return 0;
+	b->m->crit_wall_ns += t - cur->start_ns;
+	while (cur && steps++ < limit) {
+		size_t lo = pl->first[j], k = lo + after(pl->idx + lo, pl->first[j + 1] - lo, cur->tid, t, pl->waits,
+							  sizeof(*pl->waits));
+		const struct crit_wait *s = k > lo ? &pl->waits[k - 1] : NULL;
+		if (s && (s->tid != cur->tid || s->time_ns <= cur->start_ns))
+			s = NULL;
+		if (!s) {
+			if (piece(pl, (uint32_t)j, cur->tid, cur->start_ns, t, false, 0, 0))
+				return -1;
+			t = cur->start_ns;
+			cur = cur->creator_tid ? thread_of(pl->procs[j], cur->creator_tid) : maker_of(pl, &j, cur);
+			continue;
+		}
+		if (piece(pl, (uint32_t)j, cur->tid, s->time_ns, t, false, 0, 0))
+			return -1;
+		const struct exp_thread_ev *next = s->waker_tid && s->waker_proc < pl->nprocs
+							   ? thread_of(pl->procs[s->waker_proc], s->waker_tid) : NULL;
+		uint64_t at = s->wake_ns, req = s->req_ns;
+		if (next && next->start_ns < at) {
+			/* the wake-up: from the waker's end, release or signal to the grant */
+			if (s->time_ns > at && piece(pl, (uint32_t)j, cur->tid, at, s->time_ns, true, s->stack_id, s->time_ns))
+				return -1;
+			t = at;
+			cur = next;
+			j = s->waker_proc;
+		} else {
+			uint64_t from = req > cur->start_ns ? req : cur->start_ns;
+			if (piece(pl, (uint32_t)j, cur->tid, from, s->time_ns, true, s->stack_id, s->time_ns))
+				return -1;
+			if (s->kind < MODEL_CRIT_KINDS)
+				b->m->crit_unknown_ns[s->kind] += s->time_ns - from;
+			t = from;
+		}
+	}
+	if (steps >= limit)
+		b->m->crit_cut = true;
+	return 0;
+}
+
+/* The processes that ended after the root's main thread (their time after
+ * it is on no path), into the model: by model_proc_end. */
+static void outlived(struct build *b, const struct crit_plan *pl)
+{
+	uint64_t root = root_end(pl);
+
+	for (size_t j = 1; root && j < pl->nprocs; j++) {
+		uint64_t end = model_proc_end(pl->procs[j]);
+		if (end > root) {
+			b->m->crit_outlived++;
+			if (end - root > b->m->crit_outlived_ns)
+				b->m->crit_outlived_ns = end - root;
+		}
+	}
+}
+
+void model_critical_plan_free(struct build *b)
+{
+	struct crit_plan *pl = b->crit_plan;
+
+	if (!pl)
+		return;
+	free(pl->procs);
+	free(pl->waits);
+	free(pl->first);
+	free(pl->idx);
+	free(pl->v);
+	free(pl);
+	b->crit_plan = NULL;
+}
+
+int model_critical_plan(struct build *b, const struct exp_proc *const *procs, size_t n)
+{
+	struct crit_plan *pl;
+	bool any = false;
+
+	model_critical_plan_free(b);
+	for (size_t j = 0; j < n && !any; j++)
+		any = procs[j]->nsync || procs[j]->nio || procs[j]->nfdwaits;
+	if (!n || !any)
+		return 0;
+	if (!(pl = b->crit_plan = calloc(1, sizeof(*pl))) || !(pl->procs = malloc(n * sizeof(*pl->procs))) ||
+	    !(pl->first = calloc(n + 1, sizeof(*pl->first))))
+		goto oom;
+	memcpy(pl->procs, procs, n * sizeof(*procs));
+	pl->nprocs = n;
+	if (model_critical_waits(procs, n, &pl->waits, &pl->nwaits))
+		goto oom;
+	if (!pl->nwaits)
+		return 0;
+	if (!(pl->idx = malloc(pl->nwaits * sizeof(*pl->idx))))
+		goto oom;
+	for (size_t i = 0; i < pl->nwaits; i++) {
+		pl->idx[i] = i;
+		pl->first[pl->waits[i].proc + 1]++;
+	}
+	for (size_t j = 0; j < n; j++)
+		pl->first[j + 1] += pl->first[j];
+	if (plan_walk(b, pl))
+		goto oom;
+	if (!pl->n)
+		return 0;
+	b->m->crit_procs++;
+	outlived(b, pl);
+	bool *on = calloc(n, sizeof(*on));
+	if (!on)
+		goto oom;
+	for (size_t i = 0; i < pl->n; i++)
+		on[pl->v[i].proc] = true;
+	for (size_t j = 1; j < n; j++)
+		b->m->crit_crossed += on[j];
+	free(on);
+	return 0;
+oom:
+	model_critical_plan_free(b);
+	return -1;
+}
+
+/* Charge process c its pieces of the plan, in the walk's order. */
 int model_build_critical(struct build *b, struct proc_ctx *c, const struct model_options *o)
 {
+	const struct crit_plan *pl = b->crit_plan;
 	const struct exp_proc *p = c->p;
 	struct walk w = { .b = b, .c = c, .o = o };
+	size_t j = 0;
 	int rc = -1;
 
-	if (!p->nsync && !p->nio && !p->nfdwaits)
+	while (pl && j < pl->nprocs && pl->procs[j] != p)
+		j++;
+	if (!pl || j == pl->nprocs)
 		return 0;
-	if (model_critical_waits(p, &w.waits, &w.nwaits))
-		return -1;
-	if (!w.nwaits) {
-		free(w.waits);
+	size_t mine = 0;
+	for (size_t i = 0; i < pl->n; i++)
+		mine += pl->v[i].proc == j;
+	if (!mine)
 		return 0;
-	}
-	w.waits_idx = malloc(w.nwaits * sizeof(*w.waits_idx));
+	w.waits = pl->waits + pl->first[j];
+	w.nwaits = pl->first[j + 1] - pl->first[j];
 	w.samples = malloc((p->nsamples + 1) * sizeof(*w.samples));
 	w.states = p->nstates ? malloc(p->nstates * sizeof(*w.states)) : NULL;
-	if (!w.waits_idx || !w.samples || (p->nstates && !w.states))
+	if (!w.samples || (p->nstates && !w.states))
 		goto out;
 	for (size_t i = 0; i < p->nstates; i++)
 		w.states[i] = i;
 	if (p->nstates)
 		qsort_r(w.states, p->nstates, sizeof(*w.states), cmp_state, p->states);
-	for (size_t i = 0; i < w.nwaits; i++)
-		w.waits_idx[i] = i;
 	for (size_t i = 0; i < p->nsamples; i++)
 		w.samples[i] = i;
 	qsort_r(w.samples, p->nsamples, sizeof(*w.samples), cmp_sample, p->samples);
@@ -521,11 +710,21 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 		goto out;
 	if (w.stretch > b->m->crit_stretch)
 		b->m->crit_stretch = w.stretch;
-	b->m->crit_procs++;
-	rc = walk(&w);
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct crit_piece *x = &pl->v[i];
+		if (x->proc != j)
+			continue;
+		if (!x->wait) {
+			if (running(&w, x->tid, x->from, x->to))
+				goto out;
+			continue;
+		}
+		long en = model_entry_for(b, c, x->stack_id, x->stack_ns, o);
+		if (en < 0 || crit_add(b, en, 0, x->to - x->from, true) || crit_seg(&w, x->tid, x->from, x->to, true))
+			goto out;
+	}
+	rc = 0;
 out:
-	free(w.waits);
-	free(w.waits_idx);
 	free(w.samples);
 	free(w.states);
 	free(w.tstretch);

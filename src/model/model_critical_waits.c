@@ -40,13 +40,23 @@
  *                   read from its channel by another thread that began
  *                   within the wait;
  *                   one no write overlapped (a timeout, a signal, a
- *                   descriptor of another process) is a wait of no
- *                   known cause
+ *                   descriptor of a process not recorded) is a wait of
+ *                   no known cause
+ *   a wait for a    (-s, EXP_SYNC_CHILD) the child it reaped: that pid's
+ *   child process   image (its latest exec) at its end
+ *
+ * Channels are the kernel's (an inode, a socket's address or file), the
+ * same in every process: a read's writer, a write's reader and a poll's
+ * waker are looked for in every process of the experiment, so the path
+ * crosses from a process to another through a pipe, a socket or a FIFO.
+ * Thread ids are the system's, unique among live threads (an image after
+ * an exec keeps its thread's: the same thread).
  *
  * What is not known (a first contention, a wake-up by no other thread)
  * has no waker: the walk keeps the wait on the waiter.  A process-shared
  * object's wait without one (EXP_SYNC_F_SHARED) is of its own kind, as its
- * holder or waker may be another process: the path stays in one.
+ * holder or waker may be another process: the holders' and wakers' tables
+ * are per process.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +72,8 @@ static int cmp_wait(const void *a, const void *b)
 {
 	const struct crit_wait *x = a, *y = b;
 
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
@@ -93,9 +105,60 @@ static const struct exp_thread_ev *ended_in(const struct exp_proc *p, uint32_t t
 	return best;
 }
 
-/* The SYNC records, each with its waker. */
-static int sync_waits(const struct exp_proc *p, struct waits *w)
+/* The image of process `pid` that a wait granted at `t` reaped: of
+ * procs[0..n), the one of that pid and parent `ppid` that started last
+ * before t (an exec makes a new image of the pid); n if none. */
+static size_t reaped_image(const struct exp_proc *const *procs, size_t n, uint64_t pid, uint32_t ppid, uint64_t t)
 {
+	size_t best = n;
+
+	for (size_t j = 0; j < n; j++)
+		if (procs[j]->pid == pid && procs[j]->ppid == ppid && procs[j]->start_ns <= t &&
+		    (best == n || procs[j]->start_ns >= procs[best]->start_ns))
+			best = j;
+	return best;
+}
+
+uint64_t model_proc_end(const struct exp_proc *p)
+{
+	uint64_t end = p->end_ns;
+
+	for (size_t i = 0; !p->end_ns && i < p->nthreads; i++)
+		if (p->threads[i].end_ns > end)
+			end = p->threads[i].end_ns;
+	for (size_t i = 0; !p->end_ns && i < p->nsamples; i++)
+		if (p->samples[i].time_ns > end)
+			end = p->samples[i].time_ns;
+	for (size_t i = 0; !p->end_ns && i < p->nio; i++)
+		if (p->io[i].time_ns + p->io[i].dur_ns > end)
+			end = p->io[i].time_ns + p->io[i].dur_ns;
+	return end;
+}
+
+/* A wait for a child process: its waker is the reaped image's main thread
+ * (the first thread of no creator) at the image's end (model_proc_end),
+ * within the wait: from there to the grant, the parent waited. */
+static void child_waker(const struct exp_proc *const *procs, size_t n, const struct exp_proc *p,
+			const struct exp_sync *s, struct crit_wait *x)
+{
+	size_t j = s->object ? reaped_image(procs, n, s->object, p->pid, s->time_ns) : n;
+	const struct exp_thread_ev *main = NULL;
+
+	for (size_t i = 0; j < n && i < procs[j]->nthreads && !main; i++)
+		if (!procs[j]->threads[i].creator_tid && !procs[j]->threads[i].start_routine)
+			main = &procs[j]->threads[i];
+	if (!main)
+		return;
+	uint64_t end = model_proc_end(procs[j]);
+	x->waker_tid = main->tid;
+	x->waker_proc = (uint32_t)j;
+	x->wake_ns = !end || end > s->time_ns ? s->time_ns : end < x->req_ns ? x->req_ns : end;
+}
+
+/* The SYNC records of procs[j], each with its waker. */
+static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t j, struct waits *w)
+{
+	const struct exp_proc *p = procs[j];
 	struct model_map held = { 0 }, wake = { 0 };
 	int rc = -1;
 
@@ -115,11 +178,14 @@ static int sync_waits(const struct exp_proc *p, struct waits *w)
 		struct crit_wait *x = wait_new(w);
 		if (!x)
 			goto out;
-		*x = (struct crit_wait){ .tid = s->tid, .time_ns = s->time_ns, .stack_id = s->stack_id,
+		*x = (struct crit_wait){ .proc = (uint32_t)j, .tid = s->tid, .time_ns = s->time_ns,
+					 .stack_id = s->stack_id, .waker_proc = (uint32_t)j,
 					 .req_ns = s->time_ns - (s->wait_ns < s->time_ns ? s->wait_ns : s->time_ns),
 					 .kind = s->op < MODEL_CRIT_READ ? s->op : 0 };
 		uint64_t key = wait_key(s->tid, s->time_ns, s->object);
-		if (s->op == EXP_SYNC_JOIN) {
+		if (s->op == EXP_SYNC_CHILD) {
+			child_waker(procs, nprocs, p, s, x);
+		} else if (s->op == EXP_SYNC_JOIN) {
 			const struct exp_thread_ev *t = ended_in(p, s->tid, x->req_ns, s->time_ns);
 			if (t) {
 				x->waker_tid = t->tid;
@@ -160,6 +226,7 @@ struct cwrite {
 	uint64_t start, end;
 	uint32_t tid;
 	uint32_t stack_id;
+	uint32_t proc;             /* its process's index */
 };
 
 static int cmp_cwrite(const void *a, const void *b)
@@ -388,7 +455,7 @@ static const struct cwrite *epoll_waker(const struct exp_proc *p, const struct f
  * of its descriptors' channels that overlapped it; without one, it is a
  * wait of no known cause.  watches: the FD_WATCH records sorted by (epfd,
  * fd, time). */
-static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const struct exp_fd_watch *watches,
+static int fd_waits(const struct exp_proc *p, uint32_t j, const struct fdmaps *m, const struct exp_fd_watch *watches,
 		    const struct chanio *io, struct waits *w)
 {
 	for (size_t i = 0; i < p->nfdwaits; i++) {
@@ -407,105 +474,154 @@ static int fd_waits(const struct exp_proc *p, const struct fdmaps *m, const stru
 		struct crit_wait *x = wait_new(w);
 		if (!x)
 			return -1;
-		*x = (struct crit_wait){ .tid = fw->tid, .time_ns = end, .req_ns = fw->time_ns,
+		*x = (struct crit_wait){ .proc = j, .tid = fw->tid, .time_ns = end, .req_ns = fw->time_ns,
 					 .stack_id = fw->stack_id, .kind = MODEL_CRIT_FD_WAIT };
 		if (by) {
 			x->waker_tid = by->tid;
+			x->waker_proc = by->proc;
 			x->wake_ns = by->end < end ? by->end : end;
 		}
 	}
 	return 0;
 }
 
-/* Reads that a write by another thread into the channel they read from
- * ended (pipes, FIFOs, sockets, eventfds), writes into a full channel that
- * a read by another thread drained, and waits in poll, select and epoll. */
-static int channel_waits(const struct exp_proc *p, struct waits *w)
+/* Process p's descriptors' names and flows, and its FD_WATCH records
+ * sorted by (epfd, fd, time) in *watches: 0, or -1 out of memory. */
+static int proc_maps(const struct exp_proc *p, struct fdmaps *m, struct exp_fd_watch **watches)
 {
-	struct fdmaps m = { 0 };
-	struct cwrite *cw = NULL, *cr = NULL;
-	struct exp_fd_watch *watches = NULL;
-	size_t ncw = 0, ncr = 0;
-	int rc = -1;
-
-	if (!p->nfdwaits && (!p->nio || (!p->nfds && !p->nflows)))
-		return 0;
-	if ((p->nfds && !(m.fds = malloc(p->nfds * sizeof(*m.fds)))) ||
-	    (p->nflows && !(m.flows = malloc(p->nflows * sizeof(*m.flows)))) ||
-	    (p->nwatches && !(watches = malloc(p->nwatches * sizeof(*watches)))) ||
-	    (p->nio && (!(cw = malloc(p->nio * sizeof(*cw))) || !(cr = malloc(p->nio * sizeof(*cr))))))
-		goto out;
+	if ((p->nfds && !(m->fds = malloc(p->nfds * sizeof(*m->fds)))) ||
+	    (p->nflows && !(m->flows = malloc(p->nflows * sizeof(*m->flows)))) ||
+	    (p->nwatches && !(*watches = malloc(p->nwatches * sizeof(**watches)))))
+		return -1;
 	if (p->nfds)
-		memcpy(m.fds, p->fds, p->nfds * sizeof(*m.fds));
+		memcpy(m->fds, p->fds, p->nfds * sizeof(*m->fds));
 	if (p->nflows)
-		memcpy(m.flows, p->flows, p->nflows * sizeof(*m.flows));
+		memcpy(m->flows, p->flows, p->nflows * sizeof(*m->flows));
 	if (p->nwatches) {
-		memcpy(watches, p->watches, p->nwatches * sizeof(*watches));
-		qsort(watches, p->nwatches, sizeof(*watches), cmp_watch);
+		memcpy(*watches, p->watches, p->nwatches * sizeof(**watches));
+		qsort(*watches, p->nwatches, sizeof(**watches), cmp_watch);
 	}
-	m.nfds = p->nfds;
-	m.nflows = p->nflows;
-	if (m.nfds)
-		qsort(m.fds, m.nfds, sizeof(*m.fds), model_io_cmp_fd_ev);
-	if (m.nflows)
-		qsort(m.flows, m.nflows, sizeof(*m.flows), cmp_flow);
+	m->nfds = p->nfds;
+	m->nflows = p->nflows;
+	if (m->nfds)
+		qsort(m->fds, m->nfds, sizeof(*m->fds), model_io_cmp_fd_ev);
+	if (m->nflows)
+		qsort(m->flows, m->nflows, sizeof(*m->flows), cmp_flow);
+	return 0;
+}
+
+/* Process j's writes into channels (cw) and reads from them that took
+ * bytes (cr), appended. */
+static void proc_chanio(const struct exp_proc *p, uint32_t j, const struct fdmaps *m, struct cwrite *cw, size_t *ncw,
+			struct cwrite *cr, size_t *ncr)
+{
 	for (size_t i = 0; i < p->nio; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan;
 		if (s->flags & EXP_IO_SAME_CALL)
 			continue;
-		if (s->op == EXP_IO_WRITE && (chan = channel_of(&m, s, false)))
-			cw[ncw++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid, s->stack_id };
-		else if (s->op == EXP_IO_READ && s->bytes > 0 && (chan = channel_of(&m, s, true)))
-			cr[ncr++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid, s->stack_id };
+		if (s->op == EXP_IO_WRITE && (chan = channel_of(m, s, false)))
+			cw[(*ncw)++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid, s->stack_id, j };
+		else if (s->op == EXP_IO_READ && s->bytes > 0 && (chan = channel_of(m, s, true)))
+			cr[(*ncr)++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid, s->stack_id, j };
+	}
+}
+
+/* Process j's reads that a write by another thread (of any of the
+ * processes) into the channel they read from ended, its writes into a full
+ * channel that a read by another thread drained, and its waits in poll,
+ * select and epoll. */
+static int proc_channel_waits(const struct exp_proc *p, uint32_t j, const struct fdmaps *m,
+			      const struct exp_fd_watch *watches, const struct chanio *io, struct waits *w)
+{
+	for (size_t i = 0; i < io->ncw && io->ncr; i++) {
+		const struct cwrite *x = &io->cw[i];
+		const struct cwrite *by = x->proc == j ? read_within(io->cr, io->ncr, x->chan, x->tid, x->start, x->end)
+						       : NULL;
+		if (!by)
+			continue;
+		struct crit_wait *y = wait_new(w);
+		if (!y)
+			return -1;
+		*y = (struct crit_wait){ .proc = j, .tid = x->tid, .time_ns = x->end, .req_ns = x->start,
+					 .stack_id = x->stack_id, .waker_tid = by->tid, .waker_proc = by->proc,
+					 .wake_ns = by->end < x->end ? by->end : x->end, .kind = MODEL_CRIT_WRITE };
+	}
+	for (size_t i = 0; i < p->nio && io->ncw; i++) {
+		const struct exp_io *s = &p->io[i];
+		uint64_t chan, end = s->time_ns + s->dur_ns;
+		if (s->op != EXP_IO_READ || (s->flags & EXP_IO_SAME_CALL) || !(chan = channel_of(m, s, true)))
+			continue;
+		const struct cwrite *by = latest_write(io->cw, io->ncw, chan, s->tid, s->time_ns, end);
+		if (!by)
+			continue;
+		struct crit_wait *x = wait_new(w);
+		if (!x)
+			return -1;
+		*x = (struct crit_wait){ .proc = j, .tid = s->tid, .time_ns = end, .req_ns = s->time_ns,
+					 .stack_id = s->stack_id, .waker_tid = by->tid, .waker_proc = by->proc,
+					 .wake_ns = by->end < end ? by->end : end, .kind = MODEL_CRIT_READ };
+	}
+	return fd_waits(p, j, m, watches, io, w);
+}
+
+/* Reads, writes into full channels and waits in poll, select and epoll of
+ * every process, each woken by a thread of any of them. */
+static int channel_waits(const struct exp_proc *const *procs, size_t nprocs, struct waits *w)
+{
+	struct fdmaps *m = calloc(nprocs + 1, sizeof(*m));
+	struct exp_fd_watch **watches = calloc(nprocs + 1, sizeof(*watches));
+	struct cwrite *cw = NULL, *cr = NULL;
+	size_t ncw = 0, ncr = 0, nio = 0;
+	int rc = -1;
+
+	for (size_t j = 0; j < nprocs; j++)
+		nio += procs[j]->nio;
+	if (!m || !watches || (nio && (!(cw = malloc(nio * sizeof(*cw))) || !(cr = malloc(nio * sizeof(*cr))))))
+		goto out;
+	for (size_t j = 0; j < nprocs; j++) {
+		const struct exp_proc *p = procs[j];
+		if (!p->nfdwaits && (!p->nio || (!p->nfds && !p->nflows)))
+			continue;
+		if (proc_maps(p, &m[j], &watches[j]))
+			goto out;
+		proc_chanio(p, (uint32_t)j, &m[j], cw, &ncw, cr, &ncr);
 	}
 	if (ncw)
 		qsort(cw, ncw, sizeof(*cw), cmp_cwrite);
 	if (ncr)
 		qsort(cr, ncr, sizeof(*cr), cmp_cwrite);
-	for (size_t i = 0; i < ncw && ncr; i++) {
-		const struct cwrite *x = &cw[i];
-		const struct cwrite *by = read_within(cr, ncr, x->chan, x->tid, x->start, x->end);
-		if (!by)
-			continue;
-		struct crit_wait *y = wait_new(w);
-		if (!y)
-			goto out;
-		*y = (struct crit_wait){ .tid = x->tid, .time_ns = x->end, .req_ns = x->start, .stack_id = x->stack_id,
-					 .waker_tid = by->tid, .wake_ns = by->end < x->end ? by->end : x->end,
-					 .kind = MODEL_CRIT_WRITE };
-	}
-	for (size_t i = 0; i < p->nio && ncw; i++) {
-		const struct exp_io *s = &p->io[i];
-		uint64_t chan, end = s->time_ns + s->dur_ns;
-		if (s->op != EXP_IO_READ || (s->flags & EXP_IO_SAME_CALL) || !(chan = channel_of(&m, s, true)))
-			continue;
-		const struct cwrite *by = latest_write(cw, ncw, chan, s->tid, s->time_ns, end);
-		if (!by)
-			continue;
-		struct crit_wait *x = wait_new(w);
-		if (!x)
-			goto out;
-		*x = (struct crit_wait){ .tid = s->tid, .time_ns = end, .req_ns = s->time_ns,
-					 .stack_id = s->stack_id, .waker_tid = by->tid,
-					 .wake_ns = by->end < end ? by->end : end, .kind = MODEL_CRIT_READ };
-	}
 	struct chanio io = { cw, cr, ncw, ncr };
-	rc = fd_waits(p, &m, watches, &io, w);
+	for (size_t j = 0; j < nprocs; j++) {
+		const struct exp_proc *p = procs[j];
+		if ((p->nfdwaits || (p->nio && (p->nfds || p->nflows))) &&
+		    proc_channel_waits(p, (uint32_t)j, &m[j], watches[j], &io, w))
+			goto out;
+	}
+	rc = 0;
 out:
-	free(m.fds);
-	free(m.flows);
+	for (size_t j = 0; m && watches && j < nprocs; j++) {
+		free(m[j].fds);
+		free(m[j].flows);
+		free(watches[j]);
+	}
+	free(m);
 	free(watches);
 	free(cw);
 	free(cr);
 	return rc;
 }
 
-int model_critical_waits(const struct exp_proc *p, struct crit_wait **out, size_t *n)
+int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct crit_wait **out, size_t *n)
 {
 	struct waits w = { 0 };
 
-	if (sync_waits(p, &w) || channel_waits(p, &w)) {
+	for (size_t j = 0; j < nprocs; j++)
+		if (sync_waits(procs, nprocs, j, &w)) {
+			free(w.v);
+			return -1;
+		}
+	if (channel_waits(procs, nprocs, &w)) {
 		free(w.v);
 		return -1;
 	}

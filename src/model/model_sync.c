@@ -23,11 +23,12 @@ static const char *const kind_names[] = {
 	[EXP_SYNC_RWLOCK_WR] = "rwlock (write)", [EXP_SYNC_COND] = "condition variable",
 	[EXP_SYNC_SEM] = "semaphore", [EXP_SYNC_BARRIER] = "barrier", [EXP_SYNC_JOIN] = "join",
 	[EXP_SYNC_JAVA_MONITOR] = "Java monitor", [EXP_SYNC_FUTEX] = "futex",
+	[EXP_SYNC_CHILD] = "child process",
 };
 
 enum model_metric model_sync_metric(unsigned op)
 {
-	return op == EXP_SYNC_JOIN ? MODEL_SYNC_JOIN : MODEL_SYNC_WAIT;
+	return op == EXP_SYNC_JOIN || op == EXP_SYNC_CHILD ? MODEL_SYNC_JOIN : MODEL_SYNC_WAIT;
 }
 
 const char *model_sync_kind_name(unsigned op)
@@ -98,7 +99,7 @@ int model_build_sync(struct build *b, struct proc_ctx *c, const struct model_opt
 		long e = -1;
 		if (!model_keep(c, o, s->tid, s->time_ns))
 			continue;
-		if (s->op == EXP_SYNC_JOIN) {
+		if (model_sync_metric(s->op) == MODEL_SYNC_JOIN) {   /* a thread's or a child's */
 			if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_JOIN, s->wait_ns, &e))
 				return -1;
 		} else if (model_add(b, c, o, s->tid, s->time_ns, s->stack_id, MODEL_SYNC_WAIT, s->wait_ns, &e) ||

@@ -38,13 +38,16 @@ static const struct {
 	[EXP_SYNC_JAVA_MONITOR] = { "Java monitor", "monitors' holders are not recorded" },
 	[EXP_SYNC_FUTEX] = { "futex", "no wake by another thread of this process within it: a "
 				      "timeout, or a wake by another process" },
+	[EXP_SYNC_CHILD] = { "child process", "no child process of the experiment ended within it: a child "
+						"not recorded (outside mode, or lost), or a wait that failed" },
 	[MODEL_CRIT_SHARED] = { "process-shared object", "a mutex, condition variable, semaphore, barrier "
 							 "or futex word shared between processes: its holder "
-							 "or waker may be another process, and the path "
-							 "stays within one process" },
+							 "or waker may be another process, whose holders' "
+							 "and wakers' tables the path does not cross" },
 	[MODEL_CRIT_FD_WAIT] = { "poll/select/epoll", "no write by another thread into its "
-						  "descriptors within it: a timeout, a signal, another "
-						  "process's write, or a descriptor no flow follows" },
+						  "descriptors within it: a timeout, a signal, a write "
+						  "by a process not recorded, or a descriptor no flow "
+						  "follows" },
 };
 
 /* One line per kind of wait on the path with no known waker. */
@@ -84,7 +87,7 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 		r[i] = m->crit[i];
 	qsort(r, m->ncrit, sizeof(*r), cmp_ns);
 	report_note(d, "Critical path: %.3f s, the main thread's wall time %.3f s%s%s.", m->crit_path_ns / 1e9,
-		    m->crit_wall_ns / 1e9, m->crit_procs > 1 ? " (processes summed)" : "",
+		    m->crit_wall_ns / 1e9, m->crit_procs > 1 ? " (experiments summed)" : "",
 		    m->crit_cut ? "; the walk was cut short (a loop in the records)" : "");
 	if (m->crit_stretch > 0 && m->crit_sched_threads)
 		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
@@ -99,6 +102,13 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 			       "times twice their thread's ratio of running wall time to CPU (at most 4 "
 			       "times the process's, %.1f); the rest is <not sampled> (off the CPU, or not seen).",
 			    m->crit_stretch);
+	if (m->crit_crossed)
+		report_note(d, "The path crosses into %u other process%s of the experiment (through pipes, sockets, "
+			       "FIFOs and waits for a child).", m->crit_crossed, m->crit_crossed > 1 ? "es" : "");
+	if (m->crit_outlived)
+		report_note(d, "%u process%s ended after the main thread (by up to %.3f s): the path covers the "
+			       "main thread's life, and their time after its end is on no path.",
+			    m->crit_outlived, m->crit_outlived > 1 ? "es" : "", m->crit_outlived_ns / 1e9);
 	unknown_waits(d, m);
 	struct report_table *t = report_table_new("critical_path", "Critical path");
 	report_col(t, "path", "Path s", COL_SEC);

@@ -23,15 +23,21 @@
  * memory shared between threads or processes), are given to us by the
  * collector's syscall() (tally__on_futex): a wait is a SYNC record (op
  * EXP_SYNC_FUTEX, the word's address), and a wake is noted as the word's
- * waker, as a signal is (sync_wakers.c).
+ * waker, as a signal is (sync_wakers.c).  A wait for a child process
+ * (wait, waitpid, wait3, wait4, waitid) is a SYNC record too (op
+ * EXP_SYNC_CHILD, the pid reaped), so that the path can go from a shell
+ * or a parent to the child it waited for.
  */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <threads.h>
 #include <time.h>
 
@@ -378,6 +384,49 @@ TRACE_API int pthread_timedjoin_np(pthread_t th, void **ret, const struct timesp
 TRACE_API int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, const struct timespec *abs)
 {
 	TIME(EXP_SYNC_JOIN, (void *)th, REAL(pthread_clockjoin_np)(th, ret, clk, abs));
+}
+
+/* A wait for a child process (for the critical path across processes,
+ * model_critical_waits.c): the object is the pid it reaped (0: none).  A
+ * call with WNOHANG never blocks: not timed. */
+#define CHILD_TIME(options, call, reaped)                                    \
+	do {                                                                 \
+		if (threshold() < 0 || ((options) & WNOHANG))                \
+			return call;                                         \
+		struct trace_caller at_ = TRACE_CALLER();                    \
+		uint64_t t0_ = tally__now();                                 \
+		uint32_t stack_ = wait_begins(at_);                          \
+		__typeof__(call) rc_ = call;                                 \
+		int saved_ = errno;                                          \
+		struct exp_sync s_;                                          \
+		note_flags(at_, EXP_SYNC_CHILD, (void *)(uintptr_t)(reaped), t0_, tally__now(), stack_, 0, &s_); \
+		errno = saved_;                                              \
+		return rc_;                                                  \
+	} while (0)
+
+TRACE_API pid_t wait(int *status)
+{
+	CHILD_TIME(0, REAL(wait)(status), rc_ > 0 ? rc_ : 0);
+}
+
+TRACE_API pid_t waitpid(pid_t pid, int *status, int options)
+{
+	CHILD_TIME(options, REAL(waitpid)(pid, status, options), rc_ > 0 ? rc_ : 0);
+}
+
+TRACE_API pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	CHILD_TIME(options, REAL(wait3)(status, options, ru), rc_ > 0 ? rc_ : 0);
+}
+
+TRACE_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	CHILD_TIME(options, REAL(wait4)(pid, status, options, ru), rc_ > 0 ? rc_ : 0);
+}
+
+TRACE_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	CHILD_TIME(options, REAL(waitid)(idtype, id, info, options), !rc_ && info ? info->si_pid : 0);
 }
 
 /* sem_trywait and sem_wait report "would block" as -1 with errno EAGAIN. */

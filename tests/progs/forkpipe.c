@@ -17,10 +17,17 @@
  *                                    prints "produce NS" on stderr
  *   forkpipe consume ITEMS UNIT_MS   main's part alone, from stdin; prints
  *                                    "wall NS" (its own start to its end)
+ *   forkpipe orphan ITEMS UNIT_MS    main forks a child that makes ITEMS
+ *                                    items, the first into a pipe that main
+ *                                    reads, the others into /dev/null; main
+ *                                    ends after that first item without
+ *                                    waiting for the child, which outlives
+ *                                    it by ITEMS - 1 items
  *
  * The consumer mostly waits for the producer, so the run's length is the
  * producer's work: the path goes from the consumer's reads to the
  * producer's writes, in the other process. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +93,7 @@ static void consume(int fd)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: forkpipe fork|produce|consume [ITEMS [UNIT_MS]]\n");
+		fprintf(stderr, "usage: forkpipe fork|produce|consume|orphan [ITEMS [UNIT_MS]]\n");
 		return 2;
 	}
 	if (argc > 2)
@@ -103,6 +110,22 @@ int main(int argc, char **argv)
 		consume(0);
 		printf("wall %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0));
 		return 0;
+	}
+	if (!strcmp(argv[1], "orphan")) {
+		int fds[2], null = open("/dev/null", O_WRONLY);
+		char c;
+		if (null < 0 || pipe(fds))
+			return 1;
+		pid_t child = fork();
+		if (!child) {
+			int n = items;
+			items = 1;
+			produce(fds[1]);
+			items = n - 1;
+			produce(null);
+			_exit(0);
+		}
+		return child < 0 || read(fds[0], &c, 1) != 1;
 	}
 	if (strcmp(argv[1], "fork"))
 		return 2;

@@ -204,10 +204,11 @@ static void channel_waits_follow_flows(void)
 	};
 	struct exp_proc p = { .io = io, .nio = 5, .flows = flows, .nflows = 3, .fds = fds, .nfds = 3,
 			      .sync = sync, .nsync = 1, .wakes = wakes, .nwakes = 1 };
+	const struct exp_proc *pp = &p;
 	struct crit_wait *w = NULL;
 	size_t n = 0;
 
-	CHECK(model_critical_waits(&p, &w, &n) == 0);
+	CHECK(model_critical_waits(&pp, 1, &w, &n) == 0);
 	CHECKF(n == 2, "%zu waits", n);
 	/* by (tid, time): tid 1's read ending at 120, its barrier wait at 500 */
 	CHECKF(n > 0 && w[0].tid == 1 && w[0].time_ns == 120 && w[0].waker_tid == 2 && w[0].wake_ns == 110,
@@ -264,10 +265,11 @@ static void fd_waits_follow_their_descriptors(void)
 	struct exp_proc p = { .io = io, .nio = 4, .flows = flows, .nflows = 6, .fds = fds, .nfds = 6,
 			      .fdwaits = waits, .nfdwaits = 3, .wait_fds = wait_fds, .nwait_fds = 4,
 			      .watches = watches, .nwatches = 4 };
+	const struct exp_proc *pp = &p;
 	struct crit_wait *w = NULL;
 	size_t n = 0;
 
-	CHECK(model_critical_waits(&p, &w, &n) == 0);
+	CHECK(model_critical_waits(&pp, 1, &w, &n) == 0);
 	CHECKF(n == 3, "%zu waits", n);
 	/* the poll: the write into R (fd 9) at 130-135 is the latest */
 	CHECKF(n > 0 && w[0].time_ns == 140 && w[0].req_ns == 100 && w[0].waker_tid == 2 && w[0].wake_ns == 135 &&
@@ -281,9 +283,43 @@ static void fd_waits_follow_their_descriptors(void)
 	/* with fd 9's channel written into during the epoll wait, that is its
 	 * waker (fd 9 named again with the same name is the same descriptor) */
 	io[2].fd = 13;
-	CHECK(model_critical_waits(&p, &w, &n) == 0);
+	CHECK(model_critical_waits(&pp, 1, &w, &n) == 0);
 	CHECKF(n > 1 && w[1].waker_tid == 3 && w[1].wake_ns == 425, "epoll: waker %u at %llu",
 	       n > 1 ? w[1].waker_tid : 0, n > 1 ? (unsigned long long)w[1].wake_ns : 0);
+	free(w);
+}
+
+/* The waits of two processes of one experiment: the parent's read of a
+ * pipe is woken by the child's write into it (one channel in both), and
+ * its wait for the child that it reaped by the child's end. */
+static void waits_cross_processes(void)
+{
+	struct exp_io pio[] = { { .tid = 10, .time_ns = 100, .op = EXP_IO_READ, .fd = 3, .bytes = 1, .dur_ns = 50 } };
+	struct exp_io cio[] = { { .tid = 20, .time_ns = 130, .op = EXP_IO_WRITE, .fd = 4, .bytes = 1, .dur_ns = 5 } };
+	struct exp_fd_flow pflow[] = { { .tid = 10, .time_ns = 100, .fd = 3, .kind = EXP_FLOW_PIPE, .rx = 0x77, .tx = 0x77 } };
+	struct exp_fd_flow cflow[] = { { .tid = 20, .time_ns = 130, .fd = 4, .kind = EXP_FLOW_PIPE, .rx = 0x77, .tx = 0x77 } };
+	struct exp_fd_ev pfds[] = { { .fd = 3, .time_ns = 1, .name = "pipe:[9]" } };
+	struct exp_fd_ev cfds[] = { { .fd = 4, .time_ns = 1, .name = "pipe:[9]" } };
+	struct exp_sync psync[] = { { .tid = 10, .time_ns = 900, .op = EXP_SYNC_CHILD, .wait_ns = 300, .object = 20 } };
+	struct exp_thread_ev pth[] = { { .tid = 10, .start_ns = 1, .end_ns = 1000 } };
+	struct exp_thread_ev cth[] = { { .tid = 20, .start_ns = 60, .end_ns = 800 } };
+	struct exp_proc parent = { .pid = 10, .lineage = "", .io = pio, .nio = 1, .flows = pflow, .nflows = 1,
+				   .fds = pfds, .nfds = 1, .sync = psync, .nsync = 1, .threads = pth, .nthreads = 1 };
+	struct exp_proc child = { .pid = 20, .ppid = 10, .lineage = "_f1", .start_ns = 50, .end_ns = 800,
+				  .io = cio, .nio = 1, .flows = cflow, .nflows = 1, .fds = cfds, .nfds = 1,
+				  .threads = cth, .nthreads = 1 };
+	const struct exp_proc *procs[] = { &parent, &child };
+	struct crit_wait *w = NULL;
+	size_t n = 0;
+
+	CHECK(model_critical_waits(procs, 2, &w, &n) == 0);
+	CHECKF(n == 2, "%zu waits", n);
+	CHECKF(n > 0 && w[0].proc == 0 && w[0].time_ns == 150 && w[0].waker_tid == 20 && w[0].waker_proc == 1 &&
+	       w[0].wake_ns == 135, "read: waker %u of process %u at %llu", n ? w[0].waker_tid : 0,
+	       n ? w[0].waker_proc : 0, n ? (unsigned long long)w[0].wake_ns : 0);
+	CHECKF(n > 1 && w[1].proc == 0 && w[1].time_ns == 900 && w[1].waker_tid == 20 && w[1].waker_proc == 1 &&
+	       w[1].wake_ns == 800, "child: waker %u of process %u at %llu", n > 1 ? w[1].waker_tid : 0,
+	       n > 1 ? w[1].waker_proc : 0, n > 1 ? (unsigned long long)w[1].wake_ns : 0);
 	free(w);
 }
 
@@ -297,6 +333,7 @@ int main(void)
 	RUN(map_against_array);
 	RUN(heap_replay_counts_unpaired);
 	RUN(channel_waits_follow_flows);
+	RUN(waits_cross_processes);
 	RUN(fd_waits_follow_their_descriptors);
 	model_free(&m);
 	TEST_EXIT();
