@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """profile.py — assertions on a collapsed-stack file, for the e2e tests.
 
-usage: profile.py FILE CHECK [CHECK...]
+usage: profile.py FILE [--hz HZ] CHECK [CHECK...]
 A CHECK is one string:
   'excl F SHARE TOL'   share of the weight whose leaf is F
   'incl F SHARE TOL'   share of stacks containing F (once per stack)
@@ -11,10 +11,16 @@ A CHECK is one string:
   'total VALUE RELTOL' sum of the weights
   'absent F'           no frame is F
   'depth N'            some stack has at least N frames
+A share's TOL may be `Ksd` (with --hz, the rate the profile was sampled
+at): K binomial standard deviations of that share among the profile's
+samples, sqrt(SHARE (1 - SHARE) / N), N its CPU time over the period (the
+weights are ns of CPU): a loaded machine gives the program fewer samples
+in a window, and the bound widens as the run measured.  Under 30 samples
+such a check fails.
 Function names compare without a C++ argument list; they may hold
 spaces (`path main;big;big [clone .part.0] 0.97 0.03`).  A frame of an
 inlined call, `f(int) (inlined)`, compares as `f[inlined]`.  Exit 1 if any
-fails.
+fails, after the heaviest stacks.
 """
 import re
 import sys
@@ -36,8 +42,12 @@ def main():
             frames, w = line.rsplit(' ', 1)
             stacks.append(([base(x) for x in frames.split(';')], float(w)))
     total = sum(w for _, w in stacks)
+    specs = sys.argv[2:]
+    hz = None
+    if specs[:1] == ['--hz']:
+        hz, specs = float(specs[1]), specs[2:]
     bad = 0
-    for spec in sys.argv[2:]:
+    for spec in specs:
         t = spec.split()
         total_of = total
         sel = stacks
@@ -57,7 +67,15 @@ def main():
             got = max((len(fr) for fr, _ in stacks), default=0)
             ok = got >= int(t[1])
         else:
-            want, tol = float(t[-2]), float(t[-1])
+            want, tol = float(t[-2]), t[-1]
+            if tol.endswith('sd'):
+                if not hz:
+                    sys.exit('profile.py: %s needs --hz' % spec)
+                samples = total_of * hz / 1e9
+                # under 30 samples a share says nothing: fail
+                tol = float(tol[:-2]) * (want * (1 - want) / samples) ** 0.5 if samples >= 30 else -1.0
+            else:
+                tol = float(tol)
             name = ' '.join(t[1:-2])       # names may hold spaces
             if kind == 'excl':
                 got = sum(w for fr, w in sel if fr[-1] == name)
@@ -73,9 +91,11 @@ def main():
             ok = abs(got - want) <= tol
         if not ok:
             bad += 1
-            print('FAIL %s: got %.4g' % (spec, got))
+            print('FAIL %s: got %.4g%s' % (spec, got, ' (tolerance %.4g)' % tol if spec.endswith('sd') else ''))
     if bad:
-        print('(%d stacks, total %.6g)' % (len(stacks), total))
+        print('(%d stacks, total %.6g; the heaviest:)' % (len(stacks), total))
+        for fr, w in sorted(stacks, key=lambda s: -s[1])[:8]:
+            print('  %.6g %s' % (w, ';'.join(fr)))
     sys.exit(1 if bad else 0)
 
 
