@@ -8,7 +8,10 @@
 cd "$T"
 
 # OpenMP: each phase's share measured by the program itself (process CPU
-# time), on 2 and 4 threads, with gcc (libgomp) and clang (libomp).  libgomp
+# time), on 2 and 4 threads, with gcc (libgomp) and clang (libomp), within
+# what the run leaves unknown (omp_shares.py: a few sampling periods, the
+# workers' CPU across the end marker, and their samples placed by an
+# opener's sample on the other side of a region's start or end).  libgomp
 # waits actively (its workers spin, so <OMP-idle> has time to check);
 # libomp's active wait spins with sched_yield, where sampling by CPU time
 # loses part of the spinning threads' time on 2 loaded cores: passive there.
@@ -17,8 +20,10 @@ omp_case() {   # omp_case CC THREADS WAIT_POLICY
 	OMP_WAIT_POLICY=$3 OMP_NUM_THREADS=$n "$TALLY" record -o "$exe.$n.exp" \
 		./$exe 0.6 >"$exe.$n.out" 2>/dev/null
 	"$TALLY" export "$exe.$n.exp" --format collapsed --time ompy_begin-ompy_end >"$exe.$n.txt"
+	"$TALLY" export "$exe.$n.exp" --format chrome --time ompy_begin-ompy_end >"$exe.$n.json"
 	check omp_${cc}_${n}_threads_user_function_has_the_parallel_work \
-		python3 "$E2E/omp_shares.py" "$exe.$n.out" "$exe.$n.txt"
+		python3 "$E2E/omp_shares.py" "$exe.$n.out" "$exe.$n.txt" "$exe.$n.json" \
+		"$(sed -n 's/^clock.hz: //p' "$exe.$n.exp/log.txt")"
 }
 if cc -O2 -g -fopenmp -o ompy_gcc "$PROGS/ompy.c" 2>/dev/null; then
 	omp_case gcc 2 active
