@@ -13,8 +13,9 @@
 # sleeps in hold_it() as long as main's lock wait, so its sleep changes the other way
 # from main's nap and the sum over threads of wait.sleep hardly moves; the split by
 # thread shows each: main's wait.sleep change and the helper's (helper #1), each within
-# the same slack of the program's measure (nap, hold), while the summed change is less
-# than either.  A diff where
+# the same slack of the program's measure (nap, hold) and what the runs could not
+# place (sleep with no stack, time off the CPU in tally's handlers), while the summed
+# change is less than either.  A diff where
 # only one side has states says so.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -25,6 +26,10 @@ cc_prog states_diff -pthread
 "$TALLY" diff a.exp b.exp --limit 0 >diff.txt 2>diff.err
 "$TALLY" diff a.exp b.exp --format csv >diff.csv 2>>diff.err
 "$TALLY" diff a.exp b.exp --format json >diff.json 2>>diff.err
+for r in a b; do
+	"$TALLY" export $r.exp --format collapsed --metric wait.sleep >$r.sleep.txt 2>>diff.err
+	"$TALLY" report $r.exp --format json >$r.json 2>>diff.err
+done
 
 cat >ds.py <<'PY'
 import csv, json, sys
@@ -53,13 +58,32 @@ def check(state, fn, key):
     print('%s in %s: tally %+d ns, program %+d ns blocked (runnable %d, %d ns), slack %d ns' %
           (state, fn, got, want, A[key][1], B[key][1], slack))
     return abs(got - want) <= slack and abs(want) > slack
+def not_placed(r):
+    # What a run could not place, said in its report: sleep whose stack was
+    # not taken (states.no-stack, <Unknown>: in which thread and call is
+    # not known) and time off the CPU inside tally's own handlers, left out
+    # of the threads' states (states_collector_s).  Under load the signal
+    # that takes an interval's stack can be lost and a handler's write can
+    # wait: 0.4-23 ms and up to 57 ms a run at load 9.5.
+    nostack = sum(int(l.rsplit(' ', 1)[1]) for l in open(r + '.sleep.txt') if l.rsplit(' ', 1)[0] == '<Unknown>')
+    return nostack + json.load(open(r + '.json'))['overview'].get('states_collector_s', 0) * 1e9
 def thread_check(thread, key):
+    # A thread's whole wait.sleep against the program's measure of one
+    # call: the slack of check() and what the runs could not place.
     want = (B[key][0] - B[key][1]) - (A[key][0] - A[key][1])
-    slack = 0.05 * abs(want) + 0.05 * (A[key][1] + B[key][1])
+    unknown = not_placed('a') + not_placed('b')
+    slack = 0.05 * abs(want) + 0.05 * (A[key][1] + B[key][1]) + unknown
     got = sum(r['delta'] for r in d['state_threads'] if r['state'] == 'wait.sleep' and r['thread'] == thread) * 1e9
-    print('wait.sleep of %s: tally %+d ns, program %+d ns blocked (%s), slack %d ns' % (thread, got, want, key, slack))
+    print('wait.sleep of %s: tally %+d ns, program %+d ns blocked (%s), slack %d ns (%d not placed)' %
+          (thread, got, want, key, slack, unknown))
     return abs(got - want) <= slack and abs(want) > slack, got
 if what == 'threads':
+    if not_placed('a') + not_placed('b') >= 0.5 * 1e6 * 10 * 30:
+        # half the designed change (10 rounds of 30 ms) not placed: the
+        # runs cannot tell the threads' changes apart
+        print('SKIP: the runs could not place %.3f s (sleep with no stack, off the CPU in tally\'s handlers)'
+              % ((not_placed('a') + not_placed('b')) / 1e9))
+        sys.exit(77)
     ok_main, main = thread_check('main thread', 'nap')
     ok_helper, helper = thread_check('helper #1', 'hold')
     summed = d['wall_by_state']['wait.sleep'] * 1e9
@@ -95,7 +119,12 @@ check diff_states_lock_change_as_program_measures sh -c "cat own_a.txt own_b.txt
 check diff_states_sleep_change_as_program_measures python3 ds.py sleep
 check diff_states_add_up_to_threads_wall python3 ds.py sum
 check diff_states_head_says_the_largest_rows python3 ds.py head
-check diff_states_by_thread_as_program_measures python3 ds.py threads
+python3 ds.py threads >threads.verdict 2>&1; rc=$?
+if [ $rc = 77 ]; then
+	skip diff_states_by_thread_as_program_measures "$(tail -n 1 threads.verdict)"
+else
+	check diff_states_by_thread_as_program_measures sh -c "cat threads.verdict; exit $rc"
+fi
 check diff_states_csv_as_json python3 ds.py csv
 check diff_states_only_one_side_says_so sh -c "
 	\"\$TALLY\" record -o plain.exp ./states_diff 2 5 5 >/dev/null 2>&1 &&
