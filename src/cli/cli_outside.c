@@ -24,9 +24,9 @@ int cli_outside_check(const struct record_opts *o, const char *what)
 		char name[40], taken[256];
 		cli_record_opt_name(r, name, sizeof(name));
 		cli_record_opts_list(taken, sizeof(taken), false, CLI_REC_OUTSIDE, " ");
-		cli_error("record", "%s: %s: %s needs tally's collector inside the program, and a program "
-			  "without a dynamic loader cannot load it (the outside mode samples the clock from "
-			  "outside, and takes %s%s; docs/static.md)", name, what, name, taken,
+		cli_error("record", "%s: %s: %s needs tally's collector inside the program, which the "
+			  "outside mode does not load (it samples the clock from outside, and takes %s%s; "
+			  "docs/static.md)", name, what, name, taken,
 			  o->pid ? "" : needs == CLI_REC_INSIDE_RUN ? "; with -p, --duration too" : "");
 		return -1;
 	}

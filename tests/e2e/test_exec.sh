@@ -208,8 +208,8 @@ check exec_seccomp_overview_names_the_fallback sh -c '
 
 # Go: built with cgo, so that it is dynamically linked and preloaded.
 if ! command -v go >/dev/null 2>&1; then
-	for n in without_cgo_sampled_from_outside net_cgo_preloaded os_exec_children_live self_exec_lives \
-		clock_says_why_kernel_excluded; do
+	for n in without_cgo_sampled_from_outside without_cgo_refusal_names_its_cause net_cgo_preloaded \
+		os_exec_children_live self_exec_lives clock_says_why_kernel_excluded; do
 		skip exec_go_$n "go is not installed (golang-go)"
 	done
 	exit 0
@@ -223,8 +223,10 @@ mkdir gonc && cp "$PROGS/gonocgo/main.go" "$PROGS/gonocgo/go.mod" gonc/
 if ! (cd gonc && CGO_ENABLED=1 GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod \
 	GOTOOLCHAIN=local go build -ldflags=-linkmode=external -o ../gonocgo . >../gonc.log 2>&1); then
 	skip exec_go_without_cgo_sampled_from_outside "go build -linkmode=external failed: $(tail -n 1 gonc.log)"
+	skip exec_go_without_cgo_refusal_names_its_cause "go build -linkmode=external failed: $(tail -n 1 gonc.log)"
 elif ! readelf -lW gonocgo | grep -q INTERP || readelf --dyn-syms gonocgo | grep -q _cgo_; then
 	skip exec_go_without_cgo_sampled_from_outside "go did not build a dynamic program without cgo"
+	skip exec_go_without_cgo_refusal_names_its_cause "go did not build a dynamic program without cgo"
 else
 	check exec_go_without_cgo_sampled_from_outside sh -c '
 		"$TALLY" record -o gn.exp ./gonocgo 20 >out.gn 2>err.gn; rc=$?; cat out.gn; tail -3 err.gn
@@ -238,6 +240,13 @@ tot = sum(int(w) for _, w in rows)
 spin = sum(int(w) for s, w in rows if \"main.spin\" in s.split(\";\"))
 print(\"main.spin\", spin, \"of\", tot)
 sys.exit(0 if tot and spin >= 0.5 * tot else 1)"'
+	# An option that needs the collector inside is refused with the
+	# program's own cause (it said "a program without a dynamic loader
+	# cannot load it", false for this one, before).
+	check exec_go_without_cgo_refusal_names_its_cause sh -c '
+		"$TALLY" record -H -o gnh.exp ./gonocgo 1 >out.gnh 2>err.gnh; rc=$?; cat err.gnh
+		test $rc -eq 64 && test ! -e gnh.exp && grep -q "is a Go program without cgo" err.gnh &&
+		! grep -q "without a dynamic loader" err.gnh'
 fi
 
 # ... and one with cgo by the net package alone, built by Go's own linker
