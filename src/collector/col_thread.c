@@ -389,9 +389,12 @@ void col_thread_detach(void)
 		col_thread_set_self(NULL);
 		return;
 	}
-	/* Its context switches before tally's end of it, which may block. */
+	/* Its context switches before tally's end of it, which may block;
+	 * its CPU then: what follows is tally's (counted as the collector's,
+	 * not left after the thread's last record as if the exit's). */
 	struct exp_thread_switches switches;
 	bool have_switches = col_sched_switches_now(t, &switches);
+	uint64_t program_cpu = col_thread_cputime_ns_sigsafe();
 	/* The tracers' last records while the thread can still write. */
 	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
 		void (*fn)(void) = atomic_load(&col_proc.thread_end[i]);
@@ -410,10 +413,7 @@ void col_thread_detach(void)
 	bool have_sched = col_states_schedstat_sigsafe(t, sched, sizeof(sched));
 	col_states_thread_end(t);
 	col_counters_thread_end(t);
-	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(),
-				      col_thread_cputime_ns_sigsafe(), t->samples };
-	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
-	col_thread_write_cost(t, t);
+	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), 0, t->samples };
 	col_data_blocks_thread_end(t);
 	/* Its switches; its schedstat if it lived long, or slept: a short
 	 * thread that never slept waited for a CPU all its time off one. */
@@ -426,6 +426,15 @@ void col_thread_detach(void)
 		col_sched_write(t, &t->tid, 1);
 	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
+	/* Its end record last, with its CPU to here: tally's end of it is in
+	 * its collector time (THREAD_COST), not after its last record. */
+	rec.cpu_ns = col_thread_cputime_ns_sigsafe();
+	if (rec.cpu_ns > program_cpu) {
+		t->collector_ns += rec.cpu_ns - program_cpu;
+		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, rec.cpu_ns - program_cpu);
+	}
+	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+	col_thread_write_cost(t, t);
 	/* At the process's end its exit unmaps all at once: an munmap each
 	 * here would cost a TLB flush each (most of a short process's end). */
 	bool ending = atomic_load(&col_proc.ending);

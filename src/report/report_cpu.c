@@ -310,7 +310,8 @@ static bool threads_cause(const struct proc_cpu *c, char *buf, size_t len)
 					      "-F higher samples shorter ones)", (double)unseen / 1e9);
 		else if (c->nthreads > 10 && unseen / c->nthreads < 2000000ull)
 			n += (size_t)snprintf(buf, len, "%.3f s as its %zu threads ended, after their last "
-					      "record (thread exit)", (double)unseen / 1e9, c->nthreads);
+					      "record (the kernel's exit, and tally letting go of each thread's "
+					      "state)", (double)unseen / 1e9, c->nthreads);
 		else
 			n += (size_t)snprintf(buf, len, "%.3f s in threads the collector never saw (made by a "
 					      "raw clone system call, not pthread_create, that took no signal of "

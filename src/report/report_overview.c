@@ -493,7 +493,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		report_kv_num(d, "sampled_cpu_s", "Sampled CPU", (double)sampled / 1e9, "%s",
 			      tstr(d, t1, (double)sampled));
 		report_kv_num(d, "collector_cpu_s", "Collector CPU", (double)collector / 1e9,
-			      "%s (signal handlers, thread set-up, object scans: in no sample)",
+			      "%s (signal handlers, thread set-up and end, object scans: in no sample)",
 			      tstr(d, t1, (double)collector));
 		handler_costs(d, exps, nexps);
 		if (!have_rusage && thread_cpu)
