@@ -133,6 +133,69 @@ static void unsampled_threads(struct report_doc *d, const struct exp_experiment 
 		}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Is `name`, or an image or descendant of it (name_...), among the sorted
+ * lineages? */
+static bool lineage_seen(const char **sorted, size_t n, const char *name)
+{
+	size_t len = strlen(name), lo = 0, hi = n;
+
+	while (lo < hi) {                    /* the first lineage >= name */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(sorted[mid], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* name itself, else name_... comes after any name0..name9 (a digit
+	 * sorts before '_'): look past those. */
+	for (size_t i = lo; i < n && !strncmp(sorted[i], name, len); i++)
+		if (sorted[i][len] == 0 || sorted[i][len] == '_')
+			return true;
+	return false;
+}
+
+/* Fork children that left nothing.  Each number a process gave a child
+ * (its descendants counter, EXP_CTR_FORKS) names a fork child _fN, or the
+ * image a spawned or exec'ing child became, _fN_x1.  A fork child's files
+ * wait for its first write (docs/collector.md): one that ended by _exit or
+ * a signal before its first sample or write, or was still running at the
+ * end without having written, left neither. */
+static void unrecorded_fork_children(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	uint64_t missing = 0;
+	char name[512];
+
+	for (size_t i = 0; i < nexps; i++) {
+		const struct exp_experiment *e = &exps[i];
+		const char **sorted = malloc((e->nprocs + 1) * sizeof(*sorted));
+		if (!sorted)
+			return;
+		for (size_t j = 0; j < e->nprocs; j++)
+			sorted[j] = e->procs[j].lineage ? e->procs[j].lineage : "";
+		qsort(sorted, e->nprocs, sizeof(*sorted), by_name);
+		for (size_t j = 0; j < e->nprocs; j++) {
+			const struct exp_proc *p = &e->procs[j];
+			uint64_t forks = p->has_counters ? p->counters[EXP_CTR_FORKS] : 0;
+			for (uint64_t k = 1; k <= forks && k <= 1000000; k++) {
+				int len = snprintf(name, sizeof(name), "%s_f%llu", p->lineage ? p->lineage : "",
+						   (unsigned long long)k);
+				if (len > 0 && (size_t)len < sizeof(name) && !lineage_seen(sorted, e->nprocs, name))
+					missing++;
+			}
+		}
+		free(sorted);
+	}
+	if (missing)
+		report_kv_num(d, "fork_children_unrecorded", "Fork children", (double)missing,
+			      "%llu not recorded (each ended before its first sample or write)",
+			      (unsigned long long)missing);
+}
+
 /* The statistical accuracy of sampled shares (the Sun analyzer's "statistical
  * accuracy"): a share p of n samples is a binomial proportion, standard
  * error sqrt(p(1-p)/n), largest at p = 1/2.  Said once for the whole
@@ -516,6 +579,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 		}
 	}
 	unsampled_threads(d, exps, nexps);
+	unrecorded_fork_children(d, exps, nexps);
 	kernel_frames(d, exps, nexps);
 	outside_mode(d, exps, nexps);
 	data_source(d, exps, nexps);
