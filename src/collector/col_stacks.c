@@ -16,15 +16,22 @@
  * The table grows with the stacks actually seen: levels of 2^12, 2^14, ...
  * 2^22 slots, each mapped (MAP_NORESERVE) when the one before is half full
  * (a 64 MiB table reserved up front took a third of a program's address
- * space under `ulimit -v 100000`).  New keys go to the newest level.  The
- * thread that maps a level copies the published keys of the one before into
- * it, then lookups search only from the newest level down to that one (the
- * floor): one probe sequence, not one per level, each a cache miss in a
- * table of megabytes (cc1's stacks fill four levels; `lookup` was 3-4% of a
- * compile under -H, docs/benchmarks.md).  A key claimed in an older level
- * during or after the copy is not found again, and its stack is stored once
- * more: a duplicate node, harmless as below.  The level that loses a race to
- * map the next one unmaps its copy.
+ * space under `ulimit -v 100000`).  New keys go to the newest level.  Its
+ * mapping publishes it at once (new keys go there) and starts a copy of the
+ * published keys of the level before into it, done a chunk of 256 source
+ * slots per stack interned that misses, in whatever context that is, the
+ * signal handler included: at most 128 keys and as many first-touch page
+ * faults of the new level per intern (copy_step), not the whole level (16 or
+ * 64 MiB) in one handler.  While it runs lookups search both levels; once it
+ * has made two passes (the second carries keys whose id was mid-publish at
+ * the first) lookups search from the newest level down to it only (the
+ * floor): one probe sequence, not one per level, each a cache miss in a table
+ * of megabytes (cc1's stacks fill four levels; `lookup` was 3-4% of a compile
+ * under -H, docs/benchmarks.md), and the levels below it are given back
+ * (MADV_DONTNEED; a lookup still in one reads zeros: absent).  A key claimed
+ * in an older level after the second pass passed it is not found again, and
+ * its stack is stored once more: a duplicate node, harmless as below.  The
+ * level that loses a race to map the next one unmaps its copy.
  *
  * A slot is claimed by compare-and-swap of its key, the record written, then
  * the id published with a release store; a reader of a claimed slot whose id
@@ -37,6 +44,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "collector/col_log.h"
 #include "collector/col_objset.h"
@@ -66,18 +74,31 @@ static size_t level_slots(int l)
 	return (size_t)1 << (LEVEL0_BITS + 2 * l);
 }
 
-/* Copy level `from`'s published keys into level `to` (just mapped, and
- * the newest: other threads claim in it meanwhile), then make `to` the
- * oldest level lookups search.  A key that finds no free slot in
- * MAX_PROBES is left out (stored again if met again). */
-static void level_copy(int from, int to)
+/* The copy of the level below the newest into it, done in chunks of
+ * COPY_CHUNK source slots, one chunk per stack interned that misses (in the
+ * signal handler too: a chunk is at most COPY_CHUNK / 2 keys, each at most
+ * one first-touch page of the new level, instead of the whole level at
+ * once).  Positions 0..n-1 of the cursor are the first pass over the source,
+ * n..2n-1 a second pass that carries the keys whose id was not yet
+ * published at the first (a mid-publish key, often a hot new stack).  The
+ * chunk that completes both moves `bottom` to the new level and releases the
+ * pages of the levels below it (MADV_DONTNEED: a lookup still reading one
+ * reads zeros, "absent"). */
+#define COPY_CHUNK 256
+
+static _Atomic int copy_to = -1;             /* the level being filled, -1 if none */
+static _Atomic size_t copy_cursor;           /* next position to take */
+static _Atomic size_t copy_done;             /* positions copied */
+
+/* Copy the keys of source slots [first, end) of level `from` into `to`. */
+static void copy_slots(int from, int to, size_t first, size_t end)
 {
 	struct slot *src = atomic_load_explicit(&level[from], memory_order_acquire);
 	struct slot *dst = atomic_load_explicit(&level[to], memory_order_acquire);
 	size_t mask = level_slots(to) - 1;
 	uint32_t copied = 0;
 
-	for (size_t i = 0; src && dst && i < level_slots(from); i++) {
+	for (size_t i = first; src && dst && i < end; i++) {
 		uint64_t key = atomic_load_explicit(&src[i].key, memory_order_acquire);
 		uint32_t id = key ? atomic_load_explicit(&src[i].id, memory_order_acquire) : 0;
 		if (!id)
@@ -95,14 +116,47 @@ static void level_copy(int from, int to)
 		}
 	}
 	/* At most half of a level 4 times smaller: far below the half of
-	 * this one at which claim() maps the next (an exact count). */
+	 * the new one at which claim() maps the next (an exact count). */
 	atomic_fetch_add(&level_used[to], copied);
-	int was = from;
-	atomic_compare_exchange_strong(&bottom, &was, to);
 }
 
-/* Map level l (if no one else has), copying level l-1's keys into it;
- * false if it cannot be mapped. */
+/* The copy is complete: search from `to` down only, and give back the
+ * memory of the levels below it. */
+static void copy_finish(int to)
+{
+	int was = to - 1;
+
+	if (!atomic_compare_exchange_strong(&bottom, &was, to))
+		return;
+	for (int l = 0; l < to; l++) {
+		struct slot *p = atomic_load_explicit(&level[l], memory_order_acquire);
+		if (p)
+			col_syscall(SYS_madvise, p, level_slots(l) * sizeof(struct slot), MADV_DONTNEED);
+	}
+	atomic_store_explicit(&copy_to, -1, memory_order_release);
+}
+
+/* Copy one chunk (all that is left when `all`) of the copy in progress. */
+static void copy_step(bool all)
+{
+	int to = atomic_load_explicit(&copy_to, memory_order_acquire);
+
+	if (to <= 0)
+		return;
+	size_t n = level_slots(to - 1);
+	do {
+		size_t at = atomic_fetch_add(&copy_cursor, COPY_CHUNK);
+		if (at >= 2 * n)
+			return;
+		size_t first = at % n, end = first + COPY_CHUNK < n ? first + COPY_CHUNK : n;
+		copy_slots(to - 1, to, first, end);
+		if (atomic_fetch_add(&copy_done, COPY_CHUNK) + COPY_CHUNK == 2 * n)
+			copy_finish(to);
+	} while (all);
+}
+
+/* Map level l (if no one else has) and start copying level l-1's keys into
+ * it (copy_step); false if it cannot be mapped. */
 static bool level_map(int l)
 {
 	size_t bytes = level_slots(l) * sizeof(struct slot);
@@ -116,11 +170,23 @@ static bool level_map(int l)
 		col_sys_munmap(p, bytes);          /* another thread mapped it first */
 		return true;
 	}
+	/* A copy still running (not possible by count: it takes
+	 * 2 * slots(l-2) / COPY_CHUNK interns, the level filling takes
+	 * 2 * slots(l-2) claims) is finished here. */
+	copy_step(true);
+	if (l > 0) {
+		atomic_store(&copy_cursor, 0);
+		atomic_store(&copy_done, 0);
+		atomic_store_explicit(&copy_to, l, memory_order_release);
+	}
 	int was = l - 1;
 	atomic_compare_exchange_strong(&top, &was, l);
-	if (l > 0)
-		level_copy(l - 1, l);
 	return true;
+}
+
+int col_stacks_levels_searched(void)
+{
+	return atomic_load(&top) - atomic_load(&bottom) + 1;
 }
 
 void col_stacks_init(void)
@@ -133,6 +199,7 @@ void col_stacks_init(void)
 	}
 	atomic_store(&top, -1);
 	atomic_store(&bottom, 0);
+	atomic_store(&copy_to, -1);
 	if (!level_map(0))
 		col_log_error_sigsafe("stack table", errno, "stacks stored without sharing");
 	atomic_store(&next_id, 1);
@@ -189,14 +256,11 @@ static struct slot *claim(uint64_t key)
 				if (atomic_fetch_add(&level_used[l], 1) + 1 != level_slots(l) / 2 ||
 				    l + 1 >= LEVELS)
 					return s;
-				if (!level_map(l + 1)) {
+				if (!level_map(l + 1))
 					col_log_error_sigsafe("stack table", errno, "not grown: it fills up");
-					return s;
-				}
-				/* The copy left this key out (its id is not
-				 * published yet): claim it in the new level,
-				 * where lookups will look. */
-				return claim(key);
+				/* The key stays here, which lookups search until
+				 * the copy has carried it over (its second pass). */
+				return s;
 			}
 			k = zero;
 		}
@@ -253,6 +317,7 @@ uint32_t col_stack_intern_sigsafe(struct col_thread *t, const uint64_t *pcs, uin
 	uint32_t id = table ? lookup(full) : 0;
 	if (id)
 		return id;
+	copy_step(false);
 	/* The longest stored suffix: the smallest k with key h[k] present. */
 	uint32_t lo = 1, hi = n, parent = 0;
 	while (table && lo < hi) {

@@ -13,6 +13,9 @@
 
 /* A new, empty table (start, and a fork child's new experiment). */
 void col_stacks_init(void);
+/* How many levels lookups search now: 2 while a new level is being filled
+ * by the copy (col_stacks.c), else 1 (tests). */
+int col_stacks_levels_searched(void);
 
 /* Id of the stack `pcs[0..n)` with `flags`, writing its STACK_NODE records
  * the first time it is seen.  0 if it could not be written. */

@@ -5,6 +5,9 @@
  * fill its first level (4,096 slots) and its second (16,384) past half, so
  * three levels are mapped and the keys of each are copied into the next;
  * each stack interned again gets its first id back and writes no node.
+ * And the intern that maps a level does not copy the level before in one go
+ * (it would in the signal handler): right after it lookups search two
+ * levels, and one level again a bounded number of interns later.
  * The records go to a stacks.dat in a directory of its own.
  */
 #include <fcntl.h>
@@ -60,10 +63,45 @@ static void every_stack_found_after_growth(void)
 	rmdir(dir);
 }
 
+/* Level 0 (4,096 slots) maps level 1 at its 2,048th key; the copy of its
+ * 4,096 slots, two passes of 256 per intern, ends 32 interns later. */
+static void copy_spread_over_interns(void)
+{
+	static struct col_thread t;
+	char dir[] = "/tmp/tally-unit.XXXXXX";
+	uint64_t pc0 = 0x500000;
+	int i = 0;
+
+	if (!mkdtemp(dir))
+		SKIP("no directory for stacks.dat under /tmp");
+	col_proc.dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(col_proc.dirfd >= 0);
+	col_stacks_init();
+	for (; i < 2048; i++) {
+		uint64_t pc = pc0 + 16u * (uint64_t)i;
+		col_stack_intern_sigsafe(&t, &pc, 1, 0);
+	}
+	CHECKF(col_stacks_levels_searched() == 2,
+	       "%d levels searched right after the map (want 2: the copy not done in one go)",
+	       col_stacks_levels_searched());
+	int more = 0;
+	for (; col_stacks_levels_searched() > 1 && more < 1000; i++, more++) {
+		uint64_t pc = pc0 + 16u * (uint64_t)i;
+		col_stack_intern_sigsafe(&t, &pc, 1, 0);
+	}
+	CHECKF(more == 32, "copy done after %d more interns (want 32)", more);
+	close(col_proc.dirfd);
+	char path[64];
+	snprintf(path, sizeof(path), "%s/stacks.dat", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	col_proc.counters = (_Atomic uint64_t *)counters;
 	col_proc.log_fd = -1;
 	RUN(every_stack_found_after_growth);
+	RUN(copy_spread_over_interns);
 	TEST_EXIT();
 }
