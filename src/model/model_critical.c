@@ -71,6 +71,7 @@
  * (their time counts as running), nor reads without -i; a wait in poll or
  * epoll_wait names no waker.  --thread and --time do not apply.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -458,6 +459,7 @@ struct crit_piece {
 struct crit_plan {
 	const struct exp_proc **procs;   /* the experiment's processes, [0] the root */
 	size_t nprocs;
+	size_t root;                     /* the latest image of [0]'s exec chain */
 	struct crit_wait *waits;         /* by (proc, tid, grant) */
 	size_t nwaits;
 	size_t *first;                   /* proc j's waits: [first[j], first[j + 1]) */
@@ -531,14 +533,45 @@ static const struct exp_thread_ev *maker_of(const struct crit_plan *pl, size_t *
 	return NULL;
 }
 
-/* The end of the root's main thread: its THREAD_END, else its process's
- * end (a process that ends by _exit, as a shell may, writes none for its
- * main thread); 0: not known. */
+/* Is process j an image of the root's own exec chain: the root's pid, its
+ * lineage the root's followed by `_xN` parts only. */
+static bool in_root_chain(const struct crit_plan *pl, size_t j)
+{
+	const struct exp_proc *r = pl->procs[0], *p = pl->procs[j];
+	size_t len = strlen(r->lineage);
+
+	if (p->pid != r->pid || strncmp(p->lineage, r->lineage, len))
+		return false;
+	for (const char *l = p->lineage + len; *l;) {
+		if (l[0] != '_' || l[1] != 'x' || !isdigit((unsigned char)l[2]))
+			return false;
+		for (l += 2; isdigit((unsigned char)*l); l++)
+			;
+	}
+	return true;
+}
+
+/* The image the walk starts on: the latest of the root's exec chain (a
+ * root that execs, as `sh -c 'cmd'` may, records nothing more in the image
+ * before; its program runs in the image after). */
+static size_t root_image(const struct crit_plan *pl)
+{
+	size_t root = 0;
+
+	for (size_t j = 1; j < pl->nprocs; j++)
+		if (in_root_chain(pl, j) && pl->procs[j]->start_ns > pl->procs[root]->start_ns)
+			root = j;
+	return root;
+}
+
+/* The end of the root image's main thread: its THREAD_END, else its
+ * process's end (a process that ends by _exit, as a shell may, writes none
+ * for its main thread); 0: not known. */
 static uint64_t root_end(const struct crit_plan *pl)
 {
-	const struct exp_thread_ev *root = main_thread(pl->procs[0]);
+	const struct exp_thread_ev *root = main_thread(pl->procs[pl->root]);
 
-	return !root ? 0 : root->end_ns ? root->end_ns : pl->procs[0]->end_ns;
+	return !root ? 0 : root->end_ns ? root->end_ns : pl->procs[pl->root]->end_ns;
 }
 
 /* The walk (see the top), over the records of the plan's processes: its
@@ -546,8 +579,8 @@ static uint64_t root_end(const struct crit_plan *pl)
  * model. */
 static int plan_walk(struct build *b, struct crit_plan *pl)
 {
-	size_t j = 0, steps = 0, limit = 4 * pl->nwaits + 16;
-	const struct exp_thread_ev *cur = main_thread(pl->procs[0]);
+	size_t j = pl->root, steps = 0, limit = 4 * pl->nwaits + 16;
+	const struct exp_thread_ev *cur = main_thread(pl->procs[j]);
 
 	for (size_t k = 0; k < pl->nprocs; k++)
 		limit += 4 * pl->procs[k]->nthreads;
@@ -596,12 +629,15 @@ static int plan_walk(struct build *b, struct crit_plan *pl)
 }
 
 /* The processes that ended after the root's main thread (their time after
- * it is on no path), into the model: by model_proc_end. */
+ * it is on no path), into the model: by model_proc_end.  The root's own
+ * images are the root. */
 static void outlived(struct build *b, const struct crit_plan *pl)
 {
 	uint64_t root = root_end(pl);
 
-	for (size_t j = 1; root && j < pl->nprocs; j++) {
+	for (size_t j = 0; root && j < pl->nprocs; j++) {
+		if (in_root_chain(pl, j))
+			continue;
 		uint64_t end = model_proc_end(pl->procs[j]);
 		if (end > root) {
 			b->m->crit_outlived++;
@@ -609,6 +645,31 @@ static void outlived(struct build *b, const struct crit_plan *pl)
 				b->m->crit_outlived_ns = end - root;
 		}
 	}
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The processes other than the root the path went through (on[j]), by
+ * pid: a child's images before and after its exec are one process. */
+static uint32_t crossed(const struct crit_plan *pl, const bool *on)
+{
+	uint32_t *pid = malloc(pl->nprocs * sizeof(*pid)), n = 0, distinct = 0;
+
+	if (!pid)
+		return 0;
+	for (size_t j = 0; j < pl->nprocs; j++)
+		if (on[j] && !in_root_chain(pl, j))
+			pid[n++] = pl->procs[j]->pid;
+	qsort(pid, n, sizeof(*pid), cmp_pid);
+	for (uint32_t i = 0; i < n; i++)
+		distinct += !i || pid[i] != pid[i - 1];
+	free(pid);
+	return distinct;
 }
 
 void model_critical_plan_free(struct build *b)
@@ -641,6 +702,7 @@ int model_critical_plan(struct build *b, const struct exp_proc *const *procs, si
 		goto oom;
 	memcpy(pl->procs, procs, n * sizeof(*procs));
 	pl->nprocs = n;
+	pl->root = root_image(pl);
 	if (model_critical_waits(procs, n, &pl->waits, &pl->nwaits))
 		goto oom;
 	if (!pl->nwaits)
@@ -664,8 +726,7 @@ int model_critical_plan(struct build *b, const struct exp_proc *const *procs, si
 		goto oom;
 	for (size_t i = 0; i < pl->n; i++)
 		on[pl->v[i].proc] = true;
-	for (size_t j = 1; j < n; j++)
-		b->m->crit_crossed += on[j];
+	b->m->crit_crossed += crossed(pl, on);
 	free(on);
 	return 0;
 oom:

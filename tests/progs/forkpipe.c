@@ -9,12 +9,13 @@
  *                                    each and consumes it in
  *                                    quick_consume() (a quarter of UNIT_MS
  *                                    of CPU), then waits for the child.
- *                                    Prints "wall NS produce NS": main's
- *                                    wall time and slow_child_work()'s,
- *                                    summed (the child's, from shared
- *                                    memory).
+ *                                    Prints "wall NS produce NS span NS":
+ *                                    main's wall time, slow_child_work()'s,
+ *                                    summed, and the child's whole loop of
+ *                                    work and writes (the child's, from
+ *                                    shared memory).
  *   forkpipe produce ITEMS UNIT_MS   the child's part alone, into stdout;
- *                                    prints "produce NS" on stderr
+ *                                    prints "produce NS span NS" on stderr
  *   forkpipe consume ITEMS UNIT_MS   main's part alone, from stdin; prints
  *                                    "wall NS" (its own start to its end)
  *   forkpipe orphan ITEMS UNIT_MS    main forks a child that makes ITEMS
@@ -22,7 +23,8 @@
  *                                    reads, the others into /dev/null; main
  *                                    ends after that first item without
  *                                    waiting for the child, which outlives
- *                                    it by ITEMS - 1 items
+ *                                    it by ITEMS - 1 items; prints
+ *                                    "child PID" first
  *
  * The consumer mostly waits for the producer, so the run's length is the
  * producer's work: the path goes from the consumer's reads to the
@@ -42,6 +44,7 @@
 static int items = 12;
 static long unit_ms = 30;
 static volatile unsigned long sink;
+static uint64_t span_ns;   /* produce()'s wall: its first item's start to its last write's end */
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -62,10 +65,11 @@ NOIPA void spin(double ms)
 NOIPA void slow_child_work(void) { spin((double)unit_ms); sink++; }
 NOIPA void quick_consume(void) { spin((double)unit_ms / 4); sink++; }
 
-/* ITEMS items into fd; slow_child_work()'s wall time, summed. */
+/* ITEMS items into fd; slow_child_work()'s wall time, summed (and the
+ * whole loop's, with the writes, into span_ns). */
 static uint64_t produce(int fd)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, start = clock_ns(CLOCK_MONOTONIC);
 	char c = 1;
 
 	for (int i = 0; i < items; i++) {
@@ -75,6 +79,7 @@ static uint64_t produce(int fd)
 		if (write(fd, &c, 1) != 1)
 			exit(1);
 	}
+	span_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	return sum;
 }
 
@@ -103,7 +108,7 @@ int main(int argc, char **argv)
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	if (!strcmp(argv[1], "produce")) {
 		uint64_t p = produce(1);
-		fprintf(stderr, "produce %llu\n", (unsigned long long)p);
+		fprintf(stderr, "produce %llu span %llu\n", (unsigned long long)p, (unsigned long long)span_ns);
 		return 0;
 	}
 	if (!strcmp(argv[1], "consume")) {
@@ -117,6 +122,8 @@ int main(int argc, char **argv)
 		if (null < 0 || pipe(fds))
 			return 1;
 		pid_t child = fork();
+		if (child > 0)
+			printf("child %d\n", (int)child);
 		if (!child) {
 			int n = items;
 			items = 1;
@@ -138,7 +145,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (!c) {
 		close(fds[0]);
-		*shared = produce(fds[1]);
+		shared[0] = produce(fds[1]);
+		shared[1] = span_ns;
 		_exit(0);
 	}
 	close(fds[1]);
@@ -146,7 +154,7 @@ int main(int argc, char **argv)
 	int st;
 	if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
 		return 1;
-	printf("wall %llu produce %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
-	       (unsigned long long)*shared);
+	printf("wall %llu produce %llu span %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
+	       (unsigned long long)shared[0], (unsigned long long)shared[1]);
 	return 0;
 }
