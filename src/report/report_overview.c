@@ -159,12 +159,42 @@ static bool lineage_seen(const char **sorted, size_t n, const char *name)
 	return false;
 }
 
+/* Whether experiment e was recorded following its children: its options
+ * line says follow=0 when not (one without the line: assume so). */
+static bool followed(const struct exp_experiment *e)
+{
+	const char *opts = e->nprocs ? exp_proc_log(&e->procs[0], "options") : NULL;
+	const char *f = opts ? strstr(opts, "follow=") : NULL;
+	while (f && f != opts && f[-1] != ',')
+		f = strstr(f + 1, "follow=");
+	return !f || strncmp(f + 7, "0", 1) != 0 || (f[8] != ',' && f[8] != 0);
+}
+
+/* Whether process p's log has the collector's error for the child it would
+ * have named `suffix` ("_fN: errno E (fork child not profiled)",
+ * col_descend.c): that child was not followed, and the log says why. */
+static bool naming_failed(const struct exp_proc *p, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	for (size_t i = 0; i < p->nlog; i++)
+		if (!strcmp(p->log[i].key, "error") && !strncmp(p->log[i].value, suffix, n) &&
+		    p->log[i].value[n] == ':' && strstr(p->log[i].value, "fork child not profiled"))
+			return true;
+	return false;
+}
+
 /* Fork children that left nothing.  Each number a process gave a child
  * (its descendants counter, EXP_CTR_FORKS) names a fork child _fN, or the
  * image a spawned or exec'ing child became, _fN_x1.  A fork child's files
  * wait for its first write (docs/collector.md): one that ended by _exit or
  * a signal before its first sample or write, or was still running at the
- * end without having written, left neither. */
+ * end without having written, left neither.  Not counted: every child of an
+ * experiment recorded with follow off (the options line says follow=0: none
+ * was meant to be recorded), a child whose name the collector failed to make
+ * (its "_fN: errno ... (fork child not profiled)" error line, said in the
+ * log), and as many as the reader left out (lost_procs, said on their own
+ * line: their lineages are not kept, so they are taken off the count). */
 static void unrecorded_fork_children(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
 {
 	uint64_t missing = 0;
@@ -172,6 +202,9 @@ static void unrecorded_fork_children(struct report_doc *d, const struct exp_expe
 
 	for (size_t i = 0; i < nexps; i++) {
 		const struct exp_experiment *e = &exps[i];
+		if (!followed(e))
+			continue;
+		uint64_t here = 0;
 		const char **sorted = malloc((e->nprocs + 1) * sizeof(*sorted));
 		if (!sorted)
 			return;
@@ -184,11 +217,13 @@ static void unrecorded_fork_children(struct report_doc *d, const struct exp_expe
 			for (uint64_t k = 1; k <= forks && k <= 1000000; k++) {
 				int len = snprintf(name, sizeof(name), "%s_f%llu", p->lineage ? p->lineage : "",
 						   (unsigned long long)k);
-				if (len > 0 && (size_t)len < sizeof(name) && !lineage_seen(sorted, e->nprocs, name))
-					missing++;
+				if (len > 0 && (size_t)len < sizeof(name) && !lineage_seen(sorted, e->nprocs, name) &&
+				    !naming_failed(p, name + strlen(p->lineage ? p->lineage : "")))
+					here++;
 			}
 		}
 		free(sorted);
+		missing += here > e->lost_procs ? here - e->lost_procs : 0;
 	}
 	if (missing)
 		report_kv_num(d, "fork_children_unrecorded", "Fork children", (double)missing,
