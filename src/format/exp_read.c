@@ -330,12 +330,14 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 				break;
 			got += (size_t)r;
 		}
+		bool ours = !p;         /* our own allocation: -ENOMEM refuses the load */
 		int e = !p ? ENOMEM : r < 0 ? errno : 0;
 		close(fd);
 		if (e || got < f->size) {
 			free(p);
-			/* The read's own errno; a file cut while read is EIO. */
-			return exp_fail(err, path, e ? -e : -EIO,
+			/* The read's own errno; a file cut while read is EIO, and
+			 * so is a read's ENOMEM: it costs that file only. */
+			return exp_fail(err, path, e == ENOMEM && !ours ? -EIO : e ? -e : -EIO,
 					e ? strerror(e) : "shorter than it was a moment ago (truncated while read)");
 		}
 	} else {
@@ -345,7 +347,11 @@ int exp_file_open(struct exp_file *f, const char *path, uint32_t kind,
 		if (p == MAP_FAILED) {
 			char cause[128];
 			snprintf(cause, sizeof(cause), "mmap: %s", strerror(e));
-			return exp_fail(err, path, -e, cause);
+			/* mmap's ENOMEM (ulimit -v, vm.max_map_count, a file larger
+			 * than the address space left) is this file's failure, not
+			 * an allocation of ours: -EIO costs that file only (read as
+			 * damage, the cause named); -ENOMEM would refuse the load. */
+			return exp_fail(err, path, e == ENOMEM ? -EIO : -e, cause);
 		}
 		f->mapped = true;
 	}
