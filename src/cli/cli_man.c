@@ -130,11 +130,11 @@ static void options(FILE *f, const struct cli_command *c)
 			line(f, opts[i].help);
 		int row = record ? cli_record_opt_row(opts[i].id) : -1;
 		if (row >= 0 && cli_record_opts[row].outside == CLI_REC_INSIDE)
-			fputs(".br\nRefused for a statically linked program (the outside mode): it needs the "
-			      "collector inside the program.\n", f);
+			fputs(".br\nRefused for a statically linked program or a Go program without cgo (the "
+			      "outside mode): it needs the collector inside the program.\n", f);
 		else if (row >= 0 && cli_record_opts[row].outside == CLI_REC_INSIDE_RUN)
-			fputs(".br\nRefused for a statically linked program tally runs (the outside mode); "
-			      "taken with \\fB\\-p\\fR.\n", f);
+			fputs(".br\nRefused for a statically linked program or a Go program without cgo that "
+			      "tally runs (the outside mode); taken with \\fB\\-p\\fR.\n", f);
 		if (row >= 0 && cli_record_opts[row].attach == CLI_ATT_TRACER)
 			fputs(".br\nRefused with \\fB\\-p\\fR: tracing interposes on calls the program bound "
 			      "before tally arrived.\n", f);

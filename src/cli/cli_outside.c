@@ -3,8 +3,9 @@
  * cli_outside.c — `tally record`'s side of the outside mode (cli_outside.h).
  *
  * A statically linked program has no dynamic loader, so no collector can be
- * preloaded into it: tally samples it from outside with perf events
- * (src/outside/).  The record options that need the collector (or a
+ * preloaded into it, and a Go program without cgo is one whose runtime sets
+ * its signal handlers by its own system calls (ELF_GO_OUTSIDE_WHY): tally
+ * samples either from outside with perf events (src/outside/).  The record options that need the collector (or a
  * tracer) inside the program are the rows of cli_record_opts.c marked so:
  * each is refused before the program starts, with one line naming it.
  */

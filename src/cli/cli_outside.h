@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * cli_outside.h — `tally record` of a statically linked program: what the
- * outside mode (src/outside/, docs/static.md) refuses, and its start.
+ * cli_outside.h — `tally record` of a statically linked program, or of a Go
+ * program without cgo (ELF_GO_OUTSIDE_WHY): what the outside mode
+ * (src/outside/, docs/static.md) refuses, and its start.
  */
 #ifndef TALLY_CLI_OUTSIDE_H
 #define TALLY_CLI_OUTSIDE_H
@@ -16,7 +17,7 @@ struct out_session;
 /* 0 if the options given can be recorded from outside (their rows'
  * `outside` column, cli_record.h; o->pid set for -p), else -1 with one line
  * printed naming the first that cannot and why (`what`: "PROGRAM is
- * statically linked" or the like). */
+ * statically linked", a Go program's ELF_GO_OUTSIDE_WHY, or the like). */
 int cli_outside_check(const struct record_opts *o, const char *what);
 
 /* Open the outside mode's events on `child` (waiting before its exec) for

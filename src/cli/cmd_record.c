@@ -82,10 +82,12 @@ static void usage(FILE *f)
 	cli_record_opts_list(inside, sizeof(inside), false, CLI_REC_INSIDE, ", ");
 	cli_record_opts_list(run, sizeof(run), false, CLI_REC_INSIDE_RUN, ", ");
 	fprintf(f,
-		"A statically linked PROGRAM (or -p PID of one) has no loader to preload the collector\n"
-		"with: tally samples it from outside with perf events (clock profiling, threads,\n"
-		"descendants), and none of that environment is set (docs/static.md).  These options\n"
-		"need the collector inside the program, and are refused for it:\n");
+		"A statically linked PROGRAM has no loader to preload the collector with, and\n"
+		"the collector cannot keep its clock in a Go program without cgo, whose runtime\n"
+		"sets its signal handlers by its own system calls.  Either (or -p PID of one) is\n"
+		"sampled from outside with perf events (clock profiling, threads, descendants), and\n"
+		"none of that environment is set (docs/static.md).  These options need the\n"
+		"collector inside the program, and are refused for it:\n");
 	wrap(f, inside, "  ");
 	fprintf(f, "and for a PROGRAM tally runs (not with -p): %s.\n", run);
 	cli_record_opts_list(inside, sizeof(inside), true, CLI_ATT_TRACER, ", ");
