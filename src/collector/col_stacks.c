@@ -81,9 +81,10 @@ static size_t level_slots(int l)
  * once).  Positions 0..n-1 of the cursor are the first pass over the source,
  * n..2n-1 a second pass that carries the keys whose id was not yet
  * published at the first (a mid-publish key, often a hot new stack).  The
- * chunk that completes both moves `bottom` to the new level and releases the
- * pages of the levels below it (MADV_DONTNEED: a lookup still reading one
- * reads zeros, "absent"). */
+ * chunk that completes both moves `bottom` to the new level; positions
+ * 2n..3n-1 then release the source's pages, one page (256 slots of 16
+ * bytes) per chunk (MADV_DONTNEED: a lookup still reading one reads zeros,
+ * "absent"): releasing all 16 MiB of level 4 at once took 1.4 ms. */
 #define COPY_CHUNK 256
 
 static _Atomic int copy_to = -1;             /* the level being filled, -1 if none */
@@ -120,23 +121,27 @@ static void copy_slots(int from, int to, size_t first, size_t end)
 	atomic_fetch_add(&level_used[to], copied);
 }
 
-/* The copy is complete: search from `to` down only, and give back the
- * memory of the levels below it. */
+/* Both passes are done: search from `to` down only. */
 static void copy_finish(int to)
 {
 	int was = to - 1;
 
-	if (!atomic_compare_exchange_strong(&bottom, &was, to))
-		return;
-	for (int l = 0; l < to; l++) {
-		struct slot *p = atomic_load_explicit(&level[l], memory_order_acquire);
-		if (p)
-			col_syscall(SYS_madvise, p, level_slots(l) * sizeof(struct slot), MADV_DONTNEED);
-	}
-	atomic_store_explicit(&copy_to, -1, memory_order_release);
+	atomic_compare_exchange_strong(&bottom, &was, to);
 }
 
-/* Copy one chunk (all that is left when `all`) of the copy in progress. */
+/* Give back the pages of source slots [first, end) of level `from`, once
+ * lookups no longer search it (a page whose chunk ran before a slower
+ * thread's last copy chunk ended stays resident). */
+static void release_slots(int from, int to, size_t first, size_t end)
+{
+	struct slot *src = atomic_load_explicit(&level[from], memory_order_acquire);
+
+	if (src && atomic_load_explicit(&bottom, memory_order_acquire) == to)
+		col_syscall(SYS_madvise, src + first, (end - first) * sizeof(struct slot),
+			    MADV_DONTNEED);
+}
+
+/* Do one chunk (all that is left when `all`) of the copy in progress. */
 static void copy_step(bool all)
 {
 	int to = atomic_load_explicit(&copy_to, memory_order_acquire);
@@ -146,12 +151,18 @@ static void copy_step(bool all)
 	size_t n = level_slots(to - 1);
 	do {
 		size_t at = atomic_fetch_add(&copy_cursor, COPY_CHUNK);
-		if (at >= 2 * n)
+		if (at >= 3 * n)
 			return;
 		size_t first = at % n, end = first + COPY_CHUNK < n ? first + COPY_CHUNK : n;
-		copy_slots(to - 1, to, first, end);
-		if (atomic_fetch_add(&copy_done, COPY_CHUNK) + COPY_CHUNK == 2 * n)
+		if (at < 2 * n)
+			copy_slots(to - 1, to, first, end);
+		else
+			release_slots(to - 1, to, first, end);
+		size_t done = atomic_fetch_add(&copy_done, COPY_CHUNK) + COPY_CHUNK;
+		if (done == 2 * n)
 			copy_finish(to);
+		else if (done == 3 * n)
+			atomic_store_explicit(&copy_to, -1, memory_order_release);
 	} while (all);
 }
 
