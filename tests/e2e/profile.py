@@ -72,8 +72,19 @@ def main():
                 if not hz:
                     sys.exit('profile.py: %s needs --hz' % spec)
                 samples = total_of * hz / 1e9
-                # under 30 samples a share says nothing: fail
-                tol = float(tol[:-2]) * (want * (1 - want) / samples) ** 0.5 if samples >= 30 else -1.0
+                # The bound must be well under the share it checks: at most
+                # a third of min(want, 1 - want), so that a share at 0 (or
+                # at 1) cannot pass.  Fewer samples than that needs fail (30
+                # at 4 sd allowed 0.344 on a share of 0.333): a run that
+                # lost its samples is a bug, not a wider bound.
+                k = float(tol[:-2])
+                tol = k * (want * (1 - want) / samples) ** 0.5 if samples else float('inf')
+                if tol > min(want, 1 - want) / 3:
+                    need = 9 * k * k * want * (1 - want) / min(want, 1 - want) ** 2
+                    print('FAIL %s: %d samples give a tolerance of %.4g, over a third of the share; '
+                          'it needs %d' % (spec, samples, tol, need + 1))
+                    bad += 1
+                    continue
             else:
                 tol = float(tol)
             name = ' '.join(t[1:-2])       # names may hold spaces
