@@ -531,8 +531,11 @@ void col_thread_reset_after_fork(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
 
-	for (int i = 0, top = atomic_load(&live_top); i < top; i++)   /* the parent's other threads are not here */
-		atomic_store(&live[i], NULL);
+	for (int i = 0, top = atomic_load(&live_top); i < top; i++) {   /* the parent's other threads are not here */
+		struct col_thread *other = atomic_exchange(&live[i], NULL);
+		if (other && other != t)
+			col_unwind_release_sigsafe(&other->unwind);   /* their big caches */
+	}
 	atomic_store(&col_proc.threaded, false);
 	col_files_drop_shared_sigsafe();
 	col_clock_after_fork();

@@ -981,11 +981,18 @@ static bool regs_from_sigframe(const struct col_unwind_ctx *ctx, uint64_t uc_add
  * misses of its traced walks the thread maps COL_UNWIND_BIG entries (384
  * KiB, touched as used) and uses them instead: 23,795 misses, cc1's
  * instructions -4.1%.  Threads that miss less keep only the state's
- * entries, with no mapping. */
+ * entries, with no mapping.  At most COL_UNWIND_BIG_MAX threads of a
+ * process have one (big_caches): a server of 500 threads under -H would
+ * otherwise hold 190 MiB of them.  A new object set empties the cache in
+ * place (memset; no munmap, which from the signal handler's walk is a TLB
+ * shootdown of every thread); it is given back at thread end, and a fork
+ * child gives back the parent's other threads' (col_thread.c). */
 #define BIG_BITS 13
 _Static_assert(COL_UNWIND_BIG == 1u << BIG_BITS, "cache_slot uses BIG_BITS bits");
 _Static_assert(COL_UNWIND_CACHE == 512, "cache_slot uses 9 bits");
 #define BIG_BYTES (COL_UNWIND_BIG * sizeof(struct col_unwind_rule))
+
+static _Atomic int big_caches;      /* mapped now, in this process */
 
 static struct col_unwind_rule *cache_slot(const struct col_unwind_ctx *ctx, uint64_t pc)
 {
@@ -1004,12 +1011,18 @@ static void count_miss(struct col_unwind_ctx *ctx)
 	if (ctx->big || ++ctx->misses <= COL_UNWIND_GROW_AFTER)
 		return;
 	ctx->misses = 0;
+	if (atomic_fetch_add(&big_caches, 1) >= COL_UNWIND_BIG_MAX) {
+		atomic_fetch_sub(&big_caches, 1);   /* asked again after as many misses */
+		return;
+	}
 	/* The kernel's own call: this file is the outside mode's too, which
 	 * never grows (no traced walks), and has no col_real. */
 	long p = exp_syscall(SYS_mmap, NULL, BIG_BYTES, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == -1)
+	if (p == -1) {
+		atomic_fetch_sub(&big_caches, 1);
 		return;
+	}
 	struct col_unwind_rule *big = (struct col_unwind_rule *)p;
 	ctx->big = big;
 	for (int i = 0; i < COL_UNWIND_CACHE; i++)
@@ -1017,20 +1030,27 @@ static void count_miss(struct col_unwind_ctx *ctx)
 			*cache_slot(ctx, ctx->cache[i].pc) = ctx->cache[i];
 }
 
-/* Empty the cache (a new object set): the big one is given back, and
- * grows again if the thread misses as much in the new set. */
+/* Empty the cache (a new object set), the big one kept mapped. */
 static void cache_clear(struct col_unwind_ctx *ctx)
 {
 	memset(ctx->cache, 0, sizeof(ctx->cache));
-	col_unwind_release_sigsafe(ctx);
+	if (ctx->big)
+		memset(ctx->big, 0, BIG_BYTES);
 }
 
 void col_unwind_release_sigsafe(struct col_unwind_ctx *ctx)
 {
-	if (ctx->big)
+	if (ctx->big) {
 		exp_syscall(SYS_munmap, ctx->big, BIG_BYTES);
+		atomic_fetch_sub(&big_caches, 1);
+	}
 	ctx->big = NULL;
 	ctx->misses = 0;
+}
+
+int col_unwind_big_caches(void)
+{
+	return atomic_load(&big_caches);
 }
 
 bool col_unwind_cfa_cached_sigsafe(const struct col_unwind_ctx *ctx, uint64_t generation,

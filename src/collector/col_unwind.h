@@ -36,6 +36,10 @@ struct col_regs {
  * COL_UNWIND_BIG entries instead (col_unwind.c). */
 #define COL_UNWIND_BIG 8192
 #define COL_UNWIND_GROW_AFTER (4 * COL_UNWIND_CACHE)
+/* At most this many threads of a process have a big cache at once: 12 MiB
+ * (32 x 384 KiB), about the stack table's level 4; a program with more
+ * threads that walk that much is a server whose busiest threads get it. */
+#define COL_UNWIND_BIG_MAX 32
 
 struct col_unwind_rule {
 	uint64_t pc;               /* lookup pc; 0 = empty slot */
@@ -131,6 +135,8 @@ int col_unwind_traced_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 
 /* Give back the thread's grown rule cache, if it has one (its end). */
 void col_unwind_release_sigsafe(struct col_unwind_ctx *ctx);
+/* How many big caches the process has mapped now (tests). */
+int col_unwind_big_caches(void);
 
 /* The CFA of the frame at return address `ra` (a traced call's caller),
  * with stack pointer `sp` and frame pointer `fp`, by a rule an earlier walk
