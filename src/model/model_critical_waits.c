@@ -527,26 +527,31 @@ static void proc_chanio(const struct exp_proc *p, uint32_t j, const struct fdmap
 	}
 }
 
-/* Process j's reads that a write by another thread (of any of the
- * processes) into the channel they read from ended, its writes into a full
- * channel that a read by another thread drained, and its waits in poll,
- * select and epoll. */
-static int proc_channel_waits(const struct exp_proc *p, uint32_t j, const struct fdmaps *m,
-			      const struct exp_fd_watch *watches, const struct chanio *io, struct waits *w)
+/* Every process's writes into a full channel that a read by another thread
+ * (of any of the processes) drained: one pass over all the writes. */
+static int full_channel_waits(const struct chanio *io, struct waits *w)
 {
 	for (size_t i = 0; i < io->ncw && io->ncr; i++) {
 		const struct cwrite *x = &io->cw[i];
-		const struct cwrite *by = x->proc == j ? read_within(io->cr, io->ncr, x->chan, x->tid, x->start, x->end)
-						       : NULL;
+		const struct cwrite *by = read_within(io->cr, io->ncr, x->chan, x->tid, x->start, x->end);
 		if (!by)
 			continue;
 		struct crit_wait *y = wait_new(w);
 		if (!y)
 			return -1;
-		*y = (struct crit_wait){ .proc = j, .tid = x->tid, .time_ns = x->end, .req_ns = x->start,
+		*y = (struct crit_wait){ .proc = x->proc, .tid = x->tid, .time_ns = x->end, .req_ns = x->start,
 					 .stack_id = x->stack_id, .waker_tid = by->tid, .waker_proc = by->proc,
 					 .wake_ns = by->end < x->end ? by->end : x->end, .kind = MODEL_CRIT_WRITE };
 	}
+	return 0;
+}
+
+/* Process j's reads that a write by another thread (of any of the
+ * processes) into the channel they read from ended, and its waits in poll,
+ * select and epoll. */
+static int proc_channel_waits(const struct exp_proc *p, uint32_t j, const struct fdmaps *m,
+			      const struct exp_fd_watch *watches, const struct chanio *io, struct waits *w)
+{
 	for (size_t i = 0; i < p->nio && io->ncw; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan, end = s->time_ns + s->dur_ns;
@@ -592,6 +597,8 @@ static int channel_waits(const struct exp_proc *const *procs, size_t nprocs, str
 	if (ncr)
 		qsort(cr, ncr, sizeof(*cr), cmp_cwrite);
 	struct chanio io = { cw, cr, ncw, ncr };
+	if (full_channel_waits(&io, w))
+		goto out;
 	for (size_t j = 0; j < nprocs; j++) {
 		const struct exp_proc *p = procs[j];
 		if ((p->nfdwaits || (p->nio && (p->nfds || p->nflows))) &&
