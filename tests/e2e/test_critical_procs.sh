@@ -16,9 +16,10 @@
 #             walked the shell's image, before the exec, and never reached
 #             forkpipe: slow_child_work was not on the path)
 # Each way slow_child_work() is on the path by the program's own measures
-# of it: at most the child's whole loop of work and writes (its span: the
-# traced writes fall into slow_child_work's stretches, 2-6% over its own
-# time) and 5% of its own time (seen up to 1.5% over the span), and with quick_consume() at least 95% of slow_child_work's own
+# of it: at most the child's wall from its fork (a produce: its start) to
+# its last write (its span: the traced writes and a child's wait for a
+# CPU after the fork fall into slow_child_work's stretches, 2-10% over its
+# own time) and 5% of its own time, and with quick_consume() at least 95% of slow_child_work's own
 # time (load can make the consumer's work, a quarter of the producer's,
 # last longer than the producer's next item: the consumer is then
 # critical, truly).  The path's total is the root's life: within 5% of the
@@ -53,7 +54,7 @@ def on(fn):
     return float(rows[fn]['path']) * 1e9 if fn in rows else 0.0
 slow, quick = on('slow_child_work'), on('quick_consume')
 print(run, 'path', int(path), 'program wall', wall, 'life', int(life), '; slow_child_work on the path',
-      int(slow), 'program', produce, 'its loop with the writes', span, '; quick_consume', int(quick))
+      int(slow), 'program', produce, 'its span from the fork to its last write', span, '; quick_consume', int(quick))
 m = re.search(r'^The path crosses into (\d+) other process', open(run + '.txt').read(), re.M)
 print('the view says the path crosses into', m and m.group(1), 'other processes; want', crossings)
 sys.exit(path < 0.95 * wall or path > max(wall, life) + 0.05 * wall or not m or int(m.group(1)) != crossings
