@@ -168,6 +168,22 @@ can() {
 			why="strace cannot trace a child here (ptrace refused?): $(echo "$_can_msg" | head -n 1)"
 		fi
 		;;
+	strace_attach)
+		# strace -p: attaching to a running process, which Yama's
+		# ptrace_scope 1 refuses while it allows tracing a child
+		if ! command -v strace >/dev/null 2>&1; then
+			why="no strace"
+		else
+			sleep 5 & _can_pid=$!
+			# strace says why on stderr when it cannot attach (its exit
+			# status is lost to the background); -qq keeps it quiet else
+			_can_msg=$(timeout 5 strace -qq -e trace=none -o /dev/null -p $_can_pid 2>&1 &
+				sleep 0.3; kill $_can_pid 2>/dev/null; wait)
+			[ -z "$_can_msg" ] ||
+				why="strace cannot attach to a process here (ptrace refused?): $(echo "$_can_msg" | head -n 1)"
+			kill $_can_pid 2>/dev/null; wait $_can_pid 2>/dev/null
+		fi
+		;;
 	static)
 		printf 'int main(void) { return 0; }\n' >"$T/static_probe.c"
 		cc -static -o "$T/static_probe" "$T/static_probe.c" 2>/dev/null ||

@@ -144,7 +144,7 @@ check attach_time_by_thread sh -c "cat attached.msg attached.err; python3 attach
 # clones count the uses: on 3383756, the build before the batching, the
 # helper cloned 101 times after "stop", one a thread.
 cc_prog sleepers -pthread
-if need strace attach_stop_reads_schedstat_in_batches; then
+if need strace_attach attach_stop_reads_schedstat_in_batches; then
 	./sleepers 100 20 >/dev/null 2>sl.err & P=$!
 	wait_ready sl.err
 	"$TALLY" record -p $P --duration 2 -o sleepers.exp 2>sleepers.msg & R=$!
