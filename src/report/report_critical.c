@@ -44,6 +44,10 @@ static const struct {
 							 "or futex word shared between processes: its holder "
 							 "or waker may be another process, whose holders' "
 							 "and wakers' tables the path does not cross" },
+	[MODEL_CRIT_READ] = { "pipe/socket read", "its writer's thread was not recorded (a process lost, "
+						  "or a thread that started after the write's end)" },
+	[MODEL_CRIT_WRITE] = { "write into a full channel", "its reader's thread was not recorded (a process "
+							   "lost, or a thread that started after the read's end)" },
 	[MODEL_CRIT_FD_WAIT] = { "poll/select/epoll", "no write by another thread into its "
 						  "descriptors within it: a timeout, a signal, a write "
 						  "by a process not recorded, or a descriptor no flow "
@@ -100,8 +104,8 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 	if (m->crit_stretch > 0 && m->crit_guess_threads)
 		report_note(d, "Without --states: a running stretch's samples stand for at most their CPU "
 			       "times twice their thread's ratio of running wall time to CPU (at most 4 "
-			       "times the process's, %.1f); the rest is <not sampled> (off the CPU, or not seen).",
-			    m->crit_stretch);
+			       "times their process's, %s%.1f); the rest is <not sampled> (off the CPU, or not seen).",
+			    m->crit_crossed ? "up to " : "", m->crit_stretch);
 	if (m->crit_crossed)
 		report_note(d, "The path crosses into %u other process%s of the experiment (through pipes, sockets, "
 			       "FIFOs and waits for a child).", m->crit_crossed, m->crit_crossed > 1 ? "es" : "");

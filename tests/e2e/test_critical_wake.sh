@@ -43,7 +43,7 @@ echo $((t1 - t0)) >outer_sleep.txt
 # of 0.37 s here, from 16 samples of 1.5 ms of CPU).  Now slow_produce is
 # on the path for at most its thread's sampled CPU, and a period more, times
 # the stretch the report states: twice its own ratio of running wall time to CPU,
-# at most 4 times the process's (which load raises, and the bound with it);
+# at most 4 times their process's (which load raises, and the bound with it);
 # or, its schedstat read at its end (it lives over 50 ms), for its CPU and
 # wait for a CPU, the kernel's (test_critical_sched.sh).
 "$TALLY" record -s -F 10000 -o fast.exp ./prodcons sleep 12 30 >own_fast.txt 2>rec_fast.err
@@ -93,7 +93,7 @@ if what == 'few':
     prod = [r for r in csv.DictReader(open('fast_threads.csv')) if r['start'] == 'producer']
     n = int(prod[0]['samples']) if prod else 0
     cpu = float(prod[0]['excl_cpu']) * 1e9 if prod else 0
-    m = re.search(r"at most 4 times the process's, ([0-9.]+)\)", open('fast.txt').read())
+    m = re.search(r"at most 4 times their process's, (?:up to )?([0-9.]+)\)", open('fast.txt').read())
     stretch = float(m.group(1)) if m else 0
     bound = 4 * stretch * 2 * cpu
     if not m and 'the kernel\'s schedstat' in open('fast.txt').read():
