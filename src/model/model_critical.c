@@ -436,12 +436,22 @@ static double stretch_at(struct walk *w, uint32_t tid, struct tstretch **sched)
 	return r < CRIT_STRETCH_MAX * w->stretch ? r : CRIT_STRETCH_MAX * w->stretch;
 }
 
-static const struct exp_thread_ev *thread_of(const struct exp_proc *p, uint32_t tid)
+/* Process p's thread tid alive at `at` (a reused tid names several), else
+ * its first of that tid, else NULL. */
+static const struct exp_thread_ev *thread_of(const struct exp_proc *p, uint32_t tid, uint64_t at)
 {
-	for (size_t i = 0; p && i < p->nthreads; i++)
-		if (p->threads[i].tid == tid)
-			return &p->threads[i];
-	return NULL;
+	const struct exp_thread_ev *first = NULL;
+
+	for (size_t i = 0; p && i < p->nthreads; i++) {
+		const struct exp_thread_ev *t = &p->threads[i];
+		if (t->tid != tid)
+			continue;
+		if (t->start_ns <= at && (!t->end_ns || t->end_ns >= at))
+			return t;
+		if (!first)
+			first = t;
+	}
+	return first;
 }
 
 /* A piece of the path, walked over the records (plan_walk) and charged to
@@ -521,7 +531,7 @@ static const struct exp_thread_ev *maker_of(const struct crit_plan *pl, size_t *
 		if (k == pl->nprocs)
 			continue;
 		const struct exp_proc *p = pl->procs[k];
-		const struct exp_thread_ev *t = exec ? thread_of(p, th->tid) : NULL;
+		const struct exp_thread_ev *t = exec ? thread_of(p, th->tid, th->start_ns) : NULL;
 		if (!t && (t = main_thread(p)) && (t->start_ns > th->start_ns || (t->end_ns && t->end_ns < th->start_ns)))
 			for (size_t i = 0; i < p->nthreads; i++)
 				if (p->threads[i].start_ns <= th->start_ns &&
@@ -599,13 +609,13 @@ static int plan_walk(struct build *b, struct crit_plan *pl)
 			if (piece(pl, (uint32_t)j, cur->tid, cur->start_ns, t, false, 0, 0))
 				return -1;
 			t = cur->start_ns;
-			cur = cur->creator_tid ? thread_of(pl->procs[j], cur->creator_tid) : maker_of(pl, &j, cur);
+			cur = cur->creator_tid ? thread_of(pl->procs[j], cur->creator_tid, cur->start_ns) : maker_of(pl, &j, cur);
 			continue;
 		}
 		if (piece(pl, (uint32_t)j, cur->tid, s->time_ns, t, false, 0, 0))
 			return -1;
 		const struct exp_thread_ev *next = s->waker_tid && s->waker_proc < pl->nprocs
-							   ? thread_of(pl->procs[s->waker_proc], s->waker_tid) : NULL;
+							   ? thread_of(pl->procs[s->waker_proc], s->waker_tid, s->wake_ns) : NULL;
 		uint64_t at = s->wake_ns, req = s->req_ns;
 		if (next && next->start_ns < at) {
 			/* the wake-up: from the waker's end, release or signal to the grant */
