@@ -776,8 +776,8 @@ static int open_fifo(void *arg)
 	return col_sys_openat(AT_FDCWD, f->path, f->flags | O_NONBLOCK | O_CLOEXEC, 0);
 }
 
-/* The FIFO `name` in the request's directory, kept: opened with the limit
- * raised and moved above it at once (col_fd_open_above; a descriptor for
+/* The FIFO `name` in the request's directory, kept: opened and moved
+ * above the limit at once (col_fd_open_above; a descriptor for
  * later use cannot be opened aside), registered as the collector's. */
 static int keep_fifo(char *path, size_t len, const char *name, int flags, int *where)
 {

@@ -177,7 +177,7 @@ static int perf_open_of(void *arg)
 /* perf_open, its descriptor above the program's limit at once
  * (col_fd_open_above), before it is enabled or given its owner: a program
  * thread's open meanwhile gets the number it gets bare, unless it comes
- * in the two system calls of the move. */
+ * during the move (col_fd_open_above). */
 static int perf_open_above(uint64_t period, int excl_kernel, bool sigtrap, pid_t pid, bool inherit)
 {
 	struct perf_args a = { period, excl_kernel, sigtrap, inherit, pid };

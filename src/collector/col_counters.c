@@ -162,7 +162,7 @@ void col_counters_thread_start(struct col_thread *t)
 	for (int i = 0; i < col_proc.nevents; i++) {
 		/* Above the program's limit at once, enabled and mapped after:
 		 * a program thread's open meanwhile gets the number it gets
-		 * bare, unless it comes in the two system calls of the move. */
+		 * bare, unless it comes during the move (col_fd_open_above). */
 		int fd = col_fd_open_above(open_counter_of, &i);
 		if (fd >= 0)
 			fd = col_fd_keep(fd, &c->fd[i], NULL);

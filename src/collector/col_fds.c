@@ -111,6 +111,28 @@ static void limit_restore(const struct rlimit *rl, const struct rlimit *up)
 	atomic_flag_clear(&raising);
 }
 
+static bool helper_run(int (*main_fn)(void *), void *s, unsigned long flags);
+
+struct raise_aside {
+	int fd, to, rc;
+};
+
+/* The helper of dup_above: its own process, sharing the program's
+ * descriptor table (CLONE_FILES) but not its limits, raises its own soft
+ * limit and copies the descriptor above the program's. */
+static int raise_aside_main(void *p)
+{
+	struct raise_aside *r = p;
+	struct rlimit rl, up;
+
+	limit_read(&rl);
+	up = rl;
+	up.rlim_cur = rl.rlim_max - rl.rlim_cur > COL_FDS_ABOVE ? rl.rlim_cur + COL_FDS_ABOVE : rl.rlim_max;
+	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0)
+		r->rc = (int)col_syscall(SYS_fcntl, r->fd, F_DUPFD_CLOEXEC, (long)r->to);
+	return 0;
+}
+
 /* A copy of `fd` above the soft limit, close-on-exec (with `move` false,
  * `fd` itself if it is above already), or -1 when the limit cannot be
  * raised (limit_raise; `ulimit -n N` sets both).  Sigsafe. */
@@ -122,11 +144,36 @@ static int dup_above(int fd, bool move)
 	limit_read(&rl);
 	if (!move && rl.rlim_cur && (rlim_t)fd >= rl.rlim_cur)
 		return fd;                     /* above already */
+	/* With threads, the program's limit is never raised: one of its
+	 * threads at the limit would get a number at or above it (a select()
+	 * set overflows) and a getrlimit would see ours.  None is made here
+	 * (the caller's copy goes below the limit); col_fd_open_above's goes
+	 * above it by a helper (dup_above_aside). */
+	if (atomic_load_explicit(&col_proc.threaded, memory_order_relaxed))
+		return -1;
 	if (limit_raise(&rl, &up)) {
 		n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
 		limit_restore(&rl, &up);
 	}
 	return n;
+}
+
+/* A copy of `fd` above the program's soft limit, close-on-exec, made by a
+ * helper task that shares the descriptor table (CLONE_FILES) but not the
+ * limits, so that the program's limit is never raised; -1 if the hard
+ * limit leaves no room or no helper may be cloned.  Sigsafe; never run
+ * from another helper (its stack is the helper's). */
+static int dup_above_aside(int fd)
+{
+	struct rlimit rl;
+	struct raise_aside r = { fd, 0, -1 };
+
+	limit_read(&rl);
+	r.to = (int)rl.rlim_cur;
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE &&
+	    helper_run(raise_aside_main, &r, CLONE_VM | CLONE_VFORK | CLONE_FILES))
+		return r.rc;
+	return -1;
 }
 
 /* A copy of `fd` out of the program's way: above its soft limit if the
@@ -141,27 +188,44 @@ static int dup_high(int fd)
 	return n >= 0 ? n : (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
 }
 
+/* *fd replaced by its copy n (closed), if n is one. */
+static void move_to(int *fd, int n)
+{
+	if (n >= 0 && n != *fd) {
+		col_syscall(SYS_close, *fd);
+		*fd = n;
+	}
+}
+
 int col_fd_open_above(int (*open_fn)(void *arg), void *arg)
 {
-	struct rlimit rl, up;
-
-	limit_read(&rl);
-	bool raised = limit_raise(&rl, &up);
+	/* Opened at the program's own limit, not a raised one: while the
+	 * soft limit is raised, a program thread at its limit gets a number
+	 * at or above it (FD_SET overflow) and getrlimit sees ours, so the
+	 * raise covers only the F_DUPFD, never the open. */
 	int fd = open_fn(arg);
 	int saved = errno;
 
-	/* Above the limit raised, else (no room above it: `ulimit -n N`
-	 * sets both) from our start below it. */
-	int to = raised ? (int)rl.rlim_cur : high_start();
-	if (fd >= 0 && fd < to) {
-		int n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)to);
-		if (n >= 0) {
-			col_syscall(SYS_close, fd);
-			fd = n;
-		}
+	if (fd < 0) {
+		errno = saved;
+		return fd;
 	}
-	if (raised)
-		limit_restore(&rl, &up);
+	if (!atomic_load_explicit(&col_proc.threaded, memory_order_relaxed)) {
+		/* One thread: the limit raised for the one F_DUPFD (else, no
+		 * room above it: `ulimit -n N` sets both, from our start). */
+		int n = dup_above(fd, true);
+		if (n < 0 && fd < high_start())
+			n = (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start());
+		move_to(&fd, n);
+	} else {
+		/* Threads: out of the low numbers by one F_DUPFD below the
+		 * limit, then above it by a helper that raises only its own
+		 * limit (dup_above_aside: a clone, which the program's threads
+		 * may wait on the CPU for; the low number is free by then). */
+		if (fd < high_start())
+			move_to(&fd, (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start()));
+		move_to(&fd, dup_above_aside(fd));
+	}
 	errno = saved;
 	return fd;
 }
@@ -333,27 +397,23 @@ static int aside_main(void *p)
 	return 0;
 }
 
-int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
+/* Run main_fn(s) in a helper task cloned with `flags` (CLONE_VM and
+ * CLONE_VFORK and perhaps CLONE_FILES; never CLONE_THREAD, so it has its
+ * own limits) and wait for it: true if it ran.  Never under a seccomp
+ * filter that may kill a clone it does not expect (unless tally record
+ * probed it safe: col_real.c). */
+static bool helper_run(int (*main_fn)(void *), void *s, unsigned long flags)
 {
 	/* The helper's stack is here: this frame outlives it (CLONE_VFORK). */
 	char stack[COL_FDS_ASIDE_STACK] __attribute__((aligned(16)));
-	struct aside s = { fn, arg, COL_FDS_NO_HELPER };
 	uint64_t all = ~0ull, old;
-	int saved = errno;
 
-	/* A single thread: none can open a file while this one is here (and a
-	 * clone costs ~40 us of CPU, an open ~3).  Never under a seccomp
-	 * filter that may kill a clone it does not expect (unless tally record
-	 * probed it safe: col_real.c; the descriptor is then lost as such, not
-	 * the program). */
-	if (!needed && !atomic_load_explicit(&col_proc.threaded, memory_order_relaxed))
-		return COL_FDS_NO_HELPER;
-	if (col_real_clone_forbidden())
-		return COL_FDS_NO_HELPER;
+	if (col_real_clone_forbidden() || !col_real.clone)
+		return false;
 	/* No signal may run a handler in the helper (it has the program's
 	 * handlers and memory, but is not the program). */
 	if (col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) != 0)
-		return COL_FDS_NO_HELPER;
+		return false;
 	/* glibc's clone, past our interposer (no CLONE_THREAD: it would only
 	 * pass the call on); the table is resolved by now but for a first
 	 * call, where the helper is done without. */
@@ -362,15 +422,27 @@ int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
 	struct col_thread *t = col_thread_self_sigsafe();
 	struct rusage before, after;
 	bool counted = t && col_syscall(SYS_getrusage, RUSAGE_THREAD, &before) == 0;
-	long pid = col_real.clone ? COL_REAL(clone)(aside_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &s)
-				  : -1;
+	long pid = COL_REAL(clone)(main_fn, stack + sizeof(stack), (int)flags, s);
 	if (pid > 0)       /* exit signal 0: reaped here, never seen by the program's wait() */
 		col_syscall(SYS_wait4, pid, NULL, __WCLONE, NULL);
-	else
-		s.rc = COL_FDS_NO_HELPER;
 	if (counted && col_syscall(SYS_getrusage, RUSAGE_THREAD, &after) == 0 && after.ru_nvcsw > before.ru_nvcsw)
 		t->collector_switches += (uint64_t)(after.ru_nvcsw - before.ru_nvcsw);
 	col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	return pid > 0;
+}
+
+int col_fds_aside(int (*fn)(void *arg), void *arg, bool needed)
+{
+	struct aside s = { fn, arg, COL_FDS_NO_HELPER };
+	int saved = errno;
+
+	/* A single thread: none can open a file while this one is here (and a
+	 * clone costs ~40 us of CPU, an open ~3); the descriptor is lost as
+	 * such, not the program, where no helper may be cloned. */
+	if (!needed && !atomic_load_explicit(&col_proc.threaded, memory_order_relaxed))
+		return COL_FDS_NO_HELPER;
+	if (!helper_run(aside_main, &s, CLONE_VM | CLONE_VFORK))
+		s.rc = COL_FDS_NO_HELPER;
 	errno = saved;
 	return s.rc;
 }

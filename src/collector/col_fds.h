@@ -44,15 +44,17 @@
 int col_fd_keep(int fd, int *where, _Atomic int *users);
 
 /* Open a descriptor to keep (open_fn(arg): a perf event, a file) with the
- * least time at a number of the program's: the soft limit is raised
- * before open_fn runs (when the hard limit leaves room), so that the new
- * descriptor is copied above it (else from our start below it) and the
- * low one closed by the next two system calls, where col_fd_keep alone
- * reads (and raises and restores) the limit between them.  Linux gives a
- * new file only the lowest free number, so a program thread that opens
- * during those two calls still gets the next.  Returns the descriptor
- * (not yet registered: col_fd_keep it, which leaves it where it is), or
- * open_fn's negative value, errno kept.  Sigsafe. */
+ * least time at a number of the program's: open_fn runs under the
+ * program's own soft limit, then the new descriptor is copied above it
+ * (the limit raised for that F_DUPFD only, when the hard limit leaves
+ * room; else from our start below it) and the low one closed.  The limit
+ * is never raised across the open: a program thread at its limit then
+ * would get a number at or above it (a select() set overflows) and a
+ * getrlimit would see ours.  Linux gives a new file only the lowest free
+ * number, so a program thread that opens during those few calls still
+ * gets the next.  Returns the descriptor (not yet registered: col_fd_keep
+ * it, which leaves it where it is), or open_fn's negative value, errno
+ * kept.  Sigsafe. */
 int col_fd_open_above(int (*open_fn)(void *arg), void *arg);
 
 /* `fd` is no longer ours (the collector closes it, or it was replaced

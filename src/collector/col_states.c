@@ -279,7 +279,7 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 	s->schedstat_fd = -1;
 	/* Above the program's limit at once, its ring mapped after: a
 	 * program thread's open meanwhile gets the number it gets bare,
-	 * unless it comes in the two system calls of the move. */
+	 * unless it comes during the move (col_fd_open_above). */
 	s->fd = col_fd_open_above(open_event_of, &tid);
 	if (s->fd >= 0)
 		col_fd_keep(s->fd, &s->fd, NULL);

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 cc_prog limits -I"$PROGS" -pthread
 cc_prog fdnumbers -pthread
+cc_prog fdceiling -pthread
 cd "$T"
 
 # same_as_bare NAME ULIMIT TALLY-OPTIONS ARGS...: the program's output and
@@ -183,3 +184,26 @@ numbers_case() {
 	"$TALLY" check numbers.exp
 }
 check nofile_hard_open_numbers_as_bare numbers_case
+
+# ulimit -Sn 64 with room above it (the hard limit higher), a program whose
+# threads live at that limit (tests/progs/fdceiling.c: two threads open
+# until EMFILE, close one, open again) while its main thread makes threads
+# whose --states events the collector opens and moves above the limit.
+# The program's limit is never raised for that (a helper that shares the
+# table but not the limits makes the copy): no open of the program's gets
+# a number at or above 64 (a select() set could not hold it), and no
+# getrlimit sees another limit.  With the limit raised across the open,
+# 4 and 7 of its opens got 64 or more, 8 and 12 getrlimits saw ours (load 8).
+ceiling_case() {
+	sh -c "ulimit -Sn 64 && ./fdceiling 1" >ceiling.bare 2>&1
+	sh -c "ulimit -Sn 64 && \"\$TALLY\" record -o ceiling.exp --states -- ./fdceiling 1" >ceiling.rec 2>ceiling.err
+	cat ceiling.bare ceiling.rec ceiling.err
+	grep -q "^0 at or above the soft limit 64, 0 other limits seen" ceiling.bare &&
+	grep -q "^0 at or above the soft limit 64, 0 other limits seen" ceiling.rec &&
+	"$TALLY" check ceiling.exp
+}
+if [ "$(sh -c 'ulimit -Hn')" = unlimited ] || [ "$(sh -c 'ulimit -Hn')" -gt 64 ]; then
+	check nofile_soft_limit_never_raised_for_the_program ceiling_case
+else
+	skip nofile_soft_limit_never_raised_for_the_program "the hard descriptor limit leaves no room above 64"
+fi
