@@ -50,23 +50,20 @@ def path_of(fn, name):
     rows = {r['name']: r for r in csv.DictReader(open(name + '.csv'))}
     return float(rows[fn]['path']) * 1e9 if fn in rows else 0.0, rows
 if what == 'records':
-    # threads.dat: per thread its start routine, switches and schedstat
-    b = open(exp + '.exp/threads.dat', 'rb').read()
-    th, off = {}, 64
-    while off < len(b) - 8:
-        w = struct.unpack_from('<I', b, off)[0]
-        if w == 0:
-            off = (off // 16384 + 1) * 16384
-            continue
-        kind, n = w >> 24, w & 0xffffff
-        d = th.setdefault(struct.unpack_from('<I', b, off + 4)[0], {})
-        if kind == 65 and n == 40:
-            d['voluntary'] = struct.unpack_from('<Q', b, off + 16)[0]
-        if kind == 64:
+    # threads.dat: per thread its switches, schedstat and end, read by
+    # tally_proc (the block size from the file, mirrored blocks once);
+    # the record kinds of src/format/exp_records.h
+    THREAD_END, THREAD_SCHED, THREAD_SWITCHES = 6, 64, 65
+    import tally_proc
+    th = {}
+    for kind, rec in tally_proc.block_records(exp + '.exp/threads.dat'):
+        d = th.setdefault(struct.unpack_from('<I', rec, 4)[0], {})
+        if kind == THREAD_SWITCHES and len(rec) >= 24:
+            d['voluntary'] = struct.unpack_from('<Q', rec, 16)[0]
+        if kind == THREAD_SCHED:
             d['sched'] = True
-        if kind == 6:
+        if kind == THREAD_END:
             d['end'] = True
-        off += n
     ended = [d for d in th.values() if d.get('end')]
     slept = [d for d in ended if d.get('voluntary', 0) > 0]
     spun = [d for d in ended if d.get('voluntary') == 0]
