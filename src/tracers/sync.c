@@ -404,29 +404,52 @@ TRACE_API int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, cons
 		return rc_;                                                  \
 	} while (0)
 
+/* The pid a wait* call returned `rc` reaped, or 0: with WUNTRACED or
+ * WCONTINUED it may return a child that stopped or went on, still alive
+ * (then reaped only if its status says it exited or was killed; without
+ * a status, unknown: 0). */
+static pid_t reaped_by_wait(pid_t rc, const int *status, int options)
+{
+	if (rc <= 0)
+		return 0;
+	if (!(options & (WUNTRACED | WCONTINUED)))
+		return rc;
+	return status && (WIFEXITED(*status) || WIFSIGNALED(*status)) ? rc : 0;
+}
+
+/* The pid waitid reaped, or 0: none with WNOWAIT (the child is left
+ * waitable), nor for a child that stopped or went on. */
+static pid_t reaped_by_waitid(int rc, const siginfo_t *info, int options)
+{
+	if (rc != 0 || !info || (options & WNOWAIT))
+		return 0;
+	int code = info->si_code;
+	return code == CLD_EXITED || code == CLD_KILLED || code == CLD_DUMPED ? info->si_pid : 0;
+}
+
 TRACE_API pid_t wait(int *status)
 {
-	CHILD_TIME(0, REAL(wait)(status), rc_ > 0 ? rc_ : 0);
+	CHILD_TIME(0, REAL(wait)(status), reaped_by_wait(rc_, status, 0));
 }
 
 TRACE_API pid_t waitpid(pid_t pid, int *status, int options)
 {
-	CHILD_TIME(options, REAL(waitpid)(pid, status, options), rc_ > 0 ? rc_ : 0);
+	CHILD_TIME(options, REAL(waitpid)(pid, status, options), reaped_by_wait(rc_, status, options));
 }
 
 TRACE_API pid_t wait3(int *status, int options, struct rusage *ru)
 {
-	CHILD_TIME(options, REAL(wait3)(status, options, ru), rc_ > 0 ? rc_ : 0);
+	CHILD_TIME(options, REAL(wait3)(status, options, ru), reaped_by_wait(rc_, status, options));
 }
 
 TRACE_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
-	CHILD_TIME(options, REAL(wait4)(pid, status, options, ru), rc_ > 0 ? rc_ : 0);
+	CHILD_TIME(options, REAL(wait4)(pid, status, options, ru), reaped_by_wait(rc_, status, options));
 }
 
 TRACE_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
-	CHILD_TIME(options, REAL(waitid)(idtype, id, info, options), !rc_ && info ? info->si_pid : 0);
+	CHILD_TIME(options, REAL(waitid)(idtype, id, info, options), reaped_by_waitid(rc_, info, options));
 }
 
 /* sem_trywait and sem_wait report "would block" as -1 with errno EAGAIN. */
