@@ -419,7 +419,11 @@ static bool helper_run(int (*main_fn)(void *), void *s, unsigned long flags)
 	 * call, where the helper is done without. */
 	/* The thread sleeps while its helper runs: those voluntary context
 	 * switches are tally's, not the program's (col_sched.c). */
+	/* A raw-clone thread shares its creator's TLS: its state is the
+	 * creator's, and its switches are not (counted only for the caller). */
 	struct col_thread *t = col_thread_self_sigsafe();
+	if (t && t->tid != col_sys_gettid())
+		t = NULL;
 	struct rusage before, after;
 	bool counted = t && col_syscall(SYS_getrusage, RUSAGE_THREAD, &before) == 0;
 	long pid = COL_REAL(clone)(main_fn, stack + sizeof(stack), (int)flags, s);
