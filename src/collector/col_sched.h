@@ -22,9 +22,10 @@ struct exp_thread_switches;
 /* Threads that lived this long are read: opening a thread's /proc entry
  * costs it 0.4-0.9 ms of wall time as it exits (the kernel releases the
  * entry; 35 us of CPU; measured with a bare program at load 9), at most 2%
- * of such a thread's life.  A shorter one is read only if it slept
- * (col_sched_write_switches): one that never did needs no read.  The
- * analyzer names the threads without. */
+ * of such a thread's life.  A shorter one is read too if it slept even
+ * once (col_sched_write_switches), and then pays far more than 2%: a 1 ms
+ * thread's end went from 88 to 179 us (docs/decisions.md); one that never
+ * slept needs no read.  The analyzer names the threads without. */
 #define COL_SCHED_MIN_NS 50000000ull
 
 /* The calling thread `t`, ending: its context switches now (getrusage
