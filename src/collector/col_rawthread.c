@@ -38,6 +38,7 @@
 #include "collector/col_files.h"
 #include "collector/col_log.h"
 #include "collector/col_rawthread.h"
+#include "collector/col_real.h"
 #include "collector/col_state.h"
 #include "collector/col_sys.h"
 #include "collector/col_thread.h"
@@ -109,7 +110,14 @@ static uintptr_t robust_key(pid_t tid)
 {
 	struct robust_list_head *head = NULL;
 	size_t len = 0;
+	int tracer, seccomp;
 
+	/* Under a seccomp filter get/set_robust_list may be calls the filter
+	 * kills (a sandbox of raw-clone threads often allows a short list):
+	 * the tid alone then, as where the list cannot be read. */
+	col_real_proc_status(&tracer, &seccomp);
+	if (seccomp != 0)
+		return 1;
 	if (col_syscall(SYS_get_robust_list, tid, &head, &len) != 0)
 		return 1;
 	return (uintptr_t)head;

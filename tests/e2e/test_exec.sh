@@ -143,7 +143,7 @@ if ! grep -q "^Seccomp_filters:" /proc/self/status; then
 	for n in inherited_allowing_filter_keeps_perf killing_filter_kernel_data_said inherited_killing_filter_named \
 		inherited_killing_filter_counters_launcher_lives added_after_inherited_counters_thread_lives \
 		added_after_inherited_states_thread_lives added_after_inherited_counters_prctl_thread_lives \
-		trusted_filter_numbers_as_bare; do
+		trusted_filter_numbers_as_bare raw_thread_no_robust_list_call; do
 		skip exec_seccomp_$n "no Seccomp_filters in /proc/self/status (kernel < 5.9)"
 	done
 else
@@ -197,6 +197,16 @@ else
 		cat tf.bare tf.rec tf.err
 		test $rc -eq 0 && grep -qx "0 of 100000 opens elsewhere" tf.rec &&
 		grep -q "^seccomp: under 1 inherited filter; .*clone lived" tf.exp/log.txt'
+	# A thread made by a raw clone under a filter tally record probed
+	# (perf sampling kept) that kills get_robust_list, a call no program of
+	# ours makes: the raw thread's slot is keyed by its tid alone there.
+	# Before, the handler's get_robust_list killed the program (status
+	# 159) at the raw thread's first sample.
+	cc_prog rawclone -I"$PROGS"
+	check exec_seccomp_raw_thread_no_robust_list_call sh -c '
+		./seccomper kill_getrobust ./rawclone asm 0.3 >/dev/null 2>&1 || exit 1
+		./seccomper kill_getrobust "$TALLY" record -o rr.exp ./rawclone asm 0.3 >rr.out 2>rr.err; rc=$?
+		cat rr.err; test $rc -eq 0 && "$TALLY" report rr.exp -q --format csv | grep -q ",raw_work,rawclone,"'
 fi
 # The overview names the fallback and its cause (issue 23, item 17), in the
 # process that had it, and blames no signal the program blocked.

@@ -13,8 +13,8 @@
  * installed by prctl(PR_SET_SECCOMP), not the seccomp system call.  Used
  * by test_exec.sh.
  *
- * usage: seccomper kill_process|kill_process_prctl|kill_thread|errno|kill_clone|allow_perf
- *                  PROGRAM|--thread [ARGS...]
+ * usage: seccomper kill_process|kill_process_prctl|kill_thread|errno|kill_clone|allow_perf|
+ *                  kill_getrobust PROGRAM|--thread [ARGS...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,16 +49,16 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: seccomper kill_process|kill_process_prctl|kill_thread|errno|kill_clone|"
-				"allow_perf PROGRAM|--thread [ARGS...]\n");
+				"allow_perf|kill_getrobust PROGRAM|--thread [ARGS...]\n");
 		return 2;
 	}
 	bool clones = !strcmp(argv[1], "kill_clone"), allow = !strcmp(argv[1], "allow_perf"),
-	     by_prctl = !strcmp(argv[1], "kill_process_prctl");
-	unsigned action = !strcmp(argv[1], "kill_process") || clones || by_prctl ? SECCOMP_RET_KILL_PROCESS
+	     by_prctl = !strcmp(argv[1], "kill_process_prctl"), robust = !strcmp(argv[1], "kill_getrobust");
+	unsigned action = !strcmp(argv[1], "kill_process") || clones || by_prctl || robust ? SECCOMP_RET_KILL_PROCESS
 			  : !strcmp(argv[1], "kill_thread")             ? SECCOMP_RET_KILL_THREAD
 									: SECCOMP_RET_ERRNO | EPERM;
-	unsigned first = clones ? SYS_clone : allow ? SYS_acct : SYS_perf_event_open,
-		 second = clones ? SYS_clone3 : allow ? SYS_acct : SYS_perf_event_open;
+	unsigned first = clones ? SYS_clone : allow ? SYS_acct : robust ? SYS_get_robust_list : SYS_perf_event_open,
+		 second = clones ? SYS_clone3 : allow ? SYS_acct : robust ? SYS_get_robust_list : SYS_perf_event_open;
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
