@@ -147,7 +147,7 @@ static void end_records(struct raw_slot *s, struct col_thread *via)
 	if (atomic_load(&closed))
 		rec.time_ns = col_now_ns_sigsafe();
 	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
-	col_thread_write_cost(t, via);
+	col_thread_write_cost(t, via, 0);
 }
 
 /* Slot s, held, had a thread that is gone: its end records (unless taken),

@@ -138,7 +138,7 @@ void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi)
 	*hi = m.hi;
 }
 
-void col_thread_write_cost(struct col_thread *t, struct col_thread *via)
+void col_thread_write_cost(struct col_thread *t, struct col_thread *via, uint64_t after_end_ns)
 {
 	struct {
 		struct exp_thread_cost c;
@@ -157,6 +157,7 @@ void col_thread_write_cost(struct col_thread *t, struct col_thread *via)
 	rec.c.max_ns = t->cost_max_ns;
 	rec.c.first_bucket = (uint16_t)lo;
 	rec.c.nbuckets = (uint16_t)(hi - lo);
+	rec.c.after_end_ns = after_end_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)after_end_ns;
 	memcpy(rec.counts, t->cost_hist + lo, (hi - lo) * sizeof(uint32_t));
 	uint32_t len = (uint32_t)(sizeof(rec.c) + (hi - lo) * sizeof(uint32_t) + 7) & ~7u;
 	col_write_sigsafe(via, EXP_FILE_THREADS, EXP_REC_THREAD_COST, &rec, len);
@@ -229,6 +230,9 @@ static struct col_thread *attach(uint64_t start_routine, pid_t creator, bool *he
 	/* In a process we attached to, col_attach.c sets threads up. */
 	if (self || !col_proc.active || col_proc.attached)
 		return self;
+	/* Its life from here, with the CPU its set-up takes: its end record's
+	 * CPU (from its clone on) then stays within its life. */
+	uint64_t born_ns = col_now_ns_sigsafe();
 	uint64_t t0 = col_thread_cputime_ns_sigsafe();
 	col_thread_set_attaching(true);
 	struct col_thread *t = col_sys_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
@@ -247,7 +251,7 @@ static struct col_thread *attach(uint64_t start_routine, pid_t creator, bool *he
 	struct exp_thread_start rec;
 	memset(&rec, 0, sizeof(rec));
 	rec.tid = (uint32_t)t->tid;
-	rec.time_ns = col_now_ns_sigsafe();
+	rec.time_ns = born_ns;
 	t->born_ns = rec.time_ns;
 	rec.start_routine = start_routine;
 	rec.creator_tid = (uint32_t)creator;
@@ -394,6 +398,9 @@ void col_thread_detach(void)
 	 * not left after the thread's last record as if the exit's). */
 	struct exp_thread_switches switches;
 	bool have_switches = col_sched_switches_now(t, &switches);
+	/* Its end time and CPU at one point, so its CPU never exceeds its
+	 * life: tally's end work after it is THREAD_COST's only. */
+	uint64_t end_ns = col_now_ns_sigsafe();
 	uint64_t program_cpu = col_thread_cputime_ns_sigsafe();
 	/* The tracers' last records while the thread can still write. */
 	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
@@ -413,7 +420,11 @@ void col_thread_detach(void)
 	bool have_sched = col_states_schedstat_sigsafe(t, sched, sizeof(sched));
 	col_states_thread_end(t);
 	col_counters_thread_end(t);
-	struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), 0, t->samples };
+	/* Its end record first, once its samples are counted: when the size
+	 * limit or a block runs out, the optional records below are lost,
+	 * not the one that closes the thread's life. */
+	struct exp_thread_end rec = { 0, (uint32_t)t->tid, end_ns, program_cpu, t->samples };
+	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 	col_data_blocks_thread_end(t);
 	/* Its switches; its schedstat if it lived long, or slept: a short
 	 * thread that never slept waited for a CPU all its time off one. */
@@ -426,15 +437,12 @@ void col_thread_detach(void)
 		col_sched_write(t, &t->tid, 1);
 	col_heap_thread_end(t);
 	exp_run_end_sigsafe(&t->run);
-	/* Its end record last, with its CPU to here: tally's end of it is in
-	 * its collector time (THREAD_COST), not after its last record. */
-	rec.cpu_ns = col_thread_cputime_ns_sigsafe();
-	if (rec.cpu_ns > program_cpu) {
-		t->collector_ns += rec.cpu_ns - program_cpu;
-		col_count_sigsafe(EXP_CTR_COLLECTOR_NS, rec.cpu_ns - program_cpu);
-	}
-	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
-	col_thread_write_cost(t, t);
+	/* tally's end of the thread is its collector time (THREAD_COST). */
+	uint64_t cpu_now = col_thread_cputime_ns_sigsafe();
+	uint64_t after_end = cpu_now > program_cpu ? cpu_now - program_cpu : 0;
+	t->collector_ns += after_end;
+	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, after_end);
+	col_thread_write_cost(t, t, after_end);
 	/* At the process's end its exit unmaps all at once: an munmap each
 	 * here would cost a TLB flush each (most of a short process's end). */
 	bool ending = atomic_load(&col_proc.ending);
@@ -505,7 +513,7 @@ void col_thread_end_others(void)
 			check_sampled(t, cpu);
 		struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), cpu, t->samples };
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
-		col_thread_write_cost(t, self);
+		col_thread_write_cost(t, self, 0);
 		col_data_blocks_others_at_end(self, t);
 		char sched[80];
 		if (col_states_schedstat_sigsafe(t, sched, sizeof(sched))) {

@@ -60,8 +60,9 @@ void col_thread_name(const char *name, uint32_t flags);
 void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi);
 
 /* Thread t's THREAD_COST record (its collector time, its handler runs'
- * histogram), written through thread `via`'s cursor. */
-void col_thread_write_cost(struct col_thread *t, struct col_thread *via);
+ * histogram, after_end_ns of it spent after its THREAD_END), written
+ * through thread `via`'s cursor. */
+void col_thread_write_cost(struct col_thread *t, struct col_thread *via, uint64_t after_end_ns);
 
 /* After fork, in the child: the thread's state belongs to the parent's files. */
 void col_thread_reset_after_fork(void);

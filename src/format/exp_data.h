@@ -85,7 +85,8 @@ struct exp_thread_ev {
 	uint64_t involuntary_switches;   /* and was preempted (the kernel's, at its end) */
 	uint64_t start_wait_ns;          /* from its creation to its start (THREAD_SWITCHES) */
 	bool has_switches;               /* a THREAD_SWITCHES record was read */
-	uint64_t collector_ns;           /* from THREAD_COST: the collector's CPU time */
+	uint64_t collector_ns;           /* from THREAD_COST: the collector's CPU time, */
+	uint64_t collector_after_end_ns; /* of which after THREAD_END (not in cpu_ns) */
 	uint64_t handlers, handler_max_ns;   /* handler runs timed, the longest */
 	uint64_t *handler_hist;          /* EXP_COST_BUCKETS counts (exp_cost.h), or NULL */
 	char name[EXP_THREAD_NAME_MAX];  /* at its start, or its latest THREAD_NAME (a

@@ -481,6 +481,7 @@ static int take_thread_cost(struct loader *l, struct exp_file *f, const struct e
 	if (!t || (!t->handler_hist && !(t->handler_hist = calloc(EXP_COST_BUCKETS, 8))))
 		return nomem(err, f->path);
 	t->collector_ns += tc.collector_ns;
+	t->collector_after_end_ns += tc.after_end_ns;
 	t->handlers += tc.handlers;
 	if (tc.max_ns > t->handler_max_ns)
 		t->handler_max_ns = tc.max_ns;

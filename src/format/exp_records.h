@@ -371,10 +371,13 @@ struct exp_thread_switches {
  * the CPU time spent in the collector on the thread (signal handlers, thread
  * set-up, object scans), none of which is in any sample's weight.  The
  * histogram counts handler runs by duration (ns, TSC), in the buckets of
- * format/exp_cost.h; counts[i] is bucket first_bucket + i.
+ * format/exp_cost.h; counts[i] is bucket first_bucket + i.  after_end_ns:
+ * the part of collector_ns spent in the thread's end after its THREAD_END
+ * (so not in that record's cpu_ns); 0 before it was written (then the end's
+ * CPU held it).
  *   0 4 word; 4 4 tid; 8 8 collector_ns; 16 8 handlers (runs timed);
  *  24 8 max_ns (the longest run); 32 2 first_bucket; 34 2 nbuckets;
- *  36 4 reserved; 40 4*n counts                                             */
+ *  36 4 after_end_ns; 40 4*n counts                                         */
 struct exp_thread_cost {
 	uint32_t word;
 	uint32_t tid;
@@ -383,7 +386,7 @@ struct exp_thread_cost {
 	uint64_t max_ns;
 	uint16_t first_bucket;
 	uint16_t nbuckets;
-	uint32_t reserved;
+	uint32_t after_end_ns;
 	uint32_t counts[];
 };
 

@@ -126,12 +126,13 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 	uint64_t hz = 0, period_ns;
 	period_ns = log_u64(p, "clock.hz", &hz) && hz ? 1000000000ull / hz : 0;
 	for (size_t t = 0; t < p->nthreads; t++) {
-		c->threads_ns += p->threads[t].cpu_ns;
+		/* its end's CPU, and tally's end of it after that record */
+		uint64_t all = p->threads[t].cpu_ns + p->threads[t].collector_after_end_ns;
+		c->threads_ns += all;
 		c->threads_known &= p->threads[t].end_ns != 0;
 		if (p->threads[t].end_ns && !p->threads[t].samples) {
 			/* the collector's part of it is said apart */
-			uint64_t own = p->threads[t].cpu_ns > p->threads[t].collector_ns
-					       ? p->threads[t].cpu_ns - p->threads[t].collector_ns : 0;
+			uint64_t own = all > p->threads[t].collector_ns ? all - p->threads[t].collector_ns : 0;
 			/* Less than two periods: its clock may never have
 			 * fired.  More with none: it did not reach us. */
 			if (period_ns && own >= 2 * period_ns) {
