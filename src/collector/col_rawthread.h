@@ -26,7 +26,9 @@ struct col_thread *col_rawthread_self_sigsafe(const struct col_thread *shared, p
 					       uint64_t now);
 
 /* At the process's end, from the thread that ends it (`self`, held inside
- * collector code; col_init.c, after col_thread_end_others; NULL: none):
+ * collector code; NULL: none), and only after col_thread_end_others, as
+ * col_init.c's destructor calls them: nothing checks that order, so another
+ * ending path (attach's stop) must keep it too:
  * THREAD_END and THREAD_COST for every raw thread met, with its CPU time
  * now if it still runs, else at its last sample; no raw thread is set up
  * after this. */

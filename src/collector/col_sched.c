@@ -55,13 +55,21 @@ static int read_all(void *arg)
 	return rc;
 }
 
+/* The thread's voluntary switches in `ru` less tally's own (at least 0). */
+static uint64_t less_tallys(const struct col_thread *t, const struct rusage *ru)
+{
+	uint64_t all = (uint64_t)ru->ru_nvcsw;
+
+	return all > t->collector_switches ? all - t->collector_switches : 0;
+}
+
 uint64_t col_sched_program_switches(const struct col_thread *t)
 {
 	struct rusage ru;
 
 	if (!t || col_syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
 		return 0;
-	return (uint64_t)ru.ru_nvcsw > t->collector_switches ? (uint64_t)ru.ru_nvcsw - t->collector_switches : 0;
+	return less_tallys(t, &ru);
 }
 
 bool col_sched_switches_now(struct col_thread *t, struct exp_thread_switches *rec)
@@ -72,7 +80,7 @@ bool col_sched_switches_now(struct col_thread *t, struct exp_thread_switches *re
 		return false;
 	/* Since its routine began, less tally's own (a helper's clone
 	 * waited for: col_fds_aside; the set-up before the routine). */
-	uint64_t now = (uint64_t)ru.ru_nvcsw > t->collector_switches ? (uint64_t)ru.ru_nvcsw - t->collector_switches : 0;
+	uint64_t now = less_tallys(t, &ru);
 	uint64_t vol = now > t->routine_switches ? now - t->routine_switches : 0;
 	*rec = (struct exp_thread_switches){ 0, (uint32_t)t->tid, col_now_ns_sigsafe(), vol, (uint64_t)ru.ru_nivcsw,
 					     t->created_ns && t->born_ns > t->created_ns ? t->born_ns - t->created_ns : 0 };

@@ -485,6 +485,8 @@ void col_thread_hold_for_end(void)
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
+/* The raw threads' ends come after this call, from its caller:
+ * col_rawthread_end_all, whose order col_rawthread.h states. */
 void col_thread_end_others(void)
 {
 	struct col_thread *self = col_thread_self_sigsafe();
