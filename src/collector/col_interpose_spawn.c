@@ -13,6 +13,15 @@
  * (col_interpose_exec.c).  Making the file republishes TALLY_PID with its
  * slot (col_descend.c), which these read from environ.  Called from any
  * thread of the target, never from a signal handler.
+ *
+ * A known limit: posix_spawn and posix_spawnp are defined unversioned, so
+ * they bind a binary's posix_spawn@GLIBC_2.2.5 too, and call the default
+ * version (@@GLIBC_2.15, dlsym's).  The old one retried a file the kernel
+ * would not run (ENOEXEC: a script without a #! line) with /bin/sh; under
+ * tally such a binary gets the new behaviour, the spawn failing with
+ * ENOEXEC.  Only binaries linked before glibc 2.15 (2011) carry the old
+ * reference; pthread_create's versions (col_interpose_thread.c) behave
+ * alike, so there it does not matter.
  */
 #include <spawn.h>
 #include <stdio.h>

@@ -4,7 +4,8 @@
  * thread the target creates is profiled from its first instruction.
  *
  * Our unversioned definition binds to pthread_create@GLIBC_2.2.5 and @2.34
- * alike.  The new thread starts in the wrapper below (its symbol is
+ * alike, which behave alike (posix_spawn's versions do not: a limit that
+ * col_interpose_spawn.c states).  The new thread starts in the wrapper below (its symbol is
  * EXP_THREAD_WRAPPER, which the analyzer hides from stacks), which sets up
  * the thread's state and clock before calling the target's start routine,
  * and tears them down when the routine returns or the thread calls
