@@ -58,6 +58,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
+#include "collector/col_maps.h"
 #include "collector/col_mem.h"
 #include "collector/col_objects.h"
 #include "collector/col_real.h"

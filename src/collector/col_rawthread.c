@@ -37,6 +37,7 @@
 #include "collector/col_fds.h"
 #include "collector/col_files.h"
 #include "collector/col_log.h"
+#include "collector/col_maps.h"
 #include "collector/col_rawthread.h"
 #include "collector/col_real.h"
 #include "collector/col_state.h"

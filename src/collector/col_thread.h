@@ -54,11 +54,6 @@ void col_thread_end_others(void);
  * THREAD_NAME record.  Normal context. */
 void col_thread_name(const char *name, uint32_t flags);
 
-/* The mapping of this process's that holds address `sp` (a thread's stack),
- * read from /proc/PID/maps aside (col_fds_read_each): [*lo, *hi), both 0
- * when none was found.  Sigsafe. */
-void col_stack_bounds_sigsafe(uint64_t sp, uint64_t *lo, uint64_t *hi);
-
 /* Thread t's THREAD_COST record (its collector time, its handler runs'
  * histogram, after_end_ns of it spent after its THREAD_END), written
  * through thread `via`'s cursor. */
