@@ -19,28 +19,13 @@
 #include "run_delay.h"
 
 #define NOIPA __attribute__((noinline, noipa))
+#include "spin_ms.h"
 
 static double factor = 1;
 static long unit_ms = 100;
 static uint64_t long_ns;
 static long long long_delay_ns;     /* long_work()'s worker's run delay */
-static volatile unsigned long sink;
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Spin for `ms` ms of this thread's CPU time. */
-NOIPA void spin(double ms)
-{
-	uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)(ms * 1e6);
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (int i = 0; i < 1000; i++)
-			sink += (unsigned long)i * 7;
-}
 
 /* Each calls spin() and counts after it: no tail call, so each is a frame. */
 NOIPA void setup(void) { spin((double)unit_ms / 4); sink++; }

@@ -40,28 +40,13 @@
 #include <unistd.h>
 
 #define NOIPA __attribute__((noinline, noipa))
+#include "spin_ms.h"
 
 static int items = 12;
 static long unit_ms = 30;
-static volatile unsigned long sink;
 static uint64_t span_ns;   /* produce()'s wall: from span_from (else its first item's start) to its last write's end */
 static uint64_t span_from; /* the fork that made the producer, if it was forked */
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Spin for `ms` ms of this thread's CPU time. */
-NOIPA void spin(double ms)
-{
-	uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)(ms * 1e6);
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (int i = 0; i < 1000; i++)
-			sink += (unsigned long)i * 7;
-}
 
 NOIPA void slow_child_work(void) { spin((double)unit_ms); sink++; }
 NOIPA void quick_consume(void) { spin((double)unit_ms / 4); sink++; }

@@ -71,6 +71,7 @@
 #include <unistd.h>
 
 #define NOIPA __attribute__((noinline, noipa))
+#include "spin_ms.h"
 
 enum mode { COND, PIPE, SLEEP, MIXED, BARRIER, FIFO, UNIX, SOCKETPAIR, TCP, EVENTFD, POLL, EPOLL, SELECT, UDP, FUTEX,
 	    FULLPIPE, FULLSOCK, NESTED, RAWEPOLL, POLLOUT_, EPOLLOUT_, DGRAMNAME, SELECTOUT, DGRAMPATH, PAUSEDEPOLL };
@@ -85,7 +86,6 @@ static int items = 12, use_sleep;
 static long unit_ms = 30;
 static uint64_t produce_ns;
 static uint64_t napped_ns, producer_cpu_ns, producer_delay_ns;   /* mixed */
-static volatile unsigned long sink;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
 static int queued;
@@ -101,21 +101,6 @@ static _Atomic unsigned *made;      /* futex: items made, in shared memory */
 static unsigned taken;              /* futex: items main took */
 static eventfd_t pending;          /* eventfd: items counted but not yet taken */
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Spin for `ms` ms of this thread's CPU time. */
-NOIPA void spin(double ms)
-{
-	uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)(ms * 1e6);
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (int i = 0; i < 1000; i++)
-			sink += (unsigned long)i * 7;
-}
 
 NOIPA void nap(long ms)
 {
