@@ -355,12 +355,6 @@ check attach_go_without_cgo_sampled_from_outside sh -c '
 	grep -q "from outside: it is a Go program without cgo" gn.msg &&
 	grep "^collector.mode: outside mode: a Go program without cgo" gn.exp/log.txt &&
 	"$TALLY" export gn.exp --format collapsed >gn.folded &&
-	python3 -c "
-import sys
-rows = [l.rsplit(\" \", 1) for l in open(\"gn.folded\")]
-tot = sum(int(w) for _, w in rows)
-spin = sum(int(w) for s, w in rows if \"main.spin\" in s.split(\";\"))
-print(\"main.spin\", spin, \"of\", tot)
-sys.exit(0 if tot and spin >= 0.5 * tot else 1)"' $rcg $gnrc
+	python3 "$E2E/profile.py" gn.folded "incl main.spin 0.75 0.25"' $rcg $gnrc
 }
 go_without_cgo_case

@@ -243,13 +243,7 @@ else
 		test $rc -eq 0 && grep -qx "bad 0 of 20" out.gn &&
 		grep "^collector.mode: outside mode: a Go program without cgo" gn.exp/log.txt &&
 		"$TALLY" export gn.exp --format collapsed >gn.folded &&
-		python3 -c "
-import sys
-rows = [l.rsplit(\" \", 1) for l in open(\"gn.folded\")]
-tot = sum(int(w) for _, w in rows)
-spin = sum(int(w) for s, w in rows if \"main.spin\" in s.split(\";\"))
-print(\"main.spin\", spin, \"of\", tot)
-sys.exit(0 if tot and spin >= 0.5 * tot else 1)"'
+		python3 "$E2E/profile.py" gn.folded "incl main.spin 0.75 0.25"'
 	# An option that needs the collector inside is refused with the
 	# program's own cause (it said "a program without a dynamic loader
 	# cannot load it", false for this one, before).
