@@ -480,6 +480,33 @@ void col_thread_end_others(void)
 	}
 }
 
+/* In a fork child, the state of one of the parent's other threads, which
+ * did not come along: its descriptors closed, its mappings given back,
+ * nothing written (its files are the parent's).  Async-signal safe: only
+ * close and munmap, on the child's own copies.  A thread that was inside
+ * collector code at the fork may have been changing its cursors or its
+ * heap table: those are left (a leak in the child, never an unmap of what
+ * the pointer no longer names); the rest is set up once and only read. */
+static void drop_other_after_fork(struct col_thread *other)
+{
+	bool was_busy = atomic_load(&other->busy);
+
+	if (other->perf_fd >= 0) {
+		col_fd_forget(other->perf_fd);
+		col_sys_close(other->perf_fd);
+	}
+	col_states_drop_after_fork(other);
+	col_counters_drop_after_fork(other);
+	col_data_blocks_drop_after_fork(other);
+	if (!was_busy) {
+		for (int i = 0; i < EXP_FILE_COUNT_; i++)
+			exp_cursor_release_sigsafe(&other->cursor[i]);
+		exp_large_release_sigsafe(other->heap_sums, other->heap_sums_mapped);
+	}
+	col_unwind_release_sigsafe(&other->unwind);   /* its big cache */
+	col_sys_munmap(other, sizeof(*other));
+}
+
 void col_thread_reset_after_fork(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
@@ -487,8 +514,9 @@ void col_thread_reset_after_fork(void)
 	for (int i = 0, top = atomic_load(&live_top); i < top; i++) {   /* the parent's other threads are not here */
 		struct col_thread *other = atomic_exchange(&live[i], NULL);
 		if (other && other != t)
-			col_unwind_release_sigsafe(&other->unwind);   /* their big caches */
+			drop_other_after_fork(other);
 	}
+	atomic_store(&live_top, 0);
 	atomic_store(&col_proc.threaded, false);
 	col_files_drop_shared_sigsafe();
 	col_clock_after_fork();
