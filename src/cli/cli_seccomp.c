@@ -15,6 +15,7 @@
  * counts as killed: the collector then does without.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
@@ -52,7 +53,8 @@ static int exit_at_once(void *arg)
 }
 
 /* The child's call: the collector's own (a task-clock event on itself, as
- * col_clock.c opens it; the helper clone of col_fds_aside). */
+ * col_clock.c opens it; the helper clone of col_fds_aside; a raw thread's
+ * robust list read and set, as col_rawthread.c keys its slot). */
 static void probe_call(unsigned call)
 {
 	if (call == EXP_SECCOMP_PERF) {
@@ -60,6 +62,11 @@ static void probe_call(unsigned call)
 					     .config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1,
 					     .exclude_kernel = 1, .exclude_hv = 1 };
 		syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	} else if (call == EXP_SECCOMP_ROBUST) {
+		struct robust_list_head *head = NULL;
+		size_t len = 0;
+		if (syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head)
+			syscall(SYS_set_robust_list, head, len);
 	} else {
 		static char stack[16384] __attribute__((aligned(16)));
 		int pid = clone(exit_at_once, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, NULL);
@@ -98,7 +105,7 @@ static int probe(unsigned call, int *sig)
 
 int cli_seccomp_probe(struct exp_launch_options *o, char *why, size_t len)
 {
-	int perf_sig, clone_sig;
+	int perf_sig, clone_sig, robust_sig;
 
 	why[0] = 0;
 	if (status_value("Seccomp:") != 2)
@@ -107,15 +114,18 @@ int cli_seccomp_probe(struct exp_launch_options *o, char *why, size_t len)
 	if (filters <= 0)          /* a kernel without the count: nothing to compare */
 		return snprintf(why, len, "under a filter, Seccomp_filters unknown: not probed"), 1;
 	unsigned safe = (probe(EXP_SECCOMP_PERF, &perf_sig) ? EXP_SECCOMP_PERF : 0) |
-			(probe(EXP_SECCOMP_CLONE, &clone_sig) ? EXP_SECCOMP_CLONE : 0);
+			(probe(EXP_SECCOMP_CLONE, &clone_sig) ? EXP_SECCOMP_CLONE : 0) |
+			(probe(EXP_SECCOMP_ROBUST, &robust_sig) ? EXP_SECCOMP_ROBUST : 0);
 	o->seccomp_filters = filters;
 	o->seccomp_safe = safe;
-	char p[32] = "lived", c[32] = "lived";
+	char p[32] = "lived", c[32] = "lived", r[32] = "lived";
 	if (!(safe & EXP_SECCOMP_PERF))
 		snprintf(p, sizeof(p), "killed (signal %d)", perf_sig);
 	if (!(safe & EXP_SECCOMP_CLONE))
 		snprintf(c, sizeof(c), "killed (signal %d)", clone_sig);
-	snprintf(why, len, "under %ld inherited filter%s; a probe child making perf_event_open %s, clone %s",
-		 filters, filters == 1 ? "" : "s", p, c);
+	if (!(safe & EXP_SECCOMP_ROBUST))
+		snprintf(r, sizeof(r), "killed (signal %d)", robust_sig);
+	snprintf(why, len, "under %ld inherited filter%s; a probe child making perf_event_open %s, clone %s, "
+		 "get/set_robust_list %s", filters, filters == 1 ? "" : "s", p, c, r);
 	return 1;
 }

@@ -48,6 +48,8 @@
 #define RAW_MAX 64                 /* raw threads with a state at once */
 #define PROBE_PAGES 128            /* pages a readability probe asks at once */
 #define REUSE_MAX (8u << 20)       /* a stack range larger is read from the maps again */
+#define NO_KEY ((uintptr_t)1)      /* a slot's key when no robust list can be asked:
+                                      its tid alone then */
 
 struct raw_slot {
 	_Atomic pid_t tid;             /* 0: free; -TID: being set up by thread TID
@@ -55,7 +57,7 @@ struct raw_slot {
 	struct col_thread *t;          /* its state, kept once made */
 	_Atomic uint64_t last_ns;      /* its thread's last signal: its end if found gone */
 	uintptr_t key;                 /* its thread's robust list head at its set-up
-	                                  (robust_key): a reused tid's new thread has
+	                                  (robust_head): a reused tid's new thread has
 	                                  another (none, or the program's own) */
 	_Atomic bool ended;            /* its thread's THREAD_END is taken: whoever sets this
 	                                  first (a new thread reusing the slot, or the process's
@@ -104,31 +106,37 @@ static bool thread_cpu(pid_t tid, uint64_t *ns)
 /* Thread tid's robust list head (get_robust_list; 0: the caller's), the
  * key of a raw thread's slot: set for the thread at its set-up (`marks`)
  * when it had none, and reset by the kernel at every clone, so a new
- * thread given a gone one's id does not have it.  1 (no head's address)
- * when it cannot be read: then every thread has the same key, and a slot
- * trusts its tid alone, as before. */
-static uintptr_t robust_key(pid_t tid)
+ * thread given a gone one's id does not have it.  NO_KEY (no head's
+ * address) when it cannot be read.  The caller has asked the gate: under
+ * a seccomp filter the call may kill (a sandbox of raw-clone threads often
+ * allows a short list), and is made only where `tally record`'s probe
+ * made it (EXP_SECCOMP_ROBUST, col_real_robust_forbidden). */
+static uintptr_t robust_head(pid_t tid)
 {
 	struct robust_list_head *head = NULL;
 	size_t len = 0;
-	int tracer, seccomp;
 
-	/* Under a seccomp filter get/set_robust_list may be calls the filter
-	 * kills (a sandbox of raw-clone threads often allows a short list):
-	 * the tid alone then, as where the list cannot be read. */
-	col_real_proc_status(&tracer, &seccomp);
-	if (seccomp != 0)
-		return 1;
 	if (col_syscall(SYS_get_robust_list, tid, &head, &len) != 0)
-		return 1;
+		return NO_KEY;
 	return (uintptr_t)head;
 }
 
-/* Is slot s's thread, `tid`, still there: its CPU clock reads and the
- * thread of that id has the slot's key (not a new thread on a reused id)? */
-static bool still_there(const struct raw_slot *s, pid_t tid, uint64_t *cpu)
+/* May slot s's key be asked for now: the gate allowed the call at its
+ * thread's set-up (else its key is NO_KEY: the tid alone), and the
+ * program has added no filter since through a call we saw (one made by
+ * an inline system call is not seen: docs/collector.md).  No system call:
+ * a raw thread's every signal asks this. */
+static bool keyed(const struct raw_slot *s)
 {
-	return thread_cpu(tid, cpu) && robust_key(tid) == s->key;
+	return s->key != NO_KEY && !col_real_filter_added_since();
+}
+
+/* Is slot s's thread, `tid`, still there: its CPU clock reads and the
+ * thread of that id has the slot's key (not a new thread on a reused id)?
+ * `may_ask`: the gate allows the calling thread get_robust_list. */
+static bool still_there(const struct raw_slot *s, pid_t tid, uint64_t *cpu, bool may_ask)
+{
+	return thread_cpu(tid, cpu) && (!may_ask || !keyed(s) || robust_head(tid) == s->key);
 }
 
 /* Slot s's thread has ended (gone, or the process ends): its THREAD_END
@@ -142,7 +150,7 @@ static void end_records(struct raw_slot *s, struct col_thread *via)
 
 	if (atomic_exchange(&s->ended, true))
 		return;
-	if (!still_there(s, t->tid, &cpu))
+	if (!still_there(s, t->tid, &cpu, !col_real_robust_forbidden()))
 		cpu = t->last_cpu_ns + t->pending_ns;
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, atomic_load(&s->last_ns), cpu, t->samples };
 	if (atomic_load(&closed))
@@ -176,10 +184,11 @@ static struct raw_slot *claim(pid_t tid)
 		if (atomic_compare_exchange_strong(&raw[i].tid, &none, -tid))
 			return &raw[i];
 	}
+	bool may_ask = !col_real_robust_forbidden();
 	for (int i = 0; i < RAW_MAX; i++) {
 		pid_t cur = atomic_load(&raw[i].tid);
 		uint64_t cpu;
-		if (cur <= 0 || still_there(&raw[i], cur, &cpu) ||
+		if (cur <= 0 || still_there(&raw[i], cur, &cpu, may_ask) ||
 		    !atomic_compare_exchange_strong(&raw[i].tid, &cur, -tid))
 			continue;
 		retire(&raw[i]);
@@ -210,7 +219,8 @@ static struct col_thread *set_up(struct raw_slot *s, pid_t tid, const struct col
 	t->inherited_clock = true;     /* its clone's copy of the process's event */
 	t->born_ns = now_ns;
 	atomic_store(&s->ended, false);   /* published with the slot's tid */
-	s->key = robust_key(0);
+	/* The gate once, here (its getpid and prctl), and keyed() after. */
+	s->key = col_real_robust_forbidden() ? NO_KEY : robust_head(0);
 	if (!s->key) {
 		struct robust_list_head *mark = &marks[s - raw];
 		mark->list.next = &mark->list;
@@ -269,7 +279,7 @@ struct col_thread *col_rawthread_self_sigsafe(const struct col_thread *shared, p
 	for (int i = 0; i < RAW_MAX; i++) {
 		struct raw_slot *s = &raw[(h + (uint32_t)i) % RAW_MAX];
 		pid_t cur = atomic_load_explicit(&s->tid, memory_order_acquire);
-		if (cur == tid && robust_key(0) == s->key) {
+		if (cur == tid && (!keyed(s) || robust_head(0) == s->key)) {
 			atomic_store_explicit(&s->last_ns, now, memory_order_relaxed);
 			return s->t;
 		}

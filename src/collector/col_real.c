@@ -193,6 +193,16 @@ bool col_real_clone_forbidden(void)
 	return seccomp_forbids(EXP_SECCOMP_CLONE) != NULL;
 }
 
+bool col_real_robust_forbidden(void)
+{
+	return seccomp_forbids(EXP_SECCOMP_ROBUST) != NULL;
+}
+
+bool col_real_filter_added_since(void)
+{
+	return atomic_load(&filter_added) || atomic_load(&filters_adding);
+}
+
 static int perf_event_open_raw(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			       unsigned long flags)
 {

@@ -357,6 +357,18 @@ const char *col_real_perf_forbidden(void);
  * above)?  Sigsafe. */
 bool col_real_clone_forbidden(void);
 
+/* May get_robust_list/set_robust_list (a raw thread's key, col_rawthread.c)
+ * be the caller's death, as for perf_event_open above?  Sigsafe; costs
+ * what col_real_proc_status does (getpid, prctl): asked once per raw
+ * thread, at its set-up. */
+bool col_real_robust_forbidden(void);
+
+/* Has the program added a seccomp filter through an interposed call since
+ * start, or is one under way (col_real_seccomp_call)?  A call allowed by
+ * the gates above before may kill now.  Two loads: for a decision taken
+ * at a set-up and trusted after, at every signal.  Sigsafe. */
+bool col_real_filter_added_since(void);
+
 /* What `tally record` probed (exp_launch_options' seccomp_filters and
  * seccomp_safe): the filter count the program started under (-1: none
  * probed) and the EXP_SECCOMP_* calls that lived under it.  At start. */

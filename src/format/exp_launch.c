@@ -182,7 +182,7 @@ static const struct option_def {
 	{ "control", OPT_BOOL, OFF(control), 0, 1, 0 },
 	{ "psample", OPT_I64, OFF(psample_ns), 0, INT64_MAX, 1000000000 },
 	{ "seccomp", OPT_I64, OFF(seccomp_filters), -1, INT32_MAX, -1 },
-	{ "seccomp_safe", OPT_U32, OFF(seccomp_safe), 0, EXP_SECCOMP_PERF | EXP_SECCOMP_CLONE, 0 },
+	{ "seccomp_safe", OPT_U32, OFF(seccomp_safe), 0, EXP_SECCOMP_ALL_, 0 },
 #undef OFF
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

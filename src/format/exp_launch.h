@@ -166,6 +166,9 @@ struct exp_launch_options {
  * by `tally record` (cli_seccomp.c) in a child under the same filters. */
 #define EXP_SECCOMP_PERF 1u        /* perf_event_open (a task-clock event) */
 #define EXP_SECCOMP_CLONE 2u       /* clone(CLONE_VM | CLONE_VFORK): col_fds_aside's helper */
+#define EXP_SECCOMP_ROBUST 4u      /* get_robust_list and set_robust_list: a raw
+                                      thread's key (col_rawthread.c) */
+#define EXP_SECCOMP_ALL_ (EXP_SECCOMP_PERF | EXP_SECCOMP_CLONE | EXP_SECCOMP_ROBUST)
 
 /* The highest sampling rate: each sample costs the kernel's timer ~20 us of
  * CPU in a VM (its interrupt exits to the hypervisor), and a task-clock

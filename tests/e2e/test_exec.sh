@@ -152,7 +152,7 @@ else
 		grep "^seccomp\|^clock" ia.exp/log.txt
 		test $rc -eq 0 && ! grep -q "POSIX" err.ia && grep -q "^clock: perf_event task-clock" ia.exp/log.txt &&
 		! grep -q "^clock.fallback" ia.exp/log.txt &&
-		grep -qx "seccomp: under 1 inherited filter; a probe child making perf_event_open lived, clone lived" ia.exp/log.txt &&
+		grep -qx "seccomp: under 1 inherited filter; a probe child making perf_event_open lived, clone lived, get/set_robust_list lived" ia.exp/log.txt &&
 		"$TALLY" export ia.exp --format collapsed | grep -q ";main"'
 	# What needs perf events of tally record's own is said, not dropped:
 	# --kernel warns, --data names its source and why (before: -K was
@@ -199,14 +199,16 @@ else
 		grep -q "^seccomp: under 1 inherited filter; .*clone lived" tf.exp/log.txt'
 	# A thread made by a raw clone under a filter tally record probed
 	# (perf sampling kept) that kills get_robust_list, a call no program of
-	# ours makes: the raw thread's slot is keyed by its tid alone there.
+	# ours makes: tally record's probe child dies of it (EXP_SECCOMP_ROBUST
+	# not passed), and the raw thread's slot is keyed by its tid alone.
 	# Before, the handler's get_robust_list killed the program (status
 	# 159) at the raw thread's first sample.
 	cc_prog rawclone -I"$PROGS"
 	check exec_seccomp_raw_thread_no_robust_list_call sh -c '
 		./seccomper kill_getrobust ./rawclone asm 0.3 >/dev/null 2>&1 || exit 1
 		./seccomper kill_getrobust "$TALLY" record -o rr.exp ./rawclone asm 0.3 >rr.out 2>rr.err; rc=$?
-		cat rr.err; test $rc -eq 0 && "$TALLY" report rr.exp -q --format csv | grep -q ",raw_work,rawclone,"'
+		cat rr.err; test $rc -eq 0 && "$TALLY" report rr.exp -q --format csv | grep -q ",raw_work,rawclone," &&
+		grep -q "^seccomp: .*get/set_robust_list killed (signal 31)" rr.exp/log.txt'
 fi
 # The overview names the fallback and its cause (issue 23, item 17), in the
 # process that had it, and blames no signal the program blocked.
