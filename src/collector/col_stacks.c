@@ -28,10 +28,13 @@
  * floor): one probe sequence, not one per level, each a cache miss in a table
  * of megabytes (cc1's stacks fill four levels; `lookup` was 3-4% of a compile
  * under -H, docs/benchmarks.md), and the levels below it are given back
- * (MADV_DONTNEED; a lookup still in one reads zeros: absent).  A key claimed
- * in an older level after the second pass passed it is not found again, and
- * its stack is stored once more: a duplicate node, harmless as below.  The
- * level that loses a race to map the next one unmaps its copy.
+ * (MADV_DONTNEED; a lookup still in one reads zeros: absent).  A key
+ * claimed in an older level that the copy may have passed before its id was
+ * published (a thread that read `top` before the new level's map, or held
+ * between its claim and its publish) is claimed in the newest level too, by
+ * its own thread (publish): so no key is lost to the floor, and its stack is
+ * never stored twice for it.  The level that loses a race to map the next
+ * one unmaps its copy.
  *
  * A slot is claimed by compare-and-swap of its key, the record written, then
  * the id published with a release store; a reader of a claimed slot whose id
@@ -69,6 +72,8 @@ static _Atomic int top = -1;                  /* the newest level mapped */
 static _Atomic int bottom;                    /* the oldest level lookups search */
 static _Atomic uint32_t next_id = 1;
 
+void (*col_stacks_claimed_hook)(void);
+
 static size_t level_slots(int l)
 {
 	return (size_t)1 << (LEVEL0_BITS + 2 * l);
@@ -101,7 +106,9 @@ static void copy_slots(int from, int to, size_t first, size_t end)
 
 	for (size_t i = first; src && dst && i < end; i++) {
 		uint64_t key = atomic_load_explicit(&src[i].key, memory_order_acquire);
-		uint32_t id = key ? atomic_load_explicit(&src[i].id, memory_order_acquire) : 0;
+		/* Sequentially consistent: against publish()'s store and load
+		 * of `top` (a key not seen here is claimed anew there). */
+		uint32_t id = key ? atomic_load(&src[i].id) : 0;
 		if (!id)
 			continue;
 		for (uint32_t probe = 0; probe < MAX_PROBES; probe++) {
@@ -185,13 +192,17 @@ static bool level_map(int l)
 	 * 2 * slots(l-2) / COPY_CHUNK interns, the level filling takes
 	 * 2 * slots(l-2) claims) is finished here. */
 	copy_step(true);
+	/* `top` first, then the copy: a claimer in level l-1 that loads the
+	 * old `top` after publishing its id has that id read by the copy
+	 * (both sequentially consistent); one that loads the new `top`
+	 * claims its key there too (publish). */
+	int was = l - 1;
+	atomic_compare_exchange_strong(&top, &was, l);
 	if (l > 0) {
 		atomic_store(&copy_cursor, 0);
 		atomic_store(&copy_done, 0);
 		atomic_store_explicit(&copy_to, l, memory_order_release);
 	}
-	int was = l - 1;
-	atomic_compare_exchange_strong(&top, &was, l);
 	return true;
 }
 
@@ -248,9 +259,9 @@ static uint32_t lookup(uint64_t key)
  * key that finds none is counted by cause: the table full (its newest level
  * past half full: no more levels, or the next could not be mapped), or its
  * MAX_PROBES slots taken in a level that is not (a cluster). */
-static struct slot *claim(uint64_t key)
+static struct slot *claim(uint64_t key, int *at)
 {
-	int l = atomic_load_explicit(&top, memory_order_acquire);
+	int l = *at = atomic_load_explicit(&top, memory_order_acquire);
 	struct slot *table = l >= 0 ? atomic_load_explicit(&level[l], memory_order_acquire) : NULL;
 
 	if (!table) {                      /* none could be mapped (logged) */
@@ -301,15 +312,37 @@ static uint32_t write_node(struct col_thread *t, uint64_t pc, uint32_t parent, u
 	return id;
 }
 
+/* Publish `id` in slot s, claimed for `key` in level l.  If a newer level
+ * is mapped by now, the copy into it may have read s before this store and
+ * lookups may soon stop searching l (the floor): the key is claimed in the
+ * newest level as well, and so on while levels keep coming.  The store and
+ * the load of `top` are sequentially consistent, as the copy's read of the
+ * id (copy_slots) and level_map's store of `top` before the copy starts:
+ * either this load sees the new level or the copy sees the id.  A key
+ * already in the newest level is left there (the copy's, or a duplicate
+ * claimer's, which publishes itself). */
+static void publish(struct slot *s, int l, uint64_t key, uint32_t id)
+{
+	while (s) {
+		atomic_store(&s->id, id);
+		if (atomic_load(&top) <= l)
+			return;
+		s = claim(key, &l);
+	}
+}
+
 /* Store a node and index it under `key` (if the key is free). */
 static uint32_t add_node(struct col_thread *t, uint64_t key, uint64_t pc, uint32_t parent,
 			 uint16_t flags)
 {
-	struct slot *s = claim(key);
+	int l;
+	struct slot *s = claim(key, &l);
 	uint32_t id = write_node(t, pc, parent, flags);
 
-	if (s)
-		atomic_store_explicit(&s->id, id, memory_order_release);
+	if (__builtin_expect(col_stacks_claimed_hook != NULL, 0))
+		col_stacks_claimed_hook();
+	if (s && id)
+		publish(s, l, key, id);
 	return id;
 }
 

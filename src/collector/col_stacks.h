@@ -16,6 +16,10 @@ void col_stacks_init(void);
 /* How many levels lookups search now: 2 while a new level is being filled
  * by the copy (col_stacks.c), else 1 (tests). */
 int col_stacks_levels_searched(void);
+/* Tests: called between a stack node's claim of its key and the publish of
+ * its id (a thread held there while levels are mapped and copied).  NULL
+ * in the collector. */
+extern void (*col_stacks_claimed_hook)(void);
 
 /* Id of the stack `pcs[0..n)` with `flags`, writing its STACK_NODE records
  * the first time it is seen.  0 if it could not be written. */

@@ -8,6 +8,9 @@
  * And the intern that maps a level does not copy the level before in one go
  * (it would in the signal handler): right after it lookups search two
  * levels, and one level again a bounded number of interns later.
+ * And a key claimed in a level that the copy passes before its id is
+ * published (its thread held between the two while the next level is
+ * mapped and copied) is still found: its stack is not stored twice.
  * The records go to a stacks.dat in a directory of its own.
  */
 #include <fcntl.h>
@@ -97,11 +100,70 @@ static void copy_spread_over_interns(void)
 	rmdir(dir);
 }
 
+/* Thread `held` claims the key of stack X in level 0 (its 2,047th key);
+ * while it is held before publishing X's id, thread `other` interns the
+ * 2,048th key, which maps level 1, and interns on until the copy's two
+ * passes are done and lookups search level 1 alone.  X must be found
+ * there afterwards under its first id. */
+static struct col_thread held, other;
+static uint64_t other_pc;
+static int copy_done_while_held;
+
+static void hold_until_copied(void)
+{
+	col_stacks_claimed_hook = NULL;
+	int more = 0;
+	do {
+		col_stack_intern_sigsafe(&other, &other_pc, 1, 0);
+		other_pc += 16;
+	} while ((col_stacks_levels_searched() > 1 || more++ == 0) && more < 1000);
+	copy_done_while_held = col_stacks_levels_searched() == 1 && more > 1;
+}
+
+static void key_claimed_before_the_copy_is_found_after(void)
+{
+	char dir[] = "/tmp/tally-unit.XXXXXX";
+	uint64_t pc0 = 0x600000;
+
+	if (!mkdtemp(dir))
+		SKIP("no directory for stacks.dat under /tmp");
+	col_proc.dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(col_proc.dirfd >= 0);
+	col_stacks_init();
+	int i = 0;
+	for (; i < 2046; i++) {
+		uint64_t pc = pc0 + 16u * (uint64_t)i;
+		col_stack_intern_sigsafe(&other, &pc, 1, 0);
+	}
+	CHECKF(col_stacks_levels_searched() == 1, "%d levels before the 2,048th key",
+	       col_stacks_levels_searched());
+	other_pc = pc0 + 16u * (uint64_t)(i + 1);
+	uint64_t x = pc0 + 16u * (uint64_t)i;
+	col_stacks_claimed_hook = hold_until_copied;
+	uint32_t first = col_stack_intern_sigsafe(&held, &x, 1, 0);
+	col_stacks_claimed_hook = NULL;
+	CHECKF(copy_done_while_held, "the copy not done while X was held (%d levels searched)",
+	       col_stacks_levels_searched());
+	uint64_t probe = other_pc + 16;
+	uint32_t before = col_stack_intern_sigsafe(&other, &probe, 1, 0);
+	uint32_t again = col_stack_intern_sigsafe(&held, &x, 1, 0);
+	probe += 16;
+	uint32_t after = col_stack_intern_sigsafe(&other, &probe, 1, 0);
+	CHECKF(first && again == first, "X interned again: id %u, first %u (stored twice)", again, first);
+	CHECKF(after == before + 1, "%u nodes written by interning X again (want 0)", after - before - 1);
+	close(col_proc.dirfd);
+	char path[64];
+	snprintf(path, sizeof(path), "%s/stacks.dat", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	col_proc.counters = (_Atomic uint64_t *)counters;
 	col_proc.log_fd = -1;
 	RUN(every_stack_found_after_growth);
 	RUN(copy_spread_over_interns);
+	RUN(key_claimed_before_the_copy_is_found_after);
 	TEST_EXIT();
 }
