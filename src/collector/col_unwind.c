@@ -983,10 +983,13 @@ static bool regs_from_sigframe(const struct col_unwind_ctx *ctx, uint64_t uc_add
  * instructions -4.1%.  Threads that miss less keep only the state's
  * entries, with no mapping.  At most COL_UNWIND_BIG_MAX threads of a
  * process have one (big_caches): a server of 500 threads under -H would
- * otherwise hold 190 MiB of them.  A new object set empties the cache in
- * place (memset; no munmap, which from the signal handler's walk is a TLB
- * shootdown of every thread); it is given back at thread end, and a fork
- * child gives back the parent's other threads' (col_thread.c). */
+ * otherwise hold 190 MiB of them.  A new object set empties the cache by
+ * starting a new epoch (an entry is there only if stored in the current
+ * one): no 384 KiB memset in the handler that meets the new set, and no
+ * munmap, which from the signal handler's walk is a TLB shootdown of every
+ * thread; only when the epoch wraps (2^32 object sets) is it wiped.  It is
+ * given back at thread end, and a fork child gives back the parent's other
+ * threads' (col_thread.c). */
 #define BIG_BITS 13
 _Static_assert(COL_UNWIND_BIG == 1u << BIG_BITS, "cache_slot uses BIG_BITS bits");
 _Static_assert(COL_UNWIND_CACHE == 512, "cache_slot uses 9 bits");
@@ -1026,16 +1029,37 @@ static void count_miss(struct col_unwind_ctx *ctx)
 	struct col_unwind_rule *big = (struct col_unwind_rule *)p;
 	ctx->big = big;
 	for (int i = 0; i < COL_UNWIND_CACHE; i++)
-		if (ctx->cache[i].pc)
+		if (ctx->cache[i].pc && ctx->cache[i].epoch == ctx->epoch)
 			*cache_slot(ctx, ctx->cache[i].pc) = ctx->cache[i];
 }
 
-/* Empty the cache (a new object set), the big one kept mapped. */
+/* Is `rule` (a cache slot) the cached rule of `pc`? */
+static inline bool cached(const struct col_unwind_ctx *ctx, const struct col_unwind_rule *rule,
+			  uint64_t pc)
+{
+	return rule->pc == pc && rule->epoch == ctx->epoch;
+}
+
+/* Empty the cache (a new object set), the big one kept mapped: a new epoch,
+ * or a wipe when the epoch wraps to an old one's number. */
 static void cache_clear(struct col_unwind_ctx *ctx)
 {
+	if (++ctx->epoch != 0)
+		return;
 	memset(ctx->cache, 0, sizeof(ctx->cache));
 	if (ctx->big)
 		memset(ctx->big, 0, BIG_BYTES);
+	ctx->epoch = 1;
+}
+
+uint32_t col_unwind_cached_rules(const struct col_unwind_ctx *ctx)
+{
+	const struct col_unwind_rule *r = ctx->big ? ctx->big : ctx->cache;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < (ctx->big ? COL_UNWIND_BIG : COL_UNWIND_CACHE); i++)
+		n += r[i].pc && r[i].epoch == ctx->epoch;
+	return n;
 }
 
 void col_unwind_release_sigsafe(struct col_unwind_ctx *ctx)
@@ -1058,7 +1082,7 @@ bool col_unwind_cfa_cached_sigsafe(const struct col_unwind_ctx *ctx, uint64_t ge
 {
 	const struct col_unwind_rule *rule = cache_slot(ctx, ra - 1);
 
-	if (ctx->generation != generation || rule->pc != ra - 1 || rule->kind != UW_RULE_SIMPLE)
+	if (ctx->generation != generation || !cached(ctx, rule, ra - 1) || rule->kind != UW_RULE_SIMPLE)
 		return false;
 	if (rule->cfa_reg == UW_RSP)
 		*cfa = sp + (uint64_t)(int64_t)rule->cfa_off;
@@ -1145,7 +1169,7 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 
 		/* A cached rule is never a signal frame's (those use DWARF
 		 * expressions, which are not cached). */
-		if (slot->pc == lookup && !(ctx->find_fp && slot->cfa_reg == UW_RBP &&
+		if (cached(ctx, slot, lookup) && !(ctx->find_fp && slot->cfa_reg == UW_RBP &&
 					     !(regs->valid & (1u << UW_RBP)))) {
 			rc = apply_rule(ctx, slot, regs);
 			goto next;
@@ -1176,6 +1200,7 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 				find_fp_for_row(ctx, set, o, lookup, regs);
 			if (row_to_rule(&ctx->row, &rule)) {
 				rule.pc = lookup;
+				rule.epoch = ctx->epoch;
 				*slot = rule;
 				rc = apply_rule(ctx, &rule, regs);
 			} else {

@@ -49,6 +49,7 @@ struct col_unwind_rule {
 	uint8_t undef;             /* bit i: register i becomes undefined */
 	int32_t cfa_off;
 	int32_t save[7];           /* rbx rbp r12 r13 r14 r15 ra: saved at CFA+off */
+	uint32_t epoch;            /* the cache's epoch it was stored in (col_unwind.c) */
 };
 
 /* One register's rule while a CFA program runs (col_unwind.c). */
@@ -96,6 +97,7 @@ struct col_unwind_ctx {
 	 * known there). */
 	bool find_fp;
 	uint32_t misses;               /* cache misses of traced walks, this generation */
+	uint32_t epoch;                /* entries of another epoch are empty (col_unwind.c) */
 	struct col_unwind_rule *big;   /* COL_UNWIND_BIG entries mapped, or NULL: cache */
 	struct col_unwind_rule cache[COL_UNWIND_CACHE];
 	struct col_cfa_row row, init_row, saved[COL_CFA_STATES];
@@ -137,6 +139,8 @@ int col_unwind_traced_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 void col_unwind_release_sigsafe(struct col_unwind_ctx *ctx);
 /* How many big caches the process has mapped now (tests). */
 int col_unwind_big_caches(void);
+/* How many rules ctx's cache (the big one if mapped) holds now (tests). */
+uint32_t col_unwind_cached_rules(const struct col_unwind_ctx *ctx);
 
 /* The CFA of the frame at return address `ra` (a traced call's caller),
  * with stack pointer `sp` and frame pointer `fp`, by a rule an earlier walk

@@ -34,7 +34,7 @@ assert o[\"heap.leak\"] >= 3000 + 555 + 77, o'"
 # 4,096 allocation stacks, each through its own function: more return
 # addresses than the unwinder's per-thread rule cache holds, so its traced
 # walks grow the cache (col_unwind.c); every stack keeps its exact count.
-cc_prog manysites
+cc_prog manysites -pthread
 "$TALLY" record -F 0 -H -o sites.exp ./manysites 3 >sites.out 2>/dev/null
 "$TALLY" export sites.exp --format collapsed --metric heap.count >sites.txt
 check heap_many_stacks_each_exact sh -c "python3 -c '
@@ -51,17 +51,27 @@ assert len(got) == 4096 and not bad and sum(got.values()) == own, (len(got), bad
 # ... and the rule cache did grow: one anonymous writable mapping of the big
 # cache's size, COL_UNWIND_BIG rules, taken from the header the collector
 # is built with (not one build's 8,192 x 48 bytes).
-printf '#include <stdio.h>\n#include "collector/col_unwind.h"\nint main(void) { printf("%%zu\\n", (size_t)COL_UNWIND_BIG * sizeof(struct col_unwind_rule)); return 0; }\n' >bigsize.c
+printf '#include <stdio.h>\n#include "collector/col_unwind.h"\nint main(void) { printf("%%zu %%d\\n", (size_t)COL_UNWIND_BIG * sizeof(struct col_unwind_rule), COL_UNWIND_BIG_MAX); return 0; }\n' >bigsize.c
 if ! cc -std=c11 -D_GNU_SOURCE -I"$E2E/../../src" -I"$E2E/../../include" -o bigsize bigsize.c 2>bigsize.err; then
 	skip unwind_cache_grows_for_many_stacks "the collector's col_unwind.h does not build here: $(head -n 1 bigsize.err)"
+	skip unwind_cache_capped_per_process "the collector's col_unwind.h does not build here: $(head -n 1 bigsize.err)"
 elif can strace; then
-	big=$(./bigsize)
+	sizes=$(./bigsize)
+	big=${sizes% *} bigmax=${sizes#* }
 	check unwind_cache_grows_for_many_stacks sh -c "strace -f -qq -e trace=mmap -o sites.strace \
 		\"\$TALLY\" record -F 0 -H -o sites2.exp ./manysites 3 >/dev/null 2>&1 &&
 		n=\$(grep ', $big, PROT_READ|PROT_WRITE, ' sites.strace | grep -c MAP_ANONYMOUS);
 		echo \"\$n mappings of the grown cache ($big bytes)\" && test \$n -eq 1"
+	# ... but only COL_UNWIND_BIG_MAX threads of a process have one at
+	# once: 8 threads more than that, each missing the small cache 4,096
+	# times and all alive until every one is done, map exactly that many.
+	check unwind_cache_capped_per_process sh -c "strace -f -qq -e trace=mmap -o capped.strace \
+		\"\$TALLY\" record -F 0 -H -o capped.exp ./manysites 1 $((bigmax + 8)) >capped.out 2>&1 &&
+		n=\$(grep ', $big, PROT_READ|PROT_WRITE, ' capped.strace | grep -c MAP_ANONYMOUS);
+		echo \"\$n mappings of the grown cache ($big bytes) for $((bigmax + 8)) threads\" && test \$n -eq $bigmax"
 else
 	skip unwind_cache_grows_for_many_stacks "$why"
+	skip unwind_cache_capped_per_process "$why"
 fi
 
 # 3 threads x 200,000 allocations: ~29 MB of records, through the writer's

@@ -3,12 +3,15 @@
  * calling alloc_leaf() (which allocates and frees one block) i % 3 + 1
  * times, all of them ROUNDS times over.  Each function is a return
  * address the traced walks have not met before, more than the unwinder's
- * per-thread cache holds.  Prints "allocations N".
- * usage: manysites [ROUNDS] */
+ * per-thread cache holds.  Prints "allocations N".  With THREADS, as many
+ * threads do the same at once, each staying alive until all are done (so
+ * each has its own grown cache at the same time).
+ * usage: manysites [ROUNDS [THREADS]] */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static long allocations;
+static _Atomic long allocations;
 
 __attribute__((noinline)) static void alloc_leaf(int tag)
 {
@@ -44,13 +47,36 @@ static void (*const sites[])(void) = {
 	REFS_256(8) REFS_256(9) REFS_256(a) REFS_256(b) REFS_256(c) REFS_256(d) REFS_256(e) REFS_256(f)
 };
 
-int main(int argc, char **argv)
-{
-	int rounds = argc > 1 ? atoi(argv[1]) : 3;
+static int rounds = 3;
+static pthread_barrier_t all_done;
 
+static void *every_site(void *threaded)
+{
 	for (int r = 0; r < rounds; r++)
 		for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++)
 			sites[i]();
-	printf("allocations %ld\n", allocations);
+	if (threaded)
+		pthread_barrier_wait(&all_done);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 2 ? atoi(argv[2]) : 0;
+
+	rounds = argc > 1 ? atoi(argv[1]) : 3;
+	if (threads <= 0) {
+		every_site(NULL);
+	} else {
+		pthread_t *id = calloc((size_t)threads, sizeof(*id));
+		if (!id || pthread_barrier_init(&all_done, NULL, (unsigned)threads) != 0)
+			return 1;
+		for (int i = 0; i < threads; i++)
+			if (pthread_create(&id[i], NULL, every_site, &all_done) != 0)
+				return 1;
+		for (int i = 0; i < threads; i++)
+			pthread_join(id[i], NULL);
+	}
+	printf("allocations %ld\n", (long)allocations);
 	return 0;
 }

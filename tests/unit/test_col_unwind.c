@@ -354,7 +354,10 @@ NOIPA static void sort_for_copy(void)
 	qsort(v, 64, sizeof(v[0]), compare_copy);
 }
 
-static void from_a_copy_elsewhere(void)
+/* The walks from the copy, with the rule cache `big` (NULL: the state's
+ * own entries); before the walk over wiped copies, the cache's epoch is
+ * set to `epoch` if not 0 (the next object set wraps it). */
+static void walk_copies(struct col_unwind_rule *big, uint32_t epoch)
 {
 	const struct col_object_set *set = col_objects_current_sigsafe();
 	captured = 0;
@@ -385,6 +388,8 @@ static void from_a_copy_elsewhere(void)
 	}
 	col_objects_publish(moved);
 	static struct col_unwind_ctx far;
+	memset(&far, 0, sizeof(far));
+	far.big = big;
 	far.stack_lo = copy_regs.r[UW_RSP];
 	far.stack_hi = far.stack_lo + copy_len;
 	far.stack_copy = copy_stack;
@@ -419,15 +424,39 @@ static void from_a_copy_elsewhere(void)
 	regs = copy_regs;
 	far.stack_hi = far.stack_lo + copy_len;
 	far.copy_short = NULL;
+	uint32_t rules = col_unwind_cached_rules(&far);
+	CHECKF(rules > 0, "no rule cached by the walks from the good copies");
+	if (epoch)
+		far.epoch = epoch;
 	moved->generation++;           /* no rule cached from the good copies */
 	col_objects_publish(moved);
 	n = col_unwind_sigsafe(&far, &regs, got, MAXF, &t2, &b2);
 	col_objects_publish(set);
-	CHECK(n != n_live || b2 || memcmp(got, live, (size_t)n * 8) != 0);
+	CHECKF(n != n_live || b2 || memcmp(got, live, (size_t)n * 8) != 0,
+	       "the walk over wiped copies gave the live stack: %u rules of the last object set used", rules);
 	for (uint32_t i = 0; i < set->n; i++)
 		free(bufs[i]);
 	free(bufs);
 	free(moved);           /* no longer published */
+}
+
+static void from_a_copy_elsewhere(void)
+{
+	walk_copies(NULL, 0);
+}
+
+/* The same with a grown cache (COL_UNWIND_BIG rules, as col_unwind.c maps
+ * after many misses of traced walks): a new object set empties it too, by
+ * a new epoch, and by a wipe when the epoch wraps to one its rules hold. */
+static void a_grown_cache_is_emptied_by_a_new_object_set(void)
+{
+	struct col_unwind_rule *big = calloc(COL_UNWIND_BIG, sizeof(*big));
+
+	CHECK(big);
+	walk_copies(big, 0);
+	memset(big, 0, COL_UNWIND_BIG * sizeof(*big));
+	walk_copies(big, UINT32_MAX);  /* the rules are of epoch 1: the next wraps to it */
+	free(big);
 }
 
 /* ---- find_fp: rbp found on the stack, and a stale record refused ------- */
@@ -552,6 +581,7 @@ int main(int argc, char **argv)
 	RUN(through_code_without_cfi);
 	RUN(truncated_at_limit);
 	RUN(from_a_copy_elsewhere);
+	RUN(a_grown_cache_is_emptied_by_a_new_object_set);
 	RUN(find_fp_refuses_a_stale_record);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", getenv("TALLY_EXP"));
