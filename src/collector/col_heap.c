@@ -120,6 +120,9 @@ struct col_heap_owner {
 static struct col_heap_owner owners[OWNERS];
 static _Atomic uint32_t nowners;           /* owners[0..nowners) ever used */
 static struct exp_heap_state *_Atomic state;
+/* `state` once made, when -H is on and --data off (heap_plain's test of
+ * all three in one load); NULL otherwise. */
+static struct exp_heap_state *_Atomic plain_state;
 static size_t state_mapped;
 static atomic_flag state_lock = ATOMIC_FLAG_INIT;
 static _Atomic int no_state;       /* heap.dat could not hold it: nothing is recorded */
@@ -186,6 +189,8 @@ static __attribute__((noinline)) struct exp_heap_state *make_state(void)
 		if (s) {
 			exp_record_publish_sigsafe(s, EXP_REC_HEAP_STATE, sizeof(*s));
 			atomic_store_explicit(&state, s, memory_order_release);
+			if (col_proc.opt.heap && !col_proc.opt.data)
+				atomic_store_explicit(&plain_state, s, memory_order_release);
 		} else {
 			atomic_store(&no_state, 1);
 		}
@@ -834,12 +839,12 @@ static __attribute__((noinline)) int alloc_flush(struct col_thread *t, uint32_t 
 }
 
 /* May a heap event of t take the inline path: -H alone (no --data), the
- * state record made, nothing stopped, watched or attached, and t with its
- * own live-block table? */
+ * state record made (both: plain_state), nothing stopped, watched or
+ * attached, and t with its own live-block table? */
 static inline __attribute__((always_inline)) bool heap_plain(const struct col_thread *t)
 {
-	return t && atomic_load_explicit(&state, memory_order_relaxed) && col_proc.opt.heap &&
-	       !col_proc.opt.data && !col_proc.attached && t->heap_owner &&
+	return t && atomic_load_explicit(&plain_state, memory_order_relaxed) &&
+	       !col_proc.attached && t->heap_owner &&
 	       !atomic_load_explicit(&col_proc.stopped, memory_order_relaxed) &&
 	       !atomic_load_explicit(&col_proc.control_watch, memory_order_relaxed);
 }
@@ -864,7 +869,7 @@ COL_API int tally__heap_alloc(uint64_t size, uint64_t addr, uint64_t ra, uint64_
 	struct exp_heap_sum *sum = memo->aux;
 	if (__builtin_expect(!sum || owner_crowded(t), 0))
 		return alloc_rest(t, memo->id, memo, size, addr);
-	struct exp_heap_state *st = atomic_load_explicit(&state, memory_order_relaxed);
+	struct exp_heap_state *st = atomic_load_explicit(&plain_state, memory_order_relaxed);
 	sum->bytes += size;
 	atomic_store_explicit((_Atomic uint64_t *)&sum->count, sum->count + 1, memory_order_release);
 	int64_t delta = (int64_t)size;
@@ -971,6 +976,7 @@ void col_heap_reset_after_fork(void)
 	struct exp_heap_state *s = atomic_load(&state);
 	if (s)
 		exp_large_release_sigsafe(s, state_mapped);
+	atomic_store(&plain_state, NULL);
 	atomic_store(&state, NULL);
 	atomic_store(&no_state, 0);
 	atomic_flag_clear(&state_lock);
