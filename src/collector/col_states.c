@@ -93,6 +93,13 @@ struct interval {
 	uint32_t stack_id;
 };
 
+/* One read of the thread's run delay: its value, when the read returned
+ * and the ring's head then (a switch-in before is in the value). */
+struct run_delay_read {
+	bool ok;
+	uint64_t value_ns, at_ns, head;
+};
+
 struct col_states_thread {
 	int fd;                         /* the switch event */
 	int schedstat_fd;               /* /proc/thread-self/schedstat, or -1 */
@@ -106,6 +113,9 @@ struct col_states_thread {
 	uint32_t out_stack_id;
 	uint64_t out_ns;
 	uint64_t run_delay_ns;          /* schedstat's at the last read */
+	uint64_t read_at_ns;            /* ... when it returned: a switch-in before is in it */
+	uint64_t head_at_read;          /* the ring's head then */
+	struct run_delay_read early;    /* read at the resume, for the batch's flush */
 	uint64_t preempted_ns;          /* preempted since that read */
 	uint64_t opened_ns;             /* when run_delay_ns was first read */
 	bool seen;                      /* a record came since the open (or the thread opened it) */
@@ -222,6 +232,35 @@ static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 	return true;
 }
 
+/* Read the run delay now, with when the read returned and the ring's
+ * head then. */
+static struct run_delay_read read_run_delay_now(struct col_states_thread *s)
+{
+	struct run_delay_read r = { 0 };
+
+	r.ok = read_run_delay(s, &r.value_ns);
+	r.at_ns = col_now_ns_sigsafe();
+	r.head = atomic_load_explicit((_Atomic uint64_t *)&s->ring->data_head, memory_order_acquire);
+	return r;
+}
+
+/* The run delay as the new base (the early read at the resume if there is
+ * one, else read now): every wait for a CPU up to its read (the
+ * collector's own included, the read's too) is in it, and the preempted
+ * intervals that ended before are not taken off the next growth. */
+static bool take_run_delay(struct col_states_thread *s, uint64_t *out)
+{
+	struct run_delay_read r = s->early.ok ? s->early : read_run_delay_now(s);
+
+	s->early.ok = false;
+	if (!r.ok)
+		return false;
+	*out = r.value_ns;
+	s->read_at_ns = r.at_ns;
+	s->head_at_read = r.head;
+	return true;
+}
+
 /* The pages the thread's next states.dat and stacks.dat records go to: a
  * record written into a new page faults. */
 static uintptr_t write_pages(const struct col_thread *t)
@@ -325,6 +364,7 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 	s->opened_ns = col_now_ns_sigsafe();
 	s->seen = !tid;                 /* the thread's own: running, a switch-out comes first */
 	read_run_delay(s, &s->run_delay_ns);
+	s->read_at_ns = s->opened_ns;
 	if (!tid)
 		faults_grew(s);
 	if (!disabled && col_real.ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
@@ -443,9 +483,11 @@ static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_threa
 		     uint16_t flags)
 {
 	uint32_t blocked = 0, nblocked;
-	uint64_t wake = 0;
+	uint64_t wake = 0, base_at = s->read_at_ns;
 
 	for (uint32_t i = 0; i < s->n; i++) {
+		if (s->iv[i].on_ns <= base_at)
+			continue;                  /* its wait for a CPU is in the base already */
 		if (s->iv[i].preempted)
 			s->preempted_ns += s->iv[i].on_ns - s->iv[i].off_ns;
 		else if (!s->iv[i].collector)
@@ -453,7 +495,7 @@ static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_threa
 	}
 	uint64_t rd;
 	nblocked = blocked;
-	if (blocked && read_run_delay(s, &rd)) {
+	if (blocked && take_run_delay(s, &rd)) {
 		uint64_t grew = rd > s->run_delay_ns ? rd - s->run_delay_ns : 0;
 		wake = grew > s->preempted_ns ? grew - s->preempted_ns : 0;
 		if (s->delay_unknown)
@@ -467,8 +509,8 @@ static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_threa
 		uint64_t len = v->on_ns - v->off_ns, runnable = len;
 		uint16_t f = (v->own ? v->flags : flags) | (v->preempted ? EXP_STATE_PREEMPTED : 0) |
 			     (v->collector ? EXP_STATE_COLLECTOR : 0);
-		if (v->collector && !v->preempted) {
-			runnable = 0;              /* the collector's: its run delay is not read */
+		if ((v->collector || v->on_ns <= base_at) && !v->preempted) {
+			runnable = 0;              /* the collector's, or in the base: not the batch's */
 		} else if (!v->preempted) {
 			uint64_t share = wake / blocked--;
 			runnable = share < len ? share : len;
@@ -481,7 +523,7 @@ static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_threa
 			.runnable_ns = runnable, .stack_id = v->own ? v->stack_id : stack_id, .flags = f,
 		};
 		col_write_sigsafe(t, EXP_FILE_STATES, EXP_REC_STATE, &rec, sizeof(rec));
-		if (f & EXP_STATE_NO_STACK)
+		if ((f & EXP_STATE_NO_STACK) && !v->collector)
 			col_count_sigsafe(EXP_CTR_STATES_NO_STACK, 1);
 	}
 	s->n = 0;
@@ -525,20 +567,41 @@ static bool has_block(const struct col_states_thread *s)
 	return false;
 }
 
+/* Does it hold one of the program's (not begun in the collector's
+ * handler)?  `blocked`: a block of the program's. */
+static bool has_programs(const struct col_states_thread *s, bool blocked)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!s->iv[i].collector && (!blocked || !s->iv[i].preempted))
+			return true;
+	return false;
+}
+
 /* The switch signal: the thread is back in user mode where it left; its
  * intervals get the stack it resumes at. */
 static void on_resume(struct col_thread *t, struct col_states_thread *s, void *uc)
 {
 	uint32_t stack_id = 0;
 	uint16_t flags = 0;
-	bool paused = col_control_paused_sigsafe(0);
+	bool paused = col_control_paused_sigsafe(0), unwound = false;
 
 	uintptr_t pages = write_pages(t);
 	bool room = drain(s);
 	if (paused) {
 		s->n = 0;                          /* paused: the time counts nowhere */
+	} else if (s->n && !has_programs(s, false)) {
+		/* The collector's own intervals alone (a handler's write that
+		 * waited): counted apart, their stack unused, so none is taken
+		 * (a handler that waits at every resume would make another). */
+		flags = EXP_STATE_NO_STACK;
 	} else if (s->n) {
 		uint64_t leaf;
+		unwound = true;
+		/* The run delay before anything of ours that may leave the CPU
+		 * (the unwinder's faults): a wait of ours after it is not the
+		 * batch's blocks'. */
+		if (has_programs(s, true))
+			s->early = read_run_delay_now(s);
 		/* The faults first: interning the stack may write a new page. */
 		col_regs_from_ucontext(uc, &t->regs);
 		if (after_syscall(t->regs.r[UW_RIP]))
@@ -549,17 +612,38 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
 		if (!stack_id)
 			flags |= EXP_STATE_NO_STACK;
 	}
-	bool looked = s->n != 0;                   /* a stack was interned */
+	bool looked = unwound;                     /* a stack was interned */
 	flush(t, s, stack_id, flags);
 	while (!room) {                            /* a full batch: the rest, same stack */
 		room = drain(s);
 		flush(t, s, stack_id, flags);
 	}
+	s->early.ok = false;                       /* not used: no block of the program's left */
 	/* Our own faults are no stop's: a record into a new page, and the
 	 * stack's interning and unwinding (a table page, unwind tables read
 	 * for the first time), which no cursor shows. */
 	if (looked || write_pages(t) != pages)
 		faults_grew(s);
+}
+
+/* At the end of a handler: did the thread leave the CPU in it since its
+ * last run-delay read (a record write that waited for the disk, a fault
+ * of the unwinder's)?  Then the run delay is read again as the new base:
+ * the wait for a CPU after that wait is the collector's, and read only
+ * at the next batch of the program's blocks it was theirs (a thread
+ * woken late under load lost 1-15 ms of its naps' sleep to it).  A read
+ * that left the CPU itself has its own wait in its value: it is not read
+ * again. */
+static void rebase_after_own_wait(struct col_states_thread *s)
+{
+	uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&s->ring->data_head, memory_order_acquire);
+	uint64_t rd;
+
+	if (head == s->ring->data_tail || head == s->head_at_read || !take_run_delay(s, &rd))
+		return;
+	s->run_delay_ns = rd;
+	s->preempted_ns = 0;
+	s->delay_unknown = false;
 }
 
 bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t entry_ns)
@@ -574,6 +658,7 @@ bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t 
 	if (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
 		return true;
 	on_resume(t, t->states, uc);
+	rebase_after_own_wait(t->states);
 	uint64_t now = col_now_ns_sigsafe(), cost = now - entry_ns;
 	t->states->own_from_ns = entry_ns;
 	t->states->own_to_ns = now;
@@ -598,6 +683,7 @@ void col_states_own_work_sigsafe(struct col_thread *t, uint64_t from_ns)
 	struct col_states_thread *s = t ? t->states : NULL;
 
 	if (s) {
+		rebase_after_own_wait(s);
 		s->own_from_ns = from_ns;
 		s->own_to_ns = col_now_ns_sigsafe();
 	}

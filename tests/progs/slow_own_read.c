@@ -2,28 +2,31 @@
  * (tests/e2e/test_states_collector.sh).  The main thread naps ROUNDS
  * times for NAP_MS in nap_a_while(); under `tally record --states` each
  * resume from a nap runs the collector's switch handler, which reads the
- * thread's schedstat with pread64.  This program makes that read wait, as
- * a record write waits for a loaded disk: a seccomp filter installed on
- * the main thread sends pread64 to a supervisor thread (user
- * notification), which holds each call HOLD_MS before letting it run.
- * Nothing of the program's calls pread64.
+ * thread's schedstat with pread64 and its page faults with getrusage.
+ * This program makes the handler wait, as a record write waits for a
+ * loaded disk: a seccomp filter installed on the main thread sends CALL
+ * (getrusage, or pread64) to a supervisor thread (user notification),
+ * which holds each call HOLD_MS before letting it run.  Nothing of the
+ * program's makes either call.  Held, the schedstat read itself cannot
+ * tell its own wait for a CPU after the hold from the nap's before it
+ * (docs/states.md): the checks hold getrusage, which comes after it.
  *
  * It prints what it measured itself, in ns, summed over the naps:
  *   nap WALL RUNNABLE HELD
  * WALL is each nap's wall time (around nap_a_while), RUNNABLE the part of
  * it waiting for a CPU (its schedstat run delay, read with read(2)), HELD
- * the part the supervisor held a pread64 within it (tally's own time, not
+ * the part the supervisor held a call within it (tally's own time, not
  * the program's: WALL - RUNNABLE - HELD is the program's sleep); then
  *   held TOTAL COUNT
  * over the whole run.  Exit 3 when the filter cannot be installed.
- * usage: slow_own_read ROUNDS NAP_MS HOLD_MS
+ * usage: slow_own_read ROUNDS NAP_MS HOLD_MS [CALL]
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -40,24 +43,29 @@
 
 #define NOIPA __attribute__((noinline, noipa))
 
-static int listener = -1, hold_ms = 20;
-static sem_t have_listener;
+static int hold_ms = 20;
 static atomic_llong held_ns, held_count;
 static atomic_int holding = 1;
+/* The filter's listener: the number it will have (the lowest free one)
+ * before it is made, then its own.  Known before the filter exists: a
+ * handler of tally's may make a held call as soon as it does (at a
+ * preemption's resume), before the main thread could say the number. */
+static atomic_int listener = -1;
 
 /* The supervisor: not filtered (made before the filter, which is the main
  * thread's alone). */
 static void *supervise(void *arg)
 {
 	(void)arg;
-	while (sem_wait(&have_listener))
-		;
 	for (;;) {
 		struct seccomp_notif req;
 		struct seccomp_notif_resp resp;
+		int fd = atomic_load(&listener);
 		memset(&req, 0, sizeof(req));
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
-			return NULL;             /* the filter's process is gone */
+		if (fd < 0 || ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
+			sleep_ms(1);             /* no filter yet */
+			continue;
+		}
 		if (atomic_load(&holding)) {
 			long long t0 = now();
 			sleep_ms(hold_ms);
@@ -67,18 +75,19 @@ static void *supervise(void *arg)
 		memset(&resp, 0, sizeof(resp));
 		resp.id = req.id;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	}
+	return NULL;   /* never: it ends with the process */
 }
 
-static int install_filter(void)
+static int install_filter(long held_call)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pread64, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)held_call, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -86,8 +95,13 @@ static int install_filter(void)
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
-	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	return listener < 0 ? -1 : 0;
+	int lowest = open("/dev/null", O_RDONLY);
+	if (lowest >= 0)
+		close(lowest);
+	atomic_store(&listener, lowest);
+	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	atomic_store(&listener, fd);
+	return fd < 0 ? -1 : 0;
 }
 
 NOIPA void nap_a_while(int ms)
@@ -99,21 +113,20 @@ NOIPA void nap_a_while(int ms)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: slow_own_read ROUNDS NAP_MS HOLD_MS\n");
+		fprintf(stderr, "usage: slow_own_read ROUNDS NAP_MS HOLD_MS [getrusage|pread64]\n");
 		return 2;
 	}
+	long held_call = argc > 4 && strcmp(argv[4], "pread64") == 0 ? SYS_pread64 : SYS_getrusage;
 	int rounds = atoi(argv[1]), nap_ms = atoi(argv[2]);
 	hold_ms = atoi(argv[3]);
 	pthread_t sup;
 
-	sem_init(&have_listener, 0, 0);
 	if (pthread_create(&sup, NULL, supervise, NULL) != 0)
 		return 2;
-	if (install_filter() != 0) {
+	if (install_filter(held_call) != 0) {
 		perror("slow_own_read: seccomp user notification");
 		return 3;
 	}
-	sem_post(&have_listener);
 	long long wall = 0, runnable = 0, held = 0;
 	for (int i = 0; i < rounds; i++) {
 		long long d0 = run_delay_ns(), h0 = atomic_load(&held_ns), w0 = now();
