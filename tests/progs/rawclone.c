@@ -15,8 +15,10 @@
  * With `asmreuse N MS`: as asmloop, but each thread after the first is
  * given its predecessor's thread id (ns_last_pid, writable in a pid
  * namespace of one's own: unshare -Urpf --mount-proc), and main works
- * none between them; it prints "same tid K of N" (how many threads had the
- * first's id) and "threads cpu S"; exit 3 if ns_last_pid cannot be set.
+ * none between them; it prints "tids T1 T2 ...", "same tid K of N (tid T1)"
+ * (how many threads had the first's id: another task of the namespace may
+ * take it between the write and the clone) and "threads cpu S"; exit 3 if
+ * ns_last_pid cannot be set.
  * usage: rawclone S | rawclone loop N | rawclone asm S | rawclone asmloop N MS |
  *        rawclone asmreuse N MS */
 #define _GNU_SOURCE
@@ -194,8 +196,14 @@ static int asm_reuse(long n, double ms, char *stack, size_t size)
 		same += tid == first;
 		for (int v; (v = child_tid) != 0;)
 			syscall(SYS_futex, &child_tid, FUTEX_WAIT, v, NULL, NULL, 0);
+		/* The kernel clears child_tid as the thread exits, before it
+		 * releases the id (release_task, after exit_notify): the id
+		 * is free once no signal can reach the thread by it. */
+		while (syscall(SYS_tgkill, getpid(), tid, 0) == 0)
+			sched_yield();
+		printf("%s%ld", i ? " " : "tids ", tid);
 	}
-	printf("same tid %ld of %ld\nthreads cpu %.3f\n", same, n, threads_cpu_ns / 1e9);
+	printf("\nsame tid %ld of %ld (tid %ld)\nthreads cpu %.3f\n", same, n, first, threads_cpu_ns / 1e9);
 	return 0;
 }
 
