@@ -27,6 +27,7 @@
 #include "format/exp_read_run.h"
 #include "format/exp_launch.h"
 #include "format/exp_procfile.h"
+#include "format/exp_thread_lives.h"
 
 #define MAX_STACK_ID (1u << 28)
 
@@ -147,6 +148,7 @@ struct loader {
 	size_t cap_ksamples, cap_kpcs, cap_ksyms, cap_kswitches;
 	size_t pool_used, pool_cap;
 	struct exp_run_trie trie;        /* the stacks of SAMPLE_RUN records */
+	struct exp_thread_lives lives;   /* threads.dat's records, placed at the end */
 	exp_damage_fn *on_damage;
 	void *damage_arg;
 };
@@ -179,21 +181,6 @@ static void load_counters(struct loader *l)
 	}
 	memcpy(p->counters, buf + EXP_HEADER_BYTES, sizeof(p->counters));
 	p->has_counters = true;
-}
-
-static struct exp_thread_ev *thread_of(struct loader *l, uint32_t tid)
-{
-	struct exp_proc *p = l->p;
-
-	for (size_t i = p->nthreads; i-- > 0;)
-		if (p->threads[i].tid == tid)
-			return &p->threads[i];
-	if (exp_grow(&p->threads, &l->cap_threads, p->nthreads, sizeof(*p->threads)))
-		return NULL;
-	struct exp_thread_ev *t = &p->threads[p->nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	return t;
 }
 
 /* Check that a NUL terminates the string at `off` of the record. */
@@ -400,69 +387,13 @@ static int take_unmap(struct loader *l, struct exp_file *f, const struct exp_rec
 	return 0;
 }
 
-static int take_thread_start(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-			     struct exp_error *err)
-{
-	struct exp_thread_start ts;
-
-	memcpy(&ts, r->p, sizeof(ts));
-	struct exp_thread_ev *t = thread_of(l, ts.tid);
-	if (!t)
-		return nomem(err, f->path);
-	t->start_ns = ts.time_ns;
-	t->start_routine = ts.start_routine;
-	t->creator_tid = ts.creator_tid;
-	if (!t->name_ns) {              /* a THREAD_NAME record renamed it later */
-		memcpy(t->name, ts.name, 16);
-		t->name[16] = 0;
-	}
-	return 0;
-}
-
-static int take_thread_end(struct loader *l, struct exp_file *f, const struct exp_rec *r,
+/* A THREAD_START, END, SCHED or SWITCHES record (their lengths checked by
+ * rec_types): kept until every file is read, then placed into its
+ * thread's life (exp_thread_lives.c). */
+static int take_thread_rec(struct loader *l, struct exp_file *f, const struct exp_rec *r,
 			   struct exp_error *err)
 {
-	struct exp_thread_end te;
-
-	memcpy(&te, r->p, sizeof(te));
-	struct exp_thread_ev *t = thread_of(l, te.tid);
-	if (!t)
-		return nomem(err, f->path);
-	t->end_ns = te.time_ns;
-	t->cpu_ns = te.cpu_ns;
-	t->samples = te.samples;
-	return 0;
-}
-
-static int take_thread_sched(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-			     struct exp_error *err)
-{
-	struct exp_thread_sched ts;
-
-	memcpy(&ts, r->p, sizeof(ts));
-	struct exp_thread_ev *t = thread_of(l, ts.tid);
-	if (!t)
-		return nomem(err, f->path);
-	t->sched_cpu_ns = ts.cpu_ns;
-	t->run_delay_ns = ts.run_delay_ns;
-	t->has_sched = true;
-	return 0;
-}
-
-static int take_thread_switches(struct loader *l, struct exp_file *f, const struct exp_rec *r,
-				struct exp_error *err)
-{
-	struct exp_thread_switches ts;
-
-	memcpy(&ts, r->p, sizeof(ts));
-	struct exp_thread_ev *t = thread_of(l, ts.tid);
-	if (!t)
-		return nomem(err, f->path);
-	t->voluntary_switches = ts.voluntary;
-	t->involuntary_switches = ts.involuntary;
-	t->start_wait_ns = ts.start_wait_ns;
-	t->has_switches = true;
-	return 0;
+	return exp_thread_lives_add(&l->lives, r->type, r->p, r->len) ? nomem(err, f->path) : 0;
 }
 
 static int take_thread_cost(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -477,21 +408,7 @@ static int take_thread_cost(struct loader *l, struct exp_file *f, const struct e
 	if (r->len != ((sizeof(tc) + 4u * tc.nbuckets + 7) & ~7u))
 		return reject(f, r, "thread-cost record of %u buckets has length %u",
 				   tc.nbuckets, r->len);
-	struct exp_thread_ev *t = thread_of(l, tc.tid);
-	if (!t || (!t->handler_hist && !(t->handler_hist = calloc(EXP_COST_BUCKETS, 8))))
-		return nomem(err, f->path);
-	t->collector_ns += tc.collector_ns;
-	t->collector_after_end_ns += tc.after_end_ns;
-	t->handlers += tc.handlers;
-	if (tc.max_ns > t->handler_max_ns)
-		t->handler_max_ns = tc.max_ns;
-	const uint8_t *counts = (const uint8_t *)r->p + sizeof(tc);
-	for (uint32_t i = 0; i < tc.nbuckets; i++) {
-		uint32_t c;
-		memcpy(&c, counts + 4 * i, 4);
-		t->handler_hist[tc.first_bucket + i] += c;
-	}
-	return 0;
+	return take_thread_rec(l, f, r, err);
 }
 
 static int take_heap_free(struct loader *l, struct exp_file *f, const struct exp_rec *r,
@@ -915,14 +832,13 @@ static int take_thread_name(struct loader *l, struct exp_file *f, const struct e
 			    struct exp_error *err)
 {
 	char cause[256];
-	uint32_t tid;
+	struct exp_thread_ev scratch;      /* checked here, taken into its life later */
 
-	memcpy(&tid, (const char *)r->p + 4, 4);
-	struct exp_thread_ev *t = thread_of(l, tid);
-	if (!t)
-		return nomem(err, f->path);
-	int rc = exp_take_thread_name(t, r->p, r->len, cause, sizeof(cause));
-	return took(f, r, err, rc, cause);
+	memset(&scratch, 0, sizeof(scratch));
+	int rc = exp_take_thread_name(&scratch, r->p, r->len, cause, sizeof(cause));
+	if (rc)
+		return took(f, r, err, rc, cause);
+	return take_thread_rec(l, f, r, err);
 }
 
 /* What the loader knows of each record type: the file it belongs in, its
@@ -953,13 +869,13 @@ static const struct rec_type {
 	[EXP_REC_MAP] = { "map", EXP_FILE_MAPS, sizeof(struct exp_map), true, false, take_map },
 	[EXP_REC_UNMAP] = { "unmap", EXP_FILE_MAPS, sizeof(struct exp_unmap), false, false, take_unmap },
 	[EXP_REC_THREAD_START] = { "thread-start", EXP_FILE_THREADS, sizeof(struct exp_thread_start),
-				   false, false, take_thread_start },
+				   false, false, take_thread_rec },
 	[EXP_REC_THREAD_END] = { "thread-end", EXP_FILE_THREADS, sizeof(struct exp_thread_end), false, false,
-				 take_thread_end },
+				 take_thread_rec },
 	[EXP_REC_THREAD_SCHED] = { "thread-sched", EXP_FILE_THREADS, sizeof(struct exp_thread_sched), false,
-				   false, take_thread_sched },
+				   false, take_thread_rec },
 	[EXP_REC_THREAD_SWITCHES] = { "thread-switches", EXP_FILE_THREADS, sizeof(struct exp_thread_switches),
-				      false, false, take_thread_switches },
+				      false, false, take_thread_rec },
 	[EXP_REC_THREAD_COST] = { "thread-cost", EXP_FILE_THREADS, sizeof(struct exp_thread_cost), true, false,
 				  take_thread_cost },
 	[EXP_REC_HEAP] = { "heap", EXP_FILE_HEAP, sizeof(struct exp_heap), false, false, COPY(heap) },
@@ -1394,6 +1310,8 @@ static int load_proc(struct exp_proc *p, exp_damage_fn *on_damage, void *arg,
 		load_counters(l);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && rc >= 0; i++)
 		rc = load_file(l, exp_file_name(files[i]), files[i], err);
+	if (exp_thread_lives_place(p, &l->cap_threads, &l->lives) && rc >= 0)
+		rc = nomem(err, p->dir);
 	if (rc >= 0)
 		exp_jit_inlines_sort(p);
 	if (rc >= 0)

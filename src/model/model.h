@@ -262,6 +262,9 @@ struct model_msg {
 struct model_thread {
 	uint32_t proc, tid;
 	const struct exp_thread_ev *src;  /* NULL if the thread left no record */
+	uint32_t next_life;        /* the next thread on the same id (a reused id's
+	                              later life): its index + 1, 0 if none */
+	uint32_t life;             /* which of its id's lives: 0 the first */
 	uint32_t routine;          /* function of its start routine (0: main thread / unknown) */
 	uint64_t samples;
 	uint64_t first_ns, last_ns;

@@ -136,7 +136,7 @@ static int build_proc(struct build *b, struct proc_ctx *c, const struct model_op
 	if (build_space(b, c))
 		return -1;
 	for (size_t i = 0; i < c->p->nthreads; i++)
-		if (!model_thread_for(b, c, c->p->threads[i].tid))
+		if (!model_thread_of_life(b, c, i))
 			return -1;
 	if (o->data_object && model_dataclock_select(b, c, o))
 		return -1;

@@ -166,7 +166,7 @@ struct proc_ctx {
 	uint64_t *epochs;                 /* sorted times of map changes */
 	size_t nepochs;
 	struct model_map entry_of;        /* (stack id, epoch) -> entry index + 1 */
-	struct model_map thread_of;       /* tid -> thread index + 1 */
+	struct model_map thread_of;       /* tid -> its first life's thread index + 1 */
 	uint64_t base_ns;                 /* founder's start, for --time */
 	bool omp;                         /* an OpenMP runtime is mapped */
 	struct model_map derived;         /* (entry, placement) -> entry index + 1 */
@@ -326,8 +326,13 @@ int model_add_samples(struct build *b, struct proc_ctx *c, const struct model_op
  * -1 if out of memory. */
 int model_samples_flush(struct build *b, struct proc_ctx *c);
 
-/* The model_thread of `tid`, created on first use; NULL if out of memory. */
-struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid);
+/* The model_thread of `tid` at time `at` (a reused id: the life that had
+ * started by then), created on first use; NULL if out of memory. */
+struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid, uint64_t at);
+/* The thread of the model for life `life` of c's process (its index in
+ * c->p->threads), made now; a reused id's lives are chained (next_life) in
+ * the order made.  NULL without memory. */
+struct model_thread *model_thread_of_life(struct build *b, struct proc_ctx *c, size_t life);
 /* Does an event of `tid` at time `t` pass the --thread and --time filters? */
 bool model_keep(const struct proc_ctx *c, const struct model_options *o, uint32_t tid, uint64_t t);
 /* Add `value` of metric `mm` for an event to its entry, process, thread and

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_thread_lives.h"
 #include "model/model_build_int.h"
 
 /* A sample adds two metrics to one entry: the second is looked up here. */
@@ -119,7 +120,54 @@ long model_entry_for(struct build *b, struct proc_ctx *c, uint32_t stack_id, uin
 	return sm ? (long)sm->entry - 1 : entry_for_op(b, c, stack_id, 0, time_ns, o);
 }
 
-struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid)
+/* A new thread of the model for tid in c's process, its life `src` (NULL:
+ * none recorded); NULL without memory. */
+static struct model_thread *new_thread(struct build *b, struct proc_ctx *c, uint32_t tid,
+				       const struct exp_thread_ev *src)
+{
+	struct model *m = b->m;
+
+	if (exp_grow(&m->threads, &b->cap_threads, m->nthreads, sizeof(*m->threads)))
+		return NULL;
+	struct model_thread *t = &m->threads[m->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->proc = c->index;
+	t->tid = tid;
+	t->src = src;
+	if (src && src->start_routine) {
+		struct frame fr;
+		model_frame_resolve(b, c, src->start_routine, false, src->start_ns, &fr);
+		t->routine = fr.func;
+	}
+	return t;
+}
+
+struct model_thread *model_thread_of_life(struct build *b, struct proc_ctx *c, size_t life)
+{
+	const struct exp_thread_ev *src = &c->p->threads[life];
+	struct model *m = b->m;
+	bool inserted;
+
+	uint64_t *v = model_map_put(&c->thread_of, (uint64_t)src->tid + 1, 0, &inserted);
+	if (!v)
+		return NULL;
+	uint32_t last = inserted ? 0 : (uint32_t)*v;      /* the tid's last life so far: index + 1 */
+	while (last && m->threads[last - 1].next_life)
+		last = m->threads[last - 1].next_life;
+	struct model_thread *t = new_thread(b, c, src->tid, src);
+	if (!t)
+		return NULL;
+	uint32_t index = (uint32_t)(t - m->threads);
+	if (last) {
+		m->threads[last - 1].next_life = index + 1;
+		t->life = m->threads[last - 1].life + 1;
+	}
+	else
+		*model_map_get(&c->thread_of, (uint64_t)src->tid + 1) = index + 1;
+	return t;
+}
+
+struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint32_t tid, uint64_t at)
 {
 	struct model *m = b->m;
 	bool inserted;
@@ -129,27 +177,27 @@ struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint3
 	uint64_t *v = model_map_put(&c->thread_of, (uint64_t)tid + 1, 0, &inserted);
 	if (!v)
 		return NULL;
-	if (!inserted) {
+	if (inserted) {            /* a thread that left no record of its own */
+		struct model_thread *t = new_thread(b, c, tid, exp_thread_life(c->p, tid, at));
+		if (!t)
+			return NULL;
+		*model_map_get(&c->thread_of, (uint64_t)tid + 1) = (uint64_t)(t - m->threads) + 1;
+		return t;
+	}
+	struct model_thread *first = &m->threads[*v - 1];
+	if (!first->next_life) {   /* one life: remembered for the next look-up */
 		c->last_tid = tid + 1;
 		c->last_thread = (uint32_t)*v - 1;
-		return &m->threads[*v - 1];
+		return first;
 	}
-	if (exp_grow(&m->threads, &b->cap_threads, m->nthreads, sizeof(*m->threads)))
-		return NULL;
-	struct model_thread *t = &m->threads[m->nthreads];
-	memset(t, 0, sizeof(*t));
-	t->proc = c->index;
-	t->tid = tid;
-	for (size_t i = 0; i < c->p->nthreads; i++)
-		if (c->p->threads[i].tid == tid)
-			t->src = &c->p->threads[i];
-	if (t->src && t->src->start_routine) {
-		struct frame fr;
-		model_frame_resolve(b, c, t->src->start_routine, false, t->src->start_ns, &fr);
-		t->routine = fr.func;
+	/* A reused id: the life that had started by `at` (exp_thread_lives.h). */
+	const struct exp_thread_ev *life = exp_thread_life(c->p, tid, at);
+	for (struct model_thread *t = first;; t = &m->threads[t->next_life - 1]) {
+		if (t->src == life)
+			return t;
+		if (!t->next_life)
+			return first;
 	}
-	*model_map_get(&c->thread_of, (uint64_t)tid + 1) = m->nthreads + 1;
-	return &m->threads[m->nthreads++];
 }
 
 bool model_keep(const struct proc_ctx *c, const struct model_options *o, uint32_t tid, uint64_t t)
@@ -173,7 +221,7 @@ static int add_at(struct build *b, struct proc_ctx *c, const struct model_option
 		  uint64_t t, long e, enum model_metric mm, uint64_t value, long *entry_out)
 {
 	struct model *m = b->m;
-	struct model_thread *th = model_thread_for(b, c, tid);
+	struct model_thread *th = model_thread_for(b, c, tid, t);
 
 	if (e < 0 || !th)
 		return -1;
@@ -305,7 +353,7 @@ int model_add_sample(struct build *b, struct proc_ctx *c, const struct model_opt
 	} else {
 		filtered = sm && (sm->flags & MODEL_ENTRY_FILTERED);
 	}
-	struct model_thread *th = model_thread_for(b, c, s->tid);
+	struct model_thread *th = model_thread_for(b, c, s->tid, s->time_ns);
 	if (e < 0 || !th)
 		return -1;
 	m->samples++;

@@ -60,13 +60,13 @@ static int note_ends(struct build *b, struct proc_ctx *c, const struct exp_mpi *
 	struct model_thread *th = NULL;
 
 	if (exp_mpi_op_is_send(r->op) && r->dest >= 0 && r->sends == 1 && r->op != EXP_MPI_OP_NONE) {
-		if (!(th = model_thread_for(b, c, r->tid)) ||
+		if (!(th = model_thread_for(b, c, r->tid, r->time_ns)) ||
 		    model_mpi_note_end(b, rank, r->dest, r->tag, false, model_clock_align(k, r->time_ns),
 				       (uint32_t)(th - b->m->threads)))
 			return -1;
 	}
 	if (ends_receives(r) && r->source >= 0 && r->recvs) {
-		if (!th && !(th = model_thread_for(b, c, r->tid)))
+		if (!th && !(th = model_thread_for(b, c, r->tid, r->time_ns)))
 			return -1;
 		for (uint32_t i = 0; i < r->recvs; i++)
 			if (model_mpi_note_end(b, r->source, rank, r->tag, true,

@@ -189,15 +189,17 @@ static void scale_threads(struct ctx *x, const struct exp_proc *p)
 {
 	for (size_t i = 0; i < x->nthreads; i++) {
 		struct by_thread *t = &x->threads[i];
-		uint64_t start = 0, end = 0;
+		uint64_t life = 0;           /* every life of the id (a reused one has several) */
 		for (size_t k = 0; k < p->nthreads; k++)
 			if (p->threads[k].tid == t->tid) {
-				start = p->threads[k].start_ns;
-				end = p->threads[k].end_ns ? p->threads[k].end_ns : p->end_ns;
+				uint64_t start = p->threads[k].start_ns;
+				uint64_t end = p->threads[k].end_ns ? p->threads[k].end_ns : p->end_ns;
+				if (start && end > start)
+					life += end - start;
 			}
-		if (!t->off || !t->weights || !start || end <= start + t->off)
+		if (!t->off || !t->weights || life <= t->off)
 			continue;
-		double on = (double)(end - start - t->off);
+		double on = (double)(life - t->off);
 		if (on < (double)t->weights)
 			t->scale = on / (double)t->weights;
 	}
@@ -288,7 +290,7 @@ static int add(struct build *b, struct proc_ctx *c, const struct model_options *
 		*entry_out = e;
 	if (!value)
 		return 0;
-	uint64_t thread = (uint64_t)(model_thread_for(b, c, tid) - m->threads);
+	uint64_t thread = (uint64_t)(model_thread_for(b, c, tid, t) - m->threads);
 	uint64_t key = (thread + 1) << 36 | (uint64_t)(mm - MODEL_WALL) << 32 | (uint64_t)e;
 	uint64_t *v = model_map_put(&b->state_stack_of, key, 0, &inserted);
 	if (!v)

@@ -226,8 +226,10 @@ static long thread_track(struct report_timeline *tl, const struct model *m, uint
 		return cache[ti] - 1;
 	const struct model_thread *th = &m->threads[ti];
 	char name[64];
-	snprintf(name, sizeof(name), "%s %u",
-		 th->src && th->src->name[0] ? th->src->name : "thread", th->tid);
+	int at = snprintf(name, sizeof(name), "%s %u",
+			  th->src && th->src->name[0] ? th->src->name : "thread", th->tid);
+	if ((th->life || th->next_life) && at > 0 && (size_t)at < sizeof(name))   /* a reused id: a track a life */
+		snprintf(name + at, sizeof(name) - (size_t)at, " (life %u)", th->life + 1);
 	long k = report_timeline_track(tl, th->proc, th->tid, name);
 	if (k >= 0)
 		cache[ti] = k + 1;
