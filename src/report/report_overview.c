@@ -387,6 +387,52 @@ static void clock_fallback(struct report_doc *d, const struct exp_experiment *ex
 		      n, all, all > 1 ? "es" : "", why, hint, hz ? hz : "-F");
 }
 
+/* Is `key` on in the options line `opts` ("k=v,..."): present, and neither
+ * 0 nor -1 (sync's "off": exp_launch.h)? */
+static bool option_on(const char *opts, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *o = opts; o && *o; o = strchr(o, ',') ? strchr(o, ',') + 1 : NULL)
+		if (!strncmp(o, key, n) && o[n] == '=') {
+			long v = strtol(o + n + 1, NULL, 10);
+			return v != 0 && v != -1;
+		}
+	return false;
+}
+
+/* Threads made by a raw clone (the collector's "thread.raw" line) get
+ * samples, start, end and cost only: no --states, counters or tracers'
+ * events (col_rawthread.c: they share their creator's TLS, where those
+ * find a thread's state).  Said once when the run asked for any. */
+static void raw_threads_unserved(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
+{
+	size_t n = 0;
+	char what[128] = "";
+
+	for (size_t i = 0; i < nexps; i++)
+		for (size_t j = 0; j < exps[i].nprocs; j++) {
+			const struct exp_proc *p = &exps[i].procs[j];
+			const char *opts = exp_proc_log(p, "options");
+			if (!exp_proc_log(p, "thread.raw") || !opts)
+				continue;
+			bool states = option_on(opts, "states"), tracers = option_on(opts, "heap") ||
+					 option_on(opts, "sync") || option_on(opts, "io") || option_on(opts, "mpi"),
+			     counters = exp_proc_log(&exps[i].procs[0], "counter.requested") != NULL;
+			if (!states && !tracers && !counters)
+				continue;
+			if (!n++)
+				snprintf(what, sizeof(what), "%s%s%s%s%s", states ? "--states" : "",
+					 states && (counters || tracers) ? ", " : "", counters ? "-c counters" : "",
+					 counters && tracers ? ", " : "", tracers ? "the tracers' events" : "");
+		}
+	if (n)
+		report_kv_num(d, "raw_threads_unserved", "Raw threads", (double)n,
+			      "in %zu process%s: samples only, %s not recorded in them (threads made by a raw "
+			      "clone share their creator's TLS, where those find a thread)",
+			      n, n > 1 ? "es" : "", what);
+}
+
 /* The stretches in which recording was off (tally_pause, --delay,
  * --duration, the toggle signal, --control), from every process's log: a
  * total, then the first PAUSES_SHOWN stretches with their reasons, in
@@ -581,6 +627,7 @@ void report_overview(struct report_doc *d, const struct model *m,
 			      (unsigned long long)m->samples, hz ? hz : "?", clk ? clk : "?");
 		sampling_error(d, m->samples);
 		clock_fallback(d, exps, nexps, hz);
+		raw_threads_unserved(d, exps, nexps);
 		uint64_t sampled = m->total[MODEL_CPU], collector = counters[EXP_CTR_COLLECTOR_NS];
 		/* The kernel's count for what was sampled: daemons added, or
 		 * the chosen processes' own (report_cpu.c). */

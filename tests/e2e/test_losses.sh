@@ -56,6 +56,17 @@ check raw_clone_thread_sampled raw_sampled raw.exp
 check raw_asm_clone_thread_sampled raw_sampled rawasm.exp
 check raw_asm_clone_thread_sound sh -c '"$TALLY" check rawasm.exp && grep -q "^thread.raw: " rawasm.exp/log.txt'
 
+# A raw thread gets samples only: --states, -c and the tracers find a
+# thread's state in TLS, which it shares with its creator.  The overview
+# says so in one line when the run asked for any of them, never silently
+# (report_overview.c); not in a run that asked for none.  The build
+# before: no line.
+"$TALLY" record --states -s -o rawst.exp ./rawclone asm 0.3 >/dev/null 2>rawst.err
+check raw_thread_unserved_said sh -c '
+	"$TALLY" report rawst.exp >rawst.txt; "$TALLY" report rawasm.exp >rawasm.txt; sed -n 1,16p rawst.txt
+	grep -q "^  Raw threads  *in 1 process: samples only, --states, the tracers.* events not recorded" rawst.txt &&
+	! grep -q "^  Raw threads" rawasm.txt'
+
 # 2,000 raw threads made by inline assembly one after another, each burning
 # 0.3 ms of its CPU, as much of main's between (rawclone asmloop).  Each
 # thread's inherited clock starts a fresh period, so at the default 1 kHz
