@@ -173,11 +173,23 @@ check java_recovered_frames_have_lines sh -c '
 # the stack is whole, Vec.main;Vec.sum (before: 59 of 613 Java samples,
 # 6.6% of the CPU, were <Truncated-stack>;Vec.sum).  At most a tenth of
 # the recovered samples may still be cut.
+# Under load (24, in a clean root) the 3 s run recovered 4 samples: the
+# checks below then judge the 6 s run (made above, or here) instead.
+vec_recovered() { "$TALLY" report "$1.exp" --format json >"$1.json" && python3 -c "
+import json, sys
+sys.exit(0 if json.load(open(\"$1.json\"))[\"overview\"].get(\"java_recovered\", 0) >= 5 else 3)"; }
+vr=vec
+if ! vec_recovered vec; then
+	echo "too few recovered samples in vec.exp: the 6 s run is judged"
+	[ -d vec6.exp ] || "$TALLY" record -o vec6.exp java -cp . Vec 6 >vec6.out 2>&1
+	vr=vec6
+	vec_recovered vec6 || true
+fi
+export vr
 check java_recovered_interpreted_caller sh -c '
-	"$TALLY" export vec.exp --format collapsed --metric samples >vec.cut &&
-	"$TALLY" report vec.exp --format json >vec.json && python3 -c "
+	"$TALLY" export $vr.exp --format collapsed --metric samples >vec.cut && python3 -c "
 import json
-rec = json.load(open(\"vec.json\"))[\"overview\"].get(\"java_recovered\", 0)
+rec = json.load(open(\"$vr.json\"))[\"overview\"].get(\"java_recovered\", 0)
 cut = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(\"<Truncated-stack>\"))
 whole = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"vec.cut\") if l.startswith(\"Vec.main(java.lang.String[]);Vec.sum(int) \"))
 print(\"recovered\", rec, \"cut\", cut, \"Vec.main;Vec.sum\", whole)
@@ -188,9 +200,9 @@ assert rec >= 5 and cut <= 0.1 * rec and whole >= rec * 0.9, (rec, cut, whole)"'
 # sum).  Before, the recovered samples' Vec.main had no line (16 of 17 at
 # line 0 in annotate's inclusive column).
 check java_recovered_interpreted_caller_has_its_line sh -c '
-	"$TALLY" annotate vec.exp "Vec.main" --metric samples --format json >vec.main.json && python3 -c "
+	"$TALLY" annotate $vr.exp "Vec.main" --metric samples --format json >vec.main.json && python3 -c "
 import json
-rec = json.load(open(\"vec.json\"))[\"overview\"].get(\"java_recovered\", 0)
+rec = json.load(open(\"$vr.json\"))[\"overview\"].get(\"java_recovered\", 0)
 incl = {r[\"line\"]: r[\"incl_samples\"] for r in json.load(open(\"vec.main.json\"))[\"source\"]}
 print(\"recovered\", rec, \"Vec.main inclusive by line\", {k: v for k, v in incl.items() if v})
 assert rec >= 5 and incl.get(0, 0) <= 0.1 * rec and incl.get(28, 0) >= rec, (rec, incl)"'
