@@ -343,6 +343,12 @@ static void open_deferred(void)
 	}
 }
 
+/* The thread that forks, noted in it by before_fork: per thread, so two
+ * threads forking at once keep their own, and the child's one thread has
+ * its forker's copy.  Written to the child's log as fork.tid, so that the
+ * critical path goes back to that thread, not the main one. */
+static __thread pid_t forking_tid __attribute__((tls_model("initial-exec")));
+
 /* The fork child: named, its clock running, but its process file, its log
  * lines and the load objects' map wait for its first write (a sample, a
  * traced event, its end), made then by open_deferred: a shell's child that
@@ -385,6 +391,8 @@ static void on_fork_child(void)
 	col_log_hold_sigsafe();                                 /* kept, as at start */
 	struct col_thread *held = col_thread_attach_held();     /* its start is no sample */
 	col_log_start("fork");
+	if (forking_tid)
+		col_log_u64_sigsafe("fork.tid", (uint64_t)forking_tid);
 	col_control_log_state();
 	if (held)
 		col_leave_untaken(held);
@@ -398,11 +406,13 @@ static void on_fork_child(void)
 		open_deferred();
 }
 
-/* Before a fork (pthread_atfork's prepare): the load objects looked at
+/* Before a fork (pthread_atfork's prepare, in the forking thread): its id
+ * (forking_tid), the load objects looked at
  * (col_runtime.h), and a deferred process file made, so that the
  * children's numbers come from counters they share. */
 static void before_fork(void)
 {
+	forking_tid = col_sys_gettid();
 	col_runtime_scan_before_fork();
 	col_open_deferred_sigsafe();
 }

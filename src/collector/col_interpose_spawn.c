@@ -53,10 +53,12 @@ COL_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_ac
 	return col_real_table()->posix_spawnp(pid, file, actions, attr, argv, envp);
 }
 
+/* The sync tracer interposes system too (its wait for the child): the next
+ * definition, as popen's. */
 COL_API int system(const char *command)
 {
 	before_spawn();
-	return col_real_table()->system(command);
+	return col_real_table()->chain.system(command);
 }
 
 /* The I/O tracer interposes popen too: the next definition, its own when

@@ -290,8 +290,9 @@ struct epoll_event;
 #define COL_REAL_NEXT(X) COL_REAL_COLLECTOR(X) COL_REAL_HEAP(X) COL_REAL_SYNC(X) COL_REAL_IO(X)
 
 /* What the collector interposes to keep its descriptors (col_interpose_fd.c),
- * or a fork child's files before a spawn (popen, col_interpose_spawn.c), and
- * the I/O tracer interposes too: the collector calls the next definition
+ * or a fork child's files before a spawn (popen, system:
+ * col_interpose_spawn.c), and a tracer interposes too (the I/O tracer
+ * popen, the sync tracer system): the collector calls the next definition
  * after its own, the tracer's when it is loaded, so that both see the call. */
 #define COL_REAL_CHAIN(X)                                                              \
 	X(int, close, (int))                                                           \
@@ -304,7 +305,8 @@ struct epoll_event;
 	X(int, fcntl64, (int, int, ...))                                               \
 	X(void *, mmap, (void *, size_t, int, int, int, off_t))                        \
 	X(int, munmap, (void *, size_t))                                               \
-	X(struct _IO_FILE *, popen, (const char *, const char *))
+	X(struct _IO_FILE *, popen, (const char *, const char *))                     \
+	X(int, system, (const char *))
 
 struct col_real {
 	/* The system calls of our own I/O and of the record writer. */

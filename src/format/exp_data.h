@@ -193,6 +193,7 @@ struct exp_proc {
 	char *exe;                       /* from the log or the main mapping */
 	char *name;                      /* basename of exe */
 	uint32_t pid, ppid;
+	uint32_t fork_tid;               /* a fork child's: the parent's thread that forked; 0 not known */
 	uint64_t start_ns, end_ns;       /* CLOCK_MONOTONIC; end 0 if unknown */
 	struct exp_kv *log;
 	size_t nlog;
@@ -223,6 +224,8 @@ struct exp_proc {
 	size_t nheld;
 	struct exp_sync_wake *wakes;     /* who woke condition and semaphore waits */
 	size_t nwakes;
+	struct exp_sync_key *keys;       /* process-shared objects' keys (waits, releases) */
+	size_t nkeys;
 	struct exp_io *io;
 	size_t nio;
 	struct exp_fd_ev *fds;

@@ -139,7 +139,7 @@ static int load_log(struct exp_proc *p, struct exp_error *err)
 /* Loader state for one process. */
 struct loader {
 	struct exp_proc *p;
-	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_wakes, cap_io, cap_fds, cap_flows, cap_arcs;
+	size_t cap_samples, cap_maps, cap_threads, cap_heap, cap_sync, cap_held, cap_wakes, cap_keys, cap_io, cap_fds, cap_flows, cap_arcs;
 	size_t cap_fdwaits, cap_wait_fds, cap_watches;
 	size_t cap_mpi, cap_comms, cap_jmethods, cap_jit, cap_dyn;
 	size_t cap_states, cap_splits, cap_csamples, cap_cends, cap_dsamples, cap_dregs, cap_dblocks;
@@ -892,6 +892,8 @@ static const struct rec_type {
 				take_held, COPY_TO(held) },
 	[EXP_REC_SYNC_WAKE] = { "sync-wake", EXP_FILE_SYNC, sizeof(struct exp_sync_wake), false, false,
 				COPY(wakes) },
+	[EXP_REC_SYNC_KEY] = { "sync-key", EXP_FILE_SYNC, sizeof(struct exp_sync_key), false, false,
+			       COPY(keys) },
 	[EXP_REC_IO] = { "io", EXP_FILE_IO, sizeof(struct exp_io), false, false, COPY(io) },
 	[EXP_REC_FD_NAME] = { "fd-name", EXP_FILE_IO, sizeof(struct exp_fd_name), true, false,
 			       take_fd_name },
@@ -1372,6 +1374,7 @@ static int name_proc(struct exp_proc *p, struct exp_error *err)
 {
 	p->pid = (uint32_t)log_u64(p, "pid");
 	p->ppid = (uint32_t)log_u64(p, "ppid");
+	p->fork_tid = (uint32_t)log_u64(p, "fork.tid");
 	p->start_ns = log_u64(p, "start.mono_ns");
 	p->end_ns = log_u64(p, "end.mono_ns");
 	if (!p->end_ns)
@@ -1659,6 +1662,7 @@ static void free_events(struct exp_proc *p)
 	free(p->sync);
 	free(p->held);
 	free(p->wakes);
+	free(p->keys);
 	free(p->flows);
 	free(p->fdwaits);
 	free(p->wait_fds);
@@ -1707,6 +1711,8 @@ static void free_events(struct exp_proc *p)
 	p->nheld = 0;
 	p->wakes = NULL;
 	p->nwakes = 0;
+	p->keys = NULL;
+	p->nkeys = 0;
 	p->flows = NULL;
 	p->nflows = 0;
 	p->fdwaits = NULL;

@@ -122,6 +122,7 @@ enum exp_rec_type {
 	EXP_REC_DATA_SAMPLE_SRC = 63,
 	EXP_REC_THREAD_SCHED = 64,
 	EXP_REC_THREAD_SWITCHES = 65,
+	EXP_REC_SYNC_KEY = 66,
 };
 
 #define EXP_REC_WORD(type, len) (((uint32_t)(type) << 24) | (uint32_t)(len))
@@ -533,6 +534,10 @@ enum exp_sync_op {
  * barrier or semaphore made so; a futex wait without FUTEX_PRIVATE_FLAG):
  * its holder or waker may be another process. */
 #define EXP_SYNC_F_SHARED 1u
+/* A wait for a child inside system() (EXP_SYNC_CHILD, object 0: glibc's
+ * waitpid there is its own, and the pid is not known): the child is the
+ * one of this process that started within the wait. */
+#define EXP_SYNC_F_SYSTEM 2u
 
 /* EXP_REC_SYNC_HELD, 48 bytes: who held the object during part of a wait
  * (lock-holder blame, tally record -s): written by the waiter right after
@@ -588,6 +593,40 @@ struct exp_sync_wake {
 	uint32_t waker_tid;
 	uint32_t reserved;
 	uint64_t wake_ns;
+};
+
+/* EXP_REC_SYNC_KEY, 56 bytes: what names a process-shared object in every
+ * process (tally record -s; tracers/sync_shared.c): the file its address
+ * is mapped from, MAP_SHARED (a file, a POSIX shared memory object, or
+ * shared anonymous memory, whose inode the kernel makes), and the offset in
+ * it, from /proc/self/maps.  Two roles:
+ *   WAIT     written by a waiter right after a SYNC record flagged
+ *            EXP_SYNC_F_SHARED: joined to it by (tid, time_ns, object)
+ *   RELEASE  a mutex unlocked while it had waiters, or a futex wake that
+ *            woke one: time_ns is the moment, tid the thread; a wait on
+ *            the same key in any process, granted after it, may be its
+ *   0 4 word; 4 4 tid; 8 8 time_ns
+ *  16 8 object  the address here
+ *  24 8 dev     the mapping's device, major << 32 | minor
+ *  32 8 ino     its inode
+ *  40 8 offset  the object's offset in the file
+ *  48 2 role    enum exp_sync_key_role
+ *  50 6 reserved 0
+ * Added in format 5 without a version bump: older readers skip the type. */
+struct exp_sync_key {
+	uint32_t word;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t object;
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t offset;
+	uint16_t role;
+	uint16_t reserved[3];
+};
+enum exp_sync_key_role {
+	EXP_SYNC_KEY_WAIT = 1,
+	EXP_SYNC_KEY_RELEASE = 2,
 };
 
 /* EXP_REC_IO, 48 bytes: one I/O call, or a run of alike calls.

@@ -24,8 +24,7 @@
  * experiment (a channel's other end, a child reaped: model_critical_waits.c).
  * Before T's first such wait, the path goes back to T's creator at T's
  * start; a process's main thread, to the image before its exec or to its
- * parent at the fork (its main thread: which thread forked is not
- * recorded).  So the segments tile the root's main thread's lifetime:
+ * parent at the fork (the thread that forked).  So the segments tile the root's main thread's lifetime:
  * the path's total is its wall time.  Processes that outlive it are
  * counted (model.crit_outlived), not walked.
  *
@@ -509,15 +508,17 @@ static size_t proc_by_lineage(const struct crit_plan *pl, const char *lineage, s
 
 /* Who made process *j's main thread `th` (at its start): for an image
  * after an exec, the image before it (its thread of the same id); for a
- * forked child, its parent at the fork, on its main thread if that lived
- * then (which thread forked is not recorded), else on one that did.  An
- * image not in the experiment (a child that exec'd before writing
- * anything) is passed over to its parent.  *j set; NULL: none (the
+ * forked child, its parent at the fork, on the thread that forked (the
+ * child's fork.tid), else (an older experiment, or a child that exec'd
+ * before writing anything, whose fork image is not recorded) on its main
+ * thread if that lived then, else on one that did.  An image not in the
+ * experiment is passed over to its parent.  *j set; NULL: none (the
  * root). */
 static const struct exp_thread_ev *maker_of(const struct crit_plan *pl, size_t *j, const struct exp_thread_ev *th)
 {
 	const char *l = pl->procs[*j]->lineage;
 	size_t len = strlen(l);
+	uint32_t forker = pl->procs[*j]->fork_tid;   /* only for the image's own fork */
 
 	while (len > 0) {
 		size_t cut = len;
@@ -526,12 +527,17 @@ static const struct exp_thread_ev *maker_of(const struct crit_plan *pl, size_t *
 		if (!cut)
 			return NULL;
 		bool exec = l[cut] == 'x';
+		if (exec || len < strlen(l))
+			forker = 0;    /* not this image's fork */
 		len = cut - 1;
 		size_t k = proc_by_lineage(pl, l, len);
 		if (k == pl->nprocs)
 			continue;
 		const struct exp_proc *p = pl->procs[k];
-		const struct exp_thread_ev *t = exec ? thread_of(p, th->tid, th->start_ns) : NULL;
+		const struct exp_thread_ev *t = exec ? thread_of(p, th->tid, th->start_ns)
+					   : forker ? thread_of(p, forker, th->start_ns) : NULL;
+		if (t && !exec && (t->start_ns > th->start_ns || (t->end_ns && t->end_ns < th->start_ns)))
+			t = NULL;      /* the forker's id, but not alive then: another life of it */
 		if (!t && (t = main_thread(p)) && (t->start_ns > th->start_ns || (t->end_ns && t->end_ns < th->start_ns)))
 			for (size_t i = 0; i < p->nthreads; i++)
 				if (p->threads[i].start_ns <= th->start_ns &&

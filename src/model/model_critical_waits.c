@@ -43,7 +43,12 @@
  *                   descriptor of a process not recorded) is a wait of
  *                   no known cause
  *   a wait for a    (-s, EXP_SYNC_CHILD) the child it reaped: that pid's
- *   child process   image (its latest exec) at its end
+ *   child process   image (its latest exec) at its end; system()'s, the
+ *                   child that started within it
+ *   a process-      (-s, SYNC_KEY) the thread of any process that released
+ *   shared mutex    it last within the wait (an unlock with waiters, a
+ *   or futex word   futex wake that woke one), at the release: the object
+ *                   named by its mapping's file and offset in every process
  *
  * Channels are the kernel's (an inode, a socket's address or file), the
  * same in every process: a read's writer, a write's reader and a poll's
@@ -54,9 +59,9 @@
  *
  * What is not known (a first contention, a wake-up by no other thread)
  * has no waker: the walk keeps the wait on the waiter.  A process-shared
- * object's wait without one (EXP_SYNC_F_SHARED) is of its own kind, as its
- * holder or waker may be another process: the holders' and wakers' tables
- * are per process.
+ * object's wait without one (EXP_SYNC_F_SHARED: no release of its key
+ * within it, nor a holder or waker of its own process) is of its own kind,
+ * as its holder or waker may be another process.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -135,13 +140,31 @@ uint64_t model_proc_end(const struct exp_proc *p)
 	return end;
 }
 
+/* The pid of the child system() made within wait x of process p: of p's
+ * children (by ppid), the one whose first image started first within the
+ * wait; 0 if none. */
+static uint64_t system_child(const struct exp_proc *const *procs, size_t n, const struct exp_proc *p,
+			     const struct crit_wait *x)
+{
+	size_t best = n;
+
+	for (size_t j = 0; j < n; j++)
+		if (procs[j]->ppid == p->pid && procs[j]->pid != p->pid && procs[j]->start_ns >= x->req_ns &&
+		    procs[j]->start_ns <= x->time_ns && (best == n || procs[j]->start_ns < procs[best]->start_ns))
+			best = j;
+	return best < n ? procs[best]->pid : 0;
+}
+
 /* A wait for a child process: its waker is the reaped image's main thread
  * (the first thread of no creator) at the image's end (model_proc_end),
- * within the wait: from there to the grant, the parent waited. */
+ * within the wait: from there to the grant, the parent waited.  For
+ * system()'s wait (EXP_SYNC_F_SYSTEM) the pid is not recorded: its child
+ * is found by its start (system_child). */
 static void child_waker(const struct exp_proc *const *procs, size_t n, const struct exp_proc *p,
 			const struct exp_sync *s, struct crit_wait *x)
 {
-	size_t j = s->object ? reaped_image(procs, n, s->object, p->pid, s->time_ns) : n;
+	uint64_t pid = s->object ? s->object : s->flags & EXP_SYNC_F_SYSTEM ? system_child(procs, n, p, x) : 0;
+	size_t j = pid ? reaped_image(procs, n, pid, p->pid, s->time_ns) : n;
 	const struct exp_thread_ev *main = NULL;
 
 	for (size_t i = 0; j < n && i < procs[j]->nthreads && !main; i++)
@@ -155,11 +178,103 @@ static void child_waker(const struct exp_proc *const *procs, size_t n, const str
 	x->wake_ns = !end || end > s->time_ns ? s->time_ns : end < x->req_ns ? x->req_ns : end;
 }
 
+/* A release of a process-shared object (SYNC_KEY, role RELEASE): its key
+ * (shared_key), when, by whom. */
+struct release {
+	uint64_t key;
+	uint64_t time_ns;
+	uint32_t tid;
+	uint32_t proc;
+};
+
+static uint64_t shared_key(const struct exp_sync_key *k)
+{
+	return model_hash64(model_hash64(model_hash64(k->dev) ^ k->ino) ^ k->offset) | 1;
+}
+
+static int cmp_release(const void *a, const void *b)
+{
+	const struct release *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* Every process's releases of shared objects, sorted by (key, time). */
+struct releases {
+	struct release *v;
+	size_t n;
+};
+
+static int all_releases(const struct exp_proc *const *procs, size_t nprocs, struct releases *r)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < nprocs; j++)
+		n += procs[j]->nkeys;
+	r->n = 0;
+	if (!n)
+		return 0;
+	if (!(r->v = malloc(n * sizeof(*r->v))))
+		return -1;
+	for (size_t j = 0; j < nprocs; j++)
+		for (size_t i = 0; i < procs[j]->nkeys; i++) {
+			const struct exp_sync_key *k = &procs[j]->keys[i];
+			if (k->role == EXP_SYNC_KEY_RELEASE)
+				r->v[r->n++] = (struct release){ shared_key(k), k->time_ns, k->tid, (uint32_t)j };
+		}
+	qsort(r->v, r->n, sizeof(*r->v), cmp_release);
+	return 0;
+}
+
+/* The latest release of `key` within [from, to] by a thread other than
+ * (proc, tid); NULL if none. */
+static const struct release *released_in(const struct releases *r, uint64_t key, uint32_t proc, uint32_t tid,
+					 uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = r->n;      /* the first after (key, to) */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->v[mid].key < key || (r->v[mid].key == key && r->v[mid].time_ns <= to))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k > 0 && r->v[k - 1].key == key && r->v[k - 1].time_ns >= from; k--)
+		if (r->v[k - 1].proc != proc || r->v[k - 1].tid != tid)
+			return &r->v[k - 1];
+	return NULL;
+}
+
+/* A wait on a process-shared object with its key (SYNC_KEY, role WAIT, in
+ * `keys`): its waker is the thread, of any process, that released the
+ * object last within the wait (an unlock with waiters, a futex wake), at
+ * the release.  true if found. */
+static bool shared_waker(const struct exp_proc *p, uint32_t j, const struct model_map *keys,
+			 const struct releases *r, uint64_t key, const struct exp_sync *s, struct crit_wait *x)
+{
+	uint64_t *v = model_map_get(keys, key);
+	const struct exp_sync_key *k = v ? &p->keys[*v - 1] : NULL;
+
+	if (!k || k->tid != s->tid || k->time_ns != s->time_ns || k->object != s->object)
+		return false;
+	const struct release *by = released_in(r, shared_key(k), j, s->tid, x->req_ns, s->time_ns);
+	if (!by)
+		return false;
+	x->waker_tid = by->tid;
+	x->waker_proc = by->proc;
+	x->wake_ns = by->time_ns;
+	return true;
+}
+
 /* The SYNC records of procs[j], each with its waker. */
-static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t j, struct waits *w)
+static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t j, const struct releases *rel,
+		      struct waits *w)
 {
 	const struct exp_proc *p = procs[j];
-	struct model_map held = { 0 }, wake = { 0 };
+	struct model_map held = { 0 }, wake = { 0 }, keys = { 0 };
 	int rc = -1;
 
 	for (size_t i = 0; i < p->nheld; i++) {
@@ -173,6 +288,11 @@ static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t
 		if (!model_map_put(&wake, wait_key(k->tid, k->time_ns, k->object), i + 1, NULL))
 			goto out;
 	}
+	for (size_t i = 0; i < p->nkeys; i++) {
+		const struct exp_sync_key *k = &p->keys[i];
+		if (k->role == EXP_SYNC_KEY_WAIT && !model_map_put(&keys, wait_key(k->tid, k->time_ns, k->object), i + 1, NULL))
+			goto out;
+	}
 	for (size_t i = 0; i < p->nsync; i++) {
 		const struct exp_sync *s = &p->sync[i];
 		struct crit_wait *x = wait_new(w);
@@ -183,7 +303,9 @@ static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t
 					 .req_ns = s->time_ns - (s->wait_ns < s->time_ns ? s->wait_ns : s->time_ns),
 					 .kind = s->op < MODEL_CRIT_READ ? s->op : 0 };
 		uint64_t key = wait_key(s->tid, s->time_ns, s->object);
-		if (s->op == EXP_SYNC_CHILD) {
+		if ((s->flags & EXP_SYNC_F_SHARED) && rel->n && shared_waker(p, (uint32_t)j, &keys, rel, key, s, x)) {
+			;      /* released by a thread of any process */
+		} else if (s->op == EXP_SYNC_CHILD) {
 			child_waker(procs, nprocs, p, s, x);
 		} else if (s->op == EXP_SYNC_JOIN) {
 			const struct exp_thread_ev *t = ended_in(p, s->tid, x->req_ns, s->time_ns);
@@ -216,6 +338,7 @@ static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t
 out:
 	model_map_free(&held);
 	model_map_free(&wake);
+	model_map_free(&keys);
 	return rc;
 }
 
@@ -622,12 +745,17 @@ out:
 int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct crit_wait **out, size_t *n)
 {
 	struct waits w = { 0 };
+	struct releases rel = { 0 };
 
+	if (all_releases(procs, nprocs, &rel))
+		return -1;
 	for (size_t j = 0; j < nprocs; j++)
-		if (sync_waits(procs, nprocs, j, &w)) {
+		if (sync_waits(procs, nprocs, j, &rel, &w)) {
+			free(rel.v);
 			free(w.v);
 			return -1;
 		}
+	free(rel.v);
 	if (channel_waits(procs, nprocs, &w)) {
 		free(w.v);
 		return -1;

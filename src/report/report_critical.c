@@ -40,10 +40,11 @@ static const struct {
 				      "timeout, or a wake by another process" },
 	[EXP_SYNC_CHILD] = { "child process", "no child process of the experiment ended within it: a child "
 						"not recorded (outside mode, or lost), or a wait that failed" },
-	[MODEL_CRIT_SHARED] = { "process-shared object", "a mutex, condition variable, semaphore, barrier "
-							 "or futex word shared between processes: its holder "
-							 "or waker may be another process, whose holders' "
-							 "and wakers' tables the path does not cross" },
+	[MODEL_CRIT_SHARED] = { "process-shared object", "a condition variable, semaphore or barrier shared "
+							 "between processes, or a mutex or futex word in "
+							 "private memory or released by no recorded thread "
+							 "within the wait: its holder or waker may be "
+							 "another process, not followed" },
 	[MODEL_CRIT_READ] = { "pipe/socket read", "its writer's thread was not recorded (a process lost, "
 						  "or a thread that started after the write's end)" },
 	[MODEL_CRIT_WRITE] = { "write into a full channel", "its reader's thread was not recorded (a process "
@@ -108,7 +109,7 @@ void report_critical(struct report_doc *d, const struct model *m, const struct r
 			    m->crit_crossed ? "up to " : "", m->crit_stretch);
 	if (m->crit_crossed)
 		report_note(d, "The path crosses into %u other process%s of the experiment (through pipes, sockets, "
-			       "FIFOs and waits for a child).", m->crit_crossed, m->crit_crossed > 1 ? "es" : "");
+			       "FIFOs, waits for a child and process-shared mutexes and futexes).", m->crit_crossed, m->crit_crossed > 1 ? "es" : "");
 	if (m->crit_outlived)
 		report_note(d, "%u process%s ended after the main thread (by up to %.3f s): the path covers the "
 			       "main thread's life, and their time after its end is on no path.",

@@ -26,14 +26,20 @@
  * waker, as a signal is (sync_wakers.c).  A wait for a child process
  * (wait, waitpid, wait3, wait4, waitid) is a SYNC record too (op
  * EXP_SYNC_CHILD, the pid reaped), so that the path can go from a shell
- * or a parent to the child it waited for.
+ * or a parent to the child it waited for; so is system()'s.  A wait on a
+ * process-shared object writes the object's key, and a shared mutex's
+ * unlock with waiters, or a shared futex wake that woke one, writes it as
+ * a release (sync_shared.c): the path goes from a waiter to the holder or
+ * waker in another process.
  */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -43,6 +49,7 @@
 
 #include "tracers/sync_barriers.h"
 #include "tracers/sync_holders.h"
+#include "tracers/sync_shared.h"
 #include "tracers/sync_wakers.h"
 #include "tracers/tracer.h"
 
@@ -139,6 +146,22 @@ static uint16_t shared_flag(uint16_t op, const void *object)
 #endif
 }
 
+/* Is pthread mutex m process-shared, with waiters in the kernel (its
+ * unlock will wake one)?  From glibc's layout (x86-64): __kind has
+ * PTHREAD_MUTEX_PSHARED_BIT (128); __lock is 2 for a normal, recursive or
+ * error-checking mutex with waiters, and has FUTEX_WAITERS (1 << 31) for
+ * a robust or priority-inheriting one. */
+static bool shared_with_waiters(const pthread_mutex_t *m)
+{
+#if defined(__x86_64__)
+	int lock = __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED);
+	return (m->__data.__kind & 128) && (lock == 2 || ((unsigned)lock & 0x80000000u));
+#else
+	(void)m;
+	return false;
+#endif
+}
+
 /* Record a wait from t0 to t1 if it reached the threshold, with `flags`
  * (EXP_SYNC_F_*): 1 if its SYNC record *s was written (thread, stack and
  * time filled), else 0.  `stack`: its stack id from wait_begins, or 0. */
@@ -149,8 +172,11 @@ static int note_flags(struct trace_caller at, uint16_t op, const void *object, u
 		return 0;
 	*s = (struct exp_sync){ .time_ns = t1, .stack_id = stack, .op = op, .flags = flags, .wait_ns = t1 - t0,
 				.object = (uint64_t)(uintptr_t)object };
-	return tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC, s, sizeof(*s), stack ? 0 : at.ra, at.sp,
-				  at.fp) == 0;
+	if (tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC, s, sizeof(*s), stack ? 0 : at.ra, at.sp, at.fp))
+		return 0;
+	if (flags & EXP_SYNC_F_SHARED)
+		sync_shared_waited(object, s);   /* its key, for a waker in another process */
+	return 1;
 }
 
 /* The same, flagged shared as glibc's object says (shared_flag): read only
@@ -296,6 +322,21 @@ TRACE_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 {
 	LOCK_THEN_TIME(m, REAL(pthread_mutex_trylock)(m), EBUSY, REAL(pthread_mutex_timedlock)(m, abs),
 		       MUTEX_HELD(rc_));
+}
+
+/* An unlock of a process-shared mutex that has waiters is a release
+ * (sync_shared.c): the waiter may be in another process, whose path comes
+ * here through the mutex's key.  Other unlocks go straight on (a flag and
+ * a word read). */
+TRACE_API int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	if (threshold() < 0 || !shared_with_waiters(m))
+		return REAL(pthread_mutex_unlock)(m);
+	uint64_t t = tally__now();
+	int rc = REAL(pthread_mutex_unlock)(m);
+	if (rc == 0)
+		sync_shared_released(m, t);
+	return rc;
 }
 
 TRACE_API int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -452,6 +493,25 @@ TRACE_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	CHILD_TIME(options, REAL(waitid)(idtype, id, info, options), reaped_by_waitid(rc_, info, options));
 }
 
+/* system() waits for its child inside glibc (its own waitpid, past the
+ * interposers above): the whole call is a wait for a child, flagged
+ * EXP_SYNC_F_SYSTEM, the pid not known (0); the analyzer takes the child
+ * of this process that started within it. */
+TRACE_API int system(const char *command)
+{
+	if (threshold() < 0 || !command)
+		return REAL(system)(command);
+	struct trace_caller at = TRACE_CALLER();
+	uint64_t t0 = tally__now();
+	uint32_t stack = wait_begins(at);
+	int rc = REAL(system)(command);
+	int saved = errno;
+	struct exp_sync s;
+	note_flags(at, EXP_SYNC_CHILD, NULL, t0, tally__now(), stack, EXP_SYNC_F_SYSTEM, &s);
+	errno = saved;
+	return rc;
+}
+
 /* sem_trywait and sem_wait report "would block" as -1 with errno EAGAIN. */
 static int sem_try(sem_t *s)
 {
@@ -544,7 +604,9 @@ TRACE_API int cnd_broadcast(cnd_t *c)
  * FUTEX_WAIT_BITSET) is timed and recorded with its waker, a wake
  * (FUTEX_WAKE, FUTEX_WAKE_BITSET) notes its thread as the word's waker; the rest (requeues, priority inheritance) is only made.  The
  * word's address is the object: within one process a waiter and its
- * waker name the same word (another process's wake is not seen). */
+ * waker name the same word; a shared word (no FUTEX_PRIVATE_FLAG) is named
+ * across processes by its key (sync_shared.c), written by a wake that woke
+ * one and by a recorded wait. */
 static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint64_t fp)
 {
 	int cmd = (int)(a[1] & FUTEX_CMD_MASK);
@@ -557,7 +619,11 @@ static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint6
 		/* Noted before the wake, as a signal is: noted after, a
 		 * waiter could read the word's slot before it is written. */
 		sync_wakers_signalled(word);
-		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		uint64_t t = tally__now();
+		long rc = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (rc > 0 && !(a[1] & FUTEX_PRIVATE_FLAG))
+			sync_shared_released(word, t);   /* it woke one, maybe in another process */
+		return rc;
 	}
 	struct trace_caller at = { ra, sp, fp };
 	uint64_t t0 = tally__now();

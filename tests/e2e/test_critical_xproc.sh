@@ -1,0 +1,72 @@
+# test_critical_xproc.sh — the critical path across processes through what
+# is not a channel (record -s): a process-shared mutex and a futex word on
+# a shared page (the object named in both processes by its mapping's inode
+# and offset: SYNC_KEY records), system()'s wait for its child, and a fork
+# made by a thread other than the main one (the child's fork.tid).
+# tests/progs/sharedlock.c:
+#   mutex   main forks a child that holds a PTHREAD_PROCESS_SHARED mutex
+#           through slow_holder_work(); main waits for it, and ends
+#   futex   the same through FUTEX_WAIT and FUTEX_WAKE on a shared word
+#   system  main calls system("exec sharedlock work"): slow_child_work()
+#   forker  a worker thread spins in work_before_fork(), then forks a child
+#           (slow_child_work()) and waits for it; main joins the worker
+# Each way, the slow function is on the path by the program's own measures
+# of it: at least 95% of its wall, and at most the wall the run measured
+# around it (the child's from before the fork to its release, system()'s
+# call, the worker's function) and 5% of its wall; the path's total is
+# the program's wall within 5% (above it, the process's life).  On the
+# build before none of them had the function on the path (0 s): the mutex
+# and futex waits stayed on main, system()'s wait was not recorded, and the
+# child's start went back to main, blocked in its join, not to the worker.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cc_prog sharedlock -pthread
+
+cat >crit.py <<'PY'
+import csv, json, sys
+run, fn, measure, span = sys.argv[1:5]
+rows = {r['name']: r for r in csv.DictReader(open(run + '.csv'))}
+own = {}
+for line in open(run + '.own'):
+    w = line.split()
+    own.update(zip(w[0::2], map(int, w[1::2])))
+wall, m, s = own['wall'], own[measure], own[span]
+life = json.load(open(run + '.json'))['overview']['duration_s'] * 1e9
+path = float(rows['<Total>']['path']) * 1e9
+on = float(rows[fn]['path']) * 1e9 if fn in rows else 0.0
+print(run, 'path', int(path), 'program wall', wall, 'life', int(life), ';', fn, 'on the path', int(on),
+      'program', m, 'measured around it', s)
+bad = path < 0.95 * wall or path > max(wall, life) + 0.05 * wall or on < 0.95 * m or on > s + 0.05 * m
+if bad:   # what the waits and keys were, in every process
+    import glob, os, struct, tally_proc
+    for f in sorted(glob.glob(run + '.exp/**/sync.dat', recursive=True)):
+        for _, typ, r in tally_proc.block_records(f):
+            if typ == 8:
+                print(f, 'SYNC tid', struct.unpack_from('<I', r, 4)[0], 'grant', struct.unpack_from('<Q', r, 8)[0],
+                      'op', struct.unpack_from('<H', r, 20)[0], 'flags', struct.unpack_from('<H', r, 22)[0],
+                      'wait', struct.unpack_from('<Q', r, 24)[0])
+            elif typ == 66:
+                print(f, 'SYNC_KEY tid', struct.unpack_from('<I', r, 4)[0], 'time', struct.unpack_from('<Q', r, 8)[0],
+                      'dev ino offset', struct.unpack_from('<QQQ', r, 24), 'role', struct.unpack_from('<H', r, 48)[0])
+    print(open(run + '.txt').read()[:3000])
+sys.exit(bad)
+PY
+
+# run WAY: record sharedlock WAY as WAY.exp, its path in WAY.csv, the
+# program's measures in WAY.own.
+run() {
+	"$TALLY" record -s -o "$1.exp" ./sharedlock "$1" 300 >"$1.own" 2>"$1.err" &&
+		"$TALLY" report "$1.exp" --critical-path -q --format csv >"$1.csv" 2>>"$1.err" &&
+		"$TALLY" report "$1.exp" --critical-path -q >"$1.txt" 2>>"$1.err" &&
+		"$TALLY" report "$1.exp" --format json >"$1.json" 2>>"$1.err"
+}
+
+run mutex
+check critical_xproc_shared_mutex_goes_to_the_holder sh -c "cat mutex.err; python3 crit.py mutex slow_holder_work held span"
+run futex
+check critical_xproc_shared_futex_goes_to_the_waker sh -c "cat futex.err; python3 crit.py futex slow_holder_work held span"
+run system
+sed -i 's/^work/child_work/' system.own
+check critical_xproc_system_goes_to_the_child sh -c "cat system.err; python3 crit.py system slow_child_work child_work span"
+run forker
+check critical_xproc_forking_thread_is_the_parent sh -c "cat forker.err; python3 crit.py forker work_before_fork before before"

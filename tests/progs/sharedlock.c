@@ -1,0 +1,178 @@
+/* sharedlock.c — waits whose end comes from another process or another
+ * thread's fork, for the critical path across processes
+ * (tests/e2e/test_critical_xproc.sh).
+ *
+ *   sharedlock mutex UNIT_MS   main forks a child that takes a
+ *                              PTHREAD_PROCESS_SHARED mutex in shared
+ *                              anonymous memory and holds it through
+ *                              slow_holder_work() (UNIT_MS of its CPU);
+ *                              main waits for the mutex, then for the
+ *                              child's end without reaping it (WNOWAIT)
+ *   sharedlock futex UNIT_MS   the same through a futex word on the shared
+ *                              page: the child works, sets the word and
+ *                              wakes it (FUTEX_WAKE, not private); main
+ *                              waits on it (FUTEX_WAIT)
+ *   sharedlock system UNIT_MS  main calls system("exec SELF work UNIT_MS"),
+ *                              whose child spins in slow_child_work()
+ *   sharedlock work UNIT_MS    slow_child_work() once; prints "work NS"
+ *   sharedlock forker UNIT_MS  main starts a worker thread that works in
+ *                              work_before_fork() (UNIT_MS), then forks a
+ *                              child that works in slow_child_work()
+ *                              (UNIT_MS) and waits for it; main joins it
+ *
+ * Each prints its own measures on stdout, "NAME NS" pairs: wall (main's
+ * start to its end), held or work (the slow function's wall), span (the
+ * child's wall from before the fork to its release, or system()'s call),
+ * before (work_before_fork's wall). */
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOIPA __attribute__((noinline, noipa))
+#include "spin_ms.h"
+
+static double unit_ms = 300;
+
+NOIPA void slow_holder_work(void) { spin(unit_ms); sink++; }
+NOIPA void slow_child_work(void) { spin(unit_ms); sink++; }
+NOIPA void work_before_fork(void) { spin(unit_ms); sink++; }
+
+/* What the two processes share. */
+struct shared {
+	pthread_mutex_t m;
+	atomic_int held;           /* the child holds m */
+	uint32_t word;             /* the futex word: 1 when the child is done */
+	uint64_t held_ns, span_ns;
+};
+
+static struct shared *share(void)
+{
+	struct shared *s = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t a;
+
+	if (s == MAP_FAILED)
+		exit(1);
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(&s->m, &a);
+	return s;
+}
+
+/* The child's part: slow_holder_work() under the mutex, or before the
+ * futex word's wake. */
+static void holder(struct shared *s, uint64_t from, int futex)
+{
+	if (!futex) {
+		pthread_mutex_lock(&s->m);
+		atomic_store(&s->held, 1);
+	}
+	uint64_t t = clock_ns(CLOCK_MONOTONIC);
+	slow_holder_work();
+	s->held_ns = clock_ns(CLOCK_MONOTONIC) - t;
+	s->span_ns = clock_ns(CLOCK_MONOTONIC) - from;
+	if (futex) {
+		__atomic_store_n(&s->word, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &s->word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	} else {
+		pthread_mutex_unlock(&s->m);
+	}
+	_exit(0);
+}
+
+static int shared_wait(int futex, uint64_t t0)
+{
+	struct shared *s = share();
+	uint64_t from = clock_ns(CLOCK_MONOTONIC);
+	pid_t c = fork();
+
+	if (c < 0)
+		return 1;
+	if (!c)
+		holder(s, from, futex);
+	if (futex) {
+		while (!__atomic_load_n(&s->word, __ATOMIC_ACQUIRE))
+			syscall(SYS_futex, &s->word, FUTEX_WAIT, 0, NULL, NULL, 0);
+	} else {
+		while (!atomic_load(&s->held))
+			sched_yield();
+		pthread_mutex_lock(&s->m);
+		pthread_mutex_unlock(&s->m);
+	}
+	/* The child's end, so that its files are whole when the record ends,
+	 * but not reaped: a wait that reaps goes to the child's end, and the
+	 * path would reach slow_holder_work that way, not through the object. */
+	siginfo_t info;
+	if (waitid(P_PID, (id_t)c, &info, WEXITED | WNOWAIT))
+		return 1;
+	printf("wall %llu held %llu span %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
+	       (unsigned long long)s->held_ns, (unsigned long long)s->span_ns);
+	return 0;
+}
+
+static void *forker(void *arg)
+{
+	uint64_t *before = arg, t = clock_ns(CLOCK_MONOTONIC);
+	work_before_fork();
+	*before = clock_ns(CLOCK_MONOTONIC) - t;
+	pid_t c = fork();
+	if (!c) {
+		slow_child_work();
+		_exit(0);
+	}
+	int st;
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		exit(1);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: sharedlock mutex|futex|system|work|forker [UNIT_MS]\n");
+		return 2;
+	}
+	if (argc > 2)
+		unit_ms = atof(argv[2]);
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	if (!strcmp(argv[1], "mutex") || !strcmp(argv[1], "futex"))
+		return shared_wait(!strcmp(argv[1], "futex"), t0);
+	if (!strcmp(argv[1], "work")) {
+		slow_child_work();
+		printf("work %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0));
+		return 0;
+	}
+	if (!strcmp(argv[1], "system")) {
+		char self[4096], cmd[4200];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			return 1;
+		self[n] = 0;
+		snprintf(cmd, sizeof(cmd), "exec '%s' work %g", self, unit_ms);
+		fflush(stdout);
+		uint64_t t = clock_ns(CLOCK_MONOTONIC);
+		int rc = system(cmd);
+		uint64_t span = clock_ns(CLOCK_MONOTONIC) - t;
+		printf("wall %llu span %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
+		       (unsigned long long)span);
+		return rc != 0;
+	}
+	if (!strcmp(argv[1], "forker")) {
+		pthread_t th;
+		uint64_t before = 0;
+		if (pthread_create(&th, NULL, forker, &before) || pthread_join(th, NULL))
+			return 1;
+		printf("wall %llu before %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0),
+		       (unsigned long long)before);
+		return 0;
+	}
+	return 2;
+}
