@@ -70,3 +70,23 @@ sed -i 's/^work/child_work/' system.own
 check critical_xproc_system_goes_to_the_child sh -c "cat system.err; python3 crit.py system slow_child_work child_work span"
 run forker
 check critical_xproc_forking_thread_is_the_parent sh -c "cat forker.err; python3 crit.py forker work_before_fork before before"
+
+# The HTML page's timeline draws the path on the tracks it crossed: the
+# holder's track (the child process's) carries the stretch of its work,
+# at least 95% of slow_holder_work's wall by the program's measure, and at
+# most the child's span; the build before drew nothing on it.
+"$TALLY" html mutex.exp -o mutex.html 2>mutex_html.err
+cat >page.py <<'PY'
+import json, sys
+from tally_page import page_json
+d = json.loads(page_json(open('mutex.html').read()))
+own = dict(zip(*[iter(open('mutex.own').read().split())] * 2))
+held, span = int(own['held']), int(own['span'])
+on = {}
+for t in d['timeline']['tracks']:
+    on[t['proc']] = on.get(t['proc'], 0) + sum(s[1] for s in t.get('cp', [])) * 1000
+print('path on each process track (ns)', on, 'program held', held, 'span', span)
+child = sum(v for p, v in on.items() if p != 0)
+sys.exit(len(on) < 2 or child < 0.95 * held or child > span + 0.05 * held)
+PY
+check html_critical_path_on_the_holders_track sh -c "cat mutex_html.err; python3 page.py"
