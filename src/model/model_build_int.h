@@ -360,6 +360,14 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
  * memory.  Freed by model_critical_plan_free. */
 int model_critical_plan(struct build *b, const struct exp_proc *const *procs, size_t n);
 void model_critical_plan_free(struct build *b);
+/* What a thread's samples stand for on the path without --states
+ * (THREAD_SCHED): its CPU and its wait for a CPU, less its first wait,
+ * before its life began (THREAD_SWITCHES), and less the collector's CPU
+ * before its end, which no sample weighs, with its share of the wait (the
+ * kernel gives the sum of the waits, not where each fell: taken as spread
+ * with the CPU).  The collector's end of the thread, after THREAD_END, is
+ * left out (THREAD_COST's after_end_ns). */
+uint64_t model_critical_sched_busy(const struct exp_thread_ev *th);
 
 /* model_io.c: exp_fd_ev by (fd, time); what `fd` named at `time` (the last
  * FD_NAME for it at or before then, in `fds` so sorted; else "fd N" in buf). */

@@ -330,16 +330,20 @@ static int cmp_tstretch(const void *a, const void *b)
 	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
 }
 
-/* What a thread's samples stand for (THREAD_SCHED): its CPU and its wait
- * for a CPU, less its first wait, before its life began (THREAD_SWITCHES),
- * and less the collector's CPU in it, which no sample weighs, with its
- * share of the wait (the kernel gives the sum of the waits, not where
- * each fell: taken as spread with the CPU). */
-static uint64_t sched_busy(const struct exp_thread_ev *th)
+uint64_t model_critical_sched_busy(const struct exp_thread_ev *th)
 {
 	uint64_t delay = th->run_delay_ns > th->start_wait_ns ? th->run_delay_ns - th->start_wait_ns : 0;
-	uint64_t own = th->sched_cpu_ns > th->collector_ns ? th->sched_cpu_ns - th->collector_ns : 0;
+	/* Its CPU up to its end (THREAD_END's, taken before tally's end of
+	 * the thread: a schedstat read by a helper during that end has some
+	 * of it), less the collector's before the end: its work after END
+	 * is in neither. */
+	uint64_t cpu = th->end_ns && th->cpu_ns && th->cpu_ns < th->sched_cpu_ns ? th->cpu_ns : th->sched_cpu_ns;
+	uint64_t before_end = th->collector_ns > th->collector_after_end_ns
+				      ? th->collector_ns - th->collector_after_end_ns : 0;
+	uint64_t own = cpu > before_end ? cpu - before_end : 0;
 
+	if (!th->sched_cpu_ns)
+		return 0;
 	return own + (uint64_t)((double)delay * (double)own / (double)th->sched_cpu_ns);
 }
 
@@ -381,7 +385,7 @@ static int stretch_of(struct walk *w)
 		if (t[k].ratio < 1)
 			t[k].ratio = 1;
 		if (th->has_sched && th->sched_cpu_ns) {
-			uint64_t busy = sched_busy(th);
+			uint64_t busy = model_critical_sched_busy(th);
 			t[k].sched = (double)busy / (double)t[k].cpu;
 			if (t[k].sched < 1)
 				t[k].sched = 1;
