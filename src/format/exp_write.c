@@ -51,6 +51,13 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	w->budget_limit = 0;
 	w->open_fd = NULL;
 	w->aside = NULL;
+	/* A fork child's spares are its parent's file's blocks: never its. */
+	for (int i = 0; i < EXP_SPARE_BLOCKS; i++) {
+		uintptr_t p = atomic_exchange(&w->spare[i], 0);
+		if (p)
+			EXP_SYS(munmap)((void *)p, w->block_bytes);
+	}
+	atomic_store(&w->firsts, 0);
 
 	int fd = EXP_SYS(openat)(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -274,25 +281,69 @@ static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
 	return true;
 }
 
+/* A spare first block (struct exp_file_writer, spare), or NULL. */
+static char *spare_take(struct exp_file_writer *w)
+{
+	for (int i = 0; i < EXP_SPARE_BLOCKS; i++)
+		if (atomic_load_explicit(&w->spare[i], memory_order_relaxed)) {
+			uintptr_t p = atomic_exchange(&w->spare[i], 0);
+			if (p)
+				return (char *)p;
+		}
+	return NULL;
+}
+
+/* Keep the mapped block at p as a spare (unmapped if every slot is
+ * taken: it stays zero in the file, which the reader passes over). */
+static void spare_put(struct exp_file_writer *w, char *p)
+{
+	for (int i = 0; i < EXP_SPARE_BLOCKS; i++) {
+		uintptr_t none = 0;
+		if (atomic_compare_exchange_strong(&w->spare[i], &none, (uintptr_t)p))
+			return;
+	}
+	EXP_SYS(munmap)(p, w->block_bytes);
+}
+
 /* Map the cursor's next run of blocks, or, once it has proved busy, its
- * staging window. */
+ * staging window.  A first block, when the file is opened for each use,
+ * is a spare if there is one, else claimed with spares for the next
+ * threads' (as many as first claims came before, spares taken included,
+ * up to EXP_SPARE_BLOCKS): one open for many threads' starts, at most a
+ * block wasted per thread made. */
 static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 {
 	const uint32_t bs = w->block_bytes;
 	uint32_t n = c->next_run ? c->next_run : 1;
 	bool stage = n > EXP_DIRECT_MAX_BLOCKS;
+	uint32_t spares = 0;
 
 	exp_cursor_release_sigsafe(c);
+	if (!c->next_run && __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE) < 0 && w->open_fd) {
+		spares = atomic_fetch_add(&w->firsts, 1);
+		char *p = spare_take(w);
+		if (p) {
+			c->block = p;
+			c->size = bs;
+			c->used = 0;
+			c->next_run = 2;
+			return true;
+		}
+		if (spares > EXP_SPARE_BLOCKS)
+			spares = EXP_SPARE_BLOCKS;
+	}
 	if (stage)
 		n = EXP_STAGE_BLOCKS;
-	uint64_t b = atomic_fetch_add(&w->next_block, n);
+	uint64_t b = atomic_fetch_add(&w->next_block, n + spares);
 	/* Block 0 holds the file's header: never a window block, whose first
 	 * words are its MIRROR tag.  A first claim is a direct run. */
 	if (b == 0)
 		stage = false;
-	char *p = claim_map(w, b, n, &c->no_fd);
+	char *p = claim_map(w, b, n + spares, &c->no_fd);
 	if (!p)
 		return false;
+	for (uint32_t i = 0; i < spares; i++)
+		spare_put(w, p + (size_t)(n + i) * bs);
 	c->block = p;
 	c->size = n * bs;
 	c->used = b == 0 ? EXP_HEADER_BYTES : 0;

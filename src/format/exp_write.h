@@ -20,6 +20,11 @@
 
 #include "format/exp_records.h"
 
+/* At most this many spare first blocks (struct exp_file_writer, spare):
+ * a thread's first claim, when the file is opened for each use, maps as
+ * many spares as first claims came before it, up to this. */
+#define EXP_SPARE_BLOCKS 16
+
 struct exp_file_writer {
 	int fd;                        /* -1: not open */
 	uint32_t block_bytes;
@@ -54,6 +59,14 @@ struct exp_file_writer {
 	 * bytes claimed so far and the most allowed (NULL: no limit). */
 	_Atomic uint64_t *budget_used;
 	uint64_t budget_limit;
+	/* Opened for each use (open_fd), a thread's first block is taken from
+	 * these, mapped already: blocks claimed and mapped with an earlier
+	 * thread's first claim, in the same open (a helper clone each when it
+	 * is made aside), so that a thread's start costs no open of its own.
+	 * A slot holds a mapped block's address, or 0; `firsts` counts the
+	 * first claims (spares taken included), which size the next batch. */
+	_Atomic uintptr_t spare[EXP_SPARE_BLOCKS];
+	_Atomic uint32_t firsts;
 };
 
 /* A thread's place in one file.  It starts with runs of consecutive blocks

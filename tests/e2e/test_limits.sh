@@ -7,6 +7,7 @@
 cc_prog limits -I"$PROGS" -pthread
 cc_prog fdnumbers -pthread
 cc_prog fdceiling -pthread
+cc_prog manythreads -pthread
 cd "$T"
 
 # same_as_bare NAME ULIMIT TALLY-OPTIONS ARGS...: the program's output and
@@ -184,6 +185,33 @@ numbers_case() {
 	"$TALLY" check numbers.exp
 }
 check nofile_hard_open_numbers_as_bare numbers_case
+
+# ulimit -n 64 (lean: record files opened for each use, aside, a helper
+# clone each), 200 threads made one after another, each 2 ms of CPU (two
+# samples): each thread's first block of samples.dat is a spare mapped
+# with an earlier thread's first claim (exp_write.c, next_run), so thread
+# starts share a helper.  Helper clones (the kernel's count of clone(2)
+# calls, by perf stat: the threads are made by clone3) stay below one per
+# four threads; each first claim was a helper before: 217 clones for 200
+# threads (load 19).  Not by strace: a traced program's clock is another
+# (col_clock.c, traced_by_debugger), its threads live longer and their
+# ends read their schedstat aside, one helper each.
+starts_case() {
+	sh -c "ulimit -n 64 && perf stat -x, -e syscalls:sys_enter_clone -o starts.perf \"\$TALLY\" record -o starts.exp -- ./manythreads 200 2000" \
+		>starts.rec 2>starts.err
+	cat starts.rec starts.err starts.perf
+	helpers=$(sed -n 's/^\([0-9]*\),.*sys_enter_clone.*/\1/p' starts.perf)
+	"$TALLY" report starts.exp >starts.report 2>&1
+	threads=$(sed -n 's/^  Threads *\([0-9]*\).*/\1/p' starts.report | head -n 1)
+	echo "helpers $helpers threads $threads"
+	test -n "$helpers" && test -n "$threads" && test "$threads" -ge 150 && test $((helpers * 4)) -lt "$threads" &&
+	"$TALLY" check starts.exp
+}
+if ! perf stat -x, -e syscalls:sys_enter_clone -o /dev/null true >/dev/null 2>&1; then
+	skip nofile_hard_thread_starts_share_a_helper "perf stat cannot count the syscalls:sys_enter_clone tracepoint here"
+else
+	check nofile_hard_thread_starts_share_a_helper starts_case
+fi
 
 # ulimit -Sn 64 with room above it (the hard limit higher), a program whose
 # threads live at that limit (tests/progs/fdceiling.c: two threads open
