@@ -30,6 +30,8 @@ static _Atomic uint64_t ours[COL_FDS_MAX / 64];
 static int *_Atomic where_of[COL_FDS_MAX];
 static _Atomic int *_Atomic users_of[COL_FDS_MAX];
 static _Atomic int high = -1;          /* where ours start */
+/* The calling thread's batch (col_fds_batch_begin), or NULL. */
+static __thread struct col_fds_batch *batch_tls __attribute__((tls_model("initial-exec")));
 
 /* The first number for ours: COL_FDS_HIGH below the soft limit, or below
  * 1024 when the limit is higher (select() and programs that size tables by
@@ -176,6 +178,73 @@ static int dup_above_aside(int fd)
 	return -1;
 }
 
+struct raise_many {
+	int n;
+	const int *fd;
+	int *copy;
+	int to;
+};
+
+/* The helper of col_fds_batch_end: raise its own soft limit once and copy
+ * every descriptor above the program's (-1 for one that could not be). */
+static int raise_many_main(void *p)
+{
+	struct raise_many *r = p;
+	struct rlimit rl, up;
+
+	limit_read(&rl);
+	up = rl;
+	up.rlim_cur = rl.rlim_max - rl.rlim_cur > COL_FDS_ABOVE ? rl.rlim_cur + COL_FDS_ABOVE : rl.rlim_max;
+	bool raised = col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0;
+	for (int i = 0; i < r->n; i++)
+		r->copy[i] = raised ? (int)col_syscall(SYS_fcntl, r->fd[i], F_DUPFD_CLOEXEC, (long)r->to) : -1;
+	return 0;
+}
+
+void col_fds_batch_begin(struct col_fds_batch *b)
+{
+	atomic_store(&b->n, 0);
+	batch_tls = atomic_load_explicit(&col_proc.threaded, memory_order_relaxed) ? b : NULL;
+}
+
+void col_fds_batch_end(struct col_fds_batch *b)
+{
+	uint64_t all = ~0ull, old;
+	struct rlimit rl;
+	int fd[COL_FDS_BATCH], copy[COL_FDS_BATCH];
+
+	if (batch_tls != b)
+		return;
+	/* No handler of this thread's may add to it or use one of them
+	 * while they move. */
+	col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all));
+	batch_tls = NULL;
+	int n = atomic_load(&b->n);
+	if (n > COL_FDS_BATCH)
+		n = COL_FDS_BATCH;
+	/* Still ours and kept (col_fd_keep): a failed open's caller closed
+	 * it, and the number may be the program's since. */
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (col_fd_ours(b->fd[i]) && atomic_load(&where_of[b->fd[i]]))
+			fd[k++] = b->fd[i];
+	limit_read(&rl);
+	struct raise_many r = { k, fd, copy, (int)rl.rlim_cur };
+	if (k > 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE &&
+	    helper_run(raise_many_main, &r, CLONE_VM | CLONE_VFORK | CLONE_FILES)) {
+		for (int i = 0; i < k; i++) {
+			if (copy[i] < 0)
+				continue;
+			int *where = atomic_load(&where_of[fd[i]]);
+			_Atomic int *users = atomic_load(&users_of[fd[i]]);
+			col_fd_keep(copy[i], where, users);    /* the owner sees the new number */
+			col_fd_forget(fd[i]);
+			col_syscall(SYS_close, fd[i]);
+		}
+	}
+	col_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+}
+
 /* A copy of `fd` out of the program's way: above its soft limit if the
  * hard limit allows, else at a free number from our start (or anywhere),
  * close-on-exec. */
@@ -195,6 +264,26 @@ static void move_to(int *fd, int n)
 		col_syscall(SYS_close, *fd);
 		*fd = n;
 	}
+}
+
+/* A thread start's batch (col_fds_batch_begin/end): with threads, the
+ * descriptors opened to keep wait at our start below the limit, and one
+ * helper copies them all above it at the end.  The thread's own: a signal
+ * handler of the thread that opens one meanwhile takes its own index. */
+/* Add `fd` to the calling thread's batch: true if it waits there. */
+static bool batch_add(int fd)
+{
+	struct col_fds_batch *b = batch_tls;
+
+	if (!b)
+		return false;
+	int i = atomic_fetch_add(&b->n, 1);
+	if (i >= COL_FDS_BATCH) {
+		atomic_fetch_sub(&b->n, 1);
+		return false;
+	}
+	b->fd[i] = fd;
+	return true;
 }
 
 int col_fd_open_above(int (*open_fn)(void *arg), void *arg)
@@ -224,7 +313,8 @@ int col_fd_open_above(int (*open_fn)(void *arg), void *arg)
 		 * may wait on the CPU for; the low number is free by then). */
 		if (fd < high_start())
 			move_to(&fd, (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start()));
-		move_to(&fd, dup_above_aside(fd));
+		if (!batch_add(fd))
+			move_to(&fd, dup_above_aside(fd));
 	}
 	errno = saved;
 	return fd;

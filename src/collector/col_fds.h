@@ -57,6 +57,22 @@ int col_fd_keep(int fd, int *where, _Atomic int *users);
  * kept.  Sigsafe. */
 int col_fd_open_above(int (*open_fn)(void *arg), void *arg);
 
+/* A thread's start: between these two calls, in the calling thread, a
+ * descriptor col_fd_open_above opens with other threads about waits at
+ * our start below the program's limit, and col_fds_batch_end copies all
+ * of them above it in one helper (the per-thread clock, --states' event
+ * and schedstat, -c's counters: one clone per thread start, not one per
+ * descriptor), their owners seeing the new numbers.  At most
+ * COL_FDS_BATCH; more go one helper each, as outside a batch.  `b`
+ * lives in the caller's frame until the end.  Normal context. */
+#define COL_FDS_BATCH 16
+struct col_fds_batch {
+	_Atomic int n;
+	int fd[COL_FDS_BATCH];
+};
+void col_fds_batch_begin(struct col_fds_batch *b);
+void col_fds_batch_end(struct col_fds_batch *b);
+
 /* `fd` is no longer ours (the collector closes it, or it was replaced
  * behind our back: then the program's, and left open).  Sigsafe. */
 void col_fd_forget(int fd);

@@ -211,9 +211,12 @@ static struct col_thread *attach(uint64_t start_routine, pid_t creator, bool *he
 	uint64_t t1 = col_thread_cputime_ns_sigsafe();
 	t->collector_ns = t1 - t0;
 	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, t1 - t0);
+	struct col_fds_batch batch;
+	col_fds_batch_begin(&batch);        /* one helper for the descriptors below */
 	col_clock_start(t);
 	col_states_thread_start(t);
 	col_counters_thread_start(t);
+	col_fds_batch_end(&batch);
 	col_cost_outside(t, col_thread_cputime_ns_sigsafe() - t1);
 	*held = true;
 	return t;
