@@ -320,6 +320,18 @@ int col_fd_open_above(int (*open_fn)(void *arg), void *arg)
 	return fd;
 }
 
+int col_fd_keep_above(int fd, int *where, _Atomic int *users)
+{
+	/* One thread: col_fd_keep raises the limit itself for the copy. */
+	if (fd >= 0 && atomic_load_explicit(&col_proc.threaded, memory_order_relaxed)) {
+		if (fd < high_start())
+			move_to(&fd, (int)col_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_start()));
+		if (!batch_add(fd))
+			move_to(&fd, dup_above_aside(fd));
+	}
+	return col_fd_keep(fd, where, users);
+}
+
 int col_fd_keep(int fd, int *where, _Atomic int *users)
 {
 	if (fd < 0)

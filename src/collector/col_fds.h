@@ -43,6 +43,14 @@
  * *where and returns it (`fd` itself if it could not move).  Sigsafe. */
 int col_fd_keep(int fd, int *where, _Atomic int *users);
 
+/* col_fd_keep for a descriptor just opened in place (a record file made
+ * at its first record) while other threads may run: with threads, first
+ * copied above the program's soft limit as col_fd_open_above's are (in
+ * the thread's batch, or by a helper of its own); else it stayed at our
+ * start below the limit for good, two of the program's numbers under
+ * `ulimit -Sn 64` (samples.dat and stacks.dat).  Sigsafe. */
+int col_fd_keep_above(int fd, int *where, _Atomic int *users);
+
 /* Open a descriptor to keep (open_fn(arg): a perf event, a file) with the
  * least time at a number of the program's: open_fn runs under the
  * program's own soft limit, then the new descriptor is copied above it

@@ -410,7 +410,7 @@ static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 	if (col_fds_lean())
 		let_go(w);
 	else
-		col_fd_keep(w->fd, &w->fd, &w->users);
+		col_fd_keep_above(w->fd, &w->fd, &w->users);
 	/* Its absence later is damage. */
 	if (batch)
 		col_log_batch_add(batch, "file.opened", name);

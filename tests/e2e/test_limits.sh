@@ -8,6 +8,7 @@ cc_prog limits -I"$PROGS" -pthread
 cc_prog fdnumbers -pthread
 cc_prog fdceiling -pthread
 cc_prog manythreads -pthread
+cc_prog fdbelow -pthread
 cd "$T"
 
 # same_as_bare NAME ULIMIT TALLY-OPTIONS ARGS...: the program's output and
@@ -207,6 +208,27 @@ starts_case() {
 	test -n "$helpers" && test -n "$threads" && test "$threads" -ge 150 && test $((helpers * 4)) -lt "$threads" &&
 	"$TALLY" check starts.exp
 }
+# ulimit -Sn 64 with room above it, a program whose first samples come
+# while it has threads (tests/progs/fdbelow.c lists its descriptors below
+# the soft limit after a thread ran): samples.dat and stacks.dat, made at
+# the first record, go above the limit as the per-thread events do
+# (col_fd_keep_above); they stayed at 32 and 33 before, two of the
+# program's 64.
+below_case() {
+	sh -c "ulimit -Sn 64 && ./fdbelow 20" >below$2.bare 2>&1
+	sh -c "ulimit -Sn 64 && \"\$TALLY\" record -o below$2.exp $1 -- ./fdbelow 20" >below$2.rec 2>below$2.err
+	cat below$2.bare below$2.rec below$2.err
+	cmp below$2.bare below$2.rec && "$TALLY" check below$2.exp
+}
+if [ "$hard" = unlimited ] || [ "$hard" -gt 64 ]; then
+	check nofile_soft_record_files_above_limit below_case "" ""
+	check nofile_soft_record_files_above_limit_states below_case --states _st
+else
+	for c in nofile_soft_record_files_above_limit nofile_soft_record_files_above_limit_states; do
+		skip $c "the hard descriptor limit is $hard: no room above a soft limit of 64"
+	done
+fi
+
 # ulimit -Sn 64 with room above it, --states: each thread's event and
 # schedstat are copied above the limit by a helper that raises only its
 # own; one helper per thread start copies both (col_fds_batch_end): fewer
