@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT
  *
- * col_interpose_spawn.c — posix_spawn, posix_spawnp, system and popen,
- * interposed so that a fork child whose files still wait (col_files_defer)
- * makes them before it starts a program.
+ * col_interpose_spawn.c — posix_spawn, posix_spawnp, system, popen and
+ * wordexp, interposed so that a fork child whose files still wait
+ * (col_files_defer) makes them before it starts a program.
  *
  * The spawned image names itself from its parent's counters (TALLY_PID,
  * col_descend.c): a deferred fork child has none yet, so each image it
  * spawned took number 1 from a file that was not there (two system() calls
  * made two `_f1_f1_x1`), under a parent that was never recorded.  glibc's
- * system() and popen() call its posix_spawn internally, past the PLT, so
- * each is interposed itself; the vfork path does the same
+ * system(), popen() and wordexp() (its shell for a command substitution)
+ * call its posix_spawn internally, past the PLT, so each is interposed
+ * itself; the vfork path does the same
  * (col_interpose_exec.c).  Making the file republishes TALLY_PID with its
  * slot (col_descend.c), which these read from environ.  Called from any
  * thread of the target, never from a signal handler.
@@ -26,6 +27,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <wordexp.h>
 
 #include "collector/col_init.h"
 #include "collector/col_real.h"
@@ -67,4 +69,13 @@ COL_API FILE *popen(const char *command, const char *mode)
 {
 	before_spawn();
 	return col_real_table()->chain.popen(command, mode);
+}
+
+/* A command substitution's shell, `$(...)`, is spawned inside glibc: the
+ * shell read its parent's stale TALLY_PID (the grandparent's) and took a
+ * number of its counters, a second `_fN_x1` of another child's. */
+COL_API int wordexp(const char *words, wordexp_t *result, int flags)
+{
+	before_spawn();
+	return col_real_table()->wordexp(words, result, flags);
 }

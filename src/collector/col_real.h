@@ -26,6 +26,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <wordexp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,7 @@ struct epoll_event;
 	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
 			      const posix_spawnattr_t *, char *const[], char *const[]))          \
 	X(int, system, (const char *))                                                 \
+	X(int, wordexp, (const char *, wordexp_t *, int))                              \
 	X(int, pthread_setname_np, (pthread_t, const char *))
 
 #define COL_REAL_HEAP(X)                                                               \

@@ -173,8 +173,10 @@ check descend_fork_child_computing_profiled_whole sh -c '
 # files waited for its first write, so each image it spawned took number 1
 # from a parent file that was not there, and two spawns made two
 # `_f1_f1_x1` under a parent never recorded.  posix_spawn, posix_spawnp,
-# system and popen (glibc's system and popen reach its posix_spawn past the
-# PLT) make the child's file first, as vfork does.  Two fork children each
+# system, popen and wordexp (glibc's system, popen and wordexp's command
+# substitution reach its posix_spawn past the PLT) make the child's file
+# first, as vfork does.  wordexp failed before its interposer: six second
+# slots (its shell read the grandparent's TALLY_PID).  Two fork children each
 # start `/bin/true; ./spin 0.05` twice: every lineage once, each spawned
 # image under its own recorded parent, two per child.  Before: `tally
 # check` found six second slots, and _f1 and _f2 were missing.
@@ -192,7 +194,7 @@ for c in range(1, children + 1):
     assert sorted(spawned) == ["_f%d_f%d_x1" % (c, r) for r in range(1, rounds + 1)], (c, spawned)
 PY
 cc_prog forkspawn
-for way in system popen posix_spawn posix_spawnp; do
+for way in system popen posix_spawn posix_spawnp wordexp; do
 	check descend_fork_child_${way}_names_each_image_once sh -c "
 		\"\$TALLY\" record -o $way.exp ./forkspawn $way 2 2 '/bin/true; ./spin 0.05' >/dev/null 2>&1 &&
 		\"\$TALLY\" check $way.exp && python3 spawnlin.py $way.exp 2 2"

@@ -1,6 +1,7 @@
 /* forkspawn.c — fork children that start programs before they compute:
  * each of CHILDREN fork children runs COMMAND ROUNDS times through WAY
- * (system, popen, posix_spawn of /bin/sh -c, or posix_spawnp of sh -c),
+ * (system, popen, posix_spawn of /bin/sh -c, posix_spawnp of sh -c, or
+ * wordexp of "$(COMMAND)", whose shell glibc starts by an internal spawn),
  * waiting for each, then ends by _exit.  A child never computes itself, so
  * a profiler that waits for a fork child's first write to make its files
  * (tally's deferred fork child) sees the spawn before anything of its own.
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 extern char **environ;
 
@@ -25,6 +27,15 @@ static int run(const char *way, const char *command)
 	if (!strcmp(way, "system")) {
 		st = system(command);
 		return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+	}
+	if (!strcmp(way, "wordexp")) {       /* the command's status is not kept */
+		char sub[4096];
+		wordexp_t w;
+		snprintf(sub, sizeof(sub), "$(%s)", command);
+		if (wordexp(sub, &w, WRDE_SHOWERR) != 0)
+			return -1;
+		wordfree(&w);
+		return 0;
 	}
 	if (!strcmp(way, "popen")) {
 		FILE *f = popen(command, "r");
