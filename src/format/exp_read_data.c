@@ -179,6 +179,26 @@ static void load_counters(struct loader *l)
 				"not a counters file (short, or bad magic): loss counters unknown");
 		return;
 	}
+	/* Its version checked as every file's: a newer tally's counters may
+	 * mean other things at these places (said, left out); a garbage
+	 * version is damage. */
+	struct exp_file_header h;
+	struct exp_error why;
+	memcpy(&h, buf, sizeof(h));
+	int rc = exp_header_check(&h, path, 0, 0, &why);
+	if (rc == -EXP_ENEWER) {
+		char line[sizeof(why.msg) + 200];
+		snprintf(line, sizeof(line), "%s: written by a newer tally (format %u): its loss counters left "
+			 "out (read it with the tally that recorded it, or a newer one)", path, why.version);
+		if (!p->newer_part)
+			p->newer_part = strdup(line);   /* out of memory: the counters are still left out */
+		return;
+	}
+	if (rc) {
+		exp_damage_note(&p->damage, l->on_damage, l->damage_arg, path, why.offset, 0,
+				why.cause ? why.cause : why.msg);
+		return;
+	}
 	memcpy(p->counters, buf + EXP_HEADER_BYTES, sizeof(p->counters));
 	p->has_counters = true;
 }
@@ -1201,7 +1221,7 @@ static int open_slot(struct loader *l, struct exp_file *f, struct exp_error *err
 		snprintf(line, sizeof(line), "%s: written by a newer tally (format %u): its part of the "
 			 "process left out (read it with the tally that recorded it, or a newer one)",
 			 p->proc_path, j.file_err.version);
-		if (!(p->newer_part = strdup(line))) {
+		if (!p->newer_part && !(p->newer_part = strdup(line))) {
 			free(j.data);
 			return nomem(err, p->proc_path);
 		}

@@ -44,3 +44,26 @@ mkdir -p notexp/_f1.exp && printf "name: value\n" >notexp/log.txt && printf "x: 
 check log_alone_is_not_an_experiment sh -c '
 	"$TALLY" report notexp >/dev/null 2>err; test $? -eq 2 && test $(wc -l <err) -eq 1 &&
 	grep -q "notexp: not a tally experiment" err'
+
+# counters.dat's version is checked as every file's (before, it was read
+# whatever its version, and `tally check` said sound): one a newer tally
+# wrote (this reader's version + 1) is said and its counters left out, not
+# read as garbage (partial, exit 1); a garbage version is damage named at
+# its place.
+fresh ctrnew
+fresh ctrbad
+newer=$(($(sed -n 's/^#define EXP_FORMAT_VERSION  *\([0-9]*\).*/\1/p' "$ROOT/src/format/exp_records.h") + 1))
+python3 - ctrnew/counters.dat $newer ctrbad/counters.dat 3735928559 <<'PY'
+import struct, sys
+for path, version in zip(sys.argv[1::2], sys.argv[2::2]):
+    with open(path, 'r+b') as f:
+        f.seek(8)
+        f.write(struct.pack('<I', int(version)))
+PY
+check counters_newer_version_said_and_left_out sh -c "
+	\"\$TALLY\" report ctrnew >out.txt 2>err; rc=\$?; cat err; test \$rc -eq 1 &&
+	grep -q 'ctrnew/counters.dat: written by a newer tally (format $newer): its loss counters left out' err &&
+	{ \"\$TALLY\" check ctrnew >chk.txt; test \$? -eq 1; } && cat chk.txt && ! grep -q sound chk.txt"
+check counters_garbage_version_is_damage sh -c '
+	{ "$TALLY" check ctrbad >chk.txt; test $? -eq 1; } && cat chk.txt &&
+	grep -q "ctrbad/counters.dat: at 0x8: format version 3735928559" chk.txt'
