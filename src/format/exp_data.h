@@ -323,6 +323,10 @@ struct exp_experiment {
 	bool launcher;                   /* a job's launcher (`tally record -- mpirun`) */
 	size_t lost_procs;               /* processes that could not be read at all:
 	                                    left out, the others loaded */
+	char **lost_lineages;            /* the descendants' among them (the founder's
+	                                    place is kept), so that a lost fork child
+	                                    is not taken for an unrecorded one */
+	size_t nlost_lineages;
 	char *lost_why;                  /* the first one's error (file: cause) */
 };
 

@@ -1631,6 +1631,14 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 			return rc;
 		}
 		if (rc) {
+			/* Its lineage kept (out of memory: not, and the overview
+			 * may count it among the fork children not recorded). */
+			char **lins = i ? realloc(e->lost_lineages, (e->nlost_lineages + 1) * sizeof(*lins)) : NULL;
+			if (lins) {
+				e->lost_lineages = lins;
+				lins[e->nlost_lineages++] = e->procs[i].lineage;
+				e->procs[i].lineage = NULL;
+			}
 			if (!e->lost_procs++) {
 				first_rc = rc;
 				*err = why;
@@ -1783,5 +1791,8 @@ void exp_experiment_free(struct exp_experiment *e)
 	free(e->procs);
 	free(e->path);
 	free(e->lost_why);
+	for (size_t i = 0; i < e->nlost_lineages; i++)
+		free(e->lost_lineages[i]);
+	free(e->lost_lineages);
 	memset(e, 0, sizeof(*e));
 }

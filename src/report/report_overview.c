@@ -193,8 +193,9 @@ static bool naming_failed(const struct exp_proc *p, const char *suffix)
  * experiment recorded with follow off (the options line says follow=0: none
  * was meant to be recorded), a child whose name the collector failed to make
  * (its "_fN: errno ... (fork child not profiled)" error line, said in the
- * log), and as many as the reader left out (lost_procs, said on their own
- * line: their lineages are not kept, so they are taken off the count). */
+ * log), and a process the reader left out (said on its own line): its
+ * lineage is among the seen, so a lost process that was not a fork child
+ * (an exec's image, _xN) takes nothing off the count. */
 static void unrecorded_fork_children(struct report_doc *d, const struct exp_experiment *exps, size_t nexps)
 {
 	uint64_t missing = 0;
@@ -205,25 +206,28 @@ static void unrecorded_fork_children(struct report_doc *d, const struct exp_expe
 		if (!followed(e))
 			continue;
 		uint64_t here = 0;
-		const char **sorted = malloc((e->nprocs + 1) * sizeof(*sorted));
+		size_t nseen = e->nprocs;
+		const char **sorted = malloc((e->nprocs + e->nlost_lineages + 1) * sizeof(*sorted));
 		if (!sorted)
 			return;
 		for (size_t j = 0; j < e->nprocs; j++)
 			sorted[j] = e->procs[j].lineage ? e->procs[j].lineage : "";
-		qsort(sorted, e->nprocs, sizeof(*sorted), by_name);
+		for (size_t j = 0; j < e->nlost_lineages; j++)
+			sorted[nseen++] = e->lost_lineages[j];
+		qsort(sorted, nseen, sizeof(*sorted), by_name);
 		for (size_t j = 0; j < e->nprocs; j++) {
 			const struct exp_proc *p = &e->procs[j];
 			uint64_t forks = p->has_counters ? p->counters[EXP_CTR_FORKS] : 0;
 			for (uint64_t k = 1; k <= forks && k <= 1000000; k++) {
 				int len = snprintf(name, sizeof(name), "%s_f%llu", p->lineage ? p->lineage : "",
 						   (unsigned long long)k);
-				if (len > 0 && (size_t)len < sizeof(name) && !lineage_seen(sorted, e->nprocs, name) &&
+				if (len > 0 && (size_t)len < sizeof(name) && !lineage_seen(sorted, nseen, name) &&
 				    !naming_failed(p, name + strlen(p->lineage ? p->lineage : "")))
 					here++;
 			}
 		}
 		free(sorted);
-		missing += here > e->lost_procs ? here - e->lost_procs : 0;
+		missing += here;
 	}
 	if (missing)
 		report_kv_num(d, "fork_children_unrecorded", "Fork children", (double)missing,
