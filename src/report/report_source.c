@@ -50,8 +50,8 @@ void report_source_restrict(uid_t uid, gid_t gid)
 	}
 }
 
-/* All of `f` (closed), NUL-terminated, in a malloc'd buffer; NULL if out
- * of memory. */
+/* All of `f` (closed), NUL-terminated, in a malloc'd buffer; NULL with
+ * errno if out of memory or a read failed (a directory: EISDIR). */
 static char *read_all(FILE *f, size_t *lenp)
 {
 	char *buf = NULL;
@@ -71,6 +71,13 @@ static char *read_all(FILE *f, size_t *lenp)
 		len += got;
 		if (got == 0)
 			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+		free(buf);
+		fclose(f);
+		errno = e;
+		return NULL;
 	}
 	fclose(f);
 	buf[len] = 0;
@@ -108,8 +115,8 @@ static char *read_as_owner(const char *path, size_t *len)
 		ssize_t n;
 		while ((n = read(fd, b, sizeof(b))) > 0)
 			if (write(fds[1], b, (size_t)n) != n)
-				_exit(EIO);
-		_exit(n < 0 ? EIO : 0);
+				_exit(errno & 0x7f);
+		_exit(n < 0 ? errno & 0x7f : 0);      /* the read's own errno (EISDIR...) */
 	}
 	close(fds[1]);
 	/* Everything first (a large file would block the child on a full
@@ -145,6 +152,11 @@ static bool read_file(const char *path, struct report_source *src)
 		FILE *f = fopen(path, "r");
 		buf = f ? read_all(f, &len) : NULL;
 	}
+	/* A file that is there but could not be read is said with its own
+	 * errno (not shown as empty, nor as not found); absent ones are
+	 * the search's normal misses. */
+	if (!buf && errno != ENOENT && errno != ENOTDIR && !src->hidden[0])
+		snprintf(src->hidden, sizeof(src->hidden), "%s: not shown: %s", path, strerror(errno));
 	if (!buf)
 		return false;
 	size_t n = 1;

@@ -36,3 +36,13 @@ assert a == b, (a, b)'"
 check pprof_export_has_every_metric sh -c "\"\$TALLY\" export h.exp --format pprof -o h.pb.gz &&
 	python3 \"\$E2E/pprof_dump.py\" h.pb.gz >h.txt && grep -q '^heap.bytes .*main;keep 3000$' h.txt &&
 	grep -q '^heap.leak .*thread_leak 555$' h.txt && grep -q '^heap.count .*main;churn 1000$' h.txt"
+
+# A source file that is there but cannot be read is said with its own
+# errno, not shown as an empty file (fread's error was taken for the end;
+# before: "Source of leaf_two: .../spin.c" and empty lines) nor as not
+# found: the program's source is replaced by a directory after the run.
+mkdir -p gone && cp "$PROGS/spin.c" gone/ && (cd gone && cc -O2 -g -o spin spin.c) &&
+	"$TALLY" record -o gone.exp ./gone/spin 0.2 >/dev/null 2>&1 && rm gone/spin.c && mkdir gone/spin.c
+check annotate_unreadable_source_names_its_errno sh -c '
+	"$TALLY" annotate gone.exp leaf_two >dir.txt 2>&1; head -3 dir.txt
+	grep -q "^Source of leaf_two: .*/gone/spin.c: not shown: Is a directory (lines with metrics only)" dir.txt'
