@@ -1520,9 +1520,11 @@ int exp_experiment_load_with(struct exp_experiment *e, const char *path, struct 
 		p->lineage = strndup(de->d_name, stem);
 		/* A process file without even its magic (its first write
 		 * failed: a full disk) holds nothing, as a directory without
-		 * data; one with a wrong head is damage (load_proc_file). */
+		 * data; one with a wrong head is damage (load_proc_file), and
+		 * so is one that is not a regular file (a directory, a FIFO):
+		 * read, it is named "not a regular file", never skipped unsaid. */
 		struct stat fst;
-		bool empty = proc ? stat(file, &fst) != 0 || !S_ISREG(fst.st_mode) || fst.st_size < 8
+		bool empty = proc ? stat(file, &fst) != 0 || (S_ISREG(fst.st_mode) && fst.st_size < 8)
 				  : !is_experiment(sub);
 		p->proc_path = proc && !empty ? strdup(file) : NULL;
 		/* Without data, for now (merged below). */

@@ -204,6 +204,21 @@ check procfile_unread_continuation_named_once sh -c "
 	\"\$TALLY\" check bigh.exp >bigh.txt 2>&1; rc=\$?; cat bigh.txt; test \$rc -ne 0 &&
 	grep -qx 'bigh.exp/$big.proc: larger than 256 MiB: not read' bigh.txt"
 rm -rf bigh.exp
+# A continuation that is not a regular file (a directory, a FIFO) is
+# named, "not a regular file", in `tally check` and report's warning, once
+# each; the slot's part is read (partial, exit 1).  Before: skipped unsaid,
+# check said "sound".
+for kind in dir fifo; do
+	cp -r big.exp big$kind.exp && rm big$kind.exp/$big.proc
+	if [ $kind = dir ]; then mkdir big$kind.exp/$big.proc; else mkfifo big$kind.exp/$big.proc; fi
+	check procfile_continuation_${kind}_said sh -c "
+		timeout 60 \"\$TALLY\" check big$kind.exp >big$kind.txt 2>&1; rc=\$?; cat big$kind.txt; test \$rc -eq 1 &&
+		grep -qx 'big$kind.exp/$big.proc: not a regular file' big$kind.txt &&
+		timeout 60 \"\$TALLY\" report big$kind.exp --process $big --threads >big$kind.rep 2>big$kind.err; rc=\$?
+		cat big$kind.err; test \$rc -eq 1 && test \$(grep -c '$big.proc: not a regular file' big$kind.err) -eq 1 &&
+		grep -q '^ *Threads  *[1-9]' big$kind.rep"
+	rm -rf big$kind.exp
+done
 # A continuation written by a newer tally (its head's version one past this
 # tally's) is not damage: it is said once, "written by a newer tally
 # (format V)", and left out; the slot's part is read, the report partial
