@@ -175,12 +175,13 @@ fi
 
 # Attached, a wait for a CPU under way at the attach is clipped to the
 # window: starved_at_attach's `starved` thread (SCHED_IDLE beside a hog on
-# CPU 0) waits from before the attach until 0.3 s after its helper appears,
-# and the kernel adds that wait whole when it ends.  Its CPU and wait for a
+# the lowest CPU the test may run on: CPU 0, or not in a container or
+# under `taskset -c 1`) waits from before the attach until 0.3 s after its
+# helper appears, and the kernel adds that wait whole when it ends.  Its CPU and wait for a
 # CPU stay within its window: the schedstat reads that bound them come
 # after its THREAD_START and before its THREAD_END, so no slack but the
 # JSON's rounding (1 µs).  The premise is the program's own: it saw the
-# helper, pinned both threads on CPU 0, and by the starved thread's CPU
+# helper, pinned both threads on one CPU, and by the starved thread's CPU
 # clock it waited at least 0.2 s of those 0.3 s; else the check is skipped
 # with what it lacked.  The build before: 0.066-0.068 s over its window
 # (load 14).

@@ -1,7 +1,9 @@
 /* starved_at_attach.c — a thread whose wait for a CPU is under way when
  * tally attaches (tests/e2e/test_critical_sched.sh, attach_clips_run_delay).
  *
- * Two threads on CPU 0: `hog` spins at the normal policy, `starved` spins
+ * Two threads on one CPU (the first the process may run on: not CPU 0 in
+ * a container or under `taskset -c 1`): `hog` spins at the normal policy,
+ * `starved` spins
  * at SCHED_IDLE, so it waits for a CPU nearly all the time (a SCHED_IDLE
  * thread runs only a sliver beside a normal one).  "ready" on stderr after
  * 0.3 s; when the attach's helper thread appears in /proc/self/task, 0.3 s
@@ -24,6 +26,7 @@
 #define NOIPA __attribute__((noinline, noipa))
 
 static atomic_int hog_stop, all_stop, pinned;
+static int the_cpu = -1;   /* the CPU both threads are kept on */
 static volatile unsigned long sink;
 
 static void nap(double s)
@@ -32,11 +35,25 @@ static void nap(double s)
 	nanosleep(&ts, NULL);
 }
 
-static void on_cpu0(void)
+/* The lowest CPU of the process's affinity mask, -1 if none is read. */
+static int first_allowed_cpu(void)
 {
 	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			return c;
+	return -1;
+}
+
+static void on_the_cpu(void)
+{
+	cpu_set_t set;
+	if (the_cpu < 0)
+		return;
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
+	CPU_SET(the_cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) == 0)
 		atomic_fetch_add(&pinned, 1);
 }
@@ -64,7 +81,7 @@ static void *hog(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "hog");
-	on_cpu0();
+	on_the_cpu();
 	hog_spin();
 	return NULL;
 }
@@ -74,7 +91,7 @@ static void *starved(void *arg)
 	struct sched_param p = { 0 };
 	(void)arg;
 	pthread_setname_np(pthread_self(), "starved");
-	on_cpu0();
+	on_the_cpu();
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &p);
 	starved_spin();
 	return NULL;
@@ -100,6 +117,7 @@ int main(int argc, char **argv)
 	clockid_t starved_cpu;
 	int seen = 0;
 
+	the_cpu = first_allowed_cpu();
 	pthread_create(&h, NULL, hog, NULL);
 	pthread_create(&s, NULL, starved, NULL);
 	nap(0.3);
@@ -123,13 +141,15 @@ int main(int argc, char **argv)
 	if (!seen)
 		printf("premise: no helper seen\n");
 	else if (atomic_load(&pinned) != 2)
-		printf("premise: the threads cannot be kept on CPU 0 (sched_setaffinity refused)\n");
+		printf("premise: the threads cannot be kept on one CPU (CPU %d: sched_getaffinity or "
+		       "sched_setaffinity refused)\n", the_cpu);
 	else if (!has_clock)
 		printf("premise: no CPU clock of the starved thread\n");
 	else if (waited < 0.2)
 		printf("premise: the starved thread waited %.3f s of %.3f s (SCHED_IDLE not starved here)\n",
 		       waited, w1 - w0);
 	else
-		printf("premise ok: the starved thread waited %.3f s of %.3f s\n", waited, w1 - w0);
+		printf("premise ok: the starved thread waited %.3f s of %.3f s on CPU %d\n", waited, w1 - w0,
+		       the_cpu);
 	return 0;
 }
