@@ -76,11 +76,15 @@ check attach_second_reuses_collector sh -c '
 # --- the size limit: -L holds for an attach, and the next attach samples -----
 # The second attach samples: at least 30% of what its own CPU time allows at
 # 1 kHz (a clock left stopped by the first one's limit gives none; 67% was
-# seen at the load of a clean-root make check, with system time unsampled).
+# seen at the load of a clean-root make check, with system time unsampled),
+# and at least 3.  The floor was 10 in a 0.5 s window: beside three
+# spinners (load 20-25) the target ran 14 and 16 ms of it and gave 9
+# samples (2 runs of 15): that is 60%, the clock ticking.  The window is
+# 1 s now, and the floor follows what the run's CPU allows.
 ./aw shares 240 >lim.out 2>lim.err & P=$!
 wait_ready lim.err
 "$TALLY" record -p $P -F 10000 -L 20k --duration 0.5 -o lim1.exp 2>lim1.msg; rcl1=$?
-"$TALLY" record -p $P --duration 0.5 -o lim2.exp 2>lim2.msg; rcl2=$?
+"$TALLY" record -p $P --duration 1 -o lim2.exp 2>lim2.msg; rcl2=$?
 alivel=$(kill -0 $P 2>/dev/null && echo yes)
 kill $P; bounded_wait $P 10
 check attach_size_limit sh -c "test $rcl1 = 0 && test $rcl2 = 0 && test '$alivel' = yes &&
@@ -93,7 +97,7 @@ import json, sys
 o = json.load(sys.stdin)[\"overview\"]
 n, cpu = o.get(\"samples\", 0), o.get(\"kernel_cpu_s\", 0)
 print(n, \"samples for\", cpu, \"s of CPU, lost:\", o.get(\"lost.size-limit\"))
-sys.exit(0 if n >= max(10, 0.3 * cpu * 1000) and not o.get(\"lost.size-limit\") else 1)'"
+sys.exit(0 if n >= max(3, 0.3 * cpu * 1000) and not o.get(\"lost.size-limit\") else 1)'"
 
 # --- threads, one created after the attach -----------------------------------
 rm -f late
