@@ -15,7 +15,8 @@
 #    the program loses when slow_work() is made twice as fast (bare runs
 #    of both, interleaved, median of five each: slow_work()'s time less
 #    its waits for a CPU, per round it ends last), taken to the recorded
-#    run's load (the load moves walls by more than the gain).
+#    run's load (the load moves walls by more than the gain), give or take
+#    what making it faster leaves unknown: half of tally's own waits in it.
 # The build before: slow_work() held the naps too (0.444 s against the
 # program's 0.322 s, and 0.901 s against 0.741 s beside the spinners).
 . "$(dirname "$0")/lib.sh"
@@ -109,13 +110,21 @@ if what == 'bound':
     # load stretches apart from the work).  The walls less all waits are
     # printed too; a short worker that the load ends last takes the path
     # (its waits are not read), so they move by more than the gain.
+    # Under load the recorded slow_work() also holds tally's own waits
+    # off the CPU (tally_off, as in 'path': 0.6 s of its 4.7 s at load
+    # 18, none bare), which making the work twice as fast does not halve
+    # and which the path places partly on slow_work(), partly not: the
+    # gain is not known closer than half of it, so that is allowed too.
     free = (med(1, per_round) - med(2, per_round)) * o['rounds_last']
     gain = free * o['slow_last'] / max(1, med(1, per_round) * o['rounds_last'])
+    tally_off = max(0, work(o) - med(1, per_round) * o['rounds_last'])
+    slack = tally_off * free / max(1, med(1, per_round) * o['rounds_last'])
     walls = lambda r: r['wall'] - r['delay']
-    print('bound %d; the gain %d at the recorded run\'s load, %d without waits for a CPU (%d -> %d ns a round, '
-          '%d rounds); walls less waits %d -> %d' % (bound, gain, free, med(1, per_round), med(2, per_round),
-                                                   o['rounds_last'], med(1, walls), med(2, walls)))
-    sys.exit(abs(bound - gain) > 0.1 * gain)
+    print('bound %d; the gain %d at the recorded run\'s load (tally\'s waits in it %d), %d without waits for a CPU '
+          '(%d -> %d ns a round, %d rounds); walls less waits %d -> %d'
+          % (bound, gain, slack, free, med(1, per_round), med(2, per_round), o['rounds_last'],
+             med(1, walls), med(2, walls)))
+    sys.exit(abs(bound - gain) > 0.1 * gain + slack)
 PY
 
 check critical_short_switches_recorded sh -c "cat quiet.err; python3 short.py records quiet"
