@@ -479,16 +479,26 @@ static struct col_traced_memo *traced_remember(struct col_thread *t, uint64_t ra
 	t->traced_keys[at].ra = 0;
 	m->used = ++t->traced_memo_clock;
 	m->aux = NULL;
-	for (int i = 0; i + 1 < p->n; i++, k++)
-		m->word[k] = (struct col_unwind_word){ p->cfa[i] - 8, p->pcs[i + 1] };
-	if (p->end == 2)
-		m->word[k++] = (struct col_unwind_word){ p->cfa[p->n - 1] - 8, 0 };
-	for (uint32_t i = 1; i < k; i++)
-		if (m->word[i].slot <= m->word[i - 1].slot)
+	uint64_t last = 0;
+	for (int i = 0; i + 1 < p->n; i++, k++) {
+		if (p->cfa[i] - 8 <= last)
 			return NULL;       /* not one stack (col_unwind_words_hold_sigsafe) */
+		last = p->cfa[i] - 8;
+		m->word[k] = (struct col_unwind_word){ last, p->pcs[i + 1] };
+	}
+	if (p->end == 2) {
+		if (p->cfa[p->n - 1] - 8 <= last)
+			return NULL;
+		m->word[k++] = (struct col_unwind_word){ p->cfa[p->n - 1] - 8, 0 };
+	}
 	/* The return address is where x86-64's CFI almost always keeps it,
-	 * at CFA - 8; a frame that keeps it elsewhere is not remembered. */
-	if (!col_unwind_words_hold_sigsafe(&t->unwind, m->word, k))
+	 * at CFA - 8; a frame that keeps it elsewhere is not remembered.  The
+	 * walk says whether each of its frames' was read there (ra_at_cfa):
+	 * then only the end's 0 is read again, which a reused tail's walk did
+	 * not read (every word again was ~200 instructions of each of cc1's
+	 * walks under -H -s -i, for words the walk had just read). */
+	uint32_t check = p->ra_at_cfa ? (p->end == 2) : k;
+	if (!col_unwind_words_hold_sigsafe(&t->unwind, m->word + (k - check), check))
 		return NULL;
 	m->fp = fp;
 	m->generation = generation;

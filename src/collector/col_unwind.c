@@ -809,6 +809,13 @@ static bool rule_is_fp_end(const struct col_unwind_ctx *ctx, const struct col_ob
 	return rule.cfa_reg == UW_RBP && (regs->valid & (1u << UW_RBP)) && regs->r[UW_RBP] == 0;
 }
 
+/* Does a simple rule read the return address at CFA - 8 (where x86-64's
+ * CFI almost always keeps it), or none (the outermost frame's)? */
+static inline bool ra_at_cfa_minus_8(const struct col_unwind_rule *rule)
+{
+	return rule->kind == UW_RULE_END || ((rule->saved >> 6 & 1) && rule->save[6] == -8);
+}
+
 /* Apply a simple rule: only the registers it saved are read.  Returns 1
  * (next frame), 0 (outermost frame), -1 (bad frame). */
 static int apply_rule(const struct col_unwind_ctx *ctx, const struct col_unwind_rule *rule,
@@ -1138,8 +1145,11 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 
 	*truncated = *broken = 0;
 	ctx->first_sigframe = -1;
-	if (prev)
+	bool ra_at_cfa = true;              /* every rule so far read the RA at CFA - 8 */
+	if (prev) {
 		prev->end = 0;                  /* until this walk says */
+		prev->ra_at_cfa = false;
+	}
 	if (!set)
 		return 0;
 	if (ctx->generation != set->generation) {
@@ -1171,6 +1181,7 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 		 * expressions, which are not cached). */
 		if (cached(ctx, slot, lookup) && !(ctx->find_fp && slot->cfa_reg == UW_RBP &&
 					     !(regs->valid & (1u << UW_RBP)))) {
+			ra_at_cfa &= ra_at_cfa_minus_8(slot);
 			rc = apply_rule(ctx, slot, regs);
 			goto next;
 		}
@@ -1202,14 +1213,17 @@ static int walk(struct col_unwind_ctx *ctx, struct col_regs *regs, bool exact,
 				rule.pc = lookup;
 				rule.epoch = ctx->epoch;
 				*slot = rule;
+				ra_at_cfa &= ra_at_cfa_minus_8(&rule);
 				rc = apply_rule(ctx, &rule, regs);
 			} else {
+				ra_at_cfa = false;
 				rc = apply_row(ctx, o, &ctx->row, regs);
 			}
 		} else if (o && !o->fde_table && rule_is_fp_end(ctx, set, regs, exact)) {
 			rc = 0;                         /* the frame-pointer chain's end */
 		} else {
 			no_cfi_rule(ctx, set, regs, exact, &rule);
+			ra_at_cfa &= ra_at_cfa_minus_8(&rule);
 			rc = apply_rule(ctx, &rule, regs);
 		}
 next:
@@ -1253,6 +1267,7 @@ next:
 		prev->truncated = *truncated;
 		prev->broken = *broken;
 		prev->end = prev_end;           /* its outer frames, so its end */
+		prev->ra_at_cfa = ra_at_cfa;    /* the tail's words: checked by reuse_from */
 		return n;
 	}
 	if (prev) {
@@ -1262,6 +1277,7 @@ next:
 		prev->truncated = *truncated;
 		prev->broken = *broken;
 		prev->end = end;
+		prev->ra_at_cfa = ra_at_cfa;
 	}
 	return n;
 }

@@ -111,6 +111,12 @@ struct col_unwind_prev {
 	int end;                   /* how the walk ended: 1 the last frame's CFI says it
 	                              is the outermost; 2 its return address read 0 (at
 	                              cfa[n-1] - 8); 0 otherwise, or not recorded here */
+	/* Set by the walk that made it: every frame's return address was read
+	 * at its CFA - 8 (by this walk's rules, or checked there by the reuse of
+	 * the previous stack), so the words a memo entry would check
+	 * (col_stacks.c) hold now, but for the end's 0 (end 2) of a reused
+	 * tail, which no read of this walk saw. */
+	bool ra_at_cfa;
 	uint64_t pcs[EXP_MAX_FRAMES];
 	uint64_t cfa[EXP_MAX_FRAMES];   /* cfa[i]: where frame i's return address + 8 is */
 	uint64_t cur_cfa[EXP_MAX_FRAMES];   /* scratch: the stack being unwound */
@@ -175,7 +181,14 @@ static inline bool col_unwind_words_hold_sigsafe(const struct col_unwind_ctx *ct
 
 	if (__builtin_expect(n && !ctx->stack_copy && span >= 8 && w[0].slot - lo <= span - 8 &&
 			     w[n - 1].slot - lo <= span - 8, 1)) {
-		for (uint32_t i = 0; i < n; i++) {
+		/* The first word alone first: a memo's ways that share a
+		 * key (ra, sp) differ there most often (the allocation
+		 * wrapper's caller), and the entry's first line holds it. */
+		__builtin_memcpy(&differ, (const void *)(uintptr_t)w[0].slot, 8);
+		if (differ != w[0].want)
+			return false;
+		differ = 0;
+		for (uint32_t i = 1; i < n; i++) {
 			uint64_t v;
 			__builtin_memcpy(&v, (const void *)(uintptr_t)w[i].slot, 8);
 			differ |= v ^ w[i].want;
