@@ -1129,7 +1129,22 @@ static int reuse_from(const struct col_unwind_ctx *ctx, const struct col_unwind_
 	}
 	if (lo >= prev->n - 1 || prev->cfa[lo] != cfa || prev->pcs[lo + 1] != ra)
 		return -1;
-	for (int i = lo + 1; i < prev->n - 1; i++) {
+	/* The outer words, as col_unwind_words_hold_sigsafe reads them: the
+	 * CFAs rise (each walk's step refuses one that does not), so when the
+	 * first and the last are in the thread's stack all are, and they are
+	 * compared with no check each and no branch on their values. */
+	int first = lo + 1, last = prev->n - 2;
+	uint64_t base = ctx->stack_lo, span = ctx->stack_hi - ctx->stack_lo, differ = 0;
+	if (first <= last && !ctx->stack_copy && span >= 8 && prev->cfa[first] - 8 - base <= span - 8 &&
+	    prev->cfa[last] - 8 - base <= span - 8) {
+		for (int i = first; i <= last; i++) {
+			uint64_t v;
+			memcpy(&v, (const void *)(uintptr_t)(prev->cfa[i] - 8), 8);
+			differ |= v ^ prev->pcs[i + 1];
+		}
+		return differ ? -1 : lo;
+	}
+	for (int i = first; i <= last; i++) {
 		uint64_t v;
 		if (!read_mem(ctx, prev->cfa[i] - 8, &v) || v != prev->pcs[i + 1])
 			return -1;
