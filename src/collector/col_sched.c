@@ -10,7 +10,9 @@
  * opened by /proc/TID, not /proc/thread-self: the helper that opens them
  * aside (col_fds_use) is a task of its own.  A thread's context switches
  * (THREAD_SWITCHES, getrusage) are written as it ends too: they say whether
- * a short thread needs its file read at all.  Sigsafe file.
+ * a short thread needs its file read at all; those still running at the
+ * process's end get theirs from /proc/TID/status, read aside in one batch
+ * by the ending thread (col_sched_write_others_switches).  Sigsafe file.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -53,6 +55,101 @@ static int read_all(void *arg)
 		r->text[i][got > 0 ? got : 0] = 0;
 	}
 	return rc;
+}
+
+/* Threads still running at the process's end: their context switches
+ * from /proc/TID/status (the counters getrusage RUSAGE_THREAD reads for
+ * the calling thread only), read aside in one use. */
+struct status_reads {
+	const pid_t *tids;
+	size_t n;
+	uint64_t voluntary[COL_SCHED_BATCH], involuntary[COL_SCHED_BATCH];
+	bool ok[COL_SCHED_BATCH];
+	char text[4096];                   /* one file at a time (about 1.5 kB) */
+};
+
+/* The decimal after "\n<key>:" in `text`, into *out; false if absent. */
+static bool status_count(const char *text, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; (p = strchr(p, '\n')) != NULL; p++) {
+		if (strncmp(p + 1, key, klen) != 0 || p[1 + klen] != ':')
+			continue;
+		const char *d = p + 2 + klen;
+		while (*d == ' ' || *d == '\t')
+			d++;
+		if (*d < '0' || *d > '9')
+			return false;
+		uint64_t v = 0;
+		for (; *d >= '0' && *d <= '9'; d++)
+			v = v * 10 + (uint64_t)(*d - '0');
+		*out = v;
+		return true;
+	}
+	return false;
+}
+
+/* The n threads' status files' two counts into r (run aside: raw system
+ * calls only); a file that cannot be read or parsed leaves ok false. */
+static int read_status_all(void *arg)
+{
+	struct status_reads *r = arg;
+	char path[48] = "/proc/";
+	int rc = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		int k = 6 + col_fmt_u64_sigsafe(path + 6, (uint64_t)r->tids[i]);
+		memcpy(path + k, "/status", 8);
+		int fd = col_sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				rc = -errno;
+			continue;
+		}
+		size_t have = 0;
+		ssize_t got;
+		while (have < sizeof(r->text) - 1 &&
+		       (got = col_sys_read(fd, r->text + have, sizeof(r->text) - 1 - have)) > 0)
+			have += (size_t)got;
+		col_sys_close(fd);
+		r->text[have] = 0;
+		r->ok[i] = status_count(r->text, "voluntary_ctxt_switches", &r->voluntary[i]) &&
+			   status_count(r->text, "nonvoluntary_ctxt_switches", &r->involuntary[i]);
+	}
+	return rc;
+}
+
+void col_sched_write_others_switches(struct col_thread *via, struct col_thread *const *threads, size_t n)
+{
+	struct status_reads r;
+	pid_t tids[COL_SCHED_BATCH];
+
+	if (!via || !n)
+		return;
+	if (n > COL_SCHED_BATCH)
+		n = COL_SCHED_BATCH;
+	for (size_t i = 0; i < n; i++) {
+		tids[i] = threads[i]->tid;
+		r.ok[i] = false;
+	}
+	r.tids = tids;
+	r.n = n;
+	col_fds_use(read_status_all, &r);
+	uint64_t now = col_now_ns_sigsafe();
+	for (size_t i = 0; i < n; i++) {
+		const struct col_thread *t = threads[i];
+		if (!r.ok[i])
+			continue;
+		/* As the thread's own end counts them (col_sched_switches_now):
+		 * since its routine began, less tally's own. */
+		uint64_t all = r.voluntary[i];
+		uint64_t prog = all > t->collector_switches ? all - t->collector_switches : 0;
+		uint64_t vol = prog > t->routine_switches ? prog - t->routine_switches : 0;
+		struct exp_thread_switches rec = { 0, (uint32_t)t->tid, now, vol, r.involuntary[i],
+						   t->created_ns && t->born_ns > t->created_ns ? t->born_ns - t->created_ns : 0 };
+		col_sched_write_switches(via, &rec);
+	}
 }
 
 /* The thread's voluntary switches in `ru` less tally's own (at least 0). */

@@ -38,6 +38,15 @@ struct exp_thread_switches;
 bool col_sched_switches_now(struct col_thread *t, struct exp_thread_switches *rec);
 void col_sched_write_switches(struct col_thread *t, const struct exp_thread_switches *rec);
 
+/* The process ending: a THREAD_SWITCHES record, written through thread
+ * `via`'s cursor, for each of threads[0..n) (n at most COL_SCHED_BATCH),
+ * others still running, from their /proc/TID/status (voluntary and
+ * nonvoluntary_ctxt_switches: the counters getrusage gives a thread of
+ * itself), read aside in one use (col_fds_use); counted as the thread's
+ * own end counts them.  A thread whose file cannot be read has none.
+ * Sigsafe. */
+void col_sched_write_others_switches(struct col_thread *via, struct col_thread *const *threads, size_t n);
+
 /* The calling thread t's voluntary context switches so far, less those
  * in tally's helpers (0 if not read).  Sigsafe. */
 uint64_t col_sched_program_switches(const struct col_thread *t);

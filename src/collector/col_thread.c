@@ -445,6 +445,8 @@ void col_thread_end_others(void)
 	bool attached = col_proc.attached;
 	pid_t tids[COL_SCHED_BATCH];          /* still running: their schedstat */
 	size_t ntids = 0;
+	struct col_thread *running[COL_SCHED_BATCH];   /* and their switches */
+	size_t nrunning = 0;
 	if (!attached)
 		col_thread_hold_for_end();
 	else if (atomic_exchange(&self->busy, 1))
@@ -463,6 +465,15 @@ void col_thread_end_others(void)
 		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
 		col_thread_write_cost(t, self, 0);
 		col_data_blocks_others_at_end(self, t);
+		/* Its switches, as its own end would write them (attached, its
+		 * whole life's would be counted: none, as at its own end). */
+		if (!attached) {
+			running[nrunning++] = t;
+			if (nrunning == COL_SCHED_BATCH) {
+				col_sched_write_others_switches(self, running, nrunning);
+				nrunning = 0;
+			}
+		}
 		char sched[80];
 		if (col_states_schedstat_sigsafe(t, sched, sizeof(sched))) {
 			col_sched_write_text(self, t->tid, sched);
@@ -477,6 +488,7 @@ void col_thread_end_others(void)
 		}
 	}
 	col_sched_write(self, tids, ntids);
+	col_sched_write_others_switches(self, running, nrunning);
 	if (attached) {
 		atomic_store(&self->busy, 0);
 		atomic_store(&self->entered, 0);

@@ -347,8 +347,9 @@ struct exp_thread_sched {
 };
 
 /* EXP_REC_THREAD_SWITCHES, 40 bytes, in threads.dat when a thread ends
- * (not for one still running at the process's end): its context switches,
- * the kernel's (getrusage RUSAGE_THREAD).  A thread with no voluntary one
+ * (for one still running at the process's end, by the ending thread from
+ * /proc/TID/status): its context switches, the kernel's (getrusage
+ * RUSAGE_THREAD).  A thread with no voluntary one
  * never slept: its life less its CPU was all waiting for a CPU.  A new
  * type, not a longer THREAD_END: an older reader skips it.
  *   0 4 word; 4 4 tid; 8 8 time_ns (when read);

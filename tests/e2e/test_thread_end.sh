@@ -7,12 +7,17 @@
 #    before, and tally's set-up), is within its END time less its START
 #    time: the END's time and CPU are taken at one point, and tally's end
 #    work after it is in THREAD_COST only.
+#  - tests/progs/spin_to_exit.c: workers that spin until the process
+#    returns from main get a THREAD_SWITCHES record (written by the ending
+#    thread from /proc/TID/status) besides their END, as a thread that
+#    ends itself does.  The build before wrote none for them.
 # At most 1 in 20 threads may be past (one of 200 was, by 31 us, once).
 # The build before: 143 and 185 of 200 threads past their life (median
 # 15 us, at most 59 us: the end's CPU was read after tally's end work).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc -O2 -g -pthread -o shortcpu "$PROGS/shortcpu.c"
+cc -O2 -g -pthread -o spin_to_exit "$PROGS/spin_to_exit.c"
 
 cat >ends.py <<'PY'
 import struct, sys, tally_proc
@@ -39,3 +44,26 @@ PY
 check thread_end_cpu_within_life sh -c '
 	"$TALLY" record -o a.exp ./shortcpu 200 0.0002 >a.own 2>a.err || { cat a.err; exit 1; }
 	python3 ends.py a.exp a.own'
+
+# Threads running at the process's end: their switches written for them.
+cat >switches.py <<'PY'
+import struct, sys, tally_proc
+exp, out = sys.argv[1], sys.argv[2]
+START, END, SWITCHES = 5, 6, 65     # src/format/exp_records.h
+th = {}
+for kind, rec in tally_proc.block_records(exp + '/threads.dat'):
+    d = th.setdefault(struct.unpack_from('<I', rec, 4)[0], {})
+    if kind == SWITCHES:
+        d['switches'] = struct.unpack_from('<QQ', rec, 16)
+    elif kind in (START, END):
+        d[kind] = True
+workers = [int(line.split()[1]) for line in open(out) if line.startswith('worker ')]
+for w in workers:
+    print('worker', w, 'start', START in th.get(w, {}), 'end', END in th.get(w, {}),
+          'switches (voluntary, involuntary)', th.get(w, {}).get('switches'))
+sys.exit(not (len(workers) == 2 and
+              all(START in th.get(w, {}) and END in th.get(w, {}) and 'switches' in th.get(w, {}) for w in workers)))
+PY
+check thread_end_running_at_exit_has_switches sh -c '
+	"$TALLY" record -o spin.exp ./spin_to_exit 2 0.3 >spin.out 2>spin.err || { cat spin.err; exit 1; }
+	python3 switches.py spin.exp spin.out'
