@@ -209,6 +209,8 @@ struct exp_proc {
 	size_t nmaps;
 	struct exp_thread_ev *threads;
 	size_t nthreads;
+	uint32_t *thread_order;          /* threads' indices by (tid, start_ns): exp_thread_life's
+	                                    binary search; NULL: none built (it scans) */
 	struct exp_heap *heap;           /* before format 5 (and Java objects): per event */
 	size_t nheap;
 	struct exp_heap_sum_ev *heap_sums;   /* since 5: allocations by thread and stack */

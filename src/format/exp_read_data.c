@@ -1778,6 +1778,7 @@ static void free_proc(struct exp_proc *p)
 	free(p->exe);
 	free(p->name);
 	free(p->threads);
+	free(p->thread_order);
 }
 
 void exp_experiment_drop_events(struct exp_experiment *e)

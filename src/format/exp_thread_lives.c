@@ -9,6 +9,7 @@
  * against the last life's CPU.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,43 @@ int exp_thread_lives_add(struct exp_thread_lives *tl, uint32_t type, const void 
 	return 0;
 }
 
-const struct exp_thread_ev *exp_thread_life(const struct exp_proc *p, uint32_t tid, uint64_t at)
+/* Placing one process's records: the lives and their order, grown together. */
+struct placing {
+	struct exp_proc *p;
+	size_t *cap;                    /* p->threads' room */
+	size_t order_cap;               /* p->thread_order's room */
+	size_t ended;                   /* the life of the last END read, SIZE_MAX: none */
+};
+
+/* Does life a come before (tid, start_ns, index) key b in p->thread_order? */
+static bool before(const struct exp_proc *p, uint32_t a, uint32_t tid, uint64_t start, uint32_t index)
+{
+	const struct exp_thread_ev *t = &p->threads[a];
+
+	if (t->tid != tid)
+		return t->tid < tid;
+	if (t->start_ns != start)
+		return t->start_ns < start;
+	return a < index;
+}
+
+/* The first position in p->thread_order not before the key. */
+static size_t lower_bound(const struct exp_proc *p, uint32_t tid, uint64_t start, uint32_t index)
+{
+	size_t lo = 0, hi = p->nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (before(p, p->thread_order[mid], tid, start, index))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Without an order (a model's test fixture): every life looked at. */
+static const struct exp_thread_ev *life_by_scan(const struct exp_proc *p, uint32_t tid, uint64_t at)
 {
 	const struct exp_thread_ev *best = NULL, *first = NULL;
 
@@ -51,10 +88,31 @@ const struct exp_thread_ev *exp_thread_life(const struct exp_proc *p, uint32_t t
 	return best ? best : first;
 }
 
-/* A new life of tid in p; NULL without memory. */
-static struct exp_thread_ev *new_life(struct exp_proc *p, size_t *cap, uint32_t tid)
+const struct exp_thread_ev *exp_thread_life(const struct exp_proc *p, uint32_t tid, uint64_t at)
 {
-	if (exp_grow(&p->threads, cap, p->nthreads, sizeof(*p->threads)))
+	if (!p || !p->thread_order)
+		return life_by_scan(p, tid, at);
+	size_t first = lower_bound(p, tid, 0, 0);
+	if (first == p->nthreads || p->threads[p->thread_order[first]].tid != tid)
+		return NULL;
+	/* The last life of tid started by `at`: the one before the first
+	 * started after it (or of a greater id). */
+	size_t after;
+	if (at < UINT64_MAX)
+		after = lower_bound(p, tid, at + 1, 0);
+	else
+		after = tid < UINT32_MAX ? lower_bound(p, tid + 1, 0, 0) : p->nthreads;
+	return &p->threads[p->thread_order[after > first ? after - 1 : first]];
+}
+
+/* A new life of tid at the end of p->threads (not in its order); NULL
+ * without memory. */
+static struct exp_thread_ev *append_life(struct placing *pl, uint32_t tid)
+{
+	struct exp_proc *p = pl->p;
+
+	if (exp_grow(&p->threads, pl->cap, p->nthreads, sizeof(*p->threads)) ||
+	    exp_grow(&p->thread_order, &pl->order_cap, p->nthreads, sizeof(*p->thread_order)))
 		return NULL;
 	struct exp_thread_ev *t = &p->threads[p->nthreads++];
 	memset(t, 0, sizeof(*t));
@@ -62,12 +120,30 @@ static struct exp_thread_ev *new_life(struct exp_proc *p, size_t *cap, uint32_t 
 	return t;
 }
 
-/* Tid's life at `at` in p, a new one if it has none; NULL without memory. */
-static struct exp_thread_ev *life_at(struct exp_proc *p, size_t *cap, uint32_t tid, uint64_t at)
+/* A new life of tid (no START: its start 0), in p's order too; NULL
+ * without memory. */
+static struct exp_thread_ev *new_life(struct placing *pl, uint32_t tid)
 {
-	const struct exp_thread_ev *t = exp_thread_life(p, tid, at);
+	struct exp_proc *p = pl->p;
+	size_t n = p->nthreads;
+	struct exp_thread_ev *t = append_life(pl, tid);
 
-	return t ? &p->threads[t - p->threads] : new_life(p, cap, tid);
+	if (!t)
+		return NULL;
+	p->nthreads = n;                /* the search sees the lives before it */
+	size_t at = lower_bound(p, tid, 0, (uint32_t)n);
+	p->nthreads = n + 1;
+	memmove(&p->thread_order[at + 1], &p->thread_order[at], (n - at) * sizeof(*p->thread_order));
+	p->thread_order[at] = (uint32_t)n;
+	return t;
+}
+
+/* Tid's life at `at` in p, a new one if it has none; NULL without memory. */
+static struct exp_thread_ev *life_at(struct placing *pl, uint32_t tid, uint64_t at)
+{
+	const struct exp_thread_ev *t = exp_thread_life(pl->p, tid, at);
+
+	return t ? &pl->p->threads[t - pl->p->threads] : new_life(pl, tid);
 }
 
 static uint32_t rec_tid(const struct exp_thread_rec *r)
@@ -87,17 +163,11 @@ static uint64_t rec_time(const struct exp_thread_rec *r)
 	return at;
 }
 
-static int place_start(struct exp_proc *p, size_t *cap, const struct exp_thread_rec *r)
+static void fill_start(struct exp_thread_ev *t, const struct exp_thread_rec *r)
 {
 	struct exp_thread_start ts;
-	struct exp_thread_ev *t = NULL;
 
 	memcpy(&ts, r->rec, sizeof(ts));
-	for (size_t i = 0; i < p->nthreads && !t; i++)
-		if (p->threads[i].tid == ts.tid && p->threads[i].start_ns == ts.time_ns)
-			t = &p->threads[i];
-	if (!t && !(t = new_life(p, cap, ts.tid)))
-		return -ENOMEM;
 	t->start_ns = ts.time_ns;
 	t->start_routine = ts.start_routine;
 	t->creator_tid = ts.creator_tid;
@@ -105,7 +175,86 @@ static int place_start(struct exp_proc *p, size_t *cap, const struct exp_thread_
 		memcpy(t->name, ts.name, 16);
 		t->name[16] = 0;
 	}
-	return 0;
+}
+
+/* A START (or a life) by its id, time and place: sorted, copies of one
+ * START are neighbours, the first in the file first. */
+struct start_key {
+	uint32_t tid;
+	uint64_t at;
+	size_t index;                   /* in the records (or the lives) */
+};
+
+static int cmp_start_key(const void *a, const void *b)
+{
+	const struct start_key *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* One life's STARTs: keys[begin..end) of the sorted ones; `first`: the
+ * first one's place in the file. */
+struct start_group {
+	size_t first, begin, end;
+};
+
+static int cmp_group_first(const void *a, const void *b)
+{
+	size_t x = ((const struct start_group *)a)->first, y = ((const struct start_group *)b)->first;
+
+	return (x > y) - (x < y);
+}
+
+/* A life per START, its copies (the same id and time) the same life, in
+ * the order of their first copies in the file; then p->thread_order.
+ * Sorting, not a search per START: 32,000 threads took 1 s of scans. */
+static int place_starts(struct placing *pl, const struct exp_thread_lives *tl)
+{
+	struct exp_proc *p = pl->p;
+	size_t n = 0;
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < tl->n; i++)
+		n += tl->recs[i].type == EXP_REC_THREAD_START;
+	struct start_key *keys = malloc((n + p->nthreads + 1) * sizeof(*keys));
+	struct start_group *groups = malloc((n + 1) * sizeof(*groups));
+	if (!keys || !groups)
+		goto out;
+	n = 0;
+	for (size_t i = 0; i < tl->n; i++)
+		if (tl->recs[i].type == EXP_REC_THREAD_START)
+			keys[n++] = (struct start_key){ rec_tid(&tl->recs[i]), rec_time(&tl->recs[i]), i };
+	qsort(keys, n, sizeof(*keys), cmp_start_key);
+	size_t ngroups = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!i || keys[i].tid != keys[i - 1].tid || keys[i].at != keys[i - 1].at)
+			groups[ngroups++] = (struct start_group){ keys[i].index, i, i + 1 };
+		else
+			groups[ngroups - 1].end = i + 1;
+	qsort(groups, ngroups, sizeof(*groups), cmp_group_first);
+	for (size_t g = 0; g < ngroups; g++) {
+		struct exp_thread_ev *t = append_life(pl, keys[groups[g].begin].tid);
+		if (!t)
+			goto out;
+		for (size_t k = groups[g].begin; k < groups[g].end; k++)
+			fill_start(t, &tl->recs[keys[k].index]);
+	}
+	for (size_t i = 0; i < p->nthreads; i++)
+		keys[i] = (struct start_key){ p->threads[i].tid, p->threads[i].start_ns, i };
+	qsort(keys, p->nthreads, sizeof(*keys), cmp_start_key);
+	if (exp_grow(&p->thread_order, &pl->order_cap, p->nthreads, sizeof(*p->thread_order)))
+		goto out;
+	for (size_t i = 0; i < p->nthreads; i++)
+		p->thread_order[i] = (uint32_t)keys[i].index;
+	rc = 0;
+out:
+	free(keys);
+	free(groups);
+	return rc;
 }
 
 static void fill_cost(struct exp_thread_ev *t, const struct exp_thread_rec *r)
@@ -126,18 +275,42 @@ static void fill_cost(struct exp_thread_ev *t, const struct exp_thread_rec *r)
 	}
 }
 
-/* Record r (not a START) into its life; `ended`: the life of the last END
- * of r's id before it in the file, for a COST (no time of its own: the
- * collector writes it after the END).  -ENOMEM without memory. */
-static int place_rest(struct exp_proc *p, size_t *cap, const struct exp_thread_rec *r, size_t *ended)
+/* The life of tid whose COST r is when it does not follow its own END
+ * (a block's end between them): the first by start with an END and no
+ * COST yet, else the last. */
+static struct exp_thread_ev *cost_life(struct placing *pl, uint32_t tid)
 {
+	struct exp_proc *p = pl->p;
+
+	for (size_t k = lower_bound(p, tid, 0, 0); k < p->nthreads; k++) {
+		struct exp_thread_ev *t = &p->threads[p->thread_order[k]];
+		if (t->tid != tid)
+			break;
+		if (t->end_ns && !t->handler_hist)
+			return t;
+	}
+	return life_at(pl, tid, UINT64_MAX);
+}
+
+/* Record r (not a START) into its life: by its time; a COST (no time of
+ * its own: the collector writes it after the END) with its id's END just
+ * before it in the file, else by cost_life.  An END after the end of the
+ * life found has lost its START: a life of its own.  -ENOMEM without
+ * memory. */
+static int place_rest(struct placing *pl, const struct exp_thread_rec *r)
+{
+	struct exp_proc *p = pl->p;
 	uint32_t tid = rec_tid(r);
-	uint64_t at = r->type == EXP_REC_THREAD_COST ? UINT64_MAX : rec_time(r);
 	struct exp_thread_ev *t;
 
-	if (r->type == EXP_REC_THREAD_COST && *ended < p->nthreads && p->threads[*ended].tid == tid)
-		t = &p->threads[*ended];
-	else if (!(t = life_at(p, cap, tid, at)))
+	if (r->type == EXP_REC_THREAD_COST)
+		t = pl->ended < p->nthreads && p->threads[pl->ended].tid == tid ? &p->threads[pl->ended]
+										  : cost_life(pl, tid);
+	else
+		t = life_at(pl, tid, rec_time(r));
+	if (t && r->type == EXP_REC_THREAD_END && t->end_ns && t->end_ns < rec_time(r))
+		t = new_life(pl, tid);
+	if (!t)
 		return -ENOMEM;
 	switch (r->type) {
 	case EXP_REC_THREAD_END: {
@@ -146,7 +319,7 @@ static int place_rest(struct exp_proc *p, size_t *cap, const struct exp_thread_r
 		t->end_ns = te.time_ns;
 		t->cpu_ns = te.cpu_ns;
 		t->samples = te.samples;
-		*ended = (size_t)(t - p->threads);
+		pl->ended = (size_t)(t - p->threads);
 		break;
 	}
 	case EXP_REC_THREAD_SCHED: {
@@ -183,15 +356,12 @@ static int place_rest(struct exp_proc *p, size_t *cap, const struct exp_thread_r
 
 int exp_thread_lives_place(struct exp_proc *p, size_t *cap, struct exp_thread_lives *tl)
 {
-	int rc = 0;
-	size_t ended = SIZE_MAX;
+	struct placing pl = { p, cap, 0, SIZE_MAX };
+	int rc = place_starts(&pl, tl);
 
 	for (size_t i = 0; i < tl->n && !rc; i++)
-		if (tl->recs[i].type == EXP_REC_THREAD_START)
-			rc = place_start(p, cap, &tl->recs[i]);
-	for (size_t i = 0; i < tl->n && !rc; i++)
 		if (tl->recs[i].type != EXP_REC_THREAD_START)
-			rc = place_rest(p, cap, &tl->recs[i], &ended);
+			rc = place_rest(&pl, &tl->recs[i]);
 	for (size_t i = 0; i < tl->n; i++)
 		free(tl->recs[i].rec);
 	free(tl->recs);

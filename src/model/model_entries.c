@@ -190,13 +190,18 @@ struct model_thread *model_thread_for(struct build *b, struct proc_ctx *c, uint3
 		c->last_thread = (uint32_t)*v - 1;
 		return first;
 	}
-	/* A reused id: the life that had started by `at` (exp_thread_lives.h). */
-	const struct exp_thread_ev *life = exp_thread_life(c->p, tid, at);
+	/* A reused id: the life that had started by `at`, else the first
+	 * (exp_thread_lives.h's rule, on the id's own lives: no search of
+	 * every thread per sample). */
+	struct model_thread *best = NULL, *earliest = first;
 	for (struct model_thread *t = first;; t = &m->threads[t->next_life - 1]) {
-		if (t->src == life)
-			return t;
+		uint64_t start = t->src ? t->src->start_ns : 0;
+		if (start < (earliest->src ? earliest->src->start_ns : 0))
+			earliest = t;
+		if (start <= at && (!best || start >= (best->src ? best->src->start_ns : 0)))
+			best = t;
 		if (!t->next_life)
-			return first;
+			return best ? best : earliest;
 	}
 }
 

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * test_thread_lives.c — threads.dat's records placed into lives
+ * (src/format/exp_thread_lives.c): the sorted index by (tid, start) that
+ * finds a life, a COST cut from its END by a block's end, an END whose
+ * START was lost.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/exp_records.h"
+#include "format/exp_thread_lives.h"
+#include "testhelp.h"
+
+static void add_start(struct exp_thread_lives *tl, uint32_t tid, uint64_t at)
+{
+	struct exp_thread_start r = { 0, tid, at, 0, 0, 0, "t" };
+
+	CHECK(exp_thread_lives_add(tl, EXP_REC_THREAD_START, &r, sizeof(r)) == 0);
+}
+
+static void add_end(struct exp_thread_lives *tl, uint32_t tid, uint64_t at, uint64_t cpu)
+{
+	struct exp_thread_end r = { 0, tid, at, cpu, 1 };
+
+	CHECK(exp_thread_lives_add(tl, EXP_REC_THREAD_END, &r, sizeof(r)) == 0);
+}
+
+static void add_cost(struct exp_thread_lives *tl, uint32_t tid, uint64_t collector_ns)
+{
+	struct exp_thread_cost r = { 0, tid, collector_ns, 1, collector_ns, 0, 0, 0 };
+
+	CHECK(exp_thread_lives_add(tl, EXP_REC_THREAD_COST, &r, sizeof(r)) == 0);
+}
+
+static void free_proc(struct exp_proc *p)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		free(p->threads[i].handler_hist);
+	free(p->threads);
+	free(p->thread_order);
+}
+
+/* 300 ids of 3 lives each, their STARTs out of order and one copied: each
+ * look-up gives the life started last by its time (the first before any),
+ * an unknown id none. */
+static void index_finds_each_life(void)
+{
+	struct exp_thread_lives tl = { 0 };
+	struct exp_proc p = { 0 };
+	size_t cap = 0;
+
+	for (uint32_t life = 3; life-- > 0;)
+		for (uint32_t tid = 100; tid < 400; tid++)
+			add_start(&tl, tid, 1000000u * (life + 1) + tid);
+	add_start(&tl, 250, 2000000u + 250);        /* a staging block's copy */
+	CHECK(exp_thread_lives_place(&p, &cap, &tl) == 0);
+	CHECKF(p.nthreads == 900, "%zu lives", p.nthreads);
+	CHECK(p.thread_order != NULL);
+	for (uint32_t tid = 100; tid < 400; tid++) {
+		const struct exp_thread_ev *t = exp_thread_life(&p, tid, 5);
+		CHECK(t && t->tid == tid && t->start_ns == 1000000u + tid);
+		for (uint64_t life = 1; life <= 3; life++) {
+			uint64_t start = 1000000u * life + tid;
+			t = exp_thread_life(&p, tid, start);
+			CHECK(t && t->tid == tid && t->start_ns == start);
+			t = exp_thread_life(&p, tid, start + 999);
+			CHECK(t && t->tid == tid && t->start_ns == start);
+		}
+		t = exp_thread_life(&p, tid, UINT64_MAX);
+		CHECK(t && t->start_ns == 3000000u + tid);
+	}
+	CHECK(!exp_thread_life(&p, 99, 5) && !exp_thread_life(&p, 400, 5));
+	free_proc(&p);
+}
+
+/* Two lives of id 7: the first one's COST comes after another id's END (a
+ * block's end between it and its own END), the second's right after its
+ * END.  Each life keeps its own COST. */
+static void cost_apart_from_its_end(void)
+{
+	struct exp_thread_lives tl = { 0 };
+	struct exp_proc p = { 0 };
+	size_t cap = 0;
+
+	add_start(&tl, 7, 100);
+	add_start(&tl, 8, 150);
+	add_start(&tl, 7, 500);
+	add_end(&tl, 7, 200, 10);
+	add_end(&tl, 8, 300, 10);
+	add_cost(&tl, 7, 11);                      /* the first life's */
+	add_end(&tl, 7, 900, 10);
+	add_cost(&tl, 7, 22);
+	CHECK(exp_thread_lives_place(&p, &cap, &tl) == 0);
+	const struct exp_thread_ev *a = exp_thread_life(&p, 7, 100), *b = exp_thread_life(&p, 7, 500);
+	CHECK(a && b && a != b);
+	CHECKF(a && a->collector_ns == 11, "first life's collector %llu ns",
+	       a ? (unsigned long long)a->collector_ns : 0ull);
+	CHECKF(b && b->collector_ns == 22, "second life's collector %llu ns",
+	       b ? (unsigned long long)b->collector_ns : 0ull);
+	free_proc(&p);
+}
+
+/* An END after the end of the only life of its id: its START was lost, so
+ * it is a life of its own, not the first life's end rewritten. */
+static void end_without_start_is_a_life(void)
+{
+	struct exp_thread_lives tl = { 0 };
+	struct exp_proc p = { 0 };
+	size_t cap = 0;
+
+	add_start(&tl, 7, 100);
+	add_end(&tl, 7, 200, 50);
+	add_end(&tl, 7, 900, 70);
+	CHECK(exp_thread_lives_place(&p, &cap, &tl) == 0);
+	CHECKF(p.nthreads == 2, "%zu lives", p.nthreads);
+	const struct exp_thread_ev *a = exp_thread_life(&p, 7, 150);
+	CHECK(a && a->start_ns == 100 && a->end_ns == 200 && a->cpu_ns == 50);
+	free_proc(&p);
+}
+
+int main(void)
+{
+	RUN(index_finds_each_life);
+	RUN(cost_apart_from_its_end);
+	RUN(end_without_start_is_a_life);
+	return th_failed_cases != 0;
+}
