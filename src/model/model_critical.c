@@ -74,6 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_thread_lives.h"
 #include "model/model_build_int.h"
 
 struct walk {
@@ -93,12 +94,22 @@ struct walk {
 
 #define CRIT_STRETCH_MAX 4.0       /* a thread's stretch, at most this times the process's */
 
-static size_t thread_index(const struct exp_proc *p, uint32_t tid)
+/* The index in p->threads of thread tid's life at `at` (a reused id has
+ * several, exp_thread_lives.h), p->nthreads if none. */
+static size_t life_index(const struct exp_proc *p, uint32_t tid, uint64_t at)
 {
-	for (size_t i = 0; i < p->nthreads; i++)
-		if (p->threads[i].tid == tid)
-			return i;
-	return p->nthreads;
+	const struct exp_thread_ev *t = exp_thread_life(p, tid, at);
+
+	return t ? (size_t)(t - p->threads) : p->nthreads;
+}
+
+/* Is `at` within life k of p (its end 0: not known)? */
+static bool in_life(const struct exp_proc *p, size_t k, uint32_t tid, uint64_t at)
+{
+	if (k >= p->nthreads)
+		return false;
+	const struct exp_thread_ev *t = &p->threads[k];
+	return t->tid == tid && at >= t->start_ns && (!t->end_ns || at <= t->end_ns);
 }
 
 /* A thread's ratio of running wall time to sampled CPU. */
@@ -109,7 +120,7 @@ struct tstretch {
 	uint64_t off_left;         /* ... and what <off CPU> may still take of it: its life
 	                              less its CPU, run delay and recorded waits */
 };
-static double stretch_at(struct walk *w, uint32_t tid, struct tstretch **sched);
+static double stretch_at(struct walk *w, uint32_t tid, uint64_t at, struct tstretch **sched);
 
 static int cmp_state(const void *a, const void *b, void *arg)
 {
@@ -253,10 +264,11 @@ static uint64_t off_cpu(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
  * thread's running was (stretch_at).  That goes to <off CPU> for a thread
  * with schedstat (at most what it was off the CPU, its off_left), else to
  * <not sampled>.  Returns what went, or (uint64_t)-1 if out of memory. */
-static uint64_t beyond_samples(struct walk *w, uint32_t tid, uint64_t on, uint64_t cpu, uint64_t last)
+static uint64_t beyond_samples(struct walk *w, uint32_t tid, uint64_t at, uint64_t on, uint64_t cpu,
+			       uint64_t last)
 {
 	struct tstretch *sched = NULL;
-	double k = w->stretch ? stretch_at(w, tid, &sched) : 0;
+	double k = w->stretch ? stretch_at(w, tid, at, &sched) : 0;
 	/* the kernel's ratio holds the tail after a thread's last sample
 	 * already; a guessed one gets a period more for it */
 	double most = k * (double)(sched ? cpu : cpu + last);
@@ -302,7 +314,7 @@ static int running(struct walk *w, uint32_t tid, uint64_t a, uint64_t e)
 	}
 	if (!total)
 		return crit_add(w->b, -1, w->not_sampled, on, false);
-	uint64_t cut = beyond_samples(w, tid, on, cpu, p->samples[w->samples[to - 1]].weight_ns);
+	uint64_t cut = beyond_samples(w, tid, e, on, cpu, p->samples[w->samples[to - 1]].weight_ns);
 	if (cut == (uint64_t)-1)
 		return -1;
 	on -= cut;
@@ -363,15 +375,15 @@ static int stretch_of(struct walk *w)
 		goto out;
 	for (size_t i = 0, k = 0; i < p->nsamples; i++) {    /* by (tid, time) */
 		const struct exp_sample *s = &p->samples[w->samples[i]];
-		if (k >= p->nthreads || p->threads[k].tid != s->tid)
-			k = thread_index(p, s->tid);
+		if (!in_life(p, k, s->tid, s->time_ns))
+			k = life_index(p, s->tid, s->time_ns);
 		if (k >= p->nthreads)
 			continue;
 		t[k].cpu += s->weight_ns;
 		last[k] = s->time_ns;
 	}
 	for (size_t i = 0; i < w->nwaits; i++) {
-		size_t k = thread_index(p, w->waits[i].tid);
+		size_t k = life_index(p, w->waits[i].tid, w->waits[i].req_ns);
 		if (k < p->nthreads)
 			waited[k] += w->waits[i].time_ns - w->waits[i].req_ns;
 	}
@@ -427,9 +439,9 @@ out:
  * (*sched set), else twice its own (a segment may have been loaded more
  * than the thread's average), at most CRIT_STRETCH_MAX times the
  * process's. */
-static double stretch_at(struct walk *w, uint32_t tid, struct tstretch **sched)
+static double stretch_at(struct walk *w, uint32_t tid, uint64_t at, struct tstretch **sched)
 {
-	size_t k = thread_index(w->c->p, tid);
+	size_t k = life_index(w->c->p, tid, at);
 
 	if (k < w->c->p->nthreads && w->tstretch[k].sched > 0) {
 		*sched = &w->tstretch[k];

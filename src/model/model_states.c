@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/exp_thread_lives.h"
 #include "model/model_build_int.h"
 
 enum reason { R_UNKNOWN, R_LOCK, R_IO, R_SLEEP, R_STOPPED };
@@ -117,7 +118,8 @@ static enum reason reason_of_entry(const struct model *m, const struct model_ent
 	return R_UNKNOWN;
 }
 
-/* A thread's CPU splits and clock samples, each sorted by time. */
+/* A thread's life's CPU splits and clock samples, each sorted by time (a
+ * reused id has several lives, exp_thread_lives.h). */
 struct by_thread {
 	uint32_t tid;
 	const struct exp_cpu_split **splits;
@@ -129,7 +131,8 @@ struct by_thread {
 };
 
 struct ctx {
-	struct by_thread *threads;
+	const struct exp_proc *p;
+	struct by_thread *threads;        /* life k of p->threads at k, then ids without one */
 	size_t nthreads;
 	const struct exp_cpu_split **split_pool;
 	const struct exp_sample **sample_pool;
@@ -157,18 +160,23 @@ static int cmp_sample(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-static struct by_thread *thread_of(struct ctx *x, uint32_t tid)
+/* Thread tid's life at `at`, NULL if none yet. */
+static struct by_thread *thread_of(struct ctx *x, uint32_t tid, uint64_t at)
 {
-	for (size_t i = 0; i < x->nthreads; i++)
+	const struct exp_thread_ev *life = exp_thread_life(x->p, tid, at);
+
+	if (life)
+		return &x->threads[life - x->p->threads];
+	for (size_t i = x->p->nthreads; i < x->nthreads; i++)
 		if (x->threads[i].tid == tid)
 			return &x->threads[i];
 	return NULL;
 }
 
-/* The thread of `tid`, added if new (room was made for every one). */
-static struct by_thread *thread_add(struct ctx *x, uint32_t tid)
+/* The thread of `tid` at `at`, added if new (room was made for every one). */
+static struct by_thread *thread_add(struct ctx *x, uint32_t tid, uint64_t at)
 {
-	struct by_thread *t = thread_of(x, tid);
+	struct by_thread *t = thread_of(x, tid, at);
 
 	if (!t) {
 		t = &x->threads[x->nthreads++];
@@ -189,14 +197,13 @@ static void scale_threads(struct ctx *x, const struct exp_proc *p)
 {
 	for (size_t i = 0; i < x->nthreads; i++) {
 		struct by_thread *t = &x->threads[i];
-		uint64_t life = 0;           /* every life of the id (a reused one has several) */
-		for (size_t k = 0; k < p->nthreads; k++)
-			if (p->threads[k].tid == t->tid) {
-				uint64_t start = p->threads[k].start_ns;
-				uint64_t end = p->threads[k].end_ns ? p->threads[k].end_ns : p->end_ns;
-				if (start && end > start)
-					life += end - start;
-			}
+		uint64_t life = 0;           /* this life's (an id without one: none) */
+		if (i < p->nthreads) {
+			uint64_t start = p->threads[i].start_ns;
+			uint64_t end = p->threads[i].end_ns ? p->threads[i].end_ns : p->end_ns;
+			if (start && end > start)
+				life = end - start;
+		}
 		if (!t->off || !t->weights || life <= t->off)
 			continue;
 		double on = (double)(life - t->off);
@@ -213,6 +220,10 @@ static int index_threads(struct ctx *x, const struct exp_proc *p)
 	x->threads = calloc(p->nthreads + p->nsplits + p->nsamples + p->nstates + 1, sizeof(*x->threads));
 	if (!x->split_pool || !x->sample_pool || !x->threads)
 		return -1;
+	x->p = p;
+	for (size_t k = 0; k < p->nthreads; k++)
+		x->threads[k] = (struct by_thread){ .tid = p->threads[k].tid, .scale = 1 };
+	x->nthreads = p->nthreads;
 	for (size_t i = 0; i < p->nsplits; i++)
 		x->split_pool[i] = &p->splits[i];
 	for (size_t i = 0; i < p->nsamples; i++)
@@ -220,20 +231,20 @@ static int index_threads(struct ctx *x, const struct exp_proc *p)
 	qsort(x->split_pool, p->nsplits, sizeof(*x->split_pool), cmp_split);
 	qsort(x->sample_pool, p->nsamples, sizeof(*x->sample_pool), cmp_sample);
 	for (size_t i = 0; i < p->nsplits; i++) {
-		struct by_thread *t = thread_add(x, x->split_pool[i]->tid);
+		struct by_thread *t = thread_add(x, x->split_pool[i]->tid, x->split_pool[i]->time_ns);
 		if (!t->splits)
 			t->splits = &x->split_pool[i];
 		t->nsplits++;
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
-		struct by_thread *t = thread_add(x, x->sample_pool[i]->tid);
+		struct by_thread *t = thread_add(x, x->sample_pool[i]->tid, x->sample_pool[i]->time_ns);
 		if (!t->samples)
 			t->samples = &x->sample_pool[i];
 		t->nsamples++;
 		t->weights += x->sample_pool[i]->weight_ns;
 	}
 	for (size_t i = 0; i < p->nstates; i++)
-		thread_add(x, p->states[i].tid)->off += p->states[i].on_ns - p->states[i].off_ns;
+		thread_add(x, p->states[i].tid, p->states[i].off_ns)->off += p->states[i].on_ns - p->states[i].off_ns;
 	scale_threads(x, p);
 	return 0;
 }
@@ -313,7 +324,7 @@ static int add_cpu(struct build *b, struct proc_ctx *c, const struct model_optio
 		const struct exp_sample *s = &p->samples[i];
 		if (!model_keep(c, o, s->tid, s->time_ns))
 			continue;
-		const struct by_thread *t = thread_of(x, s->tid);
+		const struct by_thread *t = thread_of(x, s->tid, s->time_ns);
 		uint64_t w = (uint64_t)((double)s->weight_ns * t->scale + 0.5);
 		uint64_t sys = (uint64_t)(system_share(t, s->time_ns) * (double)w + 0.5);
 		if (w > s->weight_ns)
@@ -336,7 +347,7 @@ static uint32_t stack_of(const struct exp_state *st, struct ctx *x)
 {
 	if (st->stack_id || !(st->flags & EXP_STATE_NO_STACK) || !(st->flags & EXP_STATE_PREEMPTED))
 		return st->stack_id;
-	const struct by_thread *t = thread_of(x, st->tid);
+	const struct by_thread *t = thread_of(x, st->tid, st->off_ns);
 	if (!t->nsamples)
 		return 0;
 	size_t k = first_at((const void *const *)t->samples, t->nsamples, st->on_ns);
