@@ -85,6 +85,13 @@ static char *read_all(FILE *f, size_t *lenp)
 	return buf;
 }
 
+/* errno as the child's exit status, which keeps 8 bits: one past them is
+ * EIO (masked to 7, EOWNERDEAD 130 read as 2, ENOENT: a normal miss). */
+static int exit_errno(int e)
+{
+	return e > 0 && e < 256 ? e : EIO;
+}
+
 /* `path` read by a child that became restrict_uid: its bytes, or NULL
  * with errno (EACCES when the owner may not read it).  The child's exit
  * status is the errno of its open. */
@@ -110,13 +117,15 @@ static char *read_as_owner(const char *path, size_t *len)
 			_exit(EPERM);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			_exit(errno & 0x7f);
+			_exit(exit_errno(errno));
 		char b[65536];
 		ssize_t n;
-		while ((n = read(fd, b, sizeof(b))) > 0)
-			if (write(fds[1], b, (size_t)n) != n)
-				_exit(errno & 0x7f);
-		_exit(n < 0 ? errno & 0x7f : 0);      /* the read's own errno (EISDIR...) */
+		while ((n = read(fd, b, sizeof(b))) > 0) {
+			ssize_t put = write(fds[1], b, (size_t)n);
+			if (put != n)           /* short, no errno: the source would look whole */
+				_exit(put < 0 ? exit_errno(errno) : EIO);
+		}
+		_exit(n < 0 ? exit_errno(errno) : 0);      /* the read's own errno (EISDIR...) */
 	}
 	close(fds[1]);
 	/* Everything first (a large file would block the child on a full
