@@ -61,10 +61,18 @@ static uint32_t pid_of(const struct writer *w, uint32_t proc)
 	return w->m->procs[proc].src->pid;
 }
 
-static void meta(struct writer *w, const char *what, uint32_t pid, uint32_t tid, const char *name)
+/* The trace's tid of life `life` of thread tid: a later life of a reused
+ * id above pid_max's ceiling (4194304), so that viewers, which merge
+ * events by (pid, tid), keep each life a lane of its own. */
+static unsigned long long trace_tid(uint32_t tid, uint32_t life)
+{
+	return (unsigned long long)tid + (unsigned long long)life * 4194304u;
+}
+
+static void meta(struct writer *w, const char *what, uint32_t pid, unsigned long long tid, const char *name)
 {
 	sep(w);
-	fprintf(w->out, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"%s\",\"args\":{\"name\":",
+	fprintf(w->out, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"%s\",\"args\":{\"name\":",
 		pid, tid, what);
 	report_json_string(w->out, name);
 	fputs("}}", w->out);
@@ -114,12 +122,12 @@ static uint64_t min_span(const struct spans *sp, size_t budget)
 	return min;
 }
 
-static void complete(struct writer *w, uint32_t pid, uint32_t tid, const struct span *sp)
+static void complete(struct writer *w, uint32_t pid, unsigned long long tid, const struct span *sp)
 {
 	const struct model_func *f = &w->m->funcs[sp->func];
 
 	sep(w);
-	fprintf(w->out, "{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%u,\"ts\":%llu,\"dur\":%llu,\"name\":",
+	fprintf(w->out, "{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%llu,\"ts\":%llu,\"dur\":%llu,\"name\":",
 		pid, tid, us(w, sp->from), us(w, sp->to) - us(w, sp->from));
 	report_json_string(w->out, f->name);
 	if (f->object[0]) {
@@ -175,7 +183,7 @@ static int samples_out(struct writer *w, const struct report_track *t)
 			w->dropped++;
 			continue;
 		}
-		complete(w, pid, t->tid, &sp.v[i]);
+		complete(w, pid, trace_tid(t->tid, t->life), &sp.v[i]);
 	}
 	rc = 0;
 out:
@@ -194,8 +202,8 @@ static void intervals_out(struct writer *w, const struct report_track *t, uint64
 		const char *label = w->tl->labels[iv->label];
 		for (int k = 0; k < 2; k++) {
 			sep(w);
-			fprintf(w->out, "{\"ph\":\"%s\",\"cat\":\"tally\",\"id\":%llu,\"pid\":%u,\"tid\":%u,"
-				"\"ts\":%llu,\"name\":", k ? "e" : "b", (unsigned long long)*id, pid, t->tid,
+			fprintf(w->out, "{\"ph\":\"%s\",\"cat\":\"tally\",\"id\":%llu,\"pid\":%u,\"tid\":%llu,"
+				"\"ts\":%llu,\"name\":", k ? "e" : "b", (unsigned long long)*id, pid, trace_tid(t->tid, t->life),
 				us(w, k ? iv->end_ns : iv->start_ns));
 			report_json_string(w->out, label);
 			fputc('}', w->out);
@@ -215,12 +223,12 @@ static void flows_out(struct writer *w, uint64_t *id)
 		const struct model_thread *a = &m->threads[p->send_thread], *b = &m->threads[p->recv_thread];
 		sep(w);
 		fprintf(w->out, "{\"ph\":\"s\",\"cat\":\"mpi\",\"name\":\"message %d to %d\",\"id\":%llu,"
-			"\"pid\":%u,\"tid\":%u,\"ts\":%llu}", p->from, p->to, (unsigned long long)*id,
-			pid_of(w, a->proc), a->tid, us(w, p->send_ns));
+			"\"pid\":%u,\"tid\":%llu,\"ts\":%llu}", p->from, p->to, (unsigned long long)*id,
+			pid_of(w, a->proc), trace_tid(a->tid, a->life), us(w, p->send_ns));
 		sep(w);
 		fprintf(w->out, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"mpi\",\"name\":\"message %d to %d\","
-			"\"id\":%llu,\"pid\":%u,\"tid\":%u,\"ts\":%llu}", p->from, p->to,
-			(unsigned long long)*id, pid_of(w, b->proc), b->tid, us(w, p->recv_ns));
+			"\"id\":%llu,\"pid\":%u,\"tid\":%llu,\"ts\":%llu}", p->from, p->to,
+			(unsigned long long)*id, pid_of(w, b->proc), trace_tid(b->tid, b->life), us(w, p->recv_ns));
 		++*id;
 	}
 }
@@ -240,7 +248,7 @@ int report_chrome(FILE *out, const struct model *m)
 		meta(&w, "process_name", pid_of(&w, (uint32_t)i), 0, m->procs[i].label);
 	for (size_t i = 0; i < tl.ntracks && !rc; i++) {
 		const struct report_track *t = &tl.tracks[i];
-		meta(&w, "thread_name", pid_of(&w, t->proc), t->tid, t->name);
+		meta(&w, "thread_name", pid_of(&w, t->proc), trace_tid(t->tid, t->life), t->name);
 		rc = samples_out(&w, t);
 		intervals_out(&w, t, &id);
 	}

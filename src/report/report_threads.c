@@ -30,8 +30,13 @@ void report_threads(struct report_doc *d, const struct model *m, const struct re
 		report_u64(t, th->src ? th->src->cpu_ns : 0);
 		report_u64(t, th->src ? th->src->collector_ns : 0);
 		report_u64(t, th->src && th->src->handler_hist ? exp_cost_quantile(th->src->handler_hist, 990) : 0);
-		/* Its own name: the start routine has a column of its own. */
-		report_thread_cells_as(t, m, th, th->src ? th->src->name : "");
+		/* Its own name (a reused id's lives told apart as on the
+		 * timeline): the start routine has a column of its own. */
+		char name[64];
+		int at = snprintf(name, sizeof(name), "%s", th->src ? th->src->name : "");
+		if ((th->life || th->next_life) && at >= 0 && (size_t)at < sizeof(name))
+			snprintf(name + at, sizeof(name) - (size_t)at, " (life %u)", th->life + 1);
+		report_thread_cells_as(t, m, th, name);
 		report_str(t, th->routine ? report_func_label(m, th->routine, buf, sizeof(buf))
 					  : (th->src && th->src->start_routine == 0 &&
 					     th->tid == m->procs[th->proc].src->pid ? "(main thread)" : ""));

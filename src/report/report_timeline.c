@@ -231,8 +231,10 @@ static long thread_track(struct report_timeline *tl, const struct model *m, uint
 	if ((th->life || th->next_life) && at > 0 && (size_t)at < sizeof(name))   /* a reused id: a track a life */
 		snprintf(name + at, sizeof(name) - (size_t)at, " (life %u)", th->life + 1);
 	long k = report_timeline_track(tl, th->proc, th->tid, name);
-	if (k >= 0)
+	if (k >= 0) {
+		tl->tracks[k].life = th->life;
 		cache[ti] = k + 1;
+	}
 	return k;
 }
 

@@ -34,6 +34,7 @@ struct report_sample {
 struct report_track {
 	uint32_t proc;                    /* model.procs index: the group */
 	uint32_t tid;                     /* the thread's, or 0 for a track of the process */
+	uint32_t life;                    /* the thread's life (model_thread.life): a reused id's */
 	char name[64];                    /* "main 4242", "worker 4243", "states 4243" */
 	struct report_sample *samples;    /* by start time */
 	size_t nsamples, cap_samples;

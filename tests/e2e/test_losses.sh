@@ -201,9 +201,29 @@ for r in rows:
     n, cpu = int(r["samples"]), float(r["kernel_cpu"])
     assert cpu > 0 and n <= cpu * 1000 + 3 * max(n, 1) ** 0.5 + 1, r
 PY'
+	# Each life is told apart where a reader meets it: --threads' rows
+	# say " (life N)" as the timeline does, and the Chrome trace gives a
+	# later life a tid of its own above pid_max's ceiling (4194304), as
+	# viewers merge a (pid, tid)'s events into one lane.  The build
+	# before: k rows named alike, k thread_name events on one tid.
+	check raw_thread_reused_id_named_apart sh -c '
+		"$TALLY" report reuse.exp --threads --format csv >reuse_named.csv || exit 1
+		"$TALLY" export reuse.exp --format chrome -o reuse.json || exit 1
+		python3 - <<PY
+import csv, json, os
+k, tid = int(os.environ["reuse_k"]), int(os.environ["reuse_tid"])
+names = [r["thread"] for r in csv.DictReader(open("reuse_named.csv")) if int(r["tid"]) == tid]
+print("rows:", names)
+assert len(set(names)) == k and all("(life " in n for n in names), names
+ev = json.load(open("reuse.json"))["traceEvents"]
+lanes = {e["tid"] for e in ev if e.get("name") == "thread_name" and e["tid"] % 4194304 == tid}
+print("trace tids:", sorted(lanes))
+assert len(lanes) == k, lanes
+PY'
 else
 	skip raw_thread_reused_id_lives_apart "$reuse_why"
 	skip raw_thread_reused_id_rows_apart "$reuse_why"
+	skip raw_thread_reused_id_named_apart "$reuse_why"
 fi
 
 # A thread that makes and joins 15,000 short threads by raw clone: Linux
