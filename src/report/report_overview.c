@@ -422,6 +422,7 @@ static void raw_threads_unserved(struct report_doc *d, const struct exp_experime
 				continue;
 			bool states = option_on(opts, "states"), tracers = option_on(opts, "heap") ||
 					 option_on(opts, "sync") || option_on(opts, "io") || option_on(opts, "mpi"),
+			     /* -c is the run's, written once in its first process's log */
 			     counters = exp_proc_log(&exps[i].procs[0], "counter.requested") != NULL;
 			if (!states && !tracers && !counters)
 				continue;
@@ -431,7 +432,9 @@ static void raw_threads_unserved(struct report_doc *d, const struct exp_experime
 					 counters && tracers ? ", " : "", tracers ? "the tracers' events" : "");
 		}
 	if (n)
-		report_kv_num(d, "raw_threads_unserved", "Raw threads", (double)n,
+		/* n counts processes, as the key says: a process's log has one
+		 * thread.raw line, not one a raw thread */
+		report_kv_num(d, "raw_thread_processes_unserved", "Raw threads", (double)n,
 			      "in %zu process%s: samples only, %s not recorded in them (threads made by a raw "
 			      "clone share their creator's TLS, where those find a thread)",
 			      n, n > 1 ? "es" : "", what);
