@@ -27,6 +27,7 @@
  *   col_procslot            a descendant's process file in its slot of processes.dat
  *   col_log                 lines in log.txt
  *   col_maps                a thread's stack bounds from /proc/PID/maps
+ *   col_threadstack         a thread's own stack bounds, no malloc: stack layout, thread descriptor
  *   col_files               the experiment's files; appending records
  *   col_dyn                 dynamic code: tally_func_load, perf maps, jitdumps
  *   col_signal              the target's dispositions of our signals

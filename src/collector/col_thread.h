@@ -11,13 +11,6 @@
 
 #include "collector/col_state.h"
 
-/* The initial thread's stack as pthread_getattr_np gives it, [*lo, *hi),
- * found without reading /proc/self/maps.  False (nothing set) when it
- * cannot be (an unlimited or over 1 GiB stack limit, a layout not as
- * execve makes it, a caller on another stack): ask pthread_getattr_np.
- * Any thread; not sigsafe (getauxval). */
-bool col_thread_main_stack(uint64_t *lo, uint64_t *hi);
-
 /* Set up the calling thread (state, clock, THREAD_START); idempotent. */
 struct col_thread *col_thread_attach(uint64_t start_routine, pid_t creator);
 
