@@ -57,6 +57,53 @@ as_case() {
 check as_program_unharmed as_case "" ""
 check as_program_unharmed_tracers as_case "-H -s -i" _hsi
 
+# A thread that calls no malloc gets no malloc arena from the collector: a
+# thread's first malloc makes it an arena, 64 MiB of address space, and the
+# collector asked pthread_getattr_np for each thread's stack, which mallocs
+# a copy of the thread's CPU affinity (16 threads: 1,122,420 KiB of VmSize
+# recorded against 133,612 KiB bare).  While 16 threads that burn CPU and
+# call no malloc live, the recorded program's VmSize is over the bare
+# one's by no more than what the collector had mapped before the first
+# thread (the two runs' VmSize there) and 16 MiB (its states, about 108
+# KiB a thread, and record windows): one arena is 64 MiB.
+vmsize_of() {
+	sed -n "s/^vmsize $1: \([0-9]*\) KiB/\1/p" "$2"
+}
+threads_vm_case() {
+	./limits threads 16 >vmt.bare 2>&1
+	"$TALLY" record -o "vmt$2.exp" $1 -- ./limits threads 16 >"vmt$2.rec" 2>"vmt$2.err"
+	cat vmt.bare "vmt$2.rec" "vmt$2.err"
+	b0=$(vmsize_of "before threads" vmt.bare) b16=$(vmsize_of "with 16 threads" vmt.bare)
+	t0=$(vmsize_of "before threads" "vmt$2.rec") t16=$(vmsize_of "with 16 threads" "vmt$2.rec")
+	test -n "$b0" && test -n "$b16" && test -n "$t0" && test -n "$t16" &&
+	echo "over bare: $((t16 - b16)) KiB with 16 threads, $((t0 - b0)) KiB before" &&
+	test $((t16 - b16)) -le $((t0 - b0 + 16384))
+}
+check threads_take_no_arena threads_vm_case "" ""
+check threads_take_no_arena_tracers threads_vm_case "-H -s -i" _hsi
+
+# Under `ulimit -v`, a program that starts threads of 32 MiB stacks (no
+# malloc in them) until pthread_create fails starts as many recorded as
+# bare: the limit is its bare VmSize at start, 8 stacks with their guard
+# pages and half a stack more, which the collector's own mappings fit in
+# (the build before started 4: the arenas made for the first threads took
+# the room of the other four).
+# Each thread runs before the next is made, so the count does not hang on
+# the machine's load.
+max_threads_case() {
+	./limits maxthreads 0 >mt.start 2>&1
+	b0=$(vmsize_of "before threads" mt.start)
+	test -n "$b0" || return 1
+	lim=$((b0 + 8 * (32768 + 4) + 16384))
+	sh -c "ulimit -v $lim && ./limits maxthreads 32" >"mt$2.bare" 2>&1
+	sh -c "ulimit -v $lim && \"\$TALLY\" record -o mt$2.exp $1 -- ./limits maxthreads 32" >"mt$2.rec" 2>"mt$2.err"
+	cat "mt$2.bare" "mt$2.rec" "mt$2.err"
+	grep -q "^started 8 threads of 32 MiB" "mt$2.bare" &&
+	test "$(grep "^started" "mt$2.bare")" = "$(grep "^started" "mt$2.rec")"
+}
+check as_threads_same_as_bare max_threads_case "" ""
+check as_threads_same_as_bare_tracers max_threads_case "-H -s -i" _hsi
+
 # ulimit -S -n 16 (the soft limit only, the hard one higher): the
 # collector's descriptors go above the soft limit (raised for the moment of
 # the move), where the program's own opens never reach; the program opens

@@ -13,6 +13,13 @@
  *                  them (the collector then has no number of its own).
  *   as MIB         allocate and touch MIB 1 MiB blocks and start a thread;
  *                  print what succeeded.
+ *   threads N      start N threads that each burn 2 ms of their own CPU
+ *                  and call no malloc, and print the address space
+ *                  (VmSize) before the first and while all N live.
+ *   maxthreads MIB print VmSize, then (MIB > 0) start threads of MIB MiB
+ *                  stacks, one at a time, each blocked on a pipe once it
+ *                  runs (no malloc), until pthread_create fails; print
+ *                  how many started.
  *   lower KIB SECONDS [raw]  set its own file size limit to KIB KiB
  *                  (setrlimit; with `raw`, syscall(SYS_prlimit64)), then
  *                  burn SECONDS of CPU (the experiment grows past it
@@ -28,6 +35,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "burn_cpu.h"
@@ -102,6 +110,100 @@ static int as(int mib)
 	return 0;
 }
 
+/* VmSize from /proc/self/status in KiB, read without stdio (whose buffer
+ * would be a malloc), 0 if unknown. */
+static long vmsize_kib(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strstr(buf, "VmSize:");
+	return p ? atol(p + 7) : 0;
+}
+
+static pthread_barrier_t all_started, may_end;
+
+static void *work_then_wait(void *arg)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 10000; i++)
+			burn_sink = burn_sink * 6364136223846793005ul + 1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000l + (t.tv_nsec - t0.tv_nsec) < 2000000l);
+	pthread_barrier_wait(&all_started);
+	pthread_barrier_wait(&may_end);
+	return arg;
+}
+
+static int threads(int n)
+{
+	pthread_t t[256];
+
+	if (n < 1 || n > 256)
+		return 64;
+	pthread_barrier_init(&all_started, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&may_end, NULL, (unsigned)n + 1);
+	printf("vmsize before threads: %ld KiB\n", vmsize_kib());
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, work_then_wait, NULL) != 0)
+			return 2;
+	pthread_barrier_wait(&all_started);
+	printf("vmsize with %d threads: %ld KiB\n", n, vmsize_kib());
+	pthread_barrier_wait(&may_end);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+static int gate[2], started[2];
+
+static void *wait_on_gate(void *arg)
+{
+	char c = 's';
+
+	while (write(started[1], &c, 1) < 0 && errno == EINTR)
+		;
+	while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return arg;
+}
+
+static int maxthreads(int mib)
+{
+	pthread_t t[1024];
+	pthread_attr_t attr;
+	int n = 0, e = 0;
+
+	printf("vmsize before threads: %ld KiB\n", vmsize_kib());
+	if (mib <= 0)
+		return 0;
+	if (pipe(gate) != 0 || pipe(started) != 0 || pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setstacksize(&attr, (size_t)mib << 20) != 0)
+		return 2;
+	/* Each thread runs before the next is made, as a program's threads
+	 * would, set up and started whatever the machine's load. */
+	while (n < 1024 && (e = pthread_create(&t[n], &attr, wait_on_gate, NULL)) == 0) {
+		char c;
+		while (read(started[0], &c, 1) < 0 && errno == EINTR)
+			;
+		n++;
+	}
+	printf("started %d threads of %d MiB (%s)\n", n, mib, e ? strerror(e) : "no limit met");
+	close(gate[1]);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 static int lower(long kib, double seconds, int raw)
 {
 	struct rlimit rl;
@@ -128,6 +230,10 @@ int main(int argc, char **argv)
 		return hold(argc > 2 ? atof(argv[2]) : 1.0);
 	if (argc >= 2 && !strcmp(argv[1], "as"))
 		return as(argc > 2 ? atoi(argv[2]) : 20);
-	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile [SECONDS] | hold [SECONDS] | as [MIB] | lower KIB SECONDS [raw]\n");
+	if (argc >= 3 && !strcmp(argv[1], "threads"))
+		return threads(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "maxthreads"))
+		return maxthreads(atoi(argv[2]));
+	fprintf(stderr, "usage: limits fsize [SECONDS] | nofile [SECONDS] | hold [SECONDS] | as [MIB] | threads N | maxthreads MIB | lower KIB SECONDS [raw]\n");
 	return 64;
 }
