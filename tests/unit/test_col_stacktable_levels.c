@@ -109,15 +109,26 @@ static struct col_thread held, other;
 static uint64_t other_pc;
 static int copy_done_while_held;
 
+/* Level 0's slots (LEVEL0_BITS 12 in col_stacks.c) and the key count at
+ * which it maps level 1 (half full); the hook's interns are bounded well
+ * past the map and the 32-intern copy, so a regression fails, never hangs. */
+#define LEVEL0_SLOTS 4096
+#define LEVEL0_GROWS_AT (LEVEL0_SLOTS / 2)
+#define HOOK_INTERNS_MAX 1000
+
 static void hold_until_copied(void)
 {
 	col_stacks_claimed_hook = NULL;
-	int more = 0;
-	do {
+	int saw_two = 0;
+	for (int n = 0; n < HOOK_INTERNS_MAX; n++) {
 		col_stack_intern_sigsafe(&other, &other_pc, 1, 0);
 		other_pc += 16;
-	} while ((col_stacks_levels_searched() > 1 || more++ == 0) && more < 1000);
-	copy_done_while_held = col_stacks_levels_searched() == 1 && more > 1;
+		if (col_stacks_levels_searched() > 1)
+			saw_two = 1;
+		else if (saw_two)
+			break;
+	}
+	copy_done_while_held = saw_two && col_stacks_levels_searched() == 1;
 }
 
 static void key_claimed_before_the_copy_is_found_after(void)
@@ -131,7 +142,7 @@ static void key_claimed_before_the_copy_is_found_after(void)
 	CHECK(col_proc.dirfd >= 0);
 	col_stacks_init();
 	int i = 0;
-	for (; i < 2046; i++) {
+	for (; i < LEVEL0_GROWS_AT - 2; i++) {
 		uint64_t pc = pc0 + 16u * (uint64_t)i;
 		col_stack_intern_sigsafe(&other, &pc, 1, 0);
 	}
@@ -142,7 +153,9 @@ static void key_claimed_before_the_copy_is_found_after(void)
 	col_stacks_claimed_hook = hold_until_copied;
 	uint32_t first = col_stack_intern_sigsafe(&held, &x, 1, 0);
 	col_stacks_claimed_hook = NULL;
-	CHECKF(copy_done_while_held, "the copy not done while X was held (%d levels searched)",
+	CHECKF(copy_done_while_held,
+	       "level 1 not mapped and copied within %d interns while X was held "
+	       "(%d levels searched)", HOOK_INTERNS_MAX,
 	       col_stacks_levels_searched());
 	uint64_t probe = other_pc + 16;
 	uint32_t before = col_stack_intern_sigsafe(&other, &probe, 1, 0);
