@@ -167,18 +167,32 @@ fi
 # the ten for one thread: 1 START and 1 END for that id.  How many had the
 # id is the program's count (another task may take the id between its
 # write of ns_last_pid and its clone: "same tid 9 of 10" failed a land when
-# the check asked for 10); fewer than two is no reuse, skipped.
-reuse_k=0
+# the check asked for 10); fewer than two in a clean run is no reuse,
+# skipped.  A record that fails, or a program that ends before its count
+# (a crash under the collector), fails both checks: it is never "no reuse".
+reuse_k=0 reuse_failed=
 if unshare -Urpf --mount-proc sh -c 'echo 300 >/proc/sys/kernel/ns_last_pid' 2>/dev/null; then
 	unshare -Urpf --mount-proc "$TALLY" record -o reuse.exp ./rawclone asmreuse 10 20 >reuse.out 2>reuse.err
+	reuse_rc=$?
 	reuse_k=$(sed -n 's/^same tid \([0-9]*\) of [0-9]* (tid [0-9]*)$/\1/p' reuse.out)
 	reuse_tid=$(sed -n 's/^same tid [0-9]* of [0-9]* (tid \([0-9]*\))$/\1/p' reuse.out)
+	if [ $reuse_rc -ne 0 ] || [ -z "$reuse_k" ]; then
+		reuse_failed="record of rawclone asmreuse exited $reuse_rc, same tid count '$reuse_k' (empty: the program did not reach its end)"
+	fi
 	reuse_why="the kernel gave no thread id twice ($(grep tids reuse.out))"
 else
 	reuse_why="no pid namespace of one's own with a writable ns_last_pid (unshare -Urpf --mount-proc)"
 fi
-export reuse_k reuse_tid
-if [ "${reuse_k:-0}" -ge 2 ]; then
+export reuse_k reuse_tid reuse_failed
+reuse_record_failed() {
+	cat reuse.out reuse.err
+	echo "$reuse_failed"
+	return 1
+}
+if [ -n "$reuse_failed" ]; then
+	check raw_thread_reused_id_lives_apart reuse_record_failed
+	check raw_thread_reused_id_rows_apart reuse_record_failed
+elif [ "${reuse_k:-0}" -ge 2 ]; then
 	check raw_thread_reused_id_lives_apart sh -c '
 		cat reuse.out reuse.err
 		python3 -m tally_proc threads reuse.exp | sort | uniq -c | tee reuse.count
