@@ -82,29 +82,52 @@ check attach_second_reuses_collector sh -c '
 # three spinners had 27 ms of system and 0 of user CPU).  The floor was 10
 # samples in a 0.5 s window: at load 20-25 the target ran 14 and 16 ms of
 # it and gave 9 samples (2 runs of 15), the clock ticking.  The window is
-# 1 s now; a target that ran under 3 ms of user CPU in it cannot tell a
-# stopped clock, and the check says so.
+# 1 s now.  A target that ran under 3 ms of user CPU in it cannot tell a
+# stopped clock: the window is recorded again, up to three times, until
+# the target's user CPU holds that premise; if none does, the check skips
+# saying so (never a pass).
 ./aw shares 240 >lim.out 2>lim.err & P=$!
 wait_ready lim.err
 "$TALLY" record -p $P -F 10000 -L 20k --duration 0.5 -o lim1.exp 2>lim1.msg; rcl1=$?
-"$TALLY" record -p $P --duration 1 -o lim2.exp 2>lim2.msg; rcl2=$?
+# lim2_judge: 0 sampled as its user CPU asks, 1 not, 2 under 3 ms of user CPU
+lim2_judge() {
+	"$TALLY" report lim2.exp --format json >lim2.json && "$TALLY" report lim2.exp >lim2.txt || return 1
+	python3 -c '
+import json, re, sys
+o = json.load(open("lim2.json"))["overview"]
+n, cpu = o.get("samples", 0), o.get("kernel_cpu_s", 0)
+user = float(re.search(r"Kernel CPU .*\(user ([0-9.]+)", open("lim2.txt").read()).group(1))
+need = max(1, 0.3 * user * 1000)
+print(n, "samples for", cpu, "s of CPU, of which user", user, "; needed", need, "; lost:", o.get("lost.size-limit"))
+if user < 0.003:
+    sys.exit(2)
+sys.exit(0 if n >= need and not o.get("lost.size-limit") else 1)'
+}
+for try in 1 2 3; do
+	rm -rf lim2.exp
+	"$TALLY" record -p $P --duration 1 -o lim2.exp 2>lim2.msg; rcl2=$?
+	[ $rcl2 = 0 ] || break
+	lim2_out=$(lim2_judge 2>&1); lim2_rc=$?
+	echo "window $try: $lim2_out" >>lim2.tries
+	[ $lim2_rc = 2 ] || break
+done
 alivel=$(kill -0 $P 2>/dev/null && echo yes)
 kill $P; bounded_wait $P 10
-check attach_size_limit sh -c "test $rcl1 = 0 && test $rcl2 = 0 && test '$alivel' = yes &&
-	grep -qx 'size-limit: 20480' lim1.exp/log.txt && grep -qx 'size-limit.reached: 20480' lim1.exp/log.txt &&
-	grep -q 'reached its size limit (20 KiB)' lim1.msg &&
-	test \$(du -sk --exclude=archive lim1.exp | cut -f1) -le 64 &&
-	! grep -q 'size-limit.reached' lim2.exp/log.txt &&
-	\"\$TALLY\" report lim2.exp --format json >lim2.json && \"\$TALLY\" report lim2.exp >lim2.txt && python3 -c '
-import json, re, sys
-o = json.load(open(\"lim2.json\"))[\"overview\"]
-n, cpu = o.get(\"samples\", 0), o.get(\"kernel_cpu_s\", 0)
-user = float(re.search(r\"Kernel CPU .*\\(user ([0-9.]+)\", open(\"lim2.txt\").read()).group(1))
-need = max(1, 0.3 * user * 1000) if user >= 0.003 else 0
-print(n, \"samples for\", cpu, \"s of CPU, of which user\", user, \"; needed\", need, \"; lost:\", o.get(\"lost.size-limit\"))
-if not need:
-    print(\"the target ran under 3 ms of user CPU in the window: a stopped clock cannot be told\")
-sys.exit(0 if n >= need and not o.get(\"lost.size-limit\") else 1)'"
+export lim2_rc
+size_limit_case() {
+	cat lim2.tries 2>/dev/null
+	test $rcl1 = 0 && test $rcl2 = 0 && test "$alivel" = yes &&
+		grep -qx 'size-limit: 20480' lim1.exp/log.txt && grep -qx 'size-limit.reached: 20480' lim1.exp/log.txt &&
+		grep -q 'reached its size limit (20 KiB)' lim1.msg &&
+		test $(du -sk --exclude=archive lim1.exp | cut -f1) -le 64 &&
+		! grep -q 'size-limit.reached' lim2.exp/log.txt &&
+		test $lim2_rc != 1
+}
+if [ "$rcl2" = 0 ] && [ "$lim2_rc" = 2 ] && size_limit_case >/dev/null 2>&1; then
+	skip attach_size_limit "the target ran under 3 ms of user CPU in each of 3 1-s windows (load $(cut -d' ' -f1 /proc/loadavg)): a stopped clock cannot be told"
+else
+	check attach_size_limit size_limit_case
+fi
 
 # --- threads, one created after the attach -----------------------------------
 rm -f late
