@@ -5,8 +5,10 @@
  * address the traced walks have not met before, more than the unwinder's
  * per-thread cache holds.  Prints "allocations N".  With THREADS, as many
  * threads do the same at once, each staying alive until all are done (so
- * each has its own grown cache at the same time).
- * usage: manysites [ROUNDS [THREADS]] */
+ * each has its own grown cache at the same time); with WAVES, as many
+ * waves of THREADS threads one after another, each wave joined before the
+ * next starts (a thread's cache given back at its end is another's again).
+ * usage: manysites [ROUNDS [THREADS [WAVES]]] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,7 @@ static void *every_site(void *threaded)
 int main(int argc, char **argv)
 {
 	int threads = argc > 2 ? atoi(argv[2]) : 0;
+	int waves = argc > 3 ? atoi(argv[3]) : 1;
 
 	rounds = argc > 1 ? atoi(argv[1]) : 3;
 	if (threads <= 0) {
@@ -71,11 +74,13 @@ int main(int argc, char **argv)
 		pthread_t *id = calloc((size_t)threads, sizeof(*id));
 		if (!id || pthread_barrier_init(&all_done, NULL, (unsigned)threads) != 0)
 			return 1;
-		for (int i = 0; i < threads; i++)
-			if (pthread_create(&id[i], NULL, every_site, &all_done) != 0)
-				return 1;
-		for (int i = 0; i < threads; i++)
-			pthread_join(id[i], NULL);
+		for (int w = 0; w < waves; w++) {
+			for (int i = 0; i < threads; i++)
+				if (pthread_create(&id[i], NULL, every_site, &all_done) != 0)
+					return 1;
+			for (int i = 0; i < threads; i++)
+				pthread_join(id[i], NULL);
+		}
 	}
 	printf("allocations %ld\n", (long)allocations);
 	return 0;
