@@ -88,6 +88,10 @@ skip() {
 #   static      a static libc to link with
 #   strace      strace(1) can trace a child it starts (not where ptrace is
 #               refused: a container's seccomp profile, Yama's scope 3)
+#   strace_attach  strace -p can attach to a running process (not where
+#               Yama's ptrace_scope 1 allows only tracing one's children)
+#   perf_clone  perf stat counts the syscalls:sys_enter_clone tracepoint
+#               with a filter on its clone_flags (helpers apart from threads)
 can() {
 	why=
 	case $1 in
@@ -182,6 +186,14 @@ can() {
 			[ -z "$_can_msg" ] ||
 				why="strace cannot attach to a process here (ptrace refused?): $(echo "$_can_msg" | head -n 1)"
 			kill $_can_pid 2>/dev/null; wait $_can_pid 2>/dev/null
+		fi
+		;;
+	perf_clone)
+		if ! command -v perf >/dev/null 2>&1; then
+			why="no perf"
+		elif ! _can_msg=$(perf stat -x, -e syscalls:sys_enter_clone \
+			--filter '!(clone_flags & 0x10000)' -o /dev/null true 2>&1); then
+			why="perf stat cannot count syscalls:sys_enter_clone with a clone_flags filter here: $(echo "$_can_msg" | head -n 1)"
 		fi
 		;;
 	static)

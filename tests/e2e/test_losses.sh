@@ -151,10 +151,8 @@ raw_signal_calls() {
 	echo "get_robust_list ${robust:-0}, prctl ${prctl:-0}"
 	test "${robust:-0}" -ge 50 && test "${prctl:-0}" -le $((${robust:-0} / 10))
 }
-if ! command -v strace >/dev/null; then
-	skip raw_thread_signal_no_seccomp_status "no strace"
-elif ! strace -o /dev/null true 2>/dev/null; then
-	skip raw_thread_signal_no_seccomp_status "strace cannot trace here (ptrace not allowed)"
+if ! can strace_attach; then
+	skip raw_thread_signal_no_seccomp_status "$why"
 else
 	check raw_thread_signal_no_seccomp_status raw_signal_calls
 fi
