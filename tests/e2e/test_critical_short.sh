@@ -93,11 +93,19 @@ if what == 'path':
     # thread's first sample), which the program's clock counts and the
     # kernel counts neither as CPU nor as a wait for one: what its time
     # less its waits for a CPU grew by over the bare runs' (median, per
-    # round) is allowed too.  The build before: 22-38% over.
+    # round) is allowed too.  The build before: 22-38% over.  Under load
+    # 20 (make check beside eight engineers) the thread's waits for a CPU
+    # outside slow_work() (its start, its naps' wake-ups: 0.5 s of naps
+    # for 0.16 s asked) grew past the 10%: the program measures them
+    # (out_delay_last), and the path can place them on slow_work() only
+    # above its own time: they widen the upper bound, not the lower.
     tally_off = max(0, work(o) - med(1, per_round) * o['rounds_last'])
-    print('slow_work on the path %d, <off CPU> %d; program: slow_work %d (tally\'s waits in it %d), naps %d '
-          '(rounds it ended last: %d)' % (slow, off, o['slow_last'], tally_off, o['napped_last'], o['rounds_last']))
-    sys.exit(abs(slow - o['slow_last']) > 0.1 * o['slow_last'] + tally_off or off < 0.5 * o['napped_last'])
+    out = o.get('out_delay_last', 0)
+    print('slow_work on the path %d, <off CPU> %d; program: slow_work %d (tally\'s waits in it %d, '
+          'its waits for a CPU outside it %d), naps %d (rounds it ended last: %d)'
+          % (slow, off, o['slow_last'], tally_off, out, o['napped_last'], o['rounds_last']))
+    sys.exit(slow > 1.1 * o['slow_last'] + tally_off + out or slow < 0.9 * o['slow_last'] - tally_off
+             or off < 0.5 * o['napped_last'])
 if what == 'bound':
     o = own('quiet.own')
     slow, rows = path_of('slow_work', 'quiet')

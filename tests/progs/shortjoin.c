@@ -14,9 +14,11 @@
  * read), and the
  * first two again over the rounds where the slow worker ended last (a
  * loaded machine may end a short one later: the path then goes there),
- * with the slow worker's run delay inside slow_work() in those rounds,
- * and prints
+ * with the slow worker's run delay inside slow_work() in those rounds, and
+ * outside it (from its birth: its wait to start, its naps' wake-ups), and
+ * prints
  *   wall NS slow NS napped NS delay NS slow_last NS napped_last NS slow_delay_last NS rounds_last N
+ *   out_delay_last NS
  * usage: shortjoin FACTOR [ROUNDS [SPINNERS [SLOW_MS [NAP_MS [SHORT_MS]]]]] */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -33,7 +35,7 @@
 static double factor = 1, slow_ms = 12, short_ms = 6;
 static int nap_ms = 12;
 static long long slow_ns, napped_ns, delay_ns, ended[3];
-static long long slow_last_ns, napped_last_ns, slow_delay_last_ns;   /* ... in the rounds it ended last */
+static long long slow_last_ns, napped_last_ns, slow_delay_last_ns, out_delay_last_ns; /* ... in the rounds it ended last */
 static int rounds_last;
 static atomic_int stop;
 static volatile unsigned long sink;
@@ -59,7 +61,7 @@ NOIPA void slow_work(void) { spin(slow_ms / factor); sink++; }
 NOIPA void short_work(void) { spin(short_ms); sink++; }
 NOIPA void nap(void) { sleep_ms(nap_ms); sink++; }
 
-static long long this_slow, this_napped, this_slow_delay;
+static long long this_slow, this_napped, this_slow_delay, this_out_delay;
 
 static void *worker(void *arg)
 {
@@ -76,7 +78,9 @@ static void *worker(void *arg)
 		this_napped = now() - t1;
 		slow_ns += this_slow;
 		napped_ns += this_napped;
-		delay_ns += run_delay_ns() - started;
+		long long delay_end = run_delay_ns();
+		delay_ns += delay_end - started;
+		this_out_delay = delay_end - this_slow_delay;   /* from its birth */
 	} else {
 		short_work();
 	}
@@ -118,6 +122,7 @@ int main(int argc, char **argv)
 			slow_last_ns += this_slow;
 			napped_last_ns += this_napped;
 			slow_delay_last_ns += this_slow_delay;
+			out_delay_last_ns += this_out_delay;
 			rounds_last++;
 		}
 	}
@@ -127,7 +132,7 @@ int main(int argc, char **argv)
 	 * would be the path */
 	atomic_store(&stop, 1);
 	printf("wall %lld slow %lld napped %lld delay %lld slow_last %lld napped_last %lld slow_delay_last %lld "
-	       "rounds_last %d\n", wall, slow_ns, napped_ns, main_delay + delay_ns, slow_last_ns, napped_last_ns,
-	       slow_delay_last_ns, rounds_last);
+	       "rounds_last %d out_delay_last %lld\n", wall, slow_ns, napped_ns, main_delay + delay_ns, slow_last_ns,
+	       napped_last_ns, slow_delay_last_ns, rounds_last, out_delay_last_ns);
 	return 0;
 }
