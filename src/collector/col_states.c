@@ -146,6 +146,16 @@ static int perf_open_switches(bool signal, int excl_kernel, pid_t tid)
 	return col_real.perf_event_open(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* Is this process traced (strace, gdb)?  Read once per process with its
+ * status (col_real.c). */
+static bool traced_now(void)
+{
+	int tracer, seccomp;
+
+	col_real_proc_status(&tracer, &seccomp);
+	return tracer > 0;
+}
+
 /* Open thread `tid`'s event (0: the calling thread's) the way this process
  * uses (the first thread finds out and logs it).  fd or -errno. */
 static int open_event(pid_t tid)
@@ -153,9 +163,13 @@ static int open_event(pid_t tid)
 	int w = atomic_load(&way);
 
 	/* A program that execs by its own system calls: no SIGTRAP from the
-	 * kernel, which could reach the next image (col_runtime.h). */
-	bool raw = col_runtime_raw_syscalls();
-	if ((w == WAY_SIGNAL || w == WAY_UNKNOWN) && !raw) {
+	 * kernel, which could reach the next image (col_runtime.h).  Nor under
+	 * a tracer (strace -f, gdb): its stop at each signal is a switch-out,
+	 * whose SIGTRAP is queued before the first one's handler runs, and so
+	 * on: frames pile up without a user instruction between them until
+	 * the stack is gone (SIGSEGV, SI_KERNEL; issue 19). */
+	bool raw = col_runtime_raw_syscalls(), traced = traced_now();
+	if ((w == WAY_SIGNAL || w == WAY_UNKNOWN) && !raw && !traced) {
 		int fd = perf_open_switches(true, 0, tid);
 		if (fd >= 0 || w == WAY_SIGNAL) {
 			if (fd >= 0 && atomic_exchange(&way, WAY_SIGNAL) == WAY_UNKNOWN)
@@ -171,9 +185,12 @@ static int open_event(pid_t tid)
 		col_log_sigsafe("states", raw ? "context switches: perf_event switch records, read at clock "
 					      "samples (the program makes its own system calls, exec included: "
 					      "no signal from the kernel); an interval's stack is the thread's next sample's"
-					    : "context switches: perf_event switch records, read at clock "
-					      "samples (counting in the kernel is not permitted: perf_event_paranoid > 1); "
-					      "an interval's stack is the thread's next sample's");
+				    : traced ? "context switches: perf_event switch records, read at clock "
+					       "samples (the program is traced, TracerPid: a tracer's stop at a "
+					       "signal is itself a switch); an interval's stack is the thread's next sample's"
+					     : "context switches: perf_event switch records, read at clock "
+					       "samples (counting in the kernel is not permitted: perf_event_paranoid > 1); "
+					       "an interval's stack is the thread's next sample's");
 	return fd;
 }
 

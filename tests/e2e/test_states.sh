@@ -199,6 +199,30 @@ check states_stop_not_io_nor_sleep sh -c "test \$($INCL st.wait.io.txt spin_here
 check states_stop_in_the_view sh -c "\"\$TALLY\" report stop.exp --states >stopview.txt &&
 	grep -q 'wait.stopped .*spin_here <- main' stopview.txt || { grep -B2 -A4 'wait.stopped' stopview.txt; exit 1; }"
 
+# --- under a tracer (issue 19) ----------------------------------------------
+# A tracer stops the program at each signal, and the stop is a switch-out
+# whose SIGTRAP (the signal way) came before the handler ran, and so on until
+# the stack was gone: `strace -f tally record --states` killed the program by
+# SIGSEGV.  Traced from its start, the collector takes the ring way; the
+# program runs to its end with its output whole, tracers and all.
+if need strace states_under_strace_runs_to_end states_under_strace_with_tracers_runs_to_end; then
+	for v in plain:--states tracers:--states_-s_-H_-i; do
+		name=${v%%:*} opts=$(echo "${v#*:}" | tr _ ' ')
+		# shellcheck disable=SC2086
+		strace -f -qq -o /dev/null "$TALLY" record $opts -o tr_$name.exp ./states_phases 0.1 \
+			>tr_$name.out 2>tr_$name.err
+		echo $? >tr_$name.rc
+	done
+	traced_ok() { # NAME: exit 0, each phase's line, the ring way said why
+		test "$(cat tr_$1.rc)" -eq 0 && for p in sleep burn read writer; do
+			grep -q "^$p [0-9]" tr_$1.out || { echo "no $p line"; exit 1; }
+		done && grep -q '^states: .*the program is traced' tr_$1.exp/log.txt || {
+			echo "rc $(cat tr_$1.rc)"; cat tr_$1.err tr_$1.out; grep '^states' tr_$1.exp/log.txt; exit 1; }
+	}
+	check states_under_strace_runs_to_end traced_ok plain
+	check states_under_strace_with_tracers_runs_to_end traced_ok tracers
+fi
+
 # --- without the right to count in the kernel: the ring way ------------------
 if ! need other_user states_ring_way_logged states_ring_way_times; then
 	:
