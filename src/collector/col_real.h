@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/eventfd.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/types.h>
@@ -88,7 +89,10 @@ struct epoll_event;
 			      const posix_spawnattr_t *, char *const[], char *const[]))          \
 	X(int, system, (const char *))                                                 \
 	X(int, wordexp, (const char *, wordexp_t *, int))                              \
-	X(int, pthread_setname_np, (pthread_t, const char *))
+	X(int, pthread_setname_np, (pthread_t, const char *))                         \
+	X(long, ptrace, (enum __ptrace_request, ...))                                  \
+	X(int, raise, (int))                                                           \
+	X(int, kill, (pid_t, int))
 
 #define COL_REAL_HEAP(X)                                                               \
 	X(void *, malloc, (size_t))                                                    \

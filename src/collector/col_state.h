@@ -46,7 +46,7 @@
  *   col_sample              the profiling signal handler
  *   col_descend             sub-experiments of descendants; the fork child
  *   col_init                starting and ending collection in a process
- *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_interpose_spawn col_attach col_interpose_fd col_interpose_mmap col_interpose_jvm:col_dlsym col_interpose_rlimit col_interpose_seccomp
+ *   col_api:col_export:col_api_java col_interpose_thread col_interpose_signal col_interpose_sigmask col_interpose_dlopen col_interpose_exec:col_vfork col_interpose_spawn col_attach col_interpose_fd col_interpose_mmap col_interpose_jvm:col_dlsym col_interpose_rlimit col_interpose_seccomp col_interpose_ptrace
  * end of layers.
  *
  * The top line holds the entry points: the tally__/tally_ functions

@@ -146,12 +146,18 @@ static int perf_open_switches(bool signal, int excl_kernel, pid_t tid)
 	return col_real.perf_event_open(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Is this process traced (strace, gdb)?  Read once per process with its
- * status (col_real.c). */
+/* Set when a thread of this process asked to be traced (PTRACE_TRACEME);
+ * a fork child keeps it. */
+static _Atomic bool asked_to_be_traced;
+
+/* Is this process traced (strace, gdb), or about to be?  TracerPid is
+ * read once per process with its status (col_real.c). */
 static bool traced_now(void)
 {
 	int tracer, seccomp;
 
+	if (atomic_load_explicit(&asked_to_be_traced, memory_order_relaxed))
+		return true;
 	col_real_proc_status(&tracer, &seccomp);
 	return tracer > 0;
 }
@@ -805,6 +811,19 @@ void col_states_thread_end(struct col_thread *t)
 	drain_all_as(t, (uint32_t)t->tid, s);
 	t->states = NULL;
 	release(s);
+}
+
+void col_states_before_traced(struct col_thread *t)
+{
+	atomic_store(&asked_to_be_traced, true);
+	if (!t || !t->states || atomic_load(&way) != WAY_SIGNAL)
+		return;
+	/* Its intervals so far, then the same thread on the ring way. */
+	while (atomic_exchange(&t->busy, 1))
+		;
+	col_states_thread_end(t);
+	col_states_thread_start(t);
+	atomic_store(&t->busy, 0);
 }
 
 void col_states_drop_after_fork(struct col_thread *t)

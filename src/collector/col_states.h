@@ -68,6 +68,13 @@ bool col_states_schedstat_sigsafe(const struct col_thread *t, char *buf, size_t 
 /* The thread's last intervals, then stop (thread end, with t busy). */
 void col_states_thread_end(struct col_thread *t);
 
+/* The calling thread is about to be traced (PTRACE_TRACEME): a tracer's
+ * stop at a signal is a switch-out, so a SIGTRAP per switch would make
+ * SIGTRAPs without end.  From now on this process takes the ring way, and
+ * thread t (the caller's, or NULL) moves to it, its intervals so far
+ * written.  Other threads keep the event they have. */
+void col_states_before_traced(struct col_thread *t);
+
 /* A fork child: the inherited event and ring belong to the parent. */
 void col_states_drop_after_fork(struct col_thread *t);
 
