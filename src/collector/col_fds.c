@@ -201,6 +201,15 @@ static int raise_many_main(void *p)
 	return 0;
 }
 
+/* Is `fd` among the first n of list? */
+static bool listed(const int *list, int n, int fd)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == fd)
+			return true;
+	return false;
+}
+
 void col_fds_batch_begin(struct col_fds_batch *b)
 {
 	atomic_store(&b->n, 0);
@@ -223,10 +232,13 @@ void col_fds_batch_end(struct col_fds_batch *b)
 	if (n > COL_FDS_BATCH)
 		n = COL_FDS_BATCH;
 	/* Still ours and kept (col_fd_keep): a failed open's caller closed
-	 * it, and the number may be the program's since. */
+	 * it, and the number may be the program's since), each number once:
+	 * one kept, given up (closed, forgotten) and opened again in the same
+	 * start is in the batch twice, and moved for the first entry the
+	 * second has no owner left to store through. */
 	int k = 0;
 	for (int i = 0; i < n; i++)
-		if (col_fd_ours(b->fd[i]) && atomic_load(&where_of[b->fd[i]]))
+		if (col_fd_ours(b->fd[i]) && atomic_load(&where_of[b->fd[i]]) && !listed(fd, k, b->fd[i]))
 			fd[k++] = b->fd[i];
 	limit_read(&rl);
 	struct raise_many r = { k, fd, copy, (int)rl.rlim_cur };
@@ -237,6 +249,10 @@ void col_fds_batch_end(struct col_fds_batch *b)
 				continue;
 			int *where = atomic_load(&where_of[fd[i]]);
 			_Atomic int *users = atomic_load(&users_of[fd[i]]);
+			if (!where) {                          /* no owner since: nothing to move */
+				col_syscall(SYS_close, copy[i]);
+				continue;
+			}
 			col_fd_keep(copy[i], where, users);    /* the owner sees the new number */
 			col_fd_forget(fd[i]);
 			col_syscall(SYS_close, fd[i]);
