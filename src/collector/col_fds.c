@@ -210,6 +210,15 @@ static bool listed(const int *list, int n, int fd)
 	return false;
 }
 
+/* Uses that took a moved descriptor's old number before the move end
+ * before the program may reuse it (a signal handler of this very thread
+ * cannot be among them for long: bounded). */
+static void wait_users(_Atomic int *users)
+{
+	for (int spins = 0; users && atomic_load(users) > 0 && spins < 100000; spins++)
+		sched_yield();
+}
+
 void col_fds_batch_begin(struct col_fds_batch *b)
 {
 	atomic_store(&b->n, 0);
@@ -255,6 +264,7 @@ void col_fds_batch_end(struct col_fds_batch *b)
 			}
 			col_fd_keep(copy[i], where, users);    /* the owner sees the new number */
 			col_fd_forget(fd[i]);
+			wait_users(users);                     /* as col_fd_evict */
 			col_syscall(SYS_close, fd[i]);
 		}
 	}
@@ -388,11 +398,7 @@ int col_fd_evict(int fd)
 		return -1;
 	col_fd_keep(n, where, users);          /* the owner sees the new number */
 	col_fd_forget(fd);
-	/* Uses that took the old number before the move end before the program
-	 * may reuse it (a signal handler of this very thread cannot be among
-	 * them for long: bounded). */
-	for (int spins = 0; users && atomic_load(users) > 0 && spins < 100000; spins++)
-		sched_yield();
+	wait_users(users);
 	return 0;
 }
 
