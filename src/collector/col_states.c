@@ -255,15 +255,20 @@ static bool read_run_delay(struct col_states_thread *s, uint64_t *out)
 	return true;
 }
 
-/* Read the run delay now, with when the read returned and the ring's
- * head then. */
+/* Read the run delay now, with the time and the ring's head taken just
+ * before the read: an interval that ends during the read (a preemption at
+ * its own exit, after the value was formatted, is the common one) is
+ * after the base, taken off the next growth as any other, not left out
+ * of it while its wait is in that growth (given twice: to it and to the
+ * next batch's blocks).  One that ended inside the read before the value
+ * was formatted is then taken off twice: an under-count, clamped at 0. */
 static struct run_delay_read read_run_delay_now(struct col_states_thread *s)
 {
 	struct run_delay_read r = { 0 };
 
-	r.ok = read_run_delay(s, &r.value_ns);
 	r.at_ns = col_now_ns_sigsafe();
 	r.head = atomic_load_explicit((_Atomic uint64_t *)&s->ring->data_head, memory_order_acquire);
+	r.ok = read_run_delay(s, &r.value_ns);
 	return r;
 }
 
@@ -654,9 +659,9 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
  * of the unwinder's)?  Then the run delay is read again as the new base:
  * the wait for a CPU after that wait is the collector's, and read only
  * at the next batch of the program's blocks it was theirs (a thread
- * woken late under load lost 1-15 ms of its naps' sleep to it).  A read
- * that left the CPU itself has its own wait in its value: it is not read
- * again. */
+ * woken late under load lost 1-15 ms of its naps' sleep to it).  The
+ * base's head is taken before its read: a read that left the CPU itself
+ * is read again once, here. */
 static void rebase_after_own_wait(struct col_states_thread *s)
 {
 	uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&s->ring->data_head, memory_order_acquire);
