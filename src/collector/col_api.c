@@ -170,6 +170,12 @@ COL_API long tally__read_file(const char *path, char *buf, unsigned long len)
 	return (long)col_fds_read(path, buf, (size_t)len);
 }
 
+COL_API long tally__read_file_each(const char *path, char *buf, unsigned long len,
+				   int (*chunk)(void *arg, const char *buf, unsigned long n), void *arg)
+{
+	return col_fds_read_each(path, buf, (size_t)len, (int (*)(void *, const char *, size_t))chunk, arg);
+}
+
 COL_API void tally__on_thread_end(void (*fn)(void))
 {
 	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {

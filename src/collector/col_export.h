@@ -99,6 +99,13 @@ void tally__log(const char *key, const char *value);
  * meanwhile.  The count, or -errno. */
 long tally__read_file(const char *path, char *buf, unsigned long len);
 
+/* The file at `path` read aside the same way, chunk(arg, buf, n) called
+ * with each read's bytes (col_fds_read_each) until the end or until it
+ * returns non-zero: 0, or -errno (the open's or a read's).  chunk runs on
+ * the helper's small stack: no system call, few locals. */
+long tally__read_file_each(const char *path, char *buf, unsigned long len,
+			   int (*chunk)(void *arg, const char *buf, unsigned long n), void *arg);
+
 /* ---- for the JVMTI agent (libtally-jvmti.so, src/jvmti/) ----------------- */
 
 /* Take Java stacks with `asgct`, the JVM's AsyncGetCallTrace: 1 if this

@@ -15,9 +15,14 @@
  * waiters, a futex wake without FUTEX_PRIVATE_FLAG that woke one.  The
  * analyzer joins them by key, across every process of the experiment.
  *
- * The mapping found is kept per thread (one range: a program's shared
- * objects are mostly in one mapping), so /proc/self/maps is read once per
- * thread and mapping, not per wait.  What it cannot know: a range unmapped
+ * The mappings found are kept per thread (the last RANGES_KEPT, private
+ * ones too: a futex wake without FUTEX_PRIVATE_FLAG on a word in private
+ * memory asks as well), so /proc/self/maps is read once per thread and
+ * mapping, not per wait, while a thread keeps to a few.  It is read aside
+ * (tally__read_file_each: never at a number of the program's while other
+ * threads may open); a read that fails (no descriptor left, even aside) is
+ * a key not written: counted (events.lost) and logged once
+ * (sync.shared_keys).  What it cannot know: a range unmapped
  * and mapped again at the same address from another file keeps its first
  * key in a thread that looked it up before; an object in private memory
  * (a mutex made process-shared but never shared) has no key, and its
@@ -25,7 +30,8 @@
  * in a signal handler.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -40,7 +46,12 @@ struct range {
 	bool shared;               /* MAP_SHARED ('s') */
 };
 
-static __thread struct range last __attribute__((tls_model("initial-exec")));
+/* The ranges looked up last by this thread, the oldest replaced: four, so
+ * that static TLS stays small (a tracer library may be loaded late). */
+#define RANGES_KEPT 4
+static __thread struct range kept[RANGES_KEPT] __attribute__((tls_model("initial-exec")));
+static __thread unsigned kept_next __attribute__((tls_model("initial-exec")));
+static atomic_flag loss_logged = ATOMIC_FLAG_INIT;
 
 /* A hexadecimal number at *p, up to a character not a hex digit. */
 static uint64_t hex(const char **p)
@@ -86,38 +97,77 @@ static int parse(const char *l, struct range *r)
 	return 0;
 }
 
+struct lookup {
+	uint64_t addr;
+	struct range *r;
+	size_t used;
+	bool found;
+	char line[256];
+};
+
+/* tally__read_file_each's chunk: the bytes of /proc/self/maps, line by line; 1 when
+ * the line whose range holds addr is in *r.  Runs aside: no system call,
+ * little stack. */
+static int lookup_chunk(void *arg, const char *buf, size_t n)
+{
+	struct lookup *l = arg;
+
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (l->used < sizeof(l->line) - 1)
+				l->line[l->used++] = buf[i];
+			continue;
+		}
+		l->line[l->used] = 0;
+		l->used = 0;
+		if (!parse(l->line, l->r) && l->addr >= l->r->start && l->addr < l->r->end) {
+			l->found = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A key lost: the maps file could not be read (`error`, an errno). */
+static void key_lost(int error)
+{
+	char why[96];
+
+	tally__count(EXP_CTR_LOST_EVENTS, 1);
+	if (atomic_flag_test_and_set(&loss_logged))
+		return;
+	snprintf(why, sizeof(why), "/proc/self/maps unread (errno %d): process-shared waits and releases without key",
+		 error);
+	tally__log("sync.shared_keys", why);
+}
+
 /* The line of /proc/self/maps whose range holds addr, into *r: 0, or -1
- * (none, or the file could not be read).  Through the real system calls:
- * no tracer sees tally's own reads. */
+ * (none, or the file could not be read: counted and logged). */
 static int lookup(uint64_t addr, struct range *r)
 {
-	char buf[4096], line[256];
-	size_t used = 0;
-	int found = -1;
-	long fd = REAL(syscall)(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	char buf[4096];
+	struct lookup l = { .addr = addr, .r = r };
+	long rc = tally__read_file_each("/proc/self/maps", buf, sizeof(buf), lookup_chunk, &l);
 
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		long n = REAL(syscall)(SYS_read, fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (long i = 0; i < n && found; i++) {
-			if (buf[i] != '\n') {
-				if (used < sizeof(line) - 1)
-					line[used++] = buf[i];
-				continue;
-			}
-			line[used] = 0;
-			used = 0;
-			if (!parse(line, r) && addr >= r->start && addr < r->end)
-				found = 0;
-		}
-		if (!found)
-			break;
+	if (rc < 0)
+		key_lost((int)-rc);
+	return l.found ? 0 : -1;
+}
+
+/* The kept range that holds addr, else the one looked up into the oldest's
+ * place; NULL if none. */
+static const struct range *range_of(uint64_t addr)
+{
+	for (int i = 0; i < RANGES_KEPT; i++)
+		if (addr >= kept[i].start && addr < kept[i].end)
+			return &kept[i];
+	struct range *r = &kept[kept_next % RANGES_KEPT];
+	if (lookup(addr, r)) {
+		r->start = r->end = 0;
+		return NULL;
 	}
-	REAL(syscall)(SYS_close, fd);
-	return found;
+	kept_next++;
+	return r;
 }
 
 /* The key of object: 0 and *k's dev, ino and offset set, or -1 (not in a
@@ -126,19 +176,15 @@ static int key_of(const void *object, struct exp_sync_key *k)
 {
 	uint64_t addr = (uint64_t)(uintptr_t)object;
 	int saved = errno;
+	const struct range *r = range_of(addr);
 
-	if (!(addr >= last.start && addr < last.end) && lookup(addr, &last)) {
-		last.start = last.end = 0;
-		errno = saved;
-		return -1;
-	}
 	errno = saved;
-	if (!last.shared)
+	if (!r || !r->shared)
 		return -1;
 	k->object = addr;
-	k->dev = last.dev;
-	k->ino = last.ino;
-	k->offset = last.offset + (addr - last.start);
+	k->dev = r->dev;
+	k->ino = r->ino;
+	k->offset = r->offset + (addr - r->start);
 	return 0;
 }
 
