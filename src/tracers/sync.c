@@ -30,7 +30,9 @@
  * process-shared object writes the object's key, and a shared mutex's
  * unlock with waiters, or a shared futex wake that woke one, writes it as
  * a release (sync_shared.c): the path goes from a waiter to the holder or
- * waker in another process.
+ * waker in another process.  Only mutexes and futex words: a shared
+ * semaphore, condition variable, rwlock or barrier is woken by glibc's own
+ * futex call, which no interposer sees: its WAIT key has no RELEASE.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -155,9 +157,13 @@ static uint16_t shared_flag(uint16_t op, const void *object)
 
 /* Is pthread mutex m process-shared, with waiters in the kernel (its
  * unlock will wake one)?  From glibc's layout (x86-64): __kind has
- * PTHREAD_MUTEX_PSHARED_BIT (128); __lock is 2 for a normal, recursive or
- * error-checking mutex with waiters, and has FUTEX_WAITERS (1 << 31) for
- * a robust or priority-inheriting one. */
+ * PTHREAD_MUTEX_PSHARED_BIT (128), the robust (16), priority-inheriting
+ * (32) and priority-protected (64) bits and the type in its low two bits.
+ * __lock is 2 for a normal, recursive or error-checking mutex with
+ * waiters; the owner's tid with FUTEX_WAITERS (1 << 31) for a robust or
+ * priority-inheriting one (a tid alone, 2 included, is no waiter); the
+ * ceiling above bit 19 and 2 below for a priority-protected one.  A
+ * recursive mutex unlocked at a __count above 1 stays held: no release. */
 static inline bool mutex_kind_shared(const pthread_mutex_t *m)
 {
 #if defined(__x86_64__)
@@ -171,8 +177,17 @@ static inline bool mutex_kind_shared(const pthread_mutex_t *m)
 static bool shared_with_waiters(const pthread_mutex_t *m)
 {
 #if defined(__x86_64__)
-	int lock = __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED);
-	return mutex_kind_shared(m) && (lock == 2 || ((unsigned)lock & 0x80000000u));
+	if (!mutex_kind_shared(m))
+		return false;
+	int kind = __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+	if ((kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP && __atomic_load_n(&m->__data.__count, __ATOMIC_RELAXED) > 1)
+		return false;
+	unsigned lock = (unsigned)__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED);
+	if (kind & (16 | 32))
+		return lock & 0x80000000u;
+	if (kind & 64)
+		return (lock & ((1u << 19) - 1)) == 2;
+	return lock == 2;
 #else
 	(void)m;
 	return false;
