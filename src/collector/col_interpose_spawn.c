@@ -27,6 +27,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wordexp.h>
 
 #include "collector/col_init.h"
@@ -73,9 +74,12 @@ COL_API FILE *popen(const char *command, const char *mode)
 
 /* A command substitution's shell, `$(...)`, is spawned inside glibc: the
  * shell read its parent's stale TALLY_PID (the grandparent's) and took a
- * number of its counters, a second `_fN_x1` of another child's. */
+ * number of its counters, a second `_fN_x1` of another child's.  Words
+ * that can run no command (WRDE_NOCMD, no `$(` and no backquote: a tilde
+ * or a variable expanded) leave a deferred child's files deferred. */
 COL_API int wordexp(const char *words, wordexp_t *result, int flags)
 {
-	before_spawn();
+	if (!(flags & WRDE_NOCMD) && words && (strstr(words, "$(") || strchr(words, '`')))
+		before_spawn();
 	return col_real_table()->wordexp(words, result, flags);
 }

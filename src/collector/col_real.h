@@ -87,7 +87,6 @@ struct epoll_event;
 			     const posix_spawnattr_t *, char *const[], char *const[]))           \
 	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
 			      const posix_spawnattr_t *, char *const[], char *const[]))          \
-	X(int, system, (const char *))                                                 \
 	X(int, wordexp, (const char *, wordexp_t *, int))                              \
 	X(int, pthread_setname_np, (pthread_t, const char *))                         \
 	X(long, ptrace, (enum __ptrace_request, ...))                                  \
@@ -107,6 +106,7 @@ struct epoll_event;
 
 #define COL_REAL_SYNC(X)                                                               \
 	X(long, syscall, (long, ...))                                                  \
+	X(int, system, (const char *))                  /* after the sync tracer's */  \
 	X(int, pthread_mutex_lock, (pthread_mutex_t *))                                \
 	X(int, pthread_mutex_trylock, (pthread_mutex_t *))                             \
 	X(int, pthread_mutex_timedlock, (pthread_mutex_t *, const struct timespec *))  \
