@@ -187,6 +187,17 @@ void *col_files_map_founder(const char *name, size_t len, int *error)
 	return founder_path(name, path, sizeof(path), error) ? col_fds_map_shared(path, 0, len, error) : NULL;
 }
 
+/* The bytes of a size limit `limit` kept for the records that close a
+ * thread's life (col_write_closing_sigsafe): COL_LIMIT_RESERVE_BLOCKS of
+ * threads.dat's, at most an eighth of the limit.  The same in every process
+ * of the experiment (the budget is the founder's, shared). */
+static uint64_t limit_reserve(uint64_t limit)
+{
+	uint64_t r = (uint64_t)COL_LIMIT_RESERVE_BLOCKS * EXP_BLOCK_BYTES;
+
+	return r < limit / 8 ? r : limit / 8;
+}
+
 static _Atomic uint64_t *root_counters_mapped(void *p)
 {
 	return p ? (col_proc.root_counters = (_Atomic uint64_t *)((char *)p + EXP_HEADER_BYTES)) : NULL;
@@ -423,6 +434,7 @@ static int writer_open(enum exp_file_kind kind, struct col_log_batch *batch)
 	if (root) {
 		w->budget_used = &root[EXP_CTR_BYTES];
 		w->budget_limit = (uint64_t)col_proc.opt.limit_bytes;
+		w->budget_reserve = limit_reserve(w->budget_limit);
 	}
 	/* Its records will name pcs: the load-object map must be there too. */
 	if (col_file_holds_pcs(kind) && !atomic_exchange(&maps_wanted, true) && pcs_hook)
@@ -802,8 +814,10 @@ void col_stamp_record_sigsafe(const struct col_thread *t, uint32_t *words)
 	words[1] = (uint32_t)t->tid;
 }
 
-int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
-		      const void *rec, uint32_t len)
+/* col_write_sigsafe, and col_write_closing_sigsafe's (`reserved`: past the
+ * size limit's stop, from its reserve). */
+static int write_record(struct col_thread *t, enum exp_file_kind file, uint32_t type,
+			const void *rec, uint32_t len, bool reserved)
 {
 	struct exp_file_writer *w = &col_proc.file[file];
 	struct exp_cursor *c = &t->cursor[file];
@@ -823,8 +837,12 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 		locked = !atomic_flag_test_and_set_explicit(&shared_lock, memory_order_acquire);
 	if (locked)
 		c = &shared_threads;
-	int rc = atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)
-			 ? -1 : exp_record_append_sigsafe(w, c, type, rec, len);
+	int rc = -1;
+	if (reserved || !atomic_load_explicit(&col_proc.stopped, memory_order_relaxed)) {
+		c->reserved = reserved;
+		rc = exp_record_append_sigsafe(w, c, type, rec, len);
+		c->reserved = false;
+	}
 	int no_fd = rc != 0 && c->no_fd;
 	if (locked)
 		atomic_flag_clear_explicit(&shared_lock, memory_order_release);
@@ -832,6 +850,25 @@ int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t ty
 		return 0;
 	lost(file, file == EXP_FILE_SAMPLES ? EXP_CTR_LOST_BUFFER : EXP_CTR_LOST_EVENTS, no_fd);
 	return -1;
+}
+
+int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
+		      const void *rec, uint32_t len)
+{
+	return write_record(t, file, type, rec, len, false);
+}
+
+int col_write_closing_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
+			      const void *rec, uint32_t len, uint64_t opened_ns)
+{
+	if (!atomic_load_explicit(&col_proc.stopped, memory_order_relaxed))
+		return write_record(t, file, type, rec, len, false);
+	/* Stopped by the size limit: from its reserve, if what it closes was
+	 * opened before the limit was reached (its opening record written). */
+	_Atomic uint64_t *root = col_proc.lineage[0] ? col_proc.root_counters : col_proc.counters;
+	uint64_t limit_ns = root ? atomic_load(&root[EXP_CTR_LIMIT_NS]) : 0;
+	bool reserved = limit_ns && opened_ns < limit_ns;
+	return write_record(t, file, type, rec, len, reserved);
 }
 
 void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t len)

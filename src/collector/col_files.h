@@ -92,6 +92,20 @@ void col_write_room_sigsafe(struct col_thread *t, enum exp_file_kind file, uint3
 int col_write_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
 		      const void *rec, uint32_t len);
 
+/* The size limit keeps this many blocks (EXP_BLOCK_BYTES; at most an
+ * eighth of the limit) for col_write_closing_sigsafe. */
+#define COL_LIMIT_RESERVE_BLOCKS 4
+
+/* col_write_sigsafe for a record that closes what one written at
+ * `opened_ns` opened (a thread's THREAD_END, its START at its birth): once
+ * the size limit has stopped recording, still written, from the limit's
+ * reserve (the last COL_LIMIT_RESERVE_BLOCKS blocks, claimed one at a
+ * time), if the opening came before the limit was reached; else lost and
+ * counted as col_write_sigsafe's.  Not in a descendant's process file
+ * (col_log_record_sigsafe), which has no reserve.  Returns 0 or -1. */
+int col_write_closing_sigsafe(struct col_thread *t, enum exp_file_kind file, uint32_t type,
+			      const void *rec, uint32_t len, uint64_t opened_ns);
+
 /* The first `len` bytes of the founder's file `name` (in col_proc.root)
  * mapped shared, opened aside (col_fds_map_shared): the mapping, or NULL
  * with the cause in *error.  Sigsafe. */

@@ -350,7 +350,7 @@ void col_thread_detach(void)
 	 * limit or a block runs out, the optional records below are lost,
 	 * not the one that closes the thread's life. */
 	struct exp_thread_end rec = { 0, (uint32_t)t->tid, end_ns, program_cpu, t->samples };
-	col_write_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+	col_write_closing_sigsafe(t, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec), t->born_ns);
 	col_data_blocks_thread_end(t);
 	/* Its switches; its schedstat if it lived long, or slept: a short
 	 * thread that never slept waited for a CPU all its time off one. */
@@ -442,7 +442,7 @@ void col_thread_end_others(void)
 		if (known)
 			check_sampled(t, cpu);
 		struct exp_thread_end rec = { 0, (uint32_t)t->tid, col_now_ns_sigsafe(), cpu, t->samples };
-		col_write_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec));
+		col_write_closing_sigsafe(self, EXP_FILE_THREADS, EXP_REC_THREAD_END, &rec, sizeof(rec), t->born_ns);
 		col_thread_write_cost(t, self, 0);
 		col_data_blocks_others_at_end(self, t);
 		/* Its switches, as its own end would write them (attached, its

@@ -150,13 +150,17 @@ static int with_fd(struct exp_file_writer *w, int (*op)(int fd, void *arg), void
 }
 
 /* Count `bytes` more against the experiment's size limit; false (and the
- * writer failed with EFBIG) if they would pass it. */
-static bool within_budget(struct exp_file_writer *w, uint64_t bytes)
+ * writer failed with EFBIG) if they would pass it: the limit less its
+ * reserve, or, for a `reserved` claim, the limit itself. */
+static bool within_budget(struct exp_file_writer *w, uint64_t bytes, bool reserved)
 {
 	if (!w->budget_used)
 		return true;
+	uint64_t limit = w->budget_limit;
+	if (!reserved)
+		limit = limit > w->budget_reserve ? limit - w->budget_reserve : 0;
 	uint64_t used = atomic_fetch_add(w->budget_used, bytes) + bytes;
-	if (used <= w->budget_limit)
+	if (used <= limit)
 		return true;
 	atomic_fetch_sub(w->budget_used, bytes);
 	atomic_store(&w->over_budget, 1);
@@ -188,11 +192,11 @@ static int claim_op(int fd, void *arg)
 
 /* Give blocks [first, first + n) disk space and map them; NULL on failure
  * (*no_fd set if only no descriptor was free). */
-static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, int *no_fd)
+static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, int *no_fd, bool reserved)
 {
 	struct claim c = { (off_t)(first * w->block_bytes), (off_t)(n * w->block_bytes), MAP_FAILED };
 
-	if (!within_budget(w, (uint64_t)c.len))
+	if (!within_budget(w, (uint64_t)c.len, reserved))
 		return NULL;
 	if (with_fd(w, claim_op, &c, no_fd) != 0) {
 		if (*no_fd && w->budget_used)          /* not claimed after all */
@@ -260,6 +264,8 @@ static int copy_op(int fd, void *arg)
  * (its first words first, so it never shows records it no longer holds)
  * and point it at fresh blocks.  If only no descriptor was free, the window
  * stays full: the next reserve tries again. */
+static bool next_run(struct exp_file_writer *w, struct exp_cursor *c);
+
 static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
 {
 	const uint32_t bs = w->block_bytes;
@@ -271,8 +277,13 @@ static bool flush_window(struct exp_file_writer *w, struct exp_cursor *c)
 		atomic_store_explicit((_Atomic uint32_t *)(c->block + (size_t)i * bs), 0,
 				      memory_order_release);
 	memset(c->block, 0, c->size);
+	/* A reserved claim takes one block, not a window's worth. */
+	if (c->reserved) {
+		exp_cursor_release_sigsafe(c);
+		return next_run(w, c);
+	}
 	/* The window goes on standing for fresh blocks: they count. */
-	if (!within_budget(w, c->size)) {
+	if (!within_budget(w, c->size, false)) {
 		exp_cursor_release_sigsafe(c);
 		return false;
 	}
@@ -314,7 +325,7 @@ static void spare_put(struct exp_file_writer *w, char *p)
 static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 {
 	const uint32_t bs = w->block_bytes;
-	uint32_t n = c->next_run ? c->next_run : 1;
+	uint32_t n = c->next_run && !c->reserved ? c->next_run : 1;
 	bool stage = n > EXP_DIRECT_MAX_BLOCKS;
 	uint32_t spares = 0;
 
@@ -339,7 +350,7 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	 * words are its MIRROR tag.  A first claim is a direct run. */
 	if (b == 0)
 		stage = false;
-	char *p = claim_map(w, b, n + spares, &c->no_fd);
+	char *p = claim_map(w, b, n + spares, &c->no_fd, c->reserved);
 	if (!p)
 		return false;
 	for (uint32_t i = 0; i < spares; i++)
@@ -349,7 +360,7 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	c->used = b == 0 ? EXP_HEADER_BYTES : 0;
 	c->next_run = n * 2;
 	if (stage) {
-		if (!within_budget(w, (uint64_t)n * bs)) {
+		if (!within_budget(w, (uint64_t)n * bs, false)) {
 			exp_cursor_release_sigsafe(c);
 			return false;
 		}
@@ -372,7 +383,9 @@ void *exp_record_reserve_sigsafe(struct exp_file_writer *w, struct exp_cursor *c
 	if (c->block && bs - c->used % bs < len)         /* next block */
 		c->used = (c->used / bs + 1) * bs + (c->dest ? sizeof(struct exp_mirror) : 0);
 	if (!c->block || c->used + len > c->size) {
-		if (atomic_load_explicit(&w->full, memory_order_relaxed))
+		/* Full: no claim, but a reserved one when it was the limit. */
+		if (atomic_load_explicit(&w->full, memory_order_relaxed) &&
+		    !(c->reserved && atomic_load_explicit(&w->over_budget, memory_order_relaxed)))
 			return NULL;
 		if (!(c->block && c->dest ? flush_window(w, c) : next_run(w, c)))
 			return NULL;
@@ -436,7 +449,7 @@ void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t 
 		/* Block 0 holds the file header: large records start later. */
 		b = atomic_fetch_add(&w->next_block, n);
 	}
-	char *p = claim_map(w, b, n, &no_fd);
+	char *p = claim_map(w, b, n, &no_fd, false);
 	if (p)
 		*mapped = n * w->block_bytes;
 	return p;

@@ -59,6 +59,10 @@ struct exp_file_writer {
 	 * bytes claimed so far and the most allowed (NULL: no limit). */
 	_Atomic uint64_t *budget_used;
 	uint64_t budget_limit;
+	/* The last bytes of the limit, kept for a cursor's `reserved` claims
+	 * only (the records that close a thread's life, THREAD_END): the rest
+	 * stops at budget_limit - budget_reserve. */
+	uint64_t budget_reserve;
 	/* Opened for each use (open_fd), a thread's first block is taken from
 	 * these, mapped already: blocks claimed and mapped with an earlier
 	 * thread's first claim, in the same open (a helper clone each when it
@@ -90,6 +94,9 @@ struct exp_cursor {
 	                                  for; 0: a direct run */
 	int no_fd;                     /* the last reserve failed for want of a
 	                                  descriptor only (see open_fd) */
+	bool reserved;                 /* its claims may take the size limit's
+	                                  reserve (budget_reserve), one block at
+	                                  a time, past the limit's stop */
 };
 #define EXP_DIRECT_MAX_BLOCKS 4
 #define EXP_STAGE_BLOCKS 8

@@ -11,6 +11,10 @@
 #    returns from main get a THREAD_SWITCHES record (written by the ending
 #    thread from /proc/TID/status) besides their END, as a thread that
 #    ends itself does.  The build before wrote none for them.
+#  - under a size limit that bites (-L 300k at -F 10000), every thread
+#    whose THREAD_START was written has its THREAD_END: the limit keeps a
+#    reserve for them (col_write_closing_sigsafe).  The build before lost
+#    2 (the main thread's and the worker's running when the limit bit).
 # At most 1 in 20 threads may be past (one of 200 was, by 31 us, once).
 # The build before: 143 and 185 of 200 threads past their life (median
 # 15 us, at most 59 us: the end's CPU was read after tally's end work).
@@ -67,3 +71,22 @@ PY
 check thread_end_running_at_exit_has_switches sh -c '
 	"$TALLY" record -o spin.exp ./spin_to_exit 2 0.3 >spin.out 2>spin.err || { cat spin.err; exit 1; }
 	python3 switches.py spin.exp spin.out'
+
+# A size limit that bites: no thread that started lacks its end.
+cat >started_ended.py <<'PY'
+import struct, sys, tally_proc
+START, END = 5, 6     # src/format/exp_records.h
+started, ended = set(), set()
+for kind, rec in tally_proc.block_records(sys.argv[1] + '/threads.dat'):
+    tid = struct.unpack_from('<I', rec, 4)[0]
+    if kind == START:
+        started.add(tid)
+    elif kind == END:
+        ended.add(tid)
+print(len(started), 'threads started,', len(started - ended), 'of them without an END')
+sys.exit(not started or bool(started - ended))
+PY
+check thread_end_past_size_limit sh -c '
+	"$TALLY" record -F 10000 -L 300k -o lim.exp ./shortcpu 200 0.003 >lim.own 2>lim.err
+	tail -1 lim.err; grep "^size-limit" lim.exp/log.txt &&
+	grep -q "^size-limit.reached:" lim.exp/log.txt && python3 started_ended.py lim.exp'

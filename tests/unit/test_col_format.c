@@ -455,6 +455,46 @@ static void thread_sched_roundtrip(void)
 	unlink(path);
 }
 
+/* The size limit's reserve: claims stop short of the limit less the
+ * reserve (the writer then full, over budget); a `reserved` cursor still
+ * claims, one block at a time, up to the limit itself, and no further. */
+static void limit_reserve_only_for_reserved(void)
+{
+	struct exp_file_writer w;
+	struct exp_cursor c = { 0 }, ends = { 0 };
+	_Atomic uint64_t used = 0;
+	int fd = dirfd_of();
+	const uint32_t bs = EXP_BLOCK_BYTES;
+	struct exp_thread_end te = { 0, 9, 90001000, 70000000, 70 };
+	uint64_t n = 0;
+
+	CHECK(exp_writer_open(&w, fd, "threads.dat", EXP_FILE_THREADS, 42) == 0);
+	w.budget_used = &used;
+	w.budget_limit = 8ull * bs;
+	w.budget_reserve = 2ull * bs;
+	while (n < 100000 && exp_record_append_sigsafe(&w, &c, EXP_REC_THREAD_END, &te, sizeof(te)) == 0)
+		n++;
+	CHECKF(atomic_load(&used) <= 6ull * bs && atomic_load(&w.over_budget) && atomic_load(&w.full),
+	       "%llu bytes claimed without the reserve, limit less reserve %u", (unsigned long long)atomic_load(&used),
+	       6 * bs);
+	/* Not reserved: nothing more, on either cursor. */
+	CHECK(exp_record_append_sigsafe(&w, &ends, EXP_REC_THREAD_END, &te, sizeof(te)) != 0);
+	ends.reserved = true;
+	uint64_t m = 0;
+	while (m < 100000 && exp_record_append_sigsafe(&w, &ends, EXP_REC_THREAD_END, &te, sizeof(te)) == 0)
+		m++;
+	CHECKF(m > 0 && atomic_load(&used) <= 8ull * bs && atomic_load(&used) > 6ull * bs,
+	       "%llu reserved records, %llu bytes claimed of %u", (unsigned long long)m,
+	       (unsigned long long)atomic_load(&used), 8 * bs);
+	exp_cursor_release_sigsafe(&c);
+	exp_cursor_release_sigsafe(&ends);
+	exp_writer_close(&w);
+	close(fd);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/threads.dat", dir);
+	unlink(path);
+}
+
 int main(void)
 {
 	make_dir();
@@ -466,6 +506,7 @@ int main(void)
 	RUN(corrupt_places_cost_only_themselves);
 	RUN(missing_stacks_are_counted);
 	RUN(thread_sched_roundtrip);
+	RUN(limit_reserve_only_for_reserved);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
