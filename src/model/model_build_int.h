@@ -24,6 +24,8 @@
  *   model_sync.c     synchronization waits, by call stack and by object
  *   model_blame.c    who held the objects waited on (lock-holder blame)
  *   model_io.c       I/O events, by call stack and by file
+ *   model_proc_index.c an experiment's processes by pid, parent, lineage,
+ *                    for the critical path's steps across processes
  *   model_critical_waits.c the waits the critical path crosses, each with
  *                    the thread that ended it: joins, mutex holders,
  *                    condition, semaphore and barrier wakers, the
@@ -48,6 +50,7 @@
 
 #include "model/model.h"
 #include "model/model_map.h"
+#include "model/model_proc_index.h"
 #include "symbols/sym.h"
 
 /* The OpenMP pseudo-functions (docs/structure.md). */
@@ -398,8 +401,9 @@ struct crit_wait {
  * thread's write ended, in this process or another of them, waits in
  * poll, select and epoll, waits for a child process), sorted by (proc,
  * tid, time_ns), into *out (malloc'd), their count in *n; 0, or -1 when
- * out of memory. */
-int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct crit_wait **out, size_t *n);
+ * out of memory.  ix: procs indexed (model_proc_index.h); NULL: made here. */
+int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct model_proc_index *ix,
+			 struct crit_wait **out, size_t *n);
 /* When process p ended: its end, else (it ended by _exit or a signal, and
  * wrote none) the latest of its threads' ends, samples and I/O calls; 0:
  * nothing known. */

@@ -491,6 +491,10 @@ struct crit_plan {
 	size_t *idx;                     /* 0, 1, ...: for after() */
 	struct crit_piece *v;            /* the pieces, latest first */
 	size_t n, cap;
+	struct model_proc_index ix;      /* procs by pid, parent, lineage */
+	uint32_t *mine;                  /* piece indexes by process, in the walk's order: */
+	size_t *pfirst;                  /* proc j's in mine[pfirst[j] .. pfirst[j + 1]) */
+	size_t next;                     /* the process model_build_critical expects next */
 };
 
 static int piece(struct crit_plan *pl, uint32_t proc, uint32_t tid, uint64_t from, uint64_t to, bool wait,
@@ -513,15 +517,6 @@ static const struct exp_thread_ev *main_thread(const struct exp_proc *p)
 	return NULL;
 }
 
-/* Process j's index among the plan's by lineage, or nprocs. */
-static size_t proc_by_lineage(const struct crit_plan *pl, const char *lineage, size_t len)
-{
-	for (size_t j = 0; j < pl->nprocs; j++)
-		if (strlen(pl->procs[j]->lineage) == len && !strncmp(pl->procs[j]->lineage, lineage, len))
-			return j;
-	return pl->nprocs;
-}
-
 /* Who made process *j's main thread `th` (at its start): for an image
  * after an exec, the image before it (its thread of the same id); for a
  * forked child, its parent at the fork, on the thread that forked (the
@@ -530,7 +525,7 @@ static size_t proc_by_lineage(const struct crit_plan *pl, const char *lineage, s
  * thread if that lived then, else on one that did.  An image not in the
  * experiment is passed over to its parent.  *j set; NULL: none (the
  * root). */
-static const struct exp_thread_ev *maker_of(const struct crit_plan *pl, size_t *j, const struct exp_thread_ev *th)
+static const struct exp_thread_ev *maker_of(struct crit_plan *pl, size_t *j, const struct exp_thread_ev *th)
 {
 	const char *l = pl->procs[*j]->lineage;
 	size_t len = strlen(l);
@@ -546,7 +541,7 @@ static const struct exp_thread_ev *maker_of(const struct crit_plan *pl, size_t *
 		if (exec || len < strlen(l))
 			forker = 0;    /* not this image's fork */
 		len = cut - 1;
-		size_t k = proc_by_lineage(pl, l, len);
+		size_t k = model_proc_by_lineage(&pl->ix, l, len);
 		if (k == pl->nprocs)
 			continue;
 		const struct exp_proc *p = pl->procs[k];
@@ -704,6 +699,28 @@ static uint32_t crossed(const struct crit_plan *pl, const bool *on)
 	return distinct;
 }
 
+/* The pieces' indexes grouped by process, each group in the walk's order
+ * (a counting sort), so that building a process reads its own pieces, not
+ * every process's. */
+static int pieces_by_proc(struct crit_plan *pl)
+{
+	if (!(pl->pfirst = calloc(pl->nprocs + 1, sizeof(*pl->pfirst))) ||
+	    !(pl->mine = malloc(pl->n * sizeof(*pl->mine))))
+		return -1;
+	for (size_t i = 0; i < pl->n; i++)
+		pl->pfirst[pl->v[i].proc + 1]++;
+	for (size_t j = 0; j < pl->nprocs; j++)
+		pl->pfirst[j + 1] += pl->pfirst[j];
+	size_t *at = malloc((pl->nprocs + 1) * sizeof(*at));
+	if (!at)
+		return -1;
+	memcpy(at, pl->pfirst, (pl->nprocs + 1) * sizeof(*at));
+	for (size_t i = 0; i < pl->n; i++)
+		pl->mine[at[pl->v[i].proc]++] = (uint32_t)i;
+	free(at);
+	return 0;
+}
+
 void model_critical_plan_free(struct build *b)
 {
 	struct crit_plan *pl = b->crit_plan;
@@ -715,6 +732,9 @@ void model_critical_plan_free(struct build *b)
 	free(pl->first);
 	free(pl->idx);
 	free(pl->v);
+	free(pl->mine);
+	free(pl->pfirst);
+	model_proc_index_free(&pl->ix);
 	free(pl);
 	b->crit_plan = NULL;
 }
@@ -735,7 +755,8 @@ int model_critical_plan(struct build *b, const struct exp_proc *const *procs, si
 	memcpy(pl->procs, procs, n * sizeof(*procs));
 	pl->nprocs = n;
 	pl->root = root_image(pl);
-	if (model_critical_waits(procs, n, &pl->waits, &pl->nwaits))
+	if (model_proc_index_build(&pl->ix, pl->procs, n) ||
+	    model_critical_waits(procs, n, &pl->ix, &pl->waits, &pl->nwaits))
 		goto oom;
 	if (!pl->nwaits)
 		return 0;
@@ -760,6 +781,8 @@ int model_critical_plan(struct build *b, const struct exp_proc *const *procs, si
 		on[pl->v[i].proc] = true;
 	b->m->crit_crossed += crossed(pl, on);
 	free(on);
+	if (pieces_by_proc(pl))
+		goto oom;
 	return 0;
 oom:
 	model_critical_plan_free(b);
@@ -769,20 +792,21 @@ oom:
 /* Charge process c its pieces of the plan, in the walk's order. */
 int model_build_critical(struct build *b, struct proc_ctx *c, const struct model_options *o)
 {
-	const struct crit_plan *pl = b->crit_plan;
+	struct crit_plan *pl = b->crit_plan;
 	const struct exp_proc *p = c->p;
 	struct walk w = { .b = b, .c = c, .o = o };
-	size_t j = 0;
+	size_t j = pl ? pl->next : 0;
 	int rc = -1;
 
-	while (pl && j < pl->nprocs && pl->procs[j] != p)
-		j++;
-	if (!pl || j == pl->nprocs)
+	if (!pl || !pl->mine)
 		return 0;
-	size_t mine = 0;
-	for (size_t i = 0; i < pl->n; i++)
-		mine += pl->v[i].proc == j;
-	if (!mine)
+	if (j >= pl->nprocs || pl->procs[j] != p)   /* not in the plan's order: look */
+		for (j = 0; j < pl->nprocs && pl->procs[j] != p; j++)
+			;
+	if (j == pl->nprocs)
+		return 0;
+	pl->next = j + 1;
+	if (pl->pfirst[j] == pl->pfirst[j + 1])
 		return 0;
 	w.waits = pl->waits + pl->first[j];
 	w.nwaits = pl->first[j + 1] - pl->first[j];
@@ -803,10 +827,8 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 		goto out;
 	if (w.stretch > b->m->crit_stretch)
 		b->m->crit_stretch = w.stretch;
-	for (size_t i = 0; i < pl->n; i++) {
-		const struct crit_piece *x = &pl->v[i];
-		if (x->proc != j)
-			continue;
+	for (size_t k = pl->pfirst[j]; k < pl->pfirst[j + 1]; k++) {
+		const struct crit_piece *x = &pl->v[pl->mine[k]];
 		if (!x->wait) {
 			if (running(&w, x->tid, x->from, x->to))
 				goto out;

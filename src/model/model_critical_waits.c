@@ -110,20 +110,6 @@ static const struct exp_thread_ev *ended_in(const struct exp_proc *p, uint32_t t
 	return best;
 }
 
-/* The image of process `pid` that a wait granted at `t` reaped: of
- * procs[0..n), the one of that pid and parent `ppid` that started last
- * before t (an exec makes a new image of the pid); n if none. */
-static size_t reaped_image(const struct exp_proc *const *procs, size_t n, uint64_t pid, uint32_t ppid, uint64_t t)
-{
-	size_t best = n;
-
-	for (size_t j = 0; j < n; j++)
-		if (procs[j]->pid == pid && procs[j]->ppid == ppid && procs[j]->start_ns <= t &&
-		    (best == n || procs[j]->start_ns >= procs[best]->start_ns))
-			best = j;
-	return best;
-}
-
 uint64_t model_proc_end(const struct exp_proc *p)
 {
 	uint64_t end = p->end_ns;
@@ -140,21 +126,6 @@ uint64_t model_proc_end(const struct exp_proc *p)
 	return end;
 }
 
-/* The pid of the child system() made within wait x of process p: of p's
- * children (by ppid), the one whose first image started first within the
- * wait; 0 if none. */
-static uint64_t system_child(const struct exp_proc *const *procs, size_t n, const struct exp_proc *p,
-			     const struct crit_wait *x)
-{
-	size_t best = n;
-
-	for (size_t j = 0; j < n; j++)
-		if (procs[j]->ppid == p->pid && procs[j]->pid != p->pid && procs[j]->start_ns >= x->req_ns &&
-		    procs[j]->start_ns <= x->time_ns && (best == n || procs[j]->start_ns < procs[best]->start_ns))
-			best = j;
-	return best < n ? procs[best]->pid : 0;
-}
-
 /* A wait for a child process: its waker is the reaped image's main thread
  * (the first thread of no creator) at the image's end (model_proc_end),
  * within the wait: from there to the grant, the parent waited.  A child
@@ -165,12 +136,17 @@ static uint64_t system_child(const struct exp_proc *const *procs, size_t n, cons
  * nothing recorded, went to its last samples' functions (29 ms of a
  * forkpipe child at load 22, over its own span).  For
  * system()'s wait (EXP_SYNC_F_SYSTEM) the pid is not recorded: its child
- * is found by its start (system_child). */
-static void child_waker(const struct exp_proc *const *procs, size_t n, const struct exp_proc *p,
-			const struct exp_sync *s, struct crit_wait *x)
+ * is the first of p's children (by ppid, not p's own pid) that started
+ * within the wait.  Both are found in the index, not by a scan: the image
+ * reaped is that pid's, of parent p, that started last before the grant
+ * (an exec makes a new image of the pid). */
+static void child_waker(const struct exp_proc *const *procs, size_t n, struct model_proc_index *ix,
+			const struct exp_proc *p, const struct exp_sync *s, struct crit_wait *x)
 {
-	uint64_t pid = s->object ? s->object : s->flags & EXP_SYNC_F_SYSTEM ? system_child(procs, n, p, x) : 0;
-	size_t j = pid ? reaped_image(procs, n, pid, p->pid, s->time_ns) : n;
+	size_t sys = s->object || !(s->flags & EXP_SYNC_F_SYSTEM) ? n
+		   : model_proc_first_child(ix, p->pid, x->req_ns, x->time_ns);
+	uint64_t pid = s->object ? s->object : sys < n ? procs[sys]->pid : 0;
+	size_t j = pid && pid <= UINT32_MAX ? model_proc_image_at(ix, (uint32_t)pid, p->pid, s->time_ns) : n;
 	const struct exp_thread_ev *main = NULL;
 
 	for (size_t i = 0; j < n && i < procs[j]->nthreads && !main; i++)
@@ -278,8 +254,8 @@ static bool shared_waker(const struct exp_proc *p, uint32_t j, const struct mode
 }
 
 /* The SYNC records of procs[j], each with its waker. */
-static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t j, const struct releases *rel,
-		      struct waits *w)
+static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, struct model_proc_index *ix, size_t j,
+		      const struct releases *rel, struct waits *w)
 {
 	const struct exp_proc *p = procs[j];
 	struct model_map held = { 0 }, wake = { 0 }, keys = { 0 };
@@ -314,7 +290,7 @@ static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, size_t
 		if ((s->flags & EXP_SYNC_F_SHARED) && rel->n && shared_waker(p, (uint32_t)j, &keys, rel, key, s, x)) {
 			;      /* released by a thread of any process */
 		} else if (s->op == EXP_SYNC_CHILD) {
-			child_waker(procs, nprocs, p, s, x);
+			child_waker(procs, nprocs, ix, p, s, x);
 		} else if (s->op == EXP_SYNC_JOIN) {
 			const struct exp_thread_ev *t = ended_in(p, s->tid, x->req_ns, s->time_ns);
 			if (t) {
@@ -750,20 +726,28 @@ out:
 	return rc;
 }
 
-int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct crit_wait **out, size_t *n)
+int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct model_proc_index *ix,
+			 struct crit_wait **out, size_t *n)
 {
 	struct waits w = { 0 };
 	struct releases rel = { 0 };
+	struct model_proc_index own = { 0 };
 
-	if (all_releases(procs, nprocs, &rel))
+	if (!ix && model_proc_index_build(ix = &own, procs, nprocs))
 		return -1;
+	if (all_releases(procs, nprocs, &rel)) {
+		model_proc_index_free(&own);
+		return -1;
+	}
 	for (size_t j = 0; j < nprocs; j++)
-		if (sync_waits(procs, nprocs, j, &rel, &w)) {
+		if (sync_waits(procs, nprocs, ix, j, &rel, &w)) {
 			free(rel.v);
 			free(w.v);
+			model_proc_index_free(&own);
 			return -1;
 		}
 	free(rel.v);
+	model_proc_index_free(&own);
 	if (channel_waits(procs, nprocs, &w)) {
 		free(w.v);
 		return -1;

@@ -208,7 +208,7 @@ static void channel_waits_follow_flows(void)
 	struct crit_wait *w = NULL;
 	size_t n = 0;
 
-	CHECK(model_critical_waits(&pp, 1, &w, &n) == 0);
+	CHECK(model_critical_waits(&pp, 1, NULL, &w, &n) == 0);
 	CHECKF(n == 2, "%zu waits", n);
 	/* by (tid, time): tid 1's read ending at 120, its barrier wait at 500 */
 	CHECKF(n > 0 && w[0].tid == 1 && w[0].time_ns == 120 && w[0].waker_tid == 2 && w[0].wake_ns == 110,
@@ -269,7 +269,7 @@ static void fd_waits_follow_their_descriptors(void)
 	struct crit_wait *w = NULL;
 	size_t n = 0;
 
-	CHECK(model_critical_waits(&pp, 1, &w, &n) == 0);
+	CHECK(model_critical_waits(&pp, 1, NULL, &w, &n) == 0);
 	CHECKF(n == 3, "%zu waits", n);
 	/* the poll: the write into R (fd 9) at 130-135 is the latest */
 	CHECKF(n > 0 && w[0].time_ns == 140 && w[0].req_ns == 100 && w[0].waker_tid == 2 && w[0].wake_ns == 135 &&
@@ -283,7 +283,7 @@ static void fd_waits_follow_their_descriptors(void)
 	/* with fd 9's channel written into during the epoll wait, that is its
 	 * waker (fd 9 named again with the same name is the same descriptor) */
 	io[2].fd = 13;
-	CHECK(model_critical_waits(&pp, 1, &w, &n) == 0);
+	CHECK(model_critical_waits(&pp, 1, NULL, &w, &n) == 0);
 	CHECKF(n > 1 && w[1].waker_tid == 3 && w[1].wake_ns == 425, "epoll: waker %u at %llu",
 	       n > 1 ? w[1].waker_tid : 0, n > 1 ? (unsigned long long)w[1].wake_ns : 0);
 	free(w);
@@ -312,7 +312,7 @@ static void waits_cross_processes(void)
 	struct crit_wait *w = NULL;
 	size_t n = 0;
 
-	CHECK(model_critical_waits(procs, 2, &w, &n) == 0);
+	CHECK(model_critical_waits(procs, 2, NULL, &w, &n) == 0);
 	CHECKF(n == 2, "%zu waits", n);
 	CHECKF(n > 0 && w[0].proc == 0 && w[0].time_ns == 150 && w[0].waker_tid == 20 && w[0].waker_proc == 1 &&
 	       w[0].wake_ns == 135, "read: waker %u of process %u at %llu", n ? w[0].waker_tid : 0,
