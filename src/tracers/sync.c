@@ -51,6 +51,7 @@
 
 #include "tracers/sync_barriers.h"
 #include "tracers/sync_holders.h"
+#include "tracers/sync_layout.h"
 #include "tracers/sync_shared.h"
 #include "tracers/sync_wakers.h"
 #include "tracers/tracer.h"
@@ -126,14 +127,18 @@ static uint32_t wait_begins(struct trace_caller at)
 
 /* EXP_SYNC_F_SHARED if glibc's object of kind op was made process-shared
  * (its holder or waker may be another process), else 0.  From glibc's own
- * layouts (x86-64, stable since 2.25): a mutex's __kind has
- * PTHREAD_MUTEX_PSHARED_BIT (128), an rwlock's __shared is not 0, a
- * condition variable's __wrefs has __PTHREAD_COND_SHARED_MASK (1); a
- * semaphore's `private` (its third int) and a barrier's `shared` (its
- * fourth) are FUTEX_SHARED, 0.  C11's mtx_t and cnd_t are private. */
+ * layouts, checked at load (sync_layout.c: read only if as known): a
+ * mutex's __kind has PTHREAD_MUTEX_PSHARED_BIT (128), an rwlock's __shared
+ * is not 0, a condition variable's __wrefs has __PTHREAD_COND_SHARED_MASK
+ * (1); a semaphore's `private` (its third int) and a barrier's `shared`
+ * (its fourth) are glibc's LLL_SHARED, 128 (0 when private: 3abefac read
+ * them the other way round, flagging every private one shared).  C11's
+ * mtx_t and cnd_t are private. */
 static uint16_t shared_flag(uint16_t op, const void *object)
 {
-#if defined(__x86_64__)
+#if defined(__GLIBC__)
+	if (!sync_layout_known)
+		return 0;
 	switch (op) {
 	case EXP_SYNC_MUTEX:
 		return ((const pthread_mutex_t *)object)->__data.__kind & 128 ? EXP_SYNC_F_SHARED : 0;
@@ -142,9 +147,9 @@ static uint16_t shared_flag(uint16_t op, const void *object)
 	case EXP_SYNC_COND:
 		return ((const pthread_cond_t *)object)->__data.__wrefs & 1 ? EXP_SYNC_F_SHARED : 0;
 	case EXP_SYNC_SEM:
-		return ((const int *)object)[2] == 0 ? EXP_SYNC_F_SHARED : 0;
+		return ((const int *)object)[2] != 0 ? EXP_SYNC_F_SHARED : 0;
 	case EXP_SYNC_BARRIER:
-		return ((const int *)object)[3] == 0 ? EXP_SYNC_F_SHARED : 0;
+		return ((const int *)object)[3] != 0 ? EXP_SYNC_F_SHARED : 0;
 	default:
 		return 0;
 	}
@@ -155,18 +160,12 @@ static uint16_t shared_flag(uint16_t op, const void *object)
 #endif
 }
 
-/* Is pthread mutex m process-shared, with waiters in the kernel (its
- * unlock will wake one)?  From glibc's layout (x86-64): __kind has
- * PTHREAD_MUTEX_PSHARED_BIT (128), the robust (16), priority-inheriting
- * (32) and priority-protected (64) bits and the type in its low two bits.
- * __lock is 2 for a normal, recursive or error-checking mutex with
- * waiters; the owner's tid with FUTEX_WAITERS (1 << 31) for a robust or
- * priority-inheriting one (a tid alone, 2 included, is no waiter); the
- * ceiling above bit 19 and 2 below for a priority-protected one.  A
- * recursive mutex unlocked at a __count above 1 stays held: no release. */
+/* Does mutex m's kind say process-shared?  The field of this glibc's
+ * header (inside the object on any glibc); what its bit means is trusted
+ * only where the probe found it so (shared_with_waiters). */
 static inline bool mutex_kind_shared(const pthread_mutex_t *m)
 {
-#if defined(__x86_64__)
+#if defined(__GLIBC__)
 	return m->__data.__kind & 128;
 #else
 	(void)m;
@@ -174,10 +173,20 @@ static inline bool mutex_kind_shared(const pthread_mutex_t *m)
 #endif
 }
 
+/* Is pthread mutex m process-shared, with waiters in the kernel (its
+ * unlock will wake one)?  From glibc's layout, checked at load
+ * (sync_layout.c: read only if as known): __kind has
+ * PTHREAD_MUTEX_PSHARED_BIT (128), the robust (16), priority-inheriting
+ * (32) and priority-protected (64) bits and the type in its low two bits.
+ * __lock is 2 for a normal, recursive or error-checking mutex with
+ * waiters; the owner's tid with FUTEX_WAITERS (1 << 31) for a robust or
+ * priority-inheriting one (a tid alone, 2 included, is no waiter); the
+ * ceiling above bit 19 and 2 below for a priority-protected one.  A
+ * recursive mutex unlocked at a __count above 1 stays held: no release. */
 static bool shared_with_waiters(const pthread_mutex_t *m)
 {
-#if defined(__x86_64__)
-	if (!mutex_kind_shared(m))
+#if defined(__GLIBC__)
+	if (!sync_layout_known || !mutex_kind_shared(m))
 		return false;
 	int kind = __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
 	if ((kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP && __atomic_load_n(&m->__data.__count, __ATOMIC_RELAXED) > 1)

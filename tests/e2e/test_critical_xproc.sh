@@ -90,3 +90,6 @@ child = sum(v for p, v in on.items() if p != 0)
 sys.exit(len(on) < 2 or child < 0.95 * held or child > span + 0.05 * held)
 PY
 check html_critical_path_on_the_holders_track sh -c "cat mutex_html.err; python3 page.py"
+# The layouts sync.c reads were probed at load and found as known (glibc
+# here): on another C library or layout, the log says nothing is followed.
+check critical_xproc_glibc_layout_probed grep -q '^sync.layout: glibc .*: as known$' mutex.exp/log.txt
