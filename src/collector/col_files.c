@@ -503,6 +503,8 @@ int col_open_experiment(void)
 	struct stat st;
 
 	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
+		/* A fork child's spares are its parent's file's blocks. */
+		exp_writer_drop_spares(&col_proc.file[i]);
 		col_proc.file[i].fd = -1;
 		col_proc.file[i].open_fd = NULL;       /* a fork child: not the parent's files */
 		col_proc.file[i].aside = NULL;
@@ -579,6 +581,8 @@ static _Atomic uint64_t deferred_counters[EXP_CTR_COUNT_];
 void col_files_defer(void)
 {
 	for (int i = 0; i < EXP_FILE_COUNT_; i++) {
+		/* A fork child's spares are its parent's file's blocks. */
+		exp_writer_drop_spares(&col_proc.file[i]);
 		col_proc.file[i].fd = -1;
 		col_proc.file[i].open_fd = NULL;
 		col_proc.file[i].aside = NULL;

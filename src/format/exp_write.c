@@ -51,12 +51,13 @@ int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 	w->budget_limit = 0;
 	w->open_fd = NULL;
 	w->aside = NULL;
-	/* A fork child's spares are its parent's file's blocks: never its. */
-	for (int i = 0; i < EXP_SPARE_BLOCKS; i++) {
-		uintptr_t p = atomic_exchange(&w->spare[i], 0);
-		if (p)
-			EXP_SYS(munmap)((void *)p, w->block_bytes);
-	}
+	w->budget_reserve = 0;
+	/* w's earlier contents are not read: it may be new, uninitialized (a
+	 * writer on the stack), and a slot's garbage unmapped as a spare took
+	 * whatever it pointed into (a thread's stack).  A fork child's spares,
+	 * its parent's file's blocks, are dropped before: exp_writer_drop_spares. */
+	for (int i = 0; i < EXP_SPARE_BLOCKS; i++)
+		atomic_store(&w->spare[i], 0);
 	atomic_store(&w->firsts, 0);
 
 	int fd = EXP_SYS(openat)(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -459,6 +460,16 @@ void exp_large_release_sigsafe(void *p, size_t mapped)
 {
 	if (p)
 		EXP_SYS(munmap)(p, mapped);
+}
+
+void exp_writer_drop_spares(struct exp_file_writer *w)
+{
+	for (int i = 0; i < EXP_SPARE_BLOCKS; i++) {
+		uintptr_t p = atomic_exchange(&w->spare[i], 0);
+		if (p)
+			EXP_SYS(munmap)((void *)p, w->block_bytes);
+	}
+	atomic_store(&w->firsts, 0);
 }
 
 void exp_writer_close(struct exp_file_writer *w)

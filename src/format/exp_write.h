@@ -109,7 +109,9 @@ static inline bool exp_writer_ready(const struct exp_file_writer *w)
 }
 
 /* Create `name` in directory `dirfd` and write its header.  Not sigsafe.
- * Returns 0 or -errno; on failure no file is left behind. */
+ * Returns 0 or -errno; on failure no file is left behind.  w's earlier
+ * contents are not read (it may be uninitialized): spares it held are
+ * forgotten, not unmapped; drop them before with exp_writer_drop_spares. */
 int exp_writer_open(struct exp_file_writer *w, int dirfd, const char *name,
 		    enum exp_file_kind kind, uint32_t pid);
 
@@ -157,6 +159,10 @@ void exp_cursor_release_sigsafe(struct exp_cursor *c);
  * flush on every CPU the process ran on).  The records are in the file
  * either way: the mapping is MAP_SHARED. */
 void exp_cursor_forget_sigsafe(struct exp_cursor *c);
+
+/* Unmap w's spare first blocks (a fork child's are its parent's file's).
+ * w must have been opened (or be zeroed).  Not sigsafe. */
+void exp_writer_drop_spares(struct exp_file_writer *w);
 
 /* Close the file descriptor (and take no more records); mapped blocks stay
  * valid.  Not sigsafe. */
