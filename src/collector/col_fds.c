@@ -115,26 +115,6 @@ static void limit_restore(const struct rlimit *rl, const struct rlimit *up)
 
 static bool helper_run(int (*main_fn)(void *), void *s, unsigned long flags);
 
-struct raise_aside {
-	int fd, to, rc;
-};
-
-/* The helper of dup_above: its own process, sharing the program's
- * descriptor table (CLONE_FILES) but not its limits, raises its own soft
- * limit and copies the descriptor above the program's. */
-static int raise_aside_main(void *p)
-{
-	struct raise_aside *r = p;
-	struct rlimit rl, up;
-
-	limit_read(&rl);
-	up = rl;
-	up.rlim_cur = rl.rlim_max - rl.rlim_cur > COL_FDS_ABOVE ? rl.rlim_cur + COL_FDS_ABOVE : rl.rlim_max;
-	if (col_syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0)
-		r->rc = (int)col_syscall(SYS_fcntl, r->fd, F_DUPFD_CLOEXEC, (long)r->to);
-	return 0;
-}
-
 /* A copy of `fd` above the soft limit, close-on-exec (with `move` false,
  * `fd` itself if it is above already), or -1 when the limit cannot be
  * raised (limit_raise; `ulimit -n N` sets both).  Sigsafe. */
@@ -160,24 +140,6 @@ static int dup_above(int fd, bool move)
 	return n;
 }
 
-/* A copy of `fd` above the program's soft limit, close-on-exec, made by a
- * helper task that shares the descriptor table (CLONE_FILES) but not the
- * limits, so that the program's limit is never raised; -1 if the hard
- * limit leaves no room or no helper may be cloned.  Sigsafe; never run
- * from another helper (its stack is the helper's). */
-static int dup_above_aside(int fd)
-{
-	struct rlimit rl;
-	struct raise_aside r = { fd, 0, -1 };
-
-	limit_read(&rl);
-	r.to = (int)rl.rlim_cur;
-	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE &&
-	    helper_run(raise_aside_main, &r, CLONE_VM | CLONE_VFORK | CLONE_FILES))
-		return r.rc;
-	return -1;
-}
-
 struct raise_many {
 	int n;
 	const int *fd;
@@ -185,8 +147,10 @@ struct raise_many {
 	int to;
 };
 
-/* The helper of col_fds_batch_end: raise its own soft limit once and copy
- * every descriptor above the program's (-1 for one that could not be). */
+/* The helper of dup_above_aside and col_fds_batch_end: its own process,
+ * sharing the program's descriptor table (CLONE_FILES) but not its limits,
+ * raises its own soft limit once and copies every descriptor above the
+ * program's (-1 for one that could not be). */
 static int raise_many_main(void *p)
 {
 	struct raise_many *r = p;
@@ -199,6 +163,24 @@ static int raise_many_main(void *p)
 	for (int i = 0; i < r->n; i++)
 		r->copy[i] = raised ? (int)col_syscall(SYS_fcntl, r->fd[i], F_DUPFD_CLOEXEC, (long)r->to) : -1;
 	return 0;
+}
+
+/* A copy of `fd` above the program's soft limit, close-on-exec, made by a
+ * helper task that shares the descriptor table (CLONE_FILES) but not the
+ * limits, so that the program's limit is never raised; -1 if the hard
+ * limit leaves no room or no helper may be cloned.  Sigsafe; never run
+ * from another helper (its stack is the helper's). */
+static int dup_above_aside(int fd)
+{
+	struct rlimit rl;
+	int copy = -1;
+
+	limit_read(&rl);
+	struct raise_many r = { 1, &fd, &copy, (int)rl.rlim_cur };
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < COL_FDS_MAX - COL_FDS_ABOVE &&
+	    helper_run(raise_many_main, &r, CLONE_VM | CLONE_VFORK | CLONE_FILES))
+		return copy;
+	return -1;
 }
 
 /* Is `fd` among the first n of list? */
