@@ -94,9 +94,10 @@ def chrome(c, check, rep, thr):
         c.near(f"thread {t['name']}", sum(t['self_us'].values()) / 1e6, per_thread.get(tid, 0.0),
                0.6 * MS + 2e-6 * max(events, 1) * 50)
     # a thread whose samples weigh nothing (the main thread creating the
-    # others, its CPU all the collector's) may have no track
+    # others, its CPU all the collector's) may have no track, nor may one
+    # under a microsecond, the format's unit (its one span can round to 0)
     tids = {int(k.split('/')[1]) for k in got['threads']}
-    if not {t for t, s in per_thread.items() if s > 0} <= tids <= set(per_thread):
+    if not {t for t, s in per_thread.items() if s >= 1e-6} <= tids <= set(per_thread):
         print('BAD threads', sorted(got['threads']), 'tally', per_thread); c.bad += 1
     for name, (excl, _) in tally.items():
         if name != '<Total>' and excl >= 0.005:
