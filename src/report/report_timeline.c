@@ -12,13 +12,33 @@
 #include "model/model_pauses.h"
 #include "report/report_timeline.h"
 
+/* The track index's first key for (proc, tid, name); a collision moves
+ * on by model_hash64, as label_of does (key 0 is the map's empty slot). */
+static uint64_t track_key(uint32_t proc, uint32_t tid, const char *name)
+{
+	return model_hash_str(model_hash64(((uint64_t)proc << 32 | tid) + 1), name) | 1;
+}
+
 long report_timeline_track(struct report_timeline *tl, uint32_t proc, uint32_t tid, const char *name)
 {
-	for (size_t i = 0; i < tl->ntracks; i++)
-		if (tl->tracks[i].proc == proc && tl->tracks[i].tid == tid &&
-		    !strcmp(tl->tracks[i].name, name))
-			return (long)i;
-	if (exp_grow(&tl->tracks, &tl->cap_tracks, tl->ntracks, sizeof(*tl->tracks)))
+	struct model_map *idx = tl->track_index;
+	uint64_t key = track_key(proc, tid, name);
+
+	/* An index, not a scan of every track: a 32,000-thread experiment
+	 * adds 32,000 tracks, and a scan made that quadratic. */
+	if (!idx && !(idx = tl->track_index = calloc(1, sizeof(*idx))))
+		return -1;
+	for (;;) {
+		uint64_t *v = model_map_get(idx, key);
+		if (!v)
+			break;
+		const struct report_track *t = &tl->tracks[*v];
+		if (t->proc == proc && t->tid == tid && !strcmp(t->name, name))
+			return (long)*v;
+		key = model_hash64(key) | 1;
+	}
+	if (exp_grow(&tl->tracks, &tl->cap_tracks, tl->ntracks, sizeof(*tl->tracks)) ||
+	    !model_map_put(idx, key, tl->ntracks, NULL))
 		return -1;
 	struct report_track *t = &tl->tracks[tl->ntracks];
 	memset(t, 0, sizeof(*t));
@@ -342,6 +362,9 @@ void report_timeline_free(struct report_timeline *tl)
 	if (tl->label_index)
 		model_map_free(tl->label_index);
 	free(tl->label_index);
+	if (tl->track_index)
+		model_map_free(tl->track_index);
+	free(tl->track_index);
 	free(tl->tracks);
 	free(tl->labels);
 	free(tl->marks);

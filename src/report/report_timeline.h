@@ -67,7 +67,8 @@ struct report_timeline {
 	size_t nmarks, cap_marks;
 	struct report_gap *gaps;          /* by process, then time */
 	size_t ngaps, cap_gaps;
-	void *label_index;                /* private */
+	void *label_index;                /* private: labels by their hash */
+	void *track_index;                /* private: tracks by (proc, tid, name)'s hash */
 };
 
 /* The timeline of a model built with keep_events: a track per thread with
