@@ -191,17 +191,21 @@ static int claim_op(int fd, void *arg)
 	return c->p == MAP_FAILED ? -errno : 0;
 }
 
-/* Give blocks [first, first + n) disk space and map them; NULL on failure
- * (*no_fd set if only no descriptor was free). */
-static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, int *no_fd, bool reserved)
+/* Give blocks [first, first + n) disk space and map them, the first
+ * `charged` of them counted against the size limit (spares count when
+ * taken, in next_run); NULL on failure (*no_fd set if only no
+ * descriptor was free). */
+static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, uint64_t charged, int *no_fd,
+		       bool reserved)
 {
 	struct claim c = { (off_t)(first * w->block_bytes), (off_t)(n * w->block_bytes), MAP_FAILED };
+	uint64_t charge = charged * w->block_bytes;
 
-	if (!within_budget(w, (uint64_t)c.len, reserved))
+	if (!within_budget(w, charge, reserved))
 		return NULL;
 	if (with_fd(w, claim_op, &c, no_fd) != 0) {
 		if (*no_fd && w->budget_used)          /* not claimed after all */
-			atomic_fetch_sub(w->budget_used, (uint64_t)c.len);
+			atomic_fetch_sub(w->budget_used, charge);
 		return NULL;
 	}
 	/* Populated now, in one call: faulting the pages in one by one costs a
@@ -305,6 +309,20 @@ static char *spare_take(struct exp_file_writer *w)
 	return NULL;
 }
 
+/* Spares (beyond a claim's n blocks) the size limit leaves room for now:
+ * a spare is counted when a thread takes it, and one made past the limit
+ * would be disk the limit never sees. */
+static uint32_t spares_in_budget(const struct exp_file_writer *w, uint32_t n, uint32_t spares)
+{
+	if (!w->budget_used || !spares)
+		return spares;
+	uint64_t limit = w->budget_limit > w->budget_reserve ? w->budget_limit - w->budget_reserve : 0;
+	uint64_t used = atomic_load_explicit(w->budget_used, memory_order_relaxed);
+	uint64_t room = limit > used ? (limit - used) / w->block_bytes : 0;
+	room = room > n ? room - n : 0;
+	return room < spares ? (uint32_t)room : spares;
+}
+
 /* Keep the mapped block at p as a spare (unmapped if every slot is
  * taken: it stays zero in the file, which the reader passes over). */
 static void spare_put(struct exp_file_writer *w, char *p)
@@ -334,6 +352,13 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	if (!c->next_run && __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE) < 0 && w->open_fd) {
 		spares = atomic_fetch_add(&w->firsts, 1);
 		char *p = spare_take(w);
+		/* Counted now, as it is written: near the limit a claim of
+		 * 1 + spares blocks stopped the file where 1 fitted, and
+		 * spares never taken stayed counted (256 KiB a file). */
+		if (p && !within_budget(w, bs, c->reserved)) {
+			spare_put(w, p);
+			return false;
+		}
 		if (p) {
 			c->block = p;
 			c->size = bs;
@@ -346,12 +371,13 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	}
 	if (stage)
 		n = EXP_STAGE_BLOCKS;
+	spares = spares_in_budget(w, n, spares);
 	uint64_t b = atomic_fetch_add(&w->next_block, n + spares);
 	/* Block 0 holds the file's header: never a window block, whose first
 	 * words are its MIRROR tag.  A first claim is a direct run. */
 	if (b == 0)
 		stage = false;
-	char *p = claim_map(w, b, n + spares, &c->no_fd, c->reserved);
+	char *p = claim_map(w, b, n + spares, n, &c->no_fd, c->reserved);
 	if (!p)
 		return false;
 	for (uint32_t i = 0; i < spares; i++)
@@ -450,7 +476,7 @@ void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len, size_t 
 		/* Block 0 holds the file header: large records start later. */
 		b = atomic_fetch_add(&w->next_block, n);
 	}
-	char *p = claim_map(w, b, n, &no_fd, false);
+	char *p = claim_map(w, b, n, n, &no_fd, false);
 	if (p)
 		*mapped = n * w->block_bytes;
 	return p;

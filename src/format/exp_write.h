@@ -56,7 +56,9 @@ struct exp_file_writer {
 	 * again with `needed`, which makes room in the copy of the table). */
 	int (*aside)(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg, bool needed);
 	/* The experiment's size limit, shared by every file of every process:
-	 * bytes claimed so far and the most allowed (NULL: no limit). */
+	 * bytes handed to cursors so far (a spare block counts when a thread
+	 * takes it, not when it is mapped) and the most allowed (NULL: no
+	 * limit). */
 	_Atomic uint64_t *budget_used;
 	uint64_t budget_limit;
 	/* The last bytes of the limit, kept for a cursor's `reserved` claims
@@ -68,7 +70,9 @@ struct exp_file_writer {
 	 * thread's first claim, in the same open (a helper clone each when it
 	 * is made aside), so that a thread's start costs no open of its own.
 	 * A slot holds a mapped block's address, or 0; `firsts` counts the
-	 * first claims (spares taken included), which size the next batch. */
+	 * first claims (spares taken included), which size the next batch.
+	 * Under a size limit, only as many spares are made as the limit has
+	 * room for beside the claim's own blocks. */
 	_Atomic uintptr_t spare[EXP_SPARE_BLOCKS];
 	_Atomic uint32_t firsts;
 };

@@ -496,6 +496,53 @@ static void limit_reserve_only_for_reserved(void)
 	unlink(path);
 }
 
+/* Opened for each use (open_fd), first claims under a size limit: each
+ * thread's first block counts when it is taken, spares when a thread takes
+ * one, so that as many threads get a block as the limit holds blocks, and
+ * what is counted is what was handed out.  The build before counted each
+ * claim's spares at once (1 + up to 16 blocks): 7 of 10 first claims fit,
+ * and the file stopped with 3 blocks of the limit unused. */
+static int spare_dirfd = -1;
+
+static int open_spares_file(struct exp_file_writer *w)
+{
+	(void)w;
+	int fd = openat(spare_dirfd, "spares.dat", O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static void spares_counted_when_taken(void)
+{
+	struct exp_file_writer w;
+	struct exp_cursor c[24];
+	_Atomic uint64_t used = 0;
+	const uint32_t bs = EXP_BLOCK_BYTES;
+	struct exp_thread_end te = { 0, 9, 90001000, 70000000, 70 };
+	int got = 0;
+
+	memset(c, 0, sizeof(c));
+	spare_dirfd = dirfd_of();
+	CHECK(exp_writer_open(&w, spare_dirfd, "spares.dat", EXP_FILE_THREADS, 42) == 0);
+	close(w.fd);
+	w.fd = -1;
+	w.open_fd = open_spares_file;
+	w.budget_used = &used;
+	w.budget_limit = 10ull * bs;
+	w.budget_reserve = 0;
+	for (int i = 0; i < 24; i++)
+		got += exp_record_append_sigsafe(&w, &c[i], EXP_REC_THREAD_END, &te, sizeof(te)) == 0;
+	CHECKF(got == 10 && atomic_load(&used) == 10ull * bs, "%d first claims of 24 got a block, %llu bytes counted "
+	       "(a limit of %u blocks)", got, (unsigned long long)atomic_load(&used), 10);
+	for (int i = 0; i < 24; i++)
+		exp_cursor_release_sigsafe(&c[i]);
+	exp_writer_drop_spares(&w);
+	exp_writer_close(&w);
+	close(spare_dirfd);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/spares.dat", dir);
+	unlink(path);
+}
+
 /* exp_writer_open reads nothing of what the writer held: an uninitialized
  * writer (on the stack) whose spare slots hold stale addresses unmaps
  * nothing (it unmapped them as spares: a page of a thread's stack, found
@@ -537,6 +584,7 @@ int main(void)
 	RUN(roundtrip_one_thread);
 	RUN(roundtrip_four_threads);
 	RUN(open_unmaps_no_stale_spare);
+	RUN(spares_counted_when_taken);
 	RUN(killed_mid_copy);
 	RUN(killed_mid_copy_blocks_filled_exactly);
 	RUN(large_record_and_unpublished);
