@@ -269,7 +269,7 @@ static bool task_blocks(pid_t tid, int sig)
  * 20 kHz, takes over three periods of 50 us; that time is lost.reentry's).
  * Counted, and named in the log ("thread.unsampled: TID NAME: N us of CPU
  * ..."), which the report and `tally record` show; not while recording is
- * off (col_control.h).  Asked by the thread as it ends, or by the end of
+ * off (col_control.h) or stopped by the size limit.  Asked by the thread as it ends, or by the end of
  * the process for those still running. */
 static void check_sampled(struct col_thread *t, uint64_t now)
 {
@@ -283,6 +283,11 @@ static void check_sampled(struct col_thread *t, uint64_t now)
 	/* Recording is off (--duration ended, the toggle signal...): the
 	 * time since the last sample is the pause's, which the log has. */
 	if (col_control_paused_sigsafe(0))
+		return;
+	/* The size limit stopped every clock of the process: the time since
+	 * is the limit's, which the overview names ("Size limit"); the signal
+	 * the thread blocks as it ends is no cause. */
+	if (atomic_load_explicit(&col_proc.stopped, memory_order_relaxed))
 		return;
 	/* Without the signal seen blocked, a short gap is no evidence: a
 	 * thread's last slice (its exit path, the kernel's part of a system

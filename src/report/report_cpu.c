@@ -40,6 +40,10 @@ struct proc_cpu {
 	uint64_t silent_ns;        /* CPU of those that ran longer and had none */
 	size_t nsilent;
 	bool attached;             /* tally record -p: threads seen from their set-up on */
+	uint64_t limit_ns;         /* when the experiment reached its size limit (0: not) */
+	uint64_t start_ns;         /* the experiment's start, for limit_ns in seconds */
+	uint64_t stopped_ns;       /* CPU of threads without a sample that ended */
+	size_t nstopped;           /* after the size limit stopped sampling */
 };
 
 struct cpu_table {
@@ -112,6 +116,10 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 
 	memset(c, 0, sizeof(*c));
 	c->p = p;
+	/* The size limit is the experiment's (the founder's counter): every
+	 * process stops at its next claim after it. */
+	c->limit_ns = x->nprocs ? x->procs[0].counters[EXP_CTR_LIMIT_NS] : 0;
+	c->start_ns = x->nprocs ? x->procs[0].start_ns : 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		if (m->procs[i].src != p)
 			continue;
@@ -134,8 +142,13 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 			/* the collector's part of it is said apart */
 			uint64_t own = all > p->threads[t].collector_ns ? all - p->threads[t].collector_ns : 0;
 			/* Less than two periods: its clock may never have
-			 * fired.  More with none: it did not reach us. */
-			if (period_ns && own >= 2 * period_ns) {
+			 * fired.  More with none: it did not reach us.
+			 * Ended after the size limit stopped the clocks:
+			 * the limit's. */
+			if (c->limit_ns && p->threads[t].end_ns > c->limit_ns) {
+				c->stopped_ns += own;
+				c->nstopped++;
+			} else if (period_ns && own >= 2 * period_ns) {
 				c->silent_ns += own;
 				c->nsilent++;
 			} else {
@@ -330,6 +343,13 @@ static bool threads_cause(const struct proc_cpu *c, char *buf, size_t len)
 	return buf[0] != 0;
 }
 
+/* Did the size limit stop the process's sampling: reached before the
+ * process ended (or while it still ran)? */
+static bool stopped_by_limit(const struct proc_cpu *c)
+{
+	return c->limit_ns && (!c->p->end_ns || c->p->end_ns > c->limit_ns);
+}
+
 static const char *why_not_sampled(const struct proc_cpu *c, char *buf, size_t len)
 {
 	const char *sig = exp_proc_log(c->p, "exit.signal");
@@ -340,6 +360,10 @@ static const char *why_not_sampled(const struct proc_cpu *c, char *buf, size_t l
 	if (c->before_ns && c->before_ns * 2 >= kern - (c->sampled_ns < kern ? c->sampled_ns : kern))
 		snprintf(buf, len, "%.3f s before the collector started in it (loading, constructors)",
 			 (double)c->before_ns / 1e9);
+	else if (stopped_by_limit(c))
+		snprintf(buf, len, "sampling stopped at %.3f s, when the experiment reached its size limit "
+			 "(-L raises it)%s", c->limit_ns > c->start_ns ? (double)(c->limit_ns - c->start_ns) / 1e9 : 0,
+			 c->nstopped ? "; threads that ended after it had no sample" : "");
 	else if (threads_cause(c, buf, len))
 		;
 	else if (!c->sampled_ns && sig)
