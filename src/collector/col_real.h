@@ -117,6 +117,7 @@ struct epoll_event;
 	X(int, pthread_rwlock_wrlock, (pthread_rwlock_t *))                            \
 	X(int, pthread_rwlock_trywrlock, (pthread_rwlock_t *))                         \
 	X(int, pthread_rwlock_timedwrlock, (pthread_rwlock_t *, const struct timespec *)) \
+	X(int, pthread_rwlock_unlock, (pthread_rwlock_t *))                            \
 	X(int, pthread_cond_wait, (pthread_cond_t *, pthread_mutex_t *))               \
 	X(int, pthread_cond_timedwait, (pthread_cond_t *, pthread_mutex_t *, const struct timespec *)) \
 	X(int, pthread_cond_clockwait, (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *)) \

@@ -603,8 +603,11 @@ struct exp_sync_wake {
  * it, from /proc/self/maps.  Two roles:
  *   WAIT     written by a waiter right after a SYNC record flagged
  *            EXP_SYNC_F_SHARED: joined to it by (tid, time_ns, object)
- *   RELEASE  a mutex unlocked while it had waiters, or a futex wake that
- *            woke one: time_ns is the moment, tid the thread; a wait on
+ *   RELEASE  a mutex or rwlock unlocked while it had waiters (a mutex
+ *            let go inside a condition wait too), a semaphore posted or a
+ *            condition variable signalled with waiters, a barrier's round
+ *            completed (at that arrival), or a futex wake that woke one:
+ *            time_ns is the moment, tid the thread; a wait on
  *            the same key in any process, granted after it, may be its
  *   0 4 word; 4 4 tid; 8 8 time_ns
  *  16 8 object  the address here
@@ -613,7 +616,7 @@ struct exp_sync_wake {
  *  40 8 offset  the object's offset in the file
  *  48 2 role    enum exp_sync_key_role
  *  50 6 reserved 0
- * Added in format 5 without a version bump: older readers skip the type. */
+ * Added in format 9 without a version bump: older readers skip the type. */
 struct exp_sync_key {
 	uint32_t word;
 	uint32_t tid;

@@ -27,12 +27,13 @@
  * (wait, waitpid, wait3, wait4, waitid) is a SYNC record too (op
  * EXP_SYNC_CHILD, the pid reaped), so that the path can go from a shell
  * or a parent to the child it waited for; so is system()'s.  A wait on a
- * process-shared object writes the object's key, and a shared mutex's
- * unlock with waiters, or a shared futex wake that woke one, writes it as
- * a release (sync_shared.c): the path goes from a waiter to the holder or
- * waker in another process.  Only mutexes and futex words: a shared
- * semaphore, condition variable, rwlock or barrier is woken by glibc's own
- * futex call, which no interposer sees: its WAIT key has no RELEASE.
+ * process-shared object writes the object's key (looked up as the wait
+ * begins), and the call that lets its waiters go writes it as a release
+ * (sync_shared.c): a shared mutex's or rwlock's unlock with waiters (the
+ * mutex let go inside a condition wait too), a post or signal with
+ * waiters, a barrier's completing arrival, a shared futex wake that woke
+ * one: the path goes from a waiter to the holder or waker in another
+ * process.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -183,8 +184,9 @@ static inline bool mutex_kind_shared(const pthread_mutex_t *m)
  * priority-inheriting one (a tid alone, 2 included, is no waiter); the
  * ceiling above bit 19 and 2 below for a priority-protected one.  A
  * recursive mutex unlocked at a __count above 1 stays held: no release. */
-static bool shared_with_waiters(const pthread_mutex_t *m)
+static bool shared_with_waiters(const void *mutex)
 {
+	const pthread_mutex_t *m = mutex;
 #if defined(__GLIBC__)
 	if (!sync_layout_known || !mutex_kind_shared(m))
 		return false;
@@ -203,11 +205,84 @@ static bool shared_with_waiters(const pthread_mutex_t *m)
 #endif
 }
 
+/* The key of a wait on `object` flagged `flags`, looked up as the wait
+ * begins (sync_shared_key), into *k: k, or NULL if not shared or not in a
+ * shared mapping.  Before the wait, not after the grant: after, a mutex's
+ * lookup ran while the waiter held the lock, lengthening the very hold
+ * the path measures, and a semaphore or barrier may be freed by then. */
+static inline struct exp_sync_key *key_before(uint16_t flags, const void *object, struct exp_sync_key *k)
+{
+	if (__builtin_expect(!(flags & EXP_SYNC_F_SHARED), 1))
+		return NULL;
+	*k = (struct exp_sync_key){ 0 };
+	return sync_shared_key(object, k) ? k : NULL;
+}
+
+/* Is condition variable c process-shared with waiters?  __wrefs counts
+ * its waiters in steps of 8 (glibc's own signal returns at once when
+ * __wrefs >> 3 is 0), bit 0 shared: read only if as known. */
+static inline bool cond_shared_with_waiters(const pthread_cond_t *c)
+{
+#if defined(__GLIBC__)
+	unsigned w = __atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED);
+	return sync_layout_known && (w & 1) && w >> 3;
+#else
+	(void)c;
+	return false;
+#endif
+}
+
+/* Is semaphore s process-shared with waiters?  On a 64-bit glibc its
+ * first word holds the value in the low half and the waiters in the high
+ * half (sync_layout.c checks the value's place): read only if as known. */
+static inline bool sem_shared_with_waiters(const sem_t *s)
+{
+#if defined(__GLIBC__)
+	return sync_layout_sem_waiters && ((const int *)s)[2] != 0 &&
+	       __atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED) >> 32;
+#else
+	(void)s;
+	return false;
+#endif
+}
+
+/* Is rwlock l process-shared with waiters?  glibc's __readers has
+ * PTHREAD_RWLOCK_RWAITING (4) when readers wait for a writer, and
+ * __wrphase_futex and __writers_futex PTHREAD_RWLOCK_FUTEX_USED (2) when
+ * a thread sleeps on them (seen on glibc 2.36: a reader waiting for a
+ * writer 0x3 in __wrphase_futex, a writer for a writer 0x3 in
+ * __writers_futex, a writer for a reader 0x2 in __wrphase_futex): read
+ * only if as known. */
+static inline bool rwlock_shared_with_waiters(const pthread_rwlock_t *l)
+{
+#if defined(__GLIBC__)
+	if (!sync_layout_known || !l->__data.__shared)
+		return false;
+	unsigned r = __atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED);
+	unsigned wp = __atomic_load_n(&l->__data.__wrphase_futex, __ATOMIC_RELAXED);
+	unsigned wf = __atomic_load_n(&l->__data.__writers_futex, __ATOMIC_RELAXED);
+	return (r & 4) || ((wp | wf) & 2);
+#else
+	(void)l;
+	return false;
+#endif
+}
+
+/* A condition wait is about to let mutex m go inside glibc (no unlock
+ * interposer sees it): a release at t, if m is process-shared with
+ * waiters (they may be in another process). */
+static inline void mutex_let_go(const void *m, uint64_t t)
+{
+	if (__builtin_expect(shared_with_waiters(m), 0))
+		sync_shared_released(m, t);
+}
+
 /* Record a wait from t0 to t1 if it reached the threshold, with `flags`
- * (EXP_SYNC_F_*): 1 if its SYNC record *s was written (thread, stack and
- * time filled), else 0.  `stack`: its stack id from wait_begins, or 0. */
+ * (EXP_SYNC_F_*) and the shared object's key (key_before, or NULL): 1 if
+ * its SYNC record *s was written (thread, stack and time filled), else 0.
+ * `stack`: its stack id from wait_begins, or 0. */
 static int note_flags(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1,
-		      uint32_t stack, uint16_t flags, struct exp_sync *s)
+		      uint32_t stack, uint16_t flags, struct exp_sync_key *key, struct exp_sync *s)
 {
 	if ((int64_t)(t1 - t0) < threshold_ns)
 		return 0;
@@ -215,22 +290,14 @@ static int note_flags(struct trace_caller at, uint16_t op, const void *object, u
 				.object = (uint64_t)(uintptr_t)object };
 	if (tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC, s, sizeof(*s), stack ? 0 : at.ra, at.sp, at.fp))
 		return 0;
-	if (flags & EXP_SYNC_F_SHARED)
-		sync_shared_waited(object, s);   /* its key, for a waker in another process */
+	if (key)
+		sync_shared_waited(key, s);   /* its key, for a waker in another process */
 	return 1;
 }
 
-/* The same, flagged shared as glibc's object says (shared_flag): read only
- * for a wait that is recorded, and not for a semaphore or a barrier, which
- * another thread may destroy and free once the wait is over (note_flags
- * with the flag read before the wait). */
-static int note(struct trace_caller at, uint16_t op, const void *object, uint64_t t0, uint64_t t1,
-		uint32_t stack, struct exp_sync *s)
-{
-	if ((int64_t)(t1 - t0) < threshold_ns)
-		return 0;
-	return note_flags(at, op, object, t0, t1, stack, shared_flag(op, object), s);
-}
+/* A wait's flag and key, read as it begins (before the call that waits):
+ * declares flag_ and key_. */
+#define SHARED_BEFORE(op, object)                                            	uint16_t flag_ = shared_flag(op, object);                            	struct exp_sync_key keybuf_;                                         	struct exp_sync_key *key_ = key_before(flag_, object, &keybuf_)
 
 /* Are the holders of contended mutexes recorded (with -s)? */
 static int holders(void)
@@ -249,9 +316,10 @@ static int holders(void)
 			return rc_;                                          \
 		uint64_t t0_ = tally__now();                                 \
 		uint32_t stack_ = wait_begins(at_);                          \
+		SHARED_BEFORE(op, object);                                   \
 		rc_ = wait_call;                                             \
 		struct exp_sync s_;                                          \
-		note(at_, op, object, t0_, tally__now(), stack_, &s_);       \
+		note_flags(at_, op, object, t0_, tally__now(), stack_, flag_, key_, &s_); \
 		return rc_;                                                  \
 	} while (0)
 
@@ -270,10 +338,11 @@ static int holders(void)
 		}                                                            \
 		uint64_t t0_ = tally__now();                                 \
 		uint32_t stack_ = wait_begins(at_);                          \
+		SHARED_BEFORE(EXP_SYNC_MUTEX, object);                       \
 		rc_ = wait_call;                                             \
 		uint64_t t1_ = tally__now();                                 \
 		struct exp_sync s_;                                          \
-		int rec_ = note(at_, EXP_SYNC_MUTEX, object, t0_, t1_, stack_, &s_); \
+		int rec_ = note_flags(at_, EXP_SYNC_MUTEX, object, t0_, t1_, stack_, flag_, key_, &s_); \
 		if ((got) && holders())                                      \
 			sync_holders_waited(at_, object, t0_, t1_, rec_ ? &s_ : NULL); \
 		return rc_;                                                  \
@@ -301,7 +370,7 @@ static int holders(void)
 		uint32_t stack_ = wait_begins(at_);                          \
 		int rc_ = call;                                              \
 		struct exp_sync s_;                                          \
-		note(at_, op, object, t0_, tally__now(), stack_, &s_);       \
+		note_flags(at_, op, object, t0_, tally__now(), stack_, 0, NULL, &s_); \
 		return rc_;                                                  \
 	} while (0)
 
@@ -316,20 +385,28 @@ static int holders(void)
 			return rc_;                                          \
 		uint64_t t0_ = tally__now();                                 \
 		uint32_t stack_ = wait_begins(at_);                          \
-		uint16_t shared_ = shared_flag(EXP_SYNC_SEM, object);        \
+		SHARED_BEFORE(EXP_SYNC_SEM, object);                         \
 		rc_ = wait_call;                                             \
 		struct exp_sync s_;                                          \
-		if (note_flags(at_, EXP_SYNC_SEM, object, t0_, tally__now(), stack_, shared_, &s_)) \
+		if (note_flags(at_, EXP_SYNC_SEM, object, t0_, tally__now(), stack_, flag_, key_, &s_)) \
 			sync_wakers_waited(object, t0_, &s_);                \
 		return rc_;                                                  \
 	} while (0)
 
-/* A signal or post: its object's last waker is this thread (sync_wakers.c). */
-#define WAKE(object, call)                                                   \
+/* A signal or post: its object's last waker is this thread (sync_wakers.c);
+ * of a process-shared object with waiters (`waiters`, read before the
+ * call), a release too (sync_shared.c): a waiter may be in another process. */
+#define WAKE(object, call, waiters)                                          \
 	do {                                                                 \
-		if (threshold() >= 0)                                        \
-			sync_wakers_signalled(object);                       \
-		return call;                                                 \
+		if (threshold() < 0)                                         \
+			return call;                                         \
+		sync_wakers_signalled(object);                               \
+		if (__builtin_expect(!(waiters), 1))                         \
+			return call;                                         \
+		uint64_t t_ = tally__now();                                  \
+		int rc_ = call;                                              \
+		sync_shared_released(object, t_);                            \
+		return rc_;                                                  \
 	} while (0)
 
 /* A condition wait, which returns with the mutex m held again (a holder). */
@@ -340,9 +417,11 @@ static int holders(void)
 		struct trace_caller at_ = TRACE_CALLER();                    \
 		uint64_t t0_ = tally__now();                                 \
 		uint32_t stack_ = wait_begins(at_);                          \
+		SHARED_BEFORE(EXP_SYNC_COND, object);                        \
+		mutex_let_go(m, t0_);                                        \
 		int rc_ = call;                                              \
 		struct exp_sync s_;                                          \
-		if (note(at_, EXP_SYNC_COND, object, t0_, tally__now(), stack_, &s_)) \
+		if (note_flags(at_, EXP_SYNC_COND, object, t0_, tally__now(), stack_, flag_, key_, &s_)) \
 			sync_wakers_waited(object, t0_, &s_);                \
 		if ((got) && holders())                                      \
 			sync_holders_acquired(at_, m);                       \
@@ -420,6 +499,32 @@ TRACE_API int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct times
 		      REAL(pthread_rwlock_timedwrlock)(l, abs));
 }
 
+/* The unlock of an rwlock whose __shared says process-shared, with
+ * waiters: a release (sync_shared.c), written after the unlock. */
+__attribute__((noinline)) static int rwlock_unlock_shared(pthread_rwlock_t *l)
+{
+	if (threshold() < 0 || !rwlock_shared_with_waiters(l))
+		return REAL(pthread_rwlock_unlock)(l);
+	uint64_t t = tally__now();
+	int rc = REAL(pthread_rwlock_unlock)(l);
+	if (rc == 0)
+		sync_shared_released(l, t);
+	return rc;
+}
+
+/* As pthread_mutex_unlock: a private rwlock's unlock goes straight on
+ * (its __shared tested, then a tail call to glibc's). */
+__attribute__((optimize("omit-frame-pointer"))) TRACE_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+#if defined(__GLIBC__)
+	if (__builtin_expect(!l->__data.__shared, 1))
+		return REAL(pthread_rwlock_unlock)(l);
+	return rwlock_unlock_shared(l);
+#else
+	return REAL(pthread_rwlock_unlock)(l);
+#endif
+}
+
 TRACE_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	COND_TIME(c, m, REAL(pthread_cond_wait)(c, m), rc_ == 0);
@@ -455,11 +560,19 @@ TRACE_API int pthread_barrier_wait(pthread_barrier_t *b)
 	uint64_t t0 = tally__now();
 	uint32_t stack = wait_begins(at);
 	uint64_t arrival = sync_barriers_arrive(b);
-	uint16_t shared = shared_flag(EXP_SYNC_BARRIER, b);   /* it may be freed once the wait is over */
+	SHARED_BEFORE(EXP_SYNC_BARRIER, b);   /* it may be freed once the wait is over */
 	int rc = REAL(pthread_barrier_wait)(b);
 	struct exp_sync s;
-	if (note_flags(at, EXP_SYNC_BARRIER, b, t0, tally__now(), stack, shared, &s))
+	if (note_flags(at, EXP_SYNC_BARRIER, b, t0, tally__now(), stack, flag_, key_, &s))
 		sync_barriers_waited(b, arrival, t0, &s);
+	/* glibc returns PTHREAD_BARRIER_SERIAL_THREAD to the arrival that
+	 * completed the round (i % count == 0 in its pthread_barrier_wait),
+	 * which woke the others: a shared barrier's release, at its arrival. */
+	if (rc == PTHREAD_BARRIER_SERIAL_THREAD && key_) {
+		key_->time_ns = t0;
+		key_->role = EXP_SYNC_KEY_RELEASE;
+		tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC_KEY, key_, sizeof(*key_), 0, 0, 0);
+	}
 	return rc;
 }
 
@@ -492,7 +605,7 @@ TRACE_API int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, cons
 		__typeof__(call) rc_ = call;                                 \
 		int saved_ = errno;                                          \
 		struct exp_sync s_;                                          \
-		note_flags(at_, EXP_SYNC_CHILD, (void *)(uintptr_t)(reaped), t0_, tally__now(), stack_, 0, &s_); \
+		note_flags(at_, EXP_SYNC_CHILD, (void *)(uintptr_t)(reaped), t0_, tally__now(), stack_, 0, NULL, &s_); \
 		errno = saved_;                                              \
 		return rc_;                                                  \
 	} while (0)
@@ -559,7 +672,7 @@ TRACE_API int system(const char *command)
 	int rc = REAL(system)(command);
 	int saved = errno;
 	struct exp_sync s;
-	note_flags(at, EXP_SYNC_CHILD, NULL, t0, tally__now(), stack, EXP_SYNC_F_SYSTEM, &s);
+	note_flags(at, EXP_SYNC_CHILD, NULL, t0, tally__now(), stack, EXP_SYNC_F_SYSTEM, NULL, &s);
 	errno = saved;
 	return rc;
 }
@@ -627,27 +740,27 @@ TRACE_API int thrd_join(thrd_t th, int *res)
 /* The wakers of condition and semaphore waits (sync_wakers.c). */
 TRACE_API int pthread_cond_signal(pthread_cond_t *c)
 {
-	WAKE(c, REAL(pthread_cond_signal)(c));
+	WAKE(c, REAL(pthread_cond_signal)(c), cond_shared_with_waiters(c));
 }
 
 TRACE_API int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	WAKE(c, REAL(pthread_cond_broadcast)(c));
+	WAKE(c, REAL(pthread_cond_broadcast)(c), cond_shared_with_waiters(c));
 }
 
 TRACE_API int sem_post(sem_t *s)
 {
-	WAKE(s, REAL(sem_post)(s));
+	WAKE(s, REAL(sem_post)(s), sem_shared_with_waiters(s));
 }
 
 TRACE_API int cnd_signal(cnd_t *c)
 {
-	WAKE(c, REAL(cnd_signal)(c));
+	WAKE(c, REAL(cnd_signal)(c), false);          /* C11's are private */
 }
 
 TRACE_API int cnd_broadcast(cnd_t *c)
 {
-	WAKE(c, REAL(cnd_broadcast)(c));
+	WAKE(c, REAL(cnd_broadcast)(c), false);
 }
 
 /* ---- futex calls through syscall() (tally__on_futex) ---------------------- */
@@ -679,11 +792,12 @@ static long futex_call(long nr, const long a[6], uint64_t ra, uint64_t sp, uint6
 	}
 	struct trace_caller at = { ra, sp, fp };
 	uint64_t t0 = tally__now();
+	uint16_t flag = a[1] & FUTEX_PRIVATE_FLAG ? 0 : EXP_SYNC_F_SHARED;
+	struct exp_sync_key keybuf, *key = key_before(flag, word, &keybuf);
 	long rc = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	int saved = errno;
 	struct exp_sync s;
-	if (note_flags(at, EXP_SYNC_FUTEX, word, t0, tally__now(), 0,
-		       a[1] & FUTEX_PRIVATE_FLAG ? 0 : EXP_SYNC_F_SHARED, &s))
+	if (note_flags(at, EXP_SYNC_FUTEX, word, t0, tally__now(), 0, flag, key, &s))
 		sync_wakers_waited(word, t0, &s);
 	errno = saved;
 	return rc;

@@ -7,7 +7,10 @@
  * PTHREAD_MUTEX_PSHARED_BIT) and __lock (0 free, 1 held, 2 held with
  * waiters; FUTEX_WAITERS for a robust one), an rwlock's __shared, a
  * condition variable's __wrefs (bit 1), a semaphore's third int and a
- * barrier's fourth (not 0 when shared: LLL_SHARED).  They were read from glibc 2.25 to
+ * barrier's fourth (not 0 when shared: LLL_SHARED); for releases across
+ * processes, a condition variable's waiters (__wrefs >> 3), a semaphore's
+ * (the high half of its first word, sync_layout_sem_waiters), an rwlock's
+ * (__readers' bit 4, the futex words' bit 31).  They were read from glibc 2.25 to
  * 2.36 on x86-64.  The field names come from this glibc's own headers,
  * so the offsets are its own on any architecture; what they hold is
  * checked here, on objects made each way: every one shared and private,
@@ -22,13 +25,16 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "tracers/sync_layout.h"
 #include "tracers/tracer.h"
 
 bool sync_layout_known;
+bool sync_layout_sem_waiters;
 
 #if defined(__GLIBC__)
 #include <gnu/libc-version.h>
@@ -89,6 +95,22 @@ static bool others_as_known(void)
 	}
 	return ok;
 }
+
+/* A semaphore's first word as a 64-bit glibc keeps it: the value in the
+ * low half, the waiters in the high half (sem_post's release reads the
+ * waiters: sync.c); a 32-bit one keeps the value shifted, the waiters in
+ * bit 0, and is not read. */
+static bool sem_as_known(void)
+{
+	sem_t s;
+
+	if (sizeof(s) < sizeof(uint64_t) || sem_init(&s, 1, 3))
+		return false;
+	uint64_t word;
+	memcpy(&word, &s, sizeof(word));
+	sem_destroy(&s);
+	return word == 3;
+}
 #endif
 
 __attribute__((constructor)) static void sync_layout_probe(void)
@@ -98,6 +120,7 @@ __attribute__((constructor)) static void sync_layout_probe(void)
 	(void)tally__real();      /* the real functions now: tracer.h, trace_resolve_note */
 #if defined(__GLIBC__)
 	sync_layout_known = mutex_as_known() && others_as_known();
+	sync_layout_sem_waiters = sync_layout_known && sem_as_known();
 	snprintf(msg, sizeof(msg), "glibc %s: %s", gnu_get_libc_version(),
 		 sync_layout_known ? "as known" : "not as known: shared objects not followed across processes");
 #else

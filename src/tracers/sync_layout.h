@@ -14,4 +14,8 @@
  * it, on another C library, or when one differed. */
 extern bool sync_layout_known;
 
+/* true when, besides, a semaphore's first word holds its value in the low
+ * half and its waiters in the high half (64-bit glibc). */
+extern bool sync_layout_sem_waiters;
+
 #endif

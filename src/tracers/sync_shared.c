@@ -170,9 +170,7 @@ static const struct range *range_of(uint64_t addr)
 	return r;
 }
 
-/* The key of object: 0 and *k's dev, ino and offset set, or -1 (not in a
- * shared mapping, or not found). */
-static int key_of(const void *object, struct exp_sync_key *k)
+bool sync_shared_key(const void *object, struct exp_sync_key *k)
 {
 	uint64_t addr = (uint64_t)(uintptr_t)object;
 	int saved = errno;
@@ -180,20 +178,19 @@ static int key_of(const void *object, struct exp_sync_key *k)
 
 	errno = saved;
 	if (!r || !r->shared)
-		return -1;
+		return false;
 	k->object = addr;
 	k->dev = r->dev;
 	k->ino = r->ino;
 	k->offset = r->offset + (addr - r->start);
-	return 0;
+	return true;
 }
 
-void sync_shared_waited(const void *object, const struct exp_sync *rec)
+void sync_shared_waited(struct exp_sync_key *k, const struct exp_sync *rec)
 {
-	struct exp_sync_key k = { .time_ns = rec->time_ns, .role = EXP_SYNC_KEY_WAIT };
-
-	if (!key_of(object, &k))
-		tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC_KEY, &k, sizeof(k), 0, 0, 0);
+	k->time_ns = rec->time_ns;
+	k->role = EXP_SYNC_KEY_WAIT;
+	tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC_KEY, k, sizeof(*k), 0, 0, 0);
 }
 
 void sync_shared_released(const void *object, uint64_t t_ns)
@@ -201,7 +198,7 @@ void sync_shared_released(const void *object, uint64_t t_ns)
 	struct exp_sync_key k = { .time_ns = t_ns, .role = EXP_SYNC_KEY_RELEASE };
 	int saved = errno;
 
-	if (!key_of(object, &k))
+	if (sync_shared_key(object, &k))
 		tally__trace_event(EXP_FILE_SYNC, EXP_REC_SYNC_KEY, &k, sizeof(k), 0, 0, 0);
 	errno = saved;
 }

@@ -7,6 +7,9 @@
 #   mutex   main forks a child that holds a PTHREAD_PROCESS_SHARED mutex
 #           through slow_holder_work(); main waits for it, and ends
 #   futex   the same through FUTEX_WAIT and FUTEX_WAKE on a shared word
+#   sem, cond, rwlock, barrier, condmutex  the same through a shared
+#           semaphore, condition variable, rwlock, barrier, and the mutex
+#           let go inside a condition wait
 #   system  main calls system("exec sharedlock work"): slow_child_work()
 #   forker  a worker thread spins in work_before_fork(), then forks a child
 #           (slow_child_work()) and waits for it; main joins the worker
@@ -40,7 +43,7 @@ bad = path < 0.95 * wall or path > max(wall, life) + 0.05 * wall or on < 0.95 * 
 if bad:   # what the waits and keys were, in every process
     import glob, os, struct, tally_proc
     for f in sorted(glob.glob(run + '.exp/**/sync.dat', recursive=True)):
-        for _, typ, r in tally_proc.block_records(f):
+        for typ, r in tally_proc.block_records(f):
             if typ == 8:
                 print(f, 'SYNC tid', struct.unpack_from('<I', r, 4)[0], 'grant', struct.unpack_from('<Q', r, 8)[0],
                       'op', struct.unpack_from('<H', r, 20)[0], 'flags', struct.unpack_from('<H', r, 22)[0],
@@ -65,6 +68,15 @@ run mutex
 check critical_xproc_shared_mutex_goes_to_the_holder sh -c "cat mutex.err; python3 crit.py mutex slow_holder_work held span"
 run futex
 check critical_xproc_shared_futex_goes_to_the_waker sh -c "cat futex.err; python3 crit.py futex slow_holder_work held span"
+# The other process-shared objects, each released in the child: a
+# semaphore posted, a condition variable signalled, an rwlock unlocked by
+# its writer, a barrier's round completed by the child's arrival, and the
+# mutex let go inside the child's pthread_cond_timedwait (no unlock call).
+# On the build before each wait had its key but no release: 0 s on the path.
+for way in sem cond rwlock barrier condmutex; do
+	run $way
+	check critical_xproc_shared_${way}_goes_to_the_releaser sh -c "cat $way.err; python3 crit.py $way slow_holder_work held span"
+done
 run system
 sed -i 's/^work/child_work/' system.own
 check critical_xproc_system_goes_to_the_child sh -c "cat system.err; python3 crit.py system slow_child_work child_work span"

@@ -12,6 +12,22 @@
  *                              page: the child works, sets the word and
  *                              wakes it (FUTEX_WAKE, not private); main
  *                              waits on it (FUTEX_WAIT)
+ *   sharedlock sem UNIT_MS     the same through a process-shared
+ *                              semaphore: the child works, then posts it;
+ *                              main waits on it (sem_wait)
+ *   sharedlock cond UNIT_MS    a process-shared condition variable: the
+ *                              child works, then signals it under the
+ *                              shared mutex; main waits on it
+ *   sharedlock rwlock UNIT_MS  a process-shared rwlock: the child holds it
+ *                              for writing through slow_holder_work();
+ *                              main waits to read it
+ *   sharedlock barrier UNIT_MS a process-shared barrier of 2: the child
+ *                              works, then arrives (it completes the
+ *                              round); main arrives at once and waits
+ *   sharedlock condmutex UNIT_MS  the child holds the shared mutex
+ *                              through slow_holder_work(), then lets it go
+ *                              inside pthread_cond_timedwait (no unlock
+ *                              call); main waits for the mutex
  *   sharedlock system UNIT_MS  main calls system("exec SELF work UNIT_MS"),
  *                              whose child spins in slow_child_work()
  *   sharedlock work UNIT_MS    slow_child_work() once; prints "work NS"
@@ -27,6 +43,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,9 +63,17 @@ NOIPA void slow_holder_work(void) { spin(unit_ms); sink++; }
 NOIPA void slow_child_work(void) { spin(unit_ms); sink++; }
 NOIPA void work_before_fork(void) { spin(unit_ms); sink++; }
 
+enum way { MUTEX, FUTEX, SEM, COND, RWLOCK, BARRIER, CONDMUTEX };
+static const char *const way_names[] = { "mutex", "futex", "sem", "cond", "rwlock", "barrier", "condmutex" };
+
 /* What the two processes share. */
 struct shared {
 	pthread_mutex_t m;
+	pthread_cond_t c;
+	pthread_rwlock_t rw;
+	pthread_barrier_t b;
+	sem_t sem;
+	int done;                  /* cond: the child is done (under m) */
 	atomic_int held;           /* the child holds m */
 	uint32_t word;             /* the futex word: 1 when the child is done */
 	uint64_t held_ns, span_ns;
@@ -58,37 +83,82 @@ static struct shared *share(void)
 {
 	struct shared *s = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pthread_mutexattr_t a;
+	pthread_condattr_t ca;
+	pthread_rwlockattr_t ra;
+	pthread_barrierattr_t ba;
 
 	if (s == MAP_FAILED)
 		exit(1);
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
 	pthread_mutex_init(&s->m, &a);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->c, &ca);
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setpshared(&ra, PTHREAD_PROCESS_SHARED);
+	pthread_rwlock_init(&s->rw, &ra);
+	pthread_barrierattr_init(&ba);
+	pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
+	if (pthread_barrier_init(&s->b, &ba, 2) || sem_init(&s->sem, 1, 0))
+		exit(1);
 	return s;
 }
 
-/* The child's part: slow_holder_work() under the mutex, or before the
- * futex word's wake. */
-static void holder(struct shared *s, uint64_t from, int futex)
+/* The child's part: slow_holder_work() holding the object, or before
+ * the release that lets main go. */
+static void holder(struct shared *s, uint64_t from, enum way w)
 {
-	if (!futex) {
+	if (w == MUTEX || w == CONDMUTEX)
 		pthread_mutex_lock(&s->m);
-		atomic_store(&s->held, 1);
-	}
+	if (w == RWLOCK)
+		pthread_rwlock_wrlock(&s->rw);
+	atomic_store(&s->held, 1);
 	uint64_t t = clock_ns(CLOCK_MONOTONIC);
 	slow_holder_work();
 	s->held_ns = clock_ns(CLOCK_MONOTONIC) - t;
 	s->span_ns = clock_ns(CLOCK_MONOTONIC) - from;
-	if (futex) {
+	switch (w) {
+	case FUTEX:
 		__atomic_store_n(&s->word, 1, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &s->word, FUTEX_WAKE, 1, NULL, NULL, 0);
-	} else {
+		break;
+	case SEM:
+		sem_post(&s->sem);
+		break;
+	case COND:
+		pthread_mutex_lock(&s->m);
+		s->done = 1;
+		pthread_cond_signal(&s->c);
+		pthread_mutex_unlock(&s->m);
+		break;
+	case RWLOCK:
+		pthread_rwlock_unlock(&s->rw);
+		break;
+	case BARRIER:
+		pthread_barrier_wait(&s->b);
+		break;
+	case CONDMUTEX: {
+		/* Let the mutex go inside the wait, for 50 ms: no unlock call. */
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += 50000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->c, &s->m, &until);
+		pthread_mutex_unlock(&s->m);
+		break;
+	}
+	default:
 		pthread_mutex_unlock(&s->m);
 	}
 	_exit(0);
 }
 
-static int shared_wait(int futex, uint64_t t0)
+static int shared_wait(enum way w, uint64_t t0)
 {
 	struct shared *s = share();
 	uint64_t from = clock_ns(CLOCK_MONOTONIC);
@@ -97,11 +167,32 @@ static int shared_wait(int futex, uint64_t t0)
 	if (c < 0)
 		return 1;
 	if (!c)
-		holder(s, from, futex);
-	if (futex) {
+		holder(s, from, w);
+	switch (w) {
+	case FUTEX:
 		while (!__atomic_load_n(&s->word, __ATOMIC_ACQUIRE))
 			syscall(SYS_futex, &s->word, FUTEX_WAIT, 0, NULL, NULL, 0);
-	} else {
+		break;
+	case SEM:
+		while (sem_wait(&s->sem))
+			;
+		break;
+	case COND:
+		pthread_mutex_lock(&s->m);
+		while (!s->done)
+			pthread_cond_wait(&s->c, &s->m);
+		pthread_mutex_unlock(&s->m);
+		break;
+	case RWLOCK:
+		while (!atomic_load(&s->held))
+			sched_yield();
+		pthread_rwlock_rdlock(&s->rw);
+		pthread_rwlock_unlock(&s->rw);
+		break;
+	case BARRIER:
+		pthread_barrier_wait(&s->b);
+		break;
+	default:
 		while (!atomic_load(&s->held))
 			sched_yield();
 		pthread_mutex_lock(&s->m);
@@ -137,14 +228,15 @@ static void *forker(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: sharedlock mutex|futex|system|work|forker [UNIT_MS]\n");
+		fprintf(stderr, "usage: sharedlock mutex|futex|sem|cond|rwlock|barrier|condmutex|system|work|forker [UNIT_MS]\n");
 		return 2;
 	}
 	if (argc > 2)
 		unit_ms = atof(argv[2]);
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-	if (!strcmp(argv[1], "mutex") || !strcmp(argv[1], "futex"))
-		return shared_wait(!strcmp(argv[1], "futex"), t0);
+	for (size_t w = 0; w < sizeof(way_names) / sizeof(way_names[0]); w++)
+		if (!strcmp(argv[1], way_names[w]))
+			return shared_wait((enum way)w, t0);
 	if (!strcmp(argv[1], "work")) {
 		slow_child_work();
 		printf("work %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0));
