@@ -17,13 +17,20 @@
 #    its waits for a CPU, per round it ends last), taken to the recorded
 #    run's load (the load moves walls by more than the gain), give or take
 #    what making it faster leaves unknown: half of tally's own waits in it.
+#  - a thread id reused by a second life (tests/progs/lifereuse.c, in a pid
+#    namespace of its own): the second life's work on the path within 10%
+#    of the program's own measure of its wall time.  The second life waits
+#    for a CPU beside two spinners, the first is short and alone: the path
+#    must stretch the second's samples by its own schedstat, not the
+#    first's (exp_thread_lives.c; model_critical.c's life_index).
 # The build before: slow_work() held the naps too (0.444 s against the
 # program's 0.322 s, and 0.901 s against 0.741 s beside the spinners).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc -O2 -g -pthread -I"$PROGS" -o shortjoin "$PROGS/shortjoin.c"
+cc -O2 -g -pthread -I"$PROGS" -o lifereuse "$PROGS/lifereuse.c"
 
-NAMES="critical_short_switches_recorded critical_short_slow_work_on_path critical_short_slow_work_with_spinners critical_short_bound_close_to_gain"
+NAMES="critical_short_switches_recorded critical_short_slow_work_on_path critical_short_slow_work_with_spinners critical_short_bound_close_to_gain critical_reused_tid_second_life_on_path"
 if [ ! -r /proc/thread-self/schedstat ]; then
 	for c in $NAMES; do
 		skip $c "no /proc/thread-self/schedstat here (a kernel without CONFIG_SCHED_INFO)"
@@ -139,3 +146,45 @@ check critical_short_switches_recorded sh -c "cat quiet.err; python3 short.py re
 check critical_short_slow_work_on_path sh -c "cat quiet.own quiet.err; python3 short.py path quiet"
 check critical_short_slow_work_with_spinners sh -c "cat spun.own spun.err; python3 short.py path spun"
 check critical_short_bound_close_to_gain sh -c "cat bare1.*.txt bare2.*.txt; python3 short.py bound"
+
+# Two lives on one thread id.  Keyed by the id (life_index returning the
+# id's first life), the second life's samples stood for its CPU alone:
+# second_life() 0.078 s on the path against the program's 0.970 s (load
+# 21), the rest <off CPU>; keyed by the life, 0.955 s.
+if unshare -Urpf --mount-proc sh -c 'echo 300 >/proc/sys/kernel/ns_last_pid' 2>/dev/null; then
+	unshare -Urpf --mount-proc "$TALLY" record -s -o lives.exp ./lifereuse 2 5 20 60 >lives.own 2>lives.err
+	lives_rc=$?
+	"$TALLY" report lives.exp --critical-path -q --format csv >lives.csv 2>>lives.err
+	cat >lives.py <<'PY'
+import csv, sys
+lines = open('lives.own').read().splitlines()
+tids = lines[0].split()[1:3]
+v = lines[2].split()
+o = dict(zip(v[0::2], map(int, v[1::2])))
+rows = {r['name']: r for r in csv.DictReader(open('lives.csv'))}
+path = float(rows['second_life']['path']) * 1e9 if 'second_life' in rows else 0.0
+print('tids %s; second_life() on the path %d, program: wall %d, its wait for a CPU in it %d, outside it %d'
+      % (' '.join(tids), path, o['second_wall'], o['second_delay'], o['second_out_delay']))
+if tids[0] != tids[1]:
+    print('skip: the kernel gave the first id to no second thread (tids %s; %s)' % (' '.join(tids), lines[1]))
+    sys.exit(2)
+if o['second_delay'] < 0.2 * o['second_wall']:
+    print('skip: the second life waited for a CPU under 20% of its wall: the lives do not differ')
+    sys.exit(2)
+# Above: the worker's wait to start and end, outside second_life(), may
+# go to it (the kernel gives the sum); below, only the tolerance.
+sys.exit(path > 1.1 * o['second_wall'] + o['second_out_delay'] or path < 0.9 * o['second_wall'])
+PY
+	if [ $lives_rc -ne 0 ] || ! grep -q '^second_wall' lives.own; then
+		check critical_reused_tid_second_life_on_path sh -c "cat lives.own lives.err; echo 'record of lifereuse exited $lives_rc'; exit 1"
+	else
+		python3 lives.py >lives.out 2>&1
+		case $? in
+		0) check critical_reused_tid_second_life_on_path cat lives.out ;;
+		2) skip critical_reused_tid_second_life_on_path "$(sed -n 's/^skip: //p' lives.out)" ;;
+		*) check critical_reused_tid_second_life_on_path sh -c "cat lives.own lives.err lives.out; exit 1" ;;
+		esac
+	fi
+else
+	skip critical_reused_tid_second_life_on_path "no pid namespace of one's own with a writable ns_last_pid (unshare -Urpf --mount-proc)"
+fi
