@@ -657,6 +657,11 @@ struct exp_io {
  * before it (the source of sendfile, copy_file_range, splice, tee; bytes a
  * stdio call moved for the inline getc/putc before it): bytes, no call. */
 #define EXP_IO_SAME_CALL 0x1
+/* The record sums `calls` stdio calls from one stack on a file or terminal
+ * whose bytes stayed in the stream's buffer (no system call): time_ns is
+ * the first one's start, dur_ns their time summed.  Written out of time
+ * order (when a call on fd reached the kernel, or the thread ended). */
+#define EXP_IO_BUFFERED 0x2
 enum exp_io_op {
 	EXP_IO_OPEN = 1, EXP_IO_CLOSE, EXP_IO_READ, EXP_IO_WRITE, EXP_IO_SYNC,
 	EXP_IO_SEEK, EXP_IO_OTHER,

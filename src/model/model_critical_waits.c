@@ -625,7 +625,7 @@ static void proc_chanio(const struct exp_proc *p, uint32_t j, const struct fdmap
 	for (size_t i = 0; i < p->nio; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan;
-		if (s->flags & EXP_IO_SAME_CALL)
+		if (s->flags & (EXP_IO_SAME_CALL | EXP_IO_BUFFERED))
 			continue;
 		if (s->op == EXP_IO_WRITE && (chan = channel_of(m, s, false)))
 			cw[(*ncw)++] = (struct cwrite){ chan, s->time_ns, s->time_ns + s->dur_ns, s->tid, s->stack_id, j };
@@ -662,7 +662,7 @@ static int proc_channel_waits(const struct exp_proc *p, uint32_t j, const struct
 	for (size_t i = 0; i < p->nio && io->ncw; i++) {
 		const struct exp_io *s = &p->io[i];
 		uint64_t chan, end = s->time_ns + s->dur_ns;
-		if (s->op != EXP_IO_READ || (s->flags & EXP_IO_SAME_CALL) || !(chan = channel_of(m, s, true)))
+		if (s->op != EXP_IO_READ || (s->flags & (EXP_IO_SAME_CALL | EXP_IO_BUFFERED)) || !(chan = channel_of(m, s, true)))
 			continue;
 		const struct cwrite *by = latest_write(io->cw, io->ncw, chan, s->tid, s->time_ns, end);
 		if (!by)

@@ -11,7 +11,10 @@
  * reach) would cost a record each: consecutive ones from the same call site
  * on the same stream are gathered into one record that says how many calls
  * it stands for (a *run*).  Any other traced call in the thread ends its run
- * first, so records keep their order.
+ * first, so records keep their order.  A stdio call on a file or terminal
+ * whose bytes stayed in the stream's buffer makes no system call: it is
+ * summed per stack instead (io_buffered), out of time order, and written
+ * when a call on its descriptor reaches the kernel.
  */
 #ifndef TALLY_TRACER_IO_H
 #define TALLY_TRACER_IO_H
@@ -73,6 +76,17 @@ void io_one(const void *key, struct trace_caller at, uint16_t op, int fd, uint64
 
 /* Write the thread's pending run and end it. */
 void io_run_end(void);
+
+/* A call on descriptor fd's stream (a file or a terminal, io_stdio.c) from
+ * `at`, started at t0, whose `bytes` (>= 0) stayed in the stream's buffer:
+ * added to the thread's sum for its stack, fd and op (io_buffered.c),
+ * written as one record (EXP_IO_BUFFERED) by io_buffered_flush.  false if
+ * it could not be (then the caller records the call as an event). */
+bool io_buffered(struct trace_caller at, uint16_t op, int fd, uint64_t bytes, uint64_t t0);
+
+/* Write the thread's sums of fd (-1: all): a call on fd reached the
+ * kernel (io_note), the thread ends, the process exits. */
+void io_buffered_flush(int fd);
 
 /* Record that `fd` names `path` (made absolute if relative) from `since_ns`
  * (0: now), or, with a NULL path, whatever /proc says it names. */

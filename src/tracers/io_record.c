@@ -175,6 +175,7 @@ uint32_t io_note(struct trace_caller at, uint16_t op, int fd, int64_t bytes, uin
 			    .dur_ns = tally__now() - t0, .calls = 1 };
 
 	io_run_end();
+	io_buffered_flush(fd);
 	return record(&at, &r) == 0 ? r.stack_id : 0;
 }
 
@@ -231,14 +232,21 @@ static void run_in_fork_child(void)
 	run.calls = 0;
 }
 
+/* What the thread has pending: its run, its sums of buffered calls. */
+static void pending_end(void)
+{
+	io_run_end();
+	io_buffered_flush(-1);
+}
+
 __attribute__((constructor)) static void io_record_init(void)
 {
 	(void)tally__real();      /* the real functions now: tracer.h, trace_resolve_note */
-	tally__on_thread_end(io_run_end);
+	tally__on_thread_end(pending_end);
 	pthread_atfork(NULL, NULL, run_in_fork_child);
 }
 
 __attribute__((destructor)) static void io_record_fini(void)
 {
-	io_run_end();
+	pending_end();
 }

@@ -35,7 +35,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "collector/col_glibc.h"
 #include "tracers/io.h"
@@ -60,7 +63,9 @@
 struct shadow {
 	_Atomic(FILE *) f;               /* NULL: never used; TOMB: free again */
 	char *r, *w;                     /* read / write pointer after our last call */
+	int kind;                        /* its descriptor: SUMMED, EVENTS, 0 not yet known */
 };
+enum { SUMMED = 1, EVENTS };
 #define TOMB ((FILE *)1)
 static struct shadow shadows[SHADOWS];
 
@@ -93,6 +98,7 @@ static struct shadow *shadow_of(FILE *f, bool make)
 	FILE *old = atomic_load(&free_slot->f);
 	if ((old == NULL || old == TOMB) && atomic_compare_exchange_strong(&free_slot->f, &old, f)) {
 		free_slot->r = free_slot->w = NULL;
+		free_slot->kind = 0;
 		return free_slot;
 	}
 	return NULL;
@@ -120,10 +126,10 @@ struct inline_bytes {
 	uint64_t r, w;
 };
 
-/* What inline getc/putc moved on `f` since our last call on it. */
-static struct inline_bytes inline_since(FILE *f)
+/* What inline getc/putc moved on `f` (its entry s, or NULL) since our last
+ * call on it. */
+static struct inline_bytes inline_since_at(FILE *f, const struct shadow *s)
 {
-	struct shadow *s = shadow_of(f, false);
 	struct inline_bytes b = {
 		advance(s ? s->r : NULL, f->_IO_read_base, f->_IO_read_ptr),
 		advance(s ? s->w : NULL, f->_IO_write_base, f->_IO_write_ptr),
@@ -134,15 +140,85 @@ static struct inline_bytes inline_since(FILE *f)
 	return b;
 }
 
-/* Note where f's pointers stand now (after a call of ours). */
-static void mark(FILE *f)
+static struct inline_bytes inline_since(FILE *f)
 {
-	struct shadow *s = shadow_of(f, true);
+	return inline_since_at(f, shadow_of(f, false));
+}
 
-	if (s) {
+/* Note where f's pointers stand now (after a call of ours) in its entry s. */
+static void mark_at(FILE *f, struct shadow *s)
+{
+	if (s && atomic_load_explicit(&s->f, memory_order_relaxed) == f) {
 		s->r = f->_IO_read_ptr;
 		s->w = f->_IO_write_ptr;
 	}
+}
+
+static void mark(FILE *f)
+{
+	mark_at(f, shadow_of(f, true));
+}
+
+/* ---- calls that stay in the buffer -------------------------------------- */
+
+/* Where f's buffer stood before a call. */
+struct buf_at {
+	const char *rbase, *rptr, *rend, *wbase, *wptr;
+};
+
+static struct buf_at buf_now(const FILE *f)
+{
+	return (struct buf_at){ f->_IO_read_base, f->_IO_read_ptr, f->_IO_read_end, f->_IO_write_base,
+				f->_IO_write_ptr };
+}
+
+#define IO_UNBUFFERED 0x2                /* libio's _IO_UNBUFFERED, in _flags */
+
+/* Did a call that moved `bytes` on side `op` of f only put them into its
+ * buffer or take them from it (buffer at `a` before the call)?  A flush
+ * (full buffer, a line-buffered newline) moves the write pointer back to
+ * the buffer's start, a refill changes the read area, a large transfer
+ * bypasses the buffer: then the pointer did not advance by `bytes`.  A
+ * read that moved nothing (the end of the file) asked the kernel. */
+static bool stayed(const FILE *f, const struct buf_at *a, uint16_t op, int64_t bytes)
+{
+	if (bytes < 0 || (f->_flags & IO_UNBUFFERED))
+		return false;
+	if (op == EXP_IO_WRITE)
+		return a->wbase && f->_IO_write_base == a->wbase && f->_IO_write_ptr == a->wptr + bytes;
+	return op == EXP_IO_READ && bytes > 0 && a->rbase && f->_IO_read_base == a->rbase &&
+	       f->_IO_read_end == a->rend && f->_IO_read_ptr == a->rptr + bytes;
+}
+
+/* May f's buffered calls be summed (io_buffered)?  On a file or a terminal,
+ * yes; on a pipe or a socket their writes and reads stay events, which the
+ * critical path matches across threads and processes. */
+static bool summable(FILE *f, struct shadow *s)
+{
+	if (!s)
+		return false;
+	if (!s->kind) {
+		struct stat st;
+		s->kind = !syscall(SYS_fstat, f->_fileno, &st) &&
+					  (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+				  ? SUMMED
+				  : EVENTS;
+	}
+	return s->kind == SUMMED;
+}
+
+/* A call of `bytes` on side op (inline bytes b before it, the buffer at a)
+ * that stayed in f's buffer, summed: true; false if it must be an event. */
+static bool summed(struct trace_caller at, FILE *f, struct shadow *s, uint16_t op, int64_t bytes,
+		   const struct inline_bytes *b, const struct buf_at *a, uint64_t t0)
+{
+	uint64_t same = op == EXP_IO_READ ? b->r : b->w, other = op == EXP_IO_READ ? b->w : b->r;
+
+	if (other || !stayed(f, a, op, bytes) || !summable(f, s) ||
+	    !io_buffered(at, op, f->_fileno, (uint64_t)bytes + same, t0))
+		return false;
+	mark_at(f, s);
+	return true;
 }
 
 /* The inline bytes of the side that is not the call's own, beside it. */
@@ -176,17 +252,22 @@ static void moved(struct trace_caller at, FILE *f, uint16_t op, int64_t bytes,
 }
 
 /* The body of a call on stream `f` moving `bytes_expr` bytes on side `op`
- * (evaluated after the call, with the result in rc_). */
+ * (evaluated after the call, with the result in rc_): summed if it stayed
+ * in the buffer, else an event. */
 #define STREAM_CALL(f, op, call, bytes_expr)                                 \
 	do {                                                                 \
 		if (!traced(f))                                              \
 			return call;                                         \
 		struct trace_caller at_ = TRACE_CALLER();                    \
 		uint64_t t0_ = tally__now();                                 \
-		struct inline_bytes b_ = inline_since(f);                    \
+		struct shadow *s_ = shadow_of(f, true);                      \
+		struct inline_bytes b_ = inline_since_at(f, s_);             \
+		struct buf_at a_ = buf_now(f);                               \
 		__typeof__(call) rc_ = call;                                 \
 		int saved_ = errno;                                          \
-		moved(at_, f, op, (bytes_expr), &b_, t0_);                   \
+		int64_t n_ = (bytes_expr);                                   \
+		if (!summed(at_, f, s_, op, n_, &b_, &a_, t0_))              \
+			moved(at_, f, op, n_, &b_, t0_);                     \
 		errno = saved_;                                              \
 		return rc_;                                                  \
 	} while (0)
@@ -466,10 +547,13 @@ static void one_char(struct trace_caller at, FILE *f, uint16_t op, int rc,
 			return call;                                         \
 		struct trace_caller at_ = TRACE_CALLER();                    \
 		uint64_t t0_ = tally__now();                                 \
-		struct inline_bytes b_ = inline_since(f);                    \
+		struct shadow *s_ = shadow_of(f, true);                      \
+		struct inline_bytes b_ = inline_since_at(f, s_);             \
+		struct buf_at a_ = buf_now(f);                               \
 		int rc_ = call;                                              \
 		int saved_ = errno;                                          \
-		one_char(at_, f, op, rc_, &b_, t0_, saved_);                 \
+		if (rc_ == EOF || !summed(at_, f, s_, op, 1, &b_, &a_, t0_)) \
+			one_char(at_, f, op, rc_, &b_, t0_, saved_);         \
 		errno = saved_;                                              \
 		return rc_;                                                  \
 	} while (0)

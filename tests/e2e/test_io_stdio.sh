@@ -64,3 +64,22 @@ assert int(rows["big.txt"]["bytes"]) == 20000000, rows["big.txt"]
 assert int(rows["sorted.txt"]["bytes"]) == 20000000, rows["sorted.txt"]
 assert sum(1 for n in rows if n.startswith("sort")) >= 2, "no temporary files: -S not honoured?"'
 check sort_output_unchanged sh -c 'sort -S 1M big.txt | cmp - sorted.txt'
+
+# Calls that stayed in the stream's buffer are summed per stack, not a
+# record each: exact calls and bytes by stack (emit reached from two
+# callers at one depth keeps both stacks), the file's bytes, and far fewer
+# records than calls (120,000 writes: 30 flushes of a 4 KiB buffer).
+cc -O2 -g -o "$T/stdio_sums" "$PROGS/stdio_sums.c"
+"$TALLY" record -i -o sums.exp ./stdio_sums sums.txt 30000 >/dev/null 2>&1
+"$TALLY" export sums.exp --format collapsed --metric io.bytes --no-inline >b.txt
+"$TALLY" export sums.exp --format collapsed --metric io.count --no-inline >c.txt
+check stdio_buffered_calls_summed_by_stack each "from_a;emit:120000:30000" "from_b;emit:60000:30000" \
+	one:30000:30000 read_back:450000:450001
+"$TALLY" report sums.exp --by-file --format csv >sums.csv
+check stdio_buffered_bytes_by_file python3 -c '
+import csv
+rows = {r["file"].rsplit("/", 1)[-1]: r for r in csv.DictReader(open("sums.csv"))}
+assert int(rows["sums.txt"]["bytes"]) == 900000, rows["sums.txt"]'
+check stdio_buffered_calls_few_records sh -c "
+	n=\$(\"$TALLY\" check sums.exp | sed -n 's/.* \([0-9]*\) traced events.*/\1/p')
+	echo \"\$n traced events\"; test -n \"\$n\" && test \"\$n\" -lt 2000"
