@@ -44,6 +44,7 @@
 #include "collector/col_state.h"
 #include "collector/col_states.h"
 #include "collector/col_sys.h"
+#include "collector/col_thread.h"
 #include "collector/col_time.h"
 #include "format/elf_peek.h"
 #include "format/exp_launch.h"
@@ -213,6 +214,9 @@ static bool before_exec(const char *path, char *slot)
 	}
 	struct col_thread *t = col_thread_self_sigsafe();
 	if (t) {
+		/* What the tracers hold (a run of putc, sums of buffered stdio
+		 * calls) would go with the image. */
+		col_thread_tracers_end();
 		col_clock_stop(t);
 		/* The switch events and counters signal too: their records now. */
 		while (atomic_exchange(&t->busy, 1))

@@ -311,6 +311,15 @@ static void check_sampled(struct col_thread *t, uint64_t now)
 	col_count_sigsafe(EXP_CTR_UNSAMPLED_NS, missed);
 }
 
+void col_thread_tracers_end(void)
+{
+	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
+		void (*fn)(void) = atomic_load(&col_proc.thread_end[i]);
+		if (fn)
+			fn();
+	}
+}
+
 void col_thread_detach(void)
 {
 	struct col_thread *t = col_thread_self_sigsafe();
@@ -334,11 +343,7 @@ void col_thread_detach(void)
 	uint64_t end_ns = col_now_ns_sigsafe();
 	uint64_t program_cpu = col_thread_cputime_ns_sigsafe();
 	/* The tracers' last records while the thread can still write. */
-	for (size_t i = 0; i < sizeof(col_proc.thread_end) / sizeof(col_proc.thread_end[0]); i++) {
-		void (*fn)(void) = atomic_load(&col_proc.thread_end[i]);
-		if (fn)
-			fn();
-	}
+	col_thread_tracers_end();
 	/* A profiling signal arriving from here on finds the thread busy and
 	 * entered: deferred, and never taken (the thread's last slice, in its
 	 * THREAD_END record's CPU time; check_sampled says if it is long). */

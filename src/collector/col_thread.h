@@ -31,6 +31,11 @@ void col_thread_routine_starts(void);
 /* Tear down the calling thread (THREAD_END); its blocks stay in the files. */
 void col_thread_detach(void);
 
+/* The tracers' records the calling thread still holds (tally__on_thread_end's
+ * functions), written now: at its end, and before an exec replaces the
+ * image with them in memory.  Normal context, the thread not busy. */
+void col_thread_tracers_end(void);
+
 /* From normal context, at the calling thread's end (col_thread_detach, or
  * the process's destructor before its own work): the thread is inside
  * collector code from here on, so that a clock signal is deferred and never

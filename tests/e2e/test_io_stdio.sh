@@ -83,3 +83,8 @@ assert int(rows["sums.txt"]["bytes"]) == 900000, rows["sums.txt"]'
 check stdio_buffered_calls_few_records sh -c "
 	n=\$(\"$TALLY\" check sums.exp | sed -n 's/.* \([0-9]*\) traced events.*/\1/p')
 	echo \"\$n traced events\"; test -n \"\$n\" && test \"\$n\" -lt 2000"
+# An exec replaces the image with its sums pending (written at the exec).
+"$TALLY" record -i -o sums_exec.exp ./stdio_sums sums_exec.txt 100 exec >/dev/null 2>&1
+"$TALLY" export sums_exec.exp --format collapsed --metric io.count --no-inline >c.txt
+check stdio_buffered_sums_written_at_exec sh -c "test \$($W c.txt 'main;from_a;emit') -eq 100 &&
+	test \$($W c.txt 'main;one') -eq 100"
