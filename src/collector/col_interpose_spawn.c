@@ -12,8 +12,11 @@
  * call its posix_spawn internally, past the PLT, so each is interposed
  * itself; the vfork path does the same
  * (col_interpose_exec.c).  Making the file republishes TALLY_PID with its
- * slot (col_descend.c), which these read from environ.  Called from any
- * thread of the target, never from a signal handler.
+ * slot (col_descend.c), which these read from environ.  posix_spawn given
+ * an environment of the program's own (a copy made before a fork, with
+ * its parent's TALLY_PID) gets tally's variables as this process has them
+ * now (spawn_env), so that the spawned image is this process's child.
+ * Called from any thread of the target, never from a signal handler.
  *
  * A known limit: posix_spawn and posix_spawnp are defined unversioned, so
  * they bind a binary's posix_spawn@GLIBC_2.2.5 too, and call the default
@@ -28,11 +31,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <wordexp.h>
 
 #include "collector/col_init.h"
 #include "collector/col_real.h"
 #include "collector/col_state.h"
+#include "collector/col_sys.h"
+#include "format/exp_launch.h"
+
+extern char **environ;
 
 /* The calling process's file made, if it still waits. */
 static void before_spawn(void)
@@ -42,18 +50,68 @@ static void before_spawn(void)
 		col_open_deferred_sigsafe();
 }
 
+/* An environment for posix_spawn: `envp` with each of tally's inherited
+ * variables it holds replaced by this process's string in environ (where
+ * col_descend.c publishes them: a fork child's TALLY_PID is its own, the
+ * copy's was its parent's) and a TALLY_SLOT left out (an exec's, given to
+ * this image, not to its children); in a mapping of its own, *bytes long
+ * (munmap after the spawn).  NULL when `envp` is environ, or tally follows
+ * no descendant, or no mapping could be had (envp is then used as it is). */
+static char **spawn_env(char *const envp[], size_t *bytes)
+{
+	size_t n = 0, k = 0;
+
+	if (!envp || envp == environ || !col_proc.active || !col_proc.opt.follow)
+		return NULL;
+	while (envp[n])
+		n++;
+	*bytes = (n + 1) * sizeof(char *);
+	char **env = col_sys_mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (env == MAP_FAILED)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = envp[i];
+		if (!strncmp(e, EXP_ENV_SLOT "=", sizeof(EXP_ENV_SLOT)))
+			continue;
+		for (size_t j = 0; j < EXP_ENV_INHERITED_COUNT; j++) {
+			size_t len = strlen(exp_env_inherited[j]);
+			const char *now = strncmp(e, exp_env_inherited[j], len) || e[len] != '=' ? NULL
+					  : getenv(exp_env_inherited[j]);
+			if (now) {
+				e = now - len - 1;      /* environ's "NAME=value" */
+				break;
+			}
+		}
+		env[k++] = (char *)e;
+	}
+	env[k] = NULL;
+	return env;
+}
+
 COL_API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
 			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
+	size_t bytes = 0;
+
 	before_spawn();
-	return col_real_table()->posix_spawn(pid, path, actions, attr, argv, envp);
+	char **env = spawn_env(envp, &bytes);
+	int rc = col_real_table()->posix_spawn(pid, path, actions, attr, argv, env ? env : envp);
+	if (env)
+		col_sys_munmap(env, bytes);
+	return rc;
 }
 
 COL_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
 			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
+	size_t bytes = 0;
+
 	before_spawn();
-	return col_real_table()->posix_spawnp(pid, file, actions, attr, argv, envp);
+	char **env = spawn_env(envp, &bytes);
+	int rc = col_real_table()->posix_spawnp(pid, file, actions, attr, argv, env ? env : envp);
+	if (env)
+		col_sys_munmap(env, bytes);
+	return rc;
 }
 
 /* The sync tracer interposes system too (its wait for the child): the next

@@ -194,7 +194,10 @@ for c in range(1, children + 1):
     assert sorted(spawned) == ["_f%d_f%d_x1" % (c, r) for r in range(1, rounds + 1)], (c, spawned)
 PY
 cc_prog forkspawn
-for way in system popen posix_spawn posix_spawnp wordexp; do
+# posix_spawn_copied: the environment passed is a copy made before the
+# fork, with the founder's TALLY_PID; the spawned image is still the fork
+# child's (the build before named it the founder's, _fN_x1).
+for way in system popen posix_spawn posix_spawnp posix_spawn_copied wordexp; do
 	check descend_fork_child_${way}_names_each_image_once sh -c "
 		\"\$TALLY\" record -o $way.exp ./forkspawn $way 2 2 '/bin/true; ./spin 0.05' >/dev/null 2>&1 &&
 		\"\$TALLY\" check $way.exp && python3 spawnlin.py $way.exp 2 2"

@@ -1,6 +1,8 @@
 /* forkspawn.c — fork children that start programs before they compute:
  * each of CHILDREN fork children runs COMMAND ROUNDS times through WAY
- * (system, popen, posix_spawn of /bin/sh -c, posix_spawnp of sh -c, or
+ * (system, popen, posix_spawn of /bin/sh -c, posix_spawnp of sh -c,
+ * posix_spawn_copied: posix_spawn with a copy of the environment made in
+ * main before the forks, as a program that keeps its own copy does, or
  * wordexp of "$(COMMAND)", whose shell glibc starts by an internal spawn),
  * waiting for each, then ends by _exit.  A child never computes itself, so
  * a profiler that waits for a fork child's first write to make its files
@@ -16,6 +18,20 @@
 #include <wordexp.h>
 
 extern char **environ;
+
+/* The environment as main found it (posix_spawn_copied). */
+static char **env_copy;
+
+static void copy_environ(void)
+{
+	size_t n = 0;
+
+	while (environ[n])
+		n++;
+	env_copy = calloc(n + 1, sizeof(*env_copy));
+	for (size_t i = 0; env_copy && i < n; i++)
+		env_copy[i] = strdup(environ[i]);
+}
 
 /* COMMAND once through `way`: its exit status, or -1. */
 static int run(const char *way, const char *command)
@@ -47,8 +63,9 @@ static int run(const char *way, const char *command)
 		st = pclose(f);
 		return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
 	}
-	int rc = !strcmp(way, "posix_spawnp") ? posix_spawnp(&p, "sh", NULL, NULL, argv, environ)
-					       : posix_spawn(&p, "/bin/sh", NULL, NULL, argv, environ);
+	int rc = !strcmp(way, "posix_spawnp")       ? posix_spawnp(&p, "sh", NULL, NULL, argv, environ)
+		 : !strcmp(way, "posix_spawn_copied") ? posix_spawn(&p, "/bin/sh", NULL, NULL, argv, env_copy)
+						      : posix_spawn(&p, "/bin/sh", NULL, NULL, argv, environ);
 	if (rc != 0 || waitpid(p, &st, 0) != p)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -59,6 +76,10 @@ int main(int argc, char **argv)
 	if (argc != 5)
 		return 2;
 	int children = atoi(argv[2]), rounds = atoi(argv[3]), bad = 0;
+
+	copy_environ();
+	if (!env_copy)
+		return 2;
 
 	fflush(stdout);
 	for (int c = 0; c < children; c++) {
