@@ -674,6 +674,7 @@ static int start(char *err, size_t len)
 	struct rlimit rl;
 
 	col_proc.pid = getpid();
+	col_unwind_set_pid(col_proc.pid);
 	/* This helper and the program's threads: one-use opens go aside
 	 * (col_fds_use), never at a number of the program's. */
 	atomic_store(&col_proc.threaded, true);

@@ -379,6 +379,7 @@ static void on_fork_child(void)
 	col_close_files();
 	col_proc.counters = NULL;
 	col_proc.pid = getpid();
+	col_unwind_set_pid(col_proc.pid);
 	col_proc.start_ns = col_now_ns_sigsafe();
 	if (!col_proc.opt.follow || made != 0) {
 		col_proc.active = false;

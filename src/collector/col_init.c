@@ -103,6 +103,7 @@ static void start(void)
 	prefault_own_data();
 	col_real_table();
 	col_proc.pid = getpid();
+	col_unwind_set_pid(col_proc.pid);
 	col_time_init();
 	col_proc.start_ns = col_now_ns_sigsafe();
 	const char *opts = getenv(EXP_ENV_OPTIONS);

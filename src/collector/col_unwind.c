@@ -17,6 +17,7 @@
  * stack read by the thread's stack (or done with process_vm_readv, which
  * fails instead of faulting).  Sigsafe file: no stdio, malloc or locks.
  */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -42,14 +43,27 @@ static const uint8_t tracked[7] = { UW_RBX, UW_RBP, UW_R12, UW_R13, UW_R14, UW_R
 
 /* ---- memory ------------------------------------------------------------ */
 
+/* The process's pid for read_mem_slow, set by the collector at its start,
+ * an attach and in a fork child (col_unwind_set_pid); 0: not set (the
+ * outside mode, a unit test), asked each time. */
+static _Atomic pid_t own_pid;
+
+void col_unwind_set_pid(pid_t pid)
+{
+	atomic_store_explicit(&own_pid, pid, memory_order_relaxed);
+}
+
 /* Off the known stack (an alternate signal stack, a coroutine): ask the
- * kernel, which reports EFAULT instead of delivering SIGSEGV. */
+ * kernel, which reports EFAULT instead of delivering SIGSEGV.  The pid is
+ * the one set, not a getpid system call per word (a walk off the stack
+ * read up to thousands of words). */
 static bool read_mem_slow(uint64_t addr, uint64_t *out)
 {
 	if (addr < 4096)
 		return false;
+	pid_t pid = atomic_load_explicit(&own_pid, memory_order_relaxed);
 	struct iovec local = { out, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 8;
+	return process_vm_readv(pid ? pid : getpid(), &local, 1, &remote, 1, 0) == 8;
 }
 
 static inline bool read_mem(const struct col_unwind_ctx *ctx, uint64_t addr, uint64_t *out)

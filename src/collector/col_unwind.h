@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "format/exp_records.h"
 
@@ -140,6 +141,15 @@ int col_unwind_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 int col_unwind_traced_sigsafe(struct col_unwind_ctx *ctx, struct col_regs *regs,
 			      struct col_unwind_prev *prev, uint64_t *pcs, int max,
 			      int *truncated, int *broken);
+
+/* The pid the unwinder reads this process's memory by, off the thread's
+ * stack (process_vm_readv): set at the collector's start, at an attach and
+ * in a fork child, before any walk there; the process's own pid, never a
+ * vfork child's (it reads its parent's memory, which it shares).  A child
+ * made by a raw fork system call (no fork handler) keeps its parent's: its
+ * reads off the stack then fail (EPERM under Yama's ptrace scope 1) or
+ * read the parent's copy.  Not set: getpid() at each read. */
+void col_unwind_set_pid(pid_t pid);
 
 /* Give back the thread's grown rule cache, if it has one (its end). */
 void col_unwind_release_sigsafe(struct col_unwind_ctx *ctx);

@@ -65,6 +65,21 @@ check raw_clone_thread_sampled raw_sampled raw.exp
 check raw_asm_clone_thread_sampled raw_sampled rawasm.exp
 check raw_asm_clone_thread_sound sh -c '"$TALLY" check rawasm.exp && grep -q "^thread.raw: " rawasm.exp/log.txt'
 
+# A raw thread's stack is not known to the unwinder: its walk reads each
+# word with process_vm_readv, by the pid set at the collector's start and
+# in a fork child, not a getpid system call per word (col_unwind.c).  The
+# build before: as many getpid calls as reads (2,110 for 2,086).
+if perf stat -x, -e syscalls:sys_enter_getpid -o /dev/null true 2>/dev/null; then
+	check raw_thread_walk_no_getpid_per_read sh -c '
+		perf stat -x, -e syscalls:sys_enter_process_vm_readv,syscalls:sys_enter_getpid -o rg.perf \
+			"$TALLY" record -o rg.exp ./rawclone asm 0.3 >/dev/null 2>&1 || exit 1
+		cat rg.perf; reads=$(sed -n "s/^\([0-9]*\),.*process_vm_readv.*/\1/p" rg.perf)
+		pids=$(sed -n "s/^\([0-9]*\),.*sys_enter_getpid.*/\1/p" rg.perf)
+		test "$reads" -ge 100 && test $((pids * 10)) -lt "$reads"'
+else
+	skip raw_thread_walk_no_getpid_per_read "perf stat cannot count the syscalls tracepoints here"
+fi
+
 # A raw thread gets samples only: --states, -c and the tracers find a
 # thread's state in TLS, which it shares with its creator.  The overview
 # says so in one line when the run asked for any of them, never silently
