@@ -244,8 +244,15 @@ void col_fds_batch_end(struct col_fds_batch *b)
 				col_syscall(SYS_close, copy[i]);
 				continue;
 			}
-			col_fd_keep(copy[i], where, users);    /* the owner sees the new number */
+			/* The old number let go before the new one is
+			 * registered: a fork by another thread in between
+			 * leaves its child no number of ours whose owner
+			 * (a thread state its fork handler unmaps) is gone,
+			 * which a later dup2 onto it would store through; at
+			 * worst the child keeps the copy open, unregistered
+			 * (rev-collector finding 10). */
 			col_fd_forget(fd[i]);
+			col_fd_keep(copy[i], where, users);    /* the owner sees the new number */
 			wait_users(users);                     /* as col_fd_evict */
 			col_syscall(SYS_close, fd[i]);
 		}
