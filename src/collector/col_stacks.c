@@ -105,9 +105,11 @@ static void copy_slots(int from, int to, size_t first, size_t end)
 	uint32_t copied = 0;
 
 	for (size_t i = first; src && dst && i < end; i++) {
-		uint64_t key = atomic_load_explicit(&src[i].key, memory_order_acquire);
-		/* Sequentially consistent: against publish()'s store and load
-		 * of `top` (a key not seen here is claimed anew there). */
+		/* Both sequentially consistent: against publish()'s store and
+		 * load of `top` (a key not seen here is claimed anew there); an
+		 * acquire load of the key could come before level_map's store
+		 * of `top` in the C11 model (x86 and ARMv8 keep the order). */
+		uint64_t key = atomic_load(&src[i].key);
 		uint32_t id = key ? atomic_load(&src[i].id) : 0;
 		if (!id)
 			continue;
@@ -256,16 +258,19 @@ static uint32_t lookup(uint64_t key)
 
 /* Claim a slot for `key` in the newest level, mapping the next level when
  * this one is half full; NULL if it is taken already or none is free.  A
- * key that finds none is counted by cause: the table full (its newest level
- * past half full: no more levels, or the next could not be mapped), or its
- * MAX_PROBES slots taken in a level that is not (a cluster). */
-static struct slot *claim(uint64_t key, int *at)
+ * key that finds none is counted by cause (`counted`: not a re-claim of a
+ * key indexed in an older level already, publish's): the table full (its
+ * newest level past half full: no more levels, or the next could not be
+ * mapped), or its MAX_PROBES slots taken in a level that is not (a
+ * cluster). */
+static struct slot *claim(uint64_t key, int *at, bool counted)
 {
 	int l = *at = atomic_load_explicit(&top, memory_order_acquire);
 	struct slot *table = l >= 0 ? atomic_load_explicit(&level[l], memory_order_acquire) : NULL;
 
 	if (!table) {                      /* none could be mapped (logged) */
-		col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
+		if (counted)
+			col_count_sigsafe(EXP_CTR_STACK_TABLE_FULL, 1);
 		return NULL;
 	}
 	size_t mask = level_slots(l) - 1;
@@ -290,7 +295,8 @@ static struct slot *claim(uint64_t key, int *at)
 			return NULL;
 	}
 	bool full = atomic_load_explicit(&level_used[l], memory_order_relaxed) >= level_slots(l) / 2;
-	col_count_sigsafe(full ? EXP_CTR_STACK_TABLE_FULL : EXP_CTR_STACK_CROWDED, 1);
+	if (counted)
+		col_count_sigsafe(full ? EXP_CTR_STACK_TABLE_FULL : EXP_CTR_STACK_CROWDED, 1);
 	return NULL;
 }
 
@@ -320,14 +326,16 @@ static uint32_t write_node(struct col_thread *t, uint64_t pc, uint32_t parent, u
  * id (copy_slots) and level_map's store of `top` before the copy starts:
  * either this load sees the new level or the copy sees the id.  A key
  * already in the newest level is left there (the copy's, or a duplicate
- * claimer's, which publishes itself). */
+ * claimer's, which publishes itself).  A re-claim that finds no slot is
+ * not counted: the key is indexed in level l (searched until the copy's
+ * second pass), and the full and crowded counters say keys not indexed. */
 static void publish(struct slot *s, int l, uint64_t key, uint32_t id)
 {
 	while (s) {
 		atomic_store(&s->id, id);
 		if (atomic_load(&top) <= l)
 			return;
-		s = claim(key, &l);
+		s = claim(key, &l, false);
 	}
 }
 
@@ -336,7 +344,7 @@ static uint32_t add_node(struct col_thread *t, uint64_t key, uint64_t pc, uint32
 			 uint16_t flags)
 {
 	int l;
-	struct slot *s = claim(key, &l);
+	struct slot *s = claim(key, &l, true);
 	uint32_t id = write_node(t, pc, parent, flags);
 
 	if (__builtin_expect(col_stacks_claimed_hook != NULL, 0))
