@@ -15,6 +15,13 @@
  *                      switch costs by itself;
  *   none               nothing at all: the cost of preloading a library
  *                      (the loader's), the floor under any preloaded collector.
+ * SIGFLOOR_CLOCK=1: the handler also reads the thread's CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID), as tally's handler does for each sample's
+ * weight.  The kernel updates the running task's runtime for that read
+ * (task_sched_runtime, update_curr), and where its slice is over and others
+ * wait it is preempted then, not at the next tick: under load the program's
+ * context switches rise (heapmix at 1 kHz, load 17-21: 277 against 165
+ * without the read, docs/benchmarks.md, "fifteenth pass").
  * SIGFLOOR_QUIET=1: no line on stderr at the end (a process-heavy workload
  * of short processes would pay a stdio write in each).
  * SIGFLOOR_INHERIT=1 opens it once with inherit (and inherit_thread), as
@@ -111,10 +118,16 @@ static double seconds(clockid_t c)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static bool read_clock;          /* SIGFLOOR_CLOCK=1 */
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)si, (void)uc;
 	__atomic_fetch_add(&signals, 1, __ATOMIC_RELAXED);   /* threads too (SIGFLOOR_INHERIT) */
+	if (read_clock) {
+		struct timespec ts;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	}
 	if (sig == SIGPROF)
 		ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
 }
@@ -345,8 +358,9 @@ __attribute__((constructor)) static void start(void)
 	bool fasync = mode && !strcmp(mode, "fasync");
 	bool nosignal = mode && !strcmp(mode, "nosignal");
 	bool count = mode && !strcmp(mode, "count");
-	const char *inh = getenv("SIGFLOOR_INHERIT");
+	const char *inh = getenv("SIGFLOOR_INHERIT"), *clk = getenv("SIGFLOOR_CLOCK");
 	bool inherit = inh && !strcmp(inh, "1");
+	read_clock = clk && !strcmp(clk, "1");
 	bool rstack = mode && (!strcmp(mode, "ring-stack") || !strcmp(mode, "ring-stack-unwind"));
 	bool rchain = mode && !strcmp(mode, "ring-callchain");
 	bool inring = rstack || rchain;
