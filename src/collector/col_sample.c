@@ -58,16 +58,61 @@ static void time_handler(struct col_thread *t, uint64_t d)
 		t->cost_max_ns = d;
 }
 
-/* Read the clock on the way in and account the CPU time since the previous
- * handler finished: the program's (returned, the sample's weight) apart from
- * collector work done outside the handler meanwhile (t->pending_ns).  The
- * clock is read a little after entry (a system call): that part, timed with
- * the TSC, is the collector's.  *in_cpu and *in_ns: the clock and the TSC
- * at the read, for leave(). */
-static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t *in_cpu, uint64_t *in_ns)
+/* The clock's value on the way in may be had without reading it: the
+ * read (CLOCK_THREAD_CPUTIME_ID, a system call) makes the kernel bring
+ * the thread's runtime up to date, and a thread whose slice is over while
+ * others wait is preempted there and then, where without it the next tick
+ * (4 ms at HZ=250) would: under load, a read per sample made heapmix's
+ * threads switch 70% more often than with the signal alone (bench/sigfloor.c
+ * SIGFLOOR_CLOCK, docs/benchmarks.md "fifteenth pass").  Each of our clock's
+ * signals comes after a period of the thread's CPU at least since the one
+ * before (the kernel's event, or timer, counts the thread's CPU); so when
+ * the wall time from the previous taken sample's signal to this one is at
+ * most a period and EST_SLACK of it, the thread was off its CPU for at most
+ * that slack (and the CPU its signal's delivery took, a few us) meanwhile,
+ * and its clock is the previous sample's end value plus the wall time
+ * since.  The estimate is above the clock by at most that off time; a read
+ * at least every EST_MAX samples (and at every one that is not so: the
+ * first after the thread was switched out, a deferred one) brings it back,
+ * its excess taken from the next weight (pending_ns).  Not attached (the
+ * clocks there count from the attach, col_attach.c). */
+#define EST_SLACK_DIV 32            /* the slack: a 32nd of the period */
+#define EST_MAX 16
+
+static bool ran_through(const struct col_thread *t, uint64_t entry_ns)
 {
-	uint64_t cpu = col_clock_read_sigsafe(t);
-	uint64_t now = col_now_ns_sigsafe();
+	uint64_t period = col_clock_period_ns();
+
+	return period && t->last_arrival_ns && entry_ns > t->last_arrival_ns && !col_proc.attached &&
+	       t->pending_ns == 0 && t->last_cpu_ns == t->last_end_cpu && t->estimates < EST_MAX &&
+	       entry_ns - t->last_arrival_ns <= period + period / EST_SLACK_DIV;
+}
+
+/* Read the clock on the way in (or have it: ran_through) and account the
+ * CPU time since the previous handler finished: the program's (returned, the
+ * sample's weight) apart from collector work done outside the handler
+ * meanwhile (t->pending_ns).  The clock is read a little after entry (a
+ * system call): that part, timed with the TSC, is the collector's.  *in_cpu
+ * and *in_ns: the clock and the TSC at the read, for leave().
+ * `arrival_ns`: when the sample's signal came (0: no signal of our clock,
+ * pthread_create's catch-up): a deferred sample's too, whose signal came
+ * after the previous sample's, a period of CPU at least after it. */
+static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t arrival_ns, uint64_t *in_cpu,
+		      uint64_t *in_ns)
+{
+	uint64_t cpu, now;
+
+	if (arrival_ns && ran_through(t, entry_ns)) {
+		now = col_now_ns_sigsafe();
+		cpu = t->last_cpu_ns + (now - t->last_end_ns);
+		t->estimates++;
+	} else {
+		cpu = col_clock_read_sigsafe(t);
+		now = col_now_ns_sigsafe();
+		t->estimates = 0;
+		if (cpu < t->last_cpu_ns && t->last_cpu_ns == t->last_end_cpu)
+			t->pending_ns += t->last_cpu_ns - cpu;   /* estimated ahead: the excess */
+	}
 	uint64_t head = now - entry_ns;             /* handler work before the read */
 	uint64_t since = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
 
@@ -85,8 +130,11 @@ static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t *in_cpu,
  * program's CPU since the last one stays for the next, and the collector's
  * time in it (what was pending, and this handler's cost) is taken out of it
  * there: forgetting the pending part charged the collector's whole start
- * (0.5 to 1 ms) to the first sample taken after two untaken ones. */
-static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint64_t in_ns, bool taken)
+ * (0.5 to 1 ms) to the first sample taken after two untaken ones.
+ * `arrival_ns`: when the sample's signal came (0: not known), for
+ * ran_through. */
+static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint64_t in_ns, bool taken,
+		  uint64_t arrival_ns)
 {
 	uint64_t now = col_now_ns_sigsafe();
 	uint64_t tail = now - in_ns, head = in_ns - entry_ns;
@@ -98,8 +146,12 @@ static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint
 	if (taken) {
 		t->last_cpu_ns = out_cpu;
 		t->pending_ns = 0;
+		t->last_end_ns = now;           /* for ran_through */
+		t->last_end_cpu = out_cpu;
+		t->last_arrival_ns = arrival_ns;
 	} else {
 		t->pending_ns += cost;
+		t->last_arrival_ns = 0;
 	}
 	t->collector_ns += cost;
 	col_count_sigsafe(EXP_CTR_COLLECTOR_NS, cost);
@@ -323,6 +375,9 @@ void col_sample_set_adopt(struct col_thread *(*fn)(const void *uc))
  * the clock's signal, which must be re-armed. */
 static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool rearm)
 {
+	uint64_t arrival_ns = rearm ? entry_ns : t->deferred_at_ns;
+
+	t->deferred_at_ns = 0;
 	atomic_store_explicit(&t->deferred, 0, memory_order_relaxed);
 	/* First, whether a sample follows or not: a switch signal merged into
 	 * ours (col_states.h) left its records for us, and the thread's
@@ -365,7 +420,7 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	}
 	uint64_t in_cpu, in_ns;
 	bool taken = true;
-	uint64_t weight = enter(t, entry_ns, &in_cpu, &in_ns);
+	uint64_t weight = enter(t, entry_ns, arrival_ns, &in_cpu, &in_ns);
 	/* Our clock's signal, after many periods of CPU since the last: the
 	 * threads it made took its clock's progress (col_clock.c).  Not a
 	 * deferred sample (a signal the thread held, pthread_create's catch-up). */
@@ -380,7 +435,7 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	}
 	if (rearm)
 		col_clock_rearm_sigsafe(t);
-	leave(t, entry_ns, in_cpu, in_ns, taken);
+	leave(t, entry_ns, in_cpu, in_ns, taken, arrival_ns);
 	col_states_own_work_sigsafe(t, entry_ns);
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
@@ -473,10 +528,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		/* Inside collector code: if it was entered from normal context
 		 * (an interposer), its col_leave takes this sample; else (a
 		 * handler of ours) the sample is lost. */
-		if (atomic_load_explicit(&t->entered, memory_order_relaxed))
+		if (atomic_load_explicit(&t->entered, memory_order_relaxed)) {
+			if (!atomic_load_explicit(&t->deferred, memory_order_relaxed))
+				t->deferred_at_ns = entry_ns;   /* its signal came (ran_through) */
 			atomic_store_explicit(&t->deferred, 1, memory_order_relaxed);
-		else if (t->clock_depth == 1)
+		} else if (t->clock_depth == 1) {
 			col_count_sigsafe(EXP_CTR_LOST_REENTRY, 1);
+		}
 		/* else our own clock handler, taking a sample (SA_NODEFER): no
 		 * loss, the CPU since it read the clock is the next sample's */
 		/* Our signal reaches it: observed up to now (col_thread.c's
@@ -484,7 +542,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		 * here said nothing of the time after: a thread met in its
 		 * set-up that then blocked the signal went unnamed (2 of 3
 		 * runs at 20 kHz on a loaded CI machine). */
-		t->busy_seen_ns = col_clock_read_sigsafe(t);
+		t->busy_seen_ns = ran_through(t, entry_ns) ? t->last_cpu_ns + (entry_ns - t->last_end_ns)
+							   : col_clock_read_sigsafe(t);
 		col_clock_rearm_sigsafe(t);
 		t->clock_depth--;
 		errno = saved_errno;

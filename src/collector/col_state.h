@@ -149,6 +149,13 @@ struct col_thread {
 	uint64_t collector_switches;   /* its voluntary context switches in tally's
 	                                  helpers (col_fds_aside waits for each) */
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
+	/* For the clock's value without reading it (col_sample.c, ran_through):
+	 * when the previous taken sample's handler finished and its signal
+	 * came (col_now_ns; 0: not to be used), the clock value then, and
+	 * how many samples in a row were estimated. */
+	uint64_t last_end_ns, last_arrival_ns, last_end_cpu;
+	uint32_t estimates;
+	uint64_t deferred_at_ns;       /* when a deferred clock signal came (0: none) */
 	uint64_t samples;
 	uint64_t busy_seen_ns;         /* its clock when our signal last found it busy in
 	                                  collector code: observed up to there */

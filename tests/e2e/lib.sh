@@ -92,6 +92,8 @@ skip() {
 #               Yama's ptrace_scope 1 allows only tracing one's children)
 #   perf_clone  perf stat counts the syscalls:sys_enter_clone tracepoint
 #               with a filter on its clone_flags (helpers apart from threads)
+#   perf_clock_reads  perf stat counts the syscalls:sys_enter_clock_gettime
+#               tracepoint (the handler's reads of the thread's CPU clock)
 can() {
 	why=
 	case $1 in
@@ -194,6 +196,13 @@ can() {
 		elif ! _can_msg=$(perf stat -x, -e syscalls:sys_enter_clone \
 			--filter '!(clone_flags & 0x10000)' -o /dev/null true 2>&1); then
 			why="perf stat cannot count syscalls:sys_enter_clone with a clone_flags filter here: $(echo "$_can_msg" | head -n 1)"
+		fi
+		;;
+	perf_clock_reads)
+		if ! command -v perf >/dev/null 2>&1; then
+			why="no perf"
+		elif ! _can_msg=$(perf stat -x, -e syscalls:sys_enter_clock_gettime -o /dev/null true 2>&1); then
+			why="perf stat cannot count syscalls:sys_enter_clock_gettime here: $(echo "$_can_msg" | head -n 1)"
 		fi
 		;;
 	static)

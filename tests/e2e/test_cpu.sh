@@ -32,6 +32,27 @@ s, k = o[\"sampled_cpu_s\"] + o[\"collector_cpu_s\"], o[\"kernel_cpu_s\"]
 print(\"sampled + collector\", s, \"kernel\", k)
 sys.exit(0 if abs(s - k) <= 0.05 * k else 1)"'
 
+# The thread's CPU clock is read (CLOCK_THREAD_CPUTIME_ID: the kernel then
+# preempts a thread whose slice is over, where the next tick would) only
+# when the thread may have been off its CPU since its last sample
+# (col_sample.c, ran_through): at 4 kHz, about once per slice it runs, not
+# once per sample as before (4,046 reads for 3,228 samples of heapmix; 429
+# for 2,940 with ran_through, load 15).  Half a read per sample allows
+# slices of two samples; the reads of tally record and of thread starts
+# and ends count too.
+if need perf_clock_reads cpu_clock_not_read_per_sample; then
+	perf stat -x, -e syscalls:sys_enter_clock_gettime -o reads.perf \
+		"$TALLY" record -F 4000 -o reads.exp ./spin 1 >/dev/null 2>&1
+	check cpu_clock_not_read_per_sample sh -c '
+		"$TALLY" report reads.exp --format json >reads.json &&
+		python3 -c "
+import json, sys
+samples = json.load(open(\"reads.json\"))[\"overview\"][\"samples\"]
+reads = [int(l.split(\",\")[0]) for l in open(\"reads.perf\") if \"clock_gettime\" in l][0]
+print(\"clock reads\", reads, \"samples\", samples)
+sys.exit(0 if samples >= 1000 and reads <= 0.5 * samples else 1)"'
+fi
+
 "$TALLY" record -o thr.exp ./threads4 2>/dev/null
 "$TALLY" export thr.exp --format collapsed >thr.txt
 "$TALLY" report thr.exp --threads --format csv >thr_k.csv
