@@ -5,9 +5,11 @@
  * to the thread's run (format/exp_write_run.h).
  *
  * Each sample weighs the CPU time the program used since the thread's
- * previous handler finished: the clock is read on the way in, and its value
- * on the way out is the value read plus the TSC time since (read again when
- * that is long: a preempted handler).  The handler's own time is counted as
+ * previous handler finished: the clock is read on the way in (or, when the
+ * thread ran throughout since its last sample, is that sample's value plus
+ * the time since: ran_through), and its value on the way out is the value
+ * on the way in plus the TSC time since (read again when that is long: a
+ * preempted handler).  The handler's own time is counted as
  * the collector's (t->collector_ns, the collector.cpu_ns counter), never in
  * a sample, so a handler that costs more on some stacks does not inflate
  * the samples after it.  Coalesced or late signals cost no time, and dropped
