@@ -7,7 +7,8 @@
  * and a tracer's stop at each signal is itself one, so the calling thread
  * moves to the ring way first (col_states_before_traced).  Every call is
  * then passed on.  A tracer that attaches from outside to a process that
- * did neither (strace -p, gdb -p) is not seen: docs/collector.md.  Any
+ * did neither (strace -p, gdb -p) is found at its first stop instead
+ * (col_states_signal_sigsafe, docs/states.md).  Any
  * thread, normal context.  Top layer.
  */
 #include <signal.h>

@@ -164,6 +164,21 @@ void col_real_proc_status(int *tracer_pid, int *seccomp)
 	*seccomp = atomic_load(&mode);
 }
 
+int col_real_tracer_of(pid_t tid)
+{
+	char path[48] = "/proc/self/task/", digits[12], buf[4096];
+	int n = 0, k = 16;
+
+	do
+		digits[n++] = (char)('0' + tid % 10);
+	while ((tid /= 10) > 0);
+	while (n)
+		path[k++] = digits[--n];
+	memcpy(path + k, "/status", 8);
+	read_status(path, buf, sizeof(buf));
+	return status_value(buf, "\nTracerPid:");
+}
+
 /* Why the collector must not make `call` (EXP_SECCOMP_*) in this thread
  * (a line for the log), or NULL when it may: no filter, or the filters
  * tally record probed and the call lived there. */

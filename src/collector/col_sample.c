@@ -628,8 +628,14 @@ void col_sample_install(void)
 	 * Not when attached (col_attach.c): there nested signals over-count
 	 * (a second attach to tests/progs/attach_work.c sampled 129% of the
 	 * kernel's CPU, with stacks of nested syscall frames), a cause not yet
-	 * found; our signal is deferred there, as before. */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | (col_proc.attached ? 0 : SA_NODEFER);
+	 * found; our signal is deferred there, as before.  Nor with --states:
+	 * a tracer that attaches later (strace -p) stops the thread at each
+	 * signal's delivery, a switch whose SIGTRAP came before the handler
+	 * ran an instruction, and so on, frame on frame, until the stack was
+	 * gone (SIGSEGV).  Deferred, the handler runs between them and moves
+	 * the thread to the ring way (col_states.c); a sample in a program's
+	 * handler delivered with ours is then the interrupted code's. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (col_proc.attached || col_proc.opt.states ? 0 : SA_NODEFER);
 	/* Go runs goroutines on stacks of a few KiB and gives each thread a
 	 * 32 KiB signal stack, which a handler not on it would overflow into
 	 * the heap (a Go program under tally crashed in its runtime in 4 of

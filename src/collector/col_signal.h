@@ -28,6 +28,18 @@ static inline uint64_t col_signal_perf_data_sigsafe(int sig, const siginfo_t *si
 	return data;
 }
 
+/* Was this perf SIGTRAP sent while the thread had SIGTRAP blocked
+ * (si_perf_flags' TRAP_PERF_FLAG_ASYNC, Linux 6.0+; false before)?  Our
+ * handler blocks it under --states (col_sample.c), so: sent inside one of
+ * our handlers, or at a tracer's stop on its delivery (col_states.c). */
+static inline bool col_signal_perf_async_sigsafe(const siginfo_t *si)
+{
+	uint32_t flags;
+
+	memcpy(&flags, (const char *)si + 36, sizeof(flags));   /* si_perf_flags (x86-64) */
+	return (flags & 1u) != 0;            /* TRAP_PERF_FLAG_ASYNC */
+}
+
 /* Our handler is installed for `sig`; `prev` was the target's disposition. */
 void col_signal_take(int sig, const struct sigaction *prev);
 

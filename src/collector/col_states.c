@@ -120,6 +120,7 @@ struct col_states_thread {
 	uint64_t opened_ns;             /* when run_delay_ns was first read */
 	bool seen;                      /* a record came since the open (or the thread opened it) */
 	bool delay_unknown;             /* records were lost: the growth is not the blocks' */
+	bool signal;                    /* its event signals each switch (the signal way) */
 	uint64_t faults;                /* the thread's page faults at the last look */
 	uint64_t own_from_ns, own_to_ns; /* the collector's last handler on the thread */
 	uint32_t n;                     /* intervals waiting to be written */
@@ -163,8 +164,9 @@ static bool traced_now(void)
 }
 
 /* Open thread `tid`'s event (0: the calling thread's) the way this process
- * uses (the first thread finds out and logs it).  fd or -errno. */
-static int open_event(pid_t tid)
+ * uses (the first thread finds out and logs it); *signal says which.  fd or
+ * -errno. */
+static int open_event(pid_t tid, bool *signal)
 {
 	int w = atomic_load(&way);
 
@@ -177,6 +179,7 @@ static int open_event(pid_t tid)
 	bool raw = col_runtime_raw_syscalls(), traced = traced_now();
 	if ((w == WAY_SIGNAL || w == WAY_UNKNOWN) && !raw && !traced) {
 		int fd = perf_open_switches(true, 0, tid);
+		*signal = fd >= 0;
 		if (fd >= 0 || w == WAY_SIGNAL) {
 			if (fd >= 0 && atomic_exchange(&way, WAY_SIGNAL) == WAY_UNKNOWN)
 				col_log_sigsafe("states", "context switches: perf_event switch records; a SIGTRAP "
@@ -185,6 +188,7 @@ static int open_event(pid_t tid)
 		}
 	}
 	int fd = perf_open_switches(false, 1, tid);
+	*signal = false;
 	if (fd < 0)
 		return -errno;
 	if (atomic_exchange(&way, WAY_RING) != WAY_RING)   /* a fork child may change */
@@ -200,10 +204,17 @@ static int open_event(pid_t tid)
 	return fd;
 }
 
-/* open_event for col_fd_open_above: `arg` points to the thread id. */
+struct open_args {
+	pid_t tid;
+	bool signal;                    /* out: the event is the signal way's */
+};
+
+/* open_event for col_fd_open_above: `arg` is a struct open_args. */
 static int open_event_of(void *arg)
 {
-	return open_event(*(pid_t *)arg);
+	struct open_args *a = arg;
+
+	return open_event(a->tid, &a->signal);
 }
 
 /* The file at path `arg`, read-only, for col_fd_open_above. */
@@ -347,7 +358,9 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 	/* Above the program's limit at once, its ring mapped after: a
 	 * program thread's open meanwhile gets the number it gets bare,
 	 * unless it comes during the move (col_fd_open_above). */
-	s->fd = col_fd_open_above(open_event_of, &tid);
+	struct open_args args = { tid, false };
+	s->fd = col_fd_open_above(open_event_of, &args);
+	s->signal = args.signal;
 	if (s->fd >= 0)
 		col_fd_keep(s->fd, &s->fd, NULL);
 	if (s->fd < 0) {
@@ -366,7 +379,7 @@ static struct col_states_thread *open_thread(pid_t tid, bool disabled)
 		col_sys_munmap(s, sizeof(*s));
 		return NULL;
 	}
-	unsigned pages = atomic_load(&way) == WAY_SIGNAL ? RING_PAGES_SIGNAL : RING_PAGES_RING;
+	unsigned pages = s->signal ? RING_PAGES_SIGNAL : RING_PAGES_RING;
 	int rc = map_ring(s, pages);
 	if (rc == -EPERM || rc == -ENOMEM)          /* locked-memory limit: a smaller ring */
 		rc = map_ring(s, 1);
@@ -674,12 +687,38 @@ static void rebase_after_own_wait(struct col_states_thread *s)
 	s->delay_unknown = false;
 }
 
+/* Thread t, on the signal way, is traced by `tracer`, which attached from
+ * outside (strace -p, gdb -p): its intervals so far written, it moves to
+ * the ring way, as do the process's threads opened from now on.  In t's
+ * handler, t busy. */
+static void ring_way_after_attach(struct col_thread *t, int tracer)
+{
+	static _Atomic bool said;
+
+	atomic_store(&asked_to_be_traced, true);
+	if (!atomic_exchange(&said, true)) {
+		static const char head[] = "a tracer attached (TracerPid ",
+				  tail[] = "): its threads' switches are read at clock samples from then on, "
+					   "without a stack of their own";
+		char why[sizeof(head) + sizeof(tail) + 20];
+		size_t n = sizeof(head) - 1;
+		memcpy(why, head, n);
+		n += (size_t)col_fmt_u64_sigsafe(why + n, (uint64_t)tracer);
+		memcpy(why + n, tail, sizeof(tail));
+		col_log_sigsafe("states", why);
+	}
+	col_states_thread_end(t);
+	col_states_thread_start(t);
+}
+
 bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t entry_ns)
 {
 	if (col_signal_perf_data_sigsafe(sig, si) != (uint64_t)(uintptr_t)&tag)
 		return false;
 	struct col_thread *t = col_thread_self_sigsafe();
-	if (!t || t->exiting || !t->states)
+	/* A signal of an event since closed (the thread moved to the ring
+	 * way): its records are read at clock samples. */
+	if (!t || t->exiting || !t->states || !t->states->signal)
 		return true;
 	/* Inside the collector (an interposer, the clock's handler): the
 	 * records stay in the ring for the next resume. */
@@ -687,9 +726,18 @@ bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t 
 		return true;
 	on_resume(t, t->states, uc);
 	rebase_after_own_wait(t->states);
+	/* Sent while SIGTRAP was blocked: inside a handler of ours, or at a
+	 * tracer's stop as this signal was delivered (the stop is a switch,
+	 * which sends the next one, and so on: the thread would run nothing
+	 * but this handler while traced).  The tracer is asked then. */
+	int tracer;
+	if (col_signal_perf_async_sigsafe(si) && (tracer = col_real_tracer_of(t->tid)) > 0)
+		ring_way_after_attach(t, tracer);
 	uint64_t now = col_now_ns_sigsafe(), cost = now - entry_ns;
-	t->states->own_from_ns = entry_ns;
-	t->states->own_to_ns = now;
+	if (t->states) {                 /* NULL if the ring way's open failed */
+		t->states->own_from_ns = entry_ns;
+		t->states->own_to_ns = now;
+	}
 	/* Its wall time is its cost, unless it left the CPU (a write that
 	 * waited for the disk: the switch records say how long, written
 	 * EXP_STATE_COLLECTOR) or was preempted: then at most what a handler
@@ -721,7 +769,7 @@ void col_states_catch_up_sigsafe(struct col_thread *t, void *uc, uint64_t entry_
 {
 	struct col_states_thread *s = t ? t->states : NULL;
 
-	if (s && atomic_load_explicit(&way, memory_order_relaxed) == WAY_SIGNAL && ring_has_news(s)) {
+	if (s && s->signal && ring_has_news(s)) {
 		on_resume(t, s, uc);
 		col_states_own_work_sigsafe(t, entry_ns);
 	}
@@ -745,7 +793,7 @@ void col_states_on_sample_sigsafe(struct col_thread *t, uint64_t time_ns, void *
 		s->faults = faults_of(&ru);             /* the batches before are written */
 		col_write_sigsafe(t, EXP_FILE_STATES, EXP_REC_CPU_SPLIT, &rec, sizeof(rec));
 	}
-	if (atomic_load_explicit(&way, memory_order_relaxed) == WAY_RING)
+	if (!s->signal)
 		drain_all_as(t, (uint32_t)t->tid, s);
 	if (write_pages(t) != pages)
 		faults_grew(s);
@@ -821,7 +869,7 @@ void col_states_thread_end(struct col_thread *t)
 void col_states_before_traced(struct col_thread *t)
 {
 	atomic_store(&asked_to_be_traced, true);
-	if (!t || !t->states || atomic_load(&way) != WAY_SIGNAL)
+	if (!t || !t->states || !t->states->signal)
 		return;
 	/* Its intervals so far, then the same thread on the ring way. */
 	while (atomic_exchange(&t->busy, 1))

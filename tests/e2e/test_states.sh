@@ -239,6 +239,54 @@ for how in traceme seize; do
 		grep -q '^child exit 7 stops [1-9]\$' trc_$how.out || { cat trc_$how.out trc_$how.err; exit 1; }"
 done
 
+# A tracer that attaches later (strace -p, gdb -p) to a program recording
+# its states the signal way: its stop at each SIGTRAP's delivery is a
+# switch, which sends the next one, so the build before piled up handler
+# frames until the stack was gone (SIGSEGV, strace -p) or ran nothing but
+# the handler while traced.  Now the handler blocks SIGTRAP, asks the
+# tracer when a switch signal came while it was blocked, and moves the
+# thread to the ring way, said once in the log; the program runs on and
+# ends with its output and status.
+cc_prog late_attach -pthread
+late_attach_run() { # NAME TRACER-COMMAND...: record late_attach, attach at "ready"
+	name=$1
+	shift
+	"$TALLY" record --states -o la_$name.exp ./late_attach 1500 >la_$name.out 2>la_$name.err & R=$!
+	for i in $(seq 200); do grep -q ready la_$name.err && break; sleep 0.05; done
+	P=$(exp_pid la_$name.exp)
+	"$@" "$P" >la_$name.tracer 2>&1
+	wait $R
+	echo $? >la_$name.rc
+}
+late_attach_ok() { # NAME: exit 5, both threads' lines whole
+	test "$(cat la_$1.rc)" -eq 5 && grep -qx 'main naps 1500' la_$1.out &&
+		grep -qx 'worker naps 1500' la_$1.out || {
+		echo "rc $(cat la_$1.rc)"; cat la_$1.out la_$1.err; tail -n 5 la_$1.tracer; exit 1; }
+}
+signal_way() { grep -q '^states: .*a SIGTRAP at each resume' la_$1.exp/log.txt; }
+strace_for_a_while() { timeout -s INT 0.5 strace -qq -o /dev/null -p "$1"; }
+if need strace_attach states_strace_p_attach_runs_to_end states_strace_p_attach_said; then
+	late_attach_run strace strace_for_a_while
+	check states_strace_p_attach_runs_to_end late_attach_ok strace
+	if ! signal_way strace; then
+		skip states_strace_p_attach_said "the states took the ring way here (no signal to loop)"
+	else
+		check states_strace_p_attach_said grep -q '^states: a tracer attached (TracerPid [1-9][0-9]*): ' \
+			la_strace.exp/log.txt
+	fi
+fi
+gdb_detach() { timeout 60 gdb -q -nx -batch -p "$1" -ex detach; }
+if ! command -v gdb >/dev/null 2>&1; then
+	skip states_gdb_p_attach_runs_to_end "no gdb"
+else
+	late_attach_run gdb gdb_detach
+	if grep -q 'ptrace: Operation not permitted' la_gdb.tracer; then
+		skip states_gdb_p_attach_runs_to_end "gdb cannot attach to a process here (ptrace refused)"
+	else
+		check states_gdb_p_attach_runs_to_end late_attach_ok gdb
+	fi
+fi
+
 # --- without the right to count in the kernel: the ring way ------------------
 if ! need other_user states_ring_way_logged states_ring_way_times; then
 	:
