@@ -210,6 +210,20 @@ static inline __attribute__((always_inline)) struct exp_heap_state *get_state(vo
 
 /* ---- sums by stack, per thread ------------------------------------------ */
 
+/* t's table is now tb, of `mapped` bytes.  A fork by another thread at any
+ * point meanwhile leaves its child (which unmaps the parent's other
+ * threads' tables, col_thread.c) a pointer and size that go together, or
+ * none: never the new pointer with the old size, nor a table already
+ * unmapped (its address may be a mapping of the program's by then). */
+static void set_sums(struct col_thread *t, struct exp_heap_sums *tb, size_t mapped)
+{
+	t->heap_sums = NULL;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->heap_sums_mapped = mapped;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->heap_sums = tb;
+}
+
 /* A table for t: a spare one when t has none yet, else a new one of
  * `nslots` slots (the full one's mapping goes; its record stays). */
 static __attribute__((noinline)) struct exp_heap_sums *new_sums(struct col_thread *t, uint32_t nslots)
@@ -221,8 +235,7 @@ static __attribute__((noinline)) struct exp_heap_sums *new_sums(struct col_threa
 		struct spare sp = nspares ? spares[--nspares] : (struct spare){ 0 };
 		unlock(&spare_lock);
 		if (sp.tab) {
-			t->heap_sums = sp.tab;
-			t->heap_sums_mapped = sp.mapped;
+			set_sums(t, sp.tab, sp.mapped);
 			t->heap_sums_used = sp.used;
 			return sp.tab;
 		}
@@ -236,11 +249,12 @@ static __attribute__((noinline)) struct exp_heap_sums *new_sums(struct col_threa
 	tb->tid = (uint32_t)t->tid;
 	tb->nslots = nslots;
 	exp_record_publish_sigsafe(tb, EXP_REC_HEAP_SUMS, len);
-	if (t->heap_sums)
-		exp_large_release_sigsafe(t->heap_sums, t->heap_sums_mapped);
-	t->heap_sums = tb;
-	t->heap_sums_mapped = mapped;
+	struct exp_heap_sums *old = t->heap_sums;
+	size_t old_mapped = t->heap_sums_mapped;
+	set_sums(t, tb, mapped);
 	t->heap_sums_used = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	exp_large_release_sigsafe(old, old_mapped);   /* after: see set_sums */
 	return tb;
 }
 

@@ -489,13 +489,15 @@ void col_thread_end_others(void)
  * did not come along: its descriptors closed, its mappings given back,
  * nothing written (its files are the parent's).  Async-signal safe: only
  * close and munmap, on the child's own copies.  A thread that was inside
- * collector code at the fork may have been changing its cursors or its
- * heap table: those are left (a leak in the child, never an unmap of what
- * the pointer no longer names); the rest is set up once and only read. */
+ * collector code at the fork may have been changing a cursor's window or
+ * its heap table: each such change forgets the old mapping before it
+ * unmaps it and names a new one only whole (exp_cursor_release_sigsafe,
+ * col_heap.c's set_sums), so what the child finds named is mapped in it;
+ * a mapping between the two steps at the fork leaks in the child (at most
+ * one per file and the table), never an unmap of what the pointer no
+ * longer names.  The rest is set up once and only read. */
 static void drop_other_after_fork(struct col_thread *other)
 {
-	bool was_busy = atomic_load(&other->busy);
-
 	if (other->perf_fd >= 0) {
 		col_fd_forget(other->perf_fd);
 		col_sys_close(other->perf_fd);
@@ -503,11 +505,9 @@ static void drop_other_after_fork(struct col_thread *other)
 	col_states_drop_after_fork(other);
 	col_counters_drop_after_fork(other);
 	col_data_blocks_drop_after_fork(other);
-	if (!was_busy) {
-		for (int i = 0; i < EXP_FILE_COUNT_; i++)
-			exp_cursor_release_sigsafe(&other->cursor[i]);
-		exp_large_release_sigsafe(other->heap_sums, other->heap_sums_mapped);
-	}
+	for (int i = 0; i < EXP_FILE_COUNT_; i++)
+		exp_cursor_release_sigsafe(&other->cursor[i]);
+	exp_large_release_sigsafe(other->heap_sums, other->heap_sums_mapped);
 	col_unwind_release_sigsafe(&other->unwind);   /* its big cache */
 	col_sys_munmap(other, sizeof(*other));
 }

@@ -217,11 +217,20 @@ static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, ui
 
 void exp_cursor_release_sigsafe(struct exp_cursor *c)
 {
-	if (c->block)
-		EXP_SYS(munmap)(c->block, c->size);
+	char *block = c->block;
+	uint32_t size = c->size;
+
+	/* Forgotten first, unmapped after: a fork by another thread meanwhile
+	 * leaves its child a cursor that names a mapping the child has, or
+	 * none (this window leaks in the child), never an address unmapped
+	 * since, which a mapping of the program's may have taken (a fork
+	 * child drops the parent's other threads' cursors, col_thread.c). */
 	c->block = NULL;
 	c->used = c->size = 0;
 	c->dest = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (block)
+		EXP_SYS(munmap)(block, size);
 }
 
 void exp_cursor_forget_sigsafe(struct exp_cursor *c)
