@@ -42,6 +42,9 @@ struct placing {
 	size_t *cap;                    /* p->threads' room */
 	size_t order_cap;               /* p->thread_order's room */
 	size_t ended;                   /* the life of the last END read, SIZE_MAX: none */
+	size_t *end_life;               /* each END record's life, by its place in the file */
+	uint64_t *seen;                 /* each life's earliest record time (START lost) */
+	size_t seen_cap;
 };
 
 /* Does life a come before (tid, start_ns, index) key b in p->thread_order? */
@@ -102,7 +105,15 @@ const struct exp_thread_ev *exp_thread_life(const struct exp_proc *p, uint32_t t
 		after = lower_bound(p, tid, at + 1, 0);
 	else
 		after = tid < UINT32_MAX ? lower_bound(p, tid + 1, 0, 0) : p->nthreads;
-	return &p->threads[p->thread_order[after > first ? after - 1 : first]];
+	const struct exp_thread_ev *t = &p->threads[p->thread_order[after > first ? after - 1 : first]];
+	/* After its end, before a life whose START was lost: that life's (its
+	 * start is the earliest time it was seen, later than its true one). */
+	if (t->end_ns && t->end_ns < at && t->start_ns <= at && after < p->nthreads) {
+		const struct exp_thread_ev *next = &p->threads[p->thread_order[after]];
+		if (next->tid == tid && next->start_lost)
+			return next;
+	}
+	return t;
 }
 
 /* A new life of tid at the end of p->threads (not in its order); NULL
@@ -112,17 +123,22 @@ static struct exp_thread_ev *append_life(struct placing *pl, uint32_t tid)
 	struct exp_proc *p = pl->p;
 
 	if (exp_grow(&p->threads, pl->cap, p->nthreads, sizeof(*p->threads)) ||
-	    exp_grow(&p->thread_order, &pl->order_cap, p->nthreads, sizeof(*p->thread_order)))
+	    exp_grow(&p->thread_order, &pl->order_cap, p->nthreads, sizeof(*p->thread_order)) ||
+	    exp_grow(&pl->seen, &pl->seen_cap, p->nthreads, sizeof(*pl->seen)))
 		return NULL;
+	pl->seen[p->nthreads] = UINT64_MAX;
 	struct exp_thread_ev *t = &p->threads[p->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	return t;
 }
 
-/* A new life of tid (no START: its start 0), in p's order too; NULL
+/* A new life of tid whose START was lost, in p's order too, started for
+ * now just after the life before it (`from`: its end + 1, or 0): the
+ * records up to its END are its own by their time.  Its start becomes the
+ * earliest of their times once all are placed (lost_starts_seen).  NULL
  * without memory. */
-static struct exp_thread_ev *new_life(struct placing *pl, uint32_t tid)
+static struct exp_thread_ev *new_life(struct placing *pl, uint32_t tid, uint64_t from)
 {
 	struct exp_proc *p = pl->p;
 	size_t n = p->nthreads;
@@ -130,8 +146,10 @@ static struct exp_thread_ev *new_life(struct placing *pl, uint32_t tid)
 
 	if (!t)
 		return NULL;
+	t->start_ns = from;
+	t->start_lost = true;
 	p->nthreads = n;                /* the search sees the lives before it */
-	size_t at = lower_bound(p, tid, 0, (uint32_t)n);
+	size_t at = lower_bound(p, tid, from, (uint32_t)n);
 	p->nthreads = n + 1;
 	memmove(&p->thread_order[at + 1], &p->thread_order[at], (n - at) * sizeof(*p->thread_order));
 	p->thread_order[at] = (uint32_t)n;
@@ -143,7 +161,41 @@ static struct exp_thread_ev *life_at(struct placing *pl, uint32_t tid, uint64_t 
 {
 	const struct exp_thread_ev *t = exp_thread_life(pl->p, tid, at);
 
-	return t ? &pl->p->threads[t - pl->p->threads] : new_life(pl, tid);
+	return t ? &pl->p->threads[t - pl->p->threads] : new_life(pl, tid, 0);
+}
+
+/* The life of an END of tid at `at`, its ENDs placed in time order: the
+ * life started by then with no END yet (or this one, a copy's); else one
+ * whose START was lost, begun after the life before it.  NULL without
+ * memory. */
+static struct exp_thread_ev *end_life(struct placing *pl, uint32_t tid, uint64_t at)
+{
+	struct exp_thread_ev *t = life_at(pl, tid, at);
+
+	if (!t || (t->start_ns <= at && (!t->end_ns || t->end_ns == at)))
+		return t;
+	bool after = t->start_ns <= at;  /* else before tid's first START */
+	return new_life(pl, tid, after ? t->end_ns + 1 : 0);
+}
+
+/* The life a SCHED or SWITCHES record of tid at `at` closes: both are
+ * written at a thread's end, after its END, so the life whose END came
+ * last by then and has none of that kind yet (`sched`: SCHED, else
+ * SWITCHES); else the life at its time. */
+static struct exp_thread_ev *closing_life(struct placing *pl, uint32_t tid, uint64_t at, bool sched)
+{
+	struct exp_proc *p = pl->p;
+	struct exp_thread_ev *best = NULL;
+
+	for (size_t k = lower_bound(p, tid, 0, 0); k < p->nthreads; k++) {
+		struct exp_thread_ev *t = &p->threads[p->thread_order[k]];
+		if (t->tid != tid)
+			break;
+		if (t->end_ns && t->end_ns <= at && !(sched ? t->has_sched : t->has_switches) &&
+		    (!best || t->end_ns >= best->end_ns))
+			best = t;
+	}
+	return best ? best : life_at(pl, tid, at);
 }
 
 static uint32_t rec_tid(const struct exp_thread_rec *r)
@@ -292,36 +344,101 @@ static struct exp_thread_ev *cost_life(struct placing *pl, uint32_t tid)
 	return life_at(pl, tid, UINT64_MAX);
 }
 
-/* Record r (not a START) into its life: by its time; a COST (no time of
- * its own: the collector writes it after the END) with its id's END just
- * before it in the file, else by cost_life.  An END after the end of the
- * life found has lost its START: a life of its own.  -ENOMEM without
- * memory. */
-static int place_rest(struct placing *pl, const struct exp_thread_rec *r)
+/* Every END into its life (end_life), in time order per id, before the
+ * rest: an END after the end of the life it falls in has lost its START,
+ * and the lives those make are where the records up to it go.  -ENOMEM
+ * without memory. */
+static int place_ends(struct placing *pl, const struct exp_thread_lives *tl)
 {
 	struct exp_proc *p = pl->p;
-	uint32_t tid = rec_tid(r);
-	struct exp_thread_ev *t;
+	size_t n = 0;
 
-	if (r->type == EXP_REC_THREAD_COST)
-		t = pl->ended < p->nthreads && p->threads[pl->ended].tid == tid ? &p->threads[pl->ended]
-										  : cost_life(pl, tid);
-	else
-		t = life_at(pl, tid, rec_time(r));
-	if (t && r->type == EXP_REC_THREAD_END && t->end_ns && t->end_ns < rec_time(r))
-		t = new_life(pl, tid);
-	if (!t)
+	pl->end_life = malloc((tl->n + 1) * sizeof(*pl->end_life));
+	struct start_key *keys = malloc((tl->n + 1) * sizeof(*keys));
+	if (!pl->end_life || !keys) {
+		free(keys);
 		return -ENOMEM;
-	switch (r->type) {
-	case EXP_REC_THREAD_END: {
+	}
+	for (size_t i = 0; i < tl->n; i++)
+		if (tl->recs[i].type == EXP_REC_THREAD_END)
+			keys[n++] = (struct start_key){ rec_tid(&tl->recs[i]), rec_time(&tl->recs[i]), i };
+	qsort(keys, n, sizeof(*keys), cmp_start_key);
+	for (size_t k = 0; k < n; k++) {
+		struct exp_thread_ev *t = end_life(pl, keys[k].tid, keys[k].at);
+		if (!t) {
+			free(keys);
+			return -ENOMEM;
+		}
 		struct exp_thread_end te;
-		memcpy(&te, r->rec, sizeof(te));
+		memcpy(&te, tl->recs[keys[k].index].rec, sizeof(te));
 		t->end_ns = te.time_ns;
 		t->cpu_ns = te.cpu_ns;
 		t->samples = te.samples;
-		pl->ended = (size_t)(t - p->threads);
-		break;
+		size_t life = (size_t)(t - p->threads);
+		pl->end_life[keys[k].index] = life;
+		if (te.time_ns < pl->seen[life])
+			pl->seen[life] = te.time_ns;
 	}
+	free(keys);
+	return 0;
+}
+
+/* The lives whose START was lost start at the earliest time seen of their
+ * own (END, NAME), not before the life ahead of them ended; p's order is
+ * sorted again.  -ENOMEM without memory. */
+static int lost_starts_seen(struct placing *pl)
+{
+	struct exp_proc *p = pl->p;
+	bool moved = false;
+
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].start_lost && pl->seen[i] != UINT64_MAX && pl->seen[i] != p->threads[i].start_ns) {
+			p->threads[i].start_ns = pl->seen[i];
+			moved = true;
+		}
+	if (!moved)
+		return 0;
+	struct start_key *keys = malloc((p->nthreads + 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nthreads; i++)
+		keys[i] = (struct start_key){ p->threads[i].tid, p->threads[i].start_ns, i };
+	qsort(keys, p->nthreads, sizeof(*keys), cmp_start_key);
+	for (size_t i = 0; i < p->nthreads; i++)
+		p->thread_order[i] = (uint32_t)keys[i].index;
+	free(keys);
+	return 0;
+}
+
+/* Record `index` (not a START) into its life: an END where place_ends put
+ * it; a SCHED or SWITCHES into the life it closes; a NAME by its time; a
+ * COST (no time of its own: the collector writes it after the END) with
+ * its id's END just before it in the file, else by cost_life.  -ENOMEM
+ * without memory. */
+static int place_rest(struct placing *pl, const struct exp_thread_lives *tl, size_t index)
+{
+	struct exp_proc *p = pl->p;
+	const struct exp_thread_rec *r = &tl->recs[index];
+	uint32_t tid = rec_tid(r);
+	struct exp_thread_ev *t;
+
+	if (r->type == EXP_REC_THREAD_END) {
+		pl->ended = pl->end_life[index];   /* placed first, in time order */
+		return 0;
+	}
+	if (r->type == EXP_REC_THREAD_COST)
+		t = pl->ended < p->nthreads && p->threads[pl->ended].tid == tid ? &p->threads[pl->ended]
+										  : cost_life(pl, tid);
+	else if (r->type == EXP_REC_THREAD_SCHED || r->type == EXP_REC_THREAD_SWITCHES)
+		t = closing_life(pl, tid, rec_time(r), r->type == EXP_REC_THREAD_SCHED);
+	else
+		t = life_at(pl, tid, rec_time(r));
+	if (!t)
+		return -ENOMEM;
+	size_t life = (size_t)(t - p->threads);
+	if (r->type == EXP_REC_THREAD_NAME && rec_time(r) < pl->seen[life])
+		pl->seen[life] = rec_time(r);
+	switch (r->type) {
 	case EXP_REC_THREAD_SCHED: {
 		struct exp_thread_sched ts;
 		memcpy(&ts, r->rec, sizeof(ts));
@@ -356,12 +473,18 @@ static int place_rest(struct placing *pl, const struct exp_thread_rec *r)
 
 int exp_thread_lives_place(struct exp_proc *p, size_t *cap, struct exp_thread_lives *tl)
 {
-	struct placing pl = { p, cap, 0, SIZE_MAX };
+	struct placing pl = { p, cap, 0, SIZE_MAX, NULL, NULL, 0 };
 	int rc = place_starts(&pl, tl);
 
+	if (!rc)
+		rc = place_ends(&pl, tl);
 	for (size_t i = 0; i < tl->n && !rc; i++)
 		if (tl->recs[i].type != EXP_REC_THREAD_START)
-			rc = place_rest(&pl, &tl->recs[i]);
+			rc = place_rest(&pl, tl, i);
+	if (!rc)
+		rc = lost_starts_seen(&pl);
+	free(pl.end_life);
+	free(pl.seen);
 	for (size_t i = 0; i < tl->n; i++)
 		free(tl->recs[i].rec);
 	free(tl->recs);

@@ -5,11 +5,16 @@
  * A thread id names one thread at a time, but two in a run when the kernel
  * gives a gone thread's id to a new one (a raw clone's thread soon after
  * another's end, any thread after a pid wrap): each THREAD_START begins a
- * life, and the records after it (END, SCHED, SWITCHES, NAME: by their
- * time; COST: with its id's END just before it in the file, else the
- * first life of its id with an END and no COST yet) are that life's.  An
- * END after the end of the life it falls in lost its START: a life of its
- * own (start 0).  Lives are found by binary search in p->thread_order,
+ * life, and the records after it are that life's: END and NAME by their
+ * time; SCHED and SWITCHES (written after the END) the life whose END came
+ * last before them; COST with its id's END just before it in the file,
+ * else the first life of its id with an END and no COST yet.  An END
+ * after the end of the life it falls in lost its START (a size limit, a
+ * damaged block): a life of its own (start_lost), holding the records
+ * after the life before it up to that END, its start the earliest time
+ * seen of its own (its END, a NAME); a time between the life before's end
+ * and that start is its too (exp_thread_life).  Lives are found by binary
+ * search in p->thread_order,
  * sorted by (tid, start), built once.  A thread's records
  * are not in time order in the file (a staging block comes before the
  * copies of earlier ones), so the loader hands them here as it reads them
@@ -42,7 +47,8 @@ int exp_thread_lives_add(struct exp_thread_lives *tl, uint32_t type, const void 
 int exp_thread_lives_place(struct exp_proc *p, size_t *cap, struct exp_thread_lives *tl);
 
 /* Thread tid's life at time `at` in p: the last of its lives started by
- * then, else its first; NULL if p has none of that id.  O(log threads)
+ * then (or, after that one's end, the next if its START was lost), else
+ * its first; NULL if p has none of that id.  O(log threads)
  * with p->thread_order, a scan without (a p made by hand). */
 const struct exp_thread_ev *exp_thread_life(const struct exp_proc *p, uint32_t tid, uint64_t at);
 

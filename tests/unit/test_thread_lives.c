@@ -34,6 +34,31 @@ static void add_cost(struct exp_thread_lives *tl, uint32_t tid, uint64_t collect
 	CHECK(exp_thread_lives_add(tl, EXP_REC_THREAD_COST, &r, sizeof(r)) == 0);
 }
 
+static void add_switches(struct exp_thread_lives *tl, uint32_t tid, uint64_t at, uint64_t voluntary)
+{
+	struct exp_thread_switches r = { 0, tid, at, voluntary, 0, 0 };
+
+	CHECK(exp_thread_lives_add(tl, EXP_REC_THREAD_SWITCHES, &r, sizeof(r)) == 0);
+}
+
+static void add_sched(struct exp_thread_lives *tl, uint32_t tid, uint64_t at, uint64_t run_delay)
+{
+	struct exp_thread_sched r = { 0, tid, at, 1, run_delay, 1 };
+
+	CHECK(exp_thread_lives_add(tl, EXP_REC_THREAD_SCHED, &r, sizeof(r)) == 0);
+}
+
+static void add_name(struct exp_thread_lives *tl, uint32_t tid, uint64_t at, const char *name)
+{
+	struct {
+		struct exp_thread_name r;
+		char name[16];
+	} rec = { { 0, tid, at, 0, 0 }, { 0 } };
+
+	strncpy(rec.name, name, sizeof(rec.name) - 1);
+	CHECK(exp_thread_lives_add(tl, EXP_REC_THREAD_NAME, &rec, sizeof(rec)) == 0);
+}
+
 static void free_proc(struct exp_proc *p)
 {
 	for (size_t i = 0; i < p->nthreads; i++)
@@ -120,10 +145,54 @@ static void end_without_start_is_a_life(void)
 	free_proc(&p);
 }
 
+/* Id 7's first life [100, 200] with its SWITCHES and SCHED written after
+ * its END; a second whose START was lost: named at 600, ended at 900, its
+ * own SWITCHES and SCHED after.  The records come in file order, the
+ * second life's END first.  The second life starts at the earliest time
+ * seen of its own (600, not 0), each life keeps its own records, and a
+ * time between the first's end and 600 is the second's.  On the build
+ * before, the second life started at 0 and its NAME, SWITCHES and SCHED
+ * went to the first. */
+static void lost_start_keeps_its_records(void)
+{
+	struct exp_thread_lives tl = { 0 };
+	struct exp_proc p = { 0 };
+	size_t cap = 0;
+
+	add_start(&tl, 7, 100);
+	add_end(&tl, 7, 900, 70);
+	add_switches(&tl, 7, 905, 33);
+	add_sched(&tl, 7, 906, 330);
+	add_name(&tl, 7, 600, "second");
+	add_end(&tl, 7, 200, 50);
+	add_switches(&tl, 7, 205, 11);
+	add_sched(&tl, 7, 206, 110);
+	CHECK(exp_thread_lives_place(&p, &cap, &tl) == 0);
+	CHECKF(p.nthreads == 2, "%zu lives", p.nthreads);
+	const struct exp_thread_ev *a = exp_thread_life(&p, 7, 150), *b = exp_thread_life(&p, 7, 700);
+	CHECK(a && b && a != b);
+	if (!a || !b || a == b)
+		return;
+	CHECK(a->start_ns == 100 && a->end_ns == 200 && a->cpu_ns == 50 && !a->start_lost);
+	CHECKF(b->start_ns == 600 && b->end_ns == 900 && b->cpu_ns == 70 && b->start_lost,
+	       "second life %llu..%llu", (unsigned long long)b->start_ns, (unsigned long long)b->end_ns);
+	CHECKF(a->has_switches && a->voluntary_switches == 11 && a->has_sched && a->run_delay_ns == 110,
+	       "first life's switches %llu, run delay %llu", (unsigned long long)a->voluntary_switches,
+	       (unsigned long long)a->run_delay_ns);
+	CHECKF(b->has_switches && b->voluntary_switches == 33 && b->has_sched && b->run_delay_ns == 330,
+	       "second life's switches %llu, run delay %llu", (unsigned long long)b->voluntary_switches,
+	       (unsigned long long)b->run_delay_ns);
+	CHECKF(strcmp(b->name, "second") == 0 && strcmp(a->name, "t") == 0, "names %s, %s", a->name, b->name);
+	CHECK(exp_thread_life(&p, 7, 300) == b);   /* after the first's end: the lost one's */
+	CHECK(exp_thread_life(&p, 7, 200) == a);
+	free_proc(&p);
+}
+
 int main(void)
 {
 	RUN(index_finds_each_life);
 	RUN(cost_apart_from_its_end);
 	RUN(end_without_start_is_a_life);
+	RUN(lost_start_keeps_its_records);
 	return th_failed_cases != 0;
 }
