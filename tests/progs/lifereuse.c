@@ -8,7 +8,8 @@
  * SECOND_MS ms of its CPU in second_life(), joins it and exits (the
  * spinners are not joined: they would end the path).  A second worker
  * that did not get the id (another task of the namespace took it) does no
- * work, and main tries again, up to 20 times.  The two lives differ in how
+ * work, and main tries again, up to 8 times, then with a new first worker
+ * (up to 4 first workers; the first that got its id twice is measured).  The two lives differ in how
  * their wall time stands to their CPU: the first is short and alone, the
  * second waits for a CPU beside the spinners.
  * It prints
@@ -114,28 +115,40 @@ int main(int argc, char **argv)
 	pthread_t t, s;
 	pid_t tid1 = 0, tid2 = 0;
 
-	if (pthread_create(&t, NULL, first, &tid1) || pthread_join(t, NULL))
-		return 2;
-	/* The kernel wakes a join before it releases the id (release_task,
-	 * after exit_notify): free once no signal reaches the thread by it. */
-	while (syscall(SYS_tgkill, getpid(), tid1, 0) == 0)
-		sched_yield();
-	for (int i = 0; i < spinners; i++)
-		if (pthread_create(&s, NULL, spinner, NULL))
-			return 2;
-	want_tid = tid1;
-	char got[20 * 12] = "";
+	char got[64 * 12] = "";
 	int at = 0;
-	for (int tries = 0; tries < 20 && tid2 != tid1; tries++) {
-		if (set_last_pid(tid1 - 1) != 0) {
+	/* An id may stay taken (the kernel gave the second worker the next
+	 * one 20 times running, in 1 of 8 runs): then a new first life. */
+	for (int lives = 0; lives < 4 && (!tid1 || tid2 != tid1); lives++) {
+		/* ids from 100 up, below which the start's tasks are */
+		if (!lives && set_last_pid(99) != 0) {
 			perror("lifereuse: ns_last_pid");
 			return 3;
 		}
-		if (pthread_create(&t, NULL, second, &tid2) || pthread_join(t, NULL))
+		if (pthread_create(&t, NULL, first, &tid1) || pthread_join(t, NULL))
 			return 2;
-		at += snprintf(got + at, sizeof(got) - (size_t)at, " %d", (int)tid2);
-		while (tid2 != tid1 && syscall(SYS_tgkill, getpid(), tid2, 0) == 0)
+		/* The kernel wakes a join before it releases the id
+		 * (release_task, after exit_notify): free once no signal
+		 * reaches the thread by it. */
+		while (syscall(SYS_tgkill, getpid(), tid1, 0) == 0)
 			sched_yield();
+		for (int i = 0; !lives && i < spinners; i++)
+			if (pthread_create(&s, NULL, spinner, NULL))
+				return 2;
+		want_tid = tid1;
+		for (int tries = 0; tries < 8 && tid2 != tid1; tries++) {
+			if (set_last_pid(tid1 - 1) != 0) {
+				perror("lifereuse: ns_last_pid");
+				return 3;
+			}
+			if (pthread_create(&t, NULL, second, &tid2) || pthread_join(t, NULL))
+				return 2;
+			at += snprintf(got + at, sizeof(got) - (size_t)at, " %d", (int)tid2);
+			while (tid2 != tid1 && syscall(SYS_tgkill, getpid(), tid2, 0) == 0)
+				sched_yield();
+			if (tid2 != tid1)      /* the first's id not free yet: a moment */
+				sleep_ms(2);
+		}
 	}
 	/* The spinners are not joined: the path ends in the second worker. */
 	printf("tids %d %d\ntried%s\nsecond_wall %lld second_delay %lld second_out_delay %lld\n", (int)tid1, (int)tid2, got,
