@@ -81,6 +81,8 @@ struct exp_thread_ev {
 	uint64_t sched_cpu_ns;           /* from THREAD_SCHED: on a CPU, and */
 	uint64_t run_delay_ns;           /* waiting for one (the kernel's schedstat) */
 	bool has_sched;                  /* a THREAD_SCHED record was read */
+	uint64_t sched_ns;               /* ... its time: past end_ns, tally's end of the
+	                                    thread read the file until then (a helper's) */
 	uint64_t voluntary_switches;     /* from THREAD_SWITCHES: times it slept or blocked, */
 	uint64_t involuntary_switches;   /* and was preempted (the kernel's, at its end) */
 	uint64_t start_wait_ns;          /* from its creation to its start (THREAD_SWITCHES) */

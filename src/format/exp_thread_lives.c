@@ -445,6 +445,7 @@ static int place_rest(struct placing *pl, const struct exp_thread_lives *tl, siz
 		t->sched_cpu_ns = ts.cpu_ns;
 		t->run_delay_ns = ts.run_delay_ns;
 		t->has_sched = true;
+		t->sched_ns = ts.time_ns;
 		break;
 	}
 	case EXP_REC_THREAD_SWITCHES: {

@@ -19,7 +19,8 @@
  * semaphore's signaller at its signal, a barrier's last arrival at its
  * arrival, the writer a read waited for at its write, the reader a write
  * into a full channel waited for at its read), the time from the wake-up to the grant being the
- * wait's; a wait without a known waker stays on the waiter, as time of the
+ * wait's (but a joined thread's end that read its schedstat aside kept the
+ * joiner waiting for tally until that read: <collector: thread end>); a wait without a known waker stays on the waiter, as time of the
  * waiting function.  The waker may be in another process of the
  * experiment (a channel's other end, a child reaped: model_critical_waits.c).
  * Before T's first such wait, the path goes back to T's creator at T's
@@ -87,6 +88,7 @@ struct walk {
 	size_t *states;            /* p->states indexes by (tid, off_ns) (--states) */
 	uint32_t not_sampled;      /* the function <not sampled> */
 	uint32_t off_cpu;          /* the function <off CPU> (schedstat, without --states) */
+	uint32_t tally_end;        /* the function <collector: thread end> */
 	double stretch;            /* without --states: the process's (see the top;
 	                              0: share all, as with --states) */
 	struct tstretch *tstretch; /* ... each thread's, by index in p->threads */
@@ -479,6 +481,7 @@ struct crit_piece {
 	uint64_t stack_ns;
 	uint32_t stack_id;
 	bool wait;
+	bool tally_end;            /* tally's end of a joined thread (<collector: thread end>) */
 };
 
 struct crit_plan {
@@ -504,7 +507,29 @@ static int piece(struct crit_plan *pl, uint32_t proc, uint32_t tid, uint64_t fro
 		return 0;
 	if (exp_grow(&pl->v, &pl->cap, pl->n, sizeof(*pl->v)))
 		return -1;
-	pl->v[pl->n++] = (struct crit_piece){ proc, tid, from, to, stack_ns, stack_id, wait };
+	pl->v[pl->n++] = (struct crit_piece){ proc, tid, from, to, stack_ns, stack_id, wait, false };
+	return 0;
+}
+
+/* The wake-up of a join (cur's wait s) from thread `next`'s end to the
+ * grant, as pieces.  A thread whose end read its schedstat aside
+ * (THREAD_SCHED after its END: a helper's clone, ~0.1 ms) was tally's
+ * until that read's time: that part is <collector: thread end>, on the
+ * joined thread, and the rest the joiner's wait.  0 or -1. */
+static int join_wake(struct crit_plan *pl, uint32_t j, uint32_t jn, const struct exp_thread_ev *cur,
+		     const struct crit_wait *s, const struct exp_thread_ev *next)
+{
+	uint64_t at = s->wake_ns, tally = at;
+
+	if (s->kind == EXP_SYNC_JOIN && next->end_ns == at && next->has_sched && next->sched_ns > at)
+		tally = next->sched_ns < s->time_ns ? next->sched_ns : s->time_ns;
+	if (s->time_ns > tally && piece(pl, j, cur->tid, tally, s->time_ns, true, s->stack_id, s->time_ns))
+		return -1;
+	if (tally > at) {
+		if (piece(pl, jn, next->tid, at, tally, true, 0, 0))
+			return -1;
+		pl->v[pl->n - 1].tally_end = true;
+	}
 	return 0;
 }
 
@@ -636,7 +661,7 @@ static int plan_walk(struct build *b, struct crit_plan *pl)
 		uint64_t at = s->wake_ns, req = s->req_ns;
 		if (next && next->start_ns < at) {
 			/* the wake-up: from the waker's end, release or signal to the grant */
-			if (s->time_ns > at && piece(pl, (uint32_t)j, cur->tid, at, s->time_ns, true, s->stack_id, s->time_ns))
+			if (join_wake(pl, (uint32_t)j, s->waker_proc, cur, s, next))
 				return -1;
 			t = at;
 			cur = next;
@@ -823,12 +848,19 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 	qsort_r(w.samples, p->nsamples, sizeof(*w.samples), cmp_sample, p->samples);
 	w.not_sampled = model_func_by_name(b, "<not sampled>", "", MODEL_FUNC_ARTIFICIAL);
 	w.off_cpu = model_func_by_name(b, "<off CPU>", "", MODEL_FUNC_ARTIFICIAL);
+	w.tally_end = model_func_by_name(b, "<collector: thread end>", "", MODEL_FUNC_ARTIFICIAL);
 	if (!p->nstates && stretch_of(&w))
 		goto out;
 	if (w.stretch > b->m->crit_stretch)
 		b->m->crit_stretch = w.stretch;
 	for (size_t k = pl->pfirst[j]; k < pl->pfirst[j + 1]; k++) {
 		const struct crit_piece *x = &pl->v[pl->mine[k]];
+		if (x->tally_end) {
+			if (crit_add(b, -1, w.tally_end, x->to - x->from, true) ||
+			    crit_seg(&w, x->tid, x->from, x->to, true))
+				goto out;
+			continue;
+		}
 		if (!x->wait) {
 			if (running(&w, x->tid, x->from, x->to))
 				goto out;

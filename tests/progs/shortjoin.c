@@ -18,7 +18,9 @@
  * outside it (from its birth: its wait to start, its naps' wake-ups), and
  * prints
  *   wall NS slow NS napped NS delay NS slow_last NS napped_last NS slow_delay_last NS rounds_last N
- *   out_delay_last NS
+ *   out_delay_last NS join_wake NS
+ * (join_wake: over all rounds, from the slow worker's last act to the
+ * return of main's join of it: its thread's end, and main's wake-up)
  * usage: shortjoin FACTOR [ROUNDS [SPINNERS [SLOW_MS [NAP_MS [SHORT_MS]]]]] */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -37,6 +39,7 @@ static int nap_ms = 12;
 static long long slow_ns, napped_ns, delay_ns, ended[3];
 static long long slow_last_ns, napped_last_ns, slow_delay_last_ns, out_delay_last_ns; /* ... in the rounds it ended last */
 static int rounds_last;
+static long long join_wake_ns;     /* from the slow worker's last act to its join's return */
 static atomic_int stop;
 static volatile unsigned long sink;
 
@@ -116,8 +119,11 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		for (long i = 0; i < 3; i++)
 			pthread_create(&t[i], NULL, worker, (void *)i);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 3; i++) {
 			pthread_join(t[i], NULL);
+			if (!i && now() > ended[0])
+				join_wake_ns += now() - ended[0];
+		}
 		if (ended[0] >= ended[1] && ended[0] >= ended[2]) {
 			slow_last_ns += this_slow;
 			napped_last_ns += this_napped;
@@ -132,7 +138,7 @@ int main(int argc, char **argv)
 	 * would be the path */
 	atomic_store(&stop, 1);
 	printf("wall %lld slow %lld napped %lld delay %lld slow_last %lld napped_last %lld slow_delay_last %lld "
-	       "rounds_last %d out_delay_last %lld\n", wall, slow_ns, napped_ns, main_delay + delay_ns, slow_last_ns,
-	       napped_last_ns, slow_delay_last_ns, rounds_last, out_delay_last_ns);
+	       "rounds_last %d out_delay_last %lld join_wake %lld\n", wall, slow_ns, napped_ns, main_delay + delay_ns,
+	       slow_last_ns, napped_last_ns, slow_delay_last_ns, rounds_last, out_delay_last_ns, join_wake_ns);
 	return 0;
 }
