@@ -17,14 +17,20 @@
  *
  * The mappings found are kept per thread (the last RANGES_KEPT, private
  * ones too: a futex wake without FUTEX_PRIVATE_FLAG on a word in private
- * memory asks as well), so /proc/self/maps is read once per thread and
- * mapping, not per wait, while a thread keeps to a few.  It is read aside
+ * memory asks as well), and every shared mapping of the last read in one
+ * table for the process (SHARED_KEPT, a sequence lock: a reader never
+ * waits; a reader that meets a read under way reads the file itself), so
+ * /proc/self/maps is read once per process and new shared mapping, not
+ * per thread, nor per wait: only an address in none of them (a private
+ * range this thread has not met lately, or a mapping made since) reads
+ * it again, whole (rev-collector 5, 6: each miss read it).  It is read aside
  * (tally__read_file_each: never at a number of the program's while other
  * threads may open); a read that fails (no descriptor left, even aside) is
  * a key not written: counted (events.lost) and logged once
  * (sync.shared_keys).  What it cannot know: a range unmapped
  * and mapped again at the same address from another file keeps its first
- * key in a thread that looked it up before; an object in private memory
+ * key in a thread that looked it up before, and in the process's table
+ * until a lookup of an address it lacks reads the file again; an object in private memory
  * (a mutex made process-shared but never shared) has no key, and its
  * waits keep the holders and wakers of its own process.  Any thread, never
  * in a signal handler.
@@ -52,6 +58,18 @@ struct range {
 static __thread struct range kept[RANGES_KEPT] __attribute__((tls_model("initial-exec")));
 static __thread unsigned kept_next __attribute__((tls_model("initial-exec")));
 static atomic_flag loss_logged = ATOMIC_FLAG_INIT;
+
+/* The process's shared mappings at the last whole read, sorted by start
+ * (as the file lists them).  seq is odd while a read rewrites them; a
+ * reader copies what it finds and checks seq did not move.  Fields are
+ * read and written with relaxed atomics, so the race is defined. */
+#define SHARED_KEPT 1024
+static struct {
+	_Atomic uint64_t seq;
+	_Atomic uint32_t n;
+	struct { _Atomic uint64_t start, end, dev, ino, offset; } r[SHARED_KEPT];
+} shared_maps;
+static atomic_flag shared_maps_busy = ATOMIC_FLAG_INIT;
 
 /* A hexadecimal number at *p, up to a character not a hex digit. */
 static uint64_t hex(const char **p)
@@ -102,8 +120,23 @@ struct lookup {
 	struct range *r;
 	size_t used;
 	bool found;
+	bool whole;                /* every line, the shared ones into shared_maps */
+	uint32_t nshared;
 	char line[256];
 };
+
+/* Shared range x, the nshared'th of a whole read, into shared_maps. */
+static void keep_shared(struct lookup *l, const struct range *x)
+{
+	if (l->nshared >= SHARED_KEPT)
+		return;
+	uint32_t i = l->nshared++;
+	atomic_store_explicit(&shared_maps.r[i].start, x->start, memory_order_relaxed);
+	atomic_store_explicit(&shared_maps.r[i].end, x->end, memory_order_relaxed);
+	atomic_store_explicit(&shared_maps.r[i].dev, x->dev, memory_order_relaxed);
+	atomic_store_explicit(&shared_maps.r[i].ino, x->ino, memory_order_relaxed);
+	atomic_store_explicit(&shared_maps.r[i].offset, x->offset, memory_order_relaxed);
+}
 
 /* tally__read_file_each's chunk: the bytes of /proc/self/maps, line by line; 1 when
  * the line whose range holds addr is in *r.  Runs aside: no system call,
@@ -120,9 +153,16 @@ static int lookup_chunk(void *arg, const char *buf, size_t n)
 		}
 		l->line[l->used] = 0;
 		l->used = 0;
-		if (!parse(l->line, l->r) && l->addr >= l->r->start && l->addr < l->r->end) {
+		struct range x;
+		if (parse(l->line, &x))
+			continue;
+		if (l->whole && x.shared)
+			keep_shared(l, &x);
+		if (!l->found && l->addr >= x.start && l->addr < x.end) {
+			*l->r = x;
 			l->found = true;
-			return 1;
+			if (!l->whole)
+				return 1;
 		}
 	}
 	return 0;
@@ -142,26 +182,68 @@ static void key_lost(int error)
 }
 
 /* The line of /proc/self/maps whose range holds addr, into *r: 0, or -1
- * (none, or the file could not be read: counted and logged). */
+ * (none, or the file could not be read: counted and logged).  Read whole,
+ * its shared ranges into shared_maps, unless another thread is doing so
+ * (then up to addr's line only: nobody waits). */
 static int lookup(uint64_t addr, struct range *r)
 {
 	char buf[4096];
-	struct lookup l = { .addr = addr, .r = r };
-	long rc = tally__read_file_each("/proc/self/maps", buf, sizeof(buf), lookup_chunk, &l);
+	struct lookup l = { .addr = addr, .r = r, .whole = !atomic_flag_test_and_set(&shared_maps_busy) };
 
+	if (l.whole)
+		atomic_fetch_add_explicit(&shared_maps.seq, 1, memory_order_acq_rel);     /* odd: rewriting */
+	long rc = tally__read_file_each("/proc/self/maps", buf, sizeof(buf), lookup_chunk, &l);
+	if (l.whole) {
+		atomic_store_explicit(&shared_maps.n, rc < 0 ? 0 : l.nshared, memory_order_relaxed);
+		atomic_fetch_add_explicit(&shared_maps.seq, 1, memory_order_release);     /* even: whole */
+		atomic_flag_clear(&shared_maps_busy);
+	}
 	if (rc < 0)
 		key_lost((int)-rc);
 	return l.found ? 0 : -1;
 }
 
-/* The kept range that holds addr, else the one looked up into the oldest's
- * place; NULL if none. */
+/* The shared mapping of the last whole read that holds addr, into *r:
+ * true if found (and not rewritten while it was read). */
+static bool shared_map_of(uint64_t addr, struct range *r)
+{
+	uint64_t seq = atomic_load_explicit(&shared_maps.seq, memory_order_acquire);
+	uint32_t lo = 0, hi = atomic_load_explicit(&shared_maps.n, memory_order_relaxed);
+
+	if ((seq & 1) || hi > SHARED_KEPT)
+		return false;
+	while (lo < hi) {       /* the first whose end is above addr */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (atomic_load_explicit(&shared_maps.r[mid].end, memory_order_relaxed) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= atomic_load_explicit(&shared_maps.n, memory_order_relaxed))
+		return false;
+	r->start = atomic_load_explicit(&shared_maps.r[lo].start, memory_order_relaxed);
+	r->end = atomic_load_explicit(&shared_maps.r[lo].end, memory_order_relaxed);
+	r->dev = atomic_load_explicit(&shared_maps.r[lo].dev, memory_order_relaxed);
+	r->ino = atomic_load_explicit(&shared_maps.r[lo].ino, memory_order_relaxed);
+	r->offset = atomic_load_explicit(&shared_maps.r[lo].offset, memory_order_relaxed);
+	r->shared = true;
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&shared_maps.seq, memory_order_relaxed) == seq && addr >= r->start &&
+	       addr < r->end;
+}
+
+/* The kept range that holds addr, else the process's shared one, else the
+ * one looked up, into the oldest's place; NULL if none. */
 static const struct range *range_of(uint64_t addr)
 {
 	for (int i = 0; i < RANGES_KEPT; i++)
 		if (addr >= kept[i].start && addr < kept[i].end)
 			return &kept[i];
 	struct range *r = &kept[kept_next % RANGES_KEPT];
+	if (shared_map_of(addr, r)) {
+		kept_next++;
+		return r;
+	}
 	if (lookup(addr, r)) {
 		r->start = r->end = 0;
 		return NULL;

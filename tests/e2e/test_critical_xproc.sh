@@ -77,6 +77,19 @@ for way in sem cond rwlock barrier condmutex; do
 	run $way
 	check critical_xproc_shared_${way}_goes_to_the_releaser sh -c "cat $way.err; python3 crit.py $way slow_holder_work held span"
 done
+# The key lookups read /proc/self/maps once per process and new mapping,
+# not on each miss of a thread's four kept ranges: 120 timed futex waits
+# on words in 6 shared mappings in turn read it a few times (the collector's
+# own reads of it by that name included), where the build before read it
+# on each of the 120 waits.
+if ! command -v strace >/dev/null 2>&1; then
+	skip critical_xproc_maps_read_once_per_mapping "strace not installed"
+elif ! strace -f -o /dev/null true 2>strace_probe.err; then
+	skip critical_xproc_maps_read_once_per_mapping "ptrace refused: $(head -n 1 strace_probe.err)"
+else
+	strace -f -qq -e trace=openat -o maps.trace "$TALLY" record -s -o maps.exp ./sharedlock mapsreads 20 >maps.own 2>maps.err
+	check critical_xproc_maps_read_once_per_mapping sh -c 'cat maps.err maps.own; n=$(grep -c "\"/proc/self/maps\"" maps.trace); echo "/proc/self/maps opened $n times for 120 waits"; [ "$n" -le 6 ] && grep -q "waits 120" maps.own'
+fi
 run system
 sed -i 's/^work/child_work/' system.own
 check critical_xproc_system_goes_to_the_child sh -c "cat system.err; python3 crit.py system slow_child_work child_work span"

@@ -28,6 +28,12 @@
  *                              through slow_holder_work(), then lets it go
  *                              inside pthread_cond_timedwait (no unlock
  *                              call); main waits for the mutex
+ *   sharedlock mapsreads ROUNDS  one thread waits 1 ms (timed FUTEX_WAIT,
+ *                              not private) on a word in each of 6 shared
+ *                              mappings in turn, ROUNDS times: more
+ *                              mappings than a thread keeps, so a key
+ *                              lookup that reads /proc/self/maps on each
+ *                              miss reads it on every wait
  *   sharedlock system UNIT_MS  main calls system("exec SELF work UNIT_MS"),
  *                              whose child spins in slow_child_work()
  *   sharedlock work UNIT_MS    slow_child_work() once; prints "work NS"
@@ -209,6 +215,24 @@ static int shared_wait(enum way w, uint64_t t0)
 	return 0;
 }
 
+/* Timed waits on words in 6 shared mappings, in turn. */
+static int maps_reads(int rounds)
+{
+	uint32_t *word[6];
+	struct timespec ms = { 0, 1000000 };
+
+	for (int i = 0; i < 6; i++) {
+		word[i] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (word[i] == MAP_FAILED)
+			return 1;
+	}
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < 6; i++)
+			syscall(SYS_futex, word[i], FUTEX_WAIT, 0, &ms, NULL, 0);
+	printf("waits %d\n", rounds * 6);
+	return 0;
+}
+
 static void *forker(void *arg)
 {
 	uint64_t *before = arg, t = clock_ns(CLOCK_MONOTONIC);
@@ -237,6 +261,8 @@ int main(int argc, char **argv)
 	for (size_t w = 0; w < sizeof(way_names) / sizeof(way_names[0]); w++)
 		if (!strcmp(argv[1], way_names[w]))
 			return shared_wait((enum way)w, t0);
+	if (!strcmp(argv[1], "mapsreads"))
+		return maps_reads(argc > 2 ? atoi(argv[2]) : 20);
 	if (!strcmp(argv[1], "work")) {
 		slow_child_work();
 		printf("work %llu\n", (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t0));
