@@ -136,15 +136,15 @@ uint64_t model_proc_end(const struct exp_proc *p)
  * nothing recorded, went to its last samples' functions (29 ms of a
  * forkpipe child at load 22, over its own span).  For
  * system()'s wait (EXP_SYNC_F_SYSTEM) the pid is not recorded: its child
- * is the first of p's children (by ppid, not p's own pid) that started
- * within the wait.  Both are found in the index, not by a scan: the image
+ * is the first of p's children (by ppid, not p's own pid, forked by this
+ * image and not by another of its threads) that started within the wait.  Both are found in the index, not by a scan: the image
  * reaped is that pid's, of parent p, that started last before the grant
  * (an exec makes a new image of the pid). */
 static void child_waker(const struct exp_proc *const *procs, size_t n, struct model_proc_index *ix,
 			const struct exp_proc *p, const struct exp_sync *s, struct crit_wait *x)
 {
 	size_t sys = s->object || !(s->flags & EXP_SYNC_F_SYSTEM) ? n
-		   : model_proc_first_child(ix, p->pid, x->req_ns, x->time_ns);
+		   : model_proc_first_child(ix, p, s->tid, x->req_ns, x->time_ns);
 	uint64_t pid = s->object ? s->object : sys < n ? procs[sys]->pid : 0;
 	size_t j = pid && pid <= UINT32_MAX ? model_proc_image_at(ix, (uint32_t)pid, p->pid, s->time_ns) : n;
 	const struct exp_thread_ev *main = NULL;

@@ -13,6 +13,7 @@
  * `probes` counts the processes the lookups looked at, so a test can check
  * the work grows as N log N (tests/unit/test_model.c), not by a clock.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,8 +113,31 @@ size_t model_proc_image_at(struct model_proc_index *x, uint32_t pid, uint32_t pp
 	return p->pid == pid && p->ppid == ppid ? x->by_pid[lo - 1] : x->n;
 }
 
-size_t model_proc_first_child(struct model_proc_index *x, uint32_t ppid, uint64_t from, uint64_t to)
+/* Is p a child forked by image `parent`: its lineage the parent's, then
+ * "_f" and the fork's number, then its own execs only ("_xN" parts)? */
+static bool forked_by(const struct exp_proc *p, const struct exp_proc *parent)
 {
+	const char *pl = parent->lineage ? parent->lineage : "";
+	size_t len = strlen(pl);
+
+	if (!p->lineage || strncmp(p->lineage, pl, len) || strncmp(p->lineage + len, "_f", 2))
+		return false;
+	const char *l = p->lineage + len + 1;
+	do {
+		if (*l != 'f' && *l != 'x')
+			return false;
+		if (*l == 'f' && l != p->lineage + len + 1)
+			return false;      /* a fork of its child: a grandchild */
+		for (l++; *l >= '0' && *l <= '9'; l++)
+			;
+	} while (*l == '_' && *++l);
+	return !*l;
+}
+
+size_t model_proc_first_child(struct model_proc_index *x, const struct exp_proc *parent, uint32_t tid,
+			      uint64_t from, uint64_t to)
+{
+	uint32_t ppid = parent->pid;
 	size_t lo = 0, hi = x->n;      /* the first at or after (ppid, from) */
 
 	while (lo < hi) {
@@ -130,7 +154,7 @@ size_t model_proc_first_child(struct model_proc_index *x, uint32_t ppid, uint64_
 		x->probes++;
 		if (p->ppid != ppid || p->start_ns > to)
 			break;
-		if (p->pid != ppid)
+		if (p->pid != ppid && forked_by(p, parent) && (!tid || !p->fork_tid || p->fork_tid == tid))
 			return x->by_parent[lo];
 	}
 	return x->n;

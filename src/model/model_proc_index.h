@@ -31,9 +31,14 @@ void model_proc_index_free(struct model_proc_index *x);
  * index); n if none. */
 size_t model_proc_image_at(struct model_proc_index *x, uint32_t pid, uint32_t ppid, uint64_t t);
 
-/* The child of `ppid` (its pid not ppid) that started first within
- * [from, to] (of equal starts, the first index); n if none. */
-size_t model_proc_first_child(struct model_proc_index *x, uint32_t ppid, uint64_t from, uint64_t to);
+/* The child of process `parent` (its pid not the parent's) that started
+ * first within [from, to] (of equal starts, the first index), forked by
+ * this image (its lineage the parent's and "_f") and, where the child's
+ * log names the thread that forked (fork_tid), by thread `tid` (0: any):
+ * a child another thread of the parent forked meanwhile, or another
+ * image's of the same pid, is passed over; n if none. */
+size_t model_proc_first_child(struct model_proc_index *x, const struct exp_proc *parent, uint32_t tid,
+			      uint64_t from, uint64_t to);
 
 /* The first process (by index) whose lineage is the len bytes at
  * `lineage`; n if none. */

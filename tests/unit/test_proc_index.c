@@ -99,7 +99,7 @@ static uint64_t lookups(size_t n)
 		uint64_t grant = 10 * i + 9;
 		char l[32];
 		size_t a = model_proc_image_at(&x, pid, SHELL_PID, grant);
-		size_t b = model_proc_first_child(&x, SHELL_PID, 10 * i - 1, grant);
+		size_t b = model_proc_first_child(&x, p[0], 0, 10 * i - 1, grant);
 		int len = snprintf(l, sizeof(l), "_f%zu_x1", i) - 3;
 		size_t c = model_proc_by_lineage(&x, l, (size_t)len);
 		CHECKF(a == scan_image_at(p, all, pid, SHELL_PID, grant) && a < all && p[a]->start_ns == 10 * i + 5,
@@ -111,7 +111,7 @@ static uint64_t lookups(size_t n)
 	}
 	CHECK(model_proc_image_at(&x, 999, SHELL_PID, 1u << 30) == all);     /* no such pid */
 	CHECK(model_proc_image_at(&x, 1001, SHELL_PID, 9) == all);           /* not started yet */
-	CHECK(model_proc_first_child(&x, 1001, 0, 1u << 30) == all);         /* no children */
+	CHECK(model_proc_first_child(&x, p[2], 0, 0, 1u << 30) == all);      /* no children */
 	CHECK(model_proc_by_lineage(&x, "_f1_x", 4) == scan_lineage(p, all, "_f1_x", 4));
 	CHECK(model_proc_by_lineage(&x, "_f", 2) == all);
 	CHECK(model_proc_by_lineage(&x, "", 0) == 0);
@@ -136,8 +136,37 @@ static void lookups_grow_as_n_log_n(void)
 	CHECKF(w4 < 2.4 * w2, "%llu then %llu", (unsigned long long)w2, (unsigned long long)w4);
 }
 
+/* system()'s child is the parent image's own and, where known, its
+ * calling thread's: a child forked meanwhile by another thread (fork_tid
+ * 77), or by another image of the same pid (lineage "_f1_f1" of the
+ * "_f1" image), started first but is passed over (rev-report 8). */
+static void system_child_is_the_callers(void)
+{
+	struct exp_proc v[5] = {
+		{ .pid = 10, .ppid = 1, .start_ns = 0, .lineage = "" },
+		{ .pid = 20, .ppid = 10, .start_ns = 100, .lineage = "_f1", .fork_tid = 77 },
+		{ .pid = 21, .ppid = 10, .start_ns = 110, .lineage = "_f2_f1" },
+		{ .pid = 22, .ppid = 10, .start_ns = 120, .lineage = "_f3_x1" },
+		{ .pid = 23, .ppid = 10, .start_ns = 130, .lineage = "_f4", .fork_tid = 55 },
+	};
+	const struct exp_proc *p[5] = { &v[0], &v[1], &v[2], &v[3], &v[4] };
+	struct model_proc_index x;
+
+	CHECK(!model_proc_index_build(&x, p, 5));
+	size_t any = model_proc_first_child(&x, p[0], 0, 50, 200);
+	size_t by55 = model_proc_first_child(&x, p[0], 55, 50, 200);
+	size_t by56 = model_proc_first_child(&x, p[0], 56, 105, 200);
+	CHECKF(any == 1, "any thread: %zu", any);
+	CHECKF(by55 == 3, "thread 55: %zu (a spawned child, its forker not known, comes first)", by55);
+	CHECKF(by56 == 3, "thread 56 after the others: %zu", by56);
+	CHECK(model_proc_first_child(&x, p[0], 55, 125, 200) == 4);
+	CHECK(model_proc_first_child(&x, p[0], 56, 125, 200) == 5);
+	model_proc_index_free(&x);
+}
+
 int main(void)
 {
 	RUN(lookups_grow_as_n_log_n);
+	RUN(system_child_is_the_callers);
 	TEST_EXIT();
 }
