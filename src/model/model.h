@@ -421,6 +421,8 @@ enum model_crit_kind {
 	                                           another thread's read drained */
 	MODEL_CRIT_SHARED,                      /* a wait of no known waker on a
 	                                           process-shared object */
+	MODEL_CRIT_CHILD_DONE,                  /* a wait for a child process that had
+	                                           ended before the wait began */
 	MODEL_CRIT_KINDS
 };
 

@@ -155,8 +155,15 @@ static void child_waker(const struct exp_proc *const *procs, size_t n, struct mo
 	if (!main)
 		return;
 	uint64_t end = model_proc_end(procs[j]);
-	if (end && end < x->req_ns)
-		return;        /* its last record came before the wait: not known to have waited for it */
+	if (end && end < x->req_ns) {
+		/* Its last record came before the wait: not known to have
+		 * waited for it.  With its end recorded, it had ended: said so
+		 * (rev-report 7: "not recorded" was false); without (_exit,
+		 * killed), it may have run on unrecorded: of no known cause. */
+		if (procs[j]->end_ns)
+			x->kind = MODEL_CRIT_CHILD_DONE;
+		return;
+	}
 	x->waker_tid = main->tid;
 	x->waker_proc = (uint32_t)j;
 	x->wake_ns = !end || end > s->time_ns ? s->time_ns : end;

@@ -39,12 +39,21 @@ static const struct {
 	[EXP_SYNC_FUTEX] = { "futex", "no wake by another thread of this process within it: a "
 				      "timeout, or a wake by another process" },
 	[EXP_SYNC_CHILD] = { "child process", "no child process of the experiment ended within it: a child "
-						"not recorded (outside mode, or lost), or a wait that failed" },
-	[MODEL_CRIT_SHARED] = { "process-shared object", "a condition variable, semaphore or barrier shared "
-							 "between processes, or a mutex or futex word in "
-							 "private memory or released by no recorded thread "
-							 "within the wait: its holder or waker may be "
-							 "another process, not followed" },
+						"not recorded (outside mode, or lost), a wait that failed, "
+						"or a recorded child whose end was not (it called _exit "
+						"or was killed) and whose last record came before the "
+						"wait: it may have ended then, or run on unrecorded" },
+	[MODEL_CRIT_SHARED] = { "process-shared object", "an object in private memory, or released by no "
+							 "recorded thread within the wait (a process not "
+							 "recorded, a release glibc made inside a call "
+							 "tally does not see, or a layout not as known): "
+							 "its holder or waker may be another process, not "
+							 "followed" },
+	[MODEL_CRIT_CHILD_DONE] = { "child process, ended before", "the child it reaped had ended (its "
+								   "end recorded) before the wait began: "
+								   "the parent ran until then, and "
+								   "the wait itself was the kernel's "
+								   "reaping" },
 	[MODEL_CRIT_READ] = { "pipe/socket read", "its writer's thread was not recorded (a process lost, "
 						  "or a thread that started after the write's end)" },
 	[MODEL_CRIT_WRITE] = { "write into a full channel", "its reader's thread was not recorded (a process "
