@@ -225,7 +225,7 @@ static inline bool cond_shared_with_waiters(const pthread_cond_t *c)
 {
 #if defined(__GLIBC__)
 	unsigned w = __atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED);
-	return sync_layout_known && (w & 1) && w >> 3;
+	return __builtin_expect(w & 1, 0) && w >> 3 && sync_layout_known;   /* a private one: one load, one test */
 #else
 	(void)c;
 	return false;
@@ -238,8 +238,8 @@ static inline bool cond_shared_with_waiters(const pthread_cond_t *c)
 static inline bool sem_shared_with_waiters(const sem_t *s)
 {
 #if defined(__GLIBC__)
-	return sync_layout_sem_waiters && ((const int *)s)[2] != 0 &&
-	       __atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED) >> 32;
+	return __builtin_expect(((const int *)s)[2] != 0, 0) && sync_layout_sem_waiters &&
+	       __atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED) >> 32;   /* a private one: one load, one test */
 #else
 	(void)s;
 	return false;
@@ -395,19 +395,33 @@ static int holders(void)
 
 /* A signal or post: its object's last waker is this thread (sync_wakers.c);
  * of a process-shared object with waiters (`waiters`, read before the
- * call), a release too (sync_shared.c): a waiter may be in another process. */
-#define WAKE(object, call, waiters)                                          \
+ * call), a release too, by `shared` (out of line, so that the common
+ * private call keeps its frame small: sync_shared.c): a waiter may be in
+ * another process. */
+#define WAKE(object, call, waiters, shared)                                  \
 	do {                                                                 \
 		if (threshold() < 0)                                         \
 			return call;                                         \
 		sync_wakers_signalled(object);                               \
-		if (__builtin_expect(!(waiters), 1))                         \
-			return call;                                         \
-		uint64_t t_ = tally__now();                                  \
-		int rc_ = call;                                              \
-		sync_shared_released(object, t_);                            \
-		return rc_;                                                  \
+		if (__builtin_expect(waiters, 0))                            \
+			return shared(object);                               \
+		return call;                                                 \
 	} while (0)
+
+/* The calls that release a shared object's waiters, as WAKE's `shared`:
+ * the release's moment taken before the call, written after. */
+#define RELEASING(name, type)                                                \
+	__attribute__((noinline)) static int name##_releasing(type *o)       \
+	{                                                                    \
+		uint64_t t = tally__now();                                   \
+		int rc = REAL(name)(o);                                      \
+		sync_shared_released(o, t);                                  \
+		return rc;                                                   \
+	}
+RELEASING(pthread_cond_signal, pthread_cond_t)
+RELEASING(pthread_cond_broadcast, pthread_cond_t)
+RELEASING(sem_post, sem_t)
+#define NOT_SHARED(o) ((void)(o), 0)   /* C11's objects are private: never called */
 
 /* A condition wait, which returns with the mutex m held again (a holder). */
 #define COND_TIME(object, m, call, got)                                      \
@@ -740,27 +754,27 @@ TRACE_API int thrd_join(thrd_t th, int *res)
 /* The wakers of condition and semaphore waits (sync_wakers.c). */
 TRACE_API int pthread_cond_signal(pthread_cond_t *c)
 {
-	WAKE(c, REAL(pthread_cond_signal)(c), cond_shared_with_waiters(c));
+	WAKE(c, REAL(pthread_cond_signal)(c), cond_shared_with_waiters(c), pthread_cond_signal_releasing);
 }
 
 TRACE_API int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	WAKE(c, REAL(pthread_cond_broadcast)(c), cond_shared_with_waiters(c));
+	WAKE(c, REAL(pthread_cond_broadcast)(c), cond_shared_with_waiters(c), pthread_cond_broadcast_releasing);
 }
 
 TRACE_API int sem_post(sem_t *s)
 {
-	WAKE(s, REAL(sem_post)(s), sem_shared_with_waiters(s));
+	WAKE(s, REAL(sem_post)(s), sem_shared_with_waiters(s), sem_post_releasing);
 }
 
 TRACE_API int cnd_signal(cnd_t *c)
 {
-	WAKE(c, REAL(cnd_signal)(c), false);          /* C11's are private */
+	WAKE(c, REAL(cnd_signal)(c), false, NOT_SHARED);          /* C11's are private */
 }
 
 TRACE_API int cnd_broadcast(cnd_t *c)
 {
-	WAKE(c, REAL(cnd_broadcast)(c), false);
+	WAKE(c, REAL(cnd_broadcast)(c), false, NOT_SHARED);
 }
 
 /* ---- futex calls through syscall() (tally__on_futex) ---------------------- */
