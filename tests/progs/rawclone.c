@@ -36,6 +36,17 @@
 
 #include "burn_cpu.h"
 
+/* The threads' stack: STACK_BYTES with a guard page above it, each thread
+ * started TOP_SLACK below its top.  A thread's first function has no
+ * caller's frame above it, yet glibc's syscall() reads a seventh argument
+ * from its caller's frame (8(%rsp)): called as a tail call from the first
+ * function (asm_child, asm_short_child), at the very top that read fell
+ * one word past the mapping, harmless only while something happened to be
+ * mapped there (a bare run with this guard page and no slack: SIGSEGV in
+ * every run; under tally, whose mappings come and go, 2 runs in 50). */
+#define STACK_BYTES (1 << 20)
+#define TOP_SLACK 64
+
 static double seconds;
 static volatile int done;
 
@@ -210,10 +221,12 @@ static int asm_reuse(long n, double ms, char *stack, size_t size)
 int main(int argc, char **argv)
 {
 	seconds = argc > 1 ? atof(argv[1]) : 0.6;
-	size_t size = 1 << 20;
-	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
+	long page = sysconf(_SC_PAGESIZE);
+	char *stack = mmap(NULL, STACK_BYTES + (size_t)page, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED || mprotect(stack + STACK_BYTES, (size_t)page, PROT_NONE) != 0)
 		return 2;
+	size_t size = STACK_BYTES - TOP_SLACK;     /* each thread starts at stack + size */
 	if (argc > 2 && !strcmp(argv[1], "loop"))
 		return loop(atol(argv[2]), stack, size);
 	if (argc > 3 && !strcmp(argv[1], "asmloop"))
