@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "collector/col_elfsym.h"
 #include "collector/col_glibc.h"
 #include "collector/col_real.h"
 #include "format/exp_launch.h"
@@ -370,55 +371,24 @@ static void *dlsym_here(void *h, const char *name)
 	return fn ? fn(h, name) : NULL;
 }
 
-/* Is `p` inside the loaded segments of object l?  What dladdr1's owner
- * says, from the program headers: dladdr also looks for the nearest symbol,
- * a scan of the object's whole symbol table (libc's: thousands), and was
- * asked for every name a tracer interposes too (-s, -i: about 150): 3.4 ms
- * of each process's start-up. */
-struct in_object {
-	const struct link_map *l;
-	uintptr_t p;
-	bool in;
-};
-
-static int in_object_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct in_object *q = data;
-
-	(void)size;
-	if (info->dlpi_addr != q->l->l_addr || strcmp(info->dlpi_name ? info->dlpi_name : "", q->l->l_name))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && q->p >= lo && q->p < lo + ph->p_memsz)
-			q->in = true;
-	}
-	return 1;
-}
-
-static bool in_object(const struct link_map *l, const void *p)
-{
-	struct in_object q = { l, (uintptr_t)p, false };
-
-	dl_iterate_phdr(in_object_cb, &q);
-	return q.in;
-}
-
 /* The definition of `name` in the first object after `after` that defines it
- * and is not tally's. */
+ * and is not tally's: read from each object's own symbol table
+ * (col_elfsym.c).  Not dlopen(RTLD_NOLOAD) and dlsym on its handle, as
+ * before: this runs at the first malloc or lock of a tracer's, often inside
+ * a library's constructor, and dlopen of an object the program loaded at
+ * start, not yet initialised, ran its constructors and its dependencies'
+ * there, out of the program's order and while the table was half made
+ * (gdb under -H: glib's constructor ran inside libp11-kit's malloc and
+ * GSlice aborted; under -s, libsource-highlight's inside gnutls's first
+ * lock, and its own lock found no real pthread_mutex_lock: SIGSEGV; every
+ * run). */
 static void *next_after(struct link_map *after, const char *name)
 {
 	for (struct link_map *l = after->l_next; l; l = l->l_next) {
 		if (!l->l_name || !l->l_name[0] || is_tally(l->l_name))
 			continue;
-		void *h = col_real.dlopen ? COL_REAL(dlopen)(l->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-		if (!h)
-			continue;
-		void *p = dlsym_here(h, name);
-		bool here = p && in_object(l, p);
-		COL_REAL(dlclose)(h);
-		if (here)
+		void *p = col_elfsym_lookup(l, name);
+		if (p)
 			return p;
 	}
 	return NULL;
@@ -452,7 +422,6 @@ static void *chain_next(const char *name)
 static void resolve_collector(void)
 {
 	find_tally_ranges();
-	/* dlopen and dlclose first: the search past a tracer uses them. */
 	__atomic_store_n(&col_real.dlopen, (void *(*)(const char *, int))resolve("dlopen"),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&col_real.dlclose, (int (*)(void *))resolve("dlclose"), __ATOMIC_RELAXED);

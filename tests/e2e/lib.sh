@@ -174,6 +174,14 @@ can() {
 			why="strace cannot trace a child here (ptrace refused?): $(echo "$_can_msg" | head -n 1)"
 		fi
 		;;
+	gdb)
+		if ! command -v gdb >/dev/null 2>&1; then
+			why="no gdb"
+		elif ! _can_msg=$(gdb -batch -ex run --args /bin/true 2>&1) ||
+			! printf '%s\n' "$_can_msg" | grep -q 'exited normally'; then
+			why="gdb cannot run a program here (ptrace refused?): $(printf '%s\n' "$_can_msg" | tail -n 1)"
+		fi
+		;;
 	strace_attach)
 		# strace -p: attaching to a running process, which Yama's
 		# ptrace_scope 1 refuses while it allows tracing a child

@@ -2,7 +2,8 @@
 # bytes and counts by stack, leaks (a constructor's, a signal handler's, a
 # thread's that exits without freeing, realloc to zero), waits from request to
 # grant above a calibrated threshold, I/O bytes by file; all tracers with the
-# clock in one run; and nothing traced (no library preloaded) when off.
+# clock in one run; a tracer's first call in a library's constructor, and
+# gdb under the tracers; and nothing traced (no library preloaded) when off.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cc_prog heapy -pthread
@@ -209,6 +210,41 @@ import csv
 rows = {r[\"file\"].rsplit(\"/\", 1)[-1]: r for r in csv.DictReader(open(\"files.csv\"))}
 assert int(rows[\"out.bin\"][\"bytes\"]) == 200300 and int(rows[\"out.bin\"][\"opens\"]) == 2, rows
 assert int(rows[\"stdio.bin\"][\"bytes\"]) == 32768, rows'"
+
+# A tracer's first call made inside a library's constructor (an
+# allocation, a lock, a write: each tracer resolves its real functions
+# there) runs no other library's constructor out of the program's order,
+# and calls the definition the program bound (libctorlater's own
+# eventfd_read, found in a SysV hash table).  The build before looked each
+# name up through dlopen(RTLD_NOLOAD) of every object after the tracer,
+# which ran the constructors of those not yet initialised: "first begins,
+# later, first ends" under -H and -s, and nothing at all under -i (SIGSEGV:
+# libctorlater's write found the I/O tracer's table half made).
+cc -O2 -g -shared -fPIC -DCTOR_FIRST -o libctorfirst.so "$PROGS/ctororder.c"
+cc -O2 -g -shared -fPIC -DCTOR_LATER -Wl,--hash-style=sysv -o libctorlater.so "$PROGS/ctororder.c"
+cc -O2 -g -o ctororder "$PROGS/ctororder.c" -L. -lctorlater -lctorfirst -Wl,-rpath,'$ORIGIN'
+check tracer_first_call_in_constructor_keeps_order sh -c '
+	./ctororder >ctor.bare && grep -q "^eventfd_read 4242" ctor.bare || { echo "bare run:"; cat ctor.bare; exit 1; }
+	for o in -H -s -i "-H -s -i"; do
+		"$TALLY" record $o -o ctor.exp ./ctororder >ctor.out 2>ctor.err; rc=$?
+		rm -rf ctor.exp
+		cmp -s ctor.bare ctor.out && test $rc = 0 && continue
+		echo "tally record $o: exit $rc, output:"; cat ctor.out; cat ctor.err; exit 1
+	done'
+
+# gdb itself under the tracers: its libraries' constructors lock (boost's
+# regex in libsource-highlight) and allocate (glib's in libp11-kit) before
+# gdb's main.  The build before: SIGSEGV under -s, GSlice's abort under -H,
+# in every run (the constructors above, run early).
+if need gdb gdb_under_tracers_runs_to_end; then
+	check gdb_under_tracers_runs_to_end sh -c '
+		for o in -s -H "-H -s -i"; do
+			"$TALLY" record $o -o gdb.exp gdb -batch -ex run --args /bin/true >gdb.out 2>gdb.err; rc=$?
+			rm -rf gdb.exp
+			test $rc = 0 && grep -q "exited normally" gdb.out && continue
+			echo "tally record $o gdb: exit $rc"; tail -n 5 gdb.out gdb.err; exit 1
+		done'
+fi
 
 # heapy's one wait is main's join of a thread that sleeps 50 ms: sync.dat.
 check all_tracers_with_clock_in_one_run sh -c "\"\$TALLY\" record -H -s -i -o all.exp ./heapy 2>/dev/null &&
