@@ -6,15 +6,16 @@
  * It prints what it measured itself, one line per phase: the phase's wall
  * time (CLOCK_MONOTONIC), its CPU time (CLOCK_THREAD_CPUTIME_ID), the
  * time it spent runnable but waiting for a CPU (the kernel's run_delay of
- * /proc/thread-self/schedstat) and its user and system CPU time (getrusage
+ * /proc/thread-self/schedstat, read with the clocks at once:
+ * run_delay_stamp) and its user and system CPU time (getrusage
  * RUSAGE_THREAD: the kernel's split, which a loaded machine moves towards
  * system time), all in ns:
  *   sleep WALL CPU RUNNABLE USER SYSTEM
  *   burn WALL CPU RUNNABLE USER SYSTEM
  *   read WALL CPU RUNNABLE USER SYSTEM
- * and for the helper thread, its id and the time from its creation to its
- * first instruction (CPU and runnable: tally's thread start, before the
- * thread's states are recorded):
+ * and for the helper thread, its id and the wall time from its creation to
+ * its first instruction (tally's thread start, before the thread's states
+ * are recorded):
  *   writer TID BEFORE
  * Under load the nominal lengths drift (a sleep lasts longer, a burn waits
  * for the CPU); tests compare tally with these, not with SECONDS.
@@ -67,23 +68,19 @@ NOIPA void phase_read(void)
 		exit(3);
 }
 
-/* The writer's time from its creation to its first instruction: its CPU
- * time and its time runnable (schedstat), in ns: tally's thread start and
- * the wait for a first CPU, before its states are recorded. */
-static long long writer_tid, writer_before_ns;
+/* The writer's time from its creation to its first instruction, wall
+ * (CLOCK_MONOTONIC from just before pthread_create), in ns: tally's thread
+ * start before its states are recorded, on the CPU, waiting for one, or
+ * blocked (its helper's clone, a file's open: before, only CPU and run
+ * delay were counted, and a thread blocked 55 ms in that set-up at load 22
+ * failed states_wall_is_the_sum). */
+static long long writer_tid, writer_created_ns, writer_before_ns;
 
 static void *writer(void *arg)
 {
 	(void)arg;
-	long long cpu = 0, delay = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	if (f) {
-		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
-			cpu = delay = 0;
-		fclose(f);
-	}
+	writer_before_ns = now(CLOCK_MONOTONIC) - writer_created_ns;
 	writer_tid = gettid();
-	writer_before_ns = cpu + delay;
 	struct timespec t = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
 	while (nanosleep(&t, &t))
 		;
@@ -109,11 +106,12 @@ static void measure(const char *name, void (*phase)(void), int start_writer)
 	pthread_t w;
 	long long u0, s0, u1, s1;
 	user_system(&u0, &s0);
-	long long w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay_ns();
+	long long w0, c0, d0 = run_delay_stamp(&w0, &c0);
+	writer_created_ns = now(CLOCK_MONOTONIC);
 	if (start_writer && pthread_create(&w, NULL, writer, NULL))
 		exit(5);
 	phase();
-	long long w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID), d1 = run_delay_ns();
+	long long w1, c1, d1 = run_delay_stamp(&w1, &c1);
 	user_system(&u1, &s1);
 	printf("%s %lld %lld %lld %lld %lld\n", name, w1 - w0, c1 - c0, d1 - d0, u1 - u0, s1 - s0);
 	if (start_writer)
