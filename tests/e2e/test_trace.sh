@@ -142,7 +142,10 @@ check sync_explicit_threshold sh -c "\"\$TALLY\" record -s 100ms -o sync2.exp ./
 
 # Every kind of wait the thread library has (mttest's rule): each in
 # sync.wait, within 5% of the program's own measure; C11's mtx_lock,
-# cnd_wait and thrd_join too; and by object, each with its kind.
+# cnd_wait and thrd_join too; and by object, each with its kind.  tally may
+# read less than the program by the program's own runnable time in the
+# span (its second line): a preemption between its clock read and the
+# tracer's is in its measure only (the sem wait failed once under load).
 cc_prog syncwaits -pthread
 "$TALLY" record -s -o sw.exp ./syncwaits >sw_own.txt 2>/dev/null
 "$TALLY" export sw.exp --format collapsed --metric sync.wait >sw.txt
@@ -151,8 +154,9 @@ cc_prog syncwaits -pthread
 # and none in sync.wait; every other kind in sync.wait.
 check sync_every_kind_measured python3 -c "
 import subprocess, sys
-v = open('sw_own.txt').read().split()
+v, r = (l.split() for l in open('sw_own.txt').read().splitlines()[:2])
 own = dict(zip(v[0::2], map(int, v[1::2])))
+run = dict(zip(r[1::2], map(int, r[2::2])))
 weight = lambda f, fn: int(subprocess.run(['python3', '$E2E/weight.py', f, fn],
                                           capture_output=True, text=True).stdout)
 bad = 0
@@ -160,16 +164,18 @@ for kind, own_ns in own.items():
     joins = kind in ('join', 'timedjoin', 'thrd_join')
     got = weight('sj.txt' if joins else 'sw.txt', 'wait_' + kind)
     other = weight('sw.txt' if joins else 'sj.txt', 'wait_' + kind)
-    ok = abs(got - own_ns) <= 0.05 * own_ns and own_ns > 30000000 and other == 0
+    ok = -0.05 * own_ns - run[kind] <= got - own_ns <= 0.05 * own_ns and own_ns > 30000000 and other == 0
     print(kind, 'sync.join' if joins else 'sync.wait', 'tally', got, 'program', own_ns,
-          'elsewhere', other, 'ok' if ok else 'FAIL')
+          'runnable', run[kind], 'elsewhere', other, 'ok' if ok else 'FAIL')
     bad += not ok
 sys.exit(bad or len(own) != 10)"
 check sync_objects_by_kind sh -c "\"\$TALLY\" report sw.exp --sync-objects --format csv >so.csv && python3 -c '
 import csv
 rows = list(csv.DictReader(open(\"so.csv\")))
-v = open(\"sw_own.txt\").read().split()
+v, r = (l.split() for l in open(\"sw_own.txt\").read().splitlines()[:2])
 own = dict(zip(v[0::2], map(int, v[1::2])))
+run = dict(zip(r[1::2], map(int, r[2::2])))
+near = lambda got, k: -0.05 * own[k] - run[k] <= got - own[k] <= 0.05 * own[k]
 want = {\"wait_mutex\": \"mutex\", \"wait_rwlock\": \"rwlock (read)\", \"wait_cond\": \"condition variable\",
         \"wait_sem\": \"semaphore\", \"wait_barrier\": \"barrier\", \"wait_mtx\": \"mutex\",
         \"wait_cnd\": \"condition variable\"}
@@ -177,7 +183,7 @@ by = {r[\"first_waiter\"]: r for r in rows}
 for fn, kind in want.items():
     r = by[fn]
     w = float(r[\"wait\"]) * 1e9
-    print(fn, r[\"kind\"], \"tally\", w, \"program\", own[fn[5:]])
+    print(fn, r[\"kind\"], \"tally\", w, \"program\", own[fn[5:]], \"runnable\", run[fn[5:]])
     assert r[\"kind\"] == kind and int(r[\"address\"], 16) > 0, (fn, r)
     if fn == \"wait_barrier\":
         # the barrier row holds both threads waits at it: main (the
@@ -186,9 +192,9 @@ for fn, kind in want.items():
         # load 12): the part of main is checked, the row must hold it
         mine = sum(int(l.rsplit(\" \", 1)[1]) for l in open(\"sw.txt\") if l.rsplit(\" \", 1)[0].endswith(\";wait_barrier\"))
         print(\"  main at the barrier\", mine, \"waiters\", r[\"waiters\"])
-        assert abs(mine - own[\"barrier\"]) <= 0.05 * own[\"barrier\"] and w >= mine - 1000 and int(r[\"waiters\"]) == 2, (fn, w, mine)
+        assert near(mine, \"barrier\") and w >= mine - 1000 and int(r[\"waiters\"]) == 2, (fn, w, mine)
         continue
-    assert abs(w - own[fn[5:]]) <= 0.05 * own[fn[5:]], (fn, w, own[fn[5:]])
+    assert near(w, fn[5:]), (fn, w, own[fn[5:]], run[fn[5:]])
 # the joins: a joined thread id is given again to the next thread, so the
 # four joins (main joining the helper, then wait_join, wait_thrd_join,
 # wait_timedjoin) may be one object, first waited in main; their shares are

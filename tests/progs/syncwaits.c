@@ -7,13 +7,20 @@
  * CLOCK_MONOTONIC.  Kinds: mutex, rwlock (read), condition variable,
  * semaphore, barrier, join, timed join, and C11's mtx_lock, cnd_wait,
  * thrd_join.  Prints one line: `mutex NS rwlock NS cond NS sem NS barrier NS
- * join NS mtx NS cnd NS thrd_join NS timedjoin NS`.  usage: syncwaits */
+ * mtx NS cnd NS join NS thrd_join NS timedjoin NS`, then the same kinds'
+ * time runnable inside those spans (the run delay, read with the clock by
+ * run_delay_stamp): `runnable mutex NS ...`.  A wait for a CPU between the
+ * program's clock read and the tracer's (a preemption before the call or
+ * after it) is in the program's measure and not in tally's: at most that
+ * runnable time.  usage: syncwaits */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <threads.h>
 #include <time.h>
+
+#include "run_delay.h"
 
 #define NOIPA __attribute__((noinline, noipa))
 
@@ -34,11 +41,29 @@ static void nap(long ms)
 		;
 }
 
-static long long now_ns(void)
+/* A timed span: span_begin's clock, span_end's length; the run delay
+ * inside the spans adds up until runnable_taken. */
+static long long span_rd, runnable_ns;
+
+static long long span_begin(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
+	long long w, c;
+	span_rd = run_delay_stamp(&w, &c);
+	return w;
+}
+
+static long long span_end(long long t0)
+{
+	long long w, c;
+	runnable_ns += run_delay_stamp(&w, &c) - span_rd;
+	return w - t0;
+}
+
+static long long runnable_taken(void)
+{
+	long long r = runnable_ns;
+	runnable_ns = 0;
+	return r;
 }
 
 static void until(int step)
@@ -50,9 +75,9 @@ static void until(int step)
 NOIPA long long wait_mutex(void)
 {
 	until(1);
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	pthread_mutex_lock(&m);
-	long long t = now_ns() - t0;
+	long long t = span_end(t0);
 	pthread_mutex_unlock(&m);
 	return t;
 }
@@ -60,9 +85,9 @@ NOIPA long long wait_mutex(void)
 NOIPA long long wait_rwlock(void)
 {
 	until(2);
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	pthread_rwlock_rdlock(&rw);
-	long long t = now_ns() - t0;
+	long long t = span_end(t0);
 	pthread_rwlock_unlock(&rw);
 	return t;
 }
@@ -73,9 +98,9 @@ NOIPA long long wait_cond(void)
 	pthread_mutex_lock(&cm);
 	atomic_store(&held, 3);
 	while (!ready) {
-		long long t0 = now_ns();
+		long long t0 = span_begin();
 		pthread_cond_wait(&cv, &cm);
-		t += now_ns() - t0;
+		t += span_end(t0);
 	}
 	pthread_mutex_unlock(&cm);
 	return t;
@@ -84,25 +109,25 @@ NOIPA long long wait_cond(void)
 NOIPA long long wait_sem(void)
 {
 	atomic_store(&held, 4);
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	sem_wait(&sem);
-	return now_ns() - t0;
+	return span_end(t0);
 }
 
 NOIPA long long wait_barrier(void)
 {
 	atomic_store(&held, 5);
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	pthread_barrier_wait(&bar);
-	return now_ns() - t0;
+	return span_end(t0);
 }
 
 NOIPA long long wait_mtx(void)
 {
 	until(6);
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	mtx_lock(&cmtx);
-	long long t = now_ns() - t0;
+	long long t = span_end(t0);
 	mtx_unlock(&cmtx);
 	return t;
 }
@@ -113,9 +138,9 @@ NOIPA long long wait_cnd(void)
 	mtx_lock(&cm11);
 	atomic_store(&held, 7);
 	while (!ready11) {
-		long long t0 = now_ns();
+		long long t0 = span_begin();
 		cnd_wait(&cc11, &cm11);
-		t += now_ns() - t0;
+		t += span_end(t0);
 	}
 	mtx_unlock(&cm11);
 	return t;
@@ -171,9 +196,9 @@ static int sleeper11(void *arg)
 
 NOIPA long long wait_join(pthread_t t)
 {
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	pthread_join(t, NULL);
-	return now_ns() - t0;
+	return span_end(t0);
 }
 
 NOIPA long long wait_timedjoin(pthread_t t)
@@ -181,16 +206,16 @@ NOIPA long long wait_timedjoin(pthread_t t)
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 60;
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	pthread_timedjoin_np(t, NULL, &until);
-	return now_ns() - t0;
+	return span_end(t0);
 }
 
 NOIPA long long wait_thrd_join(thrd_t t)
 {
-	long long t0 = now_ns();
+	long long t0 = span_begin();
 	thrd_join(t, NULL);
-	return now_ns() - t0;
+	return span_end(t0);
 }
 
 int main(void)
@@ -204,16 +229,29 @@ int main(void)
 	mtx_init(&cmtx, mtx_plain);
 	cnd_init(&cc11);
 	pthread_create(&h, NULL, helper, NULL);
-	long long mu = wait_mutex(), rl = wait_rwlock(), co = wait_cond(), se = wait_sem();
-	long long ba = wait_barrier(), mt = wait_mtx(), cn = wait_cnd();
+	const char *kind[10] = { "mutex", "rwlock", "cond", "sem", "barrier", "mtx", "cnd", "join", "thrd_join",
+				 "timedjoin" };
+	long long own[10], run[10];
+	int i = 0;
+	own[i] = wait_mutex(), run[i++] = runnable_taken();
+	own[i] = wait_rwlock(), run[i++] = runnable_taken();
+	own[i] = wait_cond(), run[i++] = runnable_taken();
+	own[i] = wait_sem(), run[i++] = runnable_taken();
+	own[i] = wait_barrier(), run[i++] = runnable_taken();
+	own[i] = wait_mtx(), run[i++] = runnable_taken();
+	own[i] = wait_cnd(), run[i++] = runnable_taken();
 	pthread_join(h, NULL);
 	pthread_create(&s, NULL, sleeper, NULL);
-	long long jo = wait_join(s);
+	own[i] = wait_join(s), run[i++] = runnable_taken();
 	thrd_create(&s11, sleeper11, NULL);
-	long long tj = wait_thrd_join(s11);
+	own[i] = wait_thrd_join(s11), run[i++] = runnable_taken();
 	pthread_create(&s, NULL, sleeper, NULL);
-	long long tjo = wait_timedjoin(s);
-	printf("mutex %lld rwlock %lld cond %lld sem %lld barrier %lld join %lld mtx %lld cnd %lld thrd_join %lld "
-	       "timedjoin %lld\n", mu, rl, co, se, ba, jo, mt, cn, tj, tjo);
+	own[i] = wait_timedjoin(s), run[i++] = runnable_taken();
+	for (i = 0; i < 10; i++)
+		printf("%s%s %lld", i ? " " : "", kind[i], own[i]);
+	printf("\nrunnable");
+	for (i = 0; i < 10; i++)
+		printf(" %s %lld", kind[i], run[i]);
+	printf("\n");
 	return 0;
 }
