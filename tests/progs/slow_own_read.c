@@ -22,6 +22,7 @@
  * usage: slow_own_read ROUNDS NAP_MS HOLD_MS [CALL]
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -46,11 +47,26 @@
 static int hold_ms = 20;
 static atomic_llong held_ns, held_count;
 static atomic_int holding = 1;
-/* The filter's listener: the number it will have (the lowest free one)
- * before it is made, then its own.  Known before the filter exists: a
- * handler of tally's may make a held call as soon as it does (at a
- * preemption's resume), before the main thread could say the number. */
-static atomic_int listener = -1;
+/* The filter's listener, found by the supervisor itself: a handler of
+ * tally's may make a held call as soon as the filter exists (at the
+ * seccomp call's own resume), before the main thread could say the
+ * number.  A guess of the number (the lowest free one, before the call)
+ * could be wrong: the collector's threads open descriptors of their own
+ * in between, and then the held call waited for nobody. */
+static atomic_int listener = -1, installing;
+
+/* The descriptor that is a seccomp listener: the only kind that answers
+ * NOTIF_ID_VALID for an unknown id with ENOENT (others: ENOTTY, EINVAL,
+ * EBADF); -1 if none yet. */
+static int find_listener(void)
+{
+	for (int fd = 0; fd < 4096; fd++) {
+		__u64 id = 0;
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0 && errno == ENOENT)
+			return fd;
+	}
+	return -1;
+}
 
 /* The supervisor: not filtered (made before the filter, which is the main
  * thread's alone). */
@@ -61,6 +77,11 @@ static void *supervise(void *arg)
 		struct seccomp_notif req;
 		struct seccomp_notif_resp resp;
 		int fd = atomic_load(&listener);
+		if (fd < 0 && atomic_load(&installing)) {
+			fd = find_listener();
+			if (fd >= 0)
+				atomic_store(&listener, fd);
+		}
 		memset(&req, 0, sizeof(req));
 		if (fd < 0 || ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
 			sleep_ms(1);             /* no filter yet */
@@ -95,12 +116,11 @@ static int install_filter(long held_call)
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
-	int lowest = open("/dev/null", O_RDONLY);
-	if (lowest >= 0)
-		close(lowest);
-	atomic_store(&listener, lowest);
+	atomic_store(&installing, 1);
 	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	atomic_store(&listener, fd);
+	if (fd >= 0)
+		atomic_store(&listener, fd);
+	atomic_store(&installing, 0);
 	return fd < 0 ? -1 : 0;
 }
 
