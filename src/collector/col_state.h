@@ -86,7 +86,10 @@ struct col_counters_thread;
  * the values 232 bytes after the words, cost a line per way tried and two
  * more for the words: the entry's first load was a seventh of
  * col_stack_from's samples, perf, heapmix). */
-#define COL_TRACED_MEMO 128             /* per thread, a power of two */
+/* 512 entries (295 KiB, faulted in as used): cc1 under -H -s -i walked
+ * 173,023 of its ~740,000 traced stacks with 128, 137,016 with 512, and
+ * its instructions fell 66 M (callgrind; docs/benchmarks.md). */
+#define COL_TRACED_MEMO 512             /* per thread, a power of two */
 #define COL_TRACED_MEMO_WAYS 4          /* entries a key may be in: a power of two */
 #define COL_TRACED_MEMO_WORDS 32        /* stacks of at most 32 frames */
 #define COL_TRACED_BY_FP 1ull           /* key sp's low bit: fp must match too */
@@ -196,11 +199,14 @@ struct col_thread {
 	uint16_t memo_flags;
 	uint64_t memo_pcs[EXP_MAX_FRAMES];   /* ... and its frames */
 	_Alignas(64) struct col_traced_key traced_keys[COL_TRACED_MEMO];   /* traced_memo's keys */
-	struct col_traced_memo traced_memo[COL_TRACED_MEMO];
 	uint32_t traced_memo_clock;
 	size_t heap_sums_mapped;             /* -H: heap_sums' mapping (col_heap.c) */
 	struct col_heap_owner *heap_hint;    /* where its last release of another's block was */
 	int heap_owner_none;                 /* no table could be had: the stripes' */
+	/* Last, and not faulted in at the thread's start (col_thread.c
+	 * populate): an entry's pages come with its first use, in normal
+	 * context, so a thread that traces little pays for little of it. */
+	struct col_traced_memo traced_memo[COL_TRACED_MEMO];
 };
 
 struct col_process {

@@ -129,13 +129,14 @@ static void stack_bounds(struct col_thread *t)
 }
 
 /* Fault in the thread's state now: the signal handler must not take page
- * faults.  What only the tracers' stacks use (from `traced` on: 10 of its 27
- * pages, touched in normal context) only when a tracer is on; without one it
- * was a third of a short process's thread set-up (about 4 us a page here). */
+ * faults.  What only the tracers' stacks use (from `traced` on, touched in
+ * normal context) only when a tracer is on; without one it was a third of a
+ * short process's thread set-up (about 4 us a page here).  The memo's
+ * entries (last, 72 pages) never: each comes with its first use. */
 static void populate(struct col_thread *t)
 {
 	bool tracing = col_proc.opt.heap || col_proc.opt.sync_ns != -1 || col_proc.opt.io || col_proc.opt.mpi;
-	size_t len = tracing ? sizeof(*t) : offsetof(struct col_thread, traced);
+	size_t len = tracing ? offsetof(struct col_thread, traced_memo) : offsetof(struct col_thread, traced);
 
 	len = (len + 4095) & ~(size_t)4095;
 	if (col_syscall(SYS_madvise, t, len, MADV_POPULATE_WRITE) != 0)     /* before Linux 5.14 */

@@ -91,3 +91,17 @@ if readelf -S dfchain_pie | grep -q " \.debug_frame"; then
 else
 	skip debug_frame "cc wrote no .debug_frame with -fno-asynchronous-unwind-tables -g"
 fi
+
+# The memo of traced stacks (docs/tracing.md, item 6) keeps 256 stacks of
+# distinct call site and depth taken in turn: with 128 entries every one
+# was walked again each round (12,555 walks of 12,800 allocations), with
+# 512 a few sets that hold more than four keys still take turns (2,000-3,200).
+cc -O0 -g -o "$T/manystacks" "$PROGS/manystacks.c"
+(cd "$T" && "$TALLY" record -F 0 -H -o "$T/many.exp" ./manystacks 50 >/dev/null 2>&1)
+"$TALLY" report "$T/many.exp" --format json >"$T/many.json"
+check unwind_memo_keeps_256_stacks python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["overview"]
+n = o.get("stacks.traced-unwound", 0)
+print("stacks walked:", n, "of", o.get("heap.count"), "allocations")
+assert o.get("heap.count") == 12800 and 256 <= n <= 6400, n' "$T/many.json"
