@@ -26,6 +26,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 
 #include "collector/col_clock.h"
@@ -66,28 +68,48 @@ static void time_handler(struct col_thread *t, uint64_t d)
  * others wait is preempted there and then, where without it the next tick
  * (4 ms at HZ=250) would: under load, a read per sample made heapmix's
  * threads switch 70% more often than with the signal alone (bench/sigfloor.c
- * SIGFLOOR_CLOCK, docs/benchmarks.md "fifteenth pass").  Each of our clock's
- * signals comes after a period of the thread's CPU at least since the one
- * before (the kernel's event, or timer, counts the thread's CPU); so when
- * the wall time from the previous taken sample's signal to this one is at
- * most a period and EST_SLACK of it, the thread was off its CPU for at most
- * that slack (and the CPU its signal's delivery took, a few us) meanwhile,
- * and its clock is the previous sample's end value plus the wall time
- * since.  The estimate is above the clock by at most that off time; a read
- * at least every EST_MAX samples (and at every one that is not so: the
- * first after the thread was switched out, a deferred one) brings it back,
- * its excess taken from the next weight (pending_ns).  Not attached (the
- * clocks there count from the attach, col_attach.c). */
-#define EST_SLACK_DIV 32            /* the slack: a 32nd of the period */
+ * SIGFLOOR_CLOCK, docs/benchmarks.md "fifteenth pass").  The kernel's own
+ * count of the thread's context switches (getrusage RUSAGE_THREAD: ru_nvcsw
+ * + ru_nivcsw, which reads the counts without updating the runtime) says
+ * whether it left its CPU: when the count is the one taken on the way into
+ * the previous taken sample, the thread ran throughout since, and its clock
+ * is that sample's end value plus the wall time since.  That holds whatever
+ * the signal's delay (a sample that waited for a long system call's end) or
+ * the clock's way (the POSIX timer's tick): an earlier test on the wall time
+ * between two signals let a sleep of up to a period pass as CPU.  What is
+ * left is the wall clock's drift from the scheduler's (and interrupt time,
+ * where the kernel accounts it apart): a read at least every EST_MAX samples
+ * (and at every one not so: the first after the thread was switched out, a
+ * deferred one) brings it back, an excess taken from the next weight
+ * (pending_ns).  Not attached (the clocks there count from the attach,
+ * col_attach.c). */
 #define EST_MAX 16
 
-static bool ran_through(const struct col_thread *t, uint64_t entry_ns)
+/* The thread's context switches so far (0: not known). */
+static uint64_t switches_now(void)
 {
-	uint64_t period = col_clock_period_ns();
+	struct rusage ru;
 
-	return period && t->last_arrival_ns && entry_ns > t->last_arrival_ns && !col_proc.attached &&
-	       t->pending_ns == 0 && t->last_cpu_ns == t->last_end_cpu && t->estimates < EST_MAX &&
-	       entry_ns - t->last_arrival_ns <= period + period / EST_SLACK_DIV;
+	if (col_syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw + 1;   /* +1: never 0 */
+}
+
+/* `switches`: the thread's count now (switches_now). */
+static bool ran_through(const struct col_thread *t, uint64_t entry_ns, uint64_t switches)
+{
+	return switches && t->last_switches == switches && t->last_arrival_ns && entry_ns > t->last_end_ns &&
+	       !col_proc.attached && t->pending_ns == 0 && t->last_cpu_ns == t->last_end_cpu &&
+	       t->estimates < EST_MAX;
+}
+
+/* The CPU since the previous sample's end, read: never below 0 (an
+ * estimate a little ahead of the clock). */
+static uint64_t cpu_since_sample(struct col_thread *t)
+{
+	uint64_t cpu = col_clock_read_sigsafe(t);
+
+	return cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
 }
 
 /* Read the clock on the way in (or have it: ran_through) and account the
@@ -102,9 +124,9 @@ static bool ran_through(const struct col_thread *t, uint64_t entry_ns)
 static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t arrival_ns, uint64_t *in_cpu,
 		      uint64_t *in_ns)
 {
-	uint64_t cpu, now;
+	uint64_t cpu, now, switches = switches_now();
 
-	if (arrival_ns && ran_through(t, entry_ns)) {
+	if (arrival_ns && ran_through(t, entry_ns, switches)) {
 		now = col_now_ns_sigsafe();
 		cpu = t->last_cpu_ns + (now - t->last_end_ns);
 		t->estimates++;
@@ -115,6 +137,7 @@ static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t arrival_
 		if (cpu < t->last_cpu_ns && t->last_cpu_ns == t->last_end_cpu)
 			t->pending_ns += t->last_cpu_ns - cpu;   /* estimated ahead: the excess */
 	}
+	t->last_switches = switches;    /* before the clock's value: kept if the sample is taken */
 	uint64_t head = now - entry_ns;             /* handler work before the read */
 	uint64_t since = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
 
@@ -385,7 +408,7 @@ static void sample_held(struct col_thread *t, void *uc, uint64_t entry_ns, bool 
 	 * ours (col_states.h) left its records for us, and the thread's
 	 * faults since are the program's, not yet this handler's. */
 	col_states_catch_up_sigsafe(t, uc, entry_ns);
-	if (t->first_period && col_clock_read_sigsafe(t) - t->last_cpu_ns >= col_clock_period_ns())
+	if (t->first_period && cpu_since_sample(t) >= col_clock_period_ns())
 		t->first_period = false;
 	if (t->in_wrapper || t->first_period) {
 		/* tally's thread start, not the program yet, or a copy of the
@@ -544,8 +567,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		 * here said nothing of the time after: a thread met in its
 		 * set-up that then blocked the signal went unnamed (2 of 3
 		 * runs at 20 kHz on a loaded CI machine). */
-		t->busy_seen_ns = ran_through(t, entry_ns) ? t->last_cpu_ns + (entry_ns - t->last_end_ns)
-							   : col_clock_read_sigsafe(t);
+		t->busy_seen_ns = ran_through(t, entry_ns, switches_now())
+					  ? t->last_cpu_ns + (entry_ns - t->last_end_ns)
+					  : col_clock_read_sigsafe(t);
 		col_clock_rearm_sigsafe(t);
 		t->clock_depth--;
 		errno = saved_errno;
@@ -599,7 +623,7 @@ void col_sample_catch_up(void)
 	if (!t || t->exiting || !t->inherited_clock)
 		return;
 	uint64_t period = col_clock_period_ns();
-	if (!period || col_clock_read_sigsafe(t) - t->last_cpu_ns < 2 * period)
+	if (!period || cpu_since_sample(t) < 2 * period)
 		return;
 	atomic_store_explicit(&t->deferred, 1, memory_order_relaxed);
 	take_deferred(t);

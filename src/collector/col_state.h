@@ -155,9 +155,10 @@ struct col_thread {
 	uint64_t last_cpu_ns;          /* clock value when the previous handler finished */
 	/* For the clock's value without reading it (col_sample.c, ran_through):
 	 * when the previous taken sample's handler finished and its signal
-	 * came (col_now_ns; 0: not to be used), the clock value then, and
-	 * how many samples in a row were estimated. */
-	uint64_t last_end_ns, last_arrival_ns, last_end_cpu;
+	 * came (col_now_ns; 0: not to be used), the clock value then, the
+	 * thread's context switches as it began (+1; 0: not known), and how
+	 * many samples in a row were estimated. */
+	uint64_t last_end_ns, last_arrival_ns, last_end_cpu, last_switches;
 	uint32_t estimates;
 	uint64_t deferred_at_ns;       /* when a deferred clock signal came (0: none) */
 	uint64_t samples;

@@ -7,6 +7,7 @@ cc_prog spin
 cc_prog threads4 -pthread
 cc_prog own_sigprof
 cc_prog deep
+cc_prog lagsleep
 
 cd "$T"
 # 3 units (~2.2 s, ~2,200 samples): on a loaded machine the samples fall at
@@ -52,6 +53,21 @@ reads = [int(l.split(\",\")[0]) for l in open(\"reads.perf\") if \"clock_gettime
 print(\"clock reads\", reads, \"samples\", samples)
 sys.exit(0 if samples >= 1000 and reads <= 0.5 * samples else 1)"'
 fi
+
+# A clock signal due inside a long system call comes at its end; the thread
+# then sleeps 0.85 of a period and runs after_sleep (tests/progs/lagsleep.c).
+# Its clock's value may be had without a read only when the kernel's count
+# of its context switches proves it never left its CPU (col_sample.c,
+# ran_through): a sample in after_sleep then weighs at most the CPU the
+# program measured from the call's end to after_sleep's (plus 100 us of
+# handler and slack).  The estimate from the wall time between two signals
+# charged the sleep as CPU: 33 of 180 samples over 500 us, up to 1.02 ms,
+# at load 11.  2% allows a rare untaken sample at the call's end.
+"$TALLY" record -F 1000 -o lag.exp ./lagsleep 600 >lag.out 2>/dev/null
+"$TALLY" export lag.exp --format speedscope -o lag.json 2>/dev/null
+check cpu_sleep_after_late_signal_not_cpu sh -c '
+	most=$(awk "/^most_after_syscall_us/ {print \$2 * 1000 + 100000}" lag.out) &&
+	python3 "$E2E/sample_weights.py" lag.json after_sleep "$most" 0.02'
 
 "$TALLY" record -o thr.exp ./threads4 2>/dev/null
 "$TALLY" export thr.exp --format collapsed >thr.txt
