@@ -94,6 +94,13 @@ skip() {
 #               with a filter on its clone_flags (helpers apart from threads)
 #   perf_clock_reads  perf stat counts the syscalls:sys_enter_clock_gettime
 #               tracepoint (the handler's reads of the thread's CPU clock)
+#   perf_walk_reads  perf stat counts the syscalls:sys_enter_process_vm_readv
+#               and sys_enter_getpid tracepoints (an unwinder's reads)
+#   trap_async  the kernel flags a perf SIGTRAP sent while blocked
+#               (TRAP_PERF_FLAG_ASYNC, Linux 6.0+), by which the states'
+#               signal way finds a tracer (tests/progs/trap_async.c)
+#   pidns       a pid namespace of one's own whose ns_last_pid can be set
+#               (unshare -Urpf --mount-proc), to make the kernel reuse an id
 can() {
 	why=
 	case $1 in
@@ -211,6 +218,28 @@ can() {
 			why="no perf"
 		elif ! _can_msg=$(perf stat -x, -e syscalls:sys_enter_clock_gettime -o /dev/null true 2>&1); then
 			why="perf stat cannot count syscalls:sys_enter_clock_gettime here: $(echo "$_can_msg" | head -n 1)"
+		fi
+		;;
+	perf_walk_reads)
+		if ! command -v perf >/dev/null 2>&1; then
+			why="no perf"
+		elif ! _can_msg=$(perf stat -x, -e syscalls:sys_enter_process_vm_readv,syscalls:sys_enter_getpid \
+			-o /dev/null true 2>&1); then
+			why="perf stat cannot count syscalls:sys_enter_process_vm_readv and sys_enter_getpid here: $(echo "$_can_msg" | head -n 1)"
+		fi
+		;;
+	trap_async)
+		if ! cc -O2 -o "$T/trap_async" "$PROGS/trap_async.c" 2>/dev/null; then
+			why="cannot build tests/progs/trap_async.c"
+		elif ! _can_msg=$("$T/trap_async" 2>&1); then
+			why="no TRAP_PERF_FLAG_ASYNC here: $(echo "$_can_msg" | head -n 1)"
+		fi
+		;;
+	pidns)
+		if ! command -v unshare >/dev/null 2>&1 || ! command -v taskset >/dev/null 2>&1; then
+			why="no unshare or taskset (util-linux)"
+		elif ! _can_msg=$(unshare -Urpf --mount-proc sh -c 'echo 300 >/proc/sys/kernel/ns_last_pid' 2>&1); then
+			why="no pid namespace of one's own with a writable ns_last_pid (unshare -Urpf --mount-proc): $(echo "$_can_msg" | head -n 1)"
 		fi
 		;;
 	static)
