@@ -33,7 +33,10 @@
  *                              mappings in turn, ROUNDS times: more
  *                              mappings than a thread keeps, so a key
  *                              lookup that reads /proc/self/maps on each
- *                              miss reads it on every wait
+ *                              miss reads it on every wait; halfway it
+ *                              maps a 7th, waited on from then on (a
+ *                              mapping new since the last read); prints
+ *                              "waits N" and "word I ADDRESS" for each
  *   sharedlock system UNIT_MS  main calls system("exec SELF work UNIT_MS"),
  *                              whose child spins in slow_child_work()
  *   sharedlock work UNIT_MS    slow_child_work() once; prints "work NS"
@@ -218,18 +221,30 @@ static int shared_wait(enum way w, uint64_t t0)
 /* Timed waits on words in 6 shared mappings, in turn. */
 static int maps_reads(int rounds)
 {
-	uint32_t *word[6];
+	uint32_t *word[7];
 	struct timespec ms = { 0, 1000000 };
+	int n = 6, waits = 0;
 
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
+		if (i == 6 && rounds > 0)
+			break;   /* the 7th comes halfway */
 		word[i] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (word[i] == MAP_FAILED)
 			return 1;
 	}
-	for (int r = 0; r < rounds; r++)
-		for (int i = 0; i < 6; i++)
+	for (int r = 0; r < rounds; r++) {
+		if (r == rounds / 2) {
+			word[6] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (word[6] == MAP_FAILED)
+				return 1;
+			n = 7;
+		}
+		for (int i = 0; i < n; i++, waits++)
 			syscall(SYS_futex, word[i], FUTEX_WAIT, 0, &ms, NULL, 0);
-	printf("waits %d\n", rounds * 6);
+	}
+	printf("waits %d\n", waits);
+	for (int i = 0; i < 7 && rounds > 0; i++)
+		printf("word %d %p\n", i, (void *)word[i]);
 	return 0;
 }
 
