@@ -289,8 +289,9 @@ check descend_follow_none_children_not_counted sh -c '
 cc_prog forkleak -pthread -I"$PROGS"
 cat >forkleak.sh <<'SH'
 # forkleak.sh WHAT PREFIX [OPTIONS]: WHAT=vm|fds, the children's median
-# growth from 0 to 8 parent threads, recorded with OPTIONS (bare: no
-# tally) into PREFIX0.exp and PREFIX8.exp; a failed run fails, named.
+# growth from 0 to 8 parent threads (vmmax: the largest child's VmSize),
+# recorded with OPTIONS (bare: no tally) into PREFIX0.exp and PREFIX8.exp;
+# a failed run fails, named.
 # FL_THREADS, FL_CHILDREN and FL_MODE change the 8, the 200 children and
 # the threads' way (churn: forkleak.c).
 what=$1 p=$2; shift 2
@@ -301,9 +302,10 @@ for n in 0 $nt; do
 	else "$TALLY" record "$@" -o $p$n.exp ./forkleak $n ${FL_CHILDREN:-200} ${FL_MODE:-} >$p$n.out 2>$p$n.err
 	fi || { echo "forkleak $n ($*): exited $?: $(tail -n 2 $p$n.err)" >&2; exit 1; }
 	sed -n "s/^child vmsize_kb \([0-9]*\) rss_kb [0-9]* fds \([0-9]*\)$/\1 \2/p" $p$n.out >$p$n.txt
+	[ "$what" != vmmax ] || sed -n "s/^child max vmsize_kb \([0-9]*\)$/\1/p" $p$n.out >$p$n.txt
 	test -s $p$n.txt || { echo "forkleak $n ($*): no child line" >&2; exit 1; }
 done
-col=$([ "$what" = vm ] && echo 1 || echo 2)
+col=$([ "$what" = fds ] && echo 2 || echo 1)
 echo $(( $(cut -d' ' -f$col ${p}$nt.txt) - $(cut -d' ' -f$col ${p}0.txt) ))
 SH
 printf '#include <stdio.h>\n#include "collector/col_state.h"\nint main(void) { printf("%%zu\\n", sizeof(struct col_thread) / 1024); return 0; }\n' >statesize.c
@@ -316,14 +318,17 @@ else
 		echo "child VmSize growth for 8 parent threads: bare $bare KB, recorded $rec KB; a state $state_kb KB" &&
 		test $((rec - bare)) -lt $((state_kb / 2))'
 	# A thread inside collector code at the fork (FL_MODE=churn: 4 threads
-	# malloc and free without end under -H, so most forks meet one there):
+	# malloc and free without end under -H, so many forks meet one there):
 	# its record windows and heap table were left in the child, now given
 	# back too.  Before: 172 KB over bare for 4 threads (100 children, load
-	# 20), now 44 KB, as for threads that wait; the same bound.
+	# 20), now 44 KB, as for threads that wait; the same bound.  The
+	# largest child is compared, not the median: a leak shows only in the
+	# children forked while a thread was in collector code, fewer than
+	# half of them on a machine with more CPUs or less load (rev-tests 6).
 	check descend_fork_child_drops_busy_threads_state sh -c '
 		export FL_THREADS=4 FL_CHILDREN=100 FL_MODE=churn
-		bare=$(sh forkleak.sh vm fcb bare) && rec=$(sh forkleak.sh vm fcv -H) &&
-		echo "child VmSize growth for 4 churning parent threads: bare $bare KB, recorded (-H) $rec KB; a state $state_kb KB" &&
+		bare=$(sh forkleak.sh vmmax fcb bare) && rec=$(sh forkleak.sh vmmax fcv -H) &&
+		echo "the largest child VmSize growth for 4 churning parent threads: bare $bare KB, recorded (-H) $rec KB; a state $state_kb KB" &&
 		test $((rec - bare)) -lt $((state_kb / 2))'
 fi
 # The descriptors under --states: its own runs (fls*), its status checked;
