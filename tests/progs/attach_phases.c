@@ -12,7 +12,9 @@
  * occurrence to LOG:
  *   PHASE START_NS END_NS RUNNABLE_NS CPU_NS
  * (CLOCK_MONOTONIC; RUNNABLE its schedstat run_delay's growth, CPU its
- * thread CPU clock's), then "main TID".  Under load the phases drift
+ * thread CPU clock's, all three read at once by run_delay_stamp: before,
+ * a preemption at the exit of the run delay's read after the phase counted
+ * in its RUNNABLE, not in its wall), then "main TID".  Under load the phases drift
  * (a sleep lasts longer, a burn waits for the CPU): tests compare tally with
  * these lines, not with PHASE_MS.  Prints "ready" on stderr after its first
  * cycle.  usage: attach_phases LOG [SECONDS [PHASE_MS]]
@@ -118,9 +120,9 @@ static void *holder(void *arg)
 
 static void measure(char what, void (*phase)(void))
 {
-	long long w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay_ns();
+	long long w0, c0, d0 = run_delay_stamp(&w0, &c0);
 	phase();
-	long long w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_THREAD_CPUTIME_ID), d1 = run_delay_ns();
+	long long w1, c1, d1 = run_delay_stamp(&w1, &c1);
 	if (nocc < MAX_OCC)
 		occs[nocc++] = (struct occ){ what, w0, w1, d1 - d0, c1 - c0 };
 }
