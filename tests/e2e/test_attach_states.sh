@@ -95,8 +95,7 @@ attach_run() {
 phases_ok() {
 	cat "$1.out"
 	test "$(cat "$1.rc")" = "0 0" &&
-	python3 "$E2E/phases_window.py" "$1.log" "$(sed -n 's/^start.mono_ns: //p' "$1.exp/log.txt")" \
-		"$(sed -n 's/^end.mono_ns: //p' "$1.exp/log.txt")" "$1.d" ${2:-}
+	python3 "$E2E/phases_window.py" "$1.log" "$1.exp" "$1.d"
 }
 
 attach_run dyn phases
