@@ -82,8 +82,15 @@ static void time_handler(struct col_thread *t, uint64_t d)
  * (and at every one not so: the first after the thread was switched out, a
  * deferred one) brings it back, an excess taken from the next weight
  * (pending_ns).  Not attached (the clocks there count from the attach,
- * col_attach.c). */
+ * col_attach.c).  The wall-time window between the two signals (a period
+ * and EST_SLACK_DIV of it) stays as a second bound: without it, heapmix -H
+ * bounds what the count cannot see (interrupt time the kernel accounts
+ * apart, a hypervisor's).  The count is taken after the wall time read:
+ * taken before it, a preemption at the getrusage's own return went
+ * uncounted, and heapmix -H at 4 kHz had a clock read up to 4.7 ms behind
+ * an estimate (the handler's cost went below 0). */
 #define EST_MAX 16
+#define EST_SLACK_DIV 32            /* the window: a period and a 32nd of it */
 
 /* The thread's context switches so far (0: not known). */
 static uint64_t switches_now(void)
@@ -98,9 +105,12 @@ static uint64_t switches_now(void)
 /* `switches`: the thread's count now (switches_now). */
 static bool ran_through(const struct col_thread *t, uint64_t entry_ns, uint64_t switches)
 {
-	return switches && t->last_switches == switches && t->last_arrival_ns && entry_ns > t->last_end_ns &&
-	       !col_proc.attached && t->pending_ns == 0 && t->last_cpu_ns == t->last_end_cpu &&
-	       t->estimates < EST_MAX;
+	uint64_t period = col_clock_period_ns();
+
+	return switches && t->last_switches == switches && period && t->last_arrival_ns &&
+	       entry_ns > t->last_arrival_ns && entry_ns > t->last_end_ns && !col_proc.attached &&
+	       t->pending_ns == 0 && t->last_cpu_ns == t->last_end_cpu && t->estimates < EST_MAX &&
+	       entry_ns - t->last_arrival_ns <= period + period / EST_SLACK_DIV;
 }
 
 /* The CPU since the previous sample's end, read: never below 0 (an
@@ -124,10 +134,11 @@ static uint64_t cpu_since_sample(struct col_thread *t)
 static uint64_t enter(struct col_thread *t, uint64_t entry_ns, uint64_t arrival_ns, uint64_t *in_cpu,
 		      uint64_t *in_ns)
 {
-	uint64_t cpu, now, switches = switches_now();
+	/* The wall time first, then the switches: a preemption at the
+	 * getrusage's return comes after `now`, and counts for the next. */
+	uint64_t now = col_now_ns_sigsafe(), cpu, switches = switches_now();
 
 	if (arrival_ns && ran_through(t, entry_ns, switches)) {
-		now = col_now_ns_sigsafe();
 		cpu = t->last_cpu_ns + (now - t->last_end_ns);
 		t->estimates++;
 	} else {
@@ -167,7 +178,7 @@ static void leave(struct col_thread *t, uint64_t entry_ns, uint64_t in_cpu, uint
 
 	if (head > TAIL_REREAD_NS)
 		head = 0;
-	uint64_t cost = out_cpu - in_cpu + head;
+	uint64_t cost = (out_cpu > in_cpu ? out_cpu - in_cpu : 0) + head;   /* in_cpu: maybe an estimate */
 	if (taken) {
 		t->last_cpu_ns = out_cpu;
 		t->pending_ns = 0;
