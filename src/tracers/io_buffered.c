@@ -10,10 +10,18 @@
  * and an entry is written as one IO record (EXP_IO_BUFFERED: time of its
  * first call, the calls' time summed) when a traced call on its descriptor
  * reaches the kernel (the write(2) or read(2) that flushes or refills the
- * buffer stays an event of its own, io_note), when the table has no room,
- * when the thread ends and at process exit.  The compiler under `make`
+ * buffer stays an event of its own, io_note), before its descriptor is
+ * closed or replaced (its name is still its file's), when the table has no
+ * room, when the thread ends (and the thread calling exit or exec: at its
+ * exit, before its exec).  The compiler under `make`
  * made 230,000 stdio calls, a record each (buildcost14); each buffer
  * flushed now writes the few call sites that filled it.
+ *
+ * Other threads' tables cannot be reached at exit or exec, nor any at
+ * _exit, abort or a crash: an entry is counted in lost.trace-events from
+ * its first call until it is written (the counters are a shared mapping,
+ * so a SIGKILL leaves the count right), so what never reaches the file is
+ * said, one count per entry, not per call.
  *
  * A thread's table is only touched by the thread; a signal handler that
  * interrupts an update finds it busy, and its call is an event (io_stdio.c).
@@ -41,7 +49,8 @@ static __thread struct {
 	struct sum slot[SLOTS];
 } sums;
 
-/* Write entry s and empty it; a record that cannot be written is counted. */
+/* Write entry s and empty it; a record that cannot be written stays
+ * counted as lost. */
 static void sum_write(struct sum *s)
 {
 	struct exp_io r = { .time_ns = s->t0, .stack_id = s->stack_id, .op = s->op,
@@ -49,8 +58,8 @@ static void sum_write(struct sum *s)
 			    .dur_ns = s->dur_ns, .calls = s->calls };
 
 	io_name_unnamed(s->fd, s->t0);
-	if (tally__trace_event(EXP_FILE_IO, EXP_REC_IO, &r, sizeof(r), 0, 0, 0) != 0)
-		tally__count(EXP_CTR_LOST_EVENTS, 1);
+	if (tally__trace_event(EXP_FILE_IO, EXP_REC_IO, &r, sizeof(r), 0, 0, 0) == 0)
+		tally__count(EXP_CTR_LOST_EVENTS, UINT64_MAX);   /* written: -1 */
 	s->stack_id = 0;
 	sums.used--;
 }
@@ -115,11 +124,13 @@ bool io_buffered(struct trace_caller at, uint16_t op, int fd, uint64_t bytes, ui
 	*free_slot = (struct sum){ .stack_id = id, .op = op, .fd = fd, .calls = 1, .bytes = bytes,
 				   .dur_ns = dur, .t0 = t0 };
 	sums.used++;
+	tally__count(EXP_CTR_LOST_EVENTS, 1);   /* lost until written */
 	sums.busy = false;
 	return true;
 }
 
-/* A fork child's copy of the sums belongs to the parent, which writes them. */
+/* A fork child's copy of the sums belongs to the parent, which writes them
+ * (and counts them: the child's counters start at zero). */
 static void sums_in_fork_child(void)
 {
 	for (uint32_t i = 0; i < SLOTS; i++)

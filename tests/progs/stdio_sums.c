@@ -8,8 +8,12 @@
  * emit("bb") from from_b (fputs), one('x') (putc), fwrite of 8 bytes from
  * main.  Reads it back with getc: 15 N characters and the end (one more
  * call, no byte).  With a third argument "exec", execs /bin/true after
- * the writes instead, the buffer neither flushed nor closed.
- * usage: stdio_sums FILE N [exec] */
+ * the writes instead, the buffer neither flushed nor closed.  With
+ * "thread-exit", a second thread makes the writes (fewer than a buffer:
+ * its sums pending) and waits forever while main calls exit(); with
+ * "_exit", main makes them and calls _exit (the buffer is lost too).
+ * usage: stdio_sums FILE N [exec|thread-exit|_exit] */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,35 @@ static __attribute__((noinline)) long read_back(FILE *f)
 	return n;
 }
 
+static FILE *out;
+static long calls;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
+static int written;
+
+static inline __attribute__((always_inline)) void writes(FILE *f, long n)
+{
+	for (long i = 0; i < n; i++) {
+		from_a(f);
+		from_b(f);
+		one(f);
+		fwrite("12345678", 1, 8, f);
+	}
+}
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	writes(out, calls);
+	pthread_mutex_lock(&lock);
+	written = 1;
+	pthread_cond_signal(&done);
+	pthread_mutex_unlock(&lock);
+	for (;;)
+		pause();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 && argc != 4)
@@ -59,12 +92,21 @@ int main(int argc, char **argv)
 	FILE *f = fopen(argv[1], "w");
 	if (!f)
 		return 1;
-	for (long i = 0; i < n; i++) {
-		from_a(f);
-		from_b(f);
-		one(f);
-		fwrite("12345678", 1, 8, f);
+	if (argc == 4 && !strcmp(argv[3], "thread-exit")) {
+		pthread_t th;
+		out = f;
+		calls = n;
+		if (pthread_create(&th, NULL, writer, NULL))
+			return 1;
+		pthread_mutex_lock(&lock);
+		while (!written)
+			pthread_cond_wait(&done, &lock);
+		pthread_mutex_unlock(&lock);
+		exit(0);
 	}
+	writes(f, n);
+	if (argc == 4 && !strcmp(argv[3], "_exit"))
+		_exit(0);
 	if (argc == 4 && !strcmp(argv[3], "exec")) {
 		execl("/bin/true", "true", (char *)NULL);
 		return 1;
