@@ -215,8 +215,12 @@ static bool before_exec(const char *path, char *slot)
 	struct col_thread *t = col_thread_self_sigsafe();
 	if (t) {
 		/* What the tracers hold (a run of putc, sums of buffered stdio
-		 * calls) would go with the image. */
-		col_thread_tracers_end();
+		 * calls) would go with the image.  Not in a deferred child
+		 * going on profiled: writing them would make the file the
+		 * deferral avoids, and their bytes, still in the stream's
+		 * buffer, go with the image too (exec flushes no stdio). */
+		if (!deferred || why)
+			col_thread_tracers_end();
 		col_clock_stop(t);
 		/* The switch events and counters signal too: their records now. */
 		while (atomic_exchange(&t->busy, 1))

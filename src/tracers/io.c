@@ -248,6 +248,8 @@ TRACE_API int close(int fd)
 		return REAL(close)(fd);
 	uint64_t t0 = tally__now();
 	io_name_unnamed(fd, t0);
+	io_run_end();
+	io_buffered_flush(fd);        /* while fd is still its file */
 	int rc = REAL(close)(fd);
 	int saved = errno;
 	if (rc == 0)
@@ -260,6 +262,8 @@ TRACE_API int close(int fd)
 /* Closing many at once: no record, but the names are forgotten. */
 TRACE_API int close_range(unsigned first, unsigned last, int flags)
 {
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		io_buffered_flush(-1);        /* the thread's sums, while named */
 	int rc = REAL(close_range)(first, last, flags);
 	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && first <= (unsigned)INT32_MAX)
 		io_fd_closed((int)first, last > (unsigned)INT32_MAX ? INT32_MAX : (int)last);
@@ -268,6 +272,7 @@ TRACE_API int close_range(unsigned first, unsigned last, int flags)
 
 TRACE_API void closefrom(int first)
 {
+	io_buffered_flush(-1);
 	REAL(closefrom)(first);
 	io_fd_closed(first < 0 ? 0 : first, INT32_MAX);
 }
@@ -290,11 +295,14 @@ TRACE_API int dup(int fd)
 
 TRACE_API int dup2(int fd, int to)
 {
+	if (fd != to)
+		io_buffered_flush(to);        /* to's sums, while to is their file */
 	return duplicated(REAL(dup2)(fd, to));
 }
 
 TRACE_API int dup3(int fd, int to, int flags)
 {
+	io_buffered_flush(to);
 	return duplicated(REAL(dup3)(fd, to, flags));
 }
 

@@ -720,6 +720,8 @@ TRACE_API FILE *freopen(const char *path, const char *mode, FILE *f)
 	int fd = f->_fileno;
 	if (b.r || b.w)
 		settle(at, f, EXP_IO_OTHER, 0, t0, &b);
+	io_run_end();
+	io_buffered_flush(fd);            /* while fd is still its file */
 	FILE *rc = REAL(freopen)(path, mode, f);
 	int saved = errno;
 	io_fd_closed(fd, fd);
@@ -743,6 +745,8 @@ TRACE_API FILE *freopen64(const char *path, const char *mode, FILE *f)
 		struct inline_bytes b_ = inline_since(f);                    \
 		int fd_ = f->_fileno;                                        \
 		shadow_forget(f);                                            \
+		io_run_end();                                                \
+		io_buffered_flush(fd_);       /* while fd_ is its file */   \
 		int rc_ = call;                                              \
 		int saved_ = errno;                                          \
 		io_fd_closed(fd_, fd_);                                      \
