@@ -43,7 +43,7 @@
 #include "format/exp_cost.h"
 
 #define EXP_MAGIC "TALLYEXP"
-#define EXP_FORMAT_VERSION 9
+#define EXP_FORMAT_VERSION 10
 #define EXP_FORMAT_OLDEST 1        /* the oldest version this reader reads */
 #define EXP_HEADER_BYTES 64
 #define EXP_BLOCK_BYTES 16384u
@@ -660,7 +660,8 @@ struct exp_io {
 /* The record sums `calls` stdio calls from one stack on a file or terminal
  * whose bytes stayed in the stream's buffer (no system call): time_ns is
  * the first one's start, dur_ns their time summed.  Written out of time
- * order (when a call on fd reached the kernel, or the thread ended). */
+ * order (when a call on fd reached the kernel, or the thread ended).  Came
+ * with format 10: a version-9 reader would take it for one call. */
 #define EXP_IO_BUFFERED 0x2
 enum exp_io_op {
 	EXP_IO_OPEN = 1, EXP_IO_CLOSE, EXP_IO_READ, EXP_IO_WRITE, EXP_IO_SYNC,
