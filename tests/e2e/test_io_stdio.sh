@@ -101,3 +101,13 @@ print(json.load(sys.stdin)["overview"].get("lost.trace-events", 0))'
 a=$(lost sums_thr.exp) b=$(lost sums_ex.exp) c=$(lost sums_ok.exp)
 check stdio_buffered_sums_lost_are_counted sh -c "echo thread-exit $a _exit $b normal $c;
 	test $a -eq 4 && test $b -eq 4 && test $c -eq 0"
+# A descriptor's sums are written before it is closed (fclose here), while
+# it still names its file: the build before read /proc/self/fd/N of the
+# closed descriptor for each entry (6 ENOENT here), and a file another
+# thread opened at N meanwhile took the bytes.
+if need strace stdio_buffered_sums_written_before_close; then
+	strace -f -qq -e trace=readlink,readlinkat -o st.txt "$TALLY" record -i -o sums_st.exp \
+		./stdio_sums sums_st.txt 100 >/dev/null 2>&1
+	check stdio_buffered_sums_written_before_close sh -c "n=\$(grep -c 'proc/self/fd/.*ENOENT' st.txt);
+		echo \$n readlinks of closed descriptors; test -s st.txt && test \$n -eq 0"
+fi
