@@ -297,13 +297,19 @@ TRACE_API int dup2(int fd, int to)
 {
 	if (fd != to)
 		io_buffered_flush(to);        /* to's sums, while to is their file */
-	return duplicated(REAL(dup2)(fd, to));
+	int rc = REAL(dup2)(fd, to);
+	if (rc >= 0 && fd != to)
+		io_fd_closed(to, to);         /* replaced: a stream on it sees its new kind */
+	return duplicated(rc);
 }
 
 TRACE_API int dup3(int fd, int to, int flags)
 {
 	io_buffered_flush(to);
-	return duplicated(REAL(dup3)(fd, to, flags));
+	int rc = REAL(dup3)(fd, to, flags);
+	if (rc >= 0)
+		io_fd_closed(to, to);
+	return duplicated(rc);
 }
 
 /* ---- moving data -------------------------------------------------------- */

@@ -97,6 +97,9 @@ void io_name_unnamed(int fd, uint64_t since_ns);
 
 /* `fd` was closed (or [first, last] were): its name is forgotten. */
 void io_fd_closed(int first, int last);
+/* How many times a descriptor was closed or replaced (io_fd_closed) in the
+ * process: what was learnt of a descriptor's kind holds while it stays. */
+uint32_t io_fd_changes(void);
 
 /* `fd`, just read or written (the call started at since_ns): if it is a
  * pipe, FIFO, connected socket or eventfd whose flow was not yet recorded

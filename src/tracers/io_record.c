@@ -58,10 +58,19 @@ static void set_named(int fd)
 		atomic_fetch_or_explicit(&named[fd / 64], 1ull << (fd % 64), memory_order_relaxed);
 }
 
+/* Descriptors closed or replaced so far in the process (io_fd_changes). */
+static _Atomic uint32_t fd_changes;
+
+uint32_t io_fd_changes(void)
+{
+	return atomic_load_explicit(&fd_changes, memory_order_relaxed);
+}
+
 void io_fd_closed(int first, int last)
 {
 	if (first < 0)
 		return;
+	atomic_fetch_add_explicit(&fd_changes, 1, memory_order_relaxed);
 	io_flow_forget(first, last);
 	for (int fd = first; fd <= last && fd < IO_NAMED_FDS; fd++) {
 		if (fd % 64 == 0 && last - fd >= 63) {

@@ -64,6 +64,7 @@ struct shadow {
 	_Atomic(FILE *) f;               /* NULL: never used; TOMB: free again */
 	char *r, *w;                     /* read / write pointer after our last call */
 	int kind;                        /* its descriptor: SUMMED, EVENTS, 0 not yet known */
+	uint32_t kind_at;                /* io_fd_changes() when kind was taken */
 };
 enum { SUMMED = 1, EVENTS };
 #define TOMB ((FILE *)1)
@@ -192,13 +193,17 @@ static bool stayed(const FILE *f, const struct buf_at *a, uint16_t op, int64_t b
 
 /* May f's buffered calls be summed (io_buffered)?  On a file or a terminal,
  * yes; on a pipe or a socket their writes and reads stay events, which the
- * critical path matches across threads and processes. */
+ * critical path matches across threads and processes.  The kind is taken
+ * again after any descriptor of the process was closed or replaced (a
+ * dup2 of a pipe onto stdout's number): one fstat per stream then. */
 static bool summable(FILE *f, struct shadow *s)
 {
 	if (!s)
 		return false;
-	if (!s->kind) {
+	uint32_t changes = io_fd_changes();
+	if (!s->kind || s->kind_at != changes) {
 		struct stat st;
+		s->kind_at = changes;
 		s->kind = !syscall(SYS_fstat, f->_fileno, &st) &&
 					  (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 				  ? SUMMED
