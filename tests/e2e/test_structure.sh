@@ -169,6 +169,13 @@ if objdump -d --no-show-raw-insn shapes | grep -A3 '<via_tail>:' | grep -q 'jmp 
 	"$TALLY" export sh.exp --format collapsed --view machine >sh_m.txt
 	"$TALLY" export sh.exp --format collapsed --no-inline >sh_n.txt
 	check signal_tail_inline_as_the_seed python3 "$E2E/shapes.py" sh.out sh.txt sh_n.txt
+	# The same with --states, whose handler defers its own signal (a
+	# tracer attaching late, col_states.c): the program's handler must
+	# not inherit that, or its samples go to the code it interrupted.
+	"$TALLY" record --states -F 4000 -o shs.exp ./shapes >shs.out 2>/dev/null
+	"$TALLY" export shs.exp --format collapsed >shs.txt
+	"$TALLY" export shs.exp --format collapsed --no-inline >shs_n.txt
+	check signal_handler_share_with_states python3 "$E2E/shapes.py" shs.out shs.txt shs_n.txt
 	check signal_machine_view_shows_trampoline sh -c "grep -Eq ';__restore_rt;(on_tick|in_handler)' sh_m.txt &&
 		! grep -q '<signal handler>' sh_m.txt"
 	# The handler keeps the interrupted stack above it: work_sig, or what

@@ -3,17 +3,23 @@
  * burning 1 ms in in_handler), a tail call (via_tail ends with a jump to
  * tail_leaf), and an inlined function (inl_mix, always inlined into host).
  * Prints the CPU seconds of each phase as it measured them (process CPU
- * time): `work_sig W handler H tail T host I`.  usage: shapes [SCALE] */
+ * time), and how many of its handler's runs found SIGTRAP (a profiler's
+ * signal) blocked, read with the raw system call (tally's interposed
+ * sigprocmask would not say): `work_sig W handler H tail T host I
+ * trap_blocked B`.  usage: shapes [SCALE] */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
 static volatile unsigned sink;
 static double handler_s;
+static int trap_blocked;
 
 static double cpu(void)
 {
@@ -32,7 +38,12 @@ NOINLINE void in_handler(void)
 
 static void on_tick(int sig)
 {
+	unsigned long mask = 0;
+
 	(void)sig;
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, sizeof(mask)) == 0 &&
+	    (mask & (1ul << (SIGTRAP - 1))))
+		trap_blocked++;
 	in_handler();
 }
 
@@ -89,6 +100,7 @@ int main(int argc, char **argv)
 	n = host(n, 0.2 * scale);
 	double t3 = cpu();
 	sink = n;
-	printf("work_sig %.6f handler %.6f tail %.6f host %.6f\n", t1 - t0, handler_s, t2 - t1, t3 - t2);
+	printf("work_sig %.6f handler %.6f tail %.6f host %.6f trap_blocked %d\n", t1 - t0, handler_s, t2 - t1,
+	       t3 - t2, trap_blocked);
 	return 0;
 }
