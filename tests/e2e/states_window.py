@@ -14,11 +14,11 @@ events' stop), then checks:
   - no interval ends after the window's end (the switch events stopped
     with the clocks);
   - the reader and the sleeper, blocked from before the attach to after
-    the stop (the program's own times say so), each have the window, less
-    the helper's set-up before their event opened: at least 90% of
-    window_end - start.mono_ns in wait.io at block_in_read;read (reader),
-    wait.sleep at sleep_through;clock_nanosleep (sleeper), and no more
-    than the window.
+    the stop (the program's own times say so), each have the whole window,
+    window_end - start.mono_ns, in wait.io at block_in_read;read (reader),
+    wait.sleep at sleep_through;clock_nanosleep (sleeper): not having run
+    since before the window, their blocks cover the helper's set-up too
+    (col_attach.c, still_since_before; 84-90% under load before).
 Prints what it compares; exits 1 on a failed check.
 """
 import struct
@@ -106,7 +106,7 @@ def main():
         total = sum(w for _, w in rows)
         print(f'{name} {tid}: {metric} {total / 1e9:.4f} s, {at / 1e9:.4f} s at ...{path};'
               f' window {window / 1e9:.4f} s')
-        ok &= 0.9 * window <= at <= window
+        ok &= at == window
     return 0 if ok else 1
 
 

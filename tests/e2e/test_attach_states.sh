@@ -36,11 +36,12 @@
 #     wait.io under anon_pipe_read;schedule.
 #   - attach_states_blocked_whole_window: tests/progs/blocked_whole.c's
 #     reader (in read) and sleeper (in one nanosleep) are blocked from before
-#     the attach to after the stop: each has at least 90% of the window in
-#     wait.io at block_in_read;read and wait.sleep at
-#     sleep_through;clock_nanosleep (states_window.py).  On the build
-#     before, neither had any state (a block under way at the attach was
-#     not seen).
+#     the attach to after the stop: each has the whole window in wait.io at
+#     block_in_read;read and wait.sleep at sleep_through;clock_nanosleep
+#     (states_window.py).  Before the helper read their schedstat before
+#     the window (col_attach.c) they lost its set-up: 84-90% in 4 of 10
+#     runs beside two spinners (load 12); before that, neither had any
+#     state (a block under way at the attach was not seen).
 #   - attach_kernel_blocked_at_attach: with --kernel as root, the blocks
 #     under way at the attach (blocked_whole.c's reader and sleeper) carry
 #     the kernel's stack read from /proc/PID/task/TID/stack: >= 90% of
