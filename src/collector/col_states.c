@@ -523,20 +523,28 @@ static bool drain(struct col_states_thread *s)
 static void flush_as(struct col_thread *t, uint32_t tid, struct col_states_thread *s, uint32_t stack_id,
 		     uint16_t flags)
 {
-	uint32_t blocked = 0, nblocked;
+	uint32_t blocked = 0, nblocked, preempts = 0;
 	uint64_t wake = 0, base_at = s->read_at_ns;
 
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (s->iv[i].on_ns <= base_at)
 			continue;                  /* its wait for a CPU is in the base already */
-		if (s->iv[i].preempted)
+		if (s->iv[i].preempted) {
 			s->preempted_ns += s->iv[i].on_ns - s->iv[i].off_ns;
-		else if (!s->iv[i].collector)
+			preempts += !s->iv[i].collector;
+		} else if (!s->iv[i].collector) {
 			blocked++;
+		}
 	}
 	uint64_t rd;
 	nblocked = blocked;
-	if (blocked && take_run_delay(s, &rd)) {
+	/* A batch of the program's preemptions reads the run delay too, as
+	 * the new base: each preemption's records span 8-20 us more than the
+	 * kernel's run delay counts for it, and summed over the preemptions
+	 * up to the next block (a busy phase's dozens) that excess was taken
+	 * off the block's wake-up latency (a sleep after a burn lost 0.4-0.7
+	 * ms of its wait for a CPU).  Now only one batch's are. */
+	if ((blocked || preempts) && take_run_delay(s, &rd)) {
 		uint64_t grew = rd > s->run_delay_ns ? rd - s->run_delay_ns : 0;
 		wake = grew > s->preempted_ns ? grew - s->preempted_ns : 0;
 		if (s->delay_unknown)
@@ -641,7 +649,7 @@ static void on_resume(struct col_thread *t, struct col_states_thread *s, void *u
 		/* The run delay before anything of ours that may leave the CPU
 		 * (the unwinder's faults): a wait of ours after it is not the
 		 * batch's blocks'. */
-		if (has_programs(s, true))
+		if (has_programs(s, false))
 			s->early = read_run_delay_now(s);
 		/* The faults first: interning the stack may write a new page. */
 		col_regs_from_ucontext(uc, &t->regs);
