@@ -96,7 +96,8 @@ struct exp_thread_ev {
 	uint64_t name_ns;                /* when that name was given (0: at its start) */
 	bool java_name;                  /* name is a java.lang.Thread's */
 	bool start_lost;                 /* its THREAD_START was lost: start_ns is the
-	                                    earliest time seen of its own (exp_thread_lives.h) */
+	                                    earliest time seen of its own, samples and
+	                                    waits included (exp_thread_lives.h) */
 };
 
 /* A Java method, named by the JVMTI agent (EXP_REC_JAVA_METHOD). */

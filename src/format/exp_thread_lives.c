@@ -383,19 +383,51 @@ static int place_ends(struct placing *pl, const struct exp_thread_lives *tl)
 	return 0;
 }
 
+/* Record time `at` of tid, begun by `from` (a sample's CPU before it, a
+ * wait's start): a lost life's evidence of being alive by then. */
+static void seen_by(struct placing *pl, uint32_t tid, uint64_t at, uint64_t from)
+{
+	const struct exp_thread_ev *t = exp_thread_life(pl->p, tid, at);
+
+	if (t && t->start_lost && from < pl->seen[t - pl->p->threads])
+		pl->seen[t - pl->p->threads] = from;
+}
+
 /* The lives whose START was lost start at the earliest time seen of their
- * own (END, NAME), not before the life ahead of them ended; p's order is
- * sorted again.  -ENOMEM without memory. */
+ * own: END, NAME, and the samples (less their CPU), waits (from their
+ * request) and I/O calls keyed to them, but not before the life ahead of
+ * them ended (the start new_life gave them).  Before, a life with no NAME
+ * started at its END: the critical path cut it and its lifetime was 0.
+ * p's order is sorted again.  -ENOMEM without memory. */
 static int lost_starts_seen(struct placing *pl)
 {
 	struct exp_proc *p = pl->p;
-	bool moved = false;
+	bool moved = false, lost = false;
 
-	for (size_t i = 0; i < p->nthreads; i++)
-		if (p->threads[i].start_lost && pl->seen[i] != UINT64_MAX && pl->seen[i] != p->threads[i].start_ns) {
-			p->threads[i].start_ns = pl->seen[i];
+	for (size_t i = 0; i < p->nthreads && !lost; i++)
+		lost = p->threads[i].start_lost;
+	if (!lost)
+		return 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct exp_sample *s = &p->samples[i];
+		seen_by(pl, s->tid, s->time_ns, s->time_ns - (s->weight_ns < s->time_ns ? s->weight_ns : s->time_ns));
+	}
+	for (size_t i = 0; i < p->nsync; i++) {
+		const struct exp_sync *s = &p->sync[i];
+		seen_by(pl, s->tid, s->time_ns, s->time_ns - (s->wait_ns < s->time_ns ? s->wait_ns : s->time_ns));
+	}
+	for (size_t i = 0; i < p->nio; i++)
+		seen_by(pl, p->io[i].tid, p->io[i].time_ns, p->io[i].time_ns);
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct exp_thread_ev *t = &p->threads[i];
+		if (!t->start_lost || pl->seen[i] == UINT64_MAX)
+			continue;
+		uint64_t start = pl->seen[i] > t->start_ns ? pl->seen[i] : t->start_ns;
+		if (start != t->start_ns) {
+			t->start_ns = start;
 			moved = true;
 		}
+	}
 	if (!moved)
 		return 0;
 	struct start_key *keys = malloc((p->nthreads + 1) * sizeof(*keys));

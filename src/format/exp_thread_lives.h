@@ -12,7 +12,8 @@
  * after the end of the life it falls in lost its START (a size limit, a
  * damaged block): a life of its own (start_lost), holding the records
  * after the life before it up to that END, its start the earliest time
- * seen of its own (its END, a NAME); a time between the life before's end
+ * seen of its own (its END, a NAME, a sample less its CPU, a wait from its
+ * request, an I/O call), not before the life before's end; a time between the life before's end
  * and that start is its too (exp_thread_life).  Lives are found by binary
  * search in p->thread_order,
  * sorted by (tid, start), built once.  A thread's records

@@ -188,11 +188,50 @@ static void lost_start_keeps_its_records(void)
 	free_proc(&p);
 }
 
+/* Lives whose START was lost and that have no NAME: id 8's only life
+ * starts at its earliest sample less its CPU (400), not before a wait's
+ * request (its sync record at 700 waited 250: 450) nor its I/O (600); id
+ * 9's second life has a sample whose CPU reaches back before the first
+ * life's end, so it starts just after that end (201).  On the build before,
+ * both started at their END (900), so the critical path cut them. */
+static void lost_start_from_samples(void)
+{
+	struct exp_thread_lives tl = { 0 };
+	struct exp_sample samples[] = {
+		{ .tid = 8, .time_ns = 500, .weight_ns = 100 },
+		{ .tid = 9, .time_ns = 150, .weight_ns = 40 },
+		{ .tid = 9, .time_ns = 250, .weight_ns = 100 },
+	};
+	struct exp_sync sync[] = { { .tid = 8, .time_ns = 700, .wait_ns = 250 } };
+	struct exp_io io[] = { { .tid = 8, .time_ns = 600, .dur_ns = 10 } };
+	struct exp_proc p = { .samples = samples, .nsamples = 3, .sync = sync, .nsync = 1, .io = io, .nio = 1 };
+	size_t cap = 0;
+
+	add_end(&tl, 8, 900, 300);
+	add_start(&tl, 9, 100);
+	add_end(&tl, 9, 200, 50);
+	add_end(&tl, 9, 900, 60);
+	CHECK(exp_thread_lives_place(&p, &cap, &tl) == 0);
+	CHECKF(p.nthreads == 3, "%zu lives", p.nthreads);
+	const struct exp_thread_ev *a = exp_thread_life(&p, 8, 800), *b = exp_thread_life(&p, 9, 800);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	CHECKF(a->start_lost && a->start_ns == 400 && a->end_ns == 900, "id 8's life %llu..%llu",
+	       (unsigned long long)a->start_ns, (unsigned long long)a->end_ns);
+	CHECKF(b->start_lost && b->start_ns == 201 && b->end_ns == 900, "id 9's second life %llu..%llu",
+	       (unsigned long long)b->start_ns, (unsigned long long)b->end_ns);
+	CHECK(exp_thread_life(&p, 9, 150)->start_ns == 100);
+	p.samples = NULL, p.sync = NULL, p.io = NULL;
+	free_proc(&p);
+}
+
 int main(void)
 {
 	RUN(index_finds_each_life);
 	RUN(cost_apart_from_its_end);
 	RUN(end_without_start_is_a_life);
 	RUN(lost_start_keeps_its_records);
+	RUN(lost_start_from_samples);
 	return th_failed_cases != 0;
 }
