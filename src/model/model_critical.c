@@ -453,22 +453,12 @@ static double stretch_at(struct walk *w, uint32_t tid, uint64_t at, struct tstre
 	return r < CRIT_STRETCH_MAX * w->stretch ? r : CRIT_STRETCH_MAX * w->stretch;
 }
 
-/* Process p's thread tid alive at `at` (a reused tid names several), else
- * its first of that tid, else NULL. */
+/* Process p's thread tid at `at` (a reused tid names several): the life
+ * exp_thread_life gives, by binary search (a scan per path step was
+ * quadratic in threads); NULL if none or no p. */
 static const struct exp_thread_ev *thread_of(const struct exp_proc *p, uint32_t tid, uint64_t at)
 {
-	const struct exp_thread_ev *first = NULL;
-
-	for (size_t i = 0; p && i < p->nthreads; i++) {
-		const struct exp_thread_ev *t = &p->threads[i];
-		if (t->tid != tid)
-			continue;
-		if (t->start_ns <= at && (!t->end_ns || t->end_ns >= at))
-			return t;
-		if (!first)
-			first = t;
-	}
-	return first;
+	return p ? exp_thread_life(p, tid, at) : NULL;
 }
 
 /* A piece of the path, walked over the records (plan_walk) and charged to

@@ -6,7 +6,8 @@
  * waker at the wake-up.
  *
  *   a join          the thread that ended latest between the request and
- *                   the grant, at its end
+ *                   the grant (or was in tally's end at the request: its
+ *                   END to its THREAD_SCHED read aside), at its end
  *   a mutex         its holder at the grant (the newest SYNC_HELD part of
  *                   the wait), at the grant
  *   a condition     its waker (SYNC_WAKE: the thread that signalled or
@@ -97,17 +98,84 @@ static struct crit_wait *wait_new(struct waits *w)
 	return &w->v[w->n++];
 }
 
-/* The thread other than tid that ended latest in [from, to]; NULL if none. */
-static const struct exp_thread_ev *ended_in(const struct exp_proc *p, uint32_t tid, uint64_t from, uint64_t to)
-{
-	const struct exp_thread_ev *best = NULL;
+/* A process's ended lives by end_ns, for ended_in's binary search: built
+ * once per process at its first JOIN (a scan per JOIN was quadratic in
+ * threads: 60% of a 16,000-thread report). */
+struct life_end {
+	uint64_t end_ns;
+	uint32_t life;             /* index into p->threads */
+};
 
+struct ends {
+	struct life_end *by_end;   /* sorted by end_ns */
+	size_t n;
+	uint64_t tally_max_ns;     /* the longest tally's end read aside (SCHED after END) */
+	bool built;
+};
+
+/* Until when a life was still in tally's end: its THREAD_SCHED's time when
+ * that came after its END (the schedstat read aside), else its END. */
+static uint64_t tally_end_of(const struct exp_thread_ev *t)
+{
+	return t->has_sched && t->sched_ns > t->end_ns ? t->sched_ns : t->end_ns;
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct life_end *x = a, *y = b;
+
+	if (x->end_ns != y->end_ns)
+		return x->end_ns < y->end_ns ? -1 : 1;
+	return x->life < y->life ? -1 : x->life > y->life;
+}
+
+/* e filled from p's lives if not yet.  -1 without memory. */
+static int ends_build(struct ends *e, const struct exp_proc *p)
+{
+	if (e->built)
+		return 0;
+	e->by_end = malloc((p->nthreads + 1) * sizeof(*e->by_end));
+	if (!e->by_end)
+		return -1;
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct exp_thread_ev *t = &p->threads[i];
-		if (t->tid != tid && t->end_ns >= from && t->end_ns <= to && (!best || t->end_ns > best->end_ns))
-			best = t;
+		if (!t->end_ns)
+			continue;
+		e->by_end[e->n++] = (struct life_end){ t->end_ns, (uint32_t)i };
+		if (tally_end_of(t) - t->end_ns > e->tally_max_ns)
+			e->tally_max_ns = tally_end_of(t) - t->end_ns;
 	}
-	return best;
+	qsort(e->by_end, e->n, sizeof(*e->by_end), cmp_end);
+	e->built = true;
+	return 0;
+}
+
+/* The thread other than tid that ended latest by `to` and was still ending
+ * (its END to tally_end_of) at `from` or later; NULL if none.  A join begun
+ * in tally's end of the thread it joins waits for tally only: that thread
+ * is its waker, from its END (join_wake gives the rest to tally).  O(log
+ * lives) plus the lives that ended within tally_max_ns of `from`. */
+static const struct exp_thread_ev *ended_in(const struct exp_proc *p, const struct ends *e, uint32_t tid,
+					    uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = e->n;
+
+	while (lo < hi) {             /* the first that ended after `to` */
+		size_t mid = lo + (hi - lo) / 2;
+		if (e->by_end[mid].end_ns <= to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t floor = from > e->tally_max_ns ? from - e->tally_max_ns : 0;
+	for (size_t k = lo; k-- > 0;) {
+		const struct exp_thread_ev *t = &p->threads[e->by_end[k].life];
+		if (t->end_ns < floor)
+			break;
+		if (t->tid != tid && tally_end_of(t) >= from)
+			return t;
+	}
+	return NULL;
 }
 
 uint64_t model_proc_end(const struct exp_proc *p)
@@ -266,6 +334,7 @@ static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, struct
 {
 	const struct exp_proc *p = procs[j];
 	struct model_map held = { 0 }, wake = { 0 }, keys = { 0 };
+	struct ends ends = { 0 };
 	int rc = -1;
 
 	for (size_t i = 0; i < p->nheld; i++) {
@@ -299,7 +368,9 @@ static int sync_waits(const struct exp_proc *const *procs, size_t nprocs, struct
 		} else if (s->op == EXP_SYNC_CHILD) {
 			child_waker(procs, nprocs, ix, p, s, x);
 		} else if (s->op == EXP_SYNC_JOIN) {
-			const struct exp_thread_ev *t = ended_in(p, s->tid, x->req_ns, s->time_ns);
+			if (ends_build(&ends, p))
+				goto out;
+			const struct exp_thread_ev *t = ended_in(p, &ends, s->tid, x->req_ns, s->time_ns);
 			if (t) {
 				x->waker_tid = t->tid;
 				x->wake_ns = t->end_ns;
@@ -330,6 +401,7 @@ out:
 	model_map_free(&held);
 	model_map_free(&wake);
 	model_map_free(&keys);
+	free(ends.by_end);
 	return rc;
 }
 

@@ -323,6 +323,47 @@ static void waits_cross_processes(void)
 	free(w);
 }
 
+/* Joins (model_critical_waits.c): one begun after its thread's END, in
+ * tally's end of it (before its THREAD_SCHED), is woken by that thread at
+ * its END; one begun after that read aside found no waker; one spanning
+ * two ends, by the later.  Many lives: the search is by binary search over
+ * their ends.  On the build before, the first had no waker ("join: no
+ * thread ended within it"). */
+static void joins_in_tally_end_follow(void)
+{
+	enum { N = 1000 };
+	struct exp_thread_ev *th = calloc(N, sizeof(*th));
+	struct exp_sync sync[] = {
+		{ .tid = 1, .time_ns = 5400, .op = EXP_SYNC_JOIN, .wait_ns = 300 },   /* 5100: in 7's end */
+		{ .tid = 1, .time_ns = 8000, .op = EXP_SYNC_JOIN, .wait_ns = 500 },   /* 7500: after 8's read */
+		{ .tid = 1, .time_ns = 9900, .op = EXP_SYNC_JOIN, .wait_ns = 900 },   /* 9000: 9 and 10 end */
+	};
+	if (!th)
+		return;
+	th[0] = (struct exp_thread_ev){ .tid = 1, .start_ns = 1, .end_ns = 20000 };
+	th[1] = (struct exp_thread_ev){ .tid = 7, .start_ns = 100, .end_ns = 5000, .has_sched = true,
+					.sched_ns = 5250 };
+	th[2] = (struct exp_thread_ev){ .tid = 8, .start_ns = 100, .end_ns = 7000, .has_sched = true,
+					.sched_ns = 7200 };
+	th[3] = (struct exp_thread_ev){ .tid = 9, .start_ns = 100, .end_ns = 9200 };
+	th[4] = (struct exp_thread_ev){ .tid = 10, .start_ns = 100, .end_ns = 9600 };
+	for (uint32_t i = 5; i < N; i++)        /* short lives long before */
+		th[i] = (struct exp_thread_ev){ .tid = 100 + i, .start_ns = 10 + i, .end_ns = 20 + i };
+	struct exp_proc p = { .sync = sync, .nsync = 3, .threads = th, .nthreads = N };
+	const struct exp_proc *pp = &p;
+	struct crit_wait *w = NULL;
+	size_t n = 0;
+
+	CHECK(model_critical_waits(&pp, 1, NULL, &w, &n) == 0);
+	CHECKF(n == 3, "%zu waits", n);
+	CHECKF(n > 0 && w[0].waker_tid == 7 && w[0].wake_ns == 5000, "late join: waker %u at %llu",
+	       n ? w[0].waker_tid : 0, n ? (unsigned long long)w[0].wake_ns : 0);
+	CHECKF(n > 1 && w[1].waker_tid == 0, "join after tally's end: waker %u", n > 1 ? w[1].waker_tid : 0);
+	CHECKF(n > 2 && w[2].waker_tid == 10 && w[2].wake_ns == 9600, "join: waker %u", n > 2 ? w[2].waker_tid : 0);
+	free(w);
+	free(th);
+}
+
 /* A short thread's stand-in on the critical path without --states: its
  * CPU less the collector's before its end; tally's end of the thread,
  * after THREAD_END (a schedstat read by a helper has some of it), is not
@@ -350,6 +391,7 @@ int main(void)
 	RUN(heap_replay_counts_unpaired);
 	RUN(channel_waits_follow_flows);
 	RUN(waits_cross_processes);
+	RUN(joins_in_tally_end_follow);
 	RUN(fd_waits_follow_their_descriptors);
 	RUN(sched_busy_leaves_the_end_out);
 	model_free(&m);
