@@ -845,8 +845,8 @@ int model_build_critical(struct build *b, struct proc_ctx *c, const struct model
 		b->m->crit_stretch = w.stretch;
 	for (size_t k = pl->pfirst[j]; k < pl->pfirst[j + 1]; k++) {
 		const struct crit_piece *x = &pl->v[pl->mine[k]];
-		if (x->tally_end) {
-			if (crit_add(b, -1, w.tally_end, x->to - x->from, true) ||
+		if (x->tally_end) {   /* tally's: neither the program's run nor its wait */
+			if (crit_add(b, -1, w.tally_end, x->to - x->from, false) ||
 			    crit_seg(&w, x->tid, x->from, x->to, true))
 				goto out;
 			continue;

@@ -128,9 +128,13 @@ if what == 'collector':
     # The build before: no such row, all of it main's wait.
     o = own(exp + '.own')
     tally_end, rows = path_of('<collector: thread end>', exp)
-    print('<collector: thread end> on the path %d; program: slow worker\'s last act to its join %d'
-          % (tally_end, o['join_wake']))
-    sys.exit(not (0 < tally_end <= o['join_wake']))
+    # Tally's time is neither the program's run nor its wait: the row's
+    # Waiting cell is 0 (the build before counted it as waiting, and the
+    # path's total waiting held it: rev-model finding 4).
+    tally_wait = float(rows['<collector: thread end>']['waiting']) * 1e9 if tally_end else 0.0
+    print('<collector: thread end> on the path %d, of it waiting %d; program: slow worker\'s last act to its join %d'
+          % (tally_end, tally_wait, o['join_wake']))
+    sys.exit(not (0 < tally_end <= o['join_wake']) or tally_wait != 0)
 if what == 'bound':
     o = own('quiet.own')
     slow, rows = path_of('slow_work', 'quiet')
