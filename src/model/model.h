@@ -621,6 +621,11 @@ int model_func_metrics(const struct model *m, struct model_func_metrics *out);
  * by the path rather than a second one.  Returns the name or `buf`. */
 const char *model_func_label(const struct model *m, uint32_t f, char *buf, size_t len);
 
+/* When process p ended: its end, else (it ended by _exit or a signal, and
+ * wrote none) the latest of its threads' ends, samples and I/O calls; 0:
+ * nothing known. */
+uint64_t model_proc_end(const struct exp_proc *p);
+
 /* Set every function's `qualify` (model_build calls it once at the end). */
 void model_func_qualify(struct model *m);
 

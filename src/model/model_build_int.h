@@ -404,10 +404,6 @@ struct crit_wait {
  * out of memory.  ix: procs indexed (model_proc_index.h); NULL: made here. */
 int model_critical_waits(const struct exp_proc *const *procs, size_t nprocs, struct model_proc_index *ix,
 			 struct crit_wait **out, size_t *n);
-/* When process p ended: its end, else (it ended by _exit or a signal, and
- * wrote none) the latest of its threads' ends, samples and I/O calls; 0:
- * nothing known. */
-uint64_t model_proc_end(const struct exp_proc *p);
 int model_heap_replay(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_arcs(struct build *b, struct proc_ctx *c, const struct model_options *o);
 int model_build_mpi(struct build *b, struct proc_ctx *c, const struct model_options *o);

@@ -141,13 +141,24 @@ static void proc_cpu_fill(struct proc_cpu *c, const struct model *m, const struc
 		if (p->threads[t].end_ns && !p->threads[t].samples) {
 			/* the collector's part of it is said apart */
 			uint64_t own = all > p->threads[t].collector_ns ? all - p->threads[t].collector_ns : 0;
-			/* Less than two periods: its clock may never have
-			 * fired.  More with none: it did not reach us.
-			 * Ended after the size limit stopped the clocks:
-			 * the limit's. */
-			if (c->limit_ns && p->threads[t].end_ns > c->limit_ns) {
-				c->stopped_ns += own;
+			/* Ran after the size limit stopped the clocks: the
+			 * limit's, the share of its life after the limit
+			 * (all of it if it started after; before, every
+			 * thread that ended later was the limit's, even one
+			 * that ran unsampled for long before it; its start
+			 * not known: all of it).  Of the
+			 * rest, less than two periods: its clock may never
+			 * have fired.  More with none: it did not reach us. */
+			uint64_t born = p->threads[t].start_ns, died = p->threads[t].end_ns;
+			if (c->limit_ns && died > c->limit_ns) {
+				uint64_t after = !born || born >= c->limit_ns ? own
+						 : (uint64_t)((double)own * (double)(died - c->limit_ns) / (double)(died - born));
+				c->stopped_ns += after;
 				c->nstopped++;
+				own -= after;
+			}
+			if (!own) {
+				;
 			} else if (period_ns && own >= 2 * period_ns) {
 				c->silent_ns += own;
 				c->nsilent++;
@@ -344,10 +355,13 @@ static bool threads_cause(const struct proc_cpu *c, char *buf, size_t len)
 }
 
 /* Did the size limit stop the process's sampling: reached before the
- * process ended (or while it still ran)? */
+ * process ended (its end, else its last record: one that called _exit or
+ * was killed writes no end; nothing known: it may still have run)? */
 static bool stopped_by_limit(const struct proc_cpu *c)
 {
-	return c->limit_ns && (!c->p->end_ns || c->p->end_ns > c->limit_ns);
+	uint64_t end = model_proc_end(c->p);
+
+	return c->limit_ns && (!end || end > c->limit_ns);
 }
 
 static const char *why_not_sampled(const struct proc_cpu *c, char *buf, size_t len)
