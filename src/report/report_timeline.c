@@ -19,26 +19,58 @@ static uint64_t track_key(uint32_t proc, uint32_t tid, const char *name)
 	return model_hash_str(model_hash64(((uint64_t)proc << 32 | tid) + 1), name) | 1;
 }
 
+/* The index of what `same` finds in *idx (made if none) from `key` on, a
+ * collision moving on by model_hash64 (key 0 is the map's empty slot);
+ * else -1, *key then the free key to put a new one at; -2 without memory.
+ * One probe loop for both indices (tracks, labels). */
+static long probe(void **index, uint64_t *key,
+		  bool (*same)(const struct report_timeline *tl, uint64_t at, const void *want),
+		  const struct report_timeline *tl, const void *want)
+{
+	if (!*index && !(*index = calloc(1, sizeof(struct model_map))))
+		return -2;
+	struct model_map *idx = *index;
+	for (;;) {
+		uint64_t *v = model_map_get(idx, *key);
+		if (!v)
+			return -1;
+		if (same(tl, *v, want))
+			return (long)*v;
+		*key = model_hash64(*key) | 1;
+	}
+}
+
+/* A track's identity, as probe compares it. */
+struct track_id {
+	uint32_t proc, tid;
+	const char *name;
+};
+
+static bool same_track(const struct report_timeline *tl, uint64_t at, const void *want)
+{
+	const struct report_track *t = &tl->tracks[at];
+	const struct track_id *id = want;
+
+	return t->proc == id->proc && t->tid == id->tid && !strcmp(t->name, id->name);
+}
+
+static bool same_label(const struct report_timeline *tl, uint64_t at, const void *want)
+{
+	return !strcmp(tl->labels[at], want);
+}
+
 long report_timeline_track(struct report_timeline *tl, uint32_t proc, uint32_t tid, const char *name)
 {
-	struct model_map *idx = tl->track_index;
 	uint64_t key = track_key(proc, tid, name);
+	struct track_id id = { proc, tid, name };
 
 	/* An index, not a scan of every track: a 32,000-thread experiment
 	 * adds 32,000 tracks, and a scan made that quadratic. */
-	if (!idx && !(idx = tl->track_index = calloc(1, sizeof(*idx))))
-		return -1;
-	for (;;) {
-		uint64_t *v = model_map_get(idx, key);
-		if (!v)
-			break;
-		const struct report_track *t = &tl->tracks[*v];
-		if (t->proc == proc && t->tid == tid && !strcmp(t->name, name))
-			return (long)*v;
-		key = model_hash64(key) | 1;
-	}
+	long found = probe(&tl->track_index, &key, same_track, tl, &id);
+	if (found != -1)
+		return found >= 0 ? found : -1;
 	if (exp_grow(&tl->tracks, &tl->cap_tracks, tl->ntracks, sizeof(*tl->tracks)) ||
-	    !model_map_put(idx, key, tl->ntracks, NULL))
+	    !model_map_put(tl->track_index, key, tl->ntracks, NULL))
 		return -1;
 	struct report_track *t = &tl->tracks[tl->ntracks];
 	memset(t, 0, sizeof(*t));
@@ -51,22 +83,14 @@ long report_timeline_track(struct report_timeline *tl, uint32_t proc, uint32_t t
 /* Index of `label` in tl->labels, added if new; -1 when out of memory. */
 static long label_of(struct report_timeline *tl, const char *label)
 {
-	struct model_map *idx = tl->label_index;
 	uint64_t key = model_hash_str(0, label) | 1;
+	long found = probe(&tl->label_index, &key, same_label, tl, label);
 
-	if (!idx && !(idx = tl->label_index = calloc(1, sizeof(*idx))))
-		return -1;
-	for (;;) {
-		uint64_t *v = model_map_get(idx, key);
-		if (!v)
-			break;
-		if (!strcmp(tl->labels[*v], label))
-			return (long)*v;
-		key = model_hash64(key) | 1;
-	}
+	if (found != -1)
+		return found >= 0 ? found : -1;
 	char *copy = strdup(label);
 	if (!copy || exp_grow(&tl->labels, &tl->cap_labels, tl->nlabels, sizeof(*tl->labels)) ||
-	    !model_map_put(idx, key, tl->nlabels, NULL)) {
+	    !model_map_put(tl->label_index, key, tl->nlabels, NULL)) {
 		free(copy);
 		return -1;
 	}
