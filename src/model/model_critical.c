@@ -71,7 +71,6 @@
  * (their time counts as running), nor reads without -i; a wait in poll or
  * epoll_wait names no waker.  --thread and --time do not apply.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -580,17 +579,8 @@ static const struct exp_thread_ev *maker_of(struct crit_plan *pl, size_t *j, con
 static bool in_root_chain(const struct crit_plan *pl, size_t j)
 {
 	const struct exp_proc *r = pl->procs[0], *p = pl->procs[j];
-	size_t len = strlen(r->lineage);
 
-	if (p->pid != r->pid || strncmp(p->lineage, r->lineage, len))
-		return false;
-	for (const char *l = p->lineage + len; *l;) {
-		if (l[0] != '_' || l[1] != 'x' || !isdigit((unsigned char)l[2]))
-			return false;
-		for (l += 2; isdigit((unsigned char)*l); l++)
-			;
-	}
-	return true;
+	return p->pid == r->pid && model_lineage_after(p->lineage, r->lineage, false);
 }
 
 /* The image the walk starts on: the latest of the root's exec chain (a

@@ -113,25 +113,38 @@ size_t model_proc_image_at(struct model_proc_index *x, uint32_t pid, uint32_t pp
 	return p->pid == pid && p->ppid == ppid ? x->by_pid[lo - 1] : x->n;
 }
 
-/* Is p a child forked by image `parent`: its lineage the parent's, then
- * "_f" and the fork's number, then its own execs only ("_xN" parts)? */
-static bool forked_by(const struct exp_proc *p, const struct exp_proc *parent)
+/* One part of a lineage, "_" + kind + digits: past it, or NULL if not. */
+static const char *lineage_part(const char *l, char kind)
 {
-	const char *pl = parent->lineage ? parent->lineage : "";
+	if (l[0] != '_' || l[1] != kind || l[2] < '0' || l[2] > '9')
+		return NULL;
+	for (l += 2; *l >= '0' && *l <= '9'; l++)
+		;
+	return l;
+}
+
+bool model_lineage_after(const char *lineage, const char *parent, bool forked)
+{
+	const char *pl = parent ? parent : "", *l = lineage ? lineage : "";
 	size_t len = strlen(pl);
 
-	if (!p->lineage || strncmp(p->lineage, pl, len) || strncmp(p->lineage + len, "_f", 2))
+	if (strncmp(l, pl, len))
 		return false;
-	const char *l = p->lineage + len + 1;
-	do {
-		if (*l != 'f' && *l != 'x')
+	l += len;
+	if (forked && !(l = lineage_part(l, 'f')))
+		return false;
+	while (*l)
+		if (!(l = lineage_part(l, 'x')))
 			return false;
-		if (*l == 'f' && l != p->lineage + len + 1)
-			return false;      /* a fork of its child: a grandchild */
-		for (l++; *l >= '0' && *l <= '9'; l++)
-			;
-	} while (*l == '_' && *++l);
-	return !*l;
+	return true;
+}
+
+/* Is p a child forked by image `parent`: its lineage the parent's, then
+ * "_fN", then its own execs only ("_xN"; "_f_x" or a trailing "_" is
+ * none: before, this parser accepted them, the root chain's did not)? */
+static bool forked_by(const struct exp_proc *p, const struct exp_proc *parent)
+{
+	return p->lineage && model_lineage_after(p->lineage, parent->lineage, true);
 }
 
 size_t model_proc_first_child(struct model_proc_index *x, const struct exp_proc *parent, uint32_t tid,

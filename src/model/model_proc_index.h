@@ -8,6 +8,7 @@
 #ifndef TALLY_MODEL_PROC_INDEX_H
 #define TALLY_MODEL_PROC_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,13 @@ struct model_proc_index {
 	uint32_t *by_lineage;      /* ... by (lineage, index) */
 	uint64_t probes;           /* processes the lookups looked at: the work, for tests */
 };
+
+/* Is `lineage` (an experiment's "_f1_x2" suffixes) `parent`'s, then (if
+ * `forked`) one fork's part "_fN", then exec parts "_xN" only, each with
+ * its digits?  NULL is "".  The one parser of lineages' rest: the child of
+ * a fork (model_proc_first_child) and the root's exec chain
+ * (model_critical.c) both ask it. */
+bool model_lineage_after(const char *lineage, const char *parent, bool forked);
 
 /* Index procs[0..n) (kept, not copied): 0, or -1 out of memory. */
 int model_proc_index_build(struct model_proc_index *x, const struct exp_proc *const *procs, size_t n);

@@ -164,9 +164,26 @@ static void system_child_is_the_callers(void)
 	model_proc_index_free(&x);
 }
 
+/* The one lineage parser: a fork's child is the parent's lineage, "_fN",
+ * then "_xN" parts, each with digits; the root's exec chain "_xN" only.
+ * Before, the fork's parser took "_f_x" and a trailing "_f1_". */
+static void lineage_parts_need_digits(void)
+{
+	CHECK(model_lineage_after("_f1", "", true));
+	CHECK(model_lineage_after("_f2_f1_x3", "_f2", true));
+	CHECK(model_lineage_after("_x1_x12", "", false));
+	CHECK(model_lineage_after("", NULL, false));
+	CHECK(!model_lineage_after("_f_x", "", true));
+	CHECK(!model_lineage_after("_f1_", "", true));
+	CHECK(!model_lineage_after("_f1_f2", "", true));    /* a grandchild */
+	CHECK(!model_lineage_after("_f1", "", false));      /* a fork, not an exec */
+	CHECK(!model_lineage_after("_f3_x1", "_f2", true)); /* another's */
+}
+
 int main(void)
 {
 	RUN(lookups_grow_as_n_log_n);
 	RUN(system_child_is_the_callers);
+	RUN(lineage_parts_need_digits);
 	TEST_EXIT();
 }
