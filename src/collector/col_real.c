@@ -165,18 +165,12 @@ void col_real_proc_status(int *tracer_pid, int *seccomp)
 	*seccomp = atomic_load(&mode);
 }
 
-int col_real_tracer_of(pid_t tid)
+int col_real_tracer_in(int fd)
 {
-	char path[48] = "/proc/self/task/", digits[12], buf[4096];
-	int n = 0, k = 16;
+	char buf[4096];
+	long n = col_syscall(SYS_pread64, fd, buf, sizeof(buf) - 1, 0);
 
-	do
-		digits[n++] = (char)('0' + tid % 10);
-	while ((tid /= 10) > 0);
-	while (n)
-		path[k++] = digits[--n];
-	memcpy(path + k, "/status", 8);
-	read_status(path, buf, sizeof(buf));
+	buf[n > 0 ? n : 0] = 0;
 	return status_value(buf, "\nTracerPid:");
 }
 

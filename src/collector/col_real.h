@@ -400,10 +400,12 @@ void col_real_seccomp_done(long rc);
  * (and the signal handler: raw system calls). */
 void col_real_proc_status(int *tracer_pid, int *seccomp);
 
-/* Thread `tid`'s TracerPid now (0: not traced, -1: unknown), read afresh
- * from /proc/self/task/TID/status in place (about 20 us; a tracer attaches
- * to a thread, not a process).  Sigsafe: raw system calls. */
-int col_real_tracer_of(pid_t tid);
+/* The TracerPid in the status file open at `fd` (a thread's
+ * /proc/thread-self/status: a tracer attaches to a thread, not a process),
+ * read afresh from its start (0: not traced, -1: unknown).  The caller
+ * opens it (above the program's numbers) and closes it.  Sigsafe: raw
+ * system calls. */
+int col_real_tracer_in(int fd);
 
 /* libc's dlsym (the collector interposes dlsym: col_dlsym.S), or NULL.
  * Called from the collector, its RTLD_NEXT means after the collector. */

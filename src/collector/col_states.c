@@ -68,6 +68,7 @@
 #include "collector/col_states.h"
 #include "collector/col_sys.h"
 #include "collector/col_time.h"
+#include "collector/col_tracer_watch.h"
 #include "format/exp_events.h"
 #include "format/exp_schedstat.h"
 
@@ -123,6 +124,7 @@ struct col_states_thread {
 	bool signal;                    /* its event signals each switch (the signal way) */
 	uint64_t faults;                /* the thread's page faults at the last look */
 	uint64_t own_from_ns, own_to_ns; /* the collector's last handler on the thread */
+	struct col_tracer_watch tracer_watch; /* when to ask for an outside tracer */
 	uint32_t n;                     /* intervals waiting to be written */
 	struct interval iv[BATCH];
 	struct col_stack_memo memo;     /* the last stack interned */
@@ -719,6 +721,30 @@ static void ring_way_after_attach(struct col_thread *t, int tracer)
 	col_states_thread_start(t);
 }
 
+/* Does this switch signal, on thread state s, show a tracer's loop
+ * (col_tracer_watch.h)?  Asked only then, not on every blocked signal. */
+static bool tracer_loop_shows(struct col_states_thread *s, const siginfo_t *si, void *uc)
+{
+	uint64_t pc = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+
+	return col_tracer_watch_sigsafe(&s->tracer_watch, col_signal_perf_async_sigsafe(si), pc);
+}
+
+/* The calling thread's TracerPid now (0: none, -1: unknown), its status
+ * file opened above the program's numbers (col_fd_open_above): a program
+ * thread opening meanwhile gets the number it would without tally, and
+ * its dup2 onto a low number can never be closed by us. */
+static int tracer_now(void)
+{
+	int fd = col_fd_open_above(open_for_reading, (char *)"/proc/thread-self/status");
+
+	if (fd < 0)
+		return -1;
+	int tracer = col_real_tracer_in(fd);
+	col_sys_close(fd);
+	return tracer;
+}
+
 bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t entry_ns)
 {
 	if (col_signal_perf_data_sigsafe(sig, si) != (uint64_t)(uintptr_t)&tag)
@@ -739,7 +765,7 @@ bool col_states_signal_sigsafe(int sig, const siginfo_t *si, void *uc, uint64_t 
 	 * which sends the next one, and so on: the thread would run nothing
 	 * but this handler while traced).  The tracer is asked then. */
 	int tracer;
-	if (col_signal_perf_async_sigsafe(si) && (tracer = col_real_tracer_of(t->tid)) > 0)
+	if (tracer_loop_shows(t->states, si, uc) && (tracer = tracer_now()) > 0)
 		ring_way_after_attach(t, tracer);
 	uint64_t now = col_now_ns_sigsafe(), cost = now - entry_ns;
 	if (t->states) {                 /* NULL if the ring way's open failed */
