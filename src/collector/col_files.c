@@ -640,6 +640,12 @@ void col_files_keep_root_counters(void)
 		col_proc.root_counters = col_proc.counters;
 }
 
+void col_files_free_spares(void)
+{
+	for (int i = 0; i < EXP_FILE_COUNT_; i++)
+		exp_writer_free_spares(&col_proc.file[i]);
+}
+
 /* Before a write of this process's: its waiting file made first. */
 void col_close_files(void)
 {

@@ -53,6 +53,11 @@ void col_files_let_go(void);
 /* Close them (a fork child, before it opens its own). */
 void col_close_files(void);
 
+/* At the process's end, its threads' last records written: the record
+ * files' spare first blocks no thread took are punched out and given back
+ * to the size limit (exp_writer_free_spares).  Normal context. */
+void col_files_free_spares(void);
+
 /* In a fork child of the experiment's root, before its own files: the
  * root's counters, mapped shared and inherited, kept as the founder's
  * (root_counters), so that the child does not map them again. */

@@ -233,5 +233,6 @@ __attribute__((destructor)) static void col_destructor(void)
 	col_thread_end_others();
 	col_rawthread_end_all(col_thread_self_sigsafe());
 	col_thread_detach();
+	col_files_free_spares();
 	col_log_flush_sigsafe();
 }

@@ -192,8 +192,8 @@ static int claim_op(int fd, void *arg)
 }
 
 /* Give blocks [first, first + n) disk space and map them, the first
- * `charged` of them counted against the size limit (spares count when
- * taken, in next_run); NULL on failure (*no_fd set if only no
+ * `charged` of them counted against the size limit (the rest are
+ * spares, counted before by spares_charged); NULL on failure (*no_fd set if only no
  * descriptor was free). */
 static void *claim_map(struct exp_file_writer *w, uint64_t first, uint64_t n, uint64_t charged, int *no_fd,
 		       bool reserved)
@@ -231,6 +231,19 @@ void exp_cursor_release_sigsafe(struct exp_cursor *c)
 	atomic_signal_fence(memory_order_seq_cst);
 	if (block)
 		EXP_SYS(munmap)(block, size);
+}
+
+/* Give cursor c the window of `size` bytes at `block` (c released
+ * before: both zero).  Size first, block last, a fence between: a fork by
+ * another thread meanwhile leaves its child (col_thread.c,
+ * drop_other_after_fork) no block, or the whole window, never a block
+ * with a size it does not have.  Every writer of a cursor's window keeps
+ * this order (exp_write.h). */
+static void cursor_set(struct exp_cursor *c, char *block, uint32_t size)
+{
+	c->size = size;
+	atomic_signal_fence(memory_order_seq_cst);
+	c->block = block;
 }
 
 void exp_cursor_forget_sigsafe(struct exp_cursor *c)
@@ -318,18 +331,27 @@ static char *spare_take(struct exp_file_writer *w)
 	return NULL;
 }
 
-/* Spares (beyond a claim's n blocks) the size limit leaves room for now:
- * a spare is counted when a thread takes it, and one made past the limit
- * would be disk the limit never sees. */
-static uint32_t spares_in_budget(const struct exp_file_writer *w, uint32_t n, uint32_t spares)
+/* Spares (beyond a claim's n blocks) the size limit leaves room for now,
+ * counted against it at once (the limit bounds what is on disk: a spare
+ * is fallocated when made, whoever takes it), the claim's own n blocks
+ * left room for (they are counted by claim_map, which may stop the file
+ * at the limit; spares never do, there are only fewer of them).  One
+ * never taken is given back at the end (exp_writer_free_spares). */
+static uint32_t spares_charged(struct exp_file_writer *w, uint32_t n, uint32_t spares)
 {
 	if (!w->budget_used || !spares)
 		return spares;
 	uint64_t limit = w->budget_limit > w->budget_reserve ? w->budget_limit - w->budget_reserve : 0;
 	uint64_t used = atomic_load_explicit(w->budget_used, memory_order_relaxed);
-	uint64_t room = limit > used ? (limit - used) / w->block_bytes : 0;
-	room = room > n ? room - n : 0;
-	return room < spares ? (uint32_t)room : spares;
+	do {
+		uint64_t room = limit > used ? (limit - used) / w->block_bytes : 0;
+		room = room > n ? room - n : 0;
+		if (room < spares)
+			spares = (uint32_t)room;
+		if (!spares)
+			return 0;
+	} while (!atomic_compare_exchange_weak(w->budget_used, &used, used + (uint64_t)spares * w->block_bytes));
+	return spares;
 }
 
 /* Keep the mapped block at p as a spare (unmapped if every slot is
@@ -361,16 +383,9 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	if (!c->next_run && __atomic_load_n(&w->fd, __ATOMIC_ACQUIRE) < 0 && w->open_fd) {
 		spares = atomic_fetch_add(&w->firsts, 1);
 		char *p = spare_take(w);
-		/* Counted now, as it is written: near the limit a claim of
-		 * 1 + spares blocks stopped the file where 1 fitted, and
-		 * spares never taken stayed counted (256 KiB a file). */
-		if (p && !within_budget(w, bs, c->reserved)) {
-			spare_put(w, p);
-			return false;
-		}
+		/* Counted when it was made (spares_charged). */
 		if (p) {
-			c->block = p;
-			c->size = bs;
+			cursor_set(c, p, bs);
 			c->used = 0;
 			c->next_run = 2;
 			return true;
@@ -380,19 +395,21 @@ static bool next_run(struct exp_file_writer *w, struct exp_cursor *c)
 	}
 	if (stage)
 		n = EXP_STAGE_BLOCKS;
-	spares = spares_in_budget(w, n, spares);
+	spares = spares_charged(w, n, spares);
 	uint64_t b = atomic_fetch_add(&w->next_block, n + spares);
 	/* Block 0 holds the file's header: never a window block, whose first
 	 * words are its MIRROR tag.  A first claim is a direct run. */
 	if (b == 0)
 		stage = false;
 	char *p = claim_map(w, b, n + spares, n, &c->no_fd, c->reserved);
-	if (!p)
+	if (!p) {
+		if (spares && w->budget_used)        /* none made after all */
+			atomic_fetch_sub(w->budget_used, (uint64_t)spares * bs);
 		return false;
+	}
 	for (uint32_t i = 0; i < spares; i++)
 		spare_put(w, p + (size_t)(n + i) * bs);
-	c->block = p;
-	c->size = n * bs;
+	cursor_set(c, p, n * bs);
 	c->used = b == 0 ? EXP_HEADER_BYTES : 0;
 	c->next_run = n * 2;
 	if (stage) {
@@ -505,6 +522,21 @@ void exp_writer_drop_spares(struct exp_file_writer *w)
 			EXP_SYS(munmap)((void *)p, w->block_bytes);
 	}
 	atomic_store(&w->firsts, 0);
+}
+
+void exp_writer_free_spares(struct exp_file_writer *w)
+{
+	for (int i = 0; i < EXP_SPARE_BLOCKS; i++) {
+		uintptr_t p = atomic_exchange(&w->spare[i], 0);
+		if (!p)
+			continue;
+		/* Its disk given back (a hole, read as a zero block, which the
+		 * reader passes over), then its count: where the file system
+		 * cannot punch, the block stays on disk and counted. */
+		if (madvise((void *)p, w->block_bytes, MADV_REMOVE) == 0 && w->budget_used)
+			atomic_fetch_sub(w->budget_used, w->block_bytes);
+		EXP_SYS(munmap)((void *)p, w->block_bytes);
+	}
 }
 
 void exp_writer_close(struct exp_file_writer *w)

@@ -56,9 +56,9 @@ struct exp_file_writer {
 	 * again with `needed`, which makes room in the copy of the table). */
 	int (*aside)(struct exp_file_writer *w, int (*op)(int fd, void *arg), void *arg, bool needed);
 	/* The experiment's size limit, shared by every file of every process:
-	 * bytes handed to cursors so far (a spare block counts when a thread
-	 * takes it, not when it is mapped) and the most allowed (NULL: no
-	 * limit). */
+	 * bytes given disk so far (a spare block counts when it is made, and
+	 * is given back at the end if no thread took it:
+	 * exp_writer_free_spares) and the most allowed (NULL: no limit). */
 	_Atomic uint64_t *budget_used;
 	uint64_t budget_limit;
 	/* The last bytes of the limit, kept for a cursor's `reserved` claims
@@ -72,7 +72,7 @@ struct exp_file_writer {
 	 * A slot holds a mapped block's address, or 0; `firsts` counts the
 	 * first claims (spares taken included), which size the next batch.
 	 * Under a size limit, only as many spares are made as the limit has
-	 * room for beside the claim's own blocks. */
+	 * room for beside the claim's own blocks, counted at once. */
 	_Atomic uintptr_t spare[EXP_SPARE_BLOCKS];
 	_Atomic uint32_t firsts;
 };
@@ -155,7 +155,11 @@ void *exp_large_reserve_sigsafe(struct exp_file_writer *w, uint32_t len,
 void exp_large_release_sigsafe(void *p, size_t mapped);
 
 /* Drop the cursor's mapping (thread exit, or a fork child that must not write
- * into its parent's files). */
+ * into its parent's files).  The fork rule, every cursor writer's duty: a
+ * window is forgotten (block NULL) before it is unmapped and named (block
+ * set, after its size) only whole, a signal fence between, so that a fork
+ * child, which releases the parent's other threads' cursors
+ * (col_thread.c), never unmaps what the cursor no longer names. */
 void exp_cursor_release_sigsafe(struct exp_cursor *c);
 
 /* Forget the cursor's mapping without unmapping it: the process is ending,
@@ -167,6 +171,11 @@ void exp_cursor_forget_sigsafe(struct exp_cursor *c);
 /* Unmap w's spare first blocks (a fork child's are its parent's file's).
  * w must have been opened (or be zeroed).  Not sigsafe. */
 void exp_writer_drop_spares(struct exp_file_writer *w);
+
+/* At the process's end: punch w's spare first blocks no thread took out of
+ * the file (MADV_REMOVE) and give their count back to the size limit (kept
+ * where the file system cannot punch), then unmap them.  Not sigsafe. */
+void exp_writer_free_spares(struct exp_file_writer *w);
 
 /* Close the file descriptor (and take no more records); mapped blocks stay
  * valid.  Not sigsafe. */

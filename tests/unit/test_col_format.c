@@ -496,10 +496,9 @@ static void limit_reserve_only_for_reserved(void)
 	unlink(path);
 }
 
-/* Opened for each use (open_fd), first claims under a size limit: each
- * thread's first block counts when it is taken, spares when a thread takes
- * one, so that as many threads get a block as the limit holds blocks, and
- * what is counted is what was handed out.  The build before counted each
+/* Opened for each use (open_fd), first claims under a size limit: spares
+ * are made only as the limit has room for, so that as many threads get a
+ * block as the limit holds blocks (spares never stop the file early).  The build before counted each
  * claim's spares at once (1 + up to 16 blocks): 7 of 10 first claims fit,
  * and the file stopped with 3 blocks of the limit unused. */
 static int spare_dirfd = -1;
@@ -536,6 +535,65 @@ static void spares_counted_when_taken(void)
 	for (int i = 0; i < 24; i++)
 		exp_cursor_release_sigsafe(&c[i]);
 	exp_writer_drop_spares(&w);
+	exp_writer_close(&w);
+	close(spare_dirfd);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/spares.dat", dir);
+	unlink(path);
+}
+
+/* Spares count when they are made: the limit bounds what is on disk,
+ * taken or not, and those no thread took are punched out and given back
+ * at the end (exp_writer_free_spares).  4 first claims make 7 blocks (1,
+ * 1 + a spare, the spare, 1 + 3 spares): 7 counted, the file 7 blocks
+ * long; freed, 4 counted and 3 blocks fewer on disk.  The build before
+ * counted 4 with 7 on disk: other cursors could then fill the limit while
+ * the untaken spares stayed on disk beyond it. */
+static void spares_bound_the_disk_until_freed(void)
+{
+	struct exp_file_writer w;
+	struct exp_cursor c[4];
+	_Atomic uint64_t used = 0;
+	const uint32_t bs = EXP_BLOCK_BYTES;
+	struct exp_thread_end te = { 0, 9, 90001000, 70000000, 70 };
+	struct stat st;
+
+	memset(c, 0, sizeof(c));
+	spare_dirfd = dirfd_of();
+	CHECK(exp_writer_open(&w, spare_dirfd, "spares.dat", EXP_FILE_THREADS, 42) == 0);
+	close(w.fd);
+	w.fd = -1;
+	w.open_fd = open_spares_file;
+	w.budget_used = &used;
+	w.budget_limit = 100ull * bs;
+	w.budget_reserve = 0;
+	for (int i = 0; i < 4; i++)
+		CHECK(exp_record_append_sigsafe(&w, &c[i], EXP_REC_THREAD_END, &te, sizeof(te)) == 0);
+	CHECK(fstatat(spare_dirfd, "spares.dat", &st, 0) == 0);
+	CHECKF(atomic_load(&used) == (uint64_t)st.st_size && st.st_size == 7ll * bs,
+	       "%llu bytes counted, the file %lld bytes (blocks of %u)", (unsigned long long)atomic_load(&used),
+	       (long long)st.st_size, bs);
+	blkcnt_t before = st.st_blocks;
+	exp_writer_free_spares(&w);
+	CHECK(fstatat(spare_dirfd, "spares.dat", &st, 0) == 0);
+	if (atomic_load(&used) == 7ull * bs) {
+		CHECK(st.st_blocks == before);        /* not punched: still counted */
+	} else {
+		CHECKF(atomic_load(&used) == 4ull * bs, "%llu bytes counted after the free",
+		       (unsigned long long)atomic_load(&used));
+		/* Blocks 4 to 6, the last claim's spares, hold no data now (the
+		 * file system may keep a page for its own map of the holes). */
+		int fd = openat(spare_dirfd, "spares.dat", O_RDONLY | O_CLOEXEC);
+		CHECK(fd >= 0);
+		off_t data = lseek(fd, 4ll * bs, SEEK_DATA);
+		CHECKF(data < 0 && errno == ENXIO, "data at %lld, past the taken blocks (blocks of %u)",
+		       (long long)data, bs);
+		CHECKF(st.st_blocks < before, "%lld bytes on disk before the free, %lld after",
+		       (long long)before * 512, (long long)st.st_blocks * 512);
+		close(fd);
+	}
+	for (int i = 0; i < 4; i++)
+		exp_cursor_release_sigsafe(&c[i]);
 	exp_writer_close(&w);
 	close(spare_dirfd);
 	char path[128];
@@ -585,6 +643,7 @@ int main(void)
 	RUN(roundtrip_four_threads);
 	RUN(open_unmaps_no_stale_spare);
 	RUN(spares_counted_when_taken);
+	RUN(spares_bound_the_disk_until_freed);
 	RUN(killed_mid_copy);
 	RUN(killed_mid_copy_blocks_filled_exactly);
 	RUN(large_record_and_unpublished);
