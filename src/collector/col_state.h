@@ -19,6 +19,7 @@
  * this list ("a:b" is module a with the files b.*, too):
  *
  * layers:
+ *   col_tracer_watch        when a --states switch signal asks whether a tracer attached
  *   col_elfsym              a name's definition in one loaded object, from its own symbol table
  *   col_real:col_sys:col_glibc   the real functions: one table, resolved once; our I/O
  *   col_time col_mem col_objset col_runtime   timestamps; memory for our tables; the object snapshot; a Go runtime?
