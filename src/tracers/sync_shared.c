@@ -27,20 +27,27 @@
  * (tally__read_file_each: never at a number of the program's while other
  * threads may open); a read that fails (no descriptor left, even aside) is
  * a key not written: counted (events.lost) and logged once
- * (sync.shared_keys).  What it cannot know: a range unmapped
- * and mapped again at the same address from another file keeps its first
- * key in a thread that looked it up before, and in the process's table
- * until a lookup of an address it lacks reads the file again; an object in private memory
+ * (sync.shared_keys).  A range of the process's table is checked when a
+ * thread takes it (still_mapped: gone, the file is read again); a fork
+ * child forgets a table another thread was reading (shared_maps_after_fork).
+ * What it cannot know: a range unmapped and mapped again at the same
+ * address keeps its first key in a thread that looked it up before, and in
+ * the process's table when the new mapping has exactly the same range; an
+ * object in private memory
  * (a mutex made process-shared but never shared) has no key, and its
  * waits keep the holders and wakers of its own process.  Any thread, never
  * in a signal handler.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "tracers/sync_shared.h"
 #include "tracers/tracer.h"
@@ -71,6 +78,26 @@ static struct {
 } shared_maps;
 static atomic_flag shared_maps_busy = ATOMIC_FLAG_INIT;
 
+/* In a fork child only the forking thread is left: a whole read another
+ * thread had under way (shared_maps_busy set, seq odd) never ends there,
+ * and every lookup would read the file again for the child's life.  Its
+ * half-written table is forgotten: the first miss reads the file whole. */
+static void shared_maps_after_fork(void)
+{
+	uint64_t seq = atomic_load_explicit(&shared_maps.seq, memory_order_relaxed);
+
+	if (seq & 1) {
+		atomic_store_explicit(&shared_maps.n, 0, memory_order_relaxed);
+		atomic_store_explicit(&shared_maps.seq, seq + 1, memory_order_release);
+	}
+	atomic_flag_clear(&shared_maps_busy);
+}
+
+__attribute__((constructor)) static void shared_maps_init(void)
+{
+	pthread_atfork(NULL, NULL, shared_maps_after_fork);
+}
+
 /* A hexadecimal number at *p, up to a character not a hex digit. */
 static uint64_t hex(const char **p)
 {
@@ -84,6 +111,21 @@ static uint64_t hex(const char **p)
 			return v;
 		v = v << 4 | d;
 	}
+}
+
+/* v in lowercase hexadecimal, no leading zeros (as the maps file), at p:
+ * its length. */
+static size_t hex_put(char *p, uint64_t v)
+{
+	char d[16];
+	size_t n = 0, k = 0;
+
+	do
+		d[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) != 0);
+	while (n)
+		p[k++] = d[--n];
+	return k;
 }
 
 /* "start-end perms offset major:minor inode ...": 0, or -1 malformed. */
@@ -232,6 +274,36 @@ static bool shared_map_of(uint64_t addr, struct range *r)
 	       addr < r->end;
 }
 
+/* Is shared range r (from the process's table) still mapped as it was
+ * read?  A range unmapped since, whose address a private mapping took (a
+ * malloc arena), would give a private object the old file's key.  Its
+ * /proc/self/map_files/START-END entry is gone then: the kernel finds it
+ * only while a mapping of exactly that range exists (file-backed, shared
+ * memory's too, at the first look; a cached entry is kept for any mapping
+ * of that exact range, so a private one of the very same range passes).
+ * An lstat, no descriptor; the link itself is not followed (that needs
+ * CAP_CHECKPOINT_RESTORE).  Where the kernel has no map_files (without
+ * CONFIG_CHECKPOINT_RESTORE), trusted as before. */
+static bool still_mapped(const struct range *r)
+{
+	static _Atomic int have_map_files = -1;
+	char path[64] = "/proc/self/map_files/";
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (atomic_load_explicit(&have_map_files, memory_order_relaxed) < 0)
+		atomic_store_explicit(&have_map_files,
+				      syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0,
+				      memory_order_relaxed);
+	if (!atomic_load_explicit(&have_map_files, memory_order_relaxed))
+		return true;
+	n += hex_put(path + n, r->start);
+	path[n++] = '-';
+	n += hex_put(path + n, r->end);
+	path[n] = 0;
+	return syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* The kept range that holds addr, else the process's shared one, else the
  * one looked up, into the oldest's place; NULL if none. */
 static const struct range *range_of(uint64_t addr)
@@ -240,7 +312,7 @@ static const struct range *range_of(uint64_t addr)
 		if (addr >= kept[i].start && addr < kept[i].end)
 			return &kept[i];
 	struct range *r = &kept[kept_next % RANGES_KEPT];
-	if (shared_map_of(addr, r)) {
+	if (shared_map_of(addr, r) && still_mapped(r)) {
 		kept_next++;
 		return r;
 	}
