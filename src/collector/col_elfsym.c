@@ -4,7 +4,9 @@
  * the object's dynamic section gives its symbol and string tables and a
  * hash table (GNU's, else SysV's), searched as the loader searches them
  * for an unversioned dlsym: the first defined function or data symbol of
- * that name that is not a hidden version.
+ * that name that is not a hidden version (glibc's check_match passes a
+ * hidden one over even when it is the name's only version: dlsym of a
+ * name defined only as name@VER fails, glibc 2.36, test_col_elfsym).
  *
  * The dynamic section's addresses are absolute where the loader relocated
  * them in place (glibc, a writable dynamic section) and offsets from the
@@ -29,23 +31,23 @@ struct dyn_tables {
 	const ElfW(Word) *sysv_hash;
 };
 
-static const void *dyn_address(const struct link_map *l, ElfW(Addr) p)
+static const void *dyn_address(ElfW(Addr) base, ElfW(Addr) p)
 {
-	return (const void *)(p < l->l_addr ? p + l->l_addr : p);
+	return (const void *)(p < base ? p + base : p);
 }
 
-static bool read_tables(const struct link_map *l, struct dyn_tables *t)
+static bool read_tables(ElfW(Addr) base, const ElfW(Dyn) *dynamic, struct dyn_tables *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (!l->l_ld)
+	if (!dynamic)
 		return false;
-	for (const ElfW(Dyn) *d = l->l_ld; d->d_tag != DT_NULL; d++) {
+	for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
-		case DT_SYMTAB: t->symtab = dyn_address(l, d->d_un.d_ptr); break;
-		case DT_STRTAB: t->strtab = dyn_address(l, d->d_un.d_ptr); break;
-		case DT_VERSYM: t->versym = dyn_address(l, d->d_un.d_ptr); break;
-		case DT_GNU_HASH: t->gnu_hash = dyn_address(l, d->d_un.d_ptr); break;
-		case DT_HASH: t->sysv_hash = dyn_address(l, d->d_un.d_ptr); break;
+		case DT_SYMTAB: t->symtab = dyn_address(base, d->d_un.d_ptr); break;
+		case DT_STRTAB: t->strtab = dyn_address(base, d->d_un.d_ptr); break;
+		case DT_VERSYM: t->versym = dyn_address(base, d->d_un.d_ptr); break;
+		case DT_GNU_HASH: t->gnu_hash = dyn_address(base, d->d_un.d_ptr); break;
+		case DT_HASH: t->sysv_hash = dyn_address(base, d->d_un.d_ptr); break;
 		}
 	}
 	return t->symtab && t->strtab && (t->gnu_hash || t->sysv_hash);
@@ -53,7 +55,7 @@ static bool read_tables(const struct link_map *l, struct dyn_tables *t)
 
 /* Symbol i, named `name`: the address dlsym would take, or NULL when it is
  * not a definition dlsym accepts without a version. */
-static void *definition(const struct link_map *l, const struct dyn_tables *t, uint32_t i, const char *name)
+static void *definition(ElfW(Addr) base, const struct dyn_tables *t, uint32_t i, const char *name)
 {
 	const ElfW(Sym) *s = &t->symtab[i];
 	unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
@@ -66,7 +68,7 @@ static void *definition(const struct link_map *l, const struct dyn_tables *t, ui
 		return NULL;
 	if (t->versym && (t->versym[i] & 0x8000))
 		return NULL;            /* name@VER: only a versioned lookup takes it */
-	ElfW(Addr) at = s->st_shndx == SHN_ABS ? s->st_value : l->l_addr + s->st_value;
+	ElfW(Addr) at = s->st_shndx == SHN_ABS ? s->st_value : base + s->st_value;
 	if (type == STT_GNU_IFUNC)      /* as the loader does for dlsym: no arguments */
 		at = ((ElfW(Addr)(*)(void))at)();
 	return (void *)at;
@@ -81,7 +83,7 @@ static uint32_t gnu_hash_of(const char *name)
 	return h;
 }
 
-static void *gnu_lookup(const struct link_map *l, const struct dyn_tables *t, const char *name)
+static void *gnu_lookup(ElfW(Addr) base, const struct dyn_tables *t, const char *name)
 {
 	const uint32_t *h = t->gnu_hash;
 	uint32_t nbuckets = h[0], symoffset = h[1], bloom_size = h[2], bloom_shift = h[3];
@@ -101,7 +103,7 @@ static void *gnu_lookup(const struct link_map *l, const struct dyn_tables *t, co
 		return NULL;
 	for (;; i++) {
 		uint32_t link = chain[i - symoffset];
-		void *p = (link | 1) == (hash | 1) ? definition(l, t, i, name) : NULL;
+		void *p = (link | 1) == (hash | 1) ? definition(base, t, i, name) : NULL;
 		if (p)
 			return p;
 		if (link & 1)
@@ -122,7 +124,7 @@ static uint32_t sysv_hash_of(const char *name)
 	return h;
 }
 
-static void *sysv_lookup(const struct link_map *l, const struct dyn_tables *t, const char *name)
+static void *sysv_lookup(ElfW(Addr) base, const struct dyn_tables *t, const char *name)
 {
 	const ElfW(Word) *h = t->sysv_hash;
 	ElfW(Word) nbucket = h[0], nchain = h[1];
@@ -133,18 +135,23 @@ static void *sysv_lookup(const struct link_map *l, const struct dyn_tables *t, c
 	/* At most nchain steps: a damaged chain does not loop. */
 	ElfW(Word) i = bucket[sysv_hash_of(name) % nbucket];
 	for (ElfW(Word) steps = 0; i != STN_UNDEF && i < nchain && steps < nchain; i = chain[i], steps++) {
-		void *p = definition(l, t, i, name);
+		void *p = definition(base, t, i, name);
 		if (p)
 			return p;
 	}
 	return NULL;
 }
 
-void *col_elfsym_lookup(const struct link_map *l, const char *name)
+void *col_elfsym_lookup_at(ElfW(Addr) base, const ElfW(Dyn) *dynamic, const char *name)
 {
 	struct dyn_tables t;
 
-	if (!read_tables(l, &t))
+	if (!read_tables(base, dynamic, &t))
 		return NULL;
-	return t.gnu_hash ? gnu_lookup(l, &t, name) : sysv_lookup(l, &t, name);
+	return t.gnu_hash ? gnu_lookup(base, &t, name) : sysv_lookup(base, &t, name);
+}
+
+void *col_elfsym_lookup(const struct link_map *l, const char *name)
+{
+	return col_elfsym_lookup_at(l->l_addr, l->l_ld, name);
 }

@@ -19,4 +19,8 @@
  * Normal context; no allocation, no lock. */
 void *col_elfsym_lookup(const struct link_map *l, const char *name);
 
+/* The same for the object loaded at `base` whose dynamic section is at
+ * `dynamic` (dl_iterate_phdr's dlpi_addr and its PT_DYNAMIC segment). */
+void *col_elfsym_lookup_at(ElfW(Addr) base, const ElfW(Dyn) *dynamic, const char *name);
+
 #endif

@@ -365,6 +365,36 @@ static void *dlsym_here(void *h, const char *name)
 	return fn ? fn(h, name) : NULL;
 }
 
+struct next_search {
+	const struct link_map *after;
+	const char *name;
+	bool past;                      /* `after` met */
+	void *found;
+};
+
+/* dl_iterate_phdr's callback: objects in the loader's order; from the
+ * one after `after` on, the first not tally's that defines the name. */
+static int next_search_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct next_search *s = arg;
+
+	(void)size;
+	if (!s->past) {
+		s->past = info->dlpi_addr == s->after->l_addr && info->dlpi_name && s->after->l_name &&
+			  !strcmp(info->dlpi_name, s->after->l_name);
+		return 0;
+	}
+	if (!info->dlpi_name || !info->dlpi_name[0] || is_tally(info->dlpi_name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
+			const ElfW(Dyn) *dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+			s->found = col_elfsym_lookup_at(info->dlpi_addr, dyn, s->name);
+			break;
+		}
+	return s->found != NULL;
+}
+
 /* The definition of `name` in the first object after `after` that defines it
  * and is not tally's: read from each object's own symbol table
  * (col_elfsym.c).  Not dlopen(RTLD_NOLOAD) and dlsym on its handle, as
@@ -375,17 +405,22 @@ static void *dlsym_here(void *h, const char *name)
  * (gdb under -H: glib's constructor ran inside libp11-kit's malloc and
  * GSlice aborted; under -s, libsource-highlight's inside gnutls's first
  * lock, and its own lock found no real pthread_mutex_lock: SIGSEGV; every
- * run). */
+ * run).
+ *
+ * Walked by dl_iterate_phdr, which holds the loader's lock on its list of
+ * objects (dl_load_write_lock): a dlclose in another thread meanwhile
+ * cannot free or unmap an object under the search, nor a dlopen link one
+ * in half-way.  A dlopen under way may still have an object listed and not
+ * yet relocated: an indirect function of it met first would have its
+ * resolver called before its relocations (a name a tracer resolves at its
+ * first use, defined first by an object another thread is opening at that
+ * instant; not guarded). */
 static void *next_after(struct link_map *after, const char *name)
 {
-	for (struct link_map *l = after->l_next; l; l = l->l_next) {
-		if (!l->l_name || !l->l_name[0] || is_tally(l->l_name))
-			continue;
-		void *p = col_elfsym_lookup(l, name);
-		if (p)
-			return p;
-	}
-	return NULL;
+	struct next_search s = { after, name, false, NULL };
+
+	dl_iterate_phdr(next_search_object, &s);
+	return s.found;
 }
 
 static void *resolve(const char *name)

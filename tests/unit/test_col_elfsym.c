@@ -5,13 +5,16 @@
  * process loaded and names of each kind the collector's table asks for
  * (functions, an indirect function, data, a name with several versions, a
  * name absent), the address equals dlsym's on that object's handle when
- * the object itself defines it, and is NULL when it does not.  The
+ * the object itself defines it, and is NULL when it does not (a name with
+ * hidden versions only too, as dlsym); by dl_iterate_phdr's base and
+ * dynamic section as by the link_map.  The
  * objects are all initialised here, so dlopen(RTLD_NOLOAD) runs nothing.
  */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "collector/col_elfsym.h"
 #include "testhelp.h"
@@ -101,9 +104,64 @@ static void default_version_taken(void)
 	dlclose(libc);
 }
 
+/* A name whose only versions are hidden (name@VER, no name@@VER: libc's
+ * compat-only sys_errlist): dlsym gives none (glibc's check_match passes a
+ * hidden version over, even alone; only dlvsym takes it), and neither
+ * does the symbol table's search. */
+static void hidden_only_version_not_taken(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	struct link_map *l = NULL;
+
+	if (!libc || dlinfo(libc, RTLD_DI_LINKMAP, &l) != 0 || !l)
+		SKIP("no libc.so.6 loaded");
+	if (!dlvsym(libc, "sys_errlist", "GLIBC_2.2.5") || dlsym(libc, "sys_errlist"))
+		SKIP("libc's sys_errlist is not hidden-only here");
+	CHECK(col_elfsym_lookup(l, "sys_errlist") == NULL);
+	dlclose(libc);
+}
+
+/* The search as col_real makes it, under the loader's lock: each object
+ * dl_iterate_phdr lists, by its load base and PT_DYNAMIC segment, gives
+ * what its link_map gives. */
+struct by_phdr {
+	int objects, same;
+};
+
+static int by_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct by_phdr *q = data;
+
+	(void)size;
+	for (const struct link_map *l = _r_debug.r_map; l; l = l->l_next) {
+		if (l->l_addr != info->dlpi_addr || !l->l_name || strcmp(l->l_name, info->dlpi_name))
+			continue;
+		for (int i = 0; i < info->dlpi_phnum; i++) {
+			if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+				continue;
+			const ElfW(Dyn) *dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+			q->objects++;
+			q->same += dyn == l->l_ld && col_elfsym_lookup_at(info->dlpi_addr, dyn, "malloc") ==
+							   col_elfsym_lookup(l, "malloc");
+		}
+		break;
+	}
+	return 0;
+}
+
+static void same_by_phdr(void)
+{
+	struct by_phdr q = { 0, 0 };
+
+	dl_iterate_phdr(by_phdr_cb, &q);
+	CHECKF(q.objects >= 2 && q.same == q.objects, "%d objects, %d the same", q.objects, q.same);
+}
+
 int main(void)
 {
 	RUN(same_as_loader);
 	RUN(default_version_taken);
+	RUN(hidden_only_version_not_taken);
+	RUN(same_by_phdr);
 	TEST_EXIT();
 }
