@@ -33,6 +33,7 @@
 
 #include "mono_clock.h"
 #include "run_delay.h"
+#include "spin_ms.h"
 
 #define NOIPA __attribute__((noinline, noipa))
 
@@ -40,25 +41,6 @@ static double first_ms, second_ms;
 static int nap_ms;
 static pid_t want_tid;                 /* the second worker works only with this id */
 static long long second_wall, second_delay, second_out_delay;
-static volatile unsigned long sink;
-
-static long long cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Spin for `ms` ms of this thread's CPU time. */
-NOIPA void spin(double ms)
-{
-	long long end = cpu_ns() + (long long)(ms * 1e6);
-	while (cpu_ns() < end)
-		for (int i = 0; i < 1000; i++)
-			sink += (unsigned long)i * 7;
-}
-
-/* Each calls spin() and counts after it: no tail call, so each is a frame. */
 NOIPA void first_life(void) { spin(first_ms); sink++; }
 NOIPA void second_life(void) { spin(second_ms); sink++; }
 

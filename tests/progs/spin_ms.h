@@ -1,7 +1,7 @@
 /* spin_ms.h — a clock in ns and spin(), which burns a given number of
  * milliseconds of the calling thread's CPU time in a function of its own
  * (noinline, noipa: the stacks see `spin` under its caller), for the
- * critical-path test programs (forkjoin.c, forkpipe.c, prodcons.c). */
+ * critical-path test programs (forkjoin.c, forkpipe.c, prodcons.c, lifereuse.c). */
 #ifndef TALLY_TESTS_SPIN_MS_H
 #define TALLY_TESTS_SPIN_MS_H
 #include <stdint.h>
